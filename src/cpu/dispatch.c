@@ -1,0 +1,46 @@
+/* dispatch.c - chooses each kernel from the CPU level.
+ *
+ * This file is the one place that names every kernel variant, so it is
+ * the one place that links upward into check/, crypto/ and lz/. */
+#include "cpu/dispatch.h"
+#include "cpu/cpu.h"
+#include "cpu/kernels.h"
+
+static fz7_dispatch g_table;
+static int g_ready;
+
+static void select_kernels(fz7_dispatch *t)
+{
+    fz7_cpu_level level = fz7_cpu_level_get();
+    const fz7_cpu_features *f = fz7_cpu_features_get();
+    (void)f;
+    (void)level;
+
+    t->crc32 = fz7_crc32_portable;
+    t->crc32_path = "portable";
+    t->crc64 = fz7_crc64_portable;
+    t->crc64_path = "portable";
+    t->sha256_blocks = fz7_sha256_blocks_portable;
+    t->sha256_path = "portable";
+    t->aes_cbc_dec = fz7_aes_cbc_dec_portable;
+    t->aes_cbc_dec_path = "portable";
+    t->aes_cbc_enc = fz7_aes_cbc_enc_portable;
+    t->aes_cbc_enc_path = "portable";
+    t->match_len = fz7_match_len_portable;
+    t->match_len_path = "portable";
+}
+
+const fz7_dispatch *fz7_dispatch_get(void)
+{
+    if (!g_ready) {
+        select_kernels(&g_table);
+        g_ready = 1;
+    }
+    return &g_table;
+}
+
+void fz7_dispatch_reset(void)
+{
+    select_kernels(&g_table);
+    g_ready = 1;
+}

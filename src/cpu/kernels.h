@@ -1,0 +1,17 @@
+/* kernels.h - prototypes of every kernel variant the dispatch table names.
+ * Signatures are those of the table's entries (dispatch.h). Variants that
+ * need a CPU feature exist only when FZ7_HAVE_X86_KERNELS is defined. */
+#ifndef FZ7_KERNELS_H
+#define FZ7_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+uint32_t fz7_crc32_portable(uint32_t crc, const uint8_t *p, size_t n);
+uint64_t fz7_crc64_portable(uint64_t crc, const uint8_t *p, size_t n);
+void fz7_sha256_blocks_portable(uint32_t state[8], const uint8_t *p, size_t nblocks);
+void fz7_aes_cbc_dec_portable(const void *rk, uint8_t iv[16], uint8_t *buf, size_t nblocks);
+void fz7_aes_cbc_enc_portable(const void *rk, uint8_t iv[16], uint8_t *buf, size_t nblocks);
+uint32_t fz7_match_len_portable(const uint8_t *a, const uint8_t *b, uint32_t limit);
+
+#endif

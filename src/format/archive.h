@@ -1,0 +1,96 @@
+/* archive.h - reading archives: open by content (7z, xz, lzma), list the
+ * entries, and extract or test them through callbacks.
+ *
+ * This is the whole interface cli/ sees of the containers. */
+#ifndef FZ7_ARCHIVE_H
+#define FZ7_ARCHIVE_H
+
+#include "fz7_common.h"
+
+#include <stdbool.h>
+
+typedef enum fz7_format { FZ7_FORMAT_7Z, FZ7_FORMAT_XZ, FZ7_FORMAT_LZMA } fz7_format;
+
+/* One item of an archive (7zFormat.txt, FilesInfo). */
+typedef struct fz7_entry {
+    char *path;            /* UTF-8, '/'-separated as stored; never NULL */
+    uint64_t size;         /* unpacked bytes */
+    uint64_t packed_size;  /* the folder's pack bytes, on the folder's first
+                              entry only (as 7-Zip lists it); else 0 */
+    uint32_t attrib;       /* Windows attributes; when bit 0x8000 is set the
+                              high 16 bits are a Unix st_mode */
+    uint32_t mode;         /* st_mode derived from attrib and kind: S_IFREG,
+                              S_IFDIR or S_IFLNK with permission bits */
+    uint32_t crc;          /* CRC32 of the data, when has_crc */
+    int64_t mtime;         /* seconds since 1970-01-01 UTC, when has_mtime */
+    uint32_t mtime_nsec;
+    int64_t folder;        /* index of the folder (solid block) holding the
+                              data, or -1 for entries without data */
+    const char *method;    /* coders as 7-Zip names them ("LZMA2:24 BCJ"),
+                              owned by the archive; "" when none */
+    bool has_attrib, has_crc, has_mtime, has_size;
+    bool is_dir, is_symlink, is_anti;
+    bool has_stream;       /* has data in a folder (empty files do not) */
+    bool encrypted;        /* its folder has a 7zAES coder */
+} fz7_entry;
+
+/* Archive-wide facts for `l` and `l -slt`. */
+typedef struct fz7_archive_info {
+    fz7_format format;
+    uint64_t phy_size;      /* bytes of the archive file */
+    uint64_t headers_size;  /* bytes of headers (7z), or 0 */
+    uint64_t num_blocks;    /* folders (7z), blocks (xz) */
+    uint64_t num_streams;   /* xz streams; 0 for 7z */
+    bool solid;             /* some folder holds more than one file */
+    bool header_encrypted;
+    const char *method;     /* union of the methods, 7-Zip style */
+    const char *check;      /* xz check name ("CRC64"), or NULL */
+} fz7_archive_info;
+
+typedef struct fz7_archive fz7_archive;
+
+/* Open options; zero-initialise and set what you need. */
+typedef struct fz7_open_opts {
+    const char *password;   /* UTF-8, or NULL */
+    uint64_t mem_limit;     /* bytes; 0 means FZ7_DEFAULT_MEM_LIMIT */
+} fz7_open_opts;
+
+/* Opens path, recognising the format by content. On failure returns the
+ * status and writes a one-line reason (without the archive name) to err:
+ * FZ7_E_FORMAT ("Can not open the file as archive" or what was wrong),
+ * FZ7_E_NEED_PASSWORD / FZ7_E_PASSWORD (encrypted headers), FZ7_E_IO,
+ * FZ7_E_MEM, FZ7_E_MEMLIMIT, FZ7_E_UNSUPPORTED, FZ7_E_CRC (header CRC),
+ * FZ7_E_TRUNCATED. */
+fz7_status fz7_archive_open(const char *path, const fz7_open_opts *opts, fz7_archive **out,
+                            char *err, size_t errlen);
+
+void fz7_archive_close(fz7_archive *a);
+
+const fz7_archive_info *fz7_archive_get_info(const fz7_archive *a);
+size_t fz7_archive_count(const fz7_archive *a);
+const fz7_entry *fz7_archive_entry(const fz7_archive *a, size_t i);
+
+/* Callbacks of fz7_archive_extract. Returning anything but FZ7_OK from a
+ * callback stops extraction with that status. */
+typedef struct fz7_extract_cb {
+    void *ctx;
+    /* Before each selected entry, in archive order. */
+    fz7_status (*begin)(void *ctx, size_t index, const fz7_entry *e);
+    /* The entry's data, in order (none for directories and empty files). */
+    fz7_status (*data)(void *ctx, const uint8_t *p, size_t n);
+    /* After the entry: FZ7_OK, or its error (FZ7_E_CRC, FZ7_E_DATA,
+     * FZ7_E_TRUNCATED, FZ7_E_UNSUPPORTED, FZ7_E_PASSWORD,
+     * FZ7_E_NEED_PASSWORD, FZ7_E_MEMLIMIT); detail: a one-line reason, or
+     * NULL. Entries after a damaged spot in the same folder get the error
+     * too; other folders go on. */
+    fz7_status (*end)(void *ctx, size_t index, fz7_status result, const char *detail);
+} fz7_extract_cb;
+
+/* Decodes the selected entries (select: fz7_archive_count() flags, or NULL
+ * for all) and checks every CRC and check. Returns FZ7_OK when it went
+ * through every folder (per-entry errors go to end()), or a fatal status
+ * (I/O, memory, or a callback's) with a reason in err. */
+fz7_status fz7_archive_extract(fz7_archive *a, const bool *select, const fz7_extract_cb *cb,
+                               char *err, size_t errlen);
+
+#endif

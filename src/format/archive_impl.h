@@ -1,0 +1,39 @@
+/* archive_impl.h - what each container reader (7z, xz, lzma) provides to
+ * archive.c. Not for cli/. */
+#ifndef FZ7_ARCHIVE_IMPL_H
+#define FZ7_ARCHIVE_IMPL_H
+
+#include "format/archive.h"
+
+#include <stdio.h>
+
+typedef struct fz7_archive_ops {
+    fz7_status (*extract)(fz7_archive *a, const bool *select, const fz7_extract_cb *cb,
+                          char *err, size_t errlen);
+    void (*close)(fz7_archive *a);   /* frees the format's own data */
+} fz7_archive_ops;
+
+struct fz7_archive {
+    const fz7_archive_ops *ops;
+    fz7_archive_info info;
+    fz7_entry *entries;    /* count items, freed by archive.c (paths too) */
+    size_t count;
+    int fd;                /* the archive file, closed by archive.c */
+    uint64_t file_size;
+    fz7_open_opts opts;    /* mem_limit filled in; password not copied */
+    const char *path;      /* as given to fz7_archive_open */
+    void *priv;            /* the format's own data */
+};
+
+/* Each reader checks the signature itself and returns FZ7_E_FORMAT with
+ * err left empty when the file is not its format, so archive.c can try the
+ * next one. On success it fills a->ops, entries, count, info, priv. */
+fz7_status fz7_7z_open(fz7_archive *a, char *err, size_t errlen);
+fz7_status fz7_xz_open(fz7_archive *a, char *err, size_t errlen);
+fz7_status fz7_lzma_alone_open(fz7_archive *a, char *err, size_t errlen);
+
+/* The name an .xz/.lzma entry gets: the archive's base name without its
+ * .xz/.txz/.lzma/.tlzma suffix (.txz -> .tar), as 7-Zip names it. */
+char *fz7_strip_compressed_suffix(const char *archive_path);
+
+#endif

@@ -1,0 +1,77 @@
+/* fz7_common.c - status strings and the generic istream helpers. */
+#include "fz7_common.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *fz7_status_str(fz7_status st)
+{
+    switch (st) {
+    case FZ7_OK: return "OK";
+    case FZ7_E_MEM: return "Can't allocate required memory";
+    case FZ7_E_MEMLIMIT: return "Memory usage limit reached";
+    case FZ7_E_FORMAT: return "Headers Error";
+    case FZ7_E_DATA: return "Data Error";
+    case FZ7_E_CRC: return "CRC Failed";
+    case FZ7_E_TRUNCATED: return "Unexpected end of data";
+    case FZ7_E_UNSUPPORTED: return "Unsupported Method";
+    case FZ7_E_PASSWORD: return "Data Error in encrypted file. Wrong password?";
+    case FZ7_E_NEED_PASSWORD: return "Cannot open encrypted archive. Wrong password?";
+    case FZ7_E_IO: return "I/O error";
+    case FZ7_E_ARG: return "Invalid argument";
+    }
+    return "Unknown error";
+}
+
+fz7_status fz7_istream_read_full(fz7_istream *s, uint8_t *buf, size_t n)
+{
+    while (n > 0) {
+        size_t got = 0;
+        fz7_status st = s->read(s, buf, n, &got);
+        if (st != FZ7_OK)
+            return st;
+        if (got == 0)
+            return FZ7_E_TRUNCATED;
+        buf += got;
+        n -= got;
+    }
+    return FZ7_OK;
+}
+
+void fz7_istream_free(fz7_istream *s)
+{
+    if (s)
+        s->destroy(s);
+}
+
+typedef struct {
+    fz7_istream base;
+    const uint8_t *p;
+    size_t left;
+} mem_istream;
+
+static fz7_status mem_read(fz7_istream *s, uint8_t *buf, size_t cap, size_t *got)
+{
+    mem_istream *m = (mem_istream *)s;
+    size_t n = cap < m->left ? cap : m->left;
+    if (n)
+        memcpy(buf, m->p, n);
+    m->p += n;
+    m->left -= n;
+    *got = n;
+    return FZ7_OK;
+}
+
+static void mem_destroy(fz7_istream *s) { free(s); }
+
+fz7_istream *fz7_istream_from_memory(const uint8_t *buf, size_t n)
+{
+    mem_istream *m = malloc(sizeof *m);
+    if (!m)
+        return NULL;
+    m->base.read = mem_read;
+    m->base.destroy = mem_destroy;
+    m->p = buf;
+    m->left = n;
+    return &m->base;
+}

@@ -1,0 +1,79 @@
+/* fz7_common.h - status codes, byte streams and limits shared by every layer.
+ *
+ * Codecs and containers return fz7_status; only cli/ turns a status into a
+ * message and an exit code. Data moves between decoding stages by pulling
+ * from an fz7_istream, so a 7z folder (coders joined by bind pairs) is a
+ * chain of istreams ending in pack-stream readers. */
+#ifndef FZ7_COMMON_H
+#define FZ7_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum fz7_status {
+    FZ7_OK = 0,
+    FZ7_E_MEM,           /* malloc failed (exit 8) */
+    FZ7_E_MEMLIMIT,      /* the input asks for more memory than the limit allows */
+    FZ7_E_FORMAT,        /* not this format, or malformed headers */
+    FZ7_E_DATA,          /* corrupt compressed data */
+    FZ7_E_CRC,           /* CRC or check mismatch */
+    FZ7_E_TRUNCATED,     /* input ended early */
+    FZ7_E_UNSUPPORTED,   /* method, filter, check or feature not supported */
+    FZ7_E_PASSWORD,      /* data error inside an encrypted folder: wrong password? */
+    FZ7_E_NEED_PASSWORD, /* encrypted and no password was given */
+    FZ7_E_IO,            /* read or write failed; errno kept by the caller */
+    FZ7_E_ARG            /* bad parameters from the caller */
+} fz7_status;
+
+/* A short English phrase for a status ("Data error", "CRC failed", ...). */
+const char *fz7_status_str(fz7_status st);
+
+/* A pull stream of bytes. read() stores up to cap bytes at buf and sets *got;
+ * *got == 0 with FZ7_OK means end of stream (only then). destroy() frees the
+ * stream and, for a decoding stage, the stages it owns. Implementations embed
+ * this struct as their first member. */
+typedef struct fz7_istream fz7_istream;
+struct fz7_istream {
+    fz7_status (*read)(fz7_istream *s, uint8_t *buf, size_t cap, size_t *got);
+    void (*destroy)(fz7_istream *s);
+};
+
+/* Reads exactly n bytes; FZ7_E_TRUNCATED if the stream ends first. */
+fz7_status fz7_istream_read_full(fz7_istream *s, uint8_t *buf, size_t n);
+
+/* Destroys s if it is not NULL. */
+void fz7_istream_free(fz7_istream *s);
+
+/* A push sink of bytes, for encoders and container writers. */
+typedef struct fz7_ostream fz7_ostream;
+struct fz7_ostream {
+    fz7_status (*write)(fz7_ostream *s, const uint8_t *buf, size_t n);
+};
+
+/* An istream over a caller-owned memory buffer (no copy). Returns NULL on
+ * allocation failure. */
+fz7_istream *fz7_istream_from_memory(const uint8_t *buf, size_t n);
+
+/* Default decoder memory limit in bytes (dictionaries, header buffers). */
+#define FZ7_DEFAULT_MEM_LIMIT ((uint64_t)4 << 30)
+
+/* Little-endian loads and stores. */
+static inline uint16_t fz7_get16le(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static inline uint32_t fz7_get32le(const uint8_t *p)
+{
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+static inline uint64_t fz7_get64le(const uint8_t *p)
+{
+    return (uint64_t)fz7_get32le(p) | ((uint64_t)fz7_get32le(p + 4) << 32);
+}
+static inline void fz7_put32le(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+}
+static inline void fz7_put64le(uint8_t *p, uint64_t v)
+{
+    fz7_put32le(p, (uint32_t)v); fz7_put32le(p + 4, (uint32_t)(v >> 32));
+}
+
+#endif
