@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs what fz7 needs to build and test on Debian 12 (run as root).
+# Skips apt-get when every package is already there, so CI reruns are fast.
+set -euo pipefail
+pkgs=(build-essential cmake nasm pkg-config libarchive-dev libbz2-dev libcmocka-dev
+      7zip xz-utils libarchive-tools)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
