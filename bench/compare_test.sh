@@ -20,7 +20,7 @@ timeit() {
   for ((i = 0; i < runs; i++)); do
     local s e
     s=$(date +%s.%N); "$@" >/dev/null 2>&1 || { echo "FAILED: $*" >&2; return 1; }; e=$(date +%s.%N)
-    echo "$e - $s" | bc
+    awk -v a="$s" -v b="$e" 'BEGIN{printf "%.4f\n", b-a}'
   done | median
 }
 printf '%-44s %10s\n' "job" "median s"
@@ -28,5 +28,5 @@ a=$(timeit "$fz7" t "$work/corpus-mx5.7z"); printf '%-44s %10.3f\n' "fz7 t corpu
 b=$(timeit 7zz t -mmt1 "$work/corpus-mx5.7z"); printf '%-44s %10.3f\n' "7zz t -mmt1 corpus-mx5.7z" "$b"
 c=$(timeit "$fz7" t "$work/corpus.tar.xz"); printf '%-44s %10.3f\n' "fz7 t corpus.tar.xz" "$c"
 d=$(timeit xz -t -T1 "$work/corpus.tar.xz"); printf '%-44s %10.3f\n' "xz -t corpus.tar.xz" "$d"
-echo "ratio 7zz/fz7 (7z, higher is better): $(echo "scale=2; $b / $a" | bc)"
-echo "ratio xz/fz7 (xz, higher is better):  $(echo "scale=2; $d / $c" | bc)"
+awk -v x="$b" -v y="$a" 'BEGIN{printf "ratio 7zz/fz7 (7z, higher is better): %.2f\n", x/y}'
+awk -v x="$d" -v y="$c" 'BEGIN{printf "ratio xz/fz7 (xz, higher is better):  %.2f\n", x/y}'
