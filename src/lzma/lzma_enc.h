@@ -1,0 +1,122 @@
+/* lzma_enc.h - LZMA and LZMA2 encoders as push streams into an fz7_ostream.
+ *
+ * lzma-file-format.txt (raw LZMA, properties, end marker) and
+ * xz-file-format.txt 5.3.1 (LZMA2 chunks). The 7z writer uses the raw LZMA
+ * encoder for the LZMA method and the compressed header; the 7z and xz
+ * writers use the LZMA2 encoder. Output is deterministic: the same input
+ * and options give the same bytes on every machine and CPU level. */
+#ifndef FZ7_LZMA_ENC_H
+#define FZ7_LZMA_ENC_H
+
+#include "fz7_common.h"
+
+/* Parser: fast = greedy/lazy (7-Zip a=0, -mx1..4); normal = optimal
+ * parsing over up to nice_len positions ahead (a=1, -mx5..9). */
+typedef enum fz7_lzma_mode {
+    FZ7_LZMA_MODE_FAST = 0,
+    FZ7_LZMA_MODE_NORMAL = 1
+} fz7_lzma_mode;
+
+/* Match finder: hash chains over a 4-byte hash, or binary trees over a
+ * 2-, 3- or 4-byte hash (7-Zip's mf=hc4|bt2|bt3|bt4). */
+typedef enum fz7_lzma_mf {
+    FZ7_LZMA_MF_HC4 = 0,
+    FZ7_LZMA_MF_BT2,
+    FZ7_LZMA_MF_BT3,
+    FZ7_LZMA_MF_BT4
+} fz7_lzma_mf;
+
+#define FZ7_LZMA_DICT_MIN ((uint32_t)4096)
+#define FZ7_LZMA_DICT_ENC_MAX ((uint32_t)1536 << 20)
+#define FZ7_LZMA_NICE_MIN 5u
+#define FZ7_LZMA_NICE_MAX 273u /* also the longest match LZMA can code */
+
+/* Encoder options. Fill with fz7_lzma_enc_preset(), then change fields
+ * or apply 7-Zip parameter strings with fz7_lzma_enc_parse_param(). */
+typedef struct fz7_lzma_enc_opts {
+    uint32_t dict_size;  /* bytes, FZ7_LZMA_DICT_MIN..FZ7_LZMA_DICT_ENC_MAX (d=) */
+    uint32_t lc;         /* literal context bits 0..8 (lc=) */
+    uint32_t lp;         /* literal position bits 0..4 (lp=) */
+    uint32_t pb;         /* position bits 0..4 (pb=) */
+    fz7_lzma_mode mode;  /* parser (a=0|1) */
+    uint32_t nice_len;   /* 5..273: a match this long is taken at once (fb=) */
+    fz7_lzma_mf mf;      /* match finder (mf=) */
+    uint32_t depth;      /* match finder cut value (mc=); 0 = automatic */
+    int end_marker;      /* LZMA1 only: finish() writes the end marker (eos=) */
+} fz7_lzma_enc_opts;
+
+/* Fills opts for compression level 0..9 with 7-Zip's -mx mapping (as
+ * 7zz 26 reports it): 1-4 fast parser + hc4, 5-9 normal parser + bt4;
+ * dictionary 1:256 KiB 2:1 MiB 3:4 MiB 4:16 MiB 5:32 MiB 6:64 MiB
+ * 7..9: larger (see lzma_enc.c); nice_len 32 up to level 6, 64 from 7; lc=3 lp=0
+ * pb=2, depth automatic, no end marker. Level 0 gets level 1's options
+ * (the caller stores instead of compressing). FZ7_E_ARG if level > 9. */
+fz7_status fz7_lzma_enc_preset(fz7_lzma_enc_opts *opts, unsigned level);
+
+/* Applies one 7-Zip method parameter: "d=64m" (also "d=24" = 2^24 bytes,
+ * suffixes b/k/m/g), "fb=64", "mf=bt4|bt3|bt2|hc4", "lc=3", "lp=0", "pb=2",
+ * "mc=48", "a=0|1", "eos=0|1". Names are case-insensitive. FZ7_E_ARG for an
+ * unknown name or a value out of range (opts is then unchanged). */
+fz7_status fz7_lzma_enc_parse_param(fz7_lzma_enc_opts *opts, const char *param);
+
+/* Checks every field; FZ7_E_ARG if one is out of range. LZMA2 also
+ * requires lc + lp <= 4 (checked by fz7_lzma2_enc_new). */
+fz7_status fz7_lzma_enc_check(const fz7_lzma_enc_opts *opts);
+
+/* Shrinks opts->dict_size when the whole input is known to be input_size
+ * bytes, as 7-Zip does: to the smallest 2^n or 3*2^n >= input_size (never
+ * below FZ7_LZMA_DICT_MIN, never above the current value). Saves memory
+ * and gives the same dictionary property bytes 7zz writes. */
+void fz7_lzma_enc_reduce_dict(fz7_lzma_enc_opts *opts, uint64_t input_size);
+
+/* Bytes of memory an encoder with these options allocates (window,
+ * match finder tables, price tables, output buffers), within a few KiB;
+ * 0 if the options are invalid. */
+uint64_t fz7_lzma_enc_memusage(const fz7_lzma_enc_opts *opts);
+
+typedef struct fz7_lzma_enc fz7_lzma_enc;
+
+/* Creates a raw LZMA (LZMA1) encoder writing to dst (not owned; it must
+ * outlive the encoder). The output has no header: the 7z coder properties
+ * or a .lzma header come from fz7_lzma_enc_props(). FZ7_E_ARG for bad
+ * options, FZ7_E_MEM if allocation fails. */
+fz7_status fz7_lzma_enc_new(const fz7_lzma_enc_opts *opts, fz7_ostream *dst, fz7_lzma_enc **out);
+
+/* Creates an LZMA2 encoder writing to dst: chunks of at most 2 MiB
+ * unpacked and 64 KiB packed, uncompressed chunks where they are smaller,
+ * the end byte 0x00 at finish(). opts->end_marker is ignored. FZ7_E_ARG
+ * for bad options or lc + lp > 4, FZ7_E_MEM if allocation fails. */
+fz7_status fz7_lzma2_enc_new(const fz7_lzma_enc_opts *opts, fz7_ostream *dst, fz7_lzma_enc **out);
+
+/* Compresses n bytes of data (copied; data may be reused at return).
+ * Output reaches dst in pieces as it is produced. Errors from dst are
+ * returned as they are; after an error the encoder only accepts free(). */
+fz7_status fz7_lzma_enc_write(fz7_lzma_enc *enc, const uint8_t *data, size_t n);
+
+/* Encodes the rest of the input and ends the stream: LZMA1 flushes the
+ * range coder (after the end marker if asked), LZMA2 writes its last
+ * chunks and the end byte. No write() after finish(). */
+fz7_status fz7_lzma_enc_finish(fz7_lzma_enc *enc);
+
+/* Frees the encoder (NULL is fine). Does not touch dst. */
+void fz7_lzma_enc_free(fz7_lzma_enc *enc);
+
+/* The 5 LZMA1 properties bytes: (pb * 5 + lp) * 9 + lc, then the
+ * dictionary size as 32-bit little endian (7z coder properties; the first
+ * 5 bytes of a .lzma header). Valid for both kinds of encoder. */
+void fz7_lzma_enc_props(const fz7_lzma_enc *enc, uint8_t props[5]);
+
+/* The one LZMA2 dictionary property byte (xz-file-format.txt 5.3.1; 7z
+ * LZMA2 coder properties): the smallest byte 0..40 whose size is at least
+ * the encoder's dictionary size. */
+uint8_t fz7_lzma2_enc_dict_prop(const fz7_lzma_enc *enc);
+
+/* The same computation for a dictionary size in bytes (40 for sizes at or
+ * above 4 GiB - 1). */
+uint8_t fz7_lzma2_dict_prop(uint32_t dict_size);
+
+/* Bytes given to write() so far, and bytes passed to dst so far. */
+uint64_t fz7_lzma_enc_bytes_in(const fz7_lzma_enc *enc);
+uint64_t fz7_lzma_enc_bytes_out(const fz7_lzma_enc *enc);
+
+#endif
