@@ -1,18 +1,88 @@
-/* filter.h - decoding filters as pull streams (x86 BCJ, Delta), and the
- * in-place encoders the archive writers use.
+/* filter.h - decoding filters as pull streams (x86, PowerPC and ARM64 BCJ,
+ * Delta), and the in-place converters the archive writers use.
  *
  * Methods.txt: 03030103 (BCJ x86), 03 (Delta, property = distance - 1);
- * xz-file-format.txt 5.3.2 (Delta), 5.3.3 (BCJ). Streams do not own src. */
+ * xz-file-format.txt 5.3.2 (BCJ), 5.3.3 (Delta). Streams do not own src. */
 #ifndef FZ7_FILTER_H
 #define FZ7_FILTER_H
 
 #include "fz7_common.h"
 
-/* x86 BCJ decoder; start_offset: the stream's position for the
- * relative-to-absolute conversion (0 in 7z; xz's start offset property). */
+/* ---- Generic in-place filter stream ------------------------------------ */
+
+/* An in-place converter: converts a prefix of buf[0..n) and returns its
+ * length in bytes. The bytes after that prefix could not be converted yet
+ * (an instruction may continue past n): the caller presents them again at
+ * the start of the next call, followed by more data. At the end of the
+ * stream the bytes still unconverted pass through unchanged. */
+typedef size_t (*fz7_filter_fn)(void *state, uint8_t *buf, size_t n);
+
+/* A pull stream that reads src and passes it through fn. state_size bytes
+ * of state are copied into the stream (so the caller's copy may go away).
+ * Errors: FZ7_E_MEM; read() passes on src's errors. */
+fz7_status fz7_filter_istream_new(fz7_istream *src, fz7_filter_fn fn, const void *state,
+                                  size_t state_size, fz7_istream **out);
+
+/* ---- x86 BCJ (E8 call / E9 jmp with a 32-bit relative operand) --------- */
+
+/* State of one x86 BCJ stream, encoder or decoder. */
+typedef struct fz7_bcj_x86_state {
+    uint32_t pos;        /* stream position of buf[0] at the next call */
+    uint32_t prev_pos;   /* stream position of the last E8/E9 byte examined */
+    uint32_t prev_mask;  /* which of the 3 bytes before it were unconverted
+                            E8/E9 bytes, and whether their operand ended in
+                            00/FF (see bcj_x86.c) */
+} fz7_bcj_x86_state;
+
+/* start_offset: the stream position of the first byte (0 in 7z; xz's
+ * start offset property). */
+void fz7_bcj_x86_init(fz7_bcj_x86_state *s, uint32_t start_offset);
+
+/* Converts relative call/jump targets to absolute (encode) or back
+ * (decode) in buf[0..n), in place, as fz7_filter_fn describes: returns the
+ * bytes done; up to 4 trailing bytes stay for the next call (all of buf
+ * when n < 5). */
+size_t fz7_bcj_x86_encode(fz7_bcj_x86_state *s, uint8_t *buf, size_t n);
+size_t fz7_bcj_x86_decode(fz7_bcj_x86_state *s, uint8_t *buf, size_t n);
+
+/* x86 BCJ decoder stream; start_offset as for fz7_bcj_x86_init. */
 fz7_status fz7_bcj_x86_istream_new(fz7_istream *src, uint32_t start_offset, fz7_istream **out);
 
-/* Delta decoder, distance in bytes 1..256. */
+/* ---- PowerPC (big endian) and ARM64 BCJ -------------------------------- */
+
+/* Both convert whole 4-byte instructions: pos is the stream position of
+ * buf[0] (start offset first; a multiple of 4) and advances by the
+ * returned count, which is n rounded down to a multiple of 4. PowerPC
+ * converts "bl" (opcode 18 with AA=0, LK=1); ARM64 converts BL and ADRP
+ * (ADRP only when its target is within +-512 MiB, as xz does). */
+size_t fz7_bcj_ppc_encode(uint32_t *pos, uint8_t *buf, size_t n);
+size_t fz7_bcj_ppc_decode(uint32_t *pos, uint8_t *buf, size_t n);
+size_t fz7_bcj_arm64_encode(uint32_t *pos, uint8_t *buf, size_t n);
+size_t fz7_bcj_arm64_decode(uint32_t *pos, uint8_t *buf, size_t n);
+
+/* Decoder streams; start_offset must be a multiple of 4 (else FZ7_E_ARG). */
+fz7_status fz7_bcj_ppc_istream_new(fz7_istream *src, uint32_t start_offset, fz7_istream **out);
+fz7_status fz7_bcj_arm64_istream_new(fz7_istream *src, uint32_t start_offset, fz7_istream **out);
+
+/* ---- Delta ------------------------------------------------------------- */
+
+/* Delta state: the last 256 bytes of the original data (zeros at start). */
+typedef struct fz7_delta_state {
+    unsigned distance;   /* 1..256 bytes */
+    uint8_t pos;         /* ring index of the next byte */
+    uint8_t history[256];
+} fz7_delta_state;
+
+/* distance: 1..256 (FZ7_E_ARG otherwise). */
+fz7_status fz7_delta_init(fz7_delta_state *s, unsigned distance);
+
+/* Encode: each byte becomes its difference from the original byte
+ * `distance` positions earlier; decode adds it back. In place, all n
+ * bytes, any split of the data across calls gives the same result. */
+void fz7_delta_encode(fz7_delta_state *s, uint8_t *buf, size_t n);
+void fz7_delta_decode(fz7_delta_state *s, uint8_t *buf, size_t n);
+
+/* Delta decoder stream, distance in bytes 1..256 (FZ7_E_ARG otherwise). */
 fz7_status fz7_delta_istream_new(fz7_istream *src, unsigned distance, fz7_istream **out);
 
 #endif
