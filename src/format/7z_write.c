@@ -1,0 +1,888 @@
+/* 7z_write.c - the .7z writer: pack streams first, right after a 32-byte
+ * signature header left blank until the end, then the header describing
+ * them (7zFormat.txt: PackInfo, UnPackInfo, SubStreamsInfo, FilesInfo),
+ * optionally LZMA-encoded behind a kEncodedHeader, then the signature
+ * header with the start header CRC. */
+#include "format/7z_write.h"
+
+#include "check/check.h"
+#include "filter/filter.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Property IDs (7zFormat.txt). */
+enum {
+    K_END = 0x00, K_HEADER = 0x01, K_MAIN_STREAMS_INFO = 0x04, K_FILES_INFO = 0x05,
+    K_PACK_INFO = 0x06, K_UNPACK_INFO = 0x07, K_SUBSTREAMS_INFO = 0x08, K_SIZE = 0x09,
+    K_CRC = 0x0A, K_FOLDER = 0x0B, K_CODERS_UNPACK_SIZE = 0x0C, K_NUM_UNPACK_STREAM = 0x0D,
+    K_EMPTY_STREAM = 0x0E, K_EMPTY_FILE = 0x0F, K_NAME = 0x11, K_MTIME = 0x14,
+    K_WIN_ATTRIBUTES = 0x15, K_ENCODED_HEADER = 0x17
+};
+
+#define SIGNATURE_HEADER_SIZE 32
+#define OUT_BUF_SIZE ((size_t)1 << 16)
+#define BCJ_BUF_SIZE ((size_t)1 << 16)
+
+uint32_t fz7_7z_attrib_from_mode(uint32_t st_mode)
+{
+    uint32_t a = FZ7_ATTR_UNIX_EXTENSION | ((st_mode & 0xFFFFu) << 16);
+    if (S_ISDIR(st_mode))
+        a |= FZ7_ATTR_DIRECTORY;
+    else
+        a |= FZ7_ATTR_ARCHIVE;
+    if (!(st_mode & 0222))
+        a |= FZ7_ATTR_READONLY;
+    return a;
+}
+
+/* ---- a growable byte buffer for the header ----------------------------- */
+
+typedef struct bytebuf {
+    uint8_t *p;
+    size_t n, cap;
+    bool failed;   /* an allocation failed; later appends are dropped */
+} bytebuf;
+
+static void bb_reserve(bytebuf *b, size_t extra)
+{
+    if (b->failed || b->n + extra <= b->cap)
+        return;
+    size_t nc = b->cap ? b->cap : 256;
+    while (nc < b->n + extra)
+        nc *= 2;
+    uint8_t *q = realloc(b->p, nc);
+    if (!q) {
+        b->failed = true;
+        return;
+    }
+    b->p = q;
+    b->cap = nc;
+}
+
+static void bb_bytes(bytebuf *b, const void *p, size_t n)
+{
+    bb_reserve(b, n);
+    if (b->failed)
+        return;
+    memcpy(b->p + b->n, p, n);
+    b->n += n;
+}
+
+static void bb_byte(bytebuf *b, uint8_t v) { bb_bytes(b, &v, 1); }
+
+static void bb_u32(bytebuf *b, uint32_t v)
+{
+    uint8_t t[4];
+    fz7_put32le(t, v);
+    bb_bytes(b, t, 4);
+}
+
+static void bb_u64(bytebuf *b, uint64_t v)
+{
+    uint8_t t[8];
+    fz7_put64le(t, v);
+    bb_bytes(b, t, 8);
+}
+
+/* 7z NUMBER: the count of leading 1 bits in the first byte tells how many
+ * little-endian bytes follow; the first byte's remaining bits are the
+ * value's high bits. */
+static void bb_number(bytebuf *b, uint64_t v)
+{
+    uint8_t t[9];
+    int extra = 0;
+    while (extra < 8 && v >= ((uint64_t)1 << (7 * (extra + 1))))
+        extra++;
+    uint8_t first = (uint8_t)(0xFF00u >> extra);
+    if (extra < 8)
+        first |= (uint8_t)(v >> (8 * extra));
+    t[0] = first;
+    for (int i = 0; i < extra; i++)
+        t[1 + i] = (uint8_t)(v >> (8 * i));
+    bb_bytes(b, t, (size_t)extra + 1);
+}
+
+/* A bit vector, most significant bit first. */
+static void bb_bits(bytebuf *b, const bool *bits, size_t n)
+{
+    uint8_t cur = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (bits[i])
+            cur |= (uint8_t)(0x80u >> (i & 7));
+        if ((i & 7) == 7) {
+            bb_byte(b, cur);
+            cur = 0;
+        }
+    }
+    if (n & 7)
+        bb_byte(b, cur);
+}
+
+/* ---- output: a buffered sink over fd ----------------------------------- */
+
+typedef struct fd_sink {
+    fz7_ostream os;
+    int fd;
+    uint64_t pos;       /* bytes handed to the sink (file offset of the next byte) */
+    uint8_t *buf;
+    size_t fill;
+} fd_sink;
+
+static fz7_status write_all(int fd, const uint8_t *p, size_t n)
+{
+    while (n) {
+        ssize_t r = write(fd, p, n);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return FZ7_E_IO;
+        }
+        p += r;
+        n -= (size_t)r;
+    }
+    return FZ7_OK;
+}
+
+static fz7_status sink_flush(fd_sink *s)
+{
+    fz7_status st = write_all(s->fd, s->buf, s->fill);
+    s->fill = 0;
+    return st;
+}
+
+static fz7_status sink_write(fz7_ostream *os, const uint8_t *p, size_t n)
+{
+    fd_sink *s = (fd_sink *)os;
+    s->pos += n;
+    if (s->fill + n > OUT_BUF_SIZE) {
+        fz7_status st = sink_flush(s);
+        if (st != FZ7_OK)
+            return st;
+        if (n >= OUT_BUF_SIZE)
+            return write_all(s->fd, p, n);
+    }
+    memcpy(s->buf + s->fill, p, n);
+    s->fill += n;
+    return FZ7_OK;
+}
+
+/* An ostream into a bytebuf (for the encoded header). */
+typedef struct mem_sink {
+    fz7_ostream os;
+    bytebuf *b;
+} mem_sink;
+
+static fz7_status mem_write(fz7_ostream *os, const uint8_t *p, size_t n)
+{
+    mem_sink *m = (mem_sink *)os;
+    bb_bytes(m->b, p, n);
+    return m->b->failed ? FZ7_E_MEM : FZ7_OK;
+}
+
+/* ---- what the header needs to remember --------------------------------- */
+
+typedef struct entry_rec {
+    char *name;
+    uint32_t attrib;
+    bool is_dir, has_mtime, has_stream;
+    int64_t mtime;
+    uint32_t mtime_nsec;
+    uint64_t size;
+    uint32_t crc;
+} entry_rec;
+
+typedef struct folder_rec {
+    fz7_7z_method method;
+    bool bcj;
+    uint8_t props[5];
+    size_t props_len;
+    uint64_t pack_size;
+    uint64_t unpack_size;
+    size_t num_substreams;
+} folder_rec;
+
+struct fz7_7z_writer {
+    fd_sink out;
+    entry_rec *entries;
+    size_t n_entries, cap_entries;
+    folder_rec *folders;
+    size_t n_folders, cap_folders;
+    /* The open folder, if any. */
+    bool in_folder, in_file;
+    uint64_t folder_start;        /* file offset of its pack stream */
+    fz7_lzma_enc *enc;            /* NULL for Copy */
+    bool bcj;
+    fz7_bcj_x86_state bcj_state;
+    uint8_t *bcj_buf;
+    size_t bcj_fill;
+    fz7_status failed;            /* sticky error */
+};
+
+fz7_status fz7_7z_writer_new(int fd, fz7_7z_writer **out)
+{
+    *out = NULL;
+    fz7_7z_writer *w = calloc(1, sizeof *w);
+    if (!w)
+        return FZ7_E_MEM;
+    w->out.os.write = sink_write;
+    w->out.fd = fd;
+    w->out.buf = malloc(OUT_BUF_SIZE);
+    if (!w->out.buf) {
+        free(w);
+        return FZ7_E_MEM;
+    }
+    /* Room for the signature header, filled in by finish(). */
+    uint8_t zero[SIGNATURE_HEADER_SIZE] = {0};
+    fz7_status st = sink_write(&w->out.os, zero, sizeof zero);
+    if (st != FZ7_OK) {
+        fz7_7z_writer_free(w);
+        return st;
+    }
+    *out = w;
+    return FZ7_OK;
+}
+
+uint64_t fz7_7z_writer_size(const fz7_7z_writer *w)
+{
+    return w->out.pos;
+}
+
+static fz7_status push_entry(fz7_7z_writer *w, const fz7_7z_entry_meta *m, bool has_stream)
+{
+    if (w->n_entries == w->cap_entries) {
+        size_t nc = w->cap_entries ? w->cap_entries * 2 : 64;
+        entry_rec *e = realloc(w->entries, nc * sizeof *e);
+        if (!e)
+            return FZ7_E_MEM;
+        w->entries = e;
+        w->cap_entries = nc;
+    }
+    entry_rec *e = &w->entries[w->n_entries];
+    memset(e, 0, sizeof *e);
+    e->name = strdup(m->name);
+    if (!e->name)
+        return FZ7_E_MEM;
+    e->attrib = m->attrib;
+    e->is_dir = m->is_dir;
+    e->has_mtime = m->has_mtime;
+    e->mtime = m->mtime;
+    e->mtime_nsec = m->mtime_nsec;
+    e->has_stream = has_stream;
+    w->n_entries++;
+    return FZ7_OK;
+}
+
+fz7_status fz7_7z_writer_add_empty(fz7_7z_writer *w, const fz7_7z_entry_meta *m)
+{
+    if (w->failed)
+        return w->failed;
+    if (w->in_file)
+        return FZ7_E_ARG;
+    return push_entry(w, m, false);
+}
+
+fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts *o)
+{
+    if (w->failed)
+        return w->failed;
+    if (w->in_folder)
+        return FZ7_E_ARG;
+    if (w->n_folders == w->cap_folders) {
+        size_t nc = w->cap_folders ? w->cap_folders * 2 : 16;
+        folder_rec *f = realloc(w->folders, nc * sizeof *f);
+        if (!f)
+            return FZ7_E_MEM;
+        w->folders = f;
+        w->cap_folders = nc;
+    }
+    folder_rec *f = &w->folders[w->n_folders];
+    memset(f, 0, sizeof *f);
+    f->method = o->method;
+    f->bcj = o->bcj_x86;
+    fz7_status st = FZ7_OK;
+    if (o->method != FZ7_7Z_COPY) {
+        fz7_lzma_enc_opts lo = o->lzma;
+        if (o->size_hint)
+            fz7_lzma_enc_reduce_dict(&lo, o->size_hint);
+        st = o->method == FZ7_7Z_LZMA ? fz7_lzma_enc_new(&lo, &w->out.os, &w->enc)
+                                      : fz7_lzma2_enc_new(&lo, &w->out.os, &w->enc);
+        if (st != FZ7_OK)
+            return st;
+        if (o->method == FZ7_7Z_LZMA) {
+            fz7_lzma_enc_props(w->enc, f->props);
+            f->props_len = 5;
+        } else {
+            f->props[0] = fz7_lzma2_enc_dict_prop(w->enc);
+            f->props_len = 1;
+        }
+    }
+    w->bcj = o->bcj_x86;
+    w->bcj_fill = 0;
+    if (w->bcj) {
+        if (!w->bcj_buf && !(w->bcj_buf = malloc(BCJ_BUF_SIZE))) {
+            fz7_lzma_enc_free(w->enc);
+            w->enc = NULL;
+            return FZ7_E_MEM;
+        }
+        fz7_bcj_x86_init(&w->bcj_state, 0);
+    }
+    w->folder_start = w->out.pos;
+    w->in_folder = true;
+    return FZ7_OK;
+}
+
+fz7_status fz7_7z_writer_begin_file(fz7_7z_writer *w, const fz7_7z_entry_meta *m)
+{
+    if (w->failed)
+        return w->failed;
+    if (!w->in_folder || w->in_file)
+        return FZ7_E_ARG;
+    fz7_status st = push_entry(w, m, true);
+    if (st != FZ7_OK)
+        return st;
+    w->in_file = true;
+    return FZ7_OK;
+}
+
+/* Bytes after the filter go to the method's encoder (or straight out). */
+static fz7_status to_method(fz7_7z_writer *w, const uint8_t *p, size_t n)
+{
+    if (w->enc)
+        return fz7_lzma_enc_write(w->enc, p, n);
+    return sink_write(&w->out.os, p, n);
+}
+
+static fz7_status to_filter(fz7_7z_writer *w, const uint8_t *p, size_t n)
+{
+    if (!w->bcj)
+        return to_method(w, p, n);
+    while (n) {
+        size_t take = BCJ_BUF_SIZE - w->bcj_fill;
+        if (take > n)
+            take = n;
+        memcpy(w->bcj_buf + w->bcj_fill, p, take);
+        w->bcj_fill += take;
+        p += take;
+        n -= take;
+        if (w->bcj_fill < BCJ_BUF_SIZE)
+            break;
+        size_t done = fz7_bcj_x86_encode(&w->bcj_state, w->bcj_buf, w->bcj_fill);
+        fz7_status st = to_method(w, w->bcj_buf, done);
+        if (st != FZ7_OK)
+            return st;
+        memmove(w->bcj_buf, w->bcj_buf + done, w->bcj_fill - done);
+        w->bcj_fill -= done;
+    }
+    return FZ7_OK;
+}
+
+fz7_status fz7_7z_writer_write(fz7_7z_writer *w, const uint8_t *p, size_t n)
+{
+    if (w->failed)
+        return w->failed;
+    if (!w->in_file)
+        return FZ7_E_ARG;
+    entry_rec *e = &w->entries[w->n_entries - 1];
+    e->crc = fz7_crc32(e->crc, p, n);
+    e->size += n;
+    fz7_status st = to_filter(w, p, n);
+    if (st != FZ7_OK)
+        w->failed = st;
+    return st;
+}
+
+fz7_status fz7_7z_writer_end_file(fz7_7z_writer *w)
+{
+    if (w->failed)
+        return w->failed;
+    if (!w->in_file)
+        return FZ7_E_ARG;
+    w->in_file = false;
+    entry_rec *e = &w->entries[w->n_entries - 1];
+    if (e->size == 0) {
+        e->has_stream = false;   /* it was empty when read: an empty file */
+        return FZ7_OK;
+    }
+    folder_rec *f = &w->folders[w->n_folders];
+    f->unpack_size += e->size;
+    f->num_substreams++;
+    return FZ7_OK;
+}
+
+fz7_status fz7_7z_writer_end_folder(fz7_7z_writer *w)
+{
+    if (w->failed)
+        return w->failed;
+    if (!w->in_folder || w->in_file)
+        return FZ7_E_ARG;
+    folder_rec *f = &w->folders[w->n_folders];
+    fz7_status st = FZ7_OK;
+    if (f->unpack_size == 0) {
+        /* Nothing went in: drop the coders' few bytes and the folder. */
+        fz7_lzma_enc_free(w->enc);
+        w->enc = NULL;
+        st = sink_flush(&w->out);
+        if (st == FZ7_OK && (ftruncate(w->out.fd, (off_t)w->folder_start) != 0 ||
+                             lseek(w->out.fd, (off_t)w->folder_start, SEEK_SET) < 0))
+            st = FZ7_E_IO;
+        w->out.pos = w->folder_start;
+        w->in_folder = false;
+        if (st != FZ7_OK)
+            w->failed = st;
+        return st;
+    }
+    if (w->bcj && w->bcj_fill) {
+        size_t done = fz7_bcj_x86_encode(&w->bcj_state, w->bcj_buf, w->bcj_fill);
+        (void)done;   /* the rest passes through unchanged at the end */
+        st = to_method(w, w->bcj_buf, w->bcj_fill);
+        w->bcj_fill = 0;
+    }
+    if (st == FZ7_OK && w->enc)
+        st = fz7_lzma_enc_finish(w->enc);
+    fz7_lzma_enc_free(w->enc);
+    w->enc = NULL;
+    w->in_folder = false;
+    if (st != FZ7_OK) {
+        w->failed = st;
+        return st;
+    }
+    f->pack_size = w->out.pos - w->folder_start;
+    w->n_folders++;
+    return FZ7_OK;
+}
+
+/* ---- the header -------------------------------------------------------- */
+
+static void put_coder(bytebuf *b, const uint8_t *id, size_t id_len, const uint8_t *props,
+                      size_t props_len)
+{
+    uint8_t flags = (uint8_t)id_len;
+    if (props_len)
+        flags |= 0x20;
+    bb_byte(b, flags);
+    bb_bytes(b, id, id_len);
+    if (props_len) {
+        bb_number(b, props_len);
+        bb_bytes(b, props, props_len);
+    }
+}
+
+/* One folder's coder list (7zFormat.txt, Folder). With BCJ the folder is
+ * coder 0 = BCJ (its output is the folder's output), coder 1 = the method;
+ * the bind pair feeds the method's output (out stream 1) into BCJ's input
+ * (in stream 0), leaving in stream 1 as the pack stream. */
+static void put_folder(bytebuf *b, const folder_rec *f)
+{
+    static const uint8_t id_copy[] = {0x00};
+    static const uint8_t id_lzma[] = {0x03, 0x01, 0x01};
+    static const uint8_t id_lzma2[] = {0x21};
+    static const uint8_t id_bcj[] = {0x03, 0x03, 0x01, 0x03};
+    bb_number(b, f->bcj ? 2 : 1);
+    if (f->bcj)
+        put_coder(b, id_bcj, sizeof id_bcj, NULL, 0);
+    switch (f->method) {
+    case FZ7_7Z_COPY: put_coder(b, id_copy, sizeof id_copy, NULL, 0); break;
+    case FZ7_7Z_LZMA: put_coder(b, id_lzma, sizeof id_lzma, f->props, f->props_len); break;
+    case FZ7_7Z_LZMA2: put_coder(b, id_lzma2, sizeof id_lzma2, f->props, f->props_len); break;
+    }
+    if (f->bcj) {
+        bb_number(b, 0);   /* InIndex: BCJ's input */
+        bb_number(b, 1);   /* OutIndex: the method's output */
+    }
+}
+
+/* FILETIME: 100 ns units since 1601-01-01. */
+static uint64_t filetime_of(int64_t sec, uint32_t nsec)
+{
+    int64_t t = sec + INT64_C(11644473600);
+    if (t < 0)
+        return 0;
+    return (uint64_t)t * 10000000u + nsec / 100u;
+}
+
+/* Appends name as UTF-16LE with its terminating 0. Bytes that are not
+ * valid UTF-8 become U+FFFD. */
+static void put_utf16(bytebuf *b, const char *s)
+{
+    const uint8_t *p = (const uint8_t *)s;
+    while (*p) {
+        uint32_t c = *p;
+        size_t len = 1;
+        if (c >= 0xF0 && c < 0xF5)
+            len = 4, c &= 0x07;
+        else if (c >= 0xE0)
+            len = c < 0xF0 ? 3 : 0, c &= 0x0F;
+        else if (c >= 0xC2)
+            len = 2, c &= 0x1F;
+        else if (c >= 0x80)
+            len = 0;
+        for (size_t i = 1; i < len; i++) {
+            if ((p[i] & 0xC0) != 0x80) {
+                len = 0;
+                break;
+            }
+            c = (c << 6) | (p[i] & 0x3F);
+        }
+        if (len == 0 || (len == 3 && (c < 0x800 || (c >= 0xD800 && c < 0xE000))) ||
+            (len == 4 && (c < 0x10000 || c > 0x10FFFF))) {
+            c = 0xFFFD;
+            len = 1;
+        }
+        p += len;
+        uint8_t t[4];
+        if (c >= 0x10000) {
+            uint32_t v = c - 0x10000;
+            uint16_t hi = (uint16_t)(0xD800 + (v >> 10)), lo = (uint16_t)(0xDC00 + (v & 0x3FF));
+            t[0] = (uint8_t)hi; t[1] = (uint8_t)(hi >> 8); t[2] = (uint8_t)lo; t[3] = (uint8_t)(lo >> 8);
+            bb_bytes(b, t, 4);
+        } else {
+            t[0] = (uint8_t)c; t[1] = (uint8_t)(c >> 8);
+            bb_bytes(b, t, 2);
+        }
+    }
+    bb_byte(b, 0);
+    bb_byte(b, 0);
+}
+
+static void put_main_streams(bytebuf *b, const fz7_7z_writer *w)
+{
+    bb_byte(b, K_PACK_INFO);
+    bb_number(b, 0);   /* PackPos: right after the signature header */
+    bb_number(b, w->n_folders);
+    bb_byte(b, K_SIZE);
+    for (size_t i = 0; i < w->n_folders; i++)
+        bb_number(b, w->folders[i].pack_size);
+    bb_byte(b, K_END);
+
+    bb_byte(b, K_UNPACK_INFO);
+    bb_byte(b, K_FOLDER);
+    bb_number(b, w->n_folders);
+    bb_byte(b, 0);   /* not external */
+    for (size_t i = 0; i < w->n_folders; i++)
+        put_folder(b, &w->folders[i]);
+    bb_byte(b, K_CODERS_UNPACK_SIZE);
+    for (size_t i = 0; i < w->n_folders; i++) {
+        /* One size per coder output; BCJ does not change the size. */
+        bb_number(b, w->folders[i].unpack_size);
+        if (w->folders[i].bcj)
+            bb_number(b, w->folders[i].unpack_size);
+    }
+    bb_byte(b, K_END);
+
+    bb_byte(b, K_SUBSTREAMS_INFO);
+    bool all_one = true;
+    for (size_t i = 0; i < w->n_folders; i++)
+        all_one &= w->folders[i].num_substreams == 1;
+    if (!all_one) {
+        bb_byte(b, K_NUM_UNPACK_STREAM);
+        for (size_t i = 0; i < w->n_folders; i++)
+            bb_number(b, w->folders[i].num_substreams);
+        /* Sizes of every substream but each folder's last. */
+        bb_byte(b, K_SIZE);
+        size_t e = 0;
+        for (size_t i = 0; i < w->n_folders; i++) {
+            for (size_t k = 0; k < w->folders[i].num_substreams; k++) {
+                while (!w->entries[e].has_stream)
+                    e++;
+                if (k + 1 < w->folders[i].num_substreams)
+                    bb_number(b, w->entries[e].size);
+                e++;
+            }
+        }
+    }
+    bb_byte(b, K_CRC);
+    bb_byte(b, 1);   /* all defined */
+    for (size_t e = 0; e < w->n_entries; e++)
+        if (w->entries[e].has_stream)
+            bb_u32(b, w->entries[e].crc);
+    bb_byte(b, K_END);
+    bb_byte(b, K_END);
+}
+
+static void put_files_info(bytebuf *b, const fz7_7z_writer *w)
+{
+    size_t n = w->n_entries;
+    bb_byte(b, K_FILES_INFO);
+    bb_number(b, n);
+
+    size_t n_empty = 0;
+    bool any_empty_file = false;
+    for (size_t i = 0; i < n; i++) {
+        if (!w->entries[i].has_stream) {
+            n_empty++;
+            any_empty_file |= !w->entries[i].is_dir;
+        }
+    }
+    bool *bits = malloc((n ? n : 1) * sizeof *bits);
+    if (!bits) {
+        b->failed = true;
+        return;
+    }
+    if (n_empty) {
+        for (size_t i = 0; i < n; i++)
+            bits[i] = !w->entries[i].has_stream;
+        bb_byte(b, K_EMPTY_STREAM);
+        bb_number(b, (n + 7) / 8);
+        bb_bits(b, bits, n);
+        if (any_empty_file) {
+            size_t k = 0;
+            for (size_t i = 0; i < n; i++)
+                if (!w->entries[i].has_stream)
+                    bits[k++] = !w->entries[i].is_dir;
+            bb_byte(b, K_EMPTY_FILE);
+            bb_number(b, (n_empty + 7) / 8);
+            bb_bits(b, bits, n_empty);
+        }
+    }
+
+    bytebuf names = {0};
+    bb_byte(&names, 0);   /* not external */
+    for (size_t i = 0; i < n; i++)
+        put_utf16(&names, w->entries[i].name);
+    if (names.failed)
+        b->failed = true;
+    bb_byte(b, K_NAME);
+    bb_number(b, names.n);
+    bb_bytes(b, names.p, names.n);
+    free(names.p);
+
+    size_t n_time = 0;
+    for (size_t i = 0; i < n; i++)
+        n_time += w->entries[i].has_mtime;
+    if (n_time) {
+        bool all = n_time == n;
+        bb_byte(b, K_MTIME);
+        bb_number(b, (all ? 1 : 1 + (n + 7) / 8) + 1 + 8 * n_time);
+        bb_byte(b, all);
+        if (!all) {
+            for (size_t i = 0; i < n; i++)
+                bits[i] = w->entries[i].has_mtime;
+            bb_bits(b, bits, n);
+        }
+        bb_byte(b, 0);   /* not external */
+        for (size_t i = 0; i < n; i++)
+            if (w->entries[i].has_mtime)
+                bb_u64(b, filetime_of(w->entries[i].mtime, w->entries[i].mtime_nsec));
+    }
+
+    bb_byte(b, K_WIN_ATTRIBUTES);
+    bb_number(b, 1 + 1 + 4 * n);
+    bb_byte(b, 1);   /* all defined */
+    bb_byte(b, 0);   /* not external */
+    for (size_t i = 0; i < n; i++)
+        bb_u32(b, w->entries[i].attrib);
+
+    bb_byte(b, K_END);
+    free(bits);
+}
+
+static fz7_status build_header(const fz7_7z_writer *w, bytebuf *b)
+{
+    bb_byte(b, K_HEADER);
+    if (w->n_folders)
+        bb_byte(b, K_MAIN_STREAMS_INFO), put_main_streams(b, w);
+    if (w->n_entries)
+        put_files_info(b, w);
+    bb_byte(b, K_END);
+    return b->failed ? FZ7_E_MEM : FZ7_OK;
+}
+
+/* LZMA-encodes header into the archive at the current position and
+ * replaces *header with the kEncodedHeader block that describes it. */
+static fz7_status encode_header(fz7_7z_writer *w, bytebuf *header)
+{
+    fz7_lzma_enc_opts lo;
+    fz7_status st = fz7_lzma_enc_preset(&lo, 5);
+    if (st != FZ7_OK)
+        return st;
+    lo.dict_size = (uint32_t)1 << 20;
+    fz7_lzma_enc_reduce_dict(&lo, header->n);
+    bytebuf packed = {0};
+    mem_sink ms = {{mem_write}, &packed};
+    fz7_lzma_enc *enc = NULL;
+    st = fz7_lzma_enc_new(&lo, &ms.os, &enc);
+    if (st == FZ7_OK)
+        st = fz7_lzma_enc_write(enc, header->p, header->n);
+    if (st == FZ7_OK)
+        st = fz7_lzma_enc_finish(enc);
+    folder_rec f = {0};
+    f.method = FZ7_7Z_LZMA;
+    f.props_len = 5;
+    if (enc)
+        fz7_lzma_enc_props(enc, f.props);
+    fz7_lzma_enc_free(enc);
+    if (st != FZ7_OK) {
+        free(packed.p);
+        return st;
+    }
+    uint64_t pack_pos = w->out.pos - SIGNATURE_HEADER_SIZE;
+    st = sink_write(&w->out.os, packed.p, packed.n);
+    free(packed.p);
+    if (st != FZ7_OK)
+        return st;
+
+    bytebuf b = {0};
+    bb_byte(&b, K_ENCODED_HEADER);
+    bb_byte(&b, K_PACK_INFO);
+    bb_number(&b, pack_pos);
+    bb_number(&b, 1);
+    bb_byte(&b, K_SIZE);
+    bb_number(&b, packed.n);
+    bb_byte(&b, K_END);
+    bb_byte(&b, K_UNPACK_INFO);
+    bb_byte(&b, K_FOLDER);
+    bb_number(&b, 1);
+    bb_byte(&b, 0);
+    put_folder(&b, &f);
+    bb_byte(&b, K_CODERS_UNPACK_SIZE);
+    bb_number(&b, header->n);
+    bb_byte(&b, K_CRC);
+    bb_byte(&b, 1);
+    bb_u32(&b, fz7_crc32(0, header->p, header->n));
+    bb_byte(&b, K_END);
+    bb_byte(&b, K_END);
+    if (b.failed) {
+        free(b.p);
+        return FZ7_E_MEM;
+    }
+    free(header->p);
+    *header = b;
+    return FZ7_OK;
+}
+
+fz7_status fz7_7z_writer_finish(fz7_7z_writer *w, const fz7_7z_header_opts *h)
+{
+    if (w->failed)
+        return w->failed;
+    if (w->in_folder)
+        return FZ7_E_ARG;
+    bytebuf header = {0};
+    fz7_status st = FZ7_OK;
+    if (w->n_entries) {
+        st = build_header(w, &header);
+        if (st == FZ7_OK && h && h->compress)
+            st = encode_header(w, &header);
+    }
+    uint64_t header_offset = w->out.pos - SIGNATURE_HEADER_SIZE;
+    if (st == FZ7_OK && header.n)
+        st = sink_write(&w->out.os, header.p, header.n);
+    if (st == FZ7_OK)
+        st = sink_flush(&w->out);
+    if (st == FZ7_OK) {
+        /* SignatureHeader: signature, version 0.4, StartHeaderCRC, then the
+         * StartHeader it covers. */
+        uint8_t sig[SIGNATURE_HEADER_SIZE] = {'7', 'z', 0xBC, 0xAF, 0x27, 0x1C, 0, 4};
+        if (header.n) {
+            fz7_put64le(sig + 12, header_offset);
+            fz7_put64le(sig + 20, header.n);
+            fz7_put32le(sig + 28, fz7_crc32(0, header.p, header.n));
+        }
+        fz7_put32le(sig + 8, fz7_crc32(0, sig + 12, 20));
+        ssize_t r = pwrite(w->out.fd, sig, sizeof sig, 0);
+        if (r != (ssize_t)sizeof sig)
+            st = FZ7_E_IO;
+    }
+    free(header.p);
+    if (st != FZ7_OK)
+        w->failed = st;
+    return st;
+}
+
+void fz7_7z_writer_free(fz7_7z_writer *w)
+{
+    if (!w)
+        return;
+    fz7_lzma_enc_free(w->enc);
+    for (size_t i = 0; i < w->n_entries; i++)
+        free(w->entries[i].name);
+    free(w->entries);
+    free(w->folders);
+    free(w->bcj_buf);
+    free(w->out.buf);
+    free(w);
+}
+
+/* ---- solid blocks ------------------------------------------------------ */
+
+/* Parses -ms: "on"/"" (defaults), "off", "e", and runs of {N}f / {N}[bkmg]. */
+static fz7_status parse_solid(const char *spec, bool *solid, bool *by_ext, uint64_t *max_files,
+                              uint64_t *max_bytes)
+{
+    if (!spec || !*spec || strcasecmp(spec, "on") == 0)
+        return FZ7_OK;
+    if (strcasecmp(spec, "off") == 0 || strcmp(spec, "-") == 0) {
+        *solid = false;
+        return FZ7_OK;
+    }
+    const char *p = spec;
+    while (*p) {
+        if (*p == 'e' || *p == 'E') {
+            *by_ext = true;
+            p++;
+            continue;
+        }
+        if (*p < '0' || *p > '9')
+            return FZ7_E_ARG;
+        uint64_t v = 0;
+        while (*p >= '0' && *p <= '9') {
+            if (v > (UINT64_MAX - 9) / 10)
+                return FZ7_E_ARG;
+            v = v * 10 + (uint64_t)(*p++ - '0');
+        }
+        unsigned shift = 0;
+        switch (*p) {
+        case 'f': case 'F': *max_files = v; p++; continue;
+        case 'b': case 'B': shift = 0; break;
+        case 'k': case 'K': shift = 10; break;
+        case 'm': case 'M': shift = 20; break;
+        case 'g': case 'G': shift = 30; break;
+        default: return FZ7_E_ARG;
+        }
+        p++;
+        if (v > (UINT64_MAX >> shift))
+            return FZ7_E_ARG;
+        *max_bytes = v << shift;
+    }
+    return FZ7_OK;
+}
+
+fz7_status fz7_7z_plan_solid(const char *spec, uint64_t level_block_bytes, const uint64_t *sizes,
+                             const char *const *exts, size_t n, size_t *block_of,
+                             size_t *n_blocks)
+{
+    bool solid = true, by_ext = false;
+    uint64_t max_files = UINT64_MAX, max_bytes = level_block_bytes ? level_block_bytes : UINT64_MAX;
+    fz7_status st = parse_solid(spec, &solid, &by_ext, &max_files, &max_bytes);
+    if (st != FZ7_OK)
+        return st;
+    if (max_files == 0 || max_bytes == 0)
+        solid = false;
+    size_t block = 0;
+    uint64_t files_in = 0, bytes_in = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool new_block = false;
+        if (i > 0) {
+            if (!solid)
+                new_block = true;
+            else if (files_in >= max_files || bytes_in + sizes[i] > max_bytes)
+                new_block = true;
+            else if (by_ext && exts && strcmp(exts[i] ? exts[i] : "", exts[i - 1] ? exts[i - 1] : "") != 0)
+                new_block = true;
+        }
+        if (new_block && files_in) {
+            block++;
+            files_in = 0;
+            bytes_in = 0;
+        }
+        block_of[i] = block;
+        files_in++;
+        bytes_in += sizes[i];
+    }
+    *n_blocks = n ? block + 1 : 0;
+    return FZ7_OK;
+}

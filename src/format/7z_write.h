@@ -1,0 +1,100 @@
+/* 7z_write.h - writing .7z archives (7zFormat.txt): pack streams pushed
+ * folder by folder, then the header (plain or LZMA-encoded) and the
+ * signature header. The caller decides which files share a folder (solid
+ * block) and which coders a folder uses; see fz7_7z_plan_solid(). */
+#ifndef FZ7_7Z_WRITE_H
+#define FZ7_7Z_WRITE_H
+
+#include "fz7_common.h"
+#include "lzma/lzma_enc.h"
+
+#include <stdbool.h>
+
+/* FILE_ATTRIBUTE_* bits as 7-Zip stores them on Unix. */
+#define FZ7_ATTR_READONLY 0x1u
+#define FZ7_ATTR_DIRECTORY 0x10u
+#define FZ7_ATTR_ARCHIVE 0x20u
+#define FZ7_ATTR_UNIX_EXTENSION 0x8000u  /* high 16 bits hold st_mode */
+
+/* The kWinAttributes value 7-Zip on Linux writes for a st_mode. */
+uint32_t fz7_7z_attrib_from_mode(uint32_t st_mode);
+
+typedef enum fz7_7z_method {
+    FZ7_7Z_COPY = 0,   /* Methods.txt 00 */
+    FZ7_7Z_LZMA,       /* 030101 */
+    FZ7_7Z_LZMA2       /* 21 */
+} fz7_7z_method;
+
+/* Coders of one folder: [x86 BCJ ->] method. */
+typedef struct fz7_7z_folder_opts {
+    fz7_7z_method method;
+    fz7_lzma_enc_opts lzma;   /* LZMA/LZMA2 only */
+    bool bcj_x86;             /* x86 BCJ (03030103) in front of the method */
+    uint64_t size_hint;       /* bytes the folder will hold, for shrinking the
+                                 dictionary as 7-Zip does; 0 = unknown */
+} fz7_7z_folder_opts;
+
+/* What FilesInfo says about one entry. */
+typedef struct fz7_7z_entry_meta {
+    const char *name;     /* UTF-8, '/'-separated (stored as UTF-16LE) */
+    uint32_t attrib;      /* see fz7_7z_attrib_from_mode */
+    bool is_dir;
+    bool has_mtime;
+    int64_t mtime;        /* seconds since 1970-01-01 UTC */
+    uint32_t mtime_nsec;
+} fz7_7z_entry_meta;
+
+/* Header options for fz7_7z_writer_finish. */
+typedef struct fz7_7z_header_opts {
+    bool compress;        /* LZMA-encode the header (kEncodedHeader); -mhc */
+} fz7_7z_header_opts;
+
+typedef struct fz7_7z_writer fz7_7z_writer;
+
+/* Starts an archive on fd, which must be empty, writable and seekable
+ * (the signature header is written last, at offset 0). FZ7_E_MEM, FZ7_E_IO. */
+fz7_status fz7_7z_writer_new(int fd, fz7_7z_writer **out);
+
+/* Adds an entry without data: a directory or an empty file
+ * (kEmptyStream/kEmptyFile). Not inside a folder. */
+fz7_status fz7_7z_writer_add_empty(fz7_7z_writer *w, const fz7_7z_entry_meta *m);
+
+/* Opens a folder (solid block); entries with data go between begin and
+ * end. FZ7_E_ARG for bad coder options, FZ7_E_MEM, FZ7_E_UNSUPPORTED when
+ * the encoder is missing. */
+fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts *o);
+
+/* One entry's data: begin_file, any number of write calls, end_file. An
+ * entry that receives no bytes becomes an empty file. The metadata strings
+ * are copied. */
+fz7_status fz7_7z_writer_begin_file(fz7_7z_writer *w, const fz7_7z_entry_meta *m);
+fz7_status fz7_7z_writer_write(fz7_7z_writer *w, const uint8_t *p, size_t n);
+fz7_status fz7_7z_writer_end_file(fz7_7z_writer *w);
+
+/* Finishes the folder's coders and its pack stream. A folder that received
+ * no bytes at all is dropped. */
+fz7_status fz7_7z_writer_end_folder(fz7_7z_writer *w);
+
+/* Writes the header and the signature header, then fsyncs nothing (the
+ * caller owns fd). After an error the archive is incomplete. */
+fz7_status fz7_7z_writer_finish(fz7_7z_writer *w, const fz7_7z_header_opts *h);
+
+/* Bytes written to fd so far (the archive size after finish). */
+uint64_t fz7_7z_writer_size(const fz7_7z_writer *w);
+
+/* Frees the writer (NULL is fine); does not close fd. */
+void fz7_7z_writer_free(fz7_7z_writer *w);
+
+/* Solid-block planning as 7-Zip does it (-ms): sizes[i] are the entries'
+ * data sizes in the order they will be written, exts[i] their extensions
+ * (for -ms=e; may be NULL). Writes to block_of[i] the folder index of each
+ * entry and returns the number of folders. spec: NULL or "on" = solid
+ * (7-Zip's limits: up to `level_block_bytes` per block), "off" = one
+ * folder per file, "e" = a new folder when the extension changes, and any
+ * mix of "{N}f" (files per block) and "{N}[b|k|m|g]" (bytes per block).
+ * FZ7_E_ARG for a spec it cannot parse. */
+fz7_status fz7_7z_plan_solid(const char *spec, uint64_t level_block_bytes, const uint64_t *sizes,
+                             const char *const *exts, size_t n, size_t *block_of,
+                             size_t *n_blocks);
+
+#endif

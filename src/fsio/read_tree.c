@@ -1,0 +1,393 @@
+/* read_tree.c - walks `fz7 a`'s inputs with archive_read_disk and names the
+ * results as 7-Zip does. libarchive does the directory walk, the symlink
+ * policy (physical for -snl, logical otherwise) and the stat; this file does
+ * the 7-Zip naming and wildcard rules. */
+#include "fsio/read_tree.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+bool fz7_has_wildcard(const char *s)
+{
+    return strpbrk(s, "*?") != NULL;
+}
+
+static char *dup_range(const char *s, size_t n)
+{
+    char *r = malloc(n + 1);
+    if (r) {
+        memcpy(r, s, n);
+        r[n] = 0;
+    }
+    return r;
+}
+
+char *fz7_archive_name_of(const char *arg)
+{
+    /* Collect the parts that survive: "." and empty parts vanish, ".."
+     * drops everything before it; an absolute path keeps its last part. */
+    size_t len = strlen(arg);
+    char *out = malloc(len + 1);
+    if (!out)
+        return NULL;
+    size_t o = 0;
+    const char *p = arg;
+    const char *last_start = NULL;
+    size_t last_len = 0;
+    while (*p) {
+        while (*p == '/')
+            p++;
+        if (!*p)
+            break;
+        const char *s = p;
+        while (*p && *p != '/')
+            p++;
+        size_t n = (size_t)(p - s);
+        if (n == 1 && s[0] == '.')
+            continue;
+        if (n == 2 && s[0] == '.' && s[1] == '.') {
+            o = 0;
+            last_start = NULL;
+            continue;
+        }
+        if (o)
+            out[o++] = '/';
+        memcpy(out + o, s, n);
+        o += n;
+        last_start = s;
+        last_len = n;
+    }
+    out[o] = 0;
+    if (arg[0] == '/' && last_start) {
+        memmove(out, last_start, last_len);
+        out[last_len] = 0;
+    }
+    return out;
+}
+
+/* Matches the pattern's parts against the path's parts. */
+bool fz7_match_rule_match(const fz7_match_rule *w, const char *path)
+{
+    const char *pp = w->pattern;
+    const char *cp = path;
+    char pbuf[4096], cbuf[4096];
+    for (;;) {
+        while (*pp == '/')
+            pp++;
+        while (*cp == '/')
+            cp++;
+        const char *ps = pp;
+        while (*pp && *pp != '/')
+            pp++;
+        size_t pn = (size_t)(pp - ps);
+        if (pn == 0)
+            return true;   /* every part of the pattern matched */
+        if (pn >= sizeof pbuf)
+            return false;
+        memcpy(pbuf, ps, pn);
+        pbuf[pn] = 0;
+        bool last_part = (*pp == 0) || (pp[strspn(pp, "/")] == 0);
+        /* A recursive rule's last part may match any later path part. */
+        for (;;) {
+            while (*cp == '/')
+                cp++;
+            const char *cs = cp;
+            while (*cp && *cp != '/')
+                cp++;
+            size_t cn = (size_t)(cp - cs);
+            if (cn == 0 || cn >= sizeof cbuf)
+                return false;
+            memcpy(cbuf, cs, cn);
+            cbuf[cn] = 0;
+            if (fnmatch(pbuf, cbuf, 0) == 0)
+                break;
+            if (!(last_part && w->recursive))
+                return false;
+        }
+    }
+}
+
+static fz7_status push_item(fz7_tree *t, fz7_tree_item *it)
+{
+    if (t->count == t->cap) {
+        size_t nc = t->cap ? t->cap * 2 : 64;
+        fz7_tree_item *n = realloc(t->items, nc * sizeof *n);
+        if (!n)
+            return FZ7_E_MEM;
+        t->items = n;
+        t->cap = nc;
+    }
+    t->items[t->count++] = *it;
+    return FZ7_OK;
+}
+
+static void free_item(fz7_tree_item *it)
+{
+    free(it->name);
+    free(it->disk_path);
+    free(it->link_target);
+}
+
+static char *join_name(const char *base, const char *rel)
+{
+    size_t a = strlen(base), b = strlen(rel);
+    char *r = malloc(a + b + 2);
+    if (!r)
+        return NULL;
+    memcpy(r, base, a);
+    size_t o = a;
+    if (a && b)
+        r[o++] = '/';
+    memcpy(r + o, rel, b);
+    r[o + b] = 0;
+    return r;
+}
+
+static bool excluded(const fz7_tree_opts *o, const char *name)
+{
+    for (size_t i = 0; i < o->n_exclude; i++)
+        if (fz7_match_rule_match(&o->exclude[i], name))
+            return true;
+    return false;
+}
+
+static void warn(const fz7_tree_opts *o, const char *path, int e)
+{
+    if (o->warn)
+        o->warn(o->warn_ctx, path, e ? e : EIO);
+}
+
+/* Walks root. pattern == NULL: root and everything below it are wanted,
+ * named base_name/...; otherwise entries below root whose last part matches
+ * pattern (at depth 1, or any depth when recursive), with their contents. */
+static fz7_status walk(fz7_tree *t, const char *root, const char *base_name, const char *pattern,
+                       bool recursive, const fz7_tree_opts *o)
+{
+    struct archive *ad = archive_read_disk_new();
+    if (!ad)
+        return FZ7_E_MEM;
+    if (o->store_symlinks)
+        archive_read_disk_set_symlink_physical(ad);
+    else
+        archive_read_disk_set_symlink_logical(ad);
+    archive_read_disk_set_behavior(ad, ARCHIVE_READDISK_NO_XATTR | ARCHIVE_READDISK_NO_ACL |
+                                           ARCHIVE_READDISK_NO_FFLAGS |
+                                           ARCHIVE_READDISK_NO_SPARSE);
+    fz7_status st = FZ7_OK;
+    if (archive_read_disk_open(ad, root) != ARCHIVE_OK) {
+        warn(o, root, archive_errno(ad));
+        archive_read_free(ad);
+        return FZ7_E_IO;
+    }
+    size_t root_len = strlen(root);
+    while (root_len > 1 && root[root_len - 1] == '/')
+        root_len--;
+    char *matched_dir = NULL;   /* rel path of the last folder a pattern matched */
+    struct archive_entry *e = archive_entry_new();
+    if (!e) {
+        archive_read_free(ad);
+        return FZ7_E_MEM;
+    }
+    bool first = true;
+    for (;;) {
+        int r = archive_read_next_header2(ad, e);
+        if (r == ARCHIVE_EOF)
+            break;
+        const char *src = archive_entry_sourcepath(e);
+        if (!src)
+            src = archive_entry_pathname(e);
+        if (r == ARCHIVE_FATAL) {
+            warn(o, src ? src : root, archive_errno(ad));
+            st = first ? FZ7_E_IO : FZ7_OK;
+            break;
+        }
+        if (r < ARCHIVE_WARN || !src) {   /* FAILED / RETRY: this entry is unusable */
+            warn(o, src ? src : root, archive_errno(ad));
+            if (first) {
+                st = FZ7_E_IO;
+                break;
+            }
+            continue;
+        }
+        if (r == ARCHIVE_WARN)
+            warn(o, src, archive_errno(ad));
+        bool is_root = first;
+        first = false;
+        /* rel: the path below root ("" for root itself). */
+        const char *rel = "";
+        if (!is_root) {
+            rel = src;
+            if (strncmp(src, root, root_len) == 0) {
+                rel = src + root_len;
+                while (*rel == '/')
+                    rel++;
+            }
+        }
+        const struct stat *sb = archive_entry_stat(e);
+        mode_t fmt = sb->st_mode & S_IFMT;
+        bool is_dir = fmt == S_IFDIR;
+        bool is_link = fmt == S_IFLNK;
+        if (!is_dir && !is_link && fmt != S_IFREG) {
+            continue;   /* sockets, fifos, devices: 7-Zip skips them too */
+        }
+        bool want;
+        bool descend;
+        if (!pattern) {
+            want = true;
+            descend = is_dir;
+        } else if (is_root) {
+            want = false;
+            descend = is_dir;
+        } else {
+            bool inside = matched_dir && strncmp(rel, matched_dir, strlen(matched_dir)) == 0 &&
+                          rel[strlen(matched_dir)] == '/';
+            if (inside) {
+                want = true;
+            } else {
+                free(matched_dir);
+                matched_dir = NULL;
+                const char *slash = strrchr(rel, '/');
+                const char *last = slash ? slash + 1 : rel;
+                bool at_top = slash == NULL;
+                want = (at_top || recursive) && fnmatch(pattern, last, 0) == 0;
+                if (want && is_dir) {
+                    matched_dir = strdup(rel);
+                    if (!matched_dir) {
+                        st = FZ7_E_MEM;
+                        break;
+                    }
+                }
+            }
+            descend = is_dir && (want || recursive);
+        }
+        char *name = join_name(base_name, rel);
+        if (!name) {
+            st = FZ7_E_MEM;
+            break;
+        }
+        if (excluded(o, name)) {
+            free(name);
+            continue;   /* an excluded folder is not entered */
+        }
+        if (descend)
+            archive_read_disk_descend(ad);
+        if (!want || name[0] == 0) {
+            free(name);
+            continue;
+        }
+        fz7_tree_item it = {0};
+        it.name = name;
+        it.disk_path = strdup(src);
+        it.kind = is_dir ? FZ7_ITEM_DIR : is_link ? FZ7_ITEM_SYMLINK : FZ7_ITEM_FILE;
+        it.mode = (uint32_t)sb->st_mode;
+        it.size = is_dir ? 0 : (uint64_t)sb->st_size;
+        it.mtime = (int64_t)sb->st_mtim.tv_sec;
+        it.mtime_nsec = (uint32_t)sb->st_mtim.tv_nsec;
+        if (is_link) {
+            const char *tgt = archive_entry_symlink(e);
+            it.link_target = strdup(tgt ? tgt : "");
+            if (it.link_target)
+                it.size = strlen(it.link_target);
+        }
+        if (!it.disk_path || (is_link && !it.link_target)) {
+            free_item(&it);
+            st = FZ7_E_MEM;
+            break;
+        }
+        st = push_item(t, &it);
+        if (st != FZ7_OK) {
+            free_item(&it);
+            break;
+        }
+    }
+    free(matched_dir);
+    archive_entry_free(e);
+    archive_read_close(ad);
+    archive_read_free(ad);
+    return st;
+}
+
+fz7_status fz7_tree_add(fz7_tree *t, const char *arg, bool recursive_wildcard,
+                        const fz7_tree_opts *o)
+{
+    if (!fz7_has_wildcard(arg)) {
+        struct stat sb;
+        int rc = o->store_symlinks ? lstat(arg, &sb) : stat(arg, &sb);
+        if (rc != 0) {
+            warn(o, arg, errno);
+            return FZ7_E_IO;
+        }
+        char *name = fz7_archive_name_of(arg);
+        if (!name)
+            return FZ7_E_MEM;
+        fz7_status st = walk(t, arg, name, NULL, false, o);
+        free(name);
+        return st;
+    }
+    const char *slash = strrchr(arg, '/');
+    char *dir = slash ? dup_range(arg, (size_t)(slash - arg) + (slash == arg)) : strdup(".");
+    if (!dir)
+        return FZ7_E_MEM;
+    const char *pattern = slash ? slash + 1 : arg;
+    char *base = fz7_archive_name_of(dir);
+    fz7_status st = base ? walk(t, dir, base, pattern, recursive_wildcard || o->recurse, o)
+                         : FZ7_E_MEM;
+    free(base);
+    free(dir);
+    return st;
+}
+
+/* Path order with '/' below every other byte, so a folder's contents come
+ * right after it ("a/b" < "a.c"). */
+static int cmp_path(const char *a, const char *b)
+{
+    for (;; a++, b++) {
+        unsigned ca = (unsigned char)*a, cb = (unsigned char)*b;
+        if (ca == cb) {
+            if (!ca)
+                return 0;
+            continue;
+        }
+        if (ca == '/')
+            ca = 1;
+        if (cb == '/')
+            cb = 1;
+        return ca < cb ? -1 : 1;
+    }
+}
+
+static int cmp_items(const void *x, const void *y)
+{
+    const fz7_tree_item *a = x, *b = y;
+    return cmp_path(a->name, b->name);
+}
+
+void fz7_tree_sort(fz7_tree *t)
+{
+    if (t->count < 2)
+        return;
+    qsort(t->items, t->count, sizeof *t->items, cmp_items);
+    size_t w = 1;
+    for (size_t i = 1; i < t->count; i++) {
+        if (strcmp(t->items[i].name, t->items[w - 1].name) == 0) {
+            free_item(&t->items[i]);
+            continue;
+        }
+        t->items[w++] = t->items[i];
+    }
+    t->count = w;
+}
+
+void fz7_tree_free(fz7_tree *t)
+{
+    for (size_t i = 0; i < t->count; i++)
+        free_item(&t->items[i]);
+    free(t->items);
+    t->items = NULL;
+    t->count = t->cap = 0;
+}
