@@ -1,0 +1,427 @@
+/* xz_write.c - the .xz writer: stream header, blocks (header, LZMA2 data
+ * behind optional BCJ/Delta, padding, check), index, stream footer
+ * (xz-file-format.txt 2-4). On a seekable fd each block header is reserved
+ * at its largest size and rewritten with the real sizes when the block
+ * ends; Header Padding (3.1.6) absorbs the difference. */
+#include "format/xz_write.h"
+
+#include "check/check.h"
+#include "filter/filter.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#define OUT_BUF_SIZE ((size_t)1 << 16)
+#define FILTER_BUF_SIZE ((size_t)1 << 16)
+/* Size byte + flags + two 9-byte VLIs + up to three filter flags (at most
+ * 3 bytes each here) + CRC32, rounded up to a multiple of 4. */
+#define RESERVED_BLOCK_HEADER 36
+
+enum { FILTER_DELTA = 0x03, FILTER_X86 = 0x04, FILTER_LZMA2 = 0x21 };
+
+static const uint8_t header_magic[6] = {0xFD, '7', 'z', 'X', 'Z', 0x00};
+static const uint8_t footer_magic[2] = {'Y', 'Z'};
+
+fz7_status fz7_xz_check_parse(const char *name, fz7_xz_check *out)
+{
+    static const struct { const char *name; fz7_xz_check id; } names[] = {
+        {"none", FZ7_XZ_CHECK_NONE}, {"crc32", FZ7_XZ_CHECK_CRC32},
+        {"crc64", FZ7_XZ_CHECK_CRC64}, {"sha256", FZ7_XZ_CHECK_SHA256},
+        {"sha-256", FZ7_XZ_CHECK_SHA256},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (strcasecmp(name, names[i].name) == 0) {
+            *out = names[i].id;
+            return FZ7_OK;
+        }
+    }
+    return FZ7_E_ARG;
+}
+
+static size_t check_size(fz7_xz_check c)
+{
+    switch (c) {
+    case FZ7_XZ_CHECK_CRC32: return 4;
+    case FZ7_XZ_CHECK_CRC64: return 8;
+    case FZ7_XZ_CHECK_SHA256: return 32;
+    default: return 0;
+    }
+}
+
+/* Multibyte integer (1.2): 7 bits per byte, low first, high bit = more. */
+static size_t put_vli(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        p[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+
+typedef struct index_rec {
+    uint64_t unpadded_size;
+    uint64_t uncompressed_size;
+} index_rec;
+
+typedef struct out_sink {
+    fz7_ostream os;
+    int fd;
+    uint64_t pos;       /* file offset of the next byte */
+    uint8_t *buf;
+    size_t fill;
+} out_sink;
+
+struct fz7_xz_writer {
+    out_sink out;
+    fz7_xz_opts opts;
+    bool seekable;
+    /* The open block, if any. */
+    bool in_block;
+    uint64_t block_start;        /* file offset of its header */
+    size_t header_size;          /* bytes the header occupies */
+    uint64_t block_in;           /* uncompressed bytes so far */
+    uint64_t data_start;         /* file offset of its compressed data */
+    fz7_lzma_enc *enc;
+    fz7_bcj_x86_state bcj;
+    fz7_delta_state delta;
+    uint8_t *fbuf;               /* filter staging buffer */
+    size_t ffill;
+    uint32_t crc32;
+    uint64_t crc64;
+    fz7_sha256 sha;
+    index_rec *index;
+    size_t n_index, cap_index;
+    fz7_status failed;
+};
+
+static fz7_status write_all(int fd, const uint8_t *p, size_t n)
+{
+    while (n) {
+        ssize_t r = write(fd, p, n);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return FZ7_E_IO;
+        }
+        p += r;
+        n -= (size_t)r;
+    }
+    return FZ7_OK;
+}
+
+static fz7_status out_flush(out_sink *s)
+{
+    fz7_status st = write_all(s->fd, s->buf, s->fill);
+    s->fill = 0;
+    return st;
+}
+
+static fz7_status out_write(fz7_ostream *os, const uint8_t *p, size_t n)
+{
+    out_sink *s = (out_sink *)os;
+    s->pos += n;
+    if (s->fill + n > OUT_BUF_SIZE) {
+        fz7_status st = out_flush(s);
+        if (st != FZ7_OK)
+            return st;
+        if (n >= OUT_BUF_SIZE)
+            return write_all(s->fd, p, n);
+    }
+    memcpy(s->buf + s->fill, p, n);
+    s->fill += n;
+    return FZ7_OK;
+}
+
+static uint8_t stream_flags_byte(const fz7_xz_writer *w)
+{
+    return (uint8_t)w->opts.check;
+}
+
+fz7_status fz7_xz_writer_new(int fd, const fz7_xz_opts *o, fz7_xz_writer **out)
+{
+    *out = NULL;
+    if (check_size(o->check) == 0 && o->check != FZ7_XZ_CHECK_NONE)
+        return FZ7_E_ARG;
+    if (o->delta_distance > 256)
+        return FZ7_E_ARG;
+    fz7_xz_writer *w = calloc(1, sizeof *w);
+    if (!w)
+        return FZ7_E_MEM;
+    w->opts = *o;
+    if (w->opts.size_hint)
+        fz7_lzma_enc_reduce_dict(&w->opts.lzma, w->opts.size_hint);
+    w->out.os.write = out_write;
+    w->out.fd = fd;
+    w->out.buf = malloc(OUT_BUF_SIZE);
+    w->fbuf = malloc(FILTER_BUF_SIZE);
+    if (!w->out.buf || !w->fbuf) {
+        fz7_xz_writer_free(w);
+        return FZ7_E_MEM;
+    }
+    off_t here = lseek(fd, 0, SEEK_CUR);
+    w->seekable = here >= 0;
+    w->out.pos = here > 0 ? (uint64_t)here : 0;
+    /* Stream header (2.1.1): magic, flags, CRC32 of the flags. */
+    uint8_t h[12];
+    memcpy(h, header_magic, 6);
+    h[6] = 0;
+    h[7] = stream_flags_byte(w);
+    fz7_put32le(h + 8, fz7_crc32(0, h + 6, 2));
+    fz7_status st = out_write(&w->out.os, h, sizeof h);
+    if (st != FZ7_OK) {
+        fz7_xz_writer_free(w);
+        return st;
+    }
+    *out = w;
+    return FZ7_OK;
+}
+
+uint64_t fz7_xz_writer_size(const fz7_xz_writer *w)
+{
+    return w->out.pos;
+}
+
+/* Block header (3.1) into h; returns its size. With sizes == false the
+ * size fields are left out. */
+static size_t build_block_header(const fz7_xz_writer *w, uint8_t *h, bool sizes,
+                                 uint64_t compressed, uint64_t uncompressed, size_t want_size)
+{
+    size_t n = 2;
+    unsigned nfilters = 1 + (w->opts.bcj_x86 ? 1 : 0) + (w->opts.delta_distance ? 1 : 0);
+    uint8_t flags = (uint8_t)(nfilters - 1);
+    if (sizes) {
+        flags |= 0x40 | 0x80;
+        n += put_vli(h + n, compressed);
+        n += put_vli(h + n, uncompressed);
+    }
+    h[1] = flags;
+    if (w->opts.bcj_x86) {
+        h[n++] = FILTER_X86;
+        h[n++] = 0;   /* no properties: start offset 0 */
+    }
+    if (w->opts.delta_distance) {
+        h[n++] = FILTER_DELTA;
+        h[n++] = 1;
+        h[n++] = (uint8_t)(w->opts.delta_distance - 1);
+    }
+    h[n++] = FILTER_LZMA2;
+    h[n++] = 1;
+    h[n++] = fz7_lzma2_dict_prop(w->opts.lzma.dict_size);
+    size_t total = (n + 4 + 3) & ~(size_t)3;
+    if (want_size > total)
+        total = want_size;
+    memset(h + n, 0, total - 4 - n);   /* Header Padding */
+    h[0] = (uint8_t)(total / 4 - 1);
+    fz7_put32le(h + total - 4, fz7_crc32(0, h, total - 4));
+    return total;
+}
+
+static fz7_status begin_block(fz7_xz_writer *w)
+{
+    uint8_t h[RESERVED_BLOCK_HEADER + 8];
+    w->block_start = w->out.pos;
+    if (w->seekable) {
+        /* Reserve the largest header; rewritten with the sizes later. */
+        w->header_size = RESERVED_BLOCK_HEADER;
+        memset(h, 0, w->header_size);
+    } else {
+        w->header_size = build_block_header(w, h, false, 0, 0, 0);
+    }
+    fz7_status st = out_write(&w->out.os, h, w->header_size);
+    if (st != FZ7_OK)
+        return st;
+    w->data_start = w->out.pos;
+    st = fz7_lzma2_enc_new(&w->opts.lzma, &w->out.os, &w->enc);
+    if (st != FZ7_OK)
+        return st;
+    fz7_bcj_x86_init(&w->bcj, 0);
+    if (w->opts.delta_distance)
+        fz7_delta_init(&w->delta, w->opts.delta_distance);
+    w->ffill = 0;
+    w->block_in = 0;
+    w->crc32 = 0;
+    w->crc64 = 0;
+    fz7_sha256_init(&w->sha);
+    w->in_block = true;
+    return FZ7_OK;
+}
+
+/* Runs the filters over fbuf[0..ffill) and hands the converted prefix to
+ * LZMA2; at_end converts and passes everything. */
+static fz7_status drain_filters(fz7_xz_writer *w, bool at_end)
+{
+    size_t done = w->ffill;
+    if (w->opts.bcj_x86) {
+        done = fz7_bcj_x86_encode(&w->bcj, w->fbuf, w->ffill);
+        if (at_end)
+            done = w->ffill;
+    }
+    if (w->opts.delta_distance)
+        fz7_delta_encode(&w->delta, w->fbuf, done);
+    fz7_status st = fz7_lzma_enc_write(w->enc, w->fbuf, done);
+    memmove(w->fbuf, w->fbuf + done, w->ffill - done);
+    w->ffill -= done;
+    return st;
+}
+
+static fz7_status feed_block(fz7_xz_writer *w, const uint8_t *p, size_t n)
+{
+    switch (w->opts.check) {
+    case FZ7_XZ_CHECK_CRC32: w->crc32 = fz7_crc32(w->crc32, p, n); break;
+    case FZ7_XZ_CHECK_CRC64: w->crc64 = fz7_crc64(w->crc64, p, n); break;
+    case FZ7_XZ_CHECK_SHA256: fz7_sha256_update(&w->sha, p, n); break;
+    default: break;
+    }
+    w->block_in += n;
+    if (!w->opts.bcj_x86 && !w->opts.delta_distance)
+        return fz7_lzma_enc_write(w->enc, p, n);
+    while (n) {
+        size_t take = FILTER_BUF_SIZE - w->ffill;
+        if (take > n)
+            take = n;
+        memcpy(w->fbuf + w->ffill, p, take);
+        w->ffill += take;
+        p += take;
+        n -= take;
+        if (w->ffill == FILTER_BUF_SIZE) {
+            fz7_status st = drain_filters(w, false);
+            if (st != FZ7_OK)
+                return st;
+        }
+    }
+    return FZ7_OK;
+}
+
+static fz7_status end_block(fz7_xz_writer *w)
+{
+    fz7_status st = FZ7_OK;
+    if (w->ffill)
+        st = drain_filters(w, true);
+    if (st == FZ7_OK)
+        st = fz7_lzma_enc_finish(w->enc);
+    fz7_lzma_enc_free(w->enc);
+    w->enc = NULL;
+    w->in_block = false;
+    if (st != FZ7_OK)
+        return st;
+    uint64_t compressed = w->out.pos - w->data_start;
+    /* Block Padding (3.2) then the check (3.4). */
+    uint8_t tail[3 + 32] = {0};
+    size_t pad = (size_t)((4 - (compressed & 3)) & 3);
+    size_t cs = check_size(w->opts.check);
+    switch (w->opts.check) {
+    case FZ7_XZ_CHECK_CRC32: fz7_put32le(tail + pad, w->crc32); break;
+    case FZ7_XZ_CHECK_CRC64: fz7_put64le(tail + pad, w->crc64); break;
+    case FZ7_XZ_CHECK_SHA256: fz7_sha256_final(&w->sha, tail + pad); break;
+    default: break;
+    }
+    st = out_write(&w->out.os, tail, pad + cs);
+    if (st != FZ7_OK)
+        return st;
+    if (w->seekable) {
+        uint8_t h[RESERVED_BLOCK_HEADER + 8];
+        size_t hs = build_block_header(w, h, true, compressed, w->block_in, w->header_size);
+        if (hs != w->header_size)
+            return FZ7_E_ARG;   /* cannot happen: the reservation is the largest */
+        st = out_flush(&w->out);
+        if (st != FZ7_OK)
+            return st;
+        if (pwrite(w->out.fd, h, hs, (off_t)w->block_start) != (ssize_t)hs)
+            return FZ7_E_IO;
+    }
+    if (w->n_index == w->cap_index) {
+        size_t nc = w->cap_index ? w->cap_index * 2 : 16;
+        index_rec *r = realloc(w->index, nc * sizeof *r);
+        if (!r)
+            return FZ7_E_MEM;
+        w->index = r;
+        w->cap_index = nc;
+    }
+    w->index[w->n_index].unpadded_size = w->header_size + compressed + cs;
+    w->index[w->n_index].uncompressed_size = w->block_in;
+    w->n_index++;
+    return FZ7_OK;
+}
+
+fz7_status fz7_xz_writer_write(fz7_xz_writer *w, const uint8_t *p, size_t n)
+{
+    fz7_status st = w->failed;
+    while (st == FZ7_OK && n) {
+        if (!w->in_block && (st = begin_block(w)) != FZ7_OK)
+            break;
+        size_t take = n;
+        if (w->opts.block_size && w->opts.block_size - w->block_in < take)
+            take = (size_t)(w->opts.block_size - w->block_in);
+        st = feed_block(w, p, take);
+        p += take;
+        n -= take;
+        if (st == FZ7_OK && w->opts.block_size && w->block_in == w->opts.block_size)
+            st = end_block(w);
+    }
+    if (st != FZ7_OK)
+        w->failed = st;
+    return st;
+}
+
+fz7_status fz7_xz_writer_finish(fz7_xz_writer *w)
+{
+    fz7_status st = w->failed;
+    if (st == FZ7_OK && w->in_block)
+        st = end_block(w);
+    uint64_t index_size = 0;
+    if (st == FZ7_OK) {
+        /* Index (4): indicator, record count, records, padding, CRC32. */
+        uint8_t rec[20];
+        uint32_t crc = 0;
+        rec[0] = 0;
+        size_t k = 1 + put_vli(rec + 1, w->n_index);
+        crc = fz7_crc32(crc, rec, k);
+        st = out_write(&w->out.os, rec, k);
+        index_size = k;
+        for (size_t i = 0; st == FZ7_OK && i < w->n_index; i++) {
+            k = put_vli(rec, w->index[i].unpadded_size);
+            k += put_vli(rec + k, w->index[i].uncompressed_size);
+            crc = fz7_crc32(crc, rec, k);
+            st = out_write(&w->out.os, rec, k);
+            index_size += k;
+        }
+        size_t pad = (size_t)((4 - (index_size & 3)) & 3);
+        memset(rec, 0, 4);
+        crc = fz7_crc32(crc, rec, pad);
+        fz7_put32le(rec + pad, crc);
+        if (st == FZ7_OK)
+            st = out_write(&w->out.os, rec, pad + 4);
+        index_size += pad + 4;
+    }
+    if (st == FZ7_OK) {
+        /* Stream footer (2.1.2): CRC32, backward size, flags, magic. */
+        uint8_t f[12];
+        fz7_put32le(f + 4, (uint32_t)(index_size / 4 - 1));
+        f[8] = 0;
+        f[9] = stream_flags_byte(w);
+        fz7_put32le(f, fz7_crc32(0, f + 4, 6));
+        memcpy(f + 10, footer_magic, 2);
+        st = out_write(&w->out.os, f, sizeof f);
+    }
+    if (st == FZ7_OK)
+        st = out_flush(&w->out);
+    if (st != FZ7_OK)
+        w->failed = st;
+    return st;
+}
+
+void fz7_xz_writer_free(fz7_xz_writer *w)
+{
+    if (!w)
+        return;
+    fz7_lzma_enc_free(w->enc);
+    free(w->index);
+    free(w->fbuf);
+    free(w->out.buf);
+    free(w);
+}

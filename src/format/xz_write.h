@@ -1,0 +1,55 @@
+/* xz_write.h - writing .xz files (xz-file-format.txt): one stream of
+ * LZMA2 blocks, optionally behind x86 BCJ or Delta, with the index and the
+ * stream footer. One input file per stream. */
+#ifndef FZ7_XZ_WRITE_H
+#define FZ7_XZ_WRITE_H
+
+#include "fz7_common.h"
+#include "lzma/lzma_enc.h"
+
+#include <stdbool.h>
+
+/* Check IDs (xz-file-format.txt 2.1.1.2). */
+typedef enum fz7_xz_check {
+    FZ7_XZ_CHECK_NONE = 0x00,
+    FZ7_XZ_CHECK_CRC32 = 0x01,
+    FZ7_XZ_CHECK_CRC64 = 0x04,
+    FZ7_XZ_CHECK_SHA256 = 0x0A
+} fz7_xz_check;
+
+typedef struct fz7_xz_opts {
+    fz7_lzma_enc_opts lzma;   /* the LZMA2 encoder's options */
+    fz7_xz_check check;       /* FZ7_XZ_CHECK_CRC64 is xz's default */
+    bool bcj_x86;             /* x86 BCJ filter (ID 0x04) before LZMA2 */
+    unsigned delta_distance;  /* Delta filter (ID 0x03) distance 1..256; 0 = none */
+    uint64_t block_size;      /* uncompressed bytes per block; 0 = one block */
+    uint64_t size_hint;       /* input bytes if known (shrinks the dictionary); 0 = unknown */
+} fz7_xz_opts;
+
+/* Parses a check name for -mcheck= ("none", "crc32", "crc64", "sha256",
+ * case-insensitive). FZ7_E_ARG for anything else. */
+fz7_status fz7_xz_check_parse(const char *name, fz7_xz_check *out);
+
+typedef struct fz7_xz_writer fz7_xz_writer;
+
+/* Starts a stream on fd and writes the stream header. When fd is seekable
+ * every block header carries the compressed and uncompressed sizes
+ * (xz-file-format.txt 3.1.3, 3.1.4), filled in when the block ends;
+ * otherwise they are left out. FZ7_E_ARG for bad options, FZ7_E_MEM,
+ * FZ7_E_IO. */
+fz7_status fz7_xz_writer_new(int fd, const fz7_xz_opts *o, fz7_xz_writer **out);
+
+/* Compresses n bytes of input. */
+fz7_status fz7_xz_writer_write(fz7_xz_writer *w, const uint8_t *p, size_t n);
+
+/* Ends the last block, writes the index and the stream footer. Empty
+ * input gives a stream without blocks, as xz writes it. */
+fz7_status fz7_xz_writer_finish(fz7_xz_writer *w);
+
+/* Bytes written to fd so far. */
+uint64_t fz7_xz_writer_size(const fz7_xz_writer *w);
+
+/* Frees the writer (NULL is fine); does not close fd. */
+void fz7_xz_writer_free(fz7_xz_writer *w);
+
+#endif
