@@ -26,6 +26,26 @@ static void select_kernels(fz7_dispatch *t)
     t->aes_cbc_dec_path = "portable";
     t->aes_cbc_enc = fz7_aes_cbc_enc_portable;
     t->aes_cbc_enc_path = "portable";
+#ifdef FZ7_HAVE_X86_KERNELS
+    /* AES: AES-NI above portable; VAES on ymm at avx2, on zmm (NASM) at
+     * avx512, falling back to VAES-256 without NASM. */
+    if (level >= FZ7_LEVEL_AVX2 && f->aesni && f->sse41) {
+        t->aes_cbc_dec = fz7_aes_cbc_dec_aesni;
+        t->aes_cbc_dec_path = "aesni";
+        t->aes_cbc_enc = fz7_aes_cbc_enc_aesni;
+        t->aes_cbc_enc_path = "aesni";
+        if (f->vaes && f->avx2) {
+            t->aes_cbc_dec = fz7_aes_cbc_dec_vaes256;
+            t->aes_cbc_dec_path = "vaes256";
+        }
+#ifdef FZ7_HAVE_NASM
+        if (level >= FZ7_LEVEL_AVX512 && f->vaes && f->avx512f) {
+            t->aes_cbc_dec = fz7_aes_cbc_dec_vaes512;
+            t->aes_cbc_dec_path = "vaes512";
+        }
+#endif
+    }
+#endif
     t->match_len = fz7_match_len_portable;
     t->match_len_path = "portable";
 }

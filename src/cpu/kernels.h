@@ -12,6 +12,17 @@ uint64_t fz7_crc64_portable(uint64_t crc, const uint8_t *p, size_t n);
 void fz7_sha256_blocks_portable(uint32_t state[8], const uint8_t *p, size_t nblocks);
 void fz7_aes_cbc_dec_portable(const void *rk, uint8_t iv[16], uint8_t *buf, size_t nblocks);
 void fz7_aes_cbc_enc_portable(const void *rk, uint8_t iv[16], uint8_t *buf, size_t nblocks);
+#ifdef FZ7_HAVE_X86_KERNELS
+/* AES-256-CBC (crypto/aes_x86.c): AES-NI 8 blocks in flight / one chain;
+ * VAES on ymm (needs vaes + avx2 + aesni). */
+void fz7_aes_cbc_dec_aesni(const void *rk, uint8_t iv[16], uint8_t *buf, size_t nblocks);
+void fz7_aes_cbc_enc_aesni(const void *rk, uint8_t iv[16], uint8_t *buf, size_t nblocks);
+void fz7_aes_cbc_dec_vaes256(const void *rk, uint8_t iv[16], uint8_t *buf, size_t nblocks);
+#ifdef FZ7_HAVE_NASM
+/* asm/aes_cbc_dec_vaes512.asm: VAES on zmm (needs vaes + avx512f). */
+void fz7_aes_cbc_dec_vaes512(const void *rk, uint8_t iv[16], uint8_t *buf, size_t nblocks);
+#endif
+#endif
 uint32_t fz7_match_len_portable(const uint8_t *a, const uint8_t *b, uint32_t limit);
 
 #endif

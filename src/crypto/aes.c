@@ -1,0 +1,362 @@
+/* aes.c - AES-256 key schedule and the portable, constant-time CBC kernels.
+ *
+ * No table is indexed by secret data: the state is bitsliced (slice k holds
+ * bit k of 64 state bytes, i.e. 4 blocks) and the S-box is computed as the
+ * GF(2^8) inverse x^254 followed by the affine map (FIPS-197 5.1.1). It is
+ * meant to be correct and constant-time; the x86 paths are the fast ones. */
+#include "crypto/aes.h"
+#include "cpu/kernels.h"
+
+#include <string.h>
+
+/* ---- Bitsliced representation -------------------------------------------
+ * Bit position of state byte (row r, column c) of block b (0..3) within a
+ * 64-bit slice: r*16 + b*4 + c. A row of all 4 blocks is then one 16-bit
+ * segment, so MixColumns reaches row r+1 by rotating the slice right by 16,
+ * and ShiftRows rotates the 4-bit column groups of each row segment. */
+
+typedef struct { uint64_t s[8]; } slices;
+
+static unsigned bit_pos(unsigned block, unsigned byte)
+{
+    return (byte & 3) * 16 + block * 4 + (byte >> 2);
+}
+
+/* Packs nblocks (0..4) blocks; missing blocks are zero. */
+static void pack(slices *x, const uint8_t *in, unsigned nblocks)
+{
+    memset(x, 0, sizeof *x);
+    for (unsigned b = 0; b < nblocks; b++) {
+        for (unsigned i = 0; i < 16; i++) {
+            uint64_t v = in[16 * b + i];
+            unsigned pos = bit_pos(b, i);
+            for (unsigned k = 0; k < 8; k++)
+                x->s[k] |= ((v >> k) & 1) << pos;
+        }
+    }
+}
+
+static void unpack(uint8_t *out, const slices *x, unsigned nblocks)
+{
+    for (unsigned b = 0; b < nblocks; b++) {
+        for (unsigned i = 0; i < 16; i++) {
+            unsigned pos = bit_pos(b, i), v = 0;
+            for (unsigned k = 0; k < 8; k++)
+                v |= (unsigned)((x->s[k] >> pos) & 1) << k;
+            out[16 * b + i] = (uint8_t)v;
+        }
+    }
+}
+
+/* ---- GF(2^8) arithmetic on slices (modulus x^8 + x^4 + x^3 + x + 1) ---- */
+
+static void gf_reduce(uint64_t p[15], slices *out)
+{
+    for (int k = 14; k >= 8; k--) {
+        p[k - 4] ^= p[k];
+        p[k - 5] ^= p[k];
+        p[k - 7] ^= p[k];
+        p[k - 8] ^= p[k];
+    }
+    memcpy(out->s, p, sizeof out->s);
+}
+
+static void gf_mul(slices *out, const slices *a, const slices *b)
+{
+    uint64_t p[15] = {0};
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 8; j++)
+            p[i + j] ^= a->s[i] & b->s[j];
+    gf_reduce(p, out);
+}
+
+static void gf_sqr(slices *out, const slices *a)
+{
+    uint64_t p[15] = {0};
+    for (int i = 0; i < 8; i++)
+        p[2 * i] = a->s[i];
+    gf_reduce(p, out);
+}
+
+/* x^254 = x^-1 (and 0 -> 0): 4 multiplications, 7 squarings. */
+static void gf_inv(slices *x)
+{
+    slices x2, x3, x12, x15, t;
+    gf_sqr(&x2, x);
+    gf_mul(&x3, &x2, x);
+    gf_sqr(&t, &x3);          /* x^6 */
+    gf_sqr(&x12, &t);
+    gf_mul(&x15, &x12, &x3);
+    gf_sqr(&t, &x15);         /* x^30 */
+    gf_sqr(&t, &t);           /* x^60 */
+    gf_sqr(&t, &t);           /* x^120 */
+    gf_sqr(&t, &t);           /* x^240 */
+    gf_mul(&t, &t, &x12);     /* x^252 */
+    gf_mul(x, &t, &x2);       /* x^254 */
+}
+
+static void sub_bytes(slices *x)
+{
+    gf_inv(x);
+    const uint64_t *b = x->s;
+    uint64_t o[8];
+    for (int i = 0; i < 8; i++)
+        o[i] = b[i] ^ b[(i + 4) & 7] ^ b[(i + 5) & 7] ^ b[(i + 6) & 7] ^ b[(i + 7) & 7];
+    /* + 0x63: bits 0, 1, 5, 6 */
+    o[0] = ~o[0]; o[1] = ~o[1]; o[5] = ~o[5]; o[6] = ~o[6];
+    memcpy(x->s, o, sizeof o);
+}
+
+static void inv_sub_bytes(slices *x)
+{
+    const uint64_t *b = x->s;
+    uint64_t o[8];
+    /* Inverse affine map: bit i = b(i+2) ^ b(i+5) ^ b(i+7) ^ bit i of 0x05. */
+    for (int i = 0; i < 8; i++)
+        o[i] = b[(i + 2) & 7] ^ b[(i + 5) & 7] ^ b[(i + 7) & 7];
+    o[0] = ~o[0]; o[2] = ~o[2];
+    memcpy(x->s, o, sizeof o);
+    gf_inv(x);
+}
+
+/* Rotates the 4-bit column group of row r left by r columns' worth of
+ * shift: new column c takes old column (c + shift) mod 4. */
+static uint64_t rotate_rows(uint64_t v, const unsigned shift[4])
+{
+    uint64_t out = 0;
+    for (unsigned r = 0; r < 4; r++) {
+        uint64_t seg = (uint64_t)0xFFFF << (16 * r);
+        unsigned s = shift[r] & 3;
+        if (s == 0) {
+            out |= v & seg;
+            continue;
+        }
+        uint64_t lo = 0x1111111111111111ull * ((1u << (4 - s)) - 1); /* columns 0..3-s */
+        uint64_t hi = 0x1111111111111111ull * (0xFu ^ ((1u << (4 - s)) - 1));
+        out |= ((v >> s) & lo & seg) | ((v << (4 - s)) & hi & seg);
+    }
+    return out;
+}
+
+static void shift_rows(slices *x)
+{
+    static const unsigned sh[4] = {0, 1, 2, 3};
+    for (int k = 0; k < 8; k++)
+        x->s[k] = rotate_rows(x->s[k], sh);
+}
+
+static void inv_shift_rows(slices *x)
+{
+    static const unsigned sh[4] = {0, 3, 2, 1};
+    for (int k = 0; k < 8; k++)
+        x->s[k] = rotate_rows(x->s[k], sh);
+}
+
+static uint64_t ror(uint64_t v, unsigned n) { return (v >> n) | (v << (64 - n)); }
+
+/* Multiplication by x (02) of every byte. */
+static void xtime(slices *o, const slices *t)
+{
+    uint64_t h = t->s[7];
+    o->s[7] = t->s[6];
+    o->s[6] = t->s[5];
+    o->s[5] = t->s[4];
+    o->s[4] = t->s[3] ^ h;
+    o->s[3] = t->s[2] ^ h;
+    o->s[2] = t->s[1];
+    o->s[1] = t->s[0] ^ h;
+    o->s[0] = h;
+}
+
+/* out[r] = 02*a[r] ^ 03*a[r+1] ^ a[r+2] ^ a[r+3] = 02*(a[r]^a[r+1]) ^ a[r+1]
+ * ^ a[r+2] ^ a[r+3]; row r+1 is the slice rotated right by 16. */
+static void mix_columns(slices *x)
+{
+    slices t, t2;
+    for (int k = 0; k < 8; k++)
+        t.s[k] = x->s[k] ^ ror(x->s[k], 16);
+    xtime(&t2, &t);
+    for (int k = 0; k < 8; k++)
+        x->s[k] = t2.s[k] ^ ror(x->s[k], 16) ^ ror(x->s[k], 32) ^ ror(x->s[k], 48);
+}
+
+/* InvMixColumns = MixColumns after a[r] ^= 04*(a[r] ^ a[r+2]): the
+ * circulant (0e 0b 0d 09) is (02 03 01 01) times (05 00 04 00). */
+static void inv_mix_columns(slices *x)
+{
+    slices t, t2;
+    for (int k = 0; k < 8; k++)
+        t.s[k] = x->s[k] ^ ror(x->s[k], 32);
+    xtime(&t2, &t);
+    xtime(&t, &t2);
+    for (int k = 0; k < 8; k++)
+        x->s[k] ^= t.s[k];
+    mix_columns(x);
+}
+
+static void add_round_key(slices *x, const slices *rk)
+{
+    for (int k = 0; k < 8; k++)
+        x->s[k] ^= rk->s[k];
+}
+
+/* Round keys packed for all 4 block positions. */
+static void pack_round_keys(slices rks[15], const uint8_t *rk)
+{
+    uint8_t rep[64];
+    for (int i = 0; i < 15; i++) {
+        for (int b = 0; b < 4; b++)
+            memcpy(rep + 16 * b, rk + 16 * i, 16);
+        pack(&rks[i], rep, 4);
+    }
+    explicit_bzero(rep, sizeof rep);
+}
+
+static void encrypt_slices(slices *x, const slices rks[15])
+{
+    add_round_key(x, &rks[0]);
+    for (int r = 1; r < FZ7_AES256_ROUNDS; r++) {
+        sub_bytes(x);
+        shift_rows(x);
+        mix_columns(x);
+        add_round_key(x, &rks[r]);
+    }
+    sub_bytes(x);
+    shift_rows(x);
+    add_round_key(x, &rks[14]);
+}
+
+/* Equivalent inverse cipher (FIPS-197 5.3.5) with the dec schedule: the
+ * order AESDEC uses, so every path shares one schedule. */
+static void decrypt_slices(slices *x, const slices rks[15])
+{
+    add_round_key(x, &rks[0]);
+    for (int r = 1; r < FZ7_AES256_ROUNDS; r++) {
+        inv_sub_bytes(x);
+        inv_shift_rows(x);
+        inv_mix_columns(x);
+        add_round_key(x, &rks[r]);
+    }
+    inv_sub_bytes(x);
+    inv_shift_rows(x);
+    add_round_key(x, &rks[14]);
+}
+
+void fz7_aes_cbc_dec_portable(const void *rk, uint8_t iv[16], uint8_t *buf, size_t nblocks)
+{
+    slices rks[15], x;
+    uint8_t prev[16], cipher[64];
+    pack_round_keys(rks, rk);
+    memcpy(prev, iv, 16);
+    while (nblocks) {
+        unsigned n = nblocks < 4 ? (unsigned)nblocks : 4;
+        memcpy(cipher, buf, 16 * n);
+        pack(&x, cipher, n);
+        decrypt_slices(&x, rks);
+        unpack(buf, &x, n);
+        for (unsigned b = 0; b < n; b++) {
+            const uint8_t *chain = b == 0 ? prev : cipher + 16 * (b - 1);
+            for (int i = 0; i < 16; i++)
+                buf[16 * b + i] ^= chain[i];
+        }
+        memcpy(prev, cipher + 16 * (n - 1), 16);
+        buf += 16 * n;
+        nblocks -= n;
+    }
+    memcpy(iv, prev, 16);
+    explicit_bzero(rks, sizeof rks);
+    explicit_bzero(&x, sizeof x);
+}
+
+void fz7_aes_cbc_enc_portable(const void *rk, uint8_t iv[16], uint8_t *buf, size_t nblocks)
+{
+    slices rks[15], x;
+    uint8_t chain[16];
+    pack_round_keys(rks, rk);
+    memcpy(chain, iv, 16);
+    for (; nblocks; nblocks--, buf += 16) {
+        for (int i = 0; i < 16; i++)
+            chain[i] ^= buf[i];
+        pack(&x, chain, 1);
+        encrypt_slices(&x, rks);
+        unpack(chain, &x, 1);
+        memcpy(buf, chain, 16);
+    }
+    memcpy(iv, chain, 16);
+    explicit_bzero(rks, sizeof rks);
+    explicit_bzero(&x, sizeof x);
+}
+
+/* ---- Key schedule (FIPS-197 5.2, Nk = 8) ---- */
+
+/* S-box of n (<= 64) bytes in place, through the bitsliced S-box. */
+static void sub_bytes_n(uint8_t *v, unsigned n)
+{
+    slices x;
+    memset(&x, 0, sizeof x);
+    for (unsigned j = 0; j < n; j++)
+        for (unsigned k = 0; k < 8; k++)
+            x.s[k] |= (uint64_t)((v[j] >> k) & 1) << j;
+    sub_bytes(&x);
+    for (unsigned j = 0; j < n; j++) {
+        unsigned b = 0;
+        for (unsigned k = 0; k < 8; k++)
+            b |= (unsigned)((x.s[k] >> j) & 1) << k;
+        v[j] = (uint8_t)b;
+    }
+    explicit_bzero(&x, sizeof x);
+}
+
+static uint8_t mul2(uint8_t a) { return (uint8_t)((a << 1) ^ (0x1b & -(a >> 7))); }
+
+/* InvMixColumns of one round key (byte form, no secret-indexed tables). */
+static void inv_mix_key(uint8_t out[16], const uint8_t in[16])
+{
+    for (int c = 0; c < 4; c++) {
+        const uint8_t *a = in + 4 * c;
+        for (int r = 0; r < 4; r++) {
+            uint8_t a0 = a[r], a1 = a[(r + 1) & 3], a2 = a[(r + 2) & 3], a3 = a[(r + 3) & 3];
+            /* 0e*a0 ^ 0b*a1 ^ 0d*a2 ^ 09*a3 */
+            uint8_t x2_0 = mul2(a0), x4_0 = mul2(x2_0), x8_0 = mul2(x4_0);
+            uint8_t x2_1 = mul2(a1), x8_1 = mul2(mul2(x2_1));
+            uint8_t x4_2 = mul2(mul2(a2)), x8_2 = mul2(x4_2);
+            uint8_t x8_3 = mul2(mul2(mul2(a3)));
+            out[4 * c + r] = (uint8_t)((x8_0 ^ x4_0 ^ x2_0) ^ (x8_1 ^ x2_1 ^ a1) ^
+                                       (x8_2 ^ x4_2 ^ a2) ^ (x8_3 ^ a3));
+        }
+    }
+}
+
+void fz7_aes256_expand(fz7_aes256_key *k, const uint8_t key[FZ7_AES256_KEY_BYTES])
+{
+    uint8_t w[60][4];
+    uint8_t rcon = 1;
+    memcpy(w, key, 32);
+    for (int i = 8; i < 60; i++) {
+        uint8_t t[4];
+        memcpy(t, w[i - 1], 4);
+        if (i % 8 == 0) {
+            uint8_t r0 = t[0];
+            t[0] = t[1]; t[1] = t[2]; t[2] = t[3]; t[3] = r0;
+            sub_bytes_n(t, 4);
+            t[0] ^= rcon;
+            rcon = mul2(rcon);
+        } else if (i % 8 == 4) {
+            sub_bytes_n(t, 4);
+        }
+        for (int j = 0; j < 4; j++)
+            w[i][j] = w[i - 8][j] ^ t[j];
+        explicit_bzero(t, sizeof t);
+    }
+    memcpy(k->enc, w, 240);
+    memcpy(k->dec[0], k->enc[14], 16);
+    for (int i = 1; i < 14; i++)
+        inv_mix_key(k->dec[i], k->enc[14 - i]);
+    memcpy(k->dec[14], k->enc[0], 16);
+    explicit_bzero(w, sizeof w);
+}
+
+void fz7_aes256_wipe(fz7_aes256_key *k)
+{
+    explicit_bzero(k, sizeof *k);
+}
