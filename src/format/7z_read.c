@@ -1,0 +1,991 @@
+/* 7z_read.c - opens a 7z archive: the signature header, the (possibly
+ * encoded) header, its streams info and files info, turned into fz7_entry
+ * items (7zFormat.txt). Every count and size in the header is checked
+ * against the bytes that could hold it before anything is allocated. */
+#include "format/7z_internal.h"
+
+#include "check/check.h"
+#include "format/file_io.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Property IDs (7zFormat.txt, "Property IDs"). */
+enum {
+    K_END = 0x00, K_HEADER, K_ARCHIVE_PROPERTIES, K_ADDITIONAL_STREAMS_INFO,
+    K_MAIN_STREAMS_INFO, K_FILES_INFO, K_PACK_INFO, K_UNPACK_INFO, K_SUBSTREAMS_INFO,
+    K_SIZE, K_CRC, K_FOLDER, K_CODERS_UNPACK_SIZE, K_NUM_UNPACK_STREAM, K_EMPTY_STREAM,
+    K_EMPTY_FILE, K_ANTI, K_NAME, K_CTIME, K_ATIME, K_MTIME, K_WIN_ATTRIBUTES, K_COMMENT,
+    K_ENCODED_HEADER, K_START_POS, K_DUMMY
+};
+
+static const uint8_t signature[6] = {'7', 'z', 0xBC, 0xAF, 0x27, 0x1C};
+#define SIGNATURE_HEADER_BYTES 32
+#define MAX_ENCODED_HEADER_LEVELS 4
+
+/* A cursor over header bytes; failures leave a reason in err. */
+typedef struct {
+    const uint8_t *p;
+    size_t left;
+    char *err;
+    size_t errlen;
+    uint64_t mem_limit;
+} cursor;
+
+static fz7_status fail(cursor *c, fz7_status st, const char *fmt, ...)
+{
+    if (c->errlen && !c->err[0]) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(c->err, c->errlen, fmt, ap);
+        va_end(ap);
+    }
+    return st;
+}
+
+#define TRY(expr)                        \
+    do {                                 \
+        fz7_status try_st_ = (expr);     \
+        if (try_st_ != FZ7_OK)           \
+            return try_st_;              \
+    } while (0)
+
+static fz7_status rd_byte(cursor *c, uint8_t *v)
+{
+    if (c->left < 1)
+        return fail(c, FZ7_E_FORMAT, "Headers Error: header ends early");
+    *v = *c->p++;
+    c->left--;
+    return FZ7_OK;
+}
+
+static fz7_status rd_bytes(cursor *c, size_t n, const uint8_t **at)
+{
+    if (c->left < n)
+        return fail(c, FZ7_E_FORMAT, "Headers Error: header ends early");
+    *at = c->p;
+    c->p += n;
+    c->left -= n;
+    return FZ7_OK;
+}
+
+/* UINT64 of 7zFormat.txt: the first byte's leading one bits count the
+ * extra little-endian bytes; its remaining bits are the highest ones. */
+static fz7_status rd_num(cursor *c, uint64_t *v)
+{
+    uint8_t first;
+    TRY(rd_byte(c, &first));
+    unsigned extra = 0;
+    while (extra < 8 && (first & (0x80u >> extra)))
+        extra++;
+    const uint8_t *b;
+    TRY(rd_bytes(c, extra, &b));
+    uint64_t x = 0;
+    for (unsigned i = 0; i < extra; i++)
+        x |= (uint64_t)b[i] << (8 * i);
+    if (extra < 8)
+        x |= (uint64_t)(first & ((0x80u >> extra) - 1)) << (8 * extra);
+    *v = x;
+    return FZ7_OK;
+}
+
+/* A number that counts items each taking at least one header byte. */
+static fz7_status rd_count(cursor *c, uint64_t max, const char *what, uint64_t *v)
+{
+    TRY(rd_num(c, v));
+    if (*v > max)
+        return fail(c, FZ7_E_FORMAT, "Headers Error: %s count %" PRIu64 " is too large", what, *v);
+    return FZ7_OK;
+}
+
+static fz7_status rd_u32(cursor *c, uint32_t *v)
+{
+    const uint8_t *b;
+    TRY(rd_bytes(c, 4, &b));
+    *v = fz7_get32le(b);
+    return FZ7_OK;
+}
+
+static fz7_status rd_u64(cursor *c, uint64_t *v)
+{
+    const uint8_t *b;
+    TRY(rd_bytes(c, 8, &b));
+    *v = fz7_get64le(b);
+    return FZ7_OK;
+}
+
+/* Skips a property's data: UINT64 size, then that many bytes. */
+static fz7_status skip_data(cursor *c)
+{
+    uint64_t n;
+    const uint8_t *b;
+    TRY(rd_num(c, &n));
+    if (n > c->left)
+        return fail(c, FZ7_E_FORMAT, "Headers Error: property larger than the header");
+    return rd_bytes(c, (size_t)n, &b);
+}
+
+/* n bits, most significant first in each byte, into out[0..n) as 0/1. */
+static fz7_status rd_bits(cursor *c, uint64_t n, uint8_t *out)
+{
+    const uint8_t *b;
+    if (n / 8 >= c->left + 1)
+        return fail(c, FZ7_E_FORMAT, "Headers Error: bit vector ends early");
+    TRY(rd_bytes(c, (size_t)((n + 7) / 8), &b));
+    for (uint64_t i = 0; i < n; i++)
+        out[i] = (b[i / 8] >> (7 - i % 8)) & 1;
+    return FZ7_OK;
+}
+
+/* The AllAreDefined byte and, when 0, a bit vector. */
+static fz7_status rd_defined(cursor *c, uint64_t n, uint8_t *out)
+{
+    uint8_t all;
+    TRY(rd_byte(c, &all));
+    if (all) {
+        memset(out, 1, (size_t)n);
+        return FZ7_OK;
+    }
+    return rd_bits(c, n, out);
+}
+
+static void *alloc_array(cursor *c, uint64_t n, size_t size, fz7_status *st)
+{
+    if (n > c->mem_limit / (size ? size : 1) || n > SIZE_MAX / size) {
+        *st = fail(c, FZ7_E_MEMLIMIT, "Headers need more memory than the limit allows");
+        return NULL;
+    }
+    void *p = calloc(n ? (size_t)n : 1, size);
+    *st = p ? FZ7_OK : FZ7_E_MEM;
+    return p;
+}
+
+/* Digests (7zFormat.txt): defined flags, then a CRC for each defined one. */
+static fz7_status rd_digests(cursor *c, uint64_t n, uint8_t *defined, uint32_t *crcs)
+{
+    TRY(rd_defined(c, n, defined));
+    for (uint64_t i = 0; i < n; i++)
+        if (defined[i])
+            TRY(rd_u32(c, &crcs[i]));
+    return FZ7_OK;
+}
+
+/* ---- StreamsInfo ---- */
+
+static fz7_status parse_pack_info(cursor *c, fz7_7z_streams *s)
+{
+    uint64_t pack_pos;
+    fz7_status st;
+    TRY(rd_num(c, &pack_pos));
+    TRY(rd_count(c, c->left, "pack stream", &s->num_pack));
+    if (pack_pos > UINT64_MAX - SIGNATURE_HEADER_BYTES)
+        return fail(c, FZ7_E_FORMAT, "Headers Error: pack position out of range");
+    s->pack_sizes = alloc_array(c, s->num_pack, sizeof *s->pack_sizes, &st);
+    if (!s->pack_sizes)
+        return st;
+    s->pack_offsets = alloc_array(c, s->num_pack, sizeof *s->pack_offsets, &st);
+    if (!s->pack_offsets)
+        return st;
+    bool have_sizes = false;
+    for (;;) {
+        uint8_t id;
+        TRY(rd_byte(c, &id));
+        if (id == K_END)
+            break;
+        if (id == K_SIZE) {
+            uint64_t off = SIGNATURE_HEADER_BYTES + pack_pos;
+            for (uint64_t i = 0; i < s->num_pack; i++) {
+                TRY(rd_num(c, &s->pack_sizes[i]));
+                s->pack_offsets[i] = off;
+                if (s->pack_sizes[i] > UINT64_MAX - off)
+                    return fail(c, FZ7_E_FORMAT, "Headers Error: pack sizes out of range");
+                off += s->pack_sizes[i];
+            }
+            have_sizes = true;
+        } else if (id == K_CRC) {
+            /* Pack stream CRCs: 7-Zip does not write them; the unpacked
+             * data's CRCs are what extraction checks. */
+            uint8_t *def = alloc_array(c, s->num_pack, 1, &st);
+            uint32_t *crcs = def ? alloc_array(c, s->num_pack, 4, &st) : NULL;
+            if (crcs)
+                st = rd_digests(c, s->num_pack, def, crcs);
+            free(def);
+            free(crcs);
+            TRY(st);
+        } else {
+            TRY(skip_data(c));
+        }
+    }
+    if (!have_sizes && s->num_pack > 0)
+        return fail(c, FZ7_E_FORMAT, "Headers Error: pack sizes missing");
+    return FZ7_OK;
+}
+
+static fz7_status parse_folder(cursor *c, fz7_7z_folder *f)
+{
+    uint64_t n;
+    fz7_status st;
+    TRY(rd_count(c, c->left, "coder", &n));
+    if (n == 0 || n > FZ7_7Z_MAX_CODERS)
+        return fail(c, FZ7_E_UNSUPPORTED, "Unsupported: folder with %" PRIu64 " coders", n);
+    f->num_coders = (uint32_t)n;
+    f->coders = alloc_array(c, n, sizeof *f->coders, &st);
+    if (!f->coders)
+        return st;
+    uint32_t total_in = 0;
+    for (uint32_t i = 0; i < f->num_coders; i++) {
+        fz7_7z_coder *cd = &f->coders[i];
+        uint8_t flags;
+        const uint8_t *idb;
+        TRY(rd_byte(c, &flags));
+        unsigned id_size = flags & 0x0F;
+        if (id_size > 8 || (flags & 0x80))
+            return fail(c, FZ7_E_UNSUPPORTED, "Unsupported: coder flags %02x", flags);
+        TRY(rd_bytes(c, id_size, &idb));
+        for (unsigned k = 0; k < id_size; k++)
+            cd->id = (cd->id << 8) | idb[k];
+        cd->num_in = cd->num_out = 1;
+        if (flags & 0x10) {
+            uint64_t ni, no;
+            TRY(rd_num(c, &ni));
+            TRY(rd_num(c, &no));
+            if (ni == 0 || ni > FZ7_7Z_MAX_IN_STREAMS || no != 1)
+                return fail(c, FZ7_E_UNSUPPORTED,
+                            "Unsupported: coder with %" PRIu64 " in and %" PRIu64 " out streams", ni, no);
+            cd->num_in = (uint32_t)ni;
+        }
+        cd->first_in = total_in;
+        total_in += cd->num_in;
+        if (total_in > FZ7_7Z_MAX_IN_STREAMS)
+            return fail(c, FZ7_E_UNSUPPORTED, "Unsupported: folder with too many streams");
+        if (flags & 0x20) {
+            uint64_t plen;
+            const uint8_t *pb;
+            TRY(rd_num(c, &plen));
+            if (plen > c->left)
+                return fail(c, FZ7_E_FORMAT, "Headers Error: coder properties ends early");
+            TRY(rd_bytes(c, (size_t)plen, &pb));
+            if (plen) {
+                cd->props = malloc((size_t)plen);
+                if (!cd->props)
+                    return FZ7_E_MEM;
+                memcpy(cd->props, pb, (size_t)plen);
+                cd->props_len = (uint32_t)plen;
+            }
+        }
+    }
+    f->num_in = total_in;
+    f->num_bind_pairs = f->num_coders - 1;
+    if (total_in < f->num_bind_pairs)
+        return fail(c, FZ7_E_FORMAT, "Headers Error: folder has fewer in streams than bind pairs");
+    f->num_packed = total_in - f->num_bind_pairs;
+    f->bind_pairs = alloc_array(c, f->num_bind_pairs, sizeof *f->bind_pairs, &st);
+    f->packed = f->bind_pairs ? alloc_array(c, f->num_packed, sizeof *f->packed, &st) : NULL;
+    f->unpack_sizes = f->packed ? alloc_array(c, f->num_coders, sizeof *f->unpack_sizes, &st) : NULL;
+    if (!f->unpack_sizes)
+        return st;
+    for (uint32_t i = 0; i < f->num_bind_pairs; i++) {
+        uint64_t in, out;
+        TRY(rd_num(c, &in));
+        TRY(rd_num(c, &out));
+        if (in >= total_in || out >= f->num_coders)
+            return fail(c, FZ7_E_FORMAT, "Headers Error: bind pair out of range");
+        f->bind_pairs[i].in_index = (uint32_t)in;
+        f->bind_pairs[i].out_index = (uint32_t)out;
+    }
+    if (f->num_packed == 1) {
+        /* The one in stream no bind pair feeds. */
+        for (uint32_t in = 0; in < total_in; in++) {
+            bool bound = false;
+            for (uint32_t b = 0; b < f->num_bind_pairs; b++)
+                bound |= f->bind_pairs[b].in_index == in;
+            if (!bound) {
+                f->packed[0] = in;
+                break;
+            }
+            if (in + 1 == total_in)
+                return fail(c, FZ7_E_FORMAT, "Headers Error: folder has no packed stream");
+        }
+    } else {
+        for (uint32_t k = 0; k < f->num_packed; k++) {
+            uint64_t in;
+            TRY(rd_num(c, &in));
+            if (in >= total_in)
+                return fail(c, FZ7_E_FORMAT, "Headers Error: packed stream index out of range");
+            f->packed[k] = (uint32_t)in;
+        }
+    }
+    if (fz7_7z_folder_check(f) != FZ7_OK)
+        return fail(c, FZ7_E_FORMAT, "Headers Error: malformed coder graph");
+    return FZ7_OK;
+}
+
+static fz7_status parse_unpack_info(cursor *c, fz7_7z_streams *s)
+{
+    uint8_t id, external;
+    fz7_status st;
+    TRY(rd_byte(c, &id));
+    if (id != K_FOLDER)
+        return fail(c, FZ7_E_FORMAT, "Headers Error: expected folders");
+    TRY(rd_count(c, c->left / 2, "folder", &s->num_folders));
+    TRY(rd_byte(c, &external));
+    if (external)
+        return fail(c, FZ7_E_UNSUPPORTED, "Unsupported: external folder data");
+    s->folders = alloc_array(c, s->num_folders, sizeof *s->folders, &st);
+    if (!s->folders)
+        return st;
+    uint64_t next_pack = 0;
+    for (uint64_t i = 0; i < s->num_folders; i++) {
+        TRY(parse_folder(c, &s->folders[i]));
+        if (!(s->folders[i].method = fz7_7z_folder_method(&s->folders[i])))
+            return FZ7_E_MEM;
+        s->folders[i].first_pack = next_pack;
+        next_pack += s->folders[i].num_packed;
+    }
+    if (next_pack > s->num_pack)
+        return fail(c, FZ7_E_FORMAT, "Headers Error: folders use more pack streams than exist");
+    TRY(rd_byte(c, &id));
+    if (id != K_CODERS_UNPACK_SIZE)
+        return fail(c, FZ7_E_FORMAT, "Headers Error: expected unpack sizes");
+    for (uint64_t i = 0; i < s->num_folders; i++)
+        for (uint32_t o = 0; o < s->folders[i].num_coders; o++)
+            TRY(rd_num(c, &s->folders[i].unpack_sizes[o]));
+    for (;;) {
+        TRY(rd_byte(c, &id));
+        if (id == K_END)
+            break;
+        if (id == K_CRC) {
+            uint8_t *def = alloc_array(c, s->num_folders, 1, &st);
+            uint32_t *crcs = def ? alloc_array(c, s->num_folders, 4, &st) : NULL;
+            if (crcs)
+                st = rd_digests(c, s->num_folders, def, crcs);
+            for (uint64_t i = 0; st == FZ7_OK && i < s->num_folders; i++) {
+                s->folders[i].has_crc = def[i];
+                s->folders[i].crc = crcs[i];
+            }
+            free(def);
+            free(crcs);
+            TRY(st);
+        } else {
+            TRY(skip_data(c));
+        }
+    }
+    return FZ7_OK;
+}
+
+static uint64_t folder_size(const fz7_7z_folder *f) { return f->unpack_sizes[f->main_out]; }
+
+static fz7_status alloc_substreams(cursor *c, fz7_7z_streams *s)
+{
+    fz7_status st;
+    uint64_t total = 0;
+    for (uint64_t i = 0; i < s->num_folders; i++) {
+        s->folders[i].first_substream = total;
+        total += s->folders[i].num_substreams;
+    }
+    s->num_substreams = total;
+    s->sub_sizes = alloc_array(c, total, sizeof *s->sub_sizes, &st);
+    s->sub_crcs = s->sub_sizes ? alloc_array(c, total, sizeof *s->sub_crcs, &st) : NULL;
+    s->sub_has_crc = s->sub_crcs ? alloc_array(c, total, sizeof *s->sub_has_crc, &st) : NULL;
+    return s->sub_has_crc ? FZ7_OK : st;
+}
+
+/* Without SubStreamsInfo every folder holds one file, the folder's size. */
+static fz7_status default_substreams(cursor *c, fz7_7z_streams *s)
+{
+    for (uint64_t i = 0; i < s->num_folders; i++)
+        s->folders[i].num_substreams = 1;
+    TRY(alloc_substreams(c, s));
+    for (uint64_t i = 0; i < s->num_folders; i++) {
+        s->sub_sizes[i] = folder_size(&s->folders[i]);
+        s->sub_has_crc[i] = s->folders[i].has_crc;
+        s->sub_crcs[i] = s->folders[i].crc;
+    }
+    return FZ7_OK;
+}
+
+static fz7_status parse_substreams(cursor *c, fz7_7z_streams *s)
+{
+    uint8_t id;
+    fz7_status st;
+    for (uint64_t i = 0; i < s->num_folders; i++)
+        s->folders[i].num_substreams = 1;
+    TRY(rd_byte(c, &id));
+    if (id == K_NUM_UNPACK_STREAM) {
+        /* Sizes take a byte each (all but the last of a folder), so the
+         * header bounds the total. */
+        uint64_t budget = c->left;
+        for (uint64_t i = 0; i < s->num_folders; i++) {
+            uint64_t n;
+            TRY(rd_num(c, &n));
+            if (n > budget + 1)
+                return fail(c, FZ7_E_FORMAT, "Headers Error: substream count %" PRIu64 " is too large", n);
+            if (n > 0)
+                budget -= n - 1;
+            s->folders[i].num_substreams = n;
+        }
+        TRY(rd_byte(c, &id));
+    }
+    TRY(alloc_substreams(c, s));
+    uint64_t k = 0;
+    for (uint64_t i = 0; i < s->num_folders; i++) {
+        const fz7_7z_folder *f = &s->folders[i];
+        uint64_t n = f->num_substreams, left = folder_size(f);
+        if (n == 0)
+            continue;
+        if (n > 1 && id != K_SIZE)
+            return fail(c, FZ7_E_FORMAT, "Headers Error: substream sizes missing");
+        for (uint64_t j = 0; j + 1 < n; j++) {
+            TRY(rd_num(c, &s->sub_sizes[k]));
+            if (s->sub_sizes[k] > left)
+                return fail(c, FZ7_E_FORMAT, "Headers Error: substream sizes exceed the folder size");
+            left -= s->sub_sizes[k++];
+        }
+        s->sub_sizes[k++] = left;
+    }
+    if (id == K_SIZE)
+        TRY(rd_byte(c, &id));
+
+    /* Digests cover the substreams whose CRC the folder does not give. */
+    uint64_t missing = 0;
+    for (uint64_t i = 0; i < s->num_folders; i++) {
+        const fz7_7z_folder *f = &s->folders[i];
+        if (f->num_substreams == 1 && f->has_crc) {
+            s->sub_has_crc[f->first_substream] = true;
+            s->sub_crcs[f->first_substream] = f->crc;
+        } else {
+            missing += f->num_substreams;
+        }
+    }
+    while (id != K_END) {
+        if (id == K_CRC) {
+            uint8_t *def = alloc_array(c, missing, 1, &st);
+            uint32_t *crcs = def ? alloc_array(c, missing, 4, &st) : NULL;
+            if (crcs)
+                st = rd_digests(c, missing, def, crcs);
+            uint64_t m = 0;
+            for (uint64_t i = 0; st == FZ7_OK && i < s->num_folders; i++) {
+                const fz7_7z_folder *f = &s->folders[i];
+                if (f->num_substreams == 1 && f->has_crc)
+                    continue;
+                for (uint64_t j = 0; j < f->num_substreams; j++, m++) {
+                    s->sub_has_crc[f->first_substream + j] = def[m];
+                    s->sub_crcs[f->first_substream + j] = crcs[m];
+                }
+            }
+            free(def);
+            free(crcs);
+            TRY(st);
+        } else {
+            TRY(skip_data(c));
+        }
+        TRY(rd_byte(c, &id));
+    }
+    return FZ7_OK;
+}
+
+static fz7_status parse_streams_info(cursor *c, fz7_7z_streams *s)
+{
+    uint8_t id;
+    TRY(rd_byte(c, &id));
+    if (id == K_PACK_INFO) {
+        TRY(parse_pack_info(c, s));
+        TRY(rd_byte(c, &id));
+    }
+    if (id == K_UNPACK_INFO) {
+        TRY(parse_unpack_info(c, s));
+        TRY(rd_byte(c, &id));
+    }
+    if (id == K_SUBSTREAMS_INFO) {
+        TRY(parse_substreams(c, s));
+        TRY(rd_byte(c, &id));
+    } else {
+        TRY(default_substreams(c, s));
+    }
+    if (id != K_END)
+        return fail(c, FZ7_E_FORMAT, "Headers Error: unexpected property %u in streams info", id);
+    return FZ7_OK;
+}
+
+/* ---- FilesInfo ---- */
+
+/* One UTF-16LE name (units[0..n)) as UTF-8; unpaired surrogates become
+ * U+FFFD. */
+static char *utf16_to_utf8(const uint8_t *units, size_t n)
+{
+    char *out = malloc(n * 3 + 1), *o = out;
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u = fz7_get16le(units + 2 * i);
+        if (u >= 0xD800 && u < 0xDC00 && i + 1 < n) {
+            uint32_t lo = fz7_get16le(units + 2 * (i + 1));
+            if (lo >= 0xDC00 && lo < 0xE000) {
+                u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
+                i++;
+            }
+        }
+        if (u >= 0xD800 && u < 0xE000)
+            u = 0xFFFD;
+        if (u < 0x80) {
+            *o++ = (char)u;
+        } else if (u < 0x800) {
+            *o++ = (char)(0xC0 | (u >> 6));
+            *o++ = (char)(0x80 | (u & 0x3F));
+        } else if (u < 0x10000) {
+            *o++ = (char)(0xE0 | (u >> 12));
+            *o++ = (char)(0x80 | ((u >> 6) & 0x3F));
+            *o++ = (char)(0x80 | (u & 0x3F));
+        } else {
+            *o++ = (char)(0xF0 | (u >> 18));
+            *o++ = (char)(0x80 | ((u >> 12) & 0x3F));
+            *o++ = (char)(0x80 | ((u >> 6) & 0x3F));
+            *o++ = (char)(0x80 | (u & 0x3F));
+        }
+    }
+    *o = 0;
+    return out;
+}
+
+static fz7_status parse_names(cursor *c, fz7_entry *e, uint64_t num_files)
+{
+    uint8_t external;
+    TRY(rd_byte(c, &external));
+    if (external)
+        return fail(c, FZ7_E_UNSUPPORTED, "Unsupported: external file names");
+    if (c->left % 2)
+        return fail(c, FZ7_E_FORMAT, "Headers Error: odd length of file names");
+    size_t units = c->left / 2, start = 0;
+    uint64_t i = 0;
+    for (size_t u = 0; u < units && i < num_files; u++) {
+        if (fz7_get16le(c->p + 2 * u) != 0)
+            continue;
+        free(e[i].path);
+        e[i].path = utf16_to_utf8(c->p + 2 * start, u - start);
+        if (!e[i].path)
+            return FZ7_E_MEM;
+        i++;
+        start = u + 1;
+    }
+    if (i != num_files)
+        return fail(c, FZ7_E_FORMAT, "Headers Error: %" PRIu64 " names for %" PRIu64 " files", i, num_files);
+    return FZ7_OK;
+}
+
+/* kCTime/kATime/kMTime, kWinAttributes, kStartPos: defined flags, the
+ * External byte, then one value of `width` bytes per defined item. */
+static fz7_status parse_values(cursor *c, uint64_t n, unsigned width, uint8_t *defined, uint64_t *vals)
+{
+    uint8_t external;
+    TRY(rd_defined(c, n, defined));
+    TRY(rd_byte(c, &external));
+    if (external)
+        return fail(c, FZ7_E_UNSUPPORTED, "Unsupported: external file properties");
+    for (uint64_t i = 0; i < n; i++) {
+        if (!defined[i])
+            continue;
+        if (width == 4) {
+            uint32_t v;
+            TRY(rd_u32(c, &v));
+            vals[i] = v;
+        } else {
+            TRY(rd_u64(c, &vals[i]));
+        }
+    }
+    return FZ7_OK;
+}
+
+typedef struct {
+    uint8_t *empty_stream, *empty_file, *anti;
+    uint8_t *attr_defined, *mtime_defined, *scratch_defined;
+    uint64_t *attribs, *mtimes, *scratch;
+} files_props;
+
+static void files_props_free(files_props *fp)
+{
+    free(fp->empty_stream);
+    free(fp->empty_file);
+    free(fp->anti);
+    free(fp->attr_defined);
+    free(fp->mtime_defined);
+    free(fp->scratch_defined);
+    free(fp->attribs);
+    free(fp->mtimes);
+    free(fp->scratch);
+}
+
+/* Windows FILETIME (100 ns ticks since 1601) to Unix seconds + ns. */
+static void filetime_to_unix(uint64_t ft, int64_t *sec, uint32_t *nsec)
+{
+    *sec = (int64_t)(ft / 10000000u) - INT64_C(11644473600);
+    *nsec = (uint32_t)(ft % 10000000u) * 100u;
+}
+
+/* attrib, kind -> st_mode, as described in archive.h. */
+static void derive_mode(fz7_entry *e)
+{
+    uint32_t unix_mode = (e->has_attrib && (e->attrib & 0x8000)) ? e->attrib >> 16 : 0;
+    if (e->has_attrib && (e->attrib & 0x10))
+        e->is_dir = true;
+    if (unix_mode) {
+        if (S_ISDIR(unix_mode))
+            e->is_dir = true;
+        if (S_ISLNK(unix_mode) && !e->is_dir)
+            e->is_symlink = true;
+        if ((unix_mode & S_IFMT) == 0)
+            unix_mode |= e->is_dir ? S_IFDIR : S_IFREG;
+        else if (e->is_dir && !S_ISDIR(unix_mode))
+            unix_mode = (unix_mode & 07777) | S_IFDIR;
+        e->mode = unix_mode;
+        return;
+    }
+    e->mode = e->is_dir ? (S_IFDIR | 0755) : (S_IFREG | 0644);
+    if (e->has_attrib && (e->attrib & 0x1))
+        e->mode &= ~(uint32_t)0222;
+}
+
+static fz7_status parse_files_info(cursor *c, fz7_archive *a, fz7_7z_db *db)
+{
+    const fz7_7z_streams *s = &db->main;
+    uint64_t n;
+    fz7_status st = FZ7_OK;
+    /* A file either has a substream or is flagged in the kEmptyStream bit
+     * vector, which the remaining header bytes must hold. */
+    uint64_t max_files = s->num_substreams + (c->left > UINT64_MAX / 8 ? UINT64_MAX / 8 : c->left * 8);
+    TRY(rd_count(c, max_files, "file", &n));
+    a->entries = alloc_array(c, n, sizeof *a->entries, &st);
+    if (!a->entries)
+        return st;
+    a->count = (size_t)n;
+    files_props fp = {0};
+    fp.empty_stream = alloc_array(c, n, 1, &st);
+    fp.empty_file = fp.empty_stream ? alloc_array(c, n, 1, &st) : NULL;
+    fp.anti = fp.empty_file ? alloc_array(c, n, 1, &st) : NULL;
+    fp.attr_defined = fp.anti ? alloc_array(c, n, 1, &st) : NULL;
+    fp.mtime_defined = fp.attr_defined ? alloc_array(c, n, 1, &st) : NULL;
+    fp.scratch_defined = fp.mtime_defined ? alloc_array(c, n, 1, &st) : NULL;
+    fp.attribs = fp.scratch_defined ? alloc_array(c, n, 8, &st) : NULL;
+    fp.mtimes = fp.attribs ? alloc_array(c, n, 8, &st) : NULL;
+    fp.scratch = fp.mtimes ? alloc_array(c, n, 8, &st) : NULL;
+    if (!fp.scratch) {
+        files_props_free(&fp);
+        return st;
+    }
+    uint64_t num_empty = 0;
+    bool have_names = false;
+    for (;;) {
+        uint8_t type;
+        uint64_t size;
+        if ((st = rd_byte(c, &type)) != FZ7_OK)
+            break;
+        if (type == K_END)
+            break;
+        if ((st = rd_num(c, &size)) != FZ7_OK)
+            break;
+        if (size > c->left) {
+            st = fail(c, FZ7_E_FORMAT, "Headers Error: file property %u larger than the header", type);
+            break;
+        }
+        cursor p = *c;
+        p.left = (size_t)size;
+        c->p += size;
+        c->left -= (size_t)size;
+        switch (type) {
+        case K_EMPTY_STREAM:
+            st = rd_bits(&p, n, fp.empty_stream);
+            num_empty = 0;
+            for (uint64_t i = 0; i < n; i++)
+                num_empty += fp.empty_stream[i];
+            memset(fp.empty_file, 0, (size_t)n);
+            memset(fp.anti, 0, (size_t)n);
+            break;
+        case K_EMPTY_FILE:
+        case K_ANTI:
+            st = rd_bits(&p, num_empty, type == K_EMPTY_FILE ? fp.empty_file : fp.anti);
+            break;
+        case K_NAME:
+            st = parse_names(&p, a->entries, n);
+            have_names = true;
+            break;
+        case K_MTIME:
+            st = parse_values(&p, n, 8, fp.mtime_defined, fp.mtimes);
+            break;
+        case K_CTIME:
+        case K_ATIME:
+        case K_START_POS:
+            st = parse_values(&p, n, 8, fp.scratch_defined, fp.scratch);
+            break;
+        case K_WIN_ATTRIBUTES:
+            st = parse_values(&p, n, 4, fp.attr_defined, fp.attribs);
+            break;
+        default:   /* kDummy, kComment and properties unknown here */
+            break;
+        }
+        if (st != FZ7_OK)
+            break;
+    }
+    if (st == FZ7_OK && n - num_empty != s->num_substreams)
+        st = fail(c, FZ7_E_FORMAT, "Headers Error: %" PRIu64 " files with data for %" PRIu64 " substreams",
+                  n - num_empty, s->num_substreams);
+    if (st == FZ7_OK)
+        db->entry_substream = alloc_array(c, n, sizeof *db->entry_substream, &st);
+    if (st != FZ7_OK) {
+        files_props_free(&fp);
+        return st;
+    }
+
+    /* Spread the substreams over the files with data, in order. */
+    uint64_t sub = 0, folder = 0, empty_index = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        fz7_entry *e = &a->entries[i];
+        if (!e->path && !(e->path = strdup(""))) {
+            st = FZ7_E_MEM;
+            break;
+        }
+        e->has_size = true;
+        e->has_attrib = fp.attr_defined[i];
+        e->attrib = (uint32_t)fp.attribs[i];
+        if (fp.mtime_defined[i]) {
+            e->has_mtime = true;
+            filetime_to_unix(fp.mtimes[i], &e->mtime, &e->mtime_nsec);
+        }
+        e->folder = -1;
+        e->method = "";
+        db->entry_substream[i] = UINT64_MAX;
+        if (fp.empty_stream[i]) {
+            /* kEmptyFile and kAnti index the empty streams only. */
+            bool empty_file = fp.empty_file[empty_index], anti = fp.anti[empty_index];
+            empty_index++;
+            e->is_dir = !empty_file;
+            e->is_anti = anti;
+        } else {
+            while (folder < s->num_folders &&
+                   sub >= s->folders[folder].first_substream + s->folders[folder].num_substreams)
+                folder++;
+            const fz7_7z_folder *f = &s->folders[folder];
+            e->has_stream = true;
+            e->folder = (int64_t)folder;
+            e->size = s->sub_sizes[sub];
+            e->has_crc = s->sub_has_crc[sub];
+            e->crc = s->sub_crcs[sub];
+            e->method = f->method ? f->method : "";
+            e->encrypted = f->encrypted;
+            if (sub == f->first_substream)
+                for (uint32_t k = 0; k < f->num_packed; k++)
+                    e->packed_size += s->pack_sizes[f->first_pack + k];
+            db->entry_substream[i] = sub++;
+        }
+        derive_mode(e);
+    }
+    (void)have_names;
+    files_props_free(&fp);
+    return st;
+}
+
+/* ---- Header and encoded header ---- */
+
+static fz7_status parse_header(cursor *c, fz7_archive *a, fz7_7z_db *db)
+{
+    uint8_t id;
+    TRY(rd_byte(c, &id));
+    if (id == K_ARCHIVE_PROPERTIES) {
+        for (;;) {
+            uint8_t type;
+            TRY(rd_byte(c, &type));
+            if (type == 0)
+                break;
+            TRY(skip_data(c));
+        }
+        TRY(rd_byte(c, &id));
+    }
+    if (id == K_ADDITIONAL_STREAMS_INFO) {
+        /* Only external properties refer to it, and those are refused. */
+        fz7_7z_streams extra = {0};
+        fz7_status st = parse_streams_info(c, &extra);
+        fz7_7z_streams_free(&extra);
+        TRY(st);
+        TRY(rd_byte(c, &id));
+    }
+    if (id == K_MAIN_STREAMS_INFO) {
+        TRY(parse_streams_info(c, &db->main));
+        TRY(rd_byte(c, &id));
+    }
+    if (id == K_FILES_INFO) {
+        TRY(parse_files_info(c, a, db));
+        TRY(rd_byte(c, &id));
+    } else if (db->main.num_substreams > 0) {
+        return fail(c, FZ7_E_FORMAT, "Headers Error: streams without files");
+    }
+    if (id != K_END)
+        return fail(c, FZ7_E_FORMAT, "Headers Error: unexpected property %u in header", id);
+    return FZ7_OK;
+}
+
+/* Decodes the folder holding an encoded header into a new buffer. */
+static fz7_status decode_header(cursor *c, fz7_archive *a, uint8_t **out, size_t *out_len)
+{
+    fz7_7z_streams s = {0};
+    fz7_status st = parse_streams_info(c, &s);
+    if (st == FZ7_OK && s.num_folders == 0)
+        st = fail(c, FZ7_E_FORMAT, "Headers Error: encoded header without a folder");
+    if (st != FZ7_OK) {
+        fz7_7z_streams_free(&s);
+        return st;
+    }
+    const fz7_7z_folder *f = &s.folders[0];
+    uint64_t size = folder_size(f);
+    char detail[128];
+    fz7_istream *in = NULL;
+    uint8_t *buf = NULL;
+    a->info.header_encrypted |= f->encrypted;
+    if (f->encrypted && !a->opts.password)
+        st = fail(c, FZ7_E_NEED_PASSWORD, "Cannot open encrypted archive. Wrong password?");
+    else if (size > a->opts.mem_limit || size > SIZE_MAX - 1)
+        st = fail(c, FZ7_E_MEMLIMIT, "Header of %" PRIu64 " bytes exceeds the memory limit", size);
+    else if (!(buf = malloc(size ? (size_t)size : 1)))
+        st = FZ7_E_MEM;
+    if (st == FZ7_OK) {
+        st = fz7_7z_folder_istream_new(a->fd, &s, 0, a->opts.password, a->opts.mem_limit, &in,
+                                       detail, sizeof detail);
+        if (st != FZ7_OK)
+            fail(c, st, "Header: %s", detail);
+    }
+    if (st == FZ7_OK)
+        st = fz7_istream_read_full(in, buf, (size_t)size);
+    if (st == FZ7_OK) {
+        size_t extra = 0;
+        uint8_t probe;
+        st = in->read(in, &probe, 1, &extra);
+        if (st == FZ7_OK && extra)
+            st = FZ7_E_DATA;
+    }
+    if (st == FZ7_OK && f->has_crc && fz7_crc32(0, buf, (size_t)size) != f->crc)
+        st = FZ7_E_CRC;
+    if (f->encrypted && (st == FZ7_E_DATA || st == FZ7_E_CRC || st == FZ7_E_TRUNCATED))
+        st = fail(c, FZ7_E_PASSWORD, "Cannot open encrypted archive. Wrong password?");
+    else if (st != FZ7_OK)
+        fail(c, st, "Headers Error: encoded header: %s", fz7_status_str(st));
+    fz7_istream_free(in);
+    fz7_7z_streams_free(&s);
+    if (st != FZ7_OK) {
+        free(buf);
+        return st;
+    }
+    *out = buf;
+    *out_len = (size_t)size;
+    return FZ7_OK;
+}
+
+static void close_7z(fz7_archive *a)
+{
+    fz7_7z_db *db = a->priv;
+    if (!db)
+        return;
+    fz7_7z_streams_free(&db->main);
+    free(db->entry_substream);
+    free(db->method_union);
+    free(db);
+    a->priv = NULL;
+}
+
+static const fz7_archive_ops ops_7z = {fz7_7z_extract, close_7z};
+
+/* Fills what the listing shows beside the entries. */
+static fz7_status fill_info(fz7_archive *a, fz7_7z_db *db, uint64_t header_end)
+{
+    fz7_7z_streams *s = &db->main;
+    fz7_7z_method_set m = {.lzma2_prop = -1};
+    uint64_t packed = 0;
+    for (uint64_t i = 0; i < s->num_pack; i++)
+        packed += s->pack_sizes[i];
+    for (uint64_t i = 0; i < s->num_folders; i++) {
+        fz7_7z_method_set_add(&m, &s->folders[i]);
+        if (s->folders[i].num_substreams > 1)
+            a->info.solid = true;
+    }
+    db->method_union = fz7_7z_method_union(&m);
+    if (!db->method_union)
+        return FZ7_E_MEM;
+    a->info.format = FZ7_FORMAT_7Z;
+    a->info.method = db->method_union;
+    a->info.num_blocks = s->num_folders;
+    a->info.headers_size = header_end > packed ? header_end - packed : 0;
+    return FZ7_OK;
+}
+
+fz7_status fz7_7z_open(fz7_archive *a, char *err, size_t errlen)
+{
+    uint8_t sh[SIGNATURE_HEADER_BYTES];
+    cursor ec = {NULL, 0, err, errlen, a->opts.mem_limit};
+    if (a->file_size < sizeof signature)
+        return FZ7_E_FORMAT;
+    fz7_status st = fz7_pread_full(a->fd, sh, sizeof signature, 0);
+    if (st != FZ7_OK || memcmp(sh, signature, sizeof signature) != 0)
+        return st == FZ7_E_IO ? fail(&ec, st, "Can not read the file") : FZ7_E_FORMAT;
+    if (a->file_size < SIGNATURE_HEADER_BYTES)
+        return fail(&ec, FZ7_E_TRUNCATED, "Unexpected end of archive");
+    TRY(fz7_pread_full(a->fd, sh, sizeof sh, 0));
+    if (sh[6] != 0)
+        return fail(&ec, FZ7_E_UNSUPPORTED, "Unsupported 7z version %u.%u", sh[6], sh[7]);
+    if (fz7_crc32(0, sh + 12, 20) != fz7_get32le(sh + 8))
+        return fail(&ec, FZ7_E_CRC, "Headers Error: start header CRC mismatch");
+    uint64_t nh_offset = fz7_get64le(sh + 12), nh_size = fz7_get64le(sh + 20);
+    uint32_t nh_crc = fz7_get32le(sh + 28);
+    uint64_t room = a->file_size - SIGNATURE_HEADER_BYTES;
+    if (nh_offset > room || nh_size > room - nh_offset)
+        return fail(&ec, FZ7_E_TRUNCATED, "Unexpected end of archive");
+    if (nh_size > a->opts.mem_limit || nh_size > SIZE_MAX)
+        return fail(&ec, FZ7_E_MEMLIMIT, "Header of %" PRIu64 " bytes exceeds the memory limit", nh_size);
+
+    fz7_7z_db *db = calloc(1, sizeof *db);
+    if (!db)
+        return FZ7_E_MEM;
+    a->priv = db;
+    a->ops = &ops_7z;
+    uint64_t header_end = SIGNATURE_HEADER_BYTES + nh_offset + nh_size;
+    if (nh_size == 0) {   /* an empty archive */
+        if (nh_offset != 0 || nh_crc != 0)
+            return fail(&ec, FZ7_E_FORMAT, "Headers Error: empty header");
+        return fill_info(a, db, header_end);
+    }
+    uint8_t *buf = malloc((size_t)nh_size);
+    if (!buf)
+        return FZ7_E_MEM;
+    size_t len = (size_t)nh_size;
+    st = fz7_pread_full(a->fd, buf, len, SIGNATURE_HEADER_BYTES + nh_offset);
+    if (st == FZ7_OK && fz7_crc32(0, buf, len) != nh_crc)
+        st = fail(&ec, FZ7_E_CRC, "Headers Error: header CRC mismatch");
+    for (int level = 0; st == FZ7_OK; level++) {
+        cursor c = {buf, len, err, errlen, a->opts.mem_limit};
+        uint8_t id;
+        st = rd_byte(&c, &id);
+        if (st != FZ7_OK)
+            break;
+        if (id == K_HEADER) {
+            st = parse_header(&c, a, db);
+            break;
+        }
+        if (id != K_ENCODED_HEADER || level == MAX_ENCODED_HEADER_LEVELS) {
+            st = fail(&c, FZ7_E_FORMAT, "Headers Error: unexpected header type %u", id);
+            break;
+        }
+        uint8_t *next = NULL;
+        size_t next_len = 0;
+        st = decode_header(&c, a, &next, &next_len);
+        if (st == FZ7_OK) {
+            free(buf);
+            buf = next;
+            len = next_len;
+        }
+    }
+    free(buf);
+    if (st == FZ7_OK)
+        st = fill_info(a, db, header_end);
+    if (st != FZ7_OK && errlen && !err[0])
+        snprintf(err, errlen, "Headers Error: %s", fz7_status_str(st));
+    return st;
+}
