@@ -1,10 +1,20 @@
-/* commands.h - one entry point per command; each returns the exit code. */
+/* commands.h - one entry point per command; each returns the exit code
+ * (0 ok, 1 warning, 2 fatal or data errors, 7 command line, 8 memory,
+ * 255 stopped by the user). */
 #ifndef FZ7_COMMANDS_H
 #define FZ7_COMMANDS_H
+
+#include "cli/options.h"
 
 struct fz7_options;
 
 /* `a`: create or add to a .7z/.xz archive (cmd_add.c). */
 int fz7_cmd_add(const struct fz7_options *o);
+
+/* `l` (with -slt: technical listing) (cmd_list.c). */
+int fz7_cmd_list(const struct fz7_options *o);
+
+/* `x`, `e` and `t`, chosen by o->command (cmd_extract.c). */
+int fz7_cmd_extract(const struct fz7_options *o);
 
 #endif

@@ -1,8 +1,106 @@
-/* main.c - placeholder entry point until the command layer lands. */
-#include <stdio.h>
+/* main.c - fz7's entry point: parses the 7-Zip-style command line, prints
+ * "Command Line Error:" messages (exit 7) and runs the command. */
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cpu/cpu.h"
+#include "cpu/dispatch.h"
 
-int main(void)
+#include <stdio.h>
+#include <stdlib.h>
+
+static void print_version(void)
 {
-    fprintf(stderr, "fz7: not built yet\n");
-    return 2;
+    const fz7_cpu_features *f = fz7_cpu_features_get();
+    const fz7_dispatch *d = fz7_dispatch_get();
+    printf("fz7 %s : 7z/xz archiver (7-Zip compatible command line)\n", FZ7_VERSION);
+    printf("CPU: %s\n", f->brand[0] ? f->brand : "unknown");
+    printf("Dispatch level: %s (highest supported: %s)\n", fz7_cpu_level_name(fz7_cpu_level_get()),
+           fz7_cpu_level_name(fz7_cpu_max_level()));
+    printf("crc32: %s\ncrc64: %s\nsha256: %s\naes_cbc_dec: %s\naes_cbc_enc: %s\nmatch_len: %s\n",
+           d->crc32_path, d->crc64_path, d->sha256_path, d->aes_cbc_dec_path, d->aes_cbc_enc_path,
+           d->match_len_path);
+}
+
+static void print_usage(void)
+{
+    printf("\nUsage: fz7 <command> [<switches>...] <archive_name> [<file_names>...] [@listfile]\n"
+           "\n<Commands>\n"
+           "  a : Add files to archive\n"
+           "  b : Benchmark\n"
+           "  e : Extract files from archive (without using directory names)\n"
+           "  l : List contents of archive\n"
+           "  t : Test integrity of archive\n"
+           "  x : eXtract files with full paths\n"
+           "\n<Switches>\n"
+           "  -- : Stop switches parsing\n"
+           "  @listfile : set path to listfile that contains file names\n"
+           "  -ao{a|s|t|u} : set Overwrite mode\n"
+           "  -bb[0-3] : set output log level\n"
+           "  -bsp{N}, -bso{N}, -bse{N} : output streams (accepted)\n"
+           "  -i[r[-|0]]{@listfile|!wildcard} : Include filenames\n"
+           "  -m{Parameters} : set compression Method (-mx{N}, -m0={method}, -mmt[N], -mhe, ...)\n"
+           "  -o{Directory} : set Output directory\n"
+           "  -p{Password} : set Password (-p alone: ask)\n"
+           "  -r[-|0] : Recurse subdirectories for name search\n"
+           "  -sdel : delete files after compression\n"
+           "  -si[{name}] : read data from stdin\n"
+           "  -slt : show technical information for l (List) command\n"
+           "  -snl : store symbolic links as links\n"
+           "  -so : write data to stdout\n"
+           "  -ssc[-] : set sensitive case mode\n"
+           "  -t{Type} : Set type of archive (7z, xz, lzma)\n"
+           "  -w[{path}] : assign Work directory\n"
+           "  -x[r[-|0]]{@listfile|!wildcard} : eXclude filenames\n"
+           "  -y : assume Yes on all queries\n"
+           "  --version, -h : version, CPU and kernel paths\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        printf("\nfz7 %s : 7z/xz archiver\n", FZ7_VERSION);
+        print_usage();
+        return 0;
+    }
+    struct fz7_options o;
+    char kind[300], arg[4200];
+    int rc = fz7_options_parse(argc, argv, &o, kind, sizeof kind, arg, sizeof arg);
+    if (rc != 0) {
+        fflush(stdout);
+        if (rc == 7)
+            fprintf(stderr, "\nCommand Line Error:\n%s\n%s\n", kind, arg);
+        else
+            fprintf(stderr, "\nERROR: %s%s%s\n", kind, arg[0] ? " : " : "", arg);
+        fz7_options_free(&o);
+        return rc;
+    }
+    switch (o.command) {
+    case FZ7_CMD_VERSION:
+        print_version();
+        print_usage();
+        rc = 0;
+        break;
+    case FZ7_CMD_BENCH:
+        printf("fz7: command 'b' (benchmark) is not implemented yet\n");
+        rc = 7;
+        break;
+    case FZ7_CMD_ADD:
+        rc = fz7_cmd_add(&o);
+        break;
+    case FZ7_CMD_LIST:
+        rc = fz7_cmd_list(&o);
+        break;
+    case FZ7_CMD_EXTRACT:
+    case FZ7_CMD_EXTRACT_FLAT:
+    case FZ7_CMD_TEST:
+        rc = fz7_cmd_extract(&o);
+        break;
+    default:
+        fprintf(stderr, "\nCommand Line Error:\nUnsupported command\n\n");
+        rc = 7;
+        break;
+    }
+    fz7_options_free(&o);
+    fflush(stdout);
+    return rc;
 }

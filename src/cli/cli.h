@@ -1,0 +1,76 @@
+/* cli.h - helpers shared by the commands that read archives (l, t, x, e):
+ * wildcard selection, terminal questions, opening with a password, and
+ * the 7-Zip-style archive block and messages. */
+#ifndef FZ7_CLI_H
+#define FZ7_CLI_H
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "format/archive.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Exit codes, as 7-Zip's. */
+enum {
+    FZ7_EXIT_OK = 0,
+    FZ7_EXIT_WARNING = 1,
+    FZ7_EXIT_FATAL = 2,
+    FZ7_EXIT_USAGE = 7,
+    FZ7_EXIT_MEMORY = 8,
+    FZ7_EXIT_BREAK = 255,  /* the user stopped (or gave no answer) */
+};
+
+/* True when path (an archive path) matches pattern by 7-Zip's rules:
+ * components are compared one to one ('*' and '?' never cross '/'); a
+ * pattern matching the leading components selects everything below them;
+ * a recursive pattern may start at any depth. */
+bool fz7_wildcard_match(const char *pattern, const char *path, bool recursive,
+                        bool case_sensitive);
+
+/* True when the entry path is selected by o's names (all when none) and
+ * not excluded by o's excludes. */
+bool fz7_selected(const struct fz7_options *o, const char *path);
+
+/* Asks for a password on the terminal with echo off. Returns a malloc'ed
+ * string, or NULL when stdin is not a terminal or at end of input. */
+char *fz7_ask_password(void);
+
+/* The answers of the overwrite question. */
+typedef enum fz7_answer {
+    FZ7_ANSWER_YES, FZ7_ANSWER_NO, FZ7_ANSWER_ALWAYS, FZ7_ANSWER_SKIP_ALL,
+    FZ7_ANSWER_RENAME_ALL, FZ7_ANSWER_QUIT, FZ7_ANSWER_EOF
+} fz7_answer;
+
+/* Prints 7-Zip's "(Y)es / (N)o / (A)lways / (S)kip all / A(u)to rename all
+ * / (Q)uit?" and reads one answer line from stdin (asked again on an
+ * unknown answer). FZ7_ANSWER_EOF at end of input. */
+fz7_answer fz7_ask_overwrite(FILE *out, const char *disk_path, uint64_t disk_size,
+                             int64_t disk_mtime, const char *entry_path, uint64_t entry_size,
+                             bool entry_has_mtime, int64_t entry_mtime);
+
+/* Where status text goes: stdout, or stderr when data goes to stdout. */
+FILE *fz7_msg_stream(const struct fz7_options *o);
+
+/* "\nfz7 0.1.0 (x86_64) : ..." banner as 7-Zip opens every command. */
+void fz7_print_banner(FILE *out);
+
+/* Opens o->archive for reading: uses o->password, asks for one when the
+ * headers are encrypted (and, when need_data is true, when a selected
+ * entry is encrypted). On failure prints the error lines and returns the
+ * exit code (> 0) with *out NULL; password_out keeps a prompted password
+ * (free it). */
+int fz7_open_for_read(const struct fz7_options *o, FILE *out, const char *verb, bool need_data,
+                      fz7_archive **out_arc, char **password_out);
+
+/* The "--\nPath = ...\nType = ..." block of 7-Zip. */
+void fz7_print_archive_block(FILE *out, const char *path, const fz7_archive *a);
+
+/* "YYYY-MM-DD HH:MM:SS" in local time into buf (at least 20 bytes). */
+void fz7_format_time(char *buf, size_t cap, int64_t t);
+
+/* The 7-Zip words for an entry's error ("CRC Failed", "Data Error",
+ * "Unsupported Method", "Data Error in encrypted file. Wrong password?"). */
+const char *fz7_entry_error_words(fz7_status st, bool encrypted);
+
+#endif

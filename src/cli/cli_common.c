@@ -1,0 +1,343 @@
+/* cli_common.c - what l, t, x and e share: 7-Zip's wildcard rules, the
+ * terminal questions (password with echo off, overwrite), opening an
+ * archive with a password, and the archive block of the output. */
+#include "cli/cli.h"
+
+#include "cpu/cpu.h"
+#include "cpu/dispatch.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- wildcards ---- */
+
+static bool char_eq(char a, char b, bool cs)
+{
+    return cs ? a == b : tolower((unsigned char)a) == tolower((unsigned char)b);
+}
+
+/* Glob of one component [p, pe) against [s, se): '*' any run, '?' one byte. */
+static bool glob_component(const char *p, const char *pe, const char *s, const char *se, bool cs)
+{
+    const char *star_p = NULL, *star_s = NULL;
+    while (s < se) {
+        if (p < pe && *p == '*') {
+            star_p = ++p;
+            star_s = s;
+        } else if (p < pe && (*p == '?' || char_eq(*p, *s, cs))) {
+            p++;
+            s++;
+        } else if (star_p) {
+            p = star_p;
+            s = ++star_s;
+        } else {
+            return false;
+        }
+    }
+    while (p < pe && *p == '*')
+        p++;
+    return p == pe;
+}
+
+#define MAX_COMPONENTS 512
+
+/* Splits a path into components, skipping empty and "." ones. */
+static size_t split(const char *path, const char **b, const char **e)
+{
+    size_t n = 0;
+    const char *p = path;
+    while (*p && n < MAX_COMPONENTS) {
+        const char *q = p;
+        while (*q && *q != '/')
+            q++;
+        if (q > p && !(q - p == 1 && *p == '.')) {
+            b[n] = p;
+            e[n] = q;
+            n++;
+        }
+        p = *q ? q + 1 : q;
+    }
+    return n;
+}
+
+bool fz7_wildcard_match(const char *pattern, const char *path, bool recursive,
+                        bool case_sensitive)
+{
+    const char *pb[MAX_COMPONENTS], *pe[MAX_COMPONENTS], *sb[MAX_COMPONENTS], *se[MAX_COMPONENTS];
+    size_t m = split(pattern, pb, pe), n = split(path, sb, se);
+    if (m == 0)
+        return true;
+    if (n < m)
+        return false;
+    size_t last_start = recursive ? n - m : 0;
+    for (size_t k = 0; k <= last_start; k++) {
+        size_t j = 0;
+        while (j < m && glob_component(pb[j], pe[j], sb[k + j], se[k + j], case_sensitive))
+            j++;
+        if (j == m)
+            return true;
+    }
+    return false;
+}
+
+bool fz7_selected(const struct fz7_options *o, const char *path)
+{
+    bool in = o->n_names == 0;
+    for (size_t i = 0; !in && i < o->n_names; i++)
+        in = fz7_wildcard_match(o->names[i].pattern, path, o->names[i].recursive, o->case_sensitive);
+    if (!in)
+        return false;
+    for (size_t i = 0; i < o->n_excludes; i++)
+        if (fz7_wildcard_match(o->excludes[i].pattern, path, o->excludes[i].recursive,
+                               o->case_sensitive))
+            return false;
+    return true;
+}
+
+/* ---- terminal questions ---- */
+
+static char *read_line(FILE *in)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n = getline(&line, &cap, in);
+    if (n < 0) {
+        free(line);
+        return NULL;
+    }
+    while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+        line[--n] = 0;
+    return line;
+}
+
+char *fz7_ask_password(void)
+{
+    if (!isatty(STDIN_FILENO))
+        return NULL;
+    fprintf(stderr, "Enter password:");
+    fflush(stderr);
+    struct termios old, quiet;
+    bool restore = tcgetattr(STDIN_FILENO, &old) == 0;
+    if (restore) {
+        quiet = old;
+        quiet.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
+        quiet.c_lflag |= ICANON;
+        tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet);
+    }
+    char *pw = read_line(stdin);
+    if (restore)
+        tcsetattr(STDIN_FILENO, TCSAFLUSH, &old);
+    fputc('\n', stderr);
+    return pw;
+}
+
+fz7_answer fz7_ask_overwrite(FILE *out, const char *disk_path, uint64_t disk_size,
+                             int64_t disk_mtime, const char *entry_path, uint64_t entry_size,
+                             bool entry_has_mtime, int64_t entry_mtime)
+{
+    char t1[32], t2[32] = "";
+    fz7_format_time(t1, sizeof t1, disk_mtime);
+    if (entry_has_mtime)
+        fz7_format_time(t2, sizeof t2, entry_mtime);
+    fprintf(out, "\nWould you like to replace the existing file:\n"
+                 "  Path:     %s\n  Size:     %llu bytes\n  Modified: %s\n"
+                 "with the file from archive:\n"
+                 "  Path:     %s\n  Size:     %llu bytes\n  Modified: %s\n",
+            disk_path, (unsigned long long)disk_size, t1, entry_path,
+            (unsigned long long)entry_size, t2);
+    for (;;) {
+        fprintf(out, "? (Y)es / (N)o / (A)lways / (S)kip all / A(u)to rename all / (Q)uit? ");
+        fflush(out);
+        char *line = read_line(stdin);
+        if (!line)
+            return FZ7_ANSWER_EOF;
+        char c = (char)tolower((unsigned char)line[0]);
+        bool one = line[0] && !line[1];
+        free(line);
+        if (one) {
+            switch (c) {
+            case 'y': return FZ7_ANSWER_YES;
+            case 'n': return FZ7_ANSWER_NO;
+            case 'a': return FZ7_ANSWER_ALWAYS;
+            case 's': return FZ7_ANSWER_SKIP_ALL;
+            case 'u': return FZ7_ANSWER_RENAME_ALL;
+            case 'q': return FZ7_ANSWER_QUIT;
+            }
+        }
+    }
+}
+
+/* ---- output ---- */
+
+FILE *fz7_msg_stream(const struct fz7_options *o) { return o->to_stdout ? stderr : stdout; }
+
+void fz7_print_banner(FILE *out)
+{
+    fprintf(out, "\nfz7 %s (%s) : 7z/xz archiver : %s kernels\n\n", FZ7_VERSION,
+#if defined(__x86_64__)
+            "x64",
+#else
+            "generic",
+#endif
+            fz7_cpu_level_name(fz7_cpu_level_get()));
+}
+
+void fz7_format_time(char *buf, size_t cap, int64_t t)
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+    if (!localtime_r(&tt, &tm) || !strftime(buf, cap, "%Y-%m-%d %H:%M:%S", &tm))
+        snprintf(buf, cap, "%s", "");
+}
+
+static const char *type_name(fz7_format f)
+{
+    switch (f) {
+    case FZ7_FORMAT_7Z: return "7z";
+    case FZ7_FORMAT_XZ: return "xz";
+    case FZ7_FORMAT_LZMA: return "lzma";
+    }
+    return "?";
+}
+
+void fz7_print_archive_block(FILE *out, const char *path, const fz7_archive *a)
+{
+    const fz7_archive_info *in = fz7_archive_get_info(a);
+    fprintf(out, "--\nPath = %s\nType = %s\nPhysical Size = %llu\n", path, type_name(in->format),
+            (unsigned long long)in->phy_size);
+    if (in->format == FZ7_FORMAT_7Z)
+        fprintf(out, "Headers Size = %llu\n", (unsigned long long)in->headers_size);
+    const char *m = in->method ? in->method : "";
+    if (in->check && !strstr(m, in->check))
+        fprintf(out, "Method = %s%s%s\n", m, m[0] ? " " : "", in->check);
+    else if (m[0])
+        fprintf(out, "Method = %s\n", m);
+    if (in->format == FZ7_FORMAT_7Z) {
+        fprintf(out, "Solid = %c\n", in->solid ? '+' : '-');
+        fprintf(out, "Blocks = %llu\n", (unsigned long long)in->num_blocks);
+        if (in->header_encrypted)
+            fprintf(out, "Encrypted = +\n");
+    } else if (in->format == FZ7_FORMAT_XZ) {
+        fprintf(out, "Streams = %llu\n", (unsigned long long)in->num_streams);
+        fprintf(out, "Blocks = %llu\n", (unsigned long long)in->num_blocks);
+    }
+}
+
+const char *fz7_entry_error_words(fz7_status st, bool encrypted)
+{
+    switch (st) {
+    case FZ7_E_CRC: return encrypted ? "CRC Failed in encrypted file. Wrong password?" : "CRC Failed";
+    case FZ7_E_DATA:
+        return encrypted ? "Data Error in encrypted file. Wrong password?" : "Data Error";
+    case FZ7_E_PASSWORD: return "Data Error in encrypted file. Wrong password?";
+    case FZ7_E_NEED_PASSWORD: return "Can not open encrypted archive. Wrong password?";
+    case FZ7_E_TRUNCATED: return "Unexpected end of data";
+    case FZ7_E_UNSUPPORTED: return "Unsupported Method";
+    case FZ7_E_MEMLIMIT: return "Memory usage limit reached";
+    case FZ7_E_MEM: return "Can't allocate required memory";
+    default: return fz7_status_str(st);
+    }
+}
+
+/* ---- opening ---- */
+
+static void print_size_line(FILE *out, uint64_t n)
+{
+    if (n < ((uint64_t)10 << 20))
+        fprintf(out, "1 file, %llu bytes (%llu KiB)\n", (unsigned long long)n,
+                (unsigned long long)((n + 1023) >> 10));
+    else
+        fprintf(out, "1 file, %llu bytes (%llu MiB)\n", (unsigned long long)n,
+                (unsigned long long)((n + (1 << 20) - 1) >> 20));
+}
+
+static int open_error(FILE *out, const char *path, fz7_status st, const char *err)
+{
+    fflush(out);
+    fprintf(stderr, "ERROR: %s : %s\n", path, err[0] ? err : fz7_status_str(st));
+    if (st == FZ7_E_FORMAT)
+        fprintf(out, "\nCan't open as archive: 1\nFiles: 0\nSize:       0\nCompressed: 0\n");
+    return st == FZ7_E_MEM ? FZ7_EXIT_MEMORY : FZ7_EXIT_FATAL;
+}
+
+static fz7_format wanted_format(fz7_type t)
+{
+    return t == FZ7_TYPE_XZ ? FZ7_FORMAT_XZ : t == FZ7_TYPE_LZMA ? FZ7_FORMAT_LZMA : FZ7_FORMAT_7Z;
+}
+
+int fz7_open_for_read(const struct fz7_options *o, FILE *out, const char *verb, bool need_data,
+                      fz7_archive **out_arc, char **password_out)
+{
+    *out_arc = NULL;
+    *password_out = NULL;
+    const char *path = o->archive;
+    fprintf(out, "Scanning the drive for archives:\n");
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        fflush(out);
+        fprintf(stderr, "ERROR: %s : Can not open the file: %s\n", path, strerror(errno));
+        return FZ7_EXIT_FATAL;
+    }
+    print_size_line(out, (uint64_t)st.st_size);
+    fprintf(out, "\n%s archive: %s\n", verb, path);
+
+    const char *password = o->password;
+    char err[512];
+    fz7_archive *a = NULL;
+    for (int attempt = 0;; attempt++) {
+        fz7_open_opts opts = {.password = password};
+        fz7_status s = fz7_archive_open(path, &opts, &a, err, sizeof err);
+        if (s == FZ7_E_NEED_PASSWORD && !password && attempt == 0) {
+            fflush(out);
+            *password_out = fz7_ask_password();
+            if (!*password_out) {
+                fprintf(stderr, "ERROR: %s : Can not open encrypted archive: a password is needed "
+                                "(give -p{password}; no terminal to ask on)\n", path);
+                return FZ7_EXIT_FATAL;
+            }
+            password = *password_out;
+            continue;
+        }
+        if (s != FZ7_OK)
+            return open_error(out, path, s, err);
+        break;
+    }
+    if (o->type != FZ7_TYPE_AUTO && fz7_archive_get_info(a)->format != wanted_format(o->type)) {
+        fz7_archive_close(a);
+        fflush(out);
+        fprintf(stderr, "ERROR: %s : Can not open the file as [%s] archive\n", path,
+                o->type == FZ7_TYPE_XZ ? "xz" : o->type == FZ7_TYPE_LZMA ? "lzma" : "7z");
+        fprintf(out, "\nCan't open as archive: 1\nFiles: 0\nSize:       0\nCompressed: 0\n");
+        return FZ7_EXIT_FATAL;
+    }
+    if (need_data && !password) {
+        bool encrypted = false;
+        for (size_t i = 0; i < fz7_archive_count(a) && !encrypted; i++) {
+            const fz7_entry *e = fz7_archive_entry(a, i);
+            encrypted = e->encrypted && fz7_selected(o, e->path);
+        }
+        if (encrypted) {
+            fflush(out);
+            *password_out = fz7_ask_password();
+            if (!*password_out) {
+                fz7_archive_close(a);
+                fprintf(stderr, "ERROR: %s : encrypted entries need a password "
+                                "(give -p{password}; no terminal to ask on)\n", path);
+                return FZ7_EXIT_FATAL;
+            }
+            fz7_archive_close(a);
+            fz7_open_opts opts = {.password = *password_out};
+            fz7_status s = fz7_archive_open(path, &opts, &a, err, sizeof err);
+            if (s != FZ7_OK)
+                return open_error(out, path, s, err);
+        }
+    }
+    *out_arc = a;
+    return 0;
+}

@@ -1,0 +1,316 @@
+/* cmd_extract.c - `fz7 x` (full paths), `fz7 e` (no paths) and `fz7 t`
+ * (decode and verify only): drives fz7_archive_extract's callbacks into the
+ * safe disk writer (fsio/extract.h), stdout (-so) or nowhere (t).
+ *
+ * Overwrite questions follow 7-Zip: without -ao/-y the question is printed
+ * and one answer line read from stdin; at end of input (no terminal, no
+ * answer) extraction stops with "Break signaled" and exit code 255. */
+#include "cli/cli.h"
+#include "fsio/extract.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+typedef enum run_mode { RUN_TEST, RUN_DISK, RUN_STDOUT } run_mode;
+
+typedef struct run {
+    const struct fz7_options *o;
+    fz7_archive *a;
+    FILE *out;
+    run_mode mode;
+    bool flat;               /* `e` */
+    fz7_disk *disk;
+    fz7_overwrite overwrite; /* changes with Always / Skip all / rename all */
+    mode_t umask_bits;
+    /* The entry in progress. */
+    const fz7_entry *cur;
+    bool writing;            /* a disk item is open */
+    /* Totals. */
+    uint64_t files, folders, size;
+    unsigned long errors, warnings;
+    bool quit, broken;       /* (Q)uit, or end of input at a question */
+    fz7_status fatal;
+    char fatal_msg[600];
+} run;
+
+static void warn(run *r, const char *what, const char *path, const char *detail)
+{
+    fflush(r->out);
+    fprintf(stderr, "WARNING: %s : %s%s%s  (in %s)\n", what, path, detail ? " : " : "",
+            detail ? detail : "", r->o->archive);
+    r->warnings++;
+}
+
+static void entry_error(run *r, fz7_status st, const fz7_entry *e, const char *detail)
+{
+    fflush(r->out);
+    fprintf(stderr, "ERROR: %s : %s  (in %s%s%s)\n", fz7_entry_error_words(st, e->encrypted),
+            e->path, r->o->archive, detail && detail[0] ? ": " : "", detail ? detail : "");
+    r->errors++;
+}
+
+static uint32_t perm_of(const run *r, const fz7_entry *e)
+{
+    uint32_t perm = e->mode & 07777;
+    if ((perm & 0777) == 0) {
+        perm = (e->is_dir ? 0777u : 0666u) & ~(uint32_t)r->umask_bits;
+        if (e->has_attrib && (e->attrib & 1) && !e->is_dir)
+            perm &= ~0222u;
+    }
+    if (e->is_dir)
+        perm |= 0700; /* we must be able to write into it and enter it */
+    return perm;
+}
+
+/* Applies the overwrite mode to an existing target; returns the path to
+ * write (malloc'ed, maybe renamed) or NULL to skip the entry. */
+static char *resolve_existing(run *r, const fz7_entry *e, char *path, const struct stat *st)
+{
+    char err[512];
+    for (;;) {
+        switch (r->overwrite) {
+        case FZ7_OVERWRITE_ALL:
+            return path;
+        case FZ7_OVERWRITE_SKIP:
+            free(path);
+            return NULL;
+        case FZ7_OVERWRITE_RENAME_NEW: {
+            char *n;
+            if (fz7_disk_free_name(r->disk, path, &n) != FZ7_OK) {
+                warn(r, "No free name for", path, NULL);
+                free(path);
+                return NULL;
+            }
+            free(path);
+            return n;
+        }
+        case FZ7_OVERWRITE_RENAME_OLD:
+            if (fz7_disk_rename_existing(r->disk, path, NULL, err, sizeof err) != FZ7_OK) {
+                warn(r, "Can not rename the existing file", path, err);
+                free(path);
+                return NULL;
+            }
+            return path;
+        case FZ7_OVERWRITE_ASK: {
+            fz7_answer ans = fz7_ask_overwrite(r->out, path, (uint64_t)st->st_size, st->st_mtime,
+                                               e->path, e->size, e->has_mtime, e->mtime);
+            switch (ans) {
+            case FZ7_ANSWER_YES: return path;
+            case FZ7_ANSWER_NO: free(path); return NULL;
+            case FZ7_ANSWER_ALWAYS: r->overwrite = FZ7_OVERWRITE_ALL; break;
+            case FZ7_ANSWER_SKIP_ALL: r->overwrite = FZ7_OVERWRITE_SKIP; break;
+            case FZ7_ANSWER_RENAME_ALL: r->overwrite = FZ7_OVERWRITE_RENAME_NEW; break;
+            case FZ7_ANSWER_QUIT: r->quit = true; free(path); return NULL;
+            case FZ7_ANSWER_EOF: r->broken = true; free(path); return NULL;
+            }
+            break;
+        }
+        }
+    }
+}
+
+static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
+{
+    (void)index;
+    run *r = ctx;
+    r->cur = e;
+    r->writing = false;
+    if (e->is_dir)
+        r->folders++;
+    else
+        r->files++;
+    r->size += e->size;
+    if (r->mode == RUN_TEST) {
+        if (r->o->bb >= 1)
+            fprintf(r->out, "T %s\n", e->path);
+        return FZ7_OK;
+    }
+    if (r->mode == RUN_STDOUT || e->is_anti || (r->flat && e->is_dir))
+        return FZ7_OK;
+
+    char *path;
+    fz7_status s = fz7_disk_safe_path(e->path, &path);
+    if (s == FZ7_E_MEM)
+        return s;
+    if (s != FZ7_OK) {
+        warn(r, "Refused unsafe path", e->path, "\"..\" component");
+        return FZ7_OK;
+    }
+    if (r->flat) {
+        char *slash = strrchr(path, '/');
+        if (slash)
+            memmove(path, slash + 1, strlen(slash + 1) + 1);
+    }
+    fz7_disk_kind kind = e->is_dir ? FZ7_DISK_DIR : e->is_symlink ? FZ7_DISK_SYMLINK : FZ7_DISK_FILE;
+    if (kind != FZ7_DISK_DIR) {
+        struct stat st;
+        int ex = fz7_disk_lookup(r->disk, path, &st);
+        if (ex < 0) {
+            warn(r, "Refused path through a symbolic link or a file", e->path, NULL);
+            free(path);
+            return FZ7_OK;
+        }
+        if (ex > 0 && S_ISDIR(st.st_mode)) {
+            warn(r, "Can not replace a folder with a file", e->path, NULL);
+            free(path);
+            return FZ7_OK;
+        }
+        if (ex > 0) {
+            path = resolve_existing(r, e, path, &st);
+            if (r->quit || r->broken)
+                return FZ7_E_ARG;
+            if (!path)
+                return FZ7_OK;
+        }
+    }
+    fz7_disk_item it = {.path = path, .kind = kind, .perm = perm_of(r, e),
+                        .has_mtime = e->has_mtime, .mtime = e->mtime, .mtime_nsec = e->mtime_nsec};
+    char err[600];
+    s = fz7_disk_begin(r->disk, &it, err, sizeof err);
+    if (s == FZ7_OK) {
+        r->writing = kind != FZ7_DISK_DIR;
+        if (r->o->bb >= 1)
+            fprintf(r->out, "- %s\n", path);
+    } else if (s == FZ7_E_ARG) {
+        warn(r, "Refused", e->path, err);
+        s = FZ7_OK;
+    } else if (s == FZ7_E_IO) {
+        fflush(r->out);
+        fprintf(stderr, "ERROR: Can not open output file : %s  (in %s: %s)\n", e->path,
+                r->o->archive, err);
+        r->errors++;
+        s = FZ7_OK;
+    }
+    free(path);
+    return s;
+}
+
+static fz7_status on_data(void *ctx, const uint8_t *p, size_t n)
+{
+    run *r = ctx;
+    if (r->mode == RUN_STDOUT) {
+        if (r->cur && !r->cur->is_dir && fwrite(p, 1, n, stdout) != n) {
+            snprintf(r->fatal_msg, sizeof r->fatal_msg, "can not write to stdout");
+            r->fatal = FZ7_E_IO;
+            return FZ7_E_IO;
+        }
+        return FZ7_OK;
+    }
+    if (!r->writing)
+        return FZ7_OK;
+    char err[600];
+    fz7_status s = fz7_disk_data(r->disk, p, n, err, sizeof err);
+    if (s != FZ7_OK) {
+        snprintf(r->fatal_msg, sizeof r->fatal_msg, "%s", err);
+        r->fatal = s;
+    }
+    return s;
+}
+
+static fz7_status on_end(void *ctx, size_t index, fz7_status result, const char *detail)
+{
+    (void)index;
+    run *r = ctx;
+    const fz7_entry *e = r->cur;
+    if (!e)
+        return FZ7_OK;
+    if (result != FZ7_OK)
+        entry_error(r, result, e, detail);
+    if (r->writing) {
+        char err[600];
+        fz7_status s = fz7_disk_end(r->disk, result == FZ7_OK, err, sizeof err);
+        r->writing = false;
+        if (s != FZ7_OK && result == FZ7_OK) {
+            fflush(r->out);
+            fprintf(stderr, "ERROR: Can not write output file : %s  (in %s: %s)\n", e->path,
+                    r->o->archive, err);
+            r->errors++;
+        }
+    }
+    r->cur = NULL;
+    return FZ7_OK;
+}
+
+int fz7_cmd_extract(const struct fz7_options *o)
+{
+    run r = {.o = o, .overwrite = o->overwrite};
+    r.mode = o->command == FZ7_CMD_TEST ? RUN_TEST : o->to_stdout ? RUN_STDOUT : RUN_DISK;
+    r.flat = o->command == FZ7_CMD_EXTRACT_FLAT;
+    r.out = fz7_msg_stream(o);
+    r.umask_bits = umask(0);
+    umask(r.umask_bits);
+    fz7_print_banner(r.out);
+
+    fz7_archive *a;
+    char *password;
+    int rc = fz7_open_for_read(o, r.out, o->command == FZ7_CMD_TEST ? "Testing" : "Extracting",
+                               true, &a, &password);
+    if (rc)
+        return rc;
+    r.a = a;
+    fz7_print_archive_block(r.out, o->archive, a);
+    fputc('\n', r.out);
+
+    size_t n = fz7_archive_count(a);
+    bool *select = calloc(n ? n : 1, sizeof *select);
+    if (!select) {
+        fz7_archive_close(a);
+        free(password);
+        fprintf(stderr, "ERROR: Can't allocate required memory\n");
+        return FZ7_EXIT_MEMORY;
+    }
+    for (size_t i = 0; i < n; i++)
+        select[i] = fz7_selected(o, fz7_archive_entry(a, i)->path);
+
+    char err[600] = "";
+    fz7_status s = FZ7_OK;
+    if (r.mode == RUN_DISK)
+        s = fz7_disk_open(o->out_dir, &r.disk, err, sizeof err);
+    if (s == FZ7_OK) {
+        fz7_extract_cb cb = {.ctx = &r, .begin = on_begin, .data = on_data, .end = on_end};
+        s = fz7_archive_extract(a, select, &cb, err, sizeof err);
+        if (r.writing) { /* stopped inside an entry: drop its temporary file */
+            char e2[64];
+            fz7_disk_end(r.disk, false, e2, sizeof e2);
+        }
+    }
+    char cerr[600] = "";
+    if (r.disk && fz7_disk_close(r.disk, cerr, sizeof cerr) != FZ7_OK) {
+        fflush(r.out);
+        fprintf(stderr, "WARNING: %s : %s\n", o->archive, cerr);
+        r.warnings++;
+    }
+    if (r.mode == RUN_STDOUT)
+        fflush(stdout);
+    uint64_t phy_size = fz7_archive_get_info(a)->phy_size;
+    free(select);
+    fz7_archive_close(a);
+    free(password);
+
+    fflush(r.out);
+    if (r.broken || r.quit) {
+        fprintf(stderr, "\nBreak signaled\n");
+        return FZ7_EXIT_BREAK;
+    }
+    if (s != FZ7_OK) {
+        const char *why = r.fatal != FZ7_OK ? r.fatal_msg : err[0] ? err : fz7_status_str(s);
+        fprintf(stderr, "ERROR: %s : %s\n", o->archive, why);
+        fprintf(r.out, "\nArchives with Errors: 1\n");
+        return s == FZ7_E_MEM ? FZ7_EXIT_MEMORY : FZ7_EXIT_FATAL;
+    }
+    if (r.errors) {
+        fprintf(r.out, "\nSub items Errors: %lu\n\nArchives with Errors: 1\n", r.errors);
+        return FZ7_EXIT_FATAL;
+    }
+    if (r.warnings)
+        fprintf(r.out, "\nWarnings: %lu\n", r.warnings);
+    else
+        fprintf(r.out, "Everything is Ok\n");
+    fputc('\n', r.out);
+    if (r.folders)
+        fprintf(r.out, "Folders: %llu\n", (unsigned long long)r.folders);
+    fprintf(r.out, "Files: %llu\nSize:       %llu\nCompressed: %llu\n", (unsigned long long)r.files,
+            (unsigned long long)r.size, (unsigned long long)phy_size);
+    return r.warnings ? FZ7_EXIT_WARNING : FZ7_EXIT_OK;
+}

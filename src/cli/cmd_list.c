@@ -1,0 +1,177 @@
+/* cmd_list.c - `fz7 l`: 7-Zip's listing table, and with -slt its technical
+ * listing ("Path = ", "Size = ", ...) so scripts that parse 7-Zip's output
+ * keep working. */
+#include "cli/cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define ATTR_READONLY 0x01
+#define ATTR_HIDDEN 0x02
+#define ATTR_SYSTEM 0x04
+#define ATTR_DIRECTORY 0x10
+#define ATTR_ARCHIVE 0x20
+#define ATTR_UNIX_EXTENSION 0x8000
+
+/* The 5-character Attr column: D R H S A or '.'. */
+static void attr_column(const fz7_entry *e, char out[6])
+{
+    uint32_t a = e->has_attrib ? e->attrib : 0;
+    out[0] = (e->is_dir || (a & ATTR_DIRECTORY)) ? 'D' : '.';
+    out[1] = (a & ATTR_READONLY) ? 'R' : '.';
+    out[2] = (a & ATTR_HIDDEN) ? 'H' : '.';
+    out[3] = (a & ATTR_SYSTEM) ? 'S' : '.';
+    out[4] = (a & ATTR_ARCHIVE) ? 'A' : '.';
+    out[5] = 0;
+}
+
+/* "drwxr-xr-x" from st_mode. */
+static void mode_string(uint32_t mode, char out[11])
+{
+    char t = S_ISDIR(mode) ? 'd' : S_ISLNK(mode) ? 'l' : '-';
+    const char *rwx = "rwxrwxrwx";
+    out[0] = t;
+    for (int i = 0; i < 9; i++)
+        out[1 + i] = (mode & (0400u >> i)) ? rwx[i] : '-';
+    if (mode & S_ISUID)
+        out[3] = (mode & 0100) ? 's' : 'S';
+    if (mode & S_ISGID)
+        out[6] = (mode & 0010) ? 's' : 'S';
+    if (mode & S_ISVTX)
+        out[9] = (mode & 0001) ? 't' : 'T';
+    out[10] = 0;
+}
+
+/* "Attributes = " value: the set Windows letters, then the Unix mode. */
+static void attributes_field(const fz7_entry *e, char *out, size_t cap)
+{
+    size_t n = 0;
+    if (!e->has_attrib) {
+        out[0] = 0;
+        return;
+    }
+    static const struct { uint32_t bit; char c; } letters[] = {
+        {ATTR_READONLY, 'R'}, {ATTR_HIDDEN, 'H'}, {ATTR_SYSTEM, 'S'},
+        {ATTR_DIRECTORY, 'D'}, {ATTR_ARCHIVE, 'A'}};
+    for (size_t i = 0; i < sizeof letters / sizeof letters[0] && n + 1 < cap; i++)
+        if (e->attrib & letters[i].bit)
+            out[n++] = letters[i].c;
+    out[n] = 0;
+    if (e->attrib & ATTR_UNIX_EXTENSION) {
+        char m[11];
+        mode_string(e->attrib >> 16, m);
+        snprintf(out + n, cap - n, " %s", m);
+    }
+}
+
+/* Packed size is shown on the first entry of a folder only. */
+static bool packed_blank(const fz7_entry *e) { return e->has_stream && e->packed_size == 0; }
+
+static void list_technical(FILE *out, const fz7_archive *a, const fz7_entry *e)
+{
+    bool is7z = fz7_archive_get_info(a)->format == FZ7_FORMAT_7Z;
+    fprintf(out, "Path = %s\n", e->path);
+    fprintf(out, "Size = %llu\n", (unsigned long long)e->size);
+    if (packed_blank(e))
+        fprintf(out, "Packed Size = \n");
+    else
+        fprintf(out, "Packed Size = %llu\n", (unsigned long long)e->packed_size);
+    if (is7z) {
+        char t[32] = "";
+        if (e->has_mtime) {
+            fz7_format_time(t, sizeof t, e->mtime);
+            fprintf(out, "Modified = %s.%07u\n", t, e->mtime_nsec / 100);
+        } else {
+            fprintf(out, "Modified = \n");
+        }
+        char attrs[64];
+        attributes_field(e, attrs, sizeof attrs);
+        fprintf(out, "Attributes = %s\n", attrs);
+        if (e->has_crc)
+            fprintf(out, "CRC = %08X\n", e->crc);
+        else
+            fprintf(out, "CRC = \n");
+        fprintf(out, "Encrypted = %c\n", e->encrypted ? '+' : '-');
+        fprintf(out, "Method = %s\n", e->method ? e->method : "");
+        if (e->folder >= 0)
+            fprintf(out, "Block = %lld\n", (long long)e->folder);
+        else
+            fprintf(out, "Block = \n");
+    } else {
+        const fz7_archive_info *in = fz7_archive_get_info(a);
+        const char *m = e->method && e->method[0] ? e->method : in->method ? in->method : "";
+        if (in->check && !strstr(m, in->check))
+            fprintf(out, "Method = %s%s%s\n", m, m[0] ? " " : "", in->check);
+        else
+            fprintf(out, "Method = %s\n", m);
+    }
+    fputc('\n', out);
+}
+
+static const char DASHES[] =
+    "------------------- ----- ------------ ------------  ------------------------\n";
+
+int fz7_cmd_list(const struct fz7_options *o)
+{
+    FILE *out = stdout;
+    fz7_print_banner(out);
+    fz7_archive *a;
+    char *password;
+    int rc = fz7_open_for_read(o, out, "Listing", false, &a, &password);
+    if (rc)
+        return rc;
+    fputc('\n', out);
+    fz7_print_archive_block(out, o->archive, a);
+    fputc('\n', out);
+
+    size_t n = fz7_archive_count(a);
+    uint64_t files = 0, dirs = 0, total_size = 0, total_packed = 0;
+    int64_t newest = 0;
+    bool have_newest = false;
+    if (o->slt)
+        fprintf(out, "----------\n");
+    else
+        fprintf(out, "   Date      Time    Attr         Size   Compressed  Name\n%s", DASHES);
+    for (size_t i = 0; i < n; i++) {
+        const fz7_entry *e = fz7_archive_entry(a, i);
+        if (e->is_anti || !fz7_selected(o, e->path))
+            continue;
+        if (e->is_dir)
+            dirs++;
+        else
+            files++;
+        total_size += e->size;
+        total_packed += e->packed_size;
+        if (e->has_mtime && (!have_newest || e->mtime > newest)) {
+            newest = e->mtime;
+            have_newest = true;
+        }
+        if (o->slt) {
+            list_technical(out, a, e);
+            continue;
+        }
+        char t[32] = "", attr[6], packed[24] = "";
+        if (e->has_mtime)
+            fz7_format_time(t, sizeof t, e->mtime);
+        attr_column(e, attr);
+        if (!packed_blank(e))
+            snprintf(packed, sizeof packed, "%llu", (unsigned long long)e->packed_size);
+        fprintf(out, "%-19s %s %12llu %12s  %s\n", t, attr, (unsigned long long)e->size, packed,
+                e->path);
+    }
+    if (!o->slt) {
+        char t[32] = "";
+        if (have_newest)
+            fz7_format_time(t, sizeof t, newest);
+        fprintf(out, "%s%-19s       %12llu %12llu  %llu files", DASHES, t,
+                (unsigned long long)total_size, (unsigned long long)total_packed,
+                (unsigned long long)files);
+        if (dirs)
+            fprintf(out, ", %llu folders", (unsigned long long)dirs);
+        fputc('\n', out);
+    }
+    fz7_archive_close(a);
+    free(password);
+    return FZ7_EXIT_OK;
+}

@@ -1,0 +1,467 @@
+/* options.c - parses 7-Zip's command line into struct fz7_options.
+ *
+ * Switch names are case-insensitive as in 7-Zip. Wildcards that do not say
+ * their own recursion (-xr!, -ir-!) take the -r state, which may come after
+ * them, so recursion is resolved once every argument has been read. */
+#include "cli/options.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* A wildcard being collected: rmode -1 = take the -r state. */
+typedef struct pending_wildcard {
+    char *pattern;
+    int rmode;
+    bool exclude;
+} pending_wildcard;
+
+typedef struct parser {
+    struct fz7_options *o;
+    pending_wildcard *wc;
+    size_t n_wc, cap_wc;
+    char *kind, *arg;
+    size_t kind_len, arg_len;
+} parser;
+
+static int fail(parser *p, int code, const char *kind, const char *arg)
+{
+    snprintf(p->kind, p->kind_len, "%s", kind);
+    snprintf(p->arg, p->arg_len, "%s", arg ? arg : "");
+    return code;
+}
+
+static int add_wildcard(parser *p, const char *pattern, int rmode, bool exclude)
+{
+    if (p->n_wc == p->cap_wc) {
+        size_t cap = p->cap_wc ? p->cap_wc * 2 : 16;
+        pending_wildcard *n = realloc(p->wc, cap * sizeof *n);
+        if (!n)
+            return -1;
+        p->wc = n;
+        p->cap_wc = cap;
+    }
+    char *copy = strdup(pattern);
+    if (!copy)
+        return -1;
+    p->wc[p->n_wc++] = (pending_wildcard){copy, rmode, exclude};
+    return 0;
+}
+
+/* Reads a list file: one name per line, blank lines skipped, trailing
+ * spaces and CR removed. */
+static int read_listfile(parser *p, const char *path, int rmode, bool exclude)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "The file operation error for listfile: %s", strerror(errno));
+        return fail(p, 7, msg, path);
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    int rc = 0;
+    while ((len = getline(&line, &cap, f)) >= 0) {
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' ' ||
+                           line[len - 1] == '\t'))
+            line[--len] = 0;
+        if (len == 0)
+            continue;
+        if (add_wildcard(p, line, rmode, exclude) != 0) {
+            rc = fail(p, 8, "Can't allocate required memory", NULL);
+            break;
+        }
+    }
+    free(line);
+    fclose(f);
+    return rc;
+}
+
+/* -x / -i: [r|r-|r0] then !wildcard or @listfile. */
+static int parse_selection(parser *p, const char *arg, const char *rest, bool exclude)
+{
+    int rmode = -1;
+    if (rest[0] == 'r' || rest[0] == 'R') {
+        rest++;
+        if (*rest == '-') {
+            rmode = 0;
+            rest++;
+        } else if (*rest == '0') {
+            rmode = 1;
+            rest++;
+        } else {
+            rmode = 1;
+        }
+    }
+    if (rest[0] == '!' && rest[1])
+        return add_wildcard(p, rest + 1, rmode, exclude) ? fail(p, 8, "Can't allocate required memory", NULL) : 0;
+    if (rest[0] == '@' && rest[1])
+        return read_listfile(p, rest + 1, rmode, exclude);
+    return fail(p, 7, rest[0] ? "Incorrect switch postfix:" : "Too short switch:", arg);
+}
+
+/* "", "+", "on", "=on" -> 1; "-", "off", "=off" -> 0; else -1. */
+static int parse_onoff(const char *v)
+{
+    if (*v == '=')
+        v++;
+    if (!*v || !strcmp(v, "+") || !strcasecmp(v, "on"))
+        return 1;
+    if (!strcmp(v, "-") || !strcasecmp(v, "off"))
+        return 0;
+    return -1;
+}
+
+static bool is_onoff_tail(char c) { return c == 0 || c == '=' || c == '+' || c == '-'; }
+
+/* -mmemuse value: {N}[b|k|m|g|t], p{N} or {N}%. */
+static int parse_memuse(struct fz7_options *o, const char *v)
+{
+    char *end;
+    if (*v == 'p' || *v == 'P') {
+        unsigned long n = strtoul(v + 1, &end, 10);
+        if (end == v + 1 || *end || n == 0 || n > 1000)
+            return -1;
+        o->memuse_percent = (unsigned)n;
+        return 0;
+    }
+    if (!isdigit((unsigned char)*v))
+        return -1;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (errno)
+        return -1;
+    if (*end == '%' && !end[1]) {
+        if (n == 0 || n > 1000)
+            return -1;
+        o->memuse_percent = (unsigned)n;
+        return 0;
+    }
+    unsigned shift = 20; /* 7-Zip reads a bare number as MB */
+    switch (tolower((unsigned char)*end)) {
+    case 0: shift = 20; break;
+    case 'b': shift = 0; break;
+    case 'k': shift = 10; break;
+    case 'm': shift = 20; break;
+    case 'g': shift = 30; break;
+    case 't': shift = 40; break;
+    default: return -1;
+    }
+    if (*end && end[1])
+        return -1;
+    if (n > (UINT64_MAX >> shift) || n == 0)
+        return -1;
+    o->memuse_bytes = (uint64_t)n << shift;
+    return 0;
+}
+
+/* -m...: the named switches get fields, the rest go to o->methods. */
+static int parse_method(parser *p, const char *arg, const char *v)
+{
+    struct fz7_options *o = p->o;
+    if (!*v)
+        return fail(p, 7, "Too short switch:", arg);
+    if ((v[0] == 'x' || v[0] == 'X') && (v[1] == 0 || v[1] == '=' || isdigit((unsigned char)v[1]))) {
+        const char *n = v[1] == '=' ? v + 2 : v + 1;
+        if (!*n) {
+            o->level = 9;
+            return 0;
+        }
+        if (!isdigit((unsigned char)n[0]) || n[1])
+            return fail(p, 7, "Incorrect switch postfix:", arg);
+        o->level = n[0] - '0';
+        return 0;
+    }
+    if (!strncasecmp(v, "mt", 2) && (is_onoff_tail(v[2]) || isdigit((unsigned char)v[2]))) {
+        const char *n = v[2] == '=' ? v + 3 : v + 2;
+        if (isdigit((unsigned char)*n)) {
+            char *end;
+            unsigned long t = strtoul(n, &end, 10);
+            if (*end || t == 0 || t > 256)
+                return fail(p, 7, "Incorrect switch postfix:", arg);
+            o->threads = (int)t;
+            return 0;
+        }
+        int on = parse_onoff(v + 2);
+        if (on < 0)
+            return fail(p, 7, "Incorrect switch postfix:", arg);
+        o->threads = on ? 0 : 1;
+        return 0;
+    }
+    if ((!strncasecmp(v, "he", 2) || !strncasecmp(v, "hc", 2)) && is_onoff_tail(v[2])) {
+        int on = parse_onoff(v + 2);
+        if (on < 0)
+            return fail(p, 7, "Incorrect switch postfix:", arg);
+        if (v[1] == 'e' || v[1] == 'E')
+            o->header_encrypt = on ? FZ7_ON : FZ7_OFF;
+        else
+            o->header_compress = on ? FZ7_ON : FZ7_OFF;
+        return 0;
+    }
+    if ((v[0] == 's' || v[0] == 'S') && is_onoff_tail(v[1])) {
+        o->solid = v[1] == '=' ? v + 2 : v + 1;
+        return 0;
+    }
+    if ((v[0] == 'f' || v[0] == 'F') && is_onoff_tail(v[1])) {
+        o->filters = v[1] == '=' ? v + 2 : v + 1;
+        return 0;
+    }
+    if (!strncasecmp(v, "memuse=", 7)) {
+        if (parse_memuse(o, v + 7) != 0)
+            return fail(p, 7, "Incorrect switch postfix:", arg);
+        return 0;
+    }
+    char **n = realloc(o->methods, (o->n_methods + 1) * sizeof *n);
+    if (!n)
+        return fail(p, 8, "Can't allocate required memory", NULL);
+    o->methods = n;
+    o->methods[o->n_methods++] = (char *)v;
+    return 0;
+}
+
+static int parse_switch(parser *p, const char *arg)
+{
+    struct fz7_options *o = p->o;
+    const char *s = arg + 1;
+    if (!strcasecmp(s, "-version") || !strcasecmp(s, "-help") || !strcasecmp(s, "h") ||
+        !strcmp(s, "?")) {
+        o->command = FZ7_CMD_VERSION;
+        return 0;
+    }
+    switch (tolower((unsigned char)s[0])) {
+    case 'o':
+        if (!s[1])
+            return fail(p, 7, "Too short switch:", arg);
+        o->out_dir = s + 1;
+        return 0;
+    case 'p':
+        if (s[1]) {
+            o->password = s + 1;
+            o->ask_password = false;
+        } else {
+            o->password = NULL;
+            o->ask_password = true;
+        }
+        return 0;
+    case 'y':
+        if (s[1])
+            return fail(p, 7, "Unknown switch:", arg);
+        o->yes = true;
+        return 0;
+    case 'a':
+        if (tolower((unsigned char)s[1]) != 'o')
+            return fail(p, 7, "Unknown switch:", arg);
+        if (!s[2] || s[3])
+            return fail(p, 7, s[2] ? "Incorrect switch postfix:" : "Too short switch:", arg);
+        switch (tolower((unsigned char)s[2])) {
+        case 'a': o->overwrite = FZ7_OVERWRITE_ALL; return 0;
+        case 's': o->overwrite = FZ7_OVERWRITE_SKIP; return 0;
+        case 'u': o->overwrite = FZ7_OVERWRITE_RENAME_NEW; return 0;
+        case 't': o->overwrite = FZ7_OVERWRITE_RENAME_OLD; return 0;
+        }
+        return fail(p, 7, "Incorrect switch postfix:", arg);
+    case 'r':
+        if (!s[1] || !strcmp(s + 1, "0"))
+            o->recurse = FZ7_ON;
+        else if (!strcmp(s + 1, "-"))
+            o->recurse = FZ7_OFF;
+        else
+            return fail(p, 7, "Incorrect switch postfix:", arg);
+        return 0;
+    case 'x':
+    case 'i':
+        return parse_selection(p, arg, s + 1, tolower((unsigned char)s[0]) == 'x');
+    case 't':
+        if (!strcasecmp(s + 1, "7z"))
+            o->type = FZ7_TYPE_7Z;
+        else if (!strcasecmp(s + 1, "xz"))
+            o->type = FZ7_TYPE_XZ;
+        else if (!strcasecmp(s + 1, "lzma"))
+            o->type = FZ7_TYPE_LZMA;
+        else if (!s[1])
+            return fail(p, 7, "Too short switch:", arg);
+        else
+            return fail(p, 7, "Unsupported archive type:", arg);
+        return 0;
+    case 'm':
+        return parse_method(p, arg, s + 1);
+    case 'w':
+        o->work_dir = s + 1;
+        return 0;
+    case 'b':
+        if (!strncasecmp(s, "bb", 2)) {
+            if (!s[2]) {
+                o->bb = 1;
+                return 0;
+            }
+            if (s[2] >= '0' && s[2] <= '3' && !s[3]) {
+                o->bb = s[2] - '0';
+                return 0;
+            }
+            return fail(p, 7, "Incorrect switch postfix:", arg);
+        }
+        if (!strncasecmp(s, "bsp", 3) || !strncasecmp(s, "bso", 3) || !strncasecmp(s, "bse", 3)) {
+            const char *v = s + 3;
+            if (v[0] && (v[0] < '0' || v[0] > '2' || v[1]))
+                return fail(p, 7, "Incorrect switch postfix:", arg);
+            if (tolower((unsigned char)s[2]) == 'p')
+                o->bsp = v[0] ? v[0] - '0' : 1;
+            else if (tolower((unsigned char)s[2]) == 'o')
+                o->bso = v;
+            else
+                o->bse = v;
+            return 0;
+        }
+        if (!strcasecmp(s, "bt") || !strcasecmp(s, "bd"))
+            return 0; /* timing / no progress bar: accepted, no effect */
+        return fail(p, 7, "Unknown switch:", arg);
+    case 's':
+        if (!strcasecmp(s, "slt")) {
+            o->slt = true;
+            return 0;
+        }
+        if (!strcasecmp(s, "snl")) {
+            o->store_symlinks = true;
+            return 0;
+        }
+        if (!strcasecmp(s, "so")) {
+            o->to_stdout = true;
+            return 0;
+        }
+        if (!strncasecmp(s, "si", 2)) {
+            o->from_stdin = true;
+            o->stdin_name = s[2] ? s + 2 : NULL;
+            return 0;
+        }
+        if (!strcasecmp(s, "ssc")) {
+            o->case_sensitive = true;
+            return 0;
+        }
+        if (!strcasecmp(s, "ssc-")) {
+            o->case_sensitive = false;
+            return 0;
+        }
+        if (!strcasecmp(s, "sdel")) {
+            o->delete_after = true;
+            return 0;
+        }
+        return fail(p, 7, "Unknown switch:", arg);
+    }
+    return fail(p, 7, "Unknown switch:", arg);
+}
+
+static fz7_command command_of(const char *s)
+{
+    if (strlen(s) != 1)
+        return FZ7_CMD_NONE;
+    switch (tolower((unsigned char)s[0])) {
+    case 'a': return FZ7_CMD_ADD;
+    case 'x': return FZ7_CMD_EXTRACT;
+    case 'e': return FZ7_CMD_EXTRACT_FLAT;
+    case 'l': return FZ7_CMD_LIST;
+    case 't': return FZ7_CMD_TEST;
+    case 'b': return FZ7_CMD_BENCH;
+    case 'h': return FZ7_CMD_VERSION;
+    }
+    return FZ7_CMD_NONE;
+}
+
+/* Moves the pending wildcards into o->names / o->excludes. */
+static int finish_wildcards(parser *p)
+{
+    struct fz7_options *o = p->o;
+    size_t n_inc = 0, n_exc = 0;
+    for (size_t i = 0; i < p->n_wc; i++)
+        p->wc[i].exclude ? n_exc++ : n_inc++;
+    o->names = calloc(n_inc ? n_inc : 1, sizeof *o->names);
+    o->excludes = calloc(n_exc ? n_exc : 1, sizeof *o->excludes);
+    if (!o->names || !o->excludes)
+        return fail(p, 8, "Can't allocate required memory", NULL);
+    bool rdefault = o->recurse == FZ7_ON;
+    for (size_t i = 0; i < p->n_wc; i++) {
+        fz7_wildcard w = {p->wc[i].pattern, p->wc[i].rmode < 0 ? rdefault : p->wc[i].rmode == 1};
+        p->wc[i].pattern = NULL;
+        if (p->wc[i].exclude)
+            o->excludes[o->n_excludes++] = w;
+        else
+            o->names[o->n_names++] = w;
+    }
+    return 0;
+}
+
+int fz7_options_parse(int argc, char **argv, struct fz7_options *o, char *err_kind,
+                      size_t kind_len, char *err_arg, size_t arg_len)
+{
+    memset(o, 0, sizeof *o);
+    o->recurse = FZ7_UNSET;
+    o->case_sensitive = true;
+    o->bsp = -1;
+    o->level = -1;
+    o->threads = -1;
+    o->header_encrypt = FZ7_UNSET;
+    o->header_compress = FZ7_UNSET;
+    parser p = {.o = o, .kind = err_kind, .arg = err_arg, .kind_len = kind_len, .arg_len = arg_len};
+    if (kind_len)
+        err_kind[0] = 0;
+    if (arg_len)
+        err_arg[0] = 0;
+
+    bool switches = true, have_command = false;
+    int rc = 0;
+    for (int i = 1; i < argc && rc == 0; i++) {
+        const char *a = argv[i];
+        if (switches && !strcmp(a, "--")) {
+            switches = false;
+            continue;
+        }
+        if (switches && a[0] == '-' && a[1]) {
+            bool was_version = o->command == FZ7_CMD_VERSION;
+            rc = parse_switch(&p, a);
+            if (o->command == FZ7_CMD_VERSION && !was_version && !have_command)
+                have_command = true;
+            continue;
+        }
+        if (!have_command) {
+            o->command = command_of(a);
+            if (o->command == FZ7_CMD_NONE)
+                rc = fail(&p, 7, "Unsupported command:", a);
+            have_command = true;
+        } else if (!o->archive) {
+            o->archive = a;
+        } else if (a[0] == '@' && a[1] && switches) {
+            rc = read_listfile(&p, a + 1, -1, false);
+        } else if (add_wildcard(&p, a, -1, false) != 0) {
+            rc = fail(&p, 8, "Can't allocate required memory", NULL);
+        }
+    }
+    if (rc == 0)
+        rc = finish_wildcards(&p);
+    for (size_t i = 0; i < p.n_wc; i++)
+        free(p.wc[i].pattern);
+    free(p.wc);
+    if (rc != 0)
+        return rc;
+    if (o->yes && o->overwrite == FZ7_OVERWRITE_ASK)
+        o->overwrite = FZ7_OVERWRITE_ALL;
+    if (!have_command)
+        return fail(&p, 7, "Cannot find command", NULL);
+    if (o->command != FZ7_CMD_VERSION && o->command != FZ7_CMD_BENCH && !o->archive)
+        return fail(&p, 7, "Cannot find archive name", NULL);
+    return 0;
+}
+
+void fz7_options_free(struct fz7_options *o)
+{
+    for (size_t i = 0; i < o->n_names; i++)
+        free(o->names[i].pattern);
+    for (size_t i = 0; i < o->n_excludes; i++)
+        free(o->excludes[i].pattern);
+    free(o->names);
+    free(o->excludes);
+    free(o->methods);
+    memset(o, 0, sizeof *o);
+}

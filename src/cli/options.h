@@ -1,0 +1,116 @@
+/* options.h - the parsed command line: one struct every command reads.
+ *
+ * The grammar is 7-Zip's: `fz7 <command> [<switches>...] <archive> [<names>...]`,
+ * switches anywhere after the command, `--` ends switches. */
+#ifndef FZ7_OPTIONS_H
+#define FZ7_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum fz7_command {
+    FZ7_CMD_NONE = 0,
+    FZ7_CMD_ADD,        /* a */
+    FZ7_CMD_EXTRACT,    /* x: full paths */
+    FZ7_CMD_EXTRACT_FLAT, /* e: every entry into the output folder itself */
+    FZ7_CMD_LIST,       /* l */
+    FZ7_CMD_TEST,       /* t */
+    FZ7_CMD_BENCH,      /* b */
+    FZ7_CMD_VERSION,    /* --version, -h, --help, h */
+} fz7_command;
+
+/* What to do when an extracted file already exists (-ao...). */
+typedef enum fz7_overwrite {
+    FZ7_OVERWRITE_ASK = 0,   /* ask on the terminal (default without -y) */
+    FZ7_OVERWRITE_ALL,       /* -aoa, or -y */
+    FZ7_OVERWRITE_SKIP,      /* -aos */
+    FZ7_OVERWRITE_RENAME_NEW, /* -aou: extract as name_1.ext */
+    FZ7_OVERWRITE_RENAME_OLD, /* -aot: rename the existing file to name_1.ext */
+} fz7_overwrite;
+
+/* -t{type}: the archive type to create (a) or to require (x/e/l/t). */
+typedef enum fz7_type { FZ7_TYPE_AUTO = 0, FZ7_TYPE_7Z, FZ7_TYPE_XZ, FZ7_TYPE_LZMA } fz7_type;
+
+/* A wildcard of the selection: a name after the archive, -i!, -x!, or a
+ * line of an @listfile. recursive: match at any depth (-r, -ir!, -xr!). */
+typedef struct fz7_wildcard {
+    char *pattern;      /* as given, '/'-separated */
+    bool recursive;
+} fz7_wildcard;
+
+/* Tri-state switch value: not given, off, on. */
+typedef enum fz7_tristate { FZ7_UNSET = -1, FZ7_OFF = 0, FZ7_ON = 1 } fz7_tristate;
+
+struct fz7_options {
+    fz7_command command;
+    const char *archive;       /* archive path (argv storage); NULL only for --version */
+
+    /* Selection. names: the file names after the archive plus the lines of
+     * @listfiles and every -i! wildcard (for `a`: the files to add);
+     * excludes: -x! wildcards and lines of -x@ files. */
+    fz7_wildcard *names;
+    size_t n_names;
+    fz7_wildcard *excludes;
+    size_t n_excludes;
+    fz7_tristate recurse;      /* -r (on), -r- (off), not given */
+    bool case_sensitive;       /* -ssc (default on Linux) / -ssc- */
+
+    /* Extraction. */
+    const char *out_dir;       /* -o{dir}; NULL = current directory */
+    fz7_overwrite overwrite;   /* -ao{a|s|u|t}; -y makes ASK into ALL */
+    bool yes;                  /* -y: assume Yes on every query */
+
+    /* Password: -p{pw} sets password; -p alone sets ask_password. */
+    const char *password;      /* UTF-8, argv storage; never printed */
+    bool ask_password;
+
+    /* Listing and output. */
+    bool slt;                  /* -slt: technical listing */
+    int bb;                    /* -bb[0-3]: log level (0 default; -bb = 1) */
+    int bsp;                   /* -bsp{0|1}: progress stream; -1 default */
+    const char *bso, *bse;     /* -bso{N}/-bse{N}: accepted, value kept */
+
+    /* Archive type. */
+    fz7_type type;             /* -t{7z|xz|lzma} */
+
+    /* Compression (for `a`). methods keeps, in command-line order, every -m
+     * switch not given a field of its own, without the leading "-m":
+     * "0=LZMA2:d=64m:fb=64", "1=BCJ", "d=32m", "fb=273", "yx=9", "qs",
+     * ... The fields below are -1/FZ7_UNSET when the switch was not given. */
+    char **methods;
+    size_t n_methods;
+    int level;                 /* -mx{N} 0..9; -mx alone = 9 */
+    int threads;               /* -mmt{N} (N >= 1); -mmt/-mmt=on = 0 (all
+                                  cores); -mmt=off/-mmt- = 1; -1 not given */
+    fz7_tristate header_encrypt;  /* -mhe[=on|off] */
+    fz7_tristate header_compress; /* -mhc[=on|off] */
+    const char *solid;         /* -ms[=...]: the text after "-ms" and an
+                                  optional '=' ("on", "off", "e", "4g", "10f",
+                                  "" for -ms alone = on); NULL not given */
+    const char *filters;       /* -mf[=...]: "on", "off", "BCJ", ...; "" for
+                                  -mf alone = on; NULL not given */
+    uint64_t memuse_bytes;     /* -mmemuse={N}[b|k|m|g]: bytes; 0 not given */
+    unsigned memuse_percent;   /* -mmemuse=p{N} or {N}%: percent of RAM */
+
+    /* Files. */
+    bool store_symlinks;       /* -snl: store symlinks as links */
+    bool to_stdout;            /* -so: write data to stdout */
+    bool from_stdin;           /* -si[{name}]: read data from stdin */
+    const char *stdin_name;    /* -si{name}, or NULL */
+    bool delete_after;         /* -sdel: delete files after adding */
+    const char *work_dir;      /* -w{dir}; "" for -w alone (temp folder) */
+};
+
+/* Parses argv (argv[0] is the program) into *o. On bad usage returns 7
+ * and writes 7-Zip's two message lines ("Unknown switch:", "-zz") to
+ * err_kind and err_arg; returns 2 when an @listfile cannot be read (message
+ * in err_kind/err_arg too); 0 on success. o keeps pointers into argv;
+ * free with fz7_options_free(). */
+int fz7_options_parse(int argc, char **argv, struct fz7_options *o, char *err_kind,
+                      size_t kind_len, char *err_arg, size_t arg_len);
+
+/* Frees what fz7_options_parse allocated. */
+void fz7_options_free(struct fz7_options *o);
+
+#endif

@@ -1,0 +1,435 @@
+/* extract.c - the disk side of `x` and `e`: libarchive's archive_write_disk
+ * with SECURE_NODOTDOT | SECURE_SYMLINKS | SECURE_NOABSOLUTEPATHS does the
+ * creating, fz7 adds the temporary-name-then-rename step and big buffers.
+ *
+ * Paths are relative to the output folder, which is made the current
+ * directory, because libarchive refuses absolute paths in secure mode. */
+#include "fsio/extract.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DISK_BUF_SIZE ((size_t)1 << 20) /* bytes per archive_write_data call */
+#define LINK_MAX_TARGET 4096
+
+struct fz7_disk {
+    struct archive *aw;
+    int old_cwd;             /* the previous current directory, or -1 */
+    unsigned long counter;   /* for temporary names */
+    /* The item in progress. */
+    bool active;
+    fz7_disk_item item;
+    char *final_path;
+    char *temp_path;         /* files and symlinks */
+    bool header_written;     /* a file's temporary entry is open */
+    uint8_t *buf;
+    size_t fill;
+    char link[LINK_MAX_TARGET + 1];
+    size_t link_len;
+    bool link_too_long;
+};
+
+static const int SECURE_FLAGS = ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM |
+                                ARCHIVE_EXTRACT_SECURE_NODOTDOT | ARCHIVE_EXTRACT_SECURE_SYMLINKS |
+                                ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS;
+
+fz7_status fz7_disk_safe_path(const char *archive_path, char **out)
+{
+    *out = NULL;
+    size_t n = strlen(archive_path);
+    char *r = malloc(n + 1);
+    if (!r)
+        return FZ7_E_MEM;
+    size_t len = 0;
+    const char *p = archive_path;
+    while (*p) {
+        const char *q = strchr(p, '/');
+        size_t cl = q ? (size_t)(q - p) : strlen(p);
+        if (cl == 2 && p[0] == '.' && p[1] == '.') {
+            free(r);
+            return FZ7_E_ARG;
+        }
+        if (cl > 0 && !(cl == 1 && p[0] == '.')) {
+            if (len)
+                r[len++] = '/';
+            memcpy(r + len, p, cl);
+            len += cl;
+        }
+        p += cl;
+        if (*p == '/')
+            p++;
+    }
+    r[len] = 0;
+    if (len == 0) {
+        free(r);
+        return FZ7_E_ARG;
+    }
+    *out = r;
+    return FZ7_OK;
+}
+
+/* mkdir -p, refusing nothing: out_dir is the user's own choice. */
+static int make_dirs(const char *dir)
+{
+    char *copy = strdup(dir);
+    if (!copy)
+        return -1;
+    for (char *p = copy + 1; ; p++) {
+        if (*p == '/' || *p == 0) {
+            char c = *p;
+            *p = 0;
+            if (mkdir(copy, 0777) != 0 && errno != EEXIST) {
+                free(copy);
+                return -1;
+            }
+            *p = c;
+            if (!c)
+                break;
+        }
+    }
+    free(copy);
+    return 0;
+}
+
+fz7_status fz7_disk_open(const char *out_dir, fz7_disk **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    fz7_disk *d = calloc(1, sizeof *d);
+    if (!d)
+        return FZ7_E_MEM;
+    d->old_cwd = -1;
+    d->buf = malloc(DISK_BUF_SIZE);
+    d->aw = archive_write_disk_new();
+    if (!d->buf || !d->aw) {
+        fz7_disk_close(d, NULL, 0);
+        return FZ7_E_MEM;
+    }
+    archive_write_disk_set_options(d->aw, SECURE_FLAGS);
+    if (out_dir && out_dir[0]) {
+        if (make_dirs(out_dir) != 0) {
+            snprintf(err, errlen, "Can not create output folder %s: %s", out_dir, strerror(errno));
+            fz7_disk_close(d, NULL, 0);
+            return FZ7_E_IO;
+        }
+        d->old_cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (d->old_cwd < 0 || chdir(out_dir) != 0) {
+            snprintf(err, errlen, "Can not enter output folder %s: %s", out_dir, strerror(errno));
+            fz7_disk_close(d, NULL, 0);
+            return FZ7_E_IO;
+        }
+    }
+    *out = d;
+    return FZ7_OK;
+}
+
+int fz7_disk_lookup(fz7_disk *d, const char *path, struct stat *st)
+{
+    (void)d;
+    char *copy = strdup(path);
+    if (!copy)
+        return -1;
+    struct stat s;
+    for (char *p = strchr(copy, '/'); p; p = strchr(p + 1, '/')) {
+        *p = 0;
+        int r = lstat(copy, &s);
+        *p = '/';
+        if (r != 0) {
+            free(copy);
+            return errno == ENOENT ? 0 : -1;
+        }
+        if (!S_ISDIR(s.st_mode)) {
+            free(copy);
+            return -1;
+        }
+    }
+    free(copy);
+    if (lstat(path, st) == 0)
+        return 1;
+    return errno == ENOENT ? 0 : -1;
+}
+
+fz7_status fz7_disk_free_name(fz7_disk *d, const char *path, char **out)
+{
+    *out = NULL;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    if (!dot || dot == base)
+        dot = base + strlen(base);
+    size_t stem = (size_t)(dot - path), n = strlen(path);
+    char *r = malloc(n + 24);
+    if (!r)
+        return FZ7_E_MEM;
+    for (unsigned long i = 1; i < 1000000; i++) {
+        snprintf(r, n + 24, "%.*s_%lu%s", (int)stem, path, i, dot);
+        struct stat st;
+        int e = fz7_disk_lookup(d, r, &st);
+        if (e == 0) {
+            *out = r;
+            return FZ7_OK;
+        }
+        if (e < 0)
+            break;
+    }
+    free(r);
+    return FZ7_E_IO;
+}
+
+fz7_status fz7_disk_rename_existing(fz7_disk *d, const char *path, char **renamed, char *err,
+                                    size_t errlen)
+{
+    char *to;
+    fz7_status s = fz7_disk_free_name(d, path, &to);
+    if (s != FZ7_OK) {
+        snprintf(err, errlen, "no free name to rename %s", path);
+        return s;
+    }
+    if (rename(path, to) != 0) {
+        snprintf(err, errlen, "can not rename %s to %s: %s", path, to, strerror(errno));
+        free(to);
+        return FZ7_E_IO;
+    }
+    if (renamed)
+        *renamed = to;
+    else
+        free(to);
+    return FZ7_OK;
+}
+
+/* "dir/.fz7-<pid>-<n>.tmp" beside path, not existing yet. */
+static char *temp_name(fz7_disk *d, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
+    size_t cap = dl + 64;
+    char *t = malloc(cap);
+    if (!t)
+        return NULL;
+    for (int tries = 0; tries < 1000; tries++) {
+        snprintf(t, cap, "%.*s.fz7-%ld-%lu.tmp", (int)dl, path, (long)getpid(), ++d->counter);
+        struct stat st;
+        if (lstat(t, &st) != 0 && errno == ENOENT)
+            return t;
+    }
+    free(t);
+    return NULL;
+}
+
+static struct archive_entry *make_entry(const fz7_disk_item *it, const char *path, mode_t type)
+{
+    struct archive_entry *e = archive_entry_new();
+    if (!e)
+        return NULL;
+    archive_entry_set_pathname(e, path);
+    archive_entry_set_filetype(e, type);
+    archive_entry_set_perm(e, type == AE_IFLNK ? 0777 : (it->perm & 07777));
+    if (it->has_mtime)
+        archive_entry_set_mtime(e, (time_t)it->mtime, (long)it->mtime_nsec);
+    return e;
+}
+
+/* archive_write_header; ARCHIVE_WARN counts as done. */
+static fz7_status write_header(fz7_disk *d, struct archive_entry *e, const char *shown, char *err,
+                               size_t errlen)
+{
+    int r = archive_write_header(d->aw, e);
+    if (r >= ARCHIVE_WARN)
+        return FZ7_OK;
+    const char *why = archive_error_string(d->aw);
+    snprintf(err, errlen, "%s: %s", shown, why ? why : "can not create");
+    /* libarchive's secure checks fail with its "misc" error number (-1),
+     * not a system errno. */
+    return archive_errno(d->aw) <= 0 ? FZ7_E_ARG : FZ7_E_IO;
+}
+
+static void clear_item(fz7_disk *d)
+{
+    free(d->final_path);
+    free(d->temp_path);
+    d->final_path = d->temp_path = NULL;
+    d->active = false;
+    d->header_written = false;
+    d->fill = 0;
+    d->link_len = 0;
+    d->link_too_long = false;
+}
+
+fz7_status fz7_disk_begin(fz7_disk *d, const fz7_disk_item *it, char *err, size_t errlen)
+{
+    if (d->active)
+        clear_item(d);
+    d->item = *it;
+    d->final_path = strdup(it->path);
+    if (!d->final_path)
+        return FZ7_E_MEM;
+    d->item.path = d->final_path;
+    d->active = true;
+    if (it->kind == FZ7_DISK_DIR) {
+        struct archive_entry *e = make_entry(it, it->path, AE_IFDIR);
+        if (!e)
+            return FZ7_E_MEM;
+        fz7_status s = write_header(d, e, it->path, err, errlen);
+        archive_entry_free(e);
+        if (s == FZ7_OK && archive_write_finish_entry(d->aw) < ARCHIVE_WARN) {
+            snprintf(err, errlen, "%s: %s", it->path, archive_error_string(d->aw));
+            s = FZ7_E_IO;
+        }
+        return s;
+    }
+    d->temp_path = temp_name(d, it->path);
+    if (!d->temp_path) {
+        snprintf(err, errlen, "%s: no temporary name", it->path);
+        return FZ7_E_IO;
+    }
+    if (it->kind == FZ7_DISK_SYMLINK)
+        return FZ7_OK; /* created at end(), once the target is known */
+    struct archive_entry *e = make_entry(it, d->temp_path, AE_IFREG);
+    if (!e)
+        return FZ7_E_MEM;
+    fz7_status s = write_header(d, e, it->path, err, errlen);
+    archive_entry_free(e);
+    if (s == FZ7_OK)
+        d->header_written = true;
+    return s;
+}
+
+static fz7_status flush(fz7_disk *d, const uint8_t *p, size_t n, char *err, size_t errlen)
+{
+    while (n > 0) {
+        la_ssize_t w = archive_write_data(d->aw, p, n);
+        if (w <= 0) {
+            const char *why = archive_error_string(d->aw);
+            snprintf(err, errlen, "%s: write error: %s", d->item.path, why ? why : strerror(errno));
+            return FZ7_E_IO;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return FZ7_OK;
+}
+
+fz7_status fz7_disk_data(fz7_disk *d, const uint8_t *p, size_t n, char *err, size_t errlen)
+{
+    if (!d->active)
+        return FZ7_E_ARG;
+    if (d->item.kind == FZ7_DISK_DIR)
+        return FZ7_OK;
+    if (d->item.kind == FZ7_DISK_SYMLINK) {
+        if (n > LINK_MAX_TARGET - d->link_len) {
+            d->link_too_long = true;
+            return FZ7_OK;
+        }
+        memcpy(d->link + d->link_len, p, n);
+        d->link_len += n;
+        return FZ7_OK;
+    }
+    if (d->fill + n <= DISK_BUF_SIZE) {
+        memcpy(d->buf + d->fill, p, n);
+        d->fill += n;
+        if (d->fill < DISK_BUF_SIZE)
+            return FZ7_OK;
+        d->fill = 0;
+        return flush(d, d->buf, DISK_BUF_SIZE, err, errlen);
+    }
+    fz7_status s = flush(d, d->buf, d->fill, err, errlen);
+    d->fill = 0;
+    if (s != FZ7_OK)
+        return s;
+    if (n >= DISK_BUF_SIZE)
+        return flush(d, p, n, err, errlen);
+    memcpy(d->buf, p, n);
+    d->fill = n;
+    return FZ7_OK;
+}
+
+/* Renames the finished temporary item to its final name. */
+static fz7_status publish(fz7_disk *d, char *err, size_t errlen)
+{
+    if (rename(d->temp_path, d->final_path) == 0)
+        return FZ7_OK;
+    snprintf(err, errlen, "%s: can not rename into place: %s", d->final_path, strerror(errno));
+    unlink(d->temp_path);
+    return FZ7_E_IO;
+}
+
+fz7_status fz7_disk_end(fz7_disk *d, bool keep, char *err, size_t errlen)
+{
+    if (!d->active)
+        return FZ7_OK;
+    fz7_status s = FZ7_OK;
+    if (d->item.kind == FZ7_DISK_FILE && d->header_written) {
+        if (keep && d->fill)
+            s = flush(d, d->buf, d->fill, err, errlen);
+        d->fill = 0;
+        if (archive_write_finish_entry(d->aw) < ARCHIVE_WARN && s == FZ7_OK) {
+            snprintf(err, errlen, "%s: %s", d->final_path, archive_error_string(d->aw));
+            s = FZ7_E_IO;
+        }
+        if (keep && s == FZ7_OK)
+            s = publish(d, err, errlen);
+        else
+            unlink(d->temp_path);
+    } else if (d->item.kind == FZ7_DISK_SYMLINK && keep) {
+        if (d->link_too_long || d->link_len == 0) {
+            snprintf(err, errlen, "%s: symbolic link target %s", d->final_path,
+                     d->link_len ? "too long" : "empty");
+            s = FZ7_E_DATA;
+        } else {
+            d->link[d->link_len] = 0;
+            struct archive_entry *e = make_entry(&d->item, d->temp_path, AE_IFLNK);
+            if (!e) {
+                s = FZ7_E_MEM;
+            } else {
+                archive_entry_set_symlink(e, d->link);
+                s = write_header(d, e, d->final_path, err, errlen);
+                archive_entry_free(e);
+                if (s == FZ7_OK && archive_write_finish_entry(d->aw) < ARCHIVE_WARN) {
+                    snprintf(err, errlen, "%s: %s", d->final_path, archive_error_string(d->aw));
+                    s = FZ7_E_IO;
+                }
+                if (s == FZ7_OK)
+                    s = publish(d, err, errlen);
+                else
+                    unlink(d->temp_path);
+            }
+        }
+    }
+    clear_item(d);
+    return s;
+}
+
+fz7_status fz7_disk_close(fz7_disk *d, char *err, size_t errlen)
+{
+    if (!d)
+        return FZ7_OK;
+    fz7_status s = FZ7_OK;
+    if (d->active && d->temp_path && d->header_written) {
+        archive_write_finish_entry(d->aw);
+        unlink(d->temp_path);
+    }
+    clear_item(d);
+    if (d->aw) {
+        if (archive_write_close(d->aw) != ARCHIVE_OK && errlen) {
+            const char *why = archive_error_string(d->aw);
+            snprintf(err, errlen, "setting folder attributes: %s", why ? why : "failed");
+            s = FZ7_E_IO;
+        }
+        archive_write_free(d->aw);
+    }
+    if (d->old_cwd >= 0) {
+        if (fchdir(d->old_cwd) != 0 && s == FZ7_OK) {
+            snprintf(err, errlen, "can not return to the previous folder: %s", strerror(errno));
+            s = FZ7_E_IO;
+        }
+        close(d->old_cwd);
+    }
+    free(d->buf);
+    free(d);
+    return s;
+}

@@ -1,0 +1,76 @@
+/* extract.h - writing extracted entries to disk safely, through libarchive's
+ * archive_write_disk with its secure flags (no "..", no absolute paths, no
+ * writing through symlinks), below one output folder.
+ *
+ * A file's data goes to a temporary name in its final directory and is
+ * renamed to the final name only when the caller says the entry decoded
+ * and checked OK, so no damaged file ever sits under its final name. */
+#ifndef FZ7_EXTRACT_H
+#define FZ7_EXTRACT_H
+
+#include "fz7_common.h"
+
+#include <stdbool.h>
+#include <sys/stat.h>
+
+typedef struct fz7_disk fz7_disk;
+
+typedef enum fz7_disk_kind { FZ7_DISK_FILE, FZ7_DISK_DIR, FZ7_DISK_SYMLINK } fz7_disk_kind;
+
+/* One item to write. */
+typedef struct fz7_disk_item {
+    const char *path;      /* relative to the output folder, '/'-separated,
+                              already made safe by fz7_disk_safe_path() */
+    fz7_disk_kind kind;
+    uint32_t perm;         /* permission bits (07777); applied exactly */
+    bool has_mtime;
+    int64_t mtime;         /* seconds since 1970-01-01 UTC */
+    uint32_t mtime_nsec;
+} fz7_disk_item;
+
+/* Makes an archive path safe to write below the output folder: drops a
+ * leading '/', empty and "." components (as 7-Zip does) and returns a new
+ * string in *out (free() it). FZ7_E_ARG when a component is "..", or
+ * nothing is left; FZ7_E_MEM. */
+fz7_status fz7_disk_safe_path(const char *archive_path, char **out);
+
+/* Creates out_dir (and its parents) when missing and makes it the current
+ * directory until fz7_disk_close() (NULL or "" = the current directory).
+ * FZ7_E_IO with a reason in err when out_dir cannot be created or entered. */
+fz7_status fz7_disk_open(const char *out_dir, fz7_disk **out, char *err, size_t errlen);
+
+/* Looks up path below the output folder without following symlinks
+ * (lstat, parents included): 1 exists (*st filled), 0 absent, -1 a parent
+ * is a symlink or not a directory (the write would be refused). */
+int fz7_disk_lookup(fz7_disk *d, const char *path, struct stat *st);
+
+/* A name that does not exist yet for path: "dir/name_1.ext", "_2", ...
+ * (7-Zip's rename scheme). *out is malloc'ed. FZ7_E_MEM, FZ7_E_IO. */
+fz7_status fz7_disk_free_name(fz7_disk *d, const char *path, char **out);
+
+/* Renames the existing path to a free name (for -aot). The new name is put
+ * in *renamed (malloc'ed) when renamed is not NULL. FZ7_E_IO with reason. */
+fz7_status fz7_disk_rename_existing(fz7_disk *d, const char *path, char **renamed, char *err,
+                                    size_t errlen);
+
+/* Starts an item. Directories are created at once (their mode and mtime
+ * are set by fz7_disk_close(), after their contents); files and symlinks
+ * go to a temporary name. FZ7_E_ARG (refused: unsafe path) or FZ7_E_IO with
+ * a reason in err; FZ7_E_MEM. */
+fz7_status fz7_disk_begin(fz7_disk *d, const fz7_disk_item *it, char *err, size_t errlen);
+
+/* The item's data, in order: file bytes, or a symlink's target (at most
+ * 4096 bytes). Buffered in 1 MiB chunks. FZ7_E_IO / FZ7_E_DATA with reason. */
+fz7_status fz7_disk_data(fz7_disk *d, const uint8_t *p, size_t n, char *err, size_t errlen);
+
+/* Ends the item: keep == true renames it to its final name (replacing an
+ * existing file or symlink), false removes the temporary file.
+ * FZ7_E_IO with a reason in err. */
+fz7_status fz7_disk_end(fz7_disk *d, bool keep, char *err, size_t errlen);
+
+/* Sets directory modes and mtimes (deepest first), goes back to the
+ * previous current directory and frees d. NULL is allowed. FZ7_E_IO with a
+ * reason when a directory's attributes could not be set. */
+fz7_status fz7_disk_close(fz7_disk *d, char *err, size_t errlen);
+
+#endif
