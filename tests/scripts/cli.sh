@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# cli.sh - the command line as a user and a script see it: exit codes,
+# overwrite modes, e vs x, wildcard selection, -o creation, l -slt fields
+# against 7zz, damaged data, and hostile archives (nothing outside -o).
+# Archives use the Copy method with plain headers, so this runs before any
+# codec exists.
+set -u
+: "${FZ7:?FZ7 must name the fz7 binary}"
+S=${FZ7_SCRATCH:-$(mktemp -d)}
+HERE=$(cd "$(dirname "$0")" && pwd)
+for tool in 7zz python3; do
+    command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
+done
+rm -rf "$S" && mkdir -p "$S" && cd "$S" || exit 1
+
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+expect_rc() { # expect_rc WANT NAME CMD...
+    local want=$1 name=$2; shift 2
+    "$@" >out.txt 2>err.txt </dev/null
+    local rc=$?
+    if [ "$rc" = "$want" ]; then ok; else bad "$name: exit $rc, want $want"; sed 's/^/    /' err.txt | head -5; fi
+}
+same() { # same NAME GOT WANT
+    if [ "$2" = "$3" ]; then ok; else bad "$1: got [$2] want [$3]"; fi
+}
+tree() { (cd "$1" && find . -mindepth 1 | LC_ALL=C sort | tr '\n' ' '); }
+
+# --- a source tree and a Copy archive of it made by 7-Zip ---
+mkdir -p src/d1/d2 src/emptydir
+printf 'hello\n' >src/a.txt
+head -c 3000 /dev/zero | tr '\0' x >src/d1/b.bin
+printf 'two\n' >src/d1/d2/c.txt
+: >src/d1/d2/empty
+ln -s a.txt src/link
+chmod 600 src/a.txt
+chmod 755 src/d1/b.bin
+(cd src && 7zz a -snl -m0=Copy -mhc=off ../cp.7z . >/dev/null) || { echo "FAIL: 7zz a"; exit 1; }
+
+# --- exit codes ---
+expect_rc 7 "unknown switch" "$FZ7" x -zz cp.7z
+grep -q "Unknown switch:" err.txt && ok || bad "unknown switch message"
+expect_rc 7 "unsupported command" "$FZ7" q cp.7z
+expect_rc 7 "no archive name" "$FZ7" x
+expect_rc 7 "bad -ao" "$FZ7" x -aox cp.7z
+expect_rc 7 "empty -o" "$FZ7" x -o cp.7z
+expect_rc 7 "b not implemented" "$FZ7" b
+expect_rc 2 "missing archive" "$FZ7" t "$S/no-such.7z"
+grep -q "no-such.7z" err.txt && ok || bad "missing archive message names it"
+printf 'not an archive at all\n' >plain.txt
+expect_rc 2 "non-archive" "$FZ7" t plain.txt
+grep -q "plain.txt : Can not open the file as archive" err.txt && ok || bad "non-archive message"
+expect_rc 0 "--version" "$FZ7" --version
+grep -q "^crc32: " out.txt && ok || bad "--version names the crc32 path"
+expect_rc 2 "-t7z on an xz file" "$FZ7" l -txz cp.7z
+
+# --- t and l ---
+expect_rc 0 "t" "$FZ7" t cp.7z
+grep -q "^Everything is Ok" out.txt && ok || bad "t says Everything is Ok"
+grep -q "^Files: 5$" out.txt && ok || bad "t counts 5 files"
+expect_rc 0 "l" "$FZ7" l cp.7z
+grep -q "  5 files, 3 folders$" out.txt && ok || bad "l totals line"
+for args in "" "-slt"; do
+    "$FZ7" l $args cp.7z | sed -n '/^--$/,$p' >fz7.txt
+    7zz l $args cp.7z | sed -n '/^--$/,$p' >7zz.txt
+    if cmp -s fz7.txt 7zz.txt; then ok; else bad "l $args differs from 7zz"; diff fz7.txt 7zz.txt | head -10; fi
+done
+"$FZ7" l -slt cp.7z >slt.txt
+for field in "Path = d1/b.bin" "Size = 3000" "Attributes = A -rwxr-xr-x" "CRC = " "Encrypted = -" \
+             "Method = Copy" "Block = " "Packed Size = " "Modified = "; do
+    grep -q "^$field" slt.txt && ok || bad "l -slt has '$field'"
+done
+
+# --- x: full tree, modes, mtimes, link ---
+expect_rc 0 "x" "$FZ7" x cp.7z -onew/deep/out
+if diff -r --no-dereference src new/deep/out >/dev/null; then ok; else bad "x tree differs"; fi
+same "x mode 600" "$(stat -c %a new/deep/out/a.txt)" 600
+same "x mode 755" "$(stat -c %a new/deep/out/d1/b.bin)" 755
+same "x mtime" "$(stat -c %Y new/deep/out/d1/b.bin)" "$(stat -c %Y src/d1/b.bin)"
+same "x dir mtime" "$(stat -c %Y new/deep/out/d1)" "$(stat -c %Y src/d1)"
+same "x symlink" "$(readlink new/deep/out/link)" "a.txt"
+
+# --- e: no paths, directories not created ---
+expect_rc 0 "e" "$FZ7" e cp.7z -oflat
+same "e tree" "$(tree flat)" "./a.txt ./b.bin ./c.txt ./empty ./link "
+
+# --- wildcards (7-Zip rules) ---
+sel() { rm -rf sel; "$FZ7" x cp.7z -osel "$@" >/dev/null 2>&1; tree sel; }
+same "name selects a folder" "$(sel d1/d2)" "./d1 ./d1/d2 ./d1/d2/c.txt ./d1/d2/empty "
+same "*.txt top level only" "$(sel '*.txt')" "./a.txt "
+same "-r *.txt" "$(sel -r '*.txt')" "./a.txt ./d1 ./d1/d2 ./d1/d2/c.txt "
+same "-x!" "$(sel -r '*' '-x!d1')" "./a.txt ./emptydir ./link "
+same "-i! and ?" "$(sel '-i!?.txt')" "./a.txt "
+same "case sensitive" "$(sel A.TXT)" ""
+same "-ssc-" "$(sel -ssc- A.TXT)" "./a.txt "
+printf 'd1/d2/c.txt\nlink\n' >list.txt
+same "@listfile" "$(sel @list.txt)" "./d1 ./d1/d2 ./d1/d2/c.txt ./link "
+
+# --- -so ---
+same "-so" "$("$FZ7" x -so cp.7z d1/d2/c.txt 2>/dev/null)" "two"
+
+# --- overwrite modes ---
+rm -rf ow && "$FZ7" x cp.7z -oow >/dev/null
+echo changed >ow/a.txt
+expect_rc 255 "no answer on stdin" "$FZ7" x cp.7z -oow
+grep -q "Break signaled" err.txt && ok || bad "no answer: Break signaled"
+same "no answer keeps file" "$(cat ow/a.txt)" "changed"
+expect_rc 0 "-aos" "$FZ7" x cp.7z -oow -aos
+same "-aos keeps file" "$(cat ow/a.txt)" "changed"
+expect_rc 0 "-aou" "$FZ7" x cp.7z -oow -aou a.txt
+same "-aou" "$(cat ow/a.txt)/$(cat ow/a_1.txt)" "changed/hello"
+expect_rc 0 "-aot" "$FZ7" x cp.7z -oow -aot a.txt
+same "-aot" "$(cat ow/a.txt)/$(cat ow/a_2.txt)" "hello/changed"
+echo changed >ow/a.txt
+echo n | "$FZ7" x cp.7z -oow a.txt >/dev/null 2>&1
+same "answer n" "$(cat ow/a.txt)" "changed"
+echo y | "$FZ7" x cp.7z -oow a.txt >/dev/null 2>&1
+same "answer y" "$(cat ow/a.txt)" "hello"
+echo changed >ow/a.txt
+expect_rc 0 "-aoa" "$FZ7" x cp.7z -oow -aoa a.txt
+same "-aoa" "$(cat ow/a.txt)" "hello"
+echo changed >ow/a.txt
+expect_rc 0 "-y" "$FZ7" x cp.7z -oow -y a.txt
+same "-y" "$(cat ow/a.txt)" "hello"
+
+# --- damaged data: exit 2, named, nothing under the final name ---
+cp cp.7z bad.7z
+off=$(grep -abo xxxxxxxxxx cp.7z | head -1 | cut -d: -f1)
+printf 'Z' | dd of=bad.7z bs=1 seek=$((off + 100)) conv=notrunc 2>/dev/null
+expect_rc 2 "CRC error t" "$FZ7" t bad.7z
+grep -q "ERROR: CRC Failed : d1/b.bin" err.txt && ok || bad "CRC Failed line names the entry"
+grep -q "bad.7z" err.txt && ok || bad "CRC Failed line names the archive"
+rm -rf bo
+expect_rc 2 "CRC error x" "$FZ7" x bad.7z -obo
+[ ! -e bo/d1/b.bin ] && ok || bad "damaged file left under its final name"
+same "no temporary files left" "$(find bo -name '.fz7-*' | wc -l)" 0
+same "good files still extracted" "$(cat bo/a.txt)" "hello"
+
+# --- hostile archives: nothing outside -o ---
+mkdir -p jail outside
+python3 "$HERE/mk7z.py" hostile.7z f:../evil.txt:evil f:/abs/abs.txt:abs \
+    "l:link:$S/outside" f:link/through.txt:through f:a/../../evil2.txt:e2 \
+    f:dir/ok.txt:ok "l:dotdot:../../.." f:dotdot/x.txt:x
+before=$(find "$S" -newer hostile.7z | LC_ALL=C sort)
+expect_rc 1 "hostile x" "$FZ7" x hostile.7z -ojail/out
+same "hostile: nothing in outside/" "$(ls -A outside)" ""
+[ ! -e evil.txt ] && [ ! -e jail/evil.txt ] && [ ! -e evil2.txt ] && ok || bad "../ escaped -o"
+[ ! -e /abs/abs.txt ] && [ -f jail/out/abs/abs.txt ] && ok || bad "absolute path not kept below -o"
+same "hostile: good entry extracted" "$(cat jail/out/dir/ok.txt)" "ok"
+for name in ../evil.txt link/through.txt a/../../evil2.txt dotdot/x.txt; do
+    grep -q "WARNING: .*$name" err.txt && ok || bad "hostile: warning names $name"
+done
+after=$(find "$S" -newer hostile.7z -not -path "$S/jail/*" -not -path "$S/jail" | LC_ALL=C sort)
+same "hostile: no new paths outside jail/" "$(comm -13 <(echo "$before") <(echo "$after") | grep -v -e '/out.txt$' -e '/err.txt$')" ""
+expect_rc 1 "hostile e" "$FZ7" e hostile.7z -ojail/flat -y
+[ ! -e jail/evil.txt ] && ok || bad "hostile e escaped"
+
+# --- passwords: none on a pipe -> exit 2; never printed ---
+(cd src && 7zz a -m0=Copy -mhc=off -psecret -mhe=on ../enc.7z a.txt >/dev/null)
+expect_rc 2 "encrypted headers, no password, no terminal" "$FZ7" l enc.7z
+grep -qi "password" err.txt && ok || bad "no-password message mentions the password"
+"$FZ7" t -psecret enc.7z >out.txt 2>&1
+grep -q secret out.txt && bad "password printed" || ok
+
+echo "cli.sh: $pass passed, $fail failed"
+[ "$fail" = 0 ]
