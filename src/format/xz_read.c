@@ -1,0 +1,896 @@
+/* xz_read.c - the .xz reader: finds every stream from the end of the file
+ * (footer, index, header; xz-file-format.txt 2, 4), lists the file as one
+ * entry, and decodes the blocks (3) through LZMA2 and the Delta/BCJ
+ * filters (5.3), checking sizes against the index and every check. */
+#include "check/check.h"
+#include "filter/filter.h"
+#include "format/archive_impl.h"
+#include "format/file_io.h"
+#include "lzma/lzma_dec.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define XZ_STREAM_HEADER_BYTES 12
+#define XZ_STREAM_FOOTER_BYTES 12
+#define XZ_VLI_MAX (UINT64_MAX / 2)          /* 2^63 - 1 (section 1.2) */
+#define XZ_UNPADDED_MIN 5                    /* section 4.3.1 */
+#define XZ_UNPADDED_MAX (XZ_VLI_MAX & ~(uint64_t)3)
+#define XZ_BLOCK_HEADER_MAX 1024
+#define XZ_OUT_CHUNK ((size_t)256 << 10)      /* bytes per data() call */
+
+enum { XZ_CHECK_NONE = 0, XZ_CHECK_CRC32 = 1, XZ_CHECK_CRC64 = 4, XZ_CHECK_SHA256 = 10 };
+enum { XZ_FILTER_DELTA = 0x03, XZ_FILTER_X86 = 0x04, XZ_FILTER_PPC = 0x05,
+       XZ_FILTER_ARM64 = 0x0A, XZ_FILTER_LZMA2 = 0x21 };
+
+static const uint8_t xz_header_magic[6] = {0xFD, '7', 'z', 'X', 'Z', 0x00};
+static const uint8_t xz_footer_magic[2] = {'Y', 'Z'};
+
+/* One index record (section 4.3). */
+typedef struct {
+    uint64_t unpadded;
+    uint64_t uncompressed;
+} xz_record;
+
+typedef struct {
+    uint64_t offset;   /* file offset of the stream header */
+    unsigned check;    /* check ID from the stream flags, 0..15 */
+    size_t first;      /* its records: records[first .. first + count) */
+    size_t count;
+} xz_stream;
+
+typedef struct {
+    xz_stream *streams;
+    size_t nstreams;
+    xz_record *records;
+    size_t nrecords;
+    char method[192];
+} xz_priv;
+
+/* A parsed block header (section 3.1). */
+typedef struct {
+    unsigned header_size;
+    uint64_t compressed;     /* UINT64_MAX when absent */
+    uint64_t uncompressed;   /* UINT64_MAX when absent */
+    unsigned nfilters;       /* 1..4, the last one LZMA2 */
+    uint64_t id[4];
+    uint32_t prop[4];        /* Delta: distance; BCJ: start offset */
+    bool has_start[4];       /* BCJ with the 4-byte start offset property */
+    uint8_t lzma2_prop;      /* dictionary size byte */
+} xz_block_header;
+
+static void set_msg(char *buf, size_t len, const char *fmt, ...)
+{
+    if (!len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, len, fmt, ap);
+    va_end(ap);
+}
+
+/* Bytes of the check field for a check ID (section 2.1.1.2). */
+static unsigned check_size(unsigned id)
+{
+    return id == 0 ? 0 : 4u << ((id + 2) / 3 - 1);
+}
+
+static bool check_supported(unsigned id)
+{
+    return id == XZ_CHECK_NONE || id == XZ_CHECK_CRC32 || id == XZ_CHECK_CRC64 ||
+           id == XZ_CHECK_SHA256;
+}
+
+static uint64_t round_up4(uint64_t x) { return (x + 3) & ~(uint64_t)3; }
+
+/* LZMA2 dictionary size property (section 5.3.1), 0..40. */
+static uint32_t lzma2_dict_bytes(uint8_t prop)
+{
+    if (prop >= 40)
+        return UINT32_MAX;
+    return (uint32_t)(2 | (prop & 1)) << (prop / 2 + 11);
+}
+
+/* A dictionary size as 7-Zip prints it: "23" for 2^23, else "3m", "6k". */
+static void dict_name(char *out, size_t cap, uint32_t dict)
+{
+    for (unsigned i = 0; i < 32; i++) {
+        if (dict == (uint32_t)1 << i) {
+            snprintf(out, cap, "%u", i);
+            return;
+        }
+    }
+    if (dict % (1u << 20) == 0)
+        snprintf(out, cap, "%um", dict >> 20);
+    else if (dict % (1u << 10) == 0)
+        snprintf(out, cap, "%uk", dict >> 10);
+    else
+        snprintf(out, cap, "%ub", dict);
+}
+
+/* ---- Variable-length integers (section 1.2) ----------------------------- */
+
+/* Decodes a VLI from p[*pos .. end). Rejects encodings longer than 9 bytes
+ * and non-minimal ones (a last byte of 0x00 after the first). */
+static bool vli_decode(const uint8_t *p, size_t end, size_t *pos, uint64_t *out)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < 9; i++) {
+        if (*pos >= end)
+            return false;
+        uint8_t b = p[(*pos)++];
+        v |= (uint64_t)(b & 0x7F) << (7 * i);
+        if (!(b & 0x80)) {
+            if (b == 0 && i > 0)
+                return false;
+            *out = v;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The index is read as a byte stream; every byte goes into its CRC32. */
+typedef struct {
+    fz7_istream *in;
+    uint32_t crc;
+    uint64_t count;   /* bytes read so far */
+} index_reader;
+
+static fz7_status index_byte(index_reader *r, uint8_t *b)
+{
+    fz7_status st = fz7_istream_read_full(r->in, b, 1);
+    if (st != FZ7_OK)
+        return st;
+    r->crc = fz7_crc32(r->crc, b, 1);
+    r->count++;
+    return FZ7_OK;
+}
+
+static fz7_status index_vli(index_reader *r, uint64_t *out)
+{
+    uint8_t bytes[9];
+    size_t n = 0, pos = 0;
+    do {
+        fz7_status st = index_byte(r, &bytes[n]);
+        if (st != FZ7_OK)
+            return st;
+    } while ((bytes[n++] & 0x80) && n < 9);
+    return vli_decode(bytes, n, &pos, out) ? FZ7_OK : FZ7_E_FORMAT;
+}
+
+/* ---- Opening: streams from the end of the file -------------------------- */
+
+/* Parses the index of size `size` at file offset off (section 4), appends its
+ * records and returns the total of their padded block sizes. */
+static fz7_status parse_index(fz7_archive *a, xz_priv *x, uint64_t off, uint64_t size,
+                              uint64_t *blocks_size, uint64_t *total_uncompressed, char *err,
+                              size_t errlen)
+{
+    fz7_istream *in = fz7_fd_istream_new(a->fd, off, size);
+    if (!in)
+        return FZ7_E_MEM;
+    index_reader r = {in, 0, 0};
+    fz7_status st;
+    uint8_t b;
+    uint64_t count;
+    *blocks_size = 0;
+
+    if ((st = index_byte(&r, &b)) != FZ7_OK || b != 0x00) {
+        set_msg(err, errlen, "xz: no index where the stream footer points (offset %" PRIu64 ")", off);
+        st = st == FZ7_E_IO ? st : FZ7_E_FORMAT;
+        goto out;
+    }
+    if ((st = index_vli(&r, &count)) != FZ7_OK || count > (size - 6) / 2) {
+        set_msg(err, errlen, "xz: bad number of records in the index at offset %" PRIu64, off);
+        st = st == FZ7_E_IO ? st : FZ7_E_FORMAT;
+        goto out;
+    }
+    /* The records array is bounded by the index size (>= 2 bytes a record)
+     * and by the memory limit. */
+    uint64_t need = (x->nrecords + count) * (uint64_t)sizeof(xz_record);
+    if (need > a->opts.mem_limit || need > SIZE_MAX) {
+        set_msg(err, errlen, "xz: the index of %" PRIu64 " blocks needs more memory than the limit",
+                count);
+        st = FZ7_E_MEMLIMIT;
+        goto out;
+    }
+    if (count) {
+        xz_record *grown = realloc(x->records, (size_t)need);
+        if (!grown) {
+            st = FZ7_E_MEM;
+            goto out;
+        }
+        x->records = grown;
+    }
+    for (uint64_t i = 0; i < count; i++) {
+        xz_record rec;
+        if ((st = index_vli(&r, &rec.unpadded)) != FZ7_OK ||
+            (st = index_vli(&r, &rec.uncompressed)) != FZ7_OK)
+            break;
+        if (rec.unpadded < XZ_UNPADDED_MIN || rec.unpadded > XZ_UNPADDED_MAX) {
+            st = FZ7_E_FORMAT;
+            break;
+        }
+        uint64_t padded = round_up4(rec.unpadded);
+        if (padded > XZ_VLI_MAX - *blocks_size ||
+            rec.uncompressed > XZ_VLI_MAX - *total_uncompressed) {
+            st = FZ7_E_FORMAT;
+            break;
+        }
+        *blocks_size += padded;
+        *total_uncompressed += rec.uncompressed;
+        x->records[x->nrecords++] = rec;
+    }
+    if (st != FZ7_OK) {
+        set_msg(err, errlen, "xz: bad record in the index at offset %" PRIu64, off);
+        st = st == FZ7_E_IO ? st : FZ7_E_FORMAT;
+        goto out;
+    }
+    while (r.count % 4) {
+        if ((st = index_byte(&r, &b)) != FZ7_OK || b != 0) {
+            set_msg(err, errlen, "xz: index padding is not zero (offset %" PRIu64 ")", off);
+            st = st == FZ7_E_IO ? st : FZ7_E_FORMAT;
+            goto out;
+        }
+    }
+    uint8_t crc_bytes[4];
+    if (r.count + 4 != size) {
+        set_msg(err, errlen, "xz: index size differs from the backward size (offset %" PRIu64 ")",
+                off);
+        st = FZ7_E_FORMAT;
+        goto out;
+    }
+    if ((st = fz7_istream_read_full(in, crc_bytes, 4)) != FZ7_OK)
+        goto out;
+    if (fz7_get32le(crc_bytes) != r.crc) {
+        set_msg(err, errlen, "xz: index CRC32 mismatch (offset %" PRIu64 ")", off);
+        st = FZ7_E_CRC;
+    }
+out:
+    fz7_istream_free(in);
+    return st;
+}
+
+/* Returns the offset where stream padding before pos begins (pos and the
+ * result are multiples of 4). */
+static fz7_status skip_padding(int fd, uint64_t pos, uint64_t *out)
+{
+    uint8_t buf[4096];
+    while (pos > 0) {
+        size_t n = pos < sizeof buf ? (size_t)pos : sizeof buf;
+        fz7_status st = fz7_pread_full(fd, buf, n, pos - n);
+        if (st != FZ7_OK)
+            return st;
+        for (size_t i = n; i >= 4; i -= 4) {
+            if (fz7_get32le(buf + i - 4) != 0) {
+                *out = pos - n + i;
+                return FZ7_OK;
+            }
+        }
+        pos -= n;
+    }
+    *out = 0;
+    return FZ7_OK;
+}
+
+static fz7_status add_stream(xz_priv *x, const xz_stream *s)
+{
+    xz_stream *grown = realloc(x->streams, (x->nstreams + 1) * sizeof *grown);
+    if (!grown)
+        return FZ7_E_MEM;
+    x->streams = grown;
+    x->streams[x->nstreams++] = *s;
+    return FZ7_OK;
+}
+
+/* Walks the file backwards: stream padding, footer, index, header, and so
+ * on to offset 0 (sections 2.1, 2.2). */
+static fz7_status scan_streams(fz7_archive *a, xz_priv *x, uint64_t *total, char *err,
+                               size_t errlen)
+{
+    uint64_t pos = a->file_size;
+    *total = 0;
+    if (pos % 4 != 0) {
+        set_msg(err, errlen, "xz: file size is not a multiple of 4 (truncated or bad stream padding)");
+        return FZ7_E_FORMAT;
+    }
+    while (pos > 0) {
+        fz7_status st = skip_padding(a->fd, pos, &pos);
+        if (st != FZ7_OK)
+            return st;
+        if (pos < XZ_STREAM_HEADER_BYTES + XZ_STREAM_FOOTER_BYTES) {
+            set_msg(err, errlen, "xz: truncated stream (no room for header and footer)");
+            return FZ7_E_FORMAT;
+        }
+        uint8_t f[XZ_STREAM_FOOTER_BYTES];
+        uint64_t footer_off = pos - XZ_STREAM_FOOTER_BYTES;
+        if ((st = fz7_pread_full(a->fd, f, sizeof f, footer_off)) != FZ7_OK)
+            return st;
+        if (memcmp(f + 10, xz_footer_magic, 2) != 0) {
+            set_msg(err, errlen, "xz: no stream footer magic at offset %" PRIu64, footer_off);
+            return FZ7_E_FORMAT;
+        }
+        if (fz7_crc32(0, f + 4, 6) != fz7_get32le(f)) {
+            set_msg(err, errlen, "xz: stream footer CRC32 mismatch at offset %" PRIu64, footer_off);
+            return FZ7_E_CRC;
+        }
+        if (f[8] != 0 || (f[9] & 0xF0) != 0) {
+            set_msg(err, errlen, "xz: unsupported stream flags %02X %02X", f[8], f[9]);
+            return FZ7_E_UNSUPPORTED;
+        }
+        uint64_t backward = ((uint64_t)fz7_get32le(f + 4) + 1) * 4;
+        if (backward < 8 || backward > footer_off - XZ_STREAM_HEADER_BYTES) {
+            set_msg(err, errlen, "xz: bad backward size %" PRIu64 " in the stream footer",
+                    backward);
+            return FZ7_E_FORMAT;
+        }
+        uint64_t index_off = footer_off - backward;
+        uint64_t blocks = 0;
+        size_t first = x->nrecords;
+        st = parse_index(a, x, index_off, backward, &blocks, total, err, errlen);
+        if (st != FZ7_OK)
+            return st;
+        if (blocks > index_off - XZ_STREAM_HEADER_BYTES) {
+            set_msg(err, errlen, "xz: the index lists more block bytes than the stream holds");
+            return FZ7_E_FORMAT;
+        }
+        uint64_t stream_off = index_off - blocks - XZ_STREAM_HEADER_BYTES;
+        uint8_t h[XZ_STREAM_HEADER_BYTES];
+        if ((st = fz7_pread_full(a->fd, h, sizeof h, stream_off)) != FZ7_OK)
+            return st;
+        if (memcmp(h, xz_header_magic, 6) != 0) {
+            set_msg(err, errlen, "xz: no stream header at offset %" PRIu64
+                    " (where the index puts it)", stream_off);
+            return FZ7_E_FORMAT;
+        }
+        if (fz7_crc32(0, h + 6, 2) != fz7_get32le(h + 8)) {
+            set_msg(err, errlen, "xz: stream header CRC32 mismatch at offset %" PRIu64, stream_off);
+            return FZ7_E_CRC;
+        }
+        if (h[6] != f[8] || h[7] != f[9]) {
+            set_msg(err, errlen, "xz: stream header and footer flags differ (offset %" PRIu64 ")",
+                    stream_off);
+            return FZ7_E_FORMAT;
+        }
+        xz_stream s = {stream_off, h[7] & 0x0F, first, x->nrecords - first};
+        if ((st = add_stream(x, &s)) != FZ7_OK)
+            return st;
+        pos = stream_off;
+    }
+    /* Found last to first; keep them in file order. */
+    for (size_t i = 0, j = x->nstreams; i + 1 < j; i++, j--) {
+        xz_stream t = x->streams[i];
+        x->streams[i] = x->streams[j - 1];
+        x->streams[j - 1] = t;
+    }
+    return FZ7_OK;
+}
+
+/* ---- Block headers (section 3.1) --------------------------------------- */
+
+/* Parses the block header h (header_size bytes, CRC32 included). detail gets
+ * a one-line reason on failure: FZ7_E_DATA (corrupt) or FZ7_E_UNSUPPORTED. */
+static fz7_status parse_block_header(const uint8_t *h, size_t header_size, xz_block_header *bh,
+                                     char *detail, size_t dlen)
+{
+    memset(bh, 0, sizeof *bh);
+    bh->header_size = (unsigned)header_size;
+    bh->compressed = bh->uncompressed = UINT64_MAX;
+    size_t end = header_size - 4;
+    if (fz7_crc32(0, h, end) != fz7_get32le(h + end)) {
+        set_msg(detail, dlen, "Block header CRC32 mismatch");
+        return FZ7_E_DATA;
+    }
+    uint8_t flags = h[1];
+    if (flags & 0x3C) {
+        set_msg(detail, dlen, "Unsupported block flags 0x%02X", flags);
+        return FZ7_E_UNSUPPORTED;
+    }
+    size_t pos = 2;
+    if (flags & 0x40) {
+        if (!vli_decode(h, end, &pos, &bh->compressed) || bh->compressed == 0) {
+            set_msg(detail, dlen, "Bad compressed size in block header");
+            return FZ7_E_DATA;
+        }
+    }
+    if (flags & 0x80) {
+        if (!vli_decode(h, end, &pos, &bh->uncompressed)) {
+            set_msg(detail, dlen, "Bad uncompressed size in block header");
+            return FZ7_E_DATA;
+        }
+    }
+    bh->nfilters = (flags & 3) + 1;
+    for (unsigned i = 0; i < bh->nfilters; i++) {
+        uint64_t id, props_size;
+        if (!vli_decode(h, end, &pos, &id) || !vli_decode(h, end, &pos, &props_size) ||
+            props_size > end - pos) {
+            set_msg(detail, dlen, "Block header ends inside the filter flags");
+            return FZ7_E_DATA;
+        }
+        const uint8_t *p = h + pos;
+        pos += (size_t)props_size;
+        bool last = i + 1 == bh->nfilters;
+        bh->id[i] = id;
+        switch (id) {
+        case XZ_FILTER_LZMA2:
+            if (!last) {
+                set_msg(detail, dlen, "Unsupported filter chain: LZMA2 before the last filter");
+                return FZ7_E_UNSUPPORTED;
+            }
+            if (props_size != 1 || (p[0] & 0xC0) || p[0] > 40) {
+                set_msg(detail, dlen, "Unsupported LZMA2 properties");
+                return FZ7_E_UNSUPPORTED;
+            }
+            bh->lzma2_prop = p[0];
+            break;
+        case XZ_FILTER_DELTA:
+            if (props_size != 1) {
+                set_msg(detail, dlen, "Unsupported Delta properties");
+                return FZ7_E_UNSUPPORTED;
+            }
+            bh->prop[i] = (uint32_t)p[0] + 1;
+            break;
+        case XZ_FILTER_X86:
+        case XZ_FILTER_PPC:
+        case XZ_FILTER_ARM64:
+            if (props_size == 4) {
+                bh->prop[i] = fz7_get32le(p);
+                bh->has_start[i] = true;
+            } else if (props_size != 0) {
+                set_msg(detail, dlen, "Unsupported BCJ properties");
+                return FZ7_E_UNSUPPORTED;
+            }
+            if (id != XZ_FILTER_X86 && bh->prop[i] % 4 != 0) {
+                set_msg(detail, dlen, "BCJ start offset %" PRIu32 " is not aligned", bh->prop[i]);
+                return FZ7_E_UNSUPPORTED;
+            }
+            break;
+        default:
+            set_msg(detail, dlen, "Unsupported filter 0x%02" PRIX64, id);
+            return FZ7_E_UNSUPPORTED;
+        }
+        if (last && id != XZ_FILTER_LZMA2) {
+            set_msg(detail, dlen, "Unsupported filter chain: filter 0x%02" PRIX64 " is last", id);
+            return FZ7_E_UNSUPPORTED;
+        }
+    }
+    for (; pos < end; pos++) {
+        if (h[pos] != 0) {
+            set_msg(detail, dlen, "Unsupported block header field (non-zero header padding)");
+            return FZ7_E_UNSUPPORTED;
+        }
+    }
+    return FZ7_OK;
+}
+
+/* Reads the block header at off: FZ7_OK, a per-block error with detail, or
+ * FZ7_E_IO. */
+static fz7_status read_block_header(int fd, uint64_t off, uint64_t limit, xz_block_header *bh,
+                                    char *detail, size_t dlen)
+{
+    uint8_t h[XZ_BLOCK_HEADER_MAX];
+    fz7_status st = fz7_pread_full(fd, h, 1, off);
+    if (st != FZ7_OK)
+        return st == FZ7_E_TRUNCATED ? FZ7_E_DATA : st;
+    if (h[0] == 0) {
+        set_msg(detail, dlen, "Index lists a block where the stream has its index");
+        return FZ7_E_DATA;
+    }
+    size_t size = ((size_t)h[0] + 1) * 4;
+    if (size > limit) {
+        set_msg(detail, dlen, "Block header larger than the block");
+        return FZ7_E_DATA;
+    }
+    if ((st = fz7_pread_full(fd, h + 1, size - 1, off + 1)) != FZ7_OK)
+        return st == FZ7_E_TRUNCATED ? FZ7_E_DATA : st;
+    return parse_block_header(h, size, bh, detail, dlen);
+}
+
+static const char *check_name(unsigned id, char *buf, size_t cap)
+{
+    switch (id) {
+    case XZ_CHECK_NONE: return "NoCheck";
+    case XZ_CHECK_CRC32: return "CRC32";
+    case XZ_CHECK_CRC64: return "CRC64";
+    case XZ_CHECK_SHA256: return "SHA256";
+    }
+    snprintf(buf, cap, "Check-%u", id);
+    return buf;
+}
+
+/* Appends token to the method string unless it is already there. */
+static void add_token(xz_priv *x, const char *token)
+{
+    size_t len = strlen(x->method), tl = strlen(token);
+    for (const char *p = x->method; (p = strstr(p, token)) != NULL; p += tl)
+        if ((p == x->method || p[-1] == ' ') && (p[tl] == ' ' || p[tl] == 0))
+            return;
+    if (len + 1 + tl + 1 > sizeof x->method)
+        return;
+    if (len)
+        x->method[len++] = ' ';
+    memcpy(x->method + len, token, tl + 1);
+}
+
+/* The filters of a block as 7-Zip names them: "Delta:4", "BCJ",
+ * "ARM64:[00100000]" (start offset bytes), "LZMA2:23". */
+static void add_filter_tokens(xz_priv *x, const xz_block_header *bh)
+{
+    for (unsigned i = 0; i < bh->nfilters; i++) {
+        char t[48], dict[16];
+        const char *name = bh->id[i] == XZ_FILTER_X86 ? "BCJ" :
+                           bh->id[i] == XZ_FILTER_PPC ? "PPC" : "ARM64";
+        switch (bh->id[i]) {
+        case XZ_FILTER_DELTA:
+            snprintf(t, sizeof t, "Delta:%" PRIu32, bh->prop[i]);
+            break;
+        case XZ_FILTER_LZMA2:
+            dict_name(dict, sizeof dict, lzma2_dict_bytes(bh->lzma2_prop));
+            snprintf(t, sizeof t, "LZMA2:%s", dict);
+            break;
+        default:
+            if (bh->has_start[i]) {
+                uint8_t p[4];
+                fz7_put32le(p, bh->prop[i]);
+                snprintf(t, sizeof t, "%s:[%02X%02X%02X%02X]", name, p[0], p[1], p[2], p[3]);
+            } else {
+                snprintf(t, sizeof t, "%s", name);
+            }
+            break;
+        }
+        add_token(x, t);
+    }
+}
+
+/* The method 7-Zip shows for an xz file: the filters of the first block of
+ * each stream, then every check used, in ID order ("LZMA2:23 CRC32 CRC64").
+ * A broken block header adds nothing (extraction reports it). */
+static void build_method(fz7_archive *a, xz_priv *x)
+{
+    uint32_t checks = 0;
+    x->method[0] = 0;
+    for (size_t i = 0; i < x->nstreams; i++) {
+        const xz_stream *s = &x->streams[i];
+        checks |= 1u << s->check;
+        if (s->count == 0)
+            continue;
+        xz_block_header bh;
+        char ignored[8];
+        if (read_block_header(a->fd, s->offset + XZ_STREAM_HEADER_BYTES,
+                              x->records[s->first].unpadded, &bh, ignored,
+                              sizeof ignored) == FZ7_OK)
+            add_filter_tokens(x, &bh);
+    }
+    for (unsigned id = 0; id < 16; id++) {
+        char buf[16];
+        if (checks & (1u << id))
+            add_token(x, check_name(id, buf, sizeof buf));
+    }
+}
+
+/* ---- Extraction --------------------------------------------------------- */
+
+typedef struct {
+    unsigned id;
+    uint32_t crc32;
+    uint64_t crc64;
+    fz7_sha256 sha;
+} check_state;
+
+static void check_init(check_state *c, unsigned id)
+{
+    c->id = id;
+    c->crc32 = 0;
+    c->crc64 = 0;
+    if (id == XZ_CHECK_SHA256)
+        fz7_sha256_init(&c->sha);
+}
+
+static void check_update(check_state *c, const uint8_t *p, size_t n)
+{
+    switch (c->id) {
+    case XZ_CHECK_CRC32: c->crc32 = fz7_crc32(c->crc32, p, n); break;
+    case XZ_CHECK_CRC64: c->crc64 = fz7_crc64(c->crc64, p, n); break;
+    case XZ_CHECK_SHA256: fz7_sha256_update(&c->sha, p, n); break;
+    }
+}
+
+/* Compares the stored check with the computed one (section 3.4). */
+static fz7_status check_verify(check_state *c, const uint8_t *stored, char *detail, size_t dlen)
+{
+    switch (c->id) {
+    case XZ_CHECK_CRC32:
+        if (fz7_get32le(stored) != c->crc32) {
+            set_msg(detail, dlen, "CRC32 mismatch (expected %08" PRIx32 ", got %08" PRIx32 ")",
+                    fz7_get32le(stored), c->crc32);
+            return FZ7_E_CRC;
+        }
+        break;
+    case XZ_CHECK_CRC64:
+        if (fz7_get64le(stored) != c->crc64) {
+            set_msg(detail, dlen, "CRC64 mismatch (expected %016" PRIx64 ", got %016" PRIx64 ")",
+                    fz7_get64le(stored), c->crc64);
+            return FZ7_E_CRC;
+        }
+        break;
+    case XZ_CHECK_SHA256: {
+        uint8_t d[32];
+        fz7_sha256_final(&c->sha, d);
+        if (memcmp(d, stored, 32) != 0) {
+            set_msg(detail, dlen, "SHA-256 mismatch");
+            return FZ7_E_CRC;
+        }
+        break;
+    }
+    }
+    return FZ7_OK;
+}
+
+/* The decoding chain of one block: LZMA2 over the compressed data, then the
+ * filters from the last non-LZMA2 one back to filter 0 (section 5). */
+static fz7_status open_chain(const xz_block_header *bh, fz7_istream *packed, uint64_t mem_limit,
+                             fz7_istream *stages[4], fz7_istream **top)
+{
+    fz7_status st = fz7_lzma2_istream_new(packed, bh->lzma2_prop, mem_limit, &stages[0]);
+    if (st != FZ7_OK)
+        return st;
+    unsigned n = 1;
+    for (unsigned i = bh->nfilters - 1; i-- > 0; n++) {
+        switch (bh->id[i]) {
+        case XZ_FILTER_DELTA:
+            st = fz7_delta_istream_new(stages[n - 1], bh->prop[i], &stages[n]);
+            break;
+        case XZ_FILTER_X86:
+            st = fz7_bcj_x86_istream_new(stages[n - 1], bh->prop[i], &stages[n]);
+            break;
+        case XZ_FILTER_PPC:
+            st = fz7_bcj_ppc_istream_new(stages[n - 1], bh->prop[i], &stages[n]);
+            break;
+        default:
+            st = fz7_bcj_arm64_istream_new(stages[n - 1], bh->prop[i], &stages[n]);
+            break;
+        }
+        if (st != FZ7_OK)
+            return st;
+    }
+    *top = stages[n - 1];
+    return FZ7_OK;
+}
+
+typedef struct {
+    fz7_archive *a;
+    const fz7_extract_cb *cb;
+    uint8_t *buf;           /* XZ_OUT_CHUNK bytes */
+    bool cb_failed;         /* the status came from a callback */
+    char detail[192];
+} extract_ctx;
+
+/* Decodes one block at file offset off described by index record rec and
+ * sends its data to the callback. */
+static fz7_status decode_block(extract_ctx *x, const xz_stream *s, const xz_record *rec,
+                               uint64_t off)
+{
+    fz7_archive *a = x->a;
+    char *detail = x->detail;
+    size_t dlen = sizeof x->detail;
+    unsigned csize = check_size(s->check);
+    if (!check_supported(s->check)) {
+        set_msg(detail, dlen, "Unsupported check ID %u", s->check);
+        return FZ7_E_UNSUPPORTED;
+    }
+    /* The block needs its header and at least one byte of data. */
+    uint64_t room = rec->unpadded > (uint64_t)csize + 1 ? rec->unpadded - csize - 1 : 0;
+    xz_block_header bh;
+    fz7_status st = read_block_header(a->fd, off, room, &bh, detail, dlen);
+    if (st != FZ7_OK)
+        return st;
+    uint64_t packed = rec->unpadded - bh.header_size - csize;
+    if (bh.compressed != UINT64_MAX && bh.compressed != packed) {
+        set_msg(detail, dlen, "Compressed size in block header (%" PRIu64
+                ") differs from the index (%" PRIu64 ")", bh.compressed, packed);
+        return FZ7_E_DATA;
+    }
+    if (bh.uncompressed != UINT64_MAX && bh.uncompressed != rec->uncompressed) {
+        set_msg(detail, dlen, "Uncompressed size in block header (%" PRIu64
+                ") differs from the index (%" PRIu64 ")", bh.uncompressed, rec->uncompressed);
+        return FZ7_E_DATA;
+    }
+
+    fz7_istream *in = fz7_fd_istream_new(a->fd, off + bh.header_size, packed);
+    if (!in)
+        return FZ7_E_MEM;
+    fz7_istream *stages[4] = {NULL, NULL, NULL, NULL};
+    fz7_istream *top = NULL;
+    check_state chk;
+    check_init(&chk, s->check);
+    uint64_t produced = 0;
+    st = open_chain(&bh, in, a->opts.mem_limit, stages, &top);
+    if (st == FZ7_E_UNSUPPORTED)
+        set_msg(detail, dlen, "Unsupported method in the block at offset %" PRIu64, off);
+    if (st == FZ7_E_MEMLIMIT)
+        set_msg(detail, dlen, "LZMA2 dictionary of %" PRIu32 " bytes exceeds the memory limit",
+                lzma2_dict_bytes(bh.lzma2_prop));
+    while (st == FZ7_OK) {
+        size_t fill = 0;
+        while (fill < XZ_OUT_CHUNK) {
+            size_t got = 0;
+            st = top->read(top, x->buf + fill, XZ_OUT_CHUNK - fill, &got);
+            if (st != FZ7_OK || got == 0)
+                break;
+            fill += got;
+        }
+        if (st != FZ7_OK)
+            break;
+        if (fill > rec->uncompressed - produced) {
+            set_msg(detail, dlen, "Block decodes to more than the %" PRIu64
+                    " bytes the index lists", rec->uncompressed);
+            st = FZ7_E_DATA;
+            break;
+        }
+        if (fill == 0)
+            break;
+        produced += fill;
+        check_update(&chk, x->buf, fill);
+        st = x->cb->data(x->cb->ctx, x->buf, fill);
+        if (st != FZ7_OK) {
+            x->cb_failed = true;
+            break;
+        }
+    }
+    uint64_t used = fz7_fd_istream_pos(in);
+    for (int i = 3; i >= 0; i--)
+        fz7_istream_free(stages[i]);
+    fz7_istream_free(in);
+    if (st != FZ7_OK) {
+        if (st == FZ7_E_TRUNCATED) {
+            set_msg(detail, dlen, "LZMA2 data runs past the end of its block");
+            st = FZ7_E_DATA;
+        } else if (!detail[0] && (st == FZ7_E_DATA || st == FZ7_E_CRC)) {
+            set_msg(detail, dlen, "Corrupt LZMA2 data in the block at offset %" PRIu64, off);
+        }
+        return st;
+    }
+    if (used != packed) {
+        set_msg(detail, dlen, "LZMA2 data ends %" PRIu64 " bytes before its block does",
+                packed - used);
+        return FZ7_E_DATA;
+    }
+    if (produced != rec->uncompressed) {
+        set_msg(detail, dlen, "Block decodes to %" PRIu64 " bytes, the index lists %" PRIu64,
+                produced, rec->uncompressed);
+        return FZ7_E_DATA;
+    }
+    /* Block padding (section 3.3), then the check. */
+    uint8_t tail[3 + 64];
+    size_t pad = (size_t)(round_up4(rec->unpadded) - rec->unpadded);
+    st = fz7_pread_full(a->fd, tail, pad + csize, off + bh.header_size + packed);
+    if (st != FZ7_OK)
+        return st;
+    for (size_t i = 0; i < pad; i++) {
+        if (tail[i] != 0) {
+            set_msg(detail, dlen, "Block padding is not zero");
+            return FZ7_E_DATA;
+        }
+    }
+    return check_verify(&chk, tail + pad, detail, dlen);
+}
+
+static fz7_status xz_extract(fz7_archive *a, const bool *select, const fz7_extract_cb *cb,
+                             char *err, size_t errlen)
+{
+    if (a->count == 0 || (select && !select[0]))
+        return FZ7_OK;
+    xz_priv *p = a->priv;
+    fz7_status st = cb->begin(cb->ctx, 0, &a->entries[0]);
+    if (st != FZ7_OK)
+        return st;
+    extract_ctx x = {a, cb, malloc(XZ_OUT_CHUNK), false, ""};
+    if (!x.buf)
+        return FZ7_E_MEM;
+    for (size_t i = 0; i < p->nstreams && st == FZ7_OK; i++) {
+        const xz_stream *s = &p->streams[i];
+        uint64_t off = s->offset + XZ_STREAM_HEADER_BYTES;
+        for (size_t j = 0; j < s->count && st == FZ7_OK; j++) {
+            const xz_record *rec = &p->records[s->first + j];
+            st = decode_block(&x, s, rec, off);
+            off += round_up4(rec->unpadded);
+        }
+    }
+    free(x.buf);
+    if (x.cb_failed)
+        return st;
+    if (st == FZ7_E_IO || st == FZ7_E_MEM) {
+        set_msg(err, errlen, "%s", st == FZ7_E_IO ? "Read error" : "Out of memory");
+        return st;
+    }
+    return cb->end(cb->ctx, 0, st, st == FZ7_OK ? NULL : x.detail);
+}
+
+static void xz_close(fz7_archive *a)
+{
+    xz_priv *p = a->priv;
+    if (!p)
+        return;
+    free(p->streams);
+    free(p->records);
+    free(p);
+    a->priv = NULL;
+}
+
+static const fz7_archive_ops xz_ops = {xz_extract, xz_close};
+
+fz7_status fz7_xz_open(fz7_archive *a, char *err, size_t errlen)
+{
+    uint8_t magic[6];
+    if (a->file_size < sizeof magic)
+        return FZ7_E_FORMAT;
+    fz7_status st = fz7_pread_full(a->fd, magic, sizeof magic, 0);
+    if (st != FZ7_OK) {
+        set_msg(err, errlen, "Read error");
+        return st;
+    }
+    if (memcmp(magic, xz_header_magic, sizeof magic) != 0)
+        return FZ7_E_FORMAT;
+
+    xz_priv *p = calloc(1, sizeof *p);
+    if (!p)
+        return FZ7_E_MEM;
+    uint64_t total = 0;
+    st = scan_streams(a, p, &total, err, errlen);
+    fz7_entry *e = NULL;
+    if (st == FZ7_OK) {
+        e = calloc(1, sizeof *e);
+        if (e)
+            e->path = fz7_strip_compressed_suffix(a->path);
+        if (!e || !e->path)
+            st = FZ7_E_MEM;
+    }
+    if (st != FZ7_OK) {
+        if (st == FZ7_E_IO && errlen && !err[0])
+            set_msg(err, errlen, "Read error");
+        if (st == FZ7_E_TRUNCATED) {
+            set_msg(err, errlen, "xz: unexpected end of file");
+            st = FZ7_E_FORMAT;
+        }
+        if (errlen && !err[0])
+            set_msg(err, errlen, "xz: %s", fz7_status_str(st));
+        free(e);
+        free(p->streams);
+        free(p->records);
+        free(p);
+        return st;
+    }
+
+    build_method(a, p);
+    unsigned check = p->streams[0].check;
+    for (size_t i = 0; i < p->nstreams; i++) {
+        if (p->streams[i].count) {
+            check = p->streams[i].check;
+            break;
+        }
+    }
+    e->size = total;
+    e->has_size = true;
+    e->packed_size = a->file_size;
+    e->mode = S_IFREG | 0644;
+    e->has_stream = p->nrecords > 0;
+    e->folder = p->nrecords > 0 ? 0 : -1;
+    e->method = p->method;
+    a->entries = e;
+    a->count = 1;
+    a->ops = &xz_ops;
+    a->priv = p;
+    a->info.format = FZ7_FORMAT_XZ;
+    a->info.num_blocks = p->nrecords;
+    a->info.num_streams = p->nstreams;
+    a->info.method = p->method;
+    static const char *const names[16] = {"NoCheck", "CRC32", NULL, NULL, "CRC64", NULL, NULL,
+                                          NULL, NULL, NULL, "SHA256"};
+    a->info.check = names[check] ? names[check] : "Unknown";
+    return FZ7_OK;
+}
