@@ -63,6 +63,11 @@ void fz7_print_banner(FILE *out);
 int fz7_open_for_read(const struct fz7_options *o, FILE *out, const char *verb, bool need_data,
                       fz7_archive **out_arc, char **password_out);
 
+/* An entry's path for listing, selection and extraction: e->path, or for
+ * an entry stored without a name, the archive's base name without its
+ * extension (as 7-Zip names it). Valid after fz7_open_for_read(). */
+const char *fz7_entry_path(const fz7_entry *e);
+
 /* The "--\nPath = ...\nType = ..." block of 7-Zip. */
 void fz7_print_archive_block(FILE *out, const char *path, const fz7_archive *a);
 

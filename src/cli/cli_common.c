@@ -247,6 +247,20 @@ const char *fz7_entry_error_words(fz7_status st, bool encrypted)
 
 /* ---- opening ---- */
 
+static char g_noname[256] = "noname";
+
+const char *fz7_entry_path(const fz7_entry *e) { return e->path[0] ? e->path : g_noname; }
+
+static void set_noname(const char *archive)
+{
+    const char *base = strrchr(archive, '/');
+    base = base ? base + 1 : archive;
+    snprintf(g_noname, sizeof g_noname, "%s", base);
+    char *dot = strrchr(g_noname, '.');
+    if (dot && dot != g_noname)
+        *dot = 0;
+}
+
 static void print_size_line(FILE *out, uint64_t n)
 {
     if (n < ((uint64_t)10 << 20))
@@ -287,6 +301,7 @@ int fz7_open_for_read(const struct fz7_options *o, FILE *out, const char *verb, 
     print_size_line(out, (uint64_t)st.st_size);
     fprintf(out, "\n%s archive: %s\n", verb, path);
 
+    set_noname(path);
     const char *password = o->password;
     char err[512];
     fz7_archive *a = NULL;
@@ -320,7 +335,7 @@ int fz7_open_for_read(const struct fz7_options *o, FILE *out, const char *verb, 
         bool encrypted = false;
         for (size_t i = 0; i < fz7_archive_count(a) && !encrypted; i++) {
             const fz7_entry *e = fz7_archive_entry(a, i);
-            encrypted = e->encrypted && fz7_selected(o, e->path);
+            encrypted = e->encrypted && fz7_selected(o, fz7_entry_path(e));
         }
         if (encrypted) {
             fflush(out);

@@ -46,7 +46,7 @@ static void entry_error(run *r, fz7_status st, const fz7_entry *e, const char *d
 {
     fflush(r->out);
     fprintf(stderr, "ERROR: %s : %s  (in %s%s%s)\n", fz7_entry_error_words(st, e->encrypted),
-            e->path, r->o->archive, detail && detail[0] ? ": " : "", detail ? detail : "");
+            fz7_entry_path(e), r->o->archive, detail && detail[0] ? ": " : "", detail ? detail : "");
     r->errors++;
 }
 
@@ -94,7 +94,7 @@ static char *resolve_existing(run *r, const fz7_entry *e, char *path, const stru
             return path;
         case FZ7_OVERWRITE_ASK: {
             fz7_answer ans = fz7_ask_overwrite(r->out, path, (uint64_t)st->st_size, st->st_mtime,
-                                               e->path, e->size, e->has_mtime, e->mtime);
+                                               fz7_entry_path(e), e->size, e->has_mtime, e->mtime);
             switch (ans) {
             case FZ7_ANSWER_YES: return path;
             case FZ7_ANSWER_NO: free(path); return NULL;
@@ -123,18 +123,18 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
     r->size += e->size;
     if (r->mode == RUN_TEST) {
         if (r->o->bb >= 1)
-            fprintf(r->out, "T %s\n", e->path);
+            fprintf(r->out, "T %s\n", fz7_entry_path(e));
         return FZ7_OK;
     }
     if (r->mode == RUN_STDOUT || e->is_anti || (r->flat && e->is_dir))
         return FZ7_OK;
 
     char *path;
-    fz7_status s = fz7_disk_safe_path(e->path, &path);
+    fz7_status s = fz7_disk_safe_path(fz7_entry_path(e), &path);
     if (s == FZ7_E_MEM)
         return s;
     if (s != FZ7_OK) {
-        warn(r, "Refused unsafe path", e->path, "\"..\" component");
+        warn(r, "Refused unsafe path", fz7_entry_path(e), "\"..\" component");
         return FZ7_OK;
     }
     if (r->flat) {
@@ -147,12 +147,12 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
         struct stat st;
         int ex = fz7_disk_lookup(r->disk, path, &st);
         if (ex < 0) {
-            warn(r, "Refused path through a symbolic link or a file", e->path, NULL);
+            warn(r, "Refused path through a symbolic link or a file", fz7_entry_path(e), NULL);
             free(path);
             return FZ7_OK;
         }
         if (ex > 0 && S_ISDIR(st.st_mode)) {
-            warn(r, "Can not replace a folder with a file", e->path, NULL);
+            warn(r, "Can not replace a folder with a file", fz7_entry_path(e), NULL);
             free(path);
             return FZ7_OK;
         }
@@ -173,11 +173,11 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
         if (r->o->bb >= 1)
             fprintf(r->out, "- %s\n", path);
     } else if (s == FZ7_E_ARG) {
-        warn(r, "Refused", e->path, err);
+        warn(r, "Refused", fz7_entry_path(e), err);
         s = FZ7_OK;
     } else if (s == FZ7_E_IO) {
         fflush(r->out);
-        fprintf(stderr, "ERROR: Can not open output file : %s  (in %s: %s)\n", e->path,
+        fprintf(stderr, "ERROR: Can not open output file : %s  (in %s: %s)\n", fz7_entry_path(e),
                 r->o->archive, err);
         r->errors++;
         s = FZ7_OK;
@@ -223,7 +223,7 @@ static fz7_status on_end(void *ctx, size_t index, fz7_status result, const char 
         r->writing = false;
         if (s != FZ7_OK && result == FZ7_OK) {
             fflush(r->out);
-            fprintf(stderr, "ERROR: Can not write output file : %s  (in %s: %s)\n", e->path,
+            fprintf(stderr, "ERROR: Can not write output file : %s  (in %s: %s)\n", fz7_entry_path(e),
                     r->o->archive, err);
             r->errors++;
         }
@@ -261,7 +261,7 @@ int fz7_cmd_extract(const struct fz7_options *o)
         return FZ7_EXIT_MEMORY;
     }
     for (size_t i = 0; i < n; i++)
-        select[i] = fz7_selected(o, fz7_archive_entry(a, i)->path);
+        select[i] = fz7_selected(o, fz7_entry_path(fz7_archive_entry(a, i)));
 
     char err[600] = "";
     fz7_status s = FZ7_OK;

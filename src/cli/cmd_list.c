@@ -71,7 +71,7 @@ static bool packed_blank(const fz7_entry *e) { return e->has_stream && e->packed
 static void list_technical(FILE *out, const fz7_archive *a, const fz7_entry *e)
 {
     bool is7z = fz7_archive_get_info(a)->format == FZ7_FORMAT_7Z;
-    fprintf(out, "Path = %s\n", e->path);
+    fprintf(out, "Path = %s\n", fz7_entry_path(e));
     fprintf(out, "Size = %llu\n", (unsigned long long)e->size);
     if (packed_blank(e))
         fprintf(out, "Packed Size = \n");
@@ -135,7 +135,7 @@ int fz7_cmd_list(const struct fz7_options *o)
         fprintf(out, "   Date      Time    Attr         Size   Compressed  Name\n%s", DASHES);
     for (size_t i = 0; i < n; i++) {
         const fz7_entry *e = fz7_archive_entry(a, i);
-        if (e->is_anti || !fz7_selected(o, e->path))
+        if (e->is_anti || !fz7_selected(o, fz7_entry_path(e)))
             continue;
         if (e->is_dir)
             dirs++;
@@ -158,7 +158,7 @@ int fz7_cmd_list(const struct fz7_options *o)
         if (!packed_blank(e))
             snprintf(packed, sizeof packed, "%llu", (unsigned long long)e->packed_size);
         fprintf(out, "%-19s %s %12llu %12s  %s\n", t, attr, (unsigned long long)e->size, packed,
-                e->path);
+                fz7_entry_path(e));
     }
     if (!o->slt) {
         char t[32] = "";

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# manifest_xz.sh - every row of corpus/xz/MANIFEST.tsv: `ok` files extract
+# (x -o) to one file of exactly the listed size and SHA-256 and `t` exits 0;
+# `error` files make `t` exit 2 with one error line naming the file.
+set -u
+: "${FZ7:?FZ7 must name the fz7 binary}"
+DIR=${FZ7_SHARED:-}/corpus/xz
+[ -f "$DIR/MANIFEST.tsv" ] || { echo "SKIP: $DIR/MANIFEST.tsv not found"; exit 77; }
+S=${FZ7_SCRATCH:-$(mktemp -d)}
+rm -rf "$S" && mkdir -p "$S" || exit 1
+
+pass=0 fail=0
+while IFS=$'\t' read -r file expect size sha; do
+    case $file in ''|'#'*) continue ;; esac
+    f=$DIR/$file
+    why=""
+    if [ "$expect" = ok ]; then
+        out=$S/out && rm -rf "$out"
+        "$FZ7" x -y -o"$out" "$f" >"$S/log" 2>&1
+        rc=$?
+        name=$(basename "$file"); name=${name%.xz}; name=${name%.lzma}
+        if [ $rc != 0 ]; then
+            why="x exit $rc: $(grep -m1 ERROR "$S/log")"
+        elif [ "$(ls -A "$out")" != "$name" ]; then
+            why="x made [$(ls -A "$out" | tr '\n' ' ')], want [$name]"
+        elif [ "$(stat -c %s "$out/$name")" != "$size" ]; then
+            why="size $(stat -c %s "$out/$name"), want $size"
+        elif [ "$(sha256sum <"$out/$name" | cut -d' ' -f1)" != "$sha" ]; then
+            why="SHA-256 differs"
+        else
+            "$FZ7" t "$f" >"$S/log" 2>&1
+            rc=$?
+            [ $rc = 0 ] || why="t exit $rc"
+        fi
+    else
+        "$FZ7" t "$f" >/dev/null 2>"$S/err"
+        rc=$?
+        lines=$(grep -c . "$S/err")
+        if [ $rc != 2 ]; then
+            why="t exit $rc, want 2"
+        elif [ "$lines" != 1 ] || ! grep -qF "$file" "$S/err"; then
+            why="want one error line naming the file, got: $(tr '\n' '|' <"$S/err")"
+        fi
+    fi
+    if [ -z "$why" ]; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL: $file ($expect): $why"
+    fi
+done <"$DIR/MANIFEST.tsv"
+echo "manifest_xz.sh: $pass passed, $fail failed"
+[ $fail = 0 ] && [ $pass -gt 0 ]
