@@ -9,6 +9,7 @@
 #define FZ7_LZMA_ENC_H
 
 #include "fz7_common.h"
+#include "lzma/lzma_common.h" /* FZ7_LZMA_DICT_MIN, FZ7_LZMA_LC_MAX, ... */
 
 /* Parser: fast = greedy/lazy (7-Zip a=0, -mx1..4); normal = optimal
  * parsing over up to nice_len positions ahead (a=1, -mx5..9). */
@@ -26,7 +27,6 @@ typedef enum fz7_lzma_mf {
     FZ7_LZMA_MF_BT4
 } fz7_lzma_mf;
 
-#define FZ7_LZMA_DICT_MIN ((uint32_t)4096)
 #define FZ7_LZMA_DICT_ENC_MAX ((uint32_t)1536 << 20)
 #define FZ7_LZMA_NICE_MIN 5u
 #define FZ7_LZMA_NICE_MAX 273u /* also the longest match LZMA can code */

@@ -1,0 +1,336 @@
+/* lz_mf.c - sliding window, hash chains (hc4) and binary trees (bt2/3/4).
+ *
+ * Every position is recorded once, in order. hc4 links each position to
+ * the previous one with the same 4-byte hash; bt keeps, per root hash, a
+ * binary search tree of earlier positions ordered by the bytes that follow
+ * them, re-rooted at each new position so the nearest candidates sit on top.
+ * The 2- and 3-byte heads find short near matches that the 4-byte root
+ * would miss. Match lengths are extended with the dispatched match_len. */
+#include "lz/lz_mf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define HASH2_SIZE 65536u
+#define HASH3_SIZE 65536u
+#define GOLDEN 0x9E3779B1u
+
+/* Extra window room beyond keep_before: the block filled between moves. */
+static uint32_t block_size(uint32_t dict_size)
+{
+    uint32_t b = dict_size / 2;
+    return b < (1u << 20) ? (1u << 20) : b;
+}
+
+static uint32_t root_bits(int kind, uint32_t dict_size)
+{
+    if (kind == FZ7_LZ_BT2)
+        return 16;
+    uint32_t bits = 0;
+    while (bits < 32 && ((uint64_t)1 << bits) < dict_size)
+        bits++;
+    bits = bits > 0 ? bits - 1 : 0;
+    if (bits < 16)
+        bits = 16;
+    if (bits > 24)
+        bits = 24;
+    return bits;
+}
+
+/* Bytes a position needs ahead of it to be hashed. */
+static uint32_t hash_bytes(int kind)
+{
+    return kind == FZ7_LZ_BT2 ? 2 : kind == FZ7_LZ_BT3 ? 3 : 4;
+}
+
+static uint64_t son_entries(int kind, uint32_t dict_size)
+{
+    return (uint64_t)(dict_size + 1u) * (kind == FZ7_LZ_HC4 ? 1u : 2u);
+}
+
+uint64_t fz7_lz_mf_memusage(int kind, uint32_t dict_size, uint32_t keep_extra)
+{
+    uint64_t window = (uint64_t)dict_size + keep_extra + block_size(dict_size);
+    uint64_t heads = HASH2_SIZE + HASH3_SIZE + ((uint64_t)1 << root_bits(kind, dict_size));
+    return window + 4 * (heads + son_entries(kind, dict_size));
+}
+
+int fz7_lz_mf_init(fz7_lz_mf *mf, int kind, uint32_t dict_size, uint32_t keep_extra,
+                   uint32_t nice_len, uint32_t depth)
+{
+    memset(mf, 0, sizeof(*mf));
+    uint64_t window = (uint64_t)dict_size + keep_extra + block_size(dict_size);
+    if (window > 0xC0000000u)
+        return -1;
+    mf->kind = kind;
+    mf->dict_size = dict_size;
+    mf->cyclic_size = dict_size + 1;
+    mf->keep_before = dict_size + keep_extra;
+    mf->buf_size = (uint32_t)window;
+    mf->nice_len = nice_len;
+    if (depth == 0)
+        depth = (16 + nice_len / 2) >> (kind == FZ7_LZ_HC4 ? 1 : 0);
+    mf->depth = depth;
+    uint32_t bits = root_bits(kind, dict_size);
+    mf->hash4_mask = (1u << bits) - 1;
+    mf->hash4_shift = 32 - bits;
+    size_t heads = HASH2_SIZE + HASH3_SIZE + ((size_t)1 << bits);
+    mf->buf = malloc(mf->buf_size);
+    mf->hash2 = calloc(heads, sizeof(uint32_t));
+    mf->son = malloc((size_t)son_entries(kind, dict_size) * sizeof(uint32_t));
+    if (!mf->buf || !mf->hash2 || !mf->son) {
+        fz7_lz_mf_free(mf);
+        return -1;
+    }
+    mf->hash3 = mf->hash2 + HASH2_SIZE;
+    mf->hash4 = mf->hash3 + HASH3_SIZE;
+    /* Position 0 of the buffer is stored as cyclic_size, so an empty head
+     * (0) is always at least cyclic_size away: out of reach. */
+    mf->offset = mf->cyclic_size;
+    mf->match_len = fz7_dispatch_get()->match_len;
+    return 0;
+}
+
+void fz7_lz_mf_free(fz7_lz_mf *mf)
+{
+    free(mf->buf);
+    free(mf->hash2);
+    free(mf->son);
+    mf->buf = NULL;
+    mf->hash2 = mf->hash3 = mf->hash4 = mf->son = NULL;
+}
+
+/* Lowers every stored position so that offset returns to cyclic_size;
+ * values that would go below 1 are out of reach anyway and become 0. */
+static void normalise(fz7_lz_mf *mf)
+{
+    uint32_t sub = mf->offset - mf->cyclic_size;
+    size_t heads = HASH2_SIZE + HASH3_SIZE + (size_t)mf->hash4_mask + 1;
+    size_t sons = (size_t)son_entries(mf->kind, mf->dict_size);
+    for (size_t i = 0; i < heads; i++)
+        mf->hash2[i] = mf->hash2[i] > sub ? mf->hash2[i] - sub : 0;
+    for (size_t i = 0; i < sons; i++)
+        mf->son[i] = mf->son[i] > sub ? mf->son[i] - sub : 0;
+    mf->offset -= sub;
+}
+
+size_t fz7_lz_mf_append(fz7_lz_mf *mf, const uint8_t *data, size_t n)
+{
+    if (mf->end == mf->buf_size && mf->pos > mf->keep_before) {
+        uint32_t drop = mf->pos - mf->keep_before;
+        memmove(mf->buf, mf->buf + drop, mf->end - drop);
+        mf->pos -= drop;
+        mf->end -= drop;
+        mf->offset += drop;
+        if (mf->offset > 0xFFFFFFFFu - mf->buf_size - 1)
+            normalise(mf);
+    }
+    size_t room = mf->buf_size - mf->end;
+    if (n > room)
+        n = room;
+    memcpy(mf->buf + mf->end, data, n);
+    mf->end += (uint32_t)n;
+    return n;
+}
+
+static inline void advance(fz7_lz_mf *mf)
+{
+    mf->pos++;
+    if (++mf->cyclic_pos == mf->cyclic_size)
+        mf->cyclic_pos = 0;
+}
+
+static inline uint32_t hash3_of(const uint8_t *p)
+{
+    uint32_t v = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16);
+    return (v * GOLDEN) >> 16;
+}
+
+/* Index into hash4 of the tree/chain root for the bytes at p. */
+static inline uint32_t root_of(const fz7_lz_mf *mf, const uint8_t *p)
+{
+    switch (mf->kind) {
+    case FZ7_LZ_BT2:
+        return (uint32_t)p[0] | ((uint32_t)p[1] << 8);
+    case FZ7_LZ_BT3: {
+        uint32_t v = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16);
+        return (v * GOLDEN) >> mf->hash4_shift;
+    }
+    default: {
+        uint32_t v = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+        return (v * GOLDEN) >> mf->hash4_shift;
+    }
+    }
+}
+
+static inline uint32_t slot_of(const fz7_lz_mf *mf, uint32_t delta)
+{
+    return mf->cyclic_pos >= delta ? mf->cyclic_pos - delta : mf->cyclic_pos - delta + mf->cyclic_size;
+}
+
+/* The 2- and 3-byte heads: the nearest earlier position starting with the
+ * same 2 bytes and the nearest (probably) with the same 3 bytes. Updates
+ * the heads and appends matches longer than *best. */
+static uint32_t near_matches(fz7_lz_mf *mf, const uint8_t *cur, uint32_t stored, uint32_t lim,
+                             fz7_lz_match *m, uint32_t *best)
+{
+    uint32_t n = 0;
+    uint32_t h2 = (uint32_t)cur[0] | ((uint32_t)cur[1] << 8);
+    uint32_t d2 = stored - mf->hash2[h2];
+    mf->hash2[h2] = stored;
+    uint32_t d3 = 0;
+    if (mf->kind != FZ7_LZ_BT2 && mf->kind != FZ7_LZ_BT3) {
+        uint32_t h3 = hash3_of(cur);
+        d3 = stored - mf->hash3[h3];
+        mf->hash3[h3] = stored;
+    }
+    if (d2 <= mf->dict_size) {
+        /* hash2 is exact: the first 2 bytes are equal. */
+        uint32_t len = 2 + mf->match_len(cur + 2, cur + 2 - d2, lim - 2);
+        m[n].len = len;
+        m[n].dist = d2;
+        n++;
+        *best = len;
+    }
+    if (d3 != d2 && d3 <= mf->dict_size && d3 > 0 && *best < lim && cur[-(ptrdiff_t)d3] == cur[0]
+        && cur[1 - (ptrdiff_t)d3] == cur[1] && cur[2 - (ptrdiff_t)d3] == cur[2]) {
+        uint32_t len = 3 + mf->match_len(cur + 3, cur + 3 - d3, lim - 3);
+        if (len > *best) {
+            m[n].len = len;
+            m[n].dist = d3;
+            n++;
+            *best = len;
+        }
+    }
+    return n;
+}
+
+static uint32_t hc_find(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_match *m, int collect)
+{
+    uint32_t stored = mf->pos + mf->offset;
+    uint32_t best = 1, n = 0;
+    if (collect) {
+        n = near_matches(mf, cur, stored, lim, m, &best);
+    } else {
+        mf->hash2[(uint32_t)cur[0] | ((uint32_t)cur[1] << 8)] = stored;
+        mf->hash3[hash3_of(cur)] = stored;
+    }
+    uint32_t r = root_of(mf, cur);
+    uint32_t cand = mf->hash4[r];
+    mf->hash4[r] = stored;
+    mf->son[mf->cyclic_pos] = cand;
+    if (!collect || best >= lim)
+        return n;
+    for (uint32_t depth = mf->depth; depth > 0; depth--) {
+        uint32_t delta = stored - cand;
+        if (delta == 0 || delta > mf->dict_size)
+            break;
+        const uint8_t *p = cur - delta;
+        if (p[best] == cur[best] && p[0] == cur[0]) {
+            uint32_t len = mf->match_len(p, cur, lim);
+            if (len > best) {
+                m[n].len = len;
+                m[n].dist = delta;
+                n++;
+                best = len;
+                if (len == lim)
+                    break;
+            }
+        }
+        cand = mf->son[slot_of(mf, delta)];
+    }
+    return n;
+}
+
+/* Walks the tree under the root, inserting pos as the new root: candidates
+ * that sort below cur hang on its left, those above on its right. */
+static uint32_t bt_find(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_match *m, int collect)
+{
+    uint32_t stored = mf->pos + mf->offset;
+    uint32_t best = 1, n = 0;
+    if (mf->kind != FZ7_LZ_BT2) {
+        if (collect) {
+            n = near_matches(mf, cur, stored, lim, m, &best);
+        } else {
+            mf->hash2[(uint32_t)cur[0] | ((uint32_t)cur[1] << 8)] = stored;
+            if (mf->kind == FZ7_LZ_BT4)
+                mf->hash3[hash3_of(cur)] = stored;
+        }
+    }
+    uint32_t r = root_of(mf, cur);
+    uint32_t cand = mf->hash4[r];
+    mf->hash4[r] = stored;
+    uint32_t *left = &mf->son[2 * (size_t)mf->cyclic_pos];  /* where the next smaller node hangs */
+    uint32_t *right = left + 1;                             /* where the next larger node hangs */
+    uint32_t len_left = 0, len_right = 0;
+    for (uint32_t depth = mf->depth;; depth--) {
+        uint32_t delta = stored - cand;
+        if (depth == 0 || delta == 0 || delta > mf->dict_size) {
+            *left = 0;
+            *right = 0;
+            break;
+        }
+        uint32_t *pair = &mf->son[2 * (size_t)slot_of(mf, delta)];
+        const uint8_t *p = cur - delta;
+        uint32_t len = len_left < len_right ? len_left : len_right;
+        if (p[len] == cur[len]) {
+            len += mf->match_len(p + len, cur + len, lim - len);
+            if (collect && len > best) {
+                m[n].len = len;
+                m[n].dist = delta;
+                n++;
+                best = len;
+            }
+            if (len == lim) {
+                /* Equal as far as we look: cand's subtrees become ours. */
+                *left = pair[0];
+                *right = pair[1];
+                break;
+            }
+        }
+        if (p[len] < cur[len]) {
+            *left = cand;
+            left = pair + 1;
+            cand = *left;
+            len_left = len;
+        } else {
+            *right = cand;
+            right = pair;
+            cand = *right;
+            len_right = len;
+        }
+    }
+    return n;
+}
+
+uint32_t fz7_lz_mf_find(fz7_lz_mf *mf, fz7_lz_match *matches)
+{
+    uint32_t avail = mf->end - mf->pos;
+    uint32_t lim = avail < mf->nice_len ? avail : mf->nice_len;
+    uint32_t n = 0;
+    if (lim >= hash_bytes(mf->kind) && lim >= 2) {
+        const uint8_t *cur = mf->buf + mf->pos;
+        if (mf->kind == FZ7_LZ_HC4)
+            n = hc_find(mf, cur, lim, matches, 1);
+        else
+            n = bt_find(mf, cur, lim, matches, 1);
+    }
+    advance(mf);
+    return n;
+}
+
+void fz7_lz_mf_skip(fz7_lz_mf *mf, uint32_t count)
+{
+    while (count-- > 0) {
+        uint32_t avail = mf->end - mf->pos;
+        uint32_t lim = avail < mf->nice_len ? avail : mf->nice_len;
+        if (lim >= hash_bytes(mf->kind) && lim >= 2) {
+            const uint8_t *cur = mf->buf + mf->pos;
+            if (mf->kind == FZ7_LZ_HC4)
+                hc_find(mf, cur, lim, NULL, 0);
+            else
+                bt_find(mf, cur, lim, NULL, 0);
+        }
+        advance(mf);
+    }
+}

@@ -1,0 +1,82 @@
+/* lz_mf.h - the sliding window and match finders (hc4, bt2, bt3, bt4) the
+ * LZMA encoder searches for earlier occurrences of the bytes ahead.
+ *
+ * The window keeps the last dictionary-size bytes before the read position
+ * plus the input not yet searched. Hash tables and chains/trees store
+ * positions as 32-bit values (buffer index + offset); 0 means empty and is
+ * always out of reach, and all values are lowered together before they
+ * could overflow (normalisation), so inputs of any length stream through. */
+#ifndef FZ7_LZ_MF_H
+#define FZ7_LZ_MF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cpu/dispatch.h"
+
+/* Kinds of match finder (same numbering as fz7_lzma_mf in lzma_enc.h). */
+enum { FZ7_LZ_HC4 = 0, FZ7_LZ_BT2, FZ7_LZ_BT3, FZ7_LZ_BT4 };
+
+/* One match: len bytes equal at distance dist (1 = the previous byte). */
+typedef struct fz7_lz_match {
+    uint32_t len;
+    uint32_t dist;
+} fz7_lz_match;
+
+/* At most this many matches come back from one search (lengths strictly
+ * increase, so nice_len - 1 bounds it; 273 is the largest nice_len). */
+#define FZ7_LZ_MATCHES_MAX 274
+
+typedef struct fz7_lz_mf {
+    uint8_t *buf;          /* the window */
+    uint32_t buf_size;     /* bytes allocated for buf */
+    uint32_t keep_before;  /* bytes kept before pos when the window moves */
+    uint32_t pos;          /* buffer index of the next position to search */
+    uint32_t end;          /* buffer index one past the last byte written */
+    uint32_t offset;       /* stored position = buffer index + offset */
+    uint32_t dict_size;    /* largest distance returned */
+    uint32_t cyclic_size;  /* dict_size + 1 chain/tree slots */
+    uint32_t cyclic_pos;   /* slot of pos */
+    uint32_t nice_len;     /* search stops at a match this long */
+    uint32_t depth;        /* candidates visited per search */
+    uint32_t hash4_mask;   /* hash4 has hash4_mask + 1 entries */
+    uint32_t hash4_shift;  /* 32 - log2(entries): the hash keeps the top bits */
+    int kind;              /* FZ7_LZ_HC4 .. FZ7_LZ_BT4 */
+    uint32_t *hash2;       /* 65536 heads, keyed by the next 2 bytes exactly */
+    uint32_t *hash3;       /* 65536 heads, keyed by a hash of 3 bytes */
+    uint32_t *hash4;       /* heads keyed by a hash of 4 bytes */
+    uint32_t *son;         /* hc: 1 link per slot; bt: 2 children per slot */
+    uint32_t (*match_len)(const uint8_t *a, const uint8_t *b, uint32_t limit);
+} fz7_lz_mf;
+
+/* Bytes fz7_lz_mf_init allocates for these settings (window, hash tables,
+ * chains or trees). keep_extra: bytes the caller needs kept before pos in
+ * addition to dict_size (its own look-behind). */
+uint64_t fz7_lz_mf_memusage(int kind, uint32_t dict_size, uint32_t keep_extra);
+
+/* Allocates a match finder. kind: FZ7_LZ_HC4..FZ7_LZ_BT4; dict_size: the
+ * largest distance (bytes); nice_len 2..273; depth: candidates per search
+ * (0 = automatic). Returns 0, or -1 if allocation fails. */
+int fz7_lz_mf_init(fz7_lz_mf *mf, int kind, uint32_t dict_size, uint32_t keep_extra,
+                   uint32_t nice_len, uint32_t depth);
+
+/* Frees what init allocated (a zeroed struct is fine). */
+void fz7_lz_mf_free(fz7_lz_mf *mf);
+
+/* Copies up to n bytes of input into the window, moving it down first when
+ * it is full; returns the bytes taken (0 only when n is 0 or the caller has
+ * not searched the window enough to free room). */
+size_t fz7_lz_mf_append(fz7_lz_mf *mf, const uint8_t *data, size_t n);
+
+/* Bytes written but not yet searched (from pos to the end). */
+static inline uint32_t fz7_lz_mf_avail(const fz7_lz_mf *mf) { return mf->end - mf->pos; }
+
+/* Searches pos, records it in the tables and advances pos by one. Writes
+ * matches with strictly increasing len (each the nearest of its length
+ * found, lengths at most min(nice_len, avail)) and returns how many. */
+uint32_t fz7_lz_mf_find(fz7_lz_mf *mf, fz7_lz_match *matches);
+
+/* Records n positions without collecting matches and advances past them. */
+void fz7_lz_mf_skip(fz7_lz_mf *mf, uint32_t n);
+
+#endif

@@ -1,0 +1,774 @@
+/* lzma_enc.c - LZMA symbol coding, prices, and the LZMA1/LZMA2 streams.
+ *
+ * Implements lzma_enc.h. The parsers (lzma_enc_fast.c, lzma_enc_normal.c)
+ * queue decisions; this file codes them with the range encoder, keeps the
+ * price tables the normal parser reads, and frames the output: one range
+ * coded stream for LZMA1, chunks for LZMA2 (xz-file-format.txt 5.3.1). */
+#include "lzma/lzma_enc_impl.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LZMA2_UNPACKED_MAX ((uint32_t)2 << 20)
+#define LZMA2_PACKED_MAX ((uint32_t)1 << 16)
+/* Bytes one symbol can add to the range coder output, with room to spare. */
+#define SYMBOL_BYTES_MAX 64
+#define OUT_BUF_SIZE (LZMA2_PACKED_MAX + 4 * SYMBOL_BYTES_MAX)
+/* The look-behind the encoder needs besides the dictionary: the parser's
+ * look-ahead (the coder trails the match finder by up to that much) and
+ * the bytes of an LZMA2 chunk that may have to be stored uncompressed. */
+#define KEEP_EXTRA (FZ7_LZMA_LOOKAHEAD + LZMA2_PACKED_MAX + 64)
+
+/* ---- Options ------------------------------------------------------------ */
+
+fz7_status fz7_lzma_enc_preset(fz7_lzma_enc_opts *o, unsigned level)
+{
+    /* 7zz 26.02 -mx1..9 dictionary sizes (LZMA2:n in `7zz l -slt`). */
+    static const uint32_t dict_log[10] = {18, 18, 20, 22, 24, 25, 26, 27, 0, 28};
+    if (!o || level > 9)
+        return FZ7_E_ARG;
+    memset(o, 0, sizeof(*o));
+    o->dict_size = level == 8 ? (uint32_t)192 << 20 : (uint32_t)1 << dict_log[level];
+    o->lc = 3;
+    o->lp = 0;
+    o->pb = 2;
+    o->mode = level >= 5 ? FZ7_LZMA_MODE_NORMAL : FZ7_LZMA_MODE_FAST;
+    o->mf = level >= 5 ? FZ7_LZMA_MF_BT4 : FZ7_LZMA_MF_HC4;
+    o->nice_len = level >= 7 ? 64 : 32;
+    o->depth = 0;
+    o->end_marker = 0;
+    return FZ7_OK;
+}
+
+fz7_status fz7_lzma_enc_check(const fz7_lzma_enc_opts *o)
+{
+    if (!o || o->dict_size < FZ7_LZMA_DICT_MIN || o->dict_size > FZ7_LZMA_DICT_ENC_MAX
+        || o->lc > FZ7_LZMA_LC_MAX || o->lp > FZ7_LZMA_LP_MAX || o->pb > FZ7_LZMA_PB_MAX
+        || (o->mode != FZ7_LZMA_MODE_FAST && o->mode != FZ7_LZMA_MODE_NORMAL)
+        || o->nice_len < FZ7_LZMA_NICE_MIN || o->nice_len > FZ7_LZMA_NICE_MAX
+        || (unsigned)o->mf > FZ7_LZMA_MF_BT4 || o->depth > (1u << 30))
+        return FZ7_E_ARG;
+    return FZ7_OK;
+}
+
+/* Parses an unsigned decimal number with an optional size suffix. */
+static int parse_number(const char *s, uint64_t *v, int size_suffix, int *had_suffix)
+{
+    uint64_t n = 0;
+    if (!isdigit((unsigned char)*s))
+        return -1;
+    while (isdigit((unsigned char)*s)) {
+        n = n * 10 + (uint64_t)(*s++ - '0');
+        if (n > ((uint64_t)1 << 40))
+            return -1;
+    }
+    *had_suffix = 0;
+    if (*s && size_suffix) {
+        int sh = 0;
+        switch (tolower((unsigned char)*s)) {
+        case 'b': sh = 0; break;
+        case 'k': sh = 10; break;
+        case 'm': sh = 20; break;
+        case 'g': sh = 30; break;
+        default: return -1;
+        }
+        n <<= sh;
+        s++;
+        *had_suffix = 1;
+    }
+    if (*s)
+        return -1;
+    *v = n;
+    return 0;
+}
+
+fz7_status fz7_lzma_enc_parse_param(fz7_lzma_enc_opts *opts, const char *param)
+{
+    char name[8];
+    size_t i = 0;
+    if (!opts || !param)
+        return FZ7_E_ARG;
+    while (param[i] && param[i] != '=' && i < sizeof(name) - 1) {
+        name[i] = (char)tolower((unsigned char)param[i]);
+        i++;
+    }
+    if (param[i] != '=')
+        return FZ7_E_ARG;
+    name[i] = 0;
+    const char *val = param + i + 1;
+    fz7_lzma_enc_opts o = *opts;
+    uint64_t v;
+    int suffix;
+    if (strcmp(name, "mf") == 0) {
+        char m[4] = {0};
+        for (int k = 0; k < 3 && val[k]; k++)
+            m[k] = (char)tolower((unsigned char)val[k]);
+        if (strlen(val) != 3)
+            return FZ7_E_ARG;
+        if (strcmp(m, "hc4") == 0) o.mf = FZ7_LZMA_MF_HC4;
+        else if (strcmp(m, "bt2") == 0) o.mf = FZ7_LZMA_MF_BT2;
+        else if (strcmp(m, "bt3") == 0) o.mf = FZ7_LZMA_MF_BT3;
+        else if (strcmp(m, "bt4") == 0) o.mf = FZ7_LZMA_MF_BT4;
+        else return FZ7_E_ARG;
+    } else {
+        if (parse_number(val, &v, strcmp(name, "d") == 0, &suffix) != 0)
+            return FZ7_E_ARG;
+        if (strcmp(name, "d") == 0) {
+            /* 7-Zip: a bare number below 32 is a power of two. */
+            if (!suffix && v < 32)
+                v = (uint64_t)1 << v;
+            if (v > FZ7_LZMA_DICT_ENC_MAX || v < FZ7_LZMA_DICT_MIN)
+                return FZ7_E_ARG;
+            o.dict_size = (uint32_t)v;
+        } else if (strcmp(name, "fb") == 0) {
+            o.nice_len = (uint32_t)(v > 1000 ? 1000 : v);
+        } else if (strcmp(name, "lc") == 0) {
+            o.lc = (uint32_t)(v > 99 ? 99 : v);
+        } else if (strcmp(name, "lp") == 0) {
+            o.lp = (uint32_t)(v > 99 ? 99 : v);
+        } else if (strcmp(name, "pb") == 0) {
+            o.pb = (uint32_t)(v > 99 ? 99 : v);
+        } else if (strcmp(name, "mc") == 0) {
+            if (v > (1u << 30))
+                return FZ7_E_ARG;
+            o.depth = (uint32_t)v;
+        } else if (strcmp(name, "a") == 0) {
+            if (v > 1)
+                return FZ7_E_ARG;
+            o.mode = v ? FZ7_LZMA_MODE_NORMAL : FZ7_LZMA_MODE_FAST;
+        } else if (strcmp(name, "eos") == 0) {
+            if (v > 1)
+                return FZ7_E_ARG;
+            o.end_marker = (int)v;
+        } else {
+            return FZ7_E_ARG;
+        }
+    }
+    if (fz7_lzma_enc_check(&o) != FZ7_OK)
+        return FZ7_E_ARG;
+    *opts = o;
+    return FZ7_OK;
+}
+
+void fz7_lzma_enc_reduce_dict(fz7_lzma_enc_opts *opts, uint64_t input_size)
+{
+    for (unsigned i = 12; i < 32; i++) {
+        uint64_t a = (uint64_t)1 << i, b = (uint64_t)3 << (i - 1);
+        uint64_t fit = input_size <= a ? a : input_size <= b ? b : 0;
+        if (fit) {
+            if (fit < opts->dict_size)
+                opts->dict_size = (uint32_t)fit;
+            return;
+        }
+    }
+}
+
+uint64_t fz7_lzma_enc_memusage(const fz7_lzma_enc_opts *o)
+{
+    if (fz7_lzma_enc_check(o) != FZ7_OK)
+        return 0;
+    uint64_t n = sizeof(struct fz7_lzma_enc);
+    n += fz7_lz_mf_memusage((int)o->mf, o->dict_size, KEEP_EXTRA);
+    n += fz7_lzma_probs_size(o->lc, o->lp);
+    n += OUT_BUF_SIZE;
+    n += (uint64_t)(FZ7_LZMA_OPTS + 8) * sizeof(fz7_lzma_decision);
+    if (o->mode == FZ7_LZMA_MODE_NORMAL)
+        n += (uint64_t)FZ7_LZMA_OPTS * sizeof(fz7_lzma_opt);
+    return n;
+}
+
+uint8_t fz7_lzma2_dict_prop(uint32_t dict_size)
+{
+    for (uint8_t p = 0; p < 40; p++) {
+        uint64_t size = (uint64_t)(2 | (p & 1)) << (p / 2 + 11);
+        if (size >= dict_size)
+            return p;
+    }
+    return 40;
+}
+
+/* ---- Prices ------------------------------------------------------------- */
+
+/* 16 * log2(2048 / x) rounded up to 1/16 bit, in integers so that every
+ * machine gets the same table (and so the same output). */
+static uint32_t price_of_prob(uint32_t x)
+{
+    uint32_t e = 0;
+    while ((x >> (e + 1)) != 0)
+        e++;
+    uint64_t m = ((uint64_t)x << 16) >> e; /* x / 2^e in [1, 2) as 16.16 */
+    uint32_t frac = 0;
+    for (int k = 0; k < 4; k++) {
+        m = (m * m) >> 16;
+        frac <<= 1;
+        if (m >= ((uint64_t)1 << 17)) {
+            m >>= 1;
+            frac |= 1;
+        }
+    }
+    return (FZ7_LZMA_PROB_BITS << FZ7_PRICE_SHIFT) - ((e << FZ7_PRICE_SHIFT) + frac);
+}
+
+static void init_price_table(struct fz7_lzma_enc *e)
+{
+    e->price_table[0] = price_of_prob(8);
+    for (uint32_t i = 1; i < (FZ7_LZMA_PROB_ONE >> FZ7_PRICE_SHIFT); i++)
+        e->price_table[i] = price_of_prob((i << FZ7_PRICE_SHIFT) + (1u << (FZ7_PRICE_SHIFT - 1)));
+}
+
+static uint32_t tree_price(const struct fz7_lzma_enc *e, const fz7_lzma_prob *probs, unsigned count, uint32_t value)
+{
+    uint32_t price = 0, m = 1;
+    while (count-- > 0) {
+        unsigned bit = (value >> count) & 1;
+        price += fz7_price_bit(e, probs[m], bit);
+        m = (m << 1) | bit;
+    }
+    return price;
+}
+
+static uint32_t tree_reverse_price(const struct fz7_lzma_enc *e, const fz7_lzma_prob *probs, unsigned count, uint32_t value)
+{
+    uint32_t price = 0, m = 1;
+    while (count-- > 0) {
+        unsigned bit = value & 1;
+        value >>= 1;
+        price += fz7_price_bit(e, probs[m], bit);
+        m = (m << 1) | bit;
+    }
+    return price;
+}
+
+static void fill_len_prices(struct fz7_lzma_enc *e, const fz7_lzma_len_probs *lp, uint32_t prices[][FZ7_LZMA_LEN_SYMBOLS])
+{
+    uint32_t c0 = fz7_price_bit(e, lp->choice, 0);
+    uint32_t c1 = fz7_price_bit(e, lp->choice, 1);
+    uint32_t c10 = c1 + fz7_price_bit(e, lp->choice2, 0);
+    uint32_t c11 = c1 + fz7_price_bit(e, lp->choice2, 1);
+    uint32_t high[FZ7_LZMA_LEN_HIGH_SYMBOLS];
+    for (uint32_t i = 0; i < FZ7_LZMA_LEN_HIGH_SYMBOLS; i++)
+        high[i] = c11 + tree_price(e, lp->high, FZ7_LZMA_LEN_HIGH_BITS, i);
+    for (uint32_t ps = 0; ps <= e->pos_mask; ps++) {
+        uint32_t *p = prices[ps];
+        for (uint32_t i = 0; i < FZ7_LZMA_LEN_LOW_SYMBOLS; i++)
+            p[i] = c0 + tree_price(e, lp->low[ps], FZ7_LZMA_LEN_LOW_BITS, i);
+        for (uint32_t i = 0; i < FZ7_LZMA_LEN_MID_SYMBOLS; i++)
+            p[FZ7_LZMA_LEN_LOW_SYMBOLS + i] = c10 + tree_price(e, lp->mid[ps], FZ7_LZMA_LEN_MID_BITS, i);
+        memcpy(p + FZ7_LZMA_LEN_LOW_SYMBOLS + FZ7_LZMA_LEN_MID_SYMBOLS, high, sizeof(high));
+    }
+}
+
+static inline uint32_t dist_slot_of(uint32_t dist0)
+{
+    if (dist0 < 4)
+        return dist0;
+    uint32_t n = 31u - (uint32_t)__builtin_clz(dist0);
+    return (n << 1) | ((dist0 >> (n - 1)) & 1);
+}
+
+static void fill_dist_prices(struct fz7_lzma_enc *e)
+{
+    const fz7_lzma_probs *p = e->probs;
+    for (uint32_t ds = 0; ds < FZ7_LZMA_DIST_STATES; ds++) {
+        for (uint32_t slot = 0; slot < FZ7_LZMA_DIST_SLOTS; slot++) {
+            uint32_t price = tree_price(e, p->dist_slot[ds], FZ7_LZMA_DIST_SLOT_BITS, slot);
+            if (slot >= FZ7_LZMA_DIST_MODEL_END)
+                price += ((slot >> 1) - 1 - FZ7_LZMA_ALIGN_BITS) << FZ7_PRICE_SHIFT;
+            e->slot_prices[ds][slot] = price;
+        }
+        for (uint32_t d = 0; d < FZ7_LZMA_FULL_DISTANCES; d++) {
+            uint32_t slot = dist_slot_of(d);
+            uint32_t price = e->slot_prices[ds][slot];
+            if (slot >= FZ7_LZMA_DIST_MODEL_START) {
+                uint32_t footer = (slot >> 1) - 1;
+                uint32_t base = (2 | (slot & 1)) << footer;
+                price += tree_reverse_price(e, p->dist_special + base - slot - 1, footer, d - base);
+            }
+            e->dist_prices[ds][d] = price;
+        }
+    }
+    e->dist_count = 0;
+}
+
+static void fill_align_prices(struct fz7_lzma_enc *e)
+{
+    for (uint32_t i = 0; i < FZ7_LZMA_ALIGN_SIZE; i++)
+        e->align_prices[i] = tree_reverse_price(e, e->probs->dist_align, FZ7_LZMA_ALIGN_BITS, i);
+    e->align_count = 0;
+}
+
+static void fill_all_len_prices(struct fz7_lzma_enc *e)
+{
+    fill_len_prices(e, &e->probs->match_len, e->match_len_prices);
+    fill_len_prices(e, &e->probs->rep_len, e->rep_len_prices);
+    e->len_count = 0;
+}
+
+/* Refreshes the tables that enough coded symbols have made stale. */
+static void refresh_prices(struct fz7_lzma_enc *e)
+{
+    if (e->len_count >= 64)
+        fill_all_len_prices(e);
+    if (e->dist_count >= 128)
+        fill_dist_prices(e);
+    if (e->align_count >= FZ7_LZMA_ALIGN_SIZE)
+        fill_align_prices(e);
+}
+
+static void refresh_all_prices(struct fz7_lzma_enc *e)
+{
+    fill_all_len_prices(e);
+    fill_dist_prices(e);
+    fill_align_prices(e);
+}
+
+uint32_t fz7_lzma_literal_price(const struct fz7_lzma_enc *e, uint64_t pos, uint32_t state,
+                                uint8_t prev, uint8_t cur, uint8_t match_byte)
+{
+    const fz7_lzma_prob *probs = e->probs->literal + fz7_lzma_literal_offset(pos, prev, e->opts.lc, e->opts.lp);
+    uint32_t price = 0, sym = 1;
+    int matched = !fz7_lzma_state_is_literal(state);
+    for (int i = 7; i >= 0; i--) {
+        unsigned bit = (cur >> i) & 1;
+        if (matched) {
+            unsigned mb = (match_byte >> i) & 1;
+            price += fz7_price_bit(e, probs[((1 + mb) << 8) + sym], bit);
+            matched = mb == bit;
+        } else {
+            price += fz7_price_bit(e, probs[sym], bit);
+        }
+        sym = (sym << 1) | bit;
+    }
+    return price;
+}
+
+uint32_t fz7_lzma_rep_price(const struct fz7_lzma_enc *e, uint32_t rep, uint32_t state, uint32_t ps)
+{
+    const fz7_lzma_probs *p = e->probs;
+    uint32_t price = fz7_price_bit(e, p->is_match[state][ps], 1) + fz7_price_bit(e, p->is_rep[state], 1);
+    if (rep == 0) {
+        price += fz7_price_bit(e, p->is_rep0[state], 0) + fz7_price_bit(e, p->is_rep0_long[state][ps], 1);
+    } else {
+        price += fz7_price_bit(e, p->is_rep0[state], 1);
+        if (rep == 1)
+            price += fz7_price_bit(e, p->is_rep1[state], 0);
+        else
+            price += fz7_price_bit(e, p->is_rep1[state], 1) + fz7_price_bit(e, p->is_rep2[state], rep - 2);
+    }
+    return price;
+}
+
+uint32_t fz7_lzma_short_rep_price(const struct fz7_lzma_enc *e, uint32_t state, uint32_t ps)
+{
+    const fz7_lzma_probs *p = e->probs;
+    return fz7_price_bit(e, p->is_match[state][ps], 1) + fz7_price_bit(e, p->is_rep[state], 1)
+         + fz7_price_bit(e, p->is_rep0[state], 0) + fz7_price_bit(e, p->is_rep0_long[state][ps], 0);
+}
+
+uint32_t fz7_lzma_match_dist_price(const struct fz7_lzma_enc *e, uint32_t dist0, uint32_t len)
+{
+    uint32_t ds = fz7_lzma_dist_state(len);
+    if (dist0 < FZ7_LZMA_FULL_DISTANCES)
+        return e->dist_prices[ds][dist0];
+    return e->slot_prices[ds][dist_slot_of(dist0)] + e->align_prices[dist0 & (FZ7_LZMA_ALIGN_SIZE - 1)];
+}
+
+/* ---- Symbol coding ------------------------------------------------------ */
+
+static void reset_model(struct fz7_lzma_enc *e)
+{
+    fz7_lzma_probs_init(e->probs, e->opts.lc, e->opts.lp);
+    e->state = 0;
+    memset(e->reps, 0, sizeof(e->reps));
+    if (e->opts.mode == FZ7_LZMA_MODE_NORMAL)
+        refresh_all_prices(e);
+}
+
+static void code_len(struct fz7_lzma_enc *e, fz7_lzma_len_probs *lp, uint32_t len, uint32_t ps)
+{
+    uint32_t l = len - FZ7_LZMA_MATCH_LEN_MIN;
+    if (l < FZ7_LZMA_LEN_LOW_SYMBOLS) {
+        fz7_rc_bit(&e->rc, &lp->choice, 0);
+        fz7_rc_tree(&e->rc, lp->low[ps], FZ7_LZMA_LEN_LOW_BITS, l);
+    } else {
+        fz7_rc_bit(&e->rc, &lp->choice, 1);
+        l -= FZ7_LZMA_LEN_LOW_SYMBOLS;
+        if (l < FZ7_LZMA_LEN_MID_SYMBOLS) {
+            fz7_rc_bit(&e->rc, &lp->choice2, 0);
+            fz7_rc_tree(&e->rc, lp->mid[ps], FZ7_LZMA_LEN_MID_BITS, l);
+        } else {
+            fz7_rc_bit(&e->rc, &lp->choice2, 1);
+            fz7_rc_tree(&e->rc, lp->high, FZ7_LZMA_LEN_HIGH_BITS, l - FZ7_LZMA_LEN_MID_SYMBOLS);
+        }
+    }
+    e->len_count++;
+}
+
+static void code_literal(struct fz7_lzma_enc *e, const uint8_t *cur)
+{
+    uint32_t ps = (uint32_t)e->pos & e->pos_mask;
+    fz7_rc_bit(&e->rc, &e->probs->is_match[e->state][ps], 0);
+    uint8_t prev = e->pos > 0 ? cur[-1] : 0;
+    fz7_lzma_prob *probs = e->probs->literal + fz7_lzma_literal_offset(e->pos, prev, e->opts.lc, e->opts.lp);
+    uint32_t sym = 1;
+    if (fz7_lzma_state_is_literal(e->state)) {
+        for (int i = 7; i >= 0; i--) {
+            unsigned bit = (cur[0] >> i) & 1;
+            fz7_rc_bit(&e->rc, &probs[sym], bit);
+            sym = (sym << 1) | bit;
+        }
+    } else {
+        uint8_t match_byte = cur[-(ptrdiff_t)e->reps[0] - 1];
+        int matched = 1;
+        for (int i = 7; i >= 0; i--) {
+            unsigned bit = (cur[0] >> i) & 1;
+            if (matched) {
+                unsigned mb = (match_byte >> i) & 1;
+                fz7_rc_bit(&e->rc, &probs[((1 + mb) << 8) + sym], bit);
+                matched = mb == bit;
+            } else {
+                fz7_rc_bit(&e->rc, &probs[sym], bit);
+            }
+            sym = (sym << 1) | bit;
+        }
+    }
+    e->state = fz7_lzma_state_after_literal(e->state);
+}
+
+static void code_match(struct fz7_lzma_enc *e, uint32_t dist0, uint32_t len)
+{
+    fz7_lzma_probs *p = e->probs;
+    uint32_t ps = (uint32_t)e->pos & e->pos_mask;
+    fz7_rc_bit(&e->rc, &p->is_match[e->state][ps], 1);
+    fz7_rc_bit(&e->rc, &p->is_rep[e->state], 0);
+    code_len(e, &p->match_len, len, ps);
+    uint32_t slot = dist_slot_of(dist0);
+    fz7_rc_tree(&e->rc, p->dist_slot[fz7_lzma_dist_state(len)], FZ7_LZMA_DIST_SLOT_BITS, slot);
+    if (slot >= FZ7_LZMA_DIST_MODEL_START) {
+        uint32_t footer = (slot >> 1) - 1;
+        uint32_t base = (2 | (slot & 1)) << footer;
+        uint32_t reduced = dist0 - base;
+        if (slot < FZ7_LZMA_DIST_MODEL_END) {
+            fz7_rc_tree_reverse(&e->rc, p->dist_special + base - slot - 1, footer, reduced);
+        } else {
+            fz7_rc_direct(&e->rc, reduced >> FZ7_LZMA_ALIGN_BITS, footer - FZ7_LZMA_ALIGN_BITS);
+            fz7_rc_tree_reverse(&e->rc, p->dist_align, FZ7_LZMA_ALIGN_BITS, reduced & (FZ7_LZMA_ALIGN_SIZE - 1));
+            e->align_count++;
+        }
+    }
+    e->reps[3] = e->reps[2];
+    e->reps[2] = e->reps[1];
+    e->reps[1] = e->reps[0];
+    e->reps[0] = dist0;
+    e->state = fz7_lzma_state_after_match(e->state);
+    e->dist_count++;
+}
+
+static void code_rep(struct fz7_lzma_enc *e, uint32_t rep, uint32_t len)
+{
+    fz7_lzma_probs *p = e->probs;
+    uint32_t ps = (uint32_t)e->pos & e->pos_mask;
+    uint32_t s = e->state;
+    fz7_rc_bit(&e->rc, &p->is_match[s][ps], 1);
+    fz7_rc_bit(&e->rc, &p->is_rep[s], 1);
+    if (rep == 0) {
+        fz7_rc_bit(&e->rc, &p->is_rep0[s], 0);
+        fz7_rc_bit(&e->rc, &p->is_rep0_long[s][ps], len != 1);
+    } else {
+        uint32_t dist0 = e->reps[rep];
+        fz7_rc_bit(&e->rc, &p->is_rep0[s], 1);
+        if (rep == 1) {
+            fz7_rc_bit(&e->rc, &p->is_rep1[s], 0);
+        } else {
+            fz7_rc_bit(&e->rc, &p->is_rep1[s], 1);
+            fz7_rc_bit(&e->rc, &p->is_rep2[s], rep - 2);
+            if (rep == 3)
+                e->reps[3] = e->reps[2];
+            e->reps[2] = e->reps[1];
+        }
+        e->reps[1] = e->reps[0];
+        e->reps[0] = dist0;
+    }
+    if (len == 1) {
+        e->state = fz7_lzma_state_after_short_rep(s);
+    } else {
+        code_len(e, &p->rep_len, len, ps);
+        e->state = fz7_lzma_state_after_rep(s);
+    }
+}
+
+/* Codes one decision as the cheapest symbol valid in the current state. */
+static void code_decision(struct fz7_lzma_enc *e, fz7_lzma_decision d)
+{
+    const uint8_t *cur = e->mf.buf + (e->mf.pos - e->ahead);
+    if (d.dist == 0) {
+        code_literal(e, cur);
+    } else {
+        uint32_t dist0 = d.dist - 1;
+        if (d.len == 1) {
+            if (dist0 == e->reps[0])
+                code_rep(e, 0, 1);
+            else
+                code_literal(e, cur);
+        } else {
+            uint32_t r = 0;
+            while (r < 4 && e->reps[r] != dist0)
+                r++;
+            if (r < 4)
+                code_rep(e, r, d.len);
+            else
+                code_match(e, dist0, d.len);
+        }
+    }
+    e->pos += d.len;
+    e->ahead -= d.len;
+}
+
+/* ---- Helpers for the parsers ------------------------------------------- */
+
+uint32_t fz7_lzma_enc_next_matches(struct fz7_lzma_enc *e)
+{
+    e->match_count = fz7_lz_mf_find(&e->mf, e->matches);
+    e->ahead++;
+    return e->match_count;
+}
+
+void fz7_lzma_enc_skip(struct fz7_lzma_enc *e, uint32_t n)
+{
+    fz7_lz_mf_skip(&e->mf, n);
+    e->ahead += n;
+}
+
+void fz7_lzma_enc_push(struct fz7_lzma_enc *e, uint32_t len, uint32_t dist)
+{
+    uint32_t i = e->queue_head + e->queue_len;
+    if (i >= FZ7_LZMA_OPTS + 8)
+        i -= FZ7_LZMA_OPTS + 8;
+    e->queue[i].len = len;
+    e->queue[i].dist = dist;
+    e->queue_len++;
+}
+
+/* ---- Output ------------------------------------------------------------- */
+
+static void emit(struct fz7_lzma_enc *e, const uint8_t *p, size_t n)
+{
+    if (e->error || n == 0)
+        return;
+    fz7_status st = e->dst->write(e->dst, p, n);
+    if (st != FZ7_OK)
+        e->error = st;
+    e->bytes_out += n;
+}
+
+/* LZMA1: passes the range coder's settled bytes on when the buffer could
+ * not take another symbol, growing it if a long carry run is pending. */
+static void drain_lzma1(struct fz7_lzma_enc *e)
+{
+    if (e->rc.out_pos + e->rc.cache_size + SYMBOL_BYTES_MAX <= e->out_cap)
+        return;
+    emit(e, e->out, e->rc.out_pos);
+    e->rc.out_pos = 0;
+    if (e->rc.cache_size + SYMBOL_BYTES_MAX > e->out_cap) {
+        size_t cap = (size_t)e->rc.cache_size * 2 + SYMBOL_BYTES_MAX;
+        uint8_t *p = realloc(e->out, cap);
+        if (!p) {
+            e->error = FZ7_E_MEM;
+            return;
+        }
+        e->out = e->rc.out = p;
+        e->out_cap = cap;
+    }
+}
+
+/* LZMA2: ends the open chunk (the bytes since chunk_start) as an LZMA
+ * chunk, or as an uncompressed chunk when that is not larger. */
+static void close_chunk(struct fz7_lzma_enc *e)
+{
+    uint32_t u = (uint32_t)(e->pos - e->chunk_start);
+    if (u == 0)
+        return;
+    fz7_rc_flush(&e->rc);
+    uint32_t c = (uint32_t)e->rc.out_pos;
+    uint8_t h[6];
+    if (c + 2 >= u) {
+        const uint8_t *data = e->mf.buf + (e->mf.pos - e->ahead) - u;
+        h[0] = e->need_dict_reset ? 0x01 : 0x02;
+        h[1] = (uint8_t)((u - 1) >> 8);
+        h[2] = (uint8_t)(u - 1);
+        emit(e, h, 3);
+        emit(e, data, u);
+        e->need_dict_reset = 0;
+        /* The decoder never saw the symbols just coded: start the model over
+         * and say so in the next LZMA chunk. */
+        reset_model(e);
+        e->need_state_reset = 1;
+    } else {
+        uint8_t ctrl = e->need_dict_reset ? 0xE0 : e->need_props ? 0xC0 : e->need_state_reset ? 0xA0 : 0x80;
+        h[0] = (uint8_t)(ctrl | ((u - 1) >> 16));
+        h[1] = (uint8_t)((u - 1) >> 8);
+        h[2] = (uint8_t)(u - 1);
+        h[3] = (uint8_t)((c - 1) >> 8);
+        h[4] = (uint8_t)(c - 1);
+        h[5] = fz7_lzma_props_encode(e->opts.lc, e->opts.lp, e->opts.pb);
+        emit(e, h, ctrl >= 0xC0 ? 6 : 5);
+        emit(e, e->out, c);
+        e->need_dict_reset = e->need_props = e->need_state_reset = 0;
+    }
+    fz7_rc_reset(&e->rc);
+    e->chunk_start = e->pos;
+}
+
+static void code_next(struct fz7_lzma_enc *e)
+{
+    fz7_lzma_decision d = e->queue[e->queue_head];
+    if (++e->queue_head == FZ7_LZMA_OPTS + 8)
+        e->queue_head = 0;
+    e->queue_len--;
+    if (e->lzma2) {
+        if (e->pos - e->chunk_start + d.len > LZMA2_UNPACKED_MAX
+            || fz7_rc_pending(&e->rc) + SYMBOL_BYTES_MAX > LZMA2_PACKED_MAX)
+            close_chunk(e);
+        code_decision(e, d);
+    } else {
+        code_decision(e, d);
+        drain_lzma1(e);
+    }
+}
+
+/* Parses and codes while enough input is buffered (all of it when
+ * finishing). */
+static void run(struct fz7_lzma_enc *e, int finishing)
+{
+    while (!e->error) {
+        if (e->queue_len == 0) {
+            uint32_t coder_idx = e->mf.pos - e->ahead;
+            if (coder_idx == e->mf.end)
+                break;
+            if (!finishing && fz7_lz_mf_avail(&e->mf) < FZ7_LZMA_LOOKAHEAD)
+                break;
+            if (e->opts.mode == FZ7_LZMA_MODE_NORMAL) {
+                refresh_prices(e);
+                fz7_lzma_parse_normal(e);
+            } else {
+                fz7_lzma_parse_fast(e);
+            }
+        }
+        code_next(e);
+    }
+}
+
+/* ---- Public stream API -------------------------------------------------- */
+
+static fz7_status enc_new(const fz7_lzma_enc_opts *opts, fz7_ostream *dst, int lzma2, fz7_lzma_enc **out)
+{
+    if (!out)
+        return FZ7_E_ARG;
+    *out = NULL;
+    if (!dst || fz7_lzma_enc_check(opts) != FZ7_OK)
+        return FZ7_E_ARG;
+    if (lzma2 && opts->lc + opts->lp > FZ7_LZMA2_LCLP_MAX)
+        return FZ7_E_ARG;
+    struct fz7_lzma_enc *e = calloc(1, sizeof(*e));
+    if (!e)
+        return FZ7_E_MEM;
+    e->opts = *opts;
+    e->lzma2 = lzma2;
+    e->dst = dst;
+    e->pos_mask = (1u << opts->pb) - 1;
+    e->out_cap = OUT_BUF_SIZE;
+    e->out = malloc(e->out_cap);
+    e->probs = malloc(fz7_lzma_probs_size(opts->lc, opts->lp));
+    e->queue = malloc((FZ7_LZMA_OPTS + 8) * sizeof(fz7_lzma_decision));
+    if (opts->mode == FZ7_LZMA_MODE_NORMAL)
+        e->opt = malloc(FZ7_LZMA_OPTS * sizeof(fz7_lzma_opt));
+    if (!e->out || !e->probs || !e->queue || (opts->mode == FZ7_LZMA_MODE_NORMAL && !e->opt)
+        || fz7_lz_mf_init(&e->mf, (int)opts->mf, opts->dict_size, KEEP_EXTRA, opts->nice_len, opts->depth) != 0) {
+        fz7_lzma_enc_free(e);
+        return FZ7_E_MEM;
+    }
+    init_price_table(e);
+    reset_model(e);
+    e->rc.out = e->out;
+    fz7_rc_reset(&e->rc);
+    e->need_dict_reset = e->need_props = e->need_state_reset = 1;
+    *out = e;
+    return FZ7_OK;
+}
+
+fz7_status fz7_lzma_enc_new(const fz7_lzma_enc_opts *opts, fz7_ostream *dst, fz7_lzma_enc **out)
+{
+    return enc_new(opts, dst, 0, out);
+}
+
+fz7_status fz7_lzma2_enc_new(const fz7_lzma_enc_opts *opts, fz7_ostream *dst, fz7_lzma_enc **out)
+{
+    return enc_new(opts, dst, 1, out);
+}
+
+fz7_status fz7_lzma_enc_write(fz7_lzma_enc *e, const uint8_t *data, size_t n)
+{
+    if (!e || (n && !data))
+        return FZ7_E_ARG;
+    if (e->finished)
+        return e->error ? e->error : FZ7_E_ARG;
+    while (n > 0 && !e->error) {
+        size_t got = fz7_lz_mf_append(&e->mf, data, n);
+        data += got;
+        n -= got;
+        e->bytes_in += got;
+        run(e, 0);
+    }
+    return e->error;
+}
+
+fz7_status fz7_lzma_enc_finish(fz7_lzma_enc *e)
+{
+    if (!e)
+        return FZ7_E_ARG;
+    if (e->finished)
+        return e->error ? e->error : FZ7_E_ARG;
+    e->finished = 1;
+    run(e, 1);
+    if (e->error)
+        return e->error;
+    if (e->lzma2) {
+        close_chunk(e);
+        uint8_t end = 0x00;
+        emit(e, &end, 1);
+    } else {
+        if (e->opts.end_marker)
+            code_match(e, FZ7_LZMA_END_MARKER_DIST, FZ7_LZMA_MATCH_LEN_MIN);
+        fz7_rc_flush(&e->rc);
+        emit(e, e->out, e->rc.out_pos);
+        e->rc.out_pos = 0;
+    }
+    return e->error;
+}
+
+void fz7_lzma_enc_free(fz7_lzma_enc *e)
+{
+    if (!e)
+        return;
+    fz7_lz_mf_free(&e->mf);
+    free(e->out);
+    free(e->probs);
+    free(e->queue);
+    free(e->opt);
+    free(e);
+}
+
+void fz7_lzma_enc_props(const fz7_lzma_enc *e, uint8_t props[5])
+{
+    props[0] = fz7_lzma_props_encode(e->opts.lc, e->opts.lp, e->opts.pb);
+    fz7_put32le(props + 1, e->opts.dict_size);
+}
+
+uint8_t fz7_lzma2_enc_dict_prop(const fz7_lzma_enc *e)
+{
+    return fz7_lzma2_dict_prop(e->opts.dict_size);
+}
+
+uint64_t fz7_lzma_enc_bytes_in(const fz7_lzma_enc *e) { return e->bytes_in; }
+uint64_t fz7_lzma_enc_bytes_out(const fz7_lzma_enc *e) { return e->bytes_out; }

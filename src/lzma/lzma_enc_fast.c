@@ -1,0 +1,121 @@
+/* lzma_enc_fast.c - the fast parser (7-Zip a=0, -mx1..4): greedy with one
+ * step of lazy evaluation.
+ *
+ * It takes the longest match unless a rep is nearly as long (reps are
+ * cheap) or the next position starts a clearly better match, in which case
+ * it codes a literal and decides again one byte later. No prices. */
+#include "lzma/lzma_enc_impl.h"
+
+/* True when dist0 'big' is so much farther than 'small' that one more
+ * byte of length does not pay for it. */
+static inline int much_farther(uint32_t small, uint32_t big)
+{
+    return (big >> 7) > small;
+}
+
+/* Longest rep at p (coder position pos); sets *rep. 0 if none reaches 2. */
+static uint32_t best_rep(const struct fz7_lzma_enc *e, const uint8_t *p, uint64_t pos, uint32_t avail,
+                         uint32_t *rep)
+{
+    uint32_t best = 0;
+    for (uint32_t i = 0; i < 4; i++) {
+        uint64_t d = (uint64_t)e->reps[i] + 1;
+        if (d > pos || p[0] != p[-(ptrdiff_t)d] || p[1] != p[1 - (ptrdiff_t)d])
+            continue;
+        uint32_t len = 2 + e->mf.match_len(p + 2, p + 2 - d, avail - 2);
+        if (len > best) {
+            best = len;
+            *rep = i;
+        }
+    }
+    return best;
+}
+
+void fz7_lzma_parse_fast(struct fz7_lzma_enc *e)
+{
+    uint32_t count;
+    if (e->have_matches) {
+        count = e->match_count;
+        e->have_matches = 0;
+    } else {
+        count = fz7_lzma_enc_next_matches(e);
+    }
+    const uint8_t *cur = e->mf.buf + e->mf.pos - 1;
+    uint32_t avail = e->mf.end - (e->mf.pos - 1);
+    if (avail > FZ7_LZMA_MATCH_LEN_MAX)
+        avail = FZ7_LZMA_MATCH_LEN_MAX;
+    if (avail < 2) {
+        fz7_lzma_enc_push(e, 1, 0);
+        return;
+    }
+    uint32_t nice = e->opts.nice_len;
+    uint32_t rep = 0;
+    uint32_t rep_len = best_rep(e, cur, e->pos, avail, &rep);
+    if (rep_len >= nice) {
+        fz7_lzma_enc_push(e, rep_len, e->reps[rep] + 1);
+        fz7_lzma_enc_skip(e, rep_len - 1);
+        return;
+    }
+    uint32_t main_len = 0, main_dist = 0;
+    if (count > 0) {
+        main_len = e->matches[count - 1].len;
+        main_dist = e->matches[count - 1].dist;
+        if (main_len >= nice) {
+            if (main_len < avail)
+                main_len += e->mf.match_len(cur + main_len, cur + main_len - main_dist, avail - main_len);
+            fz7_lzma_enc_push(e, main_len, main_dist);
+            fz7_lzma_enc_skip(e, main_len - 1);
+            return;
+        }
+        while (count > 1 && main_len == e->matches[count - 2].len + 1
+               && much_farther(e->matches[count - 2].dist - 1, main_dist - 1)) {
+            count--;
+            main_len = e->matches[count - 1].len;
+            main_dist = e->matches[count - 1].dist;
+        }
+        if (main_len == 2 && main_dist - 1 >= 0x80)
+            main_len = 1;
+    }
+    if (rep_len >= 2
+        && (rep_len + 1 >= main_len || (rep_len + 2 >= main_len && main_dist - 1 >= (1u << 9))
+            || (rep_len + 3 >= main_len && main_dist - 1 >= (1u << 15)))) {
+        fz7_lzma_enc_push(e, rep_len, e->reps[rep] + 1);
+        fz7_lzma_enc_skip(e, rep_len - 1);
+        return;
+    }
+    if (main_len < 2 || avail <= 2) {
+        fz7_lzma_enc_push(e, 1, 0);
+        return;
+    }
+
+    /* One step of lazy evaluation: search the next position now (its
+     * matches are kept for the next call if we code a literal). */
+    uint32_t next_count = fz7_lzma_enc_next_matches(e);
+    e->have_matches = 1;
+    if (next_count > 0) {
+        uint32_t next_len = e->matches[next_count - 1].len;
+        uint32_t next_dist0 = e->matches[next_count - 1].dist - 1;
+        uint32_t main_dist0 = main_dist - 1;
+        if ((next_len >= main_len && next_dist0 < main_dist0)
+            || (next_len == main_len + 1 && !much_farther(main_dist0, next_dist0))
+            || next_len > main_len + 1
+            || (next_len + 1 >= main_len && main_len >= 3 && much_farther(next_dist0, main_dist0))) {
+            fz7_lzma_enc_push(e, 1, 0);
+            return;
+        }
+    }
+    const uint8_t *next = cur + 1;
+    uint32_t limit = main_len - 1 < 2 ? 2 : main_len - 1;
+    for (uint32_t i = 0; i < 4; i++) {
+        uint64_t d = (uint64_t)e->reps[i] + 1;
+        if (d > e->pos + 1 || next[0] != next[-(ptrdiff_t)d] || next[1] != next[1 - (ptrdiff_t)d])
+            continue;
+        if (2 + e->mf.match_len(next + 2, next + 2 - d, limit - 2) >= limit) {
+            fz7_lzma_enc_push(e, 1, 0);
+            return;
+        }
+    }
+    e->have_matches = 0;
+    fz7_lzma_enc_push(e, main_len, main_dist);
+    fz7_lzma_enc_skip(e, main_len - 2);
+}

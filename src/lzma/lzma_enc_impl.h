@@ -1,0 +1,109 @@
+/* lzma_enc_impl.h - state shared by the LZMA encoder's files (private).
+ *
+ * lzma_enc.c codes symbols, keeps prices and runs the LZMA1/LZMA2 streams;
+ * lzma_enc_fast.c and lzma_enc_normal.c are the two parsers. A parser
+ * appends decisions (len, absolute distance) to a queue; the coder turns
+ * each into the cheapest symbol for the state it meets (so a chunk may end
+ * between decisions and the next one may reset the state). */
+#ifndef FZ7_LZMA_ENC_IMPL_H
+#define FZ7_LZMA_ENC_IMPL_H
+
+#include "lz/lz_mf.h"
+#include "lzma/lzma_common.h"
+#include "lzma/lzma_enc.h"
+#include "lzma/range_enc.h"
+
+/* Positions the normal parser looks ahead at most. */
+#define FZ7_LZMA_OPTS 4096
+/* Bytes of input the encoder wants beyond its read position before it
+ * parses (unless finishing): the parser's look-ahead plus a longest match. */
+#define FZ7_LZMA_LOOKAHEAD (FZ7_LZMA_OPTS + FZ7_LZMA_MATCH_LEN_MAX + 8)
+
+/* Prices are in 1/16 bit. */
+#define FZ7_PRICE_SHIFT 4
+#define FZ7_PRICE_INFINITY (1u << 30)
+
+/* One parser decision: dist 0 = literal (len 1); otherwise a match or rep
+ * of len bytes at distance dist (1 = previous byte); len 1 with dist =
+ * rep0 is a short rep. */
+typedef struct fz7_lzma_decision {
+    uint32_t len;
+    uint32_t dist;
+} fz7_lzma_decision;
+
+/* One node of the normal parser's graph (lzma_enc_normal.c). */
+typedef struct fz7_lzma_opt {
+    uint32_t price;
+    uint32_t pos_prev;      /* node this one is reached from */
+    uint32_t back;          /* UINT32_MAX literal, 0..3 rep, else dist0 + 4 */
+    uint32_t lit_first;     /* 1: a literal at pos_prev, then rep0 (back 0) */
+    uint32_t state;
+    uint32_t reps[4];
+} fz7_lzma_opt;
+
+struct fz7_lzma_enc {
+    fz7_lzma_enc_opts opts;
+    int lzma2;
+    fz7_ostream *dst;
+    fz7_status error;
+    int finished;
+
+    fz7_lz_mf mf;
+    fz7_range_enc rc;
+    uint8_t *out;          /* range coder output */
+    size_t out_cap;
+
+    fz7_lzma_probs *probs;
+    uint32_t state;
+    uint32_t reps[4];      /* dist0 (distance - 1) of the last 4 matches/reps */
+    uint64_t pos;          /* uncompressed bytes coded (since the dictionary reset) */
+    uint32_t pos_mask;     /* (1 << pb) - 1 */
+
+    /* Parser output waiting to be coded, and how far the match finder is
+     * ahead of the coder (bytes the queue covers, plus 1 when the matches of
+     * the next position are already held in matches[]). */
+    fz7_lzma_decision *queue;
+    uint32_t queue_head, queue_len;
+    uint32_t ahead;
+    int have_matches;      /* matches[] hold the results for mf.pos - 1 */
+    uint32_t match_count;
+    fz7_lz_match matches[FZ7_LZ_MATCHES_MAX];
+
+    /* Prices (normal mode). */
+    uint32_t price_table[FZ7_LZMA_PROB_ONE >> FZ7_PRICE_SHIFT];
+    uint32_t match_len_prices[FZ7_LZMA_POS_STATES_MAX][FZ7_LZMA_LEN_SYMBOLS];
+    uint32_t rep_len_prices[FZ7_LZMA_POS_STATES_MAX][FZ7_LZMA_LEN_SYMBOLS];
+    uint32_t slot_prices[FZ7_LZMA_DIST_STATES][FZ7_LZMA_DIST_SLOTS];
+    uint32_t dist_prices[FZ7_LZMA_DIST_STATES][FZ7_LZMA_FULL_DISTANCES];
+    uint32_t align_prices[FZ7_LZMA_ALIGN_SIZE];
+    uint32_t len_count, dist_count, align_count; /* symbols since the last refresh */
+    fz7_lzma_opt *opt;     /* FZ7_LZMA_OPTS nodes */
+
+    /* LZMA2 */
+    uint64_t chunk_start;  /* pos of the first byte of the open chunk */
+    int need_dict_reset, need_props, need_state_reset;
+
+    uint64_t bytes_in, bytes_out;
+};
+
+/* Price of coding bit with probability p (of a 0). */
+static inline uint32_t fz7_price_bit(const struct fz7_lzma_enc *e, fz7_lzma_prob p, unsigned bit)
+{
+    return e->price_table[(bit ? FZ7_LZMA_PROB_ONE - p : p) >> FZ7_PRICE_SHIFT];
+}
+
+/* Parsers: append at least one decision to the queue. */
+void fz7_lzma_parse_fast(struct fz7_lzma_enc *e);
+void fz7_lzma_parse_normal(struct fz7_lzma_enc *e);
+
+/* Shared by the parsers (lzma_enc.c). */
+uint32_t fz7_lzma_enc_next_matches(struct fz7_lzma_enc *e);   /* find at mf.pos; returns count */
+void fz7_lzma_enc_skip(struct fz7_lzma_enc *e, uint32_t n);         /* skip n positions */
+void fz7_lzma_enc_push(struct fz7_lzma_enc *e, uint32_t len, uint32_t dist);
+uint32_t fz7_lzma_literal_price(const struct fz7_lzma_enc *e, uint64_t pos, uint32_t state,
+                                uint8_t prev, uint8_t cur, uint8_t match_byte);
+uint32_t fz7_lzma_rep_price(const struct fz7_lzma_enc *e, uint32_t rep, uint32_t state, uint32_t pos_state);
+uint32_t fz7_lzma_short_rep_price(const struct fz7_lzma_enc *e, uint32_t state, uint32_t pos_state);
+uint32_t fz7_lzma_match_dist_price(const struct fz7_lzma_enc *e, uint32_t dist0, uint32_t len);
+
+#endif
