@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# interop_7zz.sh - archives made here by `7zz a` (-mx1, -mx5, -mx9, -ms=off,
+# -mhc=off) extract with fz7 byte for byte: contents (diff -r), modes,
+# mtimes to the second and link targets match the source tree; `fz7 t`
+# exits 0 and `fz7 l -slt` agrees with 7zz on every path and size.
+set -u
+: "${FZ7:?FZ7 must name the fz7 binary}"
+command -v 7zz >/dev/null || { echo "SKIP: 7zz not installed"; exit 77; }
+command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
+S=${FZ7_SCRATCH:-$(mktemp -d)}
+rm -rf "$S" && mkdir -p "$S" && cd "$S" || exit 1
+
+# --- the source tree ---
+mkdir -p small/docs/deep/deeper small/empty_dir small/bin "small/ünïcödé dir"
+printf 'hello world\n' >small/docs/readme.txt
+: >small/docs/empty.txt
+: >small/docs/deep/deeper/also_empty
+seq 1 20000 >small/docs/deep/numbers.txt
+printf '#!/bin/sh\necho hi\n' >small/bin/run.sh
+chmod 0755 small/bin/run.sh
+printf 'secret\n' >small/docs/private.txt
+chmod 0600 small/docs/private.txt
+printf 'grüße, 日本語\n' >"small/ünïcödé dir/fïlé 名前.txt"
+ln -s docs/readme.txt small/link_to_file
+ln -s docs small/link_to_dir
+ln -s ../no/such/target small/dangling
+touch -d '2001-02-03 04:05:06' small/docs/readme.txt small/docs/deep
+# 20 MB of mixed data: random, text, zeros and repeats, fixed seed.
+python3 - big.bin <<'PY'
+import random, sys
+r = random.Random(7)
+words = [bytes(r.choice(b"abcdefghijklmnopqrstuvwxyz") for _ in range(r.randint(2, 9))) for _ in range(3000)]
+out = bytearray()
+while len(out) < 20 * 1024 * 1024:
+    kind = r.randrange(4)
+    n = r.randint(1 << 12, 1 << 18)
+    if kind == 0:
+        out += r.randbytes(n)
+    elif kind == 1:
+        out += b" ".join(r.choice(words) for _ in range(n // 6)) + b"\n"
+    elif kind == 2:
+        out += bytes(n)
+    else:
+        start = r.randrange(max(1, len(out) - n)) if out else 0
+        out += out[start:start + n] or b"x" * n
+open(sys.argv[1], "wb").write(out[:20 * 1024 * 1024])
+PY
+cp -a small full && mv big.bin full/big.bin
+
+# modes, mtimes (to the second) and link targets of a tree
+meta() { (cd "$1" && find . -mindepth 1 -printf '%p %y %m %l ' -exec sh -c \
+    'if [ -L "$1" ]; then echo; else stat -c %Y "$1"; fi' _ {} \; | LC_ALL=C sort); }
+
+pass=0 fail=0
+check() { # check NAME SOURCE_DIR 7ZZ_OPTIONS...
+    local name=$1 src=$2; shift 2
+    local arc=$S/$name.7z why=""
+    rm -f "$arc"
+    (cd "$src" && 7zz a -snl "$@" "$arc" . >/dev/null) || { echo "FAIL: $name: 7zz a failed"; fail=$((fail + 1)); return; }
+    rm -rf out && mkdir out
+    "$FZ7" x -y -oout "$arc" >log 2>&1
+    local rc=$?
+    if [ $rc != 0 ]; then why="x exit $rc: $(grep -m1 ERROR log)"
+    elif ! diff -r --no-dereference "$src" out >diff.txt 2>&1; then why="contents differ: $(head -2 diff.txt | tr '\n' '|')"
+    elif [ "$(meta "$src")" != "$(meta out)" ]; then why="modes/mtimes/links differ: $(diff <(meta "$src") <(meta out) | head -3 | tr '\n' '|')"
+    else
+        "$FZ7" t "$arc" >log 2>&1 || why="t exit $?"
+        if [ -z "$why" ]; then
+            "$FZ7" l -slt "$arc" | grep -E '^(Path|Size) = ' >fz7.txt
+            7zz l -slt "$arc" | grep -E '^(Path|Size) = ' >7zz.txt
+            cmp -s fz7.txt 7zz.txt || why="l -slt paths/sizes differ: $(diff 7zz.txt fz7.txt | head -3 | tr '\n' '|')"
+        fi
+    fi
+    if [ -z "$why" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $name ($*): $why"; fi
+}
+
+check mx1 full -mx1
+check mx5 full -mx5
+check ms_off full -mx3 -ms=off
+check mhc_off small -mhc=off
+check mx9 small -mx9
+check copy small -m0=Copy
+check bcj_delta small -m0=BCJ -m1=LZMA2 -mx3
+check lzma small -m0=LZMA:d=1m
+
+echo "interop_7zz.sh: $pass passed, $fail failed"
+[ $fail = 0 ]
