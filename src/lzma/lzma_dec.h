@@ -29,8 +29,98 @@ fz7_status fz7_lzma_istream_new(fz7_istream *src, const uint8_t props[5], uint64
 fz7_status fz7_lzma2_istream_new(fz7_istream *src, uint8_t dict_prop, uint64_t mem_limit,
                                  fz7_istream **out);
 
+/* As fz7_lzma2_istream_new, when the unpacked size is known (an xz block
+ * header's Uncompressed Size): the dictionary is then allocated no larger
+ * than unpack_size, and the memory limit applies to that. UINT64_MAX:
+ * unknown. A stream that runs longer than unpack_size gets a smaller
+ * window than it declared (far distances give FZ7_E_DATA). */
+fz7_status fz7_lzma2_istream_new_sized(fz7_istream *src, uint8_t dict_prop, uint64_t unpack_size,
+                                       uint64_t mem_limit, fz7_istream **out);
+
 /* Dictionary bytes an LZMA2 dictionary-size byte stands for; 0 if the
  * byte is invalid (> 40). */
 uint64_t fz7_lzma2_dict_size(uint8_t dict_prop);
+
+/* ---- Lower level: one LZMA decoder over its own dictionary ---------------
+ * Used by the LZMA and LZMA2 istreams (and later a multi-threaded
+ * decoder). The dictionary is a circular buffer that is also the output
+ * staging area: fz7_lzma_dec_run() decodes into it, the caller takes the
+ * new bytes with fz7_lzma_dec_take(), then fz7_lzma_dec_make_room()
+ * wraps (or grows) it. */
+
+#include <stdbool.h>
+#include "lzma/lzma_common.h"
+
+/* run() may read this many bytes past its in_stop argument: the input
+ * buffer must hold that many readable bytes (data or zero padding) there.
+ * One symbol takes at most about 20 bytes of input; this leaves room. */
+#define FZ7_LZMA_IN_MARGIN 64
+
+typedef struct fz7_lzma_dec {
+    /* Dictionary (circular buffer). */
+    uint8_t *dict;
+    size_t cap;          /* bytes allocated; grows up to cap_max before wrapping */
+    size_t cap_max;      /* window size, a multiple of 16 so pos & 15 is the stream position */
+    size_t pos;          /* write position, 0..cap */
+    size_t out_pos;      /* dict[out_pos, pos) are decoded bytes not yet taken */
+    bool wrapped;        /* pos has wrapped: all cap bytes are history */
+    /* Model. */
+    unsigned lc, lp, pb;
+    unsigned lclp_alloc; /* lc + lp the probability array was sized for */
+    fz7_lzma_probs *probs;
+    uint32_t state, rep0, rep1, rep2, rep3;
+    /* Range decoder. */
+    uint32_t range, code;
+    /* Bytes of a match still to copy (the output limit cut it). */
+    uint32_t pending;
+    /* Set by run() when it decoded the end marker. */
+    bool end_marker;
+} fz7_lzma_dec;
+
+/* Allocates a decoder. dict_size: the window in bytes (raised to 4 KiB);
+ * unpack_hint: total bytes the stream will produce if known, else
+ * UINT64_MAX (the dictionary is then no larger than that). lc/lp/pb are
+ * checked only against their LZMA1 ranges (lc <= 8, lp <= 4, pb <= 4).
+ * Errors: FZ7_E_MEMLIMIT (window over mem_limit or FZ7_LZMA_DICT_MAX),
+ * FZ7_E_MEM, FZ7_E_ARG (bad lc/lp/pb). */
+fz7_status fz7_lzma_dec_new(uint64_t dict_size, uint64_t unpack_hint, uint64_t mem_limit, unsigned lc,
+                            unsigned lp, unsigned pb, fz7_lzma_dec **out);
+void fz7_lzma_dec_free(fz7_lzma_dec *d);
+
+/* Changes lc/lp/pb (LZMA2 "new props") and resets the state. FZ7_E_MEM. */
+fz7_status fz7_lzma_dec_set_props(fz7_lzma_dec *d, unsigned lc, unsigned lp, unsigned pb);
+/* Resets probabilities, state and reps (LZMA2 state reset). */
+void fz7_lzma_dec_reset_state(fz7_lzma_dec *d);
+/* Empties the dictionary; only when every decoded byte was taken. */
+void fz7_lzma_dec_reset_dict(fz7_lzma_dec *d);
+/* Starts the range decoder from the first 5 bytes of a coded stream;
+ * FZ7_E_DATA if the first byte is not 0. */
+fz7_status fz7_lzma_dec_rc_init(fz7_lzma_dec *d, const uint8_t in[5]);
+
+/* Once every decoded byte was taken and the write position is at the end
+ * of the buffer, wraps it (or grows it toward cap_max). Returns the bytes
+ * that can be written before the end: > 0 unless it fails (FZ7_E_MEM in
+ * *st). */
+size_t fz7_lzma_dec_make_room(fz7_lzma_dec *d, fz7_status *st);
+
+/* Decodes symbols into the dictionary while its write position is below
+ * limit (<= cap) and *in <= in_stop; advances *in. Finishes a pending
+ * match first. Stops after an end marker (sets end_marker). Before
+ * returning it normalises the range, so range >= 2^24 between calls.
+ * Input: FZ7_LZMA_IN_MARGIN readable bytes must follow in_stop.
+ * Errors: FZ7_E_DATA (distance beyond the decoded data). */
+fz7_status fz7_lzma_dec_run(fz7_lzma_dec *d, const uint8_t **in, const uint8_t *in_stop, size_t limit);
+
+/* At a known end of data: true if an end marker follows here (decodes
+ * it; same input contract as run). False means no end marker: the caller
+ * decides (the range decoder then must have code == 0). */
+bool fz7_lzma_dec_end_marker_next(fz7_lzma_dec *d, const uint8_t **in);
+
+/* Copies up to cap decoded bytes not yet taken into buf; returns the count. */
+size_t fz7_lzma_dec_take(fz7_lzma_dec *d, uint8_t *buf, size_t cap);
+
+/* Appends n raw bytes (an LZMA2 uncompressed chunk); n <= the room
+ * make_room reported. */
+void fz7_lzma_dec_put_raw(fz7_lzma_dec *d, const uint8_t *p, size_t n);
 
 #endif

@@ -1,0 +1,696 @@
+/* lzma_dec.c - the LZMA decoder (lzma-file-format.txt) and its istream.
+ *
+ * fz7_lzma_dec_run() is the hot loop: range, code, input pointer, state
+ * and reps live in locals for a whole run of symbols; literal bits are
+ * unrolled and branch-free; matches are copied 16 bytes at a time. The
+ * istream around it pulls input into a buffer padded with zero bytes, so
+ * the loop never checks bounds per bit (see FZ7_LZMA_IN_MARGIN). */
+#include "lzma/lzma_dec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lzma/range_dec.h"
+
+/* ---- Decoder object ------------------------------------------------------ */
+
+/* First allocation of a dictionary whose final size is not known; it
+ * doubles as data arrives, up to the window size. */
+#define DICT_INITIAL_CAP ((size_t)1 << 18)
+
+static size_t round_up16(uint64_t n) { return (size_t)((n + 15) & ~(uint64_t)15); }
+
+static fz7_status alloc_probs(fz7_lzma_dec *d, unsigned lc, unsigned lp)
+{
+    if (!d->probs || d->lclp_alloc < lc + lp) {
+        fz7_lzma_probs *p = malloc(fz7_lzma_probs_size(lc, lp));
+        if (!p)
+            return FZ7_E_MEM;
+        free(d->probs);
+        d->probs = p;
+        d->lclp_alloc = lc + lp;
+    }
+    return FZ7_OK;
+}
+
+fz7_status fz7_lzma_dec_new(uint64_t dict_size, uint64_t unpack_hint, uint64_t mem_limit, unsigned lc,
+                            unsigned lp, unsigned pb, fz7_lzma_dec **out)
+{
+    *out = NULL;
+    if (lc > FZ7_LZMA_LC_MAX || lp > FZ7_LZMA_LP_MAX || pb > FZ7_LZMA_PB_MAX)
+        return FZ7_E_ARG;
+    if (dict_size < FZ7_LZMA_DICT_MIN)
+        dict_size = FZ7_LZMA_DICT_MIN;
+    /* A stream of n bytes never reaches back further than n bytes. */
+    uint64_t window = dict_size;
+    if (unpack_hint < window)
+        window = unpack_hint < 16 ? 16 : unpack_hint;
+    if (window > FZ7_LZMA_DICT_MAX || window > mem_limit)
+        return FZ7_E_MEMLIMIT;
+
+    fz7_lzma_dec *d = calloc(1, sizeof *d);
+    if (!d)
+        return FZ7_E_MEM;
+    d->cap_max = round_up16(window);
+    d->cap = d->cap_max;
+    if (unpack_hint == UINT64_MAX && d->cap > DICT_INITIAL_CAP)
+        d->cap = DICT_INITIAL_CAP;
+    d->dict = malloc(d->cap);
+    if (!d->dict || alloc_probs(d, lc, lp) != FZ7_OK) {
+        fz7_lzma_dec_free(d);
+        return FZ7_E_MEM;
+    }
+    d->lc = lc;
+    d->lp = lp;
+    d->pb = pb;
+    fz7_lzma_dec_reset_state(d);
+    *out = d;
+    return FZ7_OK;
+}
+
+void fz7_lzma_dec_free(fz7_lzma_dec *d)
+{
+    if (!d)
+        return;
+    free(d->dict);
+    free(d->probs);
+    free(d);
+}
+
+fz7_status fz7_lzma_dec_set_props(fz7_lzma_dec *d, unsigned lc, unsigned lp, unsigned pb)
+{
+    if (lc > FZ7_LZMA_LC_MAX || lp > FZ7_LZMA_LP_MAX || pb > FZ7_LZMA_PB_MAX)
+        return FZ7_E_ARG;
+    fz7_status st = alloc_probs(d, lc, lp);
+    if (st != FZ7_OK)
+        return st;
+    d->lc = lc;
+    d->lp = lp;
+    d->pb = pb;
+    fz7_lzma_dec_reset_state(d);
+    return FZ7_OK;
+}
+
+void fz7_lzma_dec_reset_state(fz7_lzma_dec *d)
+{
+    fz7_lzma_probs_init(d->probs, d->lc, d->lp);
+    d->state = 0;
+    d->rep0 = d->rep1 = d->rep2 = d->rep3 = 0;
+    d->pending = 0;
+    d->end_marker = false;
+}
+
+void fz7_lzma_dec_reset_dict(fz7_lzma_dec *d)
+{
+    d->pos = 0;
+    d->out_pos = 0;
+    d->wrapped = false;
+    d->pending = 0;
+}
+
+fz7_status fz7_lzma_dec_rc_init(fz7_lzma_dec *d, const uint8_t in[5])
+{
+    if (in[0] != 0)
+        return FZ7_E_DATA;
+    d->range = 0xFFFFFFFFu;
+    d->code = ((uint32_t)in[1] << 24) | ((uint32_t)in[2] << 16) | ((uint32_t)in[3] << 8) | in[4];
+    /* code must lie inside the range; 0xFFFFFFFF cannot. */
+    if (d->code == 0xFFFFFFFFu)
+        return FZ7_E_DATA;
+    return FZ7_OK;
+}
+
+size_t fz7_lzma_dec_make_room(fz7_lzma_dec *d, fz7_status *st)
+{
+    *st = FZ7_OK;
+    if (d->pos == d->cap && d->out_pos == d->pos) {
+        if (d->cap < d->cap_max) {
+            size_t ncap = d->cap * 2 < d->cap_max ? d->cap * 2 : d->cap_max;
+            uint8_t *nd = realloc(d->dict, ncap);
+            if (!nd) {
+                *st = FZ7_E_MEM;
+                return 0;
+            }
+            d->dict = nd;
+            d->cap = ncap;
+        } else {
+            d->pos = 0;
+            d->out_pos = 0;
+            d->wrapped = true;
+        }
+    }
+    return d->cap - d->pos;
+}
+
+size_t fz7_lzma_dec_take(fz7_lzma_dec *d, uint8_t *buf, size_t cap)
+{
+    size_t n = d->pos - d->out_pos;
+    if (n > cap)
+        n = cap;
+    memcpy(buf, d->dict + d->out_pos, n);
+    d->out_pos += n;
+    return n;
+}
+
+void fz7_lzma_dec_put_raw(fz7_lzma_dec *d, const uint8_t *p, size_t n)
+{
+    memcpy(d->dict + d->pos, p, n);
+    d->pos += n;
+}
+
+/* ---- Hot loop -------------------------------------------------------------- */
+
+/* State after a literal, by the state before it. */
+static const uint8_t k_state_after_literal[FZ7_LZMA_NUM_STATES] = { 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 4, 5 };
+
+/* Copies n bytes forward from src to dst = src + dist, where the regions
+ * may overlap (dist < n repeats the pattern). Writes exactly n bytes. */
+static inline void copy_match(uint8_t *dst, const uint8_t *src, size_t n, size_t dist)
+{
+    if (dist >= 16) {
+        if (n >= 16) {
+            /* Each 16-byte load reads bytes that are already final
+             * because dist >= 16; the last chunk overlaps the one
+             * before it instead of writing past n. */
+            size_t i = 0;
+            for (; i + 16 < n; i += 16) {
+                uint8_t t[16];
+                memcpy(t, src + i, 16);
+                memcpy(dst + i, t, 16);
+            }
+            uint8_t t[16];
+            memcpy(t, src + n - 16, 16);
+            memcpy(dst + n - 16, t, 16);
+            return;
+        }
+        if (n >= 8) {
+            uint8_t a[8], b[8];
+            memcpy(a, src, 8);
+            memcpy(b, src + n - 8, 8);
+            memcpy(dst, a, 8);
+            memcpy(dst + n - 8, b, 8);
+            return;
+        }
+    } else if (dist == 1) {
+        memset(dst, src[0], n);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        dst[i] = src[i];
+}
+
+/* Decodes a match length with the length coder at lenp into len (2..273).
+ * Uses the locals of the run loop (ps = pos state). */
+#define DECODE_LEN(lenp, len)                                                   \
+    do {                                                                        \
+        fz7_lzma_len_probs *lc_ = (lenp);                                       \
+        uint32_t t_ = 1;                                                        \
+        RC_IF_BIT0(&lc_->choice) {                                              \
+            RC_UPDATE0(&lc_->choice);                                           \
+            fz7_lzma_prob *tp_ = lc_->low[ps];                                  \
+            RC_TREE_STEP(tp_, t_);                                              \
+            RC_TREE_STEP(tp_, t_);                                              \
+            RC_TREE_STEP(tp_, t_);                                              \
+            (len) = t_ - 8 + FZ7_LZMA_MATCH_LEN_MIN;                            \
+        } else {                                                                \
+            RC_UPDATE1(&lc_->choice);                                           \
+            RC_IF_BIT0(&lc_->choice2) {                                         \
+                RC_UPDATE0(&lc_->choice2);                                      \
+                fz7_lzma_prob *tp_ = lc_->mid[ps];                              \
+                RC_TREE_STEP(tp_, t_);                                          \
+                RC_TREE_STEP(tp_, t_);                                          \
+                RC_TREE_STEP(tp_, t_);                                          \
+                (len) = t_ - 8 + FZ7_LZMA_MATCH_LEN_MIN + 8;                    \
+            } else {                                                            \
+                RC_UPDATE1(&lc_->choice2);                                      \
+                fz7_lzma_prob *tp_ = lc_->high;                                 \
+                RC_TREE_STEP(tp_, t_);                                          \
+                RC_TREE_STEP(tp_, t_);                                          \
+                RC_TREE_STEP(tp_, t_);                                          \
+                RC_TREE_STEP(tp_, t_);                                          \
+                RC_TREE_STEP(tp_, t_);                                          \
+                RC_TREE_STEP(tp_, t_);                                          \
+                RC_TREE_STEP(tp_, t_);                                          \
+                RC_TREE_STEP(tp_, t_);                                          \
+                (len) = t_ - 256 + FZ7_LZMA_MATCH_LEN_MIN + 16;                 \
+            }                                                                   \
+        }                                                                       \
+    } while (0)
+
+/* Decodes the distance of a match of length len into dist (0-based; the
+ * end marker decodes to 0xFFFFFFFF). */
+#define DECODE_DIST(len, dist)                                                  \
+    do {                                                                        \
+        fz7_lzma_prob *sp_ = pr->dist_slot[(len) < 6 ? (len) - 2 : 3];          \
+        uint32_t slot_ = 1;                                                     \
+        RC_TREE_STEP(sp_, slot_);                                               \
+        RC_TREE_STEP(sp_, slot_);                                               \
+        RC_TREE_STEP(sp_, slot_);                                               \
+        RC_TREE_STEP(sp_, slot_);                                               \
+        RC_TREE_STEP(sp_, slot_);                                               \
+        RC_TREE_STEP(sp_, slot_);                                               \
+        slot_ -= FZ7_LZMA_DIST_SLOTS;                                           \
+        if (slot_ < FZ7_LZMA_DIST_MODEL_START) {                                \
+            (dist) = slot_;                                                     \
+        } else {                                                                \
+            unsigned nb_ = (slot_ >> 1) - 1;                                    \
+            uint32_t d_ = (2u | (slot_ & 1u)) << nb_;                           \
+            uint32_t idx_ = 1;                                                  \
+            if (slot_ < FZ7_LZMA_DIST_MODEL_END) {                              \
+                fz7_lzma_prob *rp_ = pr->dist_special + d_ - slot_ - 1;         \
+                for (unsigned i_ = 0; i_ < nb_; i_++)                           \
+                    RC_REV_STEP(rp_, idx_, d_, i_);                             \
+            } else {                                                            \
+                uint32_t dir_ = 0;                                              \
+                for (unsigned i_ = nb_ - FZ7_LZMA_ALIGN_BITS; i_ > 0; i_--)     \
+                    RC_DIRECT_BIT(dir_);                                        \
+                d_ += dir_ << FZ7_LZMA_ALIGN_BITS;                              \
+                fz7_lzma_prob *ap_ = pr->dist_align;                            \
+                RC_REV_STEP(ap_, idx_, d_, 0);                                  \
+                RC_REV_STEP(ap_, idx_, d_, 1);                                  \
+                RC_REV_STEP(ap_, idx_, d_, 2);                                  \
+                RC_REV_STEP(ap_, idx_, d_, 3);                                  \
+            }                                                                   \
+            (dist) = d_;                                                        \
+        }                                                                       \
+    } while (0)
+
+/* Plain literal bit; matched literal bit (see lzma_common.h for the tree
+ * layout): while the decoded bits equal the match byte's bits, the tree
+ * at 0x100 + match_bit * 0x100 is used; after the first difference offs
+ * becomes 0 and the plain tree is used. */
+#define MATCHED_LIT_STEP()                                                      \
+    do {                                                                        \
+        uint32_t bit_;                                                          \
+        mb <<= 1;                                                               \
+        uint32_t mbit_ = mb & offs;                                             \
+        RC_BIT_BL(lit + offs + mbit_ + sym, bit_);                              \
+        sym = (sym << 1) + bit_;                                                \
+        offs &= ~(mbit_ ^ (0u - bit_));                                         \
+    } while (0)
+
+fz7_status fz7_lzma_dec_run(fz7_lzma_dec *d, const uint8_t **inp, const uint8_t *in_stop, size_t limit)
+{
+    uint8_t *const dict = d->dict;
+    const size_t cap = d->cap;
+    const size_t wfull = d->wrapped ? cap : 0;
+    size_t pos = d->pos;
+    fz7_lzma_probs *const pr = d->probs;
+    const uint8_t *in = *inp;
+    uint32_t range = d->range, code = d->code;
+    uint32_t state = d->state;
+    uint32_t rep0 = d->rep0, rep1 = d->rep1, rep2 = d->rep2, rep3 = d->rep3;
+    const unsigned lc = d->lc;
+    const uint32_t lp_mask = (1u << d->lp) - 1u;
+    const uint32_t pb_mask = (1u << d->pb) - 1u;
+    fz7_status st = FZ7_OK;
+    RC_LOCALS;
+
+    if (d->pending) {
+        /* Finish a match the previous call's limit cut. */
+        size_t n = limit - pos;
+        if (n > d->pending)
+            n = d->pending;
+        size_t src = pos > rep0 ? pos - rep0 - 1 : pos + cap - rep0 - 1;
+        for (size_t i = 0; i < n; i++) {
+            dict[pos++] = dict[src++];
+            if (src == cap)
+                src = 0;
+        }
+        d->pending -= (uint32_t)n;
+        if (d->pending)
+            goto done;
+    }
+
+    uint32_t prev = pos ? dict[pos - 1] : (d->wrapped ? dict[cap - 1] : 0);
+
+    while (pos < limit && in <= in_stop) {
+        const uint32_t ps = (uint32_t)pos & pb_mask;
+        fz7_lzma_prob *p = &pr->is_match[state][ps];
+        RC_IF_BIT0(p) {
+            RC_UPDATE0(p);
+            fz7_lzma_prob *lit = pr->literal +
+                FZ7_LZMA_LITERAL_CODER_SIZE * ((((uint32_t)pos & lp_mask) << lc) + (prev >> (8 - lc)));
+            uint32_t sym = 1;
+            if (state < FZ7_LZMA_LIT_STATES) {
+                RC_TREE_STEP(lit, sym);
+                RC_TREE_STEP(lit, sym);
+                RC_TREE_STEP(lit, sym);
+                RC_TREE_STEP(lit, sym);
+                RC_TREE_STEP(lit, sym);
+                RC_TREE_STEP(lit, sym);
+                RC_TREE_STEP(lit, sym);
+                RC_TREE_STEP(lit, sym);
+            } else {
+                size_t src = pos > rep0 ? pos - rep0 - 1 : pos + cap - rep0 - 1;
+                uint32_t mb = dict[src];
+                uint32_t offs = 0x100;
+                MATCHED_LIT_STEP();
+                MATCHED_LIT_STEP();
+                MATCHED_LIT_STEP();
+                MATCHED_LIT_STEP();
+                MATCHED_LIT_STEP();
+                MATCHED_LIT_STEP();
+                MATCHED_LIT_STEP();
+                MATCHED_LIT_STEP();
+            }
+            prev = sym & 0xFF;
+            dict[pos++] = (uint8_t)prev;
+            state = k_state_after_literal[state];
+            continue;
+        }
+        RC_UPDATE1(p);
+
+        uint32_t len;
+        p = &pr->is_rep[state];
+        RC_IF_BIT0(p) {
+            /* A new match: length, then distance. */
+            RC_UPDATE0(p);
+            state = state < FZ7_LZMA_LIT_STATES ? 7 : 10;
+            DECODE_LEN(&pr->match_len, len);
+            rep3 = rep2;
+            rep2 = rep1;
+            rep1 = rep0;
+            DECODE_DIST(len, rep0);
+            if (rep0 >= pos && rep0 >= wfull) {
+                if (rep0 == FZ7_LZMA_END_MARKER_DIST)
+                    d->end_marker = true;
+                else
+                    st = FZ7_E_DATA;
+                break;
+            }
+        } else {
+            RC_UPDATE1(p);
+            if (pos == 0 && !wfull) { /* a rep with nothing decoded yet */
+                st = FZ7_E_DATA;
+                break;
+            }
+            p = &pr->is_rep0[state];
+            RC_IF_BIT0(p) {
+                RC_UPDATE0(p);
+                p = &pr->is_rep0_long[state][ps];
+                RC_IF_BIT0(p) {
+                    /* Short rep: one byte at distance rep0. */
+                    RC_UPDATE0(p);
+                    state = state < FZ7_LZMA_LIT_STATES ? 9 : 11;
+                    size_t src = pos > rep0 ? pos - rep0 - 1 : pos + cap - rep0 - 1;
+                    prev = dict[src];
+                    dict[pos++] = (uint8_t)prev;
+                    continue;
+                }
+                RC_UPDATE1(p);
+            } else {
+                RC_UPDATE1(p);
+                uint32_t dist;
+                p = &pr->is_rep1[state];
+                RC_IF_BIT0(p) {
+                    RC_UPDATE0(p);
+                    dist = rep1;
+                } else {
+                    RC_UPDATE1(p);
+                    p = &pr->is_rep2[state];
+                    RC_IF_BIT0(p) {
+                        RC_UPDATE0(p);
+                        dist = rep2;
+                    } else {
+                        RC_UPDATE1(p);
+                        dist = rep3;
+                        rep3 = rep2;
+                    }
+                    rep2 = rep1;
+                }
+                rep1 = rep0;
+                rep0 = dist;
+            }
+            state = state < FZ7_LZMA_LIT_STATES ? 8 : 11;
+            DECODE_LEN(&pr->rep_len, len);
+        }
+
+        /* Copy len bytes from distance rep0 + 1, as far as the limit. */
+        size_t n = limit - pos;
+        if (n > len)
+            n = len;
+        d->pending = len - (uint32_t)n;
+        size_t src = pos > rep0 ? pos - rep0 - 1 : pos + cap - rep0 - 1;
+        if (src < pos || src + n <= cap) {
+            copy_match(dict + pos, dict + src, n, (size_t)rep0 + 1);
+            pos += n;
+        } else {
+            for (size_t i = 0; i < n; i++) {
+                dict[pos++] = dict[src++];
+                if (src == cap)
+                    src = 0;
+            }
+        }
+        prev = dict[pos - 1];
+    }
+
+done:
+    RC_NORMALIZE();
+    *inp = in;
+    d->pos = pos;
+    d->range = range;
+    d->code = code;
+    d->state = state;
+    d->rep0 = rep0;
+    d->rep1 = rep1;
+    d->rep2 = rep2;
+    d->rep3 = rep3;
+    return st;
+}
+
+bool fz7_lzma_dec_end_marker_next(fz7_lzma_dec *d, const uint8_t **inp)
+{
+    const uint8_t *in = *inp;
+    uint32_t range = d->range, code = d->code;
+    fz7_lzma_probs *const pr = d->probs;
+    const uint32_t ps = (uint32_t)d->pos & ((1u << d->pb) - 1u);
+    uint32_t len, dist;
+    bool found = false;
+    RC_LOCALS;
+
+    /* Decode on copies of the probabilities touched? Not needed: after
+     * this call the stream either ends or is rejected. */
+    fz7_lzma_prob *p = &pr->is_match[d->state][ps];
+    RC_IF_BIT0(p) {
+        RC_UPDATE0(p);
+        goto out;
+    }
+    RC_UPDATE1(p);
+    p = &pr->is_rep[d->state];
+    RC_IF_BIT0(p) {
+        RC_UPDATE0(p);
+    } else {
+        RC_UPDATE1(p);
+        goto out;
+    }
+    DECODE_LEN(&pr->match_len, len);
+    DECODE_DIST(len, dist);
+    found = dist == FZ7_LZMA_END_MARKER_DIST;
+out:
+    RC_NORMALIZE();
+    *inp = in;
+    d->range = range;
+    d->code = code;
+    if (found)
+        d->end_marker = true;
+    return found;
+}
+
+/* ---- The LZMA istream ------------------------------------------------------ */
+
+#define IN_BUF_SIZE ((size_t)1 << 16)
+
+typedef struct lzma_istream {
+    fz7_istream base;
+    fz7_istream *src;
+    fz7_lzma_dec *dec;
+    uint64_t left;          /* bytes still to produce; UINT64_MAX: unknown */
+    bool known_size;
+    bool started;           /* the range decoder was initialised */
+    bool finished;          /* end reached and checked */
+    bool src_eof;
+    fz7_status err;         /* sticky error, reported after delivered bytes */
+    size_t in_pos, in_end;  /* valid input is in_buf[in_pos, in_end) */
+    uint8_t in_buf[IN_BUF_SIZE + FZ7_LZMA_IN_MARGIN];
+} lzma_istream;
+
+/* Moves the unread tail down and reads more from src until more than
+ * FZ7_LZMA_IN_MARGIN bytes are buffered or src ends; at the end the
+ * margin after the data is zero-filled. */
+static fz7_status fill_input(lzma_istream *s)
+{
+    if (s->src_eof || s->in_end - s->in_pos > FZ7_LZMA_IN_MARGIN)
+        return FZ7_OK;
+    size_t keep = s->in_end - s->in_pos;
+    memmove(s->in_buf, s->in_buf + s->in_pos, keep);
+    s->in_pos = 0;
+    s->in_end = keep;
+    while (s->in_end <= FZ7_LZMA_IN_MARGIN) {
+        size_t got = 0;
+        fz7_status st = s->src->read(s->src, s->in_buf + s->in_end, IN_BUF_SIZE - s->in_end, &got);
+        if (st != FZ7_OK)
+            return st;
+        if (got == 0) {
+            s->src_eof = true;
+            break;
+        }
+        s->in_end += got;
+    }
+    /* Read more while cheap so the decoder runs long stretches. */
+    while (!s->src_eof && s->in_end < IN_BUF_SIZE / 2) {
+        size_t got = 0;
+        fz7_status st = s->src->read(s->src, s->in_buf + s->in_end, IN_BUF_SIZE - s->in_end, &got);
+        if (st != FZ7_OK)
+            return st;
+        if (got == 0)
+            s->src_eof = true;
+        s->in_end += got;
+    }
+    if (s->src_eof)
+        memset(s->in_buf + s->in_end, 0, FZ7_LZMA_IN_MARGIN);
+    return FZ7_OK;
+}
+
+/* The last byte the decoder may stop after: the end of the data when src
+ * has ended (the zero margin covers the overrun, which is then detected),
+ * else early enough that a whole symbol's bytes are buffered. */
+static const uint8_t *input_stop(lzma_istream *s)
+{
+    return s->src_eof ? s->in_buf + s->in_end : s->in_buf + s->in_end - FZ7_LZMA_IN_MARGIN;
+}
+
+/* After decoding from the buffer: an overrun into the zero margin means src
+ * ended inside the stream. */
+static bool overran(lzma_istream *s) { return s->src_eof && s->in_pos > s->in_end; }
+
+/* Checks the end of a stream whose size was reached: either the range
+ * decoder is finished (code == 0) or an end marker follows. */
+static fz7_status check_known_end(lzma_istream *s)
+{
+    fz7_lzma_dec *d = s->dec;
+    if (d->pending)
+        return FZ7_E_DATA;
+    if (d->code == 0)
+        return FZ7_OK;
+    fz7_status st = fill_input(s);
+    if (st != FZ7_OK)
+        return st;
+    const uint8_t *in = s->in_buf + s->in_pos;
+    bool marker = fz7_lzma_dec_end_marker_next(d, &in);
+    s->in_pos = (size_t)(in - s->in_buf);
+    if (overran(s))
+        return FZ7_E_TRUNCATED;
+    return marker && d->code == 0 ? FZ7_OK : FZ7_E_DATA;
+}
+
+/* Decodes the next run of bytes into the dictionary (at most want). */
+static fz7_status decode_more(lzma_istream *s, size_t want)
+{
+    fz7_lzma_dec *d = s->dec;
+    fz7_status st = fill_input(s);
+    if (st != FZ7_OK)
+        return st;
+    if (!s->started) {
+        if (s->in_end - s->in_pos < FZ7_LZMA_RC_INIT_BYTES)
+            return FZ7_E_TRUNCATED;
+        st = fz7_lzma_dec_rc_init(d, s->in_buf + s->in_pos);
+        if (st != FZ7_OK)
+            return st;
+        s->in_pos += FZ7_LZMA_RC_INIT_BYTES;
+        s->started = true;
+        if (s->known_size && s->left == 0) {
+            s->finished = true;
+            return check_known_end(s);
+        }
+        st = fill_input(s);
+        if (st != FZ7_OK)
+            return st;
+    }
+    size_t room = fz7_lzma_dec_make_room(d, &st);
+    if (st != FZ7_OK)
+        return st;
+    if (room > want)
+        room = want;
+    if (room > s->left)
+        room = (size_t)s->left;
+    size_t before = d->pos;
+    const uint8_t *in = s->in_buf + s->in_pos;
+    st = fz7_lzma_dec_run(d, &in, input_stop(s), before + room);
+    s->in_pos = (size_t)(in - s->in_buf);
+    if (overran(s))
+        return FZ7_E_TRUNCATED;
+    if (s->known_size)
+        s->left -= d->pos - before;
+    if (st != FZ7_OK)
+        return st;
+    if (d->end_marker) {
+        s->finished = true;
+        /* An end marker before the known size is reached is corrupt data. */
+        if (s->known_size && s->left != 0)
+            return FZ7_E_DATA;
+        return d->code == 0 ? FZ7_OK : FZ7_E_DATA;
+    }
+    if (s->known_size && s->left == 0) {
+        s->finished = true;
+        return check_known_end(s);
+    }
+    return FZ7_OK;
+}
+
+static fz7_status lzma_read(fz7_istream *base, uint8_t *buf, size_t cap, size_t *got)
+{
+    lzma_istream *s = (lzma_istream *)base;
+    size_t done = 0;
+    while (done < cap) {
+        size_t n = fz7_lzma_dec_take(s->dec, buf + done, cap - done);
+        done += n;
+        if (done == cap)
+            break;
+        if (s->err != FZ7_OK || s->finished)
+            break;
+        s->err = decode_more(s, cap - done);
+    }
+    *got = done;
+    /* Deliver the bytes decoded before an error first. */
+    if (done == 0 && s->err != FZ7_OK)
+        return s->err;
+    return FZ7_OK;
+}
+
+static void lzma_destroy(fz7_istream *base)
+{
+    lzma_istream *s = (lzma_istream *)base;
+    fz7_lzma_dec_free(s->dec);
+    free(s);
+}
+
+fz7_status fz7_lzma_istream_new(fz7_istream *src, const uint8_t props[5], uint64_t unpack_size,
+                                uint64_t mem_limit, fz7_istream **out)
+{
+    *out = NULL;
+    unsigned lc, lp, pb;
+    if (!fz7_lzma_props_decode(props[0], &lc, &lp, &pb))
+        return FZ7_E_UNSUPPORTED;
+    uint32_t dict_size = fz7_get32le(props + 1);
+    lzma_istream *s = malloc(sizeof *s);
+    if (!s)
+        return FZ7_E_MEM;
+    fz7_status st = fz7_lzma_dec_new(dict_size, unpack_size, mem_limit, lc, lp, pb, &s->dec);
+    if (st != FZ7_OK) {
+        free(s);
+        return st;
+    }
+    s->base.read = lzma_read;
+    s->base.destroy = lzma_destroy;
+    s->src = src;
+    s->left = unpack_size;
+    s->known_size = unpack_size != UINT64_MAX;
+    s->started = false;
+    s->finished = false;
+    s->src_eof = false;
+    s->err = FZ7_OK;
+    s->in_pos = s->in_end = 0;
+    *out = &s->base;
+    return FZ7_OK;
+}

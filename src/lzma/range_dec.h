@@ -1,0 +1,88 @@
+/* range_dec.h - the LZMA range decoder as macros over register-held locals.
+ *
+ * The hot loop keeps `range`, `code` (uint32_t) and `in` (const uint8_t *)
+ * in local variables; these macros expand in place so no per-bit function
+ * call or memory round trip happens. Normalisation is one compare: before
+ * every bit, if range < 2^24, shift one input byte into code. */
+#ifndef FZ7_RANGE_DEC_H
+#define FZ7_RANGE_DEC_H
+
+#include "lzma/lzma_common.h"
+
+/* Brings range back to >= 2^24 by shifting in one input byte. */
+#define RC_NORMALIZE()                                   \
+    do {                                                 \
+        if (range < FZ7_LZMA_RC_TOP) {                   \
+            range <<= 8;                                 \
+            code = (code << 8) | *in++;                  \
+        }                                                \
+    } while (0)
+
+/* Branching bit decode (best where the bit is predictable, e.g. is_match
+ * on text). Needs RC_LOCALS in scope:
+ *     RC_IF_BIT0(p) { RC_UPDATE0(p); ... } else { RC_UPDATE1(p); ... } */
+#define RC_LOCALS uint32_t pv_, bound_
+#define RC_IF_BIT0(p)                                                           \
+    pv_ = *(p);                                                                 \
+    RC_NORMALIZE();                                                             \
+    bound_ = (range >> FZ7_LZMA_PROB_BITS) * pv_;                               \
+    if (code < bound_)
+#define RC_UPDATE0(p)                                                           \
+    do {                                                                        \
+        range = bound_;                                                         \
+        *(p) = (fz7_lzma_prob)(pv_ + ((FZ7_LZMA_PROB_ONE - pv_) >> FZ7_LZMA_MOVE_BITS)); \
+    } while (0)
+#define RC_UPDATE1(p)                                                           \
+    do {                                                                        \
+        range -= bound_;                                                        \
+        code -= bound_;                                                         \
+        *(p) = (fz7_lzma_prob)(pv_ - (pv_ >> FZ7_LZMA_MOVE_BITS));              \
+    } while (0)
+
+/* Branch-free bit decode: sets bit (uint32_t, 0 or 1) from probability *p.
+ * The probability update is the exact integer update of RC_UPDATE0/1
+ * written as p' = p + 2048 - ((p + 65536 - (bit ? 0 : 2017)) >> 5). */
+#define RC_BIT_BL(p, bit)                                                       \
+    do {                                                                        \
+        fz7_lzma_prob *pb_ = (p);                                               \
+        uint32_t pvb_ = *pb_;                                                   \
+        RC_NORMALIZE();                                                         \
+        uint32_t bnd_ = (range >> FZ7_LZMA_PROB_BITS) * pvb_;                   \
+        (bit) = code >= bnd_;                                                   \
+        uint32_t m_ = (bit) - 1u; /* all ones when the bit is 0 */             \
+        code -= bnd_ & ~m_;                                                     \
+        range = ((range - bnd_) & ~m_) | (bnd_ & m_);                           \
+        *pb_ = (fz7_lzma_prob)(pvb_ + FZ7_LZMA_PROB_ONE -                       \
+                               ((pvb_ + 65536u - (2017u & m_)) >> FZ7_LZMA_MOVE_BITS)); \
+    } while (0)
+
+/* One step down a bit tree: decodes the bit at probs[sym] and sets
+ * sym = 2 * sym + bit, branch-free (literal and length bits are close to
+ * random, so a mispredicted branch would dominate). */
+#define RC_TREE_STEP(probs, sym)                                                \
+    do {                                                                        \
+        uint32_t tb_;                                                           \
+        RC_BIT_BL((probs) + (sym), tb_);                                        \
+        (sym) = ((sym) << 1) + tb_;                                             \
+    } while (0)
+
+/* One step of a reverse bit tree (distance footers, align bits): decodes
+ * the bit at probs[idx], idx = 2 * idx + bit, and adds bit << shift to acc. */
+#define RC_REV_STEP(probs, idx, acc, shift)                                     \
+    do {                                                                        \
+        uint32_t before_ = (idx);                                               \
+        RC_TREE_STEP(probs, idx);                                               \
+        (acc) += ((idx) - 2 * before_) << (shift);                              \
+    } while (0)
+
+/* One direct bit (probability 1/2), appended to acc. */
+#define RC_DIRECT_BIT(acc)                                                      \
+    do {                                                                        \
+        RC_NORMALIZE();                                                         \
+        range >>= 1;                                                            \
+        uint32_t m_ = 0u - (uint32_t)(code >= range);                           \
+        code -= range & m_;                                                     \
+        (acc) = ((acc) << 1) + (m_ & 1u);                                       \
+    } while (0)
+
+#endif
