@@ -625,6 +625,18 @@ static void filetime_to_unix(uint64_t ft, int64_t *sec, uint32_t *nsec)
     *nsec = (uint32_t)(ft % 10000000u) * 100u;
 }
 
+/* The name of a file stored without one: the archive's base name without
+ * its extension, as 7-Zip shows it. Frees old. */
+static char *default_name(const char *archive_path, char *old)
+{
+    free(old);
+    const char *base = strrchr(archive_path, '/');
+    base = base ? base + 1 : archive_path;
+    const char *dot = strrchr(base, '.');
+    size_t len = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+    return strndup(base, len);
+}
+
 /* attrib, kind -> st_mode, as described in archive.h. */
 static void derive_mode(fz7_entry *e)
 {
@@ -676,7 +688,6 @@ static fz7_status parse_files_info(cursor *c, fz7_archive *a, fz7_7z_db *db)
         return st;
     }
     uint64_t num_empty = 0;
-    bool have_names = false;
     for (;;) {
         uint8_t type;
         uint64_t size;
@@ -709,7 +720,6 @@ static fz7_status parse_files_info(cursor *c, fz7_archive *a, fz7_7z_db *db)
             break;
         case K_NAME:
             st = parse_names(&p, a->entries, n);
-            have_names = true;
             break;
         case K_MTIME:
             st = parse_values(&p, n, 8, fp.mtime_defined, fp.mtimes);
@@ -742,7 +752,7 @@ static fz7_status parse_files_info(cursor *c, fz7_archive *a, fz7_7z_db *db)
     uint64_t sub = 0, folder = 0, empty_index = 0;
     for (uint64_t i = 0; i < n; i++) {
         fz7_entry *e = &a->entries[i];
-        if (!e->path && !(e->path = strdup(""))) {
+        if ((!e->path || !e->path[0]) && !(e->path = default_name(a->path, e->path))) {
             st = FZ7_E_MEM;
             break;
         }
@@ -762,6 +772,14 @@ static fz7_status parse_files_info(cursor *c, fz7_archive *a, fz7_7z_db *db)
             empty_index++;
             e->is_dir = !empty_file;
             e->is_anti = anti;
+            /* Between two files of one folder 7-Zip lists the folder's
+             * method for it too. */
+            if (sub > 0 && folder < s->num_folders &&
+                sub < s->folders[folder].first_substream + s->folders[folder].num_substreams &&
+                sub > s->folders[folder].first_substream) {
+                e->method = s->folders[folder].method;
+                e->encrypted = s->folders[folder].encrypted;
+            }
         } else {
             while (folder < s->num_folders &&
                    sub >= s->folders[folder].first_substream + s->folders[folder].num_substreams)
@@ -781,7 +799,6 @@ static fz7_status parse_files_info(cursor *c, fz7_archive *a, fz7_7z_db *db)
         }
         derive_mode(e);
     }
-    (void)have_names;
     files_props_free(&fp);
     return st;
 }
@@ -929,8 +946,8 @@ fz7_status fz7_7z_open(fz7_archive *a, char *err, size_t errlen)
     if (a->file_size < SIGNATURE_HEADER_BYTES)
         return fail(&ec, FZ7_E_TRUNCATED, "Unexpected end of archive");
     TRY(fz7_pread_full(a->fd, sh, sizeof sh, 0));
-    if (sh[6] != 0)
-        return fail(&ec, FZ7_E_UNSUPPORTED, "Unsupported 7z version %u.%u", sh[6], sh[7]);
+    if (sh[6] != 0)   /* 7-Zip treats other major versions as not 7z */
+        return fail(&ec, FZ7_E_FORMAT, "Can not open the file as archive: 7z version %u.%u", sh[6], sh[7]);
     if (fz7_crc32(0, sh + 12, 20) != fz7_get32le(sh + 8))
         return fail(&ec, FZ7_E_CRC, "Headers Error: start header CRC mismatch");
     uint64_t nh_offset = fz7_get64le(sh + 12), nh_size = fz7_get64le(sh + 20);
