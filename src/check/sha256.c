@@ -1,5 +1,6 @@
-/* sha256.c - SHA-256 (FIPS 180-4): incremental front end and the portable
- * compression function. */
+/* sha256.c - SHA-256 (FIPS 180-4): incremental front end and the two
+ * compression functions, portable and SHA-NI, kept together so that they
+ * share the round constants. */
 #include "check/check.h"
 #include "cpu/dispatch.h"
 #include "cpu/kernels.h"
@@ -42,6 +43,59 @@ void fz7_sha256_blocks_portable(uint32_t state[8], const uint8_t *p, size_t nblo
         p += 64;
     }
 }
+
+#ifdef FZ7_HAVE_X86_KERNELS
+#include <immintrin.h>
+
+/* SHA-NI compression (Intel SHA extensions). SHA256RNDS2 runs two rounds on
+ * the state split as ABEF and CDGH (A in the top dword) with W[t]+K[t] for
+ * the two rounds in the low qword of its third operand; after two rounds
+ * the old ABEF becomes the new CDGH. SHA256MSG1/MSG2 compute four schedule
+ * words W[t..t+3] (FIPS 180-4 section 6.2.2 step 1) from the previous 16:
+ * MSG1 adds sigma0(W[t-15]) to W[t-16], the W[t-7] terms are an ALIGNR of
+ * the two newest groups, and MSG2 adds sigma1(W[t-2]). */
+__attribute__((target("sha,sse4.1")))
+void fz7_sha256_blocks_shani(uint32_t state[8], const uint8_t *p, size_t nblocks)
+{
+    /* Byte order within each dword: message words are big-endian. */
+    const __m128i bswap = _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
+    __m128i abcd = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)state), 0xB1);      /* B A D C */
+    __m128i efgh = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)(state + 4)), 0x1B); /* H G F E */
+    __m128i abef = _mm_alignr_epi8(abcd, efgh, 8);    /* dwords 0..3: F E B A */
+    __m128i cdgh = _mm_blend_epi16(efgh, abcd, 0xF0); /* dwords 0..3: H G D C */
+
+    while (nblocks--) {
+        const __m128i abef_in = abef, cdgh_in = cdgh;
+        __m128i m[4];
+        for (int i = 0; i < 4; i++)
+            m[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)), bswap);
+#pragma GCC unroll 16
+        for (int g = 0; g < 16; g++) {
+            /* m[g&3] holds W[4g-16..]; the others hold the three newer groups. */
+            if (g >= 4) {
+                __m128i w = _mm_sha256msg1_epu32(m[g & 3], m[(g + 1) & 3]);
+                w = _mm_add_epi32(w, _mm_alignr_epi8(m[(g + 3) & 3], m[(g + 2) & 3], 4));
+                m[g & 3] = _mm_sha256msg2_epu32(w, m[(g + 3) & 3]);
+            }
+            __m128i wk = _mm_add_epi32(m[g & 3], _mm_loadu_si128((const __m128i *)(K + 4 * g)));
+            __m128i next = _mm_sha256rnds2_epu32(cdgh, abef, wk);
+            cdgh = abef;
+            abef = next;
+            next = _mm_sha256rnds2_epu32(cdgh, abef, _mm_shuffle_epi32(wk, 0x0E));
+            cdgh = abef;
+            abef = next;
+        }
+        abef = _mm_add_epi32(abef, abef_in);
+        cdgh = _mm_add_epi32(cdgh, cdgh_in);
+        p += 64;
+    }
+
+    __m128i t1 = _mm_shuffle_epi32(abef, 0x1B); /* A B E F */
+    __m128i t2 = _mm_shuffle_epi32(cdgh, 0xB1); /* G H C D */
+    _mm_storeu_si128((__m128i *)state, _mm_blend_epi16(t1, t2, 0xF0));     /* A B C D */
+    _mm_storeu_si128((__m128i *)(state + 4), _mm_alignr_epi8(t2, t1, 8)); /* E F G H */
+}
+#endif
 
 void fz7_sha256_init(fz7_sha256 *s)
 {

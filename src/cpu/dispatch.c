@@ -48,6 +48,34 @@ static void select_kernels(fz7_dispatch *t)
 #endif
     t->match_len = fz7_match_len_portable;
     t->match_len_path = "portable";
+#ifdef FZ7_HAVE_X86_KERNELS
+    /* CRC: PCLMULQDQ folding at avx2, VPCLMULQDQ on zmm at avx512. SHA-256:
+     * SHA-NI at avx2 and above. match_len: ymm at avx2, zmm at avx512. */
+    if (level >= FZ7_LEVEL_AVX2) {
+        if (f->pclmulqdq && f->sse41) {
+            t->crc32 = fz7_crc32_pclmul;
+            t->crc32_path = "pclmulqdq";
+            t->crc64 = fz7_crc64_pclmul;
+            t->crc64_path = "pclmulqdq";
+            if (level >= FZ7_LEVEL_AVX512 && f->vpclmulqdq) {
+                t->crc32 = fz7_crc32_vpclmul512;
+                t->crc32_path = "vpclmulqdq-512";
+                t->crc64 = fz7_crc64_vpclmul512;
+                t->crc64_path = "vpclmulqdq-512";
+            }
+        }
+        if (f->sha && f->sse41) {
+            t->sha256_blocks = fz7_sha256_blocks_shani;
+            t->sha256_path = "sha-ni";
+        }
+        t->match_len = fz7_match_len_avx2;
+        t->match_len_path = "avx2";
+        if (level >= FZ7_LEVEL_AVX512) {
+            t->match_len = fz7_match_len_avx512;
+            t->match_len_path = "avx512";
+        }
+    }
+#endif
 }
 
 const fz7_dispatch *fz7_dispatch_get(void)

@@ -24,5 +24,19 @@ void fz7_aes_cbc_dec_vaes512(const void *rk, uint8_t iv[16], uint8_t *buf, size_
 #endif
 #endif
 uint32_t fz7_match_len_portable(const uint8_t *a, const uint8_t *b, uint32_t limit);
+#ifdef FZ7_HAVE_X86_KERNELS
+/* CRC-32/CRC-64 folding (check/crc_clmul.c): PCLMULQDQ on xmm (needs
+ * pclmulqdq + sse4.1); VPCLMULQDQ on zmm (needs vpclmulqdq + avx512f/bw/vl). */
+uint32_t fz7_crc32_pclmul(uint32_t crc, const uint8_t *p, size_t n);
+uint64_t fz7_crc64_pclmul(uint64_t crc, const uint8_t *p, size_t n);
+uint32_t fz7_crc32_vpclmul512(uint32_t crc, const uint8_t *p, size_t n);
+uint64_t fz7_crc64_vpclmul512(uint64_t crc, const uint8_t *p, size_t n);
+/* SHA-256 with the SHA extensions (check/sha256.c; needs sha + sse4.1). */
+void fz7_sha256_blocks_shani(uint32_t state[8], const uint8_t *p, size_t nblocks);
+/* Match length (lz/match_len_simd.c; needs avx2+bmi / avx512f+bw+bmi2).
+ * Like the portable twin they read only a[0..limit) and b[0..limit). */
+uint32_t fz7_match_len_avx2(const uint8_t *a, const uint8_t *b, uint32_t limit);
+uint32_t fz7_match_len_avx512(const uint8_t *a, const uint8_t *b, uint32_t limit);
+#endif
 
 #endif
