@@ -1,11 +1,913 @@
-/* cmd_add.c - placeholder for `fz7 a` until the archive writers land. */
+/* cmd_add.c - `fz7 a`: scan the inputs, plan folders as 7-Zip does, and
+ * write a .7z or .xz into a temporary file beside the archive that is
+ * renamed over it only when complete; any failure or signal removes the
+ * temporary file and leaves an existing archive untouched. */
+#include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/options.h"
+#include "format/7z_write.h"
+#include "format/archive.h"
+#include "format/xz_write.h"
+#include "fsio/read_tree.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define READ_CHUNK ((size_t)1 << 20)
+
+/* ---- the temporary file and signals ------------------------------------ */
+
+static char g_temp_path[PATH_MAX + 32];
+static volatile sig_atomic_t g_temp_live;
+
+static void on_signal(int sig)
+{
+    if (g_temp_live)
+        unlink(g_temp_path);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void install_signals(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+    /* A file size limit (ulimit -f) must give EFBIG, not kill us with the
+     * temporary file left behind. */
+    signal(SIGXFSZ, SIG_IGN);
+}
+
+static void drop_temp(int fd)
+{
+    if (fd >= 0)
+        close(fd);
+    if (g_temp_live) {
+        unlink(g_temp_path);
+        g_temp_live = 0;
+    }
+}
+
+/* ---- compression settings from the switches ---------------------------- */
+
+typedef struct add_settings {
+    bool xz;
+    fz7_7z_method method;
+    fz7_lzma_enc_opts lzma;
+    int level;
+    int bcj;                 /* -1 auto (executables), 0 off, 1 every file */
+    unsigned delta;          /* xz Delta distance, 0 none */
+    fz7_xz_check check;
+    bool header_compress;
+    const char *solid;
+    bool store_mtime;
+} add_settings;
+
+static bool method_named(const char *name, size_t n, const char *want)
+{
+    return strlen(want) == n && strncasecmp(name, want, n) == 0;
+}
+
+/* One -m entry: "0=LZMA2:d=64m", "1=BCJ", "d=64m", "check=crc32", ... */
+static fz7_status apply_method_switch(add_settings *s, const char *m, char *why, size_t whylen)
+{
+    const char *eq = strchr(m, '=');
+    bool chain = m[0] >= '0' && m[0] <= '9' && eq && (size_t)(eq - m) <= 2;
+    if (!chain) {
+        size_t klen = eq ? (size_t)(eq - m) : strlen(m);
+        const char *val = eq ? eq + 1 : "";
+        if (method_named(m, klen, "check") || method_named(m, klen, "crc"))
+            return fz7_xz_check_parse(val, &s->check) == FZ7_OK ? FZ7_OK
+                   : (snprintf(why, whylen, "unknown check: %s", val), FZ7_E_ARG);
+        static const char *const ignored[] = {"qs", "yx", "mt", "c", "tc", "ta", "tr", "memuse",
+                                              "hcf", "ba", "b"};
+        for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++)
+            if (method_named(m, klen, ignored[i]))
+                return FZ7_OK;
+        if (method_named(m, klen, "tm")) {
+            s->store_mtime = !(strcasecmp(val, "off") == 0 || strcmp(val, "-") == 0 ||
+                               strcmp(val, "0") == 0);
+            return FZ7_OK;
+        }
+        if (fz7_lzma_enc_parse_param(&s->lzma, m) != FZ7_OK) {
+            snprintf(why, whylen, "unsupported parameter: -m%s", m);
+            return FZ7_E_ARG;
+        }
+        return FZ7_OK;
+    }
+    /* A coder of the chain, with its own parameters after ':'. */
+    const char *name = eq + 1;
+    const char *colon = strchr(name, ':');
+    size_t nlen = colon ? (size_t)(colon - name) : strlen(name);
+    if (method_named(name, nlen, "LZMA2"))
+        s->method = FZ7_7Z_LZMA2;
+    else if (method_named(name, nlen, "LZMA"))
+        s->method = FZ7_7Z_LZMA;
+    else if (method_named(name, nlen, "Copy"))
+        s->method = FZ7_7Z_COPY;
+    else if (method_named(name, nlen, "BCJ") || method_named(name, nlen, "x86")) {
+        s->bcj = 1;
+        return FZ7_OK;
+    } else if (method_named(name, nlen, "Delta")) {
+        unsigned d = colon ? (unsigned)strtoul(colon + 1, NULL, 10) : 1;
+        if (d < 1 || d > 256) {
+            snprintf(why, whylen, "bad Delta distance: %s", name);
+            return FZ7_E_ARG;
+        }
+        s->delta = d;
+        return FZ7_OK;
+    } else {
+        snprintf(why, whylen, "unsupported method: %.*s", (int)nlen, name);
+        return FZ7_E_UNSUPPORTED;
+    }
+    while (colon) {
+        const char *p = colon + 1;
+        colon = strchr(p, ':');
+        char param[64];
+        size_t plen = colon ? (size_t)(colon - p) : strlen(p);
+        if (plen == 0 || plen >= sizeof param)
+            continue;
+        memcpy(param, p, plen);
+        param[plen] = 0;
+        if (strncasecmp(param, "mt", 2) == 0 || strncasecmp(param, "c=", 2) == 0)
+            continue;   /* threads and LZMA2 chunk size: accepted */
+        if (fz7_lzma_enc_parse_param(&s->lzma, param) != FZ7_OK) {
+            snprintf(why, whylen, "unsupported parameter: %s", param);
+            return FZ7_E_ARG;
+        }
+    }
+    return FZ7_OK;
+}
+
+static fz7_status make_settings(const struct fz7_options *o, bool xz, add_settings *s, char *why,
+                                size_t whylen)
+{
+    memset(s, 0, sizeof *s);
+    s->xz = xz;
+    s->level = o->level >= 0 ? o->level : 5;
+    if (s->level > 9)
+        s->level = 9;
+    s->method = s->level == 0 && !xz ? FZ7_7Z_COPY : FZ7_7Z_LZMA2;
+    s->check = FZ7_XZ_CHECK_CRC64;
+    s->header_compress = o->header_compress != FZ7_OFF;
+    s->store_mtime = true;
+    s->bcj = -1;
+    fz7_status st = fz7_lzma_enc_preset(&s->lzma, (unsigned)s->level);
+    if (st != FZ7_OK) {
+        snprintf(why, whylen, "the LZMA encoder is not available");
+        return st;
+    }
+    for (size_t i = 0; i < o->n_methods; i++) {
+        st = apply_method_switch(s, o->methods[i], why, whylen);
+        if (st != FZ7_OK)
+            return st;
+    }
+    if (o->filters) {
+        if (strcasecmp(o->filters, "off") == 0 || strcmp(o->filters, "-") == 0)
+            s->bcj = 0;
+        else if (strcasecmp(o->filters, "BCJ") == 0 || strcasecmp(o->filters, "x86") == 0)
+            s->bcj = 1;
+        else if (strncasecmp(o->filters, "Delta:", 6) == 0) {
+            unsigned d = (unsigned)strtoul(o->filters + 6, NULL, 10);
+            if (d < 1 || d > 256) {
+                snprintf(why, whylen, "bad filter: %s", o->filters);
+                return FZ7_E_ARG;
+            }
+            s->delta = d;
+        } else if (!(o->filters[0] == 0 || strcasecmp(o->filters, "on") == 0 ||
+                     strcmp(o->filters, "+") == 0)) {
+            snprintf(why, whylen, "unsupported filter: %s", o->filters);
+            return FZ7_E_UNSUPPORTED;
+        }
+    }
+    if (xz && s->method != FZ7_7Z_LZMA2) {
+        snprintf(why, whylen, "xz archives support only the LZMA2 method");
+        return FZ7_E_UNSUPPORTED;
+    }
+    if (!xz && s->delta) {
+        snprintf(why, whylen, "the Delta filter is supported for xz only");
+        return FZ7_E_UNSUPPORTED;
+    }
+    if (s->method == FZ7_7Z_COPY)
+        s->bcj = 0;
+    if (xz && s->bcj < 0)
+        s->bcj = 0;   /* xz, like 7-Zip's xz, filters only when asked */
+    s->solid = o->solid;
+    if (!s->solid && s->method == FZ7_7Z_COPY)
+        s->solid = "off";   /* 7-Zip stores -mx0 one folder per file */
+    if (s->method != FZ7_7Z_COPY && (st = fz7_lzma_enc_check(&s->lzma)) != FZ7_OK) {
+        snprintf(why, whylen, "bad LZMA parameters");
+        return st;
+    }
+    return FZ7_OK;
+}
+
+/* ---- input scanning ----------------------------------------------------- */
+
+typedef struct add_run {
+    const struct fz7_options *o;
+    FILE *out;
+    add_settings set;
+    fz7_tree tree;
+    size_t warnings;
+    char **scan_warnings;
+    size_t n_scan_warnings;
+    uint64_t files_read;
+    uint8_t *buf;
+} add_run;
+
+static void scan_warn(void *ctx, const char *path, int err)
+{
+    add_run *r = ctx;
+    r->warnings++;
+    char line[PATH_MAX + 128];
+    snprintf(line, sizeof line, "%s : errno=%d : %s", path, err, strerror(err));
+    char **n = realloc(r->scan_warnings, (r->n_scan_warnings + 1) * sizeof *n);
+    if (!n)
+        return;
+    r->scan_warnings = n;
+    n[r->n_scan_warnings] = strdup(line);
+    if (n[r->n_scan_warnings])
+        r->n_scan_warnings++;
+}
+
+static void read_warn(add_run *r, const char *path, int err)
+{
+    r->warnings++;
+    fflush(r->out);
+    fprintf(stderr, "WARNING: %s : %s\n", strerror(err), path);
+}
+
+static fz7_status scan_inputs(add_run *r, dev_t skip_dev, ino_t skip_ino, bool have_skip)
+{
+    const struct fz7_options *o = r->o;
+    fz7_match_rule *ex = NULL;
+    if (o->n_excludes) {
+        ex = calloc(o->n_excludes, sizeof *ex);
+        if (!ex)
+            return FZ7_E_MEM;
+        for (size_t i = 0; i < o->n_excludes; i++) {
+            ex[i].pattern = o->excludes[i].pattern;
+            ex[i].recursive = o->excludes[i].recursive;
+        }
+    }
+    fz7_tree_opts to = {0};
+    to.recurse = o->recurse == FZ7_ON;
+    to.store_symlinks = o->store_symlinks;
+    to.exclude = ex;
+    to.n_exclude = o->n_excludes;
+    to.warn = scan_warn;
+    to.warn_ctx = r;
+    fz7_status st = FZ7_OK;
+    if (o->n_names == 0) {
+        st = fz7_tree_add(&r->tree, "*", false, &to);   /* 7-Zip: everything here */
+    }
+    for (size_t i = 0; i < o->n_names && (st == FZ7_OK || st == FZ7_E_IO); i++)
+        st = fz7_tree_add(&r->tree, o->names[i].pattern, o->names[i].recursive, &to);
+    free(ex);
+    if (st == FZ7_E_IO)
+        st = FZ7_OK;   /* reported as a warning already */
+    if (st != FZ7_OK)
+        return st;
+    /* Never add the archive to itself. */
+    if (have_skip) {
+        size_t w = 0;
+        for (size_t i = 0; i < r->tree.count; i++) {
+            fz7_tree_item *it = &r->tree.items[i];
+            if (it->kind == FZ7_ITEM_FILE && it->dev == (uint64_t)skip_dev &&
+                it->ino == (uint64_t)skip_ino) {
+                free(it->name);
+                free(it->disk_path);
+                free(it->link_target);
+                continue;
+            }
+            r->tree.items[w++] = *it;
+        }
+        r->tree.count = w;
+    }
+    fz7_tree_sort(&r->tree);
+    return FZ7_OK;
+}
+
+/* "119 bytes (1 KiB)" as 7-Zip prints sizes. */
+static void print_size(FILE *f, uint64_t v)
+{
+    fprintf(f, "%llu bytes", (unsigned long long)v);
+    if (v == 0)
+        return;
+    unsigned shift = 10;
+    char unit = 'K';
+    if (v >= ((uint64_t)10 << 30))
+        shift = 30, unit = 'G';
+    else if (v >= ((uint64_t)10 << 20))
+        shift = 20, unit = 'M';
+    fprintf(f, " (%llu %ciB)", (unsigned long long)((v + ((uint64_t)1 << shift) - 1) >> shift),
+            unit);
+}
+
+static void print_counts(FILE *f, uint64_t dirs, uint64_t files, uint64_t bytes)
+{
+    if (dirs)
+        fprintf(f, "%llu folder%s, ", (unsigned long long)dirs, dirs == 1 ? "" : "s");
+    fprintf(f, "%llu file%s, ", (unsigned long long)files, files == 1 ? "" : "s");
+    print_size(f, bytes);
+    fputc('\n', f);
+}
+
+/* ---- reading one input into a writer ------------------------------------ */
+
+typedef fz7_status (*sink_fn)(void *w, const uint8_t *p, size_t n);
+
+/* Opens an input; -1 with errno on failure. Symlinks stored as links have
+ * no file to open. */
+static int open_input(const fz7_tree_item *it)
+{
+    if (it->kind == FZ7_ITEM_SYMLINK)
+        return INT_MAX;
+    return open(it->disk_path, O_RDONLY | O_CLOEXEC);
+}
+
+/* Pushes the item's data; *read_err gets errno when reading failed midway
+ * (the data so far stays, as the file had shrunk). */
+static fz7_status pump(add_run *r, const fz7_tree_item *it, int fd, sink_fn sink, void *w,
+                       int *read_err)
+{
+    *read_err = 0;
+    if (it->kind == FZ7_ITEM_SYMLINK)
+        return sink(w, (const uint8_t *)it->link_target, strlen(it->link_target));
+    for (;;) {
+        ssize_t n = read(fd, r->buf, READ_CHUNK);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            *read_err = errno;
+            return FZ7_OK;
+        }
+        if (n == 0)
+            return FZ7_OK;
+        fz7_status st = sink(w, r->buf, (size_t)n);
+        if (st != FZ7_OK)
+            return st;
+    }
+}
+
+/* ---- executables for BCJ ------------------------------------------------ */
+
+/* x86 code by its header: ELF for 386/x86-64, PE for i386/AMD64, Mach-O
+ * for x86/x86-64. */
+static bool is_x86_executable(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    uint8_t h[512];
+    ssize_t n = pread(fd, h, sizeof h, 0);
+    bool yes = false;
+    if (n >= 20 && memcmp(h, "\x7f" "ELF", 4) == 0) {
+        unsigned machine = h[5] == 2 ? (unsigned)(h[18] << 8 | h[19]) : fz7_get16le(h + 18);
+        yes = machine == 3 || machine == 62;
+    } else if (n >= 64 && h[0] == 'M' && h[1] == 'Z') {
+        uint32_t pe = fz7_get32le(h + 0x3C);
+        uint8_t ph[6];
+        if (pe < (1u << 20) && pread(fd, ph, 6, pe) == 6 && memcmp(ph, "PE\0\0", 4) == 0) {
+            unsigned machine = fz7_get16le(ph + 4);
+            yes = machine == 0x14C || machine == 0x8664;
+        }
+    } else if (n >= 8) {
+        uint32_t magic = fz7_get32le(h), cpu = fz7_get32le(h + 4);
+        yes = (magic == 0xFEEDFACEu || magic == 0xFEEDFACFu) && (cpu & 0xFFFFFF) == 7;
+    }
+    close(fd);
+    return yes;
+}
+
+static const char *ext_of(const char *name)
+{
+    const char *slash = strrchr(name, '/');
+    const char *base = slash ? slash + 1 : name;
+    const char *dot = strrchr(base, '.');
+    return dot ? dot + 1 : "";
+}
+
+/* ---- .7z ------------------------------------------------------------------ */
+
+static fz7_status sink_7z(void *w, const uint8_t *p, size_t n)
+{
+    return fz7_7z_writer_write(w, p, n);
+}
+
+static void meta_of_item(const add_run *r, const fz7_tree_item *it, fz7_7z_entry_meta *m)
+{
+    memset(m, 0, sizeof *m);
+    m->name = it->name;
+    m->attrib = fz7_7z_attrib_from_mode(it->mode);
+    m->is_dir = it->kind == FZ7_ITEM_DIR;
+    m->has_mtime = r->set.store_mtime;
+    m->mtime = it->mtime;
+    m->mtime_nsec = it->mtime_nsec;
+}
+
+/* Keeping the entries of the old archive: its folders become new folders,
+ * re-compressed with the new settings. */
+typedef struct keep_ctx {
+    add_run *r;
+    fz7_7z_writer *w;
+    const fz7_7z_folder_opts *fo;
+    int64_t cur_folder;
+    bool in_folder, in_file;
+    uint64_t *folder_sizes;
+    fz7_status st;
+} keep_ctx;
+
+static fz7_status keep_begin(void *ctx, size_t index, const fz7_entry *e)
+{
+    (void)index;
+    keep_ctx *k = ctx;
+    fz7_7z_entry_meta m = {0};
+    m.name = e->path;
+    m.attrib = e->has_attrib ? e->attrib : fz7_7z_attrib_from_mode(e->mode);
+    m.is_dir = e->is_dir;
+    m.has_mtime = e->has_mtime;
+    m.mtime = e->mtime;
+    m.mtime_nsec = e->mtime_nsec;
+    if (!e->has_stream)
+        return fz7_7z_writer_add_empty(k->w, &m);
+    fz7_status st = FZ7_OK;
+    if (k->in_folder && e->folder != k->cur_folder) {
+        st = fz7_7z_writer_end_folder(k->w);
+        k->in_folder = false;
+    }
+    if (st == FZ7_OK && !k->in_folder) {
+        fz7_7z_folder_opts fo = *k->fo;
+        fo.bcj_x86 = k->fo->bcj_x86 && e->method && strstr(e->method, "BCJ") != NULL;
+        fo.size_hint = k->folder_sizes && e->folder >= 0 ? k->folder_sizes[e->folder] : 0;
+        st = fz7_7z_writer_begin_folder(k->w, &fo);
+        k->in_folder = st == FZ7_OK;
+        k->cur_folder = e->folder;
+    }
+    if (st == FZ7_OK)
+        st = fz7_7z_writer_begin_file(k->w, &m);
+    k->in_file = st == FZ7_OK;
+    return st;
+}
+
+static fz7_status keep_data(void *ctx, const uint8_t *p, size_t n)
+{
+    keep_ctx *k = ctx;
+    return fz7_7z_writer_write(k->w, p, n);
+}
+
+static fz7_status keep_end(void *ctx, size_t index, fz7_status result, const char *detail)
+{
+    (void)index;
+    (void)detail;
+    keep_ctx *k = ctx;
+    if (result != FZ7_OK)
+        return result;   /* a damaged old archive is not silently copied */
+    if (k->in_file) {
+        k->in_file = false;
+        return fz7_7z_writer_end_file(k->w);
+    }
+    return FZ7_OK;
+}
+
+static fz7_status write_7z(add_run *r, int fd, fz7_archive *old, const bool *keep, char *why,
+                           size_t whylen)
+{
+    fz7_7z_writer *w = NULL;
+    fz7_status st = fz7_7z_writer_new(fd, &w);
+    if (st != FZ7_OK)
+        return st;
+    fz7_7z_folder_opts base = {0};
+    base.method = r->set.method;
+    base.lzma = r->set.lzma;
+
+    /* Old entries first, in their order. */
+    if (old) {
+        keep_ctx k = {0};
+        k.r = r;
+        k.w = w;
+        k.fo = &base;
+        k.cur_folder = -1;
+        base.bcj_x86 = r->set.bcj != 0;
+        size_t n = fz7_archive_count(old);
+        int64_t max_folder = -1;
+        for (size_t i = 0; i < n; i++)
+            if (fz7_archive_entry(old, i)->folder > max_folder)
+                max_folder = fz7_archive_entry(old, i)->folder;
+        if (max_folder >= 0) {
+            k.folder_sizes = calloc((size_t)max_folder + 1, sizeof *k.folder_sizes);
+            for (size_t i = 0; k.folder_sizes && i < n; i++) {
+                const fz7_entry *e = fz7_archive_entry(old, i);
+                if (keep[i] && e->folder >= 0)
+                    k.folder_sizes[e->folder] += e->size;
+            }
+        }
+        fz7_extract_cb cb = {&k, keep_begin, keep_data, keep_end};
+        st = fz7_archive_extract(old, keep, &cb, why, whylen);
+        if (st == FZ7_OK && k.in_folder)
+            st = fz7_7z_writer_end_folder(w);
+        free(k.folder_sizes);
+        if (st != FZ7_OK && !why[0])
+            snprintf(why, whylen, "cannot copy the old archive's entries: %s",
+                     fz7_status_str(st));
+    }
+
+    /* Entries without data: folders and empty files, in path order. */
+    fz7_tree *t = &r->tree;
+    for (size_t i = 0; st == FZ7_OK && i < t->count; i++) {
+        fz7_tree_item *it = &t->items[i];
+        if (it->kind == FZ7_ITEM_DIR || it->size == 0) {
+            if (it->kind == FZ7_ITEM_FILE) {
+                int in = open_input(it);   /* an unreadable empty file is still unreadable */
+                if (in < 0) {
+                    read_warn(r, it->disk_path, errno);
+                    continue;
+                }
+                close(in);
+            }
+            fz7_7z_entry_meta m;
+            meta_of_item(r, it, &m);
+            st = fz7_7z_writer_add_empty(w, &m);
+        }
+    }
+
+    /* Entries with data: other files first, then x86 executables in their
+     * own folders behind BCJ, as 7-Zip groups them. */
+    size_t *order = malloc((t->count + 1) * sizeof *order);
+    uint64_t *sizes = malloc((t->count + 1) * sizeof *sizes);
+    const char **exts = malloc((t->count + 1) * sizeof *exts);
+    size_t *block_of = malloc((t->count + 1) * sizeof *block_of);
+    if (st == FZ7_OK && (!order || !sizes || !exts || !block_of))
+        st = FZ7_E_MEM;
+    for (int group = 0; group < 2 && st == FZ7_OK; group++) {
+        size_t n = 0;
+        for (size_t i = 0; i < t->count; i++) {
+            fz7_tree_item *it = &t->items[i];
+            if (it->kind == FZ7_ITEM_DIR || it->size == 0)
+                continue;
+            bool exe = r->set.bcj == 1 ||
+                       (r->set.bcj < 0 && it->kind == FZ7_ITEM_FILE && is_x86_executable(it->disk_path));
+            if (exe != (group == 1))
+                continue;
+            order[n] = i;
+            sizes[n] = it->size;
+            exts[n] = ext_of(it->name);
+            n++;
+        }
+        if (n == 0)
+            continue;
+        uint64_t block_bytes = (uint64_t)r->set.lzma.dict_size * 128;
+        if (block_bytes < ((uint64_t)16 << 20))
+            block_bytes = (uint64_t)16 << 20;
+        if (block_bytes > ((uint64_t)4 << 30))
+            block_bytes = (uint64_t)4 << 30;
+        size_t n_blocks;
+        st = fz7_7z_plan_solid(r->set.solid, block_bytes, sizes, exts, n, block_of, &n_blocks);
+        if (st != FZ7_OK) {
+            snprintf(why, whylen, "bad -ms value: %s", r->set.solid);
+            break;
+        }
+        size_t i = 0;
+        while (st == FZ7_OK && i < n) {
+            size_t end = i;
+            uint64_t bytes = 0;
+            while (end < n && block_of[end] == block_of[i])
+                bytes += sizes[end++];
+            fz7_7z_folder_opts fo = base;
+            fo.bcj_x86 = group == 1;
+            fo.size_hint = bytes;
+            st = fz7_7z_writer_begin_folder(w, &fo);
+            for (; st == FZ7_OK && i < end; i++) {
+                fz7_tree_item *it = &t->items[order[i]];
+                int in = open_input(it);
+                if (in < 0) {
+                    read_warn(r, it->disk_path, errno);
+                    continue;
+                }
+                fz7_7z_entry_meta m;
+                meta_of_item(r, it, &m);
+                st = fz7_7z_writer_begin_file(w, &m);
+                int rerr = 0;
+                if (st == FZ7_OK)
+                    st = pump(r, it, in, sink_7z, w, &rerr);
+                if (in != INT_MAX)
+                    close(in);
+                if (rerr)
+                    read_warn(r, it->disk_path, rerr);
+                if (st == FZ7_OK)
+                    st = fz7_7z_writer_end_file(w);
+                r->files_read++;
+            }
+            i = end;
+            if (st == FZ7_OK)
+                st = fz7_7z_writer_end_folder(w);
+        }
+    }
+    free(order);
+    free(sizes);
+    free(exts);
+    free(block_of);
+    if (st == FZ7_OK) {
+        fz7_7z_header_opts ho = {r->set.header_compress};
+        st = fz7_7z_writer_finish(w, &ho);
+    }
+    fz7_7z_writer_free(w);
+    return st;
+}
+
+/* ---- .xz ------------------------------------------------------------------ */
+
+static fz7_status sink_xz(void *w, const uint8_t *p, size_t n)
+{
+    return fz7_xz_writer_write(w, p, n);
+}
+
+static fz7_status write_xz(add_run *r, int fd, char *why, size_t whylen)
+{
+    const fz7_tree_item *it = NULL;
+    size_t files = 0;
+    for (size_t i = 0; i < r->tree.count; i++) {
+        if (r->tree.items[i].kind != FZ7_ITEM_DIR) {
+            it = &r->tree.items[i];
+            files++;
+        }
+    }
+    if (files != 1 || r->tree.count != 1) {
+        snprintf(why, whylen, "an xz archive holds exactly one file (%zu items were given)",
+                 r->tree.count);
+        return FZ7_E_ARG;
+    }
+    int in = open_input(it);
+    if (in < 0) {
+        read_warn(r, it->disk_path, errno);
+        snprintf(why, whylen, "cannot read %s", it->disk_path);
+        return FZ7_E_IO;
+    }
+    fz7_xz_opts xo = {0};
+    xo.lzma = r->set.lzma;
+    xo.check = r->set.check;
+    xo.bcj_x86 = r->set.bcj == 1;
+    xo.delta_distance = r->set.delta;
+    xo.size_hint = it->size;
+    fz7_xz_writer *w = NULL;
+    fz7_status st = fz7_xz_writer_new(fd, &xo, &w);
+    int rerr = 0;
+    if (st == FZ7_OK)
+        st = pump(r, it, in, sink_xz, w, &rerr);
+    if (in != INT_MAX)
+        close(in);
+    if (rerr) {
+        read_warn(r, it->disk_path, rerr);
+        st = FZ7_E_IO;   /* one file: a short copy of it is no archive */
+    }
+    if (st == FZ7_OK)
+        st = fz7_xz_writer_finish(w);
+    r->files_read++;
+    fz7_xz_writer_free(w);
+    return st;
+}
+
+/* ---- the command ------------------------------------------------------------ */
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcasecmp(s + a - b, suffix) == 0;
+}
+
+static int exit_code_of(fz7_status st)
+{
+    if (st == FZ7_E_MEM)
+        return FZ7_EXIT_MEMORY;
+    if (st == FZ7_E_ARG || st == FZ7_E_UNSUPPORTED)
+        return FZ7_EXIT_USAGE;
+    return FZ7_EXIT_FATAL;
+}
 
 int fz7_cmd_add(const struct fz7_options *o)
 {
-    (void)o;
-    fprintf(stderr, "fz7: command 'a' is not implemented yet\n");
-    return 7;
+    FILE *out = fz7_msg_stream(o);
+    fz7_print_banner(out);
+    if (!o->archive) {
+        fprintf(stderr, "\nCommand Line Error:\nCannot find archive name\n");
+        return FZ7_EXIT_USAGE;
+    }
+
+    /* The archive name: 7-Zip adds ".7z" when the name has no extension. */
+    bool xz = o->type == FZ7_TYPE_XZ ||
+              (o->type == FZ7_TYPE_AUTO && (ends_with(o->archive, ".xz") || ends_with(o->archive, ".txz")));
+    if (o->type == FZ7_TYPE_LZMA) {
+        fprintf(stderr, "\nERROR: creating .lzma archives is not supported\n");
+        return FZ7_EXIT_USAGE;
+    }
+    const char *base = strrchr(o->archive, '/');
+    base = base ? base + 1 : o->archive;
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s%s", o->archive,
+                 !xz && !strchr(base, '.') ? ".7z" : "") >= (int)sizeof path) {
+        fprintf(stderr, "\nERROR: archive name too long\n");
+        return FZ7_EXIT_USAGE;
+    }
+
+    add_run r;
+    memset(&r, 0, sizeof r);
+    r.o = o;
+    r.out = out;
+    char why[512] = "";
+    fz7_status st = make_settings(o, xz, &r.set, why, sizeof why);
+    if (st != FZ7_OK) {
+        fprintf(stderr, "\nERROR: %s\n", why);
+        return exit_code_of(st);
+    }
+
+    struct stat old_sb;
+    bool exists = stat(path, &old_sb) == 0;
+
+    /* Scan. */
+    fprintf(out, "Scanning the drive:\n");
+    st = scan_inputs(&r, exists ? old_sb.st_dev : 0, exists ? old_sb.st_ino : 0, exists);
+    if (st != FZ7_OK) {
+        fprintf(stderr, "\nERROR: %s\n", fz7_status_str(st));
+        fz7_tree_free(&r.tree);
+        return exit_code_of(st);
+    }
+    uint64_t n_dirs = 0, n_files = 0, n_bytes = 0;
+    for (size_t i = 0; i < r.tree.count; i++) {
+        if (r.tree.items[i].kind == FZ7_ITEM_DIR)
+            n_dirs++;
+        else
+            n_files++, n_bytes += r.tree.items[i].size;
+    }
+    print_counts(out, n_dirs, n_files, n_bytes);
+    fputc('\n', out);
+
+    /* An existing .7z: keep the entries not replaced by new ones. */
+    fz7_archive *old = NULL;
+    bool *keep = NULL;
+    int rc = 0;
+    if (exists && !xz) {
+        fz7_open_opts oo = {0};
+        oo.password = o->password;
+        char err[256] = "";
+        fprintf(out, "Open archive: %s\n", path);
+        st = fz7_archive_open(path, &oo, &old, err, sizeof err);
+        if (st != FZ7_OK) {
+            fflush(out);
+            fprintf(stderr, "ERROR: %s\n%s : %s\n", path, path,
+                    err[0] ? err : fz7_status_str(st));
+            fz7_tree_free(&r.tree);
+            return FZ7_EXIT_FATAL;
+        }
+        if (fz7_archive_get_info(old)->format != FZ7_FORMAT_7Z) {
+            fflush(out);
+            fprintf(stderr, "ERROR: %s : the existing file is not a .7z archive\n", path);
+            fz7_archive_close(old);
+            fz7_tree_free(&r.tree);
+            return FZ7_EXIT_FATAL;
+        }
+        fz7_print_archive_block(out, path, old);
+        fputc('\n', out);
+        size_t n = fz7_archive_count(old);
+        keep = calloc(n ? n : 1, sizeof *keep);
+        if (!keep) {
+            fz7_archive_close(old);
+            fz7_tree_free(&r.tree);
+            return FZ7_EXIT_MEMORY;
+        }
+        uint64_t kept_files = 0, kept_dirs = 0, kept_bytes = 0;
+        for (size_t i = 0; i < n; i++) {
+            const fz7_entry *e = fz7_archive_entry(old, i);
+            keep[i] = !e->is_anti;
+            for (size_t k = 0; keep[i] && k < r.tree.count; k++)
+                if (strcmp(r.tree.items[k].name, e->path) == 0)
+                    keep[i] = false;
+            if (keep[i]) {
+                if (e->is_dir)
+                    kept_dirs++;
+                else
+                    kept_files++, kept_bytes += e->size;
+            }
+        }
+        fprintf(out, "Updating archive: %s\n\n", path);
+        fprintf(out, "Keep old data in archive: ");
+        print_counts(out, kept_dirs, kept_files, kept_bytes);
+    } else {
+        fprintf(out, "Creating archive: %s\n\n", path);
+    }
+    fprintf(out, "Add new data to archive: ");
+    print_counts(out, n_dirs, n_files, n_bytes);
+    fputc('\n', out);
+    fflush(out);
+
+    /* Write into a temporary file beside the archive. */
+    const char *slash = strrchr(path, '/');
+    if ((size_t)snprintf(g_temp_path, sizeof g_temp_path, "%.*s%s.fz7tmpXXXXXX",
+                         slash ? (int)(slash - path + 1) : 0, path, slash ? slash + 1 : path) >=
+        sizeof g_temp_path) {
+        fprintf(stderr, "\nERROR: archive name too long\n");
+        rc = FZ7_EXIT_USAGE;
+        goto done;
+    }
+    install_signals();
+    int fd = mkstemp(g_temp_path);
+    if (fd < 0) {
+        fprintf(stderr, "\nERROR: %s : cannot create the temporary file: %s\n", path,
+                strerror(errno));
+        rc = FZ7_EXIT_FATAL;
+        goto done;
+    }
+    g_temp_live = 1;
+    r.buf = malloc(READ_CHUNK);
+    if (!r.buf) {
+        drop_temp(fd);
+        rc = FZ7_EXIT_MEMORY;
+        goto done;
+    }
+    errno = 0;
+    st = xz ? write_xz(&r, fd, why, sizeof why) : write_7z(&r, fd, old, keep, why, sizeof why);
+    int werr = errno;
+    uint64_t size = 0;
+    if (st == FZ7_OK) {
+        struct stat sb;
+        if (fstat(fd, &sb) == 0)
+            size = (uint64_t)sb.st_size;
+        mode_t um = umask(0);
+        umask(um);
+        mode_t mode = exists ? (old_sb.st_mode & 07777) : (0666 & ~um);
+        if (fchmod(fd, mode) != 0 || fsync(fd) != 0)
+            st = FZ7_E_IO, werr = errno;
+    }
+    if (st == FZ7_OK) {
+        if (close(fd) != 0) {
+            st = FZ7_E_IO, werr = errno;
+            fd = -1;
+        } else if (rename(g_temp_path, path) != 0) {
+            st = FZ7_E_IO, werr = errno;
+            fd = -1;
+        } else {
+            g_temp_live = 0;
+        }
+    }
+    if (st != FZ7_OK) {
+        drop_temp(fd);
+        fflush(out);
+        if (st == FZ7_E_IO)
+            fprintf(stderr, "\nERROR: %s : %s\n", path,
+                    why[0] ? why : werr ? strerror(werr) : "write error");
+        else
+            fprintf(stderr, "\nERROR: %s : %s\n", path, why[0] ? why : fz7_status_str(st));
+        rc = exit_code_of(st);
+        goto done;
+    }
+
+    fprintf(out, "\nFiles read from disk: %llu\nArchive size: ", (unsigned long long)r.files_read);
+    print_size(out, size);
+    fputc('\n', out);
+    if (r.n_scan_warnings) {
+        fflush(out);
+        fprintf(stderr, "\nScan WARNINGS for files and folders:\n\n");
+        for (size_t i = 0; i < r.n_scan_warnings; i++)
+            fprintf(stderr, "%s\n", r.scan_warnings[i]);
+        fprintf(stderr, "----------------\nScan WARNINGS: %zu\n", r.n_scan_warnings);
+    }
+    if (r.warnings) {
+        fprintf(out, "\nWARNINGS: %zu\n", r.warnings);
+        rc = FZ7_EXIT_WARNING;
+    } else {
+        fprintf(out, "Everything is Ok\n");
+    }
+    if (o->delete_after && rc == 0) {
+        /* -sdel: files first, then folders deepest first. */
+        for (size_t i = r.tree.count; i-- > 0;)
+            if (r.tree.items[i].kind != FZ7_ITEM_DIR)
+                unlink(r.tree.items[i].disk_path);
+        for (size_t i = r.tree.count; i-- > 0;)
+            if (r.tree.items[i].kind == FZ7_ITEM_DIR)
+                rmdir(r.tree.items[i].disk_path);
+    }
+
+done:
+    free(r.buf);
+    for (size_t i = 0; i < r.n_scan_warnings; i++)
+        free(r.scan_warnings[i]);
+    free(r.scan_warnings);
+    free(keep);
+    if (old)
+        fz7_archive_close(old);
+    fz7_tree_free(&r.tree);
+    return rc;
 }

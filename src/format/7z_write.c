@@ -472,10 +472,10 @@ static void put_coder(bytebuf *b, const uint8_t *id, size_t id_len, const uint8_
     }
 }
 
-/* One folder's coder list (7zFormat.txt, Folder). With BCJ the folder is
- * coder 0 = BCJ (its output is the folder's output), coder 1 = the method;
- * the bind pair feeds the method's output (out stream 1) into BCJ's input
- * (in stream 0), leaving in stream 1 as the pack stream. */
+/* One folder's coder list (7zFormat.txt, Folder), laid out as 7-Zip does:
+ * coder 0 = the method (its input is the pack stream), coder 1 = BCJ; the
+ * bind pair feeds the method's output (out stream 0) into BCJ's input (in
+ * stream 1), and BCJ's output is the folder's. */
 static void put_folder(bytebuf *b, const folder_rec *f)
 {
     static const uint8_t id_copy[] = {0x00};
@@ -483,16 +483,15 @@ static void put_folder(bytebuf *b, const folder_rec *f)
     static const uint8_t id_lzma2[] = {0x21};
     static const uint8_t id_bcj[] = {0x03, 0x03, 0x01, 0x03};
     bb_number(b, f->bcj ? 2 : 1);
-    if (f->bcj)
-        put_coder(b, id_bcj, sizeof id_bcj, NULL, 0);
     switch (f->method) {
     case FZ7_7Z_COPY: put_coder(b, id_copy, sizeof id_copy, NULL, 0); break;
     case FZ7_7Z_LZMA: put_coder(b, id_lzma, sizeof id_lzma, f->props, f->props_len); break;
     case FZ7_7Z_LZMA2: put_coder(b, id_lzma2, sizeof id_lzma2, f->props, f->props_len); break;
     }
     if (f->bcj) {
-        bb_number(b, 0);   /* InIndex: BCJ's input */
-        bb_number(b, 1);   /* OutIndex: the method's output */
+        put_coder(b, id_bcj, sizeof id_bcj, NULL, 0);
+        bb_number(b, 1);   /* InIndex: BCJ's input */
+        bb_number(b, 0);   /* OutIndex: the method's output */
     }
 }
 

@@ -288,6 +288,8 @@ static fz7_status walk(fz7_tree *t, const char *root, const char *base_name, con
         it.size = is_dir ? 0 : (uint64_t)sb->st_size;
         it.mtime = (int64_t)sb->st_mtim.tv_sec;
         it.mtime_nsec = (uint32_t)sb->st_mtim.tv_nsec;
+        it.dev = (uint64_t)sb->st_dev;
+        it.ino = (uint64_t)sb->st_ino;
         if (is_link) {
             const char *tgt = archive_entry_symlink(e);
             it.link_target = strdup(tgt ? tgt : "");

@@ -1,0 +1,57 @@
+#!/bin/bash
+# add_roundtrip.sh - `fz7 a` at every level -mx0..-mx9 on a tree with
+# folders, empty files/folders, symlinks (-snl), modes and non-ASCII names:
+# 7zz t accepts it, 7zz x and fz7 x give the tree back, bsdtar lists every
+# entry. Then .xz: xz -t and xz -dc give the input back for each check.
+set -u
+. "$(dirname "$0")/lib_add.sh"
+need_tools 7zz bsdtar xz
+S="${FZ7_SCRATCH:-$(mktemp -d)}"
+rm -rf "$S"; mkdir -p "$S"
+cd "$S" || exit 1
+make_tree "$S"
+expected_names=$(cd "$S" && find tree -printf '%p\n' | LC_ALL=C sort)
+
+for level in 0 1 2 3 4 5 6 7 8 9; do
+    a="$S/mx$level.7z"
+    "$FZ7" a -bd -snl "-mx$level" "$a" tree > "$S/log" 2>&1 || { cat "$S/log"; fail "fz7 a -mx$level exited $?"; }
+    grep -q '^Everything is Ok' "$S/log" || { cat "$S/log"; fail "-mx$level: no 'Everything is Ok'"; }
+    7zz t "$a" > "$S/log" 2>&1 || { cat "$S/log"; fail "7zz t rejects -mx$level"; }
+    rm -rf "$S/x7"; mkdir "$S/x7"
+    7zz x -snl -o"$S/x7" "$a" > "$S/log" 2>&1 || { cat "$S/log"; fail "7zz x -mx$level"; }
+    same_tree "$S/tree" "$S/x7/tree"
+    names=$(bsdtar -tf "$a" | sed 's:/$::' | LC_ALL=C sort)
+    [ "$names" = "$expected_names" ] || { diff <(echo "$expected_names") <(echo "$names"); fail "bsdtar -tf lists other names (-mx$level)"; }
+    rm -rf "$S/xf"; mkdir "$S/xf"
+    "$FZ7" x -snl -o"$S/xf" "$a" > "$S/log" 2>&1 || { cat "$S/log"; fail "fz7 x -mx$level exited $?"; }
+    same_tree "$S/tree" "$S/xf/tree"
+    echo "ok -mx$level: $(stat -c %s "$a") bytes"
+done
+
+# Methods and filters 7-Zip names: LZMA, LZMA2 with parameters, BCJ off.
+for m in "-m0=LZMA" "-m0=LZMA2:d=1m:fb=64:mf=bt4:lc=3" "-mf=off" "-md=64k -mfb=32 -mmf=hc4 -mmt=2" "-mx0 -ms=on"; do
+    a="$S/m.7z"; rm -f "$a"
+    # shellcheck disable=SC2086
+    "$FZ7" a -bd -snl $m "$a" tree > "$S/log" 2>&1 || { cat "$S/log"; fail "fz7 a $m"; }
+    rm -rf "$S/x7"; mkdir "$S/x7"
+    7zz x -snl -o"$S/x7" "$a" > "$S/log" 2>&1 || { cat "$S/log"; fail "7zz x after $m"; }
+    same_tree "$S/tree" "$S/x7/tree"
+    echo "ok $m"
+done
+7zz l -slt "$S/mx5.7z" | grep -q 'Method = BCJ LZMA2' || fail "the ELF file did not get BCJ at -mx5"
+"$FZ7" a -bd -snl -m0=LZMA "$S/lz.7z" tree >/dev/null && 7zz l -slt "$S/lz.7z" | grep -q '^Method = .*LZMA:' || fail "-m0=LZMA does not give an LZMA folder"
+
+# .xz: one file, every check, BCJ and Delta filters.
+in="$S/tree/docs/words.txt"
+for c in "" "-mcheck=crc32" "-mcheck=crc64" "-mcheck=sha256" "-mcheck=none" "-mf=BCJ" "-mf=Delta:4" "-mx1" "-mx9"; do
+    rm -f "$S/w.xz"
+    # shellcheck disable=SC2086
+    "$FZ7" a -bd $c "$S/w.xz" "$in" > "$S/log" 2>&1 || { cat "$S/log"; fail "fz7 a .xz $c"; }
+    xz -t "$S/w.xz" || fail "xz -t rejects .xz $c"
+    xz -dc "$S/w.xz" | cmp - "$in" || fail "xz -dc differs for .xz $c"
+    echo "ok .xz $c"
+done
+xz -lvv --robot "$S/w.xz" > /dev/null || fail "xz -l"
+"$FZ7" a -bd -mcheck=sha256 "$S/s.xz" "$in" >/dev/null && xz -l --robot "$S/s.xz" | grep -q 'SHA-256' || fail "-mcheck=sha256 not recorded"
+"$FZ7" a -bd -txz "$S/t_noext" "$in" >/dev/null && xz -dc "$S/t_noext" | cmp - "$in" || fail "-txz"
+echo "PASS"
