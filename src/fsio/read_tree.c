@@ -29,13 +29,15 @@ static char *dup_range(const char *s, size_t n)
 
 char *fz7_archive_name_of(const char *arg)
 {
-    /* Collect the parts that survive: "." and empty parts vanish, ".."
-     * drops everything before it; an absolute path keeps its last part. */
+    /* 7-Zip keeps a relative path as it is (empty parts dropped), but when
+     * the path is absolute or has a "." or ".." part anywhere it keeps only
+     * the last part: "t/d" -> "t/d", "./t/d" and "/x/t/d" -> "d". */
     size_t len = strlen(arg);
     char *out = malloc(len + 1);
     if (!out)
         return NULL;
     size_t o = 0;
+    bool last_only = arg[0] == '/';
     const char *p = arg;
     const char *last_start = NULL;
     size_t last_len = 0;
@@ -48,11 +50,8 @@ char *fz7_archive_name_of(const char *arg)
         while (*p && *p != '/')
             p++;
         size_t n = (size_t)(p - s);
-        if (n == 1 && s[0] == '.')
-            continue;
-        if (n == 2 && s[0] == '.' && s[1] == '.') {
-            o = 0;
-            last_start = NULL;
+        if ((n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.')) {
+            last_only = true;
             continue;
         }
         if (o)
@@ -63,9 +62,10 @@ char *fz7_archive_name_of(const char *arg)
         last_len = n;
     }
     out[o] = 0;
-    if (arg[0] == '/' && last_start) {
-        memmove(out, last_start, last_len);
-        out[last_len] = 0;
+    if (last_only) {
+        if (last_start)
+            memmove(out, last_start, last_len);
+        out[last_start ? last_len : 0] = 0;
     }
     return out;
 }
@@ -232,6 +232,18 @@ static fz7_status walk(fz7_tree *t, const char *root, const char *base_name, con
         mode_t fmt = sb->st_mode & S_IFMT;
         bool is_dir = fmt == S_IFDIR;
         bool is_link = fmt == S_IFLNK;
+        if (is_link && !o->store_symlinks) {
+            /* Following links, libarchive hands back the link itself only
+             * when its target cannot be reached: 7-Zip warns and skips it. */
+            struct stat tsb;
+            int e = stat(src, &tsb) == 0 ? ELOOP : errno;
+            warn(o, src, e);
+            if (is_root) {
+                st = FZ7_E_IO;
+                break;
+            }
+            continue;
+        }
         if (!is_dir && !is_link && fmt != S_IFREG) {
             continue;   /* sockets, fifos, devices: 7-Zip skips them too */
         }

@@ -49,8 +49,8 @@ typedef struct fz7_tree_opts {
 /* Adds the items one command-line name stands for: a file, a folder with
  * everything below it, or a wildcard (e.g. "src/x*.c" or "*.txt") matched against the
  * folder's entries (and in its subfolders when recursive). Names are stored
- * as 7-Zip stores them: "./" dropped, everything up to a ".." dropped, an
- * absolute path reduced to its last part. Unreadable entries go to
+ * as 7-Zip stores them: a relative path as given, but an absolute path or
+ * one with a "." or ".." part reduced to its last part. Unreadable entries go to
  * o->warn and are skipped; the return is still FZ7_OK then.
  * Errors: FZ7_E_MEM; FZ7_E_IO when `arg` itself does not exist (after the
  * warning). */

@@ -1,0 +1,145 @@
+#!/bin/bash
+# add_edge.sh - `fz7 a` on edge inputs: an empty file, a 1-byte file, no
+# files, incompressible data, long and non-ASCII names, -ms=off against
+# solid, -mhc=off, updating an existing archive, an unreadable input (exit
+# 1, archive still complete), and failing writes (ulimit -f, SIGTERM): the
+# old archive stays as it was and no temporary file is left.
+set -u
+. "$(dirname "$0")/lib_add.sh"
+need_tools 7zz xz
+S="${FZ7_SCRATCH:-$(mktemp -d)}"
+rm -rf "$S"; mkdir -p "$S"
+cd "$S" || exit 1
+
+# 7zz t must accept $1; then 7zz x gives back the tree in $2 (relative names).
+check_7z() {
+    7zz t "$1" > log 2>&1 || { cat log; fail "7zz t rejects $1"; }
+}
+extract_same() {   # archive, source dir holding the names
+    rm -rf out; mkdir out
+    7zz x -snl -oout "$1" > log 2>&1 || { cat log; fail "7zz x $1"; }
+    same_tree "$2" out
+}
+
+# Empty file, 1-byte file.
+mkdir -p e1 && : > e1/empty
+"$FZ7" a -bd e1.7z ./e1/empty > log 2>&1 || { cat log; fail "empty file"; }
+check_7z e1.7z
+[ "$(7zz l -slt e1.7z | grep -c '^Size = 0$')" = 1 ] || fail "empty file not listed with size 0"
+extract_same e1.7z e1
+mkdir -p e2 && printf 'Z' > e2/one
+(cd e2 && "$FZ7" a -bd ../e2.7z one) > log 2>&1 || { cat log; fail "1-byte file"; }
+check_7z e2.7z
+[ "$(7zz x -so e2.7z one)" = "Z" ] || fail "1-byte file content"
+"$FZ7" a -bd e2.xz e2/one > log 2>&1 && xz -dc e2.xz | cmp - e2/one || fail "1-byte .xz"
+"$FZ7" a -bd e1.xz e1/empty > log 2>&1 && xz -t e1.xz && [ "$(xz -dc e1.xz | wc -c)" = 0 ] || fail "empty .xz"
+[ "$(stat -c %s e1.xz)" = 32 ] || fail "empty .xz is $(stat -c %s e1.xz) bytes, xz writes 32"
+
+# No files: an empty folder as the current folder and no names.
+mkdir -p nothing && (cd nothing && "$FZ7" a -bd ../none.7z) > log 2>&1 || { cat log; fail "no files"; }
+[ "$(stat -c %s none.7z)" = 32 ] || fail "an archive of nothing is $(stat -c %s none.7z) bytes, 7-Zip writes 32"
+check_7z none.7z
+
+# Incompressible data: stored size stays close to the input.
+mkdir -p rp/rnd && prng_bytes 1000000 7 > rp/rnd/r.bin
+(cd rp && "$FZ7" a -bd ../rnd.7z rnd) > log 2>&1 || { cat log; fail "random data"; }
+check_7z rnd.7z
+size=$(stat -c %s rnd.7z)
+[ "$size" -lt 1010000 ] || fail "1 MB of random data grew to $size bytes"
+extract_same rnd.7z rp
+"$FZ7" a -bd rnd.xz rp/rnd/r.bin > log 2>&1 && xz -dc rnd.xz | cmp - rp/rnd/r.bin || fail "random .xz"
+
+# Long and non-ASCII names.
+mkdir -p names && cd names
+long=$(printf 'n%.0s' $(seq 1 200))
+mkdir -p "$long/$long/ünïcødé/日本語の名前"
+printf 'deep\n' > "$long/$long/ünïcødé/日本語の名前/$long.txt"
+printf 'emoji\n' > "ü 😀 ✓.txt"
+cd ..
+"$FZ7" a -bd names.7z names > log 2>&1 || { cat log; fail "long names"; }
+check_7z names.7z
+rm -rf out; mkdir out; 7zz x -oout names.7z > log 2>&1 || { cat log; fail "7zz x long names"; }
+same_tree names out/names
+
+# Solid against -ms=off against -ms=2f.
+mkdir -p mp/many && for i in 1 2 3 4 5; do text_lines 200 "$i" > "mp/many/f$i.txt"; done
+ln -s mp/many many
+"$FZ7" a -bd solid.7z many > log 2>&1 || fail "solid"
+"$FZ7" a -bd -ms=off nonsolid.7z many > log 2>&1 || fail "-ms=off"
+"$FZ7" a -bd -ms=2f two.7z many > log 2>&1 || fail "-ms=2f"
+"$FZ7" a -bd -ms=e ext.7z many > log 2>&1 || fail "-ms=e"
+[ "$(7zz l -slt solid.7z | grep '^Blocks = ')" = "Blocks = 1" ] || fail "solid archive is not one block"
+[ "$(7zz l -slt nonsolid.7z | grep '^Blocks = ')" = "Blocks = 5" ] || fail "-ms=off is not one block per file"
+[ "$(7zz l -slt two.7z | grep '^Blocks = ')" = "Blocks = 3" ] || fail "-ms=2f is not 3 blocks for 5 files"
+[ "$(7zz l -slt ext.7z | grep '^Blocks = ')" = "Blocks = 1" ] || fail "-ms=e with one extension is not 1 block"
+for a in solid nonsolid two ext; do check_7z $a.7z; done
+extract_same nonsolid.7z mp
+
+# -mhc=off: the header is plain (kHeader 0x01), by default encoded (0x17).
+"$FZ7" a -bd -mhc=off plain.7z many > log 2>&1 || fail "-mhc=off"
+check_7z plain.7z
+first_header_byte() {
+    local off
+    off=$(od -An -t u8 -j 12 -N 8 "$1" | tr -d ' ')
+    od -An -t x1 -j $((32 + off)) -N 1 "$1" | tr -d ' '
+}
+[ "$(first_header_byte plain.7z)" = 01 ] || fail "-mhc=off header starts with $(first_header_byte plain.7z)"
+[ "$(first_header_byte solid.7z)" = 17 ] || fail "default header starts with $(first_header_byte solid.7z)"
+
+# Updating: a new file is added, a changed one replaced, others kept.
+mkdir -p up/upd && cd up && printf 'one\n' > upd/a && printf 'two\n' > upd/b
+"$FZ7" a -bd ../upd.7z upd > ../log 2>&1 || fail "update: first add"
+printf 'one, changed\n' > upd/a && printf 'three\n' > upd/c
+"$FZ7" a -bd ../upd.7z upd/a upd/c > ../log 2>&1 || { cat ../log; fail "update: second add"; }
+cd ..
+grep -q '^Updating archive' log || fail "update: no 'Updating archive' line"
+check_7z upd.7z
+extract_same upd.7z up
+[ "$(7zz l -slt upd.7z | grep -c '^Path = upd\(/.*\)\?$')" = 4 ] || fail "update: expected upd, upd/a, upd/b, upd/c"
+
+# An unreadable input: reported, skipped, exit 1, archive complete.
+mkdir -p unr && printf 'fine\n' > unr/ok.txt && ln -s nowhere unr/dangling
+"$FZ7" a -bd unr.7z unr > log 2>&1
+rc=$?
+[ $rc = 1 ] || { cat log; fail "unreadable input: exit $rc, expected 1"; }
+grep -q 'No such file or directory' log || fail "unreadable input not reported"
+check_7z unr.7z
+[ "$(7zz x -so unr.7z unr/ok.txt)" = fine ] || fail "unreadable input: other file missing"
+if [ "$(id -u)" != 0 ]; then
+    printf 'x\n' > unr/noread && chmod 000 unr/noread
+    "$FZ7" a -bd unr2.7z unr/ok.txt unr/noread > log 2>&1
+    [ $? = 1 ] || fail "permission denied: exit code"
+    grep -q 'Permission denied' log || fail "permission denied not reported"
+    check_7z unr2.7z
+fi
+
+# A failing write (file size limit): the old archive stays, no temp file.
+mkdir -p big && prng_bytes 400000 9 > big/r1 && prng_bytes 400000 10 > big/r2
+"$FZ7" a -bd keep.7z many > log 2>&1 || fail "keep.7z"
+cp keep.7z keep.orig
+(ulimit -f 200; "$FZ7" a -bd keep.7z big > log 2>&1)
+rc=$?
+[ $rc != 0 ] || fail "a write over the file size limit succeeded"
+cmp keep.7z keep.orig || fail "a failed write changed the old archive"
+ls -a | grep -q 'fz7tmp' && fail "a failed write left a temporary file"
+(ulimit -f 200; "$FZ7" a -bd fresh.7z big > log 2>&1) && fail "fresh: over the limit succeeded"
+[ -e fresh.7z ] && fail "a failed write left a partial new archive"
+ls -a | grep -q 'fz7tmp' && fail "a failed write left a temporary file (new archive)"
+
+# SIGTERM while writing: either the new archive is complete or the old
+# one is untouched; never a temporary file.
+mkdir -p huge && for i in 1 2 3 4; do text_lines 60000 $((20 + i)) > "huge/t$i"; done
+"$FZ7" a -bd -mx9 sig.7z huge > /dev/null & pid=$!
+sleep 0.3
+kill -TERM $pid 2>/dev/null
+wait $pid
+ls -a | grep -q 'fz7tmp' && fail "SIGTERM left a temporary file"
+if [ -e sig.7z ]; then check_7z sig.7z; fi
+cp keep.orig sig2.7z
+"$FZ7" a -bd -mx9 sig2.7z huge > /dev/null & pid=$!
+sleep 0.3
+kill -INT $pid 2>/dev/null
+wait $pid
+ls -a | grep -q 'fz7tmp' && fail "SIGINT left a temporary file"
+if ! cmp -s sig2.7z keep.orig; then check_7z sig2.7z; fi
+echo PASS
