@@ -1,0 +1,560 @@
+/* test_lzma_dec.c - the LZMA and LZMA2 decoders against vectors made by xz
+ * and 7zz (tests/data/lzma/MANIFEST.tsv: exact size and SHA-256 of each
+ * output), read in odd piece sizes; truncated, bit-flipped and hand-made
+ * malformed streams; memory limits; the xz test suite's .lzma files. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "check/check.h"
+#include "lzma/lzma_dec.h"
+
+/* ---- Helpers --------------------------------------------------------------- */
+
+static char g_data_dir[1024];
+
+/* tests/data/lzma, found from this file's path (CMake compiles by
+ * absolute path). */
+static const char *data_dir(void)
+{
+    if (!g_data_dir[0]) {
+        const char *f = __FILE__;
+        const char *cut = strstr(f, "unit/test_lzma_dec.c");
+        size_t n = cut ? (size_t)(cut - f) : 0;
+        snprintf(g_data_dir, sizeof g_data_dir, "%.*sdata/lzma", (int)n, f);
+    }
+    return g_data_dir;
+}
+
+static uint8_t *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long sz = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *b = malloc((size_t)sz + 1);
+    if (b && fread(b, 1, (size_t)sz, f) != (size_t)sz) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    *n = (size_t)sz;
+    return b;
+}
+
+static void hexstr(const uint8_t *d, size_t n, char *out)
+{
+    for (size_t i = 0; i < n; i++)
+        sprintf(out + 2 * i, "%02x", d[i]);
+}
+
+typedef enum { K_ALONE, K_LZMA1, K_LZMA2 } kind_t;
+
+typedef struct {
+    kind_t kind;
+    uint8_t props[5];   /* lzma1 */
+    uint8_t dict_prop;  /* lzma2 */
+    uint64_t size;      /* lzma1: unpacked size or UINT64_MAX */
+} stream_desc;
+
+typedef struct {
+    fz7_status st;
+    uint64_t total;
+    char sha[65];
+} decode_result;
+
+/* Opens a decoder over data[0, n) as described. */
+static fz7_status open_dec(const stream_desc *sd, const uint8_t *data, size_t n, uint64_t mem_limit,
+                           fz7_istream **src, fz7_istream **dec)
+{
+    *dec = NULL;
+    if (sd->kind == K_ALONE) {
+        if (n < 13) {
+            *src = fz7_istream_from_memory(data, 0);
+            return FZ7_E_TRUNCATED;
+        }
+        *src = fz7_istream_from_memory(data + 13, n - 13);
+        return fz7_lzma_istream_new(*src, data, fz7_get64le(data + 5), mem_limit, dec);
+    }
+    *src = fz7_istream_from_memory(data, n);
+    if (sd->kind == K_LZMA1)
+        return fz7_lzma_istream_new(*src, sd->props, sd->size, mem_limit, dec);
+    return fz7_lzma2_istream_new(*src, sd->dict_prop, mem_limit, dec);
+}
+
+/* Decodes everything, reading piece bytes per call; returns the first
+ * error, the byte count and the SHA-256 of the output. */
+static decode_result decode(const stream_desc *sd, const uint8_t *data, size_t n, size_t piece)
+{
+    decode_result r = { FZ7_OK, 0, "" };
+    fz7_istream *src, *dec;
+    r.st = open_dec(sd, data, n, FZ7_DEFAULT_MEM_LIMIT, &src, &dec);
+    uint8_t *buf = malloc(piece);
+    fz7_sha256 sh;
+    fz7_sha256_init(&sh);
+    while (r.st == FZ7_OK) {
+        size_t got = 0;
+        r.st = dec->read(dec, buf, piece, &got);
+        if (r.st != FZ7_OK || got == 0)
+            break;
+        assert_true(got <= piece);
+        fz7_sha256_update(&sh, buf, got);
+        r.total += got;
+        /* Never more than the stream holds (guards runaway decoding). */
+        if (r.total > ((uint64_t)64 << 20))
+            fail_msg("decoder produced more than 64 MiB");
+    }
+    uint8_t d[32];
+    fz7_sha256_final(&sh, d);
+    hexstr(d, 32, r.sha);
+    free(buf);
+    fz7_istream_free(dec);
+    fz7_istream_free(src);
+    return r;
+}
+
+typedef struct {
+    char file[128];
+    stream_desc sd;
+    uint64_t out_size;
+    char sha[65];
+} vector;
+
+static vector g_vec[64];
+static int g_nvec;
+
+static void parse_hex(const char *s, uint8_t *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned v;
+        assert_int_equal(sscanf(s + 2 * i, "%2x", &v), 1);
+        out[i] = (uint8_t)v;
+    }
+}
+
+static int load_manifest(void **state)
+{
+    (void)state;
+    char path[1200];
+    snprintf(path, sizeof path, "%s/MANIFEST.tsv", data_dir());
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "cannot open %s\n", path);
+        return -1;
+    }
+    char line[512];
+    while (fgets(line, sizeof line, f) && g_nvec < 64) {
+        if (line[0] == '#')
+            continue;
+        char file[128], kind[16], props[32], usize[32], osize[32], sha[65];
+        if (sscanf(line, "%127s %15s %31s %31s %31s %64s", file, kind, props, usize, osize, sha) != 6)
+            continue;
+        vector *v = &g_vec[g_nvec++];
+        memset(v, 0, sizeof *v);
+        snprintf(v->file, sizeof v->file, "%s", file);
+        v->sd.kind = !strcmp(kind, "alone") ? K_ALONE : !strcmp(kind, "lzma1") ? K_LZMA1 : K_LZMA2;
+        if (v->sd.kind == K_LZMA1)
+            parse_hex(props, v->sd.props, 5);
+        if (v->sd.kind == K_LZMA2)
+            v->sd.dict_prop = (uint8_t)atoi(props);
+        v->sd.size = strcmp(usize, "-") ? strtoull(usize, NULL, 10) : UINT64_MAX;
+        v->out_size = strtoull(osize, NULL, 10);
+        snprintf(v->sha, sizeof v->sha, "%s", sha);
+    }
+    fclose(f);
+    return g_nvec >= 18 ? 0 : -1;
+}
+
+static uint8_t *load_vector(const vector *v, size_t *n)
+{
+    char path[1400];
+    snprintf(path, sizeof path, "%s/%s", data_dir(), v->file);
+    uint8_t *b = slurp(path, n);
+    assert_non_null(b);
+    return b;
+}
+
+/* ---- Vectors ----------------------------------------------------------------- */
+
+static void test_vectors(void **state)
+{
+    (void)state;
+    static const size_t pieces[] = { (size_t)1 << 20, 65536, 4093, 7, 1 };
+    for (int i = 0; i < g_nvec; i++) {
+        size_t n;
+        uint8_t *data = load_vector(&g_vec[i], &n);
+        for (size_t k = 0; k < sizeof pieces / sizeof pieces[0]; k++) {
+            /* One-byte reads of the 2.5-3 MiB vectors add little. */
+            if (pieces[k] < 16 && g_vec[i].out_size > 400000)
+                continue;
+            decode_result r = decode(&g_vec[i].sd, data, n, pieces[k]);
+            if (r.st != FZ7_OK || r.total != g_vec[i].out_size || strcmp(r.sha, g_vec[i].sha))
+                fail_msg("%s (reads of %zu): %s, %llu bytes, sha %s", g_vec[i].file, pieces[k],
+                         fz7_status_str(r.st), (unsigned long long)r.total, r.sha);
+        }
+        free(data);
+    }
+}
+
+/* Every cut of a stream fails (never OK, never a crash). */
+static void test_truncated(void **state)
+{
+    (void)state;
+    for (int i = 0; i < g_nvec; i++) {
+        size_t n;
+        uint8_t *data = load_vector(&g_vec[i], &n);
+        if (g_vec[i].out_size == 0 && g_vec[i].sd.kind == K_LZMA2) {
+            free(data);
+            continue;
+        }
+        size_t step = n / 37 + 1;
+        for (size_t cut = 0; cut < n; cut += (cut < 40 || cut + 40 > n) ? 1 : step) {
+            /* A copy of exactly cut bytes, so ASan sees any over-read. */
+            uint8_t *part = malloc(cut + 1);
+            memcpy(part, data, cut);
+            decode_result r = decode(&g_vec[i].sd, part, cut, 65536);
+            free(part);
+            if (r.st == FZ7_OK)
+                fail_msg("%s cut at %zu of %zu: decoded OK (%llu bytes)", g_vec[i].file, cut, n,
+                         (unsigned long long)r.total);
+            assert_true(r.st == FZ7_E_TRUNCATED || r.st == FZ7_E_DATA);
+            /* LZMA1 stops at the first byte it lacks: truncation, not data. */
+            if (g_vec[i].sd.kind != K_LZMA2 && cut >= 13 + 5)
+                assert_int_equal(r.st, FZ7_E_TRUNCATED);
+        }
+        free(data);
+    }
+}
+
+/* Flipped bits: an error or some output, never a crash or a hang. Flips
+ * inside range-coded data must nearly always be caught (the exact-end
+ * checks see them); mixed.lzma2 is mostly a stored chunk, where a flip
+ * only changes the output. The counts are fixed for these vectors. */
+static void test_bit_flips(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        int min_detected; /* of 150 */
+    } cases[] = {
+        { "text.lzma", 140 }, { "text-7z-lc8lp4pb4.lzma1", 140 }, { "text.lzma2", 140 },
+        { "bin-lc1lp2pb3.lzma1", 140 }, { "reptext.lzma2", 140 }, { "mixed.lzma2", 40 },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        int vi = -1;
+        for (int i = 0; i < g_nvec; i++)
+            if (!strcmp(g_vec[i].file, cases[k].name))
+                vi = i;
+        assert_true(vi >= 0);
+        size_t n;
+        uint8_t *data = load_vector(&g_vec[vi], &n);
+        int errors = 0, changed = 0;
+        uint32_t rnd = 12345;
+        for (int t = 0; t < 150; t++) {
+            rnd = rnd * 1103515245u + 12345u;
+            size_t at = g_vec[vi].sd.kind == K_ALONE ? 13 + (rnd >> 8) % (n - 13) : (rnd >> 8) % n;
+            uint8_t bit = (uint8_t)(1u << ((rnd >> 3) & 7));
+            data[at] ^= bit;
+            decode_result r = decode(&g_vec[vi].sd, data, n, 65536);
+            data[at] ^= bit;
+            assert_true(r.st == FZ7_OK || r.st == FZ7_E_DATA || r.st == FZ7_E_TRUNCATED);
+            if (r.st != FZ7_OK)
+                errors++;
+            else if (strcmp(r.sha, g_vec[vi].sha))
+                changed++;
+        }
+        print_message("%s: %d of 150 flips detected, %d changed the output only\n", cases[k].name, errors,
+                      changed);
+        assert_true(errors >= cases[k].min_detected);
+        free(data);
+    }
+}
+
+/* ---- LZMA1 edge cases --------------------------------------------------------- */
+
+static const vector *find_vec(const char *name)
+{
+    for (int i = 0; i < g_nvec; i++)
+        if (!strcmp(g_vec[i].file, name))
+            return &g_vec[i];
+    fail_msg("no vector %s", name);
+    return NULL;
+}
+
+static void test_lzma1_sizes(void **state)
+{
+    (void)state;
+    const vector *v = find_vec("text-7z-lc8lp4pb4.lzma1");
+    size_t n;
+    uint8_t *data = load_vector(v, &n);
+    stream_desc sd = v->sd;
+
+    /* A size smaller than the stream's: data after the end -> data error. */
+    sd.size = 119000;
+    decode_result r = decode(&sd, data, n, 65536);
+    assert_int_equal(r.st, FZ7_E_DATA);
+    /* A larger size: the stream's bytes run out. */
+    sd.size = 120001;
+    r = decode(&sd, data, n, 65536);
+    assert_int_equal(r.st, FZ7_E_TRUNCATED);
+    /* Range coder first byte must be 0. */
+    data[0] = 1;
+    sd.size = 120000;
+    r = decode(&sd, data, n, 65536);
+    assert_int_equal(r.st, FZ7_E_DATA);
+    assert_int_equal(r.total, 0);
+    free(data);
+
+    /* Known size with the end marker: the marker after the last byte is
+     * accepted; a size one short leaves a symbol that is no marker. */
+    v = find_vec("text-known-eopm.lzma");
+    data = load_vector(v, &n);
+    stream_desc alone = { K_ALONE, { 0 }, 0, 0 };
+    fz7_put64le(data + 5, 119999);
+    r = decode(&alone, data, n, 65536);
+    assert_int_equal(r.st, FZ7_E_DATA);
+    fz7_put64le(data + 5, 120000);
+    r = decode(&alone, data, n, 65536);
+    assert_int_equal(r.st, FZ7_OK);
+    assert_int_equal(r.total, 120000);
+    /* The end marker before a larger known size: data error. */
+    fz7_put64le(data + 5, 120001);
+    r = decode(&alone, data, n, 65536);
+    assert_int_equal(r.st, FZ7_E_DATA);
+    free(data);
+}
+
+static void test_lzma1_props_and_limits(void **state)
+{
+    (void)state;
+    uint8_t stream[16] = { 0 };
+    fz7_istream *src = fz7_istream_from_memory(stream, sizeof stream), *dec = NULL;
+    /* Properties byte 225 is invalid. */
+    uint8_t bad[5] = { 225, 0, 0, 1, 0 };
+    assert_int_not_equal(fz7_lzma_istream_new(src, bad, 10, FZ7_DEFAULT_MEM_LIMIT, &dec), FZ7_OK);
+    assert_null(dec);
+    /* 64 MiB dictionary, 1 MiB limit: over unless the size is small. */
+    uint8_t p64[5] = { 0x5d, 0, 0, 0, 4 };
+    assert_int_equal(fz7_lzma_istream_new(src, p64, UINT64_MAX, 1 << 20, &dec), FZ7_E_MEMLIMIT);
+    assert_int_equal(fz7_lzma_istream_new(src, p64, 1 << 21, 1 << 20, &dec), FZ7_E_MEMLIMIT);
+    assert_int_equal(fz7_lzma_istream_new(src, p64, 1000, 1 << 20, &dec), FZ7_OK);
+    fz7_istream_free(dec);
+    /* Over the absolute maximum (2 GiB) regardless of the limit. */
+    uint8_t p2g[5] = { 0x5d, 0, 0, 0, 0x80 };
+    assert_int_equal(fz7_lzma_istream_new(src, p2g, UINT64_MAX, UINT64_MAX, &dec), FZ7_E_MEMLIMIT);
+    fz7_istream_free(src);
+
+    /* An all-zero stream of unknown size decodes literal 0s until the input
+     * runs out: truncated. */
+    uint8_t zeros[64] = { 0 };
+    stream_desc sd = { K_LZMA1, { 0x5d, 0, 0, 1, 0 }, 0, UINT64_MAX };
+    decode_result r = decode(&sd, zeros, sizeof zeros, 4096);
+    assert_int_equal(r.st, FZ7_E_TRUNCATED);
+    /* Known size 0: nothing to decode, the range coder is finished (code 0). */
+    sd.size = 0;
+    r = decode(&sd, zeros, 5, 4096);
+    assert_int_equal(r.st, FZ7_OK);
+    assert_int_equal(r.total, 0);
+    /* A first symbol that is a rep (nothing decoded yet): data error.
+     * code = 0xFFFFFFFE makes every bit a 1. */
+    uint8_t ones[64];
+    memset(ones, 0xFF, sizeof ones);
+    ones[0] = 0;
+    ones[4] = 0xFE;
+    sd.size = UINT64_MAX;
+    r = decode(&sd, ones, sizeof ones, 4096);
+    assert_int_equal(r.st, FZ7_E_DATA);
+}
+
+/* ---- LZMA2 edge cases --------------------------------------------------------- */
+
+static decode_result decode2(const uint8_t *data, size_t n)
+{
+    stream_desc sd = { K_LZMA2, { 0 }, 8, 0 };
+    return decode(&sd, data, n, 4096);
+}
+
+static void test_lzma2_chunks(void **state)
+{
+    (void)state;
+    /* Stored chunks with and without a dictionary reset. */
+    const uint8_t ok[] = { 0x01, 0x00, 0x02, 'a', 'b', 'c', 0x02, 0x00, 0x00, 'd', 0x00 };
+    decode_result r = decode2(ok, sizeof ok);
+    assert_int_equal(r.st, FZ7_OK);
+    assert_int_equal(r.total, 4);
+    /* SHA-256("abcd") */
+    assert_string_equal(r.sha, "88d4266fd4e6338d13b845fcf289579d209c897823b9217da3e161936f031589");
+
+    /* The end byte alone: an empty stream. */
+    const uint8_t empty[] = { 0x00 };
+    r = decode2(empty, 1);
+    assert_int_equal(r.st, FZ7_OK);
+    assert_int_equal(r.total, 0);
+
+    /* The first chunk must reset the dictionary. */
+    const uint8_t no_reset[] = { 0x02, 0x00, 0x00, 'a', 0x00 };
+    assert_int_equal(decode2(no_reset, sizeof no_reset).st, FZ7_E_DATA);
+    /* Control bytes 0x03..0x7F are invalid. */
+    const uint8_t bad_ctl[] = { 0x01, 0x00, 0x00, 'a', 0x03, 0x00 };
+    assert_int_equal(decode2(bad_ctl, sizeof bad_ctl).st, FZ7_E_DATA);
+    /* After a dictionary reset an LZMA chunk needs new properties:
+     * 0x80 (no reset) and 0xA0 (state reset) are refused. */
+    const uint8_t no_props[] = { 0x01, 0x00, 0x00, 'a', 0x80, 0x00, 0x00, 0x00, 0x04, 0, 0, 0, 0, 0, 0x00 };
+    assert_int_equal(decode2(no_props, sizeof no_props).st, FZ7_E_DATA);
+    uint8_t no_props2[sizeof no_props];
+    memcpy(no_props2, no_props, sizeof no_props);
+    no_props2[4] = 0xA0;
+    assert_int_equal(decode2(no_props2, sizeof no_props2).st, FZ7_E_DATA);
+    /* Missing end byte: truncated. */
+    assert_int_equal(decode2(ok, sizeof ok - 1).st, FZ7_E_TRUNCATED);
+    /* Packed size below the 5 range-coder bytes. */
+    const uint8_t tiny[] = { 0xE0, 0x00, 0x00, 0x00, 0x03, 0x5d, 0, 0, 0, 0, 0x00 };
+    assert_int_equal(decode2(tiny, sizeof tiny).st, FZ7_E_DATA);
+
+    /* Dictionary-size byte. */
+    assert_true(fz7_lzma2_dict_size(0) == 4096);
+    assert_true(fz7_lzma2_dict_size(1) == 6144);
+    assert_true(fz7_lzma2_dict_size(8) == 65536);
+    assert_true(fz7_lzma2_dict_size(16) == (1u << 20));
+    assert_true(fz7_lzma2_dict_size(37) == (3ull << 29));
+    assert_true(fz7_lzma2_dict_size(40) == 0xFFFFFFFFu);
+    assert_true(fz7_lzma2_dict_size(41) == 0);
+    fz7_istream *src = fz7_istream_from_memory(ok, sizeof ok), *dec = NULL;
+    assert_int_equal(fz7_lzma2_istream_new(src, 41, FZ7_DEFAULT_MEM_LIMIT, &dec), FZ7_E_FORMAT);
+    assert_int_equal(fz7_lzma2_istream_new(src, 16, 1 << 19, &dec), FZ7_E_MEMLIMIT);
+    assert_int_equal(fz7_lzma2_istream_new_sized(src, 16, 4, 1 << 19, &dec), FZ7_OK);
+    size_t got;
+    uint8_t out[8];
+    assert_int_equal(dec->read(dec, out, sizeof out, &got), FZ7_OK);
+    assert_int_equal(got, 4);
+    assert_memory_equal(out, "abcd", 4);
+    fz7_istream_free(dec);
+    fz7_istream_free(src);
+}
+
+static void test_lzma2_props_and_ends(void **state)
+{
+    (void)state;
+    const vector *v = find_vec("text.lzma2");
+    size_t n;
+    uint8_t *data = load_vector(v, &n);
+    /* The first chunk is 0xE0 with props at byte 5: lc + lp > 4 is refused
+     * (lc=3, lp=2 -> (0*5+2)*9+3 = 21). */
+    assert_int_equal(data[0] & 0xE0, 0xE0);
+    uint8_t saved = data[5];
+    data[5] = 21;
+    assert_int_equal(decode2(data, n).st, FZ7_E_DATA);
+    data[5] = 225;
+    assert_int_equal(decode2(data, n).st, FZ7_E_DATA);
+    data[5] = saved;
+
+    /* Nothing past the end byte is read: trailing bytes stay in src. */
+    uint8_t *ext = malloc(n + 7);
+    memcpy(ext, data, n);
+    memcpy(ext + n, "TRAILER", 7);
+    fz7_istream *src = fz7_istream_from_memory(ext, n + 7), *dec = NULL;
+    assert_int_equal(fz7_lzma2_istream_new(src, 8, FZ7_DEFAULT_MEM_LIMIT, &dec), FZ7_OK);
+    uint8_t *buf = malloc(1 << 17);
+    uint64_t total = 0;
+    size_t got;
+    do {
+        assert_int_equal(dec->read(dec, buf, 1 << 17, &got), FZ7_OK);
+        total += got;
+    } while (got);
+    assert_int_equal(total, 120000);
+    assert_int_equal(src->read(src, buf, 100, &got), FZ7_OK);
+    assert_int_equal(got, 7);
+    assert_memory_equal(buf, "TRAILER", 7);
+    /* Reading again after the end stays at the end. */
+    assert_int_equal(dec->read(dec, buf, 100, &got), FZ7_OK);
+    assert_int_equal(got, 0);
+    fz7_istream_free(dec);
+    fz7_istream_free(src);
+    free(buf);
+    free(ext);
+
+    /* The first chunk's packed size one larger than its data: the chunk
+     * does not end exactly -> data error. */
+    uint32_t packed = ((uint32_t)data[3] << 8 | data[4]) + 1;
+    ext = malloc(n + 1);
+    memcpy(ext, data, 6 + packed);
+    ext[6 + packed] = 0;
+    memcpy(ext + 7 + packed, data + 6 + packed, n - 6 - packed);
+    ext[3] = (uint8_t)(packed >> 8);
+    ext[4] = (uint8_t)packed;
+    assert_int_equal(decode2(ext, n + 1).st, FZ7_E_DATA);
+    free(ext);
+    free(data);
+}
+
+/* ---- The xz test suite's .lzma files ------------------------------------------ */
+
+static void test_xz_corpus(void **state)
+{
+    (void)state;
+    const char *shared = getenv("FZ7_SHARED");
+    char dir[1024];
+    if (!shared || !*shared) {
+        const char *f = __FILE__;
+        const char *cut = strstr(f, "main/tests/unit/");
+        if (!cut) {
+            print_message("SKIP: no shared folder\n");
+            skip();
+        }
+        snprintf(dir, sizeof dir, "%.*sshared", (int)(cut - f), f);
+    } else {
+        snprintf(dir, sizeof dir, "%s", shared);
+    }
+    struct {
+        const char *name;
+        fz7_status st;
+        uint64_t size;
+        const char *sha;
+    } cases[] = {
+        { "good-known_size-with_eopm.lzma", FZ7_OK, 13,
+          "8e5935e7e13368cd9688fe8f48a0955293676a021562582c7e848dafe13fb046" },
+        { "good-unknown_size-with_eopm.lzma", FZ7_OK, 13,
+          "8e5935e7e13368cd9688fe8f48a0955293676a021562582c7e848dafe13fb046" },
+        { "bad-too_big_size-with_eopm.lzma", FZ7_E_DATA, 0, NULL },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char path[1200];
+        snprintf(path, sizeof path, "%s/corpus/xz/%s", dir, cases[i].name);
+        size_t n;
+        uint8_t *data = slurp(path, &n);
+        if (!data) {
+            print_message("SKIP: %s missing\n", path);
+            skip();
+        }
+        stream_desc sd = { K_ALONE, { 0 }, 0, 0 };
+        decode_result r = decode(&sd, data, n, 4096);
+        assert_int_equal(r.st, cases[i].st);
+        if (cases[i].sha) {
+            assert_int_equal(r.total, cases[i].size);
+            assert_string_equal(r.sha, cases[i].sha);
+        }
+        free(data);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_vectors),
+        cmocka_unit_test(test_truncated),
+        cmocka_unit_test(test_bit_flips),
+        cmocka_unit_test(test_lzma1_sizes),
+        cmocka_unit_test(test_lzma1_props_and_limits),
+        cmocka_unit_test(test_lzma2_chunks),
+        cmocka_unit_test(test_lzma2_props_and_ends),
+        cmocka_unit_test(test_xz_corpus),
+    };
+    return cmocka_run_group_tests(tests, load_manifest, NULL);
+}
