@@ -45,9 +45,9 @@ typedef struct {
 
 typedef struct {
     xz_stream *streams;
-    size_t nstreams;
+    size_t nstreams, cap_streams;
     xz_record *records;
-    size_t nrecords;
+    size_t nrecords, cap_records;
     char method[192];
 } xz_priv;
 
@@ -110,6 +110,27 @@ static void dict_name(char *out, size_t cap, uint32_t dict)
         snprintf(out, cap, "%uk", dict >> 10);
     else
         snprintf(out, cap, "%ub", dict);
+}
+
+/* Makes room for `need` items of `size` bytes in *arr (capacity *cap),
+ * doubling, and never beyond `limit` bytes: FZ7_E_MEMLIMIT then. */
+static fz7_status grow(void **arr, size_t *cap, uint64_t need, size_t size, uint64_t limit)
+{
+    if (need <= *cap)
+        return FZ7_OK;
+    if (need > limit / size || need > SIZE_MAX / size)
+        return FZ7_E_MEMLIMIT;
+    uint64_t n = *cap ? *cap : 16;
+    while (n < need)
+        n *= 2;
+    if (n > limit / size || n > SIZE_MAX / size)
+        n = need;
+    void *p = realloc(*arr, (size_t)(n * size));
+    if (!p)
+        return FZ7_E_MEM;
+    *arr = p;
+    *cap = (size_t)n;
+    return FZ7_OK;
 }
 
 /* ---- Variable-length integers (section 1.2) ----------------------------- */
@@ -192,20 +213,13 @@ static fz7_status parse_index(fz7_archive *a, xz_priv *x, uint64_t off, uint64_t
     }
     /* The records array is bounded by the index size (>= 2 bytes a record)
      * and by the memory limit. */
-    uint64_t need = (x->nrecords + count) * (uint64_t)sizeof(xz_record);
-    if (need > a->opts.mem_limit || need > SIZE_MAX) {
-        set_msg(err, errlen, "xz: the index of %" PRIu64 " blocks needs more memory than the limit",
-                count);
-        st = FZ7_E_MEMLIMIT;
+    st = grow((void **)&x->records, &x->cap_records, x->nrecords + count, sizeof(xz_record),
+              a->opts.mem_limit);
+    if (st != FZ7_OK) {
+        if (st == FZ7_E_MEMLIMIT)
+            set_msg(err, errlen, "xz: the index of %" PRIu64
+                    " blocks needs more memory than the limit", count);
         goto out;
-    }
-    if (count) {
-        xz_record *grown = realloc(x->records, (size_t)need);
-        if (!grown) {
-            st = FZ7_E_MEM;
-            goto out;
-        }
-        x->records = grown;
     }
     for (uint64_t i = 0; i < count; i++) {
         xz_record rec;
@@ -278,14 +292,13 @@ static fz7_status skip_padding(int fd, uint64_t pos, uint64_t *out)
     return FZ7_OK;
 }
 
-static fz7_status add_stream(xz_priv *x, const xz_stream *s)
+static fz7_status add_stream(xz_priv *x, const xz_stream *s, uint64_t mem_limit)
 {
-    xz_stream *grown = realloc(x->streams, (x->nstreams + 1) * sizeof *grown);
-    if (!grown)
-        return FZ7_E_MEM;
-    x->streams = grown;
-    x->streams[x->nstreams++] = *s;
-    return FZ7_OK;
+    fz7_status st = grow((void **)&x->streams, &x->cap_streams, x->nstreams + 1, sizeof *s,
+                         mem_limit);
+    if (st == FZ7_OK)
+        x->streams[x->nstreams++] = *s;
+    return st;
 }
 
 /* Walks the file backwards: stream padding, footer, index, header, and so
@@ -358,8 +371,12 @@ static fz7_status scan_streams(fz7_archive *a, xz_priv *x, uint64_t *total, char
             return FZ7_E_FORMAT;
         }
         xz_stream s = {stream_off, h[7] & 0x0F, first, x->nrecords - first};
-        if ((st = add_stream(x, &s)) != FZ7_OK)
+        if ((st = add_stream(x, &s, a->opts.mem_limit)) != FZ7_OK) {
+            if (st == FZ7_E_MEMLIMIT)
+                set_msg(err, errlen, "xz: %zu streams need more memory than the limit",
+                        x->nstreams + 1);
             return st;
+        }
         pos = stream_off;
     }
     /* Found last to first; keep them in file order. */

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "check/check.h"
@@ -419,6 +420,58 @@ static void test_extract_behaviour(void **state)
     assert_int_equal(s.size, 0);
 }
 
+/* Every single-byte corruption of a CRC32-checked file is either refused
+ * (at open, or by end()) or harmless: it never yields different data
+ * reported as good. Each byte position is tried once (xor with a value that
+ * varies with the position); under ASan this is also a small fuzz run. */
+static void test_every_byte_corruption(void **state)
+{
+    (void)state;
+    char path[4400], tmp[] = "/tmp/fz7_test_xz_XXXXXX";
+    snprintf(path, sizeof path, "%s/check-crc32.xz", own_dir());
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    static uint8_t orig[8192], mut[8192];
+    size_t n = fread(orig, 1, sizeof orig, f);
+    fclose(f);
+    assert_true(n > 100 && n < sizeof orig);
+    int fd = mkstemp(tmp);
+    assert_true(fd >= 0);
+    close(fd);
+
+    sink good;
+    fz7_status rc = FZ7_OK;
+    char err[256];
+    assert_int_equal(run(path, 0, &good, &rc, err, sizeof err, NULL), FZ7_OK);
+    uint8_t want[32];
+    fz7_sha256_final(&good.sha, want);
+
+    int refused = 0, same = 0, lzma2 = have_lzma2();
+    for (size_t pos = 0; pos < n; pos++) {
+        memcpy(mut, orig, n);
+        mut[pos] ^= (uint8_t)(1u << (pos % 8));
+        f = fopen(tmp, "wb");
+        assert_non_null(f);
+        assert_int_equal(fwrite(mut, 1, n, f), n);
+        fclose(f);
+        sink s;
+        if (run(tmp, 0, &s, &rc, err, sizeof err, NULL) != FZ7_OK || rc != FZ7_OK ||
+            s.end_status != FZ7_OK) {
+            refused++;
+            continue;
+        }
+        uint8_t got[32];
+        fz7_sha256_final(&s.sha, got);
+        if (s.size != good.size || memcmp(got, want, 32) != 0)
+            fail_msg("flipping byte %zu gave different data without an error", pos);
+        same++;
+    }
+    unlink(tmp);
+    print_message("%zu corruptions: %d refused, %d harmless\n", n, refused, same);
+    if (lzma2)
+        assert_true(refused > (int)n * 9 / 10);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -430,6 +483,7 @@ int main(void)
         cmocka_unit_test(test_not_xz),
         cmocka_unit_test(test_index_memory_limit),
         cmocka_unit_test(test_extract_behaviour),
+        cmocka_unit_test(test_every_byte_corruption),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
