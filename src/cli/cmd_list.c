@@ -43,20 +43,18 @@ static void mode_string(uint32_t mode, char out[11])
     out[10] = 0;
 }
 
-/* "Attributes = " value: the set Windows letters, then the Unix mode. */
+/* "Attributes = " value: the letters of the set Windows bits (7-Zip's
+ * order), then the Unix mode when the high 16 bits carry one. */
 static void attributes_field(const fz7_entry *e, char *out, size_t cap)
 {
+    static const char letters[] = "RHS8DAdNTsLCOIE"; /* bits 0..14 */
     size_t n = 0;
-    if (!e->has_attrib) {
-        out[0] = 0;
+    out[0] = 0;
+    if (!e->has_attrib)
         return;
-    }
-    static const struct { uint32_t bit; char c; } letters[] = {
-        {ATTR_READONLY, 'R'}, {ATTR_HIDDEN, 'H'}, {ATTR_SYSTEM, 'S'},
-        {ATTR_DIRECTORY, 'D'}, {ATTR_ARCHIVE, 'A'}};
-    for (size_t i = 0; i < sizeof letters / sizeof letters[0] && n + 1 < cap; i++)
-        if (e->attrib & letters[i].bit)
-            out[n++] = letters[i].c;
+    for (int bit = 0; bit < 15 && n + 1 < cap; bit++)
+        if (e->attrib & (1u << bit))
+            out[n++] = letters[bit];
     out[n] = 0;
     if (e->attrib & ATTR_UNIX_EXTENSION) {
         char m[11];
@@ -68,11 +66,18 @@ static void attributes_field(const fz7_entry *e, char *out, size_t cap)
 /* Packed size is shown on the first entry of a folder only. */
 static bool packed_blank(const fz7_entry *e) { return e->has_stream && e->packed_size == 0; }
 
-static void list_technical(FILE *out, const fz7_archive *a, const fz7_entry *e)
+/* One entry of `l -slt`. any_crc: some entry has a CRC (7-Zip prints the
+ * "CRC = " line only then). xz and lzma entries have no Path line, as in
+ * 7-Zip. */
+static void list_technical(FILE *out, const fz7_archive *a, const fz7_entry *e, bool any_crc)
 {
     bool is7z = fz7_archive_get_info(a)->format == FZ7_FORMAT_7Z;
-    fprintf(out, "Path = %s\n", fz7_entry_path(e));
-    fprintf(out, "Size = %llu\n", (unsigned long long)e->size);
+    if (is7z)
+        fprintf(out, "Path = %s\n", fz7_entry_path(e));
+    if (e->has_size || is7z)
+        fprintf(out, "Size = %llu\n", (unsigned long long)e->size);
+    else
+        fprintf(out, "Size = \n");
     if (packed_blank(e))
         fprintf(out, "Packed Size = \n");
     else
@@ -90,7 +95,7 @@ static void list_technical(FILE *out, const fz7_archive *a, const fz7_entry *e)
         fprintf(out, "Attributes = %s\n", attrs);
         if (e->has_crc)
             fprintf(out, "CRC = %08X\n", e->crc);
-        else
+        else if (any_crc)
             fprintf(out, "CRC = \n");
         fprintf(out, "Encrypted = %c\n", e->encrypted ? '+' : '-');
         fprintf(out, "Method = %s\n", e->method ? e->method : "");
@@ -126,6 +131,9 @@ int fz7_cmd_list(const struct fz7_options *o)
     fputc('\n', out);
 
     size_t n = fz7_archive_count(a);
+    bool any_crc = false;
+    for (size_t i = 0; i < n && !any_crc; i++)
+        any_crc = fz7_archive_entry(a, i)->has_crc;
     uint64_t files = 0, dirs = 0, total_size = 0, total_packed = 0;
     int64_t newest = 0;
     bool have_newest = false;
@@ -148,16 +156,18 @@ int fz7_cmd_list(const struct fz7_options *o)
             have_newest = true;
         }
         if (o->slt) {
-            list_technical(out, a, e);
+            list_technical(out, a, e, any_crc);
             continue;
         }
-        char t[32] = "", attr[6], packed[24] = "";
+        char t[32] = "", attr[6], size[24] = "", packed[24] = "";
         if (e->has_mtime)
             fz7_format_time(t, sizeof t, e->mtime);
         attr_column(e, attr);
+        if (e->has_size || fz7_archive_get_info(a)->format == FZ7_FORMAT_7Z)
+            snprintf(size, sizeof size, "%llu", (unsigned long long)e->size);
         if (!packed_blank(e))
             snprintf(packed, sizeof packed, "%llu", (unsigned long long)e->packed_size);
-        fprintf(out, "%-19s %s %12llu %12s  %s\n", t, attr, (unsigned long long)e->size, packed,
+        fprintf(out, "%-19s %s %12s %12s  %s\n", t, attr, size, packed,
                 fz7_entry_path(e));
     }
     if (!o->slt) {
