@@ -1,52 +1,118 @@
-/* bcj_risc.c - BCJ filters for fixed-width instruction sets: PowerPC
- * (big endian, xz filter 0x05, 7z 03030205) and ARM64 (xz 0x0A, 7z 0A).
- * Each 4-byte-aligned branch gets its target made absolute
- * (xz-file-format.txt 5.3.2); bit-compatible with xz and 7-Zip. */
+/* bcj_risc.c - BCJ filters for fixed-width instruction sets: PowerPC, ARM,
+ * ARM Thumb, SPARC and ARM64 (xz filter IDs 0x05, 0x07, 0x08, 0x09, 0x0A;
+ * 7z 03030205, 03030501, 03030701, 03030805, 0A). Each branch or call gets
+ * its target made absolute (xz-file-format.txt 5.3.2); bit-compatible with
+ * xz and 7-Zip. */
 #include "filter/filter.h"
 
-#include <stdbool.h>
+static uint32_t get32be(const uint8_t *p)
+{
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
 
-/* PowerPC "bl": primary opcode 18 (top 6 bits 010010), AA = 0, LK = 1;
- * the 24-bit word displacement sits in bits 2..25. */
-static size_t bcj_ppc(uint32_t *pos, uint8_t *buf, size_t n, bool encode)
+static void put32be(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+/* PowerPC (big endian) "bl": primary opcode 18, AA = 0, LK = 1; the word
+ * displacement sits in bits 2..25. */
+static size_t bcj_ppc(uint32_t pos, uint8_t *buf, size_t n, bool encode)
 {
     size_t i = 0;
     for (; i + 4 <= n; i += 4) {
-        uint32_t insn = ((uint32_t)buf[i] << 24) | ((uint32_t)buf[i + 1] << 16) |
-                        ((uint32_t)buf[i + 2] << 8) | buf[i + 3];
+        uint32_t insn = get32be(buf + i);
         if ((insn & 0xFC000003u) != 0x48000001u)
             continue;
-        uint32_t pc = *pos + (uint32_t)i;
+        uint32_t pc = pos + (uint32_t)i;
         uint32_t disp = insn & 0x03FFFFFCu;
         uint32_t dest = encode ? disp + pc : disp - pc;
-        insn = 0x48000001u | (dest & 0x03FFFFFCu);
-        buf[i] = (uint8_t)(insn >> 24);
-        buf[i + 1] = (uint8_t)(insn >> 16);
-        buf[i + 2] = (uint8_t)(insn >> 8);
-        buf[i + 3] = (uint8_t)insn;
+        put32be(buf + i, 0x48000001u | (dest & 0x03FFFFFCu));
     }
-    *pos += (uint32_t)i;
+    return i;
+}
+
+/* ARM (32-bit, little endian) "bl" with condition AL: top byte 0xEB; a
+ * 24-bit word offset from the instruction address + 8. */
+static size_t bcj_arm(uint32_t pos, uint8_t *buf, size_t n, bool encode)
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        if (buf[i + 3] != 0xEB)
+            continue;
+        uint32_t off = (fz7_get32le(buf + i) & 0x00FFFFFFu) << 2;
+        uint32_t pc = pos + (uint32_t)i + 8;
+        uint32_t dest = (encode ? off + pc : off - pc) >> 2;
+        buf[i] = (uint8_t)dest;
+        buf[i + 1] = (uint8_t)(dest >> 8);
+        buf[i + 2] = (uint8_t)(dest >> 16);
+    }
+    return i;
+}
+
+/* ARM Thumb "bl": a pair of 16-bit halves 11110hhh hhhhhhhh (high 11 bits
+ * of the halfword offset) then 11111lll llllllll (low 11 bits), from the
+ * instruction address + 4. Scanned at every halfword; a converted pair is
+ * skipped as a whole. */
+static size_t bcj_armt(uint32_t pos, uint8_t *buf, size_t n, bool encode)
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 2) {
+        if ((buf[i + 1] & 0xF8) != 0xF0 || (buf[i + 3] & 0xF8) != 0xF8)
+            continue;
+        uint32_t off = (((uint32_t)(buf[i + 1] & 7) << 19) | ((uint32_t)buf[i] << 11) |
+                        ((uint32_t)(buf[i + 3] & 7) << 8) | buf[i + 2]) << 1;
+        uint32_t pc = pos + (uint32_t)i + 4;
+        uint32_t dest = (encode ? off + pc : off - pc) >> 1;
+        buf[i + 1] = (uint8_t)(0xF0 | ((dest >> 19) & 7));
+        buf[i] = (uint8_t)(dest >> 11);
+        buf[i + 3] = (uint8_t)(0xF8 | ((dest >> 8) & 7));
+        buf[i + 2] = (uint8_t)dest;
+        i += 2;
+    }
+    return i;
+}
+
+/* SPARC "call" (op = 01, 30-bit word displacement), converted only when
+ * the displacement fits in 23 bits (its top 9 bits all 0 or all 1), and
+ * stored back sign-extended from bit 22. */
+static size_t bcj_sparc(uint32_t pos, uint8_t *buf, size_t n, bool encode)
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        bool near_fwd = buf[i] == 0x40 && (buf[i + 1] & 0xC0) == 0x00;
+        bool near_back = buf[i] == 0x7F && (buf[i + 1] & 0xC0) == 0xC0;
+        if (!near_fwd && !near_back)
+            continue;
+        uint32_t off = get32be(buf + i) << 2;
+        uint32_t pc = pos + (uint32_t)i;
+        uint32_t dest = (encode ? off + pc : off - pc) >> 2;
+        uint32_t sign = (0u - ((dest >> 22) & 1)) << 22;
+        put32be(buf + i, (sign & 0x3FFFFFFFu) | (dest & 0x003FFFFFu) | 0x40000000u);
+    }
     return i;
 }
 
 /* ARM64: BL (top 6 bits 100101, imm26 in words) and ADRP (bit 31 = 1,
  * bits 24..28 = 10000; a 21-bit page offset split as immlo bits 29..30 and
  * immhi bits 5..23). ADRP is converted only when its offset is within
- * +-512 MiB (the top 4 of the 21 bits equal), and the result is stored
+ * +-512 MiB (bits 18..20 equal to bit 17), and the result is stored
  * sign-extended the same way, as xz 5.4 and 7-Zip do. */
-static size_t bcj_arm64(uint32_t *pos, uint8_t *buf, size_t n, bool encode)
+static size_t bcj_arm64(uint32_t pos, uint8_t *buf, size_t n, bool encode)
 {
     size_t i = 0;
     for (; i + 4 <= n; i += 4) {
         uint32_t insn = fz7_get32le(buf + i);
-        uint32_t pc = *pos + (uint32_t)i;
+        uint32_t pc = pos + (uint32_t)i;
         if ((insn >> 26) == 0x25) {
             uint32_t words = pc >> 2;
             uint32_t dest = encode ? insn + words : insn - words;
             fz7_put32le(buf + i, 0x94000000u | (dest & 0x03FFFFFFu));
         } else if ((insn & 0x9F000000u) == 0x90000000u) {
             uint32_t pages = ((insn >> 29) & 3) | ((insn >> 3) & 0x001FFFFCu);
-            /* Only offsets in [-2^17, 2^17) pages: bits 18..20 match bit 17. */
             if (((pages + 0x00020000u) & 0x001C0000u) != 0)
                 continue;
             uint32_t page = pc >> 12;
@@ -58,37 +124,39 @@ static size_t bcj_arm64(uint32_t *pos, uint8_t *buf, size_t n, bool encode)
             fz7_put32le(buf + i, insn);
         }
     }
-    *pos += (uint32_t)i;
     return i;
 }
 
-size_t fz7_bcj_ppc_encode(uint32_t *pos, uint8_t *buf, size_t n) { return bcj_ppc(pos, buf, n, true); }
-size_t fz7_bcj_ppc_decode(uint32_t *pos, uint8_t *buf, size_t n) { return bcj_ppc(pos, buf, n, false); }
-size_t fz7_bcj_arm64_encode(uint32_t *pos, uint8_t *buf, size_t n) { return bcj_arm64(pos, buf, n, true); }
-size_t fz7_bcj_arm64_decode(uint32_t *pos, uint8_t *buf, size_t n) { return bcj_arm64(pos, buf, n, false); }
-
-static size_t ppc_decode_fn(void *state, uint8_t *buf, size_t n)
+unsigned fz7_bcj_risc_alignment(fz7_bcj_arch arch)
 {
-    return fz7_bcj_ppc_decode(state, buf, n);
+    return arch == FZ7_BCJ_ARMT ? 2 : 4;
 }
 
-static size_t arm64_decode_fn(void *state, uint8_t *buf, size_t n)
+size_t fz7_bcj_risc_code(fz7_bcj_risc_state *s, uint8_t *buf, size_t n, bool encode)
 {
-    return fz7_bcj_arm64_decode(state, buf, n);
+    size_t done = 0;
+    switch (s->arch) {
+    case FZ7_BCJ_PPC: done = bcj_ppc(s->pos, buf, n, encode); break;
+    case FZ7_BCJ_ARM: done = bcj_arm(s->pos, buf, n, encode); break;
+    case FZ7_BCJ_ARMT: done = bcj_armt(s->pos, buf, n, encode); break;
+    case FZ7_BCJ_SPARC: done = bcj_sparc(s->pos, buf, n, encode); break;
+    case FZ7_BCJ_ARM64: done = bcj_arm64(s->pos, buf, n, encode); break;
+    }
+    s->pos += (uint32_t)done;
+    return done;
 }
 
-fz7_status fz7_bcj_ppc_istream_new(fz7_istream *src, uint32_t start_offset, fz7_istream **out)
+static size_t risc_decode_fn(void *state, uint8_t *buf, size_t n)
+{
+    return fz7_bcj_risc_code(state, buf, n, false);
+}
+
+fz7_status fz7_bcj_risc_istream_new(fz7_istream *src, fz7_bcj_arch arch, uint32_t start_offset,
+                                    fz7_istream **out)
 {
     *out = NULL;
-    if (start_offset % 4 != 0)
+    if ((unsigned)arch > FZ7_BCJ_ARM64 || start_offset % fz7_bcj_risc_alignment(arch) != 0)
         return FZ7_E_ARG;
-    return fz7_filter_istream_new(src, ppc_decode_fn, &start_offset, sizeof start_offset, out);
-}
-
-fz7_status fz7_bcj_arm64_istream_new(fz7_istream *src, uint32_t start_offset, fz7_istream **out)
-{
-    *out = NULL;
-    if (start_offset % 4 != 0)
-        return FZ7_E_ARG;
-    return fz7_filter_istream_new(src, arm64_decode_fn, &start_offset, sizeof start_offset, out);
+    fz7_bcj_risc_state s = {arch, start_offset};
+    return fz7_filter_istream_new(src, risc_decode_fn, &s, sizeof s, out);
 }

@@ -1,5 +1,6 @@
-/* filter.h - decoding filters as pull streams (x86, PowerPC and ARM64 BCJ,
- * Delta), and the in-place converters the archive writers use.
+/* filter.h - decoding filters as pull streams (BCJ for x86, PowerPC, ARM,
+ * ARM Thumb, SPARC and ARM64; Delta), and the in-place converters the
+ * archive writers use.
  *
  * Methods.txt: 03030103 (BCJ x86), 03 (Delta, property = distance - 1);
  * xz-file-format.txt 5.3.2 (BCJ), 5.3.3 (Delta). Streams do not own src. */
@@ -7,6 +8,8 @@
 #define FZ7_FILTER_H
 
 #include "fz7_common.h"
+
+#include <stdbool.h>
 
 /* ---- Generic in-place filter stream ------------------------------------ */
 
@@ -48,21 +51,36 @@ size_t fz7_bcj_x86_decode(fz7_bcj_x86_state *s, uint8_t *buf, size_t n);
 /* x86 BCJ decoder stream; start_offset as for fz7_bcj_x86_init. */
 fz7_status fz7_bcj_x86_istream_new(fz7_istream *src, uint32_t start_offset, fz7_istream **out);
 
-/* ---- PowerPC (big endian) and ARM64 BCJ -------------------------------- */
+/* ---- BCJ for fixed-width instruction sets ------------------------------ */
 
-/* Both convert whole 4-byte instructions: pos is the stream position of
- * buf[0] (start offset first; a multiple of 4) and advances by the
- * returned count, which is n rounded down to a multiple of 4. PowerPC
- * converts "bl" (opcode 18 with AA=0, LK=1); ARM64 converts BL and ADRP
- * (ADRP only when its target is within +-512 MiB, as xz does). */
-size_t fz7_bcj_ppc_encode(uint32_t *pos, uint8_t *buf, size_t n);
-size_t fz7_bcj_ppc_decode(uint32_t *pos, uint8_t *buf, size_t n);
-size_t fz7_bcj_arm64_encode(uint32_t *pos, uint8_t *buf, size_t n);
-size_t fz7_bcj_arm64_decode(uint32_t *pos, uint8_t *buf, size_t n);
+/* xz filter IDs 0x05, 0x07, 0x08, 0x09, 0x0A; 7z 03030205, 03030501,
+ * 03030701, 03030805, 0A. */
+typedef enum fz7_bcj_arch {
+    FZ7_BCJ_PPC,     /* PowerPC big endian: "bl" */
+    FZ7_BCJ_ARM,     /* ARM little endian: "bl" */
+    FZ7_BCJ_ARMT,    /* ARM Thumb: "bl" pairs, 2-byte aligned */
+    FZ7_BCJ_SPARC,   /* SPARC: "call" */
+    FZ7_BCJ_ARM64    /* ARM64: BL and ADRP (ADRP within +-512 MiB) */
+} fz7_bcj_arch;
 
-/* Decoder streams; start_offset must be a multiple of 4 (else FZ7_E_ARG). */
-fz7_status fz7_bcj_ppc_istream_new(fz7_istream *src, uint32_t start_offset, fz7_istream **out);
-fz7_status fz7_bcj_arm64_istream_new(fz7_istream *src, uint32_t start_offset, fz7_istream **out);
+typedef struct fz7_bcj_risc_state {
+    fz7_bcj_arch arch;
+    uint32_t pos;     /* stream position of buf[0] at the next call (start
+                         offset first; a multiple of the alignment) */
+} fz7_bcj_risc_state;
+
+/* Instruction alignment in bytes: 2 for ARM Thumb, else 4. */
+unsigned fz7_bcj_risc_alignment(fz7_bcj_arch arch);
+
+/* Converts in place as fz7_filter_fn describes (encode: relative targets
+ * to absolute; decode: back). Returns the bytes done: whole instructions,
+ * leaving fewer than 4 bytes; s->pos advances by that much. */
+size_t fz7_bcj_risc_code(fz7_bcj_risc_state *s, uint8_t *buf, size_t n, bool encode);
+
+/* Decoder stream. FZ7_E_ARG when start_offset is not a multiple of the
+ * alignment (xz-file-format.txt 5.3.2) or arch is unknown. */
+fz7_status fz7_bcj_risc_istream_new(fz7_istream *src, fz7_bcj_arch arch, uint32_t start_offset,
+                                    fz7_istream **out);
 
 /* ---- Delta ------------------------------------------------------------- */
 

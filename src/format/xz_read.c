@@ -25,7 +25,21 @@
 
 enum { XZ_CHECK_NONE = 0, XZ_CHECK_CRC32 = 1, XZ_CHECK_CRC64 = 4, XZ_CHECK_SHA256 = 10 };
 enum { XZ_FILTER_DELTA = 0x03, XZ_FILTER_X86 = 0x04, XZ_FILTER_PPC = 0x05,
+       XZ_FILTER_ARM = 0x07, XZ_FILTER_ARMT = 0x08, XZ_FILTER_SPARC = 0x09,
        XZ_FILTER_ARM64 = 0x0A, XZ_FILTER_LZMA2 = 0x21 };
+
+/* The fixed-width BCJ filters by xz filter ID (section 5.3.2). */
+static bool risc_arch(uint64_t id, fz7_bcj_arch *arch)
+{
+    switch (id) {
+    case XZ_FILTER_PPC: *arch = FZ7_BCJ_PPC; return true;
+    case XZ_FILTER_ARM: *arch = FZ7_BCJ_ARM; return true;
+    case XZ_FILTER_ARMT: *arch = FZ7_BCJ_ARMT; return true;
+    case XZ_FILTER_SPARC: *arch = FZ7_BCJ_SPARC; return true;
+    case XZ_FILTER_ARM64: *arch = FZ7_BCJ_ARM64; return true;
+    }
+    return false;
+}
 
 static const uint8_t xz_header_magic[6] = {0xFD, '7', 'z', 'X', 'Z', 0x00};
 static const uint8_t xz_footer_magic[2] = {'Y', 'Z'};
@@ -454,7 +468,11 @@ static fz7_status parse_block_header(const uint8_t *h, size_t header_size, xz_bl
             break;
         case XZ_FILTER_X86:
         case XZ_FILTER_PPC:
-        case XZ_FILTER_ARM64:
+        case XZ_FILTER_ARM:
+        case XZ_FILTER_ARMT:
+        case XZ_FILTER_SPARC:
+        case XZ_FILTER_ARM64: {
+            fz7_bcj_arch arch;
             if (props_size == 4) {
                 bh->prop[i] = fz7_get32le(p);
                 bh->has_start[i] = true;
@@ -462,11 +480,12 @@ static fz7_status parse_block_header(const uint8_t *h, size_t header_size, xz_bl
                 set_msg(detail, dlen, "Unsupported BCJ properties");
                 return FZ7_E_UNSUPPORTED;
             }
-            if (id != XZ_FILTER_X86 && bh->prop[i] % 4 != 0) {
+            if (risc_arch(id, &arch) && bh->prop[i] % fz7_bcj_risc_alignment(arch) != 0) {
                 set_msg(detail, dlen, "BCJ start offset %" PRIu32 " is not aligned", bh->prop[i]);
                 return FZ7_E_UNSUPPORTED;
             }
             break;
+        }
         default:
             set_msg(detail, dlen, "Unsupported filter 0x%02" PRIX64, id);
             return FZ7_E_UNSUPPORTED;
@@ -540,8 +559,10 @@ static void add_filter_tokens(xz_priv *x, const xz_block_header *bh)
 {
     for (unsigned i = 0; i < bh->nfilters; i++) {
         char t[48], dict[16];
-        const char *name = bh->id[i] == XZ_FILTER_X86 ? "BCJ" :
-                           bh->id[i] == XZ_FILTER_PPC ? "PPC" : "ARM64";
+        static const char *const bcj_names[] = {"BCJ", "PPC", "IA64", "ARM", "ARMT", "SPARC",
+                                                "ARM64"};
+        const char *name = bh->id[i] >= XZ_FILTER_X86 && bh->id[i] <= XZ_FILTER_ARM64
+                               ? bcj_names[bh->id[i] - XZ_FILTER_X86] : "?";
         switch (bh->id[i]) {
         case XZ_FILTER_DELTA:
             snprintf(t, sizeof t, "Delta:%" PRIu32, bh->prop[i]);
@@ -665,12 +686,12 @@ static fz7_status open_chain(const xz_block_header *bh, fz7_istream *packed, uin
         case XZ_FILTER_X86:
             st = fz7_bcj_x86_istream_new(stages[n - 1], bh->prop[i], &stages[n]);
             break;
-        case XZ_FILTER_PPC:
-            st = fz7_bcj_ppc_istream_new(stages[n - 1], bh->prop[i], &stages[n]);
+        default: {
+            fz7_bcj_arch arch = FZ7_BCJ_ARM64;
+            risc_arch(bh->id[i], &arch); /* parse_block_header allowed only these */
+            st = fz7_bcj_risc_istream_new(stages[n - 1], arch, bh->prop[i], &stages[n]);
             break;
-        default:
-            st = fz7_bcj_arm64_istream_new(stages[n - 1], bh->prop[i], &stages[n]);
-            break;
+        }
         }
         if (st != FZ7_OK)
             return st;

@@ -1,4 +1,5 @@
-/* test_filter.c - BCJ (x86, PowerPC, ARM64) and Delta against vectors made
+/* test_filter.c - BCJ (x86, PowerPC, ARM, ARM Thumb, SPARC, ARM64) and
+ * Delta against vectors made
  * by xz 5.4 (tests/data/filter: `xz --format=raw --FILTER --lzma2` output
  * decoded with plain --lzma2, i.e. the filtered bytes), round trips on
  * random and executable data, and independence from read sizes. */
@@ -94,16 +95,15 @@ static uint8_t *drain(fz7_istream *s, size_t n, size_t cap)
     return out;
 }
 
-enum kind { X86, PPC, ARM64 };
+/* X86, or one of fz7_bcj_arch. */
+enum kind { PPC = FZ7_BCJ_PPC, ARM = FZ7_BCJ_ARM, ARMT = FZ7_BCJ_ARMT, SPARC = FZ7_BCJ_SPARC,
+            ARM64 = FZ7_BCJ_ARM64, X86 };
 
 static fz7_status open_decoder(enum kind k, fz7_istream *src, uint32_t start, fz7_istream **out)
 {
-    switch (k) {
-    case X86: return fz7_bcj_x86_istream_new(src, start, out);
-    case PPC: return fz7_bcj_ppc_istream_new(src, start, out);
-    case ARM64: return fz7_bcj_arm64_istream_new(src, start, out);
-    }
-    return FZ7_E_ARG;
+    if (k == X86)
+        return fz7_bcj_x86_istream_new(src, start, out);
+    return fz7_bcj_risc_istream_new(src, (fz7_bcj_arch)k, start, out);
 }
 
 /* Encodes buf in place in pieces of `piece` bytes the way a writer would:
@@ -112,16 +112,12 @@ static void encode_pieces(enum kind k, uint32_t start, uint8_t *buf, size_t n, s
 {
     fz7_bcj_x86_state x;
     fz7_bcj_x86_init(&x, start);
-    uint32_t pos = start;
+    fz7_bcj_risc_state r = {(fz7_bcj_arch)(k == X86 ? ARM64 : k), start};
     size_t done = 0;
     while (done < n) {
         size_t avail = n - done < piece ? n - done : piece;
-        size_t used = 0;
-        switch (k) {
-        case X86: used = fz7_bcj_x86_encode(&x, buf + done, avail); break;
-        case PPC: used = fz7_bcj_ppc_encode(&pos, buf + done, avail); break;
-        case ARM64: used = fz7_bcj_arm64_encode(&pos, buf + done, avail); break;
-        }
+        size_t used = k == X86 ? fz7_bcj_x86_encode(&x, buf + done, avail)
+                               : fz7_bcj_risc_code(&r, buf + done, avail, true);
         if (avail == n - done && used == 0)
             break; /* the end: the rest stays as it is */
         if (used == 0) {
@@ -174,11 +170,39 @@ static void test_x86_matches_xz(void **state) { (void)state; check_bcj_vector(X8
 static void test_x86_start_offset_matches_xz(void **state) { (void)state; check_bcj_vector(X86, 1000, "code.bin", "code.x86s"); }
 /* Dense E8/E9/00/FF bytes: every history rule of the x86 filter. */
 static void test_x86_dense_matches_xz(void **state) { (void)state; check_bcj_vector(X86, 0, "e8.bin", "e8.x86"); }
-static void test_ppc_matches_xz(void **state) { (void)state; check_bcj_vector(PPC, 0, "code.bin", "code.ppc"); }
-static void test_arm64_matches_xz(void **state) { (void)state; check_bcj_vector(ARM64, 0, "code.bin", "code.arm64"); }
-static void test_arm64_start_offset_matches_xz(void **state)
+static void test_ppc_matches_xz(void **state)
 {
     (void)state;
+    check_bcj_vector(PPC, 0, "code.bin", "code.ppc");
+    check_bcj_vector(PPC, 0, "risc.bin", "risc.ppc");
+}
+
+static void test_arm_matches_xz(void **state)
+{
+    (void)state;
+    check_bcj_vector(ARM, 0, "risc.bin", "risc.arm");
+    check_bcj_vector(ARM, 4096, "risc.bin", "risc.arms");
+}
+
+static void test_armt_matches_xz(void **state)
+{
+    (void)state;
+    check_bcj_vector(ARMT, 0, "risc.bin", "risc.armt");
+    check_bcj_vector(ARMT, 6, "risc.bin", "risc.armts");
+}
+
+static void test_sparc_matches_xz(void **state)
+{
+    (void)state;
+    check_bcj_vector(SPARC, 0, "risc.bin", "risc.sparc");
+    check_bcj_vector(SPARC, 400, "risc.bin", "risc.sparcs");
+}
+
+static void test_arm64_matches_xz(void **state)
+{
+    (void)state;
+    check_bcj_vector(ARM64, 0, "code.bin", "code.arm64");
+    check_bcj_vector(ARM64, 0, "risc.bin", "risc.arm64");
     check_bcj_vector(ARM64, 4294963200u, "code.bin", "code.arm64s");
 }
 
@@ -229,14 +253,17 @@ static void test_delta_bad_distance(void **state)
     fz7_istream *dec = (fz7_istream *)&s;
     assert_int_equal(fz7_delta_istream_new(NULL, 0, &dec), FZ7_E_ARG);
     assert_null(dec);
-    assert_int_equal(fz7_bcj_arm64_istream_new(NULL, 2, &dec), FZ7_E_ARG);
-    assert_int_equal(fz7_bcj_ppc_istream_new(NULL, 6, &dec), FZ7_E_ARG);
+    assert_int_equal(fz7_bcj_risc_istream_new(NULL, FZ7_BCJ_ARM64, 2, &dec), FZ7_E_ARG);
+    assert_int_equal(fz7_bcj_risc_istream_new(NULL, FZ7_BCJ_PPC, 6, &dec), FZ7_E_ARG);
+    assert_int_equal(fz7_bcj_risc_istream_new(NULL, FZ7_BCJ_ARMT, 3, &dec), FZ7_E_ARG);
+    assert_int_equal(fz7_bcj_risc_istream_new(NULL, FZ7_BCJ_ARMT, 6, &dec), FZ7_OK);
+    fz7_istream_free(dec);
 }
 
 /* encode -> decode gives the input back, for x86/PPC/ARM64/Delta. */
 static void round_trip(const uint8_t *plain, size_t n, const char *what)
 {
-    for (int k = X86; k <= ARM64; k++) {
+    for (int k = PPC; k <= X86; k++) {
         uint8_t *work = malloc(n ? n : 1);
         memcpy(work, plain, n);
         encode_pieces((enum kind)k, 0, work, n, 65536);
@@ -309,8 +336,10 @@ int main(void)
         cmocka_unit_test(test_x86_start_offset_matches_xz),
         cmocka_unit_test(test_x86_dense_matches_xz),
         cmocka_unit_test(test_ppc_matches_xz),
+        cmocka_unit_test(test_arm_matches_xz),
+        cmocka_unit_test(test_armt_matches_xz),
+        cmocka_unit_test(test_sparc_matches_xz),
         cmocka_unit_test(test_arm64_matches_xz),
-        cmocka_unit_test(test_arm64_start_offset_matches_xz),
         cmocka_unit_test(test_delta_matches_xz),
         cmocka_unit_test(test_delta_bad_distance),
         cmocka_unit_test(test_round_trip_random),
