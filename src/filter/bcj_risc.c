@@ -1,6 +1,6 @@
 /* bcj_risc.c - BCJ filters for fixed-width instruction sets: PowerPC, ARM,
- * ARM Thumb, SPARC and ARM64 (xz filter IDs 0x05, 0x07, 0x08, 0x09, 0x0A;
- * 7z 03030205, 03030501, 03030701, 03030805, 0A). Each branch or call gets
+ * ARM Thumb, SPARC, ARM64 and IA-64 (xz filter IDs 0x05, 0x07, 0x08, 0x09,
+ * 0x0A, 0x06; 7z 03030205, 03030501, 03030701, 03030805, 0A, 03030401). Each branch or call gets
  * its target made absolute (xz-file-format.txt 5.3.2); bit-compatible with
  * xz and 7-Zip. */
 #include "filter/filter.h"
@@ -127,9 +127,47 @@ static size_t bcj_arm64(uint32_t pos, uint8_t *buf, size_t n, bool encode)
     return i;
 }
 
+/* IA-64: 16-byte bundles of a 5-bit template and three 41-bit slots. For
+ * the templates with B-unit slots (which slots: the table below), an
+ * IP-relative br.call/br.cond (opcode 5, btype 0) has its 21-bit bundle
+ * offset (imm20b in bits 13..32, sign in bit 36) made absolute. */
+static size_t bcj_ia64(uint32_t pos, uint8_t *buf, size_t n, bool encode)
+{
+    static const uint8_t branch_slots[32] = {
+        [0x10] = 4, [0x11] = 4, [0x12] = 6, [0x13] = 6, [0x16] = 7, [0x17] = 7,
+        [0x18] = 4, [0x19] = 4, [0x1C] = 4, [0x1D] = 4};
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        unsigned slots = branch_slots[buf[i] & 0x1F];
+        for (unsigned slot = 0; slot < 3; slot++) {
+            if (!(slots >> slot & 1))
+                continue;
+            unsigned bit = 5 + 41 * slot;
+            uint8_t *p = buf + i + bit / 8;
+            unsigned shift = bit % 8;
+            uint64_t raw = 0;
+            for (unsigned j = 0; j < 6; j++)
+                raw |= (uint64_t)p[j] << (8 * j);
+            uint64_t insn = raw >> shift;
+            if ((insn >> 37 & 0xF) != 5 || (insn >> 9 & 7) != 0)
+                continue;
+            uint32_t off = (uint32_t)((insn >> 13 & 0xFFFFF) | (insn >> 36 & 1) << 20) << 4;
+            uint32_t pc = pos + (uint32_t)i;
+            uint32_t dest = (encode ? off + pc : off - pc) >> 4;
+            insn &= ~((uint64_t)0x8FFFFF << 13);
+            insn |= (uint64_t)(dest & 0xFFFFF) << 13;
+            insn |= (uint64_t)(dest & 0x100000) << 16;
+            raw = (raw & (((uint64_t)1 << shift) - 1)) | insn << shift;
+            for (unsigned j = 0; j < 6; j++)
+                p[j] = (uint8_t)(raw >> (8 * j));
+        }
+    }
+    return i;
+}
+
 unsigned fz7_bcj_risc_alignment(fz7_bcj_arch arch)
 {
-    return arch == FZ7_BCJ_ARMT ? 2 : 4;
+    return arch == FZ7_BCJ_ARMT ? 2 : arch == FZ7_BCJ_IA64 ? 16 : 4;
 }
 
 size_t fz7_bcj_risc_code(fz7_bcj_risc_state *s, uint8_t *buf, size_t n, bool encode)
@@ -141,6 +179,7 @@ size_t fz7_bcj_risc_code(fz7_bcj_risc_state *s, uint8_t *buf, size_t n, bool enc
     case FZ7_BCJ_ARMT: done = bcj_armt(s->pos, buf, n, encode); break;
     case FZ7_BCJ_SPARC: done = bcj_sparc(s->pos, buf, n, encode); break;
     case FZ7_BCJ_ARM64: done = bcj_arm64(s->pos, buf, n, encode); break;
+    case FZ7_BCJ_IA64: done = bcj_ia64(s->pos, buf, n, encode); break;
     }
     s->pos += (uint32_t)done;
     return done;
@@ -155,7 +194,7 @@ fz7_status fz7_bcj_risc_istream_new(fz7_istream *src, fz7_bcj_arch arch, uint32_
                                     fz7_istream **out)
 {
     *out = NULL;
-    if ((unsigned)arch > FZ7_BCJ_ARM64 || start_offset % fz7_bcj_risc_alignment(arch) != 0)
+    if ((unsigned)arch > FZ7_BCJ_IA64 || start_offset % fz7_bcj_risc_alignment(arch) != 0)
         return FZ7_E_ARG;
     fz7_bcj_risc_state s = {arch, start_offset};
     return fz7_filter_istream_new(src, risc_decode_fn, &s, sizeof s, out);

@@ -25,7 +25,7 @@
 
 enum { XZ_CHECK_NONE = 0, XZ_CHECK_CRC32 = 1, XZ_CHECK_CRC64 = 4, XZ_CHECK_SHA256 = 10 };
 enum { XZ_FILTER_DELTA = 0x03, XZ_FILTER_X86 = 0x04, XZ_FILTER_PPC = 0x05,
-       XZ_FILTER_ARM = 0x07, XZ_FILTER_ARMT = 0x08, XZ_FILTER_SPARC = 0x09,
+       XZ_FILTER_IA64 = 0x06, XZ_FILTER_ARM = 0x07, XZ_FILTER_ARMT = 0x08, XZ_FILTER_SPARC = 0x09,
        XZ_FILTER_ARM64 = 0x0A, XZ_FILTER_LZMA2 = 0x21 };
 
 /* The fixed-width BCJ filters by xz filter ID (section 5.3.2). */
@@ -33,6 +33,7 @@ static bool risc_arch(uint64_t id, fz7_bcj_arch *arch)
 {
     switch (id) {
     case XZ_FILTER_PPC: *arch = FZ7_BCJ_PPC; return true;
+    case XZ_FILTER_IA64: *arch = FZ7_BCJ_IA64; return true;
     case XZ_FILTER_ARM: *arch = FZ7_BCJ_ARM; return true;
     case XZ_FILTER_ARMT: *arch = FZ7_BCJ_ARMT; return true;
     case XZ_FILTER_SPARC: *arch = FZ7_BCJ_SPARC; return true;
@@ -468,6 +469,7 @@ static fz7_status parse_block_header(const uint8_t *h, size_t header_size, xz_bl
             break;
         case XZ_FILTER_X86:
         case XZ_FILTER_PPC:
+        case XZ_FILTER_IA64:
         case XZ_FILTER_ARM:
         case XZ_FILTER_ARMT:
         case XZ_FILTER_SPARC:

@@ -1,4 +1,4 @@
-/* test_filter.c - BCJ (x86, PowerPC, ARM, ARM Thumb, SPARC, ARM64) and
+/* test_filter.c - BCJ (x86, PowerPC, ARM, ARM Thumb, SPARC, ARM64, IA-64) and
  * Delta against vectors made
  * by xz 5.4 (tests/data/filter: `xz --format=raw --FILTER --lzma2` output
  * decoded with plain --lzma2, i.e. the filtered bytes), round trips on
@@ -97,7 +97,7 @@ static uint8_t *drain(fz7_istream *s, size_t n, size_t cap)
 
 /* X86, or one of fz7_bcj_arch. */
 enum kind { PPC = FZ7_BCJ_PPC, ARM = FZ7_BCJ_ARM, ARMT = FZ7_BCJ_ARMT, SPARC = FZ7_BCJ_SPARC,
-            ARM64 = FZ7_BCJ_ARM64, X86 };
+            ARM64 = FZ7_BCJ_ARM64, IA64 = FZ7_BCJ_IA64, X86 };
 
 static fz7_status open_decoder(enum kind k, fz7_istream *src, uint32_t start, fz7_istream **out)
 {
@@ -196,6 +196,13 @@ static void test_sparc_matches_xz(void **state)
     (void)state;
     check_bcj_vector(SPARC, 0, "risc.bin", "risc.sparc");
     check_bcj_vector(SPARC, 400, "risc.bin", "risc.sparcs");
+}
+
+static void test_ia64_matches_xz(void **state)
+{
+    (void)state;
+    check_bcj_vector(IA64, 0, "ia64.bin", "ia64.ia64");
+    check_bcj_vector(IA64, 4096, "ia64.bin", "ia64.ia64s");
 }
 
 static void test_arm64_matches_xz(void **state)
@@ -340,6 +347,7 @@ int main(void)
         cmocka_unit_test(test_armt_matches_xz),
         cmocka_unit_test(test_sparc_matches_xz),
         cmocka_unit_test(test_arm64_matches_xz),
+        cmocka_unit_test(test_ia64_matches_xz),
         cmocka_unit_test(test_delta_matches_xz),
         cmocka_unit_test(test_delta_bad_distance),
         cmocka_unit_test(test_round_trip_random),

@@ -245,6 +245,7 @@ static void test_listing(void **state)
         {"arm64-start-lzma2.xz", "arm64-start-lzma2", "ARM64:[00100000] LZMA2:23 CRC64", 1, 3000, 1, 1, FZ7_FORMAT_XZ},
         {"check-none.xz", "check-none", "LZMA2:23 NoCheck", 1, 3000, 1, 1, FZ7_FORMAT_XZ},
         {"arm-start-lzma2.xz", "arm-start-lzma2", "ARM:[00100000] LZMA2:16 CRC32", 1, 16384, 1, 1, FZ7_FORMAT_XZ},
+        {"ia64-lzma2.xz", "ia64-lzma2", "IA64 LZMA2:16 CRC32", 1, 16384, 1, 1, FZ7_FORMAT_XZ},
         {"armt-lzma2.xz", "armt-lzma2", "ARMT LZMA2:16 CRC64", 1, 16384, 1, 1, FZ7_FORMAT_XZ},
         {"sparc-delta-lzma2.xz", "sparc-delta-lzma2", "SPARC Delta:2 LZMA2:16 SHA256", 1, 16384, 1, 1, FZ7_FORMAT_XZ},
         {"check-sha256.xz", "check-sha256", "LZMA2:23 SHA256", 1, 3000, 1, 1, FZ7_FORMAT_XZ},
