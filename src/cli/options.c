@@ -27,7 +27,7 @@ typedef struct parser {
     size_t kind_len, arg_len;
 } parser;
 
-static int fail(parser *p, int code, const char *kind, const char *arg)
+static int usage_error(parser *p, int code, const char *kind, const char *arg)
 {
     snprintf(p->kind, p->kind_len, "%s", kind);
     snprintf(p->arg, p->arg_len, "%s", arg ? arg : "");
@@ -59,7 +59,7 @@ static int read_listfile(parser *p, const char *path, int rmode, bool exclude)
     if (!f) {
         char msg[256];
         snprintf(msg, sizeof msg, "The file operation error for listfile: %s", strerror(errno));
-        return fail(p, 7, msg, path);
+        return usage_error(p, 7, msg, path);
     }
     char *line = NULL;
     size_t cap = 0;
@@ -72,7 +72,7 @@ static int read_listfile(parser *p, const char *path, int rmode, bool exclude)
         if (len == 0)
             continue;
         if (add_wildcard(p, line, rmode, exclude) != 0) {
-            rc = fail(p, 8, "Can't allocate required memory", NULL);
+            rc = usage_error(p, 8, "Can't allocate required memory", NULL);
             break;
         }
     }
@@ -98,10 +98,10 @@ static int parse_selection(parser *p, const char *arg, const char *rest, bool ex
         }
     }
     if (rest[0] == '!' && rest[1])
-        return add_wildcard(p, rest + 1, rmode, exclude) ? fail(p, 8, "Can't allocate required memory", NULL) : 0;
+        return add_wildcard(p, rest + 1, rmode, exclude) ? usage_error(p, 8, "Can't allocate required memory", NULL) : 0;
     if (rest[0] == '@' && rest[1])
         return read_listfile(p, rest + 1, rmode, exclude);
-    return fail(p, 7, rest[0] ? "Incorrect switch postfix:" : "Too short switch:", arg);
+    return usage_error(p, 7, rest[0] ? "Incorrect switch postfix:" : "Too short switch:", arg);
 }
 
 /* "", "+", "on", "=on" -> 1; "-", "off", "=off" -> 0; else -1. */
@@ -164,7 +164,7 @@ static int parse_method(parser *p, const char *arg, const char *v)
 {
     struct fz7_options *o = p->o;
     if (!*v)
-        return fail(p, 7, "Too short switch:", arg);
+        return usage_error(p, 7, "Too short switch:", arg);
     if ((v[0] == 'x' || v[0] == 'X') && (v[1] == 0 || v[1] == '=' || isdigit((unsigned char)v[1]))) {
         const char *n = v[1] == '=' ? v + 2 : v + 1;
         if (!*n) {
@@ -172,7 +172,7 @@ static int parse_method(parser *p, const char *arg, const char *v)
             return 0;
         }
         if (!isdigit((unsigned char)n[0]) || n[1])
-            return fail(p, 7, "Incorrect switch postfix:", arg);
+            return usage_error(p, 7, "Incorrect switch postfix:", arg);
         o->level = n[0] - '0';
         return 0;
     }
@@ -182,20 +182,20 @@ static int parse_method(parser *p, const char *arg, const char *v)
             char *end;
             unsigned long t = strtoul(n, &end, 10);
             if (*end || t == 0 || t > 256)
-                return fail(p, 7, "Incorrect switch postfix:", arg);
+                return usage_error(p, 7, "Incorrect switch postfix:", arg);
             o->threads = (int)t;
             return 0;
         }
         int on = parse_onoff(v + 2);
         if (on < 0)
-            return fail(p, 7, "Incorrect switch postfix:", arg);
+            return usage_error(p, 7, "Incorrect switch postfix:", arg);
         o->threads = on ? 0 : 1;
         return 0;
     }
     if ((!strncasecmp(v, "he", 2) || !strncasecmp(v, "hc", 2)) && is_onoff_tail(v[2])) {
         int on = parse_onoff(v + 2);
         if (on < 0)
-            return fail(p, 7, "Incorrect switch postfix:", arg);
+            return usage_error(p, 7, "Incorrect switch postfix:", arg);
         if (v[1] == 'e' || v[1] == 'E')
             o->header_encrypt = on ? FZ7_ON : FZ7_OFF;
         else
@@ -212,12 +212,12 @@ static int parse_method(parser *p, const char *arg, const char *v)
     }
     if (!strncasecmp(v, "memuse=", 7)) {
         if (parse_memuse(o, v + 7) != 0)
-            return fail(p, 7, "Incorrect switch postfix:", arg);
+            return usage_error(p, 7, "Incorrect switch postfix:", arg);
         return 0;
     }
     char **n = realloc(o->methods, (o->n_methods + 1) * sizeof *n);
     if (!n)
-        return fail(p, 8, "Can't allocate required memory", NULL);
+        return usage_error(p, 8, "Can't allocate required memory", NULL);
     o->methods = n;
     o->methods[o->n_methods++] = (char *)v;
     return 0;
@@ -235,7 +235,7 @@ static int parse_switch(parser *p, const char *arg)
     switch (tolower((unsigned char)s[0])) {
     case 'o':
         if (!s[1])
-            return fail(p, 7, "Too short switch:", arg);
+            return usage_error(p, 7, "Too short switch:", arg);
         o->out_dir = s + 1;
         return 0;
     case 'p':
@@ -249,28 +249,28 @@ static int parse_switch(parser *p, const char *arg)
         return 0;
     case 'y':
         if (s[1])
-            return fail(p, 7, "Unknown switch:", arg);
+            return usage_error(p, 7, "Unknown switch:", arg);
         o->yes = true;
         return 0;
     case 'a':
         if (tolower((unsigned char)s[1]) != 'o')
-            return fail(p, 7, "Unknown switch:", arg);
+            return usage_error(p, 7, "Unknown switch:", arg);
         if (!s[2] || s[3])
-            return fail(p, 7, s[2] ? "Incorrect switch postfix:" : "Too short switch:", arg);
+            return usage_error(p, 7, s[2] ? "Incorrect switch postfix:" : "Too short switch:", arg);
         switch (tolower((unsigned char)s[2])) {
         case 'a': o->overwrite = FZ7_OVERWRITE_ALL; return 0;
         case 's': o->overwrite = FZ7_OVERWRITE_SKIP; return 0;
         case 'u': o->overwrite = FZ7_OVERWRITE_RENAME_NEW; return 0;
         case 't': o->overwrite = FZ7_OVERWRITE_RENAME_OLD; return 0;
         }
-        return fail(p, 7, "Incorrect switch postfix:", arg);
+        return usage_error(p, 7, "Incorrect switch postfix:", arg);
     case 'r':
         if (!s[1] || !strcmp(s + 1, "0"))
             o->recurse = FZ7_ON;
         else if (!strcmp(s + 1, "-"))
             o->recurse = FZ7_OFF;
         else
-            return fail(p, 7, "Incorrect switch postfix:", arg);
+            return usage_error(p, 7, "Incorrect switch postfix:", arg);
         return 0;
     case 'x':
     case 'i':
@@ -283,9 +283,9 @@ static int parse_switch(parser *p, const char *arg)
         else if (!strcasecmp(s + 1, "lzma"))
             o->type = FZ7_TYPE_LZMA;
         else if (!s[1])
-            return fail(p, 7, "Too short switch:", arg);
+            return usage_error(p, 7, "Too short switch:", arg);
         else
-            return fail(p, 7, "Unsupported archive type:", arg);
+            return usage_error(p, 7, "Unsupported archive type:", arg);
         return 0;
     case 'm':
         return parse_method(p, arg, s + 1);
@@ -302,12 +302,12 @@ static int parse_switch(parser *p, const char *arg)
                 o->bb = s[2] - '0';
                 return 0;
             }
-            return fail(p, 7, "Incorrect switch postfix:", arg);
+            return usage_error(p, 7, "Incorrect switch postfix:", arg);
         }
         if (!strncasecmp(s, "bsp", 3) || !strncasecmp(s, "bso", 3) || !strncasecmp(s, "bse", 3)) {
             const char *v = s + 3;
             if (v[0] && (v[0] < '0' || v[0] > '2' || v[1]))
-                return fail(p, 7, "Incorrect switch postfix:", arg);
+                return usage_error(p, 7, "Incorrect switch postfix:", arg);
             if (tolower((unsigned char)s[2]) == 'p')
                 o->bsp = v[0] ? v[0] - '0' : 1;
             else if (tolower((unsigned char)s[2]) == 'o')
@@ -318,7 +318,7 @@ static int parse_switch(parser *p, const char *arg)
         }
         if (!strcasecmp(s, "bt") || !strcasecmp(s, "bd"))
             return 0; /* timing / no progress bar: accepted, no effect */
-        return fail(p, 7, "Unknown switch:", arg);
+        return usage_error(p, 7, "Unknown switch:", arg);
     case 's':
         if (!strcasecmp(s, "slt")) {
             o->slt = true;
@@ -349,9 +349,9 @@ static int parse_switch(parser *p, const char *arg)
             o->delete_after = true;
             return 0;
         }
-        return fail(p, 7, "Unknown switch:", arg);
+        return usage_error(p, 7, "Unknown switch:", arg);
     }
-    return fail(p, 7, "Unknown switch:", arg);
+    return usage_error(p, 7, "Unknown switch:", arg);
 }
 
 static fz7_command command_of(const char *s)
@@ -380,7 +380,7 @@ static int finish_wildcards(parser *p)
     o->names = calloc(n_inc ? n_inc : 1, sizeof *o->names);
     o->excludes = calloc(n_exc ? n_exc : 1, sizeof *o->excludes);
     if (!o->names || !o->excludes)
-        return fail(p, 8, "Can't allocate required memory", NULL);
+        return usage_error(p, 8, "Can't allocate required memory", NULL);
     bool rdefault = o->recurse == FZ7_ON;
     for (size_t i = 0; i < p->n_wc; i++) {
         fz7_wildcard w = {p->wc[i].pattern, p->wc[i].rmode < 0 ? rdefault : p->wc[i].rmode == 1};
@@ -428,14 +428,14 @@ int fz7_options_parse(int argc, char **argv, struct fz7_options *o, char *err_ki
         if (!have_command) {
             o->command = command_of(a);
             if (o->command == FZ7_CMD_NONE)
-                rc = fail(&p, 7, "Unsupported command:", a);
+                rc = usage_error(&p, 7, "Unsupported command:", a);
             have_command = true;
         } else if (!o->archive) {
             o->archive = a;
         } else if (a[0] == '@' && a[1] && switches) {
             rc = read_listfile(&p, a + 1, -1, false);
         } else if (add_wildcard(&p, a, -1, false) != 0) {
-            rc = fail(&p, 8, "Can't allocate required memory", NULL);
+            rc = usage_error(&p, 8, "Can't allocate required memory", NULL);
         }
     }
     if (rc == 0)
@@ -448,9 +448,9 @@ int fz7_options_parse(int argc, char **argv, struct fz7_options *o, char *err_ki
     if (o->yes && o->overwrite == FZ7_OVERWRITE_ASK)
         o->overwrite = FZ7_OVERWRITE_ALL;
     if (!have_command)
-        return fail(&p, 7, "Cannot find command", NULL);
+        return usage_error(&p, 7, "Cannot find command", NULL);
     if (o->command != FZ7_CMD_VERSION && o->command != FZ7_CMD_BENCH && !o->archive)
-        return fail(&p, 7, "Cannot find archive name", NULL);
+        return usage_error(&p, 7, "Cannot find archive name", NULL);
     return 0;
 }
 
