@@ -72,21 +72,28 @@ static fz7_status lzma_alone_extract(fz7_archive *a, const bool *select, const f
     st = fz7_lzma_istream_new(in, p->props, p->unpack_size, a->opts.mem_limit, &dec);
     uint64_t produced = 0;
     bool cb_failed = false;
-    while (st == FZ7_OK) {
+    bool more = st == FZ7_OK;
+    while (more) {
+        /* Gather a chunk; what was decoded before an error still goes out. */
         size_t fill = 0;
         while (fill < LZMA_ALONE_OUT_CHUNK) {
             size_t got = 0;
             st = dec->read(dec, buf + fill, LZMA_ALONE_OUT_CHUNK - fill, &got);
-            if (st != FZ7_OK || got == 0)
+            if (st != FZ7_OK || got == 0) {
+                more = false;
                 break;
+            }
             fill += got;
         }
-        if (st != FZ7_OK || fill == 0)
+        if (fill == 0)
             break;
         produced += fill;
-        st = cb->data(cb->ctx, buf, fill);
-        if (st != FZ7_OK)
+        fz7_status cst = cb->data(cb->ctx, buf, fill);
+        if (cst != FZ7_OK) {
             cb_failed = true;
+            st = cst;
+            break;
+        }
     }
     fz7_istream_free(dec);
     fz7_istream_free(in);

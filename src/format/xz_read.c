@@ -755,17 +755,19 @@ static fz7_status decode_block(extract_ctx *x, const xz_stream *s, const xz_reco
     if (st == FZ7_E_MEMLIMIT)
         set_msg(detail, dlen, "LZMA2 dictionary of %" PRIu32 " bytes exceeds the memory limit",
                 lzma2_dict_bytes(bh.lzma2_prop));
-    while (st == FZ7_OK) {
+    bool more = st == FZ7_OK;
+    while (more) {
+        /* Gather a chunk; what was decoded before an error still goes out. */
         size_t fill = 0;
         while (fill < XZ_OUT_CHUNK) {
             size_t got = 0;
             st = top->read(top, x->buf + fill, XZ_OUT_CHUNK - fill, &got);
-            if (st != FZ7_OK || got == 0)
+            if (st != FZ7_OK || got == 0) {
+                more = false;
                 break;
+            }
             fill += got;
         }
-        if (st != FZ7_OK)
-            break;
         if (fill > rec->uncompressed - produced) {
             set_msg(detail, dlen, "Block decodes to more than the %" PRIu64
                     " bytes the index lists", rec->uncompressed);
@@ -776,9 +778,10 @@ static fz7_status decode_block(extract_ctx *x, const xz_stream *s, const xz_reco
             break;
         produced += fill;
         check_update(&chk, x->buf, fill);
-        st = x->cb->data(x->cb->ctx, x->buf, fill);
-        if (st != FZ7_OK) {
+        fz7_status cst = x->cb->data(x->cb->ctx, x->buf, fill);
+        if (cst != FZ7_OK) {
             x->cb_failed = true;
+            st = cst;
             break;
         }
     }
