@@ -280,6 +280,19 @@ static int open_error(FILE *out, const char *path, fz7_status st, const char *er
     return st == FZ7_E_MEM ? FZ7_EXIT_MEMORY : FZ7_EXIT_FATAL;
 }
 
+/* -mmemuse as a decoder memory limit in bytes; 0 = the default. */
+static uint64_t mem_limit_of(const struct fz7_options *o)
+{
+    if (o->memuse_bytes)
+        return o->memuse_bytes;
+    if (o->memuse_percent) {
+        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        if (pages > 0 && page > 0)
+            return (uint64_t)pages * (uint64_t)page / 100 * o->memuse_percent;
+    }
+    return 0;
+}
+
 static fz7_format wanted_format(fz7_type t)
 {
     return t == FZ7_TYPE_XZ ? FZ7_FORMAT_XZ : t == FZ7_TYPE_LZMA ? FZ7_FORMAT_LZMA : FZ7_FORMAT_7Z;
@@ -306,7 +319,7 @@ int fz7_open_for_read(const struct fz7_options *o, FILE *out, const char *verb, 
     char err[512];
     fz7_archive *a = NULL;
     for (int attempt = 0;; attempt++) {
-        fz7_open_opts opts = {.password = password};
+        fz7_open_opts opts = {.password = password, .mem_limit = mem_limit_of(o)};
         fz7_status s = fz7_archive_open(path, &opts, &a, err, sizeof err);
         if (s == FZ7_E_NEED_PASSWORD && !password && attempt == 0) {
             fflush(out);
@@ -347,7 +360,7 @@ int fz7_open_for_read(const struct fz7_options *o, FILE *out, const char *verb, 
                 return FZ7_EXIT_FATAL;
             }
             fz7_archive_close(a);
-            fz7_open_opts opts = {.password = *password_out};
+            fz7_open_opts opts = {.password = *password_out, .mem_limit = mem_limit_of(o)};
             fz7_status s = fz7_archive_open(path, &opts, &a, err, sizeof err);
             if (s != FZ7_OK)
                 return open_error(out, path, s, err);

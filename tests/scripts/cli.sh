@@ -156,6 +156,14 @@ same "hostile: no new paths outside jail/" "$(comm -13 <(echo "$before") <(echo 
 expect_rc 1 "hostile e" "$FZ7" e hostile.7z -ojail/flat -y
 [ ! -e jail/evil.txt ] && ok || bad "hostile e escaped"
 
+# --- -mmemuse limits the decoder's memory ---
+if command -v xz >/dev/null; then
+    seq 1 1000 | xz -9 >big_dict.xz
+    expect_rc 2 "-mmemuse=1m on a 64 MiB dictionary" "$FZ7" t -mmemuse=1m big_dict.xz
+    grep -q "Memory usage limit reached : big_dict" err.txt && ok || bad "memory limit message"
+    expect_rc 0 "-mmemuse=100m" "$FZ7" t -mmemuse=100m big_dict.xz
+fi
+
 # --- passwords: none on a pipe -> exit 2; never printed ---
 (cd src && 7zz a -m0=Copy -mhc=off -psecret -mhe=on ../enc.7z a.txt >/dev/null)
 expect_rc 2 "encrypted headers, no password, no terminal" "$FZ7" l enc.7z
