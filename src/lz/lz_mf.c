@@ -133,6 +133,23 @@ size_t fz7_lz_mf_append(fz7_lz_mf *mf, const uint8_t *data, size_t n)
     return n;
 }
 
+/* Length of the common run of a and b from start, at most lim: the first
+ * 8 bytes inline (most candidates differ there), the rest through the
+ * dispatched match_len kernel. Same result either way. */
+static inline uint32_t extend(const fz7_lz_mf *mf, const uint8_t *a, const uint8_t *b, uint32_t start, uint32_t lim)
+{
+    if (lim - start >= 8) {
+        uint64_t x, y;
+        memcpy(&x, a + start, 8);
+        memcpy(&y, b + start, 8);
+        uint64_t diff = x ^ y;
+        if (diff != 0)
+            return start + ((uint32_t)__builtin_ctzll(diff) >> 3);
+        return start + 8 + mf->match_len(a + start + 8, b + start + 8, lim - start - 8);
+    }
+    return start + mf->match_len(a + start, b + start, lim - start);
+}
+
 static inline void advance(fz7_lz_mf *mf)
 {
     mf->pos++;
@@ -186,7 +203,7 @@ static uint32_t near_matches(fz7_lz_mf *mf, const uint8_t *cur, uint32_t stored,
     }
     if (d2 <= mf->dict_size) {
         /* hash2 is exact: the first 2 bytes are equal. */
-        uint32_t len = 2 + mf->match_len(cur + 2, cur + 2 - d2, lim - 2);
+        uint32_t len = extend(mf, cur, cur - d2, 2, lim);
         m[n].len = len;
         m[n].dist = d2;
         n++;
@@ -194,7 +211,7 @@ static uint32_t near_matches(fz7_lz_mf *mf, const uint8_t *cur, uint32_t stored,
     }
     if (d3 != d2 && d3 <= mf->dict_size && d3 > 0 && *best < lim && cur[-(ptrdiff_t)d3] == cur[0]
         && cur[1 - (ptrdiff_t)d3] == cur[1] && cur[2 - (ptrdiff_t)d3] == cur[2]) {
-        uint32_t len = 3 + mf->match_len(cur + 3, cur + 3 - d3, lim - 3);
+        uint32_t len = extend(mf, cur, cur - d3, 3, lim);
         if (len > *best) {
             m[n].len = len;
             m[n].dist = d3;
@@ -227,7 +244,7 @@ static uint32_t hc_find(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_
             break;
         const uint8_t *p = cur - delta;
         if (p[best] == cur[best] && p[0] == cur[0]) {
-            uint32_t len = mf->match_len(p, cur, lim);
+            uint32_t len = extend(mf, p, cur, 0, lim);
             if (len > best) {
                 m[n].len = len;
                 m[n].dist = delta;
@@ -274,7 +291,7 @@ static uint32_t bt_find(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_
         const uint8_t *p = cur - delta;
         uint32_t len = len_left < len_right ? len_left : len_right;
         if (p[len] == cur[len]) {
-            len += mf->match_len(p + len, cur + len, lim - len);
+            len = extend(mf, p, cur, len, lim);
             if (collect && len > best) {
                 m[n].len = len;
                 m[n].dist = delta;
