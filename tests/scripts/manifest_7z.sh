@@ -6,7 +6,7 @@
 # outside SUPPORTED, and `unsupported_method` rows, exit 2 and print
 # "Unsupported Method".
 set -u
-SUPPORTED="Copy LZMA LZMA2 BCJ Delta"
+SUPPORTED="Copy LZMA LZMA2 BCJ Delta ARM ARMT PPC SPARC IA64 7zAES"
 : "${FZ7:?FZ7 must name the fz7 binary}"
 DIR=${FZ7_SHARED:-}/corpus/7z
 [ -f "$DIR/MANIFEST.tsv" ] || { echo "SKIP: $DIR/MANIFEST.tsv not found"; exit 77; }
