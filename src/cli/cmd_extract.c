@@ -44,9 +44,12 @@ static void warn(run *r, const char *what, const char *path, const char *detail)
 
 static void entry_error(run *r, fz7_status st, const fz7_entry *e, const char *detail)
 {
+    const char *words = fz7_entry_error_words(st, e->encrypted);
+    if (detail && (!detail[0] || strcmp(detail, words) == 0 || strcmp(detail, fz7_status_str(st)) == 0))
+        detail = NULL;
     fflush(r->out);
-    fprintf(stderr, "ERROR: %s : %s  (in %s%s%s)\n", fz7_entry_error_words(st, e->encrypted),
-            fz7_entry_path(e), r->o->archive, detail && detail[0] ? ": " : "", detail ? detail : "");
+    fprintf(stderr, "ERROR: %s : %s  (in %s%s%s)\n", words, fz7_entry_path(e), r->o->archive,
+            detail ? ": " : "", detail ? detail : "");
     r->errors++;
 }
 

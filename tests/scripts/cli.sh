@@ -170,6 +170,16 @@ expect_rc 2 "encrypted headers, no password, no terminal" "$FZ7" l enc.7z
 grep -qi "password" err.txt && ok || bad "no-password message mentions the password"
 "$FZ7" t -psecret enc.7z >out.txt 2>&1
 grep -q secret out.txt && bad "password printed" || ok
+(cd src && 7zz a -m0=Copy -mhc=off -psecret ../enc_data.7z a.txt d1/b.bin >/dev/null)
+expect_rc 2 "encrypted data, no password, no terminal" "$FZ7" x -oencx enc_data.7z
+grep -qi "password" err.txt && ok || bad "no-password message mentions the password"
+[ ! -e encx/a.txt ] && ok || bad "file written without a password"
+expect_rc 2 "wrong password" "$FZ7" x -pwrong -oencx enc_data.7z
+grep -q "Wrong password? : a.txt" err.txt && ok || bad "wrong password message names a.txt"
+[ ! -e encx/a.txt ] && ok || bad "file kept after a wrong password"
+expect_rc 0 "right password" "$FZ7" x -psecret -oencx enc_data.7z
+cmp -s encx/d1/b.bin src/d1/b.bin && ok || bad "decrypted content"
+grep -q secret out.txt err.txt && bad "password printed" || ok
 
 echo "cli.sh: $pass passed, $fail failed"
 [ "$fail" = 0 ]
