@@ -10,6 +10,8 @@
 #include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,11 +35,39 @@ struct fz7_disk {
     char link[LINK_MAX_TARGET + 1];
     size_t link_len;
     bool link_too_long;
+    bool handlers_set;       /* signal handlers installed by fz7_disk_open */
 };
 
 static const int SECURE_FLAGS = ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM |
                                 ARCHIVE_EXTRACT_SECURE_NODOTDOT | ARCHIVE_EXTRACT_SECURE_SYMLINKS |
                                 ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS;
+
+/* Interrupted extraction (Ctrl-C, kill) must not leave a temporary file
+ * behind: the one being written is named here for the signal handler,
+ * which removes it and then dies of the same signal. */
+static char g_active_temp[PATH_MAX];
+static volatile sig_atomic_t g_active_set;
+static struct sigaction g_old_actions[3];
+static const int g_signals[3] = {SIGINT, SIGTERM, SIGHUP};
+
+static void on_fatal_signal(int sig)
+{
+    if (g_active_set)
+        unlink(g_active_temp);
+    for (int i = 0; i < 3; i++)
+        if (g_signals[i] == sig)
+            sigaction(sig, &g_old_actions[i], NULL);
+    raise(sig);
+}
+
+static void set_active_temp(const char *path)
+{
+    g_active_set = 0;
+    if (path && strlen(path) < sizeof g_active_temp) {
+        memcpy(g_active_temp, path, strlen(path) + 1);
+        g_active_set = 1;
+    }
+}
 
 fz7_status fz7_disk_safe_path(const char *archive_path, char **out)
 {
@@ -111,6 +141,16 @@ fz7_status fz7_disk_open(const char *out_dir, fz7_disk **out, char *err, size_t 
         return FZ7_E_MEM;
     }
     archive_write_disk_set_options(d->aw, SECURE_FLAGS);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < 3; i++) {
+        sigaction(g_signals[i], &sa, &g_old_actions[i]);
+        if (g_old_actions[i].sa_handler == SIG_IGN) /* keep an ignored signal ignored */
+            sigaction(g_signals[i], &g_old_actions[i], NULL);
+    }
+    d->handlers_set = true;
     if (out_dir && out_dir[0]) {
         if (make_dirs(out_dir) != 0) {
             snprintf(err, errlen, "Can not create output folder %s: %s", out_dir, strerror(errno));
@@ -250,6 +290,7 @@ static fz7_status write_header(fz7_disk *d, struct archive_entry *e, const char 
 
 static void clear_item(fz7_disk *d)
 {
+    set_active_temp(NULL);
     free(d->final_path);
     free(d->temp_path);
     d->final_path = d->temp_path = NULL;
@@ -287,6 +328,7 @@ fz7_status fz7_disk_begin(fz7_disk *d, const fz7_disk_item *it, char *err, size_
         snprintf(err, errlen, "%s: no temporary name", it->path);
         return FZ7_E_IO;
     }
+    set_active_temp(d->temp_path);
     if (it->kind == FZ7_DISK_SYMLINK)
         return FZ7_OK; /* created at end(), once the target is known */
     struct archive_entry *e = make_entry(it, d->temp_path, AE_IFREG);
@@ -429,6 +471,9 @@ fz7_status fz7_disk_close(fz7_disk *d, char *err, size_t errlen)
         }
         close(d->old_cwd);
     }
+    if (d->handlers_set)
+        for (int i = 0; i < 3; i++)
+            sigaction(g_signals[i], &g_old_actions[i], NULL);
     free(d->buf);
     free(d);
     return s;
