@@ -6,6 +6,7 @@
 # codec exists.
 set -u
 : "${FZ7:?FZ7 must name the fz7 binary}"
+case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
 S=${FZ7_SCRATCH:-$(mktemp -d)}
 HERE=$(cd "$(dirname "$0")" && pwd)
 for tool in 7zz python3; do

@@ -5,6 +5,7 @@
 # exits 0 and `fz7 l -slt` agrees with 7zz on every path and size.
 set -u
 : "${FZ7:?FZ7 must name the fz7 binary}"
+case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
 command -v 7zz >/dev/null || { echo "SKIP: 7zz not installed"; exit 77; }
 command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
 S=${FZ7_SCRATCH:-$(mktemp -d)}

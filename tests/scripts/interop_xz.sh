@@ -4,6 +4,7 @@
 # extract with `fz7 x` to exactly the input, and `fz7 t` exits 0.
 set -u
 : "${FZ7:?FZ7 must name the fz7 binary}"
+case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
 command -v xz >/dev/null || { echo "SKIP: xz not installed"; exit 77; }
 command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
 S=${FZ7_SCRATCH:-$(mktemp -d)}

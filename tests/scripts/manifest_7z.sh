@@ -8,6 +8,7 @@
 set -u
 SUPPORTED="Copy LZMA LZMA2 BCJ Delta ARM ARMT PPC SPARC IA64 7zAES"
 : "${FZ7:?FZ7 must name the fz7 binary}"
+case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
 DIR=${FZ7_SHARED:-}/corpus/7z
 [ -f "$DIR/MANIFEST.tsv" ] || { echo "SKIP: $DIR/MANIFEST.tsv not found"; exit 77; }
 S=${FZ7_SCRATCH:-$(mktemp -d)}

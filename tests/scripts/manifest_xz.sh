@@ -4,6 +4,7 @@
 # `error` files make `t` exit 2 with one error line naming the file.
 set -u
 : "${FZ7:?FZ7 must name the fz7 binary}"
+case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
 DIR=${FZ7_SHARED:-}/corpus/xz
 [ -f "$DIR/MANIFEST.tsv" ] || { echo "SKIP: $DIR/MANIFEST.tsv not found"; exit 77; }
 S=${FZ7_SCRATCH:-$(mktemp -d)}
