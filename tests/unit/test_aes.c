@@ -15,6 +15,10 @@
 #include "cpu/dispatch.h"
 #include "cpu/kernels.h"
 #include "crypto/aes.h"
+#include "crypto/aes7z.h"
+#include "check/check.h"
+
+#include <unistd.h>
 
 typedef void (*cbc_fn)(const void *rk, uint8_t iv[16], uint8_t *buf, size_t nblocks);
 
@@ -220,12 +224,305 @@ static void test_differential(void **state)
     free(work);
 }
 
+/* ---- 7zAES ---- */
+
+static void derive_hex(const uint8_t *salt, size_t salt_len, const char *pw, unsigned power,
+                       char out[65])
+{
+    uint8_t u[64], key[32];
+    size_t n = fz7_7zaes_password_utf16(pw, u);
+    assert_int_equal(fz7_7zaes_derive_key(salt, salt_len, u, n, power, key), FZ7_OK);
+    for (int i = 0; i < 32; i++)
+        sprintf(out + 2 * i, "%02x", key[i]);
+}
+
+/* Expected keys computed independently with python3 hashlib (SHA-256 over
+ * the repeated salt || UTF-16LE password || 8-byte LE counter). */
+static void test_7zaes_kdf(void **state)
+{
+    (void)state;
+    static const uint8_t salt5[5] = {1, 2, 3, 4, 5};
+    uint8_t salt16[16];
+    memset(salt16, 0xaa, 16);
+    char h[65];
+    for (int lvl = 0; lvl <= (int)fz7_cpu_max_level(); lvl++) {
+        fz7_cpu_set_level((fz7_cpu_level)lvl);
+        fz7_7zaes_cache_clear();
+        derive_hex(NULL, 0, "secret", 19, h);   /* batch path, unit 20 bytes */
+        assert_string_equal(h, "6511f1507a3c2a982ae6def4f65818ed6cf242651aca19d15cebc6a67ae2891d");
+        /* "p\u00e4ss\U0001F600": 2-byte UTF-8 and a surrogate pair; unit 25 bytes */
+        derive_hex(salt5, 5, "p\xc3\xa4ss\xf0\x9f\x98\x80", 3, h); /* fewer rounds than a batch */
+        assert_string_equal(h, "384003ecda279e9f8dc7715499e71a4c3ae60fe9ed39de4ab155c3da7320ba1c");
+        derive_hex(salt5, 5, "p\xc3\xa4ss\xf0\x9f\x98\x80", 10, h);
+        assert_string_equal(h, "6f82d3ca36450a5ab3290fe8ba18be85ca7a7f24f1e608578623e6244c73517d");
+        derive_hex(salt16, 16, "0123456789abcdefghij", 0x3F, h); /* no hashing, truncated */
+        assert_string_equal(h, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa30003100320033003400350036003700");
+        derive_hex(NULL, 0, "", 4, h);
+        assert_string_equal(h, "f23d672bb9b341f9afa8498423b75deb80e726145969391d4b9392464c2298ee");
+        /* A cached key is the same key. */
+        derive_hex(NULL, 0, "secret", 19, h);
+        assert_string_equal(h, "6511f1507a3c2a982ae6def4f65818ed6cf242651aca19d15cebc6a67ae2891d");
+    }
+    fz7_cpu_set_level(fz7_cpu_max_level());
+    fz7_7zaes_cache_clear();
+}
+
+static void test_7zaes_props(void **state)
+{
+    (void)state;
+    uint8_t ct[16] = {0};
+    fz7_istream *mem = fz7_istream_from_memory(ct, 16), *s = (fz7_istream *)1;
+    /* power 25 is refused rather than run for minutes */
+    static const uint8_t p25[2] = {0x59, 0x0f};
+    uint8_t p25full[18] = {0x59, 0x0f};
+    assert_int_equal(fz7_7zaes_istream_new(mem, p25full, 18, "x", &s), FZ7_E_UNSUPPORTED);
+    assert_null(s);
+    /* sizes that disagree with byte 1 */
+    assert_int_equal(fz7_7zaes_istream_new(mem, p25, 2, "x", &s), FZ7_E_FORMAT);
+    static const uint8_t p_short[1] = {0x53};
+    assert_int_equal(fz7_7zaes_istream_new(mem, p_short, 1, "x", &s), FZ7_E_FORMAT);
+    static const uint8_t p_bad_len[4] = {0x13, 0x00, 0x00, 0x00};
+    assert_int_equal(fz7_7zaes_istream_new(mem, p_bad_len, 4, "x", &s), FZ7_E_FORMAT);
+    uint8_t p19[18] = {0x53, 0x0f};
+    assert_int_equal(fz7_7zaes_istream_new(mem, p19, 18, NULL, &s), FZ7_E_NEED_PASSWORD);
+    /* ciphertext that ends inside a block */
+    static const uint8_t p_fast[1] = {0x02};
+    fz7_istream *mem5 = fz7_istream_from_memory(ct, 21);
+    assert_int_equal(fz7_7zaes_istream_new(mem5, p_fast, 1, "x", &s), FZ7_OK);
+    uint8_t out[64];
+    size_t got;
+    assert_int_equal(s->read(s, out, sizeof out, &got), FZ7_OK);
+    assert_int_equal(got, 16);
+    assert_int_equal(s->read(s, out, sizeof out, &got), FZ7_E_DATA);
+    fz7_istream_free(s);
+    fz7_istream_free(mem5);
+    fz7_istream_free(mem);
+}
+
+typedef struct mem_sink {
+    fz7_ostream base;
+    uint8_t *p;
+    size_t n, cap;
+} mem_sink;
+
+static fz7_status sink_write(fz7_ostream *o, const uint8_t *p, size_t n)
+{
+    mem_sink *m = (mem_sink *)o;
+    if (m->n + n > m->cap)
+        return FZ7_E_IO;
+    memcpy(m->p + m->n, p, n);
+    m->n += n;
+    return FZ7_OK;
+}
+
+/* Reads all of s with reads of cap bytes. */
+static size_t drain(fz7_istream *s, uint8_t *out, size_t max, size_t cap)
+{
+    size_t n = 0, got;
+    do {
+        size_t want = cap < max - n ? cap : max - n;
+        assert_int_equal(s->read(s, out + n, want ? want : 1, &got), FZ7_OK);
+        n += got;
+    } while (got);
+    return n;
+}
+
+static void test_7zaes_round_trip(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {0, 1, 15, 16, 17, 1000, 262144, 600001};
+    const size_t max = 600016;
+    uint8_t *plain = malloc(max), *out = malloc(max + 16);
+    mem_sink sink = {{sink_write}, malloc(max), 0, max};
+    assert_non_null(plain);
+    assert_non_null(out);
+    assert_non_null(sink.p);
+    g_rng = 0x7a35;
+    fill(plain, max);
+    fz7_7zaes_key *key;
+    assert_int_equal(fz7_7zaes_key_new("correct horse", &key), FZ7_OK);
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        size_t n = sizes[i];
+        fz7_7zaes_writer *w;
+        sink.n = 0;
+        assert_int_equal(fz7_7zaes_writer_new(key, &sink.base, &w), FZ7_OK);
+        fz7_ostream *o = fz7_7zaes_writer_stream(w);
+        size_t half = n / 3;                       /* two writes */
+        assert_int_equal(o->write(o, plain, half), FZ7_OK);
+        assert_int_equal(o->write(o, plain + half, n - half), FZ7_OK);
+        uint64_t pack;
+        assert_int_equal(fz7_7zaes_writer_finish(w, &pack), FZ7_OK);
+        assert_int_equal(pack, (n + 15) & ~(size_t)15);
+        assert_int_equal(sink.n, pack);
+        uint8_t props[FZ7_7ZAES_PROPS_MAX];
+        assert_int_equal(fz7_7zaes_writer_props(w, props), 34);
+        assert_int_equal(props[0], 0xC0 | 19);
+        assert_int_equal(props[1], 0xFF);
+        fz7_7zaes_writer_free(w);
+        if (n >= 16)                               /* it is not the plaintext */
+            assert_true(memcmp(sink.p, plain, 16) != 0);
+        /* small reads (buffered path) and big reads (in the caller's buffer) */
+        static const size_t caps[] = {7, 4096, 1u << 20};
+        for (size_t c = 0; c < 3; c++) {
+            fz7_istream *mem = fz7_istream_from_memory(sink.p, sink.n), *s;
+            assert_int_equal(fz7_7zaes_istream_new(mem, props, 34, "correct horse", &s), FZ7_OK);
+            size_t got = drain(s, out, max + 16, caps[c]);
+            assert_int_equal(got, pack);
+            assert_memory_equal(out, plain, n);
+            for (size_t j = n; j < got; j++)
+                assert_int_equal(out[j], 0);
+            fz7_istream_free(s);
+            fz7_istream_free(mem);
+        }
+        /* a wrong password does not give the plaintext back */
+        if (n >= 16) {
+            fz7_istream *mem = fz7_istream_from_memory(sink.p, sink.n), *s;
+            assert_int_equal(fz7_7zaes_istream_new(mem, props, 34, "wrong horse", &s), FZ7_OK);
+            drain(s, out, max + 16, 4096);
+            assert_true(memcmp(out, plain, 16) != 0);
+            fz7_istream_free(s);
+            fz7_istream_free(mem);
+        }
+    }
+    fz7_7zaes_key_free(key);
+    fz7_7zaes_cache_clear();
+    free(plain);
+    free(out);
+    free(sink.p);
+}
+
+static uint8_t *read_file(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *p = malloc((size_t)len + 64);
+    if (p && fread(p, 1, (size_t)len, f) != (size_t)len) {
+        free(p);
+        p = NULL;
+    }
+    fclose(f);
+    *n = (size_t)len;
+    return p;
+}
+
+static int write_file(const char *path, const uint8_t *p, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    int ok = fwrite(p, 1, n, f) == n;
+    return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+/* 7zz makes a one-file archive (Copy + 7zAES, plain header): its pack
+ * stream starts at byte 32 and runs to the next header; the coder's
+ * properties follow the method id 06F10701 in the header. Decrypting it
+ * gives the file. Then the properties and pack stream are replaced by our
+ * encryptor's (salt + IV, 34 bytes), the start header's CRCs fixed, and
+ * 7zz must extract the file from that archive. */
+static void test_7zaes_with_7zz(void **state)
+{
+    (void)state;
+    if (system("command -v 7zz >/dev/null 2>&1") != 0) {
+        printf("test_aes: SKIP 7zz interop (7zz not installed)\n");
+        skip();
+    }
+    char dir[] = "/tmp/fz7_test_aes_XXXXXX", cmd[512], path[300];
+    assert_non_null(mkdtemp(dir));
+    static const char text[] = "7zAES known-answer file: fz7 must decrypt what 7zz encrypted.\n"
+                               "A second line makes it longer than four AES blocks.\n";
+    const size_t tlen = sizeof text - 1;
+    snprintf(path, sizeof path, "%s/f.txt", dir);
+    assert_int_equal(write_file(path, (const uint8_t *)text, tlen), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && 7zz a -m0=Copy -mhe=off -mhc=off -psecret t.7z f.txt >/dev/null", dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/t.7z", dir);
+    size_t n;
+    uint8_t *a = read_file(path, &n);
+    assert_non_null(a);
+    uint64_t next_off = fz7_get64le(a + 12), next_size = fz7_get64le(a + 20);
+    assert_true(32 + next_off + next_size == n);
+    uint8_t *hdr = a + 32 + next_off;
+    size_t props_at = 0;
+    for (size_t i = 0; i + 6 < next_size; i++)
+        if (hdr[i] == 0x24 && hdr[i + 1] == 0x06 && hdr[i + 2] == 0xF1 && hdr[i + 3] == 0x07 &&
+            hdr[i + 4] == 0x01)
+            props_at = i + 5;
+    assert_true(props_at != 0);
+    size_t props_len = hdr[props_at];
+    assert_int_equal(props_len, 18);              /* 53 0f + 16-byte IV */
+    assert_int_equal(hdr[props_at + 1], 0x53);
+    assert_int_equal(hdr[props_at + 2], 0x0f);
+    assert_int_equal(next_off, (tlen + 15) & ~(size_t)15);
+
+    fz7_istream *mem = fz7_istream_from_memory(a + 32, next_off), *s;
+    assert_int_equal(fz7_7zaes_istream_new(mem, hdr + props_at + 1, props_len, "secret", &s), FZ7_OK);
+    uint8_t out[256];
+    assert_int_equal(drain(s, out, sizeof out, sizeof out), next_off);
+    assert_memory_equal(out, text, tlen);
+    fz7_istream_free(s);
+    fz7_istream_free(mem);
+
+    /* Our encryptor's output in 7zz's archive. */
+    fz7_7zaes_key *key;
+    fz7_7zaes_writer *w;
+    mem_sink sink = {{sink_write}, malloc(256), 0, 256};
+    assert_int_equal(fz7_7zaes_key_new("secret", &key), FZ7_OK);
+    assert_int_equal(fz7_7zaes_writer_new(key, &sink.base, &w), FZ7_OK);
+    fz7_ostream *o = fz7_7zaes_writer_stream(w);
+    assert_int_equal(o->write(o, (const uint8_t *)text, tlen), FZ7_OK);
+    uint64_t pack;
+    assert_int_equal(fz7_7zaes_writer_finish(w, &pack), FZ7_OK);
+    assert_int_equal(pack, next_off);
+    uint8_t props[FZ7_7ZAES_PROPS_MAX];
+    size_t np = fz7_7zaes_writer_props(w, props);
+    uint8_t *b = malloc(n + 64);
+    assert_non_null(b);
+    memcpy(b, a, 32);
+    memcpy(b + 32, sink.p, pack);
+    uint8_t *nh = b + 32 + pack;
+    memcpy(nh, hdr, props_at);
+    nh[props_at] = (uint8_t)np;
+    memcpy(nh + props_at + 1, props, np);
+    size_t rest = next_size - (props_at + 1 + props_len);
+    memcpy(nh + props_at + 1 + np, hdr + props_at + 1 + props_len, rest);
+    uint64_t nh_size = props_at + 1 + np + rest;
+    fz7_put64le(b + 20, nh_size);
+    fz7_put32le(b + 28, fz7_crc32(0, nh, nh_size));
+    fz7_put32le(b + 8, fz7_crc32(0, b + 12, 20));
+    snprintf(path, sizeof path, "%s/ours.7z", dir);
+    assert_int_equal(write_file(path, b, 32 + pack + nh_size), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && rm f.txt && 7zz x -psecret ours.7z >/dev/null && cmp -s f.txt ours.ref", dir);
+    snprintf(path, sizeof path, "%s/ours.ref", dir);
+    assert_int_equal(write_file(path, (const uint8_t *)text, tlen), 0);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && 7zz t -pwrong ours.7z >/dev/null 2>&1", dir);
+    assert_int_not_equal(system(cmd), 0);
+
+    fz7_7zaes_writer_free(w);
+    fz7_7zaes_key_free(key);
+    fz7_7zaes_cache_clear();
+    free(sink.p);
+    free(a);
+    free(b);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fips197_c3),
         cmocka_unit_test(test_nist_cbc),
         cmocka_unit_test(test_differential),
+        cmocka_unit_test(test_7zaes_kdf),
+        cmocka_unit_test(test_7zaes_props),
+        cmocka_unit_test(test_7zaes_round_trip),
+        cmocka_unit_test(test_7zaes_with_7zz),
     };
     return cmocka_run_group_tests(tests, setup_paths, NULL);
 }
