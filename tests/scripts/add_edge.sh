@@ -88,8 +88,10 @@ first_header_byte() {
 
 # Updating: a new file is added, a changed one replaced, others kept.
 mkdir -p up/upd && cd up && printf 'one\n' > upd/a && printf 'two\n' > upd/b
+touch -d '2020-01-01 00:00:00' upd   # kept from the old archive: same time both runs
 "$FZ7" a -bd ../upd.7z upd > ../log 2>&1 || fail "update: first add"
 printf 'one, changed\n' > upd/a && printf 'three\n' > upd/c
+touch -d '2020-01-01 00:00:00' upd
 "$FZ7" a -bd ../upd.7z upd/a upd/c > ../log 2>&1 || { cat ../log; fail "update: second add"; }
 cd ..
 grep -q '^Updating archive' log || fail "update: no 'Updating archive' line"
