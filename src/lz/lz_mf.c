@@ -320,8 +320,20 @@ static uint32_t bt_find(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_
     return n;
 }
 
+/* Starts loading the heads the next position will touch; the tables are
+ * far larger than the caches and positions are searched one by one. */
+static inline void prefetch_next(const fz7_lz_mf *mf)
+{
+    if (mf->end - mf->pos >= 5) {
+        const uint8_t *next = mf->buf + mf->pos + 1;
+        __builtin_prefetch(&mf->hash4[root_of(mf, next)], 1);
+        __builtin_prefetch(&mf->hash3[hash3_of(next)], 1);
+    }
+}
+
 uint32_t fz7_lz_mf_find(fz7_lz_mf *mf, fz7_lz_match *matches)
 {
+    prefetch_next(mf);
     uint32_t avail = mf->end - mf->pos;
     uint32_t lim = avail < mf->nice_len ? avail : mf->nice_len;
     uint32_t n = 0;
@@ -339,6 +351,7 @@ uint32_t fz7_lz_mf_find(fz7_lz_mf *mf, fz7_lz_match *matches)
 void fz7_lz_mf_skip(fz7_lz_mf *mf, uint32_t count)
 {
     while (count-- > 0) {
+        prefetch_next(mf);
         uint32_t avail = mf->end - mf->pos;
         uint32_t lim = avail < mf->nice_len ? avail : mf->nice_len;
         if (lim >= hash_bytes(mf->kind) && lim >= 2) {
