@@ -209,6 +209,11 @@ fz7_status fz7_7zaes_derive_key(const uint8_t *salt, size_t salt_len,
         return FZ7_E_ARG;
     if (power > FZ7_7ZAES_MAX_POWER && power != 0x3F)
         return FZ7_E_UNSUPPORTED;
+    static const uint8_t empty[1];
+    if (!salt)
+        salt = empty;           /* memcpy/memcmp need pointers even for 0 bytes */
+    if (!password_utf16)
+        password_utf16 = empty;
     pthread_mutex_lock(&g_cache_lock);
     cache_slot *c = cache_find(salt, salt_len, password_utf16, pw_len, power);
     if (c) {

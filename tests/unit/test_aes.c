@@ -270,7 +270,7 @@ static void test_7zaes_kdf(void **state)
 static void test_7zaes_props(void **state)
 {
     (void)state;
-    uint8_t ct[16] = {0};
+    uint8_t ct[21] = {0};
     fz7_istream *mem = fz7_istream_from_memory(ct, 16), *s = (fz7_istream *)1;
     /* power 25 is refused rather than run for minutes */
     static const uint8_t p25[2] = {0x59, 0x0f};
