@@ -25,11 +25,11 @@
  *       order the rounds use it: dec[0] = enc[14], dec[i] =
  *       InvMixColumns(enc[14 - i]) for i = 1..13, dec[14] = enc[0].
  * The dispatch entries take enc (aes_cbc_enc) or dec (aes_cbc_dec) as rk.
- * Aligned to 64 bytes so the wide kernels may broadcast round keys from
- * aligned memory. */
+ * No alignment is required: the kernels load round keys unaligned, so the
+ * struct may live in malloc'd memory. */
 typedef struct fz7_aes256_key {
-    _Alignas(64) uint8_t enc[15][16];
-    _Alignas(64) uint8_t dec[15][16];
+    uint8_t enc[15][16];
+    uint8_t dec[15][16];
 } fz7_aes256_key;
 
 /* Expands a 32-byte key into both schedules. Constant-time (no table

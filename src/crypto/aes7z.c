@@ -172,6 +172,14 @@ static cache_slot g_cache[CACHE_SLOTS];
 static uint64_t g_cache_clock;
 static pthread_mutex_t g_cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
+static pthread_once_t g_cache_atexit = PTHREAD_ONCE_INIT;
+
+/* A safety net: cached keys are wiped at exit even if nobody clears them. */
+static void register_cache_wipe(void)
+{
+    atexit(fz7_7zaes_cache_clear);
+}
+
 static void slot_wipe(cache_slot *c)
 {
     if (c->pw) {
@@ -232,6 +240,7 @@ fz7_status fz7_7zaes_derive_key(const uint8_t *salt, size_t salt_len,
     if (!pw_copy)
         return FZ7_OK;             /* the key is right; it is just not cached */
     memcpy(pw_copy, password_utf16, pw_len);
+    pthread_once(&g_cache_atexit, register_cache_wipe);
     pthread_mutex_lock(&g_cache_lock);
     if (cache_find(salt, salt_len, password_utf16, pw_len, power)) {
         explicit_bzero(pw_copy, pw_len);
