@@ -84,9 +84,13 @@ int fz7_lz_mf_init(fz7_lz_mf *mf, int kind, uint32_t dict_size, uint32_t keep_ex
     }
     mf->hash3 = mf->hash2 + HASH2_SIZE;
     mf->hash4 = mf->hash3 + HASH3_SIZE;
-    /* Position 0 of the buffer is stored as cyclic_size, so an empty head
-     * (0) is always at least cyclic_size away: out of reach. */
+    /* Empty heads (0) must always be at least cyclic_size away: out of
+     * reach. Stored positions start high, so the first streams longer than
+     * the window already normalise (that path is then tested by every long
+     * stream, not only by those past 4 GiB); they restart at cyclic_size. */
     mf->offset = mf->cyclic_size;
+    if ((uint64_t)mf->buf_size * 2 + mf->cyclic_size < 0xFFFFFFFFu)
+        mf->offset = 0xFFFFFFFFu - 2 * mf->buf_size;
     mf->match_len = fz7_dispatch_get()->match_len;
     return 0;
 }
