@@ -219,10 +219,14 @@ char *fz7_7z_method_union(const fz7_7z_method_set *m)
 
 /* ---- Graph checks ---- */
 
-static bool is_decodable(uint64_t id)
+static bool risc_arch(uint64_t id, fz7_bcj_arch *arch);
+
+/* Coders open_coder() can decode (given valid properties). */
+static bool coder_known(uint64_t id)
 {
+    fz7_bcj_arch arch;
     return id == FZ7_7Z_ID_COPY || id == FZ7_7Z_ID_LZMA || id == FZ7_7Z_ID_LZMA2 ||
-           id == FZ7_7Z_ID_BCJ || id == FZ7_7Z_ID_DELTA || id == FZ7_7Z_ID_AES;
+           id == FZ7_7Z_ID_BCJ || id == FZ7_7Z_ID_DELTA || id == FZ7_7Z_ID_AES || risc_arch(id, &arch);
 }
 
 fz7_status fz7_7z_folder_check(fz7_7z_folder *f)
@@ -264,7 +268,7 @@ fz7_status fz7_7z_folder_check(fz7_7z_folder *f)
         const fz7_7z_coder *cd = &f->coders[c];
         if (cd->id == FZ7_7Z_ID_AES)
             f->encrypted = true;
-        if (!is_decodable(cd->id) || cd->num_in != 1)
+        if (!coder_known(cd->id) || cd->num_in != 1)
             f->unsupported = true;
         for (uint32_t j = 0; j < cd->num_in; j++)
             for (uint32_t b = 0; b < f->num_bind_pairs; b++)
@@ -279,11 +283,13 @@ fz7_status fz7_7z_folder_check(fz7_7z_folder *f)
 /* ---- The chain of streams ---- */
 
 /* Checks that a coder produces exactly its unpack size: a stream that ends
- * early or has bytes beyond it is corrupt. */
+ * early or has bytes beyond it is corrupt. 7zAES output is the exception:
+ * its last block's padding follows the unpack size. */
 typedef struct {
     fz7_istream base;
     fz7_istream *src;
     uint64_t left;
+    bool padded;
 } sized_istream;
 
 static fz7_status sized_read(fz7_istream *s, uint8_t *buf, size_t cap, size_t *got)
@@ -291,6 +297,8 @@ static fz7_status sized_read(fz7_istream *s, uint8_t *buf, size_t cap, size_t *g
     sized_istream *z = (sized_istream *)s;
     *got = 0;
     if (z->left == 0) {
+        if (z->padded)
+            return FZ7_OK;
         uint8_t probe;
         size_t n = 0;
         fz7_status st = z->src->read(z->src, &probe, 1, &n);
@@ -364,46 +372,74 @@ static fz7_status unsupported(build_ctx *b, uint64_t id)
     return FZ7_E_UNSUPPORTED;
 }
 
-/* Opens the decoder of one coder over its (single) input. */
-static fz7_status open_coder(build_ctx *b, const fz7_7z_coder *c, fz7_istream *in,
-                             uint64_t out_size, fz7_istream **out)
+/* The fixed-width BCJ filters by 7z method ID (Methods.txt). */
+static bool risc_arch(uint64_t id, fz7_bcj_arch *arch)
+{
+    switch (id) {
+    case 0x03030205: *arch = FZ7_BCJ_PPC; return true;
+    case 0x03030401: *arch = FZ7_BCJ_IA64; return true;
+    case 0x03030501: *arch = FZ7_BCJ_ARM; return true;
+    case 0x03030701: *arch = FZ7_BCJ_ARMT; return true;
+    case 0x03030805: *arch = FZ7_BCJ_SPARC; return true;
+    case 0x0A: *arch = FZ7_BCJ_ARM64; return true;
+    default: return false;
+    }
+}
+
+/* Opens the decoder of one coder over its inputs (in[0..n_in), the coder's
+ * in streams in order). Every decoder here takes one input; a coder with
+ * several (BCJ2: main, call, jump, range-coded stream) would take them
+ * all from `in`. */
+static fz7_status open_coder(build_ctx *b, const fz7_7z_coder *c, fz7_istream *const *in,
+                             uint32_t n_in, uint64_t out_size, fz7_istream **out)
 {
     const uint8_t *p = c->props;
+    fz7_bcj_arch arch;
     fz7_status st;
     *out = NULL;
-    switch (c->id) {
-    case FZ7_7Z_ID_COPY:
-        *out = in;
-        return FZ7_OK;
-    case FZ7_7Z_ID_LZMA:
-        if (c->props_len != 5)
-            return unsupported(b, c->id);
-        st = fz7_lzma_istream_new(in, p, out_size, b->mem_limit, out);
-        break;
-    case FZ7_7Z_ID_LZMA2:
-        if (c->props_len != 1 || p[0] > 40)
-            return unsupported(b, c->id);
-        st = fz7_lzma2_istream_new(in, p[0], b->mem_limit, out);
-        break;
-    case FZ7_7Z_ID_BCJ:
+    if (n_in != 1)
+        return unsupported(b, c->id);
+    if (risc_arch(c->id, &arch)) {
         if (c->props_len != 0 && c->props_len != 4)
             return unsupported(b, c->id);
-        st = fz7_bcj_x86_istream_new(in, c->props_len ? fz7_get32le(p) : 0, out);
-        break;
-    case FZ7_7Z_ID_DELTA:
-        if (c->props_len != 1)
+        st = fz7_bcj_risc_istream_new(in[0], arch, c->props_len ? fz7_get32le(p) : 0, out);
+        if (st == FZ7_E_ARG)
             return unsupported(b, c->id);
-        st = fz7_delta_istream_new(in, p[0] + 1u, out);
-        break;
-    case FZ7_7Z_ID_AES:
-        if (!b->password) {
-            snprintf(b->detail, b->detail_len, "Cannot open encrypted data: no password given");
-            return FZ7_E_NEED_PASSWORD;
+    } else {
+        switch (c->id) {
+        case FZ7_7Z_ID_COPY:
+            *out = in[0];
+            return FZ7_OK;
+        case FZ7_7Z_ID_LZMA:
+            if (c->props_len != 5)
+                return unsupported(b, c->id);
+            st = fz7_lzma_istream_new(in[0], p, out_size, b->mem_limit, out);
+            break;
+        case FZ7_7Z_ID_LZMA2:
+            if (c->props_len != 1 || p[0] > 40)
+                return unsupported(b, c->id);
+            st = fz7_lzma2_istream_new(in[0], p[0], b->mem_limit, out);
+            break;
+        case FZ7_7Z_ID_BCJ:
+            if (c->props_len != 0 && c->props_len != 4)
+                return unsupported(b, c->id);
+            st = fz7_bcj_x86_istream_new(in[0], c->props_len ? fz7_get32le(p) : 0, out);
+            break;
+        case FZ7_7Z_ID_DELTA:
+            if (c->props_len != 1)
+                return unsupported(b, c->id);
+            st = fz7_delta_istream_new(in[0], p[0] + 1u, out);
+            break;
+        case FZ7_7Z_ID_AES:
+            if (!b->password) {
+                snprintf(b->detail, b->detail_len, "Cannot open encrypted data: no password given");
+                return FZ7_E_NEED_PASSWORD;
+            }
+            st = fz7_7zaes_istream_new(in[0], p, c->props_len, b->password, out);
+            break;
+        default:
+            return unsupported(b, c->id);
         }
-        st = fz7_7zaes_istream_new(in, p, c->props_len, b->password, out);
-        break;
-    default:
-        return unsupported(b, c->id);
     }
     if (st == FZ7_E_UNSUPPORTED)
         return unsupported(b, c->id);
@@ -418,32 +454,37 @@ static fz7_status open_coder(build_ctx *b, const fz7_7z_coder *c, fz7_istream *i
     return keep(b, *out);
 }
 
-/* Builds the stream of out stream (= coder) `o`, with its inputs. */
+/* Builds the stream of out stream (= coder) `o`, with its inputs: each in
+ * stream is either another coder's output (bind pair) or a pack stream. */
 static fz7_status build_out(build_ctx *b, uint32_t o, unsigned depth, fz7_istream **out)
 {
     const fz7_7z_folder *f = b->f;
     const fz7_7z_coder *c = &f->coders[o];
+    fz7_istream *in[FZ7_7Z_MAX_IN_STREAMS];
     if (depth > FZ7_7Z_MAX_CODERS)
         return FZ7_E_FORMAT;
-    if (c->num_in != 1)   /* BCJ2 and other multi-input coders: none yet */
+    if (!coder_known(c->id))
         return unsupported(b, c->id);
-    fz7_istream *in = NULL;
-    uint32_t in_index = c->first_in;
-    fz7_status st = FZ7_E_FORMAT;
-    for (uint32_t i = 0; i < f->num_bind_pairs; i++)
-        if (f->bind_pairs[i].in_index == in_index)
-            st = build_out(b, f->bind_pairs[i].out_index, depth + 1, &in);
-    for (uint32_t k = 0; k < f->num_packed; k++)
-        if (f->packed[k] == in_index) {
-            uint64_t ps = f->first_pack + k;
-            if (ps >= b->s->num_pack)
-                return FZ7_E_FORMAT;
-            st = keep(b, in = fz7_fd_istream_new(b->fd, b->s->pack_offsets[ps], b->s->pack_sizes[ps]));
-        }
-    if (st != FZ7_OK)
-        return st;
+    for (uint32_t j = 0; j < c->num_in; j++) {
+        uint32_t in_index = c->first_in + j;
+        fz7_status st = FZ7_E_FORMAT;
+        in[j] = NULL;
+        for (uint32_t i = 0; i < f->num_bind_pairs; i++)
+            if (f->bind_pairs[i].in_index == in_index)
+                st = build_out(b, f->bind_pairs[i].out_index, depth + 1, &in[j]);
+        for (uint32_t k = 0; k < f->num_packed; k++)
+            if (f->packed[k] == in_index) {
+                uint64_t ps = f->first_pack + k;
+                if (ps >= b->s->num_pack)
+                    return FZ7_E_FORMAT;
+                in[j] = fz7_fd_istream_new(b->fd, b->s->pack_offsets[ps], b->s->pack_sizes[ps]);
+                st = keep(b, in[j]);
+            }
+        if (st != FZ7_OK)
+            return st;
+    }
     fz7_istream *dec;
-    st = open_coder(b, c, in, f->unpack_sizes[o], &dec);
+    fz7_status st = open_coder(b, c, in, c->num_in, f->unpack_sizes[o], &dec);
     if (st != FZ7_OK)
         return st;
     sized_istream *z = malloc(sizeof *z);
@@ -453,6 +494,7 @@ static fz7_status build_out(build_ctx *b, uint32_t o, unsigned depth, fz7_istrea
     z->base.destroy = sized_destroy;
     z->src = dec;
     z->left = f->unpack_sizes[o];
+    z->padded = c->id == FZ7_7Z_ID_AES;
     *out = &z->base;
     return keep(b, &z->base);
 }
