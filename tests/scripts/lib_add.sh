@@ -46,9 +46,9 @@ make_tree() {
     local top="$1/tree"
     rm -rf "$top"
     mkdir -p "$top/docs/deep/er/still" "$top/empty_dir" "$top/bin" "$top/Ünïcödé ☃" "$top/private"
-    text_lines 40000 1 > "$top/docs/words.txt"                    # ~1.9 MB of text
+    text_lines 10000 1 > "$top/docs/words.txt"                    # ~480 KB of text
     prng_bytes 300000 2 > "$top/bin/random.bin"                    # incompressible
-    head -c 200000 /dev/zero > "$top/docs/zeros.dat"
+    head -c 1200000 /dev/zero > "$top/docs/zeros.dat"
     text_lines 50 3 > "$top/docs/deep/er/still/note.md"
     : > "$top/empty.txt"
     : > "$top/docs/also_empty"
