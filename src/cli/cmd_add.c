@@ -227,6 +227,8 @@ typedef struct add_run {
     size_t n_scan_warnings;
     uint64_t files_read;
     uint8_t *buf;
+    const char *password;    /* -p, or asked for */
+    fz7_7zaes_key *key;      /* derived once per archive */
 } add_run;
 
 static void scan_warn(void *ctx, const char *path, int err)
@@ -494,6 +496,7 @@ static fz7_status write_7z(add_run *r, int fd, fz7_archive *old, const bool *kee
     fz7_7z_folder_opts base = {0};
     base.method = r->set.method;
     base.lzma = r->set.lzma;
+    base.key = r->key;
 
     /* Old entries first, in their order. */
     if (old) {
@@ -622,7 +625,8 @@ static fz7_status write_7z(add_run *r, int fd, fz7_archive *old, const bool *kee
     free(exts);
     free(block_of);
     if (st == FZ7_OK) {
-        fz7_7z_header_opts ho = {r->set.header_compress};
+        fz7_7z_header_opts ho = {r->set.header_compress,
+                                 r->o->header_encrypt == FZ7_ON ? r->key : NULL};
         st = fz7_7z_writer_finish(w, &ho);
     }
     fz7_7z_writer_free(w);
@@ -734,6 +738,37 @@ int fz7_cmd_add(const struct fz7_options *o)
         return exit_code_of(st);
     }
 
+    /* From here on every exit goes through done:. */
+    fz7_archive *old = NULL;
+    bool *keep = NULL;
+    int rc = 0;
+
+    /* -p: one key for every folder (and the header with -mhe). */
+    char *asked = NULL;
+    r.password = o->password;
+    if (!r.password && o->ask_password) {
+        asked = fz7_ask_password();
+        if (!asked) {
+            fprintf(stderr, "\nERROR: no password was given (stdin is not a terminal)\n");
+            rc = FZ7_EXIT_FATAL;
+            goto done;
+        }
+        r.password = asked;
+    }
+    if (r.password && xz) {
+        fprintf(stderr, "\nERROR: xz archives cannot be encrypted\n");
+        rc = FZ7_EXIT_USAGE;
+        goto done;
+    }
+    if (r.password && r.password[0]) {
+        st = fz7_7zaes_key_new(r.password, &r.key);
+        if (st != FZ7_OK) {
+            fprintf(stderr, "\nERROR: cannot derive the encryption key: %s\n", fz7_status_str(st));
+            rc = exit_code_of(st);
+            goto done;
+        }
+    }
+
     struct stat old_sb;
     bool exists = stat(path, &old_sb) == 0;
 
@@ -742,8 +777,8 @@ int fz7_cmd_add(const struct fz7_options *o)
     st = scan_inputs(&r, exists ? old_sb.st_dev : 0, exists ? old_sb.st_ino : 0, exists);
     if (st != FZ7_OK) {
         fprintf(stderr, "\nERROR: %s\n", fz7_status_str(st));
-        fz7_tree_free(&r.tree);
-        return exit_code_of(st);
+        rc = exit_code_of(st);
+        goto done;
     }
     uint64_t n_dirs = 0, n_files = 0, n_bytes = 0;
     for (size_t i = 0; i < r.tree.count; i++) {
@@ -756,12 +791,9 @@ int fz7_cmd_add(const struct fz7_options *o)
     fputc('\n', out);
 
     /* An existing .7z: keep the entries not replaced by new ones. */
-    fz7_archive *old = NULL;
-    bool *keep = NULL;
-    int rc = 0;
     if (exists && !xz) {
         fz7_open_opts oo = {0};
-        oo.password = o->password;
+        oo.password = r.password;
         char err[256] = "";
         fprintf(out, "Open archive: %s\n", path);
         st = fz7_archive_open(path, &oo, &old, err, sizeof err);
@@ -769,24 +801,22 @@ int fz7_cmd_add(const struct fz7_options *o)
             fflush(out);
             fprintf(stderr, "ERROR: %s\n%s : %s\n", path, path,
                     err[0] ? err : fz7_status_str(st));
-            fz7_tree_free(&r.tree);
-            return FZ7_EXIT_FATAL;
+            rc = FZ7_EXIT_FATAL;
+            goto done;
         }
         if (fz7_archive_get_info(old)->format != FZ7_FORMAT_7Z) {
             fflush(out);
             fprintf(stderr, "ERROR: %s : the existing file is not a .7z archive\n", path);
-            fz7_archive_close(old);
-            fz7_tree_free(&r.tree);
-            return FZ7_EXIT_FATAL;
+            rc = FZ7_EXIT_FATAL;
+            goto done;
         }
         fz7_print_archive_block(out, path, old);
         fputc('\n', out);
         size_t n = fz7_archive_count(old);
         keep = calloc(n ? n : 1, sizeof *keep);
         if (!keep) {
-            fz7_archive_close(old);
-            fz7_tree_free(&r.tree);
-            return FZ7_EXIT_MEMORY;
+            rc = FZ7_EXIT_MEMORY;
+            goto done;
         }
         uint64_t kept_files = 0, kept_dirs = 0, kept_bytes = 0;
         for (size_t i = 0; i < n; i++) {
@@ -901,6 +931,12 @@ int fz7_cmd_add(const struct fz7_options *o)
     }
 
 done:
+    fz7_7zaes_key_free(r.key);
+    fz7_7zaes_cache_clear();
+    if (asked) {
+        explicit_bzero(asked, strlen(asked));
+        free(asked);
+    }
     free(r.buf);
     for (size_t i = 0; i < r.n_scan_warnings; i++)
         free(r.scan_warnings[i]);

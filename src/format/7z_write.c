@@ -199,8 +199,12 @@ typedef struct entry_rec {
 typedef struct folder_rec {
     fz7_7z_method method;
     bool bcj;
+    bool aes;
     uint8_t props[5];
     size_t props_len;
+    uint8_t aes_props[FZ7_7ZAES_PROPS_MAX];
+    size_t aes_props_len;
+    uint64_t method_out;          /* bytes the method produced (7zAES's unpack size) */
     uint64_t pack_size;
     uint64_t unpack_size;
     size_t num_substreams;
@@ -216,6 +220,8 @@ struct fz7_7z_writer {
     bool in_folder, in_file;
     uint64_t folder_start;        /* file offset of its pack stream */
     fz7_lzma_enc *enc;            /* NULL for Copy */
+    fz7_7zaes_writer *aes;        /* NULL without a password */
+    fz7_ostream *method_dst;      /* where the method writes: the sink or aes */
     bool bcj;
     fz7_bcj_x86_state bcj_state;
     uint8_t *bcj_buf;
@@ -304,15 +310,27 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
     memset(f, 0, sizeof *f);
     f->method = o->method;
     f->bcj = o->bcj_x86;
+    f->aes = o->key != NULL;
     fz7_status st = FZ7_OK;
+    w->method_dst = &w->out.os;
+    if (o->key) {
+        st = fz7_7zaes_writer_new(o->key, &w->out.os, &w->aes);
+        if (st != FZ7_OK)
+            return st;
+        f->aes_props_len = fz7_7zaes_writer_props(w->aes, f->aes_props);
+        w->method_dst = fz7_7zaes_writer_stream(w->aes);
+    }
     if (o->method != FZ7_7Z_COPY) {
         fz7_lzma_enc_opts lo = o->lzma;
         if (o->size_hint)
             fz7_lzma_enc_reduce_dict(&lo, o->size_hint);
-        st = o->method == FZ7_7Z_LZMA ? fz7_lzma_enc_new(&lo, &w->out.os, &w->enc)
-                                      : fz7_lzma2_enc_new(&lo, &w->out.os, &w->enc);
-        if (st != FZ7_OK)
+        st = o->method == FZ7_7Z_LZMA ? fz7_lzma_enc_new(&lo, w->method_dst, &w->enc)
+                                      : fz7_lzma2_enc_new(&lo, w->method_dst, &w->enc);
+        if (st != FZ7_OK) {
+            fz7_7zaes_writer_free(w->aes);
+            w->aes = NULL;
             return st;
+        }
         if (o->method == FZ7_7Z_LZMA) {
             fz7_lzma_enc_props(w->enc, f->props);
             f->props_len = 5;
@@ -327,6 +345,8 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
         if (!w->bcj_buf && !(w->bcj_buf = malloc(BCJ_BUF_SIZE))) {
             fz7_lzma_enc_free(w->enc);
             w->enc = NULL;
+            fz7_7zaes_writer_free(w->aes);
+            w->aes = NULL;
             return FZ7_E_MEM;
         }
         fz7_bcj_x86_init(&w->bcj_state, 0);
@@ -354,7 +374,7 @@ static fz7_status to_method(fz7_7z_writer *w, const uint8_t *p, size_t n)
 {
     if (w->enc)
         return fz7_lzma_enc_write(w->enc, p, n);
-    return sink_write(&w->out.os, p, n);
+    return w->method_dst->write(w->method_dst, p, n);
 }
 
 static fz7_status to_filter(fz7_7z_writer *w, const uint8_t *p, size_t n)
@@ -426,6 +446,8 @@ fz7_status fz7_7z_writer_end_folder(fz7_7z_writer *w)
         /* Nothing went in: drop the coders' few bytes and the folder. */
         fz7_lzma_enc_free(w->enc);
         w->enc = NULL;
+        fz7_7zaes_writer_free(w->aes);
+        w->aes = NULL;
         st = sink_flush(&w->out);
         if (st == FZ7_OK && (ftruncate(w->out.fd, (off_t)w->folder_start) != 0 ||
                              lseek(w->out.fd, (off_t)w->folder_start, SEEK_SET) < 0))
@@ -444,8 +466,13 @@ fz7_status fz7_7z_writer_end_folder(fz7_7z_writer *w)
     }
     if (st == FZ7_OK && w->enc)
         st = fz7_lzma_enc_finish(w->enc);
+    f->method_out = w->enc ? fz7_lzma_enc_bytes_out(w->enc) : f->unpack_size;
+    if (st == FZ7_OK && w->aes)
+        st = fz7_7zaes_writer_finish(w->aes, NULL);
     fz7_lzma_enc_free(w->enc);
     w->enc = NULL;
+    fz7_7zaes_writer_free(w->aes);
+    w->aes = NULL;
     w->in_folder = false;
     if (st != FZ7_OK) {
         w->failed = st;
@@ -473,26 +500,42 @@ static void put_coder(bytebuf *b, const uint8_t *id, size_t id_len, const uint8_
 }
 
 /* One folder's coder list (7zFormat.txt, Folder), laid out as 7-Zip does:
- * coder 0 = the method (its input is the pack stream), coder 1 = BCJ; the
- * bind pair feeds the method's output (out stream 0) into BCJ's input (in
- * stream 1), and BCJ's output is the folder's. */
+ * from the pack side to the output side, [7zAES,] method[, BCJ]; coder
+ * k's output (out stream k) feeds coder k + 1's input (in stream k + 1),
+ * so the first coder reads the pack stream and the last one's output is
+ * the folder's. */
 static void put_folder(bytebuf *b, const folder_rec *f)
 {
     static const uint8_t id_copy[] = {0x00};
     static const uint8_t id_lzma[] = {0x03, 0x01, 0x01};
     static const uint8_t id_lzma2[] = {0x21};
     static const uint8_t id_bcj[] = {0x03, 0x03, 0x01, 0x03};
-    bb_number(b, f->bcj ? 2 : 1);
+    static const uint8_t id_aes[] = {0x06, 0xF1, 0x07, 0x01};
+    unsigned n = 1u + f->bcj + f->aes;
+    bb_number(b, n);
+    if (f->aes)
+        put_coder(b, id_aes, sizeof id_aes, f->aes_props, f->aes_props_len);
     switch (f->method) {
     case FZ7_7Z_COPY: put_coder(b, id_copy, sizeof id_copy, NULL, 0); break;
     case FZ7_7Z_LZMA: put_coder(b, id_lzma, sizeof id_lzma, f->props, f->props_len); break;
     case FZ7_7Z_LZMA2: put_coder(b, id_lzma2, sizeof id_lzma2, f->props, f->props_len); break;
     }
-    if (f->bcj) {
+    if (f->bcj)
         put_coder(b, id_bcj, sizeof id_bcj, NULL, 0);
-        bb_number(b, 1);   /* InIndex: BCJ's input */
-        bb_number(b, 0);   /* OutIndex: the method's output */
+    for (unsigned k = 0; k + 1 < n; k++) {
+        bb_number(b, k + 1);   /* InIndex */
+        bb_number(b, k);       /* OutIndex */
     }
+}
+
+/* The folder's unpack sizes, one per coder output in coder order. */
+static void put_unpack_sizes(bytebuf *b, const folder_rec *f)
+{
+    if (f->aes)
+        bb_number(b, f->method_out);
+    bb_number(b, f->unpack_size);
+    if (f->bcj)
+        bb_number(b, f->unpack_size);   /* BCJ does not change the size */
 }
 
 /* FILETIME: 100 ns units since 1601-01-01. */
@@ -565,12 +608,8 @@ static void put_main_streams(bytebuf *b, const fz7_7z_writer *w)
     for (size_t i = 0; i < w->n_folders; i++)
         put_folder(b, &w->folders[i]);
     bb_byte(b, K_CODERS_UNPACK_SIZE);
-    for (size_t i = 0; i < w->n_folders; i++) {
-        /* One size per coder output; BCJ does not change the size. */
-        bb_number(b, w->folders[i].unpack_size);
-        if (w->folders[i].bcj)
-            bb_number(b, w->folders[i].unpack_size);
-    }
+    for (size_t i = 0; i < w->n_folders; i++)
+        put_unpack_sizes(b, &w->folders[i]);
     bb_byte(b, K_END);
 
     bb_byte(b, K_SUBSTREAMS_INFO);
@@ -691,9 +730,10 @@ static fz7_status build_header(const fz7_7z_writer *w, bytebuf *b)
     return b->failed ? FZ7_E_MEM : FZ7_OK;
 }
 
-/* LZMA-encodes header into the archive at the current position and
- * replaces *header with the kEncodedHeader block that describes it. */
-static fz7_status encode_header(fz7_7z_writer *w, bytebuf *header)
+/* LZMA-encodes header (and encrypts it when key is set) into the archive
+ * at the current position and replaces *header with the kEncodedHeader
+ * block that describes it. */
+static fz7_status encode_header(fz7_7z_writer *w, bytebuf *header, const fz7_7zaes_key *key)
 {
     fz7_lzma_enc_opts lo;
     fz7_status st = fz7_lzma_enc_preset(&lo, 5);
@@ -703,18 +743,34 @@ static fz7_status encode_header(fz7_7z_writer *w, bytebuf *header)
     fz7_lzma_enc_reduce_dict(&lo, header->n);
     bytebuf packed = {0};
     mem_sink ms = {{mem_write}, &packed};
+    folder_rec f = {0};
+    f.method = FZ7_7Z_LZMA;
+    f.props_len = 5;
+    f.unpack_size = header->n;
+    fz7_7zaes_writer *aes = NULL;
+    fz7_ostream *dst = &ms.os;
+    if (key) {
+        st = fz7_7zaes_writer_new(key, &ms.os, &aes);
+        if (st != FZ7_OK)
+            return st;
+        f.aes = true;
+        f.aes_props_len = fz7_7zaes_writer_props(aes, f.aes_props);
+        dst = fz7_7zaes_writer_stream(aes);
+    }
     fz7_lzma_enc *enc = NULL;
-    st = fz7_lzma_enc_new(&lo, &ms.os, &enc);
+    st = fz7_lzma_enc_new(&lo, dst, &enc);
     if (st == FZ7_OK)
         st = fz7_lzma_enc_write(enc, header->p, header->n);
     if (st == FZ7_OK)
         st = fz7_lzma_enc_finish(enc);
-    folder_rec f = {0};
-    f.method = FZ7_7Z_LZMA;
-    f.props_len = 5;
-    if (enc)
+    if (enc) {
         fz7_lzma_enc_props(enc, f.props);
+        f.method_out = fz7_lzma_enc_bytes_out(enc);
+    }
+    if (st == FZ7_OK && aes)
+        st = fz7_7zaes_writer_finish(aes, NULL);
     fz7_lzma_enc_free(enc);
+    fz7_7zaes_writer_free(aes);
     if (st != FZ7_OK) {
         free(packed.p);
         return st;
@@ -739,7 +795,7 @@ static fz7_status encode_header(fz7_7z_writer *w, bytebuf *header)
     bb_byte(&b, 0);
     put_folder(&b, &f);
     bb_byte(&b, K_CODERS_UNPACK_SIZE);
-    bb_number(&b, header->n);
+    put_unpack_sizes(&b, &f);
     bb_byte(&b, K_CRC);
     bb_byte(&b, 1);
     bb_u32(&b, fz7_crc32(0, header->p, header->n));
@@ -764,8 +820,8 @@ fz7_status fz7_7z_writer_finish(fz7_7z_writer *w, const fz7_7z_header_opts *h)
     fz7_status st = FZ7_OK;
     if (w->n_entries) {
         st = build_header(w, &header);
-        if (st == FZ7_OK && h && h->compress)
-            st = encode_header(w, &header);
+        if (st == FZ7_OK && h && (h->compress || h->key))
+            st = encode_header(w, &header, h->key);
     }
     uint64_t header_offset = w->out.pos - SIGNATURE_HEADER_SIZE;
     if (st == FZ7_OK && header.n)
@@ -797,6 +853,7 @@ void fz7_7z_writer_free(fz7_7z_writer *w)
     if (!w)
         return;
     fz7_lzma_enc_free(w->enc);
+    fz7_7zaes_writer_free(w->aes);
     for (size_t i = 0; i < w->n_entries; i++)
         free(w->entries[i].name);
     free(w->entries);

@@ -6,6 +6,7 @@
 #define FZ7_7Z_WRITE_H
 
 #include "fz7_common.h"
+#include "crypto/aes7z.h"
 #include "lzma/lzma_enc.h"
 
 #include <stdbool.h>
@@ -25,11 +26,12 @@ typedef enum fz7_7z_method {
     FZ7_7Z_LZMA2       /* 21 */
 } fz7_7z_method;
 
-/* Coders of one folder: [x86 BCJ ->] method. */
+/* Coders of one folder: [x86 BCJ ->] method [-> 7zAES]. */
 typedef struct fz7_7z_folder_opts {
     fz7_7z_method method;
     fz7_lzma_enc_opts lzma;   /* LZMA/LZMA2 only */
     bool bcj_x86;             /* x86 BCJ (03030103) in front of the method */
+    const fz7_7zaes_key *key; /* encrypt with 7zAES (06F10701); NULL = no */
     uint64_t size_hint;       /* bytes the folder will hold, for shrinking the
                                  dictionary as 7-Zip does; 0 = unknown */
 } fz7_7z_folder_opts;
@@ -46,7 +48,8 @@ typedef struct fz7_7z_entry_meta {
 
 /* Header options for fz7_7z_writer_finish. */
 typedef struct fz7_7z_header_opts {
-    bool compress;        /* LZMA-encode the header (kEncodedHeader); -mhc */
+    bool compress;             /* LZMA-encode the header (kEncodedHeader); -mhc */
+    const fz7_7zaes_key *key;  /* also encrypt it (-mhe; implies compress); NULL = no */
 } fz7_7z_header_opts;
 
 typedef struct fz7_7z_writer fz7_7z_writer;
