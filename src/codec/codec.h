@@ -1,0 +1,44 @@
+/* codec.h - decoders for the "other" 7z compression methods: Deflate,
+ * Deflate64, BZip2 and PPMd variant H. Each is a pull stream over the
+ * coder's packed input; none of them owns its input stream.
+ *
+ * Method IDs (Methods.txt): 040108 Deflate, 040109 Deflate64, 040202 BZip2,
+ * 030401 PPMD. */
+#ifndef FZ7_CODEC_H
+#define FZ7_CODEC_H
+
+#include "fz7_common.h"
+
+#include <stdbool.h>
+
+/* Deflate (RFC 1951) decoder over a raw stream: stored, fixed and dynamic
+ * Huffman blocks up to and including the block with BFINAL set; the stream
+ * ends there (bytes after it are not read on purpose, 7z pack streams hold
+ * nothing else). deflate64 selects the Deflate64 variant: a 64 KiB window,
+ * length code 285 = 3 + 16 extra bits, distance codes 30 and 31 (32769 and
+ * 49153, 14 extra bits each). Memory: about 180 KiB, fixed.
+ * Errors from read(): FZ7_E_DATA for any malformed block (bad code lengths,
+ * invalid symbols, distances before the start, LEN/NLEN mismatch),
+ * FZ7_E_TRUNCATED when src ends inside the stream, and src's own errors.
+ * _new: FZ7_E_MEM. */
+fz7_status fz7_deflate_istream_new(fz7_istream *src, bool deflate64, fz7_istream **out);
+
+/* BZip2 decoder (through libbz2): one or more concatenated bzip2 streams
+ * ("BZh1".."BZh9", each ending in its own CRC), to the end of src. Memory
+ * about 3.6 MiB per stream at level 9 (libbz2's small mode, about 2.3 MiB,
+ * when mem_limit is below 4 MiB; FZ7_E_MEMLIMIT below that). read() errors:
+ * FZ7_E_DATA (bad magic, block CRC or stream CRC, trailing garbage),
+ * FZ7_E_TRUNCATED, FZ7_E_MEM, and src's errors. */
+fz7_status fz7_bzip2_istream_new(fz7_istream *src, uint64_t mem_limit, fz7_istream **out);
+
+/* PPMd variant H (Shkarin's PPMd var.H with 7-Zip's range coder), as the 7z
+ * method 030401 stores it. props: 5 bytes, the model order (2..64) and the
+ * model memory size in bytes (uint32 LE, 2 KiB .. 4 GiB - 37). out_size: the
+ * bytes to decode (the coder's unpack size); PPMd in 7z has no end marker.
+ * _new errors: FZ7_E_UNSUPPORTED (bad properties), FZ7_E_MEMLIMIT (memory
+ * size above mem_limit), FZ7_E_MEM. read() errors: FZ7_E_DATA (a symbol
+ * the model cannot hold, range coder out of range), FZ7_E_TRUNCATED. */
+fz7_status fz7_ppmd7_istream_new(fz7_istream *src, const uint8_t *props, size_t props_len,
+                                 uint64_t out_size, uint64_t mem_limit, fz7_istream **out);
+
+#endif
