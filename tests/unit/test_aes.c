@@ -18,6 +18,7 @@
 #include "crypto/aes7z.h"
 #include "check/check.h"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 typedef void (*cbc_fn)(const void *rk, uint8_t iv[16], uint8_t *buf, size_t nblocks);
@@ -222,6 +223,54 @@ static void test_differential(void **state)
     free(ref);
     free(in);
     free(work);
+}
+
+/* Buffers that touch an inaccessible page on either side: a kernel that
+ * reads or writes outside its blocks (an unmasked tail, a chaining load
+ * before the first block) faults here. */
+static void test_guard_pages(void **state)
+{
+    (void)state;
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    uint8_t *map = mmap(NULL, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(map != MAP_FAILED);
+    assert_int_equal(mprotect(map, page, PROT_NONE), 0);
+    assert_int_equal(mprotect(map + 2 * page, page, PROT_NONE), 0);
+    uint8_t *data = map + page, *in = malloc(page), *ref = malloc(page);
+    assert_non_null(in);
+    assert_non_null(ref);
+    g_rng = 0x6a4d;
+    uint8_t key[32], iv0[16];
+    fill(key, 32);
+    fill(iv0, 16);
+    fz7_aes256_key k;
+    fz7_aes256_expand(&k, key);
+    for (size_t n = 1; n <= page / 16; n += n < 72 ? 1 : 61) {
+        fill(in, 16 * n);
+        for (int dec = 0; dec < 2; dec++) {
+            const void *rk = dec ? (const void *)k.dec : (const void *)k.enc;
+            uint8_t ivr[16];
+            memcpy(ivr, iv0, 16);
+            memcpy(ref, in, 16 * n);
+            (dec ? fz7_aes_cbc_dec_portable : fz7_aes_cbc_enc_portable)(rk, ivr, ref, n);
+            for (int p = 0; p < g_npaths; p++) {
+                if (!g_paths[p].available || g_paths[p].dec != dec)
+                    continue;
+                for (int at_end = 0; at_end < 2; at_end++) {
+                    uint8_t *b = at_end ? data + page - 16 * n : data, iv[16];
+                    memcpy(b, in, 16 * n);
+                    memcpy(iv, iv0, 16);
+                    g_paths[p].fn(rk, iv, b, n);
+                    if (memcmp(b, ref, 16 * n) != 0)
+                        fail_msg("path %s: %zu blocks at the %s of a page", g_paths[p].name, n,
+                                 at_end ? "end" : "start");
+                }
+            }
+        }
+    }
+    munmap(map, 3 * page);
+    free(in);
+    free(ref);
 }
 
 /* ---- 7zAES ---- */
@@ -519,6 +568,7 @@ int main(void)
         cmocka_unit_test(test_fips197_c3),
         cmocka_unit_test(test_nist_cbc),
         cmocka_unit_test(test_differential),
+        cmocka_unit_test(test_guard_pages),
         cmocka_unit_test(test_7zaes_kdf),
         cmocka_unit_test(test_7zaes_props),
         cmocka_unit_test(test_7zaes_round_trip),
