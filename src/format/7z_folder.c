@@ -226,8 +226,12 @@ static bool coder_known(uint64_t id)
 {
     fz7_bcj_arch arch;
     return id == FZ7_7Z_ID_COPY || id == FZ7_7Z_ID_LZMA || id == FZ7_7Z_ID_LZMA2 ||
-           id == FZ7_7Z_ID_BCJ || id == FZ7_7Z_ID_DELTA || id == FZ7_7Z_ID_AES || risc_arch(id, &arch);
+           id == FZ7_7Z_ID_BCJ || id == FZ7_7Z_ID_DELTA || id == FZ7_7Z_ID_AES ||
+           id == FZ7_7Z_ID_BCJ2 || risc_arch(id, &arch);
 }
+
+/* In streams the decoder of a coder takes. */
+static uint32_t coder_inputs(uint64_t id) { return id == FZ7_7Z_ID_BCJ2 ? 4 : 1; }
 
 fz7_status fz7_7z_folder_check(fz7_7z_folder *f)
 {
@@ -268,7 +272,7 @@ fz7_status fz7_7z_folder_check(fz7_7z_folder *f)
         const fz7_7z_coder *cd = &f->coders[c];
         if (cd->id == FZ7_7Z_ID_AES)
             f->encrypted = true;
-        if (!coder_known(cd->id) || cd->num_in != 1)
+        if (!coder_known(cd->id) || cd->num_in != coder_inputs(cd->id))
             f->unsupported = true;
         for (uint32_t j = 0; j < cd->num_in; j++)
             for (uint32_t b = 0; b < f->num_bind_pairs; b++)
@@ -387,9 +391,8 @@ static bool risc_arch(uint64_t id, fz7_bcj_arch *arch)
 }
 
 /* Opens the decoder of one coder over its inputs (in[0..n_in), the coder's
- * in streams in order). Every decoder here takes one input; a coder with
- * several (BCJ2: main, call, jump, range-coded stream) would take them
- * all from `in`. */
+ * in streams in order): one for most, four for BCJ2 (main, call, jump,
+ * range-coded stream). */
 static fz7_status open_coder(build_ctx *b, const fz7_7z_coder *c, fz7_istream *const *in,
                              uint32_t n_in, uint64_t out_size, fz7_istream **out)
 {
@@ -397,9 +400,11 @@ static fz7_status open_coder(build_ctx *b, const fz7_7z_coder *c, fz7_istream *c
     fz7_bcj_arch arch;
     fz7_status st;
     *out = NULL;
-    if (n_in != 1)
+    if (n_in != coder_inputs(c->id))
         return unsupported(b, c->id);
-    if (risc_arch(c->id, &arch)) {
+    if (c->id == FZ7_7Z_ID_BCJ2) {
+        st = fz7_7z_bcj2_istream_new(in, out_size, out);
+    } else if (risc_arch(c->id, &arch)) {
         if (c->props_len != 0 && c->props_len != 4)
             return unsupported(b, c->id);
         st = fz7_bcj_risc_istream_new(in[0], arch, c->props_len ? fz7_get32le(p) : 0, out);

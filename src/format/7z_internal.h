@@ -120,6 +120,12 @@ fz7_status fz7_7z_folder_istream_new(int fd, const fz7_7z_streams *s, uint64_t f
                                      const char *password, uint64_t mem_limit,
                                      fz7_istream **out, char *detail, size_t detail_len);
 
+/* BCJ2 decoder (7z_bcj2.c). in: the coder's in streams in order (main,
+ * call, jump, range coder); out_size: the bytes it produces. Owns none of
+ * them. read() errors: FZ7_E_DATA when an input ends early, and the
+ * inputs' errors. FZ7_E_MEM. */
+fz7_status fz7_7z_bcj2_istream_new(fz7_istream *const in[4], uint64_t out_size, fz7_istream **out);
+
 /* Extraction entry point (ops->extract), in 7z_extract.c. */
 fz7_status fz7_7z_extract(fz7_archive *a, const bool *select, const fz7_extract_cb *cb,
                           char *err, size_t errlen);

@@ -39,8 +39,8 @@ static bool aes_available(void)
 
 static bool method_supported(const char *name, size_t len)
 {
-    static const char *const supported[] = {"Copy", "LZMA",  "LZMA2", "BCJ",  "Delta", "ARM",
-                                            "ARMT", "ARM64", "PPC",   "SPARC", "IA64"};
+    static const char *const supported[] = {"Copy", "LZMA", "LZMA2", "BCJ",   "BCJ2", "Delta",
+                                            "ARM",  "ARMT", "ARM64", "PPC",   "SPARC", "IA64"};
     for (size_t i = 0; i < sizeof supported / sizeof supported[0]; i++)
         if (strlen(supported[i]) == len && memcmp(supported[i], name, len) == 0)
             return true;
@@ -647,6 +647,8 @@ static void test_made_filters(void **state)
     made_archive("copy_plain", "-m0=Copy -mhc=off", ".", "tree", "Copy");
     made_archive("bcj", "-mf=BCJ -mx1", ".", "tree", NULL);
     made_archive("delta", "-mf=Delta:4 -mx1", ".", "tree", NULL);
+    made_archive("bcj2", "-mf=BCJ2 -mx1", ".", "tree", NULL);
+    made_archive("arm64", "-mf=ARM64 -mx1", ".", "tree", NULL);
 }
 
 static void test_made_symlinks(void **state)
