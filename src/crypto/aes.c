@@ -50,32 +50,37 @@ static void unpack(uint8_t *out, const slices *x, unsigned nblocks)
 
 /* ---- GF(2^8) arithmetic on slices (modulus x^8 + x^4 + x^3 + x + 1) ---- */
 
-static void gf_reduce(uint64_t p[15], slices *out)
+/* Product of a and b: schoolbook into 15 partial slices, then each slice of
+ * degree k >= 8 folded down by x^8 = x^4 + x^3 + x + 1 (highest first). */
+static void gf_mul(slices *out, const slices *a, const slices *b)
 {
+    uint64_t p[15] = {0};
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++)
+#pragma GCC unroll 8
+        for (int j = 0; j < 8; j++)
+            p[i + j] ^= a->s[i] & b->s[j];
+#pragma GCC unroll 7
     for (int k = 14; k >= 8; k--) {
         p[k - 4] ^= p[k];
         p[k - 5] ^= p[k];
         p[k - 7] ^= p[k];
         p[k - 8] ^= p[k];
     }
-    memcpy(out->s, p, sizeof out->s);
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++)
+        out->s[i] = p[i];
 }
 
-static void gf_mul(slices *out, const slices *a, const slices *b)
+/* Squaring is linear: sum a_i x^2i with x^8..x^14 reduced in advance. */
+static void gf_sqr(slices *out, const slices *x)
 {
-    uint64_t p[15] = {0};
-    for (int i = 0; i < 8; i++)
-        for (int j = 0; j < 8; j++)
-            p[i + j] ^= a->s[i] & b->s[j];
-    gf_reduce(p, out);
-}
-
-static void gf_sqr(slices *out, const slices *a)
-{
-    uint64_t p[15] = {0};
-    for (int i = 0; i < 8; i++)
-        p[2 * i] = a->s[i];
-    gf_reduce(p, out);
+    const uint64_t *a = x->s;
+    uint64_t b0 = a[0] ^ a[4] ^ a[6], b1 = a[4] ^ a[6] ^ a[7], b2 = a[1] ^ a[5];
+    uint64_t b3 = a[4] ^ a[5] ^ a[6] ^ a[7], b4 = a[2] ^ a[4] ^ a[7], b5 = a[5] ^ a[6];
+    uint64_t b6 = a[3] ^ a[5], b7 = a[6] ^ a[7];
+    out->s[0] = b0; out->s[1] = b1; out->s[2] = b2; out->s[3] = b3;
+    out->s[4] = b4; out->s[5] = b5; out->s[6] = b6; out->s[7] = b7;
 }
 
 /* x^254 = x^-1 (and 0 -> 0): 4 multiplications, 7 squarings. */
@@ -119,37 +124,33 @@ static void inv_sub_bytes(slices *x)
     gf_inv(x);
 }
 
-/* Rotates the 4-bit column group of row r left by r columns' worth of
- * shift: new column c takes old column (c + shift) mod 4. */
-static uint64_t rotate_rows(uint64_t v, const unsigned shift[4])
-{
-    uint64_t out = 0;
-    for (unsigned r = 0; r < 4; r++) {
-        uint64_t seg = (uint64_t)0xFFFF << (16 * r);
-        unsigned s = shift[r] & 3;
-        if (s == 0) {
-            out |= v & seg;
-            continue;
-        }
-        uint64_t lo = 0x1111111111111111ull * ((1u << (4 - s)) - 1); /* columns 0..3-s */
-        uint64_t hi = 0x1111111111111111ull * (0xFu ^ ((1u << (4 - s)) - 1));
-        out |= ((v >> s) & lo & seg) | ((v << (4 - s)) & hi & seg);
-    }
-    return out;
-}
+/* Row r is bits 16r..16r+15: four 4-bit groups (one per block) of columns
+ * 0..3. ShiftRows gives new column c the old column c + r (mod 4): within
+ * each group, a right shift by r for columns 0..3-r, a left shift by 4 - r
+ * for the others; the masks keep each row's bits in its own groups. */
+#define ROW(r, m) ((uint64_t)(m) << (16 * (r)))
 
 static void shift_rows(slices *x)
 {
-    static const unsigned sh[4] = {0, 1, 2, 3};
-    for (int k = 0; k < 8; k++)
-        x->s[k] = rotate_rows(x->s[k], sh);
+    for (int k = 0; k < 8; k++) {
+        uint64_t v = x->s[k];
+        x->s[k] = (v & ROW(0, 0xFFFF)) |
+                  ((v >> 1) & ROW(1, 0x7777)) | ((v << 3) & ROW(1, 0x8888)) |
+                  ((v >> 2) & ROW(2, 0x3333)) | ((v << 2) & ROW(2, 0xCCCC)) |
+                  ((v >> 3) & ROW(3, 0x1111)) | ((v << 1) & ROW(3, 0xEEEE));
+    }
 }
 
+/* InvShiftRows: new column c takes old column c - r, i.e. shift by 4 - r. */
 static void inv_shift_rows(slices *x)
 {
-    static const unsigned sh[4] = {0, 3, 2, 1};
-    for (int k = 0; k < 8; k++)
-        x->s[k] = rotate_rows(x->s[k], sh);
+    for (int k = 0; k < 8; k++) {
+        uint64_t v = x->s[k];
+        x->s[k] = (v & ROW(0, 0xFFFF)) |
+                  ((v >> 3) & ROW(1, 0x1111)) | ((v << 1) & ROW(1, 0xEEEE)) |
+                  ((v >> 2) & ROW(2, 0x3333)) | ((v << 2) & ROW(2, 0xCCCC)) |
+                  ((v >> 1) & ROW(3, 0x7777)) | ((v << 3) & ROW(3, 0x8888));
+    }
 }
 
 static uint64_t ror(uint64_t v, unsigned n) { return (v >> n) | (v << (64 - n)); }
