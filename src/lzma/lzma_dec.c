@@ -9,16 +9,43 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "lzma/range_dec.h"
 
 /* ---- Decoder object ------------------------------------------------------ */
 
-/* First allocation of a dictionary whose final size is not known; it
- * doubles as data arrives, up to the window size. */
-#define DICT_INITIAL_CAP ((size_t)1 << 18)
+/* Match copies move 16 bytes at a time and may write up to 15 bytes past
+ * the match. The buffer therefore has DICT_SLACK bytes after cap, and the
+ * circular buffer is DICT_SLACK bytes longer than the window: a distance
+ * below cap - DICT_SLACK never reaches the overwritten bytes ahead of the
+ * write position. */
+#define DICT_SLACK 16
 
 static size_t round_up16(uint64_t n) { return (size_t)((n + 15) & ~(uint64_t)15); }
+
+/* The dictionary is allocated whole: the kernel backs it with memory only
+ * where bytes get written, so a large window costs nothing for a short
+ * stream. Large ones are 2 MiB aligned and asked for transparent huge
+ * pages (fewer page faults and TLB misses on far matches). The run loop
+ * takes the position's low bits from the write pointer, so the start is
+ * at least 16-byte aligned. NULL on failure. */
+#define HUGE_PAGE ((size_t)2 << 20)
+
+static uint8_t *alloc_dict(size_t n)
+{
+    void *p = NULL;
+    if (n >= 2 * HUGE_PAGE) {
+        size_t len = (n + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+        if (posix_memalign(&p, HUGE_PAGE, len) != 0)
+            return NULL;
+#ifdef MADV_HUGEPAGE
+        (void)madvise(p, len, MADV_HUGEPAGE);
+#endif
+        return p;
+    }
+    return posix_memalign(&p, 64, n) == 0 ? p : NULL;
+}
 
 static fz7_status alloc_probs(fz7_lzma_dec *d, unsigned lc, unsigned lp)
 {
@@ -51,11 +78,9 @@ fz7_status fz7_lzma_dec_new(uint64_t dict_size, uint64_t unpack_hint, uint64_t m
     fz7_lzma_dec *d = calloc(1, sizeof *d);
     if (!d)
         return FZ7_E_MEM;
-    d->cap_max = round_up16(window);
+    d->cap_max = round_up16(window) + DICT_SLACK;
     d->cap = d->cap_max;
-    if (unpack_hint == UINT64_MAX && d->cap > DICT_INITIAL_CAP)
-        d->cap = DICT_INITIAL_CAP;
-    d->dict = malloc(d->cap);
+    d->dict = alloc_dict(d->cap + DICT_SLACK);
     if (!d->dict || alloc_probs(d, lc, lp) != FZ7_OK) {
         fz7_lzma_dec_free(d);
         return FZ7_E_MEM;
@@ -124,20 +149,9 @@ size_t fz7_lzma_dec_make_room(fz7_lzma_dec *d, fz7_status *st)
 {
     *st = FZ7_OK;
     if (d->pos == d->cap && d->out_pos == d->pos) {
-        if (d->cap < d->cap_max) {
-            size_t ncap = d->cap * 2 < d->cap_max ? d->cap * 2 : d->cap_max;
-            uint8_t *nd = realloc(d->dict, ncap);
-            if (!nd) {
-                *st = FZ7_E_MEM;
-                return 0;
-            }
-            d->dict = nd;
-            d->cap = ncap;
-        } else {
-            d->pos = 0;
-            d->out_pos = 0;
-            d->wrapped = true;
-        }
+        d->pos = 0;
+        d->out_pos = 0;
+        d->wrapped = true;
     }
     return d->cap - d->pos;
 }
@@ -164,39 +178,33 @@ void fz7_lzma_dec_put_raw(fz7_lzma_dec *d, const uint8_t *p, size_t n)
 static const uint8_t k_state_after_literal[FZ7_LZMA_NUM_STATES] = { 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 4, 5 };
 
 /* Copies n bytes forward from src to dst = src + dist, where the regions
- * may overlap (dist < n repeats the pattern). Writes exactly n bytes. */
+ * may overlap (dist < n repeats the pattern). May write up to 15 bytes
+ * past dst + n (see DICT_SLACK); reads only bytes already final. */
 static inline void copy_match(uint8_t *dst, const uint8_t *src, size_t n, size_t dist)
 {
     if (dist >= 16) {
-        if (n >= 16) {
-            /* Each 16-byte load reads bytes that are already final
-             * because dist >= 16; the last chunk overlaps the one
-             * before it instead of writing past n. */
-            size_t i = 0;
-            for (; i + 16 < n; i += 16) {
-                uint8_t t[16];
-                memcpy(t, src + i, 16);
-                memcpy(dst + i, t, 16);
-            }
+        /* Each 16-byte load ends at or before the store of the same step. */
+        size_t i = 0;
+        do {
             uint8_t t[16];
-            memcpy(t, src + n - 16, 16);
-            memcpy(dst + n - 16, t, 16);
-            return;
-        }
-        if (n >= 8) {
-            uint8_t a[8], b[8];
-            memcpy(a, src, 8);
-            memcpy(b, src + n - 8, 8);
-            memcpy(dst, a, 8);
-            memcpy(dst + n - 8, b, 8);
-            return;
-        }
+            memcpy(t, src + i, 16);
+            memcpy(dst + i, t, 16);
+            i += 16;
+        } while (i < n);
+    } else if (dist >= 8) {
+        size_t i = 0;
+        do {
+            uint8_t t[8];
+            memcpy(t, src + i, 8);
+            memcpy(dst + i, t, 8);
+            i += 8;
+        } while (i < n);
     } else if (dist == 1) {
         memset(dst, src[0], n);
-        return;
+    } else {
+        for (size_t i = 0; i < n; i++)
+            dst[i] = src[i];
     }
-    for (size_t i = 0; i < n; i++)
-        dst[i] = src[i];
 }
 
 /* Decodes a match length with the length coder at lenp into len (2..273).
@@ -275,6 +283,25 @@ static inline void copy_match(uint8_t *dst, const uint8_t *src, size_t n, size_t
         }                                                                       \
     } while (0)
 
+/* One plain literal bit whose probability value pv was loaded ahead:
+ * both children's probabilities are loaded before the bit is known and
+ * the right one is selected after, which takes the load latency off the
+ * bit-to-bit dependency chain. */
+#define LIT_STEP_PRELOAD(lit, sym, pv)                                          \
+    do {                                                                        \
+        uint32_t c0_ = (lit)[2 * (sym)], c1_ = (lit)[2 * (sym) + 1];            \
+        RC_NORMALIZE();                                                         \
+        uint32_t bnd_ = (range >> FZ7_LZMA_PROB_BITS) * (pv);                   \
+        uint32_t bit_ = code >= bnd_;                                           \
+        uint32_t m_ = bit_ - 1u;                                                \
+        code -= bnd_ & ~m_;                                                     \
+        range = ((range - bnd_) & ~m_) | (bnd_ & m_);                           \
+        (lit)[sym] = (fz7_lzma_prob)((pv) + FZ7_LZMA_PROB_ONE -                 \
+                                     (((pv) + 65536u - (2017u & m_)) >> FZ7_LZMA_MOVE_BITS)); \
+        (sym) = ((sym) << 1) + bit_;                                            \
+        (pv) = bit_ ? c1_ : c0_;                                                \
+    } while (0)
+
 /* Plain literal bit; matched literal bit (see lzma_common.h for the tree
  * layout): while the decoded bits equal the match byte's bits, the tree
  * at 0x100 + match_bit * 0x100 is used; after the first difference offs
@@ -289,17 +316,27 @@ static inline void copy_match(uint8_t *dst, const uint8_t *src, size_t n, size_t
         offs &= ~(mbit_ ^ (0u - bit_));                                         \
     } while (0)
 
+/* Index in the dictionary of the byte at distance rep + 1 behind pos. */
+static inline size_t back_index(size_t pos, uint32_t rep, size_t cap)
+{
+    return pos > rep ? pos - rep - 1 : pos + cap - rep - 1;
+}
+
 fz7_status fz7_lzma_dec_run(fz7_lzma_dec *d, const uint8_t **inp, const uint8_t *in_stop, size_t limit)
 {
-    uint8_t *const dict = d->dict;
-    const size_t cap = d->cap;
-    const size_t wfull = d->wrapped ? cap : 0;
-    size_t pos = d->pos;
+    /* Register pressure decides the speed here: the literal path keeps
+     * only the write pointer, input pointer, range, code, state, rep0,
+     * prev and the probabilities in registers. rep1..rep3, the buffer
+     * base, cap and the valid-history size stay in *d (the rep and match
+     * paths reload them). The dictionary is 16-byte aligned, so the low
+     * bits of the write pointer are the stream position's (pos bits). */
+    uint8_t *dst = d->dict + d->pos;
+    uint8_t *const dst_limit = d->dict + limit;
     fz7_lzma_probs *const pr = d->probs;
     const uint8_t *in = *inp;
     uint32_t range = d->range, code = d->code;
     uint32_t state = d->state;
-    uint32_t rep0 = d->rep0, rep1 = d->rep1, rep2 = d->rep2, rep3 = d->rep3;
+    uint32_t rep0 = d->rep0;
     const unsigned lc = d->lc;
     const uint32_t lp_mask = (1u << d->lp) - 1u;
     const uint32_t pb_mask = (1u << d->pb) - 1u;
@@ -308,42 +345,45 @@ fz7_status fz7_lzma_dec_run(fz7_lzma_dec *d, const uint8_t **inp, const uint8_t 
 
     if (d->pending) {
         /* Finish a match the previous call's limit cut. */
+        size_t pos = d->pos;
         size_t n = limit - pos;
         if (n > d->pending)
             n = d->pending;
-        size_t src = pos > rep0 ? pos - rep0 - 1 : pos + cap - rep0 - 1;
+        size_t src = back_index(pos, rep0, d->cap);
         for (size_t i = 0; i < n; i++) {
-            dict[pos++] = dict[src++];
-            if (src == cap)
+            d->dict[pos++] = d->dict[src++];
+            if (src == d->cap)
                 src = 0;
         }
         d->pending -= (uint32_t)n;
+        dst = d->dict + pos;
         if (d->pending)
             goto done;
     }
 
-    uint32_t prev = pos ? dict[pos - 1] : (d->wrapped ? dict[cap - 1] : 0);
+    uint32_t prev = dst != d->dict ? dst[-1] : (d->wrapped ? d->dict[d->cap - 1] : 0);
 
-    while (pos < limit && in <= in_stop) {
-        const uint32_t ps = (uint32_t)pos & pb_mask;
+    while (dst < dst_limit && in <= in_stop) {
+        const uint32_t ps = (uint32_t)(uintptr_t)dst & pb_mask;
         fz7_lzma_prob *p = &pr->is_match[state][ps];
         RC_IF_BIT0(p) {
             RC_UPDATE0(p);
             fz7_lzma_prob *lit = pr->literal +
-                FZ7_LZMA_LITERAL_CODER_SIZE * ((((uint32_t)pos & lp_mask) << lc) + (prev >> (8 - lc)));
+                FZ7_LZMA_LITERAL_CODER_SIZE * ((((uint32_t)(uintptr_t)dst & lp_mask) << lc) + (prev >> (8 - lc)));
             uint32_t sym = 1;
             if (state < FZ7_LZMA_LIT_STATES) {
-                RC_TREE_STEP(lit, sym);
-                RC_TREE_STEP(lit, sym);
-                RC_TREE_STEP(lit, sym);
-                RC_TREE_STEP(lit, sym);
-                RC_TREE_STEP(lit, sym);
-                RC_TREE_STEP(lit, sym);
-                RC_TREE_STEP(lit, sym);
+                uint32_t pv = lit[1];
+                LIT_STEP_PRELOAD(lit, sym, pv);
+                LIT_STEP_PRELOAD(lit, sym, pv);
+                LIT_STEP_PRELOAD(lit, sym, pv);
+                LIT_STEP_PRELOAD(lit, sym, pv);
+                LIT_STEP_PRELOAD(lit, sym, pv);
+                LIT_STEP_PRELOAD(lit, sym, pv);
+                LIT_STEP_PRELOAD(lit, sym, pv);
                 RC_TREE_STEP(lit, sym);
             } else {
-                size_t src = pos > rep0 ? pos - rep0 - 1 : pos + cap - rep0 - 1;
-                uint32_t mb = dict[src];
+                size_t pos = (size_t)(dst - d->dict);
+                uint32_t mb = d->dict[back_index(pos, rep0, d->cap)];
                 uint32_t offs = 0x100;
                 MATCHED_LIT_STEP();
                 MATCHED_LIT_STEP();
@@ -355,24 +395,27 @@ fz7_status fz7_lzma_dec_run(fz7_lzma_dec *d, const uint8_t **inp, const uint8_t 
                 MATCHED_LIT_STEP();
             }
             prev = sym & 0xFF;
-            dict[pos++] = (uint8_t)prev;
+            *dst++ = (uint8_t)prev;
             state = k_state_after_literal[state];
             continue;
         }
         RC_UPDATE1(p);
 
         uint32_t len;
+        size_t pos = (size_t)(dst - d->dict);
         p = &pr->is_rep[state];
         RC_IF_BIT0(p) {
             /* A new match: length, then distance. */
             RC_UPDATE0(p);
             state = state < FZ7_LZMA_LIT_STATES ? 7 : 10;
             DECODE_LEN(&pr->match_len, len);
-            rep3 = rep2;
-            rep2 = rep1;
-            rep1 = rep0;
+            d->rep3 = d->rep2;
+            d->rep2 = d->rep1;
+            d->rep1 = rep0;
             DECODE_DIST(len, rep0);
-            if (rep0 >= pos && rep0 >= wfull) {
+            /* Valid distances reach the decoded bytes: pos of them before
+             * the buffer first wraps, cap - DICT_SLACK after. */
+            if (rep0 >= pos && (!d->wrapped || rep0 >= d->cap - DICT_SLACK)) {
                 if (rep0 == FZ7_LZMA_END_MARKER_DIST)
                     d->end_marker = true;
                 else
@@ -381,7 +424,7 @@ fz7_status fz7_lzma_dec_run(fz7_lzma_dec *d, const uint8_t **inp, const uint8_t 
             }
         } else {
             RC_UPDATE1(p);
-            if (pos == 0 && !wfull) { /* a rep with nothing decoded yet */
+            if (pos == 0 && !d->wrapped) { /* a rep with nothing decoded yet */
                 st = FZ7_E_DATA;
                 break;
             }
@@ -393,9 +436,8 @@ fz7_status fz7_lzma_dec_run(fz7_lzma_dec *d, const uint8_t **inp, const uint8_t 
                     /* Short rep: one byte at distance rep0. */
                     RC_UPDATE0(p);
                     state = state < FZ7_LZMA_LIT_STATES ? 9 : 11;
-                    size_t src = pos > rep0 ? pos - rep0 - 1 : pos + cap - rep0 - 1;
-                    prev = dict[src];
-                    dict[pos++] = (uint8_t)prev;
+                    prev = d->dict[back_index(pos, rep0, d->cap)];
+                    *dst++ = (uint8_t)prev;
                     continue;
                 }
                 RC_UPDATE1(p);
@@ -405,21 +447,21 @@ fz7_status fz7_lzma_dec_run(fz7_lzma_dec *d, const uint8_t **inp, const uint8_t 
                 p = &pr->is_rep1[state];
                 RC_IF_BIT0(p) {
                     RC_UPDATE0(p);
-                    dist = rep1;
+                    dist = d->rep1;
                 } else {
                     RC_UPDATE1(p);
                     p = &pr->is_rep2[state];
                     RC_IF_BIT0(p) {
                         RC_UPDATE0(p);
-                        dist = rep2;
+                        dist = d->rep2;
                     } else {
                         RC_UPDATE1(p);
-                        dist = rep3;
-                        rep3 = rep2;
+                        dist = d->rep3;
+                        d->rep3 = d->rep2;
                     }
-                    rep2 = rep1;
+                    d->rep2 = d->rep1;
                 }
-                rep1 = rep0;
+                d->rep1 = rep0;
                 rep0 = dist;
             }
             state = state < FZ7_LZMA_LIT_STATES ? 8 : 11;
@@ -427,35 +469,34 @@ fz7_status fz7_lzma_dec_run(fz7_lzma_dec *d, const uint8_t **inp, const uint8_t 
         }
 
         /* Copy len bytes from distance rep0 + 1, as far as the limit. */
-        size_t n = limit - pos;
+        size_t n = (size_t)(dst_limit - dst);
         if (n > len)
             n = len;
         d->pending = len - (uint32_t)n;
-        size_t src = pos > rep0 ? pos - rep0 - 1 : pos + cap - rep0 - 1;
+        uint8_t *const dict = d->dict;
+        const size_t cap = d->cap;
+        size_t src = back_index(pos, rep0, cap);
         if (src < pos || src + n <= cap) {
-            copy_match(dict + pos, dict + src, n, (size_t)rep0 + 1);
-            pos += n;
+            copy_match(dst, dict + src, n, (size_t)rep0 + 1);
+            dst += n;
         } else {
             for (size_t i = 0; i < n; i++) {
-                dict[pos++] = dict[src++];
+                *dst++ = dict[src++];
                 if (src == cap)
                     src = 0;
             }
         }
-        prev = dict[pos - 1];
+        prev = dst[-1];
     }
 
 done:
     RC_NORMALIZE();
     *inp = in;
-    d->pos = pos;
+    d->pos = (size_t)(dst - d->dict);
     d->range = range;
     d->code = code;
     d->state = state;
     d->rep0 = rep0;
-    d->rep1 = rep1;
-    d->rep2 = rep2;
-    d->rep3 = rep3;
     return st;
 }
 

@@ -46,7 +46,7 @@ uint64_t fz7_lzma2_dict_size(uint8_t dict_prop);
  * decoder). The dictionary is a circular buffer that is also the output
  * staging area: fz7_lzma_dec_run() decodes into it, the caller takes the
  * new bytes with fz7_lzma_dec_take(), then fz7_lzma_dec_make_room()
- * wraps (or grows) it. */
+ * wraps it. */
 
 #include <stdbool.h>
 #include "lzma/lzma_common.h"
@@ -59,8 +59,9 @@ uint64_t fz7_lzma2_dict_size(uint8_t dict_prop);
 typedef struct fz7_lzma_dec {
     /* Dictionary (circular buffer). */
     uint8_t *dict;
-    size_t cap;          /* bytes allocated; grows up to cap_max before wrapping */
-    size_t cap_max;      /* window size, a multiple of 16 so pos & 15 is the stream position */
+    size_t cap;          /* circular buffer bytes: the window rounded up to 16, plus 16
+                            (the buffer has 16 more bytes of slack after it) */
+    size_t cap_max;      /* equal to cap (kept for callers that size things by it) */
     size_t pos;          /* write position, 0..cap */
     size_t out_pos;      /* dict[out_pos, pos) are decoded bytes not yet taken */
     bool wrapped;        /* pos has wrapped: all cap bytes are history */
@@ -98,9 +99,8 @@ void fz7_lzma_dec_reset_dict(fz7_lzma_dec *d);
 fz7_status fz7_lzma_dec_rc_init(fz7_lzma_dec *d, const uint8_t in[5]);
 
 /* Once every decoded byte was taken and the write position is at the end
- * of the buffer, wraps it (or grows it toward cap_max). Returns the bytes
- * that can be written before the end: > 0 unless it fails (FZ7_E_MEM in
- * *st). */
+ * of the buffer, wraps it. Returns the bytes that can be written before
+ * the end (> 0 once everything was taken). *st is FZ7_OK. */
 size_t fz7_lzma_dec_make_room(fz7_lzma_dec *d, fz7_status *st);
 
 /* Decodes symbols into the dictionary while its write position is below

@@ -10,6 +10,16 @@
 #include "lzma/lzma_common.h"
 
 /* Brings range back to >= 2^24 by shifting in one input byte. */
+#ifdef FZ7_LZMA_NORM_BRANCHLESS
+#define RC_NORMALIZE()                                   \
+    do {                                                 \
+        uint32_t nb_ = range < FZ7_LZMA_RC_TOP;          \
+        uint32_t sh_ = nb_ << 3;                         \
+        range <<= sh_;                                   \
+        code = (code << sh_) | (*in & (0u - nb_));       \
+        in += nb_;                                       \
+    } while (0)
+#else
 #define RC_NORMALIZE()                                   \
     do {                                                 \
         if (range < FZ7_LZMA_RC_TOP) {                   \
@@ -17,6 +27,7 @@
             code = (code << 8) | *in++;                  \
         }                                                \
     } while (0)
+#endif
 
 /* Branching bit decode (best where the bit is predictable, e.g. is_match
  * on text). Needs RC_LOCALS in scope:
@@ -42,6 +53,30 @@
 /* Branch-free bit decode: sets bit (uint32_t, 0 or 1) from probability *p.
  * The probability update is the exact integer update of RC_UPDATE0/1
  * written as p' = p + 2048 - ((p + 65536 - (bit ? 0 : 2017)) >> 5). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(FZ7_LZMA_NO_ASM)
+/* x86-64: compilers turn the selects into branches; these must be
+ * conditional moves. m_ = all ones when the bit is 0 (sbb of the carry
+ * from code < bound). */
+#define RC_BIT_BL(p, bit)                                                       \
+    do {                                                                        \
+        fz7_lzma_prob *pb_ = (p);                                               \
+        uint32_t pvb_ = *pb_;                                                   \
+        RC_NORMALIZE();                                                         \
+        uint32_t bnd_ = (range >> FZ7_LZMA_PROB_BITS) * pvb_;                   \
+        uint32_t r1_ = range - bnd_, c1_ = code - bnd_, m_, rn_ = bnd_;         \
+        __asm__("cmpl %[b], %[c]\n\t"                                           \
+                "cmovael %[r1], %[rn]\n\t"                                      \
+                "cmovael %[c1], %[c]\n\t"                                       \
+                "sbbl %[m], %[m]"                                               \
+                : [rn] "+&r"(rn_), [c] "+&r"(code), [m] "=&r"(m_)               \
+                : [b] "r"(bnd_), [r1] "r"(r1_), [c1] "r"(c1_)                   \
+                : "cc");                                                        \
+        range = rn_;                                                            \
+        *pb_ = (fz7_lzma_prob)(pvb_ + FZ7_LZMA_PROB_ONE -                       \
+                               ((pvb_ + 65536u - (2017u & m_)) >> FZ7_LZMA_MOVE_BITS)); \
+        (bit) = m_ + 1u;                                                        \
+    } while (0)
+#else
 #define RC_BIT_BL(p, bit)                                                       \
     do {                                                                        \
         fz7_lzma_prob *pb_ = (p);                                               \
@@ -55,16 +90,26 @@
         *pb_ = (fz7_lzma_prob)(pvb_ + FZ7_LZMA_PROB_ONE -                       \
                                ((pvb_ + 65536u - (2017u & m_)) >> FZ7_LZMA_MOVE_BITS)); \
     } while (0)
+#endif
 
 /* One step down a bit tree: decodes the bit at probs[sym] and sets
  * sym = 2 * sym + bit, branch-free (literal and length bits are close to
  * random, so a mispredicted branch would dominate). */
+#ifdef FZ7_LZMA_TREE_BRANCHY
+#define RC_TREE_STEP(probs, sym)                                                \
+    do {                                                                        \
+        fz7_lzma_prob *bp_ = (probs) + (sym);                                   \
+        RC_IF_BIT0(bp_) { RC_UPDATE0(bp_); (sym) <<= 1; }                       \
+        else { RC_UPDATE1(bp_); (sym) = ((sym) << 1) + 1; }                     \
+    } while (0)
+#else
 #define RC_TREE_STEP(probs, sym)                                                \
     do {                                                                        \
         uint32_t tb_;                                                           \
         RC_BIT_BL((probs) + (sym), tb_);                                        \
         (sym) = ((sym) << 1) + tb_;                                             \
     } while (0)
+#endif
 
 /* One step of a reverse bit tree (distance footers, align bits): decodes
  * the bit at probs[idx], idx = 2 * idx + bit, and adds bit << shift to acc. */
