@@ -863,7 +863,10 @@ static fz7_status decode_header(cursor *c, fz7_archive *a, uint8_t **out, size_t
         st = fail(c, FZ7_E_NEED_PASSWORD, "Cannot open encrypted archive. Wrong password?");
     else if (size > a->opts.mem_limit || size > SIZE_MAX - 1)
         st = fail(c, FZ7_E_MEMLIMIT, "Header of %" PRIu64 " bytes exceeds the memory limit", size);
-    else if (!(buf = malloc(size ? (size_t)size : 1)))
+    /* The buffer grows as bytes arrive, so a header that only claims to
+     * be large costs nothing. */
+    size_t cap = size < ((size_t)1 << 20) ? (size_t)size : (size_t)1 << 20, have = 0;
+    if (st == FZ7_OK && !(buf = malloc(cap ? cap : 1)))
         st = FZ7_E_MEM;
     if (st == FZ7_OK) {
         st = fz7_7z_folder_istream_new(a->fd, &s, 0, a->opts.password, a->opts.mem_limit, &in,
@@ -871,8 +874,23 @@ static fz7_status decode_header(cursor *c, fz7_archive *a, uint8_t **out, size_t
         if (st != FZ7_OK)
             fail(c, st, "Header: %s", detail);
     }
-    if (st == FZ7_OK)
-        st = fz7_istream_read_full(in, buf, (size_t)size);
+    while (st == FZ7_OK && have < size) {
+        if (have == cap) {
+            size_t grown = cap > (size_t)size / 2 ? (size_t)size : 2 * cap;
+            uint8_t *nb = realloc(buf, grown);
+            if (!nb) {
+                st = FZ7_E_MEM;
+                break;
+            }
+            buf = nb;
+            cap = grown;
+        }
+        size_t got = 0;
+        st = in->read(in, buf + have, cap - have, &got);
+        if (st == FZ7_OK && got == 0)
+            st = FZ7_E_TRUNCATED;
+        have += got;
+    }
     if (st == FZ7_OK) {
         size_t extra = 0;
         uint8_t probe;
