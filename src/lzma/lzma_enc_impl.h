@@ -37,6 +37,9 @@ typedef struct fz7_lzma_opt {
     uint32_t pos_prev;      /* node this one is reached from */
     uint32_t back;          /* UINT32_MAX literal, 0..3 rep, else dist0 + 4 */
     uint32_t lit_first;     /* 1: a literal at pos_prev, then rep0 (back 0) */
+    uint32_t has_prev2;     /* 1: before that literal, back2 from pos_prev2 */
+    uint32_t pos_prev2;
+    uint32_t back2;
     uint32_t state;
     uint32_t reps[4];
 } fz7_lzma_opt;

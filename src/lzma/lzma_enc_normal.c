@@ -16,15 +16,35 @@ static inline void set_opt(fz7_lzma_opt *o, uint32_t price, uint32_t prev, uint3
     o->pos_prev = prev;
     o->back = back;
     o->lit_first = lit_first;
+    o->has_prev2 = 0;
+}
+
+/* State and reps after a match or rep of 2+ bytes coded as back. */
+static inline uint32_t apply_back(uint32_t st, uint32_t r[4], uint32_t back)
+{
+    if (back < 4) {
+        uint32_t d = r[back];
+        for (uint32_t i = back; i > 0; i--)
+            r[i] = r[i - 1];
+        r[0] = d;
+        return fz7_lzma_state_after_rep(st);
+    }
+    r[3] = r[2];
+    r[2] = r[1];
+    r[1] = r[0];
+    r[0] = back - 4;
+    return fz7_lzma_state_after_match(st);
 }
 
 /* Derives state and reps of node cur from the node it is reached from. */
 static void node_state(fz7_lzma_opt *opt, uint32_t cur)
 {
     fz7_lzma_opt *o = &opt[cur];
-    const fz7_lzma_opt *p = &opt[o->pos_prev];
+    const fz7_lzma_opt *p = &opt[o->has_prev2 ? o->pos_prev2 : o->pos_prev];
     uint32_t st = p->state;
     uint32_t r[4] = {p->reps[0], p->reps[1], p->reps[2], p->reps[3]};
+    if (o->has_prev2)
+        st = apply_back(st, r, o->back2);
     if (o->lit_first) {
         st = fz7_lzma_state_after_rep(fz7_lzma_state_after_literal(st));
     } else if (o->back == BACK_LITERAL) {
@@ -56,8 +76,8 @@ static void node_state(fz7_lzma_opt *opt, uint32_t cur)
 /* Queues the path ending at node end as decisions with absolute distances. */
 static void queue_path(struct fz7_lzma_enc *e, uint32_t end)
 {
-    fz7_lzma_decision path[FZ7_LZMA_OPTS];
-    uint32_t backs[FZ7_LZMA_OPTS];
+    fz7_lzma_decision path[FZ7_LZMA_OPTS + 8];
+    uint32_t backs[FZ7_LZMA_OPTS + 8];
     uint32_t n = 0;
     const fz7_lzma_opt *opt = e->opt;
     for (uint32_t i = end; i > 0;) {
@@ -68,6 +88,12 @@ static void queue_path(struct fz7_lzma_enc *e, uint32_t end)
             backs[n++] = 0;
             path[n].len = 1;
             backs[n++] = BACK_LITERAL;
+            if (o->has_prev2) {
+                path[n].len = o->pos_prev - o->pos_prev2;
+                backs[n++] = o->back2;
+                i = o->pos_prev2;
+                continue;
+            }
         } else {
             path[n].len = len;
             backs[n++] = o->back;
@@ -94,6 +120,41 @@ static void queue_path(struct fz7_lzma_enc *e, uint32_t end)
             r[0] = back - 4;
             fz7_lzma_enc_push(e, len, back - 4 + 1);
         }
+    }
+}
+
+/* After a match or rep of len bytes at distance d from node c (price
+ * price_x, state st_x afterwards), tries a literal and then rep0 at the
+ * same distance: a 3-symbol step to a node further ahead. */
+static void try_x_lit_rep0(struct fz7_lzma_enc *e, uint32_t *len_end, uint32_t c, const uint8_t *p, uint64_t pos,
+                           uint32_t len, uint64_t d, uint32_t back, uint32_t price_x, uint32_t st_x,
+                           uint32_t avail_full)
+{
+    if (len + 3 > avail_full || p[len] == p[(ptrdiff_t)len - (ptrdiff_t)d])
+        return;
+    uint32_t lim = avail_full - len - 1;
+    if (lim > e->opts.nice_len)
+        lim = e->opts.nice_len;
+    const uint8_t *q = p + len + 1;
+    if (q[0] != q[-(ptrdiff_t)d] || q[1] != q[1 - (ptrdiff_t)d])
+        return;
+    uint32_t len2 = 2 + e->mf.match_len(q + 2, q + 2 - d, lim - 2);
+    uint64_t pos_a = pos + len;
+    uint32_t ps_a = (uint32_t)pos_a & e->pos_mask;
+    uint32_t price = price_x + fz7_price_bit(e, e->probs->is_match[st_x][ps_a], 0)
+                   + fz7_lzma_literal_price(e, pos_a, st_x, p[len - 1], p[len], p[(ptrdiff_t)len - (ptrdiff_t)d]);
+    uint32_t st_b = fz7_lzma_state_after_literal(st_x);
+    uint32_t ps_b = (uint32_t)(pos_a + 1) & e->pos_mask;
+    price += fz7_lzma_rep_price(e, 0, st_b, ps_b) + e->rep_len_prices[ps_b][len2 - 2];
+    uint32_t off = c + len + 1 + len2;
+    fz7_lzma_opt *opt = e->opt;
+    while (*len_end < off)
+        opt[++*len_end].price = FZ7_PRICE_INFINITY;
+    if (price < opt[off].price) {
+        set_opt(&opt[off], price, c + len, 0, 1);
+        opt[off].has_prev2 = 1;
+        opt[off].pos_prev2 = c;
+        opt[off].back2 = back;
     }
 }
 
@@ -286,6 +347,8 @@ void fz7_lzma_parse_normal(struct fz7_lzma_enc *e)
             }
             if (r == 0)
                 start_len = len + 1;
+            try_x_lit_rep0(e, &len_end, c, p, pos, len, d, r, base + e->rep_len_prices[cps][len - 2],
+                           fz7_lzma_state_after_rep(st), avail_full);
         }
 
         if (new_len > av)
@@ -301,8 +364,11 @@ void fz7_lzma_parse_normal(struct fz7_lzma_enc *e)
                 uint32_t price = base + e->match_len_prices[cps][l - 2] + fz7_lzma_match_dist_price(e, dist0, l);
                 if (price < opt[c + l].price)
                     set_opt(&opt[c + l], price, c, dist0 + 4, 0);
-                if (l == m[j].len)
+                if (l == m[j].len) {
+                    try_x_lit_rep0(e, &len_end, c, p, pos, l, (uint64_t)dist0 + 1, dist0 + 4, price,
+                                   fz7_lzma_state_after_match(st), avail_full);
                     j++;
+                }
             }
         }
     }
