@@ -345,6 +345,30 @@ static void test_7zaes_props(void **state)
     assert_int_equal(s->read(s, out, sizeof out, &got), FZ7_E_DATA);
     fz7_istream_free(s);
     fz7_istream_free(mem5);
+
+    /* Every byte 1 and length with power 0x3F (no hashing): accepted
+     * exactly when the length is 2 + salt size + IV size, where bit 7 adds
+     * one salt byte, bit 6 one IV byte. Powers 25..62 are refused. */
+    uint8_t pr[40] = {0};
+    for (unsigned flags = 0; flags < 4; flags++) {
+        pr[0] = (uint8_t)(flags << 6 | 0x3F);
+        for (unsigned b1 = 0; b1 < 256; b1++) {
+            pr[1] = (uint8_t)b1;
+            size_t expect = flags ? 2 + (flags >> 1) + (b1 >> 4) + (flags & 1) + (b1 & 15) : 1;
+            for (size_t len = 1; len < sizeof pr; len++) {
+                fz7_status st = fz7_7zaes_istream_new(mem, pr, len, "pw", &s);
+                if (st != (len == expect ? FZ7_OK : FZ7_E_FORMAT))
+                    fail_msg("props %02x %02x, %zu bytes: status %d", pr[0], b1, len, (int)st);
+                fz7_istream_free(s);
+            }
+        }
+    }
+    for (unsigned power = 25; power < 63; power++) {
+        pr[0] = (uint8_t)(0x40 | power);
+        pr[1] = 0x0F;
+        assert_int_equal(fz7_7zaes_istream_new(mem, pr, 18, "pw", &s), FZ7_E_UNSUPPORTED);
+        assert_null(s);
+    }
     fz7_istream_free(mem);
 }
 
