@@ -162,6 +162,30 @@ static void warn(const fz7_tree_opts *o, const char *path, int e)
         o->warn(o->warn_ctx, path, e ? e : EIO);
 }
 
+/* True when rel's first part (or with recursive, any part) matches. */
+static bool parts_match(const char *rel, const char *pattern, bool recursive)
+{
+    char part[4096];
+    const char *p = rel;
+    while (*p) {
+        const char *s = p;
+        while (*p && *p != '/')
+            p++;
+        size_t n = (size_t)(p - s);
+        if (n < sizeof part) {
+            memcpy(part, s, n);
+            part[n] = 0;
+            if (fnmatch(pattern, part, 0) == 0)
+                return true;
+        }
+        if (!recursive)
+            return false;
+        while (*p == '/')
+            p++;
+    }
+    return false;
+}
+
 /* Walks root. pattern == NULL: root and everything below it are wanted,
  * named base_name/...; otherwise entries below root whose last part matches
  * pattern (at depth 1, or any depth when recursive), with their contents. */
@@ -187,7 +211,6 @@ static fz7_status walk(fz7_tree *t, const char *root, const char *base_name, con
     size_t root_len = strlen(root);
     while (root_len > 1 && root[root_len - 1] == '/')
         root_len--;
-    char *matched_dir = NULL;   /* rel path of the last folder a pattern matched */
     struct archive_entry *e = archive_entry_new();
     if (!e) {
         archive_read_free(ad);
@@ -256,25 +279,10 @@ static fz7_status walk(fz7_tree *t, const char *root, const char *base_name, con
             want = false;
             descend = is_dir;
         } else {
-            bool inside = matched_dir && strncmp(rel, matched_dir, strlen(matched_dir)) == 0 &&
-                          rel[strlen(matched_dir)] == '/';
-            if (inside) {
-                want = true;
-            } else {
-                free(matched_dir);
-                matched_dir = NULL;
-                const char *slash = strrchr(rel, '/');
-                const char *last = slash ? slash + 1 : rel;
-                bool at_top = slash == NULL;
-                want = (at_top || recursive) && fnmatch(pattern, last, 0) == 0;
-                if (want && is_dir) {
-                    matched_dir = strdup(rel);
-                    if (!matched_dir) {
-                        st = FZ7_E_MEM;
-                        break;
-                    }
-                }
-            }
+            /* Wanted when some part of rel matches: the first part, or
+             * any part when recursive (then it is inside a matched folder
+             * or matches itself). */
+            want = parts_match(rel, pattern, recursive);
             descend = is_dir && (want || recursive);
         }
         char *name = join_name(base_name, rel);
@@ -319,7 +327,6 @@ static fz7_status walk(fz7_tree *t, const char *root, const char *base_name, con
             break;
         }
     }
-    free(matched_dir);
     archive_entry_free(e);
     archive_read_close(ad);
     archive_read_free(ad);
