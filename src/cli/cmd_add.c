@@ -19,6 +19,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define READ_CHUNK ((size_t)1 << 20)
@@ -227,6 +228,7 @@ typedef struct add_run {
     size_t n_scan_warnings;
     uint64_t files_read;
     uint8_t *buf;
+    bool stdin_mode;         /* -si: the one item is standard input */
     const char *password;    /* -p, or asked for */
     fz7_7zaes_key *key;      /* derived once per archive */
 } add_run;
@@ -334,12 +336,20 @@ static void print_counts(FILE *f, uint64_t dirs, uint64_t files, uint64_t bytes)
 typedef fz7_status (*sink_fn)(void *w, const uint8_t *p, size_t n);
 
 /* Opens an input; -1 with errno on failure. Symlinks stored as links have
- * no file to open. */
-static int open_input(const fz7_tree_item *it)
+ * no file to open (INT_MAX stands for them). */
+static int open_input(const add_run *r, const fz7_tree_item *it)
 {
+    if (r->stdin_mode)
+        return STDIN_FILENO;
     if (it->kind == FZ7_ITEM_SYMLINK)
         return INT_MAX;
     return open(it->disk_path, O_RDONLY | O_CLOEXEC);
+}
+
+static void close_input(int fd)
+{
+    if (fd != INT_MAX && fd != STDIN_FILENO && fd >= 0)
+        close(fd);
 }
 
 /* Pushes the item's data; *read_err gets errno when reading failed midway
@@ -533,14 +543,14 @@ static fz7_status write_7z(add_run *r, int fd, fz7_archive *old, const bool *kee
     fz7_tree *t = &r->tree;
     for (size_t i = 0; st == FZ7_OK && i < t->count; i++) {
         fz7_tree_item *it = &t->items[i];
-        if (it->kind == FZ7_ITEM_DIR || it->size == 0) {
+        if (it->kind == FZ7_ITEM_DIR || (it->size == 0 && !r->stdin_mode)) {
             if (it->kind == FZ7_ITEM_FILE) {
-                int in = open_input(it);   /* an unreadable empty file is still unreadable */
+                int in = open_input(r, it);   /* an unreadable empty file is still unreadable */
                 if (in < 0) {
                     read_warn(r, it->disk_path, errno);
                     continue;
                 }
-                close(in);
+                close_input(in);
             }
             fz7_7z_entry_meta m;
             meta_of_item(r, it, &m);
@@ -560,10 +570,11 @@ static fz7_status write_7z(add_run *r, int fd, fz7_archive *old, const bool *kee
         size_t n = 0;
         for (size_t i = 0; i < t->count; i++) {
             fz7_tree_item *it = &t->items[i];
-            if (it->kind == FZ7_ITEM_DIR || it->size == 0)
+            if (it->kind == FZ7_ITEM_DIR || (it->size == 0 && !r->stdin_mode))
                 continue;
             bool exe = r->set.bcj == 1 ||
-                       (r->set.bcj < 0 && it->kind == FZ7_ITEM_FILE && is_x86_executable(it->disk_path));
+                       (r->set.bcj < 0 && it->kind == FZ7_ITEM_FILE && !r->stdin_mode &&
+                        is_x86_executable(it->disk_path));
             if (exe != (group == 1))
                 continue;
             order[n] = i;
@@ -596,7 +607,7 @@ static fz7_status write_7z(add_run *r, int fd, fz7_archive *old, const bool *kee
             st = fz7_7z_writer_begin_folder(w, &fo);
             for (; st == FZ7_OK && i < end; i++) {
                 fz7_tree_item *it = &t->items[order[i]];
-                int in = open_input(it);
+                int in = open_input(r, it);
                 if (in < 0) {
                     read_warn(r, it->disk_path, errno);
                     continue;
@@ -607,8 +618,7 @@ static fz7_status write_7z(add_run *r, int fd, fz7_archive *old, const bool *kee
                 int rerr = 0;
                 if (st == FZ7_OK)
                     st = pump(r, it, in, sink_7z, w, &rerr);
-                if (in != INT_MAX)
-                    close(in);
+                close_input(in);
                 if (rerr)
                     read_warn(r, it->disk_path, rerr);
                 if (st == FZ7_OK)
@@ -655,7 +665,7 @@ static fz7_status write_xz(add_run *r, int fd, char *why, size_t whylen)
                  r->tree.count);
         return FZ7_E_ARG;
     }
-    int in = open_input(it);
+    int in = open_input(r, it);
     if (in < 0) {
         read_warn(r, it->disk_path, errno);
         snprintf(why, whylen, "cannot read %s", it->disk_path);
@@ -666,14 +676,13 @@ static fz7_status write_xz(add_run *r, int fd, char *why, size_t whylen)
     xo.check = r->set.check;
     xo.bcj_x86 = r->set.bcj == 1;
     xo.delta_distance = r->set.delta;
-    xo.size_hint = it->size;
+    xo.size_hint = r->stdin_mode ? 0 : it->size;
     fz7_xz_writer *w = NULL;
     fz7_status st = fz7_xz_writer_new(fd, &xo, &w);
     int rerr = 0;
     if (st == FZ7_OK)
         st = pump(r, it, in, sink_xz, w, &rerr);
-    if (in != INT_MAX)
-        close(in);
+    close_input(in);
     if (rerr) {
         read_warn(r, it->disk_path, rerr);
         st = FZ7_E_IO;   /* one file: a short copy of it is no archive */
@@ -683,6 +692,43 @@ static fz7_status write_xz(add_run *r, int fd, char *why, size_t whylen)
     r->files_read++;
     fz7_xz_writer_free(w);
     return st;
+}
+
+/* -si: one item read from standard input, named by -si{name} or, as
+ * 7-Zip names it, after the archive without its extension. */
+static fz7_status stdin_item(add_run *r, const char *archive_base, bool xz)
+{
+    (void)xz;
+    const char *name = r->o->stdin_name;
+    char *own = NULL;
+    if (!name || !*name) {
+        own = strdup(archive_base);
+        if (!own)
+            return FZ7_E_MEM;
+        char *dot = strrchr(own, '.');
+        if (dot && dot != own)
+            *dot = 0;
+        name = own;
+    }
+    fz7_tree_item it;
+    memset(&it, 0, sizeof it);
+    it.name = own ? own : strdup(name);
+    it.disk_path = strdup("stdin");
+    mode_t um = umask(0);
+    umask(um);
+    it.kind = FZ7_ITEM_FILE;
+    it.mode = S_IFREG | (0666 & ~um);
+    it.mtime = (int64_t)time(NULL);
+    r->tree.items = malloc(sizeof it);
+    if (!it.name || !it.disk_path || !r->tree.items) {
+        free(it.name);
+        free(it.disk_path);
+        return FZ7_E_MEM;
+    }
+    r->tree.items[0] = it;
+    r->tree.count = r->tree.cap = 1;
+    r->stdin_mode = true;
+    return FZ7_OK;
 }
 
 /* ---- the command ------------------------------------------------------------ */
@@ -738,6 +784,12 @@ int fz7_cmd_add(const struct fz7_options *o)
         return exit_code_of(st);
     }
 
+    if (o->to_stdout && !xz) {
+        /* 7-Zip cannot stream a .7z either: its header points backwards. */
+        fprintf(stderr, "\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
+        return FZ7_EXIT_FATAL;
+    }
+
     /* From here on every exit goes through done:. */
     fz7_archive *old = NULL;
     bool *keep = NULL;
@@ -773,8 +825,12 @@ int fz7_cmd_add(const struct fz7_options *o)
     bool exists = stat(path, &old_sb) == 0;
 
     /* Scan. */
-    fprintf(out, "Scanning the drive:\n");
-    st = scan_inputs(&r, exists ? old_sb.st_dev : 0, exists ? old_sb.st_ino : 0, exists);
+    if (o->from_stdin) {
+        st = stdin_item(&r, base, xz);
+    } else {
+        fprintf(out, "Scanning the drive:\n");
+        st = scan_inputs(&r, exists ? old_sb.st_dev : 0, exists ? old_sb.st_ino : 0, exists);
+    }
     if (st != FZ7_OK) {
         fprintf(stderr, "\nERROR: %s\n", fz7_status_str(st));
         rc = exit_code_of(st);
@@ -787,8 +843,10 @@ int fz7_cmd_add(const struct fz7_options *o)
         else
             n_files++, n_bytes += r.tree.items[i].size;
     }
-    print_counts(out, n_dirs, n_files, n_bytes);
-    fputc('\n', out);
+    if (!o->from_stdin) {
+        print_counts(out, n_dirs, n_files, n_bytes);
+        fputc('\n', out);
+    }
 
     /* An existing .7z: keep the entries not replaced by new ones. */
     if (exists && !xz) {
@@ -843,6 +901,31 @@ int fz7_cmd_add(const struct fz7_options *o)
     fputc('\n', out);
     fflush(out);
 
+    r.buf = malloc(READ_CHUNK);
+    if (!r.buf) {
+        rc = FZ7_EXIT_MEMORY;
+        goto done;
+    }
+    if (o->to_stdout) {
+        /* -so: straight to stdout; .xz only, as 7-Zip (a .7z needs seeking). */
+        if (!xz) {
+            fprintf(stderr, "\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
+            rc = FZ7_EXIT_FATAL;
+            goto done;
+        }
+        st = write_xz(&r, STDOUT_FILENO, why, sizeof why);
+        if (st != FZ7_OK) {
+            fprintf(stderr, "\nERROR: %s\n", why[0] ? why : fz7_status_str(st));
+            rc = exit_code_of(st);
+            goto done;
+        }
+        fprintf(out, "\nFiles read from disk: %llu\n", (unsigned long long)r.files_read);
+        rc = r.warnings ? FZ7_EXIT_WARNING : 0;
+        if (!rc)
+            fprintf(out, "Everything is Ok\n");
+        goto done;
+    }
+
     /* Write into a temporary file beside the archive. */
     const char *slash = strrchr(path, '/');
     if ((size_t)snprintf(g_temp_path, sizeof g_temp_path, "%.*s%s.fz7tmpXXXXXX",
@@ -861,12 +944,6 @@ int fz7_cmd_add(const struct fz7_options *o)
         goto done;
     }
     g_temp_live = 1;
-    r.buf = malloc(READ_CHUNK);
-    if (!r.buf) {
-        drop_temp(fd);
-        rc = FZ7_EXIT_MEMORY;
-        goto done;
-    }
     errno = 0;
     st = xz ? write_xz(&r, fd, why, sizeof why) : write_7z(&r, fd, old, keep, why, sizeof why);
     int werr = errno;

@@ -144,4 +144,13 @@ kill -INT $pid 2>/dev/null
 wait $pid
 ls -a | grep -q 'fz7tmp' && fail "SIGINT left a temporary file"
 if ! cmp -s sig2.7z keep.orig; then check_7z sig2.7z; fi
+# -si and -so.
+text_lines 3000 5 > stdin.txt
+"$FZ7" a -bd -si si.7z < stdin.txt > log 2>&1 || { cat log; fail "-si .7z"; }
+7zz x -so si.7z si | cmp - stdin.txt || fail "-si .7z: entry 'si' differs"
+"$FZ7" a -bd -sinamed.txt sin.xz < stdin.txt > log 2>&1 && xz -dc sin.xz | cmp - stdin.txt || fail "-si .xz"
+"$FZ7" a -bd -si -so any.xz < stdin.txt 2> log | xz -dc | cmp - stdin.txt || fail "-si -so .xz"
+[ -e any.xz ] && fail "-so wrote a file"
+"$FZ7" a -bd -so nope.7z stdin.txt > /dev/null 2>&1
+[ $? = 2 ] || fail "-so with .7z must fail with exit 2 as 7-Zip"
 echo PASS
