@@ -25,11 +25,11 @@
 fz7_status fz7_lzma_enc_preset(fz7_lzma_enc_opts *o, unsigned level)
 {
     /* 7zz 26.02 -mx1..9 dictionary sizes (LZMA2:n in `7zz l -slt`). */
-    static const uint32_t dict_log[10] = {18, 18, 20, 22, 24, 25, 26, 27, 0, 28};
+    static const uint32_t dict_log[10] = {18, 18, 20, 22, 24, 25, 26, 27, 28, 28};
     if (!o || level > 9)
         return FZ7_E_ARG;
     memset(o, 0, sizeof(*o));
-    o->dict_size = level == 8 ? (uint32_t)192 << 20 : (uint32_t)1 << dict_log[level];
+    o->dict_size = (uint32_t)1 << dict_log[level];
     o->lc = 3;
     o->lp = 0;
     o->pb = 2;

@@ -48,7 +48,7 @@ typedef struct fz7_lzma_enc_opts {
 /* Fills opts for compression level 0..9 with 7-Zip's -mx mapping (as
  * 7zz 26 reports it): 1-4 fast parser + hc4, 5-9 normal parser + bt4;
  * dictionary 1:256 KiB 2:1 MiB 3:4 MiB 4:16 MiB 5:32 MiB 6:64 MiB
- * 7..9: larger (see lzma_enc.c); nice_len 32 up to level 6, 64 from 7; lc=3 lp=0
+ * 7:128 MiB 8,9:256 MiB; nice_len 32 up to level 6, 64 from 7; lc=3 lp=0
  * pb=2, depth automatic, no end marker. Level 0 gets level 1's options
  * (the caller stores instead of compressing). FZ7_E_ARG if level > 9. */
 fz7_status fz7_lzma_enc_preset(fz7_lzma_enc_opts *opts, unsigned level);
