@@ -4,7 +4,9 @@
  * Folder; Methods.txt for the IDs). */
 #include "format/7z_internal.h"
 
+#include "codec/codec.h"
 #include "crypto/aes7z.h"
+#include "filter/bcj2.h"
 #include "filter/filter.h"
 #include "format/file_io.h"
 #include "lzma/lzma_dec.h"
@@ -227,7 +229,8 @@ static bool coder_known(uint64_t id)
     fz7_bcj_arch arch;
     return id == FZ7_7Z_ID_COPY || id == FZ7_7Z_ID_LZMA || id == FZ7_7Z_ID_LZMA2 ||
            id == FZ7_7Z_ID_BCJ || id == FZ7_7Z_ID_DELTA || id == FZ7_7Z_ID_AES ||
-           id == FZ7_7Z_ID_BCJ2 || risc_arch(id, &arch);
+           id == FZ7_7Z_ID_BCJ2 || id == FZ7_7Z_ID_DEFLATE || id == FZ7_7Z_ID_DEFLATE64 ||
+           id == FZ7_7Z_ID_BZIP2 || risc_arch(id, &arch);
 }
 
 /* In streams the decoder of a coder takes. */
@@ -393,7 +396,7 @@ static bool risc_arch(uint64_t id, fz7_bcj_arch *arch)
 /* Opens the decoder of one coder over its inputs (in[0..n_in), the coder's
  * in streams in order): one for most, four for BCJ2 (main, call, jump,
  * range-coded stream). */
-static fz7_status open_coder(build_ctx *b, const fz7_7z_coder *c, fz7_istream *const *in,
+static fz7_status open_coder(build_ctx *b, const fz7_7z_coder *c, fz7_istream **in,
                              uint32_t n_in, uint64_t out_size, fz7_istream **out)
 {
     const uint8_t *p = c->props;
@@ -403,7 +406,7 @@ static fz7_status open_coder(build_ctx *b, const fz7_7z_coder *c, fz7_istream *c
     if (n_in != coder_inputs(c->id))
         return unsupported(b, c->id);
     if (c->id == FZ7_7Z_ID_BCJ2) {
-        st = fz7_7z_bcj2_istream_new(in, out_size, out);
+        st = fz7_bcj2_istream_new(in, out_size, out);
     } else if (risc_arch(c->id, &arch)) {
         if (c->props_len != 0 && c->props_len != 4)
             return unsupported(b, c->id);
@@ -434,6 +437,13 @@ static fz7_status open_coder(build_ctx *b, const fz7_7z_coder *c, fz7_istream *c
             if (c->props_len != 1)
                 return unsupported(b, c->id);
             st = fz7_delta_istream_new(in[0], p[0] + 1u, out);
+            break;
+        case FZ7_7Z_ID_DEFLATE:
+        case FZ7_7Z_ID_DEFLATE64:
+            st = fz7_deflate_istream_new(in[0], c->id == FZ7_7Z_ID_DEFLATE64, out);
+            break;
+        case FZ7_7Z_ID_BZIP2:
+            st = fz7_bzip2_istream_new(in[0], b->mem_limit, out);
             break;
         case FZ7_7Z_ID_AES:
             if (!b->password) {

@@ -24,6 +24,9 @@
 #define FZ7_7Z_ID_BCJ 0x03030103u
 #define FZ7_7Z_ID_BCJ2 0x0303011Bu
 #define FZ7_7Z_ID_PPMD 0x030401u
+#define FZ7_7Z_ID_DEFLATE 0x040108u
+#define FZ7_7Z_ID_DEFLATE64 0x040109u
+#define FZ7_7Z_ID_BZIP2 0x040202u
 #define FZ7_7Z_ID_AES 0x06F10701u
 
 /* One coder of a folder (7zFormat.txt, Folder). "In" streams are its
@@ -119,12 +122,6 @@ const char *fz7_7z_method_name(uint64_t id, char *buf, size_t buflen);
 fz7_status fz7_7z_folder_istream_new(int fd, const fz7_7z_streams *s, uint64_t fi,
                                      const char *password, uint64_t mem_limit,
                                      fz7_istream **out, char *detail, size_t detail_len);
-
-/* BCJ2 decoder (7z_bcj2.c). in: the coder's in streams in order (main,
- * call, jump, range coder); out_size: the bytes it produces. Owns none of
- * them. read() errors: FZ7_E_DATA when an input ends early, and the
- * inputs' errors. FZ7_E_MEM. */
-fz7_status fz7_7z_bcj2_istream_new(fz7_istream *const in[4], uint64_t out_size, fz7_istream **out);
 
 /* Extraction entry point (ops->extract), in 7z_extract.c. */
 fz7_status fz7_7z_extract(fz7_archive *a, const bool *select, const fz7_extract_cb *cb,

@@ -39,8 +39,9 @@ static bool aes_available(void)
 
 static bool method_supported(const char *name, size_t len)
 {
-    static const char *const supported[] = {"Copy", "LZMA", "LZMA2", "BCJ",   "BCJ2", "Delta",
-                                            "ARM",  "ARMT", "ARM64", "PPC",   "SPARC", "IA64"};
+    static const char *const supported[] = {"Copy",  "LZMA",  "LZMA2", "BCJ",     "BCJ2",
+                                            "Delta", "ARM",   "ARMT",  "ARM64",   "PPC",
+                                            "SPARC", "IA64",  "BZip2", "Deflate", "Deflate64"};
     for (size_t i = 0; i < sizeof supported / sizeof supported[0]; i++)
         if (strlen(supported[i]) == len && memcmp(supported[i], name, len) == 0)
             return true;
@@ -649,6 +650,8 @@ static void test_made_filters(void **state)
     made_archive("delta", "-mf=Delta:4 -mx1", ".", "tree", NULL);
     made_archive("bcj2", "-mf=BCJ2 -mx1", ".", "tree", NULL);
     made_archive("arm64", "-mf=ARM64 -mx1", ".", "tree", NULL);
+    made_archive("deflate", "-m0=Deflate -mx5", ".", "tree", "Deflate");
+    made_archive("bzip2", "-m0=BZip2 -mx5", ".", "tree", "BZip2");
 }
 
 static void test_made_symlinks(void **state)
