@@ -259,13 +259,6 @@ static void fill_len_prices(struct fz7_lzma_enc *e, const fz7_lzma_len_probs *lp
     }
 }
 
-static inline uint32_t dist_slot_of(uint32_t dist0)
-{
-    if (dist0 < 4)
-        return dist0;
-    uint32_t n = 31u - (uint32_t)__builtin_clz(dist0);
-    return (n << 1) | ((dist0 >> (n - 1)) & 1);
-}
 
 static void fill_dist_prices(struct fz7_lzma_enc *e)
 {
@@ -278,7 +271,7 @@ static void fill_dist_prices(struct fz7_lzma_enc *e)
             e->slot_prices[ds][slot] = price;
         }
         for (uint32_t d = 0; d < FZ7_LZMA_FULL_DISTANCES; d++) {
-            uint32_t slot = dist_slot_of(d);
+            uint32_t slot = fz7_lzma_dist_slot(d);
             uint32_t price = e->slot_prices[ds][slot];
             if (slot >= FZ7_LZMA_DIST_MODEL_START) {
                 uint32_t footer = (slot >> 1) - 1;
@@ -343,36 +336,8 @@ uint32_t fz7_lzma_literal_price(const struct fz7_lzma_enc *e, uint64_t pos, uint
     return price;
 }
 
-uint32_t fz7_lzma_rep_price(const struct fz7_lzma_enc *e, uint32_t rep, uint32_t state, uint32_t ps)
-{
-    const fz7_lzma_probs *p = e->probs;
-    uint32_t price = fz7_price_bit(e, p->is_match[state][ps], 1) + fz7_price_bit(e, p->is_rep[state], 1);
-    if (rep == 0) {
-        price += fz7_price_bit(e, p->is_rep0[state], 0) + fz7_price_bit(e, p->is_rep0_long[state][ps], 1);
-    } else {
-        price += fz7_price_bit(e, p->is_rep0[state], 1);
-        if (rep == 1)
-            price += fz7_price_bit(e, p->is_rep1[state], 0);
-        else
-            price += fz7_price_bit(e, p->is_rep1[state], 1) + fz7_price_bit(e, p->is_rep2[state], rep - 2);
-    }
-    return price;
-}
 
-uint32_t fz7_lzma_short_rep_price(const struct fz7_lzma_enc *e, uint32_t state, uint32_t ps)
-{
-    const fz7_lzma_probs *p = e->probs;
-    return fz7_price_bit(e, p->is_match[state][ps], 1) + fz7_price_bit(e, p->is_rep[state], 1)
-         + fz7_price_bit(e, p->is_rep0[state], 0) + fz7_price_bit(e, p->is_rep0_long[state][ps], 0);
-}
 
-uint32_t fz7_lzma_match_dist_price(const struct fz7_lzma_enc *e, uint32_t dist0, uint32_t len)
-{
-    uint32_t ds = fz7_lzma_dist_state(len);
-    if (dist0 < FZ7_LZMA_FULL_DISTANCES)
-        return e->dist_prices[ds][dist0];
-    return e->slot_prices[ds][dist_slot_of(dist0)] + e->align_prices[dist0 & (FZ7_LZMA_ALIGN_SIZE - 1)];
-}
 
 /* ---- Symbol coding ------------------------------------------------------ */
 
@@ -443,7 +408,7 @@ static void code_match(struct fz7_lzma_enc *e, uint32_t dist0, uint32_t len)
     fz7_rc_bit(&e->rc, &p->is_match[e->state][ps], 1);
     fz7_rc_bit(&e->rc, &p->is_rep[e->state], 0);
     code_len(e, &p->match_len, len, ps);
-    uint32_t slot = dist_slot_of(dist0);
+    uint32_t slot = fz7_lzma_dist_slot(dist0);
     fz7_rc_tree(&e->rc, p->dist_slot[fz7_lzma_dist_state(len)], FZ7_LZMA_DIST_SLOT_BITS, slot);
     if (slot >= FZ7_LZMA_DIST_MODEL_START) {
         uint32_t footer = (slot >> 1) - 1;

@@ -105,8 +105,49 @@ void fz7_lzma_enc_skip(struct fz7_lzma_enc *e, uint32_t n);         /* skip n po
 void fz7_lzma_enc_push(struct fz7_lzma_enc *e, uint32_t len, uint32_t dist);
 uint32_t fz7_lzma_literal_price(const struct fz7_lzma_enc *e, uint64_t pos, uint32_t state,
                                 uint8_t prev, uint8_t cur, uint8_t match_byte);
-uint32_t fz7_lzma_rep_price(const struct fz7_lzma_enc *e, uint32_t rep, uint32_t state, uint32_t pos_state);
-uint32_t fz7_lzma_short_rep_price(const struct fz7_lzma_enc *e, uint32_t state, uint32_t pos_state);
-uint32_t fz7_lzma_match_dist_price(const struct fz7_lzma_enc *e, uint32_t dist0, uint32_t len);
+
+/* Distance slot of a 0-based distance (lzma-file-format.txt: slots 0..3
+ * are the distances, then two slots per power of two). */
+static inline uint32_t fz7_lzma_dist_slot(uint32_t dist0)
+{
+    if (dist0 < 4)
+        return dist0;
+    uint32_t n = 31u - (uint32_t)__builtin_clz(dist0);
+    return (n << 1) | ((dist0 >> (n - 1)) & 1);
+}
+
+/* Price of the bits that select rep (0..3, with length >= 2) before its length. */
+static inline uint32_t fz7_lzma_rep_price(const struct fz7_lzma_enc *e, uint32_t rep, uint32_t state, uint32_t ps)
+{
+    const fz7_lzma_probs *p = e->probs;
+    uint32_t price = fz7_price_bit(e, p->is_match[state][ps], 1) + fz7_price_bit(e, p->is_rep[state], 1);
+    if (rep == 0) {
+        price += fz7_price_bit(e, p->is_rep0[state], 0) + fz7_price_bit(e, p->is_rep0_long[state][ps], 1);
+    } else {
+        price += fz7_price_bit(e, p->is_rep0[state], 1);
+        if (rep == 1)
+            price += fz7_price_bit(e, p->is_rep1[state], 0);
+        else
+            price += fz7_price_bit(e, p->is_rep1[state], 1) + fz7_price_bit(e, p->is_rep2[state], rep - 2);
+    }
+    return price;
+}
+
+/* Price of a short rep (one byte at rep0). */
+static inline uint32_t fz7_lzma_short_rep_price(const struct fz7_lzma_enc *e, uint32_t state, uint32_t ps)
+{
+    const fz7_lzma_probs *p = e->probs;
+    return fz7_price_bit(e, p->is_match[state][ps], 1) + fz7_price_bit(e, p->is_rep[state], 1)
+         + fz7_price_bit(e, p->is_rep0[state], 0) + fz7_price_bit(e, p->is_rep0_long[state][ps], 0);
+}
+
+/* Price of the distance of a normal match of length len (tables). */
+static inline uint32_t fz7_lzma_match_dist_price(const struct fz7_lzma_enc *e, uint32_t dist0, uint32_t len)
+{
+    uint32_t ds = fz7_lzma_dist_state(len);
+    if (dist0 < FZ7_LZMA_FULL_DISTANCES)
+        return e->dist_prices[ds][dist0];
+    return e->slot_prices[ds][fz7_lzma_dist_slot(dist0)] + e->align_prices[dist0 & (FZ7_LZMA_ALIGN_SIZE - 1)];
+}
 
 #endif
