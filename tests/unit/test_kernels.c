@@ -401,10 +401,20 @@ static void test_sha256_incremental(void **state)
 
 /* ---- differential: match_len ---- */
 
+/* The definition itself, byte by byte: the reference for every path,
+ * the word-at-a-time portable one included. */
+static uint32_t match_len_bytes(const uint8_t *a, const uint8_t *b, uint32_t limit)
+{
+    uint32_t len = 0;
+    while (len < limit && a[len] == b[len])
+        len++;
+    return len;
+}
+
 static void mlen_compare(const uint8_t *a, const uint8_t *b, uint32_t limit, const char *what, uint64_t seed)
 {
-    uint32_t want = fz7_match_len_portable(a, b, limit);
-    for (int i = 1; i < g_npaths[MLEN_PATHS]; i++) {
+    uint32_t want = match_len_bytes(a, b, limit);
+    for (int i = 0; i < g_npaths[MLEN_PATHS]; i++) {
         const path *pt = &g_paths[MLEN_PATHS][i];
         if (!pt->have)
             continue;
