@@ -36,7 +36,9 @@ typedef struct {
     uint64_t mem_limit;
 } cursor;
 
-static fz7_status fail(cursor *c, fz7_status st, const char *fmt, ...)
+/* Keeps the first reason only: the innermost failure says most. */
+static void note(cursor *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(cursor *c, const char *fmt, ...)
 {
     if (c->errlen && !c->err[0]) {
         va_list ap;
@@ -44,8 +46,11 @@ static fz7_status fail(cursor *c, fz7_status st, const char *fmt, ...)
         vsnprintf(c->err, c->errlen, fmt, ap);
         va_end(ap);
     }
-    return st;
 }
+
+/* Records a reason and evaluates to st (a macro, so the compiler sees
+ * which status comes back). */
+#define fail(c, st, ...) (note((c), __VA_ARGS__), (st))
 
 #define TRY(expr)                        \
     do {                                 \
@@ -872,7 +877,7 @@ static fz7_status decode_header(cursor *c, fz7_archive *a, uint8_t **out, size_t
         st = fz7_7z_folder_istream_new(a->fd, &s, 0, a->opts.password, a->opts.mem_limit, &in,
                                        detail, sizeof detail);
         if (st != FZ7_OK)
-            fail(c, st, "Header: %s", detail);
+            note(c, "Header: %s", detail);
     }
     while (st == FZ7_OK && have < size) {
         if (have == cap) {
@@ -903,7 +908,7 @@ static fz7_status decode_header(cursor *c, fz7_archive *a, uint8_t **out, size_t
     if (f->encrypted && (st == FZ7_E_DATA || st == FZ7_E_CRC || st == FZ7_E_TRUNCATED))
         st = fail(c, FZ7_E_PASSWORD, "Cannot open encrypted archive. Wrong password?");
     else if (st != FZ7_OK)
-        fail(c, st, "Headers Error: encoded header: %s", fz7_status_str(st));
+        note(c, "Headers Error: encoded header: %s", fz7_status_str(st));
     fz7_istream_free(in);
     fz7_7z_streams_free(&s);
     if (st != FZ7_OK) {

@@ -288,7 +288,7 @@ static void free_items(item *v, long n)
 
 static const char *corpus_dir(void)
 {
-    static char path[4096];
+    static char path[1024];
     const char *shared = getenv("FZ7_SHARED");
     if (shared && *shared) {
         snprintf(path, sizeof path, "%s/corpus/7z", shared);
@@ -320,7 +320,7 @@ static void test_corpus_manifest(void **state)
         print_message("SKIP: the shared corpus (FZ7_SHARED/corpus/7z) is missing\n");
         skip();
     }
-    char path[4096], line[4096];
+    char path[6144], line[4096];
     snprintf(path, sizeof path, "%s/MANIFEST.tsv", dir);
     FILE *m = fopen(path, "r");
     assert_non_null(m);
