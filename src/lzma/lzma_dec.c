@@ -72,7 +72,7 @@ fz7_status fz7_lzma_dec_new(uint64_t dict_size, uint64_t unpack_hint, uint64_t m
     uint64_t window = dict_size;
     if (unpack_hint < window)
         window = unpack_hint < 16 ? 16 : unpack_hint;
-    if (window > FZ7_LZMA_DICT_MAX || window > mem_limit)
+    if (window > FZ7_LZMA_DICT_MAX || window + fz7_lzma_probs_size(lc, lp) > mem_limit)
         return FZ7_E_MEMLIMIT;
 
     fz7_lzma_dec *d = calloc(1, sizeof *d);

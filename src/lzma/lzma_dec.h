@@ -82,7 +82,8 @@ typedef struct fz7_lzma_dec {
  * unpack_hint: total bytes the stream will produce if known, else
  * UINT64_MAX (the dictionary is then no larger than that). lc/lp/pb are
  * checked only against their LZMA1 ranges (lc <= 8, lp <= 4, pb <= 4).
- * Errors: FZ7_E_MEMLIMIT (window over mem_limit or FZ7_LZMA_DICT_MAX),
+ * Errors: FZ7_E_MEMLIMIT (window plus probabilities over mem_limit, or
+ * window over FZ7_LZMA_DICT_MAX),
  * FZ7_E_MEM, FZ7_E_ARG (bad lc/lp/pb). */
 fz7_status fz7_lzma_dec_new(uint64_t dict_size, uint64_t unpack_hint, uint64_t mem_limit, unsigned lc,
                             unsigned lp, unsigned pb, fz7_lzma_dec **out);
