@@ -230,7 +230,7 @@ static bool coder_known(uint64_t id)
     return id == FZ7_7Z_ID_COPY || id == FZ7_7Z_ID_LZMA || id == FZ7_7Z_ID_LZMA2 ||
            id == FZ7_7Z_ID_BCJ || id == FZ7_7Z_ID_DELTA || id == FZ7_7Z_ID_AES ||
            id == FZ7_7Z_ID_BCJ2 || id == FZ7_7Z_ID_DEFLATE || id == FZ7_7Z_ID_DEFLATE64 ||
-           id == FZ7_7Z_ID_BZIP2 || risc_arch(id, &arch);
+           id == FZ7_7Z_ID_BZIP2 || id == FZ7_7Z_ID_PPMD || risc_arch(id, &arch);
 }
 
 /* In streams the decoder of a coder takes. */
@@ -444,6 +444,9 @@ static fz7_status open_coder(build_ctx *b, const fz7_7z_coder *c, fz7_istream **
             break;
         case FZ7_7Z_ID_BZIP2:
             st = fz7_bzip2_istream_new(in[0], b->mem_limit, out);
+            break;
+        case FZ7_7Z_ID_PPMD:
+            st = fz7_ppmd7_istream_new(in[0], p, c->props_len, out_size, b->mem_limit, out);
             break;
         case FZ7_7Z_ID_AES:
             if (!b->password) {

@@ -41,7 +41,8 @@ static bool method_supported(const char *name, size_t len)
 {
     static const char *const supported[] = {"Copy",  "LZMA",  "LZMA2", "BCJ",     "BCJ2",
                                             "Delta", "ARM",   "ARMT",  "ARM64",   "PPC",
-                                            "SPARC", "IA64",  "BZip2", "Deflate", "Deflate64"};
+                                            "SPARC", "IA64",  "BZip2", "Deflate", "Deflate64",
+                                            "PPMD"};
     for (size_t i = 0; i < sizeof supported / sizeof supported[0]; i++)
         if (strlen(supported[i]) == len && memcmp(supported[i], name, len) == 0)
             return true;
@@ -652,6 +653,7 @@ static void test_made_filters(void **state)
     made_archive("arm64", "-mf=ARM64 -mx1", ".", "tree", NULL);
     made_archive("deflate", "-m0=Deflate -mx5", ".", "tree", "Deflate");
     made_archive("bzip2", "-m0=BZip2 -mx5", ".", "tree", "BZip2");
+    made_archive("ppmd", "-m0=PPMd -mx5", ".", "tree", "PPMD");
 }
 
 static void test_made_symlinks(void **state)
