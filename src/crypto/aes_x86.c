@@ -86,6 +86,7 @@ void fz7_aes_cbc_enc_aesni(const void *rk, uint8_t iv[16], uint8_t *buf, size_t 
  * bytes before it; all loads precede the stores, so in-place works, and
  * the first one takes its low block from the previous iteration. */
 #define VAES_REGS 8
+#define VAES_PREFETCH 2048
 
 VAES_TARGET
 void fz7_aes_cbc_dec_vaes256(const void *rk, uint8_t iv[16], uint8_t *buf, size_t nblocks)
@@ -98,6 +99,11 @@ void fz7_aes_cbc_dec_vaes256(const void *rk, uint8_t iv[16], uint8_t *buf, size_
 
     while (nblocks >= 2 * VAES_REGS) {
         __m256i c[VAES_REGS], x[VAES_REGS], chain[VAES_REGS];
+        /* Ask for the lines a few iterations ahead (measured: faster on
+         * buffers that do not fit in the cache; prefetches never fault). */
+#pragma GCC unroll 4
+        for (int j = 0; j < 4; j++)
+            _mm_prefetch((const char *)buf + VAES_PREFETCH + 64 * j, _MM_HINT_T0);
 #pragma GCC unroll 8
         for (int j = 0; j < VAES_REGS; j++) {
             c[j] = _mm256_loadu_si256((const __m256i *)(buf + 32 * j));
