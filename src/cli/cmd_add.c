@@ -967,6 +967,15 @@ int fz7_cmd_add(const struct fz7_options *o)
             fd = -1;
         } else {
             g_temp_live = 0;
+            /* Make the rename itself durable. */
+            char dir[PATH_MAX];
+            snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path + 1) : 1,
+                     slash ? path : ".");
+            int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            if (dfd >= 0) {
+                fsync(dfd);
+                close(dfd);
+            }
         }
     }
     if (st != FZ7_OK) {
