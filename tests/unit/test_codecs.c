@@ -1,0 +1,1006 @@
+/* test_codecs.c - the Deflate, Deflate64, BZip2, PPMd (var.H) and BCJ2
+ * decoders: vectors built here bit by bit from RFC 1951, streams made by
+ * 7zz at test time (decoded raw and through the 7z reader), truncated,
+ * corrupted and random inputs, and the corpus rows that use these methods
+ * (compared with expected/<archive>.tsv). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "check/check.h"
+#include "codec/codec.h"
+#include "filter/bcj2.h"
+#include "format/archive.h"
+
+/* ---- Helpers ---- */
+
+static uint8_t *load(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *p = malloc(len > 0 ? (size_t)len : 1);
+    assert_non_null(p);
+    assert_int_equal(fread(p, 1, (size_t)len, f), (size_t)len);
+    fclose(f);
+    *n = (size_t)len;
+    return p;
+}
+
+static void save(const char *path, const void *p, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(p, 1, n, f), n);
+    fclose(f);
+}
+
+/* Reads d to its end in pieces of at most `piece` bytes; returns the
+ * status that stopped it and the bytes before that. */
+static fz7_status drain(fz7_istream *d, size_t piece, uint8_t **out, size_t *n)
+{
+    size_t cap = 1 << 16, len = 0;
+    uint8_t *buf = malloc(cap);
+    assert_non_null(buf);
+    fz7_status st;
+    for (;;) {
+        if (cap - len < piece) {
+            cap = 2 * cap + piece;
+            buf = realloc(buf, cap);
+            assert_non_null(buf);
+        }
+        size_t got = 0;
+        st = d->read(d, buf + len, piece, &got);
+        if (st != FZ7_OK || got == 0)
+            break;
+        assert_true(got <= piece);
+        len += got;
+    }
+    *out = buf;
+    *n = len;
+    return st;
+}
+
+enum kind { K_DEFLATE, K_DEFLATE64, K_BZIP2, K_PPMD };
+
+/* Decodes src[0..n) with one decoder; out and out_n as for drain(). */
+static fz7_status decode(enum kind k, const uint8_t *src, size_t n, const uint8_t *props,
+                         uint64_t out_size, size_t piece, uint8_t **out, size_t *out_n)
+{
+    fz7_istream *in = fz7_istream_from_memory(src, n), *d = NULL;
+    assert_non_null(in);
+    fz7_status st;
+    switch (k) {
+    case K_DEFLATE: st = fz7_deflate_istream_new(in, false, &d); break;
+    case K_DEFLATE64: st = fz7_deflate_istream_new(in, true, &d); break;
+    case K_BZIP2: st = fz7_bzip2_istream_new(in, 0, &d); break;
+    default: st = fz7_ppmd7_istream_new(in, props, 5, out_size, 0, &d); break;
+    }
+    assert_int_equal(st, FZ7_OK);
+    st = drain(d, piece, out, out_n);
+    fz7_istream_free(d);
+    fz7_istream_free(in);
+    return st;
+}
+
+/* Small deterministic generator (fixed seeds, printed on failure). */
+static uint32_t lcg(uint32_t *s)
+{
+    *s = *s * 1103515245u + 12345u;
+    return *s >> 8;
+}
+
+/* ---- Deflate vectors built from RFC 1951 ---- */
+
+typedef struct {
+    uint8_t buf[1 << 17];
+    size_t len;
+    uint32_t acc;
+    unsigned nacc;
+} bit_writer;
+
+/* Data elements go LSB first (RFC 1951 3.1.1). */
+static void put_bits(bit_writer *w, uint32_t v, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        w->acc |= ((v >> i) & 1u) << w->nacc;
+        if (++w->nacc == 8) {
+            w->buf[w->len++] = (uint8_t)w->acc;
+            w->acc = 0;
+            w->nacc = 0;
+        }
+    }
+}
+
+/* Huffman codes go most significant bit first. */
+static void put_code(bit_writer *w, uint32_t code, unsigned len)
+{
+    for (unsigned i = len; i-- > 0;)
+        put_bits(w, (code >> i) & 1u, 1);
+}
+
+static void flush_bits(bit_writer *w)
+{
+    if (w->nacc)
+        put_bits(w, 0, 8 - w->nacc);
+}
+
+/* The fixed literal/length code (RFC 1951 3.2.6). */
+static void put_fixed_lit(bit_writer *w, unsigned sym)
+{
+    if (sym < 144)
+        put_code(w, 0x30 + sym, 8);
+    else if (sym < 256)
+        put_code(w, 0x190 + sym - 144, 9);
+    else if (sym < 280)
+        put_code(w, sym - 256, 7);
+    else
+        put_code(w, 0xC0 + sym - 280, 8);
+}
+
+static void put_stored(bit_writer *w, bool final, const uint8_t *p, uint16_t n)
+{
+    put_bits(w, final, 1);
+    put_bits(w, 0, 2);
+    flush_bits(w);
+    put_bits(w, n, 16);
+    put_bits(w, (uint16_t)~n, 16);
+    for (uint16_t i = 0; i < n; i++)
+        put_bits(w, p[i], 8);
+}
+
+static void expect_deflate(enum kind k, const bit_writer *w, fz7_status want, const uint8_t *exp,
+                           size_t exp_n)
+{
+    static const size_t pieces[] = {1, 3, 1 << 20};
+    for (size_t i = 0; i < 3; i++) {
+        uint8_t *out;
+        size_t n;
+        fz7_status st = decode(k, w->buf, w->len, NULL, 0, pieces[i], &out, &n);
+        assert_int_equal(st, want);
+        if (want == FZ7_OK) {
+            assert_int_equal(n, exp_n);
+            assert_memory_equal(out, exp, exp_n);
+        }
+        free(out);
+    }
+}
+
+static void test_deflate_vectors(void **state)
+{
+    (void)state;
+    static bit_writer w;
+    static uint8_t exp[70000];
+
+    /* Stored "hello", final. */
+    memset(&w, 0, sizeof w);
+    put_stored(&w, true, (const uint8_t *)"hello", 5);
+    expect_deflate(K_DEFLATE, &w, FZ7_OK, (const uint8_t *)"hello", 5);
+    expect_deflate(K_DEFLATE64, &w, FZ7_OK, (const uint8_t *)"hello", 5);
+
+    /* Stored "ab", then a fixed block: 'c', a match of 5 at distance 3,
+     * end of block: "abcabcab". */
+    memset(&w, 0, sizeof w);
+    put_stored(&w, false, (const uint8_t *)"ab", 2);
+    put_bits(&w, 1, 1);
+    put_bits(&w, 1, 2);
+    put_fixed_lit(&w, 'c');
+    put_fixed_lit(&w, 259);   /* length 5 */
+    put_code(&w, 2, 5);       /* distance 3 */
+    put_fixed_lit(&w, 256);
+    flush_bits(&w);
+    expect_deflate(K_DEFLATE, &w, FZ7_OK, (const uint8_t *)"abcabcab", 8);
+
+    /* Empty fixed block. */
+    memset(&w, 0, sizeof w);
+    put_bits(&w, 1, 1);
+    put_bits(&w, 1, 2);
+    put_fixed_lit(&w, 256);
+    flush_bits(&w);
+    expect_deflate(K_DEFLATE, &w, FZ7_OK, NULL, 0);
+
+    /* 'a' then code 285: Deflate reads length 258; Deflate64 reads 16
+     * extra bits (997: length 1000). Distance 1. */
+    memset(&w, 0, sizeof w);
+    put_bits(&w, 1, 1);
+    put_bits(&w, 1, 2);
+    put_fixed_lit(&w, 'a');
+    put_fixed_lit(&w, 285);
+    put_bits(&w, 997, 16);
+    put_code(&w, 0, 5);
+    put_fixed_lit(&w, 256);
+    flush_bits(&w);
+    memset(exp, 'a', 1001);
+    expect_deflate(K_DEFLATE64, &w, FZ7_OK, exp, 1001);
+    {
+        uint8_t *out;
+        size_t n;
+        fz7_status st = decode(K_DEFLATE, w.buf, w.len, NULL, 0, 1 << 20, &out, &n);
+        /* 997's bits are not a valid continuation as Deflate codes. */
+        assert_true(st != FZ7_OK || n != 1001);
+        free(out);
+    }
+
+    /* 40000 stored bytes, then a match at distance 40000 (distance code
+     * 30, 14 extra bits = 7231): Deflate64 only. */
+    memset(&w, 0, sizeof w);
+    uint32_t seed = 7;
+    for (size_t i = 0; i < 40000; i++)
+        exp[i] = (uint8_t)lcg(&seed);
+    put_stored(&w, false, exp, 40000);
+    put_bits(&w, 1, 1);
+    put_bits(&w, 1, 2);
+    put_fixed_lit(&w, 265);   /* length 11 + 1 extra bit */
+    put_bits(&w, 1, 1);       /* 12 */
+    put_code(&w, 30, 5);
+    put_bits(&w, 7231, 14);
+    put_fixed_lit(&w, 256);
+    flush_bits(&w);
+    memcpy(exp + 40000, exp, 12);
+    expect_deflate(K_DEFLATE64, &w, FZ7_OK, exp, 40012);
+    expect_deflate(K_DEFLATE, &w, FZ7_E_DATA, NULL, 0);
+
+    /* Malformed: block type 3. */
+    memset(&w, 0, sizeof w);
+    put_bits(&w, 1, 1);
+    put_bits(&w, 3, 2);
+    flush_bits(&w);
+    expect_deflate(K_DEFLATE, &w, FZ7_E_DATA, NULL, 0);
+
+    /* Malformed: NLEN is not the complement of LEN. */
+    static const uint8_t bad_nlen[] = {0x01, 0x05, 0x00, 0xFA, 0xFE, 'h', 'e', 'l', 'l', 'o'};
+    memcpy(w.buf, bad_nlen, sizeof bad_nlen);
+    w.len = sizeof bad_nlen;
+    expect_deflate(K_DEFLATE, &w, FZ7_E_DATA, NULL, 0);
+
+    /* Malformed: a match before the start of the data. */
+    memset(&w, 0, sizeof w);
+    put_bits(&w, 1, 1);
+    put_bits(&w, 1, 2);
+    put_fixed_lit(&w, 'x');
+    put_fixed_lit(&w, 257);
+    put_code(&w, 1, 5);   /* distance 2, only 1 byte so far */
+    put_fixed_lit(&w, 256);
+    flush_bits(&w);
+    expect_deflate(K_DEFLATE, &w, FZ7_E_DATA, NULL, 0);
+
+    /* Malformed: literal/length symbols 286 and 287. */
+    memset(&w, 0, sizeof w);
+    put_bits(&w, 1, 1);
+    put_bits(&w, 1, 2);
+    put_fixed_lit(&w, 286);
+    flush_bits(&w);
+    expect_deflate(K_DEFLATE64, &w, FZ7_E_DATA, NULL, 0);
+
+    /* Malformed dynamic header: code length code 16 with nothing to
+     * repeat (HCLEN = 4 codes: 16, 17, 18, 0; only 16 and 0 present). */
+    memset(&w, 0, sizeof w);
+    put_bits(&w, 1, 1);
+    put_bits(&w, 2, 2);
+    put_bits(&w, 0, 5);   /* 257 literal/length codes */
+    put_bits(&w, 0, 5);   /* 1 distance code */
+    put_bits(&w, 0, 4);   /* 4 code length codes */
+    put_bits(&w, 1, 3);   /* 16: length 1 (code 1: symbol 0 comes first) */
+    put_bits(&w, 0, 3);
+    put_bits(&w, 0, 3);
+    put_bits(&w, 1, 3);   /* 0: length 1 (code 0) */
+    put_code(&w, 1, 1);   /* 16 first */
+    put_bits(&w, 0, 2);
+    flush_bits(&w);
+    expect_deflate(K_DEFLATE, &w, FZ7_E_DATA, NULL, 0);
+
+    /* Truncated: the stored block cut short, and a fixed block without
+     * its end-of-block code. */
+    memset(&w, 0, sizeof w);
+    put_stored(&w, true, (const uint8_t *)"hello", 5);
+    w.len -= 2;
+    expect_deflate(K_DEFLATE, &w, FZ7_E_TRUNCATED, NULL, 0);
+    memset(&w, 0, sizeof w);
+    put_bits(&w, 1, 1);
+    put_bits(&w, 1, 2);
+    for (int i = 0; i < 20; i++)
+        put_fixed_lit(&w, 'z');
+    flush_bits(&w);
+    expect_deflate(K_DEFLATE, &w, FZ7_E_TRUNCATED, NULL, 0);
+    w.len = 0;
+    expect_deflate(K_DEFLATE, &w, FZ7_E_TRUNCATED, NULL, 0);
+}
+
+/* Random bytes as Deflate/Deflate64 streams: any status but a crash or a
+ * hang; only OK, DATA and TRUNCATED are possible. */
+static void test_deflate_random(void **state)
+{
+    (void)state;
+    uint8_t buf[512];
+    uint32_t seed = 12345;
+    for (int round = 0; round < 4000; round++) {
+        size_t n = 1 + lcg(&seed) % sizeof buf;
+        for (size_t i = 0; i < n; i++)
+            buf[i] = (uint8_t)lcg(&seed);
+        /* Mostly fixed or dynamic blocks, so the Huffman paths run. */
+        buf[0] = (uint8_t)((buf[0] & ~6u) | ((round & 1) ? 2u : 4u));
+        uint8_t *out;
+        size_t got;
+        fz7_status st = decode(round & 2 ? K_DEFLATE64 : K_DEFLATE, buf, n, NULL, 0, 4096, &out, &got);
+        if (st != FZ7_OK && st != FZ7_E_DATA && st != FZ7_E_TRUNCATED)
+            fail_msg("round %d (seed 12345): status %d", round, st);
+        free(out);
+    }
+}
+
+/* ---- Streams made by 7zz ---- */
+
+static char scratch[256];
+static bool have_7zz;
+
+/* Text-like bytes from a word list (fixed seed). */
+static void fill_text(uint8_t *p, size_t n, uint32_t seed)
+{
+    static const char *words[] = {"the ", "codec ", "window ", "of\n", "Huffman ", "range ", "7z ", "data, "};
+    size_t o = 0;
+    while (o < n) {
+        const char *w = words[lcg(&seed) % 8];
+        for (size_t i = 0; w[i] && o < n; i++)
+            p[o++] = (uint8_t)w[i];
+        if (lcg(&seed) % 64 == 0 && o < n)
+            p[o++] = (uint8_t)lcg(&seed);
+    }
+}
+
+static const char *exe_path(void)
+{
+    static const char *const cands[] = {"/usr/bin/cmake", "/bin/bash", "/usr/bin/bash"};
+    struct stat st;
+    for (size_t i = 0; i < 3; i++)
+        if (stat(cands[i], &st) == 0 && st.st_size > 300000)
+            return cands[i];
+    return NULL;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    have_7zz = system("7zz > /dev/null 2>&1") == 0;
+    if (!have_7zz)
+        return 0;
+    snprintf(scratch, sizeof scratch, "/tmp/fz7_test_codecs_XXXXXX");
+    if (!mkdtemp(scratch))
+        return -1;
+    char p[512];
+    snprintf(p, sizeof p, "%s/in", scratch);
+    mkdir(p, 0755);
+    size_t n = 400000;
+    uint8_t *buf = malloc(n);
+    if (!buf)
+        return -1;
+    fill_text(buf, n, 1);
+    snprintf(p, sizeof p, "%s/in/text.txt", scratch);
+    save(p, buf, n);
+    /* 40000 random bytes four times: long matches at distance 40000
+     * (Deflate64's distance code 30, length code 285). */
+    uint32_t seed = 99;
+    for (size_t i = 0; i < 40000; i++)
+        buf[i] = (uint8_t)lcg(&seed);
+    for (int r = 1; r < 4; r++)
+        memcpy(buf + 40000 * r, buf, 40000);
+    snprintf(p, sizeof p, "%s/in/rep40k.bin", scratch);
+    save(p, buf, 160000);
+    for (size_t i = 0; i < 100000; i++)
+        buf[i] = (uint8_t)lcg(&seed);
+    snprintf(p, sizeof p, "%s/in/random.bin", scratch);
+    save(p, buf, 100000);   /* stored blocks */
+    free(buf);
+    const char *exe = exe_path();
+    if (exe) {
+        snprintf(p, sizeof p, "head -c 1500000 %s > %s/in/exe.bin", exe, scratch);
+        if (system(p) != 0)
+            return -1;
+    }
+    snprintf(p, sizeof p, "cd %s/in && cat text.txt rep40k.bin random.bin $(ls exe.bin 2>/dev/null) > ../mix.bin", scratch);
+    return system(p) == 0 ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    if (scratch[0] && !getenv("FZ7_TEST_KEEP")) {
+        char p[512];
+        snprintf(p, sizeof p, "rm -rf %s", scratch);
+        if (system(p) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+#define NEED_7ZZ()                                              \
+    do {                                                        \
+        if (!have_7zz) {                                        \
+            print_message("SKIP: 7zz is not installed\n");      \
+            skip();                                             \
+        }                                                       \
+    } while (0)
+
+/* A 7z number (7zFormat.txt, "REAL_UINT64"). */
+static uint64_t read_number(const uint8_t *p, size_t *i)
+{
+    uint8_t first = p[(*i)++];
+    unsigned extra = 0;
+    while (extra < 8 && (first & (0x80u >> extra)))
+        extra++;
+    uint64_t v = 0;
+    for (unsigned k = 0; k < extra; k++)
+        v |= (uint64_t)p[(*i)++] << (8 * k);
+    if (extra < 8)
+        v |= (uint64_t)(first & (0xFFu >> (extra + 1))) << (8 * extra);
+    return v;
+}
+
+/* Makes name.7z (plain header, -mhc=off) from files with 7zz switches and
+ * returns its bytes. */
+static uint8_t *make_7z(const char *name, const char *switches, const char *files, size_t *n)
+{
+    char cmd[1024], path[512];
+    snprintf(path, sizeof path, "%s/%s.7z", scratch, name);
+    snprintf(cmd, sizeof cmd, "cd %s && rm -f %s.7z && 7zz a -mhc=off %s %s.7z %s > /dev/null", scratch,
+             name, switches, name, files);
+    assert_int_equal(system(cmd), 0);
+    uint8_t *p = load(path, n);
+    assert_non_null(p);
+    assert_true(*n > 32);
+    return p;
+}
+
+/* The pack streams of a plain-header archive: PackInfo is the first thing
+ * in its header (kHeader, kMainStreamsInfo, kPackInfo, pack pos, count,
+ * kSize, sizes). Offsets relative to the archive start. */
+static unsigned pack_streams(const uint8_t *arc, size_t n, uint64_t off[8], uint64_t size[8])
+{
+    uint64_t next = fz7_get64le(arc + 12), len = fz7_get64le(arc + 20);
+    assert_true(32 + next + len <= n);
+    const uint8_t *h = arc + 32 + next;
+    size_t i = 0;
+    assert_int_equal(h[i++], 0x01);
+    assert_int_equal(h[i++], 0x04);
+    assert_int_equal(h[i++], 0x06);
+    uint64_t pos = 32 + read_number(h, &i), count = read_number(h, &i);
+    assert_true(count >= 1 && count <= 8);
+    assert_int_equal(h[i++], 0x09);
+    for (uint64_t k = 0; k < count; k++) {
+        off[k] = pos;
+        size[k] = read_number(h, &i);
+        pos += size[k];
+    }
+    return (unsigned)count;
+}
+
+/* The 5 property bytes of a PPMd coder in a plain header. */
+static void ppmd_props(const uint8_t *arc, size_t n, uint8_t props[5])
+{
+    static const uint8_t coder[5] = {0x23, 0x03, 0x04, 0x01, 0x05};
+    uint64_t next = fz7_get64le(arc + 12);
+    for (size_t i = 32 + next; i + 10 <= n; i++)
+        if (memcmp(arc + i, coder, 5) == 0) {
+            memcpy(props, arc + i + 5, 5);
+            return;
+        }
+    fail_msg("no PPMd coder in the header");
+}
+
+/* One method on mix.bin, decoded straight from the pack stream: exact
+ * bytes with several read sizes, then truncated and corrupted copies. */
+static void raw_method(enum kind k, const char *switches)
+{
+    char path[512];
+    size_t src_n, arc_n;
+    snprintf(path, sizeof path, "%s/mix.bin", scratch);
+    uint8_t *src = load(path, &src_n);
+    assert_non_null(src);
+    uint8_t *arc = make_7z("raw", switches, "mix.bin", &arc_n);
+    uint64_t off[8], size[8];
+    assert_int_equal(pack_streams(arc, arc_n, off, size), 1);
+    uint8_t props[5] = {0};
+    if (k == K_PPMD)
+        ppmd_props(arc, arc_n, props);
+    const uint8_t *packed = arc + off[0];
+    size_t packed_n = (size_t)size[0];
+
+    static const size_t pieces[] = {1, 4099, 1 << 20};
+    for (size_t i = 0; i < 3; i++) {
+        if (pieces[i] == 1 && k == K_BZIP2)
+            continue;   /* libbz2 byte by byte is slow and adds nothing */
+        uint8_t *out;
+        size_t n;
+        assert_int_equal(decode(k, packed, packed_n, props, src_n, pieces[i], &out, &n), FZ7_OK);
+        assert_int_equal(n, src_n);
+        assert_memory_equal(out, src, src_n);
+        free(out);
+    }
+
+    /* Cut short: an error, never the whole output. */
+    size_t cuts[] = {packed_n / 2, packed_n - 1, 3};
+    for (size_t i = 0; i < 3; i++) {
+        uint8_t *out;
+        size_t n;
+        fz7_status st = decode(k, packed, cuts[i], props, src_n, 1 << 16, &out, &n);
+        if (st == FZ7_OK)
+            fail_msg("%s: cut to %zu of %zu bytes decoded without error (%zu bytes)", switches, cuts[i],
+                     packed_n, n);
+        free(out);
+    }
+
+    /* Corrupted bytes: an error or different output (7z's CRC catches
+     * the latter), and never a crash. */
+    uint8_t *copy = malloc(packed_n);
+    assert_non_null(copy);
+    uint32_t seed = 4242;
+    for (int round = 0; round < 6; round++) {
+        memcpy(copy, packed, packed_n);
+        size_t at = lcg(&seed) % packed_n;
+        copy[at] ^= (uint8_t)(1 + lcg(&seed) % 255);
+        uint8_t *out;
+        size_t n;
+        fz7_status st = decode(k, copy, packed_n, props, src_n, 1 << 16, &out, &n);
+        if (st == FZ7_OK && n == src_n && memcmp(out, src, n) == 0)
+            fail_msg("%s: flipping byte %zu changed nothing", switches, at);
+        free(out);
+    }
+    free(copy);
+    free(arc);
+    free(src);
+}
+
+static void test_raw_deflate(void **state)
+{
+    (void)state;
+    NEED_7ZZ();
+    raw_method(K_DEFLATE, "-m0=Deflate -mx5");
+    raw_method(K_DEFLATE, "-m0=Deflate -mx9");
+}
+
+static void test_raw_deflate64(void **state)
+{
+    (void)state;
+    NEED_7ZZ();
+    raw_method(K_DEFLATE64, "-m0=Deflate64 -mx9");
+}
+
+static void test_raw_bzip2(void **state)
+{
+    (void)state;
+    NEED_7ZZ();
+    raw_method(K_BZIP2, "-m0=BZip2 -mx9");
+}
+
+static void test_raw_ppmd(void **state)
+{
+    (void)state;
+    NEED_7ZZ();
+    raw_method(K_PPMD, "-m0=PPMd:o=6:mem=16m");
+    /* A small model on 2 MB: the memory fills, the model restarts, free
+     * blocks are glued. */
+    raw_method(K_PPMD, "-m0=PPMd:o=32:mem=1m");
+    raw_method(K_PPMD, "-m0=PPMd:o=2:mem=2m");
+}
+
+/* Concatenated bzip2 streams decode as one; garbage after them does not. */
+static void test_bzip2_streams(void **state)
+{
+    (void)state;
+    NEED_7ZZ();
+    char cmd[1024], path[512];
+    snprintf(cmd, sizeof cmd, "cd %s/in && rm -f a.bz2 b.bz2 && 7zz a -tbzip2 a.bz2 text.txt > /dev/null"
+                              " && 7zz a -tbzip2 b.bz2 random.bin > /dev/null", scratch);
+    assert_int_equal(system(cmd), 0);
+    size_t an, bn, tn, rn;
+    snprintf(path, sizeof path, "%s/in/a.bz2", scratch);
+    uint8_t *a = load(path, &an);
+    snprintf(path, sizeof path, "%s/in/b.bz2", scratch);
+    uint8_t *b = load(path, &bn);
+    snprintf(path, sizeof path, "%s/in/text.txt", scratch);
+    uint8_t *t = load(path, &tn);
+    snprintf(path, sizeof path, "%s/in/random.bin", scratch);
+    uint8_t *r = load(path, &rn);
+    assert_true(a && b && t && r);
+    uint8_t *both = malloc(an + bn + 4);
+    assert_non_null(both);
+    memcpy(both, a, an);
+    memcpy(both + an, b, bn);
+    uint8_t *out;
+    size_t n;
+    assert_int_equal(decode(K_BZIP2, both, an + bn, NULL, 0, 1 << 16, &out, &n), FZ7_OK);
+    assert_int_equal(n, tn + rn);
+    assert_memory_equal(out, t, tn);
+    assert_memory_equal(out + tn, r, rn);
+    free(out);
+    memcpy(both + an, "junk", 4);
+    assert_int_equal(decode(K_BZIP2, both, an + 4, NULL, 0, 1 << 16, &out, &n), FZ7_E_DATA);
+    free(out);
+    assert_int_equal(decode(K_BZIP2, both, 0, NULL, 0, 1 << 16, &out, &n), FZ7_E_TRUNCATED);
+    free(out);
+    free(both);
+    free(a);
+    free(b);
+    free(t);
+    free(r);
+}
+
+static void test_ppmd_props(void **state)
+{
+    (void)state;
+    fz7_istream *in = fz7_istream_from_memory((const uint8_t *)"", 0), *d = NULL;
+    assert_non_null(in);
+    static const uint8_t ok[5] = {6, 0, 0, 0, 1};       /* order 6, 16 MiB */
+    static const uint8_t order1[5] = {1, 0, 0, 0, 1};
+    static const uint8_t order65[5] = {65, 0, 0, 0, 1};
+    static const uint8_t tiny[5] = {6, 0, 4, 0, 0};     /* 1 KiB */
+    static const uint8_t huge[5] = {6, 0xFF, 0xFF, 0xFF, 0xFF};
+    assert_int_equal(fz7_ppmd7_istream_new(in, ok, 4, 10, 0, &d), FZ7_E_UNSUPPORTED);
+    assert_int_equal(fz7_ppmd7_istream_new(in, order1, 5, 10, 0, &d), FZ7_E_UNSUPPORTED);
+    assert_int_equal(fz7_ppmd7_istream_new(in, order65, 5, 10, 0, &d), FZ7_E_UNSUPPORTED);
+    assert_int_equal(fz7_ppmd7_istream_new(in, tiny, 5, 10, 0, &d), FZ7_E_UNSUPPORTED);
+    assert_int_equal(fz7_ppmd7_istream_new(in, huge, 5, 10, 0, &d), FZ7_E_UNSUPPORTED);
+    assert_int_equal(fz7_ppmd7_istream_new(in, ok, 5, 10, (uint64_t)8 << 20, &d), FZ7_E_MEMLIMIT);
+    assert_null(d);
+    /* Empty input: the range decoder cannot start. */
+    assert_int_equal(fz7_ppmd7_istream_new(in, ok, 5, 10, 0, &d), FZ7_OK);
+    uint8_t buf[16];
+    size_t got = 1;
+    assert_int_equal(d->read(d, buf, sizeof buf, &got), FZ7_E_TRUNCATED);
+    assert_int_equal(got, 0);
+    fz7_istream_free(d);
+    /* The first byte of 7z's range coder must be 0. */
+    static const uint8_t bad_start[8] = {1, 0, 0, 0, 0, 0, 0, 0};
+    fz7_istream *in2 = fz7_istream_from_memory(bad_start, sizeof bad_start);
+    assert_int_equal(fz7_ppmd7_istream_new(in2, ok, 5, 10, 0, &d), FZ7_OK);
+    assert_int_equal(d->read(d, buf, sizeof buf, &got), FZ7_E_DATA);
+    fz7_istream_free(d);
+    fz7_istream_free(in2);
+    /* Zero bytes to decode: no input is read at all. */
+    assert_int_equal(fz7_ppmd7_istream_new(in, ok, 5, 0, 0, &d), FZ7_OK);
+    assert_int_equal(d->read(d, buf, sizeof buf, &got), FZ7_OK);
+    assert_int_equal(got, 0);
+    fz7_istream_free(d);
+    assert_int_equal(fz7_bzip2_istream_new(in, 1 << 20, &d), FZ7_E_MEMLIMIT);
+    fz7_istream_free(in);
+}
+
+/* ---- BCJ2 ---- */
+
+static fz7_status bcj2_run(const uint8_t *const s[4], const size_t n[4], uint64_t out_size, size_t piece,
+                           uint8_t **out, size_t *out_n)
+{
+    fz7_istream *in[4], *d = NULL;
+    for (int i = 0; i < 4; i++) {
+        in[i] = fz7_istream_from_memory(s[i], n[i]);
+        assert_non_null(in[i]);
+    }
+    assert_int_equal(fz7_bcj2_istream_new(in, out_size, &d), FZ7_OK);
+    fz7_status st = drain(d, piece, out, out_n);
+    fz7_istream_free(d);
+    for (int i = 0; i < 4; i++)
+        fz7_istream_free(in[i]);
+    return st;
+}
+
+/* A range-coded stream of all zero bytes decodes every bit as 0 (code 0
+ * is below every bound): nothing was converted, the main stream is the
+ * output. */
+static void test_bcj2_unconverted(void **state)
+{
+    (void)state;
+    static const uint8_t main_s[] = {0x55, 0xE8, 1, 2, 3, 4, 0x0F, 0x84, 9, 9, 9, 9, 0xE9, 0, 0, 0, 0, 0xE8};
+    static const uint8_t zeros[16] = {0};
+    const uint8_t *s[4] = {main_s, NULL, NULL, zeros};
+    size_t n[4] = {sizeof main_s, 0, 0, sizeof zeros};
+    uint8_t *out;
+    size_t got;
+    assert_int_equal(bcj2_run(s, n, sizeof main_s, 1, &out, &got), FZ7_OK);
+    assert_int_equal(got, sizeof main_s);
+    assert_memory_equal(out, main_s, sizeof main_s);
+    free(out);
+    /* out_size below the main stream: stops there. */
+    assert_int_equal(bcj2_run(s, n, 7, 1 << 10, &out, &got), FZ7_OK);
+    assert_int_equal(got, 7);
+    free(out);
+    /* out_size beyond it: the main stream ends early. */
+    assert_int_equal(bcj2_run(s, n, sizeof main_s + 1, 1 << 10, &out, &got), FZ7_E_DATA);
+    free(out);
+    /* The range coder's stream is too short to start. */
+    n[3] = 3;
+    assert_int_equal(bcj2_run(s, n, sizeof main_s, 1 << 10, &out, &got), FZ7_E_DATA);
+    free(out);
+}
+
+/* BCJ2 with its four outputs stored by Copy coders: the pack streams are
+ * the raw BCJ2 streams (7zz orders them main, range coder, call, jump). */
+static void test_bcj2_streams(void **state)
+{
+    (void)state;
+    NEED_7ZZ();
+    char path[512];
+    snprintf(path, sizeof path, "%s/in/exe.bin", scratch);
+    size_t exe_n, arc_n;
+    uint8_t *exe = load(path, &exe_n);
+    if (!exe) {
+        print_message("SKIP: no executable to convert\n");
+        skip();
+    }
+    uint8_t *arc = make_7z("bcj2copy", "-m0=BCJ2 -m1=Copy -m2=Copy -m3=Copy -mb0s0:1 -mb0s1:2 -mb0s2:3",
+                           "in/exe.bin", &arc_n);
+    uint64_t off[8], size[8];
+    assert_int_equal(pack_streams(arc, arc_n, off, size), 4);
+    const uint8_t *s[4] = {arc + off[0], arc + off[2], arc + off[3], arc + off[1]};
+    size_t n[4] = {(size_t)size[0], (size_t)size[2], (size_t)size[3], (size_t)size[1]};
+    /* Conversions happened: the call stream is not empty. */
+    assert_true(n[1] > 1000);
+    static const size_t pieces[] = {1, 5, 1 << 16};
+    for (size_t i = 0; i < 3; i++) {
+        uint8_t *out;
+        size_t got;
+        assert_int_equal(bcj2_run(s, n, exe_n, pieces[i], &out, &got), FZ7_OK);
+        assert_int_equal(got, exe_n);
+        assert_memory_equal(out, exe, exe_n);
+        free(out);
+    }
+    /* A call stream cut short. */
+    n[1] -= 4;
+    uint8_t *out;
+    size_t got;
+    assert_int_equal(bcj2_run(s, n, exe_n, 1 << 16, &out, &got), FZ7_E_DATA);
+    assert_true(got < exe_n);
+    free(out);
+    free(arc);
+    free(exe);
+}
+
+/* ---- Through the 7z reader ---- */
+
+typedef struct {
+    const char *dir;        /* compare with files below it, or NULL */
+    fz7_sha256 sha;
+    uint8_t *data;
+    size_t len, cap;
+    int files, bad;
+    char path[1024];
+    struct {
+        char path[1024];
+        char sha[65];
+        uint64_t size;
+        fz7_status st;
+    } got[64];
+    int n_got;
+} sink;
+
+static fz7_status s_begin(void *ctx, size_t index, const fz7_entry *e)
+{
+    sink *k = ctx;
+    (void)index;
+    snprintf(k->path, sizeof k->path, "%s", e->path);
+    k->len = 0;
+    fz7_sha256_init(&k->sha);
+    return FZ7_OK;
+}
+
+static fz7_status s_data(void *ctx, const uint8_t *p, size_t n)
+{
+    sink *k = ctx;
+    fz7_sha256_update(&k->sha, p, n);
+    if (k->len + n > k->cap) {
+        k->cap = 2 * (k->len + n);
+        k->data = realloc(k->data, k->cap);
+        assert_non_null(k->data);
+    }
+    memcpy(k->data + k->len, p, n);
+    k->len += n;
+    return FZ7_OK;
+}
+
+static fz7_status s_end(void *ctx, size_t index, fz7_status result, const char *detail)
+{
+    sink *k = ctx;
+    (void)index;
+    uint8_t d[32];
+    fz7_sha256_final(&k->sha, d);
+    if (k->n_got < 64) {
+        snprintf(k->got[k->n_got].path, sizeof k->got[0].path, "%s", k->path);
+        for (int i = 0; i < 32; i++)
+            sprintf(k->got[k->n_got].sha + 2 * i, "%02x", d[i]);
+        k->got[k->n_got].size = k->len;
+        k->got[k->n_got].st = result;
+        k->n_got++;
+    }
+    if (result != FZ7_OK) {
+        print_message("%s: status %d (%s)\n", k->path, result, detail ? detail : "");
+        k->bad++;
+        return FZ7_OK;
+    }
+    if (k->dir) {
+        char full[2048];
+        size_t n;
+        snprintf(full, sizeof full, "%s/%s", k->dir, k->path);
+        uint8_t *want = load(full, &n);
+        if (!want) {
+            k->bad++;
+            return FZ7_OK;
+        }
+        if (n != k->len || memcmp(want, k->data, n) != 0) {
+            print_message("%s: content differs (%zu bytes, expected %zu)\n", k->path, k->len, n);
+            k->bad++;
+        }
+        free(want);
+        k->files++;
+    }
+    return FZ7_OK;
+}
+
+/* Opens and extracts path; per-entry results land in k. */
+static fz7_status extract_all(const char *path, sink *k)
+{
+    fz7_archive *a = NULL;
+    char err[256];
+    fz7_status st = fz7_archive_open(path, NULL, &a, err, sizeof err);
+    if (st != FZ7_OK)
+        return st;
+    fz7_extract_cb cb = {k, s_begin, s_data, s_end};
+    st = fz7_archive_extract(a, NULL, &cb, err, sizeof err);
+    fz7_archive_close(a);
+    return st;
+}
+
+static void archive_method(const char *switches, int want_files)
+{
+    char path[512], cmd[2048];
+    snprintf(path, sizeof path, "%s/made.7z", scratch);
+    snprintf(cmd, sizeof cmd, "cd %s/in && rm -f %s && 7zz a %s %s text.txt rep40k.bin random.bin $(ls exe.bin 2>/dev/null) > /dev/null",
+             scratch, path, switches, path);
+    assert_int_equal(system(cmd), 0);
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/in", scratch);
+    sink k = {.dir = dir};
+    assert_int_equal(extract_all(path, &k), FZ7_OK);
+    if (k.bad || k.files < want_files)
+        fail_msg("%s: %d bad entries, %d files checked", switches, k.bad, k.files);
+    free(k.data);
+
+    /* The archive cut inside its packed data: the entries report errors. */
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    size_t n;
+    uint8_t *arc = load(path, &n);
+    uint64_t next = fz7_get64le(arc + 12);
+    /* Keep the headers, damage the middle of the packed data. */
+    for (size_t i = 32 + next / 2; i < 32 + next / 2 + 64 && i < 32 + next; i++)
+        arc[i] ^= 0x5A;
+    save(path, arc, n);
+    free(arc);
+    sink bad = {.dir = dir};
+    fz7_status st2 = extract_all(path, &bad);
+    assert_int_equal(st2, FZ7_OK);
+    if (bad.bad == 0)
+        fail_msg("%s: damaged packed data extracted without an error", switches);
+    free(bad.data);
+}
+
+static void test_archives(void **state)
+{
+    (void)state;
+    NEED_7ZZ();
+    int files = exe_path() ? 4 : 3;
+    archive_method("-m0=Deflate", files);
+    archive_method("-m0=Deflate64", files);
+    archive_method("-m0=BZip2", files);
+    archive_method("-m0=PPMd:o=6:mem=16m", files);
+    archive_method("-m0=PPMd:o=16:mem=1m -ms=off", files);
+    archive_method("-mf=BCJ2", files);
+    archive_method("-mf=BCJ2 -m0=Deflate -ms=off", files);
+}
+
+/* ---- The shared corpus ---- */
+
+static const char *corpus_dir(void)
+{
+    static char path[4096];
+    const char *shared = getenv("FZ7_SHARED");
+    if (shared && *shared) {
+        snprintf(path, sizeof path, "%s/corpus/7z", shared);
+    } else {
+        const char *here = __FILE__, *slash = strrchr(here, '/');
+        snprintf(path, sizeof path, "%.*s/../../../shared/corpus/7z", slash ? (int)(slash - here) : 1,
+                 slash ? here : ".");
+    }
+    struct stat st;
+    return stat(path, &st) == 0 ? path : NULL;
+}
+
+/* Every file row of expected/<name>.tsv matches an extracted entry (path,
+ * size, SHA-256), and every extracted file is listed. */
+static bool corpus_row(const char *dir, const char *name)
+{
+    char path[4500], line[8192];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    sink k = {0};
+    fz7_status st = extract_all(path, &k);
+    free(k.data);
+    if (st != FZ7_OK || k.bad) {
+        print_message("FAIL %s: status %d, %d entries failed\n", name, st, k.bad);
+        return false;
+    }
+    snprintf(path, sizeof path, "%s/expected/%s.tsv", dir, name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    int rows = 0, matched = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] != 'f')
+            continue;
+        line[strcspn(line, "\r\n")] = 0;
+        strtok(line, "\t");
+        char *p = strtok(NULL, "\t"), *size = strtok(NULL, "\t"), *sha = strtok(NULL, "\t");
+        if (!p || !size || !sha)
+            break;
+        rows++;
+        for (int i = 0; i < k.n_got; i++) {
+            const char *g = k.got[i].path + strspn(k.got[i].path, "/");
+            if (strcmp(g, p) == 0 && k.got[i].size == strtoull(size, NULL, 10) && strcmp(k.got[i].sha, sha) == 0)
+                matched++;
+        }
+    }
+    fclose(f);
+    bool ok = rows > 0 && matched == rows;
+    if (!ok)
+        print_message("FAIL %s: %d of %d files match\n", name, matched, rows);
+    return ok;
+}
+
+static void test_corpus(void **state)
+{
+    (void)state;
+    const char *dir = corpus_dir();
+    if (!dir) {
+        print_message("SKIP: the shared corpus (FZ7_SHARED/corpus/7z) is missing\n");
+        skip();
+    }
+    static const char *const rows[] = {
+        "bzip2_2.7z",         "deflate.7z",         "deflate64.7z",      "la_ppmd.7z",
+        "ppmd.7z",            "la_bcj2_lzma2_1.7z", "lzma2bcj2.7z",      "lzma_bcj2_1.7z",
+        "lzma2_bcj_arm.7z",   "lzma2_bcj_ia64.7z",  "lzma2_bcj_ppc.7z",  "lzma2_bcj_sparc.7z",
+        "lzma_bcj_armt.7z",
+    };
+    int passed = 0, n = (int)(sizeof rows / sizeof rows[0]);
+    for (int i = 0; i < n; i++) {
+        bool ok = corpus_row(dir, rows[i]);
+        print_message("%s %s\n", ok ? "pass" : "FAIL", rows[i]);
+        passed += ok;
+    }
+    print_message("codec corpus rows: %d of %d pass\n", passed, n);
+    assert_int_equal(passed, n);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_deflate_vectors),
+        cmocka_unit_test(test_deflate_random),
+        cmocka_unit_test(test_ppmd_props),
+        cmocka_unit_test(test_bcj2_unconverted),
+        cmocka_unit_test(test_raw_deflate),
+        cmocka_unit_test(test_raw_deflate64),
+        cmocka_unit_test(test_raw_bzip2),
+        cmocka_unit_test(test_bzip2_streams),
+        cmocka_unit_test(test_raw_ppmd),
+        cmocka_unit_test(test_bcj2_streams),
+        cmocka_unit_test(test_archives),
+        cmocka_unit_test(test_corpus),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
