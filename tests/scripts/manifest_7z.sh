@@ -6,7 +6,7 @@
 # outside SUPPORTED, and `unsupported_method` rows, exit 2 and print
 # "Unsupported Method".
 set -u
-SUPPORTED="Copy LZMA LZMA2 BCJ Delta ARM ARMT PPC SPARC IA64 7zAES"
+SUPPORTED="Copy LZMA LZMA2 BCJ Delta ARM ARMT PPC SPARC IA64 7zAES BCJ2 Deflate Deflate64 BZip2 PPMD"
 : "${FZ7:?FZ7 must name the fz7 binary}"
 case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
 DIR=${FZ7_SHARED:-}/corpus/7z
