@@ -71,7 +71,7 @@ char *fz7_archive_name_of(const char *arg)
 }
 
 /* Matches the pattern's parts against the path's parts. */
-bool fz7_match_rule_match(const fz7_match_rule *w, const char *path)
+bool fz7_match_rule_test(const fz7_match_rule *w, const char *path)
 {
     const char *pp = w->pattern;
     const char *cp = path;
@@ -151,7 +151,7 @@ static char *join_name(const char *base, const char *rel)
 static bool excluded(const fz7_tree_opts *o, const char *name)
 {
     for (size_t i = 0; i < o->n_exclude; i++)
-        if (fz7_match_rule_match(&o->exclude[i], name))
+        if (fz7_match_rule_test(&o->exclude[i], name))
             return true;
     return false;
 }

@@ -64,7 +64,7 @@ void fz7_tree_sort(fz7_tree *t);
 /* True when path (archive form) matches rule w: the rule's parts match the
  * path's leading parts (so a folder's contents match too), or for a
  * recursive rule, its last part matches any later part of the path. */
-bool fz7_match_rule_match(const fz7_match_rule *w, const char *path);
+bool fz7_match_rule_test(const fz7_match_rule *w, const char *path);
 
 /* True when s holds '*' or '?'. */
 bool fz7_has_wildcard(const char *s);
