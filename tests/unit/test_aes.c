@@ -388,6 +388,27 @@ static fz7_status sink_write(fz7_ostream *o, const uint8_t *p, size_t n)
     return FZ7_OK;
 }
 
+/* A source that hands out at most 5 bytes per read. */
+typedef struct trickle {
+    fz7_istream base;
+    const uint8_t *p;
+    size_t n;
+} trickle;
+
+static fz7_status trickle_read(fz7_istream *s, uint8_t *buf, size_t cap, size_t *got)
+{
+    trickle *t = (trickle *)s;
+    size_t k = t->n < 5 ? t->n : 5;
+    k = k < cap ? k : cap;
+    memcpy(buf, t->p, k);
+    t->p += k;
+    t->n -= k;
+    *got = k;
+    return FZ7_OK;
+}
+
+static void trickle_destroy(fz7_istream *s) { (void)s; }
+
 /* Reads all of s with reads of cap bytes. */
 static size_t drain(fz7_istream *s, uint8_t *out, size_t max, size_t cap)
 {
@@ -446,6 +467,15 @@ static void test_7zaes_round_trip(void **state)
                 assert_int_equal(out[j], 0);
             fz7_istream_free(s);
             fz7_istream_free(mem);
+        }
+        /* a source that returns 5 bytes at a time */
+        for (size_t c = 0; c < 3; c++) {
+            trickle t = {{trickle_read, trickle_destroy}, sink.p, sink.n};
+            fz7_istream *s;
+            assert_int_equal(fz7_7zaes_istream_new(&t.base, props, 34, "correct horse", &s), FZ7_OK);
+            assert_int_equal(drain(s, out, max + 16, caps[c]), pack);
+            assert_memory_equal(out, plain, n);
+            fz7_istream_free(s);
         }
         /* a wrong password does not give the plaintext back */
         if (n >= 16) {
