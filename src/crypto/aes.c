@@ -1,9 +1,7 @@
 /* aes.c - AES-256 key schedule and the portable, constant-time CBC kernels.
- *
  * No table is indexed by secret data: the state is bitsliced (slice k holds
- * bit k of 64 state bytes, i.e. 4 blocks) and the S-box is computed as the
- * GF(2^8) inverse x^254 followed by the affine map (FIPS-197 5.1.1). It is
- * meant to be correct and constant-time; the x86 paths are the fast ones. */
+ * bit k of 64 state bytes = 4 blocks) and the S-box is computed as x^254 in
+ * GF(2^8) then the affine map (FIPS-197 5.1.1). Correct, not fast. */
 #include "crypto/aes.h"
 #include "cpu/kernels.h"
 

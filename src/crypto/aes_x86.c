@@ -1,9 +1,7 @@
 /* aes_x86.c - AES-256-CBC with AES-NI (xmm) and VAES (ymm) intrinsics.
- *
- * CBC decryption is parallel, so several blocks are kept in flight to hide
- * the AESDEC latency; encryption is one serial chain. The last round folds
- * the chaining XOR into its key: AESDECLAST(x, k14 ^ prev). Both read the
- * schedules of crypto/aes.h. */
+ * Decryption is parallel, so many blocks are in flight to hide the AESDEC
+ * latency; encryption is one serial chain. The last round folds the chaining
+ * XOR into its key: AESDECLAST(x, k14 ^ prev). */
 #include "crypto/aes.h"
 
 #ifdef FZ7_HAVE_X86_KERNELS
