@@ -285,35 +285,37 @@ static inline void copy_match(uint8_t *dst, const uint8_t *src, size_t n, size_t
 
 /* One plain literal bit whose probability value pv was loaded ahead:
  * both children's probabilities are loaded before the bit is known and
- * the right one is selected after, which takes the load latency off the
- * bit-to-bit dependency chain. */
+ * the right one is selected after (RC_BIT_SEL), which takes the load
+ * latency off the bit-to-bit dependency chain. */
 #define LIT_STEP_PRELOAD(lit, sym, pv)                                          \
     do {                                                                        \
-        uint32_t c0_ = (lit)[2 * (sym)], c1_ = (lit)[2 * (sym) + 1];            \
-        RC_NORMALIZE();                                                         \
-        uint32_t bnd_ = (range >> FZ7_LZMA_PROB_BITS) * (pv);                   \
-        uint32_t bit_ = code >= bnd_;                                           \
-        uint32_t m_ = bit_ - 1u;                                                \
-        code -= bnd_ & ~m_;                                                     \
-        range = ((range - bnd_) & ~m_) | (bnd_ & m_);                           \
-        (lit)[sym] = (fz7_lzma_prob)((pv) + FZ7_LZMA_PROB_ONE -                 \
-                                     (((pv) + 65536u - (2017u & m_)) >> FZ7_LZMA_MOVE_BITS)); \
+        uint32_t bit_;                                                          \
+        RC_BIT_SEL(&(lit)[sym], pv, (lit)[2 * (sym)], (lit)[2 * (sym) + 1], bit_); \
         (sym) = ((sym) << 1) + bit_;                                            \
-        (pv) = bit_ ? c1_ : c0_;                                                \
     } while (0)
 
-/* Plain literal bit; matched literal bit (see lzma_common.h for the tree
- * layout): while the decoded bits equal the match byte's bits, the tree
- * at 0x100 + match_bit * 0x100 is used; after the first difference offs
- * becomes 0 and the plain tree is used. */
-#define MATCHED_LIT_STEP()                                                      \
+/* One matched-literal bit (see lzma_common.h for the tree layout): while
+ * the decoded bits equal the match byte's bits, the tree at 0x100 +
+ * match_bit * 0x100 is used; after the first difference offs becomes 0
+ * and the plain tree is used. On entry mb holds the match byte shifted so
+ * that mb & offs is this bit's match bit, idx = offs + (mb & offs) + sym
+ * and pv = lit[idx]. Both possible next indices (bit 0: offs keeps only
+ * a 0 match bit; bit 1: only a 1) are computed and their probabilities
+ * loaded before the bit is known. Valid for the first 7 bits (the
+ * children of the 8th would leave the 0x300 block). */
+#define MATCHED_LIT_STEP_PRELOAD()                                              \
     do {                                                                        \
+        uint32_t mbit_ = mb & offs, mb2_ = mb << 1;                             \
+        uint32_t o0_ = offs & ~mbit_, o1_ = offs & mbit_;                       \
+        uint32_t i0_ = o0_ + (mb2_ & o0_) + 2 * sym;                            \
+        uint32_t i1_ = o1_ + (mb2_ & o1_) + 2 * sym + 1;                        \
         uint32_t bit_;                                                          \
-        mb <<= 1;                                                               \
-        uint32_t mbit_ = mb & offs;                                             \
-        RC_BIT_BL(lit + offs + mbit_ + sym, bit_);                              \
-        sym = (sym << 1) + bit_;                                                \
-        offs &= ~(mbit_ ^ (0u - bit_));                                         \
+        RC_BIT_SEL(lit + idx, pv, lit[i0_], lit[i1_], bit_);                    \
+        uint32_t k_ = 0u - bit_;                                                \
+        sym = 2 * sym + bit_;                                                   \
+        offs = (o1_ & k_) | (o0_ & ~k_);                                        \
+        idx = (i1_ & k_) | (i0_ & ~k_);                                         \
+        mb = mb2_;                                                              \
     } while (0)
 
 /* Index in the dictionary of the byte at distance rep + 1 behind pos. */
@@ -383,16 +385,20 @@ fz7_status fz7_lzma_dec_run(fz7_lzma_dec *d, const uint8_t **inp, const uint8_t 
                 RC_TREE_STEP(lit, sym);
             } else {
                 size_t pos = (size_t)(dst - d->dict);
-                uint32_t mb = d->dict[back_index(pos, rep0, d->cap)];
+                uint32_t mb = (uint32_t)d->dict[back_index(pos, rep0, d->cap)] << 1;
                 uint32_t offs = 0x100;
-                MATCHED_LIT_STEP();
-                MATCHED_LIT_STEP();
-                MATCHED_LIT_STEP();
-                MATCHED_LIT_STEP();
-                MATCHED_LIT_STEP();
-                MATCHED_LIT_STEP();
-                MATCHED_LIT_STEP();
-                MATCHED_LIT_STEP();
+                uint32_t idx = offs + (mb & offs) + 1;
+                uint32_t pv = lit[idx];
+                MATCHED_LIT_STEP_PRELOAD();
+                MATCHED_LIT_STEP_PRELOAD();
+                MATCHED_LIT_STEP_PRELOAD();
+                MATCHED_LIT_STEP_PRELOAD();
+                MATCHED_LIT_STEP_PRELOAD();
+                MATCHED_LIT_STEP_PRELOAD();
+                MATCHED_LIT_STEP_PRELOAD();
+                uint32_t bit8;
+                RC_BIT_BL(lit + idx, bit8);
+                sym = (sym << 1) + bit8;
             }
             prev = sym & 0xFF;
             *dst++ = (uint8_t)prev;

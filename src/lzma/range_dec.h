@@ -76,6 +76,30 @@
                                ((pvb_ + 65536u - (2017u & m_)) >> FZ7_LZMA_MOVE_BITS)); \
         (bit) = m_ + 1u;                                                        \
     } while (0)
+/* As RC_BIT_BL with the probability value pv already loaded from *p;
+ * afterwards pv holds c1 if the bit was 1, else c0 (the two children,
+ * loaded before the bit is known). */
+#define RC_BIT_SEL(p, pv, c0, c1, bit)                                          \
+    do {                                                                        \
+        uint32_t c0s_ = (c0), c1s_ = (c1);                                      \
+        RC_NORMALIZE();                                                         \
+        uint32_t bnd_ = (range >> FZ7_LZMA_PROB_BITS) * (pv);                   \
+        uint32_t r1_ = range - bnd_, cd1_ = code - bnd_, m_, rn_ = bnd_;        \
+        uint32_t pold_ = (pv);                                                  \
+        (pv) = c0s_;                                                            \
+        __asm__("cmpl %[b], %[c]\n\t"                                           \
+                "cmovael %[r1], %[rn]\n\t"                                      \
+                "cmovael %[cd1], %[c]\n\t"                                      \
+                "cmovael %[k1], %[pn]\n\t"                                      \
+                "sbbl %[m], %[m]"                                               \
+                : [rn] "+&r"(rn_), [c] "+&r"(code), [pn] "+&r"(pv), [m] "=&r"(m_) \
+                : [b] "r"(bnd_), [r1] "r"(r1_), [cd1] "r"(cd1_), [k1] "r"(c1s_)  \
+                : "cc");                                                        \
+        range = rn_;                                                            \
+        *(p) = (fz7_lzma_prob)(pold_ + FZ7_LZMA_PROB_ONE -                      \
+                               ((pold_ + 65536u - (2017u & m_)) >> FZ7_LZMA_MOVE_BITS)); \
+        (bit) = m_ + 1u;                                                        \
+    } while (0)
 #else
 #define RC_BIT_BL(p, bit)                                                       \
     do {                                                                        \
@@ -89,6 +113,19 @@
         range = ((range - bnd_) & ~m_) | (bnd_ & m_);                           \
         *pb_ = (fz7_lzma_prob)(pvb_ + FZ7_LZMA_PROB_ONE -                       \
                                ((pvb_ + 65536u - (2017u & m_)) >> FZ7_LZMA_MOVE_BITS)); \
+    } while (0)
+#define RC_BIT_SEL(p, pv, c0, c1, bit)                                          \
+    do {                                                                        \
+        uint32_t c0s_ = (c0), c1s_ = (c1);                                      \
+        RC_NORMALIZE();                                                         \
+        uint32_t bnd_ = (range >> FZ7_LZMA_PROB_BITS) * (pv);                   \
+        (bit) = code >= bnd_;                                                   \
+        uint32_t m_ = (bit) - 1u;                                               \
+        code -= bnd_ & ~m_;                                                     \
+        range = ((range - bnd_) & ~m_) | (bnd_ & m_);                           \
+        *(p) = (fz7_lzma_prob)((pv) + FZ7_LZMA_PROB_ONE -                       \
+                               (((pv) + 65536u - (2017u & m_)) >> FZ7_LZMA_MOVE_BITS)); \
+        (pv) = (c0s_ & m_) | (c1s_ & ~m_);                                      \
     } while (0)
 #endif
 
