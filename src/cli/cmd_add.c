@@ -388,9 +388,17 @@ static bool is_x86_executable(const char *path)
     uint8_t h[512];
     ssize_t n = pread(fd, h, sizeof h, 0);
     bool yes = false;
-    if (n >= 20 && memcmp(h, "\x7f" "ELF", 4) == 0) {
-        unsigned machine = h[5] == 2 ? (unsigned)(h[18] << 8 | h[19]) : fz7_get16le(h + 18);
-        yes = machine == 3 || machine == 62;
+    if (n >= 64 && memcmp(h, "\x7f" "ELF", 4) == 0 && h[5] == 1) {
+        /* Little-endian ELF for 386 or x86-64 whose section header table
+         * lies inside the file: 7-Zip leaves truncated ELF files alone. */
+        unsigned machine = fz7_get16le(h + 18);
+        bool elf64 = h[4] == 2;
+        uint64_t shoff = elf64 ? fz7_get64le(h + 0x28) : fz7_get32le(h + 0x20);
+        uint64_t shsize = elf64 ? (uint64_t)fz7_get16le(h + 0x3A) * fz7_get16le(h + 0x3C)
+                                : (uint64_t)fz7_get16le(h + 0x2E) * fz7_get16le(h + 0x30);
+        struct stat sb;
+        yes = (machine == 3 || machine == 62) && fstat(fd, &sb) == 0 && shoff <= UINT64_MAX / 2 &&
+              shoff + shsize <= (uint64_t)sb.st_size;
     } else if (n >= 64 && h[0] == 'M' && h[1] == 'Z') {
         uint32_t pe = fz7_get32le(h + 0x3C);
         uint8_t ph[6];
@@ -440,7 +448,6 @@ typedef struct keep_ctx {
     const fz7_7z_folder_opts *fo;
     int64_t cur_folder;
     bool in_folder, in_file;
-    uint64_t *folder_sizes;
     fz7_status st;
 } keep_ctx;
 
@@ -465,7 +472,6 @@ static fz7_status keep_begin(void *ctx, size_t index, const fz7_entry *e)
     if (st == FZ7_OK && !k->in_folder) {
         fz7_7z_folder_opts fo = *k->fo;
         fo.bcj_x86 = k->fo->bcj_x86 && e->method && strstr(e->method, "BCJ") != NULL;
-        fo.size_hint = k->folder_sizes && e->folder >= 0 ? k->folder_sizes[e->folder] : 0;
         st = fz7_7z_writer_begin_folder(k->w, &fo);
         k->in_folder = st == FZ7_OK;
         k->cur_folder = e->folder;
@@ -507,6 +513,17 @@ static fz7_status write_7z(add_run *r, int fd, fz7_archive *old, const bool *kee
     base.method = r->set.method;
     base.lzma = r->set.lzma;
     base.key = r->key;
+    /* 7-Zip shrinks the dictionary to the whole input, the same for every
+     * folder (so the coder properties match 7zz's). */
+    uint64_t total = 0;
+    for (size_t i = 0; i < r->tree.count; i++)
+        if (r->tree.items[i].kind != FZ7_ITEM_DIR)
+            total += r->tree.items[i].size;
+    if (old)
+        for (size_t i = 0; i < fz7_archive_count(old); i++)
+            if (keep[i])
+                total += fz7_archive_entry(old, i)->size;
+    base.size_hint = r->stdin_mode ? 0 : total ? total : 1;
 
     /* Old entries first, in their order. */
     if (old) {
@@ -516,24 +533,10 @@ static fz7_status write_7z(add_run *r, int fd, fz7_archive *old, const bool *kee
         k.fo = &base;
         k.cur_folder = -1;
         base.bcj_x86 = r->set.bcj != 0;
-        size_t n = fz7_archive_count(old);
-        int64_t max_folder = -1;
-        for (size_t i = 0; i < n; i++)
-            if (fz7_archive_entry(old, i)->folder > max_folder)
-                max_folder = fz7_archive_entry(old, i)->folder;
-        if (max_folder >= 0) {
-            k.folder_sizes = calloc((size_t)max_folder + 1, sizeof *k.folder_sizes);
-            for (size_t i = 0; k.folder_sizes && i < n; i++) {
-                const fz7_entry *e = fz7_archive_entry(old, i);
-                if (keep[i] && e->folder >= 0)
-                    k.folder_sizes[e->folder] += e->size;
-            }
-        }
         fz7_extract_cb cb = {&k, keep_begin, keep_data, keep_end};
         st = fz7_archive_extract(old, keep, &cb, why, whylen);
         if (st == FZ7_OK && k.in_folder)
             st = fz7_7z_writer_end_folder(w);
-        free(k.folder_sizes);
         if (st != FZ7_OK && !why[0])
             snprintf(why, whylen, "cannot copy the old archive's entries: %s",
                      fz7_status_str(st));
@@ -598,12 +601,10 @@ static fz7_status write_7z(add_run *r, int fd, fz7_archive *old, const bool *kee
         size_t i = 0;
         while (st == FZ7_OK && i < n) {
             size_t end = i;
-            uint64_t bytes = 0;
             while (end < n && block_of[end] == block_of[i])
-                bytes += sizes[end++];
+                end++;
             fz7_7z_folder_opts fo = base;
             fo.bcj_x86 = group == 1;
-            fo.size_hint = bytes;
             st = fz7_7z_writer_begin_folder(w, &fo);
             for (; st == FZ7_OK && i < end; i++) {
                 fz7_tree_item *it = &t->items[order[i]];
