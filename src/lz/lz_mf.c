@@ -10,6 +10,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define HASH2_SIZE 65536u
 #define HASH3_SIZE 65536u
@@ -20,6 +21,40 @@ static uint32_t block_size(uint32_t dict_size)
 {
     uint32_t b = dict_size / 2;
     return b < (1u << 20) ? (1u << 20) : b;
+}
+
+/* The tables are read at random, one TLB miss per access with 4 KiB
+ * pages: large ones are mapped 2 MiB-aligned and offered to the kernel as
+ * huge pages (THP in madvise mode). Anonymous maps arrive zeroed. */
+#define HUGE_PAGE ((size_t)2 << 20)
+
+static void *big_alloc(size_t n)
+{
+    if (n < HUGE_PAGE)
+        return calloc(1, n);
+    size_t len = (n + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    uint8_t *raw = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED)
+        return NULL;
+    uint8_t *p = (uint8_t *)(((uintptr_t)raw + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+    if (p > raw)
+        munmap(raw, (size_t)(p - raw));
+    if (p + len < raw + len + HUGE_PAGE)
+        munmap(p + len, (size_t)(raw + len + HUGE_PAGE - (p + len)));
+#ifdef MADV_HUGEPAGE
+    (void)madvise(p, len, MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
+static void big_free(void *p, size_t n)
+{
+    if (!p)
+        return;
+    if (n < HUGE_PAGE)
+        free(p);
+    else
+        munmap(p, (n + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1));
 }
 
 static uint32_t root_bits(int kind, uint32_t dict_size)
@@ -75,9 +110,9 @@ int fz7_lz_mf_init(fz7_lz_mf *mf, int kind, uint32_t dict_size, uint32_t keep_ex
     mf->hash4_mask = (1u << bits) - 1;
     mf->hash4_shift = 32 - bits;
     size_t heads = HASH2_SIZE + HASH3_SIZE + ((size_t)1 << bits);
-    mf->buf = malloc(mf->buf_size);
-    mf->hash2 = calloc(heads, sizeof(uint32_t));
-    mf->son = malloc((size_t)son_entries(kind, dict_size) * sizeof(uint32_t));
+    mf->buf = big_alloc(mf->buf_size);
+    mf->hash2 = big_alloc(heads * sizeof(uint32_t));
+    mf->son = big_alloc((size_t)son_entries(kind, dict_size) * sizeof(uint32_t));
     if (!mf->buf || !mf->hash2 || !mf->son) {
         fz7_lz_mf_free(mf);
         return -1;
@@ -97,9 +132,10 @@ int fz7_lz_mf_init(fz7_lz_mf *mf, int kind, uint32_t dict_size, uint32_t keep_ex
 
 void fz7_lz_mf_free(fz7_lz_mf *mf)
 {
-    free(mf->buf);
-    free(mf->hash2);
-    free(mf->son);
+    size_t heads = HASH2_SIZE + HASH3_SIZE + (size_t)mf->hash4_mask + 1;
+    big_free(mf->buf, mf->buf_size);
+    big_free(mf->hash2, heads * sizeof(uint32_t));
+    big_free(mf->son, (size_t)son_entries(mf->kind, mf->dict_size) * sizeof(uint32_t));
     mf->buf = NULL;
     mf->hash2 = mf->hash3 = mf->hash4 = mf->son = NULL;
 }
@@ -324,20 +360,39 @@ static uint32_t bt_find(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_
     return n;
 }
 
-/* Starts loading the heads the next position will touch; the tables are
- * far larger than the caches and positions are searched one by one. */
-static inline void prefetch_next(const fz7_lz_mf *mf)
+/* Prefetch distances (positions ahead of pos): the heads are requested
+ * PREFETCH_HEADS positions early; PREFETCH_NODE positions early the head
+ * (by then in cache, though possibly about to be replaced) names the first
+ * candidate, whose tree node and bytes are requested too. Only loads are
+ * started here, so stale values cost time at worst, never output. */
+#ifndef PREFETCH_HEADS
+#define PREFETCH_HEADS 8u
+#endif
+#ifndef PREFETCH_NODE
+#define PREFETCH_NODE 3u
+#endif
+
+static inline void prefetch_ahead(const fz7_lz_mf *mf)
 {
-    if (mf->end - mf->pos >= 5) {
-        const uint8_t *next = mf->buf + mf->pos + 1;
-        __builtin_prefetch(&mf->hash4[root_of(mf, next)], 1);
-        __builtin_prefetch(&mf->hash3[hash3_of(next)], 1);
+    if (mf->end - mf->pos < PREFETCH_HEADS + 4)
+        return;
+    const uint8_t *far = mf->buf + mf->pos + PREFETCH_HEADS;
+    __builtin_prefetch(&mf->hash4[root_of(mf, far)], 1);
+    __builtin_prefetch(&mf->hash3[hash3_of(far)], 1);
+    const uint8_t *near = mf->buf + mf->pos + PREFETCH_NODE;
+    uint32_t delta = mf->pos + PREFETCH_NODE + mf->offset - mf->hash4[root_of(mf, near)];
+    if (delta - 1 < mf->dict_size) {
+        uint32_t slot = mf->cyclic_pos + PREFETCH_NODE;
+        slot = slot >= mf->cyclic_size ? slot - mf->cyclic_size : slot;
+        slot = slot >= delta ? slot - delta : slot - delta + mf->cyclic_size;
+        __builtin_prefetch(&mf->son[(mf->kind == FZ7_LZ_HC4 ? 1 : 2) * (size_t)slot], 1);
+        __builtin_prefetch(near - delta, 0);
     }
 }
 
 uint32_t fz7_lz_mf_find(fz7_lz_mf *mf, fz7_lz_match *matches)
 {
-    prefetch_next(mf);
+    prefetch_ahead(mf);
     uint32_t avail = mf->end - mf->pos;
     uint32_t lim = avail < mf->nice_len ? avail : mf->nice_len;
     uint32_t n = 0;
@@ -355,7 +410,7 @@ uint32_t fz7_lz_mf_find(fz7_lz_mf *mf, fz7_lz_match *matches)
 void fz7_lz_mf_skip(fz7_lz_mf *mf, uint32_t count)
 {
     while (count-- > 0) {
-        prefetch_next(mf);
+        prefetch_ahead(mf);
         uint32_t avail = mf->end - mf->pos;
         uint32_t lim = avail < mf->nice_len ? avail : mf->nice_len;
         if (lim >= hash_bytes(mf->kind) && lim >= 2) {
