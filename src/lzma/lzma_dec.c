@@ -207,6 +207,16 @@ static inline void copy_match(uint8_t *dst, const uint8_t *src, size_t n, size_t
     }
 }
 
+/* A bit-tree step with the children's probabilities loaded ahead (see
+ * RC_BIT_SEL); pv holds probs[sym] on entry and probs[new sym] after.
+ * Not for a tree's last level (its children lie outside the tree). */
+#define TREE_STEP_PRELOAD(probs, sym, pv)                                       \
+    do {                                                                        \
+        uint32_t tb_;                                                           \
+        RC_BIT_SEL((probs) + (sym), pv, (probs)[2 * (sym)], (probs)[2 * (sym) + 1], tb_); \
+        (sym) = ((sym) << 1) + tb_;                                             \
+    } while (0)
+
 /* Decodes a match length with the length coder at lenp into len (2..273).
  * Uses the locals of the run loop (ps = pos state). */
 #define DECODE_LEN(lenp, len)                                                   \
@@ -216,8 +226,9 @@ static inline void copy_match(uint8_t *dst, const uint8_t *src, size_t n, size_t
         RC_IF_BIT0(&lc_->choice) {                                              \
             RC_UPDATE0(&lc_->choice);                                           \
             fz7_lzma_prob *tp_ = lc_->low[ps];                                  \
-            RC_TREE_STEP(tp_, t_);                                              \
-            RC_TREE_STEP(tp_, t_);                                              \
+            uint32_t tv_ = tp_[1];                                              \
+            TREE_STEP_PRELOAD(tp_, t_, tv_);                                    \
+            TREE_STEP_PRELOAD(tp_, t_, tv_);                                    \
             RC_TREE_STEP(tp_, t_);                                              \
             (len) = t_ - 8 + FZ7_LZMA_MATCH_LEN_MIN;                            \
         } else {                                                                \
@@ -225,20 +236,22 @@ static inline void copy_match(uint8_t *dst, const uint8_t *src, size_t n, size_t
             RC_IF_BIT0(&lc_->choice2) {                                         \
                 RC_UPDATE0(&lc_->choice2);                                      \
                 fz7_lzma_prob *tp_ = lc_->mid[ps];                              \
-                RC_TREE_STEP(tp_, t_);                                          \
-                RC_TREE_STEP(tp_, t_);                                          \
+                uint32_t tv_ = tp_[1];                                          \
+                TREE_STEP_PRELOAD(tp_, t_, tv_);                                \
+                TREE_STEP_PRELOAD(tp_, t_, tv_);                                \
                 RC_TREE_STEP(tp_, t_);                                          \
                 (len) = t_ - 8 + FZ7_LZMA_MATCH_LEN_MIN + 8;                    \
             } else {                                                            \
                 RC_UPDATE1(&lc_->choice2);                                      \
                 fz7_lzma_prob *tp_ = lc_->high;                                 \
-                RC_TREE_STEP(tp_, t_);                                          \
-                RC_TREE_STEP(tp_, t_);                                          \
-                RC_TREE_STEP(tp_, t_);                                          \
-                RC_TREE_STEP(tp_, t_);                                          \
-                RC_TREE_STEP(tp_, t_);                                          \
-                RC_TREE_STEP(tp_, t_);                                          \
-                RC_TREE_STEP(tp_, t_);                                          \
+                uint32_t tv_ = tp_[1];                                          \
+                TREE_STEP_PRELOAD(tp_, t_, tv_);                                \
+                TREE_STEP_PRELOAD(tp_, t_, tv_);                                \
+                TREE_STEP_PRELOAD(tp_, t_, tv_);                                \
+                TREE_STEP_PRELOAD(tp_, t_, tv_);                                \
+                TREE_STEP_PRELOAD(tp_, t_, tv_);                                \
+                TREE_STEP_PRELOAD(tp_, t_, tv_);                                \
+                TREE_STEP_PRELOAD(tp_, t_, tv_);                                \
                 RC_TREE_STEP(tp_, t_);                                          \
                 (len) = t_ - 256 + FZ7_LZMA_MATCH_LEN_MIN + 16;                 \
             }                                                                   \
@@ -250,12 +263,12 @@ static inline void copy_match(uint8_t *dst, const uint8_t *src, size_t n, size_t
 #define DECODE_DIST(len, dist)                                                  \
     do {                                                                        \
         fz7_lzma_prob *sp_ = pr->dist_slot[(len) < 6 ? (len) - 2 : 3];          \
-        uint32_t slot_ = 1;                                                     \
-        RC_TREE_STEP(sp_, slot_);                                               \
-        RC_TREE_STEP(sp_, slot_);                                               \
-        RC_TREE_STEP(sp_, slot_);                                               \
-        RC_TREE_STEP(sp_, slot_);                                               \
-        RC_TREE_STEP(sp_, slot_);                                               \
+        uint32_t slot_ = 1, sv_ = sp_[1];                                       \
+        TREE_STEP_PRELOAD(sp_, slot_, sv_);                                     \
+        TREE_STEP_PRELOAD(sp_, slot_, sv_);                                     \
+        TREE_STEP_PRELOAD(sp_, slot_, sv_);                                     \
+        TREE_STEP_PRELOAD(sp_, slot_, sv_);                                     \
+        TREE_STEP_PRELOAD(sp_, slot_, sv_);                                     \
         RC_TREE_STEP(sp_, slot_);                                               \
         slot_ -= FZ7_LZMA_DIST_SLOTS;                                           \
         if (slot_ < FZ7_LZMA_DIST_MODEL_START) {                                \
