@@ -75,14 +75,14 @@ fz7_aes_cbc_dec_vaes512:
 
         ; Head = the first ((nblocks - 1) mod 32) + 1 blocks (1..32); the
         ; rest is whole groups of 32 blocks, each with a block before it.
-        lea     r9, [NBLK - 1]
-        and     r9, GROUP_BLOCKS - 1
-        inc     r9
-        shl     r9, 4
+        lea     HEADEND, [NBLK - 1]
+        and     HEADEND, GROUP_BLOCKS - 1
+        inc     HEADEND
+        shl     HEADEND, 4
         add     HEADEND, BUF
         lea     PTR, [BUF + rax - GROUP_BYTES]
-        cmp     PTR, HEADEND
-        jb      .head
+        cmp     NBLK, GROUP_BLOCKS      ; no whole group besides the head
+        jbe     .head
 
 align 32
 .group:
@@ -132,8 +132,8 @@ align 32
         ; The first 1..4 blocks at BUF, masked: qword mask (1 << 2r) - 1 for
         ; r blocks. Their chaining operand is [iv, c0, c1, c2], made by
         ; shifting the IV (lane 3 of IVREG) in below the ciphertext.
-        lea     rcx, [PTR + 64]
-        sub     rcx, BUF
+        lea     rcx, [PTR + 64]         ; NBLK is no longer needed: rcx
+        sub     rcx, BUF                ;   becomes the shift count
         shr     rcx, 3                  ; 2r
         mov     eax, 1
         shl     eax, cl
