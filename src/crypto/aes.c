@@ -15,33 +15,57 @@
 
 typedef struct { uint64_t s[8]; } slices;
 
-static unsigned bit_pos(unsigned block, unsigned byte)
+/* 8x8 bit matrix transpose: bit j of byte i <-> bit i of byte j. */
+static uint64_t transpose8(uint64_t x)
 {
-    return (byte & 3) * 16 + block * 4 + (byte >> 2);
+    uint64_t t;
+    t = (x ^ (x >> 7)) & 0x00AA00AA00AA00AAull;
+    x ^= t ^ (t << 7);
+    t = (x ^ (x >> 14)) & 0x0000CCCC0000CCCCull;
+    x ^= t ^ (t << 14);
+    t = (x ^ (x >> 28)) & 0x00000000F0F0F0F0ull;
+    x ^= t ^ (t << 28);
+    return x;
 }
 
-/* Packs nblocks (0..4) blocks; missing blocks are zero. */
+/* Byte m of every slice covers row m/2 of blocks 2*(m%2) and 2*(m%2)+1:
+ * bit q is column q%4 of block 2*(m%2) + q/4. Returns that state byte's
+ * offset in the 64 input bytes. */
+static unsigned group_offset(unsigned m, unsigned q)
+{
+    unsigned block = 2 * (m & 1) + (q >> 2), row = m >> 1, col = q & 3;
+    return 16 * block + row + 4 * col;
+}
+
+/* Packs nblocks (0..4) blocks; missing blocks are zero. Per slice byte m:
+ * gather its 8 state bytes, transpose, and byte k is slice k's byte m. */
 static void pack(slices *x, const uint8_t *in, unsigned nblocks)
 {
     memset(x, 0, sizeof *x);
-    for (unsigned b = 0; b < nblocks; b++) {
-        for (unsigned i = 0; i < 16; i++) {
-            uint64_t v = in[16 * b + i];
-            unsigned pos = bit_pos(b, i);
-            for (unsigned k = 0; k < 8; k++)
-                x->s[k] |= ((v >> k) & 1) << pos;
+    for (unsigned m = 0; m < 8; m++) {
+        uint64_t v = 0;
+        for (unsigned q = 0; q < 8; q++) {
+            unsigned off = group_offset(m, q);
+            if (off / 16 < nblocks)
+                v |= (uint64_t)in[off] << (8 * q);
         }
+        v = transpose8(v);
+        for (unsigned k = 0; k < 8; k++)
+            x->s[k] |= ((v >> (8 * k)) & 0xFF) << (8 * m);
     }
 }
 
 static void unpack(uint8_t *out, const slices *x, unsigned nblocks)
 {
-    for (unsigned b = 0; b < nblocks; b++) {
-        for (unsigned i = 0; i < 16; i++) {
-            unsigned pos = bit_pos(b, i), v = 0;
-            for (unsigned k = 0; k < 8; k++)
-                v |= (unsigned)((x->s[k] >> pos) & 1) << k;
-            out[16 * b + i] = (uint8_t)v;
+    for (unsigned m = 0; m < 8; m++) {
+        uint64_t v = 0;
+        for (unsigned k = 0; k < 8; k++)
+            v |= ((x->s[k] >> (8 * m)) & 0xFF) << (8 * k);
+        v = transpose8(v);
+        for (unsigned q = 0; q < 8; q++) {
+            unsigned off = group_offset(m, q);
+            if (off / 16 < nblocks)
+                out[off] = (uint8_t)(v >> (8 * q));
         }
     }
 }
