@@ -217,6 +217,16 @@ static inline void copy_match(uint8_t *dst, const uint8_t *src, size_t n, size_t
         (sym) = ((sym) << 1) + tb_;                                             \
     } while (0)
 
+/* A reverse bit-tree step with preloading: the bit also goes into acc at
+ * bit position shift. */
+#define REV_STEP_PRELOAD(probs, idx, pv, acc, shift)                            \
+    do {                                                                        \
+        uint32_t rb_;                                                           \
+        RC_BIT_SEL((probs) + (idx), pv, (probs)[2 * (idx)], (probs)[2 * (idx) + 1], rb_); \
+        (idx) = ((idx) << 1) + rb_;                                             \
+        (acc) += rb_ << (shift);                                                \
+    } while (0)
+
 /* Decodes a match length with the length coder at lenp into len (2..273).
  * Uses the locals of the run loop (ps = pos state). */
 #define DECODE_LEN(lenp, len)                                                   \
@@ -279,17 +289,21 @@ static inline void copy_match(uint8_t *dst, const uint8_t *src, size_t n, size_t
             uint32_t idx_ = 1;                                                  \
             if (slot_ < FZ7_LZMA_DIST_MODEL_END) {                              \
                 fz7_lzma_prob *rp_ = pr->dist_special + d_ - slot_ - 1;         \
-                for (unsigned i_ = 0; i_ < nb_; i_++)                           \
-                    RC_REV_STEP(rp_, idx_, d_, i_);                             \
+                uint32_t rv_ = rp_[1];                                          \
+                unsigned i_ = 0;                                                \
+                for (; i_ + 1 < nb_; i_++)                                      \
+                    REV_STEP_PRELOAD(rp_, idx_, rv_, d_, i_);                   \
+                RC_REV_STEP(rp_, idx_, d_, i_);                                 \
             } else {                                                            \
                 uint32_t dir_ = 0;                                              \
                 for (unsigned i_ = nb_ - FZ7_LZMA_ALIGN_BITS; i_ > 0; i_--)     \
                     RC_DIRECT_BIT(dir_);                                        \
                 d_ += dir_ << FZ7_LZMA_ALIGN_BITS;                              \
                 fz7_lzma_prob *ap_ = pr->dist_align;                            \
-                RC_REV_STEP(ap_, idx_, d_, 0);                                  \
-                RC_REV_STEP(ap_, idx_, d_, 1);                                  \
-                RC_REV_STEP(ap_, idx_, d_, 2);                                  \
+                uint32_t av_ = ap_[1];                                          \
+                REV_STEP_PRELOAD(ap_, idx_, av_, d_, 0);                        \
+                REV_STEP_PRELOAD(ap_, idx_, av_, d_, 1);                        \
+                REV_STEP_PRELOAD(ap_, idx_, av_, d_, 2);                        \
                 RC_REV_STEP(ap_, idx_, d_, 3);                                  \
             }                                                                   \
             (dist) = d_;                                                        \
