@@ -678,6 +678,11 @@ fz7_status fz7_lzma_enc_write(fz7_lzma_enc *e, const uint8_t *data, size_t n)
         return FZ7_E_ARG;
     if (e->finished)
         return e->error ? e->error : FZ7_E_ARG;
+    if (e->mt) {
+        if (!e->error)
+            e->error = fz7_lzma2_mt_write(e, data, n);
+        return e->error;
+    }
     while (n > 0 && !e->error) {
         size_t got = fz7_lz_mf_append(&e->mf, data, n);
         data += got;
@@ -695,6 +700,11 @@ fz7_status fz7_lzma_enc_finish(fz7_lzma_enc *e)
     if (e->finished)
         return e->error ? e->error : FZ7_E_ARG;
     e->finished = 1;
+    if (e->mt) {
+        if (!e->error)
+            e->error = fz7_lzma2_mt_finish(e);
+        return e->error;
+    }
     run(e, 1);
     if (e->error)
         return e->error;
@@ -716,6 +726,7 @@ void fz7_lzma_enc_free(fz7_lzma_enc *e)
 {
     if (!e)
         return;
+    fz7_lzma2_mt_free(e->mt);
     fz7_lz_mf_free(&e->mf);
     free(e->out);
     free(e->probs);

@@ -88,6 +88,45 @@ fz7_status fz7_lzma_enc_new(const fz7_lzma_enc_opts *opts, fz7_ostream *dst, fz7
  * for bad options or lc + lp > 4, FZ7_E_MEM if allocation fails. */
 fz7_status fz7_lzma2_enc_new(const fz7_lzma_enc_opts *opts, fz7_ostream *dst, fz7_lzma_enc **out);
 
+/* Multi-threaded LZMA2 (lzma2_enc.c). The input is cut into blocks of
+ * block_size bytes (the last may be shorter); each block is compressed
+ * independently by one of `threads` worker threads as LZMA2 chunks whose
+ * first one resets the dictionary, and the blocks' chunks are written to
+ * dst in input order, then the end byte 0x00: one ordinary LZMA2 stream
+ * any LZMA2 decoder reads (7z coder "LZMA2", xz filter 0x21).
+ *
+ * block_size: bytes, FZ7_LZMA2_MT_BLOCK_MIN..FZ7_LZMA2_MT_BLOCK_MAX, or 0
+ * for 3 x opts->dict_size (at least FZ7_LZMA2_MT_BLOCK_MIN). Each block
+ * uses opts with the dictionary reduced to the block size as
+ * fz7_lzma_enc_reduce_dict does; fz7_lzma_enc_props() and
+ * fz7_lzma2_enc_dict_prop() report that reduced size, which is what the
+ * container must store. Smaller blocks give more parallel work but each
+ * dictionary reset costs ratio: 7z/xz writers should use 0 or a size of at
+ * least 3 x dictionary unless the input is small; for an input of known
+ * size S on N threads, max(S / N rounded up, 1 MiB) keeps every thread busy.
+ *
+ * The output depends only on opts and block_size, never on threads, the
+ * CPU or the pieces write() is given. threads: 1..FZ7_LZMA2_MT_THREADS_MAX
+ * (1 encodes inside write() without starting a thread). Only the caller's
+ * thread calls dst->write, from write() and finish().
+ *
+ * The returned handle is used with fz7_lzma_enc_write(), _finish(),
+ * _free(), _props(), fz7_lzma2_enc_dict_prop() and the byte counters like
+ * one from fz7_lzma2_enc_new(). Memory: fz7_lzma2_mt_memusage(). Errors:
+ * FZ7_E_ARG for bad options, lc + lp > 4, threads or block_size out of
+ * range; FZ7_E_MEM if allocation or thread creation fails (also later,
+ * from write()/finish(), if a block's encoder cannot allocate). */
+#define FZ7_LZMA2_MT_THREADS_MAX 64u
+#define FZ7_LZMA2_MT_BLOCK_MIN ((uint64_t)1 << 20)
+#define FZ7_LZMA2_MT_BLOCK_MAX ((uint64_t)1 << 32)
+fz7_status fz7_lzma2_enc_new_mt(const fz7_lzma_enc_opts *opts, uint32_t threads, uint64_t block_size,
+                                fz7_ostream *dst, fz7_lzma_enc **out);
+
+/* Bytes a multi-threaded encoder with these settings allocates at most
+ * (per thread an encoder, per block slot the input and its output); 0 if
+ * the arguments are invalid. block_size 0 as above. */
+uint64_t fz7_lzma2_mt_memusage(const fz7_lzma_enc_opts *opts, uint32_t threads, uint64_t block_size);
+
 /* Compresses n bytes of data (copied; data may be reused at return).
  * Output reaches dst in pieces as it is produced. Errors from dst are
  * returned as they are; after an error the encoder only accepts free(). */

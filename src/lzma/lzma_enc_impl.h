@@ -87,7 +87,17 @@ struct fz7_lzma_enc {
     int need_dict_reset, need_props, need_state_reset;
 
     uint64_t bytes_in, bytes_out;
+
+    /* Multi-threaded LZMA2 (lzma2_enc.c): when set, this handle only cuts
+     * the input into blocks and writes their chunks; the fields above
+     * besides opts, dst, error, finished and the byte counts are unused. */
+    struct fz7_lzma2_mt *mt;
 };
+
+/* lzma2_enc.c: write/finish/free of a multi-threaded handle. */
+fz7_status fz7_lzma2_mt_write(struct fz7_lzma_enc *e, const uint8_t *data, size_t n);
+fz7_status fz7_lzma2_mt_finish(struct fz7_lzma_enc *e);
+void fz7_lzma2_mt_free(struct fz7_lzma2_mt *mt);
 
 /* Price of coding bit with probability p (of a 0). */
 static inline uint32_t fz7_price_bit(const struct fz7_lzma_enc *e, fz7_lzma_prob p, unsigned bit)

@@ -1,7 +1,9 @@
 /* test_enc_identity.c - the encoder's bytes must not depend on the CPU path:
  * a few MB of the bench corpus (generated data without ../shared) encoded
  * at -mx1, -mx5 and -mx9 under every dispatch level the CPU has must give
- * byte-identical LZMA2 streams that decode back to the input. */
+ * byte-identical LZMA2 streams that decode back to the input. The
+ * multi-threaded LZMA2 encoder must give the same bytes for every thread
+ * count, and with one block the single-threaded encoder's bytes. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -112,7 +114,8 @@ static int teardown(void **state)
     return 0;
 }
 
-static void encode(unsigned level, membuf *out)
+/* threads 0: the single-threaded encoder; else the multi-threaded one. */
+static void encode_with(unsigned level, uint32_t threads, uint64_t block_size, size_t step, membuf *out)
 {
     fz7_lzma_enc_opts o;
     assert_int_equal(fz7_lzma_enc_preset(&o, level), FZ7_OK);
@@ -120,9 +123,11 @@ static void encode(unsigned level, membuf *out)
     out->base.write = membuf_write;
     out->n = 0;
     fz7_lzma_enc *e = NULL;
-    assert_int_equal(fz7_lzma2_enc_new(&o, &out->base, &e), FZ7_OK);
-    /* Uneven pieces, so window moves fall at odd places. */
-    size_t at = 0, step = 300001;
+    if (threads)
+        assert_int_equal(fz7_lzma2_enc_new_mt(&o, threads, block_size, &out->base, &e), FZ7_OK);
+    else
+        assert_int_equal(fz7_lzma2_enc_new(&o, &out->base, &e), FZ7_OK);
+    size_t at = 0;
     while (at < g_n) {
         size_t k = g_n - at < step ? g_n - at : step;
         assert_int_equal(fz7_lzma_enc_write(e, g_in + at, k), FZ7_OK);
@@ -132,6 +137,12 @@ static void encode(unsigned level, membuf *out)
     assert_int_equal(fz7_lzma_enc_bytes_in(e), g_n);
     assert_int_equal(fz7_lzma_enc_bytes_out(e), out->n);
     fz7_lzma_enc_free(e);
+}
+
+static void encode(unsigned level, membuf *out)
+{
+    /* Uneven pieces, so window moves fall at odd places. */
+    encode_with(level, 0, 0, 300001, out);
 }
 
 static void check_decodes(const membuf *c, uint8_t dict_prop)
@@ -188,6 +199,66 @@ static void identical_across_levels(unsigned level)
     free(ref.p);
 }
 
+/* Multi-threaded LZMA2: 1 MiB blocks on 1, 2 and 3 threads (and write
+ * pieces of different sizes) give the same stream, which decodes; one block
+ * covering the input gives the single-threaded encoder's stream. */
+static void mt_identical(unsigned level)
+{
+    const uint64_t bs = (uint64_t)1 << 20;
+    membuf ref = {{membuf_write}, NULL, 0, 0};
+    encode_with(level, 1, bs, 1 << 20, &ref);
+    check_decodes(&ref, fz7_lzma2_dict_prop((uint32_t)bs));
+    for (uint32_t t = 2; t <= 3; t++) {
+        membuf got = {{membuf_write}, NULL, 0, 0};
+        encode_with(level, t, bs, t == 2 ? 65537 : 2 << 20, &got);
+        assert_int_equal(got.n, ref.n);
+        assert_memory_equal(got.p, ref.p, ref.n);
+        free(got.p);
+    }
+    membuf one = {{membuf_write}, NULL, 0, 0}, single = {{membuf_write}, NULL, 0, 0};
+    encode_with(level, 2, (uint64_t)4 << 20, 300001, &one);
+    encode(level, &single);
+    assert_int_equal(one.n, single.n);
+    assert_memory_equal(one.p, single.p, single.n);
+    print_message("mx%u mt: 1 MiB blocks %zu bytes on 1-3 threads; one block = single-threaded (%zu)\n", level,
+                  ref.n, single.n);
+    free(one.p);
+    free(single.p);
+    free(ref.p);
+}
+
+static void test_mt_mx1(void **state) { (void)state; mt_identical(1); }
+static void test_mt_mx5(void **state) { (void)state; mt_identical(5); }
+
+static void test_mt_args(void **state)
+{
+    (void)state;
+    fz7_lzma_enc_opts o;
+    fz7_lzma_enc_preset(&o, 5);
+    membuf m = {{membuf_write}, NULL, 0, 0};
+    fz7_lzma_enc *e = NULL;
+    assert_int_equal(fz7_lzma2_enc_new_mt(&o, 0, 0, &m.base, &e), FZ7_E_ARG);
+    assert_int_equal(fz7_lzma2_enc_new_mt(&o, FZ7_LZMA2_MT_THREADS_MAX + 1, 0, &m.base, &e), FZ7_E_ARG);
+    assert_int_equal(fz7_lzma2_enc_new_mt(&o, 2, FZ7_LZMA2_MT_BLOCK_MIN - 1, &m.base, &e), FZ7_E_ARG);
+    assert_null(e);
+    assert_int_equal(fz7_lzma2_mt_memusage(&o, 0, 0), 0);
+    /* Automatic block: 3 x 32 MiB, dictionary kept; reported props say so. */
+    assert_true(fz7_lzma2_mt_memusage(&o, 2, 0) > 2 * fz7_lzma_enc_memusage(&o));
+    assert_int_equal(fz7_lzma2_enc_new_mt(&o, 2, 0, &m.base, &e), FZ7_OK);
+    assert_int_equal(fz7_lzma2_enc_dict_prop(e), fz7_lzma2_dict_prop(32u << 20));
+    fz7_lzma_enc_free(e);
+    /* 1 MiB blocks: the dictionary shrinks to 1 MiB. */
+    assert_int_equal(fz7_lzma2_enc_new_mt(&o, 2, 1 << 20, &m.base, &e), FZ7_OK);
+    assert_int_equal(fz7_lzma2_enc_dict_prop(e), fz7_lzma2_dict_prop(1u << 20));
+    /* Empty input: just the end byte. */
+    assert_int_equal(fz7_lzma_enc_finish(e), FZ7_OK);
+    assert_int_equal(m.n, 1);
+    assert_int_equal(m.p[0], 0x00);
+    assert_int_equal(fz7_lzma_enc_write(e, m.p, 1), FZ7_E_ARG);
+    fz7_lzma_enc_free(e);
+    free(m.p);
+}
+
 static void test_mx1(void **state) { (void)state; identical_across_levels(1); }
 static void test_mx5(void **state) { (void)state; identical_across_levels(5); }
 static void test_mx9(void **state) { (void)state; identical_across_levels(9); }
@@ -198,6 +269,9 @@ int main(void)
         cmocka_unit_test(test_mx1),
         cmocka_unit_test(test_mx5),
         cmocka_unit_test(test_mx9),
+        cmocka_unit_test(test_mt_args),
+        cmocka_unit_test(test_mt_mx1),
+        cmocka_unit_test(test_mt_mx5),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
