@@ -766,90 +766,6 @@ static void test_bcj2_streams(void **state)
     free(exe);
 }
 
-/* ---- RISC-V ---- */
-
-/* RISC-V-like code (fixed seed): JAL ra, AUIPC+JALR pairs, byte
- * sequences that look like the filter's special AUIPC x2 form, and
- * 16-bit filler. */
-static size_t make_riscv(uint8_t *p, size_t n)
-{
-    static const unsigned regs[] = {1, 5, 6, 10, 11, 15};
-    uint32_t seed = 5;
-    size_t o = 0;
-    while (o + 8 <= n) {
-        unsigned k = lcg(&seed) % 100;
-        if (k < 20) {
-            uint32_t off = (lcg(&seed) << 1) & 0x1FFFFEu;
-            uint32_t inst = 0x6Fu | (1u << 7) | (((off >> 20) & 1u) << 31) | (((off >> 1) & 0x3FFu) << 21) |
-                            (((off >> 11) & 1u) << 20) | (((off >> 12) & 0xFFu) << 12);
-            fz7_put32le(p + o, inst);
-            o += 4;
-        } else if (k < 40) {
-            unsigned rd = regs[lcg(&seed) % 6];
-            fz7_put32le(p + o, 0x17u | (rd << 7) | ((lcg(&seed) & 0xFFFFFu) << 12));
-            fz7_put32le(p + o + 4, 0x67u | (rd << 15) | ((lcg(&seed) & 0xFFFu) << 20) | ((lcg(&seed) & 1u) << 7));
-            o += 8;
-        } else if (k < 45) {
-            static const unsigned rs1s[] = {1, 3, 5, 8};
-            fz7_put32le(p + o, 0x17u | (2u << 7) | (3u << 12) | ((lcg(&seed) & 0x1FFFu) << 14) |
-                                   (rs1s[lcg(&seed) % 4] << 27));
-            fz7_put32le(p + o + 4, lcg(&seed) ^ (lcg(&seed) << 16));
-            o += 8;
-        } else {
-            p[o++] = (uint8_t)lcg(&seed);
-            p[o++] = (uint8_t)lcg(&seed);
-        }
-    }
-    return o;
-}
-
-/* 7zz's RISCV filter stored by Copy: the pack stream is the filtered
- * data; decoding gives the input back at any read size. */
-static void test_riscv(void **state)
-{
-    (void)state;
-    uint8_t *out;
-    size_t got;
-    /* Less than one pair: passes through unchanged. */
-    static const uint8_t short_in[7] = {0xEF, 0x00, 0x12, 0x34, 0x17, 0x05, 0x00};
-    fz7_istream *in = fz7_istream_from_memory(short_in, sizeof short_in), *d = NULL;
-    assert_int_equal(fz7_bcj_riscv_istream_new(in, 1, &d), FZ7_E_ARG);
-    assert_int_equal(fz7_bcj_riscv_istream_new(in, 0, &d), FZ7_OK);
-    assert_int_equal(drain(d, 3, &out, &got), FZ7_OK);
-    assert_int_equal(got, sizeof short_in);
-    assert_memory_equal(out, short_in, sizeof short_in);
-    free(out);
-    fz7_istream_free(d);
-    fz7_istream_free(in);
-
-    NEED_7ZZ();
-    size_t cap = 300000, arc_n;
-    uint8_t *src = malloc(cap);
-    assert_non_null(src);
-    size_t n = make_riscv(src, cap);
-    char path[512];
-    snprintf(path, sizeof path, "%s/in/riscv.bin", scratch);
-    save(path, src, n);
-    uint8_t *arc = make_7z("riscv", "-m0=RISCV -m1=Copy", "in/riscv.bin", &arc_n);
-    uint64_t off[8], size[8];
-    assert_int_equal(pack_streams(arc, arc_n, off, size), 1);
-    assert_int_equal(size[0], n);
-    assert_true(memcmp(arc + off[0], src, n) != 0);   /* the filter changed things */
-    static const size_t pieces[] = {1, 7, 1 << 16};
-    for (size_t i = 0; i < 3; i++) {
-        in = fz7_istream_from_memory(arc + off[0], n);
-        assert_int_equal(fz7_bcj_riscv_istream_new(in, 0, &d), FZ7_OK);
-        assert_int_equal(drain(d, pieces[i], &out, &got), FZ7_OK);
-        assert_int_equal(got, n);
-        assert_memory_equal(out, src, n);
-        free(out);
-        fz7_istream_free(d);
-        fz7_istream_free(in);
-    }
-    free(arc);
-    free(src);
-}
-
 /* ---- Through the 7z reader ---- */
 
 typedef struct {
@@ -990,6 +906,102 @@ static void test_archives(void **state)
     archive_method("-m0=PPMd:o=16:mem=1m -ms=off", files);
     archive_method("-mf=BCJ2", files);
     archive_method("-mf=BCJ2 -m0=Deflate -ms=off", files);
+}
+
+/* ---- RISC-V ---- */
+
+/* RISC-V-like code (fixed seed): JAL ra, AUIPC+JALR pairs, byte
+ * sequences that look like the filter's special AUIPC x2 form, and
+ * 16-bit filler. */
+static size_t make_riscv(uint8_t *p, size_t n)
+{
+    static const unsigned regs[] = {1, 5, 6, 10, 11, 15};
+    uint32_t seed = 5;
+    size_t o = 0;
+    while (o + 8 <= n) {
+        unsigned k = lcg(&seed) % 100;
+        if (k < 20) {
+            uint32_t off = (lcg(&seed) << 1) & 0x1FFFFEu;
+            uint32_t inst = 0x6Fu | (1u << 7) | (((off >> 20) & 1u) << 31) | (((off >> 1) & 0x3FFu) << 21) |
+                            (((off >> 11) & 1u) << 20) | (((off >> 12) & 0xFFu) << 12);
+            fz7_put32le(p + o, inst);
+            o += 4;
+        } else if (k < 40) {
+            unsigned rd = regs[lcg(&seed) % 6];
+            fz7_put32le(p + o, 0x17u | (rd << 7) | ((lcg(&seed) & 0xFFFFFu) << 12));
+            fz7_put32le(p + o + 4, 0x67u | (rd << 15) | ((lcg(&seed) & 0xFFFu) << 20) | ((lcg(&seed) & 1u) << 7));
+            o += 8;
+        } else if (k < 45) {
+            static const unsigned rs1s[] = {1, 3, 5, 8};
+            fz7_put32le(p + o, 0x17u | (2u << 7) | (3u << 12) | ((lcg(&seed) & 0x1FFFu) << 14) |
+                                   (rs1s[lcg(&seed) % 4] << 27));
+            fz7_put32le(p + o + 4, lcg(&seed) ^ (lcg(&seed) << 16));
+            o += 8;
+        } else {
+            p[o++] = (uint8_t)lcg(&seed);
+            p[o++] = (uint8_t)lcg(&seed);
+        }
+    }
+    return o;
+}
+
+/* 7zz's RISCV filter stored by Copy: the pack stream is the filtered
+ * data; decoding gives the input back at any read size. */
+static void test_riscv(void **state)
+{
+    (void)state;
+    uint8_t *out;
+    size_t got;
+    /* Less than one pair: passes through unchanged. */
+    static const uint8_t short_in[7] = {0xEF, 0x00, 0x12, 0x34, 0x17, 0x05, 0x00};
+    fz7_istream *in = fz7_istream_from_memory(short_in, sizeof short_in), *d = NULL;
+    assert_int_equal(fz7_bcj_riscv_istream_new(in, 1, &d), FZ7_E_ARG);
+    assert_int_equal(fz7_bcj_riscv_istream_new(in, 0, &d), FZ7_OK);
+    assert_int_equal(drain(d, 3, &out, &got), FZ7_OK);
+    assert_int_equal(got, sizeof short_in);
+    assert_memory_equal(out, short_in, sizeof short_in);
+    free(out);
+    fz7_istream_free(d);
+    fz7_istream_free(in);
+
+    NEED_7ZZ();
+    size_t cap = 300000, arc_n;
+    uint8_t *src = malloc(cap);
+    assert_non_null(src);
+    size_t n = make_riscv(src, cap);
+    char path[512];
+    snprintf(path, sizeof path, "%s/in/riscv.bin", scratch);
+    save(path, src, n);
+    uint8_t *arc = make_7z("riscv", "-m0=RISCV -m1=Copy", "in/riscv.bin", &arc_n);
+    uint64_t off[8], size[8];
+    assert_int_equal(pack_streams(arc, arc_n, off, size), 1);
+    assert_int_equal(size[0], n);
+    assert_true(memcmp(arc + off[0], src, n) != 0);   /* the filter changed things */
+    static const size_t pieces[] = {1, 7, 1 << 16};
+    for (size_t i = 0; i < 3; i++) {
+        in = fz7_istream_from_memory(arc + off[0], n);
+        assert_int_equal(fz7_bcj_riscv_istream_new(in, 0, &d), FZ7_OK);
+        assert_int_equal(drain(d, pieces[i], &out, &got), FZ7_OK);
+        assert_int_equal(got, n);
+        assert_memory_equal(out, src, n);
+        free(out);
+        fz7_istream_free(d);
+        fz7_istream_free(in);
+    }
+    free(arc);
+    free(src);
+
+    /* The same through the 7z reader: RISCV + LZMA2. */
+    char cmd[1024], dir[512];
+    snprintf(cmd, sizeof cmd, "cd %s/in && rm -f ../rv.7z && 7zz a -mf=RISCV ../rv.7z riscv.bin > /dev/null", scratch);
+    assert_int_equal(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/rv.7z", scratch);
+    snprintf(dir, sizeof dir, "%s/in", scratch);
+    sink k = {.dir = dir};
+    assert_int_equal(extract_all(path, &k), FZ7_OK);
+    assert_int_equal(k.bad, 0);
+    assert_int_equal(k.files, 1);
+    free(k.data);
 }
 
 /* ---- The shared corpus ---- */
