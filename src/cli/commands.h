@@ -17,4 +17,9 @@ int fz7_cmd_list(const struct fz7_options *o);
 /* `x`, `e` and `t`, chosen by o->command (cmd_extract.c). */
 int fz7_cmd_extract(const struct fz7_options *o);
 
+/* `b`: LZMA speeds per dictionary size and kernel speeds at every CPU
+ * level (-mm=LZMA|CRC32|CRC64|SHA256|AES256CBC|*, -md{N}, -mmt{N}, and an
+ * optional number of passes in place of the archive) (cmd_bench.c). */
+int fz7_cmd_bench(const struct fz7_options *o);
+
 #endif

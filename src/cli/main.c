@@ -81,8 +81,7 @@ int main(int argc, char **argv)
         rc = 0;
         break;
     case FZ7_CMD_BENCH:
-        printf("fz7: command 'b' (benchmark) is not implemented yet\n");
-        rc = 7;
+        rc = fz7_cmd_bench(&o);
         break;
     case FZ7_CMD_ADD:
         rc = fz7_cmd_add(&o);
