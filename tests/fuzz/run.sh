@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# run.sh - builds fz7's libFuzzer harnesses (clang, ASan + UBSan) in their
+# own build folder and runs each one in turn, one process at a time, for
+# a given number of seconds on seed corpora made by seeds.sh.
+#
+# Usage: tests/fuzz/run.sh [-b BUILD_DIR] [-s SECONDS] [HARNESS...]
+#   HARNESS: 7z xz lzma lzma2 7zaes bcj2 ppmd deflate (default: all)
+#   -s 0 only builds. Findings (crash-*, leak-*, timeout-*, oom-*) go to
+#   BUILD_DIR/findings/HARNESS/; the last line per harness gives executions
+#   and coverage. Not part of CTest: fuzzing is run by hand.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+BUILD=$ROOT/build-fuzz
+SECS=300
+while getopts b:s: opt; do
+    case $opt in
+    b) BUILD=$OPTARG ;;
+    s) SECS=$OPTARG ;;
+    *) echo "usage: $0 [-b BUILD_DIR] [-s SECONDS] [HARNESS...]" >&2; exit 2 ;;
+    esac
+done
+shift $((OPTIND - 1))
+HARNESSES=${*:-7z xz lzma lzma2 7zaes bcj2 ppmd deflate}
+
+# --- toolchain: clang with libFuzzer's runtime (installed if missing) ---
+have_fuzzer() {
+    command -v clang >/dev/null &&
+        echo 'int LLVMFuzzerTestOneInput(const char *d, long n){(void)d;(void)n;return 0;}' |
+            clang -x c -fsanitize=fuzzer -o /dev/null - 2>/dev/null
+}
+if ! have_fuzzer; then
+    echo "run.sh: installing clang and libclang-rt-dev" >&2
+    SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
+    $SUDO apt-get install -y clang libclang-rt-14-dev >/dev/null || $SUDO apt-get install -y clang >/dev/null
+    have_fuzzer || { echo "run.sh: clang cannot build libFuzzer targets" >&2; exit 1; }
+fi
+
+# --- the library, instrumented; then one binary per harness ---
+FLAGS="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined"
+cmake -S "$ROOT" -B "$BUILD/lib" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=None \
+    -DCMAKE_C_FLAGS="$FLAGS" -DFZ7_TESTS=OFF >/dev/null || exit 1
+make -C "$BUILD/lib" -j2 fz7core >/dev/null || { make -C "$BUILD/lib" fz7core 2>&1 | grep -m5 error; exit 1; }
+for h in $HARNESSES; do
+    [ -f "$HERE/fuzz_$h.c" ] || { echo "run.sh: no harness fuzz_$h.c" >&2; exit 2; }
+    if [ ! "$BUILD/fuzz_$h" -nt "$BUILD/lib/libfz7core.a" ] || [ "$HERE/fuzz_$h.c" -nt "$BUILD/fuzz_$h" ] ||
+        [ "$HERE/fuzz_common.h" -nt "$BUILD/fuzz_$h" ]; then
+        clang $FLAGS -fsanitize=fuzzer -D_GNU_SOURCE -I"$ROOT/src" "$HERE/fuzz_$h.c" \
+            "$BUILD/lib/libfz7core.a" -larchive -lbz2 -lpthread -o "$BUILD/fuzz_$h" || exit 1
+    fi
+done
+[ "$SECS" = 0 ] && { echo "run.sh: built in $BUILD"; exit 0; }
+
+# --- seeds, then one fuzzer at a time ---
+bash "$HERE/seeds.sh" "$BUILD/seeds" || exit 1
+status=0
+for h in $HARNESSES; do
+    corpus=$BUILD/corpus/$h findings=$BUILD/findings/$h
+    mkdir -p "$corpus" "$findings"
+    case $h in 7z|xz) maxlen=65536 ;; *) maxlen=16384 ;; esac
+    "$BUILD/fuzz_$h" -max_total_time="$SECS" -jobs=1 -timeout=10 -rss_limit_mb=1024 \
+        -max_len=$maxlen -artifact_prefix="$findings/" -print_final_stats=1 \
+        "$corpus" "$BUILD/seeds/$h" >"$BUILD/fuzz_$h.log" 2>&1
+    rc=$?
+    last=$(grep -E '^#[0-9]+' "$BUILD/fuzz_$h.log" | tail -1)
+    execs=$(grep -m1 '^stat::number_of_executed_units' "$BUILD/fuzz_$h.log" | awk '{print $2}')
+    echo "$h: exit $rc, executions ${execs:-?}; $last"
+    ls "$findings" | sed "s|^|  finding: $findings/|"
+    [ "$rc" = 0 ] || status=1
+done
+exit $status

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# seeds.sh - writes the seed corpora of the fuzz harnesses into OUT/HARNESS/:
+# the small archives of ../shared/corpus (when present) and small inputs made
+# here with 7zz and xz, each laid out as its harness reads it (see the
+# comment at the top of each fuzz_*.c).
+#
+# Usage: tests/fuzz/seeds.sh OUT_DIR
+set -u
+OUT=${1:?usage: seeds.sh OUT_DIR}
+HERE=$(cd "$(dirname "$0")" && pwd)
+SHARED=${FZ7_SHARED:-$HERE/../../../shared}
+rm -rf "$OUT" && mkdir -p "$OUT"/{7z,xz,lzma,lzma2,7zaes,bcj2,ppmd,deflate} || exit 1
+T=$(mktemp -d) && trap 'rm -rf "$T"' EXIT
+
+# Sample inputs: text, x86-like code with E8/E9 bytes, zeros, random.
+mkdir -p "$T/in"
+{ seq 1 400; cat "$HERE"/*.c; } | head -c 6000 >"$T/in/text.txt"
+head -c 1500 /dev/urandom >"$T/in/random.bin"
+head -c 3000 /dev/zero >"$T/in/zeros.bin"
+for i in $(seq 1 120); do printf '\x55\x89\xe5\xe8\x10\x00\x00\x00\xe9\xf0\xff\xff\xff\x0f\x85\x01\x02\x00\x00\xc3'; done >"$T/in/code.bin"
+ln -s text.txt "$T/in/link"
+mkdir -p "$T/in/dir/sub"
+printf 'x' >"$T/in/dir/sub/one"
+
+# --- 7z: the shared corpus (small ones) and 7zz archives of every method ---
+if [ -d "$SHARED/corpus/7z" ]; then
+    find "$SHARED/corpus/7z" -name '*.7z' -size -64k -exec cp {} "$OUT/7z/" \;
+fi
+if command -v 7zz >/dev/null; then
+    n=0
+    for m in "-m0=LZMA2:d=64k" "-m0=LZMA:d=64k:lc=0:lp=2" "-m0=PPMd:mem=1m:o=4" "-m0=Copy" \
+             "-m0=Deflate" "-m0=Deflate64" "-m0=BZip2" "-mf=BCJ2 -m0=LZMA2:d=64k" \
+             "-mf=Delta:4 -m0=LZMA2:d=64k" "-mf=ARM64 -m0=LZMA2:d=64k" "-ms=off -m0=LZMA2:d=64k" \
+             "-psecret -mhe=on -m0=LZMA2:d=64k" "-psecret -m0=Copy -mhc=off" "-mhc=off -m0=LZMA:d=64k"; do
+        n=$((n + 1))
+        (cd "$T/in" && 7zz a -snl $m "$OUT/7z/made_$n.7z" . >/dev/null 2>&1) || echo "seeds.sh: 7zz $m failed" >&2
+    done
+fi
+
+# --- xz: the shared corpus, tests/data/xz, and xz with several filters ---
+for d in "$SHARED/corpus/xz" "$HERE/../data/xz"; do
+    [ -d "$d" ] && find "$d" \( -name '*.xz' -o -name '*.lzma' \) -size -64k -exec cp {} "$OUT/xz/" \;
+done
+if command -v xz >/dev/null; then
+    n=0
+    for f in "--lzma2=dict=64KiB" "--x86 --lzma2=dict=64KiB" "--delta=dist=4 --lzma2=dict=64KiB" \
+             "--arm64 --lzma2=dict=64KiB" "--check=sha256 --lzma2=preset=0" "--check=none --lzma2=preset=1"; do
+        n=$((n + 1))
+        xz -c --format=xz $f "$T/in/code.bin" >"$OUT/xz/made_$n.xz"
+    done
+    xz -c --format=xz --block-size=2000 "$T/in/text.txt" >"$OUT/xz/made_blocks.xz"
+    xz -c --format=lzma "$T/in/text.txt" >"$OUT/xz/made.lzma"
+    cat "$OUT/xz/made_1.xz" "$OUT/xz/made_2.xz" >"$OUT/xz/made_concat.xz"
+
+    # --- raw LZMA: 5 props + 2 bytes unpack size (FFFF: unknown) + data ---
+    for f in text.txt code.bin zeros.bin random.bin; do
+        for lclppb in "lc=3,lp=0,pb=2" "lc=0,lp=2,pb=0" "lc=4,lp=0,pb=4"; do
+            xz -c --format=lzma --lzma1=dict=64KiB,$lclppb "$T/in/$f" >"$T/a.lzma"
+            size=$(stat -c %s "$T/in/$f")
+            { head -c 5 "$T/a.lzma"; printf '\xff\xff'; tail -c +14 "$T/a.lzma"; } >"$OUT/lzma/${f%.*}_${lclppb//[,=]/}_eopm"
+            # xz writes an end marker; a known size with a marker is accepted too
+            { head -c 5 "$T/a.lzma"; printf "\\x$(printf %02x $((size & 255)))\\x$(printf %02x $((size >> 8)))";
+              tail -c +14 "$T/a.lzma"; } >"$OUT/lzma/${f%.*}_${lclppb//[,=]/}_sized"
+        done
+        # --- raw LZMA2: dictionary byte 16 (64 KiB) + 2 bytes size + data ---
+        for lzma2 in "dict=64KiB" "dict=64KiB,lc=0,lp=4,pb=4" "preset=0"; do
+            xz -c --format=raw --lzma2=$lzma2 "$T/in/$f" >"$T/a.raw"
+            { printf '\x10\xff\xff'; cat "$T/a.raw"; } >"$OUT/lzma2/${f%.*}_${lzma2//[,=]/}"
+        done
+    done
+    cat "$T/in/text.txt" "$T/in/random.bin" "$T/in/zeros.bin" | xz -c --format=raw --lzma2=dict=4KiB >"$T/a.raw"
+    { printf '\x00\xff\xff'; cat "$T/a.raw"; } >"$OUT/lzma2/mixed_4k"
+    { printf '\x10'; printf '\x00\x10'; cat "$T/a.raw"; } >"$OUT/lzma2/mixed_sized"
+fi
+for f in "$HERE"/../data/lzma/*.lzma2; do
+    [ -s "$f" ] && [ "$(stat -c %s "$f")" -lt 20000 ] && { printf '\x12\xff\xff'; cat "$f"; } >"$OUT/lzma2/data_$(basename "$f")"
+done
+
+# --- 7zAES, BCJ2, PPMd, Deflate: coder streams cut out of 7zz archives ---
+# (Copy-method / unpacked-header archives, so the pack streams sit at 32.)
+py=$(command -v python3)
+if command -v 7zz >/dev/null && [ -n "$py" ]; then
+    (cd "$T/in" && 7zz a -m0=Copy -mhc=off -psecret "$T/aes.7z" text.txt code.bin >/dev/null 2>&1)
+    (cd "$T/in" && 7zz a -mf=BCJ2 -m0=Copy -mhc=off "$T/bcj2.7z" code.bin text.txt >/dev/null 2>&1)
+    (cd "$T/in" && 7zz a -m0=PPMd:mem=1m:o=6 -mhc=off "$T/ppmd.7z" text.txt >/dev/null 2>&1)
+    (cd "$T/in" && 7zz a -m0=PPMd:mem=64k:o=2 -mhc=off "$T/ppmd2.7z" code.bin >/dev/null 2>&1)
+    (cd "$T/in" && 7zz a -m0=Deflate -mhc=off "$T/deflate.7z" text.txt >/dev/null 2>&1)
+    (cd "$T/in" && 7zz a -m0=Deflate64 -mhc=off "$T/deflate64.7z" code.bin >/dev/null 2>&1)
+    "$py" "$HERE/seeds_cut.py" "$T" "$OUT" || echo "seeds.sh: seeds_cut.py failed" >&2
+fi
+for h in "$OUT"/*; do echo "seeds.sh: $(basename "$h"): $(ls "$h" | wc -l) seeds"; done
