@@ -339,6 +339,51 @@ static void test_deflate_random(void **state)
     }
 }
 
+static fz7_status bcj2_run(const uint8_t *const s[4], const size_t n[4], uint64_t out_size, size_t piece,
+                           uint8_t **out, size_t *out_n);
+
+/* Random bytes as PPMd streams (small models, so they restart often) and
+ * as the four BCJ2 inputs: only OK, DATA or TRUNCATED, never a crash. */
+static void test_random_streams(void **state)
+{
+    (void)state;
+    static const uint8_t orders[] = {2, 3, 6, 16, 64};
+    static const uint32_t mems[] = {1u << 11, 1u << 12, 1u << 16, 1u << 20};
+    uint8_t buf[2048], props[5];
+    uint32_t seed = 777;
+    for (int round = 0; round < 60; round++) {
+        size_t n = 5 + lcg(&seed) % (sizeof buf - 5);
+        for (size_t i = 0; i < n; i++)
+            buf[i] = (uint8_t)lcg(&seed);
+        buf[0] = 0;   /* past the range decoder's first check */
+        props[0] = orders[round % 5];
+        fz7_put32le(props + 1, mems[(round / 5) % 4]);
+        uint8_t *out;
+        size_t got;
+        fz7_status st = decode(K_PPMD, buf, n, props, 3000, 4096, &out, &got);
+        if (st != FZ7_OK && st != FZ7_E_DATA && st != FZ7_E_TRUNCATED)
+            fail_msg("PPMd round %d (seed 777): status %d", round, st);
+        free(out);
+    }
+    for (int round = 0; round < 300; round++) {
+        static uint8_t s4[4][512];
+        const uint8_t *s[4];
+        size_t n[4];
+        for (int k = 0; k < 4; k++) {
+            n[k] = lcg(&seed) % sizeof s4[k];
+            for (size_t i = 0; i < n[k]; i++)
+                s4[k][i] = (uint8_t)(k == 0 && lcg(&seed) % 4 == 0 ? 0xE8 : lcg(&seed));
+            s[k] = s4[k];
+        }
+        uint8_t *out;
+        size_t got;
+        fz7_status st = bcj2_run(s, n, lcg(&seed) % 1024, 1 + lcg(&seed) % 64, &out, &got);
+        if (st != FZ7_OK && st != FZ7_E_DATA)
+            fail_msg("BCJ2 round %d (seed 777): status %d", round, st);
+        free(out);
+    }
+}
+
 /* ---- Streams made by 7zz ---- */
 
 static char scratch[256];
@@ -1092,6 +1137,7 @@ int main(void)
         cmocka_unit_test(test_deflate_random),
         cmocka_unit_test(test_ppmd_props),
         cmocka_unit_test(test_bcj2_unconverted),
+        cmocka_unit_test(test_random_streams),
         cmocka_unit_test(test_raw_deflate),
         cmocka_unit_test(test_raw_deflate64),
         cmocka_unit_test(test_raw_bzip2),
