@@ -202,8 +202,19 @@ static inline void copy_match(uint8_t *dst, const uint8_t *src, size_t n, size_t
     } else if (dist == 1) {
         memset(dst, src[0], n);
     } else {
-        for (size_t i = 0; i < n; i++)
+        /* A short period: write one period-multiple d2 >= 8 bytewise,
+         * then copy 8 bytes at a time from d2 back (bytes already final). */
+        size_t d2 = dist;
+        while (d2 < 8)
+            d2 += dist;
+        size_t i = 0;
+        for (; i < n && i < d2; i++)
             dst[i] = src[i];
+        for (; i < n; i += 8) {
+            uint8_t t[8];
+            memcpy(t, dst + i - d2, 8);
+            memcpy(dst + i, t, 8);
+        }
     }
 }
 

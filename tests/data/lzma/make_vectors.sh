@@ -27,6 +27,10 @@ cat t20 random140 t20 > mixed
 head -c 100000 text > t100
 for i in $(seq 25); do cat t100; done > reptext
 : > empty
+# Short periods (distances 2..7 with long matches).
+python3 -c '
+import sys
+sys.stdout.buffer.write(b"ab" * 30000 + b"abc" * 30000 + b"0123456" * 20000 + b"xyzw" * 25000)' > pattern
 
 manifest="$out/MANIFEST.tsv"
 printf '# file\tkind\tprops\tunpack_size\tout_size\tsha256\n' > "$manifest"
@@ -85,5 +89,7 @@ xz --format=raw --lzma2=preset=6,dict=1MiB -c mixed > "$out/mixed.lzma2"
 row mixed.lzma2 lzma2 16 - mixed
 xz --format=raw --lzma2=preset=6,dict=1MiB,lc=3,lp=1,pb=2 -c reptext > "$out/reptext.lzma2"
 row reptext.lzma2 lzma2 16 - reptext
+xz --format=raw --lzma2=preset=6,dict=64KiB -c pattern > "$out/pattern.lzma2"
+row pattern.lzma2 lzma2 8 - pattern
 xz --format=raw --lzma2=preset=6,dict=64KiB -c empty > "$out/empty.lzma2"
 row empty.lzma2 lzma2 8 - empty
