@@ -587,7 +587,10 @@ static fz7_status write_7z(add_run *r, int fd, fz7_archive *old, const bool *kee
         }
         if (n == 0)
             continue;
-        uint64_t block_bytes = (uint64_t)r->set.lzma.dict_size * 128;
+        /* Default solid block: 256 dictionaries, within 16 MiB..4 GiB
+         * (7zz -mx1, 256 KiB dictionary, cuts 1 MiB files into blocks of
+         * 64 MiB). */
+        uint64_t block_bytes = (uint64_t)r->set.lzma.dict_size << 8;
         if (block_bytes < ((uint64_t)16 << 20))
             block_bytes = (uint64_t)16 << 20;
         if (block_bytes > ((uint64_t)4 << 30))
