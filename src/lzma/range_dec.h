@@ -3,23 +3,15 @@
  * The hot loop keeps `range`, `code` (uint32_t) and `in` (const uint8_t *)
  * in local variables; these macros expand in place so no per-bit function
  * call or memory round trip happens. Normalisation is one compare: before
- * every bit, if range < 2^24, shift one input byte into code. */
+ * every bit, if range < 2^24, shift one input byte into code. The x86-64
+ * branch-free bits use inline cmov; -DFZ7_LZMA_NO_ASM builds the portable
+ * twins (same results). */
 #ifndef FZ7_RANGE_DEC_H
 #define FZ7_RANGE_DEC_H
 
 #include "lzma/lzma_common.h"
 
 /* Brings range back to >= 2^24 by shifting in one input byte. */
-#ifdef FZ7_LZMA_NORM_BRANCHLESS
-#define RC_NORMALIZE()                                   \
-    do {                                                 \
-        uint32_t nb_ = range < FZ7_LZMA_RC_TOP;          \
-        uint32_t sh_ = nb_ << 3;                         \
-        range <<= sh_;                                   \
-        code = (code << sh_) | (*in & (0u - nb_));       \
-        in += nb_;                                       \
-    } while (0)
-#else
 #define RC_NORMALIZE()                                   \
     do {                                                 \
         if (range < FZ7_LZMA_RC_TOP) {                   \
@@ -27,7 +19,6 @@
             code = (code << 8) | *in++;                  \
         }                                                \
     } while (0)
-#endif
 
 /* Branching bit decode (best where the bit is predictable, e.g. is_match
  * on text). Needs RC_LOCALS in scope:
@@ -132,21 +123,12 @@
 /* One step down a bit tree: decodes the bit at probs[sym] and sets
  * sym = 2 * sym + bit, branch-free (literal and length bits are close to
  * random, so a mispredicted branch would dominate). */
-#ifdef FZ7_LZMA_TREE_BRANCHY
-#define RC_TREE_STEP(probs, sym)                                                \
-    do {                                                                        \
-        fz7_lzma_prob *bp_ = (probs) + (sym);                                   \
-        RC_IF_BIT0(bp_) { RC_UPDATE0(bp_); (sym) <<= 1; }                       \
-        else { RC_UPDATE1(bp_); (sym) = ((sym) << 1) + 1; }                     \
-    } while (0)
-#else
 #define RC_TREE_STEP(probs, sym)                                                \
     do {                                                                        \
         uint32_t tb_;                                                           \
         RC_BIT_BL((probs) + (sym), tb_);                                        \
         (sym) = ((sym) << 1) + tb_;                                             \
     } while (0)
-#endif
 
 /* One step of a reverse bit tree (distance footers, align bits): decodes
  * the bit at probs[idx], idx = 2 * idx + bit, and adds bit << shift to acc. */
