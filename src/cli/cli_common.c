@@ -298,11 +298,48 @@ static fz7_format wanted_format(fz7_type t)
     return t == FZ7_TYPE_XZ ? FZ7_FORMAT_XZ : t == FZ7_TYPE_LZMA ? FZ7_FORMAT_LZMA : FZ7_FORMAT_7Z;
 }
 
+/* -si: an xz file on stdin is read in one forward pass (a pipe cannot
+ * seek); a 7z or lzma file is read only when stdin is a regular file
+ * (redirected), through its /dev/stdin name. */
+static int open_stdin(const struct fz7_options *o, FILE *out, const char *verb,
+                      fz7_archive **out_arc)
+{
+    fprintf(out, "\n%s archive: \n", verb);
+    char err[512];
+    fz7_open_opts opts = {.password = o->password, .mem_limit = mem_limit_of(o)};
+    fz7_status s = fz7_archive_open_fd(STDIN_FILENO, o->stdin_name, &opts, out_arc, err,
+                                       sizeof err);
+    struct stat st;
+    bool regular = fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode);
+    if (s != FZ7_OK && s != FZ7_E_IO && s != FZ7_E_MEM && regular && o->type != FZ7_TYPE_XZ) {
+        s = fz7_archive_open("/dev/stdin", &opts, out_arc, err, sizeof err);
+        if (s == FZ7_E_NEED_PASSWORD)
+            snprintf(err, sizeof err, "encrypted headers need a password (-p{password} or "
+                     "-spf{file}; stdin carries the archive)");
+    }
+    if (s != FZ7_OK)
+        return open_error(out, "stdin", s, err);
+    return 0;
+}
+
 int fz7_open_for_read(const struct fz7_options *o, FILE *out, const char *verb, bool need_data,
                       fz7_archive **out_arc, char **password_out)
 {
     *out_arc = NULL;
     *password_out = NULL;
+    if (o->from_stdin) {
+        int rc = open_stdin(o, out, verb, out_arc);
+        if (rc == 0 && o->type != FZ7_TYPE_AUTO &&
+            fz7_archive_get_info(*out_arc)->format != wanted_format(o->type)) {
+            fz7_archive_close(*out_arc);
+            *out_arc = NULL;
+            fflush(out);
+            fprintf(stderr, "ERROR: stdin : Can not open the file as [%s] archive\n",
+                    o->type == FZ7_TYPE_LZMA ? "lzma" : "7z");
+            return FZ7_EXIT_FATAL;
+        }
+        return rc;
+    }
     const char *path = o->archive;
     fprintf(out, "Scanning the drive for archives:\n");
     struct stat st;

@@ -6,6 +6,7 @@
  * and one answer line read from stdin; at end of input (no terminal, no
  * answer) extraction stops with "Break signaled" and exit code 255. */
 #include "cli/cli.h"
+#include "cli/progress.h"
 #include "fsio/extract.h"
 
 #include <stdlib.h>
@@ -28,6 +29,7 @@ typedef struct run {
     bool writing;            /* a disk item is open */
     /* Totals. */
     uint64_t files, folders, size;
+    fz7_progress *progress;  /* NULL when off */
     unsigned long errors, warnings;
     bool quit, broken;       /* (Q)uit, or end of input at a question */
     fz7_status fatal;
@@ -36,6 +38,7 @@ typedef struct run {
 
 static void warn(run *r, const char *what, const char *path, const char *detail)
 {
+    fz7_progress_clear(r->progress);
     fflush(r->out);
     fprintf(stderr, "WARNING: %s : %s%s%s  (in %s)\n", what, path, detail ? " : " : "",
             detail ? detail : "", r->o->archive);
@@ -47,6 +50,7 @@ static void entry_error(run *r, fz7_status st, const fz7_entry *e, const char *d
     const char *words = fz7_entry_error_words(st, e->encrypted);
     if (detail && (!detail[0] || strcmp(detail, words) == 0 || strcmp(detail, fz7_status_str(st)) == 0))
         detail = NULL;
+    fz7_progress_clear(r->progress);
     fflush(r->out);
     fprintf(stderr, "ERROR: %s : %s  (in %s%s%s)\n", words, fz7_entry_path(e), r->o->archive,
             detail ? ": " : "", detail ? detail : "");
@@ -96,6 +100,7 @@ static char *resolve_existing(run *r, const fz7_entry *e, char *path, const stru
             }
             return path;
         case FZ7_OVERWRITE_ASK: {
+            fz7_progress_clear(r->progress);
             fz7_answer ans = fz7_ask_overwrite(r->out, path, (uint64_t)st->st_size, st->st_mtime,
                                                fz7_entry_path(e), e->size, e->has_mtime, e->mtime);
             switch (ans) {
@@ -124,9 +129,12 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
     else
         r->files++;
     r->size += e->size;
+    fz7_progress_item(r->progress, fz7_entry_path(e));
     if (r->mode == RUN_TEST) {
-        if (r->o->bb >= 1)
+        if (r->o->bb >= 1) {
+            fz7_progress_clear(r->progress);
             fprintf(r->out, "T %s\n", fz7_entry_path(e));
+        }
         return FZ7_OK;
     }
     if (r->mode == RUN_STDOUT || e->is_anti || (r->flat && e->is_dir))
@@ -173,8 +181,10 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
     s = fz7_disk_begin(r->disk, &it, err, sizeof err);
     if (s == FZ7_OK) {
         r->writing = kind != FZ7_DISK_DIR;
-        if (r->o->bb >= 1)
+        if (r->o->bb >= 1) {
+            fz7_progress_clear(r->progress);
             fprintf(r->out, "- %s\n", path);
+        }
     } else if (s == FZ7_E_ARG) {
         warn(r, "Refused", fz7_entry_path(e), err);
         s = FZ7_OK;
@@ -192,6 +202,7 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
 static fz7_status on_data(void *ctx, const uint8_t *p, size_t n)
 {
     run *r = ctx;
+    fz7_progress_add(r->progress, n);
     if (r->mode == RUN_STDOUT) {
         if (r->cur && !r->cur->is_dir && fwrite(p, 1, n, stdout) != n) {
             snprintf(r->fatal_msg, sizeof r->fatal_msg, "can not write to stdout");
@@ -252,7 +263,11 @@ int fz7_cmd_extract(const struct fz7_options *o)
     if (rc)
         return rc;
     r.a = a;
-    fz7_print_archive_block(r.out, o->archive, a);
+    bool piped = o->from_stdin && fz7_archive_get_info(a)->format == FZ7_FORMAT_XZ;
+    if (piped)
+        fprintf(r.out, "--\nPath = \nType = xz\n");
+    else
+        fz7_print_archive_block(r.out, o->archive, a);
     fputc('\n', r.out);
 
     size_t n = fz7_archive_count(a);
@@ -263,8 +278,14 @@ int fz7_cmd_extract(const struct fz7_options *o)
         fprintf(stderr, "ERROR: Can't allocate required memory\n");
         return FZ7_EXIT_MEMORY;
     }
-    for (size_t i = 0; i < n; i++)
-        select[i] = fz7_selected(o, fz7_entry_path(fz7_archive_entry(a, i)));
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        const fz7_entry *e = fz7_archive_entry(a, i);
+        select[i] = fz7_selected(o, fz7_entry_path(e));
+        if (select[i])
+            total += e->size;
+    }
+    r.progress = fz7_progress_start(o, total);
 
     char err[600] = "";
     fz7_status s = FZ7_OK;
@@ -284,8 +305,12 @@ int fz7_cmd_extract(const struct fz7_options *o)
         fprintf(stderr, "WARNING: %s : %s\n", o->archive, cerr);
         r.warnings++;
     }
+    fz7_progress_end(r.progress);
+    r.progress = NULL;
     if (r.mode == RUN_STDOUT)
         fflush(stdout);
+    if (piped) /* sizes of a piped archive are known only now */
+        r.size = n ? fz7_archive_entry(a, 0)->size : 0;
     uint64_t phy_size = fz7_archive_get_info(a)->phy_size;
     free(select);
     fz7_archive_close(a);

@@ -127,7 +127,10 @@ int fz7_cmd_list(const struct fz7_options *o)
     if (rc)
         return rc;
     fputc('\n', out);
-    fz7_print_archive_block(out, o->archive, a);
+    if (o->from_stdin && fz7_archive_get_info(a)->format == FZ7_FORMAT_XZ)
+        fprintf(out, "--\nPath = \nType = xz\n"); /* sizes unknown until read */
+    else
+        fz7_print_archive_block(out, o->archive, a);
     fputc('\n', out);
 
     size_t n = fz7_archive_count(a);

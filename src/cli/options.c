@@ -81,6 +81,40 @@ static int read_listfile(parser *p, const char *path, int rmode, bool exclude)
     return rc;
 }
 
+/* -spf{file}: the password is the first line of file ("-" = stdin),
+ * without its line end; an empty first line is an empty password. */
+static int read_password_file(parser *p)
+{
+    struct fz7_options *o = p->o;
+    const char *path = o->password_file;
+    bool from_stdin = strcmp(path, "-") == 0;
+    if (from_stdin && o->from_stdin)
+        return usage_error(p, 7, "-spf- and -si both read stdin:", "-spf-");
+    FILE *f = from_stdin ? stdin : fopen(path, "r");
+    if (!f) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "Can not open the password file: %s", strerror(errno));
+        return usage_error(p, 7, msg, path);
+    }
+    size_t cap = 0;
+    ssize_t len = getline(&o->password_buf, &cap, f);
+    bool failed = len < 0 && ferror(f);
+    if (!from_stdin)
+        fclose(f);
+    if (failed) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "Can not read the password file: %s", strerror(errno));
+        return usage_error(p, 7, msg, path);
+    }
+    if (len < 0) { /* empty file: no line at all */
+        return usage_error(p, 7, "The password file is empty:", path);
+    }
+    while (len > 0 && (o->password_buf[len - 1] == '\n' || o->password_buf[len - 1] == '\r'))
+        o->password_buf[--len] = 0;
+    o->password = o->password_buf;
+    return 0;
+}
+
 /* -x / -i: [r|r-|r0] then !wildcard or @listfile. */
 static int parse_selection(parser *p, const char *arg, const char *rest, bool exclude)
 {
@@ -246,6 +280,7 @@ static int parse_switch(parser *p, const char *arg)
             o->password = NULL;
             o->ask_password = true;
         }
+        o->password_file = NULL;
         return 0;
     case 'y':
         if (s[1])
@@ -320,6 +355,14 @@ static int parse_switch(parser *p, const char *arg)
             return 0; /* timing / no progress bar: accepted, no effect */
         return usage_error(p, 7, "Unknown switch:", arg);
     case 's':
+        if (!strncasecmp(s, "spf", 3)) {
+            if (!s[3])
+                return usage_error(p, 7, "Too short switch:", arg);
+            o->password_file = s + 3;
+            o->password = NULL;
+            o->ask_password = false;
+            return 0;
+        }
         if (!strcasecmp(s, "slt")) {
             o->slt = true;
             return 0;
@@ -440,6 +483,8 @@ int fz7_options_parse(int argc, char **argv, struct fz7_options *o, char *err_ki
     }
     if (rc == 0)
         rc = finish_wildcards(&p);
+    if (rc == 0 && o->password_file)
+        rc = read_password_file(&p);
     for (size_t i = 0; i < p.n_wc; i++)
         free(p.wc[i].pattern);
     free(p.wc);
@@ -449,6 +494,13 @@ int fz7_options_parse(int argc, char **argv, struct fz7_options *o, char *err_ki
         o->overwrite = FZ7_OVERWRITE_ALL;
     if (!have_command)
         return usage_error(&p, 7, "Cannot find command", NULL);
+    /* x, e, t and l read the archive itself from stdin with -si (it then
+     * has no name: "" in messages, as 7-Zip prints it). */
+    bool reads_stdin = o->from_stdin && (o->command == FZ7_CMD_EXTRACT ||
+                                         o->command == FZ7_CMD_EXTRACT_FLAT ||
+                                         o->command == FZ7_CMD_TEST || o->command == FZ7_CMD_LIST);
+    if (reads_stdin && !o->archive)
+        o->archive = "";
     if (o->command != FZ7_CMD_VERSION && o->command != FZ7_CMD_BENCH && !o->archive)
         return usage_error(&p, 7, "Cannot find archive name", NULL);
     return 0;
@@ -463,5 +515,9 @@ void fz7_options_free(struct fz7_options *o)
     free(o->names);
     free(o->excludes);
     free(o->methods);
+    if (o->password_buf) {
+        explicit_bzero(o->password_buf, strlen(o->password_buf));
+        free(o->password_buf);
+    }
     memset(o, 0, sizeof *o);
 }

@@ -61,9 +61,14 @@ struct fz7_options {
     fz7_overwrite overwrite;   /* -ao{a|s|u|t}; -y makes ASK into ALL */
     bool yes;                  /* -y: assume Yes on every query */
 
-    /* Password: -p{pw} sets password; -p alone sets ask_password. */
-    const char *password;      /* UTF-8, argv storage; never printed */
+    /* Password: -p{pw} sets password; -p alone sets ask_password;
+     * -spf{file} reads it from the first line of file ("-": stdin), which
+     * keeps it out of the process list. The last of -p / -spf wins. */
+    const char *password;      /* UTF-8, argv storage or password_buf; never printed */
     bool ask_password;
+    const char *password_file; /* -spf{file}, or NULL */
+    char *password_buf;        /* the line read for -spf (wiped and freed by
+                                  fz7_options_free) */
 
     /* Listing and output. */
     bool slt;                  /* -slt: technical listing */

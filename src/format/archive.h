@@ -64,6 +64,17 @@ typedef struct fz7_open_opts {
 fz7_status fz7_archive_open(const char *path, const fz7_open_opts *opts, fz7_archive **out,
                             char *err, size_t errlen);
 
+/* Opens an xz file arriving on fd, which need not seek (a pipe: `-si`),
+ * for one forward pass (xz_stream.c): streams, blocks, index and footer are
+ * read in order and the index is checked against the blocks decoded. The
+ * only entry is named name ("~" when NULL or empty, as 7-Zip names it); its
+ * size and the archive's phy_size, num_blocks and num_streams are known
+ * only after fz7_archive_extract, which can run once. fd is not closed.
+ * Errors: FZ7_E_FORMAT (not xz), FZ7_E_UNSUPPORTED (a 7z archive: its
+ * headers are at the end), FZ7_E_IO, FZ7_E_MEM; err gets a one-line reason. */
+fz7_status fz7_archive_open_fd(int fd, const char *name, const fz7_open_opts *opts,
+                               fz7_archive **out, char *err, size_t errlen);
+
 void fz7_archive_close(fz7_archive *a);
 
 const fz7_archive_info *fz7_archive_get_info(const fz7_archive *a);

@@ -1,0 +1,711 @@
+/* xz_stream.c - .xz read in one forward pass, for input that cannot seek
+ * (a pipe: `fz7 x -si -txz`). xz_read.c finds streams from the end of the
+ * file; here the stream header, blocks, index and footer come in file order
+ * (xz-file-format.txt 2, 3, 4), and since nothing can be looked up first
+ * the index is checked against the blocks already decoded. */
+#include "check/check.h"
+#include "filter/filter.h"
+#include "format/archive_impl.h"
+#include "lzma/lzma_dec.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define STREAM_HEADER_BYTES 12
+#define STREAM_FOOTER_BYTES 12
+#define VLI_MAX (UINT64_MAX / 2)            /* section 1.2 */
+#define IN_BUF_BYTES ((size_t)64 << 10)
+#define OUT_CHUNK ((size_t)256 << 10)      /* bytes per data() call */
+
+enum { CHECK_NONE = 0, CHECK_CRC32 = 1, CHECK_CRC64 = 4, CHECK_SHA256 = 10 };
+enum { FILTER_DELTA = 0x03, FILTER_X86 = 0x04, FILTER_PPC = 0x05, FILTER_IA64 = 0x06,
+       FILTER_ARM = 0x07, FILTER_ARMT = 0x08, FILTER_SPARC = 0x09, FILTER_ARM64 = 0x0A,
+       FILTER_LZMA2 = 0x21 };
+
+static const uint8_t header_magic[6] = {0xFD, '7', 'z', 'X', 'Z', 0x00};
+static const uint8_t footer_magic[2] = {'Y', 'Z'};
+static const uint8_t magic_7z[6] = {'7', 'z', 0xBC, 0xAF, 0x27, 0x1C};
+
+/* What a block contributed, for the index check (section 4.3). */
+typedef struct seen_block {
+    uint64_t unpadded, uncompressed;
+} seen_block;
+
+typedef struct xzs {
+    int fd;
+    uint8_t *in;            /* IN_BUF_BYTES of read-ahead */
+    size_t in_pos, in_len;
+    bool eof, used;         /* used: extraction has run (input consumed) */
+    uint64_t consumed;      /* bytes taken from the input so far */
+    uint64_t mem_limit;
+    seen_block *blocks;     /* blocks of the stream being read */
+    size_t nblocks, cap_blocks;
+    uint64_t total_blocks, total_streams;
+    char detail[192];
+} xzs;
+
+static void set_msg(char *buf, size_t len, const char *fmt, ...)
+{
+    if (!len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, len, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- input ------------------------------------------------------------ */
+
+static fz7_status fill(xzs *x)
+{
+    if (x->in_pos < x->in_len || x->eof)
+        return FZ7_OK;
+    for (;;) {
+        ssize_t n = read(x->fd, x->in, IN_BUF_BYTES);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return FZ7_E_IO;
+        x->in_pos = 0;
+        x->in_len = (size_t)n;
+        x->eof = n == 0;
+        return FZ7_OK;
+    }
+}
+
+/* Up to n bytes (fewer only at end of input). */
+static fz7_status in_read(xzs *x, uint8_t *dst, size_t n, size_t *got)
+{
+    *got = 0;
+    while (*got < n) {
+        fz7_status st = fill(x);
+        if (st != FZ7_OK)
+            return st;
+        if (x->eof)
+            break;
+        size_t k = x->in_len - x->in_pos;
+        if (k > n - *got)
+            k = n - *got;
+        memcpy(dst + *got, x->in + x->in_pos, k);
+        x->in_pos += k;
+        *got += k;
+        x->consumed += k;
+    }
+    return FZ7_OK;
+}
+
+static fz7_status in_read_exact(xzs *x, uint8_t *dst, size_t n)
+{
+    size_t got;
+    fz7_status st = in_read(x, dst, n, &got);
+    return st != FZ7_OK ? st : got == n ? FZ7_OK : FZ7_E_TRUNCATED;
+}
+
+/* The compressed data of one block as an istream: at most `limit` bytes
+ * (the header's Compressed Size, or unlimited), counting what the LZMA2
+ * decoder takes (it stops right after its end byte). */
+typedef struct packed_istream {
+    fz7_istream base;
+    xzs *x;
+    uint64_t limit, used;
+} packed_istream;
+
+static fz7_status packed_read(fz7_istream *s, uint8_t *buf, size_t cap, size_t *got)
+{
+    packed_istream *p = (packed_istream *)s;
+    if (cap > p->limit - p->used)
+        cap = (size_t)(p->limit - p->used);
+    fz7_status st = in_read(p->x, buf, cap, got);
+    p->used += *got;
+    return st;
+}
+
+static void packed_destroy(fz7_istream *s) { (void)s; }
+
+/* ---- headers ----------------------------------------------------------- */
+
+static bool vli_decode(const uint8_t *p, size_t end, size_t *pos, uint64_t *out)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < 9 && *pos < end; i++) {
+        uint8_t b = p[(*pos)++];
+        v |= (uint64_t)(b & 0x7F) << (7 * i);
+        if (!(b & 0x80)) {
+            if (b == 0 && i > 0)
+                return false; /* not the shortest encoding */
+            *out = v;
+            return true;
+        }
+    }
+    return false;
+}
+
+static unsigned check_bytes(unsigned id) { return id == 0 ? 0 : 4u << ((id + 2) / 3 - 1); }
+
+/* Stream flags of a header or footer (section 2.1.1.2): only the check ID
+ * may be set. */
+static bool flags_ok(const uint8_t f[2]) { return f[0] == 0 && (f[1] & 0xF0) == 0; }
+
+static bool risc_arch(uint64_t id, fz7_bcj_arch *arch)
+{
+    switch (id) {
+    case FILTER_PPC: *arch = FZ7_BCJ_PPC; return true;
+    case FILTER_IA64: *arch = FZ7_BCJ_IA64; return true;
+    case FILTER_ARM: *arch = FZ7_BCJ_ARM; return true;
+    case FILTER_ARMT: *arch = FZ7_BCJ_ARMT; return true;
+    case FILTER_SPARC: *arch = FZ7_BCJ_SPARC; return true;
+    case FILTER_ARM64: *arch = FZ7_BCJ_ARM64; return true;
+    }
+    return false;
+}
+
+/* A block header (section 3.1). */
+typedef struct block_header {
+    size_t size;            /* bytes, CRC32 included */
+    uint64_t compressed;    /* UINT64_MAX when absent */
+    uint64_t uncompressed;  /* UINT64_MAX when absent */
+    unsigned nfilters;
+    uint64_t id[4];
+    uint32_t prop[4];       /* Delta distance, BCJ start offset */
+    uint8_t dict_prop;      /* LZMA2 */
+} block_header;
+
+static fz7_status parse_block_header(const uint8_t *h, size_t size, block_header *bh,
+                                     char *detail, size_t dlen)
+{
+    memset(bh, 0, sizeof *bh);
+    bh->size = size;
+    bh->compressed = bh->uncompressed = UINT64_MAX;
+    size_t end = size - 4, pos = 2;
+    if (fz7_crc32(0, h, end) != fz7_get32le(h + end)) {
+        set_msg(detail, dlen, "Block header CRC32 mismatch");
+        return FZ7_E_DATA;
+    }
+    uint8_t flags = h[1];
+    if (flags & 0x3C) {
+        set_msg(detail, dlen, "Unsupported block flags 0x%02X", flags);
+        return FZ7_E_UNSUPPORTED;
+    }
+    if ((flags & 0x40) && (!vli_decode(h, end, &pos, &bh->compressed) || bh->compressed == 0)) {
+        set_msg(detail, dlen, "Bad compressed size in block header");
+        return FZ7_E_DATA;
+    }
+    if ((flags & 0x80) && !vli_decode(h, end, &pos, &bh->uncompressed)) {
+        set_msg(detail, dlen, "Bad uncompressed size in block header");
+        return FZ7_E_DATA;
+    }
+    bh->nfilters = (flags & 3) + 1;
+    for (unsigned i = 0; i < bh->nfilters; i++) {
+        uint64_t id, psize;
+        if (!vli_decode(h, end, &pos, &id) || !vli_decode(h, end, &pos, &psize) ||
+            psize > end - pos) {
+            set_msg(detail, dlen, "Block header ends inside the filter flags");
+            return FZ7_E_DATA;
+        }
+        const uint8_t *p = h + pos;
+        pos += (size_t)psize;
+        bool last = i + 1 == bh->nfilters;
+        fz7_bcj_arch arch;
+        bh->id[i] = id;
+        if (last != (id == FILTER_LZMA2)) {
+            set_msg(detail, dlen, "Unsupported filter chain (LZMA2 must be the last filter)");
+            return FZ7_E_UNSUPPORTED;
+        }
+        if (id == FILTER_LZMA2) {
+            if (psize != 1 || p[0] > 40) {
+                set_msg(detail, dlen, "Unsupported LZMA2 properties");
+                return FZ7_E_UNSUPPORTED;
+            }
+            bh->dict_prop = p[0];
+        } else if (id == FILTER_DELTA) {
+            if (psize != 1) {
+                set_msg(detail, dlen, "Unsupported Delta properties");
+                return FZ7_E_UNSUPPORTED;
+            }
+            bh->prop[i] = (uint32_t)p[0] + 1;
+        } else if (id == FILTER_X86 || risc_arch(id, &arch)) {
+            if (psize == 4)
+                bh->prop[i] = fz7_get32le(p);
+            else if (psize != 0) {
+                set_msg(detail, dlen, "Unsupported BCJ properties");
+                return FZ7_E_UNSUPPORTED;
+            }
+            if (id != FILTER_X86 && bh->prop[i] % fz7_bcj_risc_alignment(arch) != 0) {
+                set_msg(detail, dlen, "BCJ start offset %" PRIu32 " is not aligned", bh->prop[i]);
+                return FZ7_E_UNSUPPORTED;
+            }
+        } else {
+            set_msg(detail, dlen, "Unsupported filter 0x%02" PRIX64, id);
+            return FZ7_E_UNSUPPORTED;
+        }
+    }
+    for (; pos < end; pos++) {
+        if (h[pos] != 0) {
+            set_msg(detail, dlen, "Unsupported block header field (non-zero header padding)");
+            return FZ7_E_UNSUPPORTED;
+        }
+    }
+    return FZ7_OK;
+}
+
+/* ---- checks (section 3.4) ---------------------------------------------- */
+
+typedef struct check_state {
+    unsigned id;
+    uint32_t crc32;
+    uint64_t crc64;
+    fz7_sha256 sha;
+} check_state;
+
+static void check_update(check_state *c, const uint8_t *p, size_t n)
+{
+    if (c->id == CHECK_CRC32)
+        c->crc32 = fz7_crc32(c->crc32, p, n);
+    else if (c->id == CHECK_CRC64)
+        c->crc64 = fz7_crc64(c->crc64, p, n);
+    else if (c->id == CHECK_SHA256)
+        fz7_sha256_update(&c->sha, p, n);
+}
+
+static fz7_status check_verify(check_state *c, const uint8_t *stored, char *detail, size_t dlen)
+{
+    if (c->id == CHECK_CRC32 && fz7_get32le(stored) != c->crc32) {
+        set_msg(detail, dlen, "CRC32 mismatch (expected %08" PRIx32 ", got %08" PRIx32 ")",
+                fz7_get32le(stored), c->crc32);
+        return FZ7_E_CRC;
+    }
+    if (c->id == CHECK_CRC64 && fz7_get64le(stored) != c->crc64) {
+        set_msg(detail, dlen, "CRC64 mismatch (expected %016" PRIx64 ", got %016" PRIx64 ")",
+                fz7_get64le(stored), c->crc64);
+        return FZ7_E_CRC;
+    }
+    if (c->id == CHECK_SHA256) {
+        uint8_t d[32];
+        fz7_sha256_final(&c->sha, d);
+        if (memcmp(d, stored, 32) != 0) {
+            set_msg(detail, dlen, "SHA-256 mismatch");
+            return FZ7_E_CRC;
+        }
+    }
+    return FZ7_OK;
+}
+
+/* ---- blocks ------------------------------------------------------------ */
+
+/* LZMA2 over the packed data, then the other filters from the last to the
+ * first (section 5). stages[] are freed by the caller, highest first. */
+static fz7_status open_chain(const block_header *bh, fz7_istream *packed, uint64_t mem_limit,
+                             fz7_istream *stages[4])
+{
+    fz7_status st = fz7_lzma2_istream_new_sized(packed, bh->dict_prop, bh->uncompressed,
+                                                mem_limit, &stages[0]);
+    for (unsigned i = bh->nfilters - 1, n = 1; st == FZ7_OK && i-- > 0; n++) {
+        fz7_bcj_arch arch = FZ7_BCJ_ARM64;
+        if (bh->id[i] == FILTER_DELTA)
+            st = fz7_delta_istream_new(stages[n - 1], bh->prop[i], &stages[n]);
+        else if (bh->id[i] == FILTER_X86)
+            st = fz7_bcj_x86_istream_new(stages[n - 1], bh->prop[i], &stages[n]);
+        else if (risc_arch(bh->id[i], &arch))
+            st = fz7_bcj_risc_istream_new(stages[n - 1], arch, bh->prop[i], &stages[n]);
+    }
+    return st;
+}
+
+typedef struct run {
+    xzs *x;
+    const fz7_extract_cb *cb;
+    uint8_t *buf;            /* OUT_CHUNK bytes */
+    bool cb_failed;          /* the status came from a callback */
+    uint64_t produced;       /* bytes of the whole file so far */
+} run;
+
+/* Decodes the block whose header starts with byte first (already read),
+ * sends its data on and records its sizes. */
+static fz7_status decode_block(run *r, uint8_t first, unsigned check_id)
+{
+    xzs *x = r->x;
+    char *detail = x->detail;
+    size_t dlen = sizeof x->detail;
+    uint8_t h[1024];
+    h[0] = first;
+    size_t hsize = ((size_t)first + 1) * 4;
+    fz7_status st = in_read_exact(x, h + 1, hsize - 1);
+    if (st != FZ7_OK)
+        return st;
+    block_header bh;
+    if ((st = parse_block_header(h, hsize, &bh, detail, dlen)) != FZ7_OK)
+        return st;
+    unsigned csize = check_bytes(check_id);
+    if (check_id != CHECK_NONE && check_id != CHECK_CRC32 && check_id != CHECK_CRC64 &&
+        check_id != CHECK_SHA256) {
+        set_msg(detail, dlen, "Unsupported check ID %u", check_id);
+        return FZ7_E_UNSUPPORTED;
+    }
+    packed_istream packed = {{packed_read, packed_destroy}, x,
+                             bh.compressed == UINT64_MAX ? VLI_MAX : bh.compressed, 0};
+    fz7_istream *stages[4] = {NULL, NULL, NULL, NULL};
+    st = open_chain(&bh, &packed.base, x->mem_limit, stages);
+    if (st == FZ7_E_MEMLIMIT)
+        set_msg(detail, dlen, "LZMA2 dictionary of %" PRIu64 " bytes exceeds the memory limit",
+                fz7_lzma2_dict_size(bh.dict_prop));
+    fz7_istream *top = stages[0];
+    for (int i = 3; i > 0 && st == FZ7_OK; i--)
+        if (stages[i]) {
+            top = stages[i];
+            break;
+        }
+    check_state chk = {.id = check_id};
+    if (check_id == CHECK_SHA256)
+        fz7_sha256_init(&chk.sha);
+    uint64_t produced = 0;
+    while (st == FZ7_OK) {
+        size_t fill = 0, got = 0;
+        while (fill < OUT_CHUNK && (st = top->read(top, r->buf + fill, OUT_CHUNK - fill, &got)) ==
+                                       FZ7_OK && got)
+            fill += got;
+        if (fill == 0)
+            break;
+        if (bh.uncompressed != UINT64_MAX && fill > bh.uncompressed - produced) {
+            set_msg(detail, dlen, "Block decodes to more than the %" PRIu64
+                    " bytes its header lists", bh.uncompressed);
+            st = FZ7_E_DATA;
+            break;
+        }
+        produced += fill;
+        r->produced += fill;
+        check_update(&chk, r->buf, fill);
+        fz7_status cst = r->cb->data(r->cb->ctx, r->buf, fill);
+        if (cst != FZ7_OK) {
+            r->cb_failed = true;
+            st = cst;
+        }
+    }
+    for (int i = 3; i >= 0; i--)
+        fz7_istream_free(stages[i]);
+    if (st == FZ7_E_TRUNCATED && packed.used < packed.limit && x->eof)
+        return FZ7_E_TRUNCATED; /* the input ended */
+    if (st == FZ7_E_TRUNCATED) {
+        set_msg(detail, dlen, "LZMA2 data runs past the end of its block");
+        return FZ7_E_DATA;
+    }
+    if (st != FZ7_OK) {
+        if (!detail[0] && (st == FZ7_E_DATA || st == FZ7_E_CRC))
+            set_msg(detail, dlen, "Corrupt LZMA2 data in block %" PRIu64, x->total_blocks + 1);
+        return st;
+    }
+    if (bh.compressed != UINT64_MAX && packed.used != bh.compressed) {
+        set_msg(detail, dlen, "LZMA2 data ends %" PRIu64 " bytes before its block does",
+                bh.compressed - packed.used);
+        return FZ7_E_DATA;
+    }
+    if (bh.uncompressed != UINT64_MAX && produced != bh.uncompressed) {
+        set_msg(detail, dlen, "Block decodes to %" PRIu64 " bytes, its header lists %" PRIu64,
+                produced, bh.uncompressed);
+        return FZ7_E_DATA;
+    }
+    /* Block padding to 4 bytes (section 3.3), then the check. */
+    uint64_t unpadded = hsize + packed.used + csize;
+    uint8_t tail[3 + 32];
+    size_t pad = (size_t)((4 - (hsize + packed.used) % 4) % 4);
+    if ((st = in_read_exact(x, tail, pad + csize)) != FZ7_OK)
+        return st;
+    for (size_t i = 0; i < pad; i++) {
+        if (tail[i] != 0) {
+            set_msg(detail, dlen, "Block padding is not zero");
+            return FZ7_E_DATA;
+        }
+    }
+    if ((st = check_verify(&chk, tail + pad, detail, dlen)) != FZ7_OK)
+        return st;
+    if (x->nblocks == x->cap_blocks) {
+        size_t cap = x->cap_blocks ? x->cap_blocks * 2 : 64;
+        if ((uint64_t)cap * sizeof(seen_block) > x->mem_limit) {
+            set_msg(detail, dlen, "The stream has more blocks than the memory limit allows");
+            return FZ7_E_MEMLIMIT;
+        }
+        seen_block *b = realloc(x->blocks, cap * sizeof *b);
+        if (!b)
+            return FZ7_E_MEM;
+        x->blocks = b;
+        x->cap_blocks = cap;
+    }
+    x->blocks[x->nblocks++] = (seen_block){unpadded, produced};
+    x->total_blocks++;
+    return FZ7_OK;
+}
+
+/* ---- index and footer (sections 4, 2.1.2) ------------------------------ */
+
+typedef struct index_reader {
+    xzs *x;
+    uint32_t crc;
+    uint64_t size;
+} index_reader;
+
+static fz7_status index_byte(index_reader *ir, uint8_t *b)
+{
+    fz7_status st = in_read_exact(ir->x, b, 1);
+    if (st == FZ7_OK) {
+        ir->crc = fz7_crc32(ir->crc, b, 1);
+        ir->size++;
+    }
+    return st;
+}
+
+static fz7_status index_vli(index_reader *ir, uint64_t *out)
+{
+    uint8_t bytes[9];
+    size_t n = 0, pos = 0;
+    do {
+        fz7_status st = index_byte(ir, &bytes[n]);
+        if (st != FZ7_OK)
+            return st;
+    } while ((bytes[n++] & 0x80) && n < 9);
+    return vli_decode(bytes, n, &pos, out) ? FZ7_OK : FZ7_E_DATA;
+}
+
+/* Reads the index (its indicator byte 0x00 already read) and the footer,
+ * checking both against the blocks seen and the stream header's flags. */
+static fz7_status read_index_and_footer(xzs *x, const uint8_t flags[2])
+{
+    char *detail = x->detail;
+    size_t dlen = sizeof x->detail;
+    uint8_t zero = 0;
+    index_reader ir = {x, fz7_crc32(0, &zero, 1), 1};
+    uint64_t count;
+    fz7_status st = index_vli(&ir, &count);
+    if (st == FZ7_OK && count != x->nblocks) {
+        set_msg(detail, dlen, "The index lists %" PRIu64 " blocks, the stream has %zu", count,
+                x->nblocks);
+        return FZ7_E_DATA;
+    }
+    for (size_t i = 0; i < x->nblocks && st == FZ7_OK; i++) {
+        uint64_t unpadded, uncompressed;
+        if ((st = index_vli(&ir, &unpadded)) != FZ7_OK || (st = index_vli(&ir, &uncompressed)) != FZ7_OK)
+            break;
+        if (unpadded != x->blocks[i].unpadded || uncompressed != x->blocks[i].uncompressed) {
+            set_msg(detail, dlen, "Index record %zu (%" PRIu64 ", %" PRIu64 ") differs from the "
+                    "block (%" PRIu64 ", %" PRIu64 ")", i + 1, unpadded, uncompressed,
+                    x->blocks[i].unpadded, x->blocks[i].uncompressed);
+            return FZ7_E_DATA;
+        }
+    }
+    uint8_t b;
+    while (st == FZ7_OK && ir.size % 4) {
+        if ((st = index_byte(&ir, &b)) == FZ7_OK && b != 0) {
+            set_msg(detail, dlen, "Index padding is not zero");
+            return FZ7_E_DATA;
+        }
+    }
+    uint8_t crc[4];
+    if (st == FZ7_OK && (st = in_read_exact(x, crc, 4)) == FZ7_OK && fz7_get32le(crc) != ir.crc) {
+        set_msg(detail, dlen, "Index CRC32 mismatch");
+        return FZ7_E_DATA;
+    }
+    if (st == FZ7_E_DATA && !detail[0])
+        set_msg(detail, dlen, "Bad record in the index");
+    if (st != FZ7_OK)
+        return st;
+    uint8_t f[STREAM_FOOTER_BYTES];
+    if ((st = in_read_exact(x, f, sizeof f)) != FZ7_OK)
+        return st;
+    if (memcmp(f + 10, footer_magic, 2) != 0 || fz7_crc32(0, f + 4, 6) != fz7_get32le(f)) {
+        set_msg(detail, dlen, "Bad stream footer (magic or CRC32)");
+        return FZ7_E_DATA;
+    }
+    if (((uint64_t)fz7_get32le(f + 4) + 1) * 4 != ir.size + 4) {
+        set_msg(detail, dlen, "The stream footer's backward size differs from the index size");
+        return FZ7_E_DATA;
+    }
+    if (f[8] != flags[0] || f[9] != flags[1]) {
+        set_msg(detail, dlen, "Stream header and footer flags differ");
+        return FZ7_E_DATA;
+    }
+    return FZ7_OK;
+}
+
+/* Checks a stream header (section 2.1.1); FZ7_E_FORMAT if it is none. */
+static fz7_status check_stream_header(const uint8_t h[STREAM_HEADER_BYTES], char *detail,
+                                      size_t dlen)
+{
+    if (memcmp(h, header_magic, sizeof header_magic) != 0) {
+        set_msg(detail, dlen, "No xz stream header where one must begin");
+        return FZ7_E_FORMAT;
+    }
+    if (fz7_crc32(0, h + 6, 2) != fz7_get32le(h + 8)) {
+        set_msg(detail, dlen, "Stream header CRC32 mismatch");
+        return FZ7_E_DATA;
+    }
+    if (!flags_ok(h + 6)) {
+        set_msg(detail, dlen, "Unsupported stream flags %02X %02X", h[6], h[7]);
+        return FZ7_E_UNSUPPORTED;
+    }
+    return FZ7_OK;
+}
+
+/* Every stream in turn, with stream padding between them (section 2.2). */
+static fz7_status read_streams(run *r)
+{
+    xzs *x = r->x;
+    uint8_t h[STREAM_HEADER_BYTES];
+    fz7_status st = in_read_exact(x, h, sizeof h);
+    for (;;) {
+        if (st == FZ7_OK)
+            st = check_stream_header(h, x->detail, sizeof x->detail);
+        if (st == FZ7_E_FORMAT)
+            st = FZ7_E_DATA;
+        if (st != FZ7_OK)
+            return st;
+        x->nblocks = 0;
+        uint8_t first;
+        while ((st = in_read_exact(x, &first, 1)) == FZ7_OK && first != 0)
+            if ((st = decode_block(r, first, h[7] & 0x0F)) != FZ7_OK)
+                return st;
+        if (st == FZ7_OK)
+            st = read_index_and_footer(x, h + 6);
+        if (st != FZ7_OK)
+            return st;
+        x->total_streams++;
+        /* Padding: groups of 4 zero bytes, then the end or another stream. */
+        size_t got;
+        do {
+            if ((st = in_read(x, h, 4, &got)) != FZ7_OK)
+                return st;
+        } while (got == 4 && fz7_get32le(h) == 0);
+        if (got == 0)
+            return FZ7_OK;
+        if (got < 4) {
+            set_msg(x->detail, sizeof x->detail, "Stream padding is not a multiple of 4 bytes");
+            return FZ7_E_DATA;
+        }
+        st = in_read_exact(x, h + 4, sizeof h - 4);
+    }
+}
+
+static fz7_status xzs_extract(fz7_archive *a, const bool *select, const fz7_extract_cb *cb,
+                              char *err, size_t errlen)
+{
+    xzs *x = a->priv;
+    if (select && !select[0])
+        return FZ7_OK;
+    if (x->used) {
+        set_msg(err, errlen, "The input was read once already (it can not seek)");
+        return FZ7_E_ARG;
+    }
+    x->used = true;
+    fz7_status st = cb->begin(cb->ctx, 0, &a->entries[0]);
+    if (st != FZ7_OK)
+        return st;
+    run r = {x, cb, malloc(OUT_CHUNK), false, 0};
+    if (!r.buf)
+        return FZ7_E_MEM;
+    x->detail[0] = 0;
+    st = read_streams(&r);
+    free(r.buf);
+    fz7_entry *e = &a->entries[0];
+    e->size = r.produced;
+    e->has_size = st == FZ7_OK;
+    e->packed_size = x->consumed;
+    e->has_stream = x->total_blocks > 0;
+    e->folder = x->total_blocks > 0 ? 0 : -1;
+    a->info.phy_size = x->consumed;
+    a->info.num_blocks = x->total_blocks;
+    a->info.num_streams = x->total_streams;
+    if (r.cb_failed)
+        return st;
+    if (st == FZ7_E_IO || st == FZ7_E_MEM) {
+        set_msg(err, errlen, "%s", st == FZ7_E_IO ? "Read error" : "Out of memory");
+        return st;
+    }
+    return cb->end(cb->ctx, 0, st, st == FZ7_OK || !x->detail[0] ? NULL : x->detail);
+}
+
+static void xzs_close(fz7_archive *a)
+{
+    xzs *x = a->priv;
+    if (!x)
+        return;
+    free(x->in);
+    free(x->blocks);
+    free(x);
+    a->priv = NULL;
+}
+
+static const fz7_archive_ops xzs_ops = {xzs_extract, xzs_close};
+
+fz7_status fz7_archive_open_fd(int fd, const char *name, const fz7_open_opts *opts,
+                               fz7_archive **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (errlen)
+        err[0] = 0;
+    fz7_archive *a = calloc(1, sizeof *a);
+    xzs *x = calloc(1, sizeof *x);
+    uint8_t *in = malloc(IN_BUF_BYTES);
+    fz7_entry *e = calloc(1, sizeof *e);
+    char *path = strdup(name && name[0] ? name : "~");
+    if (!a || !x || !in || !e || !path) {
+        free(a);
+        free(x);
+        free(in);
+        free(e);
+        free(path);
+        return FZ7_E_MEM;
+    }
+    a->fd = -1; /* fd stays the caller's */
+    a->ops = &xzs_ops;
+    a->priv = x;
+    a->entries = e;
+    a->count = 1;
+    e->path = path;
+    e->mode = S_IFREG | 0644;
+    e->method = "";
+    e->has_stream = true;
+    x->fd = fd;
+    x->in = in;
+    if (opts)
+        a->opts = *opts;
+    if (a->opts.mem_limit == 0)
+        a->opts.mem_limit = FZ7_DEFAULT_MEM_LIMIT;
+    x->mem_limit = a->opts.mem_limit;
+    a->info.format = FZ7_FORMAT_XZ;
+    a->info.method = "";
+
+    /* Recognise the format from the first bytes, which stay buffered for
+     * extraction. */
+    fz7_status st = FZ7_OK;
+    while (st == FZ7_OK && !x->eof && x->in_len < sizeof header_magic) {
+        ssize_t n = read(fd, in + x->in_len, IN_BUF_BYTES - x->in_len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            st = FZ7_E_IO;
+        else if (n == 0)
+            x->eof = true;
+        else
+            x->in_len += (size_t)n;
+    }
+    if (st == FZ7_E_IO)
+        set_msg(err, errlen, "Read error: %s", strerror(errno));
+    else if (x->in_len >= sizeof magic_7z && memcmp(in, magic_7z, sizeof magic_7z) == 0) {
+        set_msg(err, errlen, "a 7z archive can not be read from a pipe (its headers are at "
+                "the end); give the file name, or redirect the file: < archive.7z");
+        st = FZ7_E_UNSUPPORTED;
+    } else if (x->in_len < sizeof header_magic ||
+               memcmp(in, header_magic, sizeof header_magic) != 0) {
+        st = FZ7_E_FORMAT;
+        set_msg(err, errlen, "Can not open the file as archive");
+    }
+    x->eof = false; /* fill() looks again once the buffer is used up */
+    if (st != FZ7_OK) {
+        fz7_archive_close(a);
+        return st;
+    }
+    *out = a;
+    return FZ7_OK;
+}
