@@ -1,5 +1,6 @@
 # CPack: `cpack -G DEB` in a build folder makes fz7_<version>_<arch>.deb
-# with the binary, the man page and the license.
+# with the binary, the man page, the license and the bash and zsh completions
+# (installed by the top-level CMakeLists.txt).
 set(CPACK_PACKAGE_NAME "fz7")
 set(CPACK_PACKAGE_VENDOR "fz7 authors")
 set(CPACK_PACKAGE_CONTACT "fz7 authors <fz7@users.noreply.example>")
