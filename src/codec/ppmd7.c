@@ -59,7 +59,9 @@ typedef struct {
     pm_ctx *min_ctx, *max_ctx;
     pm_state *found;
     unsigned order_fall, init_esc, prev_success, max_order, hi_bits_flag;
-    int32_t run_length, init_rl;
+    /* Signed in the algorithm; kept unsigned so it wraps without UB. Its
+     * bit 31 (negative) selects a binary context column. */
+    uint32_t run_length, init_rl;
 
     uint8_t index_units[NUM_INDEXES];   /* units of each size class */
     uint8_t units_index[128];           /* size class holding n + 1 units */
@@ -286,7 +288,7 @@ static void restart_model(pm_model *m)
     m->glue_count = 0;
 
     m->order_fall = m->max_order;
-    m->run_length = m->init_rl = -(int32_t)(m->max_order < 12 ? m->max_order : 12) - 1;
+    m->run_length = m->init_rl = 0u - (m->max_order < 12 ? m->max_order : 12) - 1;
     m->prev_success = 0;
 
     m->hi_unit -= UNIT;
@@ -681,7 +683,7 @@ static fz7_status decode_symbol(ppmd_istream *z, uint8_t *sym)
             *sym = s->symbol;
             /* The most probable symbol. */
             m->prev_success = 2u * s->freq > mc->summ_freq;
-            m->run_length += (int32_t)m->prev_success;
+            m->run_length += m->prev_success;
             mc->summ_freq += 4;
             if ((s->freq += 4) > MAX_FREQ)
                 rescale(m);
