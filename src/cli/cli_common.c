@@ -202,6 +202,7 @@ static const char *type_name(fz7_format f)
     case FZ7_FORMAT_7Z: return "7z";
     case FZ7_FORMAT_XZ: return "xz";
     case FZ7_FORMAT_LZMA: return "lzma";
+    case FZ7_FORMAT_OTHER: break;
     }
     return "?";
 }
@@ -209,8 +210,10 @@ static const char *type_name(fz7_format f)
 void fz7_print_archive_block(FILE *out, const char *path, const fz7_archive *a)
 {
     const fz7_archive_info *in = fz7_archive_get_info(a);
-    fprintf(out, "--\nPath = %s\nType = %s\nPhysical Size = %llu\n", path, type_name(in->format),
-            (unsigned long long)in->phy_size);
+    fprintf(out, "--\nPath = %s\nType = %s\n", path, in->type_name ? in->type_name : type_name(in->format));
+    if (in->offset)
+        fprintf(out, "Offset = %llu\n", (unsigned long long)in->offset);
+    fprintf(out, "Physical Size = %llu\n", (unsigned long long)in->phy_size);
     if (in->format == FZ7_FORMAT_7Z)
         fprintf(out, "Headers Size = %llu\n", (unsigned long long)in->headers_size);
     const char *m = in->method ? in->method : "";

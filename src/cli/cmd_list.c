@@ -71,7 +71,8 @@ static bool packed_blank(const fz7_entry *e) { return e->has_stream && e->packed
  * 7-Zip. */
 static void list_technical(FILE *out, const fz7_archive *a, const fz7_entry *e, bool any_crc)
 {
-    bool is7z = fz7_archive_get_info(a)->format == FZ7_FORMAT_7Z;
+    fz7_format f = fz7_archive_get_info(a)->format;
+    bool is7z = f == FZ7_FORMAT_7Z || f == FZ7_FORMAT_OTHER;   /* per-entry fields */
     if (is7z)
         fprintf(out, "Path = %s\n", fz7_entry_path(e));
     if (e->has_size || is7z)

@@ -115,7 +115,7 @@ fz7_status fz7_7z_extract(fz7_archive *a, const bool *select, const fz7_extract_
             fs.index = fi;
             fs.crc = 0;
             fs.detail[0] = 0;
-            fs.status = fz7_7z_folder_istream_new(a->fd, s, fi, a->opts.password, a->opts.mem_limit,
+            fs.status = fz7_7z_folder_istream_new(a->vol, s, fi, a->opts.password, a->opts.mem_limit,
                                                   &fs.in, fs.detail, sizeof fs.detail);
         }
         if (wanted && (ret = cb->begin(cb->ctx, i, e)) != FZ7_OK)

@@ -355,7 +355,7 @@ static void chain_destroy(fz7_istream *s)
 }
 
 typedef struct {
-    int fd;
+    const fz7_volumes *vol;
     const fz7_7z_streams *s;
     const fz7_7z_folder *f;
     const char *password;
@@ -504,7 +504,7 @@ static fz7_status build_out(build_ctx *b, uint32_t o, unsigned depth, fz7_istrea
                 uint64_t ps = f->first_pack + k;
                 if (ps >= b->s->num_pack)
                     return FZ7_E_FORMAT;
-                in[j] = fz7_fd_istream_new(b->fd, b->s->pack_offsets[ps], b->s->pack_sizes[ps]);
+                in[j] = fz7_volumes_istream_new(b->vol, b->s->pack_offsets[ps], b->s->pack_sizes[ps]);
                 st = keep(b, in[j]);
             }
         if (st != FZ7_OK)
@@ -526,7 +526,7 @@ static fz7_status build_out(build_ctx *b, uint32_t o, unsigned depth, fz7_istrea
     return keep(b, &z->base);
 }
 
-fz7_status fz7_7z_folder_istream_new(int fd, const fz7_7z_streams *s, uint64_t fi,
+fz7_status fz7_7z_folder_istream_new(const fz7_volumes *vol, const fz7_7z_streams *s, uint64_t fi,
                                      const char *password, uint64_t mem_limit,
                                      fz7_istream **out, char *detail, size_t detail_len)
 {
@@ -540,7 +540,7 @@ fz7_status fz7_7z_folder_istream_new(int fd, const fz7_7z_streams *s, uint64_t f
         return FZ7_E_MEM;
     chain->base.read = chain_read;
     chain->base.destroy = chain_destroy;
-    build_ctx b = {fd, s, &s->folders[fi], password, mem_limit, chain, detail, detail_len};
+    build_ctx b = {vol, s, &s->folders[fi], password, mem_limit, chain, detail, detail_len};
     fz7_status st = build_out(&b, s->folders[fi].main_out, 0, &chain->top);
     if (st != FZ7_OK) {
         if (detail_len && !detail[0])

@@ -68,7 +68,8 @@ typedef struct fz7_7z_folder {
 /* StreamsInfo (7zFormat.txt): PackInfo, CodersInfo and SubStreamsInfo. */
 typedef struct fz7_7z_streams {
     uint64_t num_pack;
-    uint64_t *pack_offsets;    /* absolute file offsets of the pack streams */
+    uint64_t *pack_offsets;    /* offsets of the pack streams in the archive's
+                                  byte space (SFX stub and volumes included) */
     uint64_t *pack_sizes;
     uint64_t num_folders;
     fz7_7z_folder *folders;
@@ -113,13 +114,14 @@ char *fz7_7z_method_union(const fz7_7z_method_set *m);
  * written to buf (hex digits when unknown). */
 const char *fz7_7z_method_name(uint64_t id, char *buf, size_t buflen);
 
-/* Builds the decoding chain of folder fi of s: pack streams read from fd,
+/* Builds the decoding chain of folder fi of s: pack streams read from vol
+ * (the archive's byte space; pack_offsets are offsets in it),
  * coders joined as the bind pairs say, every coder output checked against
  * its unpack size (too little or too much data: FZ7_E_DATA). *out yields
  * the folder's main output and owns the whole chain. On failure writes a
  * reason to detail: FZ7_E_UNSUPPORTED ("Unsupported Method: BCJ2"),
  * FZ7_E_NEED_PASSWORD, FZ7_E_MEMLIMIT, FZ7_E_MEM, FZ7_E_FORMAT. */
-fz7_status fz7_7z_folder_istream_new(int fd, const fz7_7z_streams *s, uint64_t fi,
+fz7_status fz7_7z_folder_istream_new(const fz7_volumes *vol, const fz7_7z_streams *s, uint64_t fi,
                                      const char *password, uint64_t mem_limit,
                                      fz7_istream **out, char *detail, size_t detail_len);
 

@@ -34,6 +34,7 @@ typedef struct {
     char *err;
     size_t errlen;
     uint64_t mem_limit;
+    uint64_t start;       /* where the archive begins (behind an SFX stub) */
 } cursor;
 
 /* Keeps the first reason only: the innermost failure says most. */
@@ -187,7 +188,7 @@ static fz7_status parse_pack_info(cursor *c, fz7_7z_streams *s)
     fz7_status st;
     TRY(rd_num(c, &pack_pos));
     TRY(rd_count(c, c->left, "pack stream", &s->num_pack));
-    if (pack_pos > UINT64_MAX - SIGNATURE_HEADER_BYTES)
+    if (pack_pos > UINT64_MAX - SIGNATURE_HEADER_BYTES - c->start)
         return fail(c, FZ7_E_FORMAT, "Headers Error: pack position out of range");
     s->pack_sizes = alloc_array(c, s->num_pack, sizeof *s->pack_sizes, &st);
     if (!s->pack_sizes)
@@ -202,7 +203,7 @@ static fz7_status parse_pack_info(cursor *c, fz7_7z_streams *s)
         if (id == K_END)
             break;
         if (id == K_SIZE) {
-            uint64_t off = SIGNATURE_HEADER_BYTES + pack_pos;
+            uint64_t off = c->start + SIGNATURE_HEADER_BYTES + pack_pos;
             for (uint64_t i = 0; i < s->num_pack; i++) {
                 TRY(rd_num(c, &s->pack_sizes[i]));
                 s->pack_offsets[i] = off;
@@ -694,16 +695,17 @@ static fz7_status parse_files_info(cursor *c, fz7_archive *a, fz7_7z_db *db)
     }
     uint64_t num_empty = 0;
     for (;;) {
-        uint8_t type;
-        uint64_t size;
-        if ((st = rd_byte(c, &type)) != FZ7_OK)
+        /* The property type is a UINT64 as 7-Zip reads it (types from 0x80
+         * up take more than one byte). */
+        uint64_t type, size;
+        if ((st = rd_num(c, &type)) != FZ7_OK)
             break;
         if (type == K_END)
             break;
         if ((st = rd_num(c, &size)) != FZ7_OK)
             break;
         if (size > c->left) {
-            st = fail(c, FZ7_E_FORMAT, "Headers Error: file property %u larger than the header", type);
+            st = fail(c, FZ7_E_FORMAT, "Headers Error: file property %" PRIu64 " larger than the header", type);
             break;
         }
         cursor p = *c;
@@ -737,11 +739,23 @@ static fz7_status parse_files_info(cursor *c, fz7_archive *a, fz7_7z_db *db)
         case K_WIN_ATTRIBUTES:
             st = parse_values(&p, n, 4, fp.attr_defined, fp.attribs);
             break;
-        default:   /* kDummy, kComment and properties unknown here */
+        case K_DUMMY:   /* padding: zero bytes only, as 7-Zip demands */
+            for (; p.left && st == FZ7_OK; p.left--, p.p++)
+                if (*p.p != 0)
+                    st = fail(c, FZ7_E_FORMAT, "Headers Error: kDummy padding not zero");
+            break;
+        default:   /* kComment and properties unknown here */
+            p.left = 0;
             break;
         }
         if (st != FZ7_OK)
             break;
+        /* A known property must fill its size exactly (7-Zip refuses the
+         * archive otherwise); names check their own length. */
+        if (type != K_NAME && p.left != 0) {
+            st = fail(c, FZ7_E_FORMAT, "Headers Error: %zu bytes left in file property %" PRIu64, p.left, type);
+            break;
+        }
     }
     if (st == FZ7_OK && n - num_empty != s->num_substreams)
         st = fail(c, FZ7_E_FORMAT, "Headers Error: %" PRIu64 " files with data for %" PRIu64 " substreams",
@@ -838,12 +852,18 @@ static fz7_status parse_header(cursor *c, fz7_archive *a, fz7_7z_db *db)
     }
     if (id == K_FILES_INFO) {
         TRY(parse_files_info(c, a, db));
-        TRY(rd_byte(c, &id));
+        /* 7-Zip only warns ("Unsupported feature") when the last ID is a
+         * whole number other than kEnd; bytes after it it refuses. */
+        uint64_t last;
+        TRY(rd_num(c, &last));
+        id = K_END;
     } else if (db->main.num_substreams > 0) {
         return fail(c, FZ7_E_FORMAT, "Headers Error: streams without files");
     }
     if (id != K_END)
         return fail(c, FZ7_E_FORMAT, "Headers Error: unexpected property %u in header", id);
+    if (c->left != 0)
+        return fail(c, FZ7_E_FORMAT, "Headers Error: %zu bytes after the end of the header", c->left);
     return FZ7_OK;
 }
 
@@ -874,7 +894,7 @@ static fz7_status decode_header(cursor *c, fz7_archive *a, uint8_t **out, size_t
     if (st == FZ7_OK && !(buf = malloc(cap ? cap : 1)))
         st = FZ7_E_MEM;
     if (st == FZ7_OK) {
-        st = fz7_7z_folder_istream_new(a->fd, &s, 0, a->opts.password, a->opts.mem_limit, &in,
+        st = fz7_7z_folder_istream_new(a->vol, &s, 0, a->opts.password, a->opts.mem_limit, &in,
                                        detail, sizeof detail);
         if (st != FZ7_OK)
             note(c, "Header: %s", detail);
@@ -957,29 +977,40 @@ static fz7_status fill_info(fz7_archive *a, fz7_7z_db *db, uint64_t header_end)
     return FZ7_OK;
 }
 
-fz7_status fz7_7z_open(fz7_archive *a, char *err, size_t errlen)
+/* Checks a start header (7zFormat.txt, SignatureHeader) read at start:
+ * version, CRC, and that the next header lies inside the archive's bytes.
+ * Fills the next header's place; reasons go to c. */
+static fz7_status check_start_header(const fz7_archive *a, cursor *c, const uint8_t *sh,
+                                     uint64_t start, uint64_t *nh_offset, uint64_t *nh_size,
+                                     uint32_t *nh_crc)
+{
+    if (sh[6] != 0)   /* 7-Zip treats other major versions as not 7z */
+        return fail(c, FZ7_E_FORMAT, "Can not open the file as archive: 7z version %u.%u", sh[6], sh[7]);
+    if (fz7_crc32(0, sh + 12, 20) != fz7_get32le(sh + 8))
+        return fail(c, FZ7_E_CRC, "Headers Error: start header CRC mismatch");
+    *nh_offset = fz7_get64le(sh + 12);
+    *nh_size = fz7_get64le(sh + 20);
+    *nh_crc = fz7_get32le(sh + 28);
+    uint64_t room = a->file_size - start - SIGNATURE_HEADER_BYTES;
+    if (*nh_offset > room || *nh_size > room - *nh_offset)
+        return fail(c, FZ7_E_TRUNCATED, "Unexpected end of archive");
+    return FZ7_OK;
+}
+
+/* Opens the archive whose signature header is at start. */
+static fz7_status open_at(fz7_archive *a, uint64_t start, char *err, size_t errlen)
 {
     uint8_t sh[SIGNATURE_HEADER_BYTES];
-    cursor ec = {NULL, 0, err, errlen, a->opts.mem_limit};
-    if (a->file_size < sizeof signature)
-        return FZ7_E_FORMAT;
-    fz7_status st = fz7_pread_full(a->fd, sh, sizeof signature, 0);
-    if (st != FZ7_OK || memcmp(sh, signature, sizeof signature) != 0)
-        return st == FZ7_E_IO ? fail(&ec, st, "Can not read the file") : FZ7_E_FORMAT;
-    if (a->file_size < SIGNATURE_HEADER_BYTES)
+    cursor ec = {NULL, 0, err, errlen, a->opts.mem_limit, start};
+    if (a->file_size - start < SIGNATURE_HEADER_BYTES)
         return fail(&ec, FZ7_E_TRUNCATED, "Unexpected end of archive");
-    TRY(fz7_pread_full(a->fd, sh, sizeof sh, 0));
-    if (sh[6] != 0)   /* 7-Zip treats other major versions as not 7z */
-        return fail(&ec, FZ7_E_FORMAT, "Can not open the file as archive: 7z version %u.%u", sh[6], sh[7]);
-    if (fz7_crc32(0, sh + 12, 20) != fz7_get32le(sh + 8))
-        return fail(&ec, FZ7_E_CRC, "Headers Error: start header CRC mismatch");
-    uint64_t nh_offset = fz7_get64le(sh + 12), nh_size = fz7_get64le(sh + 20);
-    uint32_t nh_crc = fz7_get32le(sh + 28);
-    uint64_t room = a->file_size - SIGNATURE_HEADER_BYTES;
-    if (nh_offset > room || nh_size > room - nh_offset)
-        return fail(&ec, FZ7_E_TRUNCATED, "Unexpected end of archive");
+    TRY(fz7_volumes_pread(a->vol, sh, sizeof sh, start));
+    uint64_t nh_offset, nh_size;
+    uint32_t nh_crc;
+    TRY(check_start_header(a, &ec, sh, start, &nh_offset, &nh_size, &nh_crc));
     if (nh_size > a->opts.mem_limit || nh_size > SIZE_MAX)
         return fail(&ec, FZ7_E_MEMLIMIT, "Header of %" PRIu64 " bytes exceeds the memory limit", nh_size);
+    fz7_status st;
 
     fz7_7z_db *db = calloc(1, sizeof *db);
     if (!db)
@@ -996,11 +1027,11 @@ fz7_status fz7_7z_open(fz7_archive *a, char *err, size_t errlen)
     if (!buf)
         return FZ7_E_MEM;
     size_t len = (size_t)nh_size;
-    st = fz7_pread_full(a->fd, buf, len, SIGNATURE_HEADER_BYTES + nh_offset);
+    st = fz7_volumes_pread(a->vol, buf, len, start + SIGNATURE_HEADER_BYTES + nh_offset);
     if (st == FZ7_OK && fz7_crc32(0, buf, len) != nh_crc)
         st = fail(&ec, FZ7_E_CRC, "Headers Error: header CRC mismatch");
     for (int level = 0; st == FZ7_OK; level++) {
-        cursor c = {buf, len, err, errlen, a->opts.mem_limit};
+        cursor c = {buf, len, err, errlen, a->opts.mem_limit, start};
         uint8_t id;
         st = rd_byte(&c, &id);
         if (st != FZ7_OK)
@@ -1028,4 +1059,72 @@ fz7_status fz7_7z_open(fz7_archive *a, char *err, size_t errlen)
     if (st != FZ7_OK && errlen && !err[0])
         snprintf(err, errlen, "Headers Error: %s", fz7_status_str(st));
     return st;
+}
+
+fz7_status fz7_7z_open(fz7_archive *a, char *err, size_t errlen)
+{
+    uint8_t sig[sizeof signature];
+    if (a->file_size < sizeof signature)
+        return FZ7_E_FORMAT;
+    fz7_status st = fz7_volumes_pread(a->vol, sig, sizeof sig, 0);
+    if (st != FZ7_OK || memcmp(sig, signature, sizeof signature) != 0) {
+        if (st == FZ7_E_IO)
+            snprintf(err, errlen, "Can not read the file");
+        return st == FZ7_E_IO ? st : FZ7_E_FORMAT;
+    }
+    return open_at(a, 0, err, errlen);
+}
+
+/* How far into a file a self-extractor's archive may start. */
+#define SFX_SEARCH_BYTES ((uint64_t)1 << 24)
+#define SFX_CHUNK_BYTES ((size_t)1 << 16)
+
+fz7_status fz7_7z_sfx_open(fz7_archive *a, char *err, size_t errlen)
+{
+    /* Chunks overlap by a signature header, so a candidate that straddles
+     * two chunks is seen whole in the second. */
+    uint8_t *buf = malloc(SFX_CHUNK_BYTES + SIGNATURE_HEADER_BYTES);
+    if (!buf)
+        return FZ7_E_MEM;
+    uint64_t limit = a->file_size < SFX_SEARCH_BYTES ? a->file_size : SFX_SEARCH_BYTES;
+    fz7_status st = FZ7_E_FORMAT;
+    uint64_t found = 0;
+    bool have = false;
+    for (uint64_t pos = 1; pos < limit && !have && st == FZ7_E_FORMAT; pos += SFX_CHUNK_BYTES) {
+        uint64_t left = a->file_size - pos;
+        size_t n = left < SFX_CHUNK_BYTES + SIGNATURE_HEADER_BYTES ? (size_t)left
+                                                                 : SFX_CHUNK_BYTES + SIGNATURE_HEADER_BYTES;
+        if (n < SIGNATURE_HEADER_BYTES)
+            break;
+        fz7_status rs = fz7_volumes_pread(a->vol, buf, n, pos);
+        if (rs != FZ7_OK) {
+            st = rs;
+            break;
+        }
+        /* Candidates start in this chunk's first SFX_CHUNK_BYTES only. */
+        size_t last = n - SIGNATURE_HEADER_BYTES;
+        if (last >= SFX_CHUNK_BYTES)
+            last = SFX_CHUNK_BYTES - 1;
+        for (size_t i = 0; i <= last && !have; i++) {
+            const uint8_t *p = memchr(buf + i, signature[0], last + 1 - i);
+            if (!p)
+                break;
+            i = (size_t)(p - buf);
+            if (memcmp(p, signature, sizeof signature) != 0)
+                continue;
+            char quiet[8];
+            cursor qc = {NULL, 0, quiet, 0, a->opts.mem_limit, pos + i};
+            uint64_t nh_offset, nh_size;
+            uint32_t nh_crc;
+            if (check_start_header(a, &qc, p, pos + i, &nh_offset, &nh_size, &nh_crc) == FZ7_OK) {
+                found = pos + i;
+                have = true;
+            }
+        }
+    }
+    free(buf);
+    if (!have)
+        return st == FZ7_E_FORMAT ? FZ7_E_FORMAT : st;
+    a->info.offset = found;
+    return open_at(a, found, err, errlen);
 }

@@ -1,14 +1,10 @@
 /* archive.c - opens an archive by content and hands it to its reader. */
 #include "format/archive_impl.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <strings.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static void free_archive(fz7_archive *a)
 {
@@ -19,8 +15,7 @@ static void free_archive(fz7_archive *a)
     for (size_t i = 0; i < a->count; i++)
         free(a->entries[i].path);
     free(a->entries);
-    if (a->fd >= 0)
-        close(a->fd);
+    fz7_volumes_close(a->vol);
     free(a);
 }
 
@@ -33,40 +28,55 @@ fz7_status fz7_archive_open(const char *path, const fz7_open_opts *opts, fz7_arc
     fz7_archive *a = calloc(1, sizeof *a);
     if (!a)
         return FZ7_E_MEM;
-    a->fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (a->fd < 0) {
-        snprintf(err, errlen, "Can not open the file: %s", strerror(errno));
+    fz7_status vs = fz7_volumes_open(path, &a->vol, err, errlen);
+    if (vs != FZ7_OK) {
         free(a);
-        return FZ7_E_IO;
+        return vs;
     }
-    struct stat st;
-    if (fstat(a->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "Can not open the file as archive: not a regular file");
-        free_archive(a);
-        return FZ7_E_IO;
-    }
-    a->file_size = (uint64_t)st.st_size;
+    a->fd = fz7_volumes_first_fd(a->vol);
+    a->file_size = fz7_volumes_size(a->vol);
     if (opts)
         a->opts = *opts;
     if (a->opts.mem_limit == 0)
         a->opts.mem_limit = FZ7_DEFAULT_MEM_LIMIT;
     a->path = path;
 
-    fz7_status (*readers[])(fz7_archive *, char *, size_t) = {fz7_7z_open, fz7_xz_open,
-                                                              fz7_lzma_alone_open};
+    /* Signatures at offset 0 first, the search for a stub's end last (as
+     * 7-Zip does), so an archive stored inside a tar or zip opens as that
+     * tar or zip. The xz and lzma readers read one file only. */
+    bool one_file = fz7_volumes_count(a->vol) == 1;
+    struct {
+        fz7_status (*open)(fz7_archive *, char *, size_t);
+        bool any_volumes;
+    } readers[] = {{fz7_7z_open, true}, {fz7_xz_open, false}, {fz7_lzma_alone_open, false},
+                   {fz7_libarchive_open, true}, {fz7_7z_sfx_open, true}};
     for (size_t i = 0; i < sizeof readers / sizeof readers[0]; i++) {
         if (errlen)
             err[0] = 0;
-        fz7_status s = readers[i](a, err, errlen);
+        if (!one_file && !readers[i].any_volumes)
+            continue;
+        fz7_status s = readers[i].open(a, err, errlen);
         if (s == FZ7_OK) {
-            a->info.phy_size = a->file_size;
+            a->info.phy_size = a->file_size - a->info.offset;
+            a->info.volumes = fz7_volumes_count(a->vol);
             *out = a;
             return FZ7_OK;
         }
         if (s != FZ7_E_FORMAT || (errlen && err[0])) {
+            /* Bytes that end early in a split archive whose last volume
+             * is full-sized: the next volume is what is missing. */
+            const char *missing;
+            if (s == FZ7_E_TRUNCATED && fz7_volumes_missing(a->vol, &missing))
+                snprintf(err, errlen, "Missing volume: %s", missing);
             free_archive(a);
             return s;
         }
+    }
+    const char *missing;
+    if (!one_file && fz7_volumes_missing(a->vol, &missing)) {
+        snprintf(err, errlen, "Missing volume: %s", missing);
+        free_archive(a);
+        return FZ7_E_TRUNCATED;
     }
     snprintf(err, errlen, "Can not open the file as archive");
     free_archive(a);

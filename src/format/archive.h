@@ -9,7 +9,9 @@
 
 #include <stdbool.h>
 
-typedef enum fz7_format { FZ7_FORMAT_7Z, FZ7_FORMAT_XZ, FZ7_FORMAT_LZMA } fz7_format;
+/* FZ7_FORMAT_OTHER: read through libarchive (zip, tar, cpio, iso, rar);
+ * fz7_archive_info.type_name names it. */
+typedef enum fz7_format { FZ7_FORMAT_7Z, FZ7_FORMAT_XZ, FZ7_FORMAT_LZMA, FZ7_FORMAT_OTHER } fz7_format;
 
 /* One item of an archive (7zFormat.txt, FilesInfo). */
 typedef struct fz7_entry {
@@ -45,6 +47,11 @@ typedef struct fz7_archive_info {
     bool header_encrypted;
     const char *method;     /* union of the methods, 7-Zip style */
     const char *check;      /* xz check name ("CRC64"), or NULL */
+    const char *type_name;  /* 7-Zip's "Type =" word ("zip", "tar"), or NULL
+                               to name it by format */
+    uint64_t offset;        /* where the archive starts in the file (behind
+                               a self-extractor stub), else 0 */
+    uint64_t volumes;       /* files read: 1, or the volumes of x.7z.001... */
 } fz7_archive_info;
 
 typedef struct fz7_archive fz7_archive;
@@ -55,9 +62,14 @@ typedef struct fz7_open_opts {
     uint64_t mem_limit;     /* bytes; 0 means FZ7_DEFAULT_MEM_LIMIT */
 } fz7_open_opts;
 
-/* Opens path, recognising the format by content. On failure returns the
- * status and writes a one-line reason (without the archive name) to err:
+/* Opens path, recognising the format by content: 7z, xz, lzma, then what
+ * libarchive reads (zip, tar and compressed tar, cpio, iso9660, rar), then a
+ * 7z archive behind a self-extractor stub. A path naming a first volume
+ * ("x.7z.001") is read together with x.7z.002, ... as one archive. On
+ * failure returns the status and writes a one-line reason (without the
+ * archive name) to err:
  * FZ7_E_FORMAT ("Can not open the file as archive" or what was wrong),
+ * FZ7_E_TRUNCATED ("Missing volume: x.7z.003", "Unexpected end of archive"),
  * FZ7_E_NEED_PASSWORD / FZ7_E_PASSWORD (encrypted headers), FZ7_E_IO,
  * FZ7_E_MEM, FZ7_E_MEMLIMIT, FZ7_E_UNSUPPORTED, FZ7_E_CRC (header CRC),
  * FZ7_E_TRUNCATED. */

@@ -4,6 +4,7 @@
 #define FZ7_ARCHIVE_IMPL_H
 
 #include "format/archive.h"
+#include "format/file_io.h"
 
 #include <stdio.h>
 
@@ -18,8 +19,10 @@ struct fz7_archive {
     fz7_archive_info info;
     fz7_entry *entries;    /* count items, freed by archive.c (paths too) */
     size_t count;
-    int fd;                /* the archive file, closed by archive.c */
-    uint64_t file_size;
+    int fd;                /* the (first volume's) file; owned by vol */
+    uint64_t file_size;    /* bytes of all volumes */
+    fz7_volumes *vol;      /* the archive's bytes, closed by archive.c;
+                              readers of split archives read through it */
     fz7_open_opts opts;    /* mem_limit filled in; password not copied */
     const char *path;      /* as given to fz7_archive_open */
     void *priv;            /* the format's own data */
@@ -31,6 +34,12 @@ struct fz7_archive {
 fz7_status fz7_7z_open(fz7_archive *a, char *err, size_t errlen);
 fz7_status fz7_xz_open(fz7_archive *a, char *err, size_t errlen);
 fz7_status fz7_lzma_alone_open(fz7_archive *a, char *err, size_t errlen);
+/* A 7z archive behind a self-extractor stub: the first signature whose
+ * start header CRC checks and whose next header lies in the file. */
+fz7_status fz7_7z_sfx_open(fz7_archive *a, char *err, size_t errlen);
+/* Zip, tar (plain or gz/bz2/xz/zstd/lz4-compressed), cpio, iso9660, rar
+ * and rar5 through libarchive (read only). */
+fz7_status fz7_libarchive_open(fz7_archive *a, char *err, size_t errlen);
 
 /* The name an .xz/.lzma entry gets: the archive's base name without its
  * .xz/.txz/.lzma/.tlzma suffix (.txz -> .tar), as 7-Zip names it. */

@@ -1,16 +1,35 @@
-/* file_io.c - pread-based istreams over byte ranges of an archive file. */
+/* file_io.c - pread-based istreams over byte ranges of an archive file, and
+ * the volume set that makes a split archive (x.7z.001, .002, ...) one byte
+ * space for the readers above it. */
 #include "format/file_io.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+/* A split archive of more volumes than this is refused rather than opened
+ * (each volume keeps a descriptor). */
+#define MAX_VOLUMES 100000u
+
+struct fz7_volumes {
+    size_t count, cap;
+    int *fds;
+    uint64_t *starts;      /* count + 1 entries: where each volume begins in
+                              the byte space; starts[count] is the total */
+    bool split;
+    char *missing_name;    /* the first absent volume's path, when split */
+};
 
 #define FD_BUF_BYTES (1u << 16)
 
 typedef struct {
     fz7_istream base;
     int fd;
+    const fz7_volumes *vol;   /* when not NULL, read through it, not fd */
     uint64_t next;   /* file offset of the next byte to fetch */
     uint64_t end;    /* offset + length */
     uint64_t start;
@@ -37,6 +56,11 @@ fz7_status fz7_pread_full(int fd, void *buf, size_t n, uint64_t offset)
     return FZ7_OK;
 }
 
+static fz7_status range_pread(const fd_istream *f, void *buf, size_t n, uint64_t offset)
+{
+    return f->vol ? fz7_volumes_pread(f->vol, buf, n, offset) : fz7_pread_full(f->fd, buf, n, offset);
+}
+
 static fz7_status fd_read(fz7_istream *s, uint8_t *buf, size_t cap, size_t *got)
 {
     fd_istream *f = (fd_istream *)s;
@@ -48,7 +72,7 @@ static fz7_status fd_read(fz7_istream *s, uint8_t *buf, size_t cap, size_t *got)
         /* Large reads bypass the buffer. */
         if (cap >= FD_BUF_BYTES) {
             size_t want = left < cap ? (size_t)left : cap;
-            fz7_status st = fz7_pread_full(f->fd, buf, want, f->next);
+            fz7_status st = range_pread(f, buf, want, f->next);
             if (st != FZ7_OK)
                 return st;
             f->next += want;
@@ -56,7 +80,7 @@ static fz7_status fd_read(fz7_istream *s, uint8_t *buf, size_t cap, size_t *got)
             return FZ7_OK;
         }
         size_t want = left < FD_BUF_BYTES ? (size_t)left : FD_BUF_BYTES;
-        fz7_status st = fz7_pread_full(f->fd, f->buf, want, f->next);
+        fz7_status st = range_pread(f, f->buf, want, f->next);
         if (st != FZ7_OK)
             return st;
         f->next += want;
@@ -82,6 +106,7 @@ fz7_istream *fz7_fd_istream_new(int fd, uint64_t offset, uint64_t length)
     f->base.read = fd_read;
     f->base.destroy = fd_destroy;
     f->fd = fd;
+    f->vol = NULL;
     f->start = offset;
     f->next = offset;
     f->end = length > UINT64_MAX - offset ? UINT64_MAX : offset + length;
@@ -93,4 +118,203 @@ uint64_t fz7_fd_istream_pos(const fz7_istream *s)
 {
     const fd_istream *f = (const fd_istream *)s;
     return f->next - f->start - (f->fill - f->pos);
+}
+
+fz7_istream *fz7_volumes_istream_new(const fz7_volumes *v, uint64_t offset, uint64_t length)
+{
+    fz7_istream *s = fz7_fd_istream_new(-1, offset, length);
+    if (s)
+        ((fd_istream *)s)->vol = v;
+    return s;
+}
+
+/* ---- volume sets ---- */
+
+/* Where the volume number of path begins: the digits after the base
+ * name's last '.', at least two of them, with value 1 ("001", "01").
+ * Returns the digit count, 0 when path is not a first volume. */
+static size_t first_volume_digits(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    if (!dot || dot == base)
+        return 0;
+    size_t n = strlen(dot + 1);
+    if (n < 2 || n > 18)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (dot[1 + i] < '0' || dot[1 + i] > '9' || (i + 1 < n ? dot[1 + i] != '0' : dot[1 + i] != '1'))
+            return 0;
+    return n;
+}
+
+/* The path of volume number k (1-based) of a set whose first volume is
+ * first (with digits digits), in a new string; wider when k needs it. */
+static char *volume_name(const char *first, size_t digits, uint64_t k)
+{
+    size_t stem = strlen(first) - digits;
+    size_t cap = stem + 24;
+    char *p = malloc(cap);
+    if (!p)
+        return NULL;
+    memcpy(p, first, stem);
+    snprintf(p + stem, cap - stem, "%0*llu", (int)digits, (unsigned long long)k);
+    return p;
+}
+
+/* Opens one volume: its descriptor and size; -1 with errno, or -2 when it
+ * is not a regular file. */
+static int open_volume(const char *path, uint64_t *size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return -2;
+    }
+    *size = (uint64_t)st.st_size;
+    return fd;
+}
+
+static fz7_status add_volume(fz7_volumes *v, int fd, uint64_t size)
+{
+    if (v->count + 1 >= v->cap) {
+        size_t cap = v->cap ? 2 * v->cap : 8;
+        int *fds = realloc(v->fds, cap * sizeof *fds);
+        if (!fds)
+            return FZ7_E_MEM;
+        v->fds = fds;
+        uint64_t *starts = realloc(v->starts, (cap + 1) * sizeof *starts);
+        if (!starts)
+            return FZ7_E_MEM;
+        v->starts = starts;
+        v->cap = cap;
+    }
+    uint64_t at = v->count ? v->starts[v->count] : 0;
+    if (size > UINT64_MAX - at)
+        return FZ7_E_ARG;
+    v->fds[v->count] = fd;
+    v->starts[v->count] = at;
+    v->starts[++v->count] = at + size;
+    return FZ7_OK;
+}
+
+fz7_status fz7_volumes_open(const char *path, fz7_volumes **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    fz7_volumes *v = calloc(1, sizeof *v);
+    if (!v)
+        return FZ7_E_MEM;
+    uint64_t size;
+    int fd = open_volume(path, &size);
+    if (fd < 0) {
+        if (fd == -2)
+            snprintf(err, errlen, "Can not open the file as archive: not a regular file");
+        else
+            snprintf(err, errlen, "Can not open the file: %s", strerror(errno));
+        free(v);
+        return FZ7_E_IO;
+    }
+    fz7_status st = add_volume(v, fd, size);
+    if (st != FZ7_OK)
+        close(fd);
+    size_t digits = first_volume_digits(path);
+    v->split = digits > 0;
+    for (uint64_t k = 2; st == FZ7_OK && v->split; k++) {
+        char *name = volume_name(path, digits, k);
+        if (!name) {
+            st = FZ7_E_MEM;
+            break;
+        }
+        fd = k <= MAX_VOLUMES ? open_volume(name, &size) : -1;
+        if ((fd == -1 && errno == ENOENT) || k > MAX_VOLUMES) {
+            v->missing_name = name;   /* the set ends here */
+            break;
+        }
+        if (fd < 0) {
+            snprintf(err, errlen, "Can not open the volume %s: %s", name,
+                     fd == -2 ? "not a regular file" : strerror(errno));
+            st = FZ7_E_IO;
+        } else if ((st = add_volume(v, fd, size)) != FZ7_OK) {
+            close(fd);
+            if (st == FZ7_E_ARG) {
+                snprintf(err, errlen, "Volumes too large");
+                st = FZ7_E_IO;
+            }
+        }
+        free(name);
+    }
+    if (st != FZ7_OK) {
+        fz7_volumes_close(v);
+        return st;
+    }
+    *out = v;
+    return FZ7_OK;
+}
+
+void fz7_volumes_close(fz7_volumes *v)
+{
+    if (!v)
+        return;
+    for (size_t i = 0; i < v->count; i++)
+        close(v->fds[i]);
+    free(v->fds);
+    free(v->starts);
+    free(v->missing_name);
+    free(v);
+}
+
+uint64_t fz7_volumes_size(const fz7_volumes *v) { return v->starts[v->count]; }
+size_t fz7_volumes_count(const fz7_volumes *v) { return v->count; }
+int fz7_volumes_first_fd(const fz7_volumes *v) { return v->fds[0]; }
+bool fz7_volumes_is_split(const fz7_volumes *v) { return v->split; }
+
+bool fz7_volumes_missing(const fz7_volumes *v, const char **name)
+{
+    if (!v->split || !v->missing_name)
+        return false;
+    uint64_t first = v->starts[1] - v->starts[0];
+    uint64_t last = v->starts[v->count] - v->starts[v->count - 1];
+    if (first == 0 || last != first)
+        return false;
+    *name = v->missing_name;
+    return true;
+}
+
+fz7_status fz7_volumes_pread(const fz7_volumes *v, void *buf, size_t n, uint64_t offset)
+{
+    uint8_t *p = buf;
+    /* The last volume whose start is <= offset. */
+    size_t lo = 0, hi = v->count;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v->starts[mid] <= offset)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; n > 0; i++) {
+        if (i >= v->count || offset >= v->starts[v->count])
+            return FZ7_E_TRUNCATED;
+        if (offset >= v->starts[i + 1])
+            continue;   /* an empty volume */
+        uint64_t room = v->starts[i + 1] - offset;
+        size_t take = room < n ? (size_t)room : n;
+        fz7_status st = fz7_pread_full(v->fds[i], p, take, offset - v->starts[i]);
+        if (st != FZ7_OK)
+            return st;   /* a volume shorter than it was at open: truncated */
+        p += take;
+        n -= take;
+        offset += take;
+    }
+    return FZ7_OK;
 }

@@ -1,9 +1,12 @@
 /* file_io.h - reading archive files: an istream over a byte range of a file
- * descriptor (pread, so several may read one file at once). */
+ * descriptor (pread, so several may read one file at once), and a volume
+ * set that reads name.7z.001, .002, ... as one byte space. */
 #ifndef FZ7_FILE_IO_H
 #define FZ7_FILE_IO_H
 
 #include "fz7_common.h"
+
+#include <stdbool.h>
 
 /* An istream over bytes [offset, offset + length) of fd, buffered. Reading
  * past the end of the file gives FZ7_E_TRUNCATED; EOF at offset + length.
@@ -16,5 +19,50 @@ uint64_t fz7_fd_istream_pos(const fz7_istream *s);
 /* Reads exactly n bytes at offset; FZ7_E_TRUNCATED at end of file,
  * FZ7_E_IO on error. */
 fz7_status fz7_pread_full(int fd, void *buf, size_t n, uint64_t offset);
+
+/* The bytes of an archive: one file, or the volumes of a split archive
+ * (name.001, name.002, ... as `7zz a -v` makes them) read in order as one
+ * byte space. Every volume stays open until fz7_volumes_close; reads are
+ * pread calls, so several readers may share one set. */
+typedef struct fz7_volumes fz7_volumes;
+
+/* Opens path. When its name ends in a run of digits whose value is 1
+ * ("x.7z.001", "x.zip.01"), the following numbers of the same width are
+ * opened too while they exist (the first absent one ends the set).
+ * FZ7_E_IO with "Can not open the file: ..." in err when path itself
+ * cannot be opened or is not a regular file; a later volume that exists
+ * but cannot be opened is FZ7_E_IO too. FZ7_E_MEM. */
+fz7_status fz7_volumes_open(const char *path, fz7_volumes **out, char *err, size_t errlen);
+
+/* Closes every volume and frees v (NULL is allowed). */
+void fz7_volumes_close(fz7_volumes *v);
+
+/* Bytes of all volumes together. */
+uint64_t fz7_volumes_size(const fz7_volumes *v);
+
+/* Volumes opened (1 for a plain file). */
+size_t fz7_volumes_count(const fz7_volumes *v);
+
+/* The descriptor of the first volume (the whole file when count is 1). */
+int fz7_volumes_first_fd(const fz7_volumes *v);
+
+/* True when the name was a first volume ("x.7z.001"), even if no second
+ * volume was found. */
+bool fz7_volumes_is_split(const fz7_volumes *v);
+
+/* When the bytes end early, whether a missing next volume explains it: the
+ * set is split and its last volume is as large as the first (volumes all
+ * have one size but the last). Then *name (owned by v) is the absent
+ * volume's path, "x.7z.003". */
+bool fz7_volumes_missing(const fz7_volumes *v, const char **name);
+
+/* Reads exactly n bytes at offset of the byte space, across volume
+ * boundaries; FZ7_E_TRUNCATED past the end, FZ7_E_IO on a read error. */
+fz7_status fz7_volumes_pread(const fz7_volumes *v, void *buf, size_t n, uint64_t offset);
+
+/* An istream over bytes [offset, offset + length) of the byte space, like
+ * fz7_fd_istream_new (FZ7_E_TRUNCATED past the end, EOF at offset +
+ * length). v must outlive it. NULL on allocation failure. */
+fz7_istream *fz7_volumes_istream_new(const fz7_volumes *v, uint64_t offset, uint64_t length);
 
 #endif

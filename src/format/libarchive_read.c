@@ -1,0 +1,496 @@
+/* libarchive_read.c - zip, tar (plain or gzip/bzip2/xz/zstd/lz4/compress),
+ * cpio, iso9660, rar and rar5 read through libarchive behind the fz7_archive
+ * interface, so `l`, `t`, `x` and `e` treat them like 7z archives (the same
+ * safe extraction in cli/). libarchive reads the archive's byte space
+ * (volumes included) through callbacks; the entries are listed in one pass
+ * at open and decoded in a second pass from the start at extract. */
+#include "format/archive_impl.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define LA_READ_BYTES ((size_t)1 << 16)
+
+/* What extraction does with an entry. */
+typedef enum { LA_FILE, LA_DIR, LA_SYMLINK, LA_HARDLINK, LA_SPECIAL } la_kind;
+
+/* The archive's byte space as libarchive sees it: a read position and the
+ * buffer the last read callback filled. */
+typedef struct {
+    const fz7_volumes *vol;
+    uint64_t size;
+    uint64_t pos;
+    uint8_t buf[LA_READ_BYTES];
+} la_source;
+
+typedef struct {
+    la_kind *kinds;        /* per entry */
+    char **link_targets;   /* per entry: symlink or hard link target, or NULL */
+    char type_name[16];
+    char method[16];
+} la_priv;
+
+static la_ssize_t src_read(struct archive *ar, void *ctx, const void **out)
+{
+    la_source *s = ctx;
+    *out = s->buf;
+    uint64_t left = s->size - s->pos;
+    size_t n = left < LA_READ_BYTES ? (size_t)left : LA_READ_BYTES;
+    if (n == 0)
+        return 0;
+    fz7_status st = fz7_volumes_pread(s->vol, s->buf, n, s->pos);
+    if (st != FZ7_OK) {
+        archive_set_error(ar, EIO, "Read error: %s", fz7_status_str(st));
+        return -1;
+    }
+    s->pos += n;
+    return (la_ssize_t)n;
+}
+
+static la_int64_t src_skip(struct archive *ar, void *ctx, la_int64_t request)
+{
+    (void)ar;
+    la_source *s = ctx;
+    uint64_t left = s->size - s->pos;
+    uint64_t n = request < 0 ? 0 : (uint64_t)request < left ? (uint64_t)request : left;
+    s->pos += n;
+    return (la_int64_t)n;
+}
+
+static la_int64_t src_seek(struct archive *ar, void *ctx, la_int64_t offset, int whence)
+{
+    la_source *s = ctx;
+    int64_t base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? (int64_t)s->pos : (int64_t)s->size;
+    if (whence != SEEK_SET && whence != SEEK_CUR && whence != SEEK_END) {
+        archive_set_error(ar, EINVAL, "Bad seek");
+        return ARCHIVE_FATAL;
+    }
+    if ((offset < 0 && -offset > base) || (offset > 0 && offset > INT64_MAX - base)) {
+        archive_set_error(ar, EINVAL, "Seek out of range");
+        return ARCHIVE_FATAL;
+    }
+    int64_t to = base + offset;
+    s->pos = (uint64_t)to > s->size ? s->size : (uint64_t)to;
+    return (la_int64_t)s->pos;
+}
+
+/* A reader over the archive's bytes from offset 0, with the formats and
+ * filters fz7 hands to libarchive (no external programs, no 7z: fz7 reads
+ * 7z itself). *ar is NULL when libarchive recognises no format there. */
+static fz7_status la_start(fz7_archive *a, la_source *src, struct archive **ar_out, char *err,
+                           size_t errlen)
+{
+    *ar_out = NULL;
+    src->vol = a->vol;
+    src->size = a->file_size;
+    src->pos = 0;
+    struct archive *ar = archive_read_new();
+    if (!ar)
+        return FZ7_E_MEM;
+    archive_read_support_filter_gzip(ar);
+    archive_read_support_filter_bzip2(ar);
+    archive_read_support_filter_xz(ar);
+    archive_read_support_filter_lzma(ar);
+    archive_read_support_filter_zstd(ar);
+    archive_read_support_filter_lz4(ar);
+    archive_read_support_filter_compress(ar);
+    archive_read_support_format_zip(ar);
+    archive_read_support_format_tar(ar);
+    archive_read_support_format_gnutar(ar);
+    archive_read_support_format_cpio(ar);
+    archive_read_support_format_iso9660(ar);
+    archive_read_support_format_rar(ar);
+    archive_read_support_format_rar5(ar);
+    if (a->opts.password)
+        archive_read_add_passphrase(ar, a->opts.password);
+    archive_read_set_read_callback(ar, src_read);
+    archive_read_set_skip_callback(ar, src_skip);
+    archive_read_set_seek_callback(ar, src_seek);
+    archive_read_set_callback_data(ar, src);
+    if (archive_read_open1(ar) != ARCHIVE_OK) {
+        /* Either no format recognised (not ours: the next reader tries) or
+         * a read error. */
+        bool io = archive_errno(ar) == EIO;
+        if (io)
+            snprintf(err, errlen, "%s", archive_error_string(ar) ? archive_error_string(ar) : "Read error");
+        archive_read_free(ar);
+        return io ? FZ7_E_IO : FZ7_E_FORMAT;
+    }
+    *ar_out = ar;
+    return FZ7_OK;
+}
+
+static const char *la_message(struct archive *ar)
+{
+    const char *m = archive_error_string(ar);
+    return m ? m : "unknown libarchive error";
+}
+
+/* The status a failed header or data read stands for. */
+static fz7_status la_failure(struct archive *ar)
+{
+    const char *m = la_message(ar);
+    if (archive_errno(ar) == EIO && strncmp(m, "Read error", 10) == 0)
+        return FZ7_E_IO;
+    if (strstr(m, "runcated") || strstr(m, "premature end") || strstr(m, "Premature end"))
+        return FZ7_E_TRUNCATED;
+    return FZ7_E_DATA;
+}
+
+static void name_format(struct archive *ar, la_priv *p)
+{
+    const char *t = "?";
+    switch (archive_format(ar) & ARCHIVE_FORMAT_BASE_MASK) {
+    case ARCHIVE_FORMAT_ZIP: t = "zip"; break;
+    case ARCHIVE_FORMAT_TAR: t = "tar"; break;
+    case ARCHIVE_FORMAT_CPIO: t = "Cpio"; break;
+    case ARCHIVE_FORMAT_ISO9660: t = "Iso"; break;
+    case ARCHIVE_FORMAT_RAR: t = "Rar"; break;
+    case ARCHIVE_FORMAT_RAR_V5: t = "Rar5"; break;
+    }
+    snprintf(p->type_name, sizeof p->type_name, "%s", t);
+    const char *m = "";
+    switch (archive_filter_code(ar, 0)) {
+    case ARCHIVE_FILTER_GZIP: m = "gzip"; break;
+    case ARCHIVE_FILTER_BZIP2: m = "bzip2"; break;
+    case ARCHIVE_FILTER_XZ: m = "xz"; break;
+    case ARCHIVE_FILTER_LZMA: m = "lzma"; break;
+    case ARCHIVE_FILTER_ZSTD: m = "zstd"; break;
+    case ARCHIVE_FILTER_LZ4: m = "lz4"; break;
+    case ARCHIVE_FILTER_COMPRESS: m = "Z"; break;
+    }
+    snprintf(p->method, sizeof p->method, "%s", m);
+}
+
+/* The entry's path as fz7 shows it: UTF-8 where libarchive can convert,
+ * without the trailing '/' of directories. */
+static char *entry_path(struct archive_entry *ae)
+{
+    const char *p = archive_entry_pathname_utf8(ae);
+    if (!p)
+        p = archive_entry_pathname(ae);
+    if (!p)
+        p = "";
+    size_t n = strlen(p);
+    while (n > 1 && p[n - 1] == '/')
+        n--;
+    char *r = malloc(n + 1);
+    if (r) {
+        memcpy(r, p, n);
+        r[n] = 0;
+    }
+    return r;
+}
+
+/* Fills e from a libarchive header; kind and link target for extraction. */
+static fz7_status fill_entry(struct archive_entry *ae, fz7_entry *e, la_kind *kind, char **target)
+{
+    memset(e, 0, sizeof *e);
+    *target = NULL;
+    e->path = entry_path(ae);
+    if (!e->path)
+        return FZ7_E_MEM;
+    mode_t type = archive_entry_filetype(ae);
+    uint32_t perm = archive_entry_perm(ae) & 07777;
+    const char *hard = archive_entry_hardlink_utf8(ae);
+    if (!hard)
+        hard = archive_entry_hardlink(ae);
+    const char *sym = archive_entry_symlink_utf8(ae);
+    if (!sym)
+        sym = archive_entry_symlink(ae);
+    int64_t size = archive_entry_size_is_set(ae) ? archive_entry_size(ae) : -1;
+    if (type == AE_IFDIR) {
+        *kind = LA_DIR;
+        e->is_dir = true;
+        e->mode = S_IFDIR | perm;
+        size = 0;
+    } else if (type == AE_IFLNK && sym) {
+        *kind = LA_SYMLINK;
+        e->is_symlink = true;
+        e->mode = S_IFLNK | perm;
+        size = (int64_t)strlen(sym);
+        if (!(*target = strdup(sym)))
+            return FZ7_E_MEM;
+    } else if (hard && size <= 0) {
+        *kind = LA_HARDLINK;   /* no data of its own */
+        e->mode = S_IFREG | perm;
+        size = 0;
+        if (!(*target = strdup(hard)))
+            return FZ7_E_MEM;
+    } else if (type == AE_IFREG || type == 0 || hard) {
+        *kind = LA_FILE;
+        e->mode = S_IFREG | perm;
+    } else {
+        *kind = LA_SPECIAL;   /* devices, FIFOs, sockets */
+        e->mode = (uint32_t)type | perm;
+        size = 0;
+    }
+    e->has_size = size >= 0;
+    e->size = size > 0 ? (uint64_t)size : 0;
+    /* Attributes as 7-Zip gives them for Unix archives: the mode in the
+     * high 16 bits, 0x8000 to say so, 0x10 for directories. */
+    e->has_attrib = true;
+    e->attrib = 0x8000u | ((e->mode & 0xFFFFu) << 16) | (e->is_dir ? 0x10u : 0);
+    if (archive_entry_mtime_is_set(ae)) {
+        e->has_mtime = true;
+        e->mtime = (int64_t)archive_entry_mtime(ae);
+        long ns = archive_entry_mtime_nsec(ae);
+        e->mtime_nsec = ns > 0 && ns < 1000000000L ? (uint32_t)ns : 0;
+    }
+    e->encrypted = archive_entry_is_encrypted(ae) != 0;
+    e->has_stream = *kind == LA_SYMLINK || (*kind == LA_FILE && e->size != 0) ||
+                    (*kind == LA_FILE && !e->has_size);
+    e->folder = -1;
+    e->method = "";
+    return FZ7_OK;
+}
+
+static void la_close(fz7_archive *a)
+{
+    la_priv *p = a->priv;
+    if (!p)
+        return;
+    for (size_t i = 0; i < a->count; i++)
+        free(p->link_targets[i]);
+    free(p->link_targets);
+    free(p->kinds);
+    free(p);
+    a->priv = NULL;
+}
+
+/* Delivers n zero bytes (holes of sparse files). */
+static fz7_status send_zeros(const fz7_extract_cb *cb, uint64_t n)
+{
+    static const uint8_t zeros[4096];
+    while (n > 0) {
+        size_t k = n < sizeof zeros ? (size_t)n : sizeof zeros;
+        fz7_status st = cb->data(cb->ctx, zeros, k);
+        if (st != FZ7_OK)
+            return st;
+        n -= k;
+    }
+    return FZ7_OK;
+}
+
+/* Decodes the current entry's data into cb (or nowhere when !wanted).
+ * *cb_st gets a callback's failure; the result is the entry's status. */
+static fz7_status read_file_data(struct archive *ar, const fz7_entry *e, bool wanted,
+                                 const fz7_extract_cb *cb, fz7_status *cb_st, char *detail,
+                                 size_t dlen)
+{
+    uint64_t done = 0;
+    for (;;) {
+        const void *blk;
+        size_t n;
+        la_int64_t off;
+        int r = archive_read_data_block(ar, &blk, &n, &off);
+        if (r == ARCHIVE_EOF)
+            break;
+        if (r < ARCHIVE_WARN || off < 0 || (uint64_t)off < done) {
+            snprintf(detail, dlen, "%s", r < ARCHIVE_WARN ? la_message(ar) : "data out of order");
+            return r < ARCHIVE_WARN ? la_failure(ar) : FZ7_E_DATA;
+        }
+        if (wanted && (uint64_t)off > done && (*cb_st = send_zeros(cb, (uint64_t)off - done)) != FZ7_OK)
+            return *cb_st;
+        done = (uint64_t)off;
+        if (wanted && n > 0 && (*cb_st = cb->data(cb->ctx, blk, n)) != FZ7_OK)
+            return *cb_st;
+        done += n;
+    }
+    if (e->has_size && done > e->size) {
+        snprintf(detail, dlen, "%llu bytes of data where the header says %llu",
+                 (unsigned long long)done, (unsigned long long)e->size);
+        return FZ7_E_DATA;
+    }
+    /* A sparse file may end in a hole. */
+    if (wanted && e->has_size && done < e->size &&
+        (*cb_st = send_zeros(cb, e->size - done)) != FZ7_OK)
+        return *cb_st;
+    return FZ7_OK;
+}
+
+static fz7_status la_extract(fz7_archive *a, const bool *select, const fz7_extract_cb *cb,
+                             char *err, size_t errlen)
+{
+    la_priv *p = a->priv;
+    la_source *src = malloc(sizeof *src);
+    if (!src)
+        return FZ7_E_MEM;
+    struct archive *ar;
+    fz7_status st = la_start(a, src, &ar, err, errlen);
+    if (st == FZ7_E_FORMAT && errlen && !err[0])
+        snprintf(err, errlen, "Can not open the file as archive (it changed since it was opened)");
+    if (st != FZ7_OK) {
+        free(src);
+        return st;
+    }
+    fz7_status ret = FZ7_OK;
+    /* Once the stream is broken (a fatal header or data error), every
+     * later selected entry fails with the same reason. */
+    fz7_status broken = FZ7_OK;
+    char broken_detail[256] = "";
+    for (size_t i = 0; i < a->count && ret == FZ7_OK; i++) {
+        const fz7_entry *e = &a->entries[i];
+        bool wanted = !select || select[i];
+        struct archive_entry *ae = NULL;
+        if (broken == FZ7_OK) {
+            int r = archive_read_next_header(ar, &ae);
+            if (r < ARCHIVE_WARN || r == ARCHIVE_EOF) {
+                broken = r == ARCHIVE_EOF ? FZ7_E_TRUNCATED : la_failure(ar);
+                snprintf(broken_detail, sizeof broken_detail, "%s",
+                         r == ARCHIVE_EOF ? "the archive ends early" : la_message(ar));
+            } else {
+                char *path = entry_path(ae);
+                if (!path) {
+                    ret = FZ7_E_MEM;
+                    break;
+                }
+                if (strcmp(path, e->path) != 0) {
+                    broken = FZ7_E_DATA;
+                    snprintf(broken_detail, sizeof broken_detail, "the archive changed since it was opened");
+                }
+                free(path);
+            }
+        }
+        if (!wanted)
+            continue;   /* libarchive skips its data at the next header */
+        if ((ret = cb->begin(cb->ctx, i, e)) != FZ7_OK)
+            break;
+        fz7_status est = broken, cb_st = FZ7_OK;
+        char detail[256] = "";
+        if (est != FZ7_OK) {
+            snprintf(detail, sizeof detail, "%s", broken_detail);
+        } else if (p->kinds[i] == LA_SYMLINK) {
+            const char *t = p->link_targets[i];
+            if (t[0])
+                cb_st = cb->data(cb->ctx, (const uint8_t *)t, strlen(t));
+        } else if (p->kinds[i] == LA_HARDLINK) {
+            est = FZ7_E_UNSUPPORTED;
+            snprintf(detail, sizeof detail, "hard link to %s is not extracted", p->link_targets[i]);
+        } else if (p->kinds[i] == LA_SPECIAL) {
+            est = FZ7_E_UNSUPPORTED;
+            snprintf(detail, sizeof detail, "device, FIFO or socket is not extracted");
+        } else if (p->kinds[i] == LA_FILE) {
+            est = read_file_data(ar, e, true, cb, &cb_st, detail, sizeof detail);
+            if (cb_st == FZ7_OK && est != FZ7_OK && est != FZ7_E_UNSUPPORTED) {
+                if (e->encrypted && est == FZ7_E_DATA)
+                    est = FZ7_E_PASSWORD;
+                /* libarchive cannot go on after a failed data read. */
+                broken = est;
+                snprintf(broken_detail, sizeof broken_detail, "%s", detail);
+            }
+        }
+        if (cb_st != FZ7_OK) {
+            ret = cb_st;
+            break;
+        }
+        ret = cb->end(cb->ctx, i, est, detail[0] ? detail : NULL);
+    }
+    archive_read_free(ar);
+    free(src);
+    return ret;
+}
+
+static const fz7_archive_ops la_ops = {la_extract, la_close};
+
+/* Grows the per-entry arrays to hold n + 1 items. */
+static fz7_status grow(fz7_archive *a, la_priv *p, size_t *cap)
+{
+    if (a->count < *cap)
+        return FZ7_OK;
+    size_t ncap = *cap ? 2 * *cap : 64;
+    uint64_t bytes = (uint64_t)ncap * (sizeof(fz7_entry) + sizeof(la_kind) + sizeof(char *));
+    if (bytes > a->opts.mem_limit)
+        return FZ7_E_MEMLIMIT;
+    fz7_entry *e = realloc(a->entries, ncap * sizeof *e);
+    if (!e)
+        return FZ7_E_MEM;
+    a->entries = e;
+    la_kind *k = realloc(p->kinds, ncap * sizeof *k);
+    if (!k)
+        return FZ7_E_MEM;
+    p->kinds = k;
+    char **t = realloc(p->link_targets, ncap * sizeof *t);
+    if (!t)
+        return FZ7_E_MEM;
+    p->link_targets = t;
+    *cap = ncap;
+    return FZ7_OK;
+}
+
+fz7_status fz7_libarchive_open(fz7_archive *a, char *err, size_t errlen)
+{
+    la_source *src = malloc(sizeof *src);
+    if (!src)
+        return FZ7_E_MEM;
+    struct archive *ar;
+    fz7_status st = la_start(a, src, &ar, err, errlen);
+    if (st != FZ7_OK) {
+        free(src);
+        return st;
+    }
+    la_priv *p = calloc(1, sizeof *p);
+    if (!p) {
+        archive_read_free(ar);
+        free(src);
+        return FZ7_E_MEM;
+    }
+    a->priv = p;
+    a->ops = &la_ops;
+    size_t cap = 0;
+    uint64_t path_bytes = 0;
+    for (;;) {
+        struct archive_entry *ae;
+        int r = archive_read_next_header(ar, &ae);
+        if (r == ARCHIVE_EOF)
+            break;
+        if (r < ARCHIVE_WARN) {
+            st = la_failure(ar);
+            if (st == FZ7_E_TRUNCATED)
+                snprintf(err, errlen, "Unexpected end of archive: %s", la_message(ar));
+            else if (st != FZ7_E_IO)
+                snprintf(err, errlen, "Headers Error: %s", la_message(ar));
+            else
+                snprintf(err, errlen, "%s", la_message(ar));
+            if (st == FZ7_E_DATA)
+                st = FZ7_E_FORMAT;
+            break;
+        }
+        if (a->count == 0)
+            name_format(ar, p);
+        if ((st = grow(a, p, &cap)) != FZ7_OK)
+            break;
+        fz7_entry *e = &a->entries[a->count];
+        st = fill_entry(ae, e, &p->kinds[a->count], &p->link_targets[a->count]);
+        if (st != FZ7_OK) {
+            free(e->path);
+            free(p->link_targets[a->count]);
+            break;
+        }
+        a->count++;
+        path_bytes += strlen(e->path) + 1;
+        if (path_bytes > a->opts.mem_limit) {
+            st = FZ7_E_MEMLIMIT;
+            break;
+        }
+        /* A zip entry's size is known only once its data was read when
+         * the local header has none; leave it unknown then. */
+    }
+    if (st == FZ7_OK && a->count == 0)
+        name_format(ar, p);
+    archive_read_free(ar);
+    free(src);
+    if (st == FZ7_E_MEMLIMIT && errlen && !err[0])
+        snprintf(err, errlen, "The list of entries exceeds the memory limit");
+    if (st != FZ7_OK)
+        return st;   /* archive.c frees the entries and calls la_close */
+    a->info.format = FZ7_FORMAT_OTHER;
+    a->info.type_name = p->type_name;
+    a->info.method = p->method;
+    return FZ7_OK;
+}
