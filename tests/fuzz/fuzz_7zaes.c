@@ -3,6 +3,7 @@
  * Input: 1 byte props length (mod 35), the props, the ciphertext. KDF
  * powers above 8 (other than 0x3F) are lowered so one run stays fast. */
 #include "fuzz_common.h"
+#include "crypto/aes7z.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -24,7 +24,7 @@ printf 'x' >"$T/in/dir/sub/one"
 
 # --- 7z: the shared corpus (small ones) and 7zz archives of every method ---
 if [ -d "$SHARED/corpus/7z" ]; then
-    find "$SHARED/corpus/7z" -name '*.7z' -size -64k -exec cp {} "$OUT/7z/" \;
+    find "$SHARED/corpus/7z" -name '*.7z' -size -24k -exec cp {} "$OUT/7z/" \;
 fi
 if command -v 7zz >/dev/null; then
     n=0

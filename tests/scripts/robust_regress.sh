@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# robust_regress.sh - the inputs of robustness findings kept in
+# tests/data/regress/ (MANIFEST.tsv: file, extra arguments, the exit code
+# `fz7 t` must give, what went wrong once): each run ends within 10 s with
+# that exit code and never by a signal.
+set -u
+: "${FZ7:?FZ7 must name the fz7 binary}"
+case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
+S=${FZ7_SCRATCH:-$(mktemp -d)}
+DATA=${FZ7_TESTS_DIR:-$(cd "$(dirname "$0")/.." && pwd)}/data/regress
+[ -f "$DATA/MANIFEST.tsv" ] || { echo "FAIL: no $DATA/MANIFEST.tsv"; exit 1; }
+rm -rf "$S" && mkdir -p "$S" && cd "$S" || exit 1
+
+pass=0 fail=0
+while IFS=$'\t' read -r file args want finding; do
+    case $file in '#'*|'') continue ;; esac
+    [ "$args" = - ] && args=
+    # shellcheck disable=SC2086  # args are switches separated by spaces
+    timeout 10 "$FZ7" t $args "$DATA/$file" >out.txt 2>err.txt </dev/null
+    rc=$?
+    if [ "$rc" = "$want" ]; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL: $file: exit $rc, want $want ($finding)"
+        sed 's/^/    /' err.txt | head -3
+    fi
+done <"$DATA/MANIFEST.tsv"
+echo "robust_regress.sh: $pass passed, $fail failed"
+[ "$pass" -gt 0 ] && [ "$fail" = 0 ]
