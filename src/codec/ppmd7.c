@@ -134,7 +134,7 @@ static void glue_free_blocks(pm_model *m)
     m->glue_count = 255;
 
     for (unsigned i = 0; i < NUM_INDEXES; i++) {
-        uint16_t nu = units_of(m, i);
+        uint16_t nu = (uint16_t)units_of(m, i);
         uint32_t next = m->free_list[i];
         m->free_list[i] = 0;
         while (next != 0) {
