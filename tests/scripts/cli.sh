@@ -46,7 +46,7 @@ expect_rc 7 "unsupported command" "$FZ7" q cp.7z
 expect_rc 7 "no archive name" "$FZ7" x
 expect_rc 7 "bad -ao" "$FZ7" x -aox cp.7z
 expect_rc 7 "empty -o" "$FZ7" x -o cp.7z
-expect_rc 7 "b not implemented" "$FZ7" b
+expect_rc 7 "b with an unknown method" "$FZ7" b -mm=NOPE  # b itself: bench_cmd.sh
 expect_rc 2 "missing archive" "$FZ7" t "$S/no-such.7z"
 grep -q "no-such.7z" err.txt && ok || bad "missing archive message names it"
 printf 'not an archive at all\n' >plain.txt
