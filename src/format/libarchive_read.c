@@ -187,6 +187,20 @@ static char *entry_path(struct archive_entry *ae)
     return r;
 }
 
+/* The archive's own top folder ("./" as `tar -C dir .` stores it): not
+ * listed and not extracted, since it names the output folder itself. */
+static bool is_root_folder(struct archive_entry *ae)
+{
+    const char *p = archive_entry_pathname(ae);
+    if (!p || archive_entry_filetype(ae) != AE_IFDIR)
+        return false;
+    while (p[0] == '.' && (p[1] == '/' || p[1] == 0))
+        p += p[1] ? 2 : 1;
+    while (*p == '/')
+        p++;
+    return *p == 0 && archive_entry_pathname(ae)[0] != 0;
+}
+
 /* Fills e from a libarchive header; kind and link target for extraction. */
 static fz7_status fill_entry(struct archive_entry *ae, fz7_entry *e, la_kind *kind, char **target)
 {
@@ -277,38 +291,51 @@ static fz7_status send_zeros(const fz7_extract_cb *cb, uint64_t n)
     return FZ7_OK;
 }
 
-/* Decodes the current entry's data into cb (or nowhere when !wanted).
- * *cb_st gets a callback's failure; the result is the entry's status. */
-static fz7_status read_file_data(struct archive *ar, const fz7_entry *e, bool wanted,
-                                 const fz7_extract_cb *cb, fz7_status *cb_st, char *detail,
-                                 size_t dlen)
+/* Decodes the current entry's data into cb. *cb_st gets a callback's
+ * failure; *fatal says libarchive cannot read on (a failed read, not a
+ * warning such as a CRC mismatch); the result is the entry's status. */
+static fz7_status read_file_data(struct archive *ar, const fz7_entry *e, const fz7_extract_cb *cb,
+                                 fz7_status *cb_st, bool *fatal, char *detail, size_t dlen)
 {
     uint64_t done = 0;
+    fz7_status warned = FZ7_OK;
     for (;;) {
-        const void *blk;
-        size_t n;
-        la_int64_t off;
+        const void *blk = NULL;
+        size_t n = 0;
+        la_int64_t off = (la_int64_t)done;
         int r = archive_read_data_block(ar, &blk, &n, &off);
         if (r == ARCHIVE_EOF)
             break;
+        if (r == ARCHIVE_WARN && warned == FZ7_OK) {
+            /* The entry is damaged (a zip CRC mismatch comes this way)
+             * but the archive can go on. */
+            const char *m = la_message(ar);
+            warned = strstr(m, "CRC") ? FZ7_E_CRC : FZ7_E_DATA;
+            snprintf(detail, dlen, "%s", m);
+        }
+        if (r == ARCHIVE_WARN && (n == 0 || !blk))
+            continue;
         if (r < ARCHIVE_WARN || off < 0 || (uint64_t)off < done) {
+            *fatal = r < ARCHIVE_WARN;
             snprintf(detail, dlen, "%s", r < ARCHIVE_WARN ? la_message(ar) : "data out of order");
             return r < ARCHIVE_WARN ? la_failure(ar) : FZ7_E_DATA;
         }
-        if (wanted && (uint64_t)off > done && (*cb_st = send_zeros(cb, (uint64_t)off - done)) != FZ7_OK)
+        if ((uint64_t)off > done && (*cb_st = send_zeros(cb, (uint64_t)off - done)) != FZ7_OK)
             return *cb_st;
         done = (uint64_t)off;
-        if (wanted && n > 0 && (*cb_st = cb->data(cb->ctx, blk, n)) != FZ7_OK)
+        if (n > 0 && (*cb_st = cb->data(cb->ctx, blk, n)) != FZ7_OK)
             return *cb_st;
         done += n;
     }
+    if (warned != FZ7_OK)
+        return warned;
     if (e->has_size && done > e->size) {
         snprintf(detail, dlen, "%llu bytes of data where the header says %llu",
                  (unsigned long long)done, (unsigned long long)e->size);
         return FZ7_E_DATA;
     }
     /* A sparse file may end in a hole. */
-    if (wanted && e->has_size && done < e->size &&
+    if (e->has_size && done < e->size &&
         (*cb_st = send_zeros(cb, e->size - done)) != FZ7_OK)
         return *cb_st;
     return FZ7_OK;
@@ -339,7 +366,10 @@ static fz7_status la_extract(fz7_archive *a, const bool *select, const fz7_extra
         bool wanted = !select || select[i];
         struct archive_entry *ae = NULL;
         if (broken == FZ7_OK) {
-            int r = archive_read_next_header(ar, &ae);
+            int r;
+            while ((r = archive_read_next_header(ar, &ae)) >= ARCHIVE_WARN && r != ARCHIVE_EOF &&
+                   is_root_folder(ae))
+                ;
             if (r < ARCHIVE_WARN || r == ARCHIVE_EOF) {
                 broken = r == ARCHIVE_EOF ? FZ7_E_TRUNCATED : la_failure(ar);
                 snprintf(broken_detail, sizeof broken_detail, "%s",
@@ -376,11 +406,12 @@ static fz7_status la_extract(fz7_archive *a, const bool *select, const fz7_extra
             est = FZ7_E_UNSUPPORTED;
             snprintf(detail, sizeof detail, "device, FIFO or socket is not extracted");
         } else if (p->kinds[i] == LA_FILE) {
-            est = read_file_data(ar, e, true, cb, &cb_st, detail, sizeof detail);
-            if (cb_st == FZ7_OK && est != FZ7_OK && est != FZ7_E_UNSUPPORTED) {
-                if (e->encrypted && est == FZ7_E_DATA)
-                    est = FZ7_E_PASSWORD;
-                /* libarchive cannot go on after a failed data read. */
+            bool fatal = false;
+            est = read_file_data(ar, e, cb, &cb_st, &fatal, detail, sizeof detail);
+            if (e->encrypted && (est == FZ7_E_DATA || est == FZ7_E_CRC))
+                est = FZ7_E_PASSWORD;
+            if (cb_st == FZ7_OK && fatal) {
+                /* libarchive cannot go on after a fatal data error. */
                 broken = est;
                 snprintf(broken_detail, sizeof broken_detail, "%s", detail);
             }
@@ -463,6 +494,8 @@ fz7_status fz7_libarchive_open(fz7_archive *a, char *err, size_t errlen)
         }
         if (a->count == 0)
             name_format(ar, p);
+        if (is_root_folder(ae))
+            continue;
         if ((st = grow(a, p, &cap)) != FZ7_OK)
             break;
         fz7_entry *e = &a->entries[a->count];

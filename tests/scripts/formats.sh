@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# formats.sh - archives fz7 reads through libarchive, made here by bsdtar
+# (zip, tar, tar.gz, tar.bz2, tar.zst, cpio, iso9660): `x` gives the source
+# tree byte for byte (modes, symlink targets), `t` passes, `l` names the
+# type, `e -so` streams one file; a .tar.xz still opens as xz (7-Zip's
+# choice); a zip with "../" and absolute names writes nothing outside -o;
+# damaged zip data and a cut tar.gz fail `t` with exit 2; backslashes in 7z
+# and tar names stay ordinary characters (as 7zz on Linux keeps them).
+set -u
+: "${FZ7:?FZ7 must name the fz7 binary}"
+case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
+command -v bsdtar >/dev/null || { echo "SKIP: bsdtar not installed"; exit 77; }
+command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
+S=${FZ7_SCRATCH:-$(mktemp -d)}
+rm -rf "$S" && mkdir -p "$S" && cd "$S" || exit 1
+
+pass=0
+failed=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
+
+# --- the source tree ---
+mkdir -p src/docs/deep src/empty_dir src/bin
+python3 - src <<'PY'
+import random, sys
+r = random.Random(5)
+d = sys.argv[1]
+open(d + "/random.bin", "wb").write(r.randbytes(300_000))
+open(d + "/docs/deep/numbers.txt", "w").write("".join(f"{i}\n" for i in range(60000)))
+open(d + "/docs/readme.txt", "w").write("hello world\n")
+open(d + "/docs/empty.txt", "w").close()
+PY
+printf '#!/bin/sh\necho hi\n' >src/bin/run.sh
+chmod 0755 src/bin/run.sh
+chmod 0600 src/docs/readme.txt
+ln -s docs/readme.txt src/link_to_file
+ln -s ../no/such/target src/dangling
+touch -d '2001-02-03 04:05:06' src/docs/readme.txt
+
+# Every regular file, folder and link of a tree with its mode (and link
+# target), sorted.
+tree_sig() {
+    (cd "$1" && find . -mindepth 1 -printf '%y %m %p %l\n' | sort)
+}
+tree_sig src >src.sig
+
+check_format() { # label type create-args...
+    local label=$1 type=$2
+    shift 2
+    local arc=arc.$label
+    if ! bsdtar "$@" -f "$arc" -C src . 2>/dev/null; then
+        echo "note: bsdtar cannot write $label, skipped"
+        return
+    fi
+    rm -rf "out_$label"
+    "$FZ7" x -bd -o"out_$label" "$arc" >"x_$label.log" 2>&1
+    local rc=$?
+    if [ $rc -eq 0 ] && diff -r --no-dereference src "out_$label" >/dev/null; then ok; else bad "$label: x rc=$rc or contents differ"; fi
+    tree_sig "out_$label" >"out_$label.sig"
+    local want=src.sig
+    if [ "$label" = iso ]; then
+        # bsdtar's Rock Ridge keeps types and links but stores files
+        # read-only (a+r, a+x kept), as its "rockridge=useful" default does.
+        sed -E 's/^f 6[04][04] /f 444 /; s/^f 755 /f 555 /' src.sig | sort >iso.sig
+        want=iso.sig
+    fi
+    if cmp -s "$want" "out_$label.sig"; then ok; else bad "$label: modes or links differ: $(diff "$want" "out_$label.sig" | head -4)"; fi
+    if [ "$(stat -c %Y "out_$label/docs/readme.txt" 2>/dev/null)" = "$(stat -c %Y src/docs/readme.txt)" ]; then ok; else bad "$label: mtime"; fi
+    "$FZ7" t -bd "$arc" >"t_$label.log" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ] && grep -q "Everything is Ok" "t_$label.log"; then ok; else bad "$label: t rc=$rc"; fi
+    if "$FZ7" l "$arc" | grep -qx "Type = $type"; then ok; else bad "$label: Type = $type"; fi
+    local names
+    names=$("$FZ7" l -slt "$arc" | grep -c '^Path = .*numbers.txt$')
+    [ "$names" = 1 ] && ok || bad "$label: l -slt lists numbers.txt $names times"
+    if "$FZ7" e -so "$arc" docs/deep/numbers.txt 2>/dev/null | cmp -s - src/docs/deep/numbers.txt; then
+        ok
+    else
+        bad "$label: e -so"
+    fi
+}
+check_format zip zip --format=zip -c
+check_format tar tar --format=pax -c
+check_format ustar tar --format=ustar -c
+check_format tgz tar -cz
+check_format tbz tar -cj
+check_format tzst tar --zstd -c
+check_format cpio Cpio --format=newc -c
+check_format iso Iso --format=iso9660 -c
+
+# --- .tar.xz opens as xz (the .tar inside), as 7-Zip does ---
+if command -v xz >/dev/null; then
+    bsdtar -cJf arc.tar.xz -C src .
+    rm -rf out_txz
+    "$FZ7" x -bd -oout_txz arc.tar.xz >/dev/null 2>&1
+    if "$FZ7" l arc.tar.xz | grep -qx "Type = xz" && xz -dc arc.tar.xz | cmp -s - out_txz/arc.tar; then
+        ok
+    else
+        bad "tar.xz: not opened as xz"
+    fi
+fi
+
+# --- hostile names in a zip: nothing outside -o ---
+mkdir -p jail
+python3 - <<'PY'
+import zipfile
+with zipfile.ZipFile("evil.zip", "w") as z:
+    z.writestr("../evil1.txt", "evil\n")
+    z.writestr("ok/../../evil2.txt", "evil\n")
+    z.writestr("/evil_abs.txt", "evil\n")
+    z.writestr("good.txt", "good\n")
+PY
+"$FZ7" x -bd -ojail/out evil.zip >evil.log 2>&1
+rc=$?
+if [ $rc -eq 1 ] && [ -f jail/out/good.txt ] && [ -f jail/out/evil_abs.txt ] &&
+    [ -z "$(find . -name 'evil[12].txt')" ] && [ "$(grep -c 'Refused unsafe path' evil.log)" = 2 ]; then
+    ok
+else
+    bad "evil.zip: rc=$rc, wrote $(find . -name 'evil*')"
+fi
+
+# --- damaged data ---
+python3 - <<'PY'
+import zipfile, random
+r = random.Random(3)
+with zipfile.ZipFile("damaged.zip", "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr("text.txt", "".join(f"line {i}\n" for i in range(20000)))
+b = bytearray(open("damaged.zip", "rb").read())
+b[len(b) // 3] ^= 0x55
+open("damaged.zip", "wb").write(b)
+PY
+"$FZ7" t -bd damaged.zip >dmg.log 2>&1
+rc=$?
+if [ $rc -eq 2 ] && grep -q "ERROR: .*text.txt" dmg.log; then ok; else bad "damaged.zip: t rc=$rc"; fi
+head -c 100000 arc.tgz >cut.tar.gz 2>/dev/null && {
+    "$FZ7" t -bd cut.tar.gz >cut.log 2>&1
+    rc=$?
+    if [ $rc -eq 2 ]; then ok; else bad "cut.tar.gz: t rc=$rc"; fi
+}
+printf 'just some text, not an archive\n' >plain.txt
+"$FZ7" l plain.txt >/dev/null 2>plain.err
+rc=$?
+if [ $rc -eq 2 ] && grep -q "Can not open the file as archive" plain.err; then ok; else bad "plain text: rc=$rc"; fi
+
+# --- backslashes in names ---
+python3 "${FZ7_TESTS_DIR:-$(dirname "$0")/..}/scripts/mk7z.py" bs.7z 'f:dir\file.txt:hello' \
+    'f:..\..\up.txt:up' 'd:dir2\sub' 'f:a/b.txt:hi'
+rm -rf out_bs
+"$FZ7" x -bd -oout_bs bs.7z >bs.log 2>&1
+rc=$?
+got=$(cd out_bs && find . -mindepth 1 -printf '%y %p\n' | sort | tr '\n' ';')
+want='d ./a;d ./dir2\sub;f ./..\..\up.txt;f ./a/b.txt;f ./dir\file.txt;'
+if [ $rc -eq 0 ] && [ "$got" = "$want" ] && [ "$(cat 'out_bs/dir\file.txt')" = hello ]; then
+    ok
+else
+    bad "7z backslash names: rc=$rc got $got"
+fi
+if "$FZ7" l bs.7z | grep -q ' dir\\file.txt$'; then ok; else bad "7z backslash names: listing"; fi
+if command -v 7zz >/dev/null; then
+    rm -rf out_bs7
+    7zz x -bd -oout_bs7 bs.7z >/dev/null 2>&1
+    got7=$(cd out_bs7 && find . -mindepth 1 -printf '%y %p\n' | sort | tr '\n' ';')
+    [ "$got7" = "$got" ] && ok || bad "7z backslash names: 7zz gives $got7"
+fi
+mkdir -p bsrc && printf 'x\n' >'bsrc/a\b.txt'
+bsdtar -cf bs.tar -C bsrc 'a\b.txt'
+rm -rf out_bstar
+"$FZ7" x -bd -oout_bstar bs.tar >/dev/null 2>&1
+[ -f 'out_bstar/a\b.txt' ] && ok || bad "tar backslash name: $(ls out_bstar)"
+
+echo "formats.sh: $pass passed, $failed failed"
+[ $failed -eq 0 ]
