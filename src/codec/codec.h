@@ -16,7 +16,7 @@
  * ends there (bytes after it are not read on purpose, 7z pack streams hold
  * nothing else). deflate64 selects the Deflate64 variant: a 64 KiB window,
  * length code 285 = 3 + 16 extra bits, distance codes 30 and 31 (32769 and
- * 49153, 14 extra bits each). Memory: about 180 KiB, fixed.
+ * 49153, 14 extra bits each). Memory: about 250 KiB, fixed.
  * Errors from read(): FZ7_E_DATA for any malformed block (bad code lengths,
  * invalid symbols, distances before the start, LEN/NLEN mismatch),
  * FZ7_E_TRUNCATED when src ends inside the stream, and src's own errors.
