@@ -30,6 +30,8 @@ typedef struct run {
     /* Totals. */
     uint64_t files, folders, size;
     fz7_progress *progress;  /* NULL when off */
+    const bool *select;      /* the entries asked for */
+    size_t next_index;       /* the entry after the last one begun */
     unsigned long errors, warnings;
     bool quit, broken;       /* (Q)uit, or end of input at a question */
     fz7_status fatal;
@@ -118,10 +120,25 @@ static char *resolve_existing(run *r, const fz7_entry *e, char *path, const stru
     }
 }
 
+/* -bb2 and up: ". name" for the entries before this one that are decoded
+ * only because they share its solid block, as 7-Zip lists them. */
+static void list_passed_over(run *r, size_t index, const fz7_entry *e)
+{
+    for (size_t j = r->next_index; j < index && e->folder >= 0; j++) {
+        const fz7_entry *o = fz7_archive_entry(r->a, j);
+        if (!r->select[j] && o->folder == e->folder && o->has_stream) {
+            fz7_progress_clear(r->progress);
+            fprintf(r->out, ". %s\n", fz7_entry_path(o));
+        }
+    }
+    r->next_index = index + 1;
+}
+
 static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
 {
-    (void)index;
     run *r = ctx;
+    if (r->o->bb >= 2)
+        list_passed_over(r, index, e);
     r->cur = e;
     r->writing = false;
     if (e->is_dir)
@@ -286,6 +303,7 @@ int fz7_cmd_extract(const struct fz7_options *o)
             total += e->size;
     }
     r.progress = fz7_progress_start(o, total);
+    r.select = select;
 
     char err[600] = "";
     fz7_status s = FZ7_OK;

@@ -119,6 +119,16 @@ if command -v script >/dev/null; then
     grep -Eq "(KiB|MiB)/s" tty0.txt && bad "progress on a terminal despite -bsp0" || ok
 fi
 
+# --- -bb: per-file lines ----------------------------------------------------
+printf a >bb_a.txt; printf bb >bb_b.txt
+7zz a -bso0 -bsp0 -ms=on solid.7z bb_a.txt bb_b.txt >/dev/null || bad "7zz a solid.7z"
+"$FZ7" t -bb1 solid.7z bb_b.txt >out.txt 2>&1
+same "-bb1 names the tested file" "$(grep '^[.T] ' out.txt | tr '\n' ' ')" "T bb_b.txt "
+"$FZ7" t -bb2 solid.7z bb_b.txt >out.txt 2>&1
+same "-bb2 adds what the solid block passes over" "$(grep '^[.T] ' out.txt | tr '\n' ' ')" ". bb_a.txt T bb_b.txt "
+"$FZ7" t solid.7z >out.txt 2>&1
+same "-bb0 names nothing" "$(grep -c '^[.T] ' out.txt)" 0
+
 # --- completions -------------------------------------------------------------
 bash -c "source '$ROOT/packaging/completions/fz7.bash' && complete -p fz7" >out.txt 2>err.txt
 same "bash completion loads" "$(cat out.txt)" "complete -F _fz7 fz7"
