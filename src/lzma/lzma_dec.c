@@ -78,8 +78,7 @@ fz7_status fz7_lzma_dec_new(uint64_t dict_size, uint64_t unpack_hint, uint64_t m
     fz7_lzma_dec *d = calloc(1, sizeof *d);
     if (!d)
         return FZ7_E_MEM;
-    d->cap_max = round_up16(window) + DICT_SLACK;
-    d->cap = d->cap_max;
+    d->cap = round_up16(window) + DICT_SLACK;
     d->dict = alloc_dict(d->cap + DICT_SLACK);
     if (!d->dict || alloc_probs(d, lc, lp) != FZ7_OK) {
         fz7_lzma_dec_free(d);

@@ -53,7 +53,9 @@ uint64_t fz7_lzma2_dict_size(uint8_t dict_prop);
 
 /* run() may read this many bytes past its in_stop argument: the input
  * buffer must hold that many readable bytes (data or zero padding) there.
- * One symbol takes at most about 20 bytes of input; this leaves room. */
+ * One symbol takes at most about 20 bytes of input (every probability
+ * stays in [31, 2017], so a symbol shrinks the range by at most ~135
+ * bits, about 17 normalisations); this leaves room. */
 #define FZ7_LZMA_IN_MARGIN 64
 
 typedef struct fz7_lzma_dec {
@@ -61,10 +63,9 @@ typedef struct fz7_lzma_dec {
     uint8_t *dict;
     size_t cap;          /* circular buffer bytes: the window rounded up to 16, plus 16
                             (the buffer has 16 more bytes of slack after it) */
-    size_t cap_max;      /* equal to cap (kept for callers that size things by it) */
     size_t pos;          /* write position, 0..cap */
     size_t out_pos;      /* dict[out_pos, pos) are decoded bytes not yet taken */
-    bool wrapped;        /* pos has wrapped: all cap bytes are history */
+    bool wrapped;        /* pos has wrapped: distances below cap - 16 are valid */
     /* Model. */
     unsigned lc, lp, pb;
     unsigned lclp_alloc; /* lc + lp the probability array was sized for */

@@ -3,7 +3,9 @@
  * Usage: lzma_dec_bench FILE.lzma            (.lzma: 13-byte header)
  *        lzma_dec_bench -2 DICTPROP FILE.raw  (raw LZMA2 stream)
  * Prints the SHA-256 of the output, its size and the best MB/s of a few
- * runs (HASH=0: no hashing). Not a test: it asserts nothing. */
+ * runs (HASH=0: no hashing). Not a test: it asserts nothing.
+ * Build: gcc -O2 -Isrc -D_GNU_SOURCE tests/bench/lzma_dec_bench.c
+ *        BUILD/libfz7core.a -larchive -lpthread */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
