@@ -75,6 +75,7 @@ typedef struct add_settings {
     bool header_compress;
     const char *solid;
     bool store_mtime;
+    uint32_t threads;        /* LZMA2 encoder threads (-mmt) */
 } add_settings;
 
 static bool method_named(const char *name, size_t n, const char *want)
@@ -213,7 +214,64 @@ static fz7_status make_settings(const struct fz7_options *o, bool xz, add_settin
         snprintf(why, whylen, "bad LZMA parameters");
         return st;
     }
+    /* -mmt: N threads, 1 = off; not given or on = every core. */
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    s->threads = o->threads >= 1 ? (uint32_t)o->threads : ncpu > 0 ? (uint32_t)ncpu : 1;
+    if (s->threads > FZ7_LZMA2_MT_THREADS_MAX)
+        s->threads = FZ7_LZMA2_MT_THREADS_MAX;
     return FZ7_OK;
+}
+
+/* Threads and LZMA2 block size for `bytes` of input (0 = unknown): one
+ * block per thread but never under 3 dictionaries (the encoder's advice),
+ * so inputs up to 3 dictionaries stay one solid stream with 7zz's ratio.
+ * Measured on the 37.8 MB bench corpus at -mx5 on 2 cores: blocks of half
+ * the input took 59 s instead of 79 s but made the archive 1.4 % larger,
+ * so the ratio wins. Fewer threads when their encoders would not fit in
+ * memory (-mmemuse or 3/4 of RAM). */
+static void pick_mt(const struct fz7_options *o, const add_settings *s, uint64_t bytes,
+                    uint32_t *threads, uint64_t *block)
+{
+    *threads = s->threads;
+    *block = 0;
+    if (s->method != FZ7_7Z_LZMA2 || *threads <= 1 || (bytes && bytes < 2 * FZ7_LZMA2_MT_BLOCK_MIN)) {
+        *threads = 1;
+        return;
+    }
+    if (bytes) {
+        fz7_lzma_enc_opts lo = s->lzma;
+        fz7_lzma_enc_reduce_dict(&lo, bytes);
+        uint64_t b = (bytes + *threads - 1) / *threads;
+        if (b < (uint64_t)lo.dict_size * 3)
+            b = (uint64_t)lo.dict_size * 3;
+        if (b >= bytes) {
+            *threads = 1;   /* one block: nothing to share */
+            return;
+        }
+        if (b < FZ7_LZMA2_MT_BLOCK_MIN)
+            b = FZ7_LZMA2_MT_BLOCK_MIN;
+        if (b > FZ7_LZMA2_MT_BLOCK_MAX)
+            b = FZ7_LZMA2_MT_BLOCK_MAX;
+        *block = b;
+    }
+    uint64_t limit = o->memuse_bytes;
+    if (!limit) {
+        long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+        limit = pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize / 4 * 3 : UINT64_MAX;
+        if (o->memuse_percent && pages > 0 && psize > 0)
+            limit = (uint64_t)pages * (uint64_t)psize / 100 * o->memuse_percent;
+    }
+    fz7_lzma_enc_opts lo = s->lzma;
+    if (bytes)
+        fz7_lzma_enc_reduce_dict(&lo, bytes);
+    while (*threads > 1) {
+        uint64_t need = fz7_lzma2_mt_memusage(&lo, *threads, *block);
+        if (need && need <= limit)
+            break;
+        (*threads)--;
+    }
+    if (*threads <= 1)
+        *block = 0;
 }
 
 /* ---- input scanning ----------------------------------------------------- */
@@ -252,7 +310,7 @@ static void read_warn(add_run *r, const char *path, int err)
 {
     r->warnings++;
     fflush(r->out);
-    fprintf(stderr, "WARNING: %s : %s\n", strerror(err), path);
+    fprintf(stderr, "WARNING: %s : %s\n", path, strerror(err));
 }
 
 static fz7_status scan_inputs(add_run *r, dev_t skip_dev, ino_t skip_ino, bool have_skip)
@@ -533,6 +591,7 @@ static fz7_status write_7z(add_run *r, int fd, fz7_archive *old, const bool *kee
         k.fo = &base;
         k.cur_folder = -1;
         base.bcj_x86 = r->set.bcj != 0;
+        pick_mt(r->o, &r->set, 0, &base.threads, &base.mt_block_size);
         fz7_extract_cb cb = {&k, keep_begin, keep_data, keep_end};
         st = fz7_archive_extract(old, keep, &cb, why, whylen);
         if (st == FZ7_OK && k.in_folder)
@@ -541,6 +600,10 @@ static fz7_status write_7z(add_run *r, int fd, fz7_archive *old, const bool *kee
             snprintf(why, whylen, "cannot copy the old archive's entries: %s",
                      fz7_status_str(st));
     }
+
+    base.bcj_x86 = false;
+    base.threads = 0;
+    base.mt_block_size = 0;
 
     /* Entries without data: folders and empty files, in path order. */
     fz7_tree *t = &r->tree;
@@ -604,10 +667,12 @@ static fz7_status write_7z(add_run *r, int fd, fz7_archive *old, const bool *kee
         size_t i = 0;
         while (st == FZ7_OK && i < n) {
             size_t end = i;
+            uint64_t bytes = 0;
             while (end < n && block_of[end] == block_of[i])
-                end++;
+                bytes += sizes[end++];
             fz7_7z_folder_opts fo = base;
             fo.bcj_x86 = group == 1;
+            pick_mt(r->o, &r->set, r->stdin_mode ? 0 : bytes, &fo.threads, &fo.mt_block_size);
             st = fz7_7z_writer_begin_folder(w, &fo);
             for (; st == FZ7_OK && i < end; i++) {
                 fz7_tree_item *it = &t->items[order[i]];
@@ -681,6 +746,7 @@ static fz7_status write_xz(add_run *r, int fd, char *why, size_t whylen)
     xo.bcj_x86 = r->set.bcj == 1;
     xo.delta_distance = r->set.delta;
     xo.size_hint = r->stdin_mode ? 0 : it->size;
+    pick_mt(r->o, &r->set, xo.size_hint, &xo.threads, &xo.mt_block_size);
     fz7_xz_writer *w = NULL;
     fz7_status st = fz7_xz_writer_new(fd, &xo, &w);
     int rerr = 0;

@@ -324,8 +324,12 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
         fz7_lzma_enc_opts lo = o->lzma;
         if (o->size_hint)
             fz7_lzma_enc_reduce_dict(&lo, o->size_hint);
-        st = o->method == FZ7_7Z_LZMA ? fz7_lzma_enc_new(&lo, w->method_dst, &w->enc)
-                                      : fz7_lzma2_enc_new(&lo, w->method_dst, &w->enc);
+        if (o->method == FZ7_7Z_LZMA)
+            st = fz7_lzma_enc_new(&lo, w->method_dst, &w->enc);
+        else if (o->threads > 1)
+            st = fz7_lzma2_enc_new_mt(&lo, o->threads, o->mt_block_size, w->method_dst, &w->enc);
+        else
+            st = fz7_lzma2_enc_new(&lo, w->method_dst, &w->enc);
         if (st != FZ7_OK) {
             fz7_7zaes_writer_free(w->aes);
             w->aes = NULL;

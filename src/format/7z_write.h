@@ -32,8 +32,12 @@ typedef struct fz7_7z_folder_opts {
     fz7_lzma_enc_opts lzma;   /* LZMA/LZMA2 only */
     bool bcj_x86;             /* x86 BCJ (03030103) in front of the method */
     const fz7_7zaes_key *key; /* encrypt with 7zAES (06F10701); NULL = no */
-    uint64_t size_hint;       /* bytes the folder will hold, for shrinking the
+    uint64_t size_hint;       /* bytes the input will hold, for shrinking the
                                  dictionary as 7-Zip does; 0 = unknown */
+    uint32_t threads;         /* LZMA2 encoder threads; 0 or 1 = one solid
+                                 stream, more = fz7_lzma2_enc_new_mt */
+    uint64_t mt_block_size;   /* LZMA2 block bytes when threads > 1; 0 = the
+                                 encoder's default (3 x dictionary) */
 } fz7_7z_folder_opts;
 
 /* What FilesInfo says about one entry. */

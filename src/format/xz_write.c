@@ -87,6 +87,7 @@ struct fz7_xz_writer {
     uint64_t block_in;           /* uncompressed bytes so far */
     uint64_t data_start;         /* file offset of its compressed data */
     fz7_lzma_enc *enc;
+    uint8_t dict_prop;           /* the open block's LZMA2 dictionary byte */
     fz7_bcj_x86_state bcj;
     fz7_delta_state delta;
     uint8_t *fbuf;               /* filter staging buffer */
@@ -211,7 +212,7 @@ static size_t build_block_header(const fz7_xz_writer *w, uint8_t *h, bool sizes,
     }
     h[n++] = FILTER_LZMA2;
     h[n++] = 1;
-    h[n++] = fz7_lzma2_dict_prop(w->opts.lzma.dict_size);
+    h[n++] = w->dict_prop;
     size_t total = (n + 4 + 3) & ~(size_t)3;
     if (want_size > total)
         total = want_size;
@@ -223,6 +224,14 @@ static size_t build_block_header(const fz7_xz_writer *w, uint8_t *h, bool sizes,
 
 static fz7_status begin_block(fz7_xz_writer *w)
 {
+    /* The encoder first: the header names its (possibly reduced) dictionary. */
+    fz7_status st = w->opts.threads > 1
+                        ? fz7_lzma2_enc_new_mt(&w->opts.lzma, w->opts.threads,
+                                               w->opts.mt_block_size, &w->out.os, &w->enc)
+                        : fz7_lzma2_enc_new(&w->opts.lzma, &w->out.os, &w->enc);
+    if (st != FZ7_OK)
+        return st;
+    w->dict_prop = fz7_lzma2_enc_dict_prop(w->enc);
     uint8_t h[RESERVED_BLOCK_HEADER + 8];
     w->block_start = w->out.pos;
     if (w->seekable) {
@@ -232,13 +241,10 @@ static fz7_status begin_block(fz7_xz_writer *w)
     } else {
         w->header_size = build_block_header(w, h, false, 0, 0, 0);
     }
-    fz7_status st = out_write(&w->out.os, h, w->header_size);
+    st = out_write(&w->out.os, h, w->header_size);
     if (st != FZ7_OK)
         return st;
     w->data_start = w->out.pos;
-    st = fz7_lzma2_enc_new(&w->opts.lzma, &w->out.os, &w->enc);
-    if (st != FZ7_OK)
-        return st;
     fz7_bcj_x86_init(&w->bcj, 0);
     if (w->opts.delta_distance)
         fz7_delta_init(&w->delta, w->opts.delta_distance);
