@@ -54,4 +54,17 @@ done
 xz -lvv --robot "$S/w.xz" > /dev/null || fail "xz -l"
 "$FZ7" a -bd -mcheck=sha256 "$S/s.xz" "$in" >/dev/null && xz -l --robot "$S/s.xz" | grep -q 'SHA-256' || fail "-mcheck=sha256 not recorded"
 "$FZ7" a -bd -txz "$S/t_noext" "$in" >/dev/null && xz -dc "$S/t_noext" | cmp - "$in" || fail "-txz"
+# Multi-threaded LZMA2 (blocks of 3 dictionaries): 7z folder and xz block.
+mkdir -p "$S/mt/big"
+text_lines 40000 11 > "$S/mt/big/t.txt"
+prng_bytes 200000 12 >> "$S/mt/big/t.txt"
+text_lines 20000 13 >> "$S/mt/big/t.txt"
+(cd "$S/mt" && "$FZ7" a -bd -mx1 -md=256k -mmt=2 ../mt.7z big) > "$S/log" 2>&1 || { cat "$S/log"; fail "fz7 a -mmt=2"; }
+7zz t "$S/mt.7z" > "$S/log" 2>&1 || { cat "$S/log"; fail "7zz t -mmt=2 archive"; }
+7zz x -so "$S/mt.7z" big/t.txt | cmp - "$S/mt/big/t.txt" || fail "-mmt=2 .7z content"
+"$FZ7" a -bd -mx1 -md=256k -mmt=2 "$S/mt.xz" "$S/mt/big/t.txt" > "$S/log" 2>&1 || { cat "$S/log"; fail "fz7 a -mmt=2 .xz"; }
+xz -dc "$S/mt.xz" | cmp - "$S/mt/big/t.txt" || fail "-mmt=2 .xz content"
+"$FZ7" a -bd -mx1 -md=256k -mmt=1 "$S/mt1.xz" "$S/mt/big/t.txt" > /dev/null 2>&1 || fail "-mmt=1 .xz"
+cmp -s "$S/mt.xz" "$S/mt1.xz" && fail "-mmt=2 gave the single-stream bytes: no blocks were made"
+echo "ok -mmt=2"
 echo "PASS"
