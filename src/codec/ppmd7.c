@@ -614,6 +614,7 @@ typedef struct {
     uint32_t range, code;
     bool started;
     bool overrun;           /* read past the end of src */
+    bool end_mark;          /* the end marker was decoded */
     fz7_status err;
     size_t in_pos, in_len;
     pm_model m;
@@ -667,8 +668,8 @@ static inline fz7_status rc_decode(ppmd_istream *z, uint32_t start, uint32_t siz
 
 /* ---- Decoding one symbol ---- */
 
-/* Decodes one byte into *sym; FZ7_E_DATA for an end marker or a code out
- * of range. */
+/* Decodes one byte into *sym, or the end marker (an escape out of the
+ * order-0 context; z->end_mark set). FZ7_E_DATA for a code out of range. */
 static fz7_status decode_symbol(ppmd_istream *z, uint8_t *sym)
 {
     pm_model *m = &z->m;
@@ -761,8 +762,10 @@ static fz7_status decode_symbol(ppmd_istream *z, uint8_t *sym)
         unsigned masked = m->min_ctx->num_stats;
         do {
             m->order_fall++;
-            if (!m->min_ctx->suffix)
-                return FZ7_E_DATA;   /* end marker: 7z streams have none */
+            if (!m->min_ctx->suffix) {
+                z->end_mark = true;
+                return FZ7_OK;
+            }
             m->min_ctx = suffix_of(m, m->min_ctx);
         } while (m->min_ctx->num_stats == masked);
         mc = m->min_ctx;
@@ -838,12 +841,21 @@ static fz7_status ppmd_fill(ppmd_istream *z, uint8_t *buf, size_t cap, size_t *g
             return st;
         if (z->overrun)
             return FZ7_E_TRUNCATED;
+        if (z->end_mark)
+            return FZ7_E_DATA;   /* the size says there is more */
         (*got)++;
         z->left--;
     }
-    /* A complete stream leaves the range decoder's code at 0. */
-    if (z->left == 0 && z->code != 0)
-        return FZ7_E_DATA;
+    /* A complete stream leaves the range decoder's code at 0. 7-Zip never
+     * writes an end marker in 7z, other encoders may: after one, the code
+     * is 0 too. */
+    if (z->left == 0 && z->code != 0) {
+        uint8_t extra;
+        if ((st = decode_symbol(z, &extra)))
+            return st;
+        if (!z->end_mark || z->code != 0 || z->overrun)
+            return FZ7_E_DATA;
+    }
     return FZ7_OK;
 }
 

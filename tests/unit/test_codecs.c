@@ -722,6 +722,44 @@ static void test_ppmd_props(void **state)
     fz7_istream_free(in);
 }
 
+/* Streams encoded by hand with 7z's PPMd range coder on a fresh model:
+ * 'A' is symbol 65 of the order-0 context (start 65, size 1, total 257);
+ * after it, the end marker escapes from that context (start 260, size 1,
+ * total 261, 'A' now having frequency 5). */
+static void test_ppmd_vectors(void **state)
+{
+    (void)state;
+    static const uint8_t props[5] = {6, 0, 0, 0, 1};
+    static const uint8_t just_a[] = {0x00, 0x40, 0xBF, 0x40, 0xBF, 0x00};
+    static const uint8_t a_marker[] = {0x00, 0x41, 0xBD, 0x47, 0x9E, 0x98, 0x00};
+    static const uint8_t marker[] = {0x00, 0xFF, 0x00, 0xFF, 0x00, 0x00};
+    uint8_t *out;
+    size_t n;
+    assert_int_equal(decode(K_PPMD, just_a, sizeof just_a, props, 1, 1, &out, &n), FZ7_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(out[0], 'A');
+    free(out);
+    /* One byte more than the stream holds. */
+    assert_int_equal(decode(K_PPMD, just_a, sizeof just_a, props, 2, 1, &out, &n), FZ7_E_TRUNCATED);
+    free(out);
+    /* An end marker after the last byte is accepted... */
+    assert_int_equal(decode(K_PPMD, a_marker, sizeof a_marker, props, 1, 1, &out, &n), FZ7_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(out[0], 'A');
+    free(out);
+    /* ...one before it is corrupt data. */
+    assert_int_equal(decode(K_PPMD, a_marker, sizeof a_marker, props, 2, 1, &out, &n), FZ7_E_DATA);
+    assert_int_equal(n, 1);
+    free(out);
+    assert_int_equal(decode(K_PPMD, marker, sizeof marker, props, 1, 1, &out, &n), FZ7_E_DATA);
+    assert_int_equal(n, 0);
+    free(out);
+    /* The code left non-zero: a byte of the stream changed. */
+    static const uint8_t bad_tail[] = {0x00, 0x40, 0xBF, 0x40, 0xBF, 0x01};
+    assert_int_equal(decode(K_PPMD, bad_tail, sizeof bad_tail, props, 1, 1, &out, &n), FZ7_E_DATA);
+    free(out);
+}
+
 /* ---- BCJ2 ---- */
 
 static fz7_status bcj2_run(const uint8_t *const s[4], const size_t n[4], uint64_t out_size, size_t piece,
@@ -1136,6 +1174,7 @@ int main(void)
         cmocka_unit_test(test_deflate_vectors),
         cmocka_unit_test(test_deflate_random),
         cmocka_unit_test(test_ppmd_props),
+        cmocka_unit_test(test_ppmd_vectors),
         cmocka_unit_test(test_bcj2_unconverted),
         cmocka_unit_test(test_random_streams),
         cmocka_unit_test(test_raw_deflate),
