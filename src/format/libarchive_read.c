@@ -29,6 +29,7 @@ typedef struct {
 } la_source;
 
 typedef struct {
+    bool raw;              /* one compressed file (x.gz), not an archive */
     la_kind *kinds;        /* per entry */
     char **link_targets;   /* per entry: symlink or hard link target, or NULL */
     char type_name[16];
@@ -81,9 +82,11 @@ static la_int64_t src_seek(struct archive *ar, void *ctx, la_int64_t offset, int
 
 /* A reader over the archive's bytes from offset 0, with the formats and
  * filters fz7 hands to libarchive (no external programs, no 7z: fz7 reads
- * 7z itself). *ar is NULL when libarchive recognises no format there. */
-static fz7_status la_start(fz7_archive *a, la_source *src, struct archive **ar_out, char *err,
-                           size_t errlen)
+ * 7z itself). raw: the bytes are one compressed file (gzip, bzip2, zstd,
+ * lz4, compress), taken only when a compression filter recognised them.
+ * FZ7_E_FORMAT with err empty when libarchive recognises nothing there. */
+static fz7_status la_start(fz7_archive *a, la_source *src, bool raw, struct archive **ar_out,
+                           char *err, size_t errlen)
 {
     *ar_out = NULL;
     src->vol = a->vol;
@@ -99,13 +102,17 @@ static fz7_status la_start(fz7_archive *a, la_source *src, struct archive **ar_o
     archive_read_support_filter_zstd(ar);
     archive_read_support_filter_lz4(ar);
     archive_read_support_filter_compress(ar);
-    archive_read_support_format_zip(ar);
-    archive_read_support_format_tar(ar);
-    archive_read_support_format_gnutar(ar);
-    archive_read_support_format_cpio(ar);
-    archive_read_support_format_iso9660(ar);
-    archive_read_support_format_rar(ar);
-    archive_read_support_format_rar5(ar);
+    if (raw) {
+        archive_read_support_format_raw(ar);
+    } else {
+        archive_read_support_format_zip(ar);
+        archive_read_support_format_tar(ar);
+        archive_read_support_format_gnutar(ar);
+        archive_read_support_format_cpio(ar);
+        archive_read_support_format_iso9660(ar);
+        archive_read_support_format_rar(ar);
+        archive_read_support_format_rar5(ar);
+    }
     if (a->opts.password)
         archive_read_add_passphrase(ar, a->opts.password);
     archive_read_set_read_callback(ar, src_read);
@@ -120,6 +127,12 @@ static fz7_status la_start(fz7_archive *a, la_source *src, struct archive **ar_o
             snprintf(err, errlen, "%s", archive_error_string(ar) ? archive_error_string(ar) : "Read error");
         archive_read_free(ar);
         return io ? FZ7_E_IO : FZ7_E_FORMAT;
+    }
+    /* The raw format takes any bytes: only behind a real decompressor
+     * (filter 0 is the outermost; the last one is the plain source). */
+    if (raw && (archive_filter_count(ar) < 2 || archive_filter_code(ar, 0) == ARCHIVE_FILTER_NONE)) {
+        archive_read_free(ar);
+        return FZ7_E_FORMAT;
     }
     *ar_out = ar;
     return FZ7_OK;
@@ -349,7 +362,7 @@ static fz7_status la_extract(fz7_archive *a, const bool *select, const fz7_extra
     if (!src)
         return FZ7_E_MEM;
     struct archive *ar;
-    fz7_status st = la_start(a, src, &ar, err, errlen);
+    fz7_status st = la_start(a, src, p->raw, &ar, err, errlen);
     if (st == FZ7_E_FORMAT && errlen && !err[0])
         snprintf(err, errlen, "Can not open the file as archive (it changed since it was opened)");
     if (st != FZ7_OK) {
@@ -380,7 +393,7 @@ static fz7_status la_extract(fz7_archive *a, const bool *select, const fz7_extra
                     ret = FZ7_E_MEM;
                     break;
                 }
-                if (strcmp(path, e->path) != 0) {
+                if (!p->raw && strcmp(path, e->path) != 0) {
                     broken = FZ7_E_DATA;
                     snprintf(broken_detail, sizeof broken_detail, "the archive changed since it was opened");
                 }
@@ -454,13 +467,42 @@ static fz7_status grow(fz7_archive *a, la_priv *p, size_t *cap)
     return FZ7_OK;
 }
 
+/* The name a compressed single file's entry gets: the archive's base name
+ * without its suffix (.tgz, .tbz2, .tzst -> .tar), as 7-Zip names it. */
+static char *raw_entry_name(const char *archive_path)
+{
+    const char *base = strrchr(archive_path, '/');
+    base = base ? base + 1 : archive_path;
+    size_t n = strlen(base);
+    static const struct { const char *suffix, *repl; } map[] = {
+        {".tgz", ".tar"}, {".tbz2", ".tar"}, {".tbz", ".tar"}, {".tzst", ".tar"}, {".taz", ".tar"},
+        {".gz", ""},      {".bz2", ""},      {".zst", ""},     {".lz4", ""},      {".Z", ""}};
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+        size_t sl = strlen(map[i].suffix), rl = strlen(map[i].repl);
+        if (n > sl && strcmp(base + n - sl, map[i].suffix) == 0) {
+            char *r = malloc(n - sl + rl + 1);
+            if (r) {
+                memcpy(r, base, n - sl);
+                memcpy(r + n - sl, map[i].repl, rl + 1);
+            }
+            return r;
+        }
+    }
+    return strdup(base);
+}
+
 fz7_status fz7_libarchive_open(fz7_archive *a, char *err, size_t errlen)
 {
     la_source *src = malloc(sizeof *src);
     if (!src)
         return FZ7_E_MEM;
     struct archive *ar;
-    fz7_status st = la_start(a, src, &ar, err, errlen);
+    bool raw = false;
+    fz7_status st = la_start(a, src, false, &ar, err, errlen);
+    if (st == FZ7_E_FORMAT && !(errlen && err[0])) {
+        raw = true;
+        st = la_start(a, src, true, &ar, err, errlen);
+    }
     if (st != FZ7_OK) {
         free(src);
         return st;
@@ -471,6 +513,7 @@ fz7_status fz7_libarchive_open(fz7_archive *a, char *err, size_t errlen)
         free(src);
         return FZ7_E_MEM;
     }
+    p->raw = raw;
     a->priv = p;
     a->ops = &la_ops;
     size_t cap = 0;
@@ -506,6 +549,13 @@ fz7_status fz7_libarchive_open(fz7_archive *a, char *err, size_t errlen)
             break;
         }
         a->count++;
+        if (raw) {
+            free(e->path);
+            if (!(e->path = raw_entry_name(a->path))) {
+                st = FZ7_E_MEM;
+                break;
+            }
+        }
         path_bytes += strlen(e->path) + 1;
         if (path_bytes > a->opts.mem_limit) {
             st = FZ7_E_MEMLIMIT;

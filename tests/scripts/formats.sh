@@ -4,8 +4,9 @@
 # tree byte for byte (modes, symlink targets), `t` passes, `l` names the
 # type, `e -so` streams one file; a .tar.xz still opens as xz (7-Zip's
 # choice); a zip with "../" and absolute names writes nothing outside -o;
-# damaged zip data and a cut tar.gz fail `t` with exit 2; backslashes in 7z
-# and tar names stay ordinary characters (as 7zz on Linux keeps them).
+# a lone .gz/.bz2/.zst file is one entry; damaged zip data and a cut tar.gz
+# fail `t` with exit 2; backslashes in 7z and tar names stay ordinary
+# characters (as 7zz on Linux keeps them).
 set -u
 : "${FZ7:?FZ7 must name the fz7 binary}"
 case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
@@ -99,6 +100,22 @@ if command -v xz >/dev/null; then
         bad "tar.xz: not opened as xz"
     fi
 fi
+
+# --- one compressed file (not an archive): one entry named without the suffix ---
+for z in "gzip -c:gz" "bzip2 -c:bz2" "zstd -q -c:zst"; do
+    prog=${z%%:*} ext=${z#*:}
+    command -v "${prog%% *}" >/dev/null || continue
+    $prog src/docs/deep/numbers.txt >"numbers.txt.$ext"
+    rm -rf "out_$ext"
+    "$FZ7" x -bd -o"out_$ext" "numbers.txt.$ext" >/dev/null 2>&1
+    rc=$?
+    n=$("$FZ7" l -slt "numbers.txt.$ext" | grep -c '^Path = numbers.txt$')
+    if [ $rc -eq 0 ] && [ "$n" = 1 ] && cmp -s "out_$ext/numbers.txt" src/docs/deep/numbers.txt; then
+        ok
+    else
+        bad "numbers.txt.$ext: rc=$rc, listed $n times"
+    fi
+done
 
 # --- hostile names in a zip: nothing outside -o ---
 mkdir -p jail
