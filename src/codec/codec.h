@@ -34,10 +34,12 @@ fz7_status fz7_bzip2_istream_new(fz7_istream *src, uint64_t mem_limit, fz7_istre
 /* PPMd variant H (Shkarin's PPMd var.H with 7-Zip's range coder), as the 7z
  * method 030401 stores it. props: 5 bytes, the model order (2..64) and the
  * model memory size in bytes (uint32 LE, 2 KiB .. 4 GiB - 37). out_size: the
- * bytes to decode (the coder's unpack size); PPMd in 7z has no end marker.
- * _new errors: FZ7_E_UNSUPPORTED (bad properties), FZ7_E_MEMLIMIT (memory
- * size above mem_limit), FZ7_E_MEM. read() errors: FZ7_E_DATA (a symbol
- * the model cannot hold, range coder out of range), FZ7_E_TRUNCATED. */
+ * bytes to decode (the coder's unpack size); an end marker may follow them
+ * (7-Zip writes none), not come before. Memory: the model size plus about
+ * 100 KiB (mem_limit of 0: FZ7_DEFAULT_MEM_LIMIT). _new errors:
+ * FZ7_E_UNSUPPORTED (bad properties), FZ7_E_MEMLIMIT (model above
+ * mem_limit), FZ7_E_MEM. read() errors: FZ7_E_DATA (code out of range, an
+ * early end marker, a final code that is not 0), FZ7_E_TRUNCATED. */
 fz7_status fz7_ppmd7_istream_new(fz7_istream *src, const uint8_t *props, size_t props_len,
                                  uint64_t out_size, uint64_t mem_limit, fz7_istream **out);
 
