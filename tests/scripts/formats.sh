@@ -4,7 +4,8 @@
 # tree byte for byte (modes, symlink targets), `t` passes, `l` names the
 # type, `e -so` streams one file; a .tar.xz still opens as xz (7-Zip's
 # choice); a zip with "../" and absolute names writes nothing outside -o;
-# a lone .gz/.bz2/.zst file is one entry; damaged zip data and a cut tar.gz
+# a lone .gz/.bz2/.zst file is one entry; encrypted zips need the password;
+# 7zz -v split zip/tar read from .001; damaged zip data and a cut tar.gz
 # fail `t` with exit 2; backslashes in 7z and tar names stay ordinary
 # characters (as 7zz on Linux keeps them).
 set -u
@@ -116,6 +117,35 @@ for z in "gzip -c:gz" "bzip2 -c:bz2" "zstd -q -c:zst"; do
         bad "numbers.txt.$ext: rc=$rc, listed $n times"
     fi
 done
+
+# --- encrypted zip (AES-256 and ZipCrypto): the password decides ---
+for enc in aes256 zipcrypt; do
+    bsdtar --format=zip --options "zip:encryption=$enc" --passphrase secret -cf "enc_$enc.zip" \
+        -C src docs/deep/numbers.txt random.bin 2>/dev/null || { echo "note: no $enc zip"; continue; }
+    rm -rf "out_$enc"
+    "$FZ7" x -bd -psecret -o"out_$enc" "enc_$enc.zip" >/dev/null 2>&1
+    rc=$?
+    if [ $rc -eq 0 ] && cmp -s "out_$enc/random.bin" src/random.bin; then ok; else bad "$enc zip: x rc=$rc"; fi
+    "$FZ7" t -bd -pwrong "enc_$enc.zip" >wrong.log 2>&1
+    rc=$?
+    if [ $rc -eq 2 ] && grep -q "Wrong password?" wrong.log; then ok; else bad "$enc zip: wrong password rc=$rc"; fi
+done
+
+# --- zip and tar split by 7zz -v into .001, .002, ... ---
+if command -v 7zz >/dev/null; then
+    for t in zip tar; do
+        7zz a -bd -snl -t$t -v64k "split.$t" ./src >/dev/null
+        rm -rf "out_split_$t"
+        "$FZ7" x -bd -o"out_split_$t" "split.$t.001" >/dev/null 2>&1
+        rc=$?
+        if [ $rc -eq 0 ] && diff -r --no-dereference src "out_split_$t/src" >/dev/null; then ok; else bad "split $t: rc=$rc"; fi
+    done
+    mv split.tar.003 held
+    "$FZ7" t -bd split.tar.001 >/dev/null 2>err.log
+    rc=$?
+    if [ $rc -eq 2 ] && grep -q "Missing volume: split.tar.003" err.log; then ok; else bad "split tar without .003: rc=$rc"; fi
+    mv held split.tar.003
+fi
 
 # --- hostile names in a zip: nothing outside -o ---
 mkdir -p jail
