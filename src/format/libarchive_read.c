@@ -9,6 +9,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -354,8 +355,37 @@ static fz7_status read_file_data(struct archive *ar, const fz7_entry *e, const f
     return FZ7_OK;
 }
 
-static fz7_status la_extract(fz7_archive *a, const bool *select, const fz7_extract_cb *cb,
-                             char *err, size_t errlen)
+/* libarchive converts names through the thread's locale; under the C
+ * locale a UTF-8 zip name converts to nothing. These calls run with a
+ * UTF-8 LC_CTYPE for this thread only (uselocale), the process's locale
+ * untouched. Returns the locale to restore, or 0 when none was set. */
+static locale_t utf8_locale_enter(void)
+{
+    static const char *const names[] = {"C.UTF-8", "C.utf8", "en_US.UTF-8"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        locale_t l = newlocale(LC_CTYPE_MASK, names[i], (locale_t)0);
+        if (l) {
+            locale_t old = uselocale(l);
+            if (old != (locale_t)0)
+                return old;
+            freelocale(l);
+            return (locale_t)0;
+        }
+    }
+    return (locale_t)0;
+}
+
+static void utf8_locale_leave(locale_t old)
+{
+    if (old == (locale_t)0)
+        return;
+    locale_t mine = uselocale(old);
+    if (mine != (locale_t)0 && mine != LC_GLOBAL_LOCALE)
+        freelocale(mine);
+}
+
+static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz7_extract_cb *cb,
+                                    char *err, size_t errlen)
 {
     la_priv *p = a->priv;
     la_source *src = malloc(sizeof *src);
@@ -440,6 +470,15 @@ static fz7_status la_extract(fz7_archive *a, const bool *select, const fz7_extra
     return ret;
 }
 
+static fz7_status la_extract(fz7_archive *a, const bool *select, const fz7_extract_cb *cb,
+                             char *err, size_t errlen)
+{
+    locale_t old = utf8_locale_enter();
+    fz7_status st = extract_in_locale(a, select, cb, err, errlen);
+    utf8_locale_leave(old);
+    return st;
+}
+
 static const fz7_archive_ops la_ops = {la_extract, la_close};
 
 /* Grows the per-entry arrays to hold n + 1 items. */
@@ -491,7 +530,7 @@ static char *raw_entry_name(const char *archive_path)
     return strdup(base);
 }
 
-fz7_status fz7_libarchive_open(fz7_archive *a, char *err, size_t errlen)
+static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
 {
     la_source *src = malloc(sizeof *src);
     if (!src)
@@ -576,4 +615,12 @@ fz7_status fz7_libarchive_open(fz7_archive *a, char *err, size_t errlen)
     a->info.type_name = p->type_name;
     a->info.method = p->method;
     return FZ7_OK;
+}
+
+fz7_status fz7_libarchive_open(fz7_archive *a, char *err, size_t errlen)
+{
+    locale_t old = utf8_locale_enter();
+    fz7_status st = open_in_locale(a, err, errlen);
+    utf8_locale_leave(old);
+    return st;
 }

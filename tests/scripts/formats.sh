@@ -21,8 +21,13 @@ failed=0
 ok() { pass=$((pass + 1)); }
 bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
 
+# Archives are made under a UTF-8 locale; fz7 extracts under C too (names
+# must not depend on the caller's locale).
+export LC_ALL=C.UTF-8
+
 # --- the source tree ---
-mkdir -p src/docs/deep src/empty_dir src/bin
+mkdir -p src/docs/deep src/empty_dir src/bin "src/ünïcödé dir"
+printf 'grüße, 日本語\n' >"src/ünïcödé dir/fïlé 名前.txt"
 python3 - src <<'PY'
 import random, sys
 r = random.Random(5)
@@ -55,7 +60,7 @@ check_format() { # label type create-args...
         return
     fi
     rm -rf "out_$label"
-    "$FZ7" x -bd -o"out_$label" "$arc" >"x_$label.log" 2>&1
+    LC_ALL=C "$FZ7" x -bd -o"out_$label" "$arc" >"x_$label.log" 2>&1
     local rc=$?
     if [ $rc -eq 0 ] && diff -r --no-dereference src "out_$label" >/dev/null; then ok; else bad "$label: x rc=$rc or contents differ"; fi
     tree_sig "out_$label" >"out_$label.sig"
