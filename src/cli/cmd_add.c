@@ -730,9 +730,10 @@ static fz7_status write_xz(add_run *r, int fd, char *why, size_t whylen)
         }
     }
     if (files != 1 || r->tree.count != 1) {
-        snprintf(why, whylen, "an xz archive holds exactly one file (%zu items were given)",
+        /* 7-Zip: E_INVALIDARG, exit 2. */
+        snprintf(why, whylen, "E_INVALIDARG : an xz archive holds exactly one file (%zu items were given)",
                  r->tree.count);
-        return FZ7_E_ARG;
+        return FZ7_E_FORMAT;
     }
     int in = open_input(r, it);
     if (in < 0) {
@@ -831,8 +832,9 @@ int fz7_cmd_add(const struct fz7_options *o)
     bool xz = o->type == FZ7_TYPE_XZ ||
               (o->type == FZ7_TYPE_AUTO && (ends_with(o->archive, ".xz") || ends_with(o->archive, ".txz")));
     if (o->type == FZ7_TYPE_LZMA) {
-        fprintf(stderr, "\nERROR: creating .lzma archives is not supported\n");
-        return FZ7_EXIT_USAGE;
+        /* 7-Zip cannot create .lzma either. */
+        fprintf(stderr, "\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
+        return FZ7_EXIT_FATAL;
     }
     const char *base = strrchr(o->archive, '/');
     base = base ? base + 1 : o->archive;

@@ -144,6 +144,19 @@ kill -INT $pid 2>/dev/null
 wait $pid
 ls -a | grep -q 'fz7tmp' && fail "SIGINT left a temporary file"
 if ! cmp -s sig2.7z keep.orig; then check_7z sig2.7z; fi
+# .xz takes one file; .lzma cannot be created (both exit 2 as in 7-Zip).
+"$FZ7" a -bd two.xz rp/rnd/r.bin e2/one > log 2>&1
+[ $? = 2 ] || fail ".xz with two files: exit code"
+[ -e two.xz ] && fail ".xz with two files left an archive"
+"$FZ7" a -bd -tlzma x.lzma e2/one > log 2>&1
+[ $? = 2 ] || fail "-tlzma: exit code"
+
+# -sdel: the inputs go once they are in the archive.
+mkdir -p del/sub && printf 'a\n' > del/a && printf 'b\n' > del/sub/b
+"$FZ7" a -bd -sdel del.7z del > log 2>&1 || { cat log; fail "-sdel"; }
+[ -e del ] && fail "-sdel left the inputs"
+[ "$(7zz x -so del.7z del/sub/b)" = b ] || fail "-sdel archive content"
+
 # -si and -so.
 text_lines 3000 5 > stdin.txt
 "$FZ7" a -bd -si si.7z < stdin.txt > log 2>&1 || { cat log; fail "-si .7z"; }
