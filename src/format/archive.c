@@ -103,18 +103,35 @@ char *fz7_strip_compressed_suffix(const char *archive_path)
     base = base ? base + 1 : archive_path;
     size_t n = strlen(base);
     static const struct { const char *suffix, *repl; } map[] = {
-        {".txz", ".tar"}, {".tlz", ".tar"}, {".xz", ""}, {".lzma", ""}, {".lz", ""}};
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
-        size_t sl = strlen(map[i].suffix);
-        if (n > sl && strcasecmp(base + n - sl, map[i].suffix) == 0) {
-            size_t keep = n - sl, rl = strlen(map[i].repl);
-            char *r = malloc(keep + rl + 1);
-            if (!r)
-                return NULL;
-            memcpy(r, base, keep);
-            memcpy(r + keep, map[i].repl, rl + 1);
-            return r;
+        {".txz", ".tar"}, {".tlz", ".tar"}, {".tgz", ".tar"}, {".tbz2", ".tar"}, {".tbz", ".tar"},
+        {".tzst", ".tar"}, {".taz", ".tar"}, {".xz", ""}, {".lzma", ""}, {".lz", ""}, {".gz", ""},
+        {".bz2", ""}, {".zst", ""}, {".lz4", ""}, {".z", ""}};
+    /* A split file's volume number goes too ("x.tar.gz.001" names
+     * "x.tar"), when a known suffix stands before it. */
+    size_t digits = 0;
+    while (digits < n && base[n - 1 - digits] >= '0' && base[n - 1 - digits] <= '9')
+        digits++;
+    size_t ends[2] = {n, n};
+    if (digits >= 2 && digits + 1 < n && base[n - 1 - digits] == '.')
+        ends[1] = n - digits - 1;
+    size_t keep = n, rl = 0;
+    const char *repl = "";
+    for (int k = 0; k < 2 && keep == n; k++) {
+        size_t end = ends[k];
+        for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+            size_t sl = strlen(map[i].suffix);
+            if (end > sl && strncasecmp(base + end - sl, map[i].suffix, sl) == 0) {
+                keep = end - sl;
+                repl = map[i].repl;
+                rl = strlen(repl);
+                break;
+            }
         }
     }
-    return strdup(base);
+    char *r = malloc(keep + rl + 1);
+    if (!r)
+        return NULL;
+    memcpy(r, base, keep);
+    memcpy(r + keep, repl, rl + 1);
+    return r;
 }

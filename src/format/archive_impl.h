@@ -41,8 +41,9 @@ fz7_status fz7_7z_sfx_open(fz7_archive *a, char *err, size_t errlen);
  * and rar5 through libarchive (read only). */
 fz7_status fz7_libarchive_open(fz7_archive *a, char *err, size_t errlen);
 
-/* The name an .xz/.lzma entry gets: the archive's base name without its
- * .xz/.txz/.lzma/.tlzma suffix (.txz -> .tar), as 7-Zip names it. */
+/* The name the one entry of a compressed file gets: the archive's base
+ * name without a volume number (".001") and its .xz/.lzma/.gz/.bz2/.zst/
+ * .lz4/.Z suffix (.txz, .tgz, .tbz2, .tzst -> .tar), as 7-Zip names it. */
 char *fz7_strip_compressed_suffix(const char *archive_path);
 
 #endif

@@ -506,30 +506,6 @@ static fz7_status grow(fz7_archive *a, la_priv *p, size_t *cap)
     return FZ7_OK;
 }
 
-/* The name a compressed single file's entry gets: the archive's base name
- * without its suffix (.tgz, .tbz2, .tzst -> .tar), as 7-Zip names it. */
-static char *raw_entry_name(const char *archive_path)
-{
-    const char *base = strrchr(archive_path, '/');
-    base = base ? base + 1 : archive_path;
-    size_t n = strlen(base);
-    static const struct { const char *suffix, *repl; } map[] = {
-        {".tgz", ".tar"}, {".tbz2", ".tar"}, {".tbz", ".tar"}, {".tzst", ".tar"}, {".taz", ".tar"},
-        {".gz", ""},      {".bz2", ""},      {".zst", ""},     {".lz4", ""},      {".Z", ""}};
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
-        size_t sl = strlen(map[i].suffix), rl = strlen(map[i].repl);
-        if (n > sl && strcmp(base + n - sl, map[i].suffix) == 0) {
-            char *r = malloc(n - sl + rl + 1);
-            if (r) {
-                memcpy(r, base, n - sl);
-                memcpy(r + n - sl, map[i].repl, rl + 1);
-            }
-            return r;
-        }
-    }
-    return strdup(base);
-}
-
 static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
 {
     la_source *src = malloc(sizeof *src);
@@ -590,7 +566,7 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
         a->count++;
         if (raw) {
             free(e->path);
-            if (!(e->path = raw_entry_name(a->path))) {
+            if (!(e->path = fz7_strip_compressed_suffix(a->path))) {
                 st = FZ7_E_MEM;
                 break;
             }

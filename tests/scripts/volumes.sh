@@ -91,6 +91,21 @@ check_set() { # name method
 check_set lz LZMA2
 check_set cp Copy
 
+# --- a split .xz (read through libarchive's xz filter): one entry, named
+# without the volume number and the suffix ---
+if command -v xz >/dev/null; then
+    xz -c -1 src/random.bin >random.bin.xz
+    split -b 500000 -d -a 3 --numeric-suffixes=1 random.bin.xz random.bin.xz.
+    rm -rf out_xz
+    "$FZ7" x -bd -oout_xz random.bin.xz.001 >/dev/null 2>&1
+    rc=$?
+    if [ $rc -eq 0 ] && [ "$(ls out_xz)" = random.bin ] && cmp -s out_xz/random.bin src/random.bin; then
+        ok
+    else
+        bad "split xz: rc=$rc, $(ls out_xz)"
+    fi
+fi
+
 # --- self-extractor: a stub (an ELF here) followed by an archive ---
 stub=$(type -P true)
 case $(head -c 4 "$stub" | od -An -c | tr -d ' ') in
