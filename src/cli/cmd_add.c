@@ -76,6 +76,7 @@ typedef struct add_settings {
     const char *solid;
     bool store_mtime;
     uint32_t threads;        /* LZMA2 encoder threads (-mmt) */
+    bool sort_by_type;       /* -mqs: files sorted by extension, then path */
 } add_settings;
 
 static bool method_named(const char *name, size_t n, const char *want)
@@ -94,7 +95,11 @@ static fz7_status apply_method_switch(add_settings *s, const char *m, char *why,
         if (method_named(m, klen, "check") || method_named(m, klen, "crc"))
             return fz7_xz_check_parse(val, &s->check) == FZ7_OK ? FZ7_OK
                    : (snprintf(why, whylen, "unknown check: %s", val), FZ7_E_ARG);
-        static const char *const ignored[] = {"qs", "yx", "mt", "c", "tc", "ta", "tr", "memuse",
+        if (method_named(m, klen, "qs")) {
+            s->sort_by_type = !(strcasecmp(val, "off") == 0 || strcmp(val, "-") == 0);
+            return FZ7_OK;
+        }
+        static const char *const ignored[] = {"yx", "mt", "c", "tc", "ta", "tr", "memuse",
                                               "hcf", "ba", "b"};
         for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++)
             if (method_named(m, klen, ignored[i]))
@@ -480,6 +485,19 @@ static const char *ext_of(const char *name)
     return dot ? dot + 1 : "";
 }
 
+/* -mqs order: extension (alphabetically; 7-Zip uses its own table of file
+ * types for the order of the groups), then the path order the tree has. */
+static const fz7_tree_item *g_sort_items;
+
+static int cmp_by_type(const void *x, const void *y)
+{
+    size_t a = *(const size_t *)x, b = *(const size_t *)y;
+    int c = strcmp(ext_of(g_sort_items[a].name), ext_of(g_sort_items[b].name));
+    if (c)
+        return c;
+    return a < b ? -1 : a > b;
+}
+
 /* ---- .7z ------------------------------------------------------------------ */
 
 static fz7_status sink_7z(void *w, const uint8_t *p, size_t n)
@@ -630,26 +648,35 @@ static fz7_status write_7z(add_run *r, int fd, fz7_archive *old, const bool *kee
     uint64_t *sizes = malloc((t->count + 1) * sizeof *sizes);
     const char **exts = malloc((t->count + 1) * sizeof *exts);
     size_t *block_of = malloc((t->count + 1) * sizeof *block_of);
-    if (st == FZ7_OK && (!order || !sizes || !exts || !block_of))
+    bool *exe = malloc((t->count + 1) * sizeof *exe);
+    if (st == FZ7_OK && (!order || !sizes || !exts || !block_of || !exe))
         st = FZ7_E_MEM;
+    for (size_t i = 0; st == FZ7_OK && i < t->count; i++) {
+        fz7_tree_item *it = &t->items[i];
+        exe[i] = r->set.bcj == 1 ||
+                 (r->set.bcj < 0 && it->kind == FZ7_ITEM_FILE && !r->stdin_mode && it->size &&
+                  is_x86_executable(it->disk_path));
+    }
     for (int group = 0; group < 2 && st == FZ7_OK; group++) {
         size_t n = 0;
         for (size_t i = 0; i < t->count; i++) {
             fz7_tree_item *it = &t->items[i];
             if (it->kind == FZ7_ITEM_DIR || (it->size == 0 && !r->stdin_mode))
                 continue;
-            bool exe = r->set.bcj == 1 ||
-                       (r->set.bcj < 0 && it->kind == FZ7_ITEM_FILE && !r->stdin_mode &&
-                        is_x86_executable(it->disk_path));
-            if (exe != (group == 1))
+            if (exe[i] != (group == 1))
                 continue;
-            order[n] = i;
-            sizes[n] = it->size;
-            exts[n] = ext_of(it->name);
-            n++;
+            order[n++] = i;
         }
         if (n == 0)
             continue;
+        if (r->set.sort_by_type) {
+            g_sort_items = t->items;
+            qsort(order, n, sizeof *order, cmp_by_type);
+        }
+        for (size_t k = 0; k < n; k++) {
+            sizes[k] = t->items[order[k]].size;
+            exts[k] = ext_of(t->items[order[k]].name);
+        }
         /* Default solid block: 256 dictionaries, within 16 MiB..4 GiB
          * (7zz -mx1, 256 KiB dictionary, cuts 1 MiB files into blocks of
          * 64 MiB). */
@@ -703,6 +730,7 @@ static fz7_status write_7z(add_run *r, int fd, fz7_archive *old, const bool *kee
     free(sizes);
     free(exts);
     free(block_of);
+    free(exe);
     if (st == FZ7_OK) {
         fz7_7z_header_opts ho = {r->set.header_compress,
                                  r->o->header_encrypt == FZ7_ON ? r->key : NULL};

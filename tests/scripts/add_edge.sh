@@ -75,6 +75,19 @@ ln -s mp/many many
 for a in solid nonsolid two ext; do check_7z $a.7z; done
 extract_same nonsolid.7z mp
 
+# -mqs -ms=e: sorted by extension, one block per extension: the same
+# groups of files as 7zz makes (7-Zip orders the groups by its own table of
+# file types, fz7 alphabetically, so only the grouping is compared).
+mkdir -p qs/sub && for f in a.c b.txt c.c d.txt e.h sub/f.c sub/g.txt noext; do text_lines 20 7 > "qs/$f"; done
+groups_of() {
+    7zz l -slt "$1" | awk '/^Path = /{p=substr($0,8)} /^Block = /{if ($3 != "") g[$3] = g[$3] " " p}
+        END {for (k in g) print g[k]}' | LC_ALL=C sort
+}
+7zz a -bd -mqs -ms=e qs_z.7z qs > /dev/null 2>&1 || fail "7zz -mqs"
+"$FZ7" a -bd -mqs -ms=e qs_f.7z qs > log 2>&1 || { cat log; fail "fz7 -mqs"; }
+[ "$(groups_of qs_z.7z)" = "$(groups_of qs_f.7z)" ] || { diff <(groups_of qs_z.7z) <(groups_of qs_f.7z); fail "-mqs -ms=e: blocks differ from 7zz"; }
+[ "$(groups_of qs_f.7z | wc -l)" = 4 ] || fail "-mqs -ms=e: expected 4 blocks (none, c, h, txt)"
+
 # -mhc=off: the header is plain (kHeader 0x01), by default encoded (0x17).
 "$FZ7" a -bd -mhc=off plain.7z many > log 2>&1 || fail "-mhc=off"
 check_7z plain.7z
