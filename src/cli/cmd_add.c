@@ -905,6 +905,18 @@ int fz7_cmd_add(const struct fz7_options *o)
             rc = FZ7_EXIT_FATAL;
             goto done;
         }
+        /* A new password is typed twice, as 7-Zip asks for it. */
+        char *again = fz7_ask_password();
+        bool same = again && strcmp(again, asked) == 0;
+        if (again) {
+            explicit_bzero(again, strlen(again));
+            free(again);
+        }
+        if (!same) {
+            fprintf(stderr, "\nERROR: the two passwords differ\n");
+            rc = FZ7_EXIT_FATAL;
+            goto done;
+        }
         r.password = asked;
     }
     if (r.password && xz) {
