@@ -17,8 +17,11 @@
 
 #define LA_READ_BYTES ((size_t)1 << 16)
 
-/* What extraction does with an entry. */
-typedef enum { LA_FILE, LA_DIR, LA_SYMLINK, LA_HARDLINK, LA_SPECIAL } la_kind;
+/* What extraction does with an entry. LA_HARDLINK: a hard link (tar)
+ * whose data is an earlier file's; LA_LINK_LATER: an empty first name of
+ * a file whose data comes with a later link (cpio). Both are written as a
+ * copy of the entry at link_index. */
+typedef enum { LA_FILE, LA_DIR, LA_SYMLINK, LA_HARDLINK, LA_LINK_LATER, LA_SPECIAL } la_kind;
 
 /* The archive's byte space as libarchive sees it: a read position and the
  * buffer the last read callback filled. */
@@ -33,6 +36,8 @@ typedef struct {
     bool raw;              /* one compressed file (x.gz), not an archive */
     la_kind *kinds;        /* per entry */
     char **link_targets;   /* per entry: symlink or hard link target, or NULL */
+    size_t *link_index;    /* per entry: the entry holding a link's data, or
+                              SIZE_MAX */
     char type_name[16];
     char method[16];
 } la_priv;
@@ -253,6 +258,8 @@ static fz7_status fill_entry(struct archive_entry *ae, fz7_entry *e, la_kind *ki
     } else if (type == AE_IFREG || type == 0 || hard) {
         *kind = LA_FILE;
         e->mode = S_IFREG | perm;
+        if (hard && !(*target = strdup(hard)))   /* a link carrying the data */
+            return FZ7_E_MEM;
     } else {
         *kind = LA_SPECIAL;   /* devices, FIFOs, sockets */
         e->mode = (uint32_t)type | perm;
@@ -286,6 +293,7 @@ static void la_close(fz7_archive *a)
     for (size_t i = 0; i < a->count; i++)
         free(p->link_targets[i]);
     free(p->link_targets);
+    free(p->link_index);
     free(p->kinds);
     free(p);
     a->priv = NULL;
@@ -353,6 +361,83 @@ static fz7_status read_file_data(struct archive *ar, const fz7_entry *e, const f
         (*cb_st = send_zeros(cb, e->size - done)) != FZ7_OK)
         return *cb_st;
     return FZ7_OK;
+}
+
+/* Delivers the data of entry t (a regular file) again, for a hard link to
+ * it: a second reader goes from the start to t. The entry's status comes
+ * back; *cb_st gets a callback's failure. */
+static fz7_status copy_link_target(fz7_archive *a, size_t t, const fz7_extract_cb *cb,
+                                   fz7_status *cb_st, char *detail, size_t dlen)
+{
+    la_priv *p = a->priv;
+    la_source *src = malloc(sizeof *src);
+    if (!src)
+        return FZ7_E_MEM;
+    struct archive *ar;
+    char err[160] = "";
+    fz7_status st = la_start(a, src, p->raw, &ar, err, sizeof err);
+    if (st != FZ7_OK) {
+        snprintf(detail, dlen, "can not read the archive again: %s", err[0] ? err : fz7_status_str(st));
+        free(src);
+        return st == FZ7_E_FORMAT ? FZ7_E_DATA : st;
+    }
+    struct archive_entry *ae;
+    for (size_t k = 0; k <= t && st == FZ7_OK; k++) {
+        int r;
+        while ((r = archive_read_next_header(ar, &ae)) >= ARCHIVE_WARN && r != ARCHIVE_EOF &&
+               is_root_folder(ae))
+            ;
+        if (r < ARCHIVE_WARN || r == ARCHIVE_EOF) {
+            snprintf(detail, dlen, "%s", r == ARCHIVE_EOF ? "the archive ends early" : la_message(ar));
+            st = r == ARCHIVE_EOF ? FZ7_E_TRUNCATED : la_failure(ar);
+        }
+    }
+    if (st == FZ7_OK) {
+        bool fatal = false;
+        st = read_file_data(ar, &a->entries[t], cb, cb_st, &fatal, detail, dlen);
+    }
+    archive_read_free(ar);
+    free(src);
+    return st;
+}
+
+/* The entry before i that is a regular file named path, or SIZE_MAX. */
+static size_t find_file_before(const fz7_archive *a, size_t i, const char *path)
+{
+    const la_priv *p = a->priv;
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    for (size_t k = i; k-- > 0;)
+        if ((p->kinds[k] == LA_FILE || p->kinds[k] == LA_LINK_LATER) &&
+            strlen(a->entries[k].path) == n && memcmp(a->entries[k].path, path, n) == 0)
+            return k;
+    return SIZE_MAX;
+}
+
+/* Points every hard link at the entry that holds its data: a tar link at
+ * the earlier file it names; the empty first name of a cpio link set at
+ * the later entry that carries the data. */
+static void resolve_links(fz7_archive *a)
+{
+    la_priv *p = a->priv;
+    for (size_t i = 0; i < a->count; i++)
+        p->link_index[i] = SIZE_MAX;
+    for (size_t i = 0; i < a->count; i++) {
+        if (!p->link_targets[i] || p->kinds[i] == LA_SYMLINK)
+            continue;
+        size_t k = find_file_before(a, i, p->link_targets[i]);
+        if (p->kinds[i] == LA_HARDLINK) {
+            p->link_index[i] = k;
+            if (k != SIZE_MAX && p->kinds[k] == LA_LINK_LATER)
+                p->link_index[i] = p->link_index[k];
+        } else if (p->kinds[i] == LA_FILE && k != SIZE_MAX && a->entries[k].size == 0 &&
+                   a->entries[i].size > 0) {
+            p->kinds[k] = LA_LINK_LATER;
+            p->link_index[k] = i;
+            a->entries[k].size = a->entries[i].size;
+        }
+    }
 }
 
 /* libarchive converts names through the thread's locale; under the C
@@ -442,9 +527,16 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
             const char *t = p->link_targets[i];
             if (t[0])
                 cb_st = cb->data(cb->ctx, (const uint8_t *)t, strlen(t));
-        } else if (p->kinds[i] == LA_HARDLINK) {
-            est = FZ7_E_UNSUPPORTED;
-            snprintf(detail, sizeof detail, "hard link to %s is not extracted", p->link_targets[i]);
+        } else if (p->kinds[i] == LA_HARDLINK || p->kinds[i] == LA_LINK_LATER) {
+            /* Written as a copy of the file it links to. */
+            size_t t = p->link_index[i];
+            if (t == SIZE_MAX) {
+                est = FZ7_E_UNSUPPORTED;
+                snprintf(detail, sizeof detail, "hard link to %s, which is not an earlier file",
+                         p->link_targets[i]);
+            } else {
+                est = copy_link_target(a, t, cb, &cb_st, detail, sizeof detail);
+            }
         } else if (p->kinds[i] == LA_SPECIAL) {
             est = FZ7_E_UNSUPPORTED;
             snprintf(detail, sizeof detail, "device, FIFO or socket is not extracted");
@@ -487,7 +579,8 @@ static fz7_status grow(fz7_archive *a, la_priv *p, size_t *cap)
     if (a->count < *cap)
         return FZ7_OK;
     size_t ncap = *cap ? 2 * *cap : 64;
-    uint64_t bytes = (uint64_t)ncap * (sizeof(fz7_entry) + sizeof(la_kind) + sizeof(char *));
+    uint64_t bytes = (uint64_t)ncap * (sizeof(fz7_entry) + sizeof(la_kind) + sizeof(char *) +
+                                       sizeof(size_t));
     if (bytes > a->opts.mem_limit)
         return FZ7_E_MEMLIMIT;
     fz7_entry *e = realloc(a->entries, ncap * sizeof *e);
@@ -502,6 +595,10 @@ static fz7_status grow(fz7_archive *a, la_priv *p, size_t *cap)
     if (!t)
         return FZ7_E_MEM;
     p->link_targets = t;
+    size_t *li = realloc(p->link_index, ncap * sizeof *li);
+    if (!li)
+        return FZ7_E_MEM;
+    p->link_index = li;
     *cap = ncap;
     return FZ7_OK;
 }
@@ -587,6 +684,7 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
         snprintf(err, errlen, "The list of entries exceeds the memory limit");
     if (st != FZ7_OK)
         return st;   /* archive.c frees the entries and calls la_close */
+    resolve_links(a);
     a->info.format = FZ7_FORMAT_OTHER;
     a->info.type_name = p->type_name;
     a->info.method = p->method;

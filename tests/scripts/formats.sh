@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # formats.sh - archives fz7 reads through libarchive, made here by bsdtar
 # (zip, tar, tar.gz, tar.bz2, tar.zst, cpio, iso9660): `x` gives the source
-# tree byte for byte (modes, symlink targets), `t` passes, `l` names the
+# tree byte for byte (modes, symlink targets, hard links as copies), `t` passes, `l` names the
 # type, `e -so` streams one file; a .tar.xz still opens as xz (7-Zip's
 # choice); a zip with "../" and absolute names writes nothing outside -o;
 # a lone .gz/.bz2/.zst file is one entry; encrypted zips need the password;
@@ -43,6 +43,7 @@ chmod 0600 src/docs/readme.txt
 ln -s docs/readme.txt src/link_to_file
 ln -s ../no/such/target src/dangling
 touch -d '2001-02-03 04:05:06' src/docs/readme.txt
+ln src/docs/deep/numbers.txt src/hard_link.txt   # tar/cpio store a link: extracted as a copy
 
 # Every regular file, folder and link of a tree with its mode (and link
 # target), sorted.
