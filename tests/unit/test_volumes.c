@@ -309,14 +309,17 @@ static void put_start_header(uint8_t *p, uint64_t nh_offset, uint64_t nh_size)
     fz7_put32le(p + 8, fz7_crc32(0, p + 12, 20));
 }
 
-/* A stub that looks like an ELF file and holds decoys: bare signature
- * bytes, a start header with a bad CRC, and one with a good CRC whose next
- * header lies past the end of any file. */
+/* A stub that starts like an ELF (even n) or PE (odd n) file and holds
+ * decoys: bare signature bytes, a start header with a bad CRC, and one with
+ * a good CRC whose next header lies past the end of any file. */
 static uint8_t *make_stub(size_t n)
 {
     uint8_t *s = calloc(1, n);
     assert_non_null(s);
-    memcpy(s, "\x7f" "ELF\x02\x01\x01", 7);
+    if (n % 2)
+        memcpy(s, "MZ\x90\x00\x03", 5);
+    else
+        memcpy(s, "\x7f" "ELF\x02\x01\x01", 7);
     for (size_t i = 64; i < n; i++)
         s[i] = (uint8_t)(i * 7 + (i >> 5));
     memcpy(s + 100, sig, 6);
