@@ -232,7 +232,9 @@ static bool coder_known(uint64_t id)
            id == FZ7_7Z_ID_BCJ || id == FZ7_7Z_ID_DELTA || id == FZ7_7Z_ID_AES ||
            id == FZ7_7Z_ID_BCJ2 || id == FZ7_7Z_ID_DEFLATE || id == FZ7_7Z_ID_DEFLATE64 ||
            id == FZ7_7Z_ID_BZIP2 || id == FZ7_7Z_ID_PPMD || id == 0x0B /* RISCV */ ||
-           risc_arch(id, &arch);
+           (id == 0x04F71101 && fz7_zstd_supported()) ||
+           (id == 0x04F71102 && fz7_brotli_supported()) ||
+           (id == 0x04F71104 && fz7_lz4_supported()) || risc_arch(id, &arch);
 }
 
 /* In streams the decoder of a coder takes. */
@@ -395,6 +397,21 @@ static bool risc_arch(uint64_t id, fz7_bcj_arch *arch)
     }
 }
 
+/* Bytes of memory the coder's properties ask for (the dictionary, no
+ * larger than the output as the decoders allocate it; the PPMd model), for
+ * the message when that is over the limit; 0 when not known. */
+static uint64_t coder_memory(const fz7_7z_coder *c, uint64_t out_size)
+{
+    uint64_t m = 0;
+    if (c->id == FZ7_7Z_ID_LZMA && c->props_len == 5)
+        m = fz7_get32le(c->props + 1);
+    else if (c->id == FZ7_7Z_ID_LZMA2 && c->props_len == 1)
+        m = fz7_lzma2_dict_size(c->props[0]);
+    else if (c->id == FZ7_7Z_ID_PPMD && c->props_len == 5)
+        return fz7_get32le(c->props + 1);
+    return m < out_size ? m : out_size;
+}
+
 /* Opens the decoder of one coder over its inputs (in[0..n_in), the coder's
  * in streams in order): one for most, four for BCJ2 (main, call, jump,
  * range-coded stream). */
@@ -428,7 +445,8 @@ static fz7_status open_coder(build_ctx *b, const fz7_7z_coder *c, fz7_istream **
         case FZ7_7Z_ID_LZMA2:
             if (c->props_len != 1 || p[0] > 40)
                 return unsupported(b, c->id);
-            st = fz7_lzma2_istream_new(in[0], p[0], b->mem_limit, out);
+            /* Like LZMA: the window need not exceed the coder's output. */
+            st = fz7_lzma2_istream_new_sized(in[0], p[0], out_size, b->mem_limit, out);
             break;
         case FZ7_7Z_ID_BCJ:
             if (c->props_len != 0 && c->props_len != 4)
@@ -457,6 +475,15 @@ static fz7_status open_coder(build_ctx *b, const fz7_7z_coder *c, fz7_istream **
             if (st == FZ7_E_ARG)
                 return unsupported(b, c->id);
             break;
+        case 0x04F71101:   /* ZSTD, 7-Zip-zstd fork */
+            st = fz7_zstd_istream_new(in[0], p, c->props_len, out_size, b->mem_limit, out);
+            break;
+        case 0x04F71102:   /* BROTLI, 7-Zip-zstd fork */
+            st = fz7_brotli_istream_new(in[0], p, c->props_len, out_size, b->mem_limit, out);
+            break;
+        case 0x04F71104:   /* LZ4, 7-Zip-zstd fork */
+            st = fz7_lz4_istream_new(in[0], p, c->props_len, out_size, b->mem_limit, out);
+            break;
         case FZ7_7Z_ID_AES:
             if (!b->password) {
                 snprintf(b->detail, b->detail_len, "Cannot open encrypted data: no password given");
@@ -472,8 +499,13 @@ static fz7_status open_coder(build_ctx *b, const fz7_7z_coder *c, fz7_istream **
         return unsupported(b, c->id);
     if (st != FZ7_OK) {
         char name[24];
-        snprintf(b->detail, b->detail_len, "%s: %s", fz7_7z_method_name(c->id, name, sizeof name),
-                 fz7_status_str(st));
+        uint64_t need = st == FZ7_E_MEMLIMIT ? coder_memory(c, out_size) : 0;
+        if (need)
+            snprintf(b->detail, b->detail_len, "%s: %s (needs %" PRIu64 " bytes, limit %" PRIu64 ")",
+                     fz7_7z_method_name(c->id, name, sizeof name), fz7_status_str(st), need, b->mem_limit);
+        else
+            snprintf(b->detail, b->detail_len, "%s: %s", fz7_7z_method_name(c->id, name, sizeof name),
+                     fz7_status_str(st));
         fz7_istream_free(*out);
         *out = NULL;
         return st;
