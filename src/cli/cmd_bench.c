@@ -568,7 +568,7 @@ static void print_header(unsigned threads)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     printf("\nfz7 %s benchmark\n", FZ7_VERSION);
     printf("CPU: %s\n", f->brand[0] ? f->brand : "unknown");
-    printf("Hardware threads: %ld, benchmark threads: %u\n", cores > 0 ? cores : 1, threads);
+    printf("Hardware threads: %ld, LZMA threads: %u\n", cores > 0 ? cores : 1, threads);
     printf("Dispatch level: %s (highest supported: %s; FZ7_CPU lowers it)\n",
            fz7_cpu_level_name(fz7_cpu_level_get()), fz7_cpu_level_name(fz7_cpu_max_level()));
     printf("Kernels: crc32 %s, crc64 %s, sha256 %s, aes_cbc_dec %s, aes_cbc_enc %s, "
