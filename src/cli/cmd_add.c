@@ -204,10 +204,12 @@ static fz7_status make_settings(const struct fz7_options *o, bool xz, add_settin
         snprintf(why, whylen, "xz archives support only the LZMA2 method");
         return FZ7_E_UNSUPPORTED;
     }
-    if (!xz && s->delta) {
-        snprintf(why, whylen, "the Delta filter is supported for xz only");
+    if (s->delta && s->bcj == 1) {
+        snprintf(why, whylen, "BCJ and Delta together are not supported");
         return FZ7_E_UNSUPPORTED;
     }
+    if (s->delta)
+        s->bcj = 0;   /* Delta replaces the automatic BCJ */
     if (s->method == FZ7_7Z_COPY)
         s->bcj = 0;
     if (xz && s->bcj < 0)
@@ -589,6 +591,7 @@ static fz7_status write_7z(add_run *r, int fd, fz7_archive *old, const bool *kee
     base.method = r->set.method;
     base.lzma = r->set.lzma;
     base.key = r->key;
+    base.delta_distance = r->set.delta;
     /* 7-Zip shrinks the dictionary to the whole input, the same for every
      * folder (so the coder properties match 7zz's). */
     uint64_t total = 0;

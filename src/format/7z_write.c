@@ -199,6 +199,8 @@ typedef struct entry_rec {
 typedef struct folder_rec {
     fz7_7z_method method;
     bool bcj;
+    uint8_t delta;                /* Delta distance - 1, when has_delta */
+    bool has_delta;
     bool aes;
     uint8_t props[5];
     size_t props_len;
@@ -224,7 +226,9 @@ struct fz7_7z_writer {
     fz7_ostream *method_dst;      /* where the method writes: the sink or aes */
     bool bcj;
     fz7_bcj_x86_state bcj_state;
-    uint8_t *bcj_buf;
+    bool delta;
+    fz7_delta_state delta_state;
+    uint8_t *bcj_buf;             /* the filter's staging buffer (BCJ or Delta) */
     size_t bcj_fill;
     fz7_status failed;            /* sticky error */
 };
@@ -308,8 +312,12 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
     }
     folder_rec *f = &w->folders[w->n_folders];
     memset(f, 0, sizeof *f);
+    if (o->delta_distance > 256 || (o->delta_distance && o->bcj_x86))
+        return FZ7_E_ARG;
     f->method = o->method;
     f->bcj = o->bcj_x86;
+    f->has_delta = o->delta_distance != 0;
+    f->delta = (uint8_t)(o->delta_distance ? o->delta_distance - 1 : 0);
     f->aes = o->key != NULL;
     fz7_status st = FZ7_OK;
     w->method_dst = &w->out.os;
@@ -344,8 +352,11 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
         }
     }
     w->bcj = o->bcj_x86;
+    w->delta = o->delta_distance != 0;
     w->bcj_fill = 0;
-    if (w->bcj) {
+    if (w->delta)
+        fz7_delta_init(&w->delta_state, o->delta_distance);
+    if (w->bcj || w->delta) {
         if (!w->bcj_buf && !(w->bcj_buf = malloc(BCJ_BUF_SIZE))) {
             fz7_lzma_enc_free(w->enc);
             w->enc = NULL;
@@ -353,7 +364,8 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
             w->aes = NULL;
             return FZ7_E_MEM;
         }
-        fz7_bcj_x86_init(&w->bcj_state, 0);
+        if (w->bcj)
+            fz7_bcj_x86_init(&w->bcj_state, 0);
     }
     w->folder_start = w->out.pos;
     w->in_folder = true;
@@ -383,6 +395,20 @@ static fz7_status to_method(fz7_7z_writer *w, const uint8_t *p, size_t n)
 
 static fz7_status to_filter(fz7_7z_writer *w, const uint8_t *p, size_t n)
 {
+    if (w->delta) {
+        /* Delta converts every byte at once: copy, convert, pass on. */
+        while (n) {
+            size_t take = n < BCJ_BUF_SIZE ? n : BCJ_BUF_SIZE;
+            memcpy(w->bcj_buf, p, take);
+            fz7_delta_encode(&w->delta_state, w->bcj_buf, take);
+            fz7_status st = to_method(w, w->bcj_buf, take);
+            if (st != FZ7_OK)
+                return st;
+            p += take;
+            n -= take;
+        }
+        return FZ7_OK;
+    }
     if (!w->bcj)
         return to_method(w, p, n);
     while (n) {
@@ -504,7 +530,7 @@ static void put_coder(bytebuf *b, const uint8_t *id, size_t id_len, const uint8_
 }
 
 /* One folder's coder list (7zFormat.txt, Folder), laid out as 7-Zip does:
- * from the pack side to the output side, [7zAES,] method[, BCJ]; coder
+ * from the pack side to the output side, [7zAES,] method[, BCJ | Delta]; coder
  * k's output (out stream k) feeds coder k + 1's input (in stream k + 1),
  * so the first coder reads the pack stream and the last one's output is
  * the folder's. */
@@ -515,7 +541,8 @@ static void put_folder(bytebuf *b, const folder_rec *f)
     static const uint8_t id_lzma2[] = {0x21};
     static const uint8_t id_bcj[] = {0x03, 0x03, 0x01, 0x03};
     static const uint8_t id_aes[] = {0x06, 0xF1, 0x07, 0x01};
-    unsigned n = 1u + f->bcj + f->aes;
+    static const uint8_t id_delta[] = {0x03};
+    unsigned n = 1u + f->bcj + f->has_delta + f->aes;
     bb_number(b, n);
     if (f->aes)
         put_coder(b, id_aes, sizeof id_aes, f->aes_props, f->aes_props_len);
@@ -526,6 +553,8 @@ static void put_folder(bytebuf *b, const folder_rec *f)
     }
     if (f->bcj)
         put_coder(b, id_bcj, sizeof id_bcj, NULL, 0);
+    if (f->has_delta)
+        put_coder(b, id_delta, sizeof id_delta, &f->delta, 1);
     for (unsigned k = 0; k + 1 < n; k++) {
         bb_number(b, k + 1);   /* InIndex */
         bb_number(b, k);       /* OutIndex */
@@ -538,8 +567,8 @@ static void put_unpack_sizes(bytebuf *b, const folder_rec *f)
     if (f->aes)
         bb_number(b, f->method_out);
     bb_number(b, f->unpack_size);
-    if (f->bcj)
-        bb_number(b, f->unpack_size);   /* BCJ does not change the size */
+    if (f->bcj || f->has_delta)
+        bb_number(b, f->unpack_size);   /* filters do not change the size */
 }
 
 /* FILETIME: 100 ns units since 1601-01-01. */

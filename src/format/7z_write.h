@@ -26,11 +26,13 @@ typedef enum fz7_7z_method {
     FZ7_7Z_LZMA2       /* 21 */
 } fz7_7z_method;
 
-/* Coders of one folder: [x86 BCJ ->] method [-> 7zAES]. */
+/* Coders of one folder: [x86 BCJ or Delta ->] method [-> 7zAES]. */
 typedef struct fz7_7z_folder_opts {
     fz7_7z_method method;
     fz7_lzma_enc_opts lzma;   /* LZMA/LZMA2 only */
     bool bcj_x86;             /* x86 BCJ (03030103) in front of the method */
+    unsigned delta_distance;  /* Delta (03) in front of the method, 1..256
+                                 bytes; 0 = none; not together with BCJ */
     const fz7_7zaes_key *key; /* encrypt with 7zAES (06F10701); NULL = no */
     uint64_t size_hint;       /* bytes the input will hold, for shrinking the
                                  dictionary as 7-Zip does; 0 = unknown */

@@ -29,7 +29,7 @@ for level in 0 1 2 3 4 5 6 7 8 9; do
 done
 
 # Methods and filters 7-Zip names: LZMA, LZMA2 with parameters, BCJ off.
-for m in "-m0=LZMA" "-m0=LZMA2:d=1m:fb=64:mf=bt4:lc=3" "-mf=off" "-md=64k -mfb=32 -mmf=hc4 -mmt=2" "-mx0 -ms=on"; do
+for m in "-m0=LZMA" "-m0=LZMA2:d=1m:fb=64:mf=bt4:lc=3" "-mf=off" "-mf=Delta:4" "-m0=Delta:2 -m1=LZMA2" "-mx0 -mf=Delta:3" "-mqs -ms=e" "-md=64k -mfb=32 -mmf=hc4 -mmt=2" "-mx0 -ms=on"; do
     a="$S/m.7z"; rm -f "$a"
     # shellcheck disable=SC2086
     "$FZ7" a -bd -snl $m "$a" tree > "$S/log" 2>&1 || { cat "$S/log"; fail "fz7 a $m"; }
