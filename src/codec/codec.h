@@ -43,4 +43,41 @@ fz7_status fz7_bzip2_istream_new(fz7_istream *src, uint64_t mem_limit, fz7_istre
 fz7_status fz7_ppmd7_istream_new(fz7_istream *src, const uint8_t *props, size_t props_len,
                                  uint64_t out_size, uint64_t mem_limit, fz7_istream **out);
 
+/* The 7-Zip-zstd fork's methods (its DOC/Methods-Extern.md): 04F71101
+ * Zstandard, 04F71104 LZ4, 04F71102 Brotli, each through its system
+ * library. props: 3 or 5 bytes (library version and level, informational
+ * only). out_size: the coder's unpack size; read() gives exactly that many
+ * bytes, then checks that only the ends of frames (checksums) or
+ * skippable frames follow, to the end of src. read() errors: FZ7_E_DATA
+ * (corrupt frames, bytes beyond out_size, frames ending before it,
+ * garbage after the last frame), FZ7_E_TRUNCATED (src ends inside a
+ * frame), FZ7_E_MEMLIMIT, FZ7_E_MEM, and src's own errors. _new errors:
+ * FZ7_E_UNSUPPORTED (other property sizes, or fz7 built without the
+ * library), FZ7_E_MEMLIMIT, FZ7_E_MEM. mem_limit of 0: FZ7_DEFAULT_MEM_LIMIT.
+ * _supported() tells whether fz7 was built with the library. */
+
+/* Zstandard frames (RFC 8878) back to back; skippable frames are skipped.
+ * Memory: the frame's window (from its header, refused before decoding
+ * when 2^windowLog + 1 MiB exceeds mem_limit) plus about 1 MiB. */
+bool fz7_zstd_supported(void);
+fz7_status fz7_zstd_istream_new(fz7_istream *src, const uint8_t *props, size_t props_len,
+                                uint64_t out_size, uint64_t mem_limit, fz7_istream **out);
+
+/* LZ4 frames (the LZ4 frame format, not the legacy one) back to back;
+ * skippable frames are skipped. Memory: at most about 8.3 MiB (4 MiB
+ * blocks); FZ7_E_MEMLIMIT from _new when mem_limit is below 9 MiB. */
+bool fz7_lz4_supported(void);
+fz7_status fz7_lz4_istream_new(fz7_istream *src, const uint8_t *props, size_t props_len,
+                               uint64_t out_size, uint64_t mem_limit, fz7_istream **out);
+
+/* Brotli (RFC 7932) as the fork writes it: brotli-mt frames, each a
+ * 16-byte header (LE32 0x184D2A50, LE32 8, LE32 compressed size, "BR",
+ * LE16 size hint in 64 KiB units) and one brotli stream of exactly that
+ * size; or, when src does not begin with that magic, one plain brotli
+ * stream. Memory: libbrotlidec's allocations are counted against mem_limit
+ * (window up to 16 MiB plus tables); FZ7_E_MEMLIMIT when it would pass it. */
+bool fz7_brotli_supported(void);
+fz7_status fz7_brotli_istream_new(fz7_istream *src, const uint8_t *props, size_t props_len,
+                                  uint64_t out_size, uint64_t mem_limit, fz7_istream **out);
+
 #endif

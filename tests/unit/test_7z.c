@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "check/check.h"
+#include "codec/codec.h"
 #include "crypto/aes7z.h"
 #include "format/archive.h"
 
@@ -313,6 +314,20 @@ static bool entry_supported(const fz7_archive *a, const char *entry_path)
     return false;
 }
 
+/* The entry's folder uses a 7-Zip-zstd fork method fz7 was built to
+ * decode (7-Zip cannot: such rows say unsupported_method). */
+static bool entry_fork_decoded(const fz7_archive *a, const char *entry_path)
+{
+    for (size_t i = 0; i < fz7_archive_count(a); i++) {
+        const fz7_entry *e = fz7_archive_entry(a, i);
+        if (strcmp(e->path, entry_path) == 0)
+            return (strstr(e->method, "04F71101") && fz7_zstd_supported()) ||
+                   (strstr(e->method, "04F71102") && fz7_brotli_supported()) ||
+                   (strstr(e->method, "04F71104") && fz7_lz4_supported());
+    }
+    return false;
+}
+
 static void test_corpus_manifest(void **state)
 {
     (void)state;
@@ -361,7 +376,8 @@ static void test_corpus_manifest(void **state)
                     item *it = &c.items[i];
                     if (!entry_supported(a, it->path)) {
                         unsupported++;
-                        ok &= it->result == FZ7_E_UNSUPPORTED;
+                        ok &= it->result == FZ7_E_UNSUPPORTED ||
+                              (it->result == FZ7_OK && entry_fork_decoded(a, it->path));
                         continue;
                     }
                     bool found = false;
