@@ -232,7 +232,9 @@ static bool coder_known(uint64_t id)
            id == FZ7_7Z_ID_BCJ || id == FZ7_7Z_ID_DELTA || id == FZ7_7Z_ID_AES ||
            id == FZ7_7Z_ID_BCJ2 || id == FZ7_7Z_ID_DEFLATE || id == FZ7_7Z_ID_DEFLATE64 ||
            id == FZ7_7Z_ID_BZIP2 || id == FZ7_7Z_ID_PPMD || id == 0x0B /* RISCV */ ||
-           risc_arch(id, &arch);
+           (id == 0x04F71101 && fz7_zstd_supported()) ||
+           (id == 0x04F71102 && fz7_brotli_supported()) ||
+           (id == 0x04F71104 && fz7_lz4_supported()) || risc_arch(id, &arch);
 }
 
 /* In streams the decoder of a coder takes. */
@@ -472,6 +474,15 @@ static fz7_status open_coder(build_ctx *b, const fz7_7z_coder *c, fz7_istream **
             st = fz7_bcj_riscv_istream_new(in[0], c->props_len ? fz7_get32le(p) : 0, out);
             if (st == FZ7_E_ARG)
                 return unsupported(b, c->id);
+            break;
+        case 0x04F71101:   /* ZSTD, 7-Zip-zstd fork */
+            st = fz7_zstd_istream_new(in[0], p, c->props_len, out_size, b->mem_limit, out);
+            break;
+        case 0x04F71102:   /* BROTLI, 7-Zip-zstd fork */
+            st = fz7_brotli_istream_new(in[0], p, c->props_len, out_size, b->mem_limit, out);
+            break;
+        case 0x04F71104:   /* LZ4, 7-Zip-zstd fork */
+            st = fz7_lz4_istream_new(in[0], p, c->props_len, out_size, b->mem_limit, out);
             break;
         case FZ7_7Z_ID_AES:
             if (!b->password) {
