@@ -524,8 +524,45 @@ uint32_t fz7_lz_mf_find(fz7_lz_mf *mf, fz7_lz_match *matches)
     return n;
 }
 
+static inline uint32_t load32le(const uint8_t *p)
+{
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+
+/* hc4 skipping n positions that all have 4 bytes ahead and no slot wrap:
+ * only heads and chain links change, so one 4-byte load per position
+ * gives all three hashes (the same values root_of and hash3_of give). */
+static void hc_skip_run(fz7_lz_mf *mf, uint32_t n)
+{
+    const uint8_t *p = mf->buf + mf->pos;
+    uint32_t stored = mf->pos + mf->offset;
+    uint32_t *link = &mf->son[mf->cyclic_pos];
+    const int ahead = mf->end - mf->pos >= n + PREFETCH_HEADS + 4;
+    for (uint32_t k = 0; k < n; k++, p++, stored++) {
+        uint32_t v;
+        if (ahead) {
+            v = load32le(p + PREFETCH_HEADS);
+            __builtin_prefetch(&mf->hash4[(v * GOLDEN) >> mf->hash4_shift], 1);
+            __builtin_prefetch(&mf->hash3[((v & 0xFFFFFFu) * GOLDEN) >> 16], 1);
+        }
+        v = load32le(p);
+        mf->hash2[v & 0xFFFFu] = stored;
+        mf->hash3[((v & 0xFFFFFFu) * GOLDEN) >> 16] = stored;
+        uint32_t *head = &mf->hash4[(v * GOLDEN) >> mf->hash4_shift];
+        link[k] = *head;
+        *head = stored;
+    }
+    mf->pos += n;
+    mf->cyclic_pos += n;
+}
+
 void fz7_lz_mf_skip(fz7_lz_mf *mf, uint32_t count)
 {
+    if (mf->kind == FZ7_LZ_HC4 && count > 0 && mf->end - mf->pos >= count + 4
+        && mf->cyclic_size - mf->cyclic_pos > count) {
+        hc_skip_run(mf, count);
+        return;
+    }
     while (count-- > 0) {
         prefetch_ahead(mf);
         if (mf->pending) {
