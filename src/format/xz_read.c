@@ -3,6 +3,7 @@
  * entry, and decodes the blocks (3) through LZMA2 and the Delta/BCJ
  * filters (5.3), checking sizes against the index and every check. */
 #include "check/check.h"
+#include "filter/bcj_riscv.h"
 #include "filter/filter.h"
 #include "format/archive_impl.h"
 #include "format/file_io.h"
@@ -26,7 +27,7 @@
 enum { XZ_CHECK_NONE = 0, XZ_CHECK_CRC32 = 1, XZ_CHECK_CRC64 = 4, XZ_CHECK_SHA256 = 10 };
 enum { XZ_FILTER_DELTA = 0x03, XZ_FILTER_X86 = 0x04, XZ_FILTER_PPC = 0x05,
        XZ_FILTER_IA64 = 0x06, XZ_FILTER_ARM = 0x07, XZ_FILTER_ARMT = 0x08, XZ_FILTER_SPARC = 0x09,
-       XZ_FILTER_ARM64 = 0x0A, XZ_FILTER_LZMA2 = 0x21 };
+       XZ_FILTER_ARM64 = 0x0A, XZ_FILTER_RISCV = 0x0B, XZ_FILTER_LZMA2 = 0x21 };
 
 /* The fixed-width BCJ filters by xz filter ID (section 5.3.2). */
 static bool risc_arch(uint64_t id, fz7_bcj_arch *arch)
@@ -473,7 +474,8 @@ static fz7_status parse_block_header(const uint8_t *h, size_t header_size, xz_bl
         case XZ_FILTER_ARM:
         case XZ_FILTER_ARMT:
         case XZ_FILTER_SPARC:
-        case XZ_FILTER_ARM64: {
+        case XZ_FILTER_ARM64:
+        case XZ_FILTER_RISCV: {
             fz7_bcj_arch arch;
             if (props_size == 4) {
                 bh->prop[i] = fz7_get32le(p);
@@ -482,7 +484,8 @@ static fz7_status parse_block_header(const uint8_t *h, size_t header_size, xz_bl
                 set_msg(detail, dlen, "Unsupported BCJ properties");
                 return FZ7_E_UNSUPPORTED;
             }
-            if (risc_arch(id, &arch) && bh->prop[i] % fz7_bcj_risc_alignment(arch) != 0) {
+            if ((risc_arch(id, &arch) && bh->prop[i] % fz7_bcj_risc_alignment(arch) != 0) ||
+                (id == XZ_FILTER_RISCV && bh->prop[i] % 2 != 0)) {
                 set_msg(detail, dlen, "BCJ start offset %" PRIu32 " is not aligned", bh->prop[i]);
                 return FZ7_E_UNSUPPORTED;
             }
@@ -562,8 +565,8 @@ static void add_filter_tokens(xz_priv *x, const xz_block_header *bh)
     for (unsigned i = 0; i < bh->nfilters; i++) {
         char t[48], dict[16];
         static const char *const bcj_names[] = {"BCJ", "PPC", "IA64", "ARM", "ARMT", "SPARC",
-                                                "ARM64"};
-        const char *name = bh->id[i] >= XZ_FILTER_X86 && bh->id[i] <= XZ_FILTER_ARM64
+                                                "ARM64", "RISCV"};
+        const char *name = bh->id[i] >= XZ_FILTER_X86 && bh->id[i] <= XZ_FILTER_RISCV
                                ? bcj_names[bh->id[i] - XZ_FILTER_X86] : "?";
         switch (bh->id[i]) {
         case XZ_FILTER_DELTA:
@@ -687,6 +690,9 @@ static fz7_status open_chain(const xz_block_header *bh, fz7_istream *packed, uin
             break;
         case XZ_FILTER_X86:
             st = fz7_bcj_x86_istream_new(stages[n - 1], bh->prop[i], &stages[n]);
+            break;
+        case XZ_FILTER_RISCV:
+            st = fz7_bcj_riscv_istream_new(stages[n - 1], bh->prop[i], &stages[n]);
             break;
         default: {
             fz7_bcj_arch arch = FZ7_BCJ_ARM64;
