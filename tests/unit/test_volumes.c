@@ -15,6 +15,7 @@
 
 #include "check/check.h"
 #include "format/archive.h"
+#include "format/archive_impl.h"
 #include "format/file_io.h"
 
 static char g_dir[256];
@@ -462,6 +463,26 @@ static void test_missing_volume_archive(void **state)
     free(arc);
 }
 
+/* The one entry of a compressed file is named after the archive. */
+static void test_compressed_entry_name(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        {"x.tar.gz.001", "x.tar"}, {"dir/a.txz", "a.tar"}, {"b.xz", "b"},
+        {"c.TGZ", "c.tar"},        {"d.tar.zst", "d.tar"}, {"e.bz2.0001", "e"},
+        {"archive.2023", "archive.2023"}, {"f.gz.1", "f.gz.1"}, {"g.Z", "g"},
+        {".xz", ".xz"},            {"h.lzma.01", "h"},     {"i.tbz2", "i.tar"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *n = fz7_strip_compressed_suffix(cases[i][0]);
+        assert_non_null(n);
+        if (strcmp(n, cases[i][1]) != 0)
+            print_message("%s -> %s, want %s\n", cases[i][0], n, cases[i][1]);
+        assert_string_equal(n, cases[i][1]);
+        free(n);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -470,6 +491,7 @@ int main(void)
         cmocka_unit_test(test_missing_rule),
         cmocka_unit_test(test_split_and_sfx_archive),
         cmocka_unit_test(test_missing_volume_archive),
+        cmocka_unit_test(test_compressed_entry_name),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
