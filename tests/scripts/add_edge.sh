@@ -112,6 +112,17 @@ check_7z upd.7z
 extract_same upd.7z up
 [ "$(7zz l -slt upd.7z | grep -c '^Path = upd\(/.*\)\?$')" = 4 ] || fail "update: expected upd, upd/a, upd/b, upd/c"
 
+# Updating an archive 7zz made (solid, BCJ folder, encrypted): entries
+# come back unchanged next to the new one.
+mkdir -p z7/zin && text_lines 500 31 > z7/zin/t.txt && cp /bin/ls z7/zin/ls 2>/dev/null || prng_bytes 5000 32 > z7/zin/ls
+(cd z7 && 7zz a -bd -psecret ../z7.7z zin > /dev/null 2>&1) || fail "7zz a for the update test"
+mkdir -p z7/zin2 && printf 'added\n' > z7/zin2/new.txt
+(cd z7 && "$FZ7" a -bd -psecret ../z7.7z zin2) > log 2>&1 || { cat log; fail "fz7 a onto a 7zz archive"; }
+7zz t -psecret z7.7z > log 2>&1 || { cat log; fail "7zz t after fz7 updated its archive"; }
+rm -rf out; mkdir out
+7zz x -psecret -oout z7.7z > log 2>&1 || { cat log; fail "7zz x after update"; }
+same_tree z7 out
+
 # An unreadable input: reported, skipped, exit 1, archive complete.
 mkdir -p unr && printf 'fine\n' > unr/ok.txt && ln -s nowhere unr/dangling
 "$FZ7" a -bd unr.7z unr > log 2>&1
