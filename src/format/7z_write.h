@@ -84,8 +84,10 @@ fz7_status fz7_7z_writer_end_file(fz7_7z_writer *w);
  * no bytes at all is dropped. */
 fz7_status fz7_7z_writer_end_folder(fz7_7z_writer *w);
 
-/* Writes the header and the signature header, then fsyncs nothing (the
- * caller owns fd). After an error the archive is incomplete. */
+/* Writes the header (LZMA-encoded and/or encrypted as h asks; h may be
+ * NULL for a plain header) and the signature header at offset 0. Does not
+ * fsync: the caller owns fd. After an error the archive is incomplete.
+ * Errors: FZ7_E_IO, FZ7_E_MEM, FZ7_E_ARG (a folder is still open). */
 fz7_status fz7_7z_writer_finish(fz7_7z_writer *w, const fz7_7z_header_opts *h);
 
 /* Bytes written to fd so far (the archive size after finish). */
@@ -105,5 +107,20 @@ void fz7_7z_writer_free(fz7_7z_writer *w);
 fz7_status fz7_7z_plan_solid(const char *spec, uint64_t level_block_bytes, const uint64_t *sizes,
                              const char *const *exts, size_t n, size_t *block_of,
                              size_t *n_blocks);
+
+/* Copies folder `folder` (0-based) of the open 7z archive src as it is: its
+ * pack stream's bytes are written unchanged and its coders (properties,
+ * 7zAES salt and IV included) described again in the header, so nothing
+ * is decoded and no password is needed. metas[k] describes the folder's
+ * k-th substream (n must equal the folder's substream count); sizes and
+ * CRCs come from src's SubStreamsInfo. Not inside begin/end_folder.
+ * FZ7_E_UNSUPPORTED when the folder cannot be copied so (more than one
+ * pack stream, as BCJ2 has; a substream without a CRC): re-compress it
+ * then. FZ7_E_ARG (not a 7z archive, bad index, n differs), FZ7_E_IO or
+ * FZ7_E_TRUNCATED reading src (the writer is then failed), FZ7_E_MEM.
+ * 7zFormat.txt: PackInfo, Folder, SubStreamsInfo. */
+struct fz7_archive;
+fz7_status fz7_7z_writer_copy_folder(fz7_7z_writer *w, struct fz7_archive *src, uint64_t folder,
+                                     const fz7_7z_entry_meta *metas, size_t n);
 
 #endif
