@@ -5,6 +5,8 @@
  * header with the start header CRC. */
 #include "format/7z_write.h"
 
+#include "format/7z_internal.h"
+
 #include "check/check.h"
 #include "filter/filter.h"
 
@@ -210,6 +212,10 @@ typedef struct folder_rec {
     uint64_t pack_size;
     uint64_t unpack_size;
     size_t num_substreams;
+    /* A folder copied from another archive (fz7_7z_writer_copy_folder):
+     * its Folder record and its unpack sizes, already encoded. */
+    uint8_t *raw_folder, *raw_sizes;
+    size_t raw_folder_len, raw_sizes_len;
 } folder_rec;
 
 struct fz7_7z_writer {
@@ -542,6 +548,10 @@ static void put_folder(bytebuf *b, const folder_rec *f)
     static const uint8_t id_bcj[] = {0x03, 0x03, 0x01, 0x03};
     static const uint8_t id_aes[] = {0x06, 0xF1, 0x07, 0x01};
     static const uint8_t id_delta[] = {0x03};
+    if (f->raw_folder) {
+        bb_bytes(b, f->raw_folder, f->raw_folder_len);
+        return;
+    }
     unsigned n = 1u + f->bcj + f->has_delta + f->aes;
     bb_number(b, n);
     if (f->aes)
@@ -564,6 +574,10 @@ static void put_folder(bytebuf *b, const folder_rec *f)
 /* The folder's unpack sizes, one per coder output in coder order. */
 static void put_unpack_sizes(bytebuf *b, const folder_rec *f)
 {
+    if (f->raw_sizes) {
+        bb_bytes(b, f->raw_sizes, f->raw_sizes_len);
+        return;
+    }
     if (f->aes)
         bb_number(b, f->method_out);
     bb_number(b, f->unpack_size);
@@ -890,6 +904,10 @@ void fz7_7z_writer_free(fz7_7z_writer *w)
     for (size_t i = 0; i < w->n_entries; i++)
         free(w->entries[i].name);
     free(w->entries);
+    for (size_t i = 0; i < w->n_folders; i++) {
+        free(w->folders[i].raw_folder);
+        free(w->folders[i].raw_sizes);
+    }
     free(w->folders);
     free(w->bcj_buf);
     free(w->out.buf);
@@ -973,5 +991,131 @@ fz7_status fz7_7z_plan_solid(const char *spec, uint64_t level_block_bytes, const
         bytes_in += sizes[i];
     }
     *n_blocks = n ? block + 1 : 0;
+    return FZ7_OK;
+}
+
+/* ---- copying a folder of another archive ------------------------------- */
+
+/* The folder's coders, bind pairs and pack stream indices as 7zFormat.txt
+ * lays out a Folder; ids big-endian in as few bytes as they need. */
+static void put_folder_record(bytebuf *b, const fz7_7z_folder *f)
+{
+    bb_number(b, f->num_coders);
+    for (uint32_t i = 0; i < f->num_coders; i++) {
+        const fz7_7z_coder *c = &f->coders[i];
+        uint8_t id[8];
+        size_t id_len = 1;
+        while (id_len < 8 && (c->id >> (8 * id_len)) != 0)
+            id_len++;
+        for (size_t k = 0; k < id_len; k++)
+            id[k] = (uint8_t)(c->id >> (8 * (id_len - 1 - k)));
+        bool complex = c->num_in != 1 || c->num_out != 1;
+        uint8_t flags = (uint8_t)id_len;
+        if (complex)
+            flags |= 0x10;
+        if (c->props_len)
+            flags |= 0x20;
+        bb_byte(b, flags);
+        bb_bytes(b, id, id_len);
+        if (complex) {
+            bb_number(b, c->num_in);
+            bb_number(b, c->num_out);
+        }
+        if (c->props_len) {
+            bb_number(b, c->props_len);
+            bb_bytes(b, c->props, c->props_len);
+        }
+    }
+    for (uint32_t i = 0; i < f->num_bind_pairs; i++) {
+        bb_number(b, f->bind_pairs[i].in_index);
+        bb_number(b, f->bind_pairs[i].out_index);
+    }
+    if (f->num_packed > 1)
+        for (uint32_t i = 0; i < f->num_packed; i++)
+            bb_number(b, f->packed[i]);
+}
+
+fz7_status fz7_7z_writer_copy_folder(fz7_7z_writer *w, struct fz7_archive *src, uint64_t folder,
+                                     const fz7_7z_entry_meta *metas, size_t n)
+{
+    if (w->failed)
+        return w->failed;
+    if (w->in_folder || !src || src->info.format != FZ7_FORMAT_7Z || !src->priv)
+        return FZ7_E_ARG;
+    const fz7_7z_streams *s = &((const fz7_7z_db *)src->priv)->main;
+    if (folder >= s->num_folders)
+        return FZ7_E_ARG;
+    const fz7_7z_folder *sf = &s->folders[folder];
+    if (n != sf->num_substreams || n == 0)
+        return FZ7_E_ARG;
+    /* The header lists one pack stream per folder (PackInfo). */
+    if (sf->num_packed != 1 || sf->first_pack >= s->num_pack)
+        return FZ7_E_UNSUPPORTED;
+    for (uint64_t k = 0; k < n; k++)
+        if (!s->sub_has_crc[sf->first_substream + k])
+            return FZ7_E_UNSUPPORTED;
+
+    if (w->n_folders == w->cap_folders) {
+        size_t nc = w->cap_folders ? w->cap_folders * 2 : 16;
+        folder_rec *f = realloc(w->folders, nc * sizeof *f);
+        if (!f)
+            return FZ7_E_MEM;
+        w->folders = f;
+        w->cap_folders = nc;
+    }
+    bytebuf rec = {0}, sizes = {0};
+    put_folder_record(&rec, sf);
+    for (uint32_t i = 0; i < sf->num_coders; i++)
+        bb_number(&sizes, sf->unpack_sizes[i]);
+    if (rec.failed || sizes.failed) {
+        free(rec.p);
+        free(sizes.p);
+        return FZ7_E_MEM;
+    }
+
+    /* The entries, then the pack stream's bytes as they are. */
+    fz7_status st = FZ7_OK;
+    uint64_t unpack = 0;
+    for (size_t k = 0; st == FZ7_OK && k < n; k++) {
+        st = push_entry(w, &metas[k], true);
+        if (st == FZ7_OK) {
+            entry_rec *e = &w->entries[w->n_entries - 1];
+            e->size = s->sub_sizes[sf->first_substream + k];
+            e->crc = s->sub_crcs[sf->first_substream + k];
+            unpack += e->size;
+        }
+    }
+    uint64_t off = s->pack_offsets[sf->first_pack], left = s->pack_sizes[sf->first_pack];
+    uint64_t start = w->out.pos;
+    uint8_t *buf = st == FZ7_OK ? malloc(OUT_BUF_SIZE) : NULL;
+    if (st == FZ7_OK && !buf)
+        st = FZ7_E_MEM;
+    while (st == FZ7_OK && left) {
+        size_t take = left < OUT_BUF_SIZE ? (size_t)left : OUT_BUF_SIZE;
+        st = fz7_volumes_pread(src->vol, buf, take, off);
+        if (st == FZ7_OK)
+            st = sink_write(&w->out.os, buf, take);
+        off += take;
+        left -= take;
+    }
+    free(buf);
+    if (st != FZ7_OK) {
+        /* Entries already pushed describe a folder that is not there: the
+         * writer stays failed. */
+        free(rec.p);
+        free(sizes.p);
+        w->failed = st;
+        return st;
+    }
+    folder_rec *f = &w->folders[w->n_folders];
+    memset(f, 0, sizeof *f);
+    f->pack_size = w->out.pos - start;
+    f->unpack_size = unpack;
+    f->num_substreams = n;
+    f->raw_folder = rec.p;
+    f->raw_folder_len = rec.n;
+    f->raw_sizes = sizes.p;
+    f->raw_sizes_len = sizes.n;
+    w->n_folders++;
     return FZ7_OK;
 }
