@@ -296,6 +296,12 @@ static uint64_t mem_limit_of(const struct fz7_options *o)
     return 0;
 }
 
+/* -mmt{N} as decoder threads: 0 (every core) unless N was given. */
+static unsigned decode_threads_of(const struct fz7_options *o)
+{
+    return o->threads > 0 ? (unsigned)o->threads : 0;
+}
+
 static fz7_format wanted_format(fz7_type t)
 {
     return t == FZ7_TYPE_XZ ? FZ7_FORMAT_XZ : t == FZ7_TYPE_LZMA ? FZ7_FORMAT_LZMA : FZ7_FORMAT_7Z;
@@ -309,7 +315,8 @@ static int open_stdin(const struct fz7_options *o, FILE *out, const char *verb,
 {
     fprintf(out, "\n%s archive: \n", verb);
     char err[512];
-    fz7_open_opts opts = {.password = o->password, .mem_limit = mem_limit_of(o)};
+    fz7_open_opts opts = {.password = o->password, .mem_limit = mem_limit_of(o),
+                          .threads = decode_threads_of(o)};
     fz7_status s = fz7_archive_open_fd(STDIN_FILENO, o->stdin_name, &opts, out_arc, err,
                                        sizeof err);
     struct stat st;
@@ -359,7 +366,8 @@ int fz7_open_for_read(const struct fz7_options *o, FILE *out, const char *verb, 
     char err[512];
     fz7_archive *a = NULL;
     for (int attempt = 0;; attempt++) {
-        fz7_open_opts opts = {.password = password, .mem_limit = mem_limit_of(o)};
+        fz7_open_opts opts = {.password = password, .mem_limit = mem_limit_of(o),
+                              .threads = decode_threads_of(o)};
         fz7_status s = fz7_archive_open(path, &opts, &a, err, sizeof err);
         if (s == FZ7_E_NEED_PASSWORD && !password && attempt == 0) {
             fflush(out);
@@ -400,7 +408,8 @@ int fz7_open_for_read(const struct fz7_options *o, FILE *out, const char *verb, 
                 return FZ7_EXIT_FATAL;
             }
             fz7_archive_close(a);
-            fz7_open_opts opts = {.password = *password_out, .mem_limit = mem_limit_of(o)};
+            fz7_open_opts opts = {.password = *password_out, .mem_limit = mem_limit_of(o),
+                                  .threads = decode_threads_of(o)};
             fz7_status s = fz7_archive_open(path, &opts, &a, err, sizeof err);
             if (s != FZ7_OK)
                 return open_error(out, path, s, err);

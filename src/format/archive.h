@@ -60,6 +60,8 @@ typedef struct fz7_archive fz7_archive;
 typedef struct fz7_open_opts {
     const char *password;   /* UTF-8, or NULL */
     uint64_t mem_limit;     /* bytes; 0 means FZ7_DEFAULT_MEM_LIMIT */
+    unsigned threads;       /* decoder threads for multi-block xz and
+                               non-solid 7z (-mmt): 0 = every core, 1 = off */
 } fz7_open_opts;
 
 /* Opens path, recognising the format by content: 7z, xz, lzma, then what

@@ -6,6 +6,7 @@
 #include "filter/bcj_riscv.h"
 #include "filter/filter.h"
 #include "format/archive_impl.h"
+#include "format/decode_pool.h"
 #include "format/file_io.h"
 #include "lzma/lzma_dec.h"
 
@@ -708,16 +709,22 @@ static fz7_status open_chain(const xz_block_header *bh, fz7_istream *packed, uin
     return FZ7_OK;
 }
 
+/* One block's decoding. With cb set, data goes to cb->data in chunks of
+ * XZ_OUT_CHUNK through buf; with cb NULL it is kept in out (a worker
+ * thread's block buffer of the block's size + 1) and produced says how
+ * much was decoded before the end or an error. */
 typedef struct {
     fz7_archive *a;
     const fz7_extract_cb *cb;
-    uint8_t *buf;           /* XZ_OUT_CHUNK bytes */
+    uint8_t *buf;           /* XZ_OUT_CHUNK bytes (callback mode) */
+    uint8_t *out;           /* buffered mode */
+    uint64_t produced;
     bool cb_failed;         /* the status came from a callback */
     char detail[192];
 } extract_ctx;
 
-/* Decodes one block at file offset off described by index record rec and
- * sends its data to the callback. */
+/* Decodes one block at file offset off described by index record rec,
+ * checks its sizes, padding and check, and sends its data on. */
 static fz7_status decode_block(extract_ctx *x, const xz_stream *s, const xz_record *rec,
                                uint64_t off)
 {
@@ -725,6 +732,7 @@ static fz7_status decode_block(extract_ctx *x, const xz_stream *s, const xz_reco
     char *detail = x->detail;
     size_t dlen = sizeof x->detail;
     unsigned csize = check_size(s->check);
+    x->produced = 0;
     if (!check_supported(s->check)) {
         set_msg(detail, dlen, "Unsupported check ID %u", s->check);
         return FZ7_E_UNSUPPORTED;
@@ -755,6 +763,8 @@ static fz7_status decode_block(extract_ctx *x, const xz_stream *s, const xz_reco
     check_state chk;
     check_init(&chk, s->check);
     uint64_t produced = 0;
+    /* The full declared dictionary (not one cut to the block's size), so
+     * the memory limit applies to what the file declares, as xz does. */
     st = open_chain(&bh, in, a->opts.mem_limit, stages, &top);
     if (st == FZ7_E_UNSUPPORTED)
         set_msg(detail, dlen, "Unsupported method in the block at offset %" PRIu64, off);
@@ -763,11 +773,17 @@ static fz7_status decode_block(extract_ctx *x, const xz_stream *s, const xz_reco
                 lzma2_dict_bytes(bh.lzma2_prop));
     bool more = st == FZ7_OK;
     while (more) {
-        /* Gather a chunk; what was decoded before an error still goes out. */
+        /* Gather a chunk; what was decoded before an error still goes out.
+         * A block buffer has one byte more than the index lists, so a
+         * block that runs longer is seen. */
+        uint8_t *dst = x->out ? x->out + produced : x->buf;
+        size_t cap = XZ_OUT_CHUNK;
+        if (x->out && rec->uncompressed - produced < cap)
+            cap = (size_t)(rec->uncompressed - produced) + 1;
         size_t fill = 0;
-        while (fill < XZ_OUT_CHUNK) {
+        while (fill < cap) {
             size_t got = 0;
-            st = top->read(top, x->buf + fill, XZ_OUT_CHUNK - fill, &got);
+            st = top->read(top, dst + fill, cap - fill, &got);
             if (st != FZ7_OK || got == 0) {
                 more = false;
                 break;
@@ -783,8 +799,11 @@ static fz7_status decode_block(extract_ctx *x, const xz_stream *s, const xz_reco
         if (fill == 0)
             break;
         produced += fill;
-        check_update(&chk, x->buf, fill);
-        fz7_status cst = x->cb->data(x->cb->ctx, x->buf, fill);
+        x->produced = produced;
+        check_update(&chk, dst, fill);
+        if (!x->cb)
+            continue;
+        fz7_status cst = x->cb->data(x->cb->ctx, dst, fill);
         if (cst != FZ7_OK) {
             x->cb_failed = true;
             st = cst;
@@ -829,6 +848,112 @@ static fz7_status decode_block(extract_ctx *x, const xz_stream *s, const xz_reco
     return check_verify(&chk, tail + pad, detail, dlen);
 }
 
+/* ---- Several blocks at once --------------------------------------------
+ * Every block's sizes are known from the index, so worker threads decode
+ * whole blocks into buffers (checks verified there) and this thread hands
+ * them to the callbacks in file order. A block larger than the per-block
+ * budget (or whose buffer cannot be had) is left to this thread, which
+ * streams it as the one-thread path does. */
+
+#define XZ_MT_BLOCK_MAX ((uint64_t)256 << 20)   /* largest block buffered */
+
+typedef struct {
+    bool skipped;          /* not decoded: the consumer streams it */
+    fz7_status status;
+    extract_ctx job;       /* job.out, job.produced, job.detail */
+} mt_slot;
+
+typedef struct {
+    fz7_archive *a;
+    xz_priv *p;
+    size_t *stream_of;     /* per block in file order: its stream, */
+    size_t *record_of;     /* its index record (streams were indexed last */
+    uint64_t *offset_of;   /* to first) and the file offset of its header */
+    uint64_t block_budget; /* bytes one buffered block may take */
+    mt_slot *slots;
+} mt_ctx;
+
+static void mt_job(void *ctx, size_t j, size_t slot)
+{
+    mt_ctx *m = ctx;
+    mt_slot *r = &m->slots[slot];
+    const xz_record *rec = &m->p->records[m->record_of[j]];
+    memset(r, 0, sizeof *r);
+    r->job.a = m->a;
+    if (rec->uncompressed > m->block_budget ||
+        !(r->job.out = malloc((size_t)rec->uncompressed + 1))) {
+        r->skipped = true;
+        return;
+    }
+    r->status = decode_block(&r->job, &m->p->streams[m->stream_of[j]], rec, m->offset_of[j]);
+}
+
+/* The blocks of every stream on `threads` threads. *handled is false when
+ * the pool could not be set up (nothing was sent yet). */
+static fz7_status extract_mt(extract_ctx *x, xz_priv *p, unsigned threads, bool *handled)
+{
+    fz7_archive *a = x->a;
+    size_t n = p->nrecords;
+    mt_ctx m = {a, p, malloc(n * sizeof(size_t)), malloc(n * sizeof(size_t)),
+                malloc(n * sizeof(uint64_t)), 0, NULL};
+    size_t window = (size_t)threads * 2;
+    m.slots = calloc(window, sizeof *m.slots);
+    *handled = false;
+    fz7_status st = FZ7_OK;
+    if (!m.stream_of || !m.record_of || !m.offset_of || !m.slots)
+        goto out;
+    for (size_t i = 0, k = 0; i < p->nstreams; i++) {
+        uint64_t off = p->streams[i].offset + XZ_STREAM_HEADER_BYTES;
+        for (size_t j = 0; j < p->streams[i].count; j++, k++) {
+            m.stream_of[k] = i;
+            m.record_of[k] = p->streams[i].first + j;
+            m.offset_of[k] = off;
+            off += round_up4(p->records[m.record_of[k]].unpadded);
+        }
+    }
+    /* Buffers of the blocks in flight take at most half the memory limit. */
+    m.block_budget = a->opts.mem_limit / 2 / window;
+    if (m.block_budget > XZ_MT_BLOCK_MAX)
+        m.block_budget = XZ_MT_BLOCK_MAX;
+    fz7_decode_pool *pool = fz7_decode_pool_start(n, threads, window, mt_job, &m);
+    if (!pool)
+        goto out;
+    *handled = true;
+    for (size_t j = 0; j < n && st == FZ7_OK; j++) {
+        mt_slot *r = &m.slots[fz7_decode_pool_wait(pool, j)];
+        if (r->skipped) {
+            st = decode_block(x, &p->streams[m.stream_of[j]], &p->records[m.record_of[j]],
+                              m.offset_of[j]);
+        } else {
+            /* What the block decoded before an error still goes out. */
+            for (uint64_t sent = 0; sent < r->job.produced && st == FZ7_OK;) {
+                uint64_t left = r->job.produced - sent;
+                size_t len = left < XZ_OUT_CHUNK ? (size_t)left : XZ_OUT_CHUNK;
+                st = x->cb->data(x->cb->ctx, r->job.out + sent, len);
+                sent += len;
+                if (st != FZ7_OK)
+                    x->cb_failed = true;
+            }
+            if (st == FZ7_OK && r->status != FZ7_OK) {
+                st = r->status;
+                memcpy(x->detail, r->job.detail, sizeof x->detail);
+            }
+        }
+        free(r->job.out);
+        r->job.out = NULL;
+        fz7_decode_pool_release(pool, j);
+    }
+    fz7_decode_pool_stop(pool);
+out:
+    for (size_t i = 0; m.slots && i < window; i++)
+        free(m.slots[i].job.out);
+    free(m.slots);
+    free(m.stream_of);
+    free(m.record_of);
+    free(m.offset_of);
+    return st;
+}
+
 static fz7_status xz_extract(fz7_archive *a, const bool *select, const fz7_extract_cb *cb,
                              char *err, size_t errlen)
 {
@@ -838,10 +963,14 @@ static fz7_status xz_extract(fz7_archive *a, const bool *select, const fz7_extra
     fz7_status st = cb->begin(cb->ctx, 0, &a->entries[0]);
     if (st != FZ7_OK)
         return st;
-    extract_ctx x = {a, cb, malloc(XZ_OUT_CHUNK), false, ""};
+    extract_ctx x = {a, cb, malloc(XZ_OUT_CHUNK), NULL, 0, false, ""};
     if (!x.buf)
         return FZ7_E_MEM;
-    for (size_t i = 0; i < p->nstreams && st == FZ7_OK; i++) {
+    unsigned threads = fz7_decode_threads(a->opts.threads, p->nrecords);
+    bool handled = false;
+    if (threads > 1)
+        st = extract_mt(&x, p, threads, &handled);
+    for (size_t i = 0; !handled && i < p->nstreams && st == FZ7_OK; i++) {
         const xz_stream *s = &p->streams[i];
         uint64_t off = s->offset + XZ_STREAM_HEADER_BYTES;
         for (size_t j = 0; j < s->count && st == FZ7_OK; j++) {

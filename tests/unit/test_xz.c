@@ -118,7 +118,7 @@ static fz7_status run(const char *path, uint64_t mem_limit, sink *s, fz7_status 
 {
     memset(s, 0, sizeof *s);
     fz7_sha256_init(&s->sha);
-    fz7_open_opts opts = {NULL, mem_limit};
+    fz7_open_opts opts = {.mem_limit = mem_limit};
     fz7_archive *a = NULL;
     fz7_status st = fz7_archive_open(path, &opts, &a, err, errlen);
     if (st != FZ7_OK)
@@ -377,7 +377,7 @@ static void test_index_memory_limit(void **state)
     (void)state;
     char path[4400], err[256] = "";
     snprintf(path, sizeof path, "%s/multiblock-crc64.xz", own_dir());
-    fz7_open_opts opts = {NULL, 32};
+    fz7_open_opts opts = {.mem_limit = 32};
     fz7_archive *a = NULL;
     assert_int_equal(fz7_archive_open(path, &opts, &a, err, sizeof err), FZ7_E_MEMLIMIT);
     assert_non_null(strstr(err, "memory"));
