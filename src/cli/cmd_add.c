@@ -529,17 +529,23 @@ typedef struct keep_ctx {
     fz7_status st;
 } keep_ctx;
 
+static void meta_of_entry(const fz7_entry *e, fz7_7z_entry_meta *m)
+{
+    memset(m, 0, sizeof *m);
+    m->name = e->path;
+    m->attrib = e->has_attrib ? e->attrib : fz7_7z_attrib_from_mode(e->mode);
+    m->is_dir = e->is_dir;
+    m->has_mtime = e->has_mtime;
+    m->mtime = e->mtime;
+    m->mtime_nsec = e->mtime_nsec;
+}
+
 static fz7_status keep_begin(void *ctx, size_t index, const fz7_entry *e)
 {
     (void)index;
     keep_ctx *k = ctx;
-    fz7_7z_entry_meta m = {0};
-    m.name = e->path;
-    m.attrib = e->has_attrib ? e->attrib : fz7_7z_attrib_from_mode(e->mode);
-    m.is_dir = e->is_dir;
-    m.has_mtime = e->has_mtime;
-    m.mtime = e->mtime;
-    m.mtime_nsec = e->mtime_nsec;
+    fz7_7z_entry_meta m;
+    meta_of_entry(e, &m);
     if (!e->has_stream)
         return fz7_7z_writer_add_empty(k->w, &m);
     fz7_status st = FZ7_OK;
@@ -580,6 +586,75 @@ static fz7_status keep_end(void *ctx, size_t index, fz7_status result, const cha
     return FZ7_OK;
 }
 
+static fz7_status keep_old_entries(add_run *r, fz7_7z_writer *w, fz7_archive *old,
+                                   const bool *keep, fz7_7z_folder_opts *base, char *why,
+                                   size_t whylen)
+{
+    size_t n = fz7_archive_count(old);
+    int64_t n_folders = 0;
+    for (size_t i = 0; i < n; i++)
+        if (fz7_archive_entry(old, i)->folder + 1 > n_folders)
+            n_folders = fz7_archive_entry(old, i)->folder + 1;
+    bool *redo = calloc(n ? n : 1, sizeof *redo);          /* decode and compress again */
+    size_t *in_folder = calloc((size_t)n_folders + 1, sizeof *in_folder);
+    size_t *kept = calloc((size_t)n_folders + 1, sizeof *kept);
+    fz7_7z_entry_meta *metas = calloc(n ? n : 1, sizeof *metas);
+    fz7_status st = redo && in_folder && kept && metas ? FZ7_OK : FZ7_E_MEM;
+    for (size_t i = 0; st == FZ7_OK && i < n; i++) {
+        const fz7_entry *e = fz7_archive_entry(old, i);
+        if (e->has_stream && e->folder >= 0) {
+            in_folder[e->folder]++;
+            kept[e->folder] += keep[i];
+        }
+    }
+    bool any_redo = false;
+    for (int64_t f = 0; st == FZ7_OK && f < n_folders; f++) {
+        size_t m = 0;
+        if (kept[f] && kept[f] == in_folder[f]) {
+            for (size_t i = 0; i < n; i++) {
+                const fz7_entry *e = fz7_archive_entry(old, i);
+                if (e->has_stream && e->folder == f)
+                    meta_of_entry(e, &metas[m++]);
+            }
+            st = fz7_7z_writer_copy_folder(w, old, (uint64_t)f, metas, m);
+            if (st == FZ7_OK)
+                continue;
+            if (st != FZ7_E_UNSUPPORTED)
+                break;
+            st = FZ7_OK;   /* a layout the copier does not take: compress again */
+        }
+        for (size_t i = 0; i < n; i++) {
+            const fz7_entry *e = fz7_archive_entry(old, i);
+            if (keep[i] && e->has_stream && e->folder == f)
+                redo[i] = any_redo = true;
+        }
+    }
+    /* Entries without data go through the extraction callbacks too. */
+    for (size_t i = 0; st == FZ7_OK && i < n; i++)
+        if (keep[i] && !fz7_archive_entry(old, i)->has_stream)
+            redo[i] = any_redo = true;
+    if (st == FZ7_OK && any_redo) {
+        keep_ctx k = {0};
+        k.r = r;
+        k.w = w;
+        k.fo = base;
+        k.cur_folder = -1;
+        base->bcj_x86 = r->set.bcj != 0;
+        pick_mt(r->o, &r->set, 0, &base->threads, &base->mt_block_size);
+        fz7_extract_cb cb = {&k, keep_begin, keep_data, keep_end};
+        st = fz7_archive_extract(old, redo, &cb, why, whylen);
+        if (st == FZ7_OK && k.in_folder)
+            st = fz7_7z_writer_end_folder(w);
+    }
+    if (st != FZ7_OK && !why[0])
+        snprintf(why, whylen, "cannot copy the old archive's entries: %s", fz7_status_str(st));
+    free(redo);
+    free(in_folder);
+    free(kept);
+    free(metas);
+    return st;
+}
+
 static fz7_status write_7z(add_run *r, int fd, fz7_archive *old, const bool *keep, char *why,
                            size_t whylen)
 {
@@ -604,23 +679,11 @@ static fz7_status write_7z(add_run *r, int fd, fz7_archive *old, const bool *kee
                 total += fz7_archive_entry(old, i)->size;
     base.size_hint = r->stdin_mode ? 0 : total ? total : 1;
 
-    /* Old entries first, in their order. */
-    if (old) {
-        keep_ctx k = {0};
-        k.r = r;
-        k.w = w;
-        k.fo = &base;
-        k.cur_folder = -1;
-        base.bcj_x86 = r->set.bcj != 0;
-        pick_mt(r->o, &r->set, 0, &base.threads, &base.mt_block_size);
-        fz7_extract_cb cb = {&k, keep_begin, keep_data, keep_end};
-        st = fz7_archive_extract(old, keep, &cb, why, whylen);
-        if (st == FZ7_OK && k.in_folder)
-            st = fz7_7z_writer_end_folder(w);
-        if (st != FZ7_OK && !why[0])
-            snprintf(why, whylen, "cannot copy the old archive's entries: %s",
-                     fz7_status_str(st));
-    }
+    /* Old entries first: a folder whose files are all kept is copied as it
+     * is (pack bytes unchanged, as 7-Zip updates); the kept files of the
+     * other folders are decoded and compressed again. */
+    if (old)
+        st = keep_old_entries(r, w, old, keep, &base, why, whylen);
 
     base.bcj_x86 = false;
     base.threads = 0;

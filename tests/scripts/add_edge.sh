@@ -116,8 +116,13 @@ extract_same upd.7z up
 # come back unchanged next to the new one.
 mkdir -p z7/zin && text_lines 500 31 > z7/zin/t.txt && cp /bin/ls z7/zin/ls 2>/dev/null || prng_bytes 5000 32 > z7/zin/ls
 (cd z7 && 7zz a -bd -psecret ../z7.7z zin > /dev/null 2>&1) || fail "7zz a for the update test"
+cp z7.7z z7.orig
+packed=$(7zz l -slt -psecret z7.7z | awk '/^Packed Size = [0-9]/{t += $4} END {print t}')
 mkdir -p z7/zin2 && printf 'added\n' > z7/zin2/new.txt
 (cd z7 && "$FZ7" a -bd -psecret ../z7.7z zin2) > log 2>&1 || { cat log; fail "fz7 a onto a 7zz archive"; }
+# Folders whose files are all kept are copied, not compressed again.
+[ "$packed" -gt 1000 ] || fail "expected the 7zz archive to hold packed data ($packed)"
+cmp -n "$packed" -i 32:32 z7.orig z7.7z || fail "kept folders were not copied byte for byte"
 7zz t -psecret z7.7z > log 2>&1 || { cat log; fail "7zz t after fz7 updated its archive"; }
 rm -rf out; mkdir out
 7zz x -psecret -oout z7.7z > log 2>&1 || { cat log; fail "7zz x after update"; }
