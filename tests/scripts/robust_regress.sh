@@ -7,8 +7,8 @@ set -u
 : "${FZ7:?FZ7 must name the fz7 binary}"
 case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
 S=${FZ7_SCRATCH:-$(mktemp -d)}
-DATA=${FZ7_TESTS_DIR:-$(cd "$(dirname "$0")/.." && pwd)}/data/regress
-[ -f "$DATA/MANIFEST.tsv" ] || { echo "FAIL: no $DATA/MANIFEST.tsv"; exit 1; }
+DATA=$(cd "${FZ7_TESTS_DIR:-$(dirname "$0")/..}/data/regress" 2>/dev/null && pwd)
+[ -n "$DATA" ] && [ -f "$DATA/MANIFEST.tsv" ] || { echo "FAIL: no tests/data/regress/MANIFEST.tsv"; exit 1; }
 rm -rf "$S" && mkdir -p "$S" && cd "$S" || exit 1
 
 pass=0 fail=0
