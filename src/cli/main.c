@@ -27,9 +27,12 @@ static void print_usage(void)
            "\n<Commands>\n"
            "  a : Add files to archive\n"
            "  b : Benchmark [passes] [-mm={LZMA|CRC32|CRC64|SHA256|AES256CBC|*}] [-md{N}] [-mmt{N}]\n"
+           "  d : Delete files from archive\n"
            "  e : Extract files from archive (without using directory names)\n"
            "  l : List contents of archive\n"
+           "  rn : Rename files in archive\n"
            "  t : Test integrity of archive\n"
+           "  u : Update files to archive\n"
            "  x : eXtract files with full paths\n"
            "\n<Switches>\n"
            "  -- : Stop switches parsing\n"
@@ -90,6 +93,11 @@ int main(int argc, char **argv)
         break;
     case FZ7_CMD_LIST:
         rc = fz7_cmd_list(&o);
+        break;
+    case FZ7_CMD_UPDATE:
+    case FZ7_CMD_DELETE:
+    case FZ7_CMD_RENAME:
+        rc = fz7_cmd_update(&o);
         break;
     case FZ7_CMD_EXTRACT:
     case FZ7_CMD_EXTRACT_FLAT:

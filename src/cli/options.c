@@ -399,6 +399,8 @@ static int parse_switch(parser *p, const char *arg)
 
 static fz7_command command_of(const char *s)
 {
+    if (strcasecmp(s, "rn") == 0)
+        return FZ7_CMD_RENAME;
     if (strlen(s) != 1)
         return FZ7_CMD_NONE;
     switch (tolower((unsigned char)s[0])) {
@@ -408,6 +410,8 @@ static fz7_command command_of(const char *s)
     case 'l': return FZ7_CMD_LIST;
     case 't': return FZ7_CMD_TEST;
     case 'b': return FZ7_CMD_BENCH;
+    case 'u': return FZ7_CMD_UPDATE;
+    case 'd': return FZ7_CMD_DELETE;
     case 'h': return FZ7_CMD_VERSION;
     }
     return FZ7_CMD_NONE;
@@ -503,6 +507,10 @@ int fz7_options_parse(int argc, char **argv, struct fz7_options *o, char *err_ki
         o->archive = "";
     if (o->command != FZ7_CMD_VERSION && o->command != FZ7_CMD_BENCH && !o->archive)
         return usage_error(&p, 7, "Cannot find archive name", NULL);
+    /* rn: the names come in old/new pairs, as 7-Zip requires. */
+    if (o->command == FZ7_CMD_RENAME && o->n_names % 2)
+        return usage_error(&p, 7, "There is no second file name for rename pair:",
+                           o->names[o->n_names - 1].pattern);
     return 0;
 }
 

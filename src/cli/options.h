@@ -17,6 +17,9 @@ typedef enum fz7_command {
     FZ7_CMD_LIST,       /* l */
     FZ7_CMD_TEST,       /* t */
     FZ7_CMD_BENCH,      /* b */
+    FZ7_CMD_UPDATE,     /* u: add new and newer files, keep the rest */
+    FZ7_CMD_DELETE,     /* d: delete the selected entries */
+    FZ7_CMD_RENAME,     /* rn: names after the archive are old/new pairs */
     FZ7_CMD_VERSION,    /* --version, -h, --help, h */
 } fz7_command;
 

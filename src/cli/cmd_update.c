@@ -1,0 +1,887 @@
+/* cmd_update.c - `fz7 u`, `fz7 d` and `fz7 rn` on a .7z: decide per entry
+ * what stays, goes, is renamed or replaced; copy folders whose entries all
+ * stay as they are (no decoding, no password), re-compress the others, and
+ * write the result to a temporary file renamed over the archive. */
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "format/7z_write.h"
+#include "format/archive.h"
+#include "fsio/read_tree.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define READ_CHUNK ((size_t)1 << 20)
+
+/* What becomes of an old entry. */
+typedef enum entry_fate { FATE_KEEP = 0, FATE_DELETE, FATE_REPLACE } entry_fate;
+
+typedef struct update_run {
+    const struct fz7_options *o;
+    FILE *out;
+    const char *path;             /* the archive */
+    fz7_archive *old;             /* NULL when the archive does not exist yet */
+    size_t n_old;
+    entry_fate *fate;             /* per old entry */
+    char **new_name;              /* rn: per old entry, or NULL = unchanged */
+    fz7_tree tree;                /* u: files found on disk ... */
+    bool *add;                    /* ... and which of them go in */
+    const char *password;         /* -p or asked for; NULL = none */
+    fz7_7zaes_key *key;
+    uint8_t *buf;
+    size_t warnings;
+    char **scan_warnings;
+    size_t n_scan_warnings;
+    uint64_t files_read;
+    uint64_t copied_folders, repacked_folders;
+} update_run;
+
+/* ---- the temporary file ------------------------------------------------- */
+
+static char g_temp_path[PATH_MAX + 32];
+static volatile sig_atomic_t g_temp_live;
+
+static void on_signal(int sig)
+{
+    if (g_temp_live)
+        unlink(g_temp_path);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void install_signals(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+    signal(SIGXFSZ, SIG_IGN);   /* ulimit -f: EFBIG, and the temp file removed */
+}
+
+/* ---- messages ------------------------------------------------------------- */
+
+/* "119 bytes (1 KiB)" as 7-Zip prints sizes. */
+static void print_size(FILE *f, uint64_t v)
+{
+    fprintf(f, "%llu bytes", (unsigned long long)v);
+    if (v == 0)
+        return;
+    unsigned shift = 10;
+    char unit = 'K';
+    if (v >= ((uint64_t)10 << 30))
+        shift = 30, unit = 'G';
+    else if (v >= ((uint64_t)10 << 20))
+        shift = 20, unit = 'M';
+    fprintf(f, " (%llu %ciB)", (unsigned long long)((v + ((uint64_t)1 << shift) - 1) >> shift),
+            unit);
+}
+
+static void print_counts(FILE *f, const char *what, uint64_t dirs, uint64_t files, uint64_t bytes)
+{
+    fprintf(f, "%s", what);
+    if (dirs)
+        fprintf(f, "%llu folder%s, ", (unsigned long long)dirs, dirs == 1 ? "" : "s");
+    fprintf(f, "%llu file%s, ", (unsigned long long)files, files == 1 ? "" : "s");
+    print_size(f, bytes);
+    fputc('\n', f);
+}
+
+static void scan_warn(void *ctx, const char *path, int err)
+{
+    update_run *r = ctx;
+    r->warnings++;
+    char line[PATH_MAX + 128];
+    snprintf(line, sizeof line, "%s : errno=%d : %s", path, err, strerror(err));
+    char **n = realloc(r->scan_warnings, (r->n_scan_warnings + 1) * sizeof *n);
+    if (!n)
+        return;
+    r->scan_warnings = n;
+    n[r->n_scan_warnings] = strdup(line);
+    if (n[r->n_scan_warnings])
+        r->n_scan_warnings++;
+}
+
+static int exit_code_of(fz7_status st)
+{
+    if (st == FZ7_E_MEM)
+        return FZ7_EXIT_MEMORY;
+    if (st == FZ7_E_ARG)
+        return FZ7_EXIT_USAGE;
+    return FZ7_EXIT_FATAL;
+}
+
+/* ---- deciding each entry's fate ------------------------------------------ */
+
+/* d: entries the names select (a folder's name selects what is under it;
+ * -r lets a wildcard match at any depth), minus -x! exclusions; without
+ * names every entry, as 7-Zip does. */
+static void plan_delete(update_run *r)
+{
+    const struct fz7_options *o = r->o;
+    for (size_t i = 0; i < r->n_old; i++)
+        if (fz7_selected(o, fz7_archive_entry(r->old, i)->path))
+            r->fate[i] = FATE_DELETE;
+}
+
+/* rn: the first pair whose old name is the entry's path, or a leading part
+ * of it (a folder renames everything below it). */
+static fz7_status plan_rename(update_run *r)
+{
+    const struct fz7_options *o = r->o;
+    for (size_t i = 0; i < r->n_old; i++) {
+        const char *p = fz7_archive_entry(r->old, i)->path;
+        for (size_t k = 0; k + 1 < o->n_names; k += 2) {
+            const char *from = o->names[k].pattern, *to = o->names[k + 1].pattern;
+            size_t n = strlen(from);
+            bool same = o->case_sensitive ? strncmp(p, from, n) == 0 : strncasecmp(p, from, n) == 0;
+            if (n == 0 || !same || (p[n] != 0 && p[n] != '/'))
+                continue;
+            size_t len = strlen(to) + strlen(p + n) + 1;
+            r->new_name[i] = malloc(len);
+            if (!r->new_name[i])
+                return FZ7_E_MEM;
+            snprintf(r->new_name[i], len, "%s%s", to, p + n);
+            break;
+        }
+    }
+    return FZ7_OK;
+}
+
+static bool g_sort_case_sensitive;
+static const fz7_archive *g_sort_arc;
+
+static int cmp_entry_path(const void *x, const void *y)
+{
+    const char *a = fz7_archive_entry(g_sort_arc, *(const size_t *)x)->path;
+    const char *b = fz7_archive_entry(g_sort_arc, *(const size_t *)y)->path;
+    return g_sort_case_sensitive ? strcmp(a, b) : strcasecmp(a, b);
+}
+
+/* FILETIME precision (100 ns), the precision a .7z keeps. */
+static int64_t ticks_of(int64_t sec, uint32_t nsec)
+{
+    return sec * 10000000 + (int64_t)(nsec / 100u);
+}
+
+/* u: scan the names on disk (everything here when none are given, as
+ * 7-Zip does); a file not in the archive is added; one in it replaces the
+ * entry when it is newer, or has the same time and another size (7-Zip's
+ * default -u rules: p1q1r2x1y2z1w2). Entries not on disk stay. */
+static fz7_status plan_update(update_run *r, const struct stat *arc_sb, bool arc_exists)
+{
+    const struct fz7_options *o = r->o;
+    fz7_match_rule *ex = NULL;
+    if (o->n_excludes) {
+        ex = calloc(o->n_excludes, sizeof *ex);
+        if (!ex)
+            return FZ7_E_MEM;
+        for (size_t i = 0; i < o->n_excludes; i++) {
+            ex[i].pattern = o->excludes[i].pattern;
+            ex[i].recursive = o->excludes[i].recursive;
+        }
+    }
+    fz7_tree_opts to = {0};
+    to.recurse = o->recurse == FZ7_ON;
+    to.store_symlinks = o->store_symlinks;
+    to.exclude = ex;
+    to.n_exclude = o->n_excludes;
+    to.warn = scan_warn;
+    to.warn_ctx = r;
+    fz7_status st = FZ7_OK;
+    if (o->n_names == 0)
+        st = fz7_tree_add(&r->tree, "*", false, &to);
+    for (size_t i = 0; i < o->n_names && (st == FZ7_OK || st == FZ7_E_IO); i++)
+        st = fz7_tree_add(&r->tree, o->names[i].pattern, o->names[i].recursive, &to);
+    free(ex);
+    if (st == FZ7_E_IO)
+        st = FZ7_OK;   /* a warning already */
+    if (st != FZ7_OK)
+        return st;
+    fz7_tree_sort(&r->tree);
+
+    size_t n = r->tree.count;
+    r->add = calloc(n ? n : 1, sizeof *r->add);
+    size_t *by_path = malloc((r->n_old ? r->n_old : 1) * sizeof *by_path);
+    if (!r->add || !by_path) {
+        free(by_path);
+        return FZ7_E_MEM;
+    }
+    for (size_t i = 0; i < r->n_old; i++)
+        by_path[i] = i;
+    g_sort_case_sensitive = o->case_sensitive;
+    g_sort_arc = r->old;
+    if (r->n_old)
+        qsort(by_path, r->n_old, sizeof *by_path, cmp_entry_path);
+
+    for (size_t k = 0; k < n; k++) {
+        const fz7_tree_item *it = &r->tree.items[k];
+        /* Never the archive itself. */
+        if (arc_exists && it->kind == FZ7_ITEM_FILE && it->dev == (uint64_t)arc_sb->st_dev &&
+            it->ino == (uint64_t)arc_sb->st_ino)
+            continue;
+        size_t lo = 0, hi = r->n_old;
+        int64_t found = -1;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            const char *p = fz7_archive_entry(r->old, by_path[mid])->path;
+            int c = o->case_sensitive ? strcmp(it->name, p) : strcasecmp(it->name, p);
+            if (c == 0) {
+                found = (int64_t)by_path[mid];
+                break;
+            }
+            if (c < 0)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        if (found < 0) {
+            r->add[k] = true;
+            continue;
+        }
+        const fz7_entry *e = fz7_archive_entry(r->old, (size_t)found);
+        if (e->is_dir && it->kind == FZ7_ITEM_DIR)
+            continue;   /* a folder stays as it is */
+        bool replace;
+        if (!e->has_mtime || e->is_dir != (it->kind == FZ7_ITEM_DIR)) {
+            replace = true;
+        } else {
+            int64_t disk = ticks_of(it->mtime, it->mtime_nsec);
+            int64_t arc = ticks_of(e->mtime, e->mtime_nsec);
+            replace = disk > arc || (disk == arc && it->size != e->size);
+        }
+        if (replace) {
+            r->add[k] = true;
+            r->fate[found] = FATE_REPLACE;
+        }
+    }
+    free(by_path);
+    return FZ7_OK;
+}
+
+/* ---- writing --------------------------------------------------------------- */
+
+static void meta_of_entry(const update_run *r, size_t i, fz7_7z_entry_meta *m)
+{
+    const fz7_entry *e = fz7_archive_entry(r->old, i);
+    memset(m, 0, sizeof *m);
+    m->name = r->new_name && r->new_name[i] ? r->new_name[i] : e->path;
+    m->attrib = e->has_attrib ? e->attrib : fz7_7z_attrib_from_mode(e->mode);
+    m->is_dir = e->is_dir;
+    m->has_mtime = e->has_mtime;
+    m->mtime = e->mtime;
+    m->mtime_nsec = e->mtime_nsec;
+}
+
+/* Folder options for data written anew: LZMA2 at -mx (Copy at -mx0),
+ * encrypted when a password is set. */
+static fz7_status base_folder_opts(const update_run *r, uint64_t size_hint,
+                                   fz7_7z_folder_opts *fo)
+{
+    memset(fo, 0, sizeof *fo);
+    int level = r->o->level >= 0 ? r->o->level : 5;
+    if (level > 9)
+        level = 9;
+    fo->method = level == 0 ? FZ7_7Z_COPY : FZ7_7Z_LZMA2;
+    fz7_status st = fz7_lzma_enc_preset(&fo->lzma, (unsigned)level);
+    if (st != FZ7_OK)
+        return st;
+    fo->size_hint = size_hint ? size_hint : 1;
+    fo->threads = r->o->threads >= 1 ? (uint32_t)r->o->threads : 1;
+    if (fo->threads > FZ7_LZMA2_MT_THREADS_MAX)
+        fo->threads = FZ7_LZMA2_MT_THREADS_MAX;
+    fo->key = r->key;
+    return FZ7_OK;
+}
+
+/* Re-compressing kept entries of folders that cannot be copied: one new
+ * folder per old one, fed by the reader. */
+typedef struct repack_ctx {
+    update_run *r;
+    fz7_7z_writer *w;
+    fz7_7z_folder_opts fo;
+    int64_t cur_folder;
+    bool in_folder, in_file;
+    size_t failed_index;
+    fz7_status failed;
+    char detail[256];
+} repack_ctx;
+
+static fz7_status repack_begin(void *ctx, size_t index, const fz7_entry *e)
+{
+    repack_ctx *k = ctx;
+    fz7_7z_entry_meta m;
+    meta_of_entry(k->r, index, &m);
+    fz7_status st = FZ7_OK;
+    if (k->in_folder && e->folder != k->cur_folder) {
+        st = fz7_7z_writer_end_folder(k->w);
+        k->in_folder = false;
+    }
+    if (st == FZ7_OK && !k->in_folder) {
+        st = fz7_7z_writer_begin_folder(k->w, &k->fo);
+        k->in_folder = st == FZ7_OK;
+        k->cur_folder = e->folder;
+        k->r->repacked_folders += k->in_folder;
+    }
+    if (st == FZ7_OK)
+        st = fz7_7z_writer_begin_file(k->w, &m);
+    k->in_file = st == FZ7_OK;
+    return st;
+}
+
+static fz7_status repack_data(void *ctx, const uint8_t *p, size_t n)
+{
+    repack_ctx *k = ctx;
+    return fz7_7z_writer_write(k->w, p, n);
+}
+
+static fz7_status repack_end(void *ctx, size_t index, fz7_status result, const char *detail)
+{
+    repack_ctx *k = ctx;
+    if (result != FZ7_OK) {
+        /* A damaged or locked entry is never silently dropped. */
+        k->failed = result;
+        k->failed_index = index;
+        snprintf(k->detail, sizeof k->detail, "%s", detail ? detail : "");
+        return result;
+    }
+    if (k->in_file) {
+        k->in_file = false;
+        return fz7_7z_writer_end_file(k->w);
+    }
+    return FZ7_OK;
+}
+
+/* Pushes one file from disk into the open folder. */
+static fz7_status write_item(update_run *r, fz7_7z_writer *w, const fz7_tree_item *it)
+{
+    int fd = -1;
+    if (it->kind != FZ7_ITEM_SYMLINK) {
+        fd = open(it->disk_path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+            r->warnings++;
+            fflush(r->out);
+            fprintf(stderr, "WARNING: %s : %s\n", it->disk_path, strerror(errno));
+            return FZ7_OK;
+        }
+    }
+    fz7_7z_entry_meta m = {0};
+    m.name = it->name;
+    m.attrib = fz7_7z_attrib_from_mode(it->mode);
+    m.has_mtime = true;
+    m.mtime = it->mtime;
+    m.mtime_nsec = it->mtime_nsec;
+    fz7_status st = fz7_7z_writer_begin_file(w, &m);
+    if (st == FZ7_OK && it->kind == FZ7_ITEM_SYMLINK)
+        st = fz7_7z_writer_write(w, (const uint8_t *)it->link_target, strlen(it->link_target));
+    while (st == FZ7_OK && fd >= 0) {
+        ssize_t n = read(fd, r->buf, READ_CHUNK);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            r->warnings++;
+            fflush(r->out);
+            fprintf(stderr, "WARNING: %s : %s\n", it->disk_path, strerror(errno));
+            break;
+        }
+        if (n == 0)
+            break;
+        st = fz7_7z_writer_write(w, r->buf, (size_t)n);
+    }
+    if (fd >= 0)
+        close(fd);
+    if (st == FZ7_OK)
+        st = fz7_7z_writer_end_file(w);
+    r->files_read++;
+    return st;
+}
+
+static fz7_status write_archive(update_run *r, int fd, char *why, size_t whylen)
+{
+    fz7_7z_writer *w = NULL;
+    fz7_status st = fz7_7z_writer_new(fd, &w);
+    if (st != FZ7_OK)
+        return st;
+    size_t n_folders = r->old ? (size_t)fz7_archive_get_info(r->old)->num_blocks : 0;
+    /* Per old folder: whether every entry stays unchanged (copy it), and
+     * whether it must be re-compressed. */
+    bool *intact = malloc((n_folders ? n_folders : 1) * sizeof *intact);
+    bool *repack = calloc(n_folders ? n_folders : 1, sizeof *repack);
+    bool *seen = calloc(n_folders ? n_folders : 1, sizeof *seen);
+    size_t *members = malloc((r->n_old ? r->n_old : 1) * sizeof *members);
+    fz7_7z_entry_meta *metas = malloc((r->n_old ? r->n_old : 1) * sizeof *metas);
+    bool *select = calloc(r->n_old ? r->n_old : 1, sizeof *select);
+    if (!intact || !repack || !seen || !members || !metas || !select)
+        st = FZ7_E_MEM;
+    for (size_t f = 0; st == FZ7_OK && f < n_folders; f++)
+        intact[f] = true;
+    for (size_t i = 0; st == FZ7_OK && i < r->n_old; i++) {
+        const fz7_entry *e = fz7_archive_entry(r->old, i);
+        if (e->has_stream && e->folder >= 0 && (size_t)e->folder < n_folders &&
+            r->fate[i] != FATE_KEEP)
+            intact[e->folder] = false;
+    }
+
+    /* Old entries in their order: empty ones as they are, each intact
+     * folder copied whole at its first entry. */
+    for (size_t i = 0; st == FZ7_OK && i < r->n_old; i++) {
+        const fz7_entry *e = fz7_archive_entry(r->old, i);
+        if (r->fate[i] != FATE_KEEP || e->is_anti)
+            continue;
+        if (!e->has_stream) {
+            fz7_7z_entry_meta m;
+            meta_of_entry(r, i, &m);
+            st = fz7_7z_writer_add_empty(w, &m);
+            continue;
+        }
+        if (e->folder < 0 || (size_t)e->folder >= n_folders) {
+            st = FZ7_E_FORMAT;
+            break;
+        }
+        size_t f = (size_t)e->folder;
+        if (seen[f])
+            continue;
+        seen[f] = true;
+        if (!intact[f]) {
+            repack[f] = true;
+            continue;
+        }
+        size_t n = 0;
+        for (size_t j = i; j < r->n_old; j++) {
+            const fz7_entry *ej = fz7_archive_entry(r->old, j);
+            if (ej->has_stream && ej->folder == e->folder) {
+                members[n] = j;
+                meta_of_entry(r, j, &metas[n]);
+                n++;
+            }
+        }
+        st = fz7_7z_writer_copy_folder(w, r->old, f, metas, n);
+        if (st == FZ7_E_UNSUPPORTED) {
+            repack[f] = true;   /* e.g. BCJ2's four pack streams */
+            st = FZ7_OK;
+        } else if (st == FZ7_OK) {
+            r->copied_folders++;
+        } else {
+            snprintf(why, whylen, "cannot copy the old archive's data: %s", fz7_status_str(st));
+        }
+    }
+
+    /* Kept entries of the other folders, decoded and compressed again. */
+    bool any = false;
+    for (size_t i = 0; st == FZ7_OK && i < r->n_old; i++) {
+        const fz7_entry *e = fz7_archive_entry(r->old, i);
+        select[i] = r->fate[i] == FATE_KEEP && !e->is_anti && e->has_stream &&
+                    e->folder >= 0 && repack[e->folder];
+        any |= select[i];
+    }
+    if (st == FZ7_OK && any) {
+        repack_ctx k = {0};
+        k.r = r;
+        k.w = w;
+        k.cur_folder = -1;
+        uint64_t bytes = 0;
+        for (size_t i = 0; i < r->n_old; i++)
+            if (select[i])
+                bytes += fz7_archive_entry(r->old, i)->size;
+        st = base_folder_opts(r, bytes, &k.fo);
+        fz7_extract_cb cb = {&k, repack_begin, repack_data, repack_end};
+        if (st == FZ7_OK)
+            st = fz7_archive_extract(r->old, select, &cb, why, whylen);
+        if (k.failed != FZ7_OK) {
+            st = k.failed;
+            const fz7_entry *e = fz7_archive_entry(r->old, k.failed_index);
+            const char *words = fz7_entry_error_words(k.failed, e->encrypted);
+            bool same = strcmp(words, k.detail) == 0 || !k.detail[0];
+            snprintf(why, whylen, "%s : %s%s%s", e->path, words, same ? "" : " : ",
+                     same ? "" : k.detail);
+        }
+        if (st == FZ7_OK && k.in_folder)
+            st = fz7_7z_writer_end_folder(w);
+    }
+
+    /* u: new folders and empty files, then files with data. */
+    fz7_tree *t = &r->tree;
+    uint64_t new_bytes = 0;
+    size_t n_data = 0;
+    for (size_t i = 0; st == FZ7_OK && r->add && i < t->count; i++) {
+        const fz7_tree_item *it = &t->items[i];
+        if (!r->add[i])
+            continue;
+        if (it->kind == FZ7_ITEM_DIR || it->size == 0) {
+            fz7_7z_entry_meta m = {0};
+            m.name = it->name;
+            m.attrib = fz7_7z_attrib_from_mode(it->mode);
+            m.is_dir = it->kind == FZ7_ITEM_DIR;
+            m.has_mtime = true;
+            m.mtime = it->mtime;
+            m.mtime_nsec = it->mtime_nsec;
+            st = fz7_7z_writer_add_empty(w, &m);
+            r->files_read += !m.is_dir;
+        } else {
+            new_bytes += it->size;
+            n_data++;
+        }
+    }
+    if (st == FZ7_OK && n_data) {
+        size_t *order = malloc(n_data * sizeof *order);
+        uint64_t *sizes = malloc(n_data * sizeof *sizes);
+        size_t *block_of = malloc(n_data * sizeof *block_of);
+        fz7_7z_folder_opts fo;
+        size_t n_blocks = 0, n = 0;
+        if (!order || !sizes || !block_of)
+            st = FZ7_E_MEM;
+        for (size_t i = 0; st == FZ7_OK && i < t->count; i++)
+            if (r->add[i] && t->items[i].kind != FZ7_ITEM_DIR && t->items[i].size) {
+                order[n] = i;
+                sizes[n++] = t->items[i].size;
+            }
+        if (st == FZ7_OK)
+            st = base_folder_opts(r, new_bytes, &fo);
+        if (st == FZ7_OK) {
+            /* 7-Zip's default solid block: 256 dictionaries, 16 MiB..4 GiB. */
+            uint64_t block = (uint64_t)fo.lzma.dict_size << 8;
+            if (block < ((uint64_t)16 << 20))
+                block = (uint64_t)16 << 20;
+            if (block > ((uint64_t)4 << 30))
+                block = (uint64_t)4 << 30;
+            const char *solid = r->o->solid;
+            if (!solid && fo.method == FZ7_7Z_COPY)
+                solid = "off";
+            st = fz7_7z_plan_solid(solid, block, sizes, NULL, n, block_of, &n_blocks);
+            if (st != FZ7_OK)
+                snprintf(why, whylen, "bad -ms value: %s", solid ? solid : "");
+        }
+        for (size_t i = 0; st == FZ7_OK && i < n;) {
+            st = fz7_7z_writer_begin_folder(w, &fo);
+            size_t b = block_of[i];
+            for (; st == FZ7_OK && i < n && block_of[i] == b; i++)
+                st = write_item(r, w, &t->items[order[i]]);
+            if (st == FZ7_OK)
+                st = fz7_7z_writer_end_folder(w);
+        }
+        free(order);
+        free(sizes);
+        free(block_of);
+    }
+
+    if (st == FZ7_OK) {
+        /* Headers stay encrypted when they were (and -mhe asks for it). */
+        bool he = r->o->header_encrypt == FZ7_ON ||
+                  (r->o->header_encrypt != FZ7_OFF && r->old &&
+                   fz7_archive_get_info(r->old)->header_encrypted);
+        fz7_7z_header_opts ho = {r->o->header_compress != FZ7_OFF, he ? r->key : NULL};
+        st = fz7_7z_writer_finish(w, &ho);
+    }
+    free(intact);
+    free(repack);
+    free(seen);
+    free(members);
+    free(metas);
+    free(select);
+    fz7_7z_writer_free(w);
+    return st;
+}
+
+/* Writes the new archive beside path and renames it over path; on any
+ * failure the temporary file is removed and path left as it was. */
+static int commit_archive(update_run *r, bool exists, const struct stat *old_sb)
+{
+    const char *path = r->path;
+    const char *slash = strrchr(path, '/');
+    if ((size_t)snprintf(g_temp_path, sizeof g_temp_path, "%.*s%s.fz7tmpXXXXXX",
+                         slash ? (int)(slash - path + 1) : 0, path, slash ? slash + 1 : path) >=
+        sizeof g_temp_path) {
+        fprintf(stderr, "\nERROR: archive name too long\n");
+        return FZ7_EXIT_USAGE;
+    }
+    install_signals();
+    int fd = mkstemp(g_temp_path);
+    if (fd < 0) {
+        fflush(r->out);
+        fprintf(stderr, "\nERROR: %s : cannot create the temporary file: %s\n", path,
+                strerror(errno));
+        return FZ7_EXIT_FATAL;
+    }
+    g_temp_live = 1;
+    char why[512] = "";
+    errno = 0;
+    fz7_status st = write_archive(r, fd, why, sizeof why);
+    int werr = errno;
+    uint64_t size = 0;
+    if (st == FZ7_OK) {
+        struct stat sb;
+        if (fstat(fd, &sb) == 0)
+            size = (uint64_t)sb.st_size;
+        mode_t um = umask(0);
+        umask(um);
+        mode_t mode = exists ? (old_sb->st_mode & 07777) : (0666 & ~um);
+        if (fchmod(fd, mode) != 0 || fsync(fd) != 0)
+            st = FZ7_E_IO, werr = errno;
+    }
+    if (close(fd) != 0 && st == FZ7_OK)
+        st = FZ7_E_IO, werr = errno;
+    if (st == FZ7_OK && rename(g_temp_path, path) != 0)
+        st = FZ7_E_IO, werr = errno;
+    if (st != FZ7_OK) {
+        unlink(g_temp_path);
+        g_temp_live = 0;
+        fflush(r->out);
+        fprintf(stderr, "\nERROR: %s : %s\n", path,
+                why[0] ? why : st == FZ7_E_IO && werr ? strerror(werr) : fz7_status_str(st));
+        return exit_code_of(st);
+    }
+    g_temp_live = 0;
+    /* Make the rename itself durable. */
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path + 1) : 1, slash ? path : ".");
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+    }
+    fprintf(r->out, "\nFiles read from disk: %llu\nArchive size: ",
+            (unsigned long long)r->files_read);
+    print_size(r->out, size);
+    fputc('\n', r->out);
+    if (r->o->bb >= 1)
+        fprintf(r->out, "Folders copied as they were: %llu, compressed again: %llu\n",
+                (unsigned long long)r->copied_folders, (unsigned long long)r->repacked_folders);
+    return 0;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcasecmp(s + a - b, suffix) == 0;
+}
+
+int fz7_cmd_update(const struct fz7_options *o)
+{
+    FILE *out = fz7_msg_stream(o);
+    fz7_print_banner(out);
+    if (!o->archive) {
+        fprintf(stderr, "\nCommand Line Error:\nCannot find archive name\n");
+        return FZ7_EXIT_USAGE;
+    }
+    if (o->type == FZ7_TYPE_XZ || o->type == FZ7_TYPE_LZMA || ends_with(o->archive, ".xz") ||
+        ends_with(o->archive, ".txz")) {
+        /* 7-Zip cannot update a one-file stream either. */
+        fprintf(stderr, "\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
+        return FZ7_EXIT_FATAL;
+    }
+    if (o->from_stdin || o->to_stdout) {
+        fprintf(stderr, "\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
+        return FZ7_EXIT_FATAL;
+    }
+    /* The archive name: 7-Zip adds ".7z" when the name has no extension. */
+    const char *base = strrchr(o->archive, '/');
+    base = base ? base + 1 : o->archive;
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s%s", o->archive, strchr(base, '.') ? "" : ".7z") >=
+        (int)sizeof path) {
+        fprintf(stderr, "\nERROR: archive name too long\n");
+        return FZ7_EXIT_USAGE;
+    }
+
+    update_run r;
+    memset(&r, 0, sizeof r);
+    r.o = o;
+    r.out = out;
+    r.path = path;
+    r.password = o->password;
+    char *asked = NULL;
+    int rc = 0;
+    fz7_status st = FZ7_OK;
+
+    struct stat old_sb;
+    bool exists = stat(path, &old_sb) == 0;
+    if (exists) {
+        fprintf(out, "Open archive: %s\n", path);
+        char err[512] = "";
+        for (int attempt = 0;; attempt++) {
+            fz7_open_opts oo = {0};
+            oo.password = r.password;
+            st = fz7_archive_open(path, &oo, &r.old, err, sizeof err);
+            if (st == FZ7_E_NEED_PASSWORD && !r.password && attempt == 0) {
+                fflush(out);
+                asked = fz7_ask_password();
+                if (asked) {
+                    r.password = asked;
+                    continue;
+                }
+            }
+            break;
+        }
+        if (st == FZ7_OK && fz7_archive_get_info(r.old)->format != FZ7_FORMAT_7Z) {
+            st = FZ7_E_FORMAT;
+            snprintf(err, sizeof err, "Cannot open the file as [7z] archive");
+        }
+        if (st != FZ7_OK) {
+            fflush(out);
+            fprintf(stderr, "ERROR: %s\n%s\nOpen ERROR: %s\n", path, path,
+                    err[0] ? err : fz7_status_str(st));
+            rc = FZ7_EXIT_FATAL;
+            goto done;
+        }
+        fz7_print_archive_block(out, path, r.old);
+        fputc('\n', out);
+        r.n_old = fz7_archive_count(r.old);
+    }
+
+    /* Kept data that must be decoded needs the password; new data is
+     * encrypted with it too (-p), as 7-Zip does. */
+    if (r.password && r.password[0]) {
+        st = fz7_7zaes_key_new(r.password, &r.key);
+        if (st != FZ7_OK) {
+            fprintf(stderr, "\nERROR: cannot derive the encryption key: %s\n", fz7_status_str(st));
+            rc = exit_code_of(st);
+            goto done;
+        }
+    }
+
+    r.fate = calloc(r.n_old ? r.n_old : 1, sizeof *r.fate);
+    r.new_name = calloc(r.n_old ? r.n_old : 1, sizeof *r.new_name);
+    r.buf = malloc(READ_CHUNK);
+    if (!r.fate || !r.new_name || !r.buf) {
+        rc = FZ7_EXIT_MEMORY;
+        goto done;
+    }
+    if (o->command == FZ7_CMD_DELETE) {
+        plan_delete(&r);
+    } else if (o->command == FZ7_CMD_RENAME) {
+        st = plan_rename(&r);
+    } else {
+        fprintf(out, "Scanning the drive:\n");
+        st = plan_update(&r, &old_sb, exists);
+        if (st == FZ7_OK) {
+            uint64_t d = 0, f = 0, b = 0;
+            for (size_t i = 0; i < r.tree.count; i++) {
+                if (r.tree.items[i].kind == FZ7_ITEM_DIR)
+                    d++;
+                else
+                    f++, b += r.tree.items[i].size;
+            }
+            print_counts(out, "", d, f, b);
+            fputc('\n', out);
+        }
+    }
+    if (st != FZ7_OK) {
+        fprintf(stderr, "\nERROR: %s\n", fz7_status_str(st));
+        rc = exit_code_of(st);
+        goto done;
+    }
+
+    /* Kept entries of an encrypted folder that loses some entries are
+     * decoded again: ask for the password then, as 7-Zip does. */
+    for (size_t i = 0; !r.password && i < r.n_old; i++) {
+        const fz7_entry *e = fz7_archive_entry(r.old, i);
+        if (e->encrypted && e->has_stream && r.fate[i] != FATE_KEEP) {
+            fflush(out);
+            asked = fz7_ask_password();
+            r.password = asked;
+            if (asked && asked[0] && (st = fz7_7zaes_key_new(asked, &r.key)) != FZ7_OK) {
+                fprintf(stderr, "\nERROR: cannot derive the encryption key: %s\n",
+                        fz7_status_str(st));
+                rc = exit_code_of(st);
+                goto done;
+            }
+            if (asked) {
+                /* The reader keeps the password it was opened with. */
+                fz7_archive *again = NULL;
+                fz7_open_opts oo = {0};
+                oo.password = asked;
+                char err[512] = "";
+                st = fz7_archive_open(path, &oo, &again, err, sizeof err);
+                if (st != FZ7_OK || fz7_archive_count(again) != r.n_old) {
+                    if (again)
+                        fz7_archive_close(again);
+                    fprintf(stderr, "ERROR: %s : %s\n", path, err[0] ? err : fz7_status_str(st));
+                    rc = FZ7_EXIT_FATAL;
+                    goto done;
+                }
+                fz7_archive_close(r.old);
+                r.old = again;
+            }
+            break;
+        }
+    }
+
+    /* The lines 7-Zip prints before writing. */
+    uint64_t del[3] = {0}, keep[3] = {0}, add[3] = {0};   /* folders, files, bytes */
+    for (size_t i = 0; i < r.n_old; i++) {
+        const fz7_entry *e = fz7_archive_entry(r.old, i);
+        uint64_t *c = r.fate[i] == FATE_DELETE ? del : r.fate[i] == FATE_KEEP ? keep : NULL;
+        if (!c)
+            continue;
+        if (e->is_dir)
+            c[0]++;
+        else
+            c[1]++, c[2] += e->size;
+    }
+    for (size_t i = 0; r.add && i < r.tree.count; i++) {
+        if (!r.add[i])
+            continue;
+        if (r.tree.items[i].kind == FZ7_ITEM_DIR)
+            add[0]++;
+        else
+            add[1]++, add[2] += r.tree.items[i].size;
+    }
+    fprintf(out, "%s archive: %s\n\n", exists ? "Updating" : "Creating", path);
+    if (del[0] || del[1])
+        print_counts(out, "\nDelete data from archive: ", del[0], del[1], del[2]);
+    if (keep[0] || keep[1])
+        print_counts(out, "Keep old data in archive: ", keep[0], keep[1], keep[2]);
+    print_counts(out, "Add new data to archive: ", add[0], add[1], add[2]);
+    fputc('\n', out);
+    fflush(out);
+
+    rc = commit_archive(&r, exists, &old_sb);
+    if (rc == 0) {
+        if (r.n_scan_warnings) {
+            fflush(out);
+            fprintf(stderr, "\nScan WARNINGS for files and folders:\n\n");
+            for (size_t i = 0; i < r.n_scan_warnings; i++)
+                fprintf(stderr, "%s\n", r.scan_warnings[i]);
+            fprintf(stderr, "----------------\nScan WARNINGS: %zu\n", r.n_scan_warnings);
+        }
+        if (r.warnings) {
+            fprintf(out, "\nWARNINGS: %zu\n", r.warnings);
+            rc = FZ7_EXIT_WARNING;
+        } else {
+            fprintf(out, "Everything is Ok\n");
+        }
+    }
+
+done:
+    fz7_7zaes_key_free(r.key);
+    fz7_7zaes_cache_clear();
+    if (asked) {
+        explicit_bzero(asked, strlen(asked));
+        free(asked);
+    }
+    free(r.buf);
+    for (size_t i = 0; i < r.n_scan_warnings; i++)
+        free(r.scan_warnings[i]);
+    free(r.scan_warnings);
+    for (size_t i = 0; r.new_name && i < r.n_old; i++)
+        free(r.new_name[i]);
+    free(r.new_name);
+    free(r.fate);
+    free(r.add);
+    if (r.old)
+        fz7_archive_close(r.old);
+    fz7_tree_free(&r.tree);
+    return rc;
+}

@@ -1,0 +1,187 @@
+#!/bin/bash
+# update.sh - `fz7 u`, `fz7 d` and `fz7 rn` against 7zz doing the same on
+# the same archive: the results pass `7zz t`, list the same names, sizes and
+# CRCs, extract to the expected tree; untouched folders keep their pack
+# bytes (copied, not re-compressed, even encrypted ones without the
+# password); a failed update leaves the old archive byte-identical.
+set -u
+for t in 7zz sha256sum awk; do
+    command -v "$t" >/dev/null 2>&1 || { echo "SKIP: $t is not installed"; exit 77; }
+done
+[ -n "${FZ7:-}" ] && [ -x "$FZ7" ] || { echo "SKIP: FZ7 does not point to the fz7 binary"; exit 77; }
+S="${FZ7_SCRATCH:-$(mktemp -d)}"
+rm -rf "$S"; mkdir -p "$S"
+cd "$S" || exit 1
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# listing ARC [-pPW]: "path|size|crc" per entry (folders: path|D), sorted.
+listing() {
+    7zz l -slt "$@" 2>/dev/null | awk '
+        /^Path = / { p = substr($0, 8) }
+        /^Size = / { s = substr($0, 8) }
+        /^CRC = / { c = substr($0, 7) }
+        /^Folder = \+/ { d = 1 }
+        /^$/ { if (p != "" && s != "") print p "|" (d ? "D" : s "|" c); p = s = c = ""; d = 0 }
+        END { if (p != "" && s != "") print p "|" (d ? "D" : s "|" c) }' | LC_ALL=C sort
+}
+
+# pack_hashes ARC [-pPW]: "path sha256" of each folder's pack bytes, named by
+# the folder's first entry. Pack streams follow the 32-byte signature header
+# in folder order, one per folder (as 7zz and fz7 write them), so the
+# offsets are the running sum of the listed packed sizes.
+pack_hashes() {
+    local arc="$1"; shift
+    local off=32
+    7zz l -slt "$arc" "$@" 2>/dev/null | awk '
+        /^Path = / { p = substr($0, 8) }
+        /^Packed Size = / { ps = substr($0, 15) }
+        /^$/ { if (p != "" && ps != "" && ps > 0) print ps "\t" p; p = ps = "" }' > ph.tmp
+    [ -s ph.tmp ] || fail "no packed sizes listed for $arc"
+    while IFS=$'\t' read -r size path; do
+        printf '%s %s\n' "$path" "$(tail -c +$((off + 1)) "$arc" | head -c "$size" | sha256sum | cut -c1-64)"
+        off=$((off + size))
+    done < ph.tmp
+}
+
+# same_as_7zz CMD ARGS...: runs `7zz CMD` and `fz7 CMD` on copies of base.7z
+# and fails unless both succeed and list alike; fz7's copy is left in f.7z.
+same_as_7zz() {
+    local cmd="$1"; shift
+    cp base.7z z.7z; cp base.7z f.7z
+    7zz "$cmd" -bd z.7z "$@" > log 2>&1 || { cat log; fail "7zz $cmd $*"; }
+    "$FZ7" "$cmd" -bd f.7z "$@" > log 2>&1 || { cat log; fail "fz7 $cmd $*"; }
+    7zz t f.7z > log 2>&1 || { cat log; fail "7zz t after fz7 $cmd $*"; }
+    [ "$(listing f.7z)" = "$(listing z.7z)" ] || {
+        diff <(listing z.7z) <(listing f.7z); fail "fz7 $cmd $* lists unlike 7zz"; }
+}
+
+# The input tree: text, incompressible bytes, an empty file and folder.
+mkdir -p t/docs/deep t/bin t/empty_dir
+for i in 1 2 3 4 5; do seq 1 $((i * 3000)) | sed "s/^/line $i /" > "t/docs/part$i.txt"; done
+seq 1 500 > t/docs/deep/note.md
+head -c 200000 /dev/urandom > t/bin/random.bin
+: > t/empty.txt
+printf 'x' > t/one_byte
+touch -d '2001-02-03 04:05:06' t/docs/part1.txt
+touch -d '2020-01-01 00:00:00' t/docs/part2.txt
+
+# ---- d on a non-solid archive: the other folders are copied ------------------
+(cd t && 7zz a -bd -ms=off ../base.7z . > /dev/null) || fail "7zz a -ms=off"
+pack_hashes base.7z > before.txt
+same_as_7zz d docs/part3.txt
+grep -q 'docs/part3.txt' <(listing f.7z) && fail "d left docs/part3.txt"
+pack_hashes f.7z > after.txt
+[ "$(grep -v '^docs/part3.txt ' before.txt)" = "$(cat after.txt)" ] || {
+    diff before.txt after.txt; fail "d re-compressed folders it did not touch"; }
+rm -rf out; mkdir out
+"$FZ7" x -bd -oout f.7z > log 2>&1 || { cat log; fail "fz7 x after d"; }
+cp -a t expect; rm expect/docs/part3.txt
+diff -r expect out > /dev/null || { diff -r expect out; fail "tree after d"; }
+rm -rf expect
+[ -z "$(ls | grep fz7tmp)" ] || fail "a temporary file was left"
+
+# A folder name deletes what is under it; wildcards; -r; nothing matched.
+same_as_7zz d docs
+same_as_7zz d '*.txt'
+same_as_7zz d '*.txt' -r
+same_as_7zz d no_such_name
+same_as_7zz d -x!docs/part1.txt docs
+
+# ---- solid archive: a folder losing entries is compressed again -------------------
+rm base.7z
+(cd t && 7zz a -bd -ms=on ../base.7z . > /dev/null) || fail "7zz a solid"
+same_as_7zz d docs/part2.txt bin/random.bin
+rm -rf out; mkdir out
+"$FZ7" x -bd -oout f.7z > log 2>&1 || { cat log; fail "fz7 x after solid d"; }
+cp -a t expect; rm expect/docs/part2.txt expect/bin/random.bin
+diff -r expect out > /dev/null || { diff -r expect out; fail "tree after solid d"; }
+rm -rf expect
+
+# ---- rn: files and a folder (its children follow); data copied as it is ---------------
+pack_hashes base.7z > before.txt
+same_as_7zz rn docs papers one_byte single.bin
+pack_hashes f.7z | cut -d' ' -f2 > after.txt
+[ "$(cut -d' ' -f2 before.txt)" = "$(cat after.txt)" ] || fail "rn re-compressed data"
+listing f.7z | grep -q '^papers/deep/note.md|' || fail "rn did not rename a folder's children"
+rm -rf out; mkdir out
+"$FZ7" x -bd -oout f.7z > log 2>&1 || { cat log; fail "fz7 x after rn"; }
+cmp out/single.bin t/one_byte || fail "renamed file content"
+cmp out/papers/deep/note.md t/docs/deep/note.md || fail "renamed folder content"
+cp base.7z f.7z
+"$FZ7" rn f.7z docs > log 2>&1; rc=$?
+[ "$rc" = 7 ] || fail "rn without the new name exited $rc, expected 7"
+grep -q 'There is no second file name for rename pair' log || fail "rn pair message"
+cmp f.7z base.7z || fail "a refused rn changed the archive"
+
+# ---- u: new and newer files replace, older ones and the rest stay ------------------
+cp -a t t_orig
+mkdir -p t/added && printf 'new file\n' > t/added/new.txt
+seq 1 99 > t/docs/part1.txt                       # newer: replaced
+printf 'other size\n' > t/docs/part2.txt
+touch -d '2000-01-01 00:00:00' t/docs/part2.txt    # older than the entry: kept
+(cd t && cp ../base.7z ../z.7z && 7zz u -bd ../z.7z . > ../log 2>&1) || { cat log; fail "7zz u"; }
+(cd t && cp ../base.7z ../f.7z && "$FZ7" u -bd ../f.7z . > ../log 2>&1) || { cat log; fail "fz7 u"; }
+7zz t f.7z > log 2>&1 || { cat log; fail "7zz t after fz7 u"; }
+[ "$(listing f.7z)" = "$(listing z.7z)" ] || { diff <(listing z.7z) <(listing f.7z); fail "u lists unlike 7zz"; }
+[ "$(7zz x -so f.7z docs/part1.txt | sha256sum)" = "$(sha256sum < t/docs/part1.txt)" ] ||
+    fail "u did not replace the newer file"
+[ "$(7zz x -so f.7z docs/part2.txt | sha256sum)" = "$(sha256sum < t_orig/docs/part2.txt)" ] ||
+    fail "u replaced a file older than its entry"
+[ "$(7zz x -so f.7z added/new.txt)" = "new file" ] || fail "u did not add the new file"
+# Nothing changed on disk: every folder copied as it was.
+(cd t && "$FZ7" u -bd ../f.7z . > ../log 2>&1) || { cat log; fail "second fz7 u"; }
+pack_hashes f.7z > again.txt
+cp f.7z g.7z
+(cd t && "$FZ7" u -bd ../g.7z . > ../log 2>&1) || { cat log; fail "third fz7 u"; }
+[ "$(pack_hashes g.7z)" = "$(cat again.txt)" ] || fail "u of an unchanged tree re-compressed data"
+rm -rf t; mv t_orig t
+
+# ---- encrypted data: copied without the password, re-compressed with it -----------
+rm -f enc.7z
+(cd t && 7zz a -bd -ms=off -pPW ../enc.7z . > /dev/null) || fail "7zz a -p"
+pack_hashes enc.7z > before.txt
+cp enc.7z f.7z
+"$FZ7" d -bd f.7z docs/part4.txt < /dev/null > log 2>&1 || { cat log; fail "d on encrypted folders without password"; }
+7zz t -pPW f.7z > log 2>&1 || { cat log; fail "7zz t -p after d"; }
+[ "$(grep -v '^docs/part4.txt ' before.txt)" = "$(pack_hashes f.7z)" ] || fail "encrypted folders not copied"
+[ "$(7zz l -slt f.7z | grep -c '^Encrypted = +')" -ge 7 ] || fail "entries lost their encryption"
+rm -f encs.7z
+(cd t && 7zz a -bd -ms=on -pPW ../encs.7z . > /dev/null) || fail "7zz a -p solid"
+cp encs.7z f.7z
+"$FZ7" d -bd f.7z docs/part4.txt < /dev/null > log 2>&1; rc=$?
+[ "$rc" = 2 ] || { cat log; fail "d needing a password it lacks exited $rc, expected 2"; }
+cmp f.7z encs.7z || fail "a failed d changed the encrypted archive"
+"$FZ7" d -bd -pWRONG f.7z docs/part4.txt > log 2>&1; rc=$?
+[ "$rc" = 2 ] || { cat log; fail "d with a wrong password exited $rc"; }
+grep -q 'Wrong password' log || { cat log; fail "wrong password message"; }
+cmp f.7z encs.7z || fail "a wrong password changed the archive"
+"$FZ7" d -bd -pPW f.7z docs/part4.txt > log 2>&1 || { cat log; fail "d -p on solid encrypted"; }
+7zz t -pPW f.7z > log 2>&1 || { cat log; fail "7zz t after d -p"; }
+7zz t -pWRONG f.7z > log 2>&1 && fail "re-compressed data is no longer encrypted"
+[ "$(listing f.7z -pPW)" = "$(listing encs.7z -pPW | grep -v '^docs/part4.txt|')" ] || fail "listing after d -p"
+
+# ---- failures leave the archive as it was --------------------------------------
+# Damaged data in a folder that must be re-compressed.
+cp base.7z bad.7z
+printf '\xff\xff\xff\xff' | dd of=bad.7z bs=1 seek=100 conv=notrunc 2>/dev/null
+cp bad.7z bad_orig.7z
+"$FZ7" d -bd bad.7z docs/part1.txt > log 2>&1; rc=$?
+[ "$rc" = 2 ] || { cat log; fail "d over damaged data exited $rc, expected 2"; }
+cmp bad.7z bad_orig.7z || fail "a failed d changed the archive"
+[ -z "$(ls | grep fz7tmp)" ] || fail "a failed d left its temporary file"
+# Not an archive.
+printf 'not an archive at all' > junk.7z
+"$FZ7" d -bd junk.7z x > log 2>&1; rc=$?
+[ "$rc" = 2 ] || fail "d on a non-archive exited $rc, expected 2"
+[ "$(cat junk.7z)" = "not an archive at all" ] || fail "d changed a non-archive"
+# A folder the temporary file cannot be written to (not as root: root writes anyway).
+if [ "$(id -u)" != 0 ]; then
+    mkdir ro && cp base.7z ro/a.7z && chmod 555 ro
+    "$FZ7" d -bd ro/a.7z docs > log 2>&1; rc=$?
+    chmod 755 ro
+    [ "$rc" = 2 ] || fail "d in a read-only folder exited $rc, expected 2"
+    cmp ro/a.7z base.7z || fail "a failed d changed the archive in a read-only folder"
+fi
+echo "update.sh: ok"
+exit 0
