@@ -841,7 +841,11 @@ static fz7_status write_xz(add_run *r, int fd, char *why, size_t whylen)
     xo.bcj_x86 = r->set.bcj == 1;
     xo.delta_distance = r->set.delta;
     xo.size_hint = r->stdin_mode ? 0 : it->size;
+    /* Several threads: independent xz blocks compressed side by side, as
+     * xz -T makes them (readers can then decode them in parallel too). */
     pick_mt(r->o, &r->set, xo.size_hint, &xo.threads, &xo.mt_block_size);
+    if (xo.threads > 1 && xo.mt_block_size)
+        xo.block_size = xo.mt_block_size;
     fz7_xz_writer *w = NULL;
     fz7_status st = fz7_xz_writer_new(fd, &xo, &w);
     int rerr = 0;

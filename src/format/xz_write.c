@@ -9,6 +9,7 @@
 #include "filter/filter.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -68,6 +69,19 @@ typedef struct index_rec {
     uint64_t uncompressed_size;
 } index_rec;
 
+/* One block compressed on a thread of its own (see parallel_write). */
+typedef struct xz_job {
+    const fz7_xz_opts *opts;
+    uint8_t *in;             /* the block's input, freed by the job */
+    size_t in_len;
+    uint8_t *block;          /* the finished block */
+    size_t block_len;
+    uint64_t unpadded;       /* Unpadded Size for the index */
+    fz7_status st;
+    pthread_t thread;
+    bool has_thread;         /* false: it ran on the writer's thread */
+} xz_job;
+
 typedef struct out_sink {
     fz7_ostream os;
     int fd;
@@ -98,6 +112,12 @@ struct fz7_xz_writer {
     index_rec *index;
     size_t n_index, cap_index;
     fz7_status failed;
+    /* Parallel blocks (threads > 1 with a block size). */
+    bool parallel;
+    xz_job *jobs;                /* opts.threads slots, a ring */
+    size_t job_head, jobs_running;
+    uint8_t *pin;                /* the block being collected */
+    size_t pfill;
 };
 
 static fz7_status write_all(int fd, const uint8_t *p, size_t n)
@@ -160,7 +180,11 @@ fz7_status fz7_xz_writer_new(int fd, const fz7_xz_opts *o, fz7_xz_writer **out)
     w->out.fd = fd;
     w->out.buf = malloc(OUT_BUF_SIZE);
     w->fbuf = malloc(FILTER_BUF_SIZE);
-    if (!w->out.buf || !w->fbuf) {
+    w->parallel = o->threads > 1 && o->block_size >= FZ7_LZMA2_MT_BLOCK_MIN &&
+                  o->block_size <= ((uint64_t)1 << 30);
+    if (w->parallel)
+        w->jobs = calloc(o->threads, sizeof *w->jobs);
+    if (!w->out.buf || !w->fbuf || (w->parallel && !w->jobs)) {
         fz7_xz_writer_free(w);
         return FZ7_E_MEM;
     }
@@ -189,11 +213,11 @@ uint64_t fz7_xz_writer_size(const fz7_xz_writer *w)
 
 /* Block header (3.1) into h; returns its size. With sizes == false the
  * size fields are left out. */
-static size_t build_block_header(const fz7_xz_writer *w, uint8_t *h, bool sizes,
+static size_t build_block_header(const fz7_xz_opts *o, uint8_t dict_prop, uint8_t *h, bool sizes,
                                  uint64_t compressed, uint64_t uncompressed, size_t want_size)
 {
     size_t n = 2;
-    unsigned nfilters = 1 + (w->opts.bcj_x86 ? 1 : 0) + (w->opts.delta_distance ? 1 : 0);
+    unsigned nfilters = 1 + (o->bcj_x86 ? 1 : 0) + (o->delta_distance ? 1 : 0);
     uint8_t flags = (uint8_t)(nfilters - 1);
     if (sizes) {
         flags |= 0x40 | 0x80;
@@ -201,18 +225,18 @@ static size_t build_block_header(const fz7_xz_writer *w, uint8_t *h, bool sizes,
         n += put_vli(h + n, uncompressed);
     }
     h[1] = flags;
-    if (w->opts.bcj_x86) {
+    if (o->bcj_x86) {
         h[n++] = FILTER_X86;
         h[n++] = 0;   /* no properties: start offset 0 */
     }
-    if (w->opts.delta_distance) {
+    if (o->delta_distance) {
         h[n++] = FILTER_DELTA;
         h[n++] = 1;
-        h[n++] = (uint8_t)(w->opts.delta_distance - 1);
+        h[n++] = (uint8_t)(o->delta_distance - 1);
     }
     h[n++] = FILTER_LZMA2;
     h[n++] = 1;
-    h[n++] = w->dict_prop;
+    h[n++] = dict_prop;
     size_t total = (n + 4 + 3) & ~(size_t)3;
     if (want_size > total)
         total = want_size;
@@ -239,7 +263,7 @@ static fz7_status begin_block(fz7_xz_writer *w)
         w->header_size = RESERVED_BLOCK_HEADER;
         memset(h, 0, w->header_size);
     } else {
-        w->header_size = build_block_header(w, h, false, 0, 0, 0);
+        w->header_size = build_block_header(&w->opts, w->dict_prop, h, false, 0, 0, 0);
     }
     st = out_write(&w->out.os, h, w->header_size);
     if (st != FZ7_OK)
@@ -303,6 +327,191 @@ static fz7_status feed_block(fz7_xz_writer *w, const uint8_t *p, size_t n)
     return FZ7_OK;
 }
 
+static fz7_status add_index(fz7_xz_writer *w, uint64_t unpadded, uint64_t uncompressed)
+{
+    if (w->n_index == w->cap_index) {
+        size_t nc = w->cap_index ? w->cap_index * 2 : 16;
+        index_rec *r = realloc(w->index, nc * sizeof *r);
+        if (!r)
+            return FZ7_E_MEM;
+        w->index = r;
+        w->cap_index = nc;
+    }
+    w->index[w->n_index].unpadded_size = unpadded;
+    w->index[w->n_index].uncompressed_size = uncompressed;
+    w->n_index++;
+    return FZ7_OK;
+}
+
+/* ---- blocks compressed in parallel -------------------------------------
+ * With threads > 1 and a block size, each block is a job: a thread of its
+ * own computes the check, runs the filters and a one-thread LZMA2 encoder
+ * into memory and lays out the whole block (header with both sizes, data,
+ * padding, check); this thread writes finished blocks in input order,
+ * at most `threads` in flight. Blocks are independent (filters and
+ * dictionary start afresh in each), as xz -T makes them, so readers can
+ * decode them in parallel too. */
+
+typedef struct mem_out {
+    fz7_ostream os;
+    uint8_t *p;
+    size_t n, cap;
+} mem_out;
+
+static fz7_status mem_out_write(fz7_ostream *os, const uint8_t *p, size_t n)
+{
+    mem_out *m = (mem_out *)os;
+    if (m->n + n > m->cap) {
+        size_t nc = m->cap ? m->cap : 1 << 16;
+        while (nc < m->n + n)
+            nc *= 2;
+        uint8_t *q = realloc(m->p, nc);
+        if (!q)
+            return FZ7_E_MEM;
+        m->p = q;
+        m->cap = nc;
+    }
+    memcpy(m->p + m->n, p, n);
+    m->n += n;
+    return FZ7_OK;
+}
+
+static void *job_run(void *arg)
+{
+    xz_job *j = arg;
+    const fz7_xz_opts *o = j->opts;
+    uint8_t check[32];
+    size_t cs = check_size(o->check);
+    switch (o->check) {
+    case FZ7_XZ_CHECK_CRC32: fz7_put32le(check, fz7_crc32(0, j->in, j->in_len)); break;
+    case FZ7_XZ_CHECK_CRC64: fz7_put64le(check, fz7_crc64(0, j->in, j->in_len)); break;
+    case FZ7_XZ_CHECK_SHA256: {
+        fz7_sha256 sh;
+        fz7_sha256_init(&sh);
+        fz7_sha256_update(&sh, j->in, j->in_len);
+        fz7_sha256_final(&sh, check);
+        break;
+    }
+    default: break;
+    }
+    if (o->bcj_x86) {
+        fz7_bcj_x86_state bs;
+        fz7_bcj_x86_init(&bs, 0);
+        fz7_bcj_x86_encode(&bs, j->in, j->in_len);   /* a tail it cannot convert stays as is */
+    }
+    if (o->delta_distance) {
+        fz7_delta_state ds;
+        fz7_delta_init(&ds, o->delta_distance);
+        fz7_delta_encode(&ds, j->in, j->in_len);
+    }
+    fz7_lzma_enc_opts lo = o->lzma;
+    fz7_lzma_enc_reduce_dict(&lo, j->in_len);
+    mem_out m = {{mem_out_write}, NULL, 0, 0};
+    fz7_lzma_enc *enc = NULL;
+    fz7_status st = fz7_lzma2_enc_new(&lo, &m.os, &enc);
+    if (st == FZ7_OK)
+        st = fz7_lzma_enc_write(enc, j->in, j->in_len);
+    if (st == FZ7_OK)
+        st = fz7_lzma_enc_finish(enc);
+    uint8_t dict_prop = enc ? fz7_lzma2_enc_dict_prop(enc) : 0;
+    fz7_lzma_enc_free(enc);
+    free(j->in);
+    j->in = NULL;
+    if (st == FZ7_OK) {
+        uint8_t h[RESERVED_BLOCK_HEADER + 8];
+        size_t hs = build_block_header(o, dict_prop, h, true, m.n, j->in_len, 0);
+        size_t pad = (size_t)((4 - (m.n & 3)) & 3);
+        j->block_len = hs + m.n + pad + cs;
+        j->block = malloc(j->block_len);
+        if (!j->block) {
+            st = FZ7_E_MEM;
+        } else {
+            memcpy(j->block, h, hs);
+            memcpy(j->block + hs, m.p, m.n);
+            memset(j->block + hs + m.n, 0, pad);
+            memcpy(j->block + hs + m.n + pad, check, cs);
+            j->unpadded = hs + m.n + cs;
+        }
+    }
+    free(m.p);
+    j->st = st;
+    return NULL;
+}
+
+/* Waits for the oldest job and writes its block. */
+static fz7_status emit_oldest(fz7_xz_writer *w)
+{
+    xz_job *j = &w->jobs[w->job_head];
+    if (j->has_thread)
+        pthread_join(j->thread, NULL);
+    w->job_head = (w->job_head + 1) % w->opts.threads;
+    w->jobs_running--;
+    fz7_status st = j->st;
+    uint64_t uncompressed = j->in_len;
+    if (st == FZ7_OK)
+        st = out_write(&w->out.os, j->block, j->block_len);
+    if (st == FZ7_OK)
+        st = add_index(w, j->unpadded, uncompressed);
+    free(j->block);
+    j->block = NULL;
+    return st;
+}
+
+/* Hands the collected block to a new job (after making room). */
+static fz7_status submit_block(fz7_xz_writer *w)
+{
+    fz7_status st = FZ7_OK;
+    if (w->jobs_running == w->opts.threads && (st = emit_oldest(w)) != FZ7_OK)
+        return st;
+    size_t slot = (w->job_head + w->jobs_running) % w->opts.threads;
+    xz_job *j = &w->jobs[slot];
+    memset(j, 0, sizeof *j);
+    j->opts = &w->opts;
+    j->in = w->pin;
+    j->in_len = w->pfill;
+    w->pin = NULL;
+    w->pfill = 0;
+    j->has_thread = pthread_create(&j->thread, NULL, job_run, j) == 0;
+    if (!j->has_thread)
+        job_run(j);   /* no thread to spare: do it here */
+    w->jobs_running++;
+    return FZ7_OK;
+}
+
+static fz7_status parallel_write(fz7_xz_writer *w, const uint8_t *p, size_t n)
+{
+    while (n) {
+        if (!w->pin && !(w->pin = malloc((size_t)w->opts.block_size)))
+            return FZ7_E_MEM;
+        size_t take = (size_t)w->opts.block_size - w->pfill;
+        if (take > n)
+            take = n;
+        memcpy(w->pin + w->pfill, p, take);
+        w->pfill += take;
+        p += take;
+        n -= take;
+        if (w->pfill == w->opts.block_size) {
+            fz7_status st = submit_block(w);
+            if (st != FZ7_OK)
+                return st;
+        }
+    }
+    return FZ7_OK;
+}
+
+static fz7_status parallel_finish(fz7_xz_writer *w)
+{
+    fz7_status st = FZ7_OK;
+    if (w->pfill)
+        st = submit_block(w);
+    while (w->jobs_running) {
+        fz7_status s2 = emit_oldest(w);
+        if (st == FZ7_OK)
+            st = s2;
+    }
+    return st;
+}
+
 static fz7_status end_block(fz7_xz_writer *w)
 {
     fz7_status st = FZ7_OK;
@@ -331,7 +540,8 @@ static fz7_status end_block(fz7_xz_writer *w)
         return st;
     if (w->seekable) {
         uint8_t h[RESERVED_BLOCK_HEADER + 8];
-        size_t hs = build_block_header(w, h, true, compressed, w->block_in, w->header_size);
+        size_t hs = build_block_header(&w->opts, w->dict_prop, h, true, compressed, w->block_in,
+                                       w->header_size);
         if (hs != w->header_size)
             return FZ7_E_ARG;   /* cannot happen: the reservation is the largest */
         st = out_flush(&w->out);
@@ -340,22 +550,17 @@ static fz7_status end_block(fz7_xz_writer *w)
         if (pwrite(w->out.fd, h, hs, (off_t)w->block_start) != (ssize_t)hs)
             return FZ7_E_IO;
     }
-    if (w->n_index == w->cap_index) {
-        size_t nc = w->cap_index ? w->cap_index * 2 : 16;
-        index_rec *r = realloc(w->index, nc * sizeof *r);
-        if (!r)
-            return FZ7_E_MEM;
-        w->index = r;
-        w->cap_index = nc;
-    }
-    w->index[w->n_index].unpadded_size = w->header_size + compressed + cs;
-    w->index[w->n_index].uncompressed_size = w->block_in;
-    w->n_index++;
-    return FZ7_OK;
+    return add_index(w, w->header_size + compressed + cs, w->block_in);
 }
 
 fz7_status fz7_xz_writer_write(fz7_xz_writer *w, const uint8_t *p, size_t n)
 {
+    if (w->parallel) {
+        fz7_status ps = w->failed ? w->failed : parallel_write(w, p, n);
+        if (ps != FZ7_OK)
+            w->failed = ps;
+        return ps;
+    }
     fz7_status st = w->failed;
     while (st == FZ7_OK && n) {
         if (!w->in_block && (st = begin_block(w)) != FZ7_OK)
@@ -377,6 +582,8 @@ fz7_status fz7_xz_writer_write(fz7_xz_writer *w, const uint8_t *p, size_t n)
 fz7_status fz7_xz_writer_finish(fz7_xz_writer *w)
 {
     fz7_status st = w->failed;
+    if (st == FZ7_OK && w->parallel)
+        st = parallel_finish(w);
     if (st == FZ7_OK && w->in_block)
         st = end_block(w);
     uint64_t index_size = 0;
@@ -425,6 +632,18 @@ void fz7_xz_writer_free(fz7_xz_writer *w)
 {
     if (!w)
         return;
+    /* Jobs still running use their buffers: wait for them. */
+    while (w->jobs && w->jobs_running) {
+        xz_job *j = &w->jobs[w->job_head];
+        if (j->has_thread)
+            pthread_join(j->thread, NULL);
+        free(j->in);
+        free(j->block);
+        w->job_head = (w->job_head + 1) % w->opts.threads;
+        w->jobs_running--;
+    }
+    free(w->jobs);
+    free(w->pin);
     fz7_lzma_enc_free(w->enc);
     free(w->index);
     free(w->fbuf);

@@ -24,9 +24,12 @@ typedef struct fz7_xz_opts {
     unsigned delta_distance;  /* Delta filter (ID 0x03) distance 1..256; 0 = none */
     uint64_t block_size;      /* uncompressed bytes per block; 0 = one block */
     uint64_t size_hint;       /* input bytes if known (shrinks the dictionary); 0 = unknown */
-    uint32_t threads;         /* LZMA2 encoder threads; 0 or 1 = one solid
-                                 LZMA2 stream per block, more = fz7_lzma2_enc_new_mt */
-    uint64_t mt_block_size;   /* LZMA2 block bytes when threads > 1; 0 = 3 x dictionary */
+    uint32_t threads;         /* 0 or 1: one thread. More with block_size
+                                 1 MiB..1 GiB: that many blocks compressed at
+                                 once, each on a thread of its own (as xz -T);
+                                 more without: fz7_lzma2_enc_new_mt inside
+                                 each block */
+    uint64_t mt_block_size;   /* LZMA2 block bytes for fz7_lzma2_enc_new_mt; 0 = 3 x dictionary */
 } fz7_xz_opts;
 
 /* Parses a check name for -mcheck= ("none", "crc32", "crc64", "sha256",

@@ -66,5 +66,9 @@ text_lines 20000 13 >> "$S/mt/big/t.txt"
 xz -dc "$S/mt.xz" | cmp - "$S/mt/big/t.txt" || fail "-mmt=2 .xz content"
 "$FZ7" a -bd -mx1 -md=256k -mmt=1 "$S/mt1.xz" "$S/mt/big/t.txt" > /dev/null 2>&1 || fail "-mmt=1 .xz"
 cmp -s "$S/mt.xz" "$S/mt1.xz" && fail "-mmt=2 gave the single-stream bytes: no blocks were made"
+blocks=$(xz --robot -l "$S/mt.xz" | awk -F'\t' '$1 == "file" {print $3}')
+[ "$blocks" -ge 2 ] || fail "-mmt=2 .xz has $blocks block(s), expected independent blocks"
+xz -t "$S/mt.xz" || fail "xz -t rejects the -mmt=2 .xz"
+"$FZ7" t "$S/mt.xz" > "$S/log" 2>&1 || { cat "$S/log"; fail "fz7 t -mmt=2 .xz"; }
 echo "ok -mmt=2"
 echo "PASS"
