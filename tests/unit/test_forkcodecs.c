@@ -230,6 +230,22 @@ static void common_damage(kind k, const uint8_t *packed, size_t n, const uint8_t
     free(bad);
 }
 
+/* Every proper prefix of a small stream fails (cut or corrupt), never
+ * decodes; garbage behind it fails too. */
+static void every_cut(kind k, const char *make_cmd, const char *name)
+{
+    sh("head -c 3000 d2 > small && %s", make_cmd);
+    size_t n;
+    uint8_t *z = load_scratch(name, &n);
+    for (size_t cut = 0; cut < n; cut++) {
+        fz7_status st = decode_status(k, z, cut, 3000, 0);
+        if (st != FZ7_E_TRUNCATED && st != FZ7_E_DATA)
+            fail_msg("%s cut at %zu of %zu: status %d", name, cut, n, st);
+    }
+    assert_int_equal(decode_status(k, z, n, 3000, 0), FZ7_OK);
+    free(z);
+}
+
 /* ---- Fixtures ---- */
 
 static int setup(void **state)
@@ -319,6 +335,7 @@ static void test_zstd_raw(void **state)
     free(a), free(b), free(c), free(d), free(want);
 
     common_damage(K_ZSTD, z1, n1, data1, data1_n);
+    every_cut(K_ZSTD, "zstd -q -f small -o small.zst", "small.zst");
 
     /* A 128 MiB window (no content size: from a pipe) against the limit. */
     assert_int_equal(decode_status(K_ZSTD, zl, nl, data2_n, (uint64_t)64 << 20), FZ7_E_MEMLIMIT);
@@ -347,6 +364,7 @@ static void test_lz4_raw(void **state)
     free(a), free(b), free(c), free(want);
     common_damage(K_LZ4, z1, n1, data1, data1_n);
     common_damage(K_LZ4, z2, n2, data2, data2_n);
+    every_cut(K_LZ4, "lz4 -q -f small small.lz4", "small.lz4");
     free(z1), free(z2);
 }
 
@@ -377,6 +395,7 @@ static void test_brotli_raw(void **state)
     expect_decodes(K_BROTLI, z1, n1, data1, data1_n);
     expect_decodes(K_BROTLI, z2, n2, data2, data2_n);
     common_damage(K_BROTLI, z1, n1, data1, data1_n);
+    every_cut(K_BROTLI, "brotli -f small -o small.br", "small.br");
     /* Two plain streams back to back: the plain form holds one. */
     size_t pn;
     uint8_t *pp = concat(z1, n1, z2, n2, &pn);
