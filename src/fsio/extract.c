@@ -49,6 +49,9 @@ static char g_active_temp[PATH_MAX];
 static volatile sig_atomic_t g_active_set;
 static struct sigaction g_old_actions[3];
 static const int g_signals[3] = {SIGINT, SIGTERM, SIGHUP};
+/* A file size limit (ulimit -f) must give the write EFBIG, an error of that
+ * entry, instead of killing us with the temporary file left behind. */
+static struct sigaction g_old_xfsz;
 
 static void on_fatal_signal(int sig)
 {
@@ -150,6 +153,8 @@ fz7_status fz7_disk_open(const char *out_dir, fz7_disk **out, char *err, size_t 
         if (g_old_actions[i].sa_handler == SIG_IGN) /* keep an ignored signal ignored */
             sigaction(g_signals[i], &g_old_actions[i], NULL);
     }
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGXFSZ, &sa, &g_old_xfsz);
     d->handlers_set = true;
     if (out_dir && out_dir[0]) {
         if (make_dirs(out_dir) != 0) {
@@ -471,9 +476,11 @@ fz7_status fz7_disk_close(fz7_disk *d, char *err, size_t errlen)
         }
         close(d->old_cwd);
     }
-    if (d->handlers_set)
+    if (d->handlers_set) {
         for (int i = 0; i < 3; i++)
             sigaction(g_signals[i], &g_old_actions[i], NULL);
+        sigaction(SIGXFSZ, &g_old_xfsz, NULL);
+    }
     free(d->buf);
     free(d);
     return s;
