@@ -161,6 +161,17 @@ cmp f.7z encs.7z || fail "a wrong password changed the archive"
 7zz t -pWRONG f.7z > log 2>&1 && fail "re-compressed data is no longer encrypted"
 [ "$(listing f.7z -pPW)" = "$(listing encs.7z -pPW | grep -v '^docs/part4.txt|')" ] || fail "listing after d -p"
 
+# ---- BCJ2 (four pack streams): cannot be copied, so compressed again ------------
+if [ -x /bin/ls ] && 7zz a -bd -mf=BCJ2 bcj2.7z /bin/ls t/one_byte > /dev/null 2>&1 &&
+   7zz l -slt bcj2.7z | grep -q '^Method = BCJ2'; then
+    cp bcj2.7z f.7z
+    "$FZ7" rn -bd f.7z ls ls_renamed > log 2>&1 || { cat log; fail "rn on a BCJ2 archive"; }
+    7zz t f.7z > log 2>&1 || { cat log; fail "7zz t after rn on BCJ2"; }
+    7zz x -so f.7z ls_renamed | cmp - /bin/ls || fail "BCJ2 entry after rn"
+    [ "$(listing f.7z | sed 's/^ls_renamed|/ls|/' | LC_ALL=C sort)" = "$(listing bcj2.7z)" ] ||
+        fail "listing after rn on BCJ2"
+fi
+
 # ---- failures leave the archive as it was --------------------------------------
 # Damaged data in a folder that must be re-compressed.
 cp base.7z bad.7z
