@@ -1,9 +1,7 @@
-/* brotli.c - the 7-Zip-zstd fork's method 04F71102 (Brotli) as a pull
- * stream over libbrotlidec. The fork writes the "brotli-mt" framing of
- * zstdmt: every brotli stream behind a 16-byte skippable-frame header that
- * gives its compressed size; a pack stream that does not start with that
- * header is read as one plain brotli stream (RFC 7932). Built only with
- * libbrotlidec (FZ7_HAVE_BROTLI); without it the method stays unsupported. */
+/* brotli.c - the 7-Zip-zstd fork's method 04F71102 (Brotli) over
+ * libbrotlidec: zstdmt's "brotli-mt" frames (a 16-byte header giving each
+ * stream's size), or one plain RFC 7932 stream when that header is absent.
+ * Needs libbrotlidec (FZ7_HAVE_BROTLI); else the method stays unsupported. */
 #include "codec/codec.h"
 
 #include <stdlib.h>

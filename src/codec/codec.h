@@ -3,7 +3,7 @@
  * coder's packed input; none of them owns its input stream.
  *
  * Method IDs (Methods.txt): 040108 Deflate, 040109 Deflate64, 040202 BZip2,
- * 030401 PPMD. */
+ * 030401 PPMD; at the end the 7-Zip-zstd fork's ZSTD, LZ4 and BROTLI. */
 #ifndef FZ7_CODEC_H
 #define FZ7_CODEC_H
 

@@ -1,8 +1,7 @@
 /* lz4.c - the 7-Zip-zstd fork's method 04F71104 (LZ4) as a pull stream
- * over liblz4's frame decoder. The pack stream is LZ4 frames back to back
- * (the LZ4 frame format), with skippable frames (0x184D2A50) between them
- * when the fork compressed with several threads; liblz4 skips those. Built
- * only with liblz4 (FZ7_HAVE_LZ4); without it the method stays unsupported. */
+ * over liblz4's frame decoder: LZ4 frames back to back, with the skippable
+ * frames (0x184D2A50) of the fork's multi-threaded encoder between them.
+ * Needs liblz4 (FZ7_HAVE_LZ4); without it the method stays unsupported. */
 #include "codec/codec.h"
 
 #include <stdlib.h>

@@ -1,8 +1,7 @@
 /* zstd.c - the 7-Zip-zstd fork's method 04F71101 (Zstandard) as a pull
- * stream over libzstd. The pack stream is plain zstd frames back to back;
- * the fork's multi-threaded encoder puts skippable frames (0x184D2A50)
- * between them, which libzstd skips by itself. Built only with libzstd
- * (FZ7_HAVE_ZSTD); without it the method stays unsupported. */
+ * stream over libzstd: plain zstd frames back to back, with the skippable
+ * frames (0x184D2A50) of the fork's multi-threaded encoder between them.
+ * Needs libzstd (FZ7_HAVE_ZSTD); without it the method stays unsupported. */
 #include "codec/codec.h"
 
 #include <stdlib.h>
