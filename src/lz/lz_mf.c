@@ -75,12 +75,12 @@ static uint32_t root_bits(int kind, uint32_t dict_size)
 /* Bytes a position needs ahead of it to be hashed. */
 static uint32_t hash_bytes(int kind)
 {
-    return kind == FZ7_LZ_BT2 ? 2 : kind == FZ7_LZ_BT3 ? 3 : 4;
+    return kind == FZ7_LZ_BT2 ? 2 : kind == FZ7_LZ_BT3 ? 3 : kind == FZ7_LZ_HC5 ? 5 : 4;
 }
 
 static uint64_t son_entries(int kind, uint32_t dict_size)
 {
-    return (uint64_t)(dict_size + 1u) * (kind == FZ7_LZ_HC4 ? 1u : 2u);
+    return (uint64_t)(dict_size + 1u) * (fz7_lz_is_hc(kind) ? 1u : 2u);
 }
 
 uint64_t fz7_lz_mf_memusage(int kind, uint32_t dict_size, uint32_t keep_extra)
@@ -104,7 +104,7 @@ int fz7_lz_mf_init(fz7_lz_mf *mf, int kind, uint32_t dict_size, uint32_t keep_ex
     mf->buf_size = (uint32_t)window;
     mf->nice_len = nice_len;
     if (depth == 0)
-        depth = (16 + nice_len / 2) >> (kind == FZ7_LZ_HC4 ? 1 : 0);
+        depth = (16 + nice_len / 2) >> (fz7_lz_is_hc(kind) ? 1 : 0);
     mf->depth = depth;
     uint32_t bits = root_bits(kind, dict_size);
     mf->hash4_mask = (1u << bits) - 1;
@@ -212,6 +212,13 @@ static inline uint32_t root_of(const fz7_lz_mf *mf, const uint8_t *p)
     case FZ7_LZ_BT3: {
         uint32_t v = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16);
         return (v * GOLDEN) >> mf->hash4_shift;
+    }
+    case FZ7_LZ_HC5: {
+        /* The fifth byte through a second odd multiplier into the same
+         * top bits: chains then hold mostly 5-byte repeats, so fewer
+         * candidates fail (7-Zip's fast levels use hc5 as well). */
+        uint32_t v = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+        return ((v * GOLDEN) ^ ((uint32_t)p[4] * 0x2545F491u)) >> mf->hash4_shift;
     }
     default: {
         uint32_t v = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
@@ -482,7 +489,7 @@ __attribute__((always_inline)) static inline void prefetch_ahead(const fz7_lz_mf
         uint32_t slot = mf->cyclic_pos + PREFETCH_NODE;
         slot = slot >= mf->cyclic_size ? slot - mf->cyclic_size : slot;
         slot = slot >= delta ? slot - delta : slot - delta + mf->cyclic_size;
-        __builtin_prefetch(&mf->son[(mf->kind == FZ7_LZ_HC4 ? 1 : 2) * (size_t)slot], 1);
+        __builtin_prefetch(&mf->son[(fz7_lz_is_hc(mf->kind) ? 1 : 2) * (size_t)slot], 1);
         __builtin_prefetch(near - delta, 0);
     }
 }
@@ -491,7 +498,7 @@ __attribute__((always_inline)) static inline void prefetch_ahead(const fz7_lz_mf
  * and enough bytes that both get lim = nice_len. */
 static inline int pair_ok(const fz7_lz_mf *mf)
 {
-    return mf->kind != FZ7_LZ_HC4 && mf->end - mf->pos > mf->nice_len + 1;
+    return !fz7_lz_is_hc(mf->kind) && mf->end - mf->pos > mf->nice_len + 1;
 }
 
 uint32_t fz7_lz_mf_find(fz7_lz_mf *mf, fz7_lz_match *matches)
@@ -515,7 +522,7 @@ uint32_t fz7_lz_mf_find(fz7_lz_mf *mf, fz7_lz_match *matches)
     uint32_t lim = avail < mf->nice_len ? avail : mf->nice_len;
     if (lim >= hash_bytes(mf->kind) && lim >= 2) {
         const uint8_t *cur = mf->buf + mf->pos;
-        if (mf->kind == FZ7_LZ_HC4)
+        if (fz7_lz_is_hc(mf->kind))
             n = hc_find(mf, cur, lim, matches, 1);
         else
             n = bt_find(mf, cur, lim, matches, 1);
@@ -529,26 +536,23 @@ static inline uint32_t load32le(const uint8_t *p)
     return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
 
-/* hc4 skipping n positions that all have 4 bytes ahead and no slot wrap:
- * only heads and chain links change, so one 4-byte load per position
- * gives all three hashes (the same values root_of and hash3_of give). */
+/* hc4/hc5 skipping n positions that all have 5 bytes ahead and no slot
+ * wrap: only heads and chain links change (the values hc_find stores). */
 static void hc_skip_run(fz7_lz_mf *mf, uint32_t n)
 {
     const uint8_t *p = mf->buf + mf->pos;
     uint32_t stored = mf->pos + mf->offset;
     uint32_t *link = &mf->son[mf->cyclic_pos];
-    const int ahead = mf->end - mf->pos >= n + PREFETCH_HEADS + 4;
+    const int ahead = mf->end - mf->pos >= n + PREFETCH_HEADS + 8;
     for (uint32_t k = 0; k < n; k++, p++, stored++) {
-        uint32_t v;
         if (ahead) {
-            v = load32le(p + PREFETCH_HEADS);
-            __builtin_prefetch(&mf->hash4[(v * GOLDEN) >> mf->hash4_shift], 1);
-            __builtin_prefetch(&mf->hash3[((v & 0xFFFFFFu) * GOLDEN) >> 16], 1);
+            __builtin_prefetch(&mf->hash4[root_of(mf, p + PREFETCH_HEADS)], 1);
+            __builtin_prefetch(&mf->hash3[hash3_of(p + PREFETCH_HEADS)], 1);
         }
-        v = load32le(p);
+        uint32_t v = load32le(p);
         mf->hash2[v & 0xFFFFu] = stored;
         mf->hash3[((v & 0xFFFFFFu) * GOLDEN) >> 16] = stored;
-        uint32_t *head = &mf->hash4[(v * GOLDEN) >> mf->hash4_shift];
+        uint32_t *head = &mf->hash4[root_of(mf, p)];
         link[k] = *head;
         *head = stored;
     }
@@ -558,7 +562,7 @@ static void hc_skip_run(fz7_lz_mf *mf, uint32_t n)
 
 void fz7_lz_mf_skip(fz7_lz_mf *mf, uint32_t count)
 {
-    if (mf->kind == FZ7_LZ_HC4 && count > 0 && mf->end - mf->pos >= count + 4
+    if (fz7_lz_is_hc(mf->kind) && count > 0 && mf->end - mf->pos >= count + 5
         && mf->cyclic_size - mf->cyclic_pos > count) {
         hc_skip_run(mf, count);
         return;
@@ -576,7 +580,7 @@ void fz7_lz_mf_skip(fz7_lz_mf *mf, uint32_t count)
             uint32_t lim = avail < mf->nice_len ? avail : mf->nice_len;
             if (lim >= hash_bytes(mf->kind) && lim >= 2) {
                 const uint8_t *cur = mf->buf + mf->pos;
-                if (mf->kind == FZ7_LZ_HC4)
+                if (fz7_lz_is_hc(mf->kind))
                     hc_find(mf, cur, lim, NULL, 0);
                 else
                     bt_find(mf, cur, lim, NULL, 0);

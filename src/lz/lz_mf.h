@@ -15,7 +15,10 @@
 #include "cpu/dispatch.h"
 
 /* Kinds of match finder (same numbering as fz7_lzma_mf in lzma_enc.h). */
-enum { FZ7_LZ_HC4 = 0, FZ7_LZ_BT2, FZ7_LZ_BT3, FZ7_LZ_BT4 };
+enum { FZ7_LZ_HC4 = 0, FZ7_LZ_BT2, FZ7_LZ_BT3, FZ7_LZ_BT4, FZ7_LZ_HC5 };
+
+/* Hash chains (hc4, hc5) keep one link per slot; binary trees two. */
+static inline int fz7_lz_is_hc(int kind) { return kind == FZ7_LZ_HC4 || kind == FZ7_LZ_HC5; }
 
 /* One match: len bytes equal at distance dist (1 = the previous byte). */
 typedef struct fz7_lz_match {
@@ -41,7 +44,7 @@ typedef struct fz7_lz_mf {
     uint32_t depth;        /* candidates visited per search */
     uint32_t hash4_mask;   /* hash4 has hash4_mask + 1 entries */
     uint32_t hash4_shift;  /* 32 - log2(entries): the hash keeps the top bits */
-    int kind;              /* FZ7_LZ_HC4 .. FZ7_LZ_BT4 */
+    int kind;              /* FZ7_LZ_HC4 .. FZ7_LZ_HC5 */
     uint32_t *hash2;       /* 65536 heads, keyed by the next 2 bytes exactly */
     uint32_t *hash3;       /* 65536 heads, keyed by a hash of 3 bytes */
     uint32_t *hash4;       /* heads keyed by a hash of 4 bytes */
@@ -59,7 +62,7 @@ typedef struct fz7_lz_mf {
  * addition to dict_size (its own look-behind). */
 uint64_t fz7_lz_mf_memusage(int kind, uint32_t dict_size, uint32_t keep_extra);
 
-/* Allocates a match finder. kind: FZ7_LZ_HC4..FZ7_LZ_BT4; dict_size: the
+/* Allocates a match finder. kind: FZ7_LZ_HC4..FZ7_LZ_HC5; dict_size: the
  * largest distance (bytes); nice_len 2..273; depth: candidates per search
  * (0 = automatic). Returns 0, or -1 if allocation fails. */
 int fz7_lz_mf_init(fz7_lz_mf *mf, int kind, uint32_t dict_size, uint32_t keep_extra,

@@ -18,13 +18,14 @@ typedef enum fz7_lzma_mode {
     FZ7_LZMA_MODE_NORMAL = 1
 } fz7_lzma_mode;
 
-/* Match finder: hash chains over a 4-byte hash, or binary trees over a
- * 2-, 3- or 4-byte hash (7-Zip's mf=hc4|bt2|bt3|bt4). */
+/* Match finder: hash chains over a 4- or 5-byte hash, or binary trees
+ * over a 2-, 3- or 4-byte hash (7-Zip's mf=hc4|bt2|bt3|bt4|hc5). */
 typedef enum fz7_lzma_mf {
     FZ7_LZMA_MF_HC4 = 0,
     FZ7_LZMA_MF_BT2,
     FZ7_LZMA_MF_BT3,
-    FZ7_LZMA_MF_BT4
+    FZ7_LZMA_MF_BT4,
+    FZ7_LZMA_MF_HC5
 } fz7_lzma_mf;
 
 #define FZ7_LZMA_DICT_ENC_MAX ((uint32_t)1536 << 20)
@@ -46,7 +47,7 @@ typedef struct fz7_lzma_enc_opts {
 } fz7_lzma_enc_opts;
 
 /* Fills opts for compression level 0..9 with 7-Zip's -mx mapping (as
- * 7zz 26 reports it): 1-4 fast parser + hc4, 5-9 normal parser + bt4;
+ * 7zz 26 reports it): 1-4 fast parser + hc5, 5-9 normal parser + bt4;
  * dictionary 1:256 KiB 2:1 MiB 3:4 MiB 4:16 MiB 5:32 MiB 6:64 MiB
  * 7:128 MiB 8,9:256 MiB; nice_len 32 up to level 6, 64 from 7; lc=3 lp=0
  * pb=2, depth automatic, no end marker. Level 0 gets level 1's options
@@ -54,7 +55,7 @@ typedef struct fz7_lzma_enc_opts {
 fz7_status fz7_lzma_enc_preset(fz7_lzma_enc_opts *opts, unsigned level);
 
 /* Applies one 7-Zip method parameter: "d=64m" (also "d=24" = 2^24 bytes,
- * suffixes b/k/m/g), "fb=64", "mf=bt4|bt3|bt2|hc4", "lc=3", "lp=0", "pb=2",
+ * suffixes b/k/m/g), "fb=64", "mf=bt4|bt3|bt2|hc4|hc5", "lc=3", "lp=0", "pb=2",
  * "mc=48", "a=0|1", "eos=0|1". Names are case-insensitive. FZ7_E_ARG for an
  * unknown name or a value out of range (opts is then unchanged). */
 fz7_status fz7_lzma_enc_parse_param(fz7_lzma_enc_opts *opts, const char *param);

@@ -338,7 +338,7 @@ static void test_settings_matrix(void **state)
 {
     (void)state;
     uint32_t seed = 1000;
-    for (int mf = 0; mf < 4; mf++)
+    for (int mf = 0; mf <= FZ7_LZMA_MF_HC5; mf++)
         for (int mode = 0; mode < 2; mode++)
             for (int v = 0; v < 6; v++) {
                 fz7_lzma_enc_opts o;
@@ -412,7 +412,7 @@ static void test_options(void **state)
     assert_int_equal(fz7_lzma_enc_preset(&o, 1), FZ7_OK);
     assert_int_equal(o.dict_size, 256u << 10);
     assert_int_equal(o.mode, FZ7_LZMA_MODE_FAST);
-    assert_int_equal(o.mf, FZ7_LZMA_MF_HC4);
+    assert_int_equal(o.mf, FZ7_LZMA_MF_HC5);
     assert_int_equal(o.nice_len, 32);
     assert_int_equal(fz7_lzma_enc_preset(&o, 5), FZ7_OK);
     assert_int_equal(o.dict_size, 32u << 20);
@@ -434,6 +434,8 @@ static void test_options(void **state)
     assert_int_equal(o.nice_len, 273);
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "mf=hc4"), FZ7_OK);
     assert_int_equal(o.mf, FZ7_LZMA_MF_HC4);
+    assert_int_equal(fz7_lzma_enc_parse_param(&o, "mf=HC5"), FZ7_OK);
+    assert_int_equal(o.mf, FZ7_LZMA_MF_HC5);
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "mf=BT2"), FZ7_OK);
     assert_int_equal(o.mf, FZ7_LZMA_MF_BT2);
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "mf=bt5"), FZ7_E_ARG);
