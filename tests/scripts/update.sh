@@ -161,6 +161,18 @@ cmp f.7z encs.7z || fail "a wrong password changed the archive"
 7zz t -pWRONG f.7z > log 2>&1 && fail "re-compressed data is no longer encrypted"
 [ "$(listing f.7z -pPW)" = "$(listing encs.7z -pPW | grep -v '^docs/part4.txt|')" ] || fail "listing after d -p"
 
+# Encrypted headers stay encrypted; without the password nothing is written.
+rm -f hid.7z
+(cd t && 7zz a -bd -pPW -mhe=on ../hid.7z . > /dev/null) || fail "7zz a -mhe"
+cp hid.7z f.7z
+"$FZ7" rn -bd f.7z one_byte renamed < /dev/null > log 2>&1; rc=$?
+[ "$rc" = 2 ] || { cat log; fail "rn on -mhe archive without password exited $rc"; }
+cmp f.7z hid.7z || fail "rn without the header password changed the archive"
+"$FZ7" rn -bd -pPW f.7z one_byte renamed > log 2>&1 || { cat log; fail "rn -p on -mhe archive"; }
+7zz l -pWRONG f.7z > log 2>&1 && fail "the header is no longer encrypted after rn"
+7zz t -pPW f.7z > log 2>&1 || { cat log; fail "7zz t after rn on -mhe archive"; }
+listing f.7z -pPW | grep -q '^renamed|1|' || fail "rn on -mhe archive did not rename"
+
 # ---- BCJ2 (four pack streams): cannot be copied, so compressed again ------------
 if [ -x /bin/ls ] && 7zz a -bd -mf=BCJ2 bcj2.7z /bin/ls t/one_byte > /dev/null 2>&1 &&
    7zz l -slt bcj2.7z | grep -q '^Method = BCJ2'; then
@@ -181,6 +193,13 @@ cp bad.7z bad_orig.7z
 [ "$rc" = 2 ] || { cat log; fail "d over damaged data exited $rc, expected 2"; }
 cmp bad.7z bad_orig.7z || fail "a failed d changed the archive"
 [ -z "$(ls | grep fz7tmp)" ] || fail "a failed d left its temporary file"
+# The disk fills up (a file size limit: the writes fail with EFBIG).
+cp base.7z full.7z
+head -c 300000 /dev/urandom > big.bin
+(ulimit -f 64; "$FZ7" u -bd full.7z big.bin > log 2>&1); rc=$?
+[ "$rc" = 2 ] || { cat log; fail "u past the file size limit exited $rc, expected 2"; }
+cmp full.7z base.7z || fail "a u that ran out of space changed the archive"
+[ -z "$(ls | grep fz7tmp)" ] || fail "a u that ran out of space left its temporary file"
 # Not an archive.
 printf 'not an archive at all' > junk.7z
 "$FZ7" d -bd junk.7z x > log 2>&1; rc=$?
