@@ -473,7 +473,7 @@ static fz7_status write_archive(update_run *r, int fd, char *why, size_t whylen)
             st = FZ7_OK;
         } else if (st == FZ7_OK) {
             r->copied_folders++;
-        } else {
+        } else if (st != FZ7_E_IO) {   /* I/O: the caller names errno */
             snprintf(why, whylen, "cannot copy the old archive's data: %s", fz7_status_str(st));
         }
     }
