@@ -1,10 +1,13 @@
 /* 7z_extract.c - extraction of a 7z archive: walks the entries in archive
  * order, decodes each folder that holds a selected entry once, front to
- * back, splits its output into substreams and checks every CRC. Data moves
- * in fixed chunks; no folder is ever held in memory whole. */
+ * back, splits its output into substreams and checks every CRC. With
+ * several folders (non-solid archives), worker threads decode the next
+ * folders into bounded buffers while this thread hands out the current
+ * one; larger folders stream in fixed chunks. */
 #include "format/7z_internal.h"
 
 #include "check/check.h"
+#include "format/decode_pool.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,12 +15,44 @@
 #include <string.h>
 
 #define CHUNK_BYTES ((size_t)256 << 10)
+#define MT_FOLDER_MAX ((uint64_t)256 << 20)   /* largest folder output buffered */
+
+/* A folder's output decoded ahead by a worker: the bytes, then how the
+ * stream went on after them (FZ7_OK: it ended; else its error). Read back
+ * as an istream, it yields what the folder's own chain would have. */
+typedef struct {
+    fz7_istream base;
+    uint8_t *buf;
+    size_t len, pos;
+    fz7_status end;
+} folder_buffer;
+
+static fz7_status folder_buffer_read(fz7_istream *s, uint8_t *buf, size_t cap, size_t *got)
+{
+    folder_buffer *b = (folder_buffer *)s;
+    size_t n = b->len - b->pos < cap ? b->len - b->pos : cap;
+    *got = n;
+    if (n == 0)
+        return b->end;
+    memcpy(buf, b->buf + b->pos, n);
+    b->pos += n;
+    return FZ7_OK;
+}
+
+static void folder_buffer_destroy(fz7_istream *s)
+{
+    folder_buffer *b = (folder_buffer *)s;
+    free(b->buf);
+    free(b);
+}
 
 /* The folder being decoded. */
 typedef struct {
     uint64_t index;         /* UINT64_MAX: none */
     fz7_istream *in;        /* main output; NULL once done or failed */
+    folder_buffer *mem;     /* in, when it is a buffer decoded ahead */
     fz7_status status;      /* FZ7_OK, or the error every later entry gets */
+    bool folder_crc;        /* the folder CRC is checked (several files) */
     uint32_t crc;           /* CRC32 of the output so far */
     char detail[160];
 } folder_state;
@@ -26,6 +61,7 @@ static void folder_close(folder_state *fs)
 {
     fz7_istream_free(fs->in);
     fs->in = NULL;
+    fs->mem = NULL;
 }
 
 /* 7-Zip reports data and CRC errors inside encrypted folders as a
@@ -47,12 +83,23 @@ static fz7_status read_substream(folder_state *fs, uint64_t size, uint8_t *buf, 
     *crc = 0;
     while (size > 0) {
         size_t n = size < CHUNK_BYTES ? (size_t)size : CHUNK_BYTES;
-        fz7_status st = fz7_istream_read_full(fs->in, buf, n);
-        if (st != FZ7_OK)
-            return st;
-        *crc = fz7_crc32(*crc, buf, n);
-        fs->crc = fz7_crc32(fs->crc, buf, n);
-        if (wanted && (*cb_st = cb->data(cb->ctx, buf, n)) != FZ7_OK)
+        const uint8_t *p = buf;
+        if (fs->mem) {
+            /* Decoded ahead: hand out the buffer itself, no copy. */
+            folder_buffer *m = fs->mem;
+            if (m->len - m->pos < n)
+                return m->end != FZ7_OK ? m->end : FZ7_E_TRUNCATED;
+            p = m->buf + m->pos;
+            m->pos += n;
+        } else {
+            fz7_status st = fz7_istream_read_full(fs->in, buf, n);
+            if (st != FZ7_OK)
+                return st;
+        }
+        *crc = fz7_crc32(*crc, p, n);
+        if (fs->folder_crc)
+            fs->crc = fz7_crc32(fs->crc, p, n);
+        if (wanted && (*cb_st = cb->data(cb->ctx, p, n)) != FZ7_OK)
             return FZ7_OK;
         size -= n;
     }
@@ -76,6 +123,162 @@ static fz7_status finish_folder(folder_state *fs, const fz7_7z_folder *f)
     return st;
 }
 
+/* ---- Folders decoded ahead ----------------------------------------------
+ * The folders are opened in an order known before extraction starts (one
+ * job each time the entry walk below reaches a new folder). Workers decode
+ * a job's folder up to the end of its last selected substream (one byte
+ * more when that is the folder's last, for the end check) into a buffer;
+ * jobs larger than the per-job budget are left to this thread, which
+ * opens and streams them itself. */
+
+typedef struct {
+    uint64_t folder;
+    uint64_t need;          /* bytes up to the end of the last selected substream */
+    bool probe;             /* that substream is the folder's last */
+} mt_job_info;
+
+typedef struct {
+    bool skipped;           /* not decoded ahead: open it here */
+    fz7_status open_status;
+    folder_buffer *out;     /* NULL when the open failed */
+    char detail[160];
+} mt_slot;
+
+typedef struct {
+    fz7_archive *a;
+    mt_job_info *jobs;
+    size_t njobs, next;     /* next: the job the next folder open takes */
+    uint64_t budget;        /* bytes one job's buffer may take */
+    size_t window;
+    mt_slot *slots;
+    fz7_decode_pool *pool;  /* NULL: one thread */
+} mt_state;
+
+static void mt_run_job(void *ctx, size_t j, size_t slot)
+{
+    mt_state *m = ctx;
+    const fz7_7z_db *db = m->a->priv;
+    const mt_job_info *job = &m->jobs[j];
+    mt_slot *r = &m->slots[slot];
+    memset(r, 0, sizeof *r);
+    if (job->need > m->budget) {
+        r->skipped = true;
+        return;
+    }
+    size_t cap = (size_t)job->need + (job->probe ? 1 : 0);
+    folder_buffer *b = calloc(1, sizeof *b);
+    uint8_t *buf = malloc(cap ? cap : 1);
+    if (!b || !buf) {
+        free(b);
+        free(buf);
+        r->skipped = true;
+        return;
+    }
+    b->base.read = folder_buffer_read;
+    b->base.destroy = folder_buffer_destroy;
+    b->buf = buf;
+    fz7_istream *in = NULL;
+    r->open_status = fz7_7z_folder_istream_new(m->a->vol, &db->main, job->folder,
+                                               m->a->opts.password, m->a->opts.mem_limit, &in,
+                                               r->detail, sizeof r->detail);
+    if (r->open_status != FZ7_OK) {
+        folder_buffer_destroy(&b->base);
+        return;
+    }
+    while (b->len < cap) {
+        size_t got = 0;
+        fz7_status st = in->read(in, buf + b->len, cap - b->len, &got);
+        if (st != FZ7_OK) {
+            b->end = st;
+            break;
+        }
+        if (got == 0)
+            break;
+        b->len += got;
+    }
+    fz7_istream_free(in);
+    r->out = b;
+}
+
+/* Lists the jobs the entry walk will make and starts the workers when
+ * there are at least two and threads allow. No pool on any failure. */
+static void mt_start(mt_state *m, fz7_archive *a, const uint64_t *last_wanted)
+{
+    fz7_7z_db *db = a->priv;
+    const fz7_7z_streams *s = &db->main;
+    memset(m, 0, sizeof *m);
+    m->a = a;
+    if (fz7_decode_threads(a->opts.threads, 2) < 2 || s->num_folders < 2)
+        return;
+    m->jobs = malloc(a->count * sizeof *m->jobs);
+    if (!m->jobs)
+        return;
+    uint64_t cur = UINT64_MAX;
+    for (size_t i = 0; i < a->count; i++) {
+        const fz7_entry *e = &a->entries[i];
+        if (!e->has_stream)
+            continue;
+        uint64_t fi = (uint64_t)e->folder, sub = db->entry_substream[i];
+        if (last_wanted[fi] == UINT64_MAX || sub > last_wanted[fi] || fi == cur)
+            continue;
+        cur = fi;
+        const fz7_7z_folder *f = &s->folders[fi];
+        mt_job_info *job = &m->jobs[m->njobs++];
+        job->folder = fi;
+        job->need = 0;
+        for (uint64_t k = f->first_substream; k <= last_wanted[fi]; k++)
+            job->need = s->sub_sizes[k] > UINT64_MAX - job->need ? UINT64_MAX
+                                                                  : job->need + s->sub_sizes[k];
+        job->probe = last_wanted[fi] + 1 == f->first_substream + f->num_substreams;
+    }
+    unsigned threads = fz7_decode_threads(a->opts.threads, m->njobs);
+    if (threads < 2)
+        return;
+    m->window = (size_t)threads * 2;
+    m->budget = a->opts.mem_limit / 2 / m->window;
+    if (m->budget > MT_FOLDER_MAX)
+        m->budget = MT_FOLDER_MAX;
+    m->slots = calloc(m->window, sizeof *m->slots);
+    if (m->slots)
+        m->pool = fz7_decode_pool_start(m->njobs, threads, m->window, mt_run_job, m);
+}
+
+static void mt_stop(mt_state *m)
+{
+    fz7_decode_pool_stop(m->pool);
+    for (size_t i = 0; m->slots && i < m->window; i++)
+        if (m->slots[i].out)
+            folder_buffer_destroy(&m->slots[i].out->base);
+    free(m->slots);
+    free(m->jobs);
+}
+
+/* Opens folder fi as the entry walk reaches it: the buffer a worker
+ * decoded, or the folder's own decoding chain. */
+static fz7_status open_folder(fz7_archive *a, mt_state *m, uint64_t fi, folder_state *fs)
+{
+    fz7_7z_db *db = a->priv;
+    if (m->pool && m->next < m->njobs && m->jobs[m->next].folder == fi) {
+        size_t j = m->next++;
+        mt_slot *r = &m->slots[fz7_decode_pool_wait(m->pool, j)];
+        bool ahead = !r->skipped;
+        fz7_status st = r->open_status;
+        if (ahead) {
+            memcpy(fs->detail, r->detail, sizeof fs->detail);
+            if (r->out) {
+                fs->mem = r->out;
+                fs->in = &r->out->base;
+                r->out = NULL;
+            }
+        }
+        fz7_decode_pool_release(m->pool, j);
+        if (ahead)
+            return st;
+    }
+    return fz7_7z_folder_istream_new(a->vol, &db->main, fi, a->opts.password, a->opts.mem_limit,
+                                     &fs->in, fs->detail, sizeof fs->detail);
+}
+
 fz7_status fz7_7z_extract(fz7_archive *a, const bool *select, const fz7_extract_cb *cb,
                           char *err, size_t errlen)
 {
@@ -96,6 +299,8 @@ fz7_status fz7_7z_extract(fz7_archive *a, const bool *select, const fz7_extract_
         if ((!select || select[i]) && a->entries[i].has_stream)
             last_wanted[a->entries[i].folder] = db->entry_substream[i];
 
+    mt_state mt;
+    mt_start(&mt, a, last_wanted);
     folder_state fs = {.index = UINT64_MAX};
     fz7_status ret = FZ7_OK;
     for (size_t i = 0; i < a->count && ret == FZ7_OK; i++) {
@@ -114,9 +319,9 @@ fz7_status fz7_7z_extract(fz7_archive *a, const bool *select, const fz7_extract_
             folder_close(&fs);
             fs.index = fi;
             fs.crc = 0;
+            fs.folder_crc = f->has_crc && f->num_substreams > 1;
             fs.detail[0] = 0;
-            fs.status = fz7_7z_folder_istream_new(a->vol, s, fi, a->opts.password, a->opts.mem_limit,
-                                                  &fs.in, fs.detail, sizeof fs.detail);
+            fs.status = open_folder(a, &mt, fi, &fs);
         }
         if (wanted && (ret = cb->begin(cb->ctx, i, e)) != FZ7_OK)
             break;
@@ -159,6 +364,7 @@ fz7_status fz7_7z_extract(fz7_archive *a, const bool *select, const fz7_extract_
             folder_close(&fs);
     }
     folder_close(&fs);
+    mt_stop(&mt);
     free(last_wanted);
     free(buf);
     if (ret != FZ7_OK && errlen && !err[0])
