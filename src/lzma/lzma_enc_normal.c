@@ -356,19 +356,33 @@ void fz7_lzma_parse_normal(struct fz7_lzma_enc *e)
         if (new_len >= start_len) {
             uint32_t base = match_price + fz7_price_bit(e, pr->is_rep[st], 0);
             grow_end(opt, &len_end, c + new_len);
+            const uint32_t *len_prices = e->match_len_prices[cps];
             uint32_t j = 0;
             while (m[j].len < start_len)
                 j++;
-            for (uint32_t l = start_len; l <= new_len; l++) {
+            /* One run of lengths per match (those above the previous
+             * match's length); from length 5 on the distance price no
+             * longer depends on the length, so it is looked up once. */
+            for (uint32_t l = start_len; l <= new_len; j++) {
                 uint32_t dist0 = m[j].dist - 1;
-                uint32_t price = base + e->match_len_prices[cps][l - 2] + fz7_lzma_match_dist_price(e, dist0, l);
-                if (price < opt[c + l].price)
-                    set_opt(&opt[c + l], price, c, dist0 + 4, 0);
-                if (l == m[j].len) {
-                    try_x_lit_rep0(e, &len_end, c, p, pos, l, (uint64_t)dist0 + 1, dist0 + 4, price,
-                                   fz7_lzma_state_after_match(st), avail_full);
-                    j++;
+                uint32_t run_end = m[j].len < new_len ? m[j].len : new_len;
+                uint32_t price = 0;
+                for (; l <= run_end && l < FZ7_LZMA_DIST_STATES + 2; l++) {
+                    price = base + len_prices[l - 2] + fz7_lzma_match_dist_price(e, dist0, l);
+                    if (price < opt[c + l].price)
+                        set_opt(&opt[c + l], price, c, dist0 + 4, 0);
                 }
+                if (l <= run_end) {
+                    uint32_t run_base = base + fz7_lzma_match_dist_price(e, dist0, l);
+                    for (; l <= run_end; l++) {
+                        price = run_base + len_prices[l - 2];
+                        if (price < opt[c + l].price)
+                            set_opt(&opt[c + l], price, c, dist0 + 4, 0);
+                    }
+                }
+                if (run_end == m[j].len)
+                    try_x_lit_rep0(e, &len_end, c, p, pos, run_end, (uint64_t)dist0 + 1, dist0 + 4, price,
+                                   fz7_lzma_state_after_match(st), avail_full);
             }
         }
     }
