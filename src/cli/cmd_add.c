@@ -5,6 +5,8 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/progress.h"
+#include "cli/settings.h"
 #include "format/7z_write.h"
 #include "format/archive.h"
 #include "format/xz_write.h"
@@ -62,231 +64,12 @@ static void drop_temp(int fd)
     }
 }
 
-/* ---- compression settings from the switches ---------------------------- */
-
-typedef struct add_settings {
-    bool xz;
-    fz7_7z_method method;
-    fz7_lzma_enc_opts lzma;
-    int level;
-    int bcj;                 /* -1 auto (executables), 0 off, 1 every file */
-    unsigned delta;          /* xz Delta distance, 0 none */
-    fz7_xz_check check;
-    bool header_compress;
-    const char *solid;
-    bool store_mtime;
-    uint32_t threads;        /* LZMA2 encoder threads (-mmt) */
-    bool sort_by_type;       /* -mqs: files sorted by extension, then path */
-} add_settings;
-
-static bool method_named(const char *name, size_t n, const char *want)
-{
-    return strlen(want) == n && strncasecmp(name, want, n) == 0;
-}
-
-/* One -m entry: "0=LZMA2:d=64m", "1=BCJ", "d=64m", "check=crc32", ... */
-static fz7_status apply_method_switch(add_settings *s, const char *m, char *why, size_t whylen)
-{
-    const char *eq = strchr(m, '=');
-    bool chain = m[0] >= '0' && m[0] <= '9' && eq && (size_t)(eq - m) <= 2;
-    if (!chain) {
-        size_t klen = eq ? (size_t)(eq - m) : strlen(m);
-        const char *val = eq ? eq + 1 : "";
-        if (method_named(m, klen, "check") || method_named(m, klen, "crc"))
-            return fz7_xz_check_parse(val, &s->check) == FZ7_OK ? FZ7_OK
-                   : (snprintf(why, whylen, "unknown check: %s", val), FZ7_E_ARG);
-        if (method_named(m, klen, "qs")) {
-            s->sort_by_type = !(strcasecmp(val, "off") == 0 || strcmp(val, "-") == 0);
-            return FZ7_OK;
-        }
-        static const char *const ignored[] = {"yx", "mt", "c", "tc", "ta", "tr", "memuse",
-                                              "hcf", "ba", "b"};
-        for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++)
-            if (method_named(m, klen, ignored[i]))
-                return FZ7_OK;
-        if (method_named(m, klen, "tm")) {
-            s->store_mtime = !(strcasecmp(val, "off") == 0 || strcmp(val, "-") == 0 ||
-                               strcmp(val, "0") == 0);
-            return FZ7_OK;
-        }
-        if (fz7_lzma_enc_parse_param(&s->lzma, m) != FZ7_OK) {
-            snprintf(why, whylen, "unsupported parameter: -m%s", m);
-            return FZ7_E_ARG;
-        }
-        return FZ7_OK;
-    }
-    /* A coder of the chain, with its own parameters after ':'. */
-    const char *name = eq + 1;
-    const char *colon = strchr(name, ':');
-    size_t nlen = colon ? (size_t)(colon - name) : strlen(name);
-    if (method_named(name, nlen, "LZMA2"))
-        s->method = FZ7_7Z_LZMA2;
-    else if (method_named(name, nlen, "LZMA"))
-        s->method = FZ7_7Z_LZMA;
-    else if (method_named(name, nlen, "Copy"))
-        s->method = FZ7_7Z_COPY;
-    else if (method_named(name, nlen, "BCJ") || method_named(name, nlen, "x86")) {
-        s->bcj = 1;
-        return FZ7_OK;
-    } else if (method_named(name, nlen, "Delta")) {
-        unsigned d = colon ? (unsigned)strtoul(colon + 1, NULL, 10) : 1;
-        if (d < 1 || d > 256) {
-            snprintf(why, whylen, "bad Delta distance: %s", name);
-            return FZ7_E_ARG;
-        }
-        s->delta = d;
-        return FZ7_OK;
-    } else {
-        snprintf(why, whylen, "unsupported method: %.*s", (int)nlen, name);
-        return FZ7_E_UNSUPPORTED;
-    }
-    while (colon) {
-        const char *p = colon + 1;
-        colon = strchr(p, ':');
-        char param[64];
-        size_t plen = colon ? (size_t)(colon - p) : strlen(p);
-        if (plen == 0 || plen >= sizeof param)
-            continue;
-        memcpy(param, p, plen);
-        param[plen] = 0;
-        if (strncasecmp(param, "mt", 2) == 0 || strncasecmp(param, "c=", 2) == 0)
-            continue;   /* threads and LZMA2 chunk size: accepted */
-        if (fz7_lzma_enc_parse_param(&s->lzma, param) != FZ7_OK) {
-            snprintf(why, whylen, "unsupported parameter: %s", param);
-            return FZ7_E_ARG;
-        }
-    }
-    return FZ7_OK;
-}
-
-static fz7_status make_settings(const struct fz7_options *o, bool xz, add_settings *s, char *why,
-                                size_t whylen)
-{
-    memset(s, 0, sizeof *s);
-    s->xz = xz;
-    s->level = o->level >= 0 ? o->level : 5;
-    if (s->level > 9)
-        s->level = 9;
-    s->method = s->level == 0 && !xz ? FZ7_7Z_COPY : FZ7_7Z_LZMA2;
-    s->check = FZ7_XZ_CHECK_CRC64;
-    s->header_compress = o->header_compress != FZ7_OFF;
-    s->store_mtime = true;
-    s->bcj = -1;
-    fz7_status st = fz7_lzma_enc_preset(&s->lzma, (unsigned)s->level);
-    if (st != FZ7_OK) {
-        snprintf(why, whylen, "the LZMA encoder is not available");
-        return st;
-    }
-    for (size_t i = 0; i < o->n_methods; i++) {
-        st = apply_method_switch(s, o->methods[i], why, whylen);
-        if (st != FZ7_OK)
-            return st;
-    }
-    if (o->filters) {
-        if (strcasecmp(o->filters, "off") == 0 || strcmp(o->filters, "-") == 0)
-            s->bcj = 0;
-        else if (strcasecmp(o->filters, "BCJ") == 0 || strcasecmp(o->filters, "x86") == 0)
-            s->bcj = 1;
-        else if (strncasecmp(o->filters, "Delta:", 6) == 0) {
-            unsigned d = (unsigned)strtoul(o->filters + 6, NULL, 10);
-            if (d < 1 || d > 256) {
-                snprintf(why, whylen, "bad filter: %s", o->filters);
-                return FZ7_E_ARG;
-            }
-            s->delta = d;
-        } else if (!(o->filters[0] == 0 || strcasecmp(o->filters, "on") == 0 ||
-                     strcmp(o->filters, "+") == 0)) {
-            snprintf(why, whylen, "unsupported filter: %s", o->filters);
-            return FZ7_E_UNSUPPORTED;
-        }
-    }
-    if (xz && s->method != FZ7_7Z_LZMA2) {
-        snprintf(why, whylen, "xz archives support only the LZMA2 method");
-        return FZ7_E_UNSUPPORTED;
-    }
-    if (s->delta && s->bcj == 1) {
-        snprintf(why, whylen, "BCJ and Delta together are not supported");
-        return FZ7_E_UNSUPPORTED;
-    }
-    if (s->delta)
-        s->bcj = 0;   /* Delta replaces the automatic BCJ */
-    if (s->method == FZ7_7Z_COPY)
-        s->bcj = 0;
-    if (xz && s->bcj < 0)
-        s->bcj = 0;   /* xz, like 7-Zip's xz, filters only when asked */
-    s->solid = o->solid;
-    if (!s->solid && s->method == FZ7_7Z_COPY)
-        s->solid = "off";   /* 7-Zip stores -mx0 one folder per file */
-    if (s->method != FZ7_7Z_COPY && (st = fz7_lzma_enc_check(&s->lzma)) != FZ7_OK) {
-        snprintf(why, whylen, "bad LZMA parameters");
-        return st;
-    }
-    /* -mmt: N threads, 1 = off; not given or on = every core. */
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    s->threads = o->threads >= 1 ? (uint32_t)o->threads : ncpu > 0 ? (uint32_t)ncpu : 1;
-    if (s->threads > FZ7_LZMA2_MT_THREADS_MAX)
-        s->threads = FZ7_LZMA2_MT_THREADS_MAX;
-    return FZ7_OK;
-}
-
-/* Threads and LZMA2 block size for `bytes` of input (0 = unknown): one
- * block per thread but never under 3 dictionaries (the encoder's advice),
- * so inputs up to 3 dictionaries stay one solid stream with 7zz's ratio.
- * Measured on the 37.8 MB bench corpus at -mx5 on 2 cores: blocks of half
- * the input took 59 s instead of 79 s but made the archive 1.4 % larger,
- * so the ratio wins. Fewer threads when their encoders would not fit in
- * memory (-mmemuse or 3/4 of RAM). */
-static void pick_mt(const struct fz7_options *o, const add_settings *s, uint64_t bytes,
-                    uint32_t *threads, uint64_t *block)
-{
-    *threads = s->threads;
-    *block = 0;
-    if (s->method != FZ7_7Z_LZMA2 || *threads <= 1 || (bytes && bytes < 2 * FZ7_LZMA2_MT_BLOCK_MIN)) {
-        *threads = 1;
-        return;
-    }
-    if (bytes) {
-        fz7_lzma_enc_opts lo = s->lzma;
-        fz7_lzma_enc_reduce_dict(&lo, bytes);
-        uint64_t b = (bytes + *threads - 1) / *threads;
-        if (b < (uint64_t)lo.dict_size * 3)
-            b = (uint64_t)lo.dict_size * 3;
-        if (b >= bytes) {
-            *threads = 1;   /* one block: nothing to share */
-            return;
-        }
-        if (b < FZ7_LZMA2_MT_BLOCK_MIN)
-            b = FZ7_LZMA2_MT_BLOCK_MIN;
-        if (b > FZ7_LZMA2_MT_BLOCK_MAX)
-            b = FZ7_LZMA2_MT_BLOCK_MAX;
-        *block = b;
-    }
-    uint64_t limit = o->memuse_bytes;
-    if (!limit) {
-        long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
-        limit = pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize / 4 * 3 : UINT64_MAX;
-        if (o->memuse_percent && pages > 0 && psize > 0)
-            limit = (uint64_t)pages * (uint64_t)psize / 100 * o->memuse_percent;
-    }
-    fz7_lzma_enc_opts lo = s->lzma;
-    if (bytes)
-        fz7_lzma_enc_reduce_dict(&lo, bytes);
-    while (*threads > 1) {
-        uint64_t need = fz7_lzma2_mt_memusage(&lo, *threads, *block);
-        if (need && need <= limit)
-            break;
-        (*threads)--;
-    }
-    if (*threads <= 1)
-        *block = 0;
-}
-
 /* ---- input scanning ----------------------------------------------------- */
 
 typedef struct add_run {
     const struct fz7_options *o;
     FILE *out;
-    add_settings set;
+    fz7_settings set;
     fz7_tree tree;
     size_t warnings;
     char **scan_warnings;
@@ -441,65 +224,6 @@ static fz7_status pump(add_run *r, const fz7_tree_item *it, int fd, sink_fn sink
     }
 }
 
-/* ---- executables for BCJ ------------------------------------------------ */
-
-/* x86 code by its header: ELF for 386/x86-64, PE for i386/AMD64, Mach-O
- * for x86/x86-64. */
-static bool is_x86_executable(const char *path)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    uint8_t h[512];
-    ssize_t n = pread(fd, h, sizeof h, 0);
-    bool yes = false;
-    if (n >= 64 && memcmp(h, "\x7f" "ELF", 4) == 0 && h[5] == 1) {
-        /* Little-endian ELF for 386 or x86-64 whose section header table
-         * lies inside the file: 7-Zip leaves truncated ELF files alone. */
-        unsigned machine = fz7_get16le(h + 18);
-        bool elf64 = h[4] == 2;
-        uint64_t shoff = elf64 ? fz7_get64le(h + 0x28) : fz7_get32le(h + 0x20);
-        uint64_t shsize = elf64 ? (uint64_t)fz7_get16le(h + 0x3A) * fz7_get16le(h + 0x3C)
-                                : (uint64_t)fz7_get16le(h + 0x2E) * fz7_get16le(h + 0x30);
-        struct stat sb;
-        yes = (machine == 3 || machine == 62) && fstat(fd, &sb) == 0 && shoff <= UINT64_MAX / 2 &&
-              shoff + shsize <= (uint64_t)sb.st_size;
-    } else if (n >= 64 && h[0] == 'M' && h[1] == 'Z') {
-        uint32_t pe = fz7_get32le(h + 0x3C);
-        uint8_t ph[6];
-        if (pe < (1u << 20) && pread(fd, ph, 6, pe) == 6 && memcmp(ph, "PE\0\0", 4) == 0) {
-            unsigned machine = fz7_get16le(ph + 4);
-            yes = machine == 0x14C || machine == 0x8664;
-        }
-    } else if (n >= 8) {
-        uint32_t magic = fz7_get32le(h), cpu = fz7_get32le(h + 4);
-        yes = (magic == 0xFEEDFACEu || magic == 0xFEEDFACFu) && (cpu & 0xFFFFFF) == 7;
-    }
-    close(fd);
-    return yes;
-}
-
-static const char *ext_of(const char *name)
-{
-    const char *slash = strrchr(name, '/');
-    const char *base = slash ? slash + 1 : name;
-    const char *dot = strrchr(base, '.');
-    return dot ? dot + 1 : "";
-}
-
-/* -mqs order: extension (alphabetically; 7-Zip uses its own table of file
- * types for the order of the groups), then the path order the tree has. */
-static const fz7_tree_item *g_sort_items;
-
-static int cmp_by_type(const void *x, const void *y)
-{
-    size_t a = *(const size_t *)x, b = *(const size_t *)y;
-    int c = strcmp(ext_of(g_sort_items[a].name), ext_of(g_sort_items[b].name));
-    if (c)
-        return c;
-    return a < b ? -1 : a > b;
-}
-
 /* ---- .7z ------------------------------------------------------------------ */
 
 static fz7_status sink_7z(void *w, const uint8_t *p, size_t n)
@@ -523,7 +247,7 @@ static void meta_of_item(const add_run *r, const fz7_tree_item *it, fz7_7z_entry
 typedef struct keep_ctx {
     add_run *r;
     fz7_7z_writer *w;
-    const fz7_7z_folder_opts *fo;
+    fz7_7z_folder_opts fo;   /* without BCJ: set per old folder */
     int64_t cur_folder;
     bool in_folder, in_file;
     fz7_status st;
@@ -554,8 +278,8 @@ static fz7_status keep_begin(void *ctx, size_t index, const fz7_entry *e)
         k->in_folder = false;
     }
     if (st == FZ7_OK && !k->in_folder) {
-        fz7_7z_folder_opts fo = *k->fo;
-        fo.bcj_x86 = k->fo->bcj_x86 && e->method && strstr(e->method, "BCJ") != NULL;
+        fz7_7z_folder_opts fo = k->fo;
+        fo.bcj_x86 = fz7_settings_bcj_again(&k->r->set, e->method);
         st = fz7_7z_writer_begin_folder(k->w, &fo);
         k->in_folder = st == FZ7_OK;
         k->cur_folder = e->folder;
@@ -587,7 +311,7 @@ static fz7_status keep_end(void *ctx, size_t index, fz7_status result, const cha
 }
 
 static fz7_status keep_old_entries(add_run *r, fz7_7z_writer *w, fz7_archive *old,
-                                   const bool *keep, fz7_7z_folder_opts *base, char *why,
+                                   const bool *keep, uint64_t size_hint, char *why,
                                    size_t whylen)
 {
     size_t n = fz7_archive_count(old);
@@ -637,10 +361,8 @@ static fz7_status keep_old_entries(add_run *r, fz7_7z_writer *w, fz7_archive *ol
         keep_ctx k = {0};
         k.r = r;
         k.w = w;
-        k.fo = base;
+        fz7_settings_folder_opts(&r->set, r->key, size_hint, false, 0, &k.fo);
         k.cur_folder = -1;
-        base->bcj_x86 = r->set.bcj != 0;
-        pick_mt(r->o, &r->set, 0, &base->threads, &base->mt_block_size);
         fz7_extract_cb cb = {&k, keep_begin, keep_data, keep_end};
         st = fz7_archive_extract(old, redo, &cb, why, whylen);
         if (st == FZ7_OK && k.in_folder)
@@ -662,11 +384,6 @@ static fz7_status write_7z(add_run *r, int fd, fz7_archive *old, const bool *kee
     fz7_status st = fz7_7z_writer_new(fd, &w);
     if (st != FZ7_OK)
         return st;
-    fz7_7z_folder_opts base = {0};
-    base.method = r->set.method;
-    base.lzma = r->set.lzma;
-    base.key = r->key;
-    base.delta_distance = r->set.delta;
     /* 7-Zip shrinks the dictionary to the whole input, the same for every
      * folder (so the coder properties match 7zz's). */
     uint64_t total = 0;
@@ -677,17 +394,13 @@ static fz7_status write_7z(add_run *r, int fd, fz7_archive *old, const bool *kee
         for (size_t i = 0; i < fz7_archive_count(old); i++)
             if (keep[i])
                 total += fz7_archive_entry(old, i)->size;
-    base.size_hint = r->stdin_mode ? 0 : total ? total : 1;
+    uint64_t size_hint = r->stdin_mode ? 0 : total ? total : 1;
 
     /* Old entries first: a folder whose files are all kept is copied as it
      * is (pack bytes unchanged, as 7-Zip updates); the kept files of the
      * other folders are decoded and compressed again. */
     if (old)
-        st = keep_old_entries(r, w, old, keep, &base, why, whylen);
-
-    base.bcj_x86 = false;
-    base.threads = 0;
-    base.mt_block_size = 0;
+        st = keep_old_entries(r, w, old, keep, size_hint, why, whylen);
 
     /* Entries without data: folders and empty files, in path order. */
     fz7_tree *t = &r->tree;
@@ -708,95 +421,39 @@ static fz7_status write_7z(add_run *r, int fd, fz7_archive *old, const bool *kee
         }
     }
 
-    /* Entries with data: other files first, then x86 executables in their
-     * own folders behind BCJ, as 7-Zip groups them. */
-    size_t *order = malloc((t->count + 1) * sizeof *order);
-    uint64_t *sizes = malloc((t->count + 1) * sizeof *sizes);
-    const char **exts = malloc((t->count + 1) * sizeof *exts);
-    size_t *block_of = malloc((t->count + 1) * sizeof *block_of);
-    bool *exe = malloc((t->count + 1) * sizeof *exe);
-    if (st == FZ7_OK && (!order || !sizes || !exts || !block_of || !exe))
-        st = FZ7_E_MEM;
-    for (size_t i = 0; st == FZ7_OK && i < t->count; i++) {
-        fz7_tree_item *it = &t->items[i];
-        exe[i] = r->set.bcj == 1 ||
-                 (r->set.bcj < 0 && it->kind == FZ7_ITEM_FILE && !r->stdin_mode && it->size &&
-                  is_x86_executable(it->disk_path));
-    }
-    for (int group = 0; group < 2 && st == FZ7_OK; group++) {
-        size_t n = 0;
-        for (size_t i = 0; i < t->count; i++) {
-            fz7_tree_item *it = &t->items[i];
-            if (it->kind == FZ7_ITEM_DIR || (it->size == 0 && !r->stdin_mode))
+    /* Entries with data, in the folders 7-Zip would make. */
+    fz7_folder_plan plan = {0};
+    if (st == FZ7_OK)
+        st = fz7_settings_plan(&r->set, t, NULL, r->stdin_mode, &plan, why, whylen);
+    for (size_t f = 0; st == FZ7_OK && f < plan.n_folders; f++) {
+        const fz7_plan_folder *pf = &plan.folders[f];
+        fz7_7z_folder_opts fo;
+        fz7_settings_folder_opts(&r->set, r->key, size_hint, pf->bcj, pf->bytes, &fo);
+        st = fz7_7z_writer_begin_folder(w, &fo);
+        for (size_t k = pf->first; st == FZ7_OK && k < pf->first + pf->count; k++) {
+            fz7_tree_item *it = &t->items[plan.order[k]];
+            int in = open_input(r, it);
+            if (in < 0) {
+                read_warn(r, it->disk_path, errno);
                 continue;
-            if (exe[i] != (group == 1))
-                continue;
-            order[n++] = i;
-        }
-        if (n == 0)
-            continue;
-        if (r->set.sort_by_type) {
-            g_sort_items = t->items;
-            qsort(order, n, sizeof *order, cmp_by_type);
-        }
-        for (size_t k = 0; k < n; k++) {
-            sizes[k] = t->items[order[k]].size;
-            exts[k] = ext_of(t->items[order[k]].name);
-        }
-        /* Default solid block: 256 dictionaries, within 16 MiB..4 GiB
-         * (7zz -mx1, 256 KiB dictionary, cuts 1 MiB files into blocks of
-         * 64 MiB). */
-        uint64_t block_bytes = (uint64_t)r->set.lzma.dict_size << 8;
-        if (block_bytes < ((uint64_t)16 << 20))
-            block_bytes = (uint64_t)16 << 20;
-        if (block_bytes > ((uint64_t)4 << 30))
-            block_bytes = (uint64_t)4 << 30;
-        size_t n_blocks;
-        st = fz7_7z_plan_solid(r->set.solid, block_bytes, sizes, exts, n, block_of, &n_blocks);
-        if (st != FZ7_OK) {
-            snprintf(why, whylen, "bad -ms value: %s", r->set.solid);
-            break;
-        }
-        size_t i = 0;
-        while (st == FZ7_OK && i < n) {
-            size_t end = i;
-            uint64_t bytes = 0;
-            while (end < n && block_of[end] == block_of[i])
-                bytes += sizes[end++];
-            fz7_7z_folder_opts fo = base;
-            fo.bcj_x86 = group == 1;
-            pick_mt(r->o, &r->set, r->stdin_mode ? 0 : bytes, &fo.threads, &fo.mt_block_size);
-            st = fz7_7z_writer_begin_folder(w, &fo);
-            for (; st == FZ7_OK && i < end; i++) {
-                fz7_tree_item *it = &t->items[order[i]];
-                int in = open_input(r, it);
-                if (in < 0) {
-                    read_warn(r, it->disk_path, errno);
-                    continue;
-                }
-                fz7_7z_entry_meta m;
-                meta_of_item(r, it, &m);
-                st = fz7_7z_writer_begin_file(w, &m);
-                int rerr = 0;
-                if (st == FZ7_OK)
-                    st = pump(r, it, in, sink_7z, w, &rerr);
-                close_input(in);
-                if (rerr)
-                    read_warn(r, it->disk_path, rerr);
-                if (st == FZ7_OK)
-                    st = fz7_7z_writer_end_file(w);
-                r->files_read++;
             }
-            i = end;
+            fz7_7z_entry_meta m;
+            meta_of_item(r, it, &m);
+            st = fz7_7z_writer_begin_file(w, &m);
+            int rerr = 0;
             if (st == FZ7_OK)
-                st = fz7_7z_writer_end_folder(w);
+                st = pump(r, it, in, sink_7z, w, &rerr);
+            close_input(in);
+            if (rerr)
+                read_warn(r, it->disk_path, rerr);
+            if (st == FZ7_OK)
+                st = fz7_7z_writer_end_file(w);
+            r->files_read++;
         }
+        if (st == FZ7_OK)
+            st = fz7_7z_writer_end_folder(w);
     }
-    free(order);
-    free(sizes);
-    free(exts);
-    free(block_of);
-    free(exe);
+    fz7_folder_plan_free(&plan);
     if (st == FZ7_OK) {
         fz7_7z_header_opts ho = {r->set.header_compress,
                                  r->o->header_encrypt == FZ7_ON ? r->key : NULL};
@@ -843,7 +500,7 @@ static fz7_status write_xz(add_run *r, int fd, char *why, size_t whylen)
     xo.size_hint = r->stdin_mode ? 0 : it->size;
     /* Several threads: independent xz blocks compressed side by side, as
      * xz -T makes them (readers can then decode them in parallel too). */
-    pick_mt(r->o, &r->set, xo.size_hint, &xo.threads, &xo.mt_block_size);
+    fz7_settings_pick_mt(&r->set, xo.size_hint, &xo.threads, &xo.mt_block_size);
     if (xo.threads > 1 && xo.mt_block_size)
         xo.block_size = xo.mt_block_size;
     fz7_xz_writer *w = NULL;
@@ -948,7 +605,7 @@ int fz7_cmd_add(const struct fz7_options *o)
     r.o = o;
     r.out = out;
     char why[512] = "";
-    fz7_status st = make_settings(o, xz, &r.set, why, sizeof why);
+    fz7_status st = fz7_settings_make(o, xz, &r.set, why, sizeof why);
     if (st != FZ7_OK) {
         fprintf(stderr, "\nERROR: %s\n", why);
         return exit_code_of(st);

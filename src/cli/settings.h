@@ -1,0 +1,95 @@
+/* settings.h - the compression settings of `a`, `u` and `d` in one place:
+ * method, level and LZMA parameters, filters, threads, solid blocks and
+ * header options read from the -m switches, and the folders new files go
+ * into, so every command that compresses does it exactly as `a` does. */
+#ifndef FZ7_SETTINGS_H
+#define FZ7_SETTINGS_H
+
+#include "cli/options.h"
+#include "format/7z_write.h"
+#include "format/xz_write.h"
+#include "fsio/read_tree.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What the switches ask for. Filled by fz7_settings_make(). */
+typedef struct fz7_settings {
+    bool xz;                  /* for an .xz archive: LZMA2 only, BCJ only when asked */
+    fz7_7z_method method;     /* -m0=LZMA2|LZMA|Copy; Copy at -mx0 */
+    fz7_lzma_enc_opts lzma;   /* the -mx preset, then -md, -mfb, -mmf, -mlc, ...
+                                 and the parameters after -m0=LZMA2: */
+    int level;                /* -mx, 0..9; 5 when not given */
+    int bcj;                  /* x86 BCJ: -1 for x86 executables only (the
+                                 default), 0 never (-mf=off, Delta, Copy, xz),
+                                 1 every file (-mf=BCJ, -m1=BCJ) */
+    unsigned delta;           /* Delta distance in bytes (-mf=Delta:N), 0 none */
+    fz7_xz_check check;       /* xz block check (-mcheck=, -mcrc=); CRC64 default */
+    bool header_compress;     /* -mhc (default on) */
+    const char *solid;        /* -ms spec for fz7_7z_plan_solid; "off" for Copy */
+    bool store_mtime;         /* -mtm (default on) */
+    uint32_t threads;         /* -mmt: LZMA2 encoder threads (every core when
+                                 not given), 1..FZ7_LZMA2_MT_THREADS_MAX */
+    uint64_t mem_limit;       /* bytes the encoders' threads may use: -mmemuse,
+                                 or 3/4 of RAM */
+    bool sort_by_type;        /* -mqs: files sorted by extension, then path */
+} fz7_settings;
+
+/* Reads the compression switches of o into *s (xz: for an .xz archive).
+ * Unknown -m parameters, a method other than LZMA2/LZMA/Copy (LZMA2 only
+ * for xz), BCJ with Delta and bad LZMA parameters are refused: FZ7_E_ARG or
+ * FZ7_E_UNSUPPORTED with a message for the user in why (whylen bytes).
+ * 7-Zip's -m switches: Methods.txt names the coders. */
+fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings *s, char *why,
+                             size_t whylen);
+
+/* LZMA2 encoder threads and block size (bytes; 0 = the encoder's default)
+ * for a folder or xz stream of `bytes` input bytes (0 = unknown). One
+ * thread unless the input holds more than 3 dictionaries per block, fewer
+ * threads when their encoders would not fit in s->mem_limit. */
+void fz7_settings_pick_mt(const fz7_settings *s, uint64_t bytes, uint32_t *threads,
+                          uint64_t *block);
+
+/* Coder options of a new 7z folder: s's method, LZMA parameters and Delta,
+ * x86 BCJ in front when bcj, 7zAES with key (NULL = not encrypted).
+ * size_hint: the input bytes of the whole archive (the dictionary is
+ * shrunk to it, the same in every folder, as 7-Zip does; 0 = unknown);
+ * folder_bytes: this folder's input (0 = unknown), for the threads. */
+void fz7_settings_folder_opts(const fz7_settings *s, const fz7_7zaes_key *key, uint64_t size_hint,
+                              bool bcj, uint64_t folder_bytes, fz7_7z_folder_opts *fo);
+
+/* Whether old data compressed again keeps x86 BCJ: when its old coders
+ * (an fz7_entry's method text, may be NULL) had it and s allows BCJ. */
+bool fz7_settings_bcj_again(const fz7_settings *s, const char *old_method);
+
+/* One new folder of a plan: order[first .. first+count-1] go into it. */
+typedef struct fz7_plan_folder {
+    size_t first, count;
+    uint64_t bytes;           /* the files' sizes added up */
+    bool bcj;                 /* x86 executables, behind BCJ */
+} fz7_plan_folder;
+
+/* The folders new files with data go into, in write order. */
+typedef struct fz7_folder_plan {
+    size_t *order;            /* tree item indices, n of them */
+    size_t n;
+    fz7_plan_folder *folders; /* n_folders of them */
+    size_t n_folders;
+} fz7_folder_plan;
+
+/* Plans the folders for the items of t that have data (files with a size,
+ * and with from_stdin the one standard input item) and that take selects
+ * (NULL: all), as 7-Zip groups them: other files first, then x86
+ * executables (ELF, PE, Mach-O, by their headers, read from disk_path)
+ * in folders of their own behind BCJ; within a group sorted by extension
+ * with -mqs, and cut into solid blocks by -ms (default: 256 dictionaries,
+ * 16 MiB..4 GiB). FZ7_E_ARG for a bad -ms value (message in why),
+ * FZ7_E_MEM. Free with fz7_folder_plan_free(). */
+fz7_status fz7_settings_plan(const fz7_settings *s, const fz7_tree *t, const bool *take,
+                             bool from_stdin, fz7_folder_plan *p, char *why, size_t whylen);
+
+/* Frees what fz7_settings_plan allocated (a zeroed plan is fine). */
+void fz7_folder_plan_free(fz7_folder_plan *p);
+
+#endif
