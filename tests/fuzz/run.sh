@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run.sh - builds fz7's libFuzzer harnesses (clang, ASan + UBSan) in their
 # own build folder and runs each one in turn, one process at a time, for
-# a given number of seconds on seed corpora made by seeds.sh.
+# a given number of seconds on seed corpora made by seeds.sh (one fuzzer
+# process at a time: the machine is shared).
 #
 # Usage: tests/fuzz/run.sh [-b BUILD_DIR] [-s SECONDS] [HARNESS...]
 #   HARNESS: 7z xz lzma lzma2 7zaes bcj2 ppmd deflate (default: all)
@@ -58,9 +59,10 @@ for h in $HARNESSES; do
     corpus=$BUILD/corpus/$h findings=$BUILD/findings/$h
     mkdir -p "$corpus" "$findings"
     case $h in 7z|xz) maxlen=65536 ;; *) maxlen=16384 ;; esac
-    "$BUILD/fuzz_$h" -max_total_time="$SECS" -jobs=1 -timeout=10 -rss_limit_mb=1024 \
+    # one process (no -jobs: that forks a worker logging into the cwd)
+    (cd "$BUILD" && exec "$BUILD/fuzz_$h" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=1024 \
         -max_len=$maxlen -artifact_prefix="$findings/" -print_final_stats=1 \
-        "$corpus" "$BUILD/seeds/$h" >"$BUILD/fuzz_$h.log" 2>&1
+        "$corpus" "$BUILD/seeds/$h") >"$BUILD/fuzz_$h.log" 2>&1
     rc=$?
     last=$(grep -E '^#[0-9]+' "$BUILD/fuzz_$h.log" | tail -1)
     execs=$(grep -m1 '^stat::number_of_executed_units' "$BUILD/fuzz_$h.log" | awk '{print $2}')
