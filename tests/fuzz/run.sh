@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # run.sh - builds fz7's libFuzzer harnesses (clang, ASan + UBSan) in their
-# own build folder and runs each one in turn, one process at a time, for
-# a given number of seconds on seed corpora made by seeds.sh (one fuzzer
-# process at a time: the machine is shared).
+# own build folder and runs each one in turn for a given number of seconds
+# on seed corpora made by seeds.sh (one fuzzer process at a time: the
+# machine is shared).
 #
 # Usage: tests/fuzz/run.sh [-b BUILD_DIR] [-s SECONDS] [HARNESS...]
 #   HARNESS: 7z xz lzma lzma2 7zaes bcj2 ppmd deflate (default: all)
