@@ -79,6 +79,7 @@ typedef struct add_run {
     bool stdin_mode;         /* -si: the one item is standard input */
     const char *password;    /* -p, or asked for */
     fz7_7zaes_key *key;      /* derived once per archive */
+    fz7_progress *progress;  /* the line on a terminal (-bsp); NULL = off */
 } add_run;
 
 static void scan_warn(void *ctx, const char *path, int err)
@@ -99,6 +100,7 @@ static void scan_warn(void *ctx, const char *path, int err)
 static void read_warn(add_run *r, const char *path, int err)
 {
     r->warnings++;
+    fz7_progress_clear(r->progress);
     fflush(r->out);
     fprintf(stderr, "WARNING: %s : %s\n", path, strerror(err));
 }
@@ -206,6 +208,7 @@ static fz7_status pump(add_run *r, const fz7_tree_item *it, int fd, sink_fn sink
                        int *read_err)
 {
     *read_err = 0;
+    fz7_progress_item(r->progress, it->name);
     if (it->kind == FZ7_ITEM_SYMLINK)
         return sink(w, (const uint8_t *)it->link_target, strlen(it->link_target));
     for (;;) {
@@ -218,6 +221,7 @@ static fz7_status pump(add_run *r, const fz7_tree_item *it, int fd, sink_fn sink
         }
         if (n == 0)
             return FZ7_OK;
+        fz7_progress_add(r->progress, (uint64_t)n);
         fz7_status st = sink(w, r->buf, (size_t)n);
         if (st != FZ7_OK)
             return st;
@@ -745,6 +749,8 @@ int fz7_cmd_add(const struct fz7_options *o)
         rc = FZ7_EXIT_MEMORY;
         goto done;
     }
+    /* The progress line counts the input read (its size unknown with -si). */
+    r.progress = fz7_progress_start(o, o->from_stdin ? 0 : n_bytes);
     if (o->to_stdout) {
         /* -so: straight to stdout; .xz only, as 7-Zip (a .7z needs seeking). */
         if (!xz) {
@@ -753,6 +759,8 @@ int fz7_cmd_add(const struct fz7_options *o)
             goto done;
         }
         st = write_xz(&r, STDOUT_FILENO, why, sizeof why);
+        fz7_progress_end(r.progress);
+        r.progress = NULL;
         if (st != FZ7_OK) {
             fprintf(stderr, "\nERROR: %s\n", why[0] ? why : fz7_status_str(st));
             rc = exit_code_of(st);
@@ -786,6 +794,8 @@ int fz7_cmd_add(const struct fz7_options *o)
     errno = 0;
     st = xz ? write_xz(&r, fd, why, sizeof why) : write_7z(&r, fd, old, keep, why, sizeof why);
     int werr = errno;
+    fz7_progress_end(r.progress);
+    r.progress = NULL;
     uint64_t size = 0;
     if (st == FZ7_OK) {
         struct stat sb;
@@ -856,6 +866,7 @@ int fz7_cmd_add(const struct fz7_options *o)
     }
 
 done:
+    fz7_progress_end(r.progress);
     fz7_7zaes_key_free(r.key);
     fz7_7zaes_cache_clear();
     if (asked) {

@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/settings.h"
 #include "format/7z_write.h"
 #include "format/archive.h"
 #include "fsio/read_tree.h"
@@ -27,6 +28,7 @@ typedef enum entry_fate { FATE_KEEP = 0, FATE_DELETE, FATE_REPLACE } entry_fate;
 
 typedef struct update_run {
     const struct fz7_options *o;
+    fz7_settings set;             /* how new and re-compressed data is compressed */
     FILE *out;
     const char *path;             /* the archive */
     fz7_archive *old;             /* NULL when the archive does not exist yet */
@@ -285,33 +287,12 @@ static void meta_of_entry(const update_run *r, size_t i, fz7_7z_entry_meta *m)
     m->mtime_nsec = e->mtime_nsec;
 }
 
-/* Folder options for data written anew: LZMA2 at -mx (Copy at -mx0),
- * encrypted when a password is set. */
-static fz7_status base_folder_opts(const update_run *r, uint64_t size_hint,
-                                   fz7_7z_folder_opts *fo)
-{
-    memset(fo, 0, sizeof *fo);
-    int level = r->o->level >= 0 ? r->o->level : 5;
-    if (level > 9)
-        level = 9;
-    fo->method = level == 0 ? FZ7_7Z_COPY : FZ7_7Z_LZMA2;
-    fz7_status st = fz7_lzma_enc_preset(&fo->lzma, (unsigned)level);
-    if (st != FZ7_OK)
-        return st;
-    fo->size_hint = size_hint ? size_hint : 1;
-    fo->threads = r->o->threads >= 1 ? (uint32_t)r->o->threads : 1;
-    if (fo->threads > FZ7_LZMA2_MT_THREADS_MAX)
-        fo->threads = FZ7_LZMA2_MT_THREADS_MAX;
-    fo->key = r->key;
-    return FZ7_OK;
-}
-
 /* Re-compressing kept entries of folders that cannot be copied: one new
  * folder per old one, fed by the reader. */
 typedef struct repack_ctx {
     update_run *r;
     fz7_7z_writer *w;
-    fz7_7z_folder_opts fo;
+    fz7_7z_folder_opts fo;   /* without BCJ: set per old folder */
     int64_t cur_folder;
     bool in_folder, in_file;
     size_t failed_index;
@@ -330,7 +311,9 @@ static fz7_status repack_begin(void *ctx, size_t index, const fz7_entry *e)
         k->in_folder = false;
     }
     if (st == FZ7_OK && !k->in_folder) {
-        st = fz7_7z_writer_begin_folder(k->w, &k->fo);
+        fz7_7z_folder_opts fo = k->fo;
+        fo.bcj_x86 = fz7_settings_bcj_again(&k->r->set, e->method);
+        st = fz7_7z_writer_begin_folder(k->w, &fo);
         k->in_folder = st == FZ7_OK;
         k->cur_folder = e->folder;
         k->r->repacked_folders += k->in_folder;
@@ -380,7 +363,7 @@ static fz7_status write_item(update_run *r, fz7_7z_writer *w, const fz7_tree_ite
     fz7_7z_entry_meta m = {0};
     m.name = it->name;
     m.attrib = fz7_7z_attrib_from_mode(it->mode);
-    m.has_mtime = true;
+    m.has_mtime = r->set.store_mtime;
     m.mtime = it->mtime;
     m.mtime_nsec = it->mtime_nsec;
     fz7_status st = fz7_7z_writer_begin_file(w, &m);
@@ -427,6 +410,16 @@ static fz7_status write_archive(update_run *r, int fd, char *why, size_t whylen)
         st = FZ7_E_MEM;
     for (size_t f = 0; st == FZ7_OK && f < n_folders; f++)
         intact[f] = true;
+    /* The dictionary is shrunk to all the archive will hold, as `a` does. */
+    uint64_t size_hint = 0;
+    for (size_t i = 0; i < r->n_old; i++)
+        if (r->fate[i] == FATE_KEEP && !fz7_archive_entry(r->old, i)->is_anti)
+            size_hint += fz7_archive_entry(r->old, i)->size;
+    for (size_t i = 0; r->add && i < r->tree.count; i++)
+        if (r->add[i] && r->tree.items[i].kind != FZ7_ITEM_DIR)
+            size_hint += r->tree.items[i].size;
+    if (size_hint == 0)
+        size_hint = 1;
     for (size_t i = 0; st == FZ7_OK && i < r->n_old; i++) {
         const fz7_entry *e = fz7_archive_entry(r->old, i);
         if (e->has_stream && e->folder >= 0 && (size_t)e->folder < n_folders &&
@@ -491,14 +484,9 @@ static fz7_status write_archive(update_run *r, int fd, char *why, size_t whylen)
         k.r = r;
         k.w = w;
         k.cur_folder = -1;
-        uint64_t bytes = 0;
-        for (size_t i = 0; i < r->n_old; i++)
-            if (select[i])
-                bytes += fz7_archive_entry(r->old, i)->size;
-        st = base_folder_opts(r, bytes, &k.fo);
+        fz7_settings_folder_opts(&r->set, r->key, size_hint, false, 0, &k.fo);
         fz7_extract_cb cb = {&k, repack_begin, repack_data, repack_end};
-        if (st == FZ7_OK)
-            st = fz7_archive_extract(r->old, select, &cb, why, whylen);
+        st = fz7_archive_extract(r->old, select, &cb, why, whylen);
         if (k.failed != FZ7_OK) {
             st = k.failed;
             const fz7_entry *e = fz7_archive_entry(r->old, k.failed_index);
@@ -511,77 +499,44 @@ static fz7_status write_archive(update_run *r, int fd, char *why, size_t whylen)
             st = fz7_7z_writer_end_folder(w);
     }
 
-    /* u: new folders and empty files, then files with data. */
+    /* u: new folders and empty files, then files with data in the folders
+     * `a` would make. */
     fz7_tree *t = &r->tree;
-    uint64_t new_bytes = 0;
-    size_t n_data = 0;
     for (size_t i = 0; st == FZ7_OK && r->add && i < t->count; i++) {
         const fz7_tree_item *it = &t->items[i];
-        if (!r->add[i])
-            continue;
-        if (it->kind == FZ7_ITEM_DIR || it->size == 0) {
+        if (r->add[i] && (it->kind == FZ7_ITEM_DIR || it->size == 0)) {
             fz7_7z_entry_meta m = {0};
             m.name = it->name;
             m.attrib = fz7_7z_attrib_from_mode(it->mode);
             m.is_dir = it->kind == FZ7_ITEM_DIR;
-            m.has_mtime = true;
+            m.has_mtime = r->set.store_mtime;
             m.mtime = it->mtime;
             m.mtime_nsec = it->mtime_nsec;
             st = fz7_7z_writer_add_empty(w, &m);
             r->files_read += !m.is_dir;
-        } else {
-            new_bytes += it->size;
-            n_data++;
         }
     }
-    if (st == FZ7_OK && n_data) {
-        size_t *order = malloc(n_data * sizeof *order);
-        uint64_t *sizes = malloc(n_data * sizeof *sizes);
-        size_t *block_of = malloc(n_data * sizeof *block_of);
+    fz7_folder_plan plan = {0};
+    if (st == FZ7_OK && r->add)
+        st = fz7_settings_plan(&r->set, t, r->add, false, &plan, why, whylen);
+    for (size_t f = 0; st == FZ7_OK && f < plan.n_folders; f++) {
+        const fz7_plan_folder *pf = &plan.folders[f];
         fz7_7z_folder_opts fo;
-        size_t n_blocks = 0, n = 0;
-        if (!order || !sizes || !block_of)
-            st = FZ7_E_MEM;
-        for (size_t i = 0; st == FZ7_OK && i < t->count; i++)
-            if (r->add[i] && t->items[i].kind != FZ7_ITEM_DIR && t->items[i].size) {
-                order[n] = i;
-                sizes[n++] = t->items[i].size;
-            }
+        fz7_settings_folder_opts(&r->set, r->key, size_hint, pf->bcj, pf->bytes, &fo);
+        st = fz7_7z_writer_begin_folder(w, &fo);
+        for (size_t k = pf->first; st == FZ7_OK && k < pf->first + pf->count; k++)
+            st = write_item(r, w, &t->items[plan.order[k]]);
         if (st == FZ7_OK)
-            st = base_folder_opts(r, new_bytes, &fo);
-        if (st == FZ7_OK) {
-            /* 7-Zip's default solid block: 256 dictionaries, 16 MiB..4 GiB. */
-            uint64_t block = (uint64_t)fo.lzma.dict_size << 8;
-            if (block < ((uint64_t)16 << 20))
-                block = (uint64_t)16 << 20;
-            if (block > ((uint64_t)4 << 30))
-                block = (uint64_t)4 << 30;
-            const char *solid = r->o->solid;
-            if (!solid && fo.method == FZ7_7Z_COPY)
-                solid = "off";
-            st = fz7_7z_plan_solid(solid, block, sizes, NULL, n, block_of, &n_blocks);
-            if (st != FZ7_OK)
-                snprintf(why, whylen, "bad -ms value: %s", solid ? solid : "");
-        }
-        for (size_t i = 0; st == FZ7_OK && i < n;) {
-            st = fz7_7z_writer_begin_folder(w, &fo);
-            size_t b = block_of[i];
-            for (; st == FZ7_OK && i < n && block_of[i] == b; i++)
-                st = write_item(r, w, &t->items[order[i]]);
-            if (st == FZ7_OK)
-                st = fz7_7z_writer_end_folder(w);
-        }
-        free(order);
-        free(sizes);
-        free(block_of);
+            st = fz7_7z_writer_end_folder(w);
     }
+    fz7_folder_plan_free(&plan);
 
     if (st == FZ7_OK) {
         /* Headers stay encrypted when they were (and -mhe asks for it). */
         bool he = r->o->header_encrypt == FZ7_ON ||
                   (r->o->header_encrypt != FZ7_OFF && r->old &&
                    fz7_archive_get_info(r->old)->header_encrypted);
-        fz7_7z_header_opts ho = {r->o->header_compress != FZ7_OFF, he ? r->key : NULL};
+        fz7_7z_header_opts ho = {r->set.header_compress, he ? r->key : NULL};
         st = fz7_7z_writer_finish(w, &ho);
     }
     free(intact);
@@ -703,7 +658,12 @@ int fz7_cmd_update(const struct fz7_options *o)
     r.password = o->password;
     char *asked = NULL;
     int rc = 0;
-    fz7_status st = FZ7_OK;
+    char why[512] = "";
+    fz7_status st = fz7_settings_make(o, false, &r.set, why, sizeof why);
+    if (st != FZ7_OK) {
+        fprintf(stderr, "\nERROR: %s\n", why);
+        return st == FZ7_E_MEM ? FZ7_EXIT_MEMORY : FZ7_EXIT_USAGE;
+    }
 
     struct stat old_sb;
     bool exists = stat(path, &old_sb) == 0;

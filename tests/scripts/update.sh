@@ -184,6 +184,37 @@ if [ -x /bin/ls ] && 7zz a -bd -mf=BCJ2 bcj2.7z /bin/ls t/one_byte > /dev/null 2
         fail "listing after rn on BCJ2"
 fi
 
+# ---- u and d compress with the settings `a` uses --------------------------------
+# d -m0=LZMA -mx1: the kept entries of the solid folder are compressed again
+# with LZMA and -mx1's 256 KiB dictionary (LZMA:18), nothing with LZMA2.
+cp base.7z f.7z
+"$FZ7" d -bd -m0=LZMA -mx1 f.7z docs/part2.txt > log 2>&1 || { cat log; fail "d -m0=LZMA -mx1"; }
+7zz t f.7z > log 2>&1 || { cat log; fail "7zz t after d -m0=LZMA -mx1"; }
+[ "$(listing f.7z)" = "$(listing base.7z | grep -v '^docs/part2.txt|')" ] || fail "listing after d -m0=LZMA"
+methods=$(7zz l -slt f.7z | awk '/^Path = / { p = substr($0, 8) } /^Size = / { s = substr($0, 8) }
+    /^Method = / && p != "f.7z" && s > 0 { print p " " substr($0, 10) }')
+[ "$(echo "$methods" | wc -l)" = 7 ] || fail "d -m0=LZMA: expected 7 entries with data: $methods"
+[ -z "$(echo "$methods" | grep -v ' LZMA:18$')" ] || fail "d -m0=LZMA -mx1 compressed with: $methods"
+"$FZ7" d -bd -m0=PPMD f.7z one_byte > log 2>&1; rc=$?
+[ "$rc" = 7 ] || { cat log; fail "d -m0=PPMD exited $rc, expected 7"; }
+# u on an x86 ELF file puts it behind BCJ when `a` does (x86 machines).
+rm -rf ue && mkdir ue && cp /bin/ls ue/prog && printf 'plain text\n' > ue/note.txt
+rm -f ea.7z && (cd ue && "$FZ7" a -bd ../ea.7z prog > /dev/null) || fail "fz7 a of an ELF file"
+if 7zz l -slt ea.7z | grep -q '^Method = BCJ LZMA2'; then
+    cp base.7z f.7z
+    (cd ue && "$FZ7" u -bd ../f.7z prog > ../log 2>&1) || { cat log; fail "fz7 u of an ELF file"; }
+    7zz l -slt f.7z | awk '/^Path = / { p = substr($0, 8) } /^Method = / && p == "prog" { print substr($0, 10) }' |
+        grep -q '^BCJ LZMA2:' || fail "u did not put the ELF file behind BCJ"
+    7zz x -so f.7z prog | cmp - /bin/ls || fail "ELF file after u"
+fi
+# u creating an archive writes the bytes `a` writes, whatever the switches.
+for sw in "" "-mx1 -mqs" "-m0=LZMA -md=1m" "-mf=off -ms=off" "-mx0" "-mtm=off -mhc=off" "-ms=e -mf=Delta:4"; do
+    rm -f ua.7z aa.7z
+    (cd ue && "$FZ7" u -bd $sw ../ua.7z . > ../log 2>&1) || { cat log; fail "fz7 u $sw"; }
+    (cd ue && "$FZ7" a -bd $sw ../aa.7z . > ../log 2>&1) || { cat log; fail "fz7 a $sw"; }
+    cmp ua.7z aa.7z > /dev/null || fail "u $sw wrote other bytes than a $sw"
+done
+
 # ---- failures leave the archive as it was --------------------------------------
 # Damaged data in a folder that must be re-compressed.
 cp base.7z bad.7z
