@@ -46,17 +46,20 @@ static inline void fz7_rc_shift_low(fz7_range_enc *rc)
     rc->low = (rc->low & 0x00FFFFFFu) << 8;
 }
 
+/* Branch-free in the bit: the bits of literals and distances are as good
+ * as random to a branch predictor. Same results as the obvious if/else.
+ * bit: 0 or 1. */
 static inline void fz7_rc_bit(fz7_range_enc *rc, fz7_lzma_prob *p, unsigned bit)
 {
-    uint32_t bound = (rc->range >> FZ7_LZMA_PROB_BITS) * *p;
-    if (bit == 0) {
-        rc->range = bound;
-        *p = (fz7_lzma_prob)(*p + ((FZ7_LZMA_PROB_ONE - *p) >> FZ7_LZMA_MOVE_BITS));
-    } else {
-        rc->low += bound;
-        rc->range -= bound;
-        *p = (fz7_lzma_prob)(*p - (*p >> FZ7_LZMA_MOVE_BITS));
-    }
+    uint32_t prob = *p;
+    uint32_t bound = (rc->range >> FZ7_LZMA_PROB_BITS) * prob;
+    uint32_t mask = 0u - (uint32_t)(bit & 1);  /* all ones for a 1 */
+    rc->low += bound & mask;
+    rc->range = (bound & ~mask) | ((rc->range - bound) & mask);
+    uint32_t after0 = prob + ((FZ7_LZMA_PROB_ONE - prob) >> FZ7_LZMA_MOVE_BITS);
+    uint32_t after1 = prob - (prob >> FZ7_LZMA_MOVE_BITS);
+    prob = (after0 & ~mask) | (after1 & mask);
+    *p = (fz7_lzma_prob)prob;
     while (rc->range < FZ7_LZMA_RC_TOP) {
         rc->range <<= 8;
         fz7_rc_shift_low(rc);
