@@ -2,6 +2,7 @@
  * write a .7z or .xz into a temporary file beside the archive that is
  * renamed over it only when complete; any failure or signal removes the
  * temporary file and leaves an existing archive untouched. */
+#include "cli/archive_out.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/options.h"
@@ -15,7 +16,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,44 +26,6 @@
 
 #define READ_CHUNK ((size_t)1 << 20)
 
-/* ---- the temporary file and signals ------------------------------------ */
-
-static char g_temp_path[PATH_MAX + 32];
-static volatile sig_atomic_t g_temp_live;
-
-static void on_signal(int sig)
-{
-    if (g_temp_live)
-        unlink(g_temp_path);
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-static void install_signals(void)
-{
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_signal;
-        sigemptyset(&sa.sa_mask);
-        sigaction(sigs[i], &sa, NULL);
-    }
-    /* A file size limit (ulimit -f) must give EFBIG, not kill us with the
-     * temporary file left behind. */
-    signal(SIGXFSZ, SIG_IGN);
-}
-
-static void drop_temp(int fd)
-{
-    if (fd >= 0)
-        close(fd);
-    if (g_temp_live) {
-        unlink(g_temp_path);
-        g_temp_live = 0;
-    }
-}
-
 /* ---- input scanning ----------------------------------------------------- */
 
 typedef struct add_run {
@@ -72,8 +34,7 @@ typedef struct add_run {
     fz7_settings set;
     fz7_tree tree;
     size_t warnings;
-    char **scan_warnings;
-    size_t n_scan_warnings;
+    fz7_scan_warnings scan;  /* .count points at warnings */
     uint64_t files_read;
     uint8_t *buf;
     bool stdin_mode;         /* -si: the one item is standard input */
@@ -81,21 +42,6 @@ typedef struct add_run {
     fz7_7zaes_key *key;      /* derived once per archive */
     fz7_progress *progress;  /* the line on a terminal (-bsp); NULL = off */
 } add_run;
-
-static void scan_warn(void *ctx, const char *path, int err)
-{
-    add_run *r = ctx;
-    r->warnings++;
-    char line[PATH_MAX + 128];
-    snprintf(line, sizeof line, "%s : errno=%d : %s", path, err, strerror(err));
-    char **n = realloc(r->scan_warnings, (r->n_scan_warnings + 1) * sizeof *n);
-    if (!n)
-        return;
-    r->scan_warnings = n;
-    n[r->n_scan_warnings] = strdup(line);
-    if (n[r->n_scan_warnings])
-        r->n_scan_warnings++;
-}
 
 static void read_warn(add_run *r, const char *path, int err)
 {
@@ -107,33 +53,7 @@ static void read_warn(add_run *r, const char *path, int err)
 
 static fz7_status scan_inputs(add_run *r, dev_t skip_dev, ino_t skip_ino, bool have_skip)
 {
-    const struct fz7_options *o = r->o;
-    fz7_match_rule *ex = NULL;
-    if (o->n_excludes) {
-        ex = calloc(o->n_excludes, sizeof *ex);
-        if (!ex)
-            return FZ7_E_MEM;
-        for (size_t i = 0; i < o->n_excludes; i++) {
-            ex[i].pattern = o->excludes[i].pattern;
-            ex[i].recursive = o->excludes[i].recursive;
-        }
-    }
-    fz7_tree_opts to = {0};
-    to.recurse = o->recurse == FZ7_ON;
-    to.store_symlinks = o->store_symlinks;
-    to.exclude = ex;
-    to.n_exclude = o->n_excludes;
-    to.warn = scan_warn;
-    to.warn_ctx = r;
-    fz7_status st = FZ7_OK;
-    if (o->n_names == 0) {
-        st = fz7_tree_add(&r->tree, "*", false, &to);   /* 7-Zip: everything here */
-    }
-    for (size_t i = 0; i < o->n_names && (st == FZ7_OK || st == FZ7_E_IO); i++)
-        st = fz7_tree_add(&r->tree, o->names[i].pattern, o->names[i].recursive, &to);
-    free(ex);
-    if (st == FZ7_E_IO)
-        st = FZ7_OK;   /* reported as a warning already */
+    fz7_status st = fz7_scan_inputs(r->o, &r->tree, &r->scan);
     if (st != FZ7_OK)
         return st;
     /* Never add the archive to itself. */
@@ -152,33 +72,7 @@ static fz7_status scan_inputs(add_run *r, dev_t skip_dev, ino_t skip_ino, bool h
         }
         r->tree.count = w;
     }
-    fz7_tree_sort(&r->tree);
     return FZ7_OK;
-}
-
-/* "119 bytes (1 KiB)" as 7-Zip prints sizes. */
-static void print_size(FILE *f, uint64_t v)
-{
-    fprintf(f, "%llu bytes", (unsigned long long)v);
-    if (v == 0)
-        return;
-    unsigned shift = 10;
-    char unit = 'K';
-    if (v >= ((uint64_t)10 << 30))
-        shift = 30, unit = 'G';
-    else if (v >= ((uint64_t)10 << 20))
-        shift = 20, unit = 'M';
-    fprintf(f, " (%llu %ciB)", (unsigned long long)((v + ((uint64_t)1 << shift) - 1) >> shift),
-            unit);
-}
-
-static void print_counts(FILE *f, uint64_t dirs, uint64_t files, uint64_t bytes)
-{
-    if (dirs)
-        fprintf(f, "%llu folder%s, ", (unsigned long long)dirs, dirs == 1 ? "" : "s");
-    fprintf(f, "%llu file%s, ", (unsigned long long)files, files == 1 ? "" : "s");
-    print_size(f, bytes);
-    fputc('\n', f);
 }
 
 /* ---- reading one input into a writer ------------------------------------ */
@@ -563,19 +457,9 @@ static fz7_status stdin_item(add_run *r, const char *archive_base, bool xz)
 
 /* ---- the command ------------------------------------------------------------ */
 
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t a = strlen(s), b = strlen(suffix);
-    return a >= b && strcasecmp(s + a - b, suffix) == 0;
-}
-
 static int exit_code_of(fz7_status st)
 {
-    if (st == FZ7_E_MEM)
-        return FZ7_EXIT_MEMORY;
-    if (st == FZ7_E_ARG || st == FZ7_E_UNSUPPORTED)
-        return FZ7_EXIT_USAGE;
-    return FZ7_EXIT_FATAL;
+    return st == FZ7_E_UNSUPPORTED ? FZ7_EXIT_USAGE : fz7_write_exit_code(st);
 }
 
 int fz7_cmd_add(const struct fz7_options *o)
@@ -589,7 +473,7 @@ int fz7_cmd_add(const struct fz7_options *o)
 
     /* The archive name: 7-Zip adds ".7z" when the name has no extension. */
     bool xz = o->type == FZ7_TYPE_XZ ||
-              (o->type == FZ7_TYPE_AUTO && (ends_with(o->archive, ".xz") || ends_with(o->archive, ".txz")));
+              (o->type == FZ7_TYPE_AUTO && (fz7_ends_with(o->archive, ".xz") || fz7_ends_with(o->archive, ".txz")));
     if (o->type == FZ7_TYPE_LZMA) {
         /* 7-Zip cannot create .lzma either. */
         fprintf(stderr, "\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
@@ -608,6 +492,7 @@ int fz7_cmd_add(const struct fz7_options *o)
     memset(&r, 0, sizeof r);
     r.o = o;
     r.out = out;
+    r.scan.count = &r.warnings;
     char why[512] = "";
     fz7_status st = fz7_settings_make(o, xz, &r.set, why, sizeof why);
     if (st != FZ7_OK) {
@@ -687,7 +572,7 @@ int fz7_cmd_add(const struct fz7_options *o)
             n_files++, n_bytes += r.tree.items[i].size;
     }
     if (!o->from_stdin) {
-        print_counts(out, n_dirs, n_files, n_bytes);
+        fz7_print_counts(out, "", n_dirs, n_files, n_bytes);
         fputc('\n', out);
     }
 
@@ -734,13 +619,11 @@ int fz7_cmd_add(const struct fz7_options *o)
             }
         }
         fprintf(out, "Updating archive: %s\n\n", path);
-        fprintf(out, "Keep old data in archive: ");
-        print_counts(out, kept_dirs, kept_files, kept_bytes);
+        fz7_print_counts(out, "Keep old data in archive: ", kept_dirs, kept_files, kept_bytes);
     } else {
         fprintf(out, "Creating archive: %s\n\n", path);
     }
-    fprintf(out, "Add new data to archive: ");
-    print_counts(out, n_dirs, n_files, n_bytes);
+    fz7_print_counts(out, "Add new data to archive: ", n_dirs, n_files, n_bytes);
     fputc('\n', out);
     fflush(out);
 
@@ -774,61 +657,21 @@ int fz7_cmd_add(const struct fz7_options *o)
     }
 
     /* Write into a temporary file beside the archive. */
-    const char *slash = strrchr(path, '/');
-    if ((size_t)snprintf(g_temp_path, sizeof g_temp_path, "%.*s%s.fz7tmpXXXXXX",
-                         slash ? (int)(slash - path + 1) : 0, path, slash ? slash + 1 : path) >=
-        sizeof g_temp_path) {
-        fprintf(stderr, "\nERROR: archive name too long\n");
-        rc = FZ7_EXIT_USAGE;
+    int fd = -1;
+    rc = fz7_temp_create(path, out, &fd);
+    if (rc)
         goto done;
-    }
-    install_signals();
-    int fd = mkstemp(g_temp_path);
-    if (fd < 0) {
-        fprintf(stderr, "\nERROR: %s : cannot create the temporary file: %s\n", path,
-                strerror(errno));
-        rc = FZ7_EXIT_FATAL;
-        goto done;
-    }
-    g_temp_live = 1;
     errno = 0;
     st = xz ? write_xz(&r, fd, why, sizeof why) : write_7z(&r, fd, old, keep, why, sizeof why);
     int werr = errno;
     fz7_progress_end(r.progress);
     r.progress = NULL;
     uint64_t size = 0;
-    if (st == FZ7_OK) {
-        struct stat sb;
-        if (fstat(fd, &sb) == 0)
-            size = (uint64_t)sb.st_size;
-        mode_t um = umask(0);
-        umask(um);
-        mode_t mode = exists ? (old_sb.st_mode & 07777) : (0666 & ~um);
-        if (fchmod(fd, mode) != 0 || fsync(fd) != 0)
-            st = FZ7_E_IO, werr = errno;
-    }
-    if (st == FZ7_OK) {
-        if (close(fd) != 0) {
-            st = FZ7_E_IO, werr = errno;
-            fd = -1;
-        } else if (rename(g_temp_path, path) != 0) {
-            st = FZ7_E_IO, werr = errno;
-            fd = -1;
-        } else {
-            g_temp_live = 0;
-            /* Make the rename itself durable. */
-            char dir[PATH_MAX];
-            snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path + 1) : 1,
-                     slash ? path : ".");
-            int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-            if (dfd >= 0) {
-                fsync(dfd);
-                close(dfd);
-            }
-        }
-    }
+    if (st == FZ7_OK)
+        st = fz7_temp_commit(fd, path, exists ? &old_sb : NULL, &size, &werr);
+    else
+        fz7_temp_drop(fd);
     if (st != FZ7_OK) {
-        drop_temp(fd);
         fflush(out);
         if (st == FZ7_E_IO)
             fprintf(stderr, "\nERROR: %s : %s\n", path,
@@ -840,15 +683,9 @@ int fz7_cmd_add(const struct fz7_options *o)
     }
 
     fprintf(out, "\nFiles read from disk: %llu\nArchive size: ", (unsigned long long)r.files_read);
-    print_size(out, size);
+    fz7_print_size(out, size);
     fputc('\n', out);
-    if (r.n_scan_warnings) {
-        fflush(out);
-        fprintf(stderr, "\nScan WARNINGS for files and folders:\n\n");
-        for (size_t i = 0; i < r.n_scan_warnings; i++)
-            fprintf(stderr, "%s\n", r.scan_warnings[i]);
-        fprintf(stderr, "----------------\nScan WARNINGS: %zu\n", r.n_scan_warnings);
-    }
+    fz7_scan_warnings_print(&r.scan, out);
     if (r.warnings) {
         fprintf(out, "\nWARNINGS: %zu\n", r.warnings);
         rc = FZ7_EXIT_WARNING;
@@ -874,9 +711,7 @@ done:
         free(asked);
     }
     free(r.buf);
-    for (size_t i = 0; i < r.n_scan_warnings; i++)
-        free(r.scan_warnings[i]);
-    free(r.scan_warnings);
+    fz7_scan_warnings_free(&r.scan);
     free(keep);
     if (old)
         fz7_archive_close(old);

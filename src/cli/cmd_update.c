@@ -2,6 +2,7 @@
  * what stays, goes, is renamed or replaced; copy folders whose entries all
  * stay as they are (no decoding, no password), re-compress the others, and
  * write the result to a temporary file renamed over the archive. */
+#include "cli/archive_out.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/options.h"
@@ -13,7 +14,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,89 +41,10 @@ typedef struct update_run {
     fz7_7zaes_key *key;
     uint8_t *buf;
     size_t warnings;
-    char **scan_warnings;
-    size_t n_scan_warnings;
+    fz7_scan_warnings scan;       /* .count points at warnings */
     uint64_t files_read;
     uint64_t copied_folders, repacked_folders;
 } update_run;
-
-/* ---- the temporary file ------------------------------------------------- */
-
-static char g_temp_path[PATH_MAX + 32];
-static volatile sig_atomic_t g_temp_live;
-
-static void on_signal(int sig)
-{
-    if (g_temp_live)
-        unlink(g_temp_path);
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-static void install_signals(void)
-{
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_signal;
-        sigemptyset(&sa.sa_mask);
-        sigaction(sigs[i], &sa, NULL);
-    }
-    signal(SIGXFSZ, SIG_IGN);   /* ulimit -f: EFBIG, and the temp file removed */
-}
-
-/* ---- messages ------------------------------------------------------------- */
-
-/* "119 bytes (1 KiB)" as 7-Zip prints sizes. */
-static void print_size(FILE *f, uint64_t v)
-{
-    fprintf(f, "%llu bytes", (unsigned long long)v);
-    if (v == 0)
-        return;
-    unsigned shift = 10;
-    char unit = 'K';
-    if (v >= ((uint64_t)10 << 30))
-        shift = 30, unit = 'G';
-    else if (v >= ((uint64_t)10 << 20))
-        shift = 20, unit = 'M';
-    fprintf(f, " (%llu %ciB)", (unsigned long long)((v + ((uint64_t)1 << shift) - 1) >> shift),
-            unit);
-}
-
-static void print_counts(FILE *f, const char *what, uint64_t dirs, uint64_t files, uint64_t bytes)
-{
-    fprintf(f, "%s", what);
-    if (dirs)
-        fprintf(f, "%llu folder%s, ", (unsigned long long)dirs, dirs == 1 ? "" : "s");
-    fprintf(f, "%llu file%s, ", (unsigned long long)files, files == 1 ? "" : "s");
-    print_size(f, bytes);
-    fputc('\n', f);
-}
-
-static void scan_warn(void *ctx, const char *path, int err)
-{
-    update_run *r = ctx;
-    r->warnings++;
-    char line[PATH_MAX + 128];
-    snprintf(line, sizeof line, "%s : errno=%d : %s", path, err, strerror(err));
-    char **n = realloc(r->scan_warnings, (r->n_scan_warnings + 1) * sizeof *n);
-    if (!n)
-        return;
-    r->scan_warnings = n;
-    n[r->n_scan_warnings] = strdup(line);
-    if (n[r->n_scan_warnings])
-        r->n_scan_warnings++;
-}
-
-static int exit_code_of(fz7_status st)
-{
-    if (st == FZ7_E_MEM)
-        return FZ7_EXIT_MEMORY;
-    if (st == FZ7_E_ARG)
-        return FZ7_EXIT_USAGE;
-    return FZ7_EXIT_FATAL;
-}
 
 /* ---- deciding each entry's fate ------------------------------------------ */
 
@@ -185,34 +106,9 @@ static int64_t ticks_of(int64_t sec, uint32_t nsec)
 static fz7_status plan_update(update_run *r, const struct stat *arc_sb, bool arc_exists)
 {
     const struct fz7_options *o = r->o;
-    fz7_match_rule *ex = NULL;
-    if (o->n_excludes) {
-        ex = calloc(o->n_excludes, sizeof *ex);
-        if (!ex)
-            return FZ7_E_MEM;
-        for (size_t i = 0; i < o->n_excludes; i++) {
-            ex[i].pattern = o->excludes[i].pattern;
-            ex[i].recursive = o->excludes[i].recursive;
-        }
-    }
-    fz7_tree_opts to = {0};
-    to.recurse = o->recurse == FZ7_ON;
-    to.store_symlinks = o->store_symlinks;
-    to.exclude = ex;
-    to.n_exclude = o->n_excludes;
-    to.warn = scan_warn;
-    to.warn_ctx = r;
-    fz7_status st = FZ7_OK;
-    if (o->n_names == 0)
-        st = fz7_tree_add(&r->tree, "*", false, &to);
-    for (size_t i = 0; i < o->n_names && (st == FZ7_OK || st == FZ7_E_IO); i++)
-        st = fz7_tree_add(&r->tree, o->names[i].pattern, o->names[i].recursive, &to);
-    free(ex);
-    if (st == FZ7_E_IO)
-        st = FZ7_OK;   /* a warning already */
+    fz7_status st = fz7_scan_inputs(o, &r->tree, &r->scan);
     if (st != FZ7_OK)
         return st;
-    fz7_tree_sort(&r->tree);
 
     size_t n = r->tree.count;
     r->add = calloc(n ? n : 1, sizeof *r->add);
@@ -554,72 +450,33 @@ static fz7_status write_archive(update_run *r, int fd, char *why, size_t whylen)
 static int commit_archive(update_run *r, bool exists, const struct stat *old_sb)
 {
     const char *path = r->path;
-    const char *slash = strrchr(path, '/');
-    if ((size_t)snprintf(g_temp_path, sizeof g_temp_path, "%.*s%s.fz7tmpXXXXXX",
-                         slash ? (int)(slash - path + 1) : 0, path, slash ? slash + 1 : path) >=
-        sizeof g_temp_path) {
-        fprintf(stderr, "\nERROR: archive name too long\n");
-        return FZ7_EXIT_USAGE;
-    }
-    install_signals();
-    int fd = mkstemp(g_temp_path);
-    if (fd < 0) {
-        fflush(r->out);
-        fprintf(stderr, "\nERROR: %s : cannot create the temporary file: %s\n", path,
-                strerror(errno));
-        return FZ7_EXIT_FATAL;
-    }
-    g_temp_live = 1;
+    int fd = -1;
+    int rc = fz7_temp_create(path, r->out, &fd);
+    if (rc)
+        return rc;
     char why[512] = "";
     errno = 0;
     fz7_status st = write_archive(r, fd, why, sizeof why);
     int werr = errno;
     uint64_t size = 0;
-    if (st == FZ7_OK) {
-        struct stat sb;
-        if (fstat(fd, &sb) == 0)
-            size = (uint64_t)sb.st_size;
-        mode_t um = umask(0);
-        umask(um);
-        mode_t mode = exists ? (old_sb->st_mode & 07777) : (0666 & ~um);
-        if (fchmod(fd, mode) != 0 || fsync(fd) != 0)
-            st = FZ7_E_IO, werr = errno;
-    }
-    if (close(fd) != 0 && st == FZ7_OK)
-        st = FZ7_E_IO, werr = errno;
-    if (st == FZ7_OK && rename(g_temp_path, path) != 0)
-        st = FZ7_E_IO, werr = errno;
+    if (st == FZ7_OK)
+        st = fz7_temp_commit(fd, path, exists ? old_sb : NULL, &size, &werr);
+    else
+        fz7_temp_drop(fd);
     if (st != FZ7_OK) {
-        unlink(g_temp_path);
-        g_temp_live = 0;
         fflush(r->out);
         fprintf(stderr, "\nERROR: %s : %s\n", path,
                 why[0] ? why : st == FZ7_E_IO && werr ? strerror(werr) : fz7_status_str(st));
-        return exit_code_of(st);
-    }
-    g_temp_live = 0;
-    /* Make the rename itself durable. */
-    char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path + 1) : 1, slash ? path : ".");
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
+        return fz7_write_exit_code(st);
     }
     fprintf(r->out, "\nFiles read from disk: %llu\nArchive size: ",
             (unsigned long long)r->files_read);
-    print_size(r->out, size);
+    fz7_print_size(r->out, size);
     fputc('\n', r->out);
     if (r->o->bb >= 1)
         fprintf(r->out, "Folders copied as they were: %llu, compressed again: %llu\n",
                 (unsigned long long)r->copied_folders, (unsigned long long)r->repacked_folders);
     return 0;
-}
-
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t a = strlen(s), b = strlen(suffix);
-    return a >= b && strcasecmp(s + a - b, suffix) == 0;
 }
 
 int fz7_cmd_update(const struct fz7_options *o)
@@ -630,8 +487,8 @@ int fz7_cmd_update(const struct fz7_options *o)
         fprintf(stderr, "\nCommand Line Error:\nCannot find archive name\n");
         return FZ7_EXIT_USAGE;
     }
-    if (o->type == FZ7_TYPE_XZ || o->type == FZ7_TYPE_LZMA || ends_with(o->archive, ".xz") ||
-        ends_with(o->archive, ".txz")) {
+    if (o->type == FZ7_TYPE_XZ || o->type == FZ7_TYPE_LZMA || fz7_ends_with(o->archive, ".xz") ||
+        fz7_ends_with(o->archive, ".txz")) {
         /* 7-Zip cannot update a one-file stream either. */
         fprintf(stderr, "\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
         return FZ7_EXIT_FATAL;
@@ -654,6 +511,7 @@ int fz7_cmd_update(const struct fz7_options *o)
     memset(&r, 0, sizeof r);
     r.o = o;
     r.out = out;
+    r.scan.count = &r.warnings;
     r.path = path;
     r.password = o->password;
     char *asked = NULL;
@@ -706,7 +564,7 @@ int fz7_cmd_update(const struct fz7_options *o)
         st = fz7_7zaes_key_new(r.password, &r.key);
         if (st != FZ7_OK) {
             fprintf(stderr, "\nERROR: cannot derive the encryption key: %s\n", fz7_status_str(st));
-            rc = exit_code_of(st);
+            rc = fz7_write_exit_code(st);
             goto done;
         }
     }
@@ -733,13 +591,13 @@ int fz7_cmd_update(const struct fz7_options *o)
                 else
                     f++, b += r.tree.items[i].size;
             }
-            print_counts(out, "", d, f, b);
+            fz7_print_counts(out, "", d, f, b);
             fputc('\n', out);
         }
     }
     if (st != FZ7_OK) {
         fprintf(stderr, "\nERROR: %s\n", fz7_status_str(st));
-        rc = exit_code_of(st);
+        rc = fz7_write_exit_code(st);
         goto done;
     }
 
@@ -754,7 +612,7 @@ int fz7_cmd_update(const struct fz7_options *o)
             if (asked && asked[0] && (st = fz7_7zaes_key_new(asked, &r.key)) != FZ7_OK) {
                 fprintf(stderr, "\nERROR: cannot derive the encryption key: %s\n",
                         fz7_status_str(st));
-                rc = exit_code_of(st);
+                rc = fz7_write_exit_code(st);
                 goto done;
             }
             if (asked) {
@@ -800,22 +658,16 @@ int fz7_cmd_update(const struct fz7_options *o)
     }
     fprintf(out, "%s archive: %s\n\n", exists ? "Updating" : "Creating", path);
     if (del[0] || del[1])
-        print_counts(out, "\nDelete data from archive: ", del[0], del[1], del[2]);
+        fz7_print_counts(out, "\nDelete data from archive: ", del[0], del[1], del[2]);
     if (keep[0] || keep[1])
-        print_counts(out, "Keep old data in archive: ", keep[0], keep[1], keep[2]);
-    print_counts(out, "Add new data to archive: ", add[0], add[1], add[2]);
+        fz7_print_counts(out, "Keep old data in archive: ", keep[0], keep[1], keep[2]);
+    fz7_print_counts(out, "Add new data to archive: ", add[0], add[1], add[2]);
     fputc('\n', out);
     fflush(out);
 
     rc = commit_archive(&r, exists, &old_sb);
     if (rc == 0) {
-        if (r.n_scan_warnings) {
-            fflush(out);
-            fprintf(stderr, "\nScan WARNINGS for files and folders:\n\n");
-            for (size_t i = 0; i < r.n_scan_warnings; i++)
-                fprintf(stderr, "%s\n", r.scan_warnings[i]);
-            fprintf(stderr, "----------------\nScan WARNINGS: %zu\n", r.n_scan_warnings);
-        }
+        fz7_scan_warnings_print(&r.scan, out);
         if (r.warnings) {
             fprintf(out, "\nWARNINGS: %zu\n", r.warnings);
             rc = FZ7_EXIT_WARNING;
@@ -832,9 +684,7 @@ done:
         free(asked);
     }
     free(r.buf);
-    for (size_t i = 0; i < r.n_scan_warnings; i++)
-        free(r.scan_warnings[i]);
-    free(r.scan_warnings);
+    fz7_scan_warnings_free(&r.scan);
     for (size_t i = 0; r.new_name && i < r.n_old; i++)
         free(r.new_name[i]);
     free(r.new_name);

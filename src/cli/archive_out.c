@@ -1,0 +1,219 @@
+/* archive_out.c - the parts of writing an archive that `fz7 a` and
+ * `fz7 u/d/rn` share: input scanning with 7-Zip's warning block, the size
+ * lines, and the temporary file that becomes the archive only by rename. */
+#include "cli/archive_out.h"
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+bool fz7_ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcasecmp(s + a - b, suffix) == 0;
+}
+
+int fz7_write_exit_code(fz7_status st)
+{
+    if (st == FZ7_E_MEM)
+        return FZ7_EXIT_MEMORY;
+    if (st == FZ7_E_ARG)
+        return FZ7_EXIT_USAGE;
+    return FZ7_EXIT_FATAL;
+}
+
+/* ---- input scanning ----------------------------------------------------- */
+
+static void scan_warn(void *ctx, const char *path, int err)
+{
+    fz7_scan_warnings *sw = ctx;
+    (*sw->count)++;
+    char line[PATH_MAX + 128];
+    snprintf(line, sizeof line, "%s : errno=%d : %s", path, err, strerror(err));
+    char **n = realloc(sw->lines, (sw->n + 1) * sizeof *n);
+    if (!n)
+        return;
+    sw->lines = n;
+    n[sw->n] = strdup(line);
+    if (n[sw->n])
+        sw->n++;
+}
+
+fz7_status fz7_scan_inputs(const struct fz7_options *o, fz7_tree *tree, fz7_scan_warnings *sw)
+{
+    fz7_match_rule *ex = NULL;
+    if (o->n_excludes) {
+        ex = calloc(o->n_excludes, sizeof *ex);
+        if (!ex)
+            return FZ7_E_MEM;
+        for (size_t i = 0; i < o->n_excludes; i++) {
+            ex[i].pattern = o->excludes[i].pattern;
+            ex[i].recursive = o->excludes[i].recursive;
+        }
+    }
+    fz7_tree_opts to = {0};
+    to.recurse = o->recurse == FZ7_ON;
+    to.store_symlinks = o->store_symlinks;
+    to.exclude = ex;
+    to.n_exclude = o->n_excludes;
+    to.warn = scan_warn;
+    to.warn_ctx = sw;
+    fz7_status st = FZ7_OK;
+    if (o->n_names == 0)
+        st = fz7_tree_add(tree, "*", false, &to);   /* 7-Zip: everything here */
+    for (size_t i = 0; i < o->n_names && (st == FZ7_OK || st == FZ7_E_IO); i++)
+        st = fz7_tree_add(tree, o->names[i].pattern, o->names[i].recursive, &to);
+    free(ex);
+    if (st == FZ7_E_IO)
+        st = FZ7_OK;   /* reported as a warning already */
+    if (st != FZ7_OK)
+        return st;
+    fz7_tree_sort(tree);
+    return FZ7_OK;
+}
+
+void fz7_scan_warnings_print(const fz7_scan_warnings *sw, FILE *out)
+{
+    if (!sw->n)
+        return;
+    fflush(out);
+    fprintf(stderr, "\nScan WARNINGS for files and folders:\n\n");
+    for (size_t i = 0; i < sw->n; i++)
+        fprintf(stderr, "%s\n", sw->lines[i]);
+    fprintf(stderr, "----------------\nScan WARNINGS: %zu\n", sw->n);
+}
+
+void fz7_scan_warnings_free(fz7_scan_warnings *sw)
+{
+    for (size_t i = 0; i < sw->n; i++)
+        free(sw->lines[i]);
+    free(sw->lines);
+    sw->lines = NULL;
+    sw->n = 0;
+}
+
+/* ---- messages ------------------------------------------------------------- */
+
+void fz7_print_size(FILE *f, uint64_t v)
+{
+    fprintf(f, "%llu bytes", (unsigned long long)v);
+    if (v == 0)
+        return;
+    unsigned shift = 10;
+    char unit = 'K';
+    if (v >= ((uint64_t)10 << 30))
+        shift = 30, unit = 'G';
+    else if (v >= ((uint64_t)10 << 20))
+        shift = 20, unit = 'M';
+    fprintf(f, " (%llu %ciB)", (unsigned long long)((v + ((uint64_t)1 << shift) - 1) >> shift),
+            unit);
+}
+
+void fz7_print_counts(FILE *f, const char *what, uint64_t dirs, uint64_t files, uint64_t bytes)
+{
+    fputs(what, f);
+    if (dirs)
+        fprintf(f, "%llu folder%s, ", (unsigned long long)dirs, dirs == 1 ? "" : "s");
+    fprintf(f, "%llu file%s, ", (unsigned long long)files, files == 1 ? "" : "s");
+    fz7_print_size(f, bytes);
+    fputc('\n', f);
+}
+
+/* ---- the temporary file and signals ------------------------------------ */
+
+static char g_temp_path[PATH_MAX + 32];
+static volatile sig_atomic_t g_temp_live;
+
+static void on_signal(int sig)
+{
+    if (g_temp_live)
+        unlink(g_temp_path);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void install_signals(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+    /* A file size limit (ulimit -f) must give EFBIG, not kill us with the
+     * temporary file left behind. */
+    signal(SIGXFSZ, SIG_IGN);
+}
+
+int fz7_temp_create(const char *path, FILE *out, int *fd)
+{
+    const char *slash = strrchr(path, '/');
+    if ((size_t)snprintf(g_temp_path, sizeof g_temp_path, "%.*s%s.fz7tmpXXXXXX",
+                         slash ? (int)(slash - path + 1) : 0, path, slash ? slash + 1 : path) >=
+        sizeof g_temp_path) {
+        fprintf(stderr, "\nERROR: archive name too long\n");
+        return FZ7_EXIT_USAGE;
+    }
+    install_signals();
+    *fd = mkstemp(g_temp_path);
+    if (*fd < 0) {
+        int err = errno;
+        fflush(out);
+        fprintf(stderr, "\nERROR: %s : cannot create the temporary file: %s\n", path,
+                strerror(err));
+        return FZ7_EXIT_FATAL;
+    }
+    g_temp_live = 1;
+    return 0;
+}
+
+void fz7_temp_drop(int fd)
+{
+    if (fd >= 0)
+        close(fd);
+    if (g_temp_live) {
+        unlink(g_temp_path);
+        g_temp_live = 0;
+    }
+}
+
+fz7_status fz7_temp_commit(int fd, const char *path, const struct stat *old_sb, uint64_t *size,
+                           int *err)
+{
+    *size = 0;
+    struct stat sb;
+    if (fstat(fd, &sb) == 0)
+        *size = (uint64_t)sb.st_size;
+    mode_t um = umask(0);
+    umask(um);
+    mode_t mode = old_sb ? (old_sb->st_mode & 07777) : (0666 & ~um);
+    if (fchmod(fd, mode) != 0 || fsync(fd) != 0) {
+        *err = errno;
+        fz7_temp_drop(fd);
+        return FZ7_E_IO;
+    }
+    if (close(fd) != 0 || rename(g_temp_path, path) != 0) {
+        *err = errno;
+        fz7_temp_drop(-1);
+        return FZ7_E_IO;
+    }
+    g_temp_live = 0;
+    /* Make the rename itself durable. */
+    const char *slash = strrchr(path, '/');
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path + 1) : 1, slash ? path : ".");
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+    }
+    return FZ7_OK;
+}

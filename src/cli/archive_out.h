@@ -1,0 +1,70 @@
+/* archive_out.h - what `fz7 a` and `fz7 u/d/rn` share when they write an
+ * archive: scanning the inputs on disk, the 7-Zip size and count lines,
+ * and the temporary file beside the archive that is renamed over it only
+ * when complete (removed on any failure or signal). */
+#ifndef FZ7_CLI_ARCHIVE_OUT_H
+#define FZ7_CLI_ARCHIVE_OUT_H
+
+#include "cli/options.h"
+#include "fsio/read_tree.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+/* True when s ends with suffix, compared without case (".7z", ".xz"). */
+bool fz7_ends_with(const char *s, const char *suffix);
+
+/* The exit code for a failed write: 8 out of memory, 7 a bad argument,
+ * 2 anything else. */
+int fz7_write_exit_code(fz7_status st);
+
+/* Warnings met while scanning the inputs, kept to be printed after the
+ * archive is written, as 7-Zip prints them. */
+typedef struct fz7_scan_warnings {
+    size_t *count;   /* the command's warning counter: raised once per warning */
+    char **lines;    /* "path : errno=N : text", n of them (malloc'ed) */
+    size_t n;
+} fz7_scan_warnings;
+
+/* Adds o's names (everything here, "*", when none are given, as 7-Zip
+ * does) to tree with o's -r, -snl and -x! switches, then sorts it. A file
+ * or folder that cannot be read is a warning in sw, not an error. Returns
+ * FZ7_OK, or FZ7_E_MEM (tree keeps what was found). */
+fz7_status fz7_scan_inputs(const struct fz7_options *o, fz7_tree *tree, fz7_scan_warnings *sw);
+
+/* Prints sw's "Scan WARNINGS for files and folders:" block on stderr
+ * (nothing when there are none); out is flushed first. */
+void fz7_scan_warnings_print(const fz7_scan_warnings *sw, FILE *out);
+
+/* Frees sw's lines. */
+void fz7_scan_warnings_free(fz7_scan_warnings *sw);
+
+/* "119 bytes (1 KiB)" as 7-Zip prints sizes (KiB, MiB from 10 MiB, GiB
+ * from 10 GiB, rounded up). */
+void fz7_print_size(FILE *f, uint64_t bytes);
+
+/* what, then "2 folders, 3 files, 119 bytes (1 KiB)\n" (folders only when
+ * there are some). */
+void fz7_print_counts(FILE *f, const char *what, uint64_t dirs, uint64_t files, uint64_t bytes);
+
+/* Creates the temporary file "<dir>/<name>.fz7tmpXXXXXX" beside path and
+ * installs handlers that remove it on SIGINT/SIGTERM/SIGHUP/SIGQUIT
+ * (SIGXFSZ is ignored, so ulimit -f gives EFBIG). Returns 0 with *fd set,
+ * or an exit code after printing the error (name too long: 7, cannot
+ * create: 2). One temporary file at a time per process. */
+int fz7_temp_create(const char *path, FILE *out, int *fd);
+
+/* Completes the temporary file fd: gives it old_sb's permissions (or
+ * 0666 minus the umask when old_sb is NULL), fsyncs, closes and renames it
+ * over path, then fsyncs the folder. *size gets the archive size in bytes.
+ * On failure returns FZ7_E_IO with *err = errno, the temporary file is
+ * removed and path is left as it was. */
+fz7_status fz7_temp_commit(int fd, const char *path, const struct stat *old_sb, uint64_t *size,
+                           int *err);
+
+/* Closes fd (when >= 0) and removes the temporary file. */
+void fz7_temp_drop(int fd);
+
+#endif
