@@ -7,11 +7,12 @@
 #include <stdlib.h>
 
 #ifdef FZ7_HAVE_BROTLI
+#include "codec/fork_reader.h"
+
 #include <brotli/decode.h>
 
 #include <string.h>
 
-#define IN_SIZE ((size_t)1 << 16)
 /* brotli-mt frame header: LE32 skippable magic, LE32 8 (the bytes that
  * follow in the skippable frame), LE32 size of the brotli stream after the
  * header, LE16 "BR", LE16 uncompressed size in 64 KiB units (a hint). */
@@ -20,21 +21,14 @@
 #define BROTLI_MT_BR 0x5242u
 
 typedef struct {
-    fz7_istream base;
-    fz7_istream *src;
+    fz7_fork_reader fr;        /* input, output bound, end check */
     BrotliDecoderState *dec;   /* the current brotli stream's decoder */
     uint64_t mem_limit, mem_used;
     bool over_limit;           /* an allocation was refused by mem_limit */
-    size_t in_pos, in_len;
-    uint64_t left;             /* output bytes still owed */
     bool started;              /* the framing has been looked at */
     bool framed;               /* brotli-mt frames; else one plain stream */
     bool in_stream;            /* dec is inside a brotli stream */
     uint64_t frame_left;       /* framed: bytes of the stream not yet given */
-    bool src_end;
-    bool done;
-    fz7_status err;
-    uint8_t buf[IN_SIZE];
 } br_reader;
 
 /* libbrotlidec's allocations, counted against mem_limit (a size header in
@@ -66,36 +60,22 @@ static void br_free(void *opaque, void *ptr)
     free(p);
 }
 
-static fz7_status fill(br_reader *z)
-{
-    if (z->in_pos < z->in_len || z->src_end)
-        return FZ7_OK;
-    size_t n = 0;
-    fz7_status st = z->src->read(z->src, z->buf, IN_SIZE, &n);
-    if (st != FZ7_OK)
-        return st;
-    z->in_pos = 0;
-    z->in_len = n;
-    z->src_end = n == 0;
-    return FZ7_OK;
-}
-
 /* Makes n bytes (n <= IN_SIZE) readable at buf + in_pos, moving what is
  * left to the front first; fewer only at the end of src. */
-static fz7_status need(br_reader *z, size_t n)
+static fz7_status need(fz7_fork_reader *r, size_t n)
 {
-    if (z->in_len - z->in_pos >= n)
+    if (r->in_len - r->in_pos >= n)
         return FZ7_OK;
-    memmove(z->buf, z->buf + z->in_pos, z->in_len - z->in_pos);
-    z->in_len -= z->in_pos;
-    z->in_pos = 0;
-    while (z->in_len < n && !z->src_end) {
+    memmove(r->buf, r->buf + r->in_pos, r->in_len - r->in_pos);
+    r->in_len -= r->in_pos;
+    r->in_pos = 0;
+    while (r->in_len < n && !r->src_end) {
         size_t got = 0;
-        fz7_status st = z->src->read(z->src, z->buf + z->in_len, IN_SIZE - z->in_len, &got);
+        fz7_status st = r->src->read(r->src, r->buf + r->in_len, FZ7_FORK_IN_SIZE - r->in_len, &got);
         if (st != FZ7_OK)
             return st;
-        z->in_len += got;
-        z->src_end = got == 0;
+        r->in_len += got;
+        r->src_end = got == 0;
     }
     return FZ7_OK;
 }
@@ -105,11 +85,12 @@ static fz7_status need(br_reader *z, size_t n)
 static fz7_status begin_stream(br_reader *z, bool *at_end)
 {
     *at_end = false;
-    fz7_status st = need(z, BROTLI_MT_HEADER);
+    fz7_fork_reader *r = &z->fr;
+    fz7_status st = need(r, BROTLI_MT_HEADER);
     if (st != FZ7_OK)
         return st;
-    const uint8_t *h = z->buf + z->in_pos;
-    size_t avail = z->in_len - z->in_pos;
+    const uint8_t *h = r->buf + r->in_pos;
+    size_t avail = r->in_len - r->in_pos;
     if (!z->started) {
         z->started = true;
         z->framed = avail >= 4 && fz7_get32le(h) == BROTLI_MT_MAGIC;
@@ -128,7 +109,7 @@ static fz7_status begin_stream(br_reader *z, bool *at_end)
             fz7_get16le(h + 12) != BROTLI_MT_BR || fz7_get32le(h + 8) == 0)
             return FZ7_E_DATA;
         z->frame_left = fz7_get32le(h + 8);
-        z->in_pos += BROTLI_MT_HEADER;
+        r->in_pos += BROTLI_MT_HEADER;
     }
     if (z->dec)
         BrotliDecoderDestroyInstance(z->dec);
@@ -152,10 +133,11 @@ static fz7_status br_error(br_reader *z)
                : FZ7_E_DATA;
 }
 
-/* Decodes into dst[0..cap) until some bytes come out (*got > 0) or the
- * input is used up between streams (*got == 0, *at_end set). */
-static fz7_status br_step(br_reader *z, uint8_t *dst, size_t cap, size_t *got, bool *at_end)
+/* The fork_reader step: decodes into dst[0..cap) until some bytes come
+ * out (*got > 0) or the input is used up between streams (*at_end set). */
+static fz7_status br_step(fz7_fork_reader *r, uint8_t *dst, size_t cap, size_t *got, bool *at_end)
 {
+    br_reader *z = (br_reader *)r;
     *got = 0;
     *at_end = false;
     for (;;) {
@@ -164,22 +146,22 @@ static fz7_status br_step(br_reader *z, uint8_t *dst, size_t cap, size_t *got, b
             if ((st = begin_stream(z, at_end)) != FZ7_OK || *at_end)
                 return st;
         }
-        if ((st = fill(z)) != FZ7_OK)
+        if ((st = fz7_fork_fill(r)) != FZ7_OK)
             return st;
-        size_t avail = z->in_len - z->in_pos;
+        size_t avail = r->in_len - r->in_pos;
         if (z->framed && avail > z->frame_left)
             avail = (size_t)z->frame_left;
         size_t avail_in = avail, avail_out = cap;
-        const uint8_t *next_in = z->buf + z->in_pos;
+        const uint8_t *next_in = r->buf + r->in_pos;
         uint8_t *next_out = dst;
-        BrotliDecoderResult r =
+        BrotliDecoderResult res =
             BrotliDecoderDecompressStream(z->dec, &avail_in, &next_in, &avail_out, &next_out, NULL);
         size_t used = avail - avail_in;
-        z->in_pos += used;
+        r->in_pos += used;
         if (z->framed)
             z->frame_left -= used;
         *got = cap - avail_out;
-        switch (r) {
+        switch (res) {
         case BROTLI_DECODER_RESULT_ERROR:
             *got = 0;
             return br_error(z);
@@ -192,7 +174,7 @@ static fz7_status br_step(br_reader *z, uint8_t *dst, size_t cap, size_t *got, b
         case BROTLI_DECODER_RESULT_NEEDS_MORE_INPUT:
             if (z->framed && z->frame_left == 0)
                 return FZ7_E_DATA;   /* the stream runs past its frame */
-            if (z->in_pos == z->in_len && z->src_end)
+            if (r->in_pos == r->in_len && r->src_end)
                 return FZ7_E_TRUNCATED;
             break;
         case BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT:
@@ -201,47 +183,6 @@ static fz7_status br_step(br_reader *z, uint8_t *dst, size_t cap, size_t *got, b
         if (*got > 0)
             return FZ7_OK;
     }
-}
-
-static fz7_status br_read_some(br_reader *z, uint8_t *buf, size_t cap, size_t *got)
-{
-    bool at_end;
-    if (z->left == 0) {
-        /* Every byte is out: only the ends of streams may remain. */
-        uint8_t probe[64];
-        size_t extra;
-        fz7_status st = br_step(z, probe, sizeof probe, &extra, &at_end);
-        if (st != FZ7_OK)
-            return st;
-        if (extra > 0)
-            return FZ7_E_DATA;
-        z->done = true;
-        return FZ7_OK;
-    }
-    size_t want = cap < z->left ? cap : (size_t)z->left;
-    fz7_status st = br_step(z, buf, want, got, &at_end);
-    if (st != FZ7_OK)
-        return st;
-    if (at_end)
-        return FZ7_E_DATA;   /* the streams hold fewer bytes than the unpack size */
-    z->left -= *got;
-    return FZ7_OK;
-}
-
-static fz7_status br_read(fz7_istream *s, uint8_t *buf, size_t cap, size_t *got)
-{
-    br_reader *z = (br_reader *)s;
-    *got = 0;
-    if (z->err != FZ7_OK)
-        return z->err;
-    if (z->done || (cap == 0 && z->left != 0))
-        return FZ7_OK;
-    fz7_status st = br_read_some(z, buf, cap, got);
-    if (st != FZ7_OK) {
-        z->err = st;
-        *got = 0;
-    }
-    return st;
 }
 
 static void br_destroy(fz7_istream *s)
@@ -264,12 +205,9 @@ fz7_status fz7_brotli_istream_new(fz7_istream *src, const uint8_t *props, size_t
     br_reader *z = calloc(1, sizeof *z);
     if (!z)
         return FZ7_E_MEM;
-    z->base.read = br_read;
-    z->base.destroy = br_destroy;
-    z->src = src;
+    fz7_fork_reader_init(&z->fr, src, out_size, br_step, br_destroy);
     z->mem_limit = mem_limit ? mem_limit : FZ7_DEFAULT_MEM_LIMIT;
-    z->left = out_size;
-    *out = &z->base;
+    *out = &z->fr.base;
     return FZ7_OK;
 }
 

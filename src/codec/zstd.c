@@ -7,24 +7,18 @@
 #include <stdlib.h>
 
 #ifdef FZ7_HAVE_ZSTD
+#include "codec/fork_reader.h"
+
 #include <zstd.h>
 #include <zstd_errors.h>
 
-#define IN_SIZE ((size_t)1 << 16)
 /* Decoder memory besides the window: block buffers and tables. */
 #define ZSTD_OVERHEAD ((uint64_t)1 << 20)
 
 typedef struct {
-    fz7_istream base;
-    fz7_istream *src;
+    fz7_fork_reader fr;   /* input, output bound, end check */
     ZSTD_DCtx *dctx;
-    ZSTD_inBuffer in;
-    uint64_t left;        /* output bytes still owed */
-    bool src_end;
     bool frame_open;      /* inside a frame: its end has not been seen */
-    bool done;
-    fz7_status err;
-    uint8_t buf[IN_SIZE];
 } zstd_reader;
 
 static fz7_status zstd_status(size_t ret)
@@ -36,91 +30,43 @@ static fz7_status zstd_status(size_t ret)
     }
 }
 
-/* Decodes into dst[0..cap) until some bytes come out (*got > 0) or the
- * input is used up (*got == 0, *at_end set). The input ends well only
- * between frames. */
-static fz7_status zstd_step(zstd_reader *z, uint8_t *dst, size_t cap, size_t *got, bool *at_end)
+/* The fork_reader step: the input ends well only between frames. */
+static fz7_status zstd_step(fz7_fork_reader *r, uint8_t *dst, size_t cap, size_t *got,
+                            bool *at_end)
 {
+    zstd_reader *z = (zstd_reader *)r;
     *got = 0;
     *at_end = false;
     for (;;) {
-        if (z->in.pos == z->in.size && !z->src_end) {
-            size_t n = 0;
-            fz7_status st = z->src->read(z->src, z->buf, IN_SIZE, &n);
-            if (st != FZ7_OK)
-                return st;
-            z->in.src = z->buf;
-            z->in.size = n;
-            z->in.pos = 0;
-            z->src_end = n == 0;
-        }
-        size_t in_before = z->in.pos;
+        fz7_status st = fz7_fork_fill(r);
+        if (st != FZ7_OK)
+            return st;
+        size_t in_before = r->in_pos;
+        ZSTD_inBuffer in = {r->buf, r->in_len, r->in_pos};
         ZSTD_outBuffer out = {dst, cap, 0};
-        size_t ret = ZSTD_decompressStream(z->dctx, &out, &z->in);
+        size_t ret = ZSTD_decompressStream(z->dctx, &out, &in);
+        r->in_pos = in.pos;
         if (ZSTD_isError(ret))
             return zstd_status(ret);
         /* ret is 0 where a frame has just ended; a call that moved nothing
          * leaves the state as it was (at a boundary it would ask for the
          * next frame's header). */
-        if (z->in.pos != in_before || out.pos > 0)
+        if (r->in_pos != in_before || out.pos > 0)
             z->frame_open = ret != 0;
         if (out.pos > 0) {
             *got = out.pos;
             return FZ7_OK;
         }
-        if (z->in.pos == z->in.size && z->src_end) {
+        if (r->in_pos == r->in_len && r->src_end) {
             if (z->frame_open)
                 return FZ7_E_TRUNCATED;
             *at_end = true;
             return FZ7_OK;
         }
         /* Input left, room for output, and nothing moved: never loop. */
-        if (z->in.pos == in_before && z->in.pos < z->in.size)
+        if (r->in_pos == in_before && r->in_pos < r->in_len)
             return FZ7_E_DATA;
     }
-}
-
-static fz7_status zstd_read_some(zstd_reader *z, uint8_t *buf, size_t cap, size_t *got)
-{
-    bool at_end;
-    if (z->left == 0) {
-        /* Every byte is out: the rest of the input may finish the last
-         * frame (its checksum) or hold skippable frames, nothing more. */
-        uint8_t probe[64];
-        size_t extra;
-        fz7_status st = zstd_step(z, probe, sizeof probe, &extra, &at_end);
-        if (st != FZ7_OK)
-            return st;
-        if (extra > 0)
-            return FZ7_E_DATA;
-        z->done = true;
-        return FZ7_OK;
-    }
-    size_t want = cap < z->left ? cap : (size_t)z->left;
-    fz7_status st = zstd_step(z, buf, want, got, &at_end);
-    if (st != FZ7_OK)
-        return st;
-    if (at_end)
-        return FZ7_E_DATA;   /* the frames hold fewer bytes than the unpack size */
-    z->left -= *got;
-    return FZ7_OK;
-}
-
-static fz7_status zstd_read(fz7_istream *s, uint8_t *buf, size_t cap, size_t *got)
-{
-    zstd_reader *z = (zstd_reader *)s;
-    *got = 0;
-    if (z->err != FZ7_OK)
-        return z->err;
-    /* The end check runs on a read after the last byte, whatever cap. */
-    if (z->done || (cap == 0 && z->left != 0))
-        return FZ7_OK;
-    fz7_status st = zstd_read_some(z, buf, cap, got);
-    if (st != FZ7_OK) {
-        z->err = st;
-        *got = 0;
-    }
-    return st;
 }
 
 static void zstd_destroy(fz7_istream *s)
@@ -160,15 +106,11 @@ fz7_status fz7_zstd_istream_new(fz7_istream *src, const uint8_t *props, size_t p
         return FZ7_E_MEM;
     }
     if (ZSTD_isError(ZSTD_DCtx_setParameter(z->dctx, ZSTD_d_windowLogMax, log_max))) {
-        zstd_destroy(&z->base);
+        zstd_destroy(&z->fr.base);
         return FZ7_E_UNSUPPORTED;
     }
-    z->base.read = zstd_read;
-    z->base.destroy = zstd_destroy;
-    z->src = src;
-    z->in.src = z->buf;
-    z->left = out_size;
-    *out = &z->base;
+    fz7_fork_reader_init(&z->fr, src, out_size, zstd_step, zstd_destroy);
+    *out = &z->fr.base;
     return FZ7_OK;
 }
 
