@@ -6,11 +6,11 @@
 #include "format/7z_write.h"
 
 #include "format/7z_internal.h"
+#include "format/fd_ostream.h"
 
 #include "check/check.h"
 #include "filter/filter.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -27,7 +27,7 @@ enum {
 };
 
 #define SIGNATURE_HEADER_SIZE 32
-#define OUT_BUF_SIZE ((size_t)1 << 16)
+#define COPY_BUF_SIZE ((size_t)1 << 16)
 #define BCJ_BUF_SIZE ((size_t)1 << 16)
 
 uint32_t fz7_7z_attrib_from_mode(uint32_t st_mode)
@@ -125,53 +125,7 @@ static void bb_bits(bytebuf *b, const bool *bits, size_t n)
         bb_byte(b, cur);
 }
 
-/* ---- output: a buffered sink over fd ----------------------------------- */
-
-typedef struct fd_sink {
-    fz7_ostream os;
-    int fd;
-    uint64_t pos;       /* bytes handed to the sink (file offset of the next byte) */
-    uint8_t *buf;
-    size_t fill;
-} fd_sink;
-
-static fz7_status write_all(int fd, const uint8_t *p, size_t n)
-{
-    while (n) {
-        ssize_t r = write(fd, p, n);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            return FZ7_E_IO;
-        }
-        p += r;
-        n -= (size_t)r;
-    }
-    return FZ7_OK;
-}
-
-static fz7_status sink_flush(fd_sink *s)
-{
-    fz7_status st = write_all(s->fd, s->buf, s->fill);
-    s->fill = 0;
-    return st;
-}
-
-static fz7_status sink_write(fz7_ostream *os, const uint8_t *p, size_t n)
-{
-    fd_sink *s = (fd_sink *)os;
-    s->pos += n;
-    if (s->fill + n > OUT_BUF_SIZE) {
-        fz7_status st = sink_flush(s);
-        if (st != FZ7_OK)
-            return st;
-        if (n >= OUT_BUF_SIZE)
-            return write_all(s->fd, p, n);
-    }
-    memcpy(s->buf + s->fill, p, n);
-    s->fill += n;
-    return FZ7_OK;
-}
+/* ---- output ---------------------------------------------------------- */
 
 /* An ostream into a bytebuf (for the encoded header). */
 typedef struct mem_sink {
@@ -219,7 +173,7 @@ typedef struct folder_rec {
 } folder_rec;
 
 struct fz7_7z_writer {
-    fd_sink out;
+    fz7_fd_ostream out;           /* the archive file */
     entry_rec *entries;
     size_t n_entries, cap_entries;
     folder_rec *folders;
@@ -245,16 +199,13 @@ fz7_status fz7_7z_writer_new(int fd, fz7_7z_writer **out)
     fz7_7z_writer *w = calloc(1, sizeof *w);
     if (!w)
         return FZ7_E_MEM;
-    w->out.os.write = sink_write;
-    w->out.fd = fd;
-    w->out.buf = malloc(OUT_BUF_SIZE);
-    if (!w->out.buf) {
+    if (fz7_fd_ostream_init(&w->out, fd) != FZ7_OK) {
         free(w);
         return FZ7_E_MEM;
     }
     /* Room for the signature header, filled in by finish(). */
     uint8_t zero[SIGNATURE_HEADER_SIZE] = {0};
-    fz7_status st = sink_write(&w->out.os, zero, sizeof zero);
+    fz7_status st = fz7_fd_ostream_write(&w->out.os, zero, sizeof zero);
     if (st != FZ7_OK) {
         fz7_7z_writer_free(w);
         return st;
@@ -484,7 +435,7 @@ fz7_status fz7_7z_writer_end_folder(fz7_7z_writer *w)
         w->enc = NULL;
         fz7_7zaes_writer_free(w->aes);
         w->aes = NULL;
-        st = sink_flush(&w->out);
+        st = fz7_fd_ostream_flush(&w->out);
         if (st == FZ7_OK && (ftruncate(w->out.fd, (off_t)w->folder_start) != 0 ||
                              lseek(w->out.fd, (off_t)w->folder_start, SEEK_SET) < 0))
             st = FZ7_E_IO;
@@ -823,7 +774,7 @@ static fz7_status encode_header(fz7_7z_writer *w, bytebuf *header, const fz7_7za
         return st;
     }
     uint64_t pack_pos = w->out.pos - SIGNATURE_HEADER_SIZE;
-    st = sink_write(&w->out.os, packed.p, packed.n);
+    st = fz7_fd_ostream_write(&w->out.os, packed.p, packed.n);
     free(packed.p);
     if (st != FZ7_OK)
         return st;
@@ -872,9 +823,9 @@ fz7_status fz7_7z_writer_finish(fz7_7z_writer *w, const fz7_7z_header_opts *h)
     }
     uint64_t header_offset = w->out.pos - SIGNATURE_HEADER_SIZE;
     if (st == FZ7_OK && header.n)
-        st = sink_write(&w->out.os, header.p, header.n);
+        st = fz7_fd_ostream_write(&w->out.os, header.p, header.n);
     if (st == FZ7_OK)
-        st = sink_flush(&w->out);
+        st = fz7_fd_ostream_flush(&w->out);
     if (st == FZ7_OK) {
         /* SignatureHeader: signature, version 0.4, StartHeaderCRC, then the
          * StartHeader it covers. */
@@ -910,7 +861,7 @@ void fz7_7z_writer_free(fz7_7z_writer *w)
     }
     free(w->folders);
     free(w->bcj_buf);
-    free(w->out.buf);
+    fz7_fd_ostream_free(&w->out);
     free(w);
 }
 
@@ -1087,14 +1038,14 @@ fz7_status fz7_7z_writer_copy_folder(fz7_7z_writer *w, struct fz7_archive *src, 
     }
     uint64_t off = s->pack_offsets[sf->first_pack], left = s->pack_sizes[sf->first_pack];
     uint64_t start = w->out.pos;
-    uint8_t *buf = st == FZ7_OK ? malloc(OUT_BUF_SIZE) : NULL;
+    uint8_t *buf = st == FZ7_OK ? malloc(COPY_BUF_SIZE) : NULL;
     if (st == FZ7_OK && !buf)
         st = FZ7_E_MEM;
     while (st == FZ7_OK && left) {
-        size_t take = left < OUT_BUF_SIZE ? (size_t)left : OUT_BUF_SIZE;
+        size_t take = left < COPY_BUF_SIZE ? (size_t)left : COPY_BUF_SIZE;
         st = fz7_volumes_pread(src->vol, buf, take, off);
         if (st == FZ7_OK)
-            st = sink_write(&w->out.os, buf, take);
+            st = fz7_fd_ostream_write(&w->out.os, buf, take);
         off += take;
         left -= take;
     }

@@ -5,17 +5,17 @@
  * ends; Header Padding (3.1.6) absorbs the difference. */
 #include "format/xz_write.h"
 
+#include "format/fd_ostream.h"
+
 #include "check/check.h"
 #include "filter/filter.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
 
-#define OUT_BUF_SIZE ((size_t)1 << 16)
 #define FILTER_BUF_SIZE ((size_t)1 << 16)
 /* Size byte + flags + two 9-byte VLIs + up to three filter flags (at most
  * 3 bytes each here) + CRC32, rounded up to a multiple of 4. */
@@ -82,16 +82,8 @@ typedef struct xz_job {
     bool has_thread;         /* false: it ran on the writer's thread */
 } xz_job;
 
-typedef struct out_sink {
-    fz7_ostream os;
-    int fd;
-    uint64_t pos;       /* file offset of the next byte */
-    uint8_t *buf;
-    size_t fill;
-} out_sink;
-
 struct fz7_xz_writer {
-    out_sink out;
+    fz7_fd_ostream out;          /* the .xz file */
     fz7_xz_opts opts;
     bool seekable;
     /* The open block, if any. */
@@ -120,44 +112,6 @@ struct fz7_xz_writer {
     size_t pfill;
 };
 
-static fz7_status write_all(int fd, const uint8_t *p, size_t n)
-{
-    while (n) {
-        ssize_t r = write(fd, p, n);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            return FZ7_E_IO;
-        }
-        p += r;
-        n -= (size_t)r;
-    }
-    return FZ7_OK;
-}
-
-static fz7_status out_flush(out_sink *s)
-{
-    fz7_status st = write_all(s->fd, s->buf, s->fill);
-    s->fill = 0;
-    return st;
-}
-
-static fz7_status out_write(fz7_ostream *os, const uint8_t *p, size_t n)
-{
-    out_sink *s = (out_sink *)os;
-    s->pos += n;
-    if (s->fill + n > OUT_BUF_SIZE) {
-        fz7_status st = out_flush(s);
-        if (st != FZ7_OK)
-            return st;
-        if (n >= OUT_BUF_SIZE)
-            return write_all(s->fd, p, n);
-    }
-    memcpy(s->buf + s->fill, p, n);
-    s->fill += n;
-    return FZ7_OK;
-}
-
 static uint8_t stream_flags_byte(const fz7_xz_writer *w)
 {
     return (uint8_t)w->opts.check;
@@ -176,15 +130,13 @@ fz7_status fz7_xz_writer_new(int fd, const fz7_xz_opts *o, fz7_xz_writer **out)
     w->opts = *o;
     if (w->opts.size_hint)
         fz7_lzma_enc_reduce_dict(&w->opts.lzma, w->opts.size_hint);
-    w->out.os.write = out_write;
-    w->out.fd = fd;
-    w->out.buf = malloc(OUT_BUF_SIZE);
+    fz7_status st = fz7_fd_ostream_init(&w->out, fd);
     w->fbuf = malloc(FILTER_BUF_SIZE);
     w->parallel = o->threads > 1 && o->block_size >= FZ7_LZMA2_MT_BLOCK_MIN &&
                   o->block_size <= ((uint64_t)1 << 30);
     if (w->parallel)
         w->jobs = calloc(o->threads, sizeof *w->jobs);
-    if (!w->out.buf || !w->fbuf || (w->parallel && !w->jobs)) {
+    if (st != FZ7_OK || !w->fbuf || (w->parallel && !w->jobs)) {
         fz7_xz_writer_free(w);
         return FZ7_E_MEM;
     }
@@ -197,7 +149,7 @@ fz7_status fz7_xz_writer_new(int fd, const fz7_xz_opts *o, fz7_xz_writer **out)
     h[6] = 0;
     h[7] = stream_flags_byte(w);
     fz7_put32le(h + 8, fz7_crc32(0, h + 6, 2));
-    fz7_status st = out_write(&w->out.os, h, sizeof h);
+    st = fz7_fd_ostream_write(&w->out.os, h, sizeof h);
     if (st != FZ7_OK) {
         fz7_xz_writer_free(w);
         return st;
@@ -265,7 +217,7 @@ static fz7_status begin_block(fz7_xz_writer *w)
     } else {
         w->header_size = build_block_header(&w->opts, w->dict_prop, h, false, 0, 0, 0);
     }
-    st = out_write(&w->out.os, h, w->header_size);
+    st = fz7_fd_ostream_write(&w->out.os, h, w->header_size);
     if (st != FZ7_OK)
         return st;
     w->data_start = w->out.pos;
@@ -449,7 +401,7 @@ static fz7_status emit_oldest(fz7_xz_writer *w)
     fz7_status st = j->st;
     uint64_t uncompressed = j->in_len;
     if (st == FZ7_OK)
-        st = out_write(&w->out.os, j->block, j->block_len);
+        st = fz7_fd_ostream_write(&w->out.os, j->block, j->block_len);
     if (st == FZ7_OK)
         st = add_index(w, j->unpadded, uncompressed);
     free(j->block);
@@ -535,7 +487,7 @@ static fz7_status end_block(fz7_xz_writer *w)
     case FZ7_XZ_CHECK_SHA256: fz7_sha256_final(&w->sha, tail + pad); break;
     default: break;
     }
-    st = out_write(&w->out.os, tail, pad + cs);
+    st = fz7_fd_ostream_write(&w->out.os, tail, pad + cs);
     if (st != FZ7_OK)
         return st;
     if (w->seekable) {
@@ -544,7 +496,7 @@ static fz7_status end_block(fz7_xz_writer *w)
                                        w->header_size);
         if (hs != w->header_size)
             return FZ7_E_ARG;   /* cannot happen: the reservation is the largest */
-        st = out_flush(&w->out);
+        st = fz7_fd_ostream_flush(&w->out);
         if (st != FZ7_OK)
             return st;
         if (pwrite(w->out.fd, h, hs, (off_t)w->block_start) != (ssize_t)hs)
@@ -594,13 +546,13 @@ fz7_status fz7_xz_writer_finish(fz7_xz_writer *w)
         rec[0] = 0;
         size_t k = 1 + put_vli(rec + 1, w->n_index);
         crc = fz7_crc32(crc, rec, k);
-        st = out_write(&w->out.os, rec, k);
+        st = fz7_fd_ostream_write(&w->out.os, rec, k);
         index_size = k;
         for (size_t i = 0; st == FZ7_OK && i < w->n_index; i++) {
             k = put_vli(rec, w->index[i].unpadded_size);
             k += put_vli(rec + k, w->index[i].uncompressed_size);
             crc = fz7_crc32(crc, rec, k);
-            st = out_write(&w->out.os, rec, k);
+            st = fz7_fd_ostream_write(&w->out.os, rec, k);
             index_size += k;
         }
         size_t pad = (size_t)((4 - (index_size & 3)) & 3);
@@ -608,7 +560,7 @@ fz7_status fz7_xz_writer_finish(fz7_xz_writer *w)
         crc = fz7_crc32(crc, rec, pad);
         fz7_put32le(rec + pad, crc);
         if (st == FZ7_OK)
-            st = out_write(&w->out.os, rec, pad + 4);
+            st = fz7_fd_ostream_write(&w->out.os, rec, pad + 4);
         index_size += pad + 4;
     }
     if (st == FZ7_OK) {
@@ -619,10 +571,10 @@ fz7_status fz7_xz_writer_finish(fz7_xz_writer *w)
         f[9] = stream_flags_byte(w);
         fz7_put32le(f, fz7_crc32(0, f + 4, 6));
         memcpy(f + 10, footer_magic, 2);
-        st = out_write(&w->out.os, f, sizeof f);
+        st = fz7_fd_ostream_write(&w->out.os, f, sizeof f);
     }
     if (st == FZ7_OK)
-        st = out_flush(&w->out);
+        st = fz7_fd_ostream_flush(&w->out);
     if (st != FZ7_OK)
         w->failed = st;
     return st;
@@ -647,6 +599,6 @@ void fz7_xz_writer_free(fz7_xz_writer *w)
     fz7_lzma_enc_free(w->enc);
     free(w->index);
     free(w->fbuf);
-    free(w->out.buf);
+    fz7_fd_ostream_free(&w->out);
     free(w);
 }

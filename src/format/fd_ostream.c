@@ -1,0 +1,63 @@
+/* fd_ostream.c - buffered writes to a file descriptor for the archive
+ * writers, with the offset they need for pack positions and sizes; a
+ * write interrupted by a signal (EINTR) is retried. */
+#include "format/fd_ostream.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static fz7_status write_all(int fd, const uint8_t *p, size_t n)
+{
+    while (n) {
+        ssize_t r = write(fd, p, n);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return FZ7_E_IO;
+        }
+        p += r;
+        n -= (size_t)r;
+    }
+    return FZ7_OK;
+}
+
+fz7_status fz7_fd_ostream_init(fz7_fd_ostream *s, int fd)
+{
+    memset(s, 0, sizeof *s);
+    s->os.write = fz7_fd_ostream_write;
+    s->fd = fd;
+    s->buf = malloc(FZ7_FD_OSTREAM_BUF);
+    return s->buf ? FZ7_OK : FZ7_E_MEM;
+}
+
+fz7_status fz7_fd_ostream_flush(fz7_fd_ostream *s)
+{
+    fz7_status st = write_all(s->fd, s->buf, s->fill);
+    s->fill = 0;
+    return st;
+}
+
+fz7_status fz7_fd_ostream_write(fz7_ostream *os, const uint8_t *p, size_t n)
+{
+    fz7_fd_ostream *s = (fz7_fd_ostream *)os;
+    s->pos += n;
+    if (s->fill + n > FZ7_FD_OSTREAM_BUF) {
+        fz7_status st = fz7_fd_ostream_flush(s);
+        if (st != FZ7_OK)
+            return st;
+        if (n >= FZ7_FD_OSTREAM_BUF)
+            return write_all(s->fd, p, n);
+    }
+    memcpy(s->buf + s->fill, p, n);
+    s->fill += n;
+    return FZ7_OK;
+}
+
+void fz7_fd_ostream_free(fz7_fd_ostream *s)
+{
+    free(s->buf);
+    s->buf = NULL;
+    s->fill = 0;
+}
