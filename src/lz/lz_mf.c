@@ -306,6 +306,88 @@ static uint32_t hc_find(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_
     return n;
 }
 
+/* One hash-chain search in progress (hc_find_pair). */
+typedef struct hc_walk {
+    const uint8_t *cur;
+    uint32_t stored, cyclic, cand, depth, lim, best, n;
+    fz7_lz_match *m;
+} hc_walk;
+
+/* Heads and near matches for w->cur; returns the old head of root r (the
+ * chain link the new position gets). */
+static inline uint32_t hc_start(fz7_lz_mf *mf, hc_walk *w, uint32_t r)
+{
+    w->best = 1;
+    w->n = near_matches(mf, w->cur, w->stored, w->lim, w->m, &w->best);
+    w->cand = mf->hash4[r];
+    mf->hash4[r] = w->stored;
+    w->depth = w->best >= w->lim ? 0 : mf->depth;
+    return w->cand;
+}
+
+/* Visits one chain entry as hc_find does; 0 once the search is over. */
+static inline int hc_step(const fz7_lz_mf *mf, hc_walk *w)
+{
+    uint32_t delta = w->stored - w->cand;
+    if (w->depth == 0 || delta == 0 || delta > mf->dict_size)
+        return 0;
+    w->depth--;
+    const uint8_t *cur = w->cur, *p = cur - delta;
+    if (p[w->best] == cur[w->best] && p[0] == cur[0]) {
+        uint32_t len = extend(mf, p, cur, 0, w->lim);
+        if (len > w->best) {
+            w->m[w->n].len = len;
+            w->m[w->n].dist = delta;
+            w->n++;
+            w->best = len;
+            if (len == w->lim)
+                return 0;
+        }
+    }
+    uint32_t slot = w->cyclic >= delta ? w->cyclic - delta : w->cyclic - delta + mf->cyclic_size;
+    w->cand = mf->son[slot];
+    return 1;
+}
+
+/* hc4/hc5 search of pos and pos + 1 together when their roots differ (the
+ * chains are then disjoint), walks interleaved; pos + 1's link is stored
+ * last since its slot is the one exactly dict_size before pos, which the
+ * search of pos may still read. Same results as two hc_find calls; both
+ * positions need lim = nice_len. 0 (nothing done) if the roots are equal. */
+static int hc_find_pair(fz7_lz_mf *mf, fz7_lz_match *ma, uint32_t *na, fz7_lz_match *mb, uint32_t *nb)
+{
+    const uint8_t *cur = mf->buf + mf->pos;
+    uint32_t ra = root_of(mf, cur), rb = root_of(mf, cur + 1);
+    if (ra == rb)
+        return 0;
+    hc_walk a, b;
+    a.cur = cur;
+    a.stored = mf->pos + mf->offset;
+    a.cyclic = mf->cyclic_pos;
+    a.lim = mf->nice_len;
+    a.m = ma;
+    b.cur = cur + 1;
+    b.stored = a.stored + 1;
+    b.cyclic = a.cyclic + 1 == mf->cyclic_size ? 0 : a.cyclic + 1;
+    b.lim = mf->nice_len;
+    b.m = mb;
+    mf->son[a.cyclic] = hc_start(mf, &a, ra);
+    uint32_t link_b = hc_start(mf, &b, rb);
+    int go_a, go_b;
+    do {
+        go_a = hc_step(mf, &a);
+        go_b = hc_step(mf, &b);
+    } while (go_a && go_b);
+    while (go_a)
+        go_a = hc_step(mf, &a);
+    while (go_b)
+        go_b = hc_step(mf, &b);
+    mf->son[b.cyclic] = link_b;
+    *na = a.n;
+    *nb = b.n;
+    return 1;
+}
+
 /* One binary-tree walk: inserts a position as the new root of its tree
  * while searching it. Candidates that sort below cur hang on the new
  * node's left (son pair[0]), those above on its right (pair[1]); side 1
@@ -494,11 +576,11 @@ __attribute__((always_inline)) static inline void prefetch_ahead(const fz7_lz_mf
     }
 }
 
-/* True when pos and pos + 1 can be searched as a pair: a binary tree,
- * and enough bytes that both get lim = nice_len. */
+/* True when pos and pos + 1 can be searched as a pair: enough bytes
+ * that both get lim = nice_len. */
 static inline int pair_ok(const fz7_lz_mf *mf)
 {
-    return !fz7_lz_is_hc(mf->kind) && mf->end - mf->pos > mf->nice_len + 1;
+    return mf->end - mf->pos > mf->nice_len + 1;
 }
 
 uint32_t fz7_lz_mf_find(fz7_lz_mf *mf, fz7_lz_match *matches)
@@ -513,7 +595,9 @@ uint32_t fz7_lz_mf_find(fz7_lz_mf *mf, fz7_lz_match *matches)
         advance(mf);
         return n;
     }
-    if (pair_ok(mf) && bt_find_pair(mf, matches, &n, mf->pending_matches, &mf->pending_count)) {
+    if (pair_ok(mf)
+        && (fz7_lz_is_hc(mf->kind) ? hc_find_pair(mf, matches, &n, mf->pending_matches, &mf->pending_count)
+                                   : bt_find_pair(mf, matches, &n, mf->pending_matches, &mf->pending_count))) {
         mf->pending = 1;
         advance(mf);
         return n;
@@ -562,6 +646,12 @@ static void hc_skip_run(fz7_lz_mf *mf, uint32_t n)
 
 void fz7_lz_mf_skip(fz7_lz_mf *mf, uint32_t count)
 {
+    if (count > 0 && mf->pending) {
+        /* Already searched and inserted with the previous position. */
+        mf->pending = 0;
+        advance(mf);
+        count--;
+    }
     if (fz7_lz_is_hc(mf->kind) && count > 0 && mf->end - mf->pos >= count + 5
         && mf->cyclic_size - mf->cyclic_pos > count) {
         hc_skip_run(mf, count);
@@ -571,7 +661,7 @@ void fz7_lz_mf_skip(fz7_lz_mf *mf, uint32_t count)
         prefetch_ahead(mf);
         if (mf->pending) {
             mf->pending = 0;
-        } else if (count > 0 && pair_ok(mf) && bt_find_pair(mf, NULL, NULL, NULL, NULL)) {
+        } else if (count > 0 && !fz7_lz_is_hc(mf->kind) && pair_ok(mf) && bt_find_pair(mf, NULL, NULL, NULL, NULL)) {
             advance(mf);
             prefetch_ahead(mf);
             count--;

@@ -50,7 +50,7 @@ typedef struct fz7_lz_mf {
     uint32_t *hash4;       /* heads keyed by a hash of 4 bytes */
     uint32_t *son;         /* hc: 1 link per slot; bt: 2 children per slot */
     uint32_t (*match_len)(const uint8_t *a, const uint8_t *b, uint32_t limit);
-    /* bt searches two positions at once: the matches of pos, already
+    /* find searches two positions at once: the matches of pos, already
      * inserted, wait here for the next find (skip drops them). */
     int pending;
     uint32_t pending_count;
