@@ -22,7 +22,7 @@ static uint32_t best_rep(const struct fz7_lzma_enc *e, const uint8_t *p, uint64_
         uint64_t d = (uint64_t)e->reps[i] + 1;
         if (d > pos || p[0] != p[-(ptrdiff_t)d] || p[1] != p[1 - (ptrdiff_t)d])
             continue;
-        uint32_t len = 2 + e->mf.match_len(p + 2, p + 2 - d, avail - 2);
+        uint32_t len = 2 + fz7_lzma_match_len(e, p + 2, p + 2 - d, avail - 2);
         if (len > best) {
             best = len;
             *rep = i;
@@ -62,7 +62,7 @@ void fz7_lzma_parse_fast(struct fz7_lzma_enc *e)
         main_dist = e->matches[count - 1].dist;
         if (main_len >= nice) {
             if (main_len < avail)
-                main_len += e->mf.match_len(cur + main_len, cur + main_len - main_dist, avail - main_len);
+                main_len += fz7_lzma_match_len(e, cur + main_len, cur + main_len - main_dist, avail - main_len);
             fz7_lzma_enc_push(e, main_len, main_dist);
             fz7_lzma_enc_skip(e, main_len - 1);
             return;
@@ -110,7 +110,7 @@ void fz7_lzma_parse_fast(struct fz7_lzma_enc *e)
         uint64_t d = (uint64_t)e->reps[i] + 1;
         if (d > e->pos + 1 || next[0] != next[-(ptrdiff_t)d] || next[1] != next[1 - (ptrdiff_t)d])
             continue;
-        if (2 + e->mf.match_len(next + 2, next + 2 - d, limit - 2) >= limit) {
+        if (2 + fz7_lzma_match_len(e, next + 2, next + 2 - d, limit - 2) >= limit) {
             fz7_lzma_enc_push(e, 1, 0);
             return;
         }

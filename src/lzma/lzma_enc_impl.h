@@ -8,6 +8,8 @@
 #ifndef FZ7_LZMA_ENC_IMPL_H
 #define FZ7_LZMA_ENC_IMPL_H
 
+#include <string.h>
+
 #include "lz/lz_mf.h"
 #include "lzma/lzma_common.h"
 #include "lzma/lzma_enc.h"
@@ -103,6 +105,28 @@ void fz7_lzma2_mt_free(struct fz7_lzma2_mt *mt);
 static inline uint32_t fz7_price_bit(const struct fz7_lzma_enc *e, fz7_lzma_prob p, unsigned bit)
 {
     return e->price_table[(bit ? FZ7_LZMA_PROB_ONE - p : p) >> FZ7_PRICE_SHIFT];
+}
+
+/* Equal leading bytes of a and b, at most limit (the match finder's
+ * dispatched match_len): the first 8 bytes inline, as most runs end
+ * there, the rest through the kernel. Same result either way. */
+static inline uint32_t fz7_lzma_match_len(const struct fz7_lzma_enc *e, const uint8_t *a, const uint8_t *b,
+                                          uint32_t limit)
+{
+    if (limit >= 8) {
+        uint64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__
+        if (x != y)
+            return (uint32_t)__builtin_ctzll(x ^ y) >> 3;
+#else
+        if (x != y)
+            return (uint32_t)__builtin_clzll(x ^ y) >> 3;
+#endif
+        return 8 + e->mf.match_len(a + 8, b + 8, limit - 8);
+    }
+    return e->mf.match_len(a, b, limit);
 }
 
 /* Parsers: append at least one decision to the queue. */

@@ -138,7 +138,7 @@ static void try_x_lit_rep0(struct fz7_lzma_enc *e, uint32_t *len_end, uint32_t c
     const uint8_t *q = p + len + 1;
     if (q[0] != q[-(ptrdiff_t)d] || q[1] != q[1 - (ptrdiff_t)d])
         return;
-    uint32_t len2 = 2 + e->mf.match_len(q + 2, q + 2 - d, lim - 2);
+    uint32_t len2 = 2 + fz7_lzma_match_len(e, q + 2, q + 2 - d, lim - 2);
     uint64_t pos_a = pos + len;
     uint32_t ps_a = (uint32_t)pos_a & e->pos_mask;
     uint32_t price = price_x + fz7_price_bit(e, e->probs->is_match[st_x][ps_a], 0)
@@ -192,7 +192,7 @@ void fz7_lzma_parse_normal(struct fz7_lzma_enc *e)
         rep_lens[i] = 0;
         if (d > e->pos || cur[0] != cur[-(ptrdiff_t)d] || cur[1] != cur[1 - (ptrdiff_t)d])
             continue;
-        rep_lens[i] = 2 + e->mf.match_len(cur + 2, cur + 2 - d, avail - 2);
+        rep_lens[i] = 2 + fz7_lzma_match_len(e, cur + 2, cur + 2 - d, avail - 2);
         if (rep_lens[i] > rep_lens[rep_max])
             rep_max = i;
     }
@@ -205,7 +205,7 @@ void fz7_lzma_parse_normal(struct fz7_lzma_enc *e)
     if (main_len >= nice) {
         uint32_t dist = m[count - 1].dist;
         if (main_len < avail)
-            main_len += e->mf.match_len(cur + main_len, cur + main_len - dist, avail - main_len);
+            main_len += fz7_lzma_match_len(e, cur + main_len, cur + main_len - dist, avail - main_len);
         fz7_lzma_enc_push(e, main_len, dist);
         fz7_lzma_enc_skip(e, main_len - 1);
         return;
@@ -320,7 +320,7 @@ void fz7_lzma_parse_normal(struct fz7_lzma_enc *e)
         /* A literal, then rep0 from the next byte. */
         if (!next_is_lit && mb != cb && r0_ok) {
             uint32_t t = avail_full - 1 < nice ? avail_full - 1 : nice;
-            uint32_t len = e->mf.match_len(p + 1, p + 1 - d0, t);
+            uint32_t len = fz7_lzma_match_len(e, p + 1, p + 1 - d0, t);
             if (len >= 2) {
                 uint32_t st2 = fz7_lzma_state_after_literal(st);
                 uint32_t ps2 = (uint32_t)(pos + 1) & e->pos_mask;
@@ -337,7 +337,7 @@ void fz7_lzma_parse_normal(struct fz7_lzma_enc *e)
             uint64_t d = (uint64_t)o->reps[r] + 1;
             if (d > pos || p[0] != p[-(ptrdiff_t)d] || p[1] != p[1 - (ptrdiff_t)d])
                 continue;
-            uint32_t len = 2 + e->mf.match_len(p + 2, p + 2 - d, av - 2);
+            uint32_t len = 2 + fz7_lzma_match_len(e, p + 2, p + 2 - d, av - 2);
             grow_end(opt, &len_end, c + len);
             uint32_t base = cur_price + fz7_lzma_rep_price(e, r, st, cps);
             for (uint32_t l = len; l >= 2; l--) {
