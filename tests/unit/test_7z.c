@@ -20,6 +20,7 @@
 #include "codec/codec.h"
 #include "crypto/aes7z.h"
 #include "format/archive.h"
+#include "test_util.h"
 
 /* ---- What the decoders can do today: the one place to widen. ---- */
 
@@ -91,12 +92,6 @@ typedef struct {
     fz7_status first_error;
 } collector;
 
-static void hex(const uint8_t *d, size_t n, char *out)
-{
-    for (size_t i = 0; i < n; i++)
-        sprintf(out + 2 * i, "%02x", d[i]);
-}
-
 static fz7_status c_begin(void *ctx, size_t index, const fz7_entry *e)
 {
     collector *c = ctx;
@@ -142,7 +137,7 @@ static fz7_status c_end(void *ctx, size_t index, fz7_status result, const char *
         memcpy(it->value, c->link, n);
         it->value[n] = 0;
     } else {
-        hex(d, 32, it->value);
+        tu_hex(d, 32, it->value);
     }
     if (result == FZ7_OK && c->got != it->size)
         result = FZ7_E_ARG;   /* a wrong byte count is a reader bug */
@@ -609,7 +604,7 @@ static void expect_tree(const char *root, const char *rel, item **v, size_t *n)
             fz7_sha256_update(&s, b, r);
         fclose(f);
         fz7_sha256_final(&s, d);
-        hex(d, 32, it->value);
+        tu_hex(d, 32, it->value);
     }
 }
 
@@ -712,7 +707,7 @@ static void test_partial_select(void **state)
     fz7_sha256_init(&s);
     fz7_sha256_update(&s, buf, sizeof buf);
     fz7_sha256_final(&s, d);
-    hex(d, 32, h);
+    tu_hex(d, 32, h);
     assert_string_equal(c.items[0].value, h);
     collector_free(&c);
     free(sel);

@@ -10,22 +10,7 @@
 
 #include "check/check.h"
 #include "cpu/cpu.h"
-
-static void hex(const uint8_t *d, size_t n, char *out)
-{
-    for (size_t i = 0; i < n; i++)
-        sprintf(out + 2 * i, "%02x", d[i]);
-}
-
-static void sha_hex(const void *p, size_t n, char out[65])
-{
-    fz7_sha256 s;
-    uint8_t d[32];
-    fz7_sha256_init(&s);
-    fz7_sha256_update(&s, p, n);
-    fz7_sha256_final(&s, d);
-    hex(d, 32, out);
-}
+#include "test_util.h"
 
 static void test_check_values(void **state)
 {
@@ -38,12 +23,12 @@ static void test_check_values(void **state)
         uint32_t c = fz7_crc32(0, "1234", 4);
         assert_int_equal(fz7_crc32(c, "56789", 5), 0xCBF43926u);
         char h[65];
-        sha_hex("abc", 3, h);
+        tu_sha256_hex("abc", 3, h);
         assert_string_equal(h, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-        sha_hex("", 0, h);
+        tu_sha256_hex("", 0, h);
         assert_string_equal(h, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
         const char *m2 = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
-        sha_hex(m2, strlen(m2), h);
+        tu_sha256_hex(m2, strlen(m2), h);
         assert_string_equal(h, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
     }
     fz7_cpu_set_level(fz7_cpu_max_level());
@@ -61,7 +46,7 @@ static void test_sha256_million_a(void **state)
     for (int i = 0; i < 1000; i++)
         fz7_sha256_update(&s, buf, i % 2 ? 999 : 1001);
     fz7_sha256_final(&s, d);
-    hex(d, 32, h);
+    tu_hex(d, 32, h);
     assert_string_equal(h, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 

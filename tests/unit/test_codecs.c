@@ -19,32 +19,9 @@
 #include "filter/bcj2.h"
 #include "filter/bcj_riscv.h"
 #include "format/archive.h"
+#include "test_util.h"
 
 /* ---- Helpers ---- */
-
-static uint8_t *load(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *p = malloc(len > 0 ? (size_t)len : 1);
-    assert_non_null(p);
-    assert_int_equal(fread(p, 1, (size_t)len, f), (size_t)len);
-    fclose(f);
-    *n = (size_t)len;
-    return p;
-}
-
-static void save(const char *path, const void *p, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(p, 1, n, f), n);
-    fclose(f);
-}
 
 /* Reads d to its end in pieces of at most `piece` bytes; returns the
  * status that stopped it and the bytes before that. */
@@ -431,7 +408,7 @@ static int setup(void **state)
         return -1;
     fill_text(buf, n, 1);
     snprintf(p, sizeof p, "%s/in/text.txt", scratch);
-    save(p, buf, n);
+    tu_save(p, buf, n);
     /* 40000 random bytes four times: long matches at distance 40000
      * (Deflate64's distance code 30, length code 285). */
     uint32_t seed = 99;
@@ -440,11 +417,11 @@ static int setup(void **state)
     for (int r = 1; r < 4; r++)
         memcpy(buf + 40000 * r, buf, 40000);
     snprintf(p, sizeof p, "%s/in/rep40k.bin", scratch);
-    save(p, buf, 160000);
+    tu_save(p, buf, 160000);
     for (size_t i = 0; i < 100000; i++)
         buf[i] = (uint8_t)lcg(&seed);
     snprintf(p, sizeof p, "%s/in/random.bin", scratch);
-    save(p, buf, 100000);   /* stored blocks */
+    tu_save(p, buf, 100000);   /* stored blocks */
     free(buf);
     const char *exe = exe_path();
     if (exe) {
@@ -501,7 +478,7 @@ static uint8_t *make_7z(const char *name, const char *switches, const char *file
     snprintf(cmd, sizeof cmd, "cd %s && rm -f %s.7z && 7zz a -mhc=off %s %s.7z %s > /dev/null", scratch,
              name, switches, name, files);
     assert_int_equal(system(cmd), 0);
-    uint8_t *p = load(path, n);
+    uint8_t *p = tu_load(path, n);
     assert_non_null(p);
     assert_true(*n > 32);
     return p;
@@ -551,7 +528,7 @@ static void raw_method(enum kind k, const char *switches, const char *file)
     char path[512];
     size_t src_n, arc_n;
     snprintf(path, sizeof path, "%s/%s", scratch, file);
-    uint8_t *src = load(path, &src_n);
+    uint8_t *src = tu_load(path, &src_n);
     assert_non_null(src);
     uint8_t *arc = make_7z("raw", switches, file, &arc_n);
     uint64_t off[8], size[8];
@@ -651,13 +628,13 @@ static void test_bzip2_streams(void **state)
     assert_int_equal(system(cmd), 0);
     size_t an, bn, tn, rn;
     snprintf(path, sizeof path, "%s/in/a.bz2", scratch);
-    uint8_t *a = load(path, &an);
+    uint8_t *a = tu_load(path, &an);
     snprintf(path, sizeof path, "%s/in/b.bz2", scratch);
-    uint8_t *b = load(path, &bn);
+    uint8_t *b = tu_load(path, &bn);
     snprintf(path, sizeof path, "%s/in/text.txt", scratch);
-    uint8_t *t = load(path, &tn);
+    uint8_t *t = tu_load(path, &tn);
     snprintf(path, sizeof path, "%s/in/random.bin", scratch);
-    uint8_t *r = load(path, &rn);
+    uint8_t *r = tu_load(path, &rn);
     assert_true(a && b && t && r);
     uint8_t *both = malloc(an + bn + 4);
     assert_non_null(both);
@@ -816,7 +793,7 @@ static void test_bcj2_streams(void **state)
     char path[512];
     snprintf(path, sizeof path, "%s/in/exe.bin", scratch);
     size_t exe_n, arc_n;
-    uint8_t *exe = load(path, &exe_n);
+    uint8_t *exe = tu_load(path, &exe_n);
     if (!exe) {
         print_message("SKIP: no executable to convert\n");
         skip();
@@ -914,7 +891,7 @@ static fz7_status s_end(void *ctx, size_t index, fz7_status result, const char *
         char full[2048];
         size_t n;
         snprintf(full, sizeof full, "%s/%s", k->dir, k->path);
-        uint8_t *want = load(full, &n);
+        uint8_t *want = tu_load(full, &n);
         if (!want) {
             k->bad++;
             return FZ7_OK;
@@ -962,12 +939,12 @@ static void archive_method(const char *switches, int want_files)
     struct stat st;
     assert_int_equal(stat(path, &st), 0);
     size_t n;
-    uint8_t *arc = load(path, &n);
+    uint8_t *arc = tu_load(path, &n);
     uint64_t next = fz7_get64le(arc + 12);
     /* Keep the headers, damage the middle of the packed data. */
     for (size_t i = 32 + next / 2; i < 32 + next / 2 + 64 && i < 32 + next; i++)
         arc[i] ^= 0x5A;
-    save(path, arc, n);
+    tu_save(path, arc, n);
     free(arc);
     sink bad = {.dir = dir};
     fz7_status st2 = extract_all(path, &bad);
@@ -1054,7 +1031,7 @@ static void test_riscv(void **state)
     size_t n = make_riscv(src, cap);
     char path[512];
     snprintf(path, sizeof path, "%s/in/riscv.bin", scratch);
-    save(path, src, n);
+    tu_save(path, src, n);
     uint8_t *arc = make_7z("riscv", "-m0=RISCV -m1=Copy", "in/riscv.bin", &arc_n);
     uint64_t off[8], size[8];
     assert_int_equal(pack_streams(arc, arc_n, off, size), 1);

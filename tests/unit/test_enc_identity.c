@@ -16,28 +16,7 @@
 #include "cpu/cpu.h"
 #include "lzma/lzma_dec.h"
 #include "lzma/lzma_enc.h"
-
-typedef struct membuf {
-    fz7_ostream base;
-    uint8_t *p;
-    size_t n, cap;
-} membuf;
-
-static fz7_status membuf_write(fz7_ostream *s, const uint8_t *buf, size_t n)
-{
-    membuf *m = (membuf *)s;
-    if (m->n + n > m->cap) {
-        size_t cap = (m->n + n) * 2 + 64;
-        uint8_t *q = realloc(m->p, cap);
-        if (!q)
-            return FZ7_E_MEM;
-        m->p = q;
-        m->cap = cap;
-    }
-    memcpy(m->p + m->n, buf, n);
-    m->n += n;
-    return FZ7_OK;
-}
+#include "test_util.h"
 
 static uint8_t *g_in;
 static size_t g_n;
@@ -115,12 +94,12 @@ static int teardown(void **state)
 }
 
 /* threads 0: the single-threaded encoder; else the multi-threaded one. */
-static void encode_with(unsigned level, uint32_t threads, uint64_t block_size, size_t step, membuf *out)
+static void encode_with(unsigned level, uint32_t threads, uint64_t block_size, size_t step, tu_membuf *out)
 {
     fz7_lzma_enc_opts o;
     assert_int_equal(fz7_lzma_enc_preset(&o, level), FZ7_OK);
     fz7_lzma_enc_reduce_dict(&o, g_n);
-    out->base.write = membuf_write;
+    out->base.write = tu_membuf_write;
     out->n = 0;
     fz7_lzma_enc *e = NULL;
     if (threads)
@@ -139,13 +118,13 @@ static void encode_with(unsigned level, uint32_t threads, uint64_t block_size, s
     fz7_lzma_enc_free(e);
 }
 
-static void encode(unsigned level, membuf *out)
+static void encode(unsigned level, tu_membuf *out)
 {
     /* Uneven pieces, so window moves fall at odd places. */
     encode_with(level, 0, 0, 300001, out);
 }
 
-static void check_decodes(const membuf *c, uint8_t dict_prop)
+static void check_decodes(const tu_membuf *c, uint8_t dict_prop)
 {
     fz7_istream *src = fz7_istream_from_memory(c->p, c->n);
     fz7_istream *dec = NULL;
@@ -172,7 +151,7 @@ static void identical_across_levels(unsigned level)
     fz7_cpu_level max = fz7_cpu_max_level();
     for (int l = (int)max + 1; l <= (int)FZ7_LEVEL_AVX512; l++)
         print_message("mx%u: level %s skipped (CPU/OS lacks it)\n", level, fz7_cpu_level_name((fz7_cpu_level)l));
-    membuf ref = {{membuf_write}, NULL, 0, 0};
+    tu_membuf ref = {{tu_membuf_write}, NULL, 0, 0};
     fz7_cpu_set_level(FZ7_LEVEL_PORTABLE);
     encode(level, &ref);
     fz7_lzma_enc_opts o;
@@ -181,7 +160,7 @@ static void identical_across_levels(unsigned level)
     check_decodes(&ref, fz7_lzma2_dict_prop(o.dict_size));
     print_message("mx%u: %zu -> %zu bytes (portable)\n", level, g_n, ref.n);
     for (int l = FZ7_LEVEL_PORTABLE + 1; l <= (int)max; l++) {
-        membuf got = {{membuf_write}, NULL, 0, 0};
+        tu_membuf got = {{tu_membuf_write}, NULL, 0, 0};
         fz7_cpu_set_level((fz7_cpu_level)l);
         encode(level, &got);
         if (got.n != ref.n || memcmp(got.p, ref.p, ref.n) != 0) {
@@ -205,17 +184,17 @@ static void identical_across_levels(unsigned level)
 static void mt_identical(unsigned level)
 {
     const uint64_t bs = (uint64_t)1 << 20;
-    membuf ref = {{membuf_write}, NULL, 0, 0};
+    tu_membuf ref = {{tu_membuf_write}, NULL, 0, 0};
     encode_with(level, 1, bs, 1 << 20, &ref);
     check_decodes(&ref, fz7_lzma2_dict_prop((uint32_t)bs));
     for (uint32_t t = 2; t <= 3; t++) {
-        membuf got = {{membuf_write}, NULL, 0, 0};
+        tu_membuf got = {{tu_membuf_write}, NULL, 0, 0};
         encode_with(level, t, bs, t == 2 ? 65537 : 2 << 20, &got);
         assert_int_equal(got.n, ref.n);
         assert_memory_equal(got.p, ref.p, ref.n);
         free(got.p);
     }
-    membuf one = {{membuf_write}, NULL, 0, 0}, single = {{membuf_write}, NULL, 0, 0};
+    tu_membuf one = {{tu_membuf_write}, NULL, 0, 0}, single = {{tu_membuf_write}, NULL, 0, 0};
     encode_with(level, 2, (uint64_t)4 << 20, 300001, &one);
     encode(level, &single);
     assert_int_equal(one.n, single.n);
@@ -235,7 +214,7 @@ static void test_mt_args(void **state)
     (void)state;
     fz7_lzma_enc_opts o;
     fz7_lzma_enc_preset(&o, 5);
-    membuf m = {{membuf_write}, NULL, 0, 0};
+    tu_membuf m = {{tu_membuf_write}, NULL, 0, 0};
     fz7_lzma_enc *e = NULL;
     assert_int_equal(fz7_lzma2_enc_new_mt(&o, 0, 0, &m.base, &e), FZ7_E_ARG);
     assert_int_equal(fz7_lzma2_enc_new_mt(&o, FZ7_LZMA2_MT_THREADS_MAX + 1, 0, &m.base, &e), FZ7_E_ARG);

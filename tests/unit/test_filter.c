@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "filter/filter.h"
+#include "test_util.h"
 
 static char *data_path(const char *name)
 {
@@ -24,25 +25,9 @@ static char *data_path(const char *name)
     return path;
 }
 
-static uint8_t *load(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *p = malloc(len > 0 ? (size_t)len : 1);
-    assert_non_null(p);
-    assert_int_equal(fread(p, 1, (size_t)len, f), (size_t)len);
-    fclose(f);
-    *n = (size_t)len;
-    return p;
-}
-
 static uint8_t *load_vector(const char *name, size_t *n)
 {
-    uint8_t *p = load(data_path(name), n);
+    uint8_t *p = tu_load(data_path(name), n);
     if (!p)
         fail_msg("missing test vector %s", data_path(name));
     return p;
@@ -321,7 +306,7 @@ static void test_round_trip_executable(void **state)
 {
     (void)state;
     size_t n;
-    uint8_t *exe = load("/bin/ls", &n);
+    uint8_t *exe = tu_load("/bin/ls", &n);
     if (!exe) {
         print_message("SKIP: /bin/ls not readable\n");
         skip();

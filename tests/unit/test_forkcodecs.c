@@ -18,6 +18,7 @@
 #include "check/check.h"
 #include "codec/codec.h"
 #include "format/archive.h"
+#include "test_util.h"
 
 static char scratch[256];
 static uint8_t *data1, *data2;       /* test inputs */
@@ -51,29 +52,6 @@ static uint8_t *make_data(size_t n, uint32_t seed)
         }
     }
     return p;
-}
-
-static uint8_t *load(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *p = malloc(len > 0 ? (size_t)len : 1);
-    assert_non_null(p);
-    assert_int_equal(fread(p, 1, (size_t)len, f), (size_t)len);
-    fclose(f);
-    *n = (size_t)len;
-    return p;
-}
-
-static void save(const char *path, const void *p, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(p, 1, n, f), n);
-    fclose(f);
 }
 
 static bool have_tool(const char *name)
@@ -112,7 +90,7 @@ static uint8_t *load_scratch(const char *name, size_t *n)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", scratch, name);
-    return load(path, n);
+    return tu_load_existing(path, n);
 }
 
 typedef enum { K_ZSTD, K_LZ4, K_BROTLI } kind;
@@ -260,9 +238,9 @@ static int setup(void **state)
     data2 = make_data(data2_n, 11);
     char path[512];
     snprintf(path, sizeof path, "%s/d1", scratch);
-    save(path, data1, data1_n);
+    tu_save(path, data1, data1_n);
     snprintf(path, sizeof path, "%s/d2", scratch);
-    save(path, data2, data2_n);
+    tu_save(path, data2, data2_n);
     return 0;
 }
 
@@ -587,7 +565,7 @@ static void check_7z(uint32_t id, const uint8_t *packed, size_t packed_n, const 
     char path[512];
     snprintf(path, sizeof path, "%s/%s", scratch, name);
     uint8_t *a = make_7z(id, props5, 5, packed, packed_n, data1_n, crc, &n);
-    save(path, a, n);
+    tu_save(path, a, n);
     sink k = {0};
     assert_int_equal(extract(path, NULL, &k), FZ7_OK);
     if (k.result != FZ7_OK)
@@ -600,14 +578,14 @@ static void check_7z(uint32_t id, const uint8_t *packed, size_t packed_n, const 
 
     /* A wrong stored CRC, and an unpack size one short. */
     a = make_7z(id, props5, 5, packed, packed_n, data1_n, crc ^ 1, &n);
-    save(path, a, n);
+    tu_save(path, a, n);
     sink c = {0};
     assert_int_equal(extract(path, NULL, &c), FZ7_OK);
     assert_int_equal(c.result, FZ7_E_CRC);
     free(c.data);
     free(a);
     a = make_7z(id, props5, 5, packed, packed_n, data1_n - 1, crc, &n);
-    save(path, a, n);
+    tu_save(path, a, n);
     sink s = {0};
     assert_int_equal(extract(path, NULL, &s), FZ7_OK);
     assert_int_equal(s.result, FZ7_E_DATA);
@@ -615,7 +593,7 @@ static void check_7z(uint32_t id, const uint8_t *packed, size_t packed_n, const 
     free(a);
     /* Properties of 4 bytes: the method is unsupported as stored. */
     a = make_7z(id, props5, 4, packed, packed_n, data1_n, crc, &n);
-    save(path, a, n);
+    tu_save(path, a, n);
     sink u = {0};
     assert_int_equal(extract(path, NULL, &u), FZ7_OK);
     assert_int_equal(u.result, FZ7_E_UNSUPPORTED);
@@ -807,7 +785,7 @@ static void test_xz_riscv(void **state)
     size_t n = make_riscv(raw, cap);
     char path[512];
     snprintf(path, sizeof path, "%s/rv.bin", scratch);
-    save(path, raw, n);
+    tu_save(path, raw, n);
     /* 7zz's RISCV filter stored by Copy: the pack stream (at 32) is the
      * filtered code, as long as the input. */
     sh("rm -f rv.7z && 7zz a -m0=RISCV -m1=Copy rv.7z rv.bin > /dev/null");
@@ -820,7 +798,7 @@ static void test_xz_riscv(void **state)
     size_t xn;
     uint8_t *x = make_xz(filtered, raw, n, 0, 0, &xn);
     snprintf(path, sizeof path, "%s/rv.xz", scratch);
-    save(path, x, xn);
+    tu_save(path, x, xn);
     free(x);
     /* 7zz reads the file built here back to the input... */
     sh("7zz x -so rv.xz 2>/dev/null > rv.7zz && cmp -s rv.7zz rv.bin");
@@ -848,7 +826,7 @@ static void test_xz_riscv(void **state)
         {1, FZ7_E_UNSUPPORTED}, {0x100000, FZ7_E_CRC}};
     for (size_t i = 0; i < 2; i++) {
         x = make_xz(filtered, raw, n, 4, offs[i].start, &xn);
-        save(path, x, xn);
+        tu_save(path, x, xn);
         free(x);
         assert_int_equal(fz7_archive_open(path, NULL, &a, err, sizeof err), FZ7_OK);
         sink b = {0};

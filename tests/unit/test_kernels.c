@@ -18,6 +18,7 @@
 #include "cpu/cpu.h"
 #include "cpu/dispatch.h"
 #include "cpu/kernels.h"
+#include "test_util.h"
 
 typedef uint32_t (*crc32_fn)(uint32_t, const uint8_t *, size_t);
 typedef uint64_t (*crc64_fn)(uint64_t, const uint8_t *, size_t);
@@ -151,22 +152,6 @@ static void test_crc_known_answers(void **state)
     free(d);
 }
 
-static void hex(const uint8_t *d, size_t n, char *out)
-{
-    for (size_t i = 0; i < n; i++)
-        sprintf(out + 2 * i, "%02x", d[i]);
-}
-
-static void sha_hex(const void *p, size_t n, char out[65])
-{
-    fz7_sha256 s;
-    uint8_t d[32];
-    fz7_sha256_init(&s);
-    fz7_sha256_update(&s, p, n);
-    fz7_sha256_final(&s, d);
-    hex(d, 32, out);
-}
-
 /* FIPS 180-4 examples (and the NIST long-message one) through the
  * incremental API at every level, which picks each SHA path in turn. */
 static void test_sha256_fips_vectors(void **state)
@@ -180,20 +165,20 @@ static void test_sha256_fips_vectors(void **state)
     uint8_t *d = pattern_100003();
     for (int lvl = 0; lvl <= (int)fz7_cpu_max_level(); lvl++) {
         fz7_cpu_set_level((fz7_cpu_level)lvl);
-        sha_hex("abc", 3, h);
+        tu_sha256_hex("abc", 3, h);
         assert_string_equal(h, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-        sha_hex("", 0, h);
+        tu_sha256_hex("", 0, h);
         assert_string_equal(h, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
         const char *m2 = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
-        sha_hex(m2, strlen(m2), h);
+        tu_sha256_hex(m2, strlen(m2), h);
         assert_string_equal(h, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
         const char *m3 = "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmno"
                          "ijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu";
-        sha_hex(m3, strlen(m3), h);
+        tu_sha256_hex(m3, strlen(m3), h);
         assert_string_equal(h, "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
-        sha_hex(million, 1000000, h);
+        tu_sha256_hex(million, 1000000, h);
         assert_string_equal(h, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
-        sha_hex(d, 100003, h);
+        tu_sha256_hex(d, 100003, h);
         assert_string_equal(h, "76f71edcad7721baf424e1b72194bb8054af2ec51aeb7f1046a0f77dc6ebe55f");
     }
     fz7_cpu_set_level(fz7_cpu_max_level());
@@ -376,7 +361,7 @@ static void test_sha256_incremental(void **state)
     fill_random(buf, n, &s);
     fz7_cpu_set_level(FZ7_LEVEL_PORTABLE);
     char want[65], got[65];
-    sha_hex(buf, n, want);
+    tu_sha256_hex(buf, n, want);
     for (int lvl = 0; lvl <= (int)fz7_cpu_max_level(); lvl++) {
         fz7_cpu_set_level((fz7_cpu_level)lvl);
         for (int round = 0; round < 50; round++) {
@@ -390,7 +375,7 @@ static void test_sha256_incremental(void **state)
                 fz7_sha256_update(&h, buf + at, piece);
             }
             fz7_sha256_final(&h, d);
-            hex(d, 32, got);
+            tu_hex(d, 32, got);
             if (strcmp(want, got))
                 fail_msg("sha256 level %d split: seed %llu round %d", lvl, (unsigned long long)seed, round);
         }

@@ -14,30 +14,9 @@
 
 #include "lzma/lzma_dec.h"
 #include "lzma/lzma_enc.h"
+#include "test_util.h"
 
 /* ---- helpers ------------------------------------------------------------ */
-
-typedef struct membuf {
-    fz7_ostream base;
-    uint8_t *p;
-    size_t n, cap;
-} membuf;
-
-static fz7_status membuf_write(fz7_ostream *s, const uint8_t *buf, size_t n)
-{
-    membuf *m = (membuf *)s;
-    if (m->n + n > m->cap) {
-        size_t cap = (m->n + n) * 2 + 64;
-        uint8_t *q = realloc(m->p, cap);
-        if (!q)
-            return FZ7_E_MEM;
-        m->p = q;
-        m->cap = cap;
-    }
-    memcpy(m->p + m->n, buf, n);
-    m->n += n;
-    return FZ7_OK;
-}
 
 static uint64_t rng_state;
 static uint32_t rnd(void)
@@ -118,11 +97,11 @@ static uint8_t *make_input(int kind, size_t n, uint32_t seed)
 }
 
 /* Encodes data in pieces of random sizes (1 byte .. 200 KiB). */
-static fz7_status encode(const fz7_lzma_enc_opts *o, int lzma2, const uint8_t *d, size_t n, membuf *out,
+static fz7_status encode(const fz7_lzma_enc_opts *o, int lzma2, const uint8_t *d, size_t n, tu_membuf *out,
                          uint8_t props[5], uint8_t *dict_prop)
 {
     memset(out, 0, sizeof(*out));
-    out->base.write = membuf_write;
+    out->base.write = tu_membuf_write;
     fz7_lzma_enc *e;
     fz7_status st = lzma2 ? fz7_lzma2_enc_new(o, &out->base, &e) : fz7_lzma_enc_new(o, &out->base, &e);
     if (st != FZ7_OK)
@@ -147,7 +126,7 @@ static fz7_status encode(const fz7_lzma_enc_opts *o, int lzma2, const uint8_t *d
     return st;
 }
 
-static void decode_fz7(int lzma2, const uint8_t props[5], uint8_t dict_prop, int eos, const membuf *c,
+static void decode_fz7(int lzma2, const uint8_t props[5], uint8_t dict_prop, int eos, const tu_membuf *c,
                        const uint8_t *d, size_t n)
 {
     fz7_istream *src = fz7_istream_from_memory(c->p, c->n);
@@ -182,7 +161,7 @@ static int have_xz(void)
     return g_have_xz;
 }
 
-static void decode_xz(int lzma2, const uint8_t props[5], const fz7_lzma_enc_opts *o, int eos, const membuf *c,
+static void decode_xz(int lzma2, const uint8_t props[5], const fz7_lzma_enc_opts *o, int eos, const tu_membuf *c,
                       const uint8_t *d, size_t n)
 {
     if (!have_xz())
@@ -226,7 +205,7 @@ static size_t round_trip(const fz7_lzma_enc_opts *o, int lzma2, int kind, size_t
              lzma2 ? "lzma2" : "lzma1", o->dict_size, o->lc, o->lp, o->pb, (int)o->mode, o->nice_len, (int)o->mf,
              o->depth, o->end_marker);
     uint8_t *d = make_input(kind, n, seed);
-    membuf c;
+    tu_membuf c;
     uint8_t props[5], dict_prop;
     CHECK(encode(o, lzma2, d, n, &c, props, &dict_prop) == FZ7_OK);
     int eos = !lzma2 && o->end_marker;
@@ -247,7 +226,7 @@ static void test_empty_and_tiny(void **state)
     fz7_lzma_enc_opts o;
     assert_int_equal(fz7_lzma_enc_preset(&o, 5), FZ7_OK);
     uint8_t props[5], dp;
-    membuf c;
+    tu_membuf c;
     /* Empty LZMA2: only the end byte. Empty LZMA1: the range coder's 5 bytes. */
     assert_int_equal(encode(&o, 1, NULL, 0, &c, props, &dp), FZ7_OK);
     assert_int_equal(c.n, 1);
@@ -309,7 +288,7 @@ static void test_random_stored_chunks(void **state)
     o.dict_size = 1 << 20;
     size_t n = 300000;
     uint8_t *d = make_input(IN_RANDOM, n, 5);
-    membuf c;
+    tu_membuf c;
     uint8_t props[5], dp;
     snprintf(g_ctx, sizeof g_ctx, "random 300000 seed 5 lzma2 level 5");
     assert_int_equal(encode(&o, 1, d, n, &c, props, &dp), FZ7_OK);
@@ -391,7 +370,7 @@ static void test_deterministic(void **state)
     fz7_lzma_enc_preset(&o, 7);
     fz7_lzma_enc_reduce_dict(&o, 150000);
     uint8_t *d = make_input(IN_MIXED, 150000, 3);
-    membuf a, b;
+    tu_membuf a, b;
     uint8_t props[5], dp;
     rng_state = 1; /* different write pieces each time */
     assert_int_equal(encode(&o, 1, d, 150000, &a, props, &dp), FZ7_OK);
@@ -460,7 +439,7 @@ static void test_options(void **state)
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "fb=12x"), FZ7_E_ARG);
 
     /* LZMA2 refuses lc + lp > 4; LZMA1 takes it. */
-    membuf c = {{membuf_write}, NULL, 0, 0};
+    tu_membuf c = {{tu_membuf_write}, NULL, 0, 0};
     fz7_lzma_enc *e = NULL;
     fz7_lzma_enc_preset(&o, 1);
     o.lc = 4;

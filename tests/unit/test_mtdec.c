@@ -21,6 +21,7 @@
 #include "format/decode_pool.h"
 #include "format/xz_write.h"
 #include "lzma/lzma_enc.h"
+#include "test_util.h"
 
 /* Text-like bytes from a fixed seed: words from a small vocabulary, so
  * LZMA finds matches and a block is far from incompressible. */
@@ -50,29 +51,6 @@ static char *tmp_path(const char *suffix)
     assert_non_null(p);
     snprintf(p, 256, "/tmp/fz7_test_mtdec_%ld_%u%s", (long)getpid(), counter++, suffix);
     return p;
-}
-
-static uint8_t *read_all(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *p = malloc(len > 0 ? (size_t)len : 1);
-    assert_non_null(p);
-    assert_int_equal(fread(p, 1, (size_t)len, f), (size_t)len);
-    fclose(f);
-    *n = (size_t)len;
-    return p;
-}
-
-static void write_all(const char *path, const uint8_t *p, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(p, 1, n, f), n);
-    fclose(f);
 }
 
 /* ---- What extraction reported ------------------------------------------ */
@@ -216,7 +194,7 @@ static void test_xz_damage_agrees(void **state)
     uint8_t *data = make_data(XZ_DATA_BYTES, 11);
     char *path = make_xz(data, XZ_DATA_BYTES, XZ_BLOCK_BYTES, FZ7_XZ_CHECK_CRC32);
     size_t n;
-    uint8_t *raw = read_all(path, &n);
+    uint8_t *raw = tu_load_existing(path, &n);
     char *bad = tmp_path(".xz");
     unsigned failures = 0, partial = 0;
     /* Blocks start after the 12-byte stream header; the index and footer
@@ -224,7 +202,7 @@ static void test_xz_damage_agrees(void **state)
     for (size_t k = 1; k < 40; k++) {
         size_t off = 12 + (n - 12 - 400) * k / 40;
         raw[off] ^= 0x5A;
-        write_all(bad, raw, n);
+        tu_save(bad, raw, n);
         raw[off] ^= 0x5A;
         recorder one, many;
         fz7_open_opts o = {.threads = 1};
@@ -382,7 +360,7 @@ static void test_7z_damage_agrees(void **state)
     make7_data(data);
     char *path = make_7z(data);
     size_t n;
-    uint8_t *raw = read_all(path, &n);
+    uint8_t *raw = tu_load_existing(path, &n);
     char *bad = tmp_path(".7z");
     unsigned damaged = 0;
     /* Pack streams follow the 32-byte signature header; the header is at
@@ -390,7 +368,7 @@ static void test_7z_damage_agrees(void **state)
     for (size_t k = 1; k < 24; k++) {
         size_t off = 32 + (n * 8 / 10 - 32) * k / 24;
         raw[off] ^= 0x21;
-        write_all(bad, raw, n);
+        tu_save(bad, raw, n);
         raw[off] ^= 0x21;
         recorder one, many;
         assert_int_equal(run(bad, 1, 0, NULL, 0, &one), FZ7_OK);

@@ -17,6 +17,7 @@
 #include "format/archive.h"
 #include "format/archive_impl.h"
 #include "format/file_io.h"
+#include "test_util.h"
 
 static char g_dir[256];
 
@@ -201,22 +202,6 @@ static void test_missing_rule(void **state)
 
 /* ---- archives ---- */
 
-static uint8_t *read_whole(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *p = malloc(len > 0 ? (size_t)len : 1);
-    assert_non_null(p);
-    assert_int_equal(fread(p, 1, (size_t)len, f), (size_t)len);
-    fclose(f);
-    *n = (size_t)len;
-    return p;
-}
-
 /* Per entry: CRC32 of the data delivered and the end status. */
 typedef struct {
     uint32_t crc[256];
@@ -354,7 +339,7 @@ static void test_split_and_sfx_archive(void **state)
         skip();
     }
     size_t n;
-    uint8_t *arc = read_whole(src, &n);
+    uint8_t *arc = tu_load(src, &n);
     assert_non_null(arc);
     write_file("whole.7z", arc, n);
     digest *d0 = malloc(sizeof *d0), *d1 = malloc(sizeof *d1);
@@ -429,7 +414,7 @@ static void test_missing_volume_archive(void **state)
         skip();
     }
     size_t n;
-    uint8_t *arc = read_whole(src, &n);
+    uint8_t *arc = tu_load(src, &n);
     assert_non_null(arc);
     size_t vol = n / 3 + 1;   /* three volumes, the last one shorter */
     write_volumes("mv.7z", arc, n, vol);

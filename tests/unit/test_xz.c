@@ -20,6 +20,7 @@
 #include "check/check.h"
 #include "format/archive.h"
 #include "lzma/lzma_dec.h"
+#include "test_util.h"
 
 static const char *own_dir(void)
 {
@@ -132,12 +133,6 @@ static fz7_status run(const char *path, uint64_t mem_limit, sink *s, fz7_status 
     return FZ7_OK;
 }
 
-static void hex(const uint8_t *d, size_t n, char *out)
-{
-    for (size_t i = 0; i < n; i++)
-        sprintf(out + 2 * i, "%02x", d[i]);
-}
-
 /* Runs every row of dir/MANIFEST.tsv; fails the test on any wrong row. */
 static void run_manifest(const char *dir)
 {
@@ -175,7 +170,7 @@ static void run_manifest(const char *dir)
             uint8_t d[32];
             char h[65];
             fz7_sha256_final(&s.sha, d);
-            hex(d, 32, h);
+            tu_hex(d, 32, h);
             if (st != FZ7_OK) {
                 print_message("  FAIL  %-36s open: %s (%s)\n", name, fz7_status_str(st), err);
             } else if (rc != FZ7_OK || s.begins != 1 || s.ends != 1 || s.end_status != FZ7_OK) {

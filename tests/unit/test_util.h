@@ -1,0 +1,93 @@
+/* test_util.h - helpers the unit tests share (reading and writing whole
+ * files, an in-memory ostream, hex and SHA-256 hex digests). Included after <cmocka.h>: the
+ * helpers assert with cmocka, so a failed read or write fails the test. */
+#ifndef FZ7_TEST_UTIL_H
+#define FZ7_TEST_UTIL_H
+
+#include "check/check.h"
+#include "fz7_common.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The whole file at path in a malloc'ed buffer (at least 1 byte), its
+ * size in *n; NULL when the file cannot be opened. A short read fails. */
+static inline uint8_t *tu_load(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *p = malloc(len > 0 ? (size_t)len : 1);
+    assert_non_null(p);
+    assert_int_equal(fread(p, 1, (size_t)len, f), (size_t)len);
+    fclose(f);
+    *n = (size_t)len;
+    return p;
+}
+
+/* tu_load for a file that must exist: a missing one fails the test. */
+static inline uint8_t *tu_load_existing(const char *path, size_t *n)
+{
+    uint8_t *p = tu_load(path, n);
+    if (!p)
+        fail_msg("cannot open %s", path);
+    return p;
+}
+
+/* Writes p[0..n) to path (created or truncated); fails the test on error. */
+static inline void tu_save(const char *path, const void *p, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(p, 1, n, f), n);
+    fclose(f);
+}
+
+/* An fz7_ostream that collects everything written into a growing buffer
+ * (free p when done). Start one as {{tu_membuf_write}, NULL, 0, 0}. */
+typedef struct tu_membuf {
+    fz7_ostream base;
+    uint8_t *p;
+    size_t n, cap;
+} tu_membuf;
+
+static inline fz7_status tu_membuf_write(fz7_ostream *s, const uint8_t *buf, size_t n)
+{
+    tu_membuf *m = (tu_membuf *)s;
+    if (m->n + n > m->cap) {
+        size_t cap = (m->n + n) * 2 + 64;
+        uint8_t *q = realloc(m->p, cap);
+        if (!q)
+            return FZ7_E_MEM;
+        m->p = q;
+        m->cap = cap;
+    }
+    memcpy(m->p + m->n, buf, n);
+    m->n += n;
+    return FZ7_OK;
+}
+
+/* d[0..n) as lowercase hex into out (2n + 1 bytes). */
+static inline void tu_hex(const uint8_t *d, size_t n, char *out)
+{
+    for (size_t i = 0; i < n; i++)
+        sprintf(out + 2 * i, "%02x", d[i]);
+}
+
+/* SHA-256 of p[0..n) as 64 hex digits. */
+static inline void tu_sha256_hex(const void *p, size_t n, char out[65])
+{
+    fz7_sha256 s;
+    uint8_t d[32];
+    fz7_sha256_init(&s);
+    fz7_sha256_update(&s, p, n);
+    fz7_sha256_final(&s, d);
+    tu_hex(d, 32, out);
+}
+
+#endif
