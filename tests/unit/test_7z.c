@@ -283,20 +283,7 @@ static void free_items(item *v, long n)
 
 /* ---- The shared corpus ---- */
 
-static const char *corpus_dir(void)
-{
-    static char path[1024];
-    const char *shared = getenv("FZ7_SHARED");
-    if (shared && *shared) {
-        snprintf(path, sizeof path, "%s/corpus/7z", shared);
-    } else {
-        const char *here = __FILE__, *slash = strrchr(here, '/');
-        snprintf(path, sizeof path, "%.*s/../../../shared/corpus/7z",
-                 slash ? (int)(slash - here) : 1, slash ? here : ".");
-    }
-    struct stat st;
-    return stat(path, &st) == 0 ? path : NULL;
-}
+static const char *corpus_dir(void) { return tu_shared_dir("corpus/7z"); }
 
 /* The entries of a's folders whose method list holds an unsupported one. */
 static bool entry_supported(const fz7_archive *a, const char *entry_path)

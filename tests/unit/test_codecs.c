@@ -1066,20 +1066,7 @@ static void test_riscv(void **state)
 
 /* ---- The shared corpus ---- */
 
-static const char *corpus_dir(void)
-{
-    static char path[4096];
-    const char *shared = getenv("FZ7_SHARED");
-    if (shared && *shared) {
-        snprintf(path, sizeof path, "%s/corpus/7z", shared);
-    } else {
-        const char *here = __FILE__, *slash = strrchr(here, '/');
-        snprintf(path, sizeof path, "%.*s/../../../shared/corpus/7z", slash ? (int)(slash - here) : 1,
-                 slash ? here : ".");
-    }
-    struct stat st;
-    return stat(path, &st) == 0 ? path : NULL;
-}
+static const char *corpus_dir(void) { return tu_shared_dir("corpus/7z"); }
 
 /* Every file row of expected/<name>.tsv matches an extracted entry (path,
  * size, SHA-256), and every extracted file is listed. */

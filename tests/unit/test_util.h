@@ -1,6 +1,6 @@
-/* test_util.h - helpers the unit tests share (reading and writing whole
- * files, an in-memory ostream, hex and SHA-256 hex digests). Included after <cmocka.h>: the
- * helpers assert with cmocka, so a failed read or write fails the test. */
+/* test_util.h - helpers the unit tests share: whole-file read and write,
+ * an in-memory ostream, hex and SHA-256 hex digests, the shared corpus
+ * folder. Include it after <cmocka.h>: the helpers assert with cmocka. */
 #ifndef FZ7_TEST_UTIL_H
 #define FZ7_TEST_UTIL_H
 
@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* The whole file at path in a malloc'ed buffer (at least 1 byte), its
  * size in *n; NULL when the file cannot be opened. A short read fails. */
@@ -70,6 +71,25 @@ static inline fz7_status tu_membuf_write(fz7_ostream *s, const uint8_t *buf, siz
     memcpy(m->p + m->n, buf, n);
     m->n += n;
     return FZ7_OK;
+}
+
+/* The folder sub ("corpus/7z") of the shared folder: $FZ7_SHARED/sub, or
+ * without FZ7_SHARED the checkout's sibling ../shared/sub (as
+ * tests/CMakeLists.txt assumes). NULL when that folder does not exist (the
+ * caller prints SKIP). The path is in a static buffer. */
+static inline const char *tu_shared_dir(const char *sub)
+{
+    static char path[4096];
+    const char *shared = getenv("FZ7_SHARED");
+    if (shared && *shared) {
+        snprintf(path, sizeof path, "%s/%s", shared, sub);
+    } else {
+        const char *here = __FILE__, *slash = strrchr(here, '/');
+        snprintf(path, sizeof path, "%.*s/../../../shared/%s", slash ? (int)(slash - here) : 1,
+                 slash ? here : ".", sub);
+    }
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? path : NULL;
 }
 
 /* d[0..n) as lowercase hex into out (2n + 1 bytes). */

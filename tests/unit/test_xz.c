@@ -33,22 +33,7 @@ static const char *own_dir(void)
 }
 
 /* The shared corpus folder, or NULL when it is absent. */
-static const char *corpus_dir(void)
-{
-    static char path[4096];
-    const char *shared = getenv("FZ7_SHARED");
-    if (shared && *shared) {
-        snprintf(path, sizeof path, "%s/corpus/xz", shared);
-    } else {
-        /* The checkout's sibling folder, as tests/CMakeLists.txt assumes. */
-        const char *here = __FILE__;
-        const char *slash = strrchr(here, '/');
-        snprintf(path, sizeof path, "%.*s/../../../shared/corpus/xz",
-                 slash ? (int)(slash - here) : 1, slash ? here : ".");
-    }
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? path : NULL;
-}
+static const char *corpus_dir(void) { return tu_shared_dir("corpus/xz"); }
 
 /* Whether lzma/ has real decoders yet (the stub answers UNSUPPORTED). */
 static int have_lzma2(void)

@@ -19,6 +19,7 @@
 
 #include "check/check.h"
 #include "format/archive.h"
+#include "test_util.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -34,17 +35,7 @@ static const char *dir_of(const char *rel)
     return path[which];
 }
 
-static const char *corpus_dir(void)
-{
-    static char path[4096];
-    const char *shared = getenv("FZ7_SHARED");
-    if (shared && *shared)
-        snprintf(path, sizeof path, "%s/corpus/xz", shared);
-    else
-        snprintf(path, sizeof path, "%s", dir_of("../../../shared/corpus/xz"));
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? path : NULL;
-}
+static const char *corpus_dir(void) { return tu_shared_dir("corpus/xz"); }
 
 static uint8_t *slurp(const char *path, size_t *n)
 {
