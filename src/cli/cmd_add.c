@@ -471,7 +471,8 @@ int fz7_cmd_add(const struct fz7_options *o)
         return FZ7_EXIT_USAGE;
     }
 
-    /* The archive name: 7-Zip adds ".7z" when the name has no extension. */
+    /* The archive name: 7-Zip adds ".7z" (".xz" with -txz) when the name has
+     * no extension. */
     bool xz = o->type == FZ7_TYPE_XZ ||
               (o->type == FZ7_TYPE_AUTO && (fz7_ends_with(o->archive, ".xz") || fz7_ends_with(o->archive, ".txz")));
     if (o->type == FZ7_TYPE_LZMA) {
@@ -483,7 +484,7 @@ int fz7_cmd_add(const struct fz7_options *o)
     base = base ? base + 1 : o->archive;
     char path[PATH_MAX];
     if (snprintf(path, sizeof path, "%s%s", o->archive,
-                 !xz && !strchr(base, '.') ? ".7z" : "") >= (int)sizeof path) {
+                 strchr(base, '.') ? "" : xz ? ".xz" : ".7z") >= (int)sizeof path) {
         fprintf(stderr, "\nERROR: archive name too long\n");
         return FZ7_EXIT_USAGE;
     }

@@ -59,10 +59,13 @@ static void entry_error(run *r, fz7_status st, const fz7_entry *e, const char *d
     r->errors++;
 }
 
+/* Permission bits to create an entry with: the stored ones less the
+ * umask, as 7-Zip does, and never setuid, setgid or sticky (an archive from
+ * a stranger must not plant a setuid file, least of all when run as root). */
 static uint32_t perm_of(const run *r, const fz7_entry *e)
 {
-    uint32_t perm = e->mode & 07777;
-    if ((perm & 0777) == 0) {
+    uint32_t perm = e->mode & 0777 & ~(uint32_t)r->umask_bits;
+    if ((e->mode & 0777) == 0) {
         perm = (e->is_dir ? 0777u : 0666u) & ~(uint32_t)r->umask_bits;
         if (e->has_attrib && (e->attrib & 1) && !e->is_dir)
             perm &= ~0222u;

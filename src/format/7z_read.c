@@ -647,6 +647,10 @@ static char *default_name(const char *archive_path, char *old)
 static void derive_mode(fz7_entry *e)
 {
     uint32_t unix_mode = (e->has_attrib && (e->attrib & 0x8000)) ? e->attrib >> 16 : 0;
+    /* Mode bits without a file type are not a Unix mode 7-Zip honours
+     * (some writers set 0x8000 with garbage above it): use the defaults. */
+    if ((unix_mode & S_IFMT) == 0)
+        unix_mode = 0;
     if (e->has_attrib && (e->attrib & 0x10))
         e->is_dir = true;
     if (unix_mode) {
@@ -654,9 +658,7 @@ static void derive_mode(fz7_entry *e)
             e->is_dir = true;
         if (S_ISLNK(unix_mode) && !e->is_dir)
             e->is_symlink = true;
-        if ((unix_mode & S_IFMT) == 0)
-            unix_mode |= e->is_dir ? S_IFDIR : S_IFREG;
-        else if (e->is_dir && !S_ISDIR(unix_mode))
+        if (e->is_dir && !S_ISDIR(unix_mode))
             unix_mode = (unix_mode & 07777) | S_IFDIR;
         e->mode = unix_mode;
         return;

@@ -128,6 +128,19 @@ char *fz7_strip_compressed_suffix(const char *archive_path)
             }
         }
     }
+    /* No known suffix: as 7-Zip, drop the last extension ("data.bin" ->
+     * "data"), or add "~" when there is none ("data" -> "data~"), so the
+     * entry never takes the archive's own name (extracting would replace
+     * the archive with its contents). */
+    if (keep == n) {
+        const char *dot = strrchr(base, '.');
+        if (dot && dot != base) {
+            keep = (size_t)(dot - base);
+        } else {
+            repl = "~";
+            rl = 1;
+        }
+    }
     char *r = malloc(keep + rl + 1);
     if (!r)
         return NULL;

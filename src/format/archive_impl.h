@@ -43,7 +43,9 @@ fz7_status fz7_libarchive_open(fz7_archive *a, char *err, size_t errlen);
 
 /* The name the one entry of a compressed file gets: the archive's base
  * name without a volume number (".001") and its .xz/.lzma/.gz/.bz2/.zst/
- * .lz4/.Z suffix (.txz, .tgz, .tbz2, .tzst -> .tar), as 7-Zip names it. */
+ * .lz4/.Z suffix (.txz, .tgz, .tbz2, .tzst -> .tar), as 7-Zip names it;
+ * with no known suffix, the name without its last extension, or the name
+ * and "~" when it has none, so it never equals the archive's name. */
 char *fz7_strip_compressed_suffix(const char *archive_path);
 
 #endif

@@ -448,15 +448,18 @@ static void test_missing_volume_archive(void **state)
     free(arc);
 }
 
-/* The one entry of a compressed file is named after the archive. */
+/* The one entry of a compressed file is named after the archive, never
+ * with the archive's own name (7-Zip's rule: drop the last extension, or
+ * add "~"). */
 static void test_compressed_entry_name(void **state)
 {
     (void)state;
     static const char *const cases[][2] = {
         {"x.tar.gz.001", "x.tar"}, {"dir/a.txz", "a.tar"}, {"b.xz", "b"},
         {"c.TGZ", "c.tar"},        {"d.tar.zst", "d.tar"}, {"e.bz2.0001", "e"},
-        {"archive.2023", "archive.2023"}, {"f.gz.1", "f.gz.1"}, {"g.Z", "g"},
-        {".xz", ".xz"},            {"h.lzma.01", "h"},     {"i.tbz2", "i.tar"},
+        {"archive.2023", "archive"}, {"f.gz.1", "f.gz"}, {"g.Z", "g"},
+        {".xz", ".xz~"},           {"h.lzma.01", "h"},     {"i.tbz2", "i.tar"},
+        {"noext", "noext~"},       {"foo.bin", "foo"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *n = fz7_strip_compressed_suffix(cases[i][0]);

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# extract_safety.sh - what extraction must never do, found by trying fz7 as
+# a new user: write a compressed file's contents over the archive itself
+# (an .xz/.lzma whose name has no known suffix), create files with more
+# permissions than the umask allows, or plant setuid/setgid bits.
+set -u
+[ -x "${FZ7:-}" ] || { echo "SKIP: FZ7 does not point to the fz7 binary"; exit 77; }
+for t in xz 7zz sha256sum; do
+  command -v "$t" >/dev/null || { echo "SKIP: $t is not installed"; exit 77; }
+done
+mkdir -p "$FZ7_SCRATCH" && cd "$FZ7_SCRATCH" || exit 1
+rm -rf ./* && umask 022
+pass=0 failed=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
+
+printf 'payload\n' > data && xz -k -c data > data.xz
+# name (of a copy of data.xz) -> the file x must write (7-Zip's rule)
+for pair in "foo.bin:foo" "q:q~" "x.xz:x" "y.txz:y.tar" "z.tar.xz:z.tar" ".hidden:.hidden~"; do
+  name=${pair%%:*} want=${pair#*:}
+  rm -rf t && mkdir t && cp data.xz "t/$name"
+  (cd t && "$FZ7" x -y "$name" >/dev/null 2>&1); rc=$?
+  if [ $rc -ne 0 ]; then bad "x $name: exit $rc"; continue; fi
+  cmp -s "t/$name" data.xz || { bad "x $name: the archive itself was changed"; continue; }
+  cmp -s "t/$want" data && ok || bad "x $name: expected the data in '$want'"
+done
+# The same for e, and for .lzma.
+xz --format=lzma -c data > t/raw
+(cd t && "$FZ7" e -y raw >/dev/null 2>&1) && cmp -s t/raw~ data && xz --format=lzma -t t/raw && ok ||
+  bad "e raw (.lzma without suffix) did not write raw~ or changed the archive"
+
+# a -txz without an extension makes NAME.xz, as 7zz does.
+rm -f qq qq.xz && "$FZ7" a -txz qq data >/dev/null 2>&1 && [ -f qq.xz ] && [ ! -e qq ] && ok ||
+  bad "a -txz qq did not create qq.xz"
+
+# Permissions: stored 0755/0644 under umask 077 come out 0700/0600; setuid,
+# setgid and sticky bits are dropped.
+rm -rf src && mkdir -p src/d && printf 'x\n' > src/d/plain && printf 'y\n' > src/d/suid &&
+  chmod 644 src/d/plain && chmod 4755 src/d/suid && chmod 3755 src/d &&
+  (cd src && 7zz a -bso0 -bsp0 ../perm.7z d) || { echo "FAIL: could not make perm.7z"; exit 1; }
+rm -rf out && mkdir out
+(umask 077 && "$FZ7" x -y -oout perm.7z >/dev/null 2>&1) || bad "x perm.7z failed"
+[ "$(stat -c %a out/d/plain)" = 600 ] && ok || bad "umask 077: plain is $(stat -c %a out/d/plain), want 600"
+[ "$(stat -c %a out/d/suid)" = 700 ] && ok || bad "umask 077 + setuid: suid is $(stat -c %a out/d/suid), want 700"
+[ "$(stat -c %a out/d)" = 700 ] && ok || bad "umask 077: dir is $(stat -c %a out/d), want 700"
+rm -rf out && mkdir out
+"$FZ7" x -y -oout perm.7z >/dev/null 2>&1 || bad "x perm.7z failed"
+[ "$(stat -c %a out/d/suid)" = 755 ] && ok || bad "setuid kept: suid is $(stat -c %a out/d/suid), want 755"
+[ "$(stat -c %a out/d)" = 755 ] && ok || bad "setgid/sticky kept: dir is $(stat -c %a out/d), want 755"
+
+echo "extract_safety.sh: $pass passed, $failed failed"
+[ $failed -eq 0 ]
