@@ -430,7 +430,7 @@ static void test_corpus_listing(void **state)
         {"empty.7z", "", NULL, NULL, 0, 0, 32, 0, 0, 0, false},
     };
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
-        char path[4096], err[256];
+        char path[4096 + 256], err[256];
         snprintf(path, sizeof path, "%s/%s", dir, rows[r].archive);
         fz7_open_opts o = {.password = "secret"};
         fz7_archive *a;

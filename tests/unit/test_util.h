@@ -17,6 +17,7 @@
  * size in *n; NULL when the file cannot be opened. A short read fails. */
 static inline uint8_t *tu_load(const char *path, size_t *n)
 {
+    *n = 0;
     FILE *f = fopen(path, "rb");
     if (!f)
         return NULL;
