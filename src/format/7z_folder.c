@@ -100,21 +100,6 @@ static void list_name(uint64_t id, char *buf, size_t buflen)
     id_hex(id, buf, buflen);
 }
 
-/* A size as 7-Zip prints dictionaries: "24" for 2^24, else "192k", "3m". */
-static void size_str(uint64_t v, char *buf, size_t buflen)
-{
-    for (unsigned i = 0; i < 64; i++)
-        if (((uint64_t)1 << i) == v) {
-            snprintf(buf, buflen, "%u", i);
-            return;
-        }
-    if (v != 0 && v % ((uint64_t)1 << 20) == 0)
-        snprintf(buf, buflen, "%" PRIu64 "m", v >> 20);
-    else if (v != 0 && v % 1024 == 0)
-        snprintf(buf, buflen, "%" PRIu64 "k", v >> 10);
-    else
-        snprintf(buf, buflen, "%" PRIu64 "b", v);
-}
 
 /* The LZMA2 dictionary byte as 7-Zip prints it: even values name a power
  * of two, odd ones 3 * 2^n. */
@@ -123,7 +108,7 @@ static void lzma2_dict_str(uint8_t p, char *buf, size_t buflen)
     if ((p & 1) == 0 || p >= 40)
         snprintf(buf, buflen, "%u", (unsigned)(p >> 1) + 12);
     else
-        size_str((uint64_t)3 << ((p >> 1) + 11), buf, buflen);
+        fz7_dict_name((uint64_t)3 << ((p >> 1) + 11), buf, buflen);
 }
 
 /* One coder as 7-Zip describes it per file ("LZMA:12:lc0:lp2"). */
@@ -134,7 +119,7 @@ static void coder_str(const fz7_7z_coder *c, char *buf, size_t buflen)
     const uint8_t *p = c->props;
     if (c->id == FZ7_7Z_ID_LZMA && c->props_len >= 5) {
         unsigned lc = p[0] % 9, lp = (p[0] / 9) % 5, pb = p[0] / 45;
-        size_str(fz7_get32le(p + 1), sz, sizeof sz);
+        fz7_dict_name(fz7_get32le(p + 1), sz, sizeof sz);
         int n = snprintf(buf, buflen, "LZMA:%s", sz);
         if (lc != 3 && n >= 0 && (size_t)n < buflen)
             n += snprintf(buf + n, buflen - (size_t)n, ":lc%u", lc);
@@ -150,7 +135,7 @@ static void coder_str(const fz7_7z_coder *c, char *buf, size_t buflen)
     } else if (c->id == FZ7_7Z_ID_DELTA && c->props_len == 1) {
         snprintf(buf, buflen, "Delta:%u", p[0] + 1u);
     } else if (c->id == FZ7_7Z_ID_PPMD && c->props_len == 5) {
-        size_str(fz7_get32le(p + 1), sz, sizeof sz);
+        fz7_dict_name(fz7_get32le(p + 1), sz, sizeof sz);
         snprintf(buf, buflen, "PPMD:o%u:mem%s", p[0], sz);
     } else {
         snprintf(buf, buflen, "%s", name);
@@ -207,7 +192,7 @@ char *fz7_7z_method_union(const fz7_7z_method_set *m)
     for (size_t i = 0; i < m->count; i++) {
         char one[32], sz[24];
         if (m->ids[i] == FZ7_7Z_ID_LZMA) {
-            size_str(m->lzma_dict, sz, sizeof sz);
+            fz7_dict_name(m->lzma_dict, sz, sizeof sz);
             snprintf(one, sizeof one, "LZMA:%s", sz);
         } else if (m->ids[i] == FZ7_7Z_ID_LZMA2 && m->lzma2_prop >= 0) {
             lzma2_dict_str((uint8_t)m->lzma2_prop, sz, sizeof sz);

@@ -2,6 +2,7 @@
 #include "format/archive_impl.h"
 
 #include <strings.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,4 +148,19 @@ char *fz7_strip_compressed_suffix(const char *archive_path)
     memcpy(r, base, keep);
     memcpy(r + keep, repl, rl + 1);
     return r;
+}
+
+void fz7_dict_name(uint64_t bytes, char *out, size_t cap)
+{
+    for (unsigned i = 0; i < 64; i++)
+        if (((uint64_t)1 << i) == bytes) {
+            snprintf(out, cap, "%u", i);
+            return;
+        }
+    if (bytes != 0 && bytes % ((uint64_t)1 << 20) == 0)
+        snprintf(out, cap, "%" PRIu64 "m", bytes >> 20);
+    else if (bytes != 0 && bytes % 1024 == 0)
+        snprintf(out, cap, "%" PRIu64 "k", bytes >> 10);
+    else
+        snprintf(out, cap, "%" PRIu64 "b", bytes);
 }

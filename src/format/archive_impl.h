@@ -48,4 +48,8 @@ fz7_status fz7_libarchive_open(fz7_archive *a, char *err, size_t errlen);
  * and "~" when it has none, so it never equals the archive's name. */
 char *fz7_strip_compressed_suffix(const char *archive_path);
 
+/* A dictionary size in bytes as 7-Zip prints it in method names: "24" for
+ * 2^24, else "192k", "3m" or "<n>b". Writes at most cap bytes to out. */
+void fz7_dict_name(uint64_t bytes, char *out, size_t cap);
+
 #endif

@@ -34,22 +34,6 @@ static bool dict_plausible(uint32_t d)
     return rest == 0 || rest == low * 2;
 }
 
-/* A dictionary size as 7-Zip prints it: "23" for 2^23, else "3m", "6k". */
-static void dict_name(char *out, size_t cap, uint32_t dict)
-{
-    for (unsigned i = 0; i < 32; i++) {
-        if (dict == (uint32_t)1 << i) {
-            snprintf(out, cap, "%u", i);
-            return;
-        }
-    }
-    if (dict % (1u << 20) == 0)
-        snprintf(out, cap, "%um", dict >> 20);
-    else if (dict % (1u << 10) == 0)
-        snprintf(out, cap, "%uk", dict >> 10);
-    else
-        snprintf(out, cap, "%ub", dict);
-}
 
 static fz7_status lzma_alone_extract(fz7_archive *a, const bool *select, const fz7_extract_cb *cb,
                                      char *err, size_t errlen)
@@ -162,7 +146,7 @@ fz7_status fz7_lzma_alone_open(fz7_archive *a, char *err, size_t errlen)
     p->unpack_size = size;
     unsigned lc = h[0] % 9, lp = h[0] / 9 % 5, pb = h[0] / 45;
     char dname[16];
-    dict_name(dname, sizeof dname, dict);
+    fz7_dict_name(dict, dname, sizeof dname);
     int len = snprintf(p->method, sizeof p->method, "LZMA:%s", dname);
     if (lc != 3)
         len += snprintf(p->method + len, sizeof p->method - (size_t)len, ":lc%u", lc);

@@ -6,6 +6,7 @@
 #include "filter/bcj_riscv.h"
 #include "filter/filter.h"
 #include "format/archive_impl.h"
+#include "format/xz_vli.h"
 #include "format/decode_pool.h"
 #include "format/file_io.h"
 #include "lzma/lzma_dec.h"
@@ -112,22 +113,6 @@ static uint32_t lzma2_dict_bytes(uint8_t prop)
     return (uint32_t)(2 | (prop & 1)) << (prop / 2 + 11);
 }
 
-/* A dictionary size as 7-Zip prints it: "23" for 2^23, else "3m", "6k". */
-static void dict_name(char *out, size_t cap, uint32_t dict)
-{
-    for (unsigned i = 0; i < 32; i++) {
-        if (dict == (uint32_t)1 << i) {
-            snprintf(out, cap, "%u", i);
-            return;
-        }
-    }
-    if (dict % (1u << 20) == 0)
-        snprintf(out, cap, "%um", dict >> 20);
-    else if (dict % (1u << 10) == 0)
-        snprintf(out, cap, "%uk", dict >> 10);
-    else
-        snprintf(out, cap, "%ub", dict);
-}
 
 /* Makes room for `need` items of `size` bytes in *arr (capacity *cap),
  * doubling, and never beyond `limit` bytes: FZ7_E_MEMLIMIT then. */
@@ -152,25 +137,6 @@ static fz7_status grow(void **arr, size_t *cap, uint64_t need, size_t size, uint
 
 /* ---- Variable-length integers (section 1.2) ----------------------------- */
 
-/* Decodes a VLI from p[*pos .. end). Rejects encodings longer than 9 bytes
- * and non-minimal ones (a last byte of 0x00 after the first). */
-static bool vli_decode(const uint8_t *p, size_t end, size_t *pos, uint64_t *out)
-{
-    uint64_t v = 0;
-    for (unsigned i = 0; i < 9; i++) {
-        if (*pos >= end)
-            return false;
-        uint8_t b = p[(*pos)++];
-        v |= (uint64_t)(b & 0x7F) << (7 * i);
-        if (!(b & 0x80)) {
-            if (b == 0 && i > 0)
-                return false;
-            *out = v;
-            return true;
-        }
-    }
-    return false;
-}
 
 /* The index is read as a byte stream; every byte goes into its CRC32. */
 typedef struct {
@@ -198,7 +164,7 @@ static fz7_status index_vli(index_reader *r, uint64_t *out)
         if (st != FZ7_OK)
             return st;
     } while ((bytes[n++] & 0x80) && n < 9);
-    return vli_decode(bytes, n, &pos, out) ? FZ7_OK : FZ7_E_FORMAT;
+    return fz7_xz_vli_decode(bytes, n, &pos, out) ? FZ7_OK : FZ7_E_FORMAT;
 }
 
 /* ---- Opening: streams from the end of the file -------------------------- */
@@ -427,13 +393,13 @@ static fz7_status parse_block_header(const uint8_t *h, size_t header_size, xz_bl
     }
     size_t pos = 2;
     if (flags & 0x40) {
-        if (!vli_decode(h, end, &pos, &bh->compressed) || bh->compressed == 0) {
+        if (!fz7_xz_vli_decode(h, end, &pos, &bh->compressed) || bh->compressed == 0) {
             set_msg(detail, dlen, "Bad compressed size in block header");
             return FZ7_E_DATA;
         }
     }
     if (flags & 0x80) {
-        if (!vli_decode(h, end, &pos, &bh->uncompressed)) {
+        if (!fz7_xz_vli_decode(h, end, &pos, &bh->uncompressed)) {
             set_msg(detail, dlen, "Bad uncompressed size in block header");
             return FZ7_E_DATA;
         }
@@ -441,7 +407,7 @@ static fz7_status parse_block_header(const uint8_t *h, size_t header_size, xz_bl
     bh->nfilters = (flags & 3) + 1;
     for (unsigned i = 0; i < bh->nfilters; i++) {
         uint64_t id, props_size;
-        if (!vli_decode(h, end, &pos, &id) || !vli_decode(h, end, &pos, &props_size) ||
+        if (!fz7_xz_vli_decode(h, end, &pos, &id) || !fz7_xz_vli_decode(h, end, &pos, &props_size) ||
             props_size > end - pos) {
             set_msg(detail, dlen, "Block header ends inside the filter flags");
             return FZ7_E_DATA;
@@ -574,7 +540,7 @@ static void add_filter_tokens(xz_priv *x, const xz_block_header *bh)
             snprintf(t, sizeof t, "Delta:%" PRIu32, bh->prop[i]);
             break;
         case XZ_FILTER_LZMA2:
-            dict_name(dict, sizeof dict, lzma2_dict_bytes(bh->lzma2_prop));
+            fz7_dict_name(lzma2_dict_bytes(bh->lzma2_prop), dict, sizeof dict);
             snprintf(t, sizeof t, "LZMA2:%s", dict);
             break;
         default:

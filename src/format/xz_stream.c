@@ -6,6 +6,7 @@
 #include "check/check.h"
 #include "filter/filter.h"
 #include "format/archive_impl.h"
+#include "format/xz_vli.h"
 #include "lzma/lzma_dec.h"
 
 #include <errno.h>
@@ -129,21 +130,6 @@ static void packed_destroy(fz7_istream *s) { (void)s; }
 
 /* ---- headers ----------------------------------------------------------- */
 
-static bool vli_decode(const uint8_t *p, size_t end, size_t *pos, uint64_t *out)
-{
-    uint64_t v = 0;
-    for (unsigned i = 0; i < 9 && *pos < end; i++) {
-        uint8_t b = p[(*pos)++];
-        v |= (uint64_t)(b & 0x7F) << (7 * i);
-        if (!(b & 0x80)) {
-            if (b == 0 && i > 0)
-                return false; /* not the shortest encoding */
-            *out = v;
-            return true;
-        }
-    }
-    return false;
-}
 
 static unsigned check_bytes(unsigned id) { return id == 0 ? 0 : 4u << ((id + 2) / 3 - 1); }
 
@@ -191,18 +177,18 @@ static fz7_status parse_block_header(const uint8_t *h, size_t size, block_header
         set_msg(detail, dlen, "Unsupported block flags 0x%02X", flags);
         return FZ7_E_UNSUPPORTED;
     }
-    if ((flags & 0x40) && (!vli_decode(h, end, &pos, &bh->compressed) || bh->compressed == 0)) {
+    if ((flags & 0x40) && (!fz7_xz_vli_decode(h, end, &pos, &bh->compressed) || bh->compressed == 0)) {
         set_msg(detail, dlen, "Bad compressed size in block header");
         return FZ7_E_DATA;
     }
-    if ((flags & 0x80) && !vli_decode(h, end, &pos, &bh->uncompressed)) {
+    if ((flags & 0x80) && !fz7_xz_vli_decode(h, end, &pos, &bh->uncompressed)) {
         set_msg(detail, dlen, "Bad uncompressed size in block header");
         return FZ7_E_DATA;
     }
     bh->nfilters = (flags & 3) + 1;
     for (unsigned i = 0; i < bh->nfilters; i++) {
         uint64_t id, psize;
-        if (!vli_decode(h, end, &pos, &id) || !vli_decode(h, end, &pos, &psize) ||
+        if (!fz7_xz_vli_decode(h, end, &pos, &id) || !fz7_xz_vli_decode(h, end, &pos, &psize) ||
             psize > end - pos) {
             set_msg(detail, dlen, "Block header ends inside the filter flags");
             return FZ7_E_DATA;
@@ -466,7 +452,7 @@ static fz7_status index_vli(index_reader *ir, uint64_t *out)
         if (st != FZ7_OK)
             return st;
     } while ((bytes[n++] & 0x80) && n < 9);
-    return vli_decode(bytes, n, &pos, out) ? FZ7_OK : FZ7_E_DATA;
+    return fz7_xz_vli_decode(bytes, n, &pos, out) ? FZ7_OK : FZ7_E_DATA;
 }
 
 /* Reads the index (its indicator byte 0x00 already read) and the footer,
