@@ -4,9 +4,10 @@
 # on seed corpora made by seeds.sh (one fuzzer process at a time: the
 # machine is shared).
 #
-# Usage: tests/fuzz/run.sh [-b BUILD_DIR] [-s SECONDS] [HARNESS...]
+# Usage: tests/fuzz/run.sh [-b BUILD_DIR] [-s SECONDS] [-n RUNS] [HARNESS...]
 #   HARNESS: 7z xz lzma lzma2 7zaes bcj2 ppmd deflate (default: all)
-#   -s 0 only builds. Findings (crash-*, leak-*, timeout-*, oom-*) go to
+#   -n RUNS stops a harness after RUNS executions (or SECONDS, whichever
+#   comes first; default: time only). -s 0 only builds. Findings (crash-*, leak-*, timeout-*, oom-*) go to
 #   BUILD_DIR/findings/HARNESS/; the last line per harness gives executions
 #   and coverage. Not part of CTest: fuzzing is run by hand.
 set -u
@@ -14,11 +15,13 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 BUILD=$ROOT/build-fuzz
 SECS=300
-while getopts b:s: opt; do
+RUNS=-1
+while getopts b:s:n: opt; do
     case $opt in
     b) BUILD=$OPTARG ;;
     s) SECS=$OPTARG ;;
-    *) echo "usage: $0 [-b BUILD_DIR] [-s SECONDS] [HARNESS...]" >&2; exit 2 ;;
+    n) RUNS=$OPTARG ;;
+    *) echo "usage: $0 [-b BUILD_DIR] [-s SECONDS] [-n RUNS] [HARNESS...]" >&2; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
@@ -64,7 +67,7 @@ for h in $HARNESSES; do
     mkdir -p "$corpus" "$findings"
     case $h in 7z|xz) maxlen=65536 ;; *) maxlen=16384 ;; esac
     # one process (no -jobs: that forks a worker logging into the cwd)
-    (cd "$BUILD" && exec "$BUILD/fuzz_$h" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=1024 \
+    (cd "$BUILD" && exec "$BUILD/fuzz_$h" -max_total_time="$SECS" -runs="$RUNS" -timeout=10 -rss_limit_mb=1024 \
         -max_len=$maxlen -artifact_prefix="$findings/" -print_final_stats=1 \
         "$corpus" "$BUILD/seeds/$h") >"$BUILD/fuzz_$h.log" 2>&1
     rc=$?
