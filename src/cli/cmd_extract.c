@@ -1,4 +1,5 @@
-/* cmd_extract.c - `fz7 x` (full paths), `fz7 e` (no paths) and `fz7 t`
+/* cmd_extract.c - `fz7 x` (full paths), `fz7 e` (no paths: folders too are
+ * made from their last name, as 7-Zip does) and `fz7 t`
  * (decode and verify only): drives fz7_archive_extract's callbacks into the
  * safe disk writer (fsio/extract.h), stdout (-so) or nowhere (t).
  *
@@ -72,6 +73,8 @@ static uint32_t perm_of(const run *r, const fz7_entry *e)
     }
     if (e->is_dir)
         perm |= 0700; /* we must be able to write into it and enter it */
+    if (e->is_symlink) /* used only by the empty file a refused link leaves */
+        perm = 0666 & ~(uint32_t)r->umask_bits;
     return perm;
 }
 
@@ -99,7 +102,7 @@ static char *resolve_existing(run *r, const fz7_entry *e, char *path, const stru
         }
         case FZ7_OVERWRITE_RENAME_OLD:
             if (fz7_disk_rename_existing(r->disk, path, NULL, err, sizeof err) != FZ7_OK) {
-                warn(r, "Can not rename the existing file", path, err);
+                warn(r, "Cannot rename the existing file", path, err);
                 free(path);
                 return NULL;
             }
@@ -157,33 +160,49 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
         }
         return FZ7_OK;
     }
-    if (r->mode == RUN_STDOUT || e->is_anti || (r->flat && e->is_dir))
+    if (r->mode == RUN_STDOUT || e->is_anti)
         return FZ7_OK;
 
-    char *path;
-    fz7_status s = fz7_disk_safe_path(fz7_entry_path(e), &path);
-    if (s == FZ7_E_MEM)
-        return s;
-    if (s != FZ7_OK) {
-        warn(r, "Refused unsafe path", fz7_entry_path(e), "\"..\" component");
-        return FZ7_OK;
-    }
+    /* `e` keeps the last name as stored ("a/.." is "..", made safe below). */
+    const char *stored = fz7_entry_path(e);
+    char *last = NULL;
     if (r->flat) {
-        char *slash = strrchr(path, '/');
-        if (slash)
-            memmove(path, slash + 1, strlen(slash + 1) + 1);
+        size_t end = strlen(stored);
+        while (end > 0 && stored[end - 1] == '/')
+            end--;
+        size_t start = end;
+        while (start > 0 && stored[start - 1] != '/')
+            start--;
+        last = strndup(stored + start, end - start);
+        if (!last)
+            return FZ7_E_MEM;
+    }
+    char *path;
+    fz7_status s = fz7_disk_safe_path(last ? last : stored, e->is_dir, &path);
+    free(last);
+    if (s != FZ7_OK)
+        return s;
+    if (!path[0]) { /* "..", "." as a folder: the output folder itself */
+        free(path);
+        return FZ7_OK;
     }
     fz7_disk_kind kind = e->is_dir ? FZ7_DISK_DIR : e->is_symlink ? FZ7_DISK_SYMLINK : FZ7_DISK_FILE;
     if (kind != FZ7_DISK_DIR) {
         struct stat st;
         int ex = fz7_disk_lookup(r->disk, path, &st);
-        if (ex < 0) {
-            warn(r, "Refused path through a symbolic link or a file", fz7_entry_path(e), NULL);
+        if (ex < 0) { /* a parent is a symlink or a file: 7-Zip's words for it */
+            const char *od = r->o->out_dir && r->o->out_dir[0] ? r->o->out_dir : "";
+            size_t odl = strlen(od);
+            fz7_progress_clear(r->progress);
+            fflush(r->out);
+            fprintf(stderr, "ERROR: Cannot open output file : errno=20 : Not a directory : %s%s%s\n",
+                    od, odl && od[odl - 1] != '/' ? "/" : "", path);
+            r->errors++;
             free(path);
             return FZ7_OK;
         }
         if (ex > 0 && S_ISDIR(st.st_mode)) {
-            warn(r, "Can not replace a folder with a file", fz7_entry_path(e), NULL);
+            warn(r, "Cannot replace a folder with a file", fz7_entry_path(e), NULL);
             free(path);
             return FZ7_OK;
         }
@@ -195,7 +214,7 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
                 return FZ7_OK;
         }
     }
-    fz7_disk_item it = {.path = path, .kind = kind, .perm = perm_of(r, e),
+    fz7_disk_item it = {.path = path, .name = fz7_entry_path(e), .kind = kind, .perm = perm_of(r, e),
                         .has_mtime = e->has_mtime, .mtime = e->mtime, .mtime_nsec = e->mtime_nsec};
     char err[600];
     s = fz7_disk_begin(r->disk, &it, err, sizeof err);
@@ -210,7 +229,7 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
         s = FZ7_OK;
     } else if (s == FZ7_E_IO) {
         fflush(r->out);
-        fprintf(stderr, "ERROR: Can not open output file : %s  (in %s: %s)\n", fz7_entry_path(e),
+        fprintf(stderr, "ERROR: Cannot open output file : %s  (in %s: %s)\n", fz7_entry_path(e),
                 r->o->archive, err);
         r->errors++;
         s = FZ7_OK;
@@ -225,7 +244,7 @@ static fz7_status on_data(void *ctx, const uint8_t *p, size_t n)
     fz7_progress_add(r->progress, n);
     if (r->mode == RUN_STDOUT) {
         if (r->cur && !r->cur->is_dir && fwrite(p, 1, n, stdout) != n) {
-            snprintf(r->fatal_msg, sizeof r->fatal_msg, "can not write to stdout");
+            snprintf(r->fatal_msg, sizeof r->fatal_msg, "Cannot write to stdout");
             r->fatal = FZ7_E_IO;
             return FZ7_E_IO;
         }
@@ -255,9 +274,14 @@ static fz7_status on_end(void *ctx, size_t index, fz7_status result, const char 
         char err[600];
         fz7_status s = fz7_disk_end(r->disk, result == FZ7_OK, err, sizeof err);
         r->writing = false;
-        if (s != FZ7_OK && result == FZ7_OK) {
+        if (s == FZ7_E_ARG) { /* a dangerous symlink, not created */
+            fz7_progress_clear(r->progress);
             fflush(r->out);
-            fprintf(stderr, "ERROR: Can not write output file : %s  (in %s: %s)\n", fz7_entry_path(e),
+            fprintf(stderr, "ERROR: %s\n", err);
+            r->errors++;
+        } else if (s != FZ7_OK && result == FZ7_OK) {
+            fflush(r->out);
+            fprintf(stderr, "ERROR: Cannot write output file : %s  (in %s: %s)\n", fz7_entry_path(e),
                     r->o->archive, err);
             r->errors++;
         }
@@ -312,6 +336,8 @@ int fz7_cmd_extract(const struct fz7_options *o)
     fz7_status s = FZ7_OK;
     if (r.mode == RUN_DISK)
         s = fz7_disk_open(o->out_dir, &r.disk, err, sizeof err);
+    if (r.disk)
+        fz7_disk_allow_dangerous_links(r.disk, o->allow_dangerous_links);
     if (s == FZ7_OK) {
         fz7_extract_cb cb = {.ctx = &r, .begin = on_begin, .data = on_data, .end = on_end};
         s = fz7_archive_extract(a, select, &cb, err, sizeof err);

@@ -371,6 +371,10 @@ static int parse_switch(parser *p, const char *arg)
             o->store_symlinks = true;
             return 0;
         }
+        if (!strcasecmp(s, "snld")) {
+            o->allow_dangerous_links = true;
+            return 0;
+        }
         if (!strcasecmp(s, "so")) {
             o->to_stdout = true;
             return 0;

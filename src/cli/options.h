@@ -103,6 +103,7 @@ struct fz7_options {
 
     /* Files. */
     bool store_symlinks;       /* -snl: store symlinks as links */
+    bool allow_dangerous_links; /* -snld: extract symlinks climbing with leading ".." */
     bool to_stdout;            /* -so: write data to stdout */
     bool from_stdin;           /* -si[{name}]: read data from stdin */
     const char *stdin_name;    /* -si{name}, or NULL */

@@ -36,6 +36,8 @@ struct fz7_disk {
     size_t link_len;
     bool link_too_long;
     bool handlers_set;       /* signal handlers installed by fz7_disk_open */
+    bool allow_dangerous;    /* -snld */
+    char *root_full;         /* the output folder's absolute path, once needed */
 };
 
 static const int SECURE_FLAGS = ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM |
@@ -72,38 +74,43 @@ static void set_active_temp(const char *path)
     }
 }
 
-fz7_status fz7_disk_safe_path(const char *archive_path, char **out)
+static bool is_dot_name(const char *p, size_t n)
 {
-    *out = NULL;
+    return (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.');
+}
+
+fz7_status fz7_disk_safe_path(const char *archive_path, bool is_dir, char **out)
+{
     size_t n = strlen(archive_path);
-    char *r = malloc(n + 1);
+    char *r = malloc(n + 2); /* + "_" when nothing is left */
+    *out = r;
     if (!r)
         return FZ7_E_MEM;
     size_t len = 0;
     const char *p = archive_path;
     while (*p) {
-        const char *q = strchr(p, '/');
-        size_t cl = q ? (size_t)(q - p) : strlen(p);
-        if (cl == 2 && p[0] == '.' && p[1] == '.') {
-            free(r);
-            return FZ7_E_ARG;
-        }
-        if (cl > 0 && !(cl == 1 && p[0] == '.')) {
+        size_t cl = strcspn(p, "/");
+        const char *next = p + cl;
+        while (*next == '/')
+            next++;
+        bool last = *next == 0;
+        if (cl > 0 && is_dot_name(p, cl)) {
+            if (last && !is_dir) {
+                if (len)
+                    r[len++] = '/';
+                r[len++] = '_';
+            }
+        } else if (cl > 0) {
             if (len)
                 r[len++] = '/';
             memcpy(r + len, p, cl);
             len += cl;
         }
-        p += cl;
-        if (*p == '/')
-            p++;
+        p = next;
     }
+    if (len == 0 && !is_dir) /* "", "/", "//" */
+        r[len++] = '_';
     r[len] = 0;
-    if (len == 0) {
-        free(r);
-        return FZ7_E_ARG;
-    }
-    *out = r;
     return FZ7_OK;
 }
 
@@ -171,6 +178,11 @@ fz7_status fz7_disk_open(const char *out_dir, fz7_disk **out, char *err, size_t 
     }
     *out = d;
     return FZ7_OK;
+}
+
+void fz7_disk_allow_dangerous_links(fz7_disk *d, bool allow)
+{
+    d->allow_dangerous = allow;
 }
 
 int fz7_disk_lookup(fz7_disk *d, const char *path, struct stat *st)
@@ -405,6 +417,171 @@ static fz7_status publish(fz7_disk *d, char *err, size_t errlen)
     return FZ7_E_IO;
 }
 
+/* Symlink targets, by the rules 7-Zip 26.02 follows (found by trying it,
+ * see tests/scripts/hostile_extract.sh). Components are resolved from the
+ * link's folder (from the output folder for an absolute target); empty
+ * and "." components do not count. Refused: any ".." (with -snld: a ".."
+ * after a name, or one climbing above the output folder), a target that
+ * names no name (with -snld: one that resolves to the output folder
+ * itself), and, checked after those, a target passing through a symlink
+ * that exists on disk. */
+typedef enum link_verdict { LINK_OK, LINK_DANGEROUS, LINK_VIA_LINK, LINK_NO_MEMORY } link_verdict;
+
+static link_verdict check_link(fz7_disk *d, const char *link_path, const char *target,
+                               char **resolved_out)
+{
+    *resolved_out = NULL;
+    bool absolute = target[0] == '/';
+    size_t dir_len = 0;
+    if (!absolute) {
+        const char *slash = strrchr(link_path, '/');
+        dir_len = slash ? (size_t)(slash - link_path) : 0;
+    }
+    char *res = malloc(dir_len + strlen(target) + 2);
+    if (!res)
+        return LINK_NO_MEMORY;
+    memcpy(res, link_path, dir_len);
+    size_t len = dir_len;
+    res[len] = 0;
+    size_t depth = 0;
+    for (size_t i = 0; i < dir_len; i++)
+        depth += res[i] == '/';
+    depth += dir_len > 0;
+    bool seen_name = false, via_link = false;
+    for (const char *p = target; *p;) {
+        size_t cl = strcspn(p, "/");
+        if (cl == 2 && p[0] == '.' && p[1] == '.') {
+            if (!d->allow_dangerous || seen_name || depth == 0) {
+                free(res);
+                return LINK_DANGEROUS;
+            }
+            char *up = strrchr(res, '/');
+            len = up ? (size_t)(up - res) : 0;
+            res[len] = 0;
+            depth--;
+        } else if (cl > 0 && !(cl == 1 && p[0] == '.')) {
+            if (len)
+                res[len++] = '/';
+            memcpy(res + len, p, cl);
+            len += cl;
+            res[len] = 0;
+            depth++;
+            seen_name = true;
+            struct stat st;
+            if (!via_link && lstat(res, &st) == 0 && S_ISLNK(st.st_mode))
+                via_link = true;
+        }
+        p += cl;
+        while (*p == '/')
+            p++;
+    }
+    if (d->allow_dangerous ? depth == 0 : !seen_name) {
+        free(res);
+        return LINK_DANGEROUS;
+    }
+    if (via_link) {
+        free(res);
+        return LINK_VIA_LINK;
+    }
+    *resolved_out = res;
+    return LINK_OK;
+}
+
+/* The text to store in a symlink that passed check_link: an absolute
+ * target moves below the output folder (as 7-Zip does), a relative one
+ * keeps its text with runs of '/' made single. NULL when out of memory or
+ * the output folder's path is unknown. */
+static char *link_text(fz7_disk *d, const char *target, const char *resolved)
+{
+    if (target[0] == '/') {
+        if (!d->root_full)
+            d->root_full = getcwd(NULL, 0);
+        if (!d->root_full)
+            return NULL;
+        size_t rl = strlen(d->root_full);
+        char *t = malloc(rl + strlen(resolved) + 2);
+        if (t)
+            sprintf(t, "%s%s%s", d->root_full, rl && d->root_full[rl - 1] == '/' ? "" : "/",
+                    resolved);
+        return t;
+    }
+    char *t = malloc(strlen(target) + 1);
+    if (!t)
+        return NULL;
+    size_t n = 0;
+    for (const char *p = target; *p; p++)
+        if (!(*p == '/' && n && t[n - 1] == '/'))
+            t[n++] = *p;
+    t[n] = 0;
+    return t;
+}
+
+/* A refused link leaves an empty regular file under its name, as 7-Zip
+ * (which writes every link as a file first) does: later entries that go
+ * through that name then fail the same way. Best effort. */
+static void leave_empty_file(fz7_disk *d)
+{
+    char ignored[256];
+    struct archive_entry *e = make_entry(&d->item, d->temp_path, AE_IFREG);
+    if (!e)
+        return;
+    fz7_status s = write_header(d, e, d->final_path, ignored, sizeof ignored);
+    archive_entry_free(e);
+    if (s == FZ7_OK && archive_write_finish_entry(d->aw) >= ARCHIVE_WARN)
+        publish(d, ignored, sizeof ignored);
+    else
+        unlink(d->temp_path);
+}
+
+/* Checks d->link, then creates the symlink under its temporary name and
+ * renames it into place. */
+static fz7_status write_link(fz7_disk *d, char *err, size_t errlen)
+{
+    d->link[d->link_len] = 0;
+    const char *name = d->item.name ? d->item.name : d->final_path;
+    const char *shown = d->link;
+    while (*shown == '/')
+        shown++;
+    if (!*shown) /* "/" alone: 7-Zip creates nothing and says nothing */
+        return FZ7_OK;
+    char *resolved;
+    link_verdict v = check_link(d, d->final_path, d->link, &resolved);
+    if (v == LINK_NO_MEMORY)
+        return FZ7_E_MEM;
+    if (v != LINK_OK) {
+        leave_empty_file(d);
+        snprintf(err, errlen, "%s : %s : %s",
+                 v == LINK_DANGEROUS ? "Dangerous link path was ignored"
+                                     : "Dangerous link via another link was ignored",
+                 name, shown);
+        return FZ7_E_ARG;
+    }
+    char *text = link_text(d, d->link, resolved);
+    free(resolved);
+    if (!text) {
+        snprintf(err, errlen, "%s: can not find the output folder's path: %s", d->final_path,
+                 strerror(errno));
+        return FZ7_E_IO;
+    }
+    struct archive_entry *e = make_entry(&d->item, d->temp_path, AE_IFLNK);
+    if (!e) {
+        free(text);
+        return FZ7_E_MEM;
+    }
+    archive_entry_set_symlink(e, text);
+    free(text);
+    fz7_status s = write_header(d, e, d->final_path, err, errlen);
+    archive_entry_free(e);
+    if (s == FZ7_OK && archive_write_finish_entry(d->aw) < ARCHIVE_WARN) {
+        snprintf(err, errlen, "%s: %s", d->final_path, archive_error_string(d->aw));
+        s = FZ7_E_IO;
+    }
+    if (s == FZ7_OK)
+        return publish(d, err, errlen);
+    unlink(d->temp_path);
+    return s;
+}
+
 fz7_status fz7_disk_end(fz7_disk *d, bool keep, char *err, size_t errlen)
 {
     if (!d->active)
@@ -428,23 +605,7 @@ fz7_status fz7_disk_end(fz7_disk *d, bool keep, char *err, size_t errlen)
                      d->link_len ? "too long" : "empty");
             s = FZ7_E_DATA;
         } else {
-            d->link[d->link_len] = 0;
-            struct archive_entry *e = make_entry(&d->item, d->temp_path, AE_IFLNK);
-            if (!e) {
-                s = FZ7_E_MEM;
-            } else {
-                archive_entry_set_symlink(e, d->link);
-                s = write_header(d, e, d->final_path, err, errlen);
-                archive_entry_free(e);
-                if (s == FZ7_OK && archive_write_finish_entry(d->aw) < ARCHIVE_WARN) {
-                    snprintf(err, errlen, "%s: %s", d->final_path, archive_error_string(d->aw));
-                    s = FZ7_E_IO;
-                }
-                if (s == FZ7_OK)
-                    s = publish(d, err, errlen);
-                else
-                    unlink(d->temp_path);
-            }
+            s = write_link(d, err, errlen);
         }
     }
     clear_item(d);
@@ -481,6 +642,7 @@ fz7_status fz7_disk_close(fz7_disk *d, char *err, size_t errlen)
             sigaction(g_signals[i], &g_old_actions[i], NULL);
         sigaction(SIGXFSZ, &g_old_xfsz, NULL);
     }
+    free(d->root_full);
     free(d->buf);
     free(d);
     return s;

@@ -21,23 +21,32 @@ typedef enum fz7_disk_kind { FZ7_DISK_FILE, FZ7_DISK_DIR, FZ7_DISK_SYMLINK } fz7
 typedef struct fz7_disk_item {
     const char *path;      /* relative to the output folder, '/'-separated,
                               already made safe by fz7_disk_safe_path() */
+    const char *name;      /* the archive's name for messages; NULL = path */
     fz7_disk_kind kind;
-    uint32_t perm;         /* permission bits (07777); applied exactly */
+    uint32_t perm;         /* permission bits (07777); applied exactly (for a
+                              symlink: to the empty file a refused link leaves) */
     bool has_mtime;
     int64_t mtime;         /* seconds since 1970-01-01 UTC */
     uint32_t mtime_nsec;
 } fz7_disk_item;
 
-/* Makes an archive path safe to write below the output folder: drops a
- * leading '/', empty and "." components (as 7-Zip does) and returns a new
- * string in *out (free() it). FZ7_E_ARG when a component is "..", or
- * nothing is left; FZ7_E_MEM. */
-fz7_status fz7_disk_safe_path(const char *archive_path, char **out);
+/* Makes an archive path safe to write below the output folder, renaming as
+ * 7-Zip 26.02 does: empty components (a leading '/' too) are dropped, "."
+ * and ".." are dropped where they are not the last component, and a last
+ * "." or ".." becomes "_" ("../x" -> "x", "a/.." -> "a/_", ".." -> "_").
+ * A folder drops every "." and ".." and may come out as "" (the output
+ * folder itself: nothing to create). The new string goes in *out (free()
+ * it). FZ7_E_MEM. */
+fz7_status fz7_disk_safe_path(const char *archive_path, bool is_dir, char **out);
 
 /* Creates out_dir (and its parents) when missing and makes it the current
  * directory until fz7_disk_close() (NULL or "" = the current directory).
  * FZ7_E_IO with a reason in err when out_dir cannot be created or entered. */
 fz7_status fz7_disk_open(const char *out_dir, fz7_disk **out, char *err, size_t errlen);
+
+/* -snld: lets symbolic links climb out of their folder with leading ".."
+ * as long as they stay below the output folder (see fz7_disk_end). */
+void fz7_disk_allow_dangerous_links(fz7_disk *d, bool allow);
 
 /* Looks up path below the output folder without following symlinks
  * (lstat, parents included): 1 exists (*st filled), 0 absent, -1 a parent
@@ -65,7 +74,16 @@ fz7_status fz7_disk_data(fz7_disk *d, const uint8_t *p, size_t n, char *err, siz
 
 /* Ends the item: keep == true renames it to its final name (replacing an
  * existing file or symlink), false removes the temporary file.
- * FZ7_E_IO with a reason in err. */
+ * A symlink is checked first, by 7-Zip 26.02's rules: its target must not
+ * use ".." (with -snld: only leading ".." that stay below the output
+ * folder), must name something below the output folder other than the
+ * folder itself, and must not pass through a symlink already on disk. A
+ * refused link is not created, an empty file with item.perm takes its
+ * name (as with 7-Zip): FZ7_E_ARG with err = "Dangerous link path
+ * was ignored : NAME : TARGET" (or "Dangerous link via another link was
+ * ignored : ..."). An absolute target that passes is rewritten to the same
+ * path below the output folder ("/etc/x" -> "<output folder>/etc/x").
+ * Otherwise FZ7_E_IO / FZ7_E_DATA with a reason in err. */
 fz7_status fz7_disk_end(fz7_disk *d, bool keep, char *err, size_t errlen);
 
 /* Sets directory modes and mtimes (deepest first), goes back to the

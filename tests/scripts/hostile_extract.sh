@@ -5,8 +5,8 @@
 # link replaced by a file (in the archive, and left by an earlier
 # extraction), tar hard links to files outside, duplicate names, control
 # characters, paths longer than PATH_MAX. Nothing may be written outside
-# -o, every refused entry is named in a message, exit codes are 7-Zip's
-# (1 for refused entries, 2 for errors, 0 where 7zz also says Ok).
+# -o; names, link refusals (with and without -snld), messages, trees and
+# exit codes are checked against fixed values and against 7zz 26.02.
 set -u
 : "${FZ7:?FZ7 must name the fz7 binary}"
 case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
@@ -38,47 +38,149 @@ echo victim >outside/victim
 touch -d '2001-01-01' stamp outside outside/victim
 outside_changed() {
     find "$S" -mindepth 1 -newer stamp -not -path "$S/jail/*" -not -path "$S/jail" -not -name '*.7z' \
-        -not -name '*.tar' -not -name out.txt -not -name err.txt | LC_ALL=C sort
+        -not -name '*.tar' -not -name out.txt -not -name err.txt -not -name err7.txt \
+        -not -path "$S/tree" -not -path "$S/tree/*" | LC_ALL=C sort
 }
 check_outside() { # check_outside NAME
     same "$1: nothing written outside jail/" "$(outside_changed)" ""
     same "$1: outside/ untouched" "$(ls -A outside)/$(cat outside/victim)" "victim/victim"
 }
 
+# Type, size and link target of everything below $1, the folder's own path
+# in link targets written as ROOT (so 7zz's and fz7's trees compare).
+tree_of() {
+    (cd "$1" && find . -mindepth 1 \( -type l -printf '%p l %l\n' -o -printf '%p %y %s\n' \) |
+        sed "s|$S/$1|ROOT|" | LC_ALL=C sort)
+}
+# vs7zz NAME CMD ARCHIVE SWITCHES...: 7zz and fz7 into jail/7zz-NAME and
+# jail/NAME; the same exit code, the same tree, the same ERROR lines.
+vs7zz() {
+    local name=$1 cmd=$2 arc=$3; shift 3
+    rm -rf "jail/7zz-$name" "jail/$name"
+    7zz "$cmd" -y "$@" -o"jail/7zz-$name" "$arc" >/dev/null 2>err7.txt </dev/null
+    local rc7=$?
+    run "$name" "$rc7" "$FZ7" "$cmd" -y "$@" -o"jail/$name" "$arc"
+    same "$name: tree as 7zz's" "$(tree_of "jail/$name")" "$(tree_of "jail/7zz-$name")"
+    same "$name: errors as 7zz's" "$(grep ERROR err.txt | sed "s|jail/$name/|OUT/|" | LC_ALL=C sort)" \
+        "$(grep ERROR err7.txt | sed "s|jail/7zz-$name/|OUT/|" | LC_ALL=C sort)"
+    check_outside "$name"
+}
+
 # --- 1. escapes by name and by links (absolute, relative, chained, ".") ---
+# 7zz 26.02 drops "..", "." and "/" from names (a last "." or ".." becomes
+# "_"), moves an absolute link below -o, refuses links with ".." or naming
+# "." (an empty file takes the name), and entries below a link or such a
+# file fail with "Not a directory": exit 2.
 $MK7Z escape.7z f:../evil.txt:e1 f:a/../../evil2.txt:e2 f:..:e3 f:.:e4 \
     "l:up:../../outside" f:up/x.txt:x "l:absl:$S/outside" f:absl/y.txt:y \
-    "l:c1:c2" "l:c2:../.." f:c1/z.txt:z "l:self:." f:self/../esc.txt:s f:dir/ok.txt:ok
-run "escape x" "1 2" "$FZ7" x escape.7z -ojail/1
+    "l:c1:c2" "l:c2:../.." f:c1/z.txt:z "l:self:." f:self/../esc.txt:s f:dir/ok.txt:ok \
+    "l:in:dir" f:in/w.txt:w
+run "escape x" "2" "$FZ7" x -y escape.7z -ojail/1
 check_outside "escape x"
-same "escape x: good entry" "$(cat jail/1/dir/ok.txt 2>/dev/null)" "ok"
-for e in ../evil.txt a/../../evil2.txt up/x.txt absl/y.txt c1/z.txt self/../esc.txt; do
-    named "escape x" "$e"
+same "escape x: tree" "$(tree_of jail/1 | tr '\n' ',')" \
+"./_ f 2,./a d 4096,./a/evil2.txt f 2,./absl l ROOT$S/outside,./c1 l c2,./c2 f 0,./dir d 4096,\
+./dir/ok.txt f 2,./evil.txt f 2,./in l dir,./self f 0,./up f 0,"
+same "escape x: _ is the last of .. and ." "$(cat jail/1/_)" "e4"
+same "escape x: errors" "$(grep ERROR err.txt | LC_ALL=C sort)" \
+"ERROR: Cannot open output file : errno=20 : Not a directory : jail/1/absl/y.txt
+ERROR: Cannot open output file : errno=20 : Not a directory : jail/1/c1/z.txt
+ERROR: Cannot open output file : errno=20 : Not a directory : jail/1/in/w.txt
+ERROR: Cannot open output file : errno=20 : Not a directory : jail/1/self/esc.txt
+ERROR: Cannot open output file : errno=20 : Not a directory : jail/1/up/x.txt
+ERROR: Dangerous link path was ignored : c2 : ../..
+ERROR: Dangerous link path was ignored : self : .
+ERROR: Dangerous link path was ignored : up : ../../outside"
+grep -q "Sub items Errors: 8" out.txt && ok || bad "escape x: 8 sub item errors"
+vs7zz escape-x x escape.7z
+vs7zz escape-e e escape.7z
+
+# --- 1b. which link targets 7zz refuses, and what -snld allows ---
+# Without -snld: any "..", or no name at all ("." "./."). With -snld:
+# leading ".." that stay below -o and leave a name below it. Always: ".."
+# after a name, and a target through a link already on disk ("via another
+# link"). Each refused link leaves an empty file, never a link.
+$MK7Z links.7z f:f.txt:hi d:sub d:sub/s2 f:sub/g:g "l:ok1:./f.txt" "l:ok2:sub//g" "l:ok3:sub/" \
+    "l:abs:/etc/passwd" "l:abs2:/./x" "l:absup:/../x" "l:absmid:/etc/../x" \
+    "l:dot:." "l:dotdot:.." "l:mid:sub/../f.txt" "l:sub/up:../f.txt" "l:sub/dotdot:.." \
+    "l:sub/dotup:./../f.txt" "l:sub/dots:./." "l:sub/s2/up2:../../f.txt" "l:sub/esc:../../x" \
+    "l:lk:sub" "l:vialk:lk/g" "l:tolk:lk" "l:tolater:later" "l:later:sub" "l:slash:/"
+for sw in "" -snld; do
+    name=links$sw
+    run "$name" "2" "$FZ7" x -y $sw links.7z -ojail/$name
+    check_outside "$name"
+    want="./abs2>ROOT/x ./abs>ROOT/etc/passwd ./later>sub ./lk>sub ./ok1>./f.txt ./ok2>sub/g ./ok3>sub/"
+    [ "$sw" ] && want="$want ./sub/dots>./. ./sub/dotup>./../f.txt ./sub/s2/up2>../../f.txt ./sub/up>../f.txt"
+    same "$name: links made" "$(cd jail/$name && find . -type l -printf '%p>%l\n' | sed "s|$S/jail/$name|ROOT|g" |
+        LC_ALL=C sort | tr '\n' ' ')" "$(echo "$want ./tolater>later" | tr ' ' '\n' | LC_ALL=C sort | tr '\n' ' ')"
+    same "$name: no link for /" "$(ls jail/$name/slash 2>&1 >/dev/null | wc -l)" "1"
+    want="ERROR: Dangerous link path was ignored : absmid : etc/../x
+ERROR: Dangerous link path was ignored : absup : ../x
+ERROR: Dangerous link path was ignored : dot : .
+ERROR: Dangerous link path was ignored : dotdot : ..
+ERROR: Dangerous link path was ignored : mid : sub/../f.txt
+ERROR: Dangerous link path was ignored : sub/dotdot : ..
+ERROR: Dangerous link path was ignored : sub/esc : ../../x"
+    [ "$sw" ] || want="$want
+ERROR: Dangerous link path was ignored : sub/dots : ./.
+ERROR: Dangerous link path was ignored : sub/dotup : ./../f.txt
+ERROR: Dangerous link path was ignored : sub/s2/up2 : ../../f.txt
+ERROR: Dangerous link path was ignored : sub/up : ../f.txt"
+    want="$want
+ERROR: Dangerous link via another link was ignored : tolk : lk
+ERROR: Dangerous link via another link was ignored : vialk : lk/g"
+    same "$name: errors" "$(grep ERROR err.txt | LC_ALL=C sort)" "$(echo "$want" | LC_ALL=C sort)"
+    for l in dot dotdot mid sub/dotdot sub/esc absup absmid vialk tolk; do
+        same "$name: $l is an empty file" "$(stat -c '%F' "jail/$name/$l" 2>&1)" "regular empty file"
+    done
 done
-grep -q ' : \.\. ' err.txt && ok || bad "escape x: no message names '..'"
-grep -q ' : \. ' err.txt && ok || bad "escape x: no message names '.'"
-run "escape e" "1 2" "$FZ7" e -y escape.7z -ojail/1e
-check_outside "escape e"
+# 7zz makes no entry at all for a link to "/", fz7 neither; otherwise the
+# trees match 7zz's (7zz links below ROOT, the same messages).
+vs7zz links-vs x links.7z
+vs7zz links-snld-vs x links.7z -snld
+# Links from real trees, archived by 7zz -snl, fz7 -snl and bsdtar.
+mkdir -p tree/sub && echo hi >tree/f && ln -sf ../f tree/sub/up && ln -sf /etc/hostname tree/abs &&
+    ln -sf ../../x tree/sub/esc && ln -sf f tree/ok
+(cd tree && 7zz a -snl ../t7zz.7z . >/dev/null && "$FZ7" a -snl ../tfz7.7z . >/dev/null &&
+    bsdtar --format 7zip -cf ../tbsd.7z .) 2>/dev/null
+for a in t7zz tfz7 tbsd; do
+    [ -s $a.7z ] || continue
+    vs7zz "$a" x $a.7z
+    vs7zz "$a-snld" x $a.7z -snld
+done
+
+# --- 1c. names with ".", ".." and "/": renamed as 7zz does, exit 0 ---
+$MK7Z names.7z f:..:1 f:../x:2 f:a/../../y:3 f:/abs/z:4 f:./w:5 f:a/./b:7 f:a/..:8 f:../../q/r:9 \
+    f:b/../c:10 f:...:11 f:..a:12 "f:a/.. /x:13" f:k/./:14 d:.. d:../dd d:e/.. f:/:15
+run "names" "0" "$FZ7" x -y names.7z -ojail/names
+check_outside "names"
+same "names: tree" "$(cd jail/names && find . -mindepth 1 -printf '%p=%y,' | tr ',' '\n' | LC_ALL=C sort | tr '\n' ',')" \
+    "./...=f,./..a=f,./_=f,./a/.. /x=f,./a/.. =d,./a/_=f,./a/b=f,./a/y=f,./a=d,./abs/z=f,./abs=d,./b/c=f,./b=d,./dd=d,./e=d,./k/_=f,./k=d,./q/r=f,./q=d,./w=f,./x=f,"
+same "names: / and .. both became _, the last wins" "$(cat jail/names/_)" "15"
+vs7zz names-vs x names.7z
+vs7zz names-e e names.7z
 
 # --- 2. a folder replaced by a link, a link replaced by a folder ---
 $MK7Z dirlink.7z d:dir f:dir/ok:ok "l:dir:$S/outside" f:dir/evil:evil
-run "folder then link" "1 2" "$FZ7" x -y dirlink.7z -ojail/2
+run "folder then link" "1" "$FZ7" x -y dirlink.7z -ojail/2
 check_outside "folder then link"
 same "folder then link: folder kept" "$(find jail/2 -mindepth 1 -printf '%P %y\n' | LC_ALL=C sort | tr '\n' ' ')" \
     "dir d dir/evil f dir/ok f "
 named "folder then link" "dir"
 # An empty folder then a file of the same name: 7zz replaces the folder
 # (exit 0), fz7 keeps it with a warning (exit 1); either way nothing leaves.
+# (Above, 7zz exits 2: "Cannot delete output folder"; fz7 warns, exit 1.)
 $MK7Z dirfile.7z d:d f:d:file-over-dir
-run "folder then file" "0 1" "$FZ7" x -y dirfile.7z -ojail/2c
+run "folder then file" "1" "$FZ7" x -y dirfile.7z -ojail/2c
 check_outside "folder then file"
+# The absolute link moves below -o; the folder then replaces it (7zz: exit 2,
+# "Cannot create folder"; fz7: exit 0, d2/x written inside the folder).
 $MK7Z linkdir.7z "l:d2:$S/outside" d:d2 f:d2/x:x
-run "link then folder" "0 1 2" "$FZ7" x -y linkdir.7z -ojail/2b
+run "link then folder" "0" "$FZ7" x -y linkdir.7z -ojail/2b
 check_outside "link then folder"
 
 # --- 3. a link replaced by a file: in one archive, and across two ---
 $MK7Z linkfile.7z "l:a:$S/outside/victim" f:a:data
-run "link then file" "0 1 2" "$FZ7" x -y linkfile.7z -ojail/3
+run "link then file" "0" "$FZ7" x -y linkfile.7z -ojail/3
 check_outside "link then file"
 same "link then file: a regular file" "$(stat -c %F jail/3/a 2>&1)/$(cat jail/3/a 2>/dev/null)" "regular file/data"
 mkdir -p jail/3b && ln -s "$S/outside/victim" jail/3b/a && ln -s "$S/outside" jail/3b/d

@@ -24,7 +24,7 @@ chmod 0600 small/docs/private.txt
 printf 'grüße, 日本語\n' >"small/ünïcödé dir/fïlé 名前.txt"
 ln -s docs/readme.txt small/link_to_file
 ln -s docs small/link_to_dir
-ln -s ../no/such/target small/dangling
+ln -s no/such/target small/dangling # ("../" targets are refused on x, as by 7zz)
 touch -d '2001-02-03 04:05:06' small/docs/readme.txt small/docs/deep
 # 20 MB of mixed data: random, text, zeros and repeats, fixed seed.
 python3 - big.bin <<'PY'
