@@ -79,6 +79,7 @@ typedef struct {
     uint32_t prop[4];        /* Delta: distance; BCJ: start offset */
     bool has_start[4];       /* BCJ with the 4-byte start offset property */
     uint8_t lzma2_prop;      /* dictionary size byte */
+    bool reserved_set;       /* refused for a reserved flag bit or non-zero padding */
 } xz_block_header;
 
 static void set_msg(char *buf, size_t len, const char *fmt, ...)
@@ -388,6 +389,7 @@ static fz7_status parse_block_header(const uint8_t *h, size_t header_size, xz_bl
     }
     uint8_t flags = h[1];
     if (flags & 0x3C) {
+        bh->reserved_set = true;
         set_msg(detail, dlen, "Unsupported block flags 0x%02X", flags);
         return FZ7_E_UNSUPPORTED;
     }
@@ -469,6 +471,7 @@ static fz7_status parse_block_header(const uint8_t *h, size_t header_size, xz_bl
     }
     for (; pos < end; pos++) {
         if (h[pos] != 0) {
+            bh->reserved_set = true;
             set_msg(detail, dlen, "Unsupported block header field (non-zero header padding)");
             return FZ7_E_UNSUPPORTED;
         }
@@ -559,8 +562,11 @@ static void add_filter_tokens(xz_priv *x, const xz_block_header *bh)
 
 /* The method 7-Zip shows for an xz file: the filters of the first block of
  * each stream, then every check used, in ID order ("LZMA2:23 CRC32 CRC64").
- * A broken block header adds nothing (extraction reports it). */
-static void build_method(fz7_archive *a, xz_priv *x)
+ * A first block header that is damaged (CRC, sizes) or sets reserved bits
+ * makes the file fail to open, as with 7-Zip ("Is not archive"):
+ * FZ7_E_FORMAT, or FZ7_E_IO. An unknown filter adds nothing (extraction
+ * reports it as unsupported). */
+static fz7_status build_method(fz7_archive *a, xz_priv *x, char *err, size_t errlen)
 {
     uint32_t checks = 0;
     x->method[0] = 0;
@@ -570,17 +576,25 @@ static void build_method(fz7_archive *a, xz_priv *x)
         if (s->count == 0)
             continue;
         xz_block_header bh;
-        char ignored[8];
-        if (read_block_header(a->fd, s->offset + XZ_STREAM_HEADER_BYTES,
-                              x->records[s->first].unpadded, &bh, ignored,
-                              sizeof ignored) == FZ7_OK)
+        char detail[128] = "";
+        fz7_status st = read_block_header(a->fd, s->offset + XZ_STREAM_HEADER_BYTES,
+                                          x->records[s->first].unpadded, &bh, detail,
+                                          sizeof detail);
+        if (st == FZ7_OK) {
             add_filter_tokens(x, &bh);
+        } else if (st == FZ7_E_IO) {
+            return st;
+        } else if (st != FZ7_E_UNSUPPORTED || bh.reserved_set) {
+            set_msg(err, errlen, "%s", detail);
+            return FZ7_E_FORMAT;
+        }
     }
     for (unsigned id = 0; id < 16; id++) {
         char buf[16];
         if (checks & (1u << id))
             add_token(x, check_name(id, buf, sizeof buf));
     }
+    return FZ7_OK;
 }
 
 /* ---- Extraction --------------------------------------------------------- */
@@ -986,6 +1000,8 @@ fz7_status fz7_xz_open(fz7_archive *a, char *err, size_t errlen)
         return FZ7_E_MEM;
     uint64_t total = 0;
     st = scan_streams(a, p, &total, err, errlen);
+    if (st == FZ7_OK)
+        st = build_method(a, p, err, errlen);
     fz7_entry *e = NULL;
     if (st == FZ7_OK) {
         e = calloc(1, sizeof *e);
@@ -1010,7 +1026,6 @@ fz7_status fz7_xz_open(fz7_archive *a, char *err, size_t errlen)
         return st;
     }
 
-    build_method(a, p);
     unsigned check = p->streams[0].check;
     for (size_t i = 0; i < p->nstreams; i++) {
         if (p->streams[i].count) {
