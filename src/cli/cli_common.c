@@ -239,7 +239,7 @@ const char *fz7_entry_error_words(fz7_status st, bool encrypted)
     case FZ7_E_DATA:
         return encrypted ? "Data Error in encrypted file. Wrong password?" : "Data Error";
     case FZ7_E_PASSWORD: return "Data Error in encrypted file. Wrong password?";
-    case FZ7_E_NEED_PASSWORD: return "Can not open encrypted archive. Wrong password?";
+    case FZ7_E_NEED_PASSWORD: return "Cannot open encrypted archive. Wrong password?";
     case FZ7_E_TRUNCATED: return "Unexpected end of data";
     case FZ7_E_UNSUPPORTED: return "Unsupported Method";
     case FZ7_E_MEMLIMIT: return "Memory usage limit reached";
@@ -344,7 +344,7 @@ int fz7_open_for_read(const struct fz7_options *o, FILE *out, const char *verb, 
             fz7_archive_close(*out_arc);
             *out_arc = NULL;
             fflush(out);
-            fprintf(stderr, "ERROR: stdin : Can not open the file as [%s] archive\n",
+            fprintf(stderr, "ERROR: stdin : Cannot open the file as [%s] archive\n",
                     o->type == FZ7_TYPE_LZMA ? "lzma" : "7z");
             return FZ7_EXIT_FATAL;
         }
@@ -355,7 +355,7 @@ int fz7_open_for_read(const struct fz7_options *o, FILE *out, const char *verb, 
     struct stat st;
     if (stat(path, &st) != 0) {
         fflush(out);
-        fprintf(stderr, "ERROR: %s : Can not open the file: %s\n", path, strerror(errno));
+        fprintf(stderr, "ERROR: %s : Cannot open the file: %s\n", path, strerror(errno));
         return FZ7_EXIT_FATAL;
     }
     print_size_line(out, (uint64_t)st.st_size);
@@ -373,7 +373,7 @@ int fz7_open_for_read(const struct fz7_options *o, FILE *out, const char *verb, 
             fflush(out);
             *password_out = fz7_ask_password();
             if (!*password_out) {
-                fprintf(stderr, "ERROR: %s : Can not open encrypted archive: a password is needed "
+                fprintf(stderr, "ERROR: %s : Cannot open encrypted archive: a password is needed "
                                 "(give -p{password}; no terminal to ask on)\n", path);
                 return FZ7_EXIT_FATAL;
             }
@@ -387,7 +387,7 @@ int fz7_open_for_read(const struct fz7_options *o, FILE *out, const char *verb, 
     if (o->type != FZ7_TYPE_AUTO && fz7_archive_get_info(a)->format != wanted_format(o->type)) {
         fz7_archive_close(a);
         fflush(out);
-        fprintf(stderr, "ERROR: %s : Can not open the file as [%s] archive\n", path,
+        fprintf(stderr, "ERROR: %s : Cannot open the file as [%s] archive\n", path,
                 o->type == FZ7_TYPE_XZ ? "xz" : o->type == FZ7_TYPE_LZMA ? "lzma" : "7z");
         fprintf(out, "\nCan't open as archive: 1\nFiles: 0\nSize:       0\nCompressed: 0\n");
         return FZ7_EXIT_FATAL;

@@ -25,6 +25,8 @@ typedef struct run {
     fz7_disk *disk;
     fz7_overwrite overwrite; /* changes with Always / Skip all / rename all */
     mode_t umask_bits;
+    bool has_arc_mtime;      /* the archive file's mtime, for entries without one */
+    struct timespec arc_mtime;
     /* The entry in progress. */
     const fz7_entry *cur;
     bool writing;            /* a disk item is open */
@@ -216,6 +218,11 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
     }
     fz7_disk_item it = {.path = path, .name = fz7_entry_path(e), .kind = kind, .perm = perm_of(r, e),
                         .has_mtime = e->has_mtime, .mtime = e->mtime, .mtime_nsec = e->mtime_nsec};
+    if (!e->has_mtime && r->has_arc_mtime) { /* as 7-Zip: .xz, .lzma, 7z without times */
+        it.has_mtime = true;
+        it.mtime = (int64_t)r->arc_mtime.tv_sec;
+        it.mtime_nsec = (uint32_t)r->arc_mtime.tv_nsec;
+    }
     char err[600];
     s = fz7_disk_begin(r->disk, &it, err, sizeof err);
     if (s == FZ7_OK) {
@@ -298,6 +305,11 @@ int fz7_cmd_extract(const struct fz7_options *o)
     r.out = fz7_msg_stream(o);
     r.umask_bits = umask(0);
     umask(r.umask_bits);
+    struct stat arc_st;
+    if (!o->from_stdin && o->archive && stat(o->archive, &arc_st) == 0) {
+        r.has_arc_mtime = true;
+        r.arc_mtime = arc_st.st_mtim;
+    }
     fz7_print_banner(r.out);
 
     fz7_archive *a;

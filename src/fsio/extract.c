@@ -165,13 +165,13 @@ fz7_status fz7_disk_open(const char *out_dir, fz7_disk **out, char *err, size_t 
     d->handlers_set = true;
     if (out_dir && out_dir[0]) {
         if (make_dirs(out_dir) != 0) {
-            snprintf(err, errlen, "Can not create output folder %s: %s", out_dir, strerror(errno));
+            snprintf(err, errlen, "Cannot create output directory : %s : %s", strerror(errno), out_dir);
             fz7_disk_close(d, NULL, 0);
             return FZ7_E_IO;
         }
         d->old_cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (d->old_cwd < 0 || chdir(out_dir) != 0) {
-            snprintf(err, errlen, "Can not enter output folder %s: %s", out_dir, strerror(errno));
+            snprintf(err, errlen, "Cannot enter output directory %s: %s", out_dir, strerror(errno));
             fz7_disk_close(d, NULL, 0);
             return FZ7_E_IO;
         }
@@ -248,7 +248,7 @@ fz7_status fz7_disk_rename_existing(fz7_disk *d, const char *path, char **rename
         return s;
     }
     if (rename(path, to) != 0) {
-        snprintf(err, errlen, "can not rename %s to %s: %s", path, to, strerror(errno));
+        snprintf(err, errlen, "Cannot rename %s to %s: %s", path, to, strerror(errno));
         free(to);
         return FZ7_E_IO;
     }
@@ -299,7 +299,7 @@ static fz7_status write_header(fz7_disk *d, struct archive_entry *e, const char 
     if (r >= ARCHIVE_WARN)
         return FZ7_OK;
     const char *why = archive_error_string(d->aw);
-    snprintf(err, errlen, "%s: %s", shown, why ? why : "can not create");
+    snprintf(err, errlen, "%s: %s", shown, why ? why : "Cannot create");
     /* libarchive's secure checks fail with its "misc" error number (-1),
      * not a system errno. */
     return archive_errno(d->aw) <= 0 ? FZ7_E_ARG : FZ7_E_IO;
@@ -412,7 +412,7 @@ static fz7_status publish(fz7_disk *d, char *err, size_t errlen)
 {
     if (rename(d->temp_path, d->final_path) == 0)
         return FZ7_OK;
-    snprintf(err, errlen, "%s: can not rename into place: %s", d->final_path, strerror(errno));
+    snprintf(err, errlen, "%s: Cannot rename into place: %s", d->final_path, strerror(errno));
     unlink(d->temp_path);
     return FZ7_E_IO;
 }
@@ -559,7 +559,7 @@ static fz7_status write_link(fz7_disk *d, char *err, size_t errlen)
     char *text = link_text(d, d->link, resolved);
     free(resolved);
     if (!text) {
-        snprintf(err, errlen, "%s: can not find the output folder's path: %s", d->final_path,
+        snprintf(err, errlen, "%s: Cannot find the output folder's path: %s", d->final_path,
                  strerror(errno));
         return FZ7_E_IO;
     }
@@ -632,7 +632,7 @@ fz7_status fz7_disk_close(fz7_disk *d, char *err, size_t errlen)
     }
     if (d->old_cwd >= 0) {
         if (fchdir(d->old_cwd) != 0 && s == FZ7_OK) {
-            snprintf(err, errlen, "can not return to the previous folder: %s", strerror(errno));
+            snprintf(err, errlen, "Cannot return to the previous folder: %s", strerror(errno));
             s = FZ7_E_IO;
         }
         close(d->old_cwd);

@@ -2,7 +2,8 @@
 # extract_safety.sh - what extraction must never do, found by trying fz7 as
 # a new user: write a compressed file's contents over the archive itself
 # (an .xz/.lzma whose name has no known suffix), create files with more
-# permissions than the umask allows, or plant setuid/setgid bits.
+# permissions than the umask allows, or plant setuid/setgid bits. Also the
+# mtime given to entries that store none (the archive's, as 7zz).
 set -u
 [ -x "${FZ7:-}" ] || { echo "SKIP: FZ7 does not point to the fz7 binary"; exit 77; }
 for t in xz 7zz sha256sum; do
@@ -47,6 +48,22 @@ rm -rf out && mkdir out
 "$FZ7" x -y -oout perm.7z >/dev/null 2>&1 || bad "x perm.7z failed"
 [ "$(stat -c %a out/d/suid)" = 755 ] && ok || bad "setuid kept: suid is $(stat -c %a out/d/suid), want 755"
 [ "$(stat -c %a out/d)" = 755 ] && ok || bad "setgid/sticky kept: dir is $(stat -c %a out/d), want 755"
+
+# An entry without a stored mtime (.xz, .lzma, a 7z written without times)
+# gets the archive file's mtime, nanoseconds included, as 7zz gives it; from
+# stdin it keeps the time of extraction.
+rm -rf mt && mkdir mt && printf 'data\n' >mt/d && xz -k -c mt/d >mt/d.xz && xz --format=lzma -c mt/d >mt/d.lzma &&
+  python3 "${FZ7_TESTS_DIR:-$(dirname "$0")/..}/scripts/mk7z.py" mt/nt.7z f:x:hello d:dd &&
+  touch -d '2013-01-02 03:04:05.25' mt/d.xz mt/d.lzma mt/nt.7z || { echo "FAIL: could not make mt/"; exit 1; }
+for a in d.xz d.lzma nt.7z; do
+  rm -rf mt/out mt/out7 && "$FZ7" x -y -omt/out "mt/$a" >/dev/null 2>&1 && 7zz x -y -omt/out7 "mt/$a" >/dev/null 2>&1 ||
+    bad "x $a failed"
+  got=$(cd mt/out && stat -c '%n %y' * | tr '\n' ' ')
+  [ "$got" = "$(cd mt/out7 && stat -c '%n %y' * | tr '\n' ' ')" ] && ok || bad "$a: mtimes $got differ from 7zz's"
+  case $got in *"2013-01-02 03:04:05.250000000 +0000"*) ok ;; *) bad "$a: mtimes $got, want the archive's" ;; esac
+done
+rm -rf mt/si && mkdir mt/si && (cd mt/si && "$FZ7" x -si -txz <../d.xz >/dev/null 2>&1) &&
+  [ "$(stat -c %Y mt/si/'~')" -gt 1400000000 ] && ok || bad "x -si: not the time of extraction"
 
 echo "extract_safety.sh: $pass passed, $failed failed"
 [ $failed -eq 0 ]
