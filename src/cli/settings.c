@@ -13,6 +13,11 @@
 
 /* ---- the switches ------------------------------------------------------- */
 
+/* The -mx level from which x86 executables get BCJ2 instead of BCJ: 8, as
+ * 7zz 26 does. BCJ2 would pay at -mx5 too (cmake.elf: 2,309,187 B against
+ * 2,446,362 B with BCJ) for about 5 % more CPU time. */
+#define BCJ2_FROM_LEVEL 8
+
 static bool method_named(const char *name, size_t n, const char *want)
 {
     return strlen(want) == n && strncasecmp(name, want, n) == 0;
@@ -61,6 +66,11 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, char *why,
         s->method = FZ7_7Z_COPY;
     else if (method_named(name, nlen, "BCJ") || method_named(name, nlen, "x86")) {
         s->bcj = 1;
+        s->bcj2 = false;
+        return FZ7_OK;
+    } else if (method_named(name, nlen, "BCJ2")) {
+        s->bcj = 1;
+        s->bcj2 = true;
         return FZ7_OK;
     } else if (method_named(name, nlen, "Delta")) {
         unsigned d = colon ? (unsigned)strtoul(colon + 1, NULL, 10) : 1;
@@ -106,6 +116,7 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
     s->header_compress = o->header_compress != FZ7_OFF;
     s->store_mtime = true;
     s->bcj = -1;
+    s->bcj2 = s->level >= BCJ2_FROM_LEVEL;
     fz7_status st = fz7_lzma_enc_preset(&s->lzma, (unsigned)s->level);
     if (st != FZ7_OK) {
         snprintf(why, whylen, "the LZMA encoder is not available");
@@ -120,7 +131,9 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
         if (strcasecmp(o->filters, "off") == 0 || strcmp(o->filters, "-") == 0)
             s->bcj = 0;
         else if (strcasecmp(o->filters, "BCJ") == 0 || strcasecmp(o->filters, "x86") == 0)
-            s->bcj = 1;
+            s->bcj = 1, s->bcj2 = false;
+        else if (strcasecmp(o->filters, "BCJ2") == 0)
+            s->bcj = 1, s->bcj2 = true;
         else if (strncasecmp(o->filters, "Delta:", 6) == 0) {
             unsigned d = (unsigned)strtoul(o->filters + 6, NULL, 10);
             if (d < 1 || d > 256) {
@@ -134,6 +147,12 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
             return FZ7_E_UNSUPPORTED;
         }
     }
+    if (xz && s->bcj == 1 && s->bcj2) {
+        snprintf(why, whylen, "BCJ2 is a 7z filter: xz archives cannot hold it");
+        return FZ7_E_UNSUPPORTED;
+    }
+    if (xz)
+        s->bcj2 = false;
     if (xz && s->method != FZ7_7Z_LZMA2) {
         snprintf(why, whylen, "xz archives support only the LZMA2 method");
         return FZ7_E_UNSUPPORTED;
@@ -287,6 +306,8 @@ void fz7_settings_folder_opts(const fz7_settings *s, const fz7_7zaes_key *key, u
     fo->delta_distance = s->delta;
     fo->size_hint = size_hint;
     fo->bcj_x86 = bcj;
+    fo->bcj2 = s->bcj2 && s->method != FZ7_7Z_COPY;
+    fo->folder_bytes = folder_bytes;
     fz7_settings_pick_mt(s, folder_bytes, &fo->threads, &fo->mt_block_size);
 }
 

@@ -24,6 +24,9 @@ typedef struct fz7_settings {
     int bcj;                  /* x86 BCJ: -1 for x86 executables only (the
                                  default), 0 never (-mf=off, Delta, Copy, xz),
                                  1 every file (-mf=BCJ, -m1=BCJ) */
+    bool bcj2;                /* the x86 filter is BCJ2 rather than BCJ:
+                                 -mf=BCJ2, -m1=BCJ2, and by default from
+                                 -mx8 as 7zz 26 does */
     unsigned delta;           /* Delta distance in bytes (-mf=Delta:N), 0 none */
     fz7_xz_check check;       /* xz block check (-mcheck=, -mcrc=); CRC64 default */
     bool header_compress;     /* -mhc (default on) */

@@ -26,11 +26,20 @@ typedef enum fz7_7z_method {
     FZ7_7Z_LZMA2       /* 21 */
 } fz7_7z_method;
 
-/* Coders of one folder: [x86 BCJ or Delta ->] method [-> 7zAES]. */
+/* Coders of one folder: [x86 BCJ or Delta ->] method [-> 7zAES], or with
+ * BCJ2 four streams as 7-Zip lays them out: BCJ2's main stream through the
+ * method, its call and jump streams through LZMA (1 MiB dictionary, lc0
+ * lp2), its range-coded stream as it is, each through its own 7zAES when
+ * encrypted; pack streams in the order main, rc, call, jump. */
 typedef struct fz7_7z_folder_opts {
     fz7_7z_method method;
     fz7_lzma_enc_opts lzma;   /* LZMA/LZMA2 only */
     bool bcj_x86;             /* x86 BCJ (03030103) in front of the method */
+    bool bcj2;                /* with bcj_x86: BCJ2 (0303011B) instead of BCJ;
+                                 not with Copy */
+    uint64_t folder_bytes;    /* this folder's input bytes when known (0 =
+                                 unknown): BCJ2's file size for an entry
+                                 whose size is not given */
     unsigned delta_distance;  /* Delta (03) in front of the method, 1..256
                                  bytes; 0 = none; not together with BCJ */
     const fz7_7zaes_key *key; /* encrypt with 7zAES (06F10701); NULL = no */
@@ -77,6 +86,14 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
  * entry that receives no bytes becomes an empty file. The metadata strings
  * are copied. */
 fz7_status fz7_7z_writer_begin_file(fz7_7z_writer *w, const fz7_7z_entry_meta *m);
+
+/* begin_file for an entry expected to hold size bytes (0 = unknown). In a
+ * BCJ2 folder a branch is converted only when its target lies inside its
+ * own entry, as 7-Zip does it; without the size an entry is taken to
+ * fill the rest of the folder (fz7_7z_folder_opts.folder_bytes), which is
+ * exact for the last or only entry. Only the ratio depends on it. */
+fz7_status fz7_7z_writer_begin_file_sized(fz7_7z_writer *w, const fz7_7z_entry_meta *m,
+                                          uint64_t size);
 fz7_status fz7_7z_writer_write(fz7_7z_writer *w, const uint8_t *p, size_t n);
 fz7_status fz7_7z_writer_end_file(fz7_7z_writer *w);
 
