@@ -1,6 +1,7 @@
 /* extract.c - the disk side of `x` and `e`: libarchive's archive_write_disk
  * with SECURE_NODOTDOT | SECURE_SYMLINKS | SECURE_NOABSOLUTEPATHS does the
- * creating, fz7 adds the temporary-name-then-rename step and big buffers.
+ * creating, fz7 adds the temporary-name-then-rename step, big buffers and
+ * 7-Zip's rules for "."/".." names and for symlink targets.
  *
  * Paths are relative to the output folder, which is made the current
  * directory, because libarchive refuses absolute paths in secure mode. */
