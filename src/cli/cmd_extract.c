@@ -10,9 +10,11 @@
 #include "cli/progress.h"
 #include "fsio/extract.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 typedef enum run_mode { RUN_TEST, RUN_DISK, RUN_STDOUT } run_mode;
 
@@ -59,6 +61,19 @@ static void entry_error(run *r, fz7_status st, const fz7_entry *e, const char *d
     fflush(r->out);
     fprintf(stderr, "ERROR: %s : %s  (in %s%s%s)\n", words, fz7_entry_path(e), r->o->archive,
             detail ? ": " : "", detail ? detail : "");
+    r->errors++;
+}
+
+/* An entry's path could not be written: 7-Zip's form of the message, with
+ * the path as it is below the current directory. */
+static void disk_error(run *r, const char *what, int err, const char *path)
+{
+    const char *od = r->o->out_dir && r->o->out_dir[0] ? r->o->out_dir : "";
+    size_t odl = strlen(od);
+    fz7_progress_clear(r->progress);
+    fflush(r->out);
+    fprintf(stderr, "ERROR: %s : errno=%d : %s : %s%s%s\n", what, err, strerror(err), od,
+            odl && od[odl - 1] != '/' ? "/" : "", path);
     r->errors++;
 }
 
@@ -192,28 +207,23 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
     if (kind != FZ7_DISK_DIR) {
         struct stat st;
         int ex = fz7_disk_lookup(r->disk, path, &st);
-        if (ex < 0) { /* a parent is a symlink or a file: 7-Zip's words for it */
-            const char *od = r->o->out_dir && r->o->out_dir[0] ? r->o->out_dir : "";
-            size_t odl = strlen(od);
-            fz7_progress_clear(r->progress);
-            fflush(r->out);
-            fprintf(stderr, "ERROR: Cannot open output file : errno=20 : Not a directory : %s%s%s\n",
-                    od, odl && od[odl - 1] != '/' ? "/" : "", path);
-            r->errors++;
+        if (ex < 0) { /* a parent is a symlink or a file */
+            disk_error(r, "Cannot open output file", ENOTDIR, path);
             free(path);
             return FZ7_OK;
         }
-        if (ex > 0 && S_ISDIR(st.st_mode)) {
-            warn(r, "Cannot replace a folder with a file", fz7_entry_path(e), NULL);
-            free(path);
-            return FZ7_OK;
-        }
-        if (ex > 0) {
+        if (ex > 0) { /* a folder too is asked about, skipped, renamed or replaced */
             path = resolve_existing(r, e, path, &st);
             if (r->quit || r->broken)
                 return FZ7_E_ARG;
             if (!path)
                 return FZ7_OK;
+            if (S_ISDIR(st.st_mode) && fz7_disk_lookup(r->disk, path, &st) > 0 &&
+                S_ISDIR(st.st_mode) && rmdir(path) != 0) {
+                disk_error(r, "Cannot delete output folder", errno, path);
+                free(path);
+                return FZ7_OK;
+            }
         }
     }
     fz7_disk_item it = {.path = path, .name = fz7_entry_path(e), .kind = kind, .perm = perm_of(r, e),

@@ -161,17 +161,23 @@ vs7zz names-e e names.7z
 
 # --- 2. a folder replaced by a link, a link replaced by a folder ---
 $MK7Z dirlink.7z d:dir f:dir/ok:ok "l:dir:$S/outside" f:dir/evil:evil
-run "folder then link" "1" "$FZ7" x -y dirlink.7z -ojail/2
+# A folder in the way of a file or link is treated as 7zz treats it: asked
+# about, skipped, renamed, or removed when empty; a full one gives "Cannot
+# delete output folder" (exit 2) and stays.
+run "folder then link" "2" "$FZ7" x -y dirlink.7z -ojail/2
 check_outside "folder then link"
 same "folder then link: folder kept" "$(find jail/2 -mindepth 1 -printf '%P %y\n' | LC_ALL=C sort | tr '\n' ' ')" \
     "dir d dir/evil f dir/ok f "
-named "folder then link" "dir"
-# An empty folder then a file of the same name: 7zz replaces the folder
-# (exit 0), fz7 keeps it with a warning (exit 1); either way nothing leaves.
-# (Above, 7zz exits 2: "Cannot delete output folder"; fz7 warns, exit 1.)
+same "folder then link: error" "$(grep ERROR err.txt)" \
+    "ERROR: Cannot delete output folder : errno=39 : Directory not empty : jail/2/dir"
 $MK7Z dirfile.7z d:d f:d:file-over-dir
-run "folder then file" "1" "$FZ7" x -y dirfile.7z -ojail/2c
+run "folder then file" "0" "$FZ7" x -y dirfile.7z -ojail/2c
 check_outside "folder then file"
+same "folder then file: replaced" "$(cat jail/2c/d)" "file-over-dir"
+for sw in -aos -aou -aot; do
+    vs7zz "dirfile$sw" x dirfile.7z $sw
+    vs7zz "dirlink$sw" x dirlink.7z $sw
+done
 # The absolute link moves below -o; the folder then replaces it (7zz: exit 2,
 # "Cannot create folder"; fz7: exit 0, d2/x written inside the folder).
 $MK7Z linkdir.7z "l:d2:$S/outside" d:d2 f:d2/x:x
