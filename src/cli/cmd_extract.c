@@ -157,6 +157,18 @@ static void list_passed_over(run *r, size_t index, const fz7_entry *e)
     r->next_index = index + 1;
 }
 
+/* -bb1 and up: "- name" for an entry written, by its name in the archive
+ * (not the name on disk) and folders with a '/', as 7-Zip lists them. */
+static void list_written(run *r, const fz7_entry *e)
+{
+    if (r->o->bb < 1)
+        return;
+    const char *name = fz7_entry_path(e);
+    size_t n = strlen(name);
+    fz7_progress_clear(r->progress);
+    fprintf(r->out, "- %s%s\n", name, e->is_dir && (n == 0 || name[n - 1] != '/') ? "/" : "");
+}
+
 static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
 {
     run *r = ctx;
@@ -201,6 +213,7 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
         return s;
     if (!path[0]) { /* "..", "." as a folder: the output folder itself */
         free(path);
+        list_written(r, e);
         return FZ7_OK;
     }
     fz7_disk_kind kind = e->is_dir ? FZ7_DISK_DIR : e->is_symlink ? FZ7_DISK_SYMLINK : FZ7_DISK_FILE;
@@ -237,10 +250,7 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
     s = fz7_disk_begin(r->disk, &it, err, sizeof err);
     if (s == FZ7_OK) {
         r->writing = kind != FZ7_DISK_DIR;
-        if (r->o->bb >= 1) {
-            fz7_progress_clear(r->progress);
-            fprintf(r->out, "- %s\n", path);
-        }
+        list_written(r, e);
     } else if (s == FZ7_E_ARG) {
         warn(r, "Refused", fz7_entry_path(e), err);
         s = FZ7_OK;

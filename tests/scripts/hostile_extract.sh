@@ -38,7 +38,7 @@ echo victim >outside/victim
 touch -d '2001-01-01' stamp outside outside/victim
 outside_changed() {
     find "$S" -mindepth 1 -newer stamp -not -path "$S/jail/*" -not -path "$S/jail" -not -name '*.7z' \
-        -not -name '*.tar' -not -name out.txt -not -name err.txt -not -name err7.txt \
+        -not -name '*.tar' -not -name out.txt -not -name err.txt -not -name err7.txt -not -name 'bb*.txt' \
         -not -path "$S/tree" -not -path "$S/tree/*" | LC_ALL=C sort
 }
 check_outside() { # check_outside NAME
@@ -158,6 +158,12 @@ same "names: tree" "$(cd jail/names && find . -mindepth 1 -printf '%p=%y,' | tr 
 same "names: / and .. both became _, the last wins" "$(cat jail/names/_)" "15"
 vs7zz names-vs x names.7z
 vs7zz names-e e names.7z
+# -bb1 lists entries by their names in the archive (folders with '/'), as 7zz.
+rm -rf jail/bb jail/bb7
+"$FZ7" x -bb1 -y names.7z -ojail/bb 2>/dev/null | grep '^- ' >bb.txt
+7zz x -bb1 -y names.7z -ojail/bb7 2>/dev/null </dev/null | grep '^- ' >bb7.txt
+same "names -bb1: as 7zz" "$(cat bb.txt)" "$(cat bb7.txt)"
+same "names -bb1: raw names" "$(head -3 bb.txt | tr '\n' ',')" "- ..,- ../x,- a/../../y,"
 
 # --- 2. a folder replaced by a link, a link replaced by a folder ---
 $MK7Z dirlink.7z d:dir f:dir/ok:ok "l:dir:$S/outside" f:dir/evil:evil
