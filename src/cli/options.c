@@ -93,7 +93,7 @@ static int read_password_file(parser *p)
     FILE *f = from_stdin ? stdin : fopen(path, "r");
     if (!f) {
         char msg[256];
-        snprintf(msg, sizeof msg, "Can not open the password file: %s", strerror(errno));
+        snprintf(msg, sizeof msg, "Cannot open the password file: %s", strerror(errno));
         return usage_error(p, 7, msg, path);
     }
     size_t cap = 0;
@@ -103,7 +103,7 @@ static int read_password_file(parser *p)
         fclose(f);
     if (failed) {
         char msg[256];
-        snprintf(msg, sizeof msg, "Can not read the password file: %s", strerror(errno));
+        snprintf(msg, sizeof msg, "Cannot read the password file: %s", strerror(errno));
         return usage_error(p, 7, msg, path);
     }
     if (len < 0) { /* empty file: no line at all */

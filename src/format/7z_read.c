@@ -987,7 +987,7 @@ static fz7_status check_start_header(const fz7_archive *a, cursor *c, const uint
                                      uint32_t *nh_crc)
 {
     if (sh[6] != 0)   /* 7-Zip treats other major versions as not 7z */
-        return fail(c, FZ7_E_FORMAT, "Can not open the file as archive: 7z version %u.%u", sh[6], sh[7]);
+        return fail(c, FZ7_E_FORMAT, "Cannot open the file as archive: 7z version %u.%u", sh[6], sh[7]);
     if (fz7_crc32(0, sh + 12, 20) != fz7_get32le(sh + 8))
         return fail(c, FZ7_E_CRC, "Headers Error: start header CRC mismatch");
     *nh_offset = fz7_get64le(sh + 12);
@@ -1071,7 +1071,7 @@ fz7_status fz7_7z_open(fz7_archive *a, char *err, size_t errlen)
     fz7_status st = fz7_volumes_pread(a->vol, sig, sizeof sig, 0);
     if (st != FZ7_OK || memcmp(sig, signature, sizeof signature) != 0) {
         if (st == FZ7_E_IO)
-            snprintf(err, errlen, "Can not read the file");
+            snprintf(err, errlen, "Cannot read the file");
         return st == FZ7_E_IO ? st : FZ7_E_FORMAT;
     }
     return open_at(a, 0, err, errlen);

@@ -79,7 +79,7 @@ fz7_status fz7_archive_open(const char *path, const fz7_open_opts *opts, fz7_arc
         free_archive(a);
         return FZ7_E_TRUNCATED;
     }
-    snprintf(err, errlen, "Can not open the file as archive");
+    snprintf(err, errlen, "Cannot open the file as archive");
     free_archive(a);
     return FZ7_E_FORMAT;
 }

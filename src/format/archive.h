@@ -70,7 +70,7 @@ typedef struct fz7_open_opts {
  * ("x.7z.001") is read together with x.7z.002, ... as one archive. On
  * failure returns the status and writes a one-line reason (without the
  * archive name) to err:
- * FZ7_E_FORMAT ("Can not open the file as archive" or what was wrong),
+ * FZ7_E_FORMAT ("Cannot open the file as archive" or what was wrong),
  * FZ7_E_TRUNCATED ("Missing volume: x.7z.003", "Unexpected end of archive"),
  * FZ7_E_NEED_PASSWORD / FZ7_E_PASSWORD (encrypted headers), FZ7_E_IO,
  * FZ7_E_MEM, FZ7_E_MEMLIMIT, FZ7_E_UNSUPPORTED, FZ7_E_CRC (header CRC),

@@ -218,9 +218,9 @@ fz7_status fz7_volumes_open(const char *path, fz7_volumes **out, char *err, size
     int fd = open_volume(path, &size);
     if (fd < 0) {
         if (fd == -2)
-            snprintf(err, errlen, "Can not open the file as archive: not a regular file");
+            snprintf(err, errlen, "Cannot open the file as archive: not a regular file");
         else
-            snprintf(err, errlen, "Can not open the file: %s", strerror(errno));
+            snprintf(err, errlen, "Cannot open the file: %s", strerror(errno));
         free(v);
         return FZ7_E_IO;
     }
@@ -241,7 +241,7 @@ fz7_status fz7_volumes_open(const char *path, fz7_volumes **out, char *err, size
             break;
         }
         if (fd < 0) {
-            snprintf(err, errlen, "Can not open the volume %s: %s", name,
+            snprintf(err, errlen, "Cannot open the volume %s: %s", name,
                      fd == -2 ? "not a regular file" : strerror(errno));
             st = FZ7_E_IO;
         } else if ((st = add_volume(v, fd, size)) != FZ7_OK) {

@@ -29,7 +29,7 @@ typedef struct fz7_volumes fz7_volumes;
 /* Opens path. When its name ends in a run of digits whose value is 1
  * ("x.7z.001", "x.zip.01"), the following numbers of the same width are
  * opened too while they exist (the first absent one ends the set).
- * FZ7_E_IO with "Can not open the file: ..." in err when path itself
+ * FZ7_E_IO with "Cannot open the file: ..." in err when path itself
  * cannot be opened or is not a regular file; a later volume that exists
  * but cannot be opened is FZ7_E_IO too. FZ7_E_MEM. */
 fz7_status fz7_volumes_open(const char *path, fz7_volumes **out, char *err, size_t errlen);

@@ -479,7 +479,7 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
     struct archive *ar;
     fz7_status st = la_start(a, src, p->raw, &ar, err, errlen);
     if (st == FZ7_E_FORMAT && errlen && !err[0])
-        snprintf(err, errlen, "Can not open the file as archive (it changed since it was opened)");
+        snprintf(err, errlen, "Cannot open the file as archive (it changed since it was opened)");
     if (st != FZ7_OK) {
         free(src);
         return st;

@@ -685,7 +685,7 @@ fz7_status fz7_archive_open_fd(int fd, const char *name, const fz7_open_opts *op
     } else if (x->in_len < sizeof header_magic ||
                memcmp(in, header_magic, sizeof header_magic) != 0) {
         st = FZ7_E_FORMAT;
-        set_msg(err, errlen, "Can not open the file as archive");
+        set_msg(err, errlen, "Cannot open the file as archive");
     }
     x->eof = false; /* fill() looks again once the buffer is used up */
     if (st != FZ7_OK) {

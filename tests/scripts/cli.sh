@@ -51,7 +51,7 @@ expect_rc 2 "missing archive" "$FZ7" t "$S/no-such.7z"
 grep -q "no-such.7z" err.txt && ok || bad "missing archive message names it"
 printf 'not an archive at all\n' >plain.txt
 expect_rc 2 "non-archive" "$FZ7" t plain.txt
-grep -q "plain.txt : Can not open the file as archive" err.txt && ok || bad "non-archive message"
+grep -q "plain.txt : Cannot open the file as archive" err.txt && ok || bad "non-archive message"
 expect_rc 0 "--version" "$FZ7" --version
 grep -q "^crc32: " out.txt && ok || bad "--version names the crc32 path"
 expect_rc 2 "-t7z on an xz file" "$FZ7" l -txz cp.7z

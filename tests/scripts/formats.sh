@@ -194,7 +194,7 @@ head -c 100000 arc.tgz >cut.tar.gz 2>/dev/null && {
 printf 'just some text, not an archive\n' >plain.txt
 "$FZ7" l plain.txt >/dev/null 2>plain.err
 rc=$?
-if [ $rc -eq 2 ] && grep -q "Can not open the file as archive" plain.err; then ok; else bad "plain text: rc=$rc"; fi
+if [ $rc -eq 2 ] && grep -q "Cannot open the file as archive" plain.err; then ok; else bad "plain text: rc=$rc"; fi
 
 # --- backslashes in names ---
 python3 "${FZ7_TESTS_DIR:-$(dirname "$0")/..}/scripts/mk7z.py" bs.7z 'f:dir\file.txt:hello' \

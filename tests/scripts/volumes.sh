@@ -146,7 +146,7 @@ PY
 for f in fake "$FZ7"; do
     "$FZ7" l "$f" >out.log 2>err.log
     rc=$?
-    if [ $rc -eq 2 ] && grep -q "Can not open the file as archive" err.log; then ok; else bad "$f: rc=$rc $(cat err.log)"; fi
+    if [ $rc -eq 2 ] && grep -q "Cannot open the file as archive" err.log; then ok; else bad "$f: rc=$rc $(cat err.log)"; fi
 done
 
 # Corpus archives behind the stub: the same listing and test result.

@@ -99,7 +99,7 @@ static void test_names(void **state)
     fz7_volumes *v = (fz7_volumes *)1;
     assert_int_equal(fz7_volumes_open(path, &v, err, sizeof err), FZ7_E_IO);
     assert_null(v);
-    assert_non_null(strstr(err, "Can not open the file"));
+    assert_non_null(strstr(err, "Cannot open the file"));
     assert_int_equal(fz7_volumes_open(g_dir, &v, err, sizeof err), FZ7_E_IO);
     assert_non_null(strstr(err, "not a regular file"));
 }
@@ -386,7 +386,7 @@ static void test_split_and_sfx_archive(void **state)
         path_in(path, sizeof path, "stub.bin");
         fz7_archive *a3 = NULL;
         assert_int_equal(fz7_archive_open(path, NULL, &a3, err, sizeof err), FZ7_E_FORMAT);
-        assert_string_equal(err, "Can not open the file as archive");
+        assert_string_equal(err, "Cannot open the file as archive");
 
         /* Self-extractor and volumes together. */
         write_volumes("sfxvol", sfx, sn + n, 65536);

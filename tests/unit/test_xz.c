@@ -347,7 +347,7 @@ static void test_not_xz(void **state)
     fz7_archive *a = NULL;
     snprintf(path, sizeof path, "%s/../filter/code.bin", own_dir());
     assert_int_equal(fz7_archive_open(path, NULL, &a, err, sizeof err), FZ7_E_FORMAT);
-    assert_string_equal(err, "Can not open the file as archive");
+    assert_string_equal(err, "Cannot open the file as archive");
     snprintf(path, sizeof path, "%s/MANIFEST.tsv", own_dir());
     assert_int_equal(fz7_archive_open(path, NULL, &a, err, sizeof err), FZ7_E_FORMAT);
     assert_null(a);
