@@ -26,14 +26,16 @@ BENCH_WORK=$work/t "$top/bench/compare_test.sh" 3
 section "issue 8: decompression side by side"
 BENCH_WORK=$work/dec "$top/bench/compare_dec.sh" 3
 
-section "issues 3 and 8: compression side by side (one thread)"
-RUNS=1 MT=2 "$top/bench/compare_enc.sh" "$build"
+section "issues 3 and 8: compression side by side (one thread, then -mmt2 over -mmt1 and the default)"
+RUNS=1 MT=2 THREADS=1 "$top/bench/compare_enc.sh" "$build"
 
-section "issue 8: peak memory of a -mx5 -mmt1 (kB), corpus"
-rm -f "$work/m1.7z" "$work/m2.7z"
+section "issue 8: peak memory of a -mx5 (kB), corpus, one thread and every core"
+rm -f "$work/m1.7z" "$work/m2.7z" "$work/m3.7z" "$work/m4.7z"
 echo "fz7 a -mx5 -mmt1: $(cd "$corpus" && utime "$fz7" a -mx5 -mmt1 "$work/m1.7z" .)  (cpu_s wall_s maxrss_kB)"
 echo "7zz a -mx5 -mmt1: $(cd "$corpus" && utime 7zz a -mx5 -mmt1 "$work/m2.7z" .)"
-ls -l "$work/m1.7z" "$work/m2.7z" | awk '{print $5, $9}'
+echo "fz7 a -mx5:       $(cd "$corpus" && utime "$fz7" a -mx5 "$work/m3.7z" .)"
+echo "7zz a -mx5:       $(cd "$corpus" && utime 7zz a -mx5 "$work/m4.7z" .)"
+ls -l "$work/m1.7z" "$work/m2.7z" "$work/m3.7z" "$work/m4.7z" | awk '{print $5, $9}'
 
 section "issue 5: fz7 a -mx5 -mmt1, avx512 vs portable paths (headers.tar + brown.txt), bytes identical?"
 for lvl in avx512 avx2 portable; do
