@@ -90,11 +90,15 @@ fz7_status fz7_lzma_enc_new(const fz7_lzma_enc_opts *opts, fz7_ostream *dst, fz7
 fz7_status fz7_lzma2_enc_new(const fz7_lzma_enc_opts *opts, fz7_ostream *dst, fz7_lzma_enc **out);
 
 /* Multi-threaded LZMA2 (lzma2_enc.c). The input is cut into blocks of
- * block_size bytes (the last may be shorter); each block is compressed
- * independently by one of `threads` worker threads as LZMA2 chunks whose
- * first one resets the dictionary, and the blocks' chunks are written to
- * dst in input order, then the end byte 0x00: one ordinary LZMA2 stream
- * any LZMA2 decoder reads (7z coder "LZMA2", xz filter 0x21).
+ * block_size bytes (the last may be shorter); each block is compressed by
+ * one of `threads` worker threads as LZMA2 chunks, and the blocks' chunks
+ * are written to dst in input order, then the end byte 0x00: one ordinary
+ * LZMA2 stream any LZMA2 decoder reads (7z coder "LZMA2", xz filter 0x21).
+ * The first block resets the dictionary. When block_size is a multiple of
+ * 16, each later block starts from the last min(1 MiB, dictionary) bytes
+ * of the block before (its matches may reach into them; its first chunk
+ * resets state and properties, not the dictionary); otherwise it resets
+ * the dictionary too. (Independent xz blocks: one fz7_lzma2_enc_new each.)
  *
  * block_size: bytes, FZ7_LZMA2_MT_BLOCK_MIN..FZ7_LZMA2_MT_BLOCK_MAX, or 0
  * for 3 x opts->dict_size (at least FZ7_LZMA2_MT_BLOCK_MIN). Each block
@@ -102,9 +106,9 @@ fz7_status fz7_lzma2_enc_new(const fz7_lzma_enc_opts *opts, fz7_ostream *dst, fz
  * fz7_lzma_enc_reduce_dict does; fz7_lzma_enc_props() and
  * fz7_lzma2_enc_dict_prop() report that reduced size, which is what the
  * container must store. Smaller blocks give more parallel work but each
- * dictionary reset costs ratio: 7z/xz writers should use 0 or a size of at
- * least 3 x dictionary unless the input is small; for an input of known
- * size S on N threads, max(S / N rounded up, 1 MiB) keeps every thread busy.
+ * cut costs ratio (less with the 1 MiB start). fz7 a gives each of N
+ * threads one block, about S / N bytes of an input of known size S, and
+ * uses 0 when the size is unknown.
  *
  * The output depends only on opts and block_size, never on threads, the
  * CPU or the pieces write() is given. threads: 1..FZ7_LZMA2_MT_THREADS_MAX
