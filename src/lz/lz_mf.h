@@ -37,6 +37,9 @@ typedef struct fz7_lz_mf {
     uint32_t pos;          /* buffer index of the next position to search */
     uint32_t end;          /* buffer index one past the last byte written */
     uint32_t offset;       /* stored position = buffer index + offset */
+    uint32_t released;     /* bytes at the start of buf handed back to the
+                            * kernel: out of reach, not yet rewritten */
+    uint32_t huge_end;     /* buf[0..huge_end) was offered as huge pages */
     uint32_t dict_size;    /* largest distance returned */
     uint32_t cyclic_size;  /* dict_size + 1 chain/tree slots */
     uint32_t cyclic_pos;   /* slot of pos */
@@ -64,9 +67,11 @@ uint64_t fz7_lz_mf_memusage(int kind, uint32_t dict_size, uint32_t keep_extra);
 
 /* Allocates a match finder. kind: FZ7_LZ_HC4..FZ7_LZ_HC5; dict_size: the
  * largest distance (bytes); nice_len 2..273; depth: candidates per search
- * (0 = automatic). Returns 0, or -1 if allocation fails. */
+ * (0 = automatic); size_hint: bytes the whole input is expected to hold
+ * (0 = unknown), which only decides how much memory is offered as huge
+ * pages, never the matches. Returns 0, or -1 if allocation fails. */
 int fz7_lz_mf_init(fz7_lz_mf *mf, int kind, uint32_t dict_size, uint32_t keep_extra,
-                   uint32_t nice_len, uint32_t depth);
+                   uint32_t nice_len, uint32_t depth, uint64_t size_hint);
 
 /* Frees what init allocated (a zeroed struct is fine). */
 void fz7_lz_mf_free(fz7_lz_mf *mf);

@@ -19,6 +19,8 @@
  * look-ahead (the coder trails the match finder by up to that much) and
  * the bytes of an LZMA2 chunk that may have to be stored uncompressed. */
 #define KEEP_EXTRA (FZ7_LZMA_LOOKAHEAD + LZMA2_PACKED_MAX + 64)
+/* Most input bytes write() copies into the window before encoding them. */
+#define APPEND_STEP ((size_t)64 << 10)
 
 /* ---- Options ------------------------------------------------------------ */
 
@@ -156,6 +158,7 @@ fz7_status fz7_lzma_enc_parse_param(fz7_lzma_enc_opts *opts, const char *param)
 
 void fz7_lzma_enc_reduce_dict(fz7_lzma_enc_opts *opts, uint64_t input_size)
 {
+    opts->size_hint = input_size;
     for (unsigned i = 12; i < 32; i++) {
         uint64_t a = (uint64_t)1 << i, b = (uint64_t)3 << (i - 1);
         uint64_t fit = input_size <= a ? a : input_size <= b ? b : 0;
@@ -652,7 +655,8 @@ static fz7_status enc_new(const fz7_lzma_enc_opts *opts, fz7_ostream *dst, int l
     if (opts->mode == FZ7_LZMA_MODE_NORMAL)
         e->opt = malloc(FZ7_LZMA_OPTS * sizeof(fz7_lzma_opt));
     if (!e->out || !e->probs || !e->queue || (opts->mode == FZ7_LZMA_MODE_NORMAL && !e->opt)
-        || fz7_lz_mf_init(&e->mf, (int)opts->mf, opts->dict_size, KEEP_EXTRA, opts->nice_len, opts->depth) != 0) {
+        || fz7_lz_mf_init(&e->mf, (int)opts->mf, opts->dict_size, KEEP_EXTRA, opts->nice_len, opts->depth,
+                          opts->size_hint) != 0) {
         fz7_lzma_enc_free(e);
         return FZ7_E_MEM;
     }
@@ -687,7 +691,10 @@ fz7_status fz7_lzma_enc_write(fz7_lzma_enc *e, const uint8_t *data, size_t n)
         return e->error;
     }
     while (n > 0 && !e->error) {
-        size_t got = fz7_lz_mf_append(&e->mf, data, n);
+        /* In steps of APPEND_STEP: the window then holds little more than
+         * the dictionary and the look-ahead (lz_mf.c gives the rest back),
+         * whatever size of pieces the caller writes. */
+        size_t got = fz7_lz_mf_append(&e->mf, data, n < APPEND_STEP ? n : APPEND_STEP);
         data += got;
         n -= got;
         e->bytes_in += got;

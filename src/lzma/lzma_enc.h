@@ -44,6 +44,10 @@ typedef struct fz7_lzma_enc_opts {
     fz7_lzma_mf mf;      /* match finder (mf=) */
     uint32_t depth;      /* match finder cut value (mc=); 0 = automatic */
     int end_marker;      /* LZMA1 only: finish() writes the end marker (eos=) */
+    uint64_t size_hint;  /* bytes the whole input is expected to hold, 0 =
+                          * unknown (fz7_lzma_enc_reduce_dict sets it): sizes
+                          * the huge-page part of the match finder's memory,
+                          * never changes the output */
 } fz7_lzma_enc_opts;
 
 /* Fills opts for compression level 0..9 with 7-Zip's -mx mapping (as
@@ -66,8 +70,9 @@ fz7_status fz7_lzma_enc_check(const fz7_lzma_enc_opts *opts);
 
 /* Shrinks opts->dict_size when the whole input is known to be input_size
  * bytes, as 7-Zip does: to the smallest 2^n or 3*2^n >= input_size (never
- * below FZ7_LZMA_DICT_MIN, never above the current value). Saves memory
- * and gives the same dictionary property bytes 7zz writes. */
+ * below FZ7_LZMA_DICT_MIN, never above the current value), and records
+ * input_size in opts->size_hint. Saves memory and gives the same
+ * dictionary property bytes 7zz writes. */
 void fz7_lzma_enc_reduce_dict(fz7_lzma_enc_opts *opts, uint64_t input_size);
 
 /* Bytes of memory an encoder with these options allocates (window,

@@ -363,6 +363,37 @@ static void test_big_sliding(void **state)
     round_trip(&o, 1, IN_MIXED, (size_t)9 << 19, 79, 1);
 }
 
+/* A window of 2 MiB or more hands the pages behind the dictionary back
+ * to the kernel as it slides (lz_mf.c), and opts.size_hint only decides
+ * which memory gets huge pages: neither may change a byte, even when the
+ * hint is far too small or too large. */
+static void test_window_release_and_hint(void **state)
+{
+    (void)state;
+    const size_t n = (size_t)6 << 20;
+    uint8_t *d = make_input(IN_MIXED, n, 81);
+    for (unsigned level = 1; level <= 5; level += 4) {
+        fz7_lzma_enc_opts o;
+        fz7_lzma_enc_preset(&o, level);
+        o.dict_size = 1 << 20;
+        snprintf(g_ctx, sizeof g_ctx, "window release: level %u d=1 MiB n=6 MiB", level);
+        tu_membuf ref, c;
+        uint8_t props[5], dp;
+        CHECK(encode(&o, 1, d, n, &ref, props, &dp) == FZ7_OK);
+        decode_fz7(1, props, dp, 0, &ref, d, n);
+        static const uint64_t hints[] = {1, (uint64_t)3 << 20, (uint64_t)1 << 40};
+        for (int h = 0; h < 3; h++) {
+            o.size_hint = hints[h];
+            CHECK(encode(&o, 1, d, n, &c, props, &dp) == FZ7_OK);
+            CHECK(c.n == ref.n);
+            CHECK(memcmp(c.p, ref.p, c.n) == 0);
+            free(c.p);
+        }
+        free(ref.p);
+    }
+    free(d);
+}
+
 static void test_deterministic(void **state)
 {
     (void)state;
@@ -495,6 +526,7 @@ int main(void)
         cmocka_unit_test(test_settings_matrix),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_big_sliding),
+        cmocka_unit_test(test_window_release_and_hint),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[128];
