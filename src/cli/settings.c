@@ -208,10 +208,13 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
  * here (-mmt N, lowered by the memory cap below), never on timing: -mmt2
  * and -mmt4 give different archives, two -mmt2 runs the same one.
  *
- * Cost on the bench corpus (bytes of -mmt2 over -mmt1, 2 cores): 7z -mx1
- * 1.0011, -mx5 1.0069, -mx9 see bench/compare_enc.sh; xz (independent
- * blocks, no shared MiB) -mx1 1.0004, -mx5 1.0076, -mx9 1.0084. The old
- * rule (never under 3 dictionaries) kept the corpus on one thread.
+ * Cost on the 37.8 MB bench corpus, bytes of -mmt2 over -mmt1: 7z -mx1
+ * 1.0002, -mx5 1.0073, -mx9 1.0062 (two blocks per folder, the second
+ * starting from the first's last MiB; 1.013-1.014 without that); xz of
+ * the corpus tar (independent blocks) -mx1 1.0005, -mx5 1.0077, -mx9
+ * 1.0083. CPU time grows by the primed MiB and thread overhead (about
+ * 5 %). The old rule (never under 3 dictionaries) kept the corpus on one
+ * thread at -mx5 and above.
  *
  * Memory: each thread holds a whole encoder (-mx5: about 370 MB); fewer
  * threads when their encoders would not fit in s->mem_limit, and then
