@@ -2,48 +2,21 @@
  * (footer, index, header; xz-file-format.txt 2, 4), lists the file as one
  * entry, and decodes the blocks (3) through LZMA2 and the Delta/BCJ
  * filters (5.3), checking sizes against the index and every check. */
-#include "check/check.h"
-#include "filter/bcj_riscv.h"
-#include "filter/filter.h"
 #include "format/archive_impl.h"
-#include "format/xz_vli.h"
 #include "format/decode_pool.h"
 #include "format/file_io.h"
+#include "format/xz_parse.h"
 #include "lzma/lzma_dec.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#define XZ_STREAM_HEADER_BYTES 12
-#define XZ_STREAM_FOOTER_BYTES 12
-#define XZ_VLI_MAX (UINT64_MAX / 2)          /* 2^63 - 1 (section 1.2) */
 #define XZ_UNPADDED_MIN 5                    /* section 4.3.1 */
-#define XZ_UNPADDED_MAX (XZ_VLI_MAX & ~(uint64_t)3)
-#define XZ_BLOCK_HEADER_MAX 1024
+#define XZ_UNPADDED_MAX (FZ7_XZ_VLI_MAX & ~(uint64_t)3)
 #define XZ_OUT_CHUNK ((size_t)256 << 10)      /* bytes per data() call */
-
-enum { XZ_CHECK_NONE = 0, XZ_CHECK_CRC32 = 1, XZ_CHECK_CRC64 = 4, XZ_CHECK_SHA256 = 10 };
-enum { XZ_FILTER_DELTA = 0x03, XZ_FILTER_X86 = 0x04, XZ_FILTER_PPC = 0x05,
-       XZ_FILTER_IA64 = 0x06, XZ_FILTER_ARM = 0x07, XZ_FILTER_ARMT = 0x08, XZ_FILTER_SPARC = 0x09,
-       XZ_FILTER_ARM64 = 0x0A, XZ_FILTER_RISCV = 0x0B, XZ_FILTER_LZMA2 = 0x21 };
-
-/* The fixed-width BCJ filters by xz filter ID (section 5.3.2). */
-static bool risc_arch(uint64_t id, fz7_bcj_arch *arch)
-{
-    switch (id) {
-    case XZ_FILTER_PPC: *arch = FZ7_BCJ_PPC; return true;
-    case XZ_FILTER_IA64: *arch = FZ7_BCJ_IA64; return true;
-    case XZ_FILTER_ARM: *arch = FZ7_BCJ_ARM; return true;
-    case XZ_FILTER_ARMT: *arch = FZ7_BCJ_ARMT; return true;
-    case XZ_FILTER_SPARC: *arch = FZ7_BCJ_SPARC; return true;
-    case XZ_FILTER_ARM64: *arch = FZ7_BCJ_ARM64; return true;
-    }
-    return false;
-}
 
 static const uint8_t xz_header_magic[6] = {0xFD, '7', 'z', 'X', 'Z', 0x00};
 static const uint8_t xz_footer_magic[2] = {'Y', 'Z'};
@@ -69,51 +42,7 @@ typedef struct {
     char method[192];
 } xz_priv;
 
-/* A parsed block header (section 3.1). */
-typedef struct {
-    unsigned header_size;
-    uint64_t compressed;     /* UINT64_MAX when absent */
-    uint64_t uncompressed;   /* UINT64_MAX when absent */
-    unsigned nfilters;       /* 1..4, the last one LZMA2 */
-    uint64_t id[4];
-    uint32_t prop[4];        /* Delta: distance; BCJ: start offset */
-    bool has_start[4];       /* BCJ with the 4-byte start offset property */
-    uint8_t lzma2_prop;      /* dictionary size byte */
-    bool reserved_set;       /* refused for a reserved flag bit or non-zero padding */
-} xz_block_header;
-
-static void set_msg(char *buf, size_t len, const char *fmt, ...)
-{
-    if (!len)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, len, fmt, ap);
-    va_end(ap);
-}
-
-/* Bytes of the check field for a check ID (section 2.1.1.2). */
-static unsigned check_size(unsigned id)
-{
-    return id == 0 ? 0 : 4u << ((id + 2) / 3 - 1);
-}
-
-static bool check_supported(unsigned id)
-{
-    return id == XZ_CHECK_NONE || id == XZ_CHECK_CRC32 || id == XZ_CHECK_CRC64 ||
-           id == XZ_CHECK_SHA256;
-}
-
 static uint64_t round_up4(uint64_t x) { return (x + 3) & ~(uint64_t)3; }
-
-/* LZMA2 dictionary size property (section 5.3.1), 0..40. */
-static uint32_t lzma2_dict_bytes(uint8_t prop)
-{
-    if (prop >= 40)
-        return UINT32_MAX;
-    return (uint32_t)(2 | (prop & 1)) << (prop / 2 + 11);
-}
-
 
 /* Makes room for `need` items of `size` bytes in *arr (capacity *cap),
  * doubling, and never beyond `limit` bytes: FZ7_E_MEMLIMIT then. */
@@ -136,38 +65,6 @@ static fz7_status grow(void **arr, size_t *cap, uint64_t need, size_t size, uint
     return FZ7_OK;
 }
 
-/* ---- Variable-length integers (section 1.2) ----------------------------- */
-
-
-/* The index is read as a byte stream; every byte goes into its CRC32. */
-typedef struct {
-    fz7_istream *in;
-    uint32_t crc;
-    uint64_t count;   /* bytes read so far */
-} index_reader;
-
-static fz7_status index_byte(index_reader *r, uint8_t *b)
-{
-    fz7_status st = fz7_istream_read_full(r->in, b, 1);
-    if (st != FZ7_OK)
-        return st;
-    r->crc = fz7_crc32(r->crc, b, 1);
-    r->count++;
-    return FZ7_OK;
-}
-
-static fz7_status index_vli(index_reader *r, uint64_t *out)
-{
-    uint8_t bytes[9];
-    size_t n = 0, pos = 0;
-    do {
-        fz7_status st = index_byte(r, &bytes[n]);
-        if (st != FZ7_OK)
-            return st;
-    } while ((bytes[n++] & 0x80) && n < 9);
-    return fz7_xz_vli_decode(bytes, n, &pos, out) ? FZ7_OK : FZ7_E_FORMAT;
-}
-
 /* ---- Opening: streams from the end of the file -------------------------- */
 
 /* Parses the index of size `size` at file offset off (section 4), appends its
@@ -179,19 +76,19 @@ static fz7_status parse_index(fz7_archive *a, xz_priv *x, uint64_t off, uint64_t
     fz7_istream *in = fz7_fd_istream_new(a->fd, off, size);
     if (!in)
         return FZ7_E_MEM;
-    index_reader r = {in, 0, 0};
+    fz7_xz_index_reader r = {in, 0, 0};
     fz7_status st;
     uint8_t b;
     uint64_t count;
     *blocks_size = 0;
 
-    if ((st = index_byte(&r, &b)) != FZ7_OK || b != 0x00) {
-        set_msg(err, errlen, "xz: no index where the stream footer points (offset %" PRIu64 ")", off);
+    if ((st = fz7_xz_index_byte(&r, &b)) != FZ7_OK || b != 0x00) {
+        fz7_xz_msg(err, errlen, "xz: no index where the stream footer points (offset %" PRIu64 ")", off);
         st = st == FZ7_E_IO ? st : FZ7_E_FORMAT;
         goto out;
     }
-    if ((st = index_vli(&r, &count)) != FZ7_OK || count > (size - 6) / 2) {
-        set_msg(err, errlen, "xz: bad number of records in the index at offset %" PRIu64, off);
+    if ((st = fz7_xz_index_vli(&r, &count)) != FZ7_OK || count > (size - 6) / 2) {
+        fz7_xz_msg(err, errlen, "xz: bad number of records in the index at offset %" PRIu64, off);
         st = st == FZ7_E_IO ? st : FZ7_E_FORMAT;
         goto out;
     }
@@ -201,22 +98,22 @@ static fz7_status parse_index(fz7_archive *a, xz_priv *x, uint64_t off, uint64_t
               a->opts.mem_limit);
     if (st != FZ7_OK) {
         if (st == FZ7_E_MEMLIMIT)
-            set_msg(err, errlen, "xz: the index of %" PRIu64
-                    " blocks needs more memory than the limit", count);
+            fz7_xz_msg(err, errlen, "xz: the index of %" PRIu64
+                       " blocks needs more memory than the limit", count);
         goto out;
     }
     for (uint64_t i = 0; i < count; i++) {
         xz_record rec;
-        if ((st = index_vli(&r, &rec.unpadded)) != FZ7_OK ||
-            (st = index_vli(&r, &rec.uncompressed)) != FZ7_OK)
+        if ((st = fz7_xz_index_vli(&r, &rec.unpadded)) != FZ7_OK ||
+            (st = fz7_xz_index_vli(&r, &rec.uncompressed)) != FZ7_OK)
             break;
         if (rec.unpadded < XZ_UNPADDED_MIN || rec.unpadded > XZ_UNPADDED_MAX) {
             st = FZ7_E_FORMAT;
             break;
         }
         uint64_t padded = round_up4(rec.unpadded);
-        if (padded > XZ_VLI_MAX - *blocks_size ||
-            rec.uncompressed > XZ_VLI_MAX - *total_uncompressed) {
+        if (padded > FZ7_XZ_VLI_MAX - *blocks_size ||
+            rec.uncompressed > FZ7_XZ_VLI_MAX - *total_uncompressed) {
             st = FZ7_E_FORMAT;
             break;
         }
@@ -225,30 +122,23 @@ static fz7_status parse_index(fz7_archive *a, xz_priv *x, uint64_t off, uint64_t
         x->records[x->nrecords++] = rec;
     }
     if (st != FZ7_OK) {
-        set_msg(err, errlen, "xz: bad record in the index at offset %" PRIu64, off);
+        fz7_xz_msg(err, errlen, "xz: bad record in the index at offset %" PRIu64, off);
         st = st == FZ7_E_IO ? st : FZ7_E_FORMAT;
         goto out;
     }
-    while (r.count % 4) {
-        if ((st = index_byte(&r, &b)) != FZ7_OK || b != 0) {
-            set_msg(err, errlen, "xz: index padding is not zero (offset %" PRIu64 ")", off);
-            st = st == FZ7_E_IO ? st : FZ7_E_FORMAT;
-            goto out;
-        }
+    if ((st = fz7_xz_index_padding(&r)) != FZ7_OK) {
+        fz7_xz_msg(err, errlen, "xz: index padding is not zero (offset %" PRIu64 ")", off);
+        st = st == FZ7_E_IO ? st : FZ7_E_FORMAT;
+        goto out;
     }
-    uint8_t crc_bytes[4];
-    if (r.count + 4 != size) {
-        set_msg(err, errlen, "xz: index size differs from the backward size (offset %" PRIu64 ")",
-                off);
+    if (r.size + 4 != size) {
+        fz7_xz_msg(err, errlen, "xz: index size differs from the backward size (offset %" PRIu64 ")",
+                   off);
         st = FZ7_E_FORMAT;
         goto out;
     }
-    if ((st = fz7_istream_read_full(in, crc_bytes, 4)) != FZ7_OK)
-        goto out;
-    if (fz7_get32le(crc_bytes) != r.crc) {
-        set_msg(err, errlen, "xz: index CRC32 mismatch (offset %" PRIu64 ")", off);
-        st = FZ7_E_CRC;
-    }
+    if ((st = fz7_xz_index_crc(&r)) == FZ7_E_CRC)
+        fz7_xz_msg(err, errlen, "xz: index CRC32 mismatch (offset %" PRIu64 ")", off);
 out:
     fz7_istream_free(in);
     return st;
@@ -293,37 +183,37 @@ static fz7_status scan_streams(fz7_archive *a, xz_priv *x, uint64_t *total, char
     uint64_t pos = a->file_size;
     *total = 0;
     if (pos % 4 != 0) {
-        set_msg(err, errlen, "xz: file size is not a multiple of 4 (truncated or bad stream padding)");
+        fz7_xz_msg(err, errlen, "xz: file size is not a multiple of 4 (truncated or bad stream padding)");
         return FZ7_E_FORMAT;
     }
     while (pos > 0) {
         fz7_status st = skip_padding(a->fd, pos, &pos);
         if (st != FZ7_OK)
             return st;
-        if (pos < XZ_STREAM_HEADER_BYTES + XZ_STREAM_FOOTER_BYTES) {
-            set_msg(err, errlen, "xz: truncated stream (no room for header and footer)");
+        if (pos < FZ7_XZ_STREAM_HEADER_BYTES + FZ7_XZ_STREAM_FOOTER_BYTES) {
+            fz7_xz_msg(err, errlen, "xz: truncated stream (no room for header and footer)");
             return FZ7_E_FORMAT;
         }
-        uint8_t f[XZ_STREAM_FOOTER_BYTES];
-        uint64_t footer_off = pos - XZ_STREAM_FOOTER_BYTES;
+        uint8_t f[FZ7_XZ_STREAM_FOOTER_BYTES];
+        uint64_t footer_off = pos - FZ7_XZ_STREAM_FOOTER_BYTES;
         if ((st = fz7_pread_full(a->fd, f, sizeof f, footer_off)) != FZ7_OK)
             return st;
         if (memcmp(f + 10, xz_footer_magic, 2) != 0) {
-            set_msg(err, errlen, "xz: no stream footer magic at offset %" PRIu64, footer_off);
+            fz7_xz_msg(err, errlen, "xz: no stream footer magic at offset %" PRIu64, footer_off);
             return FZ7_E_FORMAT;
         }
         if (fz7_crc32(0, f + 4, 6) != fz7_get32le(f)) {
-            set_msg(err, errlen, "xz: stream footer CRC32 mismatch at offset %" PRIu64, footer_off);
+            fz7_xz_msg(err, errlen, "xz: stream footer CRC32 mismatch at offset %" PRIu64, footer_off);
             return FZ7_E_CRC;
         }
         if (f[8] != 0 || (f[9] & 0xF0) != 0) {
-            set_msg(err, errlen, "xz: unsupported stream flags %02X %02X", f[8], f[9]);
+            fz7_xz_msg(err, errlen, "xz: unsupported stream flags %02X %02X", f[8], f[9]);
             return FZ7_E_UNSUPPORTED;
         }
         uint64_t backward = ((uint64_t)fz7_get32le(f + 4) + 1) * 4;
-        if (backward < 8 || backward > footer_off - XZ_STREAM_HEADER_BYTES) {
-            set_msg(err, errlen, "xz: bad backward size %" PRIu64 " in the stream footer",
-                    backward);
+        if (backward < 8 || backward > footer_off - FZ7_XZ_STREAM_HEADER_BYTES) {
+            fz7_xz_msg(err, errlen, "xz: bad backward size %" PRIu64 " in the stream footer",
+                       backward);
             return FZ7_E_FORMAT;
         }
         uint64_t index_off = footer_off - backward;
@@ -332,33 +222,33 @@ static fz7_status scan_streams(fz7_archive *a, xz_priv *x, uint64_t *total, char
         st = parse_index(a, x, index_off, backward, &blocks, total, err, errlen);
         if (st != FZ7_OK)
             return st;
-        if (blocks > index_off - XZ_STREAM_HEADER_BYTES) {
-            set_msg(err, errlen, "xz: the index lists more block bytes than the stream holds");
+        if (blocks > index_off - FZ7_XZ_STREAM_HEADER_BYTES) {
+            fz7_xz_msg(err, errlen, "xz: the index lists more block bytes than the stream holds");
             return FZ7_E_FORMAT;
         }
-        uint64_t stream_off = index_off - blocks - XZ_STREAM_HEADER_BYTES;
-        uint8_t h[XZ_STREAM_HEADER_BYTES];
+        uint64_t stream_off = index_off - blocks - FZ7_XZ_STREAM_HEADER_BYTES;
+        uint8_t h[FZ7_XZ_STREAM_HEADER_BYTES];
         if ((st = fz7_pread_full(a->fd, h, sizeof h, stream_off)) != FZ7_OK)
             return st;
         if (memcmp(h, xz_header_magic, 6) != 0) {
-            set_msg(err, errlen, "xz: no stream header at offset %" PRIu64
-                    " (where the index puts it)", stream_off);
+            fz7_xz_msg(err, errlen, "xz: no stream header at offset %" PRIu64
+                       " (where the index puts it)", stream_off);
             return FZ7_E_FORMAT;
         }
         if (fz7_crc32(0, h + 6, 2) != fz7_get32le(h + 8)) {
-            set_msg(err, errlen, "xz: stream header CRC32 mismatch at offset %" PRIu64, stream_off);
+            fz7_xz_msg(err, errlen, "xz: stream header CRC32 mismatch at offset %" PRIu64, stream_off);
             return FZ7_E_CRC;
         }
         if (h[6] != f[8] || h[7] != f[9]) {
-            set_msg(err, errlen, "xz: stream header and footer flags differ (offset %" PRIu64 ")",
-                    stream_off);
+            fz7_xz_msg(err, errlen, "xz: stream header and footer flags differ (offset %" PRIu64 ")",
+                       stream_off);
             return FZ7_E_FORMAT;
         }
         xz_stream s = {stream_off, h[7] & 0x0F, first, x->nrecords - first};
         if ((st = add_stream(x, &s, a->opts.mem_limit)) != FZ7_OK) {
             if (st == FZ7_E_MEMLIMIT)
-                set_msg(err, errlen, "xz: %zu streams need more memory than the limit",
-                        x->nstreams + 1);
+                fz7_xz_msg(err, errlen, "xz: %zu streams need more memory than the limit",
+                           x->nstreams + 1);
             return st;
         }
         pos = stream_off;
@@ -374,141 +264,36 @@ static fz7_status scan_streams(fz7_archive *a, xz_priv *x, uint64_t *total, char
 
 /* ---- Block headers (section 3.1) --------------------------------------- */
 
-/* Parses the block header h (header_size bytes, CRC32 included). detail gets
- * a one-line reason on failure: FZ7_E_DATA (corrupt) or FZ7_E_UNSUPPORTED. */
-static fz7_status parse_block_header(const uint8_t *h, size_t header_size, xz_block_header *bh,
-                                     char *detail, size_t dlen)
-{
-    memset(bh, 0, sizeof *bh);
-    bh->header_size = (unsigned)header_size;
-    bh->compressed = bh->uncompressed = UINT64_MAX;
-    size_t end = header_size - 4;
-    if (fz7_crc32(0, h, end) != fz7_get32le(h + end)) {
-        set_msg(detail, dlen, "Block header CRC32 mismatch");
-        return FZ7_E_DATA;
-    }
-    uint8_t flags = h[1];
-    if (flags & 0x3C) {
-        bh->reserved_set = true;
-        set_msg(detail, dlen, "Unsupported block flags 0x%02X", flags);
-        return FZ7_E_UNSUPPORTED;
-    }
-    size_t pos = 2;
-    if (flags & 0x40) {
-        if (!fz7_xz_vli_decode(h, end, &pos, &bh->compressed) || bh->compressed == 0) {
-            set_msg(detail, dlen, "Bad compressed size in block header");
-            return FZ7_E_DATA;
-        }
-    }
-    if (flags & 0x80) {
-        if (!fz7_xz_vli_decode(h, end, &pos, &bh->uncompressed)) {
-            set_msg(detail, dlen, "Bad uncompressed size in block header");
-            return FZ7_E_DATA;
-        }
-    }
-    bh->nfilters = (flags & 3) + 1;
-    for (unsigned i = 0; i < bh->nfilters; i++) {
-        uint64_t id, props_size;
-        if (!fz7_xz_vli_decode(h, end, &pos, &id) || !fz7_xz_vli_decode(h, end, &pos, &props_size) ||
-            props_size > end - pos) {
-            set_msg(detail, dlen, "Block header ends inside the filter flags");
-            return FZ7_E_DATA;
-        }
-        const uint8_t *p = h + pos;
-        pos += (size_t)props_size;
-        bool last = i + 1 == bh->nfilters;
-        bh->id[i] = id;
-        switch (id) {
-        case XZ_FILTER_LZMA2:
-            if (!last) {
-                set_msg(detail, dlen, "Unsupported filter chain: LZMA2 before the last filter");
-                return FZ7_E_UNSUPPORTED;
-            }
-            if (props_size != 1 || (p[0] & 0xC0) || p[0] > 40) {
-                set_msg(detail, dlen, "Unsupported LZMA2 properties");
-                return FZ7_E_UNSUPPORTED;
-            }
-            bh->lzma2_prop = p[0];
-            break;
-        case XZ_FILTER_DELTA:
-            if (props_size != 1) {
-                set_msg(detail, dlen, "Unsupported Delta properties");
-                return FZ7_E_UNSUPPORTED;
-            }
-            bh->prop[i] = (uint32_t)p[0] + 1;
-            break;
-        case XZ_FILTER_X86:
-        case XZ_FILTER_PPC:
-        case XZ_FILTER_IA64:
-        case XZ_FILTER_ARM:
-        case XZ_FILTER_ARMT:
-        case XZ_FILTER_SPARC:
-        case XZ_FILTER_ARM64:
-        case XZ_FILTER_RISCV: {
-            fz7_bcj_arch arch;
-            if (props_size == 4) {
-                bh->prop[i] = fz7_get32le(p);
-                bh->has_start[i] = true;
-            } else if (props_size != 0) {
-                set_msg(detail, dlen, "Unsupported BCJ properties");
-                return FZ7_E_UNSUPPORTED;
-            }
-            if ((risc_arch(id, &arch) && bh->prop[i] % fz7_bcj_risc_alignment(arch) != 0) ||
-                (id == XZ_FILTER_RISCV && bh->prop[i] % 2 != 0)) {
-                set_msg(detail, dlen, "BCJ start offset %" PRIu32 " is not aligned", bh->prop[i]);
-                return FZ7_E_UNSUPPORTED;
-            }
-            break;
-        }
-        default:
-            set_msg(detail, dlen, "Unsupported filter 0x%02" PRIX64, id);
-            return FZ7_E_UNSUPPORTED;
-        }
-        if (last && id != XZ_FILTER_LZMA2) {
-            set_msg(detail, dlen, "Unsupported filter chain: filter 0x%02" PRIX64 " is last", id);
-            return FZ7_E_UNSUPPORTED;
-        }
-    }
-    for (; pos < end; pos++) {
-        if (h[pos] != 0) {
-            bh->reserved_set = true;
-            set_msg(detail, dlen, "Unsupported block header field (non-zero header padding)");
-            return FZ7_E_UNSUPPORTED;
-        }
-    }
-    return FZ7_OK;
-}
-
 /* Reads the block header at off: FZ7_OK, a per-block error with detail, or
  * FZ7_E_IO. */
-static fz7_status read_block_header(int fd, uint64_t off, uint64_t limit, xz_block_header *bh,
+static fz7_status read_block_header(int fd, uint64_t off, uint64_t limit, fz7_xz_block_header *bh,
                                     char *detail, size_t dlen)
 {
-    uint8_t h[XZ_BLOCK_HEADER_MAX];
+    uint8_t h[FZ7_XZ_BLOCK_HEADER_MAX];
     fz7_status st = fz7_pread_full(fd, h, 1, off);
     if (st != FZ7_OK)
         return st == FZ7_E_TRUNCATED ? FZ7_E_DATA : st;
     if (h[0] == 0) {
-        set_msg(detail, dlen, "Index lists a block where the stream has its index");
+        fz7_xz_msg(detail, dlen, "Index lists a block where the stream has its index");
         return FZ7_E_DATA;
     }
     size_t size = ((size_t)h[0] + 1) * 4;
     if (size > limit) {
-        set_msg(detail, dlen, "Block header larger than the block");
+        fz7_xz_msg(detail, dlen, "Block header larger than the block");
         return FZ7_E_DATA;
     }
     if ((st = fz7_pread_full(fd, h + 1, size - 1, off + 1)) != FZ7_OK)
         return st == FZ7_E_TRUNCATED ? FZ7_E_DATA : st;
-    return parse_block_header(h, size, bh, detail, dlen);
+    return fz7_xz_block_header_parse(h, size, bh, detail, dlen);
 }
 
 static const char *check_name(unsigned id, char *buf, size_t cap)
 {
     switch (id) {
-    case XZ_CHECK_NONE: return "NoCheck";
-    case XZ_CHECK_CRC32: return "CRC32";
-    case XZ_CHECK_CRC64: return "CRC64";
-    case XZ_CHECK_SHA256: return "SHA256";
+    case FZ7_XZ_CHECK_NONE: return "NoCheck";
+    case FZ7_XZ_CHECK_CRC32: return "CRC32";
+    case FZ7_XZ_CHECK_CRC64: return "CRC64";
+    case FZ7_XZ_CHECK_SHA256: return "SHA256";
     }
     snprintf(buf, cap, "Check-%u", id);
     return buf;
@@ -530,20 +315,20 @@ static void add_token(xz_priv *x, const char *token)
 
 /* The filters of a block as 7-Zip names them: "Delta:4", "BCJ",
  * "ARM64:[00100000]" (start offset bytes), "LZMA2:23". */
-static void add_filter_tokens(xz_priv *x, const xz_block_header *bh)
+static void add_filter_tokens(xz_priv *x, const fz7_xz_block_header *bh)
 {
     for (unsigned i = 0; i < bh->nfilters; i++) {
         char t[48], dict[16];
         static const char *const bcj_names[] = {"BCJ", "PPC", "IA64", "ARM", "ARMT", "SPARC",
                                                 "ARM64", "RISCV"};
-        const char *name = bh->id[i] >= XZ_FILTER_X86 && bh->id[i] <= XZ_FILTER_RISCV
-                               ? bcj_names[bh->id[i] - XZ_FILTER_X86] : "?";
+        const char *name = bh->id[i] >= FZ7_XZ_FILTER_X86 && bh->id[i] <= FZ7_XZ_FILTER_RISCV
+                               ? bcj_names[bh->id[i] - FZ7_XZ_FILTER_X86] : "?";
         switch (bh->id[i]) {
-        case XZ_FILTER_DELTA:
+        case FZ7_XZ_FILTER_DELTA:
             snprintf(t, sizeof t, "Delta:%" PRIu32, bh->prop[i]);
             break;
-        case XZ_FILTER_LZMA2:
-            fz7_dict_name(lzma2_dict_bytes(bh->lzma2_prop), dict, sizeof dict);
+        case FZ7_XZ_FILTER_LZMA2:
+            fz7_dict_name((uint32_t)fz7_lzma2_dict_size(bh->lzma2_prop), dict, sizeof dict);
             snprintf(t, sizeof t, "LZMA2:%s", dict);
             break;
         default:
@@ -575,9 +360,9 @@ static fz7_status build_method(fz7_archive *a, xz_priv *x, char *err, size_t err
         checks |= 1u << s->check;
         if (s->count == 0)
             continue;
-        xz_block_header bh;
+        fz7_xz_block_header bh;
         char detail[128] = "";
-        fz7_status st = read_block_header(a->fd, s->offset + XZ_STREAM_HEADER_BYTES,
+        fz7_status st = read_block_header(a->fd, s->offset + FZ7_XZ_STREAM_HEADER_BYTES,
                                           x->records[s->first].unpadded, &bh, detail,
                                           sizeof detail);
         if (st == FZ7_OK) {
@@ -585,7 +370,7 @@ static fz7_status build_method(fz7_archive *a, xz_priv *x, char *err, size_t err
         } else if (st == FZ7_E_IO) {
             return st;
         } else if (st != FZ7_E_UNSUPPORTED || bh.reserved_set) {
-            set_msg(err, errlen, "%s", detail);
+            fz7_xz_msg(err, errlen, "%s", detail);
             return FZ7_E_FORMAT;
         }
     }
@@ -598,96 +383,6 @@ static fz7_status build_method(fz7_archive *a, xz_priv *x, char *err, size_t err
 }
 
 /* ---- Extraction --------------------------------------------------------- */
-
-typedef struct {
-    unsigned id;
-    uint32_t crc32;
-    uint64_t crc64;
-    fz7_sha256 sha;
-} check_state;
-
-static void check_init(check_state *c, unsigned id)
-{
-    c->id = id;
-    c->crc32 = 0;
-    c->crc64 = 0;
-    if (id == XZ_CHECK_SHA256)
-        fz7_sha256_init(&c->sha);
-}
-
-static void check_update(check_state *c, const uint8_t *p, size_t n)
-{
-    switch (c->id) {
-    case XZ_CHECK_CRC32: c->crc32 = fz7_crc32(c->crc32, p, n); break;
-    case XZ_CHECK_CRC64: c->crc64 = fz7_crc64(c->crc64, p, n); break;
-    case XZ_CHECK_SHA256: fz7_sha256_update(&c->sha, p, n); break;
-    }
-}
-
-/* Compares the stored check with the computed one (section 3.4). */
-static fz7_status check_verify(check_state *c, const uint8_t *stored, char *detail, size_t dlen)
-{
-    switch (c->id) {
-    case XZ_CHECK_CRC32:
-        if (fz7_get32le(stored) != c->crc32) {
-            set_msg(detail, dlen, "CRC32 mismatch (expected %08" PRIx32 ", got %08" PRIx32 ")",
-                    fz7_get32le(stored), c->crc32);
-            return FZ7_E_CRC;
-        }
-        break;
-    case XZ_CHECK_CRC64:
-        if (fz7_get64le(stored) != c->crc64) {
-            set_msg(detail, dlen, "CRC64 mismatch (expected %016" PRIx64 ", got %016" PRIx64 ")",
-                    fz7_get64le(stored), c->crc64);
-            return FZ7_E_CRC;
-        }
-        break;
-    case XZ_CHECK_SHA256: {
-        uint8_t d[32];
-        fz7_sha256_final(&c->sha, d);
-        if (memcmp(d, stored, 32) != 0) {
-            set_msg(detail, dlen, "SHA-256 mismatch");
-            return FZ7_E_CRC;
-        }
-        break;
-    }
-    }
-    return FZ7_OK;
-}
-
-/* The decoding chain of one block: LZMA2 over the compressed data, then the
- * filters from the last non-LZMA2 one back to filter 0 (section 5). */
-static fz7_status open_chain(const xz_block_header *bh, fz7_istream *packed, uint64_t mem_limit,
-                             fz7_istream *stages[4], fz7_istream **top)
-{
-    fz7_status st = fz7_lzma2_istream_new(packed, bh->lzma2_prop, mem_limit, &stages[0]);
-    if (st != FZ7_OK)
-        return st;
-    unsigned n = 1;
-    for (unsigned i = bh->nfilters - 1; i-- > 0; n++) {
-        switch (bh->id[i]) {
-        case XZ_FILTER_DELTA:
-            st = fz7_delta_istream_new(stages[n - 1], bh->prop[i], &stages[n]);
-            break;
-        case XZ_FILTER_X86:
-            st = fz7_bcj_x86_istream_new(stages[n - 1], bh->prop[i], &stages[n]);
-            break;
-        case XZ_FILTER_RISCV:
-            st = fz7_bcj_riscv_istream_new(stages[n - 1], bh->prop[i], &stages[n]);
-            break;
-        default: {
-            fz7_bcj_arch arch = FZ7_BCJ_ARM64;
-            risc_arch(bh->id[i], &arch); /* parse_block_header allowed only these */
-            st = fz7_bcj_risc_istream_new(stages[n - 1], arch, bh->prop[i], &stages[n]);
-            break;
-        }
-        }
-        if (st != FZ7_OK)
-            return st;
-    }
-    *top = stages[n - 1];
-    return FZ7_OK;
-}
 
 /* One block's decoding. With cb set, data goes to cb->data in chunks of
  * XZ_OUT_CHUNK through buf; with cb NULL it is kept in out (a worker
@@ -711,27 +406,27 @@ static fz7_status decode_block(extract_ctx *x, const xz_stream *s, const xz_reco
     fz7_archive *a = x->a;
     char *detail = x->detail;
     size_t dlen = sizeof x->detail;
-    unsigned csize = check_size(s->check);
+    unsigned csize = fz7_xz_check_size(s->check);
     x->produced = 0;
-    if (!check_supported(s->check)) {
-        set_msg(detail, dlen, "Unsupported check ID %u", s->check);
+    if (!fz7_xz_check_supported(s->check)) {
+        fz7_xz_msg(detail, dlen, "Unsupported check ID %u", s->check);
         return FZ7_E_UNSUPPORTED;
     }
     /* The block needs its header and at least one byte of data. */
     uint64_t room = rec->unpadded > (uint64_t)csize + 1 ? rec->unpadded - csize - 1 : 0;
-    xz_block_header bh;
+    fz7_xz_block_header bh;
     fz7_status st = read_block_header(a->fd, off, room, &bh, detail, dlen);
     if (st != FZ7_OK)
         return st;
     uint64_t packed = rec->unpadded - bh.header_size - csize;
     if (bh.compressed != UINT64_MAX && bh.compressed != packed) {
-        set_msg(detail, dlen, "Compressed size in block header (%" PRIu64
-                ") differs from the index (%" PRIu64 ")", bh.compressed, packed);
+        fz7_xz_msg(detail, dlen, "Compressed size in block header (%" PRIu64
+                   ") differs from the index (%" PRIu64 ")", bh.compressed, packed);
         return FZ7_E_DATA;
     }
     if (bh.uncompressed != UINT64_MAX && bh.uncompressed != rec->uncompressed) {
-        set_msg(detail, dlen, "Uncompressed size in block header (%" PRIu64
-                ") differs from the index (%" PRIu64 ")", bh.uncompressed, rec->uncompressed);
+        fz7_xz_msg(detail, dlen, "Uncompressed size in block header (%" PRIu64
+                   ") differs from the index (%" PRIu64 ")", bh.uncompressed, rec->uncompressed);
         return FZ7_E_DATA;
     }
 
@@ -740,17 +435,17 @@ static fz7_status decode_block(extract_ctx *x, const xz_stream *s, const xz_reco
         return FZ7_E_MEM;
     fz7_istream *stages[4] = {NULL, NULL, NULL, NULL};
     fz7_istream *top = NULL;
-    check_state chk;
-    check_init(&chk, s->check);
+    fz7_xz_check chk;
+    fz7_xz_check_init(&chk, s->check);
     uint64_t produced = 0;
     /* The full declared dictionary (not one cut to the block's size), so
      * the memory limit applies to what the file declares, as xz does. */
-    st = open_chain(&bh, in, a->opts.mem_limit, stages, &top);
+    st = fz7_xz_open_chain(&bh, in, UINT64_MAX, a->opts.mem_limit, stages, &top);
     if (st == FZ7_E_UNSUPPORTED)
-        set_msg(detail, dlen, "Unsupported method in the block at offset %" PRIu64, off);
+        fz7_xz_msg(detail, dlen, "Unsupported method in the block at offset %" PRIu64, off);
     if (st == FZ7_E_MEMLIMIT)
-        set_msg(detail, dlen, "LZMA2 dictionary of %" PRIu32 " bytes exceeds the memory limit",
-                lzma2_dict_bytes(bh.lzma2_prop));
+        fz7_xz_msg(detail, dlen, "LZMA2 dictionary of %" PRIu32 " bytes exceeds the memory limit",
+                   (uint32_t)fz7_lzma2_dict_size(bh.lzma2_prop));
     bool more = st == FZ7_OK;
     while (more) {
         /* Gather a chunk; what was decoded before an error still goes out.
@@ -771,8 +466,8 @@ static fz7_status decode_block(extract_ctx *x, const xz_stream *s, const xz_reco
             fill += got;
         }
         if (fill > rec->uncompressed - produced) {
-            set_msg(detail, dlen, "Block decodes to more than the %" PRIu64
-                    " bytes the index lists", rec->uncompressed);
+            fz7_xz_msg(detail, dlen, "Block decodes to more than the %" PRIu64
+                       " bytes the index lists", rec->uncompressed);
             st = FZ7_E_DATA;
             break;
         }
@@ -780,7 +475,7 @@ static fz7_status decode_block(extract_ctx *x, const xz_stream *s, const xz_reco
             break;
         produced += fill;
         x->produced = produced;
-        check_update(&chk, dst, fill);
+        fz7_xz_check_update(&chk, dst, fill);
         if (!x->cb)
             continue;
         fz7_status cst = x->cb->data(x->cb->ctx, dst, fill);
@@ -796,21 +491,21 @@ static fz7_status decode_block(extract_ctx *x, const xz_stream *s, const xz_reco
     fz7_istream_free(in);
     if (st != FZ7_OK) {
         if (st == FZ7_E_TRUNCATED) {
-            set_msg(detail, dlen, "LZMA2 data runs past the end of its block");
+            fz7_xz_msg(detail, dlen, "LZMA2 data runs past the end of its block");
             st = FZ7_E_DATA;
         } else if (!detail[0] && (st == FZ7_E_DATA || st == FZ7_E_CRC)) {
-            set_msg(detail, dlen, "Corrupt LZMA2 data in the block at offset %" PRIu64, off);
+            fz7_xz_msg(detail, dlen, "Corrupt LZMA2 data in the block at offset %" PRIu64, off);
         }
         return st;
     }
     if (used != packed) {
-        set_msg(detail, dlen, "LZMA2 data ends %" PRIu64 " bytes before its block does",
-                packed - used);
+        fz7_xz_msg(detail, dlen, "LZMA2 data ends %" PRIu64 " bytes before its block does",
+                   packed - used);
         return FZ7_E_DATA;
     }
     if (produced != rec->uncompressed) {
-        set_msg(detail, dlen, "Block decodes to %" PRIu64 " bytes, the index lists %" PRIu64,
-                produced, rec->uncompressed);
+        fz7_xz_msg(detail, dlen, "Block decodes to %" PRIu64 " bytes, the index lists %" PRIu64,
+                   produced, rec->uncompressed);
         return FZ7_E_DATA;
     }
     /* Block padding (section 3.3), then the check. */
@@ -821,11 +516,11 @@ static fz7_status decode_block(extract_ctx *x, const xz_stream *s, const xz_reco
         return st;
     for (size_t i = 0; i < pad; i++) {
         if (tail[i] != 0) {
-            set_msg(detail, dlen, "Block padding is not zero");
+            fz7_xz_msg(detail, dlen, "Block padding is not zero");
             return FZ7_E_DATA;
         }
     }
-    return check_verify(&chk, tail + pad, detail, dlen);
+    return fz7_xz_check_verify(&chk, tail + pad, detail, dlen);
 }
 
 /* ---- Several blocks at once --------------------------------------------
@@ -883,7 +578,7 @@ static fz7_status extract_mt(extract_ctx *x, xz_priv *p, unsigned threads, bool 
     if (!m.stream_of || !m.record_of || !m.offset_of || !m.slots)
         goto out;
     for (size_t i = 0, k = 0; i < p->nstreams; i++) {
-        uint64_t off = p->streams[i].offset + XZ_STREAM_HEADER_BYTES;
+        uint64_t off = p->streams[i].offset + FZ7_XZ_STREAM_HEADER_BYTES;
         for (size_t j = 0; j < p->streams[i].count; j++, k++) {
             m.stream_of[k] = i;
             m.record_of[k] = p->streams[i].first + j;
@@ -952,7 +647,7 @@ static fz7_status xz_extract(fz7_archive *a, const bool *select, const fz7_extra
         st = extract_mt(&x, p, threads, &handled);
     for (size_t i = 0; !handled && i < p->nstreams && st == FZ7_OK; i++) {
         const xz_stream *s = &p->streams[i];
-        uint64_t off = s->offset + XZ_STREAM_HEADER_BYTES;
+        uint64_t off = s->offset + FZ7_XZ_STREAM_HEADER_BYTES;
         for (size_t j = 0; j < s->count && st == FZ7_OK; j++) {
             const xz_record *rec = &p->records[s->first + j];
             st = decode_block(&x, s, rec, off);
@@ -963,7 +658,7 @@ static fz7_status xz_extract(fz7_archive *a, const bool *select, const fz7_extra
     if (x.cb_failed)
         return st;
     if (st == FZ7_E_IO || st == FZ7_E_MEM) {
-        set_msg(err, errlen, "%s", st == FZ7_E_IO ? "Read error" : "Out of memory");
+        fz7_xz_msg(err, errlen, "%s", st == FZ7_E_IO ? "Read error" : "Out of memory");
         return st;
     }
     return cb->end(cb->ctx, 0, st, st == FZ7_OK ? NULL : x.detail);
@@ -989,7 +684,7 @@ fz7_status fz7_xz_open(fz7_archive *a, char *err, size_t errlen)
         return FZ7_E_FORMAT;
     fz7_status st = fz7_pread_full(a->fd, magic, sizeof magic, 0);
     if (st != FZ7_OK) {
-        set_msg(err, errlen, "Read error");
+        fz7_xz_msg(err, errlen, "Read error");
         return st;
     }
     if (memcmp(magic, xz_header_magic, sizeof magic) != 0)
@@ -1012,13 +707,13 @@ fz7_status fz7_xz_open(fz7_archive *a, char *err, size_t errlen)
     }
     if (st != FZ7_OK) {
         if (st == FZ7_E_IO && errlen && !err[0])
-            set_msg(err, errlen, "Read error");
+            fz7_xz_msg(err, errlen, "Read error");
         if (st == FZ7_E_TRUNCATED) {
-            set_msg(err, errlen, "xz: unexpected end of file");
+            fz7_xz_msg(err, errlen, "xz: unexpected end of file");
             st = FZ7_E_FORMAT;
         }
         if (errlen && !err[0])
-            set_msg(err, errlen, "xz: %s", fz7_status_str(st));
+            fz7_xz_msg(err, errlen, "xz: %s", fz7_status_str(st));
         free(e);
         free(p->streams);
         free(p->records);

@@ -3,30 +3,19 @@
  * file; here the stream header, blocks, index and footer come in file order
  * (xz-file-format.txt 2, 3, 4), and since nothing can be looked up first
  * the index is checked against the blocks already decoded. */
-#include "check/check.h"
-#include "filter/filter.h"
 #include "format/archive_impl.h"
-#include "format/xz_vli.h"
+#include "format/xz_parse.h"
 #include "lzma/lzma_dec.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define STREAM_HEADER_BYTES 12
-#define STREAM_FOOTER_BYTES 12
-#define VLI_MAX (UINT64_MAX / 2)            /* section 1.2 */
 #define IN_BUF_BYTES ((size_t)64 << 10)
 #define OUT_CHUNK ((size_t)256 << 10)      /* bytes per data() call */
-
-enum { CHECK_NONE = 0, CHECK_CRC32 = 1, CHECK_CRC64 = 4, CHECK_SHA256 = 10 };
-enum { FILTER_DELTA = 0x03, FILTER_X86 = 0x04, FILTER_PPC = 0x05, FILTER_IA64 = 0x06,
-       FILTER_ARM = 0x07, FILTER_ARMT = 0x08, FILTER_SPARC = 0x09, FILTER_ARM64 = 0x0A,
-       FILTER_LZMA2 = 0x21 };
 
 static const uint8_t header_magic[6] = {0xFD, '7', 'z', 'X', 'Z', 0x00};
 static const uint8_t footer_magic[2] = {'Y', 'Z'};
@@ -49,16 +38,6 @@ typedef struct xzs {
     uint64_t total_blocks, total_streams;
     char detail[192];
 } xzs;
-
-static void set_msg(char *buf, size_t len, const char *fmt, ...)
-{
-    if (!len)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, len, fmt, ap);
-    va_end(ap);
-}
 
 /* ---- input ------------------------------------------------------------ */
 
@@ -130,177 +109,11 @@ static void packed_destroy(fz7_istream *s) { (void)s; }
 
 /* ---- headers ----------------------------------------------------------- */
 
-
-static unsigned check_bytes(unsigned id) { return id == 0 ? 0 : 4u << ((id + 2) / 3 - 1); }
-
 /* Stream flags of a header or footer (section 2.1.1.2): only the check ID
  * may be set. */
 static bool flags_ok(const uint8_t f[2]) { return f[0] == 0 && (f[1] & 0xF0) == 0; }
 
-static bool risc_arch(uint64_t id, fz7_bcj_arch *arch)
-{
-    switch (id) {
-    case FILTER_PPC: *arch = FZ7_BCJ_PPC; return true;
-    case FILTER_IA64: *arch = FZ7_BCJ_IA64; return true;
-    case FILTER_ARM: *arch = FZ7_BCJ_ARM; return true;
-    case FILTER_ARMT: *arch = FZ7_BCJ_ARMT; return true;
-    case FILTER_SPARC: *arch = FZ7_BCJ_SPARC; return true;
-    case FILTER_ARM64: *arch = FZ7_BCJ_ARM64; return true;
-    }
-    return false;
-}
-
-/* A block header (section 3.1). */
-typedef struct block_header {
-    size_t size;            /* bytes, CRC32 included */
-    uint64_t compressed;    /* UINT64_MAX when absent */
-    uint64_t uncompressed;  /* UINT64_MAX when absent */
-    unsigned nfilters;
-    uint64_t id[4];
-    uint32_t prop[4];       /* Delta distance, BCJ start offset */
-    uint8_t dict_prop;      /* LZMA2 */
-} block_header;
-
-static fz7_status parse_block_header(const uint8_t *h, size_t size, block_header *bh,
-                                     char *detail, size_t dlen)
-{
-    memset(bh, 0, sizeof *bh);
-    bh->size = size;
-    bh->compressed = bh->uncompressed = UINT64_MAX;
-    size_t end = size - 4, pos = 2;
-    if (fz7_crc32(0, h, end) != fz7_get32le(h + end)) {
-        set_msg(detail, dlen, "Block header CRC32 mismatch");
-        return FZ7_E_DATA;
-    }
-    uint8_t flags = h[1];
-    if (flags & 0x3C) {
-        set_msg(detail, dlen, "Unsupported block flags 0x%02X", flags);
-        return FZ7_E_UNSUPPORTED;
-    }
-    if ((flags & 0x40) && (!fz7_xz_vli_decode(h, end, &pos, &bh->compressed) || bh->compressed == 0)) {
-        set_msg(detail, dlen, "Bad compressed size in block header");
-        return FZ7_E_DATA;
-    }
-    if ((flags & 0x80) && !fz7_xz_vli_decode(h, end, &pos, &bh->uncompressed)) {
-        set_msg(detail, dlen, "Bad uncompressed size in block header");
-        return FZ7_E_DATA;
-    }
-    bh->nfilters = (flags & 3) + 1;
-    for (unsigned i = 0; i < bh->nfilters; i++) {
-        uint64_t id, psize;
-        if (!fz7_xz_vli_decode(h, end, &pos, &id) || !fz7_xz_vli_decode(h, end, &pos, &psize) ||
-            psize > end - pos) {
-            set_msg(detail, dlen, "Block header ends inside the filter flags");
-            return FZ7_E_DATA;
-        }
-        const uint8_t *p = h + pos;
-        pos += (size_t)psize;
-        bool last = i + 1 == bh->nfilters;
-        fz7_bcj_arch arch;
-        bh->id[i] = id;
-        if (last != (id == FILTER_LZMA2)) {
-            set_msg(detail, dlen, "Unsupported filter chain (LZMA2 must be the last filter)");
-            return FZ7_E_UNSUPPORTED;
-        }
-        if (id == FILTER_LZMA2) {
-            if (psize != 1 || p[0] > 40) {
-                set_msg(detail, dlen, "Unsupported LZMA2 properties");
-                return FZ7_E_UNSUPPORTED;
-            }
-            bh->dict_prop = p[0];
-        } else if (id == FILTER_DELTA) {
-            if (psize != 1) {
-                set_msg(detail, dlen, "Unsupported Delta properties");
-                return FZ7_E_UNSUPPORTED;
-            }
-            bh->prop[i] = (uint32_t)p[0] + 1;
-        } else if (id == FILTER_X86 || risc_arch(id, &arch)) {
-            if (psize == 4)
-                bh->prop[i] = fz7_get32le(p);
-            else if (psize != 0) {
-                set_msg(detail, dlen, "Unsupported BCJ properties");
-                return FZ7_E_UNSUPPORTED;
-            }
-            if (id != FILTER_X86 && bh->prop[i] % fz7_bcj_risc_alignment(arch) != 0) {
-                set_msg(detail, dlen, "BCJ start offset %" PRIu32 " is not aligned", bh->prop[i]);
-                return FZ7_E_UNSUPPORTED;
-            }
-        } else {
-            set_msg(detail, dlen, "Unsupported filter 0x%02" PRIX64, id);
-            return FZ7_E_UNSUPPORTED;
-        }
-    }
-    for (; pos < end; pos++) {
-        if (h[pos] != 0) {
-            set_msg(detail, dlen, "Unsupported block header field (non-zero header padding)");
-            return FZ7_E_UNSUPPORTED;
-        }
-    }
-    return FZ7_OK;
-}
-
-/* ---- checks (section 3.4) ---------------------------------------------- */
-
-typedef struct check_state {
-    unsigned id;
-    uint32_t crc32;
-    uint64_t crc64;
-    fz7_sha256 sha;
-} check_state;
-
-static void check_update(check_state *c, const uint8_t *p, size_t n)
-{
-    if (c->id == CHECK_CRC32)
-        c->crc32 = fz7_crc32(c->crc32, p, n);
-    else if (c->id == CHECK_CRC64)
-        c->crc64 = fz7_crc64(c->crc64, p, n);
-    else if (c->id == CHECK_SHA256)
-        fz7_sha256_update(&c->sha, p, n);
-}
-
-static fz7_status check_verify(check_state *c, const uint8_t *stored, char *detail, size_t dlen)
-{
-    if (c->id == CHECK_CRC32 && fz7_get32le(stored) != c->crc32) {
-        set_msg(detail, dlen, "CRC32 mismatch (expected %08" PRIx32 ", got %08" PRIx32 ")",
-                fz7_get32le(stored), c->crc32);
-        return FZ7_E_CRC;
-    }
-    if (c->id == CHECK_CRC64 && fz7_get64le(stored) != c->crc64) {
-        set_msg(detail, dlen, "CRC64 mismatch (expected %016" PRIx64 ", got %016" PRIx64 ")",
-                fz7_get64le(stored), c->crc64);
-        return FZ7_E_CRC;
-    }
-    if (c->id == CHECK_SHA256) {
-        uint8_t d[32];
-        fz7_sha256_final(&c->sha, d);
-        if (memcmp(d, stored, 32) != 0) {
-            set_msg(detail, dlen, "SHA-256 mismatch");
-            return FZ7_E_CRC;
-        }
-    }
-    return FZ7_OK;
-}
-
 /* ---- blocks ------------------------------------------------------------ */
-
-/* LZMA2 over the packed data, then the other filters from the last to the
- * first (section 5). stages[] are freed by the caller, highest first. */
-static fz7_status open_chain(const block_header *bh, fz7_istream *packed, uint64_t mem_limit,
-                             fz7_istream *stages[4])
-{
-    fz7_status st = fz7_lzma2_istream_new_sized(packed, bh->dict_prop, bh->uncompressed,
-                                                mem_limit, &stages[0]);
-    for (unsigned i = bh->nfilters - 1, n = 1; st == FZ7_OK && i-- > 0; n++) {
-        fz7_bcj_arch arch = FZ7_BCJ_ARM64;
-        if (bh->id[i] == FILTER_DELTA)
-            st = fz7_delta_istream_new(stages[n - 1], bh->prop[i], &stages[n]);
-        else if (bh->id[i] == FILTER_X86)
-            st = fz7_bcj_x86_istream_new(stages[n - 1], bh->prop[i], &stages[n]);
-        else if (risc_arch(bh->id[i], &arch))
-            st = fz7_bcj_risc_istream_new(stages[n - 1], arch, bh->prop[i], &stages[n]);
-    }
-    return st;
-}
 
 typedef struct run {
     xzs *x;
@@ -317,37 +130,31 @@ static fz7_status decode_block(run *r, uint8_t first, unsigned check_id)
     xzs *x = r->x;
     char *detail = x->detail;
     size_t dlen = sizeof x->detail;
-    uint8_t h[1024];
+    uint8_t h[FZ7_XZ_BLOCK_HEADER_MAX];
     h[0] = first;
     size_t hsize = ((size_t)first + 1) * 4;
     fz7_status st = in_read_exact(x, h + 1, hsize - 1);
     if (st != FZ7_OK)
         return st;
-    block_header bh;
-    if ((st = parse_block_header(h, hsize, &bh, detail, dlen)) != FZ7_OK)
+    fz7_xz_block_header bh;
+    if ((st = fz7_xz_block_header_parse(h, hsize, &bh, detail, dlen)) != FZ7_OK)
         return st;
-    unsigned csize = check_bytes(check_id);
-    if (check_id != CHECK_NONE && check_id != CHECK_CRC32 && check_id != CHECK_CRC64 &&
-        check_id != CHECK_SHA256) {
-        set_msg(detail, dlen, "Unsupported check ID %u", check_id);
+    unsigned csize = fz7_xz_check_size(check_id);
+    if (!fz7_xz_check_supported(check_id)) {
+        fz7_xz_msg(detail, dlen, "Unsupported check ID %u", check_id);
         return FZ7_E_UNSUPPORTED;
     }
     packed_istream packed = {{packed_read, packed_destroy}, x,
-                             bh.compressed == UINT64_MAX ? VLI_MAX : bh.compressed, 0};
+                             bh.compressed == UINT64_MAX ? FZ7_XZ_VLI_MAX : bh.compressed, 0};
     fz7_istream *stages[4] = {NULL, NULL, NULL, NULL};
-    st = open_chain(&bh, &packed.base, x->mem_limit, stages);
+    fz7_istream *top = NULL;
+    /* A dictionary no larger than the block the header declares. */
+    st = fz7_xz_open_chain(&bh, &packed.base, bh.uncompressed, x->mem_limit, stages, &top);
     if (st == FZ7_E_MEMLIMIT)
-        set_msg(detail, dlen, "LZMA2 dictionary of %" PRIu64 " bytes exceeds the memory limit",
-                fz7_lzma2_dict_size(bh.dict_prop));
-    fz7_istream *top = stages[0];
-    for (int i = 3; i > 0 && st == FZ7_OK; i--)
-        if (stages[i]) {
-            top = stages[i];
-            break;
-        }
-    check_state chk = {.id = check_id};
-    if (check_id == CHECK_SHA256)
-        fz7_sha256_init(&chk.sha);
+        fz7_xz_msg(detail, dlen, "LZMA2 dictionary of %" PRIu64 " bytes exceeds the memory limit",
+                   fz7_lzma2_dict_size(bh.lzma2_prop));
+    fz7_xz_check chk;
+    fz7_xz_check_init(&chk, check_id);
     uint64_t produced = 0;
     while (st == FZ7_OK) {
         size_t fill = 0, got = 0;
@@ -357,14 +164,14 @@ static fz7_status decode_block(run *r, uint8_t first, unsigned check_id)
         if (fill == 0)
             break;
         if (bh.uncompressed != UINT64_MAX && fill > bh.uncompressed - produced) {
-            set_msg(detail, dlen, "Block decodes to more than the %" PRIu64
-                    " bytes its header lists", bh.uncompressed);
+            fz7_xz_msg(detail, dlen, "Block decodes to more than the %" PRIu64
+                       " bytes its header lists", bh.uncompressed);
             st = FZ7_E_DATA;
             break;
         }
         produced += fill;
         r->produced += fill;
-        check_update(&chk, r->buf, fill);
+        fz7_xz_check_update(&chk, r->buf, fill);
         fz7_status cst = r->cb->data(r->cb->ctx, r->buf, fill);
         if (cst != FZ7_OK) {
             r->cb_failed = true;
@@ -376,22 +183,22 @@ static fz7_status decode_block(run *r, uint8_t first, unsigned check_id)
     if (st == FZ7_E_TRUNCATED && packed.used < packed.limit && x->eof)
         return FZ7_E_TRUNCATED; /* the input ended */
     if (st == FZ7_E_TRUNCATED) {
-        set_msg(detail, dlen, "LZMA2 data runs past the end of its block");
+        fz7_xz_msg(detail, dlen, "LZMA2 data runs past the end of its block");
         return FZ7_E_DATA;
     }
     if (st != FZ7_OK) {
         if (!detail[0] && (st == FZ7_E_DATA || st == FZ7_E_CRC))
-            set_msg(detail, dlen, "Corrupt LZMA2 data in block %" PRIu64, x->total_blocks + 1);
+            fz7_xz_msg(detail, dlen, "Corrupt LZMA2 data in block %" PRIu64, x->total_blocks + 1);
         return st;
     }
     if (bh.compressed != UINT64_MAX && packed.used != bh.compressed) {
-        set_msg(detail, dlen, "LZMA2 data ends %" PRIu64 " bytes before its block does",
-                bh.compressed - packed.used);
+        fz7_xz_msg(detail, dlen, "LZMA2 data ends %" PRIu64 " bytes before its block does",
+                   bh.compressed - packed.used);
         return FZ7_E_DATA;
     }
     if (bh.uncompressed != UINT64_MAX && produced != bh.uncompressed) {
-        set_msg(detail, dlen, "Block decodes to %" PRIu64 " bytes, its header lists %" PRIu64,
-                produced, bh.uncompressed);
+        fz7_xz_msg(detail, dlen, "Block decodes to %" PRIu64 " bytes, its header lists %" PRIu64,
+                   produced, bh.uncompressed);
         return FZ7_E_DATA;
     }
     /* Block padding to 4 bytes (section 3.3), then the check. */
@@ -402,16 +209,16 @@ static fz7_status decode_block(run *r, uint8_t first, unsigned check_id)
         return st;
     for (size_t i = 0; i < pad; i++) {
         if (tail[i] != 0) {
-            set_msg(detail, dlen, "Block padding is not zero");
+            fz7_xz_msg(detail, dlen, "Block padding is not zero");
             return FZ7_E_DATA;
         }
     }
-    if ((st = check_verify(&chk, tail + pad, detail, dlen)) != FZ7_OK)
+    if ((st = fz7_xz_check_verify(&chk, tail + pad, detail, dlen)) != FZ7_OK)
         return st;
     if (x->nblocks == x->cap_blocks) {
         size_t cap = x->cap_blocks ? x->cap_blocks * 2 : 64;
         if ((uint64_t)cap * sizeof(seen_block) > x->mem_limit) {
-            set_msg(detail, dlen, "The stream has more blocks than the memory limit allows");
+            fz7_xz_msg(detail, dlen, "The stream has more blocks than the memory limit allows");
             return FZ7_E_MEMLIMIT;
         }
         seen_block *b = realloc(x->blocks, cap * sizeof *b);
@@ -427,108 +234,79 @@ static fz7_status decode_block(run *r, uint8_t first, unsigned check_id)
 
 /* ---- index and footer (sections 4, 2.1.2) ------------------------------ */
 
-typedef struct index_reader {
-    xzs *x;
-    uint32_t crc;
-    uint64_t size;
-} index_reader;
-
-static fz7_status index_byte(index_reader *ir, uint8_t *b)
-{
-    fz7_status st = in_read_exact(ir->x, b, 1);
-    if (st == FZ7_OK) {
-        ir->crc = fz7_crc32(ir->crc, b, 1);
-        ir->size++;
-    }
-    return st;
-}
-
-static fz7_status index_vli(index_reader *ir, uint64_t *out)
-{
-    uint8_t bytes[9];
-    size_t n = 0, pos = 0;
-    do {
-        fz7_status st = index_byte(ir, &bytes[n]);
-        if (st != FZ7_OK)
-            return st;
-    } while ((bytes[n++] & 0x80) && n < 9);
-    return fz7_xz_vli_decode(bytes, n, &pos, out) ? FZ7_OK : FZ7_E_DATA;
-}
-
 /* Reads the index (its indicator byte 0x00 already read) and the footer,
  * checking both against the blocks seen and the stream header's flags. */
 static fz7_status read_index_and_footer(xzs *x, const uint8_t flags[2])
 {
     char *detail = x->detail;
     size_t dlen = sizeof x->detail;
-    uint8_t zero = 0;
-    index_reader ir = {x, fz7_crc32(0, &zero, 1), 1};
+    static const uint8_t indicator = 0x00;
+    packed_istream src = {{packed_read, packed_destroy}, x, FZ7_XZ_VLI_MAX, 0};
+    fz7_xz_index_reader ir = {&src.base, 0, 0};
+    fz7_xz_index_took(&ir, &indicator, 1);
     uint64_t count;
-    fz7_status st = index_vli(&ir, &count);
+    fz7_status st = fz7_xz_index_vli(&ir, &count);
     if (st == FZ7_OK && count != x->nblocks) {
-        set_msg(detail, dlen, "The index lists %" PRIu64 " blocks, the stream has %zu", count,
-                x->nblocks);
+        fz7_xz_msg(detail, dlen, "The index lists %" PRIu64 " blocks, the stream has %zu", count,
+                   x->nblocks);
         return FZ7_E_DATA;
     }
     for (size_t i = 0; i < x->nblocks && st == FZ7_OK; i++) {
         uint64_t unpadded, uncompressed;
-        if ((st = index_vli(&ir, &unpadded)) != FZ7_OK || (st = index_vli(&ir, &uncompressed)) != FZ7_OK)
+        if ((st = fz7_xz_index_vli(&ir, &unpadded)) != FZ7_OK ||
+            (st = fz7_xz_index_vli(&ir, &uncompressed)) != FZ7_OK)
             break;
         if (unpadded != x->blocks[i].unpadded || uncompressed != x->blocks[i].uncompressed) {
-            set_msg(detail, dlen, "Index record %zu (%" PRIu64 ", %" PRIu64 ") differs from the "
-                    "block (%" PRIu64 ", %" PRIu64 ")", i + 1, unpadded, uncompressed,
-                    x->blocks[i].unpadded, x->blocks[i].uncompressed);
+            fz7_xz_msg(detail, dlen, "Index record %zu (%" PRIu64 ", %" PRIu64 ") differs from the "
+                       "block (%" PRIu64 ", %" PRIu64 ")", i + 1, unpadded, uncompressed,
+                       x->blocks[i].unpadded, x->blocks[i].uncompressed);
             return FZ7_E_DATA;
         }
     }
-    uint8_t b;
-    while (st == FZ7_OK && ir.size % 4) {
-        if ((st = index_byte(&ir, &b)) == FZ7_OK && b != 0) {
-            set_msg(detail, dlen, "Index padding is not zero");
-            return FZ7_E_DATA;
-        }
+    if (st == FZ7_OK && (st = fz7_xz_index_padding(&ir)) == FZ7_E_DATA) {
+        fz7_xz_msg(detail, dlen, "Index padding is not zero");
+        return FZ7_E_DATA;
     }
-    uint8_t crc[4];
-    if (st == FZ7_OK && (st = in_read_exact(x, crc, 4)) == FZ7_OK && fz7_get32le(crc) != ir.crc) {
-        set_msg(detail, dlen, "Index CRC32 mismatch");
+    if (st == FZ7_OK && (st = fz7_xz_index_crc(&ir)) == FZ7_E_CRC) {
+        fz7_xz_msg(detail, dlen, "Index CRC32 mismatch");
         return FZ7_E_DATA;
     }
     if (st == FZ7_E_DATA && !detail[0])
-        set_msg(detail, dlen, "Bad record in the index");
+        fz7_xz_msg(detail, dlen, "Bad record in the index");
     if (st != FZ7_OK)
         return st;
-    uint8_t f[STREAM_FOOTER_BYTES];
+    uint8_t f[FZ7_XZ_STREAM_FOOTER_BYTES];
     if ((st = in_read_exact(x, f, sizeof f)) != FZ7_OK)
         return st;
     if (memcmp(f + 10, footer_magic, 2) != 0 || fz7_crc32(0, f + 4, 6) != fz7_get32le(f)) {
-        set_msg(detail, dlen, "Bad stream footer (magic or CRC32)");
+        fz7_xz_msg(detail, dlen, "Bad stream footer (magic or CRC32)");
         return FZ7_E_DATA;
     }
     if (((uint64_t)fz7_get32le(f + 4) + 1) * 4 != ir.size + 4) {
-        set_msg(detail, dlen, "The stream footer's backward size differs from the index size");
+        fz7_xz_msg(detail, dlen, "The stream footer's backward size differs from the index size");
         return FZ7_E_DATA;
     }
     if (f[8] != flags[0] || f[9] != flags[1]) {
-        set_msg(detail, dlen, "Stream header and footer flags differ");
+        fz7_xz_msg(detail, dlen, "Stream header and footer flags differ");
         return FZ7_E_DATA;
     }
     return FZ7_OK;
 }
 
 /* Checks a stream header (section 2.1.1); FZ7_E_FORMAT if it is none. */
-static fz7_status check_stream_header(const uint8_t h[STREAM_HEADER_BYTES], char *detail,
+static fz7_status check_stream_header(const uint8_t h[FZ7_XZ_STREAM_HEADER_BYTES], char *detail,
                                       size_t dlen)
 {
     if (memcmp(h, header_magic, sizeof header_magic) != 0) {
-        set_msg(detail, dlen, "No xz stream header where one must begin");
+        fz7_xz_msg(detail, dlen, "No xz stream header where one must begin");
         return FZ7_E_FORMAT;
     }
     if (fz7_crc32(0, h + 6, 2) != fz7_get32le(h + 8)) {
-        set_msg(detail, dlen, "Stream header CRC32 mismatch");
+        fz7_xz_msg(detail, dlen, "Stream header CRC32 mismatch");
         return FZ7_E_DATA;
     }
     if (!flags_ok(h + 6)) {
-        set_msg(detail, dlen, "Unsupported stream flags %02X %02X", h[6], h[7]);
+        fz7_xz_msg(detail, dlen, "Unsupported stream flags %02X %02X", h[6], h[7]);
         return FZ7_E_UNSUPPORTED;
     }
     return FZ7_OK;
@@ -538,7 +316,7 @@ static fz7_status check_stream_header(const uint8_t h[STREAM_HEADER_BYTES], char
 static fz7_status read_streams(run *r)
 {
     xzs *x = r->x;
-    uint8_t h[STREAM_HEADER_BYTES];
+    uint8_t h[FZ7_XZ_STREAM_HEADER_BYTES];
     fz7_status st = in_read_exact(x, h, sizeof h);
     for (;;) {
         if (st == FZ7_OK)
@@ -566,7 +344,7 @@ static fz7_status read_streams(run *r)
         if (got == 0)
             return FZ7_OK;
         if (got < 4) {
-            set_msg(x->detail, sizeof x->detail, "Stream padding is not a multiple of 4 bytes");
+            fz7_xz_msg(x->detail, sizeof x->detail, "Stream padding is not a multiple of 4 bytes");
             return FZ7_E_DATA;
         }
         st = in_read_exact(x, h + 4, sizeof h - 4);
@@ -580,7 +358,7 @@ static fz7_status xzs_extract(fz7_archive *a, const bool *select, const fz7_extr
     if (select && !select[0])
         return FZ7_OK;
     if (x->used) {
-        set_msg(err, errlen, "The input was read once already (it can not seek)");
+        fz7_xz_msg(err, errlen, "The input was read once already (it can not seek)");
         return FZ7_E_ARG;
     }
     x->used = true;
@@ -605,7 +383,7 @@ static fz7_status xzs_extract(fz7_archive *a, const bool *select, const fz7_extr
     if (r.cb_failed)
         return st;
     if (st == FZ7_E_IO || st == FZ7_E_MEM) {
-        set_msg(err, errlen, "%s", st == FZ7_E_IO ? "Read error" : "Out of memory");
+        fz7_xz_msg(err, errlen, "%s", st == FZ7_E_IO ? "Read error" : "Out of memory");
         return st;
     }
     return cb->end(cb->ctx, 0, st, st == FZ7_OK || !x->detail[0] ? NULL : x->detail);
@@ -677,15 +455,15 @@ fz7_status fz7_archive_open_fd(int fd, const char *name, const fz7_open_opts *op
             x->in_len += (size_t)n;
     }
     if (st == FZ7_E_IO)
-        set_msg(err, errlen, "Read error: %s", strerror(errno));
+        fz7_xz_msg(err, errlen, "Read error: %s", strerror(errno));
     else if (x->in_len >= sizeof magic_7z && memcmp(in, magic_7z, sizeof magic_7z) == 0) {
-        set_msg(err, errlen, "a 7z archive can not be read from a pipe (its headers are at "
-                "the end); give the file name, or redirect the file: < archive.7z");
+        fz7_xz_msg(err, errlen, "a 7z archive can not be read from a pipe (its headers are at "
+                   "the end); give the file name, or redirect the file: < archive.7z");
         st = FZ7_E_UNSUPPORTED;
     } else if (x->in_len < sizeof header_magic ||
                memcmp(in, header_magic, sizeof header_magic) != 0) {
         st = FZ7_E_FORMAT;
-        set_msg(err, errlen, "Cannot open the file as archive");
+        fz7_xz_msg(err, errlen, "Cannot open the file as archive");
     }
     x->eof = false; /* fill() looks again once the buffer is used up */
     if (st != FZ7_OK) {

@@ -19,6 +19,7 @@
 
 #include "check/check.h"
 #include "format/archive.h"
+#include "format/xz_parse.h"
 #include "lzma/lzma_dec.h"
 #include "test_util.h"
 
@@ -463,6 +464,146 @@ static void test_every_byte_corruption(void **state)
         assert_true(refused > (int)n * 9 / 10);
 }
 
+/* A block header from the bytes after its size byte (flags, sizes, filter
+ * flags): zero padding to a multiple of 4, then its CRC32 (section 3.1).
+ * Returns its size in bytes. */
+static size_t block_header(uint8_t h[64], const uint8_t *fields, size_t n)
+{
+    size_t size = (1 + n + 4 + 3) / 4 * 4;
+    memset(h, 0, 64);
+    h[0] = (uint8_t)(size / 4 - 1);
+    memcpy(h + 1, fields, n);
+    fz7_put32le(h + size - 4, fz7_crc32(0, h, size - 4));
+    return size;
+}
+
+/* The block header parser both readers use (xz_parse.c): the fields it
+ * returns and the status and reason of each refusal. */
+static void test_block_header_parse(void **state)
+{
+    (void)state;
+    static const struct {
+        uint8_t fields[16];
+        size_t n;
+        fz7_status want;
+        const char *text;     /* NULL: parsed */
+    } rows[] = {
+        /* Compressed 0x80 (2-byte VLI), uncompressed 5, Delta:4, ARM64 at
+         * 0x100000, LZMA2 dictionary byte 22. */
+        {{0xC2, 0x80, 0x01, 0x05, 0x03, 0x01, 0x03, 0x0A, 0x04, 0x00, 0x00, 0x10, 0x00,
+          0x21, 0x01, 0x16}, 16, FZ7_OK, NULL},
+        {{0x01, 0x0B, 0x04, 0x02, 0x00, 0x00, 0x00, 0x21, 0x01, 0x00}, 10, FZ7_OK, NULL},
+        {{0x01, 0x0B, 0x04, 0x03, 0x00, 0x00, 0x00, 0x21, 0x01, 0x00}, 10, FZ7_E_UNSUPPORTED,
+         "BCJ start offset 3 is not aligned"},
+        {{0x01, 0x07, 0x04, 0x02, 0x00, 0x00, 0x00, 0x21, 0x01, 0x00}, 10, FZ7_E_UNSUPPORTED,
+         "BCJ start offset 2 is not aligned"},
+        {{0x01, 0x04, 0x02, 0x00, 0x00, 0x21, 0x01, 0x00}, 8, FZ7_E_UNSUPPORTED,
+         "Unsupported BCJ properties"},
+        {{0x01, 0x21, 0x01, 0x00, 0x03, 0x01, 0x00}, 7, FZ7_E_UNSUPPORTED,
+         "Unsupported filter chain: LZMA2 before the last filter"},
+        {{0x00, 0x03, 0x01, 0x00}, 4, FZ7_E_UNSUPPORTED,
+         "Unsupported filter chain: filter 0x03 is last"},
+        {{0x00, 0x7F, 0x00}, 3, FZ7_E_UNSUPPORTED, "Unsupported filter 0x7F"},
+        {{0x00, 0x21, 0x01, 0x29}, 4, FZ7_E_UNSUPPORTED, "Unsupported LZMA2 properties"},
+        {{0x00, 0x21, 0x02, 0x00, 0x00}, 5, FZ7_E_UNSUPPORTED, "Unsupported LZMA2 properties"},
+        {{0x00, 0x03, 0x02, 0x00, 0x00}, 5, FZ7_E_UNSUPPORTED, "Unsupported Delta properties"},
+        {{0x04, 0x21, 0x01, 0x00}, 4, FZ7_E_UNSUPPORTED, "Unsupported block flags 0x04"},
+        {{0x00, 0x21, 0x01, 0x00, 0x00, 0x00, 0x01}, 7, FZ7_E_UNSUPPORTED,
+         "Unsupported block header field (non-zero header padding)"},
+        {{0x40, 0x00, 0x21, 0x01, 0x00}, 5, FZ7_E_DATA, "Bad compressed size in block header"},
+        {{0x80, 0x80, 0x00, 0x21, 0x01, 0x00}, 6, FZ7_E_DATA,
+         "Bad uncompressed size in block header"},
+        {{0x00, 0x21, 0x05, 0x00}, 4, FZ7_E_DATA, "Block header ends inside the filter flags"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        uint8_t h[64];
+        size_t size = block_header(h, rows[i].fields, rows[i].n);
+        fz7_xz_block_header bh;
+        char detail[128] = "";
+        fz7_status st = fz7_xz_block_header_parse(h, size, &bh, detail, sizeof detail);
+        if (st != rows[i].want || (rows[i].text && strcmp(detail, rows[i].text) != 0))
+            fail_msg("row %zu: %s \"%s\"", i, fz7_status_str(st), detail);
+        assert_int_equal(bh.header_size, size);
+        /* Reserved bits set: the seeking reader refuses the file at open. */
+        assert_int_equal(bh.reserved_set, strstr(detail, "Unsupported block") != NULL);
+    }
+
+    uint8_t h[64];
+    fz7_xz_block_header bh;
+    char detail[64] = "";
+    size_t size = block_header(h, rows[0].fields, rows[0].n);
+    assert_int_equal(size, 24);
+    assert_int_equal(fz7_xz_block_header_parse(h, size, &bh, detail, sizeof detail), FZ7_OK);
+    assert_int_equal(bh.compressed, 0x80);
+    assert_int_equal(bh.uncompressed, 5);
+    assert_int_equal(bh.nfilters, 3);
+    assert_int_equal(bh.id[0], FZ7_XZ_FILTER_DELTA);
+    assert_int_equal(bh.prop[0], 4);
+    assert_false(bh.has_start[0]);
+    assert_int_equal(bh.id[1], FZ7_XZ_FILTER_ARM64);
+    assert_int_equal(bh.prop[1], 0x100000);
+    assert_true(bh.has_start[1]);
+    assert_int_equal(bh.id[2], FZ7_XZ_FILTER_LZMA2);
+    assert_int_equal(bh.lzma2_prop, 22);
+
+    /* One bit of the CRC32 off. */
+    h[size - 1] ^= 0x01;
+    assert_int_equal(fz7_xz_block_header_parse(h, size, &bh, detail, sizeof detail), FZ7_E_DATA);
+    assert_string_equal(detail, "Block header CRC32 mismatch");
+    /* No room for a message: still the status. */
+    assert_int_equal(fz7_xz_block_header_parse(h, size, &bh, NULL, 0), FZ7_E_DATA);
+}
+
+/* Index fields through the shared reader (section 4): the CRC32 and size
+ * it keeps, VLIs, padding and the stored CRC32. */
+static void test_index_reader(void **state)
+{
+    (void)state;
+    /* Indicator, 1 record (unpadded 0x80 as 2 bytes, uncompressed 6),
+     * padding to 8, CRC32. */
+    uint8_t idx[12] = {0x00, 0x01, 0x80, 0x01, 0x06, 0x00, 0x00, 0x00};
+    fz7_put32le(idx + 8, fz7_crc32(0, idx, 8));
+    fz7_istream *in = fz7_istream_from_memory(idx + 1, sizeof idx - 1);
+    fz7_xz_index_reader r = {in, 0, 0};
+    fz7_xz_index_took(&r, idx, 1);
+    uint64_t v;
+    assert_int_equal(fz7_xz_index_vli(&r, &v), FZ7_OK);
+    assert_int_equal(v, 1);
+    assert_int_equal(fz7_xz_index_vli(&r, &v), FZ7_OK);
+    assert_int_equal(v, 0x80);
+    assert_int_equal(fz7_xz_index_vli(&r, &v), FZ7_OK);
+    assert_int_equal(v, 6);
+    assert_int_equal(r.size, 5);
+    assert_int_equal(fz7_xz_index_padding(&r), FZ7_OK);
+    assert_int_equal(r.size, 8);
+    assert_int_equal(r.crc, fz7_crc32(0, idx, 8));
+    assert_int_equal(fz7_xz_index_crc(&r), FZ7_OK);
+    uint8_t b;
+    assert_int_equal(fz7_xz_index_byte(&r, &b), FZ7_E_TRUNCATED);
+    fz7_istream_free(in);
+
+    /* Non-zero padding, a wrong CRC32, a non-minimal VLI, a VLI cut off. */
+    idx[6] = 0x01;
+    in = fz7_istream_from_memory(idx + 5, 7);
+    r = (fz7_xz_index_reader){in, 0, 5};
+    assert_int_equal(fz7_xz_index_padding(&r), FZ7_E_DATA);
+    fz7_istream_free(in);
+    idx[6] = 0x00;
+    in = fz7_istream_from_memory(idx + 8, 4);
+    r = (fz7_xz_index_reader){in, 1, 8};
+    assert_int_equal(fz7_xz_index_crc(&r), FZ7_E_CRC);
+    fz7_istream_free(in);
+    static const uint8_t non_minimal[2] = {0x81, 0x00};
+    in = fz7_istream_from_memory(non_minimal, 2);
+    r = (fz7_xz_index_reader){in, 0, 0};
+    assert_int_equal(fz7_xz_index_vli(&r, &v), FZ7_E_DATA);
+    fz7_istream_free(in);
+    in = fz7_istream_from_memory(non_minimal, 1);
+    r = (fz7_xz_index_reader){in, 0, 0};
+    assert_int_equal(fz7_xz_index_vli(&r, &v), FZ7_E_TRUNCATED);
+    fz7_istream_free(in);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -475,6 +616,8 @@ int main(void)
         cmocka_unit_test(test_index_memory_limit),
         cmocka_unit_test(test_extract_behaviour),
         cmocka_unit_test(test_every_byte_corruption),
+        cmocka_unit_test(test_block_header_parse),
+        cmocka_unit_test(test_index_reader),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
