@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/progress.h"
+#include "cli/repack.h"
 #include "cli/settings.h"
 #include "format/7z_write.h"
 #include "format/archive.h"
@@ -140,74 +141,9 @@ static void meta_of_item(const add_run *r, const fz7_tree_item *it, fz7_7z_entry
     m->mtime_nsec = it->mtime_nsec;
 }
 
-/* Keeping the entries of the old archive: its folders become new folders,
- * re-compressed with the new settings. */
-typedef struct keep_ctx {
-    add_run *r;
-    fz7_7z_writer *w;
-    fz7_7z_folder_opts fo;   /* without BCJ: set per old folder */
-    int64_t cur_folder;
-    bool in_folder, in_file;
-    fz7_status st;
-} keep_ctx;
-
-static void meta_of_entry(const fz7_entry *e, fz7_7z_entry_meta *m)
-{
-    memset(m, 0, sizeof *m);
-    m->name = e->path;
-    m->attrib = e->has_attrib ? e->attrib : fz7_7z_attrib_from_mode(e->mode);
-    m->is_dir = e->is_dir;
-    m->has_mtime = e->has_mtime;
-    m->mtime = e->mtime;
-    m->mtime_nsec = e->mtime_nsec;
-}
-
-static fz7_status keep_begin(void *ctx, size_t index, const fz7_entry *e)
-{
-    (void)index;
-    keep_ctx *k = ctx;
-    fz7_7z_entry_meta m;
-    meta_of_entry(e, &m);
-    if (!e->has_stream)
-        return fz7_7z_writer_add_empty(k->w, &m);
-    fz7_status st = FZ7_OK;
-    if (k->in_folder && e->folder != k->cur_folder) {
-        st = fz7_7z_writer_end_folder(k->w);
-        k->in_folder = false;
-    }
-    if (st == FZ7_OK && !k->in_folder) {
-        fz7_7z_folder_opts fo = k->fo;
-        fo.bcj_x86 = fz7_settings_bcj_again(&k->r->set, e->method);
-        st = fz7_7z_writer_begin_folder(k->w, &fo);
-        k->in_folder = st == FZ7_OK;
-        k->cur_folder = e->folder;
-    }
-    if (st == FZ7_OK)
-        st = fz7_7z_writer_begin_file(k->w, &m);
-    k->in_file = st == FZ7_OK;
-    return st;
-}
-
-static fz7_status keep_data(void *ctx, const uint8_t *p, size_t n)
-{
-    keep_ctx *k = ctx;
-    return fz7_7z_writer_write(k->w, p, n);
-}
-
-static fz7_status keep_end(void *ctx, size_t index, fz7_status result, const char *detail)
-{
-    (void)index;
-    (void)detail;
-    keep_ctx *k = ctx;
-    if (result != FZ7_OK)
-        return result;   /* a damaged old archive is not silently copied */
-    if (k->in_file) {
-        k->in_file = false;
-        return fz7_7z_writer_end_file(k->w);
-    }
-    return FZ7_OK;
-}
-
+/* Keeping the entries of the old archive: a folder whose files all stay
+ * is copied, the others become new folders, re-compressed with the new
+ * settings (repack.c). */
 static fz7_status keep_old_entries(add_run *r, fz7_7z_writer *w, fz7_archive *old,
                                    const bool *keep, uint64_t size_hint, char *why,
                                    size_t whylen)
@@ -236,7 +172,7 @@ static fz7_status keep_old_entries(add_run *r, fz7_7z_writer *w, fz7_archive *ol
             for (size_t i = 0; i < n; i++) {
                 const fz7_entry *e = fz7_archive_entry(old, i);
                 if (e->has_stream && e->folder == f)
-                    meta_of_entry(e, &metas[m++]);
+                    fz7_repack_meta(e, NULL, &metas[m++]);
             }
             st = fz7_7z_writer_copy_folder(w, old, (uint64_t)f, metas, m);
             if (st == FZ7_OK)
@@ -256,15 +192,9 @@ static fz7_status keep_old_entries(add_run *r, fz7_7z_writer *w, fz7_archive *ol
         if (keep[i] && !fz7_archive_entry(old, i)->has_stream)
             redo[i] = any_redo = true;
     if (st == FZ7_OK && any_redo) {
-        keep_ctx k = {0};
-        k.r = r;
-        k.w = w;
-        fz7_settings_folder_opts(&r->set, r->key, size_hint, false, 0, &k.fo);
-        k.cur_folder = -1;
-        fz7_extract_cb cb = {&k, keep_begin, keep_data, keep_end};
-        st = fz7_archive_extract(old, redo, &cb, why, whylen);
-        if (st == FZ7_OK && k.in_folder)
-            st = fz7_7z_writer_end_folder(w);
+        fz7_repack_result res;   /* a damaged entry fails the command */
+        st = fz7_repack_entries(old, redo, NULL, &r->set, r->key, size_hint, w, &res, why,
+                                whylen);
     }
     if (st != FZ7_OK && !why[0])
         snprintf(why, whylen, "cannot copy the old archive's entries: %s", fz7_status_str(st));

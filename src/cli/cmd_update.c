@@ -6,6 +6,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/repack.h"
 #include "cli/settings.h"
 #include "format/7z_write.h"
 #include "format/archive.h"
@@ -173,74 +174,7 @@ static fz7_status plan_update(update_run *r, const struct stat *arc_sb, bool arc
 
 static void meta_of_entry(const update_run *r, size_t i, fz7_7z_entry_meta *m)
 {
-    const fz7_entry *e = fz7_archive_entry(r->old, i);
-    memset(m, 0, sizeof *m);
-    m->name = r->new_name && r->new_name[i] ? r->new_name[i] : e->path;
-    m->attrib = e->has_attrib ? e->attrib : fz7_7z_attrib_from_mode(e->mode);
-    m->is_dir = e->is_dir;
-    m->has_mtime = e->has_mtime;
-    m->mtime = e->mtime;
-    m->mtime_nsec = e->mtime_nsec;
-}
-
-/* Re-compressing kept entries of folders that cannot be copied: one new
- * folder per old one, fed by the reader. */
-typedef struct repack_ctx {
-    update_run *r;
-    fz7_7z_writer *w;
-    fz7_7z_folder_opts fo;   /* without BCJ: set per old folder */
-    int64_t cur_folder;
-    bool in_folder, in_file;
-    size_t failed_index;
-    fz7_status failed;
-    char detail[256];
-} repack_ctx;
-
-static fz7_status repack_begin(void *ctx, size_t index, const fz7_entry *e)
-{
-    repack_ctx *k = ctx;
-    fz7_7z_entry_meta m;
-    meta_of_entry(k->r, index, &m);
-    fz7_status st = FZ7_OK;
-    if (k->in_folder && e->folder != k->cur_folder) {
-        st = fz7_7z_writer_end_folder(k->w);
-        k->in_folder = false;
-    }
-    if (st == FZ7_OK && !k->in_folder) {
-        fz7_7z_folder_opts fo = k->fo;
-        fo.bcj_x86 = fz7_settings_bcj_again(&k->r->set, e->method);
-        st = fz7_7z_writer_begin_folder(k->w, &fo);
-        k->in_folder = st == FZ7_OK;
-        k->cur_folder = e->folder;
-        k->r->repacked_folders += k->in_folder;
-    }
-    if (st == FZ7_OK)
-        st = fz7_7z_writer_begin_file(k->w, &m);
-    k->in_file = st == FZ7_OK;
-    return st;
-}
-
-static fz7_status repack_data(void *ctx, const uint8_t *p, size_t n)
-{
-    repack_ctx *k = ctx;
-    return fz7_7z_writer_write(k->w, p, n);
-}
-
-static fz7_status repack_end(void *ctx, size_t index, fz7_status result, const char *detail)
-{
-    repack_ctx *k = ctx;
-    if (result != FZ7_OK) {
-        /* A damaged or locked entry is never silently dropped. */
-        k->failed = result;
-        k->failed_index = index;
-        snprintf(k->detail, sizeof k->detail, "%s", detail ? detail : "");
-        return result;
-    }
-    if (k->in_file) {
-        k->in_file = false;
-        return fz7_7z_writer_end_file(k->w);
-    }
-    return FZ7_OK;
+    fz7_repack_meta(fz7_archive_entry(r->old, i), r->new_name ? r->new_name[i] : NULL, m);
 }
 
 /* Pushes one file from disk into the open folder. */
@@ -376,23 +310,18 @@ static fz7_status write_archive(update_run *r, int fd, char *why, size_t whylen)
         any |= select[i];
     }
     if (st == FZ7_OK && any) {
-        repack_ctx k = {0};
-        k.r = r;
-        k.w = w;
-        k.cur_folder = -1;
-        fz7_settings_folder_opts(&r->set, r->key, size_hint, false, 0, &k.fo);
-        fz7_extract_cb cb = {&k, repack_begin, repack_data, repack_end};
-        st = fz7_archive_extract(r->old, select, &cb, why, whylen);
-        if (k.failed != FZ7_OK) {
-            st = k.failed;
-            const fz7_entry *e = fz7_archive_entry(r->old, k.failed_index);
-            const char *words = fz7_entry_error_words(k.failed, e->encrypted);
-            bool same = strcmp(words, k.detail) == 0 || !k.detail[0];
+        fz7_repack_result res;
+        st = fz7_repack_entries(r->old, select, (const char *const *)r->new_name, &r->set,
+                                r->key, size_hint, w, &res, why, whylen);
+        r->repacked_folders += res.folders;
+        if (res.failed != FZ7_OK) {
+            st = res.failed;
+            const fz7_entry *e = fz7_archive_entry(r->old, res.failed_index);
+            const char *words = fz7_entry_error_words(res.failed, e->encrypted);
+            bool same = strcmp(words, res.detail) == 0 || !res.detail[0];
             snprintf(why, whylen, "%s : %s%s%s", e->path, words, same ? "" : " : ",
-                     same ? "" : k.detail);
+                     same ? "" : res.detail);
         }
-        if (st == FZ7_OK && k.in_folder)
-            st = fz7_7z_writer_end_folder(w);
     }
 
     /* u: new folders and empty files, then files with data in the folders
