@@ -193,35 +193,38 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
 
 /* Threads and LZMA2 block size for `bytes` of input (0 = unknown).
  *
- * Policy (-mmt, issue 8): one block per thread, so every core has work on
- * an input like the 37.8 MB bench corpus. The block is bytes / threads
- * plus a share of MT_PRIME_COST (each block after the first also runs the
- * match finder over the last MiB of the block before it, lzma2_enc.c, so
- * the first block is made that much longer to finish with the others),
- * rounded up to 64 KiB, and at least a floor of 3 dictionaries within
- * 1..4 MiB (MT_BLOCK_FLOOR: small dictionaries lose little to a cut, big
- * ones need long blocks). An input of at most one floor stays one solid
- * stream on one thread; an unknown size (a pipe) gets the encoder's
- * default of 3 dictionaries per block. The xz writer makes independent
- * xz blocks of the same cut (nothing shared between them). The output
- * depends only on the input, the settings and the thread count picked
- * here (-mmt N, lowered by the memory cap below), never on timing: -mmt2
- * and -mmt4 give different archives, two -mmt2 runs the same one.
+ * Policy (-mmt, issue 8): cut the input so every core has work on an input
+ * like the 37.8 MB bench corpus. A 7z folder gets MT_7Z_BLOCKS_PER_THREAD
+ * blocks per thread: each block after the first starts from the last
+ * 2 MiB of the one before (lzma2_enc.c), so a cut costs little, and the
+ * threads take the blocks in turn, which evens out parts of the input that
+ * are slower to code (on the corpus, one block per thread left one thread
+ * 10.9 s of work and the other 6.5 s at -mx5). An xz file gets one
+ * independent block per thread (xz blocks share nothing, so each cut costs
+ * more). The block is bytes / blocks rounded up to 64 KiB, at least a
+ * floor of 3 dictionaries within 1..4 MiB (MT_BLOCK_FLOOR: small
+ * dictionaries lose little to a cut, big ones need long blocks). An input
+ * of at most one floor stays one solid stream on one thread; an unknown
+ * size (a pipe) gets the encoder's default of 3 dictionaries per block.
+ * The output depends only on the input, the settings and the thread count
+ * picked here (-mmt N, lowered by the memory cap below), never on timing:
+ * -mmt2 and -mmt4 give different archives, two -mmt2 runs the same one.
  *
- * Cost on the 37.8 MB bench corpus, bytes of -mmt2 over -mmt1: 7z -mx1
- * 1.0002, -mx5 1.0073, -mx9 1.0062 (two blocks per folder, the second
- * starting from the first's last MiB; 1.013-1.014 without that); xz of
- * the corpus tar (independent blocks) -mx1 1.0005, -mx5 1.0077, -mx9
- * 1.0083. CPU time grows by the primed MiB and thread overhead (about
- * 5 %). The old rule (never under 3 dictionaries) kept the corpus on one
- * thread at -mx5 and above.
+ * Measured on the bench corpus, -mmt2 over -mmt1 on 2 cores (bytes; CPU
+ * seconds of the busiest path: the main thread plus, per folder, the
+ * busier worker, over the one thread's): 7z -mx1 1.0005 bytes, 1.63x;
+ * -mx5 1.0071, 2.0x; -mx9 1.0072, 1.96x (one block per thread: -mx5
+ * 1.0073 but 1.66x; no 2 MiB start: 1.013). xz of the corpus tar: -mx1
+ * 1.0005, -mx5 1.0077, -mx9 1.0083. The old rule (never under 3
+ * dictionaries) kept the corpus on one thread at -mx5 and above.
  *
- * Memory: each thread holds a whole encoder (-mx5: about 370 MB); fewer
+ * Memory: each thread holds a whole encoder (-mx5: about 370 MB with one
+ * thread, less per thread when blocks shrink the dictionary); fewer
  * threads when their encoders would not fit in s->mem_limit, and then
  * fewer, longer blocks. */
 #define MT_BLOCK_FLOOR ((uint64_t)4 << 20)
 #define MT_BLOCK_ROUND ((uint64_t)64 << 10)
-#define MT_PRIME_COST ((uint64_t)3 << 18) /* 3/4 of coding the 1 MiB */
+#define MT_7Z_BLOCKS_PER_THREAD 2u
 
 /* The smallest block worth a thread for dictionary dict (bytes). */
 static uint64_t mt_floor(uint32_t dict)
@@ -234,9 +237,9 @@ static uint64_t mt_floor(uint32_t dict)
     return f;
 }
 
-static uint64_t mt_block_for(uint64_t bytes, uint32_t threads, uint32_t dict)
+static uint64_t mt_block_for(uint64_t bytes, uint32_t blocks, uint32_t dict)
 {
-    uint64_t b = (bytes + (threads - 1) * MT_PRIME_COST + threads - 1) / threads;
+    uint64_t b = (bytes + blocks - 1) / blocks;
     b = (b + MT_BLOCK_ROUND - 1) / MT_BLOCK_ROUND * MT_BLOCK_ROUND;
     if (b < mt_floor(dict))
         b = mt_floor(dict);
@@ -259,7 +262,8 @@ void fz7_settings_pick_mt(const fz7_settings *s, uint64_t bytes, uint32_t *threa
     }
     while (*threads > 1) {
         if (bytes) {
-            *block = mt_block_for(bytes, *threads, lo.dict_size);
+            uint32_t per = s->xz ? 1 : MT_7Z_BLOCKS_PER_THREAD;
+            *block = mt_block_for(bytes, *threads * per, lo.dict_size);
             uint64_t blocks = (bytes + *block - 1) / *block;
             if (blocks < *threads)
                 *threads = (uint32_t)blocks;   /* no thread without a block */

@@ -2,7 +2,7 @@
  * fixed size, each block is compressed on its own by one of N worker
  * threads, and the blocks' chunks are written in input order followed by
  * one end byte. The first block resets the dictionary; each later one
- * starts from the last MiB of the block before (its match finder has seen
+ * starts from the last 2 MiB of the block before (its match finder has seen
  * it, its first chunk resets state and properties only: xz-file-format.txt
  * 5.3.1 control 0xC0), which wins back most of what the cut costs.
  *
@@ -347,14 +347,15 @@ static uint64_t pick_block_size(const fz7_lzma_enc_opts *opts, uint64_t block_si
 
 /* Bytes of the previous block each later block starts from (0 = none):
  * MT_PRIME_MAX, or less for a smaller dictionary or block. Measured on the
- * 37.8 MB bench corpus, `fz7 a -mx5 -mmt2` (two blocks per folder) over
+ * 37.8 MB bench corpus, `fz7 a -mx5 -mmt2` with two blocks per folder over
  * -mmt1: 1.0132x the bytes with no prefix, 1.0086x with 512 KiB, 1.0069x
- * with 1 MiB, 1.0039x with 2 MiB, 1.0006x with 4 MiB; the prefix costs
- * the block's thread a match finder pass (about 3/4 of coding it). The
+ * with 1 MiB, 1.0039x with 2 MiB, 1.0006x with 4 MiB; with four blocks per
+ * folder 1.0104x with 1 MiB, 1.0071x with 2 MiB. The prefix costs the
+ * block's thread a match finder pass (most of the cost of coding it). The
  * encoder counts positions from the prefix, the decoder from the stream's
  * start; they agree modulo 16 (pb, lp <= 4) when the block size and the
  * prefix are multiples of 16, so other block sizes get no prefix. */
-#define MT_PRIME_MAX ((uint64_t)1 << 20)
+#define MT_PRIME_MAX ((uint64_t)2 << 20)
 
 static size_t pick_prime(const fz7_lzma_enc_opts *block_opts, uint64_t block_size)
 {
