@@ -100,7 +100,7 @@ fz7_status fz7_lzma2_enc_new(const fz7_lzma_enc_opts *opts, fz7_ostream *dst, fz
  * are written to dst in input order, then the end byte 0x00: one ordinary
  * LZMA2 stream any LZMA2 decoder reads (7z coder "LZMA2", xz filter 0x21).
  * The first block resets the dictionary. When block_size is a multiple of
- * 16, each later block starts from the last min(1 MiB, dictionary) bytes
+ * 16, each later block starts from the last min(2 MiB, dictionary) bytes
  * of the block before (its matches may reach into them; its first chunk
  * resets state and properties, not the dictionary); otherwise it resets
  * the dictionary too. (Independent xz blocks: one fz7_lzma2_enc_new each.)
@@ -111,9 +111,10 @@ fz7_status fz7_lzma2_enc_new(const fz7_lzma_enc_opts *opts, fz7_ostream *dst, fz
  * fz7_lzma_enc_reduce_dict does; fz7_lzma_enc_props() and
  * fz7_lzma2_enc_dict_prop() report that reduced size, which is what the
  * container must store. Smaller blocks give more parallel work but each
- * cut costs ratio (less with the 1 MiB start). fz7 a gives each of N
- * threads one block, about S / N bytes of an input of known size S, and
- * uses 0 when the size is unknown.
+ * cut costs ratio (less with the 2 MiB start). fz7 a gives each of N
+ * threads two blocks of a 7z folder (blocks of about S / 2N bytes for an
+ * input of known size S; threads take them in turn) and 0 when the size
+ * is unknown.
  *
  * The output depends only on opts and block_size, never on threads, the
  * CPU or the pieces write() is given. threads: 1..FZ7_LZMA2_MT_THREADS_MAX
