@@ -36,7 +36,8 @@ typedef struct fz7_7z_folder_opts {
     fz7_lzma_enc_opts lzma;   /* LZMA/LZMA2 only */
     bool bcj_x86;             /* x86 BCJ (03030103) in front of the method */
     bool bcj2;                /* with bcj_x86: BCJ2 (0303011B) instead of BCJ;
-                                 not with Copy */
+                                 not with Copy. Its main stream gets lc=4
+                                 where lzma has the default lc=3 lp=0 */
     uint64_t folder_bytes;    /* this folder's input bytes when known (0 =
                                  unknown): BCJ2's file size for an entry
                                  whose size is not given */
