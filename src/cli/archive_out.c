@@ -125,6 +125,38 @@ void fz7_print_counts(FILE *f, const char *what, uint64_t dirs, uint64_t files, 
     fputc('\n', f);
 }
 
+void fz7_tree_counts(const fz7_tree *tree, uint64_t *dirs, uint64_t *files, uint64_t *bytes)
+{
+    *dirs = *files = *bytes = 0;
+    for (size_t i = 0; i < tree->count; i++) {
+        if (tree->items[i].kind == FZ7_ITEM_DIR) {
+            (*dirs)++;
+        } else {
+            (*files)++;
+            *bytes += tree->items[i].size;
+        }
+    }
+}
+
+int fz7_print_write_end(FILE *out, const fz7_scan_warnings *sw, size_t warnings)
+{
+    fz7_scan_warnings_print(sw, out);
+    if (warnings) {
+        fprintf(out, "\nWARNINGS: %zu\n", warnings);
+        return FZ7_EXIT_WARNING;
+    }
+    fprintf(out, "Everything is Ok\n");
+    return 0;
+}
+
+bool fz7_archive_name(const char *archive, const char *ext, char *path, size_t cap)
+{
+    const char *base = strrchr(archive, '/');
+    base = base ? base + 1 : archive;
+    int n = snprintf(path, cap, "%s%s", archive, strchr(base, '.') ? "" : ext);
+    return n >= 0 && (size_t)n < cap;
+}
+
 /* ---- the temporary file and signals ------------------------------------ */
 
 static char g_temp_path[PATH_MAX + 32];

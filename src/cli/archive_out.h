@@ -49,6 +49,20 @@ void fz7_print_size(FILE *f, uint64_t bytes);
  * there are some). */
 void fz7_print_counts(FILE *f, const char *what, uint64_t dirs, uint64_t files, uint64_t bytes);
 
+/* What a scanned tree holds: its folders, its other items and their
+ * bytes, for the counts lines. */
+void fz7_tree_counts(const fz7_tree *tree, uint64_t *dirs, uint64_t *files, uint64_t *bytes);
+
+/* The end of a write that succeeded: sw's scan warnings, then
+ * "WARNINGS: N" with warnings > 0 (returns the exit code 1) or
+ * "Everything is Ok" (returns 0). */
+int fz7_print_write_end(FILE *out, const fz7_scan_warnings *sw, size_t warnings);
+
+/* The archive's file name: archive, with ext (".7z", ".xz") added when its
+ * last path part has no '.', as 7-Zip does. False when that does not fit
+ * in cap bytes. */
+bool fz7_archive_name(const char *archive, const char *ext, char *path, size_t cap);
+
 /* Creates the temporary file "<dir>/<name>.fz7tmpXXXXXX" beside path and
  * installs handlers that remove it on SIGINT/SIGTERM/SIGHUP/SIGQUIT
  * (SIGXFSZ is ignored, so ulimit -f gives EFBIG). Returns 0 with *fd set,

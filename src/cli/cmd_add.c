@@ -410,11 +410,10 @@ int fz7_cmd_add(const struct fz7_options *o)
         fprintf(stderr, "\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
         return FZ7_EXIT_FATAL;
     }
-    const char *base = strrchr(o->archive, '/');
+    const char *base = strrchr(o->archive, '/');   /* -si names the entry after it */
     base = base ? base + 1 : o->archive;
     char path[PATH_MAX];
-    if (snprintf(path, sizeof path, "%s%s", o->archive,
-                 strchr(base, '.') ? "" : xz ? ".xz" : ".7z") >= (int)sizeof path) {
+    if (!fz7_archive_name(o->archive, xz ? ".xz" : ".7z", path, sizeof path)) {
         fprintf(stderr, "\nERROR: archive name too long\n");
         return FZ7_EXIT_USAGE;
     }
@@ -495,13 +494,8 @@ int fz7_cmd_add(const struct fz7_options *o)
         rc = exit_code_of(st);
         goto done;
     }
-    uint64_t n_dirs = 0, n_files = 0, n_bytes = 0;
-    for (size_t i = 0; i < r.tree.count; i++) {
-        if (r.tree.items[i].kind == FZ7_ITEM_DIR)
-            n_dirs++;
-        else
-            n_files++, n_bytes += r.tree.items[i].size;
-    }
+    uint64_t n_dirs, n_files, n_bytes;
+    fz7_tree_counts(&r.tree, &n_dirs, &n_files, &n_bytes);
     if (!o->from_stdin) {
         fz7_print_counts(out, "", n_dirs, n_files, n_bytes);
         fputc('\n', out);
@@ -616,13 +610,7 @@ int fz7_cmd_add(const struct fz7_options *o)
     fprintf(out, "\nFiles read from disk: %llu\nArchive size: ", (unsigned long long)r.files_read);
     fz7_print_size(out, size);
     fputc('\n', out);
-    fz7_scan_warnings_print(&r.scan, out);
-    if (r.warnings) {
-        fprintf(out, "\nWARNINGS: %zu\n", r.warnings);
-        rc = FZ7_EXIT_WARNING;
-    } else {
-        fprintf(out, "Everything is Ok\n");
-    }
+    rc = fz7_print_write_end(out, &r.scan, r.warnings);
     if (o->delete_after && rc == 0) {
         /* -sdel: files first, then folders deepest first. */
         for (size_t i = r.tree.count; i-- > 0;)

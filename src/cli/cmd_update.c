@@ -427,11 +427,8 @@ int fz7_cmd_update(const struct fz7_options *o)
         return FZ7_EXIT_FATAL;
     }
     /* The archive name: 7-Zip adds ".7z" when the name has no extension. */
-    const char *base = strrchr(o->archive, '/');
-    base = base ? base + 1 : o->archive;
     char path[PATH_MAX];
-    if (snprintf(path, sizeof path, "%s%s", o->archive, strchr(base, '.') ? "" : ".7z") >=
-        (int)sizeof path) {
+    if (!fz7_archive_name(o->archive, ".7z", path, sizeof path)) {
         fprintf(stderr, "\nERROR: archive name too long\n");
         return FZ7_EXIT_USAGE;
     }
@@ -513,14 +510,9 @@ int fz7_cmd_update(const struct fz7_options *o)
         fprintf(out, "Scanning the drive:\n");
         st = plan_update(&r, &old_sb, exists);
         if (st == FZ7_OK) {
-            uint64_t d = 0, f = 0, b = 0;
-            for (size_t i = 0; i < r.tree.count; i++) {
-                if (r.tree.items[i].kind == FZ7_ITEM_DIR)
-                    d++;
-                else
-                    f++, b += r.tree.items[i].size;
-            }
-            fz7_print_counts(out, "", d, f, b);
+            uint64_t dirs, files, bytes;
+            fz7_tree_counts(&r.tree, &dirs, &files, &bytes);
+            fz7_print_counts(out, "", dirs, files, bytes);
             fputc('\n', out);
         }
     }
@@ -595,15 +587,8 @@ int fz7_cmd_update(const struct fz7_options *o)
     fflush(out);
 
     rc = commit_archive(&r, exists, &old_sb);
-    if (rc == 0) {
-        fz7_scan_warnings_print(&r.scan, out);
-        if (r.warnings) {
-            fprintf(out, "\nWARNINGS: %zu\n", r.warnings);
-            rc = FZ7_EXIT_WARNING;
-        } else {
-            fprintf(out, "Everything is Ok\n");
-        }
-    }
+    if (rc == 0)
+        rc = fz7_print_write_end(out, &r.scan, r.warnings);
 
 done:
     fz7_7zaes_key_free(r.key);
