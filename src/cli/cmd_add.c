@@ -267,7 +267,7 @@ static fz7_status write_7z(add_run *r, int fd, fz7_archive *old, const bool *kee
             }
             fz7_7z_entry_meta m;
             meta_of_item(r, it, &m);
-            st = fz7_7z_writer_begin_file(w, &m);
+            st = fz7_7z_writer_begin_file_sized(w, &m, it->size);
             int rerr = 0;
             if (st == FZ7_OK)
                 st = pump(r, it, in, sink_7z, w, &rerr);

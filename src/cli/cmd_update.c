@@ -196,7 +196,7 @@ static fz7_status write_item(update_run *r, fz7_7z_writer *w, const fz7_tree_ite
     m.has_mtime = r->set.store_mtime;
     m.mtime = it->mtime;
     m.mtime_nsec = it->mtime_nsec;
-    fz7_status st = fz7_7z_writer_begin_file(w, &m);
+    fz7_status st = fz7_7z_writer_begin_file_sized(w, &m, it->size);
     if (st == FZ7_OK && it->kind == FZ7_ITEM_SYMLINK)
         st = fz7_7z_writer_write(w, (const uint8_t *)it->link_target, strlen(it->link_target));
     while (st == FZ7_OK && fd >= 0) {

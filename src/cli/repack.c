@@ -49,7 +49,7 @@ static fz7_status repack_begin(void *ctx, size_t index, const fz7_entry *e)
         k->res->folders += k->in_folder;
     }
     if (st == FZ7_OK)
-        st = fz7_7z_writer_begin_file(k->w, &m);
+        st = fz7_7z_writer_begin_file_sized(k->w, &m, e->size);
     k->in_file = st == FZ7_OK;
     return st;
 }

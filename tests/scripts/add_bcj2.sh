@@ -42,7 +42,7 @@ restores() {   # archive, then files under in/ it must restore
     for f in "$@"; do cmp "out/$f" "in/$f" || fail "$a: $f differs after fz7 x"; done
 }
 
-# Default filters: BCJ2 at -mx9, BCJ at -mx5 (7zz 26 switches at -mx8).
+# Default filters: BCJ2 from -mx5 (7zz 26 switches at -mx8), BCJ below.
 (cd in && "$FZ7" a -bd -mx9 ../mx9.7z prog) > log 2>&1 || { cat log; fail "fz7 a -mx9"; }
 method mx9.7z | grep -q 'Method = BCJ2 LZMA2:[0-9a-z]* LZMA:[0-9a-z]*:lc0:lp2 LZMA:[0-9a-z]*:lc0:lp2;' ||
     fail "-mx9: the ELF is not behind BCJ2 + LZMA2 + 2 x LZMA lc0 lp2: $(method mx9.7z)"

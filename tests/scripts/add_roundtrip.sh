@@ -38,7 +38,7 @@ for m in "-m0=LZMA" "-m0=LZMA2:d=1m:fb=64:mf=bt4:lc=3" "-mf=off" "-mf=Delta:4" "
     same_tree "$S/tree" "$S/x7/tree"
     echo "ok $m"
 done
-7zz l -slt "$S/mx5.7z" | grep -q 'Method = BCJ LZMA2' || fail "the ELF file did not get BCJ at -mx5"
+7zz l -slt "$S/mx5.7z" | grep -q 'Method = BCJ2 LZMA2' || fail "the ELF file did not get BCJ2 at -mx5"
 "$FZ7" a -bd -snl -m0=LZMA "$S/lz.7z" tree >/dev/null && 7zz l -slt "$S/lz.7z" | grep -q '^Method = .*LZMA:' || fail "-m0=LZMA does not give an LZMA folder"
 
 # .xz: one file, every check, BCJ and Delta filters.

@@ -197,14 +197,14 @@ methods=$(7zz l -slt f.7z | awk '/^Path = / { p = substr($0, 8) } /^Size = / { s
 [ -z "$(echo "$methods" | grep -v ' LZMA:18$')" ] || fail "d -m0=LZMA -mx1 compressed with: $methods"
 "$FZ7" d -bd -m0=PPMD f.7z one_byte > log 2>&1; rc=$?
 [ "$rc" = 7 ] || { cat log; fail "d -m0=PPMD exited $rc, expected 7"; }
-# u on an x86 ELF file puts it behind BCJ when `a` does (x86 machines).
+# u on an x86 ELF file puts it behind BCJ2 when `a` does (x86 machines).
 rm -rf ue && mkdir ue && cp /bin/ls ue/prog && printf 'plain text\n' > ue/note.txt
 rm -f ea.7z && (cd ue && "$FZ7" a -bd ../ea.7z prog > /dev/null) || fail "fz7 a of an ELF file"
-if 7zz l -slt ea.7z | grep -q '^Method = BCJ LZMA2'; then
+if 7zz l -slt ea.7z | grep -q '^Method = BCJ2 LZMA2'; then
     cp base.7z f.7z
     (cd ue && "$FZ7" u -bd ../f.7z prog > ../log 2>&1) || { cat log; fail "fz7 u of an ELF file"; }
     7zz l -slt f.7z | awk '/^Path = / { p = substr($0, 8) } /^Method = / && p == "prog" { print substr($0, 10) }' |
-        grep -q '^BCJ LZMA2:' || fail "u did not put the ELF file behind BCJ"
+        grep -q '^BCJ2 LZMA2:' || fail "u did not put the ELF file behind BCJ2"
     7zz x -so f.7z prog | cmp - /bin/ls || fail "ELF file after u"
 fi
 # u creating an archive writes the bytes `a` writes, whatever the switches.
