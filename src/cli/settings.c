@@ -211,13 +211,15 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
  * picked here (-mmt N, lowered by the memory cap below), never on timing:
  * -mmt2 and -mmt4 give different archives, two -mmt2 runs the same one.
  *
- * Measured on the bench corpus, -mmt2 over -mmt1 on 2 cores (bytes; CPU
- * seconds of the busiest path: the main thread plus, per folder, the
- * busier worker, over the one thread's): 7z -mx1 1.0005 bytes, 1.63x;
- * -mx5 1.0071, 2.0x; -mx9 1.0072, 1.96x (one block per thread: -mx5
- * 1.0073 but 1.66x; no 2 MiB start: 1.013). xz of the corpus tar: -mx1
- * 1.0005, -mx5 1.0077, -mx9 1.0083. The old rule (never under 3
- * dictionaries) kept the corpus on one thread at -mx5 and above.
+ * Measured on the bench corpus, -mmt2 over -mmt1 on 2 cores, as bytes
+ * and as one-thread CPU seconds over the busiest path (main thread plus,
+ * per folder, the busier worker; the machine was too loaded for wall
+ * times): 7z -mx1 1.0003x bytes, 1.76x; -mx5 1.0082x, 1.96x; -mx9
+ * 1.0084x, 1.71x (one block per thread: -mx5 1.0073x but 1.66x, one
+ * thread 10.9 s and the other 6.5 s; without the 2 MiB start 1.013x).
+ * xz of the corpus tar: -mx1 1.0004x, 1.53x; -mx5 1.0073x, 1.99x; -mx9
+ * 1.0081x, 1.66x. The old rule (never under 3 dictionaries) kept the
+ * corpus on one thread at -mx5 and above.
  *
  * Memory: each thread holds a whole encoder (-mx5: about 370 MB with one
  * thread, less per thread when blocks shrink the dictionary); fewer
