@@ -319,6 +319,33 @@ static void test_deflate_random(void **state)
 static fz7_status bcj2_run(const uint8_t *const s[4], const size_t n[4], uint64_t out_size, size_t piece,
                            uint8_t **out, size_t *out_n);
 
+/* A fuzz finding kept as a case (tests/data/codec/fuzz-deflate64-expand.bin:
+ * one byte, 0xE5, whose bit 0 asks for Deflate64, then 1,439 bytes of
+ * stream). Its short codes for long matches expand it to 11,235,135 bytes
+ * before the input runs out without a final block. It took 0.07 s natively
+ * but passed libFuzzer's 10 s under ASan on a loaded machine: a slow unit,
+ * not a hang. Pinned: every byte is produced, the CRC is stable, and the
+ * end is TRUNCATED, never OK. */
+static void test_deflate64_expansion(void **state)
+{
+    (void)state;
+    char path[1024];
+    const char *f = __FILE__, *cut = strstr(f, "unit/test_codecs.c");
+    snprintf(path, sizeof path, "%.*sdata/codec/fuzz-deflate64-expand.bin", cut ? (int)(cut - f) : 0, f);
+    size_t n;
+    uint8_t *in = tu_load_existing(path, &n);
+    assert_int_equal(n, 1440);
+    assert_int_equal(in[0] & 1, 1);
+    uint8_t *out;
+    size_t got;
+    fz7_status st = decode(K_DEFLATE64, in + 1, n - 1, NULL, 0, 65536, &out, &got);
+    assert_int_equal(st, FZ7_E_TRUNCATED);
+    assert_int_equal(got, 11235135);
+    assert_int_equal(fz7_crc32(0, out, got), 0xeab7a00fu);
+    free(out);
+    free(in);
+}
+
 /* Random bytes as PPMd streams (small models, so they restart often) and
  * as the four BCJ2 inputs: only OK, DATA or TRUNCATED, never a crash. */
 static void test_random_streams(void **state)
@@ -1137,6 +1164,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_deflate_vectors),
         cmocka_unit_test(test_deflate_random),
+        cmocka_unit_test(test_deflate64_expansion),
         cmocka_unit_test(test_ppmd_props),
         cmocka_unit_test(test_ppmd_vectors),
         cmocka_unit_test(test_bcj2_unconverted),
