@@ -292,7 +292,7 @@ static fz7_status write_archive(update_run *r, int fd, char *why, size_t whylen)
         }
         st = fz7_7z_writer_copy_folder(w, r->old, f, metas, n);
         if (st == FZ7_E_UNSUPPORTED) {
-            repack[f] = true;   /* e.g. BCJ2's four pack streams */
+            repack[f] = true;   /* e.g. a substream without a CRC */
             st = FZ7_OK;
         } else if (st == FZ7_OK) {
             r->copied_folders++;

@@ -171,6 +171,10 @@ typedef struct folder_rec {
      * its Folder record and its unpack sizes, already encoded. */
     uint8_t *raw_folder, *raw_sizes;
     size_t raw_folder_len, raw_sizes_len;
+    /* A copied folder with several pack streams (BCJ2): the bytes of each,
+     * in the folder's order (pack_size is their sum); NULL with one. */
+    uint64_t *raw_pack_sizes;
+    size_t raw_n_packs;
     /* BCJ2: its streams main, call, jump, rc (bytes, FZ7_BCJ2_* order);
      * per side stream (call, jump, rc) the LZMA properties (call, jump),
      * LZMA's output, its pack size and its 7zAES properties. */
@@ -842,11 +846,16 @@ static void put_main_streams(bytebuf *b, const fz7_7z_writer *w)
     bb_number(b, 0);   /* PackPos: right after the signature header */
     size_t n_pack = 0;
     for (size_t i = 0; i < w->n_folders; i++)
-        n_pack += w->folders[i].bcj2 ? 4 : 1;
+        n_pack += w->folders[i].bcj2 ? 4 : w->folders[i].raw_pack_sizes ? w->folders[i].raw_n_packs : 1;
     bb_number(b, n_pack);
     bb_byte(b, K_SIZE);
     for (size_t i = 0; i < w->n_folders; i++) {
         const folder_rec *f = &w->folders[i];
+        if (f->raw_pack_sizes) {
+            for (size_t k = 0; k < f->raw_n_packs; k++)
+                bb_number(b, f->raw_pack_sizes[k]);
+            continue;
+        }
         bb_number(b, f->pack_size);
         if (f->bcj2)
             for (int k = 0; k < 3; k++)
@@ -1114,6 +1123,7 @@ void fz7_7z_writer_free(fz7_7z_writer *w)
     for (size_t i = 0; i < w->n_folders; i++) {
         free(w->folders[i].raw_folder);
         free(w->folders[i].raw_sizes);
+        free(w->folders[i].raw_pack_sizes);
     }
     free(w->folders);
     free(w->bcj_buf);
@@ -1242,6 +1252,9 @@ static void put_folder_record(bytebuf *b, const fz7_7z_folder *f)
             bb_number(b, f->packed[i]);
 }
 
+/* Pack streams one copied folder may have (BCJ2 has 4). */
+#define COPY_PACKS_MAX 32
+
 fz7_status fz7_7z_writer_copy_folder(fz7_7z_writer *w, struct fz7_archive *src, uint64_t folder,
                                      const fz7_7z_entry_meta *metas, size_t n)
 {
@@ -1255,8 +1268,11 @@ fz7_status fz7_7z_writer_copy_folder(fz7_7z_writer *w, struct fz7_archive *src, 
     const fz7_7z_folder *sf = &s->folders[folder];
     if (n != sf->num_substreams || n == 0)
         return FZ7_E_ARG;
-    /* The header lists one pack stream per folder (PackInfo). */
-    if (sf->num_packed != 1 || sf->first_pack >= s->num_pack)
+    /* Its pack streams follow each other in PackInfo (BCJ2 has four): they
+     * are copied in that order, so the folder record's stream indices stay
+     * right. */
+    if (sf->num_packed < 1 || sf->num_packed > COPY_PACKS_MAX || sf->first_pack >= s->num_pack ||
+        s->num_pack - sf->first_pack < sf->num_packed)
         return FZ7_E_UNSUPPORTED;
     for (uint64_t k = 0; k < n; k++)
         if (!s->sub_has_crc[sf->first_substream + k])
@@ -1292,18 +1308,25 @@ fz7_status fz7_7z_writer_copy_folder(fz7_7z_writer *w, struct fz7_archive *src, 
             unpack += e->size;
         }
     }
-    uint64_t off = s->pack_offsets[sf->first_pack], left = s->pack_sizes[sf->first_pack];
     uint64_t start = w->out.pos;
+    uint64_t *packs = NULL;
+    if (st == FZ7_OK && sf->num_packed > 1 && !(packs = malloc((size_t)sf->num_packed * sizeof *packs)))
+        st = FZ7_E_MEM;
     uint8_t *buf = st == FZ7_OK ? malloc(COPY_BUF_SIZE) : NULL;
     if (st == FZ7_OK && !buf)
         st = FZ7_E_MEM;
-    while (st == FZ7_OK && left) {
-        size_t take = left < COPY_BUF_SIZE ? (size_t)left : COPY_BUF_SIZE;
-        st = fz7_volumes_pread(src->vol, buf, take, off);
-        if (st == FZ7_OK)
-            st = fz7_fd_ostream_write(&w->out.os, buf, take);
-        off += take;
-        left -= take;
+    for (uint64_t j = 0; st == FZ7_OK && j < sf->num_packed; j++) {
+        uint64_t off = s->pack_offsets[sf->first_pack + j], left = s->pack_sizes[sf->first_pack + j];
+        if (packs)
+            packs[j] = left;
+        while (st == FZ7_OK && left) {
+            size_t take = left < COPY_BUF_SIZE ? (size_t)left : COPY_BUF_SIZE;
+            st = fz7_volumes_pread(src->vol, buf, take, off);
+            if (st == FZ7_OK)
+                st = fz7_fd_ostream_write(&w->out.os, buf, take);
+            off += take;
+            left -= take;
+        }
     }
     free(buf);
     if (st != FZ7_OK) {
@@ -1311,6 +1334,7 @@ fz7_status fz7_7z_writer_copy_folder(fz7_7z_writer *w, struct fz7_archive *src, 
          * writer stays failed. */
         free(rec.p);
         free(sizes.p);
+        free(packs);
         w->failed = st;
         return st;
     }
@@ -1323,6 +1347,8 @@ fz7_status fz7_7z_writer_copy_folder(fz7_7z_writer *w, struct fz7_archive *src, 
     f->raw_folder_len = rec.n;
     f->raw_sizes = sizes.p;
     f->raw_sizes_len = sizes.n;
+    f->raw_pack_sizes = packs;
+    f->raw_n_packs = packs ? (size_t)sf->num_packed : 0;
     w->n_folders++;
     return FZ7_OK;
 }

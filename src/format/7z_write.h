@@ -127,14 +127,13 @@ fz7_status fz7_7z_plan_solid(const char *spec, uint64_t level_block_bytes, const
                              size_t *n_blocks);
 
 /* Copies folder `folder` (0-based) of the open 7z archive src as it is: its
- * pack stream's bytes are written unchanged and its coders (properties,
+ * pack streams' bytes (BCJ2's four too, in their order) are written unchanged and its coders (properties,
  * 7zAES salt and IV included) described again in the header, so nothing
  * is decoded and no password is needed. metas[k] describes the folder's
  * k-th substream (n must equal the folder's substream count); sizes and
  * CRCs come from src's SubStreamsInfo. Not inside begin/end_folder.
- * FZ7_E_UNSUPPORTED when the folder cannot be copied so (more than one
- * pack stream, as BCJ2 has; a substream without a CRC): re-compress it
- * then. FZ7_E_ARG (not a 7z archive, bad index, n differs), FZ7_E_IO or
+ * FZ7_E_UNSUPPORTED when the folder cannot be copied so (more than 32
+ * pack streams; a substream without a CRC): re-compress it then. FZ7_E_ARG (not a 7z archive, bad index, n differs), FZ7_E_IO or
  * FZ7_E_TRUNCATED reading src (the writer is then failed), FZ7_E_MEM.
  * 7zFormat.txt: PackInfo, Folder, SubStreamsInfo. */
 struct fz7_archive;
