@@ -501,6 +501,24 @@ int fz7_cmd_add(const struct fz7_options *o)
         fputc('\n', out);
     }
 
+    /* An existing .xz is never replaced: it holds one file and cannot take
+     * another, and a file of another kind is not ours to overwrite (7zz
+     * refuses both; xz(1) without -f too). */
+    if (exists && xz && !o->to_stdout) {
+        fz7_open_opts oo = {0};
+        char err[256] = "";
+        st = fz7_archive_open(path, &oo, &old, err, sizeof err);
+        bool is_xz = st == FZ7_OK && fz7_archive_get_info(old)->format == FZ7_FORMAT_XZ;
+        fflush(out);
+        if (is_xz)
+            fprintf(stderr, "ERROR: %s : E_INVALIDARG : an xz archive holds one file and cannot be "
+                            "updated; remove it or choose another name\n", path);
+        else
+            fprintf(stderr, "ERROR: %s : Cannot open the file as [xz] archive; it is not replaced\n", path);
+        rc = FZ7_EXIT_FATAL;
+        goto done;
+    }
+
     /* An existing .7z: keep the entries not replaced by new ones. */
     if (exists && !xz) {
         fz7_open_opts oo = {0};

@@ -216,4 +216,20 @@ if command -v script > /dev/null; then
     grep -Eq '(KiB|MiB)/s' tty0.txt && fail "progress line from a despite -bsp0"
     grep -q 'Everything is Ok' tty0.txt || fail "a -bsp0 on a terminal did not finish"
 fi
+
+# An existing .xz, or another file with that name, is never replaced (7zz
+# and xz(1) refuse too): exit 2, the bytes stay, the file is named.
+printf 'hello\n' > one.txt && xz -c one.txt > old.xz && cp old.xz old.orig
+"$FZ7" a -bd old.xz one.txt > log 2>&1; rc=$?
+[ $rc = 2 ] || { cat log; fail "a onto an existing .xz: exit $rc, expected 2"; }
+cmp old.xz old.orig || fail "a replaced an existing .xz"
+grep -q 'old.xz' log || fail "the refusal does not name old.xz"
+printf 'not an archive\n' > notes.xz && cp notes.xz notes.orig
+"$FZ7" a -bd notes.xz one.txt > log 2>&1; rc=$?
+[ $rc = 2 ] || { cat log; fail "a onto a non-xz file named .xz: exit $rc, expected 2"; }
+cmp notes.xz notes.orig || fail "a overwrote a file that was not an xz archive"
+printf 'precious\n' > prec.txt && cp prec.txt prec.orig
+"$FZ7" a -bd -txz prec.txt one.txt > log 2>&1; rc=$?
+[ $rc = 2 ] || { cat log; fail "a -txz onto an existing prec.txt: exit $rc, expected 2"; }
+cmp prec.txt prec.orig || fail "a -txz overwrote prec.txt"
 echo PASS
