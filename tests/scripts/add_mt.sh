@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # add_mt.sh - multi-threaded compression (issue 8): `fz7 a -mmt2` cuts an
-# input of 8 MiB into two LZMA2 blocks compressed side by side (4 MiB each:
-# the 7z floor for an 8 MiB dictionary; one xz block per thread). The 7z
+# input of 8 MiB into LZMA2 blocks compressed side by side (-md=1m: blocks
+# are at least 3 dictionaries; one xz block of 4 MiB per thread). The 7z
 # and xz archives must pass `7zz t` and `xz -t`, extract to the input, be
 # the same bytes on every run, cost at most 1 % over -mmt1, and the xz file
 # must hold 2 blocks with both sizes in their headers. The 7z folder's
@@ -35,9 +35,9 @@ cat in/a.txt in/b.tar > all.bin
 ratio_ok() { [ $(( $1 * 100 )) -le $(( $2 * 101 )) ]; }
 
 # 7z: -mmt1, and -mmt2 twice.
-(cd in && "$FZ7" a -bsp0 -mx5 -mmt1 ../one.7z a.txt b.tar >/dev/null) || fail "a -mmt1 one.7z"
-(cd in && "$FZ7" a -bsp0 -mx5 -mmt2 ../two.7z a.txt b.tar >/dev/null) || fail "a -mmt2 two.7z"
-(cd in && "$FZ7" a -bsp0 -mx5 -mmt2 ../two_again.7z a.txt b.tar >/dev/null) || fail "a -mmt2 two_again.7z"
+(cd in && "$FZ7" a -bsp0 -mx5 -md=1m -mmt1 ../one.7z a.txt b.tar >/dev/null) || fail "a -mmt1 one.7z"
+(cd in && "$FZ7" a -bsp0 -mx5 -md=1m -mmt2 ../two.7z a.txt b.tar >/dev/null) || fail "a -mmt2 two.7z"
+(cd in && "$FZ7" a -bsp0 -mx5 -md=1m -mmt2 ../two_again.7z a.txt b.tar >/dev/null) || fail "a -mmt2 two_again.7z"
 cmp -s two.7z two_again.7z || fail "-mmt2 7z differs between two runs"
 cmp -s one.7z two.7z && fail "-mmt2 7z is the -mmt1 archive: no second block"
 for f in one.7z two.7z; do
@@ -63,9 +63,9 @@ xz --format=raw --lzma2=dict="$dict" -dc two.lzma2 > two.raw || fail "xz raw LZM
 cmp -s two.raw all.bin || fail "xz raw LZMA2 decode of two.7z's stream gives other bytes"
 
 # xz: -mmt1, and -mmt2 twice.
-"$FZ7" a -bsp0 -txz -mx5 -mmt1 one.xz all.bin >/dev/null || fail "a -txz -mmt1"
-"$FZ7" a -bsp0 -txz -mx5 -mmt2 two.xz all.bin >/dev/null || fail "a -txz -mmt2"
-"$FZ7" a -bsp0 -txz -mx5 -mmt2 two_again.xz all.bin >/dev/null || fail "a -txz -mmt2 again"
+"$FZ7" a -bsp0 -txz -mx5 -md=1m -mmt1 one.xz all.bin >/dev/null || fail "a -txz -mmt1"
+"$FZ7" a -bsp0 -txz -mx5 -md=1m -mmt2 two.xz all.bin >/dev/null || fail "a -txz -mmt2"
+"$FZ7" a -bsp0 -txz -mx5 -md=1m -mmt2 two_again.xz all.bin >/dev/null || fail "a -txz -mmt2 again"
 cmp -s two.xz two_again.xz || fail "-mmt2 xz differs between two runs"
 for f in one.xz two.xz; do
     xz -t "$f" || fail "xz -t $f"
