@@ -5,8 +5,10 @@
 #include "cpu/cpu.h"
 #include "cpu/dispatch.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 static void print_version(void)
 {
@@ -40,7 +42,7 @@ static void print_usage(void)
            "  -ao{a|s|t|u} : set Overwrite mode\n"
            "  -bb[0-3] : set output log level\n"
            "  -bsp{0|1|2} : progress line: off, on stdout, on stderr (default: on a terminal)\n"
-           "  -bso{N}, -bse{N} : output streams (accepted)\n"
+           "  -bso{N}, -bse{N} : standard / error messages to 0 nowhere, 1 stdout, 2 stderr\n"
            "  -i[r[-|0]]{@listfile|!wildcard} : Include filenames\n"
            "  -m{Parameters} : set compression Method (-mx{N}, -m0={method}, -mmt[N], -mhe, ...)\n"
            "  -o{Directory} : set Output directory\n"
@@ -58,6 +60,29 @@ static void print_usage(void)
            "  -x[r[-|0]]{@listfile|!wildcard} : eXclude filenames\n"
            "  -y : assume Yes on all queries\n"
            "  --version, -h : version, CPU and kernel paths\n");
+}
+
+/* -bso{N} / -bse{N} as 7-Zip reads them: where standard messages (N: 0
+ * nowhere, 1 standard output, 2 standard error) and error messages go.
+ * With -so standard output carries data and messages share standard error
+ * with errors, so -bso has no effect there. */
+static void apply_output_streams(const struct fz7_options *o)
+{
+    int bso = o->bso ? (o->bso[0] ? o->bso[0] - '0' : 1) : 1;
+    int bse = o->bse ? (o->bse[0] ? o->bse[0] - '0' : 1) : 2;
+    int null_fd = -1;
+    if (bse == 0 || bso == 0)
+        null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (bse == 0 && null_fd >= 0)
+        dup2(null_fd, STDERR_FILENO);
+    else if (bse == 1 && !o->to_stdout)
+        dup2(STDOUT_FILENO, STDERR_FILENO);
+    if (!o->to_stdout && bso == 0 && null_fd >= 0)
+        dup2(null_fd, STDOUT_FILENO);
+    else if (!o->to_stdout && bso == 2)
+        dup2(STDERR_FILENO, STDOUT_FILENO);
+    if (null_fd >= 0)
+        close(null_fd);
 }
 
 int main(int argc, char **argv)
@@ -79,6 +104,7 @@ int main(int argc, char **argv)
         fz7_options_free(&o);
         return rc;
     }
+    apply_output_streams(&o);
     switch (o.command) {
     case FZ7_CMD_VERSION:
         print_version();

@@ -77,7 +77,7 @@ struct fz7_options {
     bool slt;                  /* -slt: technical listing */
     int bb;                    /* -bb[0-3]: log level (0 default; -bb = 1) */
     int bsp;                   /* -bsp{0|1}: progress stream; -1 default */
-    const char *bso, *bse;     /* -bso{N}/-bse{N}: accepted, value kept */
+    const char *bso, *bse;     /* -bso{N}/-bse{N}: "0" "1" "2" or ""; NULL when not given */
 
     /* Archive type. */
     fz7_type type;             /* -t{7z|xz|lzma} */

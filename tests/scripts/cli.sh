@@ -188,5 +188,16 @@ expect_rc 0 "right password" "$FZ7" x -psecret -oencx enc_data.7z
 cmp -s encx/d1/b.bin src/d1/b.bin && ok || bad "decrypted content"
 grep -q secret out.txt err.txt && bad "password printed" || ok
 
+# -bso / -bse as 7-Zip reads them: 0 silences, 2 sends messages to stderr.
+expect_rc 0 "t -bso0 -bsp0" "$FZ7" t -bso0 -bsp0 cp.7z
+same "-bso0: nothing on stdout" "$(wc -c < out.txt)" 0
+expect_rc 2 "t -bso0 on a missing archive" "$FZ7" t -bso0 "$S/no-such.7z"
+grep -q "no-such.7z" err.txt && ok || bad "-bso0 keeps error messages"
+expect_rc 2 "t -bse0 on a missing archive" "$FZ7" t -bse0 "$S/no-such.7z"
+same "-bse0: nothing on stderr" "$(wc -c < err.txt)" 0
+expect_rc 0 "t -bso2" "$FZ7" t -bso2 cp.7z
+same "-bso2: nothing on stdout" "$(wc -c < out.txt)" 0
+grep -q "Everything is Ok" err.txt && ok || bad "-bso2: messages on stderr"
+
 echo "cli.sh: $pass passed, $fail failed"
 [ "$fail" = 0 ]
