@@ -138,6 +138,17 @@ expect_rc 2 "CRC error x" "$FZ7" x bad.7z -obo
 same "no temporary files left" "$(find bo -name '.fz7-*' | wc -l)" 0
 same "good files still extracted" "$(cat bo/a.txt)" "hello"
 
+# --- a damaged folder does not stop the others (non-solid, 3 folders) ---
+mkdir -p nons && for i in 1 2 3; do head -c 3000 /dev/urandom > nons/f$i.bin; done
+(cd nons && 7zz a -m0=LZMA2 -ms=off ../nons.7z f1.bin f2.bin f3.bin >/dev/null) || bad "7zz a -ms=off"
+# incompressible: folder 1 is about 3,004 bytes, so this byte is in folder 2
+printf 'Z' | dd of=nons.7z bs=1 seek=$((32 + 3004 + 1500)) conv=notrunc 2>/dev/null
+rm -rf nonso
+expect_rc 2 "damaged middle folder" "$FZ7" x nons.7z -ononso
+grep -q "f2.bin" err.txt && ok || bad "the damaged entry is named"
+cmp -s nonso/f1.bin nons/f1.bin && cmp -s nonso/f3.bin nons/f3.bin && ok || bad "entries of the other folders extract"
+[ ! -e nonso/f2.bin ] && ok || bad "the damaged entry was left on disk"
+
 # --- hostile archives: nothing outside -o ---
 mkdir -p jail outside
 python3 "$HERE/mk7z.py" hostile.7z f:../evil.txt:evil f:/abs/abs.txt:abs \
