@@ -400,20 +400,28 @@ static fz7_status bcj2_write_sides(fz7_7z_writer *w)
     return st;
 }
 
+/* Room for one more folder record in w->folders; false when out of memory. */
+static bool reserve_folder(fz7_7z_writer *w)
+{
+    if (w->n_folders < w->cap_folders)
+        return true;
+    size_t nc = w->cap_folders ? w->cap_folders * 2 : 16;
+    folder_rec *f = realloc(w->folders, nc * sizeof *f);
+    if (!f)
+        return false;
+    w->folders = f;
+    w->cap_folders = nc;
+    return true;
+}
+
 fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts *o)
 {
     if (w->failed)
         return w->failed;
     if (w->in_folder)
         return FZ7_E_ARG;
-    if (w->n_folders == w->cap_folders) {
-        size_t nc = w->cap_folders ? w->cap_folders * 2 : 16;
-        folder_rec *f = realloc(w->folders, nc * sizeof *f);
-        if (!f)
-            return FZ7_E_MEM;
-        w->folders = f;
-        w->cap_folders = nc;
-    }
+    if (!reserve_folder(w))
+        return FZ7_E_MEM;
     folder_rec *f = &w->folders[w->n_folders];
     memset(f, 0, sizeof *f);
     if (o->delta_distance > 256 || (o->delta_distance && o->bcj_x86) ||
@@ -1278,14 +1286,8 @@ fz7_status fz7_7z_writer_copy_folder(fz7_7z_writer *w, struct fz7_archive *src, 
         if (!s->sub_has_crc[sf->first_substream + k])
             return FZ7_E_UNSUPPORTED;
 
-    if (w->n_folders == w->cap_folders) {
-        size_t nc = w->cap_folders ? w->cap_folders * 2 : 16;
-        folder_rec *f = realloc(w->folders, nc * sizeof *f);
-        if (!f)
-            return FZ7_E_MEM;
-        w->folders = f;
-        w->cap_folders = nc;
-    }
+    if (!reserve_folder(w))
+        return FZ7_E_MEM;
     bytebuf rec = {0}, sizes = {0};
     put_folder_record(&rec, sf);
     for (uint32_t i = 0; i < sf->num_coders; i++)
