@@ -68,7 +68,11 @@ int fz7_open_for_read(const struct fz7_options *o, FILE *out, const char *verb, 
  * extension (as 7-Zip names it). Valid after fz7_open_for_read(). */
 const char *fz7_entry_path(const fz7_entry *e);
 
-/* The "--\nPath = ...\nType = ..." block of 7-Zip. */
+/* 7-Zip's warning for bytes after the end of an archive (tail_size). */
+#define FZ7_TAIL_WARNING "There are data after the end of archive"
+
+/* The "--\nPath = ...\nType = ..." block of 7-Zip (with its "WARNINGS:"
+ * line and "Tail Size = " when the archive has a tail). */
 void fz7_print_archive_block(FILE *out, const char *path, const fz7_archive *a);
 
 /* "YYYY-MM-DD HH:MM:SS" in local time into buf (at least 20 bytes). */

@@ -211,9 +211,13 @@ void fz7_print_archive_block(FILE *out, const char *path, const fz7_archive *a)
 {
     const fz7_archive_info *in = fz7_archive_get_info(a);
     fprintf(out, "--\nPath = %s\nType = %s\n", path, in->type_name ? in->type_name : type_name(in->format));
+    if (in->tail_size)
+        fprintf(out, "WARNINGS:\n%s\n", FZ7_TAIL_WARNING);
     if (in->offset)
         fprintf(out, "Offset = %llu\n", (unsigned long long)in->offset);
     fprintf(out, "Physical Size = %llu\n", (unsigned long long)in->phy_size);
+    if (in->tail_size)
+        fprintf(out, "Tail Size = %llu\n", (unsigned long long)in->tail_size);
     if (in->format == FZ7_FORMAT_7Z)
         fprintf(out, "Headers Size = %llu\n", (unsigned long long)in->headers_size);
     const char *m = in->method ? in->method : "";

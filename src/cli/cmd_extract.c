@@ -340,6 +340,9 @@ int fz7_cmd_extract(const struct fz7_options *o)
         return rc;
     r.a = a;
     bool piped = o->from_stdin && fz7_archive_get_info(a)->format == FZ7_FORMAT_XZ;
+    bool tail = fz7_archive_get_info(a)->tail_size > 0;
+    if (tail) /* 7-Zip 26 says it before the block and in it; exit code 0 */
+        fprintf(r.out, "\nWARNINGS:\n%s\n\n", FZ7_TAIL_WARNING);
     if (piped)
         fprintf(r.out, "--\nPath = \nType = xz\n");
     else
@@ -390,7 +393,8 @@ int fz7_cmd_extract(const struct fz7_options *o)
         fflush(stdout);
     if (piped) /* sizes of a piped archive are known only now */
         r.size = n ? fz7_archive_entry(a, 0)->size : 0;
-    uint64_t phy_size = fz7_archive_get_info(a)->phy_size;
+    /* "Compressed:" counts the whole file, a tail too (as 7-Zip). */
+    uint64_t phy_size = fz7_archive_get_info(a)->phy_size + fz7_archive_get_info(a)->tail_size;
     free(select);
     fz7_archive_close(a);
     free(password);
@@ -410,11 +414,14 @@ int fz7_cmd_extract(const struct fz7_options *o)
         fprintf(r.out, "\nSub items Errors: %lu\n\nArchives with Errors: 1\n", r.errors);
         return FZ7_EXIT_FATAL;
     }
-    if (r.warnings)
-        fprintf(r.out, "\nWarnings: %lu\n", r.warnings);
-    else
-        fprintf(r.out, "Everything is Ok\n");
-    fputc('\n', r.out);
+    if (r.warnings) {
+        fprintf(r.out, "\nWarnings: %lu\n", r.warnings + tail);
+        fputc('\n', r.out);
+    } else if (tail) {
+        fprintf(r.out, "Everything is Ok\n\nArchives with Warnings: 1\n\nWarnings: 1\n");
+    } else {
+        fprintf(r.out, "Everything is Ok\n\n");
+    }
     if (r.folders)
         fprintf(r.out, "Folders: %llu\n", (unsigned long long)r.folders);
     fprintf(r.out, "Files: %llu\nSize:       %llu\nCompressed: %llu\n", (unsigned long long)r.files,

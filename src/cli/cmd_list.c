@@ -185,6 +185,8 @@ int fz7_cmd_list(const struct fz7_options *o)
             fprintf(out, ", %llu folders", (unsigned long long)dirs);
         fputc('\n', out);
     }
+    if (fz7_archive_get_info(a)->tail_size) /* a warning, but exit code 0 (7-Zip 26) */
+        fprintf(out, "\nWarnings: 1\n");
     fz7_archive_close(a);
     free(password);
     return FZ7_EXIT_OK;

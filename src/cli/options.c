@@ -215,9 +215,11 @@ static int parse_method(parser *p, const char *arg, const char *v)
         if (isdigit((unsigned char)*n)) {
             char *end;
             unsigned long t = strtoul(n, &end, 10);
-            if (*end || t == 0 || t > 256)
+            if (*end || end - n > 9)
                 return usage_error(p, 7, "Incorrect switch postfix:", arg);
-            o->threads = (int)t;
+            /* As 7-Zip 26: -mmt0 means one thread, and a count above what
+             * can run is taken as the most there can be. */
+            o->threads = t == 0 ? 1 : t > 256 ? 256 : (int)t;
             return 0;
         }
         int on = parse_onoff(v + 2);
@@ -369,6 +371,12 @@ static int parse_switch(parser *p, const char *arg)
         }
         if (!strcasecmp(s, "snl")) {
             o->store_symlinks = true;
+            return 0;
+        }
+        if (!strcasecmp(s, "snh")) {
+            /* Store hard links as links: 7-Zip 26 does so only in tar and
+             * wim; a 7z or xz archive is the same with or without it, so
+             * each name of a hard-linked file is stored with its data. */
             return 0;
         }
         if (!strcasecmp(s, "snld")) {

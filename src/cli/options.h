@@ -89,7 +89,8 @@ struct fz7_options {
     char **methods;
     size_t n_methods;
     int level;                 /* -mx{N} 0..9; -mx alone = 9 */
-    int threads;               /* -mmt{N} (N >= 1); -mmt/-mmt=on = 0 (all
+    int threads;               /* -mmt{N} 1..256 (-mmt0 = 1, as 7-Zip; more
+                                  than 256 = 256); -mmt/-mmt=on = 0 (all
                                   cores); -mmt=off/-mmt- = 1; -1 not given */
     fz7_tristate header_encrypt;  /* -mhe[=on|off] */
     fz7_tristate header_compress; /* -mhc[=on|off] */

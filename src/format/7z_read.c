@@ -976,6 +976,10 @@ static fz7_status fill_info(fz7_archive *a, fz7_7z_db *db, uint64_t header_end)
     a->info.method = db->method_union;
     a->info.num_blocks = s->num_folders;
     a->info.headers_size = header_end > packed ? header_end - packed : 0;
+    /* The next header ends the archive (7zFormat.txt, Archive structure);
+     * bytes behind it are the tail 7-Zip warns about. */
+    uint64_t end = a->info.offset + header_end;
+    a->info.tail_size = a->file_size > end ? a->file_size - end : 0;
     return FZ7_OK;
 }
 

@@ -58,7 +58,7 @@ fz7_status fz7_archive_open(const char *path, const fz7_open_opts *opts, fz7_arc
             continue;
         fz7_status s = readers[i].open(a, err, errlen);
         if (s == FZ7_OK) {
-            a->info.phy_size = a->file_size - a->info.offset;
+            a->info.phy_size = a->file_size - a->info.offset - a->info.tail_size;
             a->info.volumes = fz7_volumes_count(a->vol);
             *out = a;
             return FZ7_OK;

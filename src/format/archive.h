@@ -39,7 +39,9 @@ typedef struct fz7_entry {
 /* Archive-wide facts for `l` and `l -slt`. */
 typedef struct fz7_archive_info {
     fz7_format format;
-    uint64_t phy_size;      /* bytes of the archive file */
+    uint64_t phy_size;      /* bytes of the archive, from its start (offset)
+                               to its end (tail_size bytes before the end
+                               of the file) */
     uint64_t headers_size;  /* bytes of headers (7z), or 0 */
     uint64_t num_blocks;    /* folders (7z), blocks (xz) */
     uint64_t num_streams;   /* xz streams; 0 for 7z */
@@ -52,6 +54,10 @@ typedef struct fz7_archive_info {
     uint64_t offset;        /* where the archive starts in the file (behind
                                a self-extractor stub), else 0 */
     uint64_t volumes;       /* files read: 1, or the volumes of x.7z.001... */
+    uint64_t tail_size;     /* bytes after the end of the archive (7z: past
+                               its header), not part of phy_size; 7-Zip
+                               warns "There are data after the end of
+                               archive" */
 } fz7_archive_info;
 
 typedef struct fz7_archive fz7_archive;
