@@ -424,7 +424,9 @@ int fz7_cmd_extract(const struct fz7_options *o)
     }
     if (r.folders)
         fprintf(r.out, "Folders: %llu\n", (unsigned long long)r.folders);
-    fprintf(r.out, "Files: %llu\nSize:       %llu\nCompressed: %llu\n", (unsigned long long)r.files,
-            (unsigned long long)r.size, (unsigned long long)phy_size);
+    if (r.folders || r.files != 1) /* 7-Zip leaves out "Files: 1" alone */
+        fprintf(r.out, "Files: %llu\n", (unsigned long long)r.files);
+    fprintf(r.out, "Size:       %llu\nCompressed: %llu\n", (unsigned long long)r.size,
+            (unsigned long long)phy_size);
     return r.warnings ? FZ7_EXIT_WARNING : FZ7_EXIT_OK;
 }

@@ -139,11 +139,8 @@ static fz7_status decode_block(run *r, uint8_t first, unsigned check_id)
     fz7_xz_block_header bh;
     if ((st = fz7_xz_block_header_parse(h, hsize, &bh, detail, dlen)) != FZ7_OK)
         return st;
+    /* An unknown check ID: decoded, its check (of known size) skipped. */
     unsigned csize = fz7_xz_check_size(check_id);
-    if (!fz7_xz_check_supported(check_id)) {
-        fz7_xz_msg(detail, dlen, "Unsupported check ID %u", check_id);
-        return FZ7_E_UNSUPPORTED;
-    }
     packed_istream packed = {{packed_read, packed_destroy}, x,
                              bh.compressed == UINT64_MAX ? FZ7_XZ_VLI_MAX : bh.compressed, 0};
     fz7_istream *stages[4] = {NULL, NULL, NULL, NULL};
@@ -203,7 +200,7 @@ static fz7_status decode_block(run *r, uint8_t first, unsigned check_id)
     }
     /* Block padding to 4 bytes (section 3.3), then the check. */
     uint64_t unpadded = hsize + packed.used + csize;
-    uint8_t tail[3 + 32];
+    uint8_t tail[3 + 64];   /* padding, and checks up to 64 bytes (IDs 13-15) */
     size_t pad = (size_t)((4 - (hsize + packed.used) % 4) % 4);
     if ((st = in_read_exact(x, tail, pad + csize)) != FZ7_OK)
         return st;

@@ -15,6 +15,11 @@ while IFS=$'\t' read -r file expect size sha; do
     case $file in ''|'#'*) continue ;; esac
     f=$DIR/$file
     why=""
+    # A reserved check ID: 7-Zip 26 decodes the data without verifying the
+    # check (xz warns), and so does fz7 (compat_7zz.sh compares with 7zz).
+    if [ "$file" = unsupported-check.xz ]; then
+        expect=ok size=13 sha=8e5935e7e13368cd9688fe8f48a0955293676a021562582c7e848dafe13fb046
+    fi
     if [ "$expect" = ok ]; then
         out=$S/out && rm -rf "$out"
         "$FZ7" x -y -o"$out" "$f" >"$S/log" 2>&1
