@@ -215,7 +215,8 @@ void fz7_print_archive_block(FILE *out, const char *path, const fz7_archive *a)
         fprintf(out, "WARNINGS:\n%s\n", FZ7_TAIL_WARNING);
     if (in->offset)
         fprintf(out, "Offset = %llu\n", (unsigned long long)in->offset);
-    fprintf(out, "Physical Size = %llu\n", (unsigned long long)in->phy_size);
+    if (!in->sizes_unknown)
+        fprintf(out, "Physical Size = %llu\n", (unsigned long long)in->phy_size);
     if (in->tail_size)
         fprintf(out, "Tail Size = %llu\n", (unsigned long long)in->tail_size);
     if (in->format == FZ7_FORMAT_7Z)
@@ -230,7 +231,7 @@ void fz7_print_archive_block(FILE *out, const char *path, const fz7_archive *a)
         fprintf(out, "Blocks = %llu\n", (unsigned long long)in->num_blocks);
         if (in->header_encrypted)
             fprintf(out, "Encrypted = +\n");
-    } else if (in->format == FZ7_FORMAT_XZ) {
+    } else if (in->format == FZ7_FORMAT_XZ && !in->sizes_unknown) {
         fprintf(out, "Streams = %llu\n", (unsigned long long)in->num_streams);
         fprintf(out, "Blocks = %llu\n", (unsigned long long)in->num_blocks);
     }
@@ -320,7 +321,7 @@ static int open_stdin(const struct fz7_options *o, FILE *out, const char *verb,
     fprintf(out, "\n%s archive: \n", verb);
     char err[512];
     fz7_open_opts opts = {.password = o->password, .mem_limit = mem_limit_of(o),
-                          .threads = decode_threads_of(o)};
+                          .threads = decode_threads_of(o), .xz_salvage = true};
     fz7_status s = fz7_archive_open_fd(STDIN_FILENO, o->stdin_name, &opts, out_arc, err,
                                        sizeof err);
     struct stat st;
@@ -371,7 +372,7 @@ int fz7_open_for_read(const struct fz7_options *o, FILE *out, const char *verb, 
     fz7_archive *a = NULL;
     for (int attempt = 0;; attempt++) {
         fz7_open_opts opts = {.password = password, .mem_limit = mem_limit_of(o),
-                              .threads = decode_threads_of(o)};
+                              .threads = decode_threads_of(o), .xz_salvage = true};
         fz7_status s = fz7_archive_open(path, &opts, &a, err, sizeof err);
         if (s == FZ7_E_NEED_PASSWORD && !password && attempt == 0) {
             fflush(out);
@@ -413,7 +414,7 @@ int fz7_open_for_read(const struct fz7_options *o, FILE *out, const char *verb, 
             }
             fz7_archive_close(a);
             fz7_open_opts opts = {.password = *password_out, .mem_limit = mem_limit_of(o),
-                                  .threads = decode_threads_of(o)};
+                                  .threads = decode_threads_of(o), .xz_salvage = true};
             fz7_status s = fz7_archive_open(path, &opts, &a, err, sizeof err);
             if (s != FZ7_OK)
                 return open_error(out, path, s, err);

@@ -63,8 +63,12 @@ static void attributes_field(const fz7_entry *e, char *out, size_t cap)
     }
 }
 
-/* Packed size is shown on the first entry of a folder only. */
-static bool packed_blank(const fz7_entry *e) { return e->has_stream && e->packed_size == 0; }
+/* Packed size is shown on the first entry of a folder only, and not at
+ * all where it is known only on decoding (.lzma, a salvaged .xz). */
+static bool packed_blank(const fz7_archive *a, const fz7_entry *e)
+{
+    return (e->has_stream && e->packed_size == 0) || fz7_archive_get_info(a)->sizes_unknown;
+}
 
 /* One entry of `l -slt`. any_crc: some entry has a CRC (7-Zip prints the
  * "CRC = " line only then). xz and lzma entries have no Path line, as in
@@ -79,7 +83,7 @@ static void list_technical(FILE *out, const fz7_archive *a, const fz7_entry *e, 
         fprintf(out, "Size = %llu\n", (unsigned long long)e->size);
     else
         fprintf(out, "Size = \n");
-    if (packed_blank(e))
+    if (packed_blank(a, e))
         fprintf(out, "Packed Size = \n");
     else
         fprintf(out, "Packed Size = %llu\n", (unsigned long long)e->packed_size);
@@ -139,6 +143,7 @@ int fz7_cmd_list(const struct fz7_options *o)
     for (size_t i = 0; i < n && !any_crc; i++)
         any_crc = fz7_archive_entry(a, i)->has_crc;
     uint64_t files = 0, dirs = 0, total_size = 0, total_packed = 0;
+    bool size_blank = false; /* an entry without a size blanks the total, as 7-Zip */
     int64_t newest = 0;
     bool have_newest = false;
     if (o->slt)
@@ -155,6 +160,7 @@ int fz7_cmd_list(const struct fz7_options *o)
             files++;
         total_size += e->size;
         total_packed += e->packed_size;
+        size_blank |= !e->has_size && fz7_archive_get_info(a)->format != FZ7_FORMAT_7Z;
         if (e->has_mtime && (!have_newest || e->mtime > newest)) {
             newest = e->mtime;
             have_newest = true;
@@ -169,7 +175,7 @@ int fz7_cmd_list(const struct fz7_options *o)
         attr_column(e, attr);
         if (e->has_size || fz7_archive_get_info(a)->format == FZ7_FORMAT_7Z)
             snprintf(size, sizeof size, "%llu", (unsigned long long)e->size);
-        if (!packed_blank(e))
+        if (!packed_blank(a, e))
             snprintf(packed, sizeof packed, "%llu", (unsigned long long)e->packed_size);
         fprintf(out, "%-19s %s %12s %12s  %s\n", t, attr, size, packed,
                 fz7_entry_path(e));
@@ -178,9 +184,16 @@ int fz7_cmd_list(const struct fz7_options *o)
         char t[32] = "";
         if (have_newest)
             fz7_format_time(t, sizeof t, newest);
-        fprintf(out, "%s%-19s       %12llu %12llu  %llu files", DASHES, t,
-                (unsigned long long)total_size, (unsigned long long)total_packed,
-                (unsigned long long)files);
+        /* A file whose packed size is known only on decoding (.lzma, a
+         * salvaged .xz) counts with the whole file, as 7-Zip totals it. */
+        const fz7_archive_info *in = fz7_archive_get_info(a);
+        if (in->sizes_unknown)
+            total_packed = in->phy_size;
+        char tsize[24] = "";
+        if (!size_blank)
+            snprintf(tsize, sizeof tsize, "%llu", (unsigned long long)total_size);
+        fprintf(out, "%s%-19s       %12s %12llu  %llu files", DASHES, t, tsize,
+                (unsigned long long)total_packed, (unsigned long long)files);
         if (dirs)
             fprintf(out, ", %llu folders", (unsigned long long)dirs);
         fputc('\n', out);

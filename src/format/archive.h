@@ -58,6 +58,9 @@ typedef struct fz7_archive_info {
                                its header), not part of phy_size; 7-Zip
                                warns "There are data after the end of
                                archive" */
+    bool sizes_unknown;     /* the archive's extent is known only after
+                               decoding (.lzma, a salvaged .xz): 7-Zip shows
+                               no Physical Size and no packed sizes */
 } fz7_archive_info;
 
 typedef struct fz7_archive fz7_archive;
@@ -68,6 +71,12 @@ typedef struct fz7_open_opts {
     uint64_t mem_limit;     /* bytes; 0 means FZ7_DEFAULT_MEM_LIMIT */
     unsigned threads;       /* decoder threads for multi-block xz and
                                non-solid 7z (-mmt): 0 = every core, 1 = off */
+    bool xz_salvage;        /* an .xz whose stream footer or index can not be
+                               read but whose first stream header and block
+                               header can opens anyway, as 7-Zip opens it:
+                               one entry without sizes, info.sizes_unknown,
+                               decoded in one forward pass that reports the
+                               damage (off: FZ7_E_FORMAT / FZ7_E_CRC) */
 } fz7_open_opts;
 
 /* Opens path, recognising the format by content: 7z, xz, lzma, then what

@@ -41,6 +41,12 @@ fz7_status fz7_7z_sfx_open(fz7_archive *a, char *err, size_t errlen);
  * and rar5 through libarchive (read only). */
 fz7_status fz7_libarchive_open(fz7_archive *a, char *err, size_t errlen);
 
+/* Makes a, an .xz file whose index or footer could not be read, one that
+ * is decoded in one forward pass from offset 0 of a->fd (xz_stream.c): one
+ * entry named after the file without sizes, info.sizes_unknown, method as
+ * given (copied; the first block's filters). FZ7_E_MEM. */
+fz7_status fz7_xz_stream_attach(fz7_archive *a, const char *method);
+
 /* The name the one entry of a compressed file gets: the archive's base
  * name without a volume number (".001") and its .xz/.lzma/.gz/.bz2/.zst/
  * .lz4/.Z suffix (.txz, .tgz, .tbz2, .tzst -> .tar), as 7-Zip names it;

@@ -168,5 +168,6 @@ fz7_status fz7_lzma_alone_open(fz7_archive *a, char *err, size_t errlen)
     a->priv = p;
     a->info.format = FZ7_FORMAT_LZMA;
     a->info.method = p->method;
+    a->info.sizes_unknown = true; /* as 7-Zip: no Physical Size, no packed size */
     return FZ7_OK;
 }

@@ -6,6 +6,7 @@
 #include "format/decode_pool.h"
 #include "format/file_io.h"
 #include "format/xz_parse.h"
+#include "format/xz_vli.h"
 #include "lzma/lzma_dec.h"
 
 #include <inttypes.h>
@@ -267,10 +268,11 @@ static fz7_status scan_streams(fz7_archive *a, xz_priv *x, uint64_t *total, char
 
 /* Reads the block header at off: FZ7_OK, a per-block error with detail, or
  * FZ7_E_IO. */
-static fz7_status read_block_header(int fd, uint64_t off, uint64_t limit, fz7_xz_block_header *bh,
-                                    char *detail, size_t dlen)
+static fz7_status read_block_header_raw(int fd, uint64_t off, uint64_t limit,
+                                        fz7_xz_block_header *bh, uint8_t h[FZ7_XZ_BLOCK_HEADER_MAX],
+                                        char *detail, size_t dlen)
 {
-    uint8_t h[FZ7_XZ_BLOCK_HEADER_MAX];
+    bh->header_size = 0;
     fz7_status st = fz7_pread_full(fd, h, 1, off);
     if (st != FZ7_OK)
         return st == FZ7_E_TRUNCATED ? FZ7_E_DATA : st;
@@ -285,7 +287,16 @@ static fz7_status read_block_header(int fd, uint64_t off, uint64_t limit, fz7_xz
     }
     if ((st = fz7_pread_full(fd, h + 1, size - 1, off + 1)) != FZ7_OK)
         return st == FZ7_E_TRUNCATED ? FZ7_E_DATA : st;
-    return fz7_xz_block_header_parse(h, size, bh, detail, dlen);
+    st = fz7_xz_block_header_parse(h, size, bh, detail, dlen);
+    bh->header_size = (unsigned)size;
+    return st;
+}
+
+static fz7_status read_block_header(int fd, uint64_t off, uint64_t limit, fz7_xz_block_header *bh,
+                                    char *detail, size_t dlen)
+{
+    uint8_t h[FZ7_XZ_BLOCK_HEADER_MAX];
+    return read_block_header_raw(fd, off, limit, bh, h, detail, dlen);
 }
 
 static const char *check_name(unsigned id, char *buf, size_t cap)
@@ -346,11 +357,54 @@ static void add_filter_tokens(xz_priv *x, const fz7_xz_block_header *bh)
     }
 }
 
+/* The filters of a block header the parser refused as unsupported (h, of
+ * bh->header_size bytes, CRC checked), named as 7-Zip names them: known
+ * filters as above, others by their decimal ID ("127"), every one in
+ * chain order even when repeated ("LZMA2:16 LZMA2:16"). */
+static void add_raw_filter_tokens(xz_priv *x, const uint8_t *h, size_t size)
+{
+    size_t end = size - 4, pos = 2;
+    uint64_t v;
+    if (((h[1] & 0x40) && !fz7_xz_vli_decode(h, end, &pos, &v)) ||
+        ((h[1] & 0x80) && !fz7_xz_vli_decode(h, end, &pos, &v)))
+        return;
+    char chain[192] = "";
+    for (unsigned i = 0; i < (h[1] & 3u) + 1; i++) {
+        uint64_t id, props;
+        if (!fz7_xz_vli_decode(h, end, &pos, &id) || !fz7_xz_vli_decode(h, end, &pos, &props) ||
+            props > end - pos)
+            break;
+        const uint8_t *p = h + pos;
+        pos += (size_t)props;
+        fz7_xz_block_header one = {.nfilters = 1, .id = {id}};
+        if (id == FZ7_XZ_FILTER_LZMA2 && props == 1 && p[0] <= 40) {
+            one.lzma2_prop = p[0];
+        } else if (id == FZ7_XZ_FILTER_DELTA && props == 1) {
+            one.prop[0] = (uint32_t)p[0] + 1;
+        } else if (id >= FZ7_XZ_FILTER_X86 && id <= FZ7_XZ_FILTER_RISCV && props == 4) {
+            one.prop[0] = fz7_get32le(p);
+            one.has_start[0] = true;
+        } else if (!(id >= FZ7_XZ_FILTER_X86 && id <= FZ7_XZ_FILTER_RISCV && props == 0)) {
+            size_t n = strlen(chain);
+            snprintf(chain + n, sizeof chain - n, "%s%" PRIu64, n ? " " : "", id);
+            continue;
+        }
+        /* A known filter: its token, built as add_filter_tokens does. */
+        xz_priv tmp;
+        tmp.method[0] = 0;
+        add_filter_tokens(&tmp, &one);
+        size_t n = strlen(chain);
+        snprintf(chain + n, sizeof chain - n, "%s%s", n ? " " : "", tmp.method);
+    }
+    if (chain[0])
+        add_token(x, chain);
+}
+
 /* The method 7-Zip shows for an xz file: the filters of the first block of
  * each stream, then every check used, in ID order ("LZMA2:23 CRC32 CRC64").
  * A first block header that is damaged (CRC, sizes) or sets reserved bits
  * makes the file fail to open, as with 7-Zip ("Is not archive"):
- * FZ7_E_FORMAT, or FZ7_E_IO. An unknown filter adds nothing (extraction
+ * FZ7_E_FORMAT, or FZ7_E_IO. An unknown filter is named by its ID (extraction
  * reports it as unsupported). */
 static fz7_status build_method(fz7_archive *a, xz_priv *x, char *err, size_t errlen)
 {
@@ -362,12 +416,15 @@ static fz7_status build_method(fz7_archive *a, xz_priv *x, char *err, size_t err
         if (s->count == 0)
             continue;
         fz7_xz_block_header bh;
+        uint8_t raw[FZ7_XZ_BLOCK_HEADER_MAX];
         char detail[128] = "";
-        fz7_status st = read_block_header(a->fd, s->offset + FZ7_XZ_STREAM_HEADER_BYTES,
-                                          x->records[s->first].unpadded, &bh, detail,
-                                          sizeof detail);
+        fz7_status st = read_block_header_raw(a->fd, s->offset + FZ7_XZ_STREAM_HEADER_BYTES,
+                                              x->records[s->first].unpadded, &bh, raw, detail,
+                                              sizeof detail);
         if (st == FZ7_OK) {
             add_filter_tokens(x, &bh);
+        } else if (st == FZ7_E_UNSUPPORTED && !bh.reserved_set) {
+            add_raw_filter_tokens(x, raw, bh.header_size);
         } else if (st == FZ7_E_IO) {
             return st;
         } else if (st != FZ7_E_UNSUPPORTED || bh.reserved_set) {
@@ -677,6 +734,36 @@ static void xz_close(fz7_archive *a)
 
 static const fz7_archive_ops xz_ops = {xz_extract, xz_close};
 
+/* When the end of the file (footer, index, stream padding) can not be
+ * read, 7-Zip still opens an .xz whose first stream header (section 2.1.1)
+ * and first block header (3.1) are sound, and finds the damage on
+ * decoding. Builds the method from that block header (its filters, no
+ * check) in p->method. FZ7_OK or FZ7_E_FORMAT (7-Zip's "Is not archive"). */
+static fz7_status salvage_method(fz7_archive *a, xz_priv *p)
+{
+    uint8_t h[FZ7_XZ_STREAM_HEADER_BYTES + 1];
+    p->method[0] = 0;
+    if (a->file_size < sizeof h || fz7_pread_full(a->fd, h, sizeof h, 0) != FZ7_OK)
+        return FZ7_E_FORMAT;
+    if (fz7_crc32(0, h + 6, 2) != fz7_get32le(h + 8) || h[6] != 0 || (h[7] & 0xF0) != 0)
+        return FZ7_E_FORMAT;
+    if (h[FZ7_XZ_STREAM_HEADER_BYTES] == 0x00) /* the index indicator: no blocks */
+        return FZ7_OK;
+    fz7_xz_block_header bh;
+    uint8_t raw[FZ7_XZ_BLOCK_HEADER_MAX];
+    char detail[128];
+    fz7_status st = read_block_header_raw(a->fd, FZ7_XZ_STREAM_HEADER_BYTES,
+                                          a->file_size - FZ7_XZ_STREAM_HEADER_BYTES, &bh, raw,
+                                          detail, sizeof detail);
+    if (st == FZ7_OK)
+        add_filter_tokens(p, &bh);
+    else if (st == FZ7_E_UNSUPPORTED && !bh.reserved_set)
+        add_raw_filter_tokens(p, raw, bh.header_size);
+    else
+        return FZ7_E_FORMAT;
+    return FZ7_OK;
+}
+
 fz7_status fz7_xz_open(fz7_archive *a, char *err, size_t errlen)
 {
     uint8_t magic[6];
@@ -695,6 +782,16 @@ fz7_status fz7_xz_open(fz7_archive *a, char *err, size_t errlen)
         return FZ7_E_MEM;
     uint64_t total = 0;
     st = scan_streams(a, p, &total, err, errlen);
+    if (st != FZ7_OK && st != FZ7_E_IO && st != FZ7_E_MEM && st != FZ7_E_MEMLIMIT &&
+        a->opts.xz_salvage && salvage_method(a, p) == FZ7_OK) {
+        st = fz7_xz_stream_attach(a, p->method);
+        free(p->streams);
+        free(p->records);
+        free(p);
+        if (st == FZ7_OK && errlen)
+            err[0] = 0;
+        return st;
+    }
     if (st == FZ7_OK)
         st = build_method(a, p, err, errlen);
     fz7_entry *e = NULL;

@@ -37,6 +37,7 @@ typedef struct xzs {
     size_t nblocks, cap_blocks;
     uint64_t total_blocks, total_streams;
     char detail[192];
+    char method[192];       /* fz7_xz_stream_attach's method string */
 } xzs;
 
 /* ---- input ------------------------------------------------------------ */
@@ -468,5 +469,36 @@ fz7_status fz7_archive_open_fd(int fd, const char *name, const fz7_open_opts *op
         return st;
     }
     *out = a;
+    return FZ7_OK;
+}
+
+fz7_status fz7_xz_stream_attach(fz7_archive *a, const char *method)
+{
+    xzs *x = calloc(1, sizeof *x);
+    uint8_t *in = malloc(IN_BUF_BYTES);
+    fz7_entry *e = calloc(1, sizeof *e);
+    char *path = fz7_strip_compressed_suffix(a->path);
+    if (!x || !in || !e || !path || lseek(a->fd, 0, SEEK_SET) != 0) {
+        free(x);
+        free(in);
+        free(e);
+        free(path);
+        return x && in && e && path ? FZ7_E_IO : FZ7_E_MEM;
+    }
+    snprintf(x->method, sizeof x->method, "%s", method);
+    x->fd = a->fd;
+    x->in = in;
+    x->mem_limit = a->opts.mem_limit;
+    e->path = path;
+    e->mode = S_IFREG | 0644;
+    e->method = x->method;
+    e->has_stream = true;
+    a->ops = &xzs_ops;
+    a->priv = x;
+    a->entries = e;
+    a->count = 1;
+    a->info.format = FZ7_FORMAT_XZ;
+    a->info.method = x->method;
+    a->info.sizes_unknown = true;
     return FZ7_OK;
 }
