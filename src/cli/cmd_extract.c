@@ -254,6 +254,10 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
     } else if (s == FZ7_E_ARG) {
         warn(r, "Refused", fz7_entry_path(e), err);
         s = FZ7_OK;
+    } else if (s == FZ7_E_IO && fz7_disk_errno(r->disk) > 0) { /* 7-Zip's words */
+        disk_error(r, kind == FZ7_DISK_DIR ? "Cannot create folder" : "Cannot open output file",
+                   fz7_disk_errno(r->disk), path);
+        s = FZ7_OK;
     } else if (s == FZ7_E_IO) {
         fflush(r->out);
         fprintf(stderr, "ERROR: Cannot open output file : %s  (in %s: %s)\n", fz7_entry_path(e),
@@ -371,6 +375,7 @@ int fz7_cmd_extract(const struct fz7_options *o)
     fz7_status s = FZ7_OK;
     if (r.mode == RUN_DISK)
         s = fz7_disk_open(o->out_dir, &r.disk, err, sizeof err);
+    bool no_out_dir = s != FZ7_OK;
     if (r.disk)
         fz7_disk_allow_dangerous_links(r.disk, o->allow_dangerous_links);
     if (s == FZ7_OK) {
@@ -404,6 +409,14 @@ int fz7_cmd_extract(const struct fz7_options *o)
         fprintf(stderr, "\nBreak signaled\n");
         return FZ7_EXIT_BREAK;
     }
+    const char *errno_at = strstr(err, "errno=");
+    if (s != FZ7_OK && no_out_dir && errno_at) {
+        /* The output folder could not be made: 7-Zip's "System ERROR". */
+        int en = atoi(errno_at + 6);
+        fprintf(stderr, "\nERROR:\n%s\n\n\nSystem ERROR:\nerrno=%d : %s\n", err, en, strerror(en));
+        fputc('\n', r.out);
+        return FZ7_EXIT_FATAL;
+    }
     if (s != FZ7_OK) {
         const char *why = r.fatal != FZ7_OK ? r.fatal_msg : err[0] ? err : fz7_status_str(s);
         fprintf(stderr, "ERROR: %s : %s\n", o->archive, why);
@@ -411,7 +424,9 @@ int fz7_cmd_extract(const struct fz7_options *o)
         return s == FZ7_E_MEM ? FZ7_EXIT_MEMORY : FZ7_EXIT_FATAL;
     }
     if (r.errors) {
-        fprintf(r.out, "\nSub items Errors: %lu\n\nArchives with Errors: 1\n", r.errors);
+        /* 7-Zip 26 repeats the count after the archives line. */
+        fprintf(r.out, "\nSub items Errors: %lu\n\nArchives with Errors: 1\n\nSub items Errors: %lu\n",
+                r.errors, r.errors);
         return FZ7_EXIT_FATAL;
     }
     if (r.warnings) {

@@ -166,7 +166,8 @@ fz7_status fz7_disk_open(const char *out_dir, fz7_disk **out, char *err, size_t 
     d->handlers_set = true;
     if (out_dir && out_dir[0]) {
         if (make_dirs(out_dir) != 0) {
-            snprintf(err, errlen, "Cannot create output directory : %s : %s", strerror(errno), out_dir);
+            snprintf(err, errlen, "Cannot create output directory : errno=%d : %s : %s/", errno,
+                     strerror(errno), out_dir);
             fz7_disk_close(d, NULL, 0);
             return FZ7_E_IO;
         }
@@ -611,6 +612,12 @@ fz7_status fz7_disk_end(fz7_disk *d, bool keep, char *err, size_t errlen)
     }
     clear_item(d);
     return s;
+}
+
+int fz7_disk_errno(const fz7_disk *d)
+{
+    int e = archive_errno(d->aw);
+    return e > 0 ? e : 0;
 }
 
 fz7_status fz7_disk_close(fz7_disk *d, char *err, size_t errlen)

@@ -86,6 +86,10 @@ fz7_status fz7_disk_data(fz7_disk *d, const uint8_t *p, size_t n, char *err, siz
  * Otherwise FZ7_E_IO / FZ7_E_DATA with a reason in err. */
 fz7_status fz7_disk_end(fz7_disk *d, bool keep, char *err, size_t errlen);
 
+/* The system errno behind the last failed fz7_disk_begin (libarchive's
+ * archive_errno), or 0 when the failure was not a system error. */
+int fz7_disk_errno(const fz7_disk *d);
+
 /* Sets directory modes and mtimes (deepest first), goes back to the
  * previous current directory and frees d. NULL is allowed. FZ7_E_IO with a
  * reason when a directory's attributes could not be set. */
