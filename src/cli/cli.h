@@ -32,8 +32,9 @@ bool fz7_wildcard_match(const char *pattern, const char *path, bool recursive,
  * not excluded by o's excludes. */
 bool fz7_selected(const struct fz7_options *o, const char *path);
 
-/* Asks for a password on the terminal with echo off. Returns a malloc'ed
- * string, or NULL when stdin is not a terminal or at end of input. */
+/* Asks for a password on the terminal with echo off, or reads the first
+ * line of stdin when it is not a terminal (as 7-Zip). Returns a malloc'ed
+ * string, or NULL at end of input. */
 char *fz7_ask_password(void);
 
 /* The answers of the overwrite question. */
@@ -52,8 +53,12 @@ fz7_answer fz7_ask_overwrite(FILE *out, const char *disk_path, uint64_t disk_siz
 /* Where status text goes: stdout, or stderr when data goes to stdout. */
 FILE *fz7_msg_stream(const struct fz7_options *o);
 
-/* "\nfz7 0.1.0 (x86_64) : ..." banner as 7-Zip opens every command. */
+/* "\nfz7 0.1.0 (x86_64) : ..." banner as 7-Zip opens every command;
+ * nothing with -ba (fz7_set_bare), as 7-Zip. */
 void fz7_print_banner(FILE *out);
+
+/* -ba: the banner and the "Scanning the drive" lines are left out. */
+void fz7_set_bare(bool bare);
 
 /* Opens o->archive for reading: uses o->password, asks for one when the
  * headers are encrypted (and, when need_data is true, when a selected

@@ -118,8 +118,12 @@ static char *read_line(FILE *in)
 
 char *fz7_ask_password(void)
 {
-    if (!isatty(STDIN_FILENO))
-        return NULL;
+    if (!isatty(STDIN_FILENO)) {
+        /* As 7-Zip: a password piped in (echo pw | fz7 x a.7z) is read
+         * from the first line; at end of input there is none. */
+        fprintf(stderr, "\nEnter password (will not be echoed):\n");
+        return read_line(stdin);
+    }
     fprintf(stderr, "Enter password:");
     fflush(stderr);
     struct termios old, quiet;
@@ -177,8 +181,14 @@ fz7_answer fz7_ask_overwrite(FILE *out, const char *disk_path, uint64_t disk_siz
 
 FILE *fz7_msg_stream(const struct fz7_options *o) { return o->to_stdout ? stderr : stdout; }
 
+static bool g_bare;
+
+void fz7_set_bare(bool bare) { g_bare = bare; }
+
 void fz7_print_banner(FILE *out)
 {
+    if (g_bare)
+        return;
     fprintf(out, "\nfz7 %s (%s) : 7z/xz archiver : %s kernels\n\n", FZ7_VERSION,
 #if defined(__x86_64__)
             "x64",
@@ -229,8 +239,6 @@ void fz7_print_archive_block(FILE *out, const char *path, const fz7_archive *a)
     if (in->format == FZ7_FORMAT_7Z) {
         fprintf(out, "Solid = %c\n", in->solid ? '+' : '-');
         fprintf(out, "Blocks = %llu\n", (unsigned long long)in->num_blocks);
-        if (in->header_encrypted)
-            fprintf(out, "Encrypted = +\n");
     } else if (in->format == FZ7_FORMAT_XZ && !in->sizes_unknown) {
         fprintf(out, "Streams = %llu\n", (unsigned long long)in->num_streams);
         fprintf(out, "Blocks = %llu\n", (unsigned long long)in->num_blocks);
@@ -356,15 +364,20 @@ int fz7_open_for_read(const struct fz7_options *o, FILE *out, const char *verb, 
         return rc;
     }
     const char *path = o->archive;
-    fprintf(out, "Scanning the drive for archives:\n");
+    if (!o->ba)
+        fprintf(out, "Scanning the drive for archives:\n");
     struct stat st;
     if (stat(path, &st) != 0) {
         fflush(out);
         fprintf(stderr, "ERROR: %s : Cannot open the file: %s\n", path, strerror(errno));
         return FZ7_EXIT_FATAL;
     }
-    print_size_line(out, (uint64_t)st.st_size);
-    fprintf(out, "\n%s archive: %s\n", verb, path);
+    if (!o->ba) {
+        print_size_line(out, (uint64_t)st.st_size);
+        fprintf(out, "\n%s archive: %s\n", verb, path);
+    } else if (o->command != FZ7_CMD_LIST) { /* -ba: l prints its entries only */
+        fprintf(out, "\n%s archive: %s\n", verb, path);
+    }
 
     set_noname(path);
     const char *password = o->password;
@@ -379,7 +392,7 @@ int fz7_open_for_read(const struct fz7_options *o, FILE *out, const char *verb, 
             *password_out = fz7_ask_password();
             if (!*password_out) {
                 fprintf(stderr, "ERROR: %s : Cannot open encrypted archive: a password is needed "
-                                "(give -p{password}; no terminal to ask on)\n", path);
+                                "(give -p{password}, or a line on stdin)\n", path);
                 return FZ7_EXIT_FATAL;
             }
             password = *password_out;
@@ -409,7 +422,7 @@ int fz7_open_for_read(const struct fz7_options *o, FILE *out, const char *verb, 
             if (!*password_out) {
                 fz7_archive_close(a);
                 fprintf(stderr, "ERROR: %s : encrypted entries need a password "
-                                "(give -p{password}; no terminal to ask on)\n", path);
+                                "(give -p{password}, or a line on stdin)\n", path);
                 return FZ7_EXIT_FATAL;
             }
             fz7_archive_close(a);

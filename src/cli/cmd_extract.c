@@ -183,9 +183,11 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
     r->size += e->size;
     fz7_progress_item(r->progress, fz7_entry_path(e));
     if (r->mode == RUN_TEST) {
-        if (r->o->bb >= 1) {
+        if (r->o->bb >= 1) { /* folders with a '/', as 7-Zip lists them */
+            const char *name = fz7_entry_path(e);
+            size_t len = strlen(name);
             fz7_progress_clear(r->progress);
-            fprintf(r->out, "T %s\n", fz7_entry_path(e));
+            fprintf(r->out, "T %s%s\n", name, e->is_dir && (len == 0 || name[len - 1] != '/') ? "/" : "");
         }
         return FZ7_OK;
     }

@@ -125,18 +125,23 @@ static const char DASHES[] =
 int fz7_cmd_list(const struct fz7_options *o)
 {
     FILE *out = stdout;
-    fz7_print_banner(out);
+    bool bare = o->ba; /* -ba: the entries alone, as 7-Zip */
+    if (!bare)
+        fz7_print_banner(out);
     fz7_archive *a;
     char *password;
     int rc = fz7_open_for_read(o, out, "Listing", false, &a, &password);
     if (rc)
         return rc;
-    fputc('\n', out);
-    if (o->from_stdin && fz7_archive_get_info(a)->format == FZ7_FORMAT_XZ)
-        fprintf(out, "--\nPath = \nType = xz\n"); /* sizes unknown until read */
-    else
+    if (bare)
+        ;
+    else if (o->from_stdin && fz7_archive_get_info(a)->format == FZ7_FORMAT_XZ)
+        fprintf(out, "\n--\nPath = \nType = xz\n\n"); /* sizes unknown until read */
+    else {
+        fputc('\n', out);
         fz7_print_archive_block(out, o->archive, a);
-    fputc('\n', out);
+        fputc('\n', out);
+    }
 
     size_t n = fz7_archive_count(a);
     bool any_crc = false;
@@ -146,7 +151,9 @@ int fz7_cmd_list(const struct fz7_options *o)
     bool size_blank = false; /* an entry without a size blanks the total, as 7-Zip */
     int64_t newest = 0;
     bool have_newest = false;
-    if (o->slt)
+    if (bare)
+        ;
+    else if (o->slt)
         fprintf(out, "----------\n");
     else
         fprintf(out, "   Date      Time    Attr         Size   Compressed  Name\n%s", DASHES);
@@ -180,7 +187,7 @@ int fz7_cmd_list(const struct fz7_options *o)
         fprintf(out, "%-19s %s %12s %12s  %s\n", t, attr, size, packed,
                 fz7_entry_path(e));
     }
-    if (!o->slt) {
+    if (!o->slt && !bare) {
         char t[32] = "";
         if (have_newest)
             fz7_format_time(t, sizeof t, newest);
@@ -198,7 +205,7 @@ int fz7_cmd_list(const struct fz7_options *o)
             fprintf(out, ", %llu folders", (unsigned long long)dirs);
         fputc('\n', out);
     }
-    if (fz7_archive_get_info(a)->tail_size) /* a warning, but exit code 0 (7-Zip 26) */
+    if (fz7_archive_get_info(a)->tail_size && !bare) /* a warning, exit code 0 (7-Zip 26) */
         fprintf(out, "\nWarnings: 1\n");
     fz7_archive_close(a);
     free(password);

@@ -40,6 +40,7 @@ static void print_usage(void)
            "  -- : Stop switches parsing\n"
            "  @listfile : set path to listfile that contains file names\n"
            "  -ao{a|s|t|u} : set Overwrite mode\n"
+           "  -ba : suppress headers; l lists the entries only\n"
            "  -bb[0-3] : set output log level\n"
            "  -bsp{0|1|2} : progress line: off, on stdout, on stderr (default: on a terminal)\n"
            "  -bso{N}, -bse{N} : standard / error messages to 0 nowhere, 1 stdout, 2 stderr\n"
@@ -105,6 +106,7 @@ int main(int argc, char **argv)
         return rc;
     }
     apply_output_streams(&o);
+    fz7_set_bare(o.ba);
     switch (o.command) {
     case FZ7_CMD_VERSION:
         print_version();

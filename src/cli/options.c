@@ -353,6 +353,10 @@ static int parse_switch(parser *p, const char *arg)
                 o->bse = v;
             return 0;
         }
+        if (!strcasecmp(s, "ba")) {
+            o->ba = true;
+            return 0;
+        }
         if (!strcasecmp(s, "bt") || !strcasecmp(s, "bd"))
             return 0; /* timing / no progress bar: accepted, no effect */
         return usage_error(p, 7, "Unknown switch:", arg);

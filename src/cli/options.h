@@ -75,6 +75,7 @@ struct fz7_options {
 
     /* Listing and output. */
     bool slt;                  /* -slt: technical listing */
+    bool ba;                   /* -ba: no banner or headers (l: entries only) */
     int bb;                    /* -bb[0-3]: log level (0 default; -bb = 1) */
     int bsp;                   /* -bsp{0|1}: progress stream; -1 default */
     const char *bso, *bse;     /* -bso{N}/-bse{N}: "0" "1" "2" or ""; NULL when not given */
