@@ -287,11 +287,18 @@ static void print_size_line(FILE *out, uint64_t n)
                 (unsigned long long)((n + (1 << 20) - 1) >> 20));
 }
 
-static int open_error(FILE *out, const char *path, fz7_status st, const char *err)
+/* An archive that does not open. 7-Zip 26 ends `l` with "Errors: 1" and
+ * t/x/e with the "Can't open as archive" counts. */
+static int open_error(const struct fz7_options *o, FILE *out, const char *path, fz7_status st,
+                      const char *err)
 {
+    bool listing = o->command == FZ7_CMD_LIST;
     fflush(out);
-    fprintf(stderr, "ERROR: %s : %s\n", path, err[0] ? err : fz7_status_str(st));
-    if (st == FZ7_E_FORMAT)
+    fprintf(stderr, "%sERROR: %s : %s\n%s", listing ? "\n" : "", path,
+            err[0] ? err : fz7_status_str(st), listing ? "\n\n" : "");
+    if (listing)
+        fprintf(out, "\n\nErrors: 1\n");
+    else if (st == FZ7_E_FORMAT)
         fprintf(out, "\nCan't open as archive: 1\nFiles: 0\nSize:       0\nCompressed: 0\n");
     return st == FZ7_E_MEM ? FZ7_EXIT_MEMORY : FZ7_EXIT_FATAL;
 }
@@ -341,7 +348,7 @@ static int open_stdin(const struct fz7_options *o, FILE *out, const char *verb,
                      "-spf{file}; stdin carries the archive)");
     }
     if (s != FZ7_OK)
-        return open_error(out, "stdin", s, err);
+        return open_error(o, out, "stdin", s, err);
     return 0;
 }
 
@@ -367,9 +374,11 @@ int fz7_open_for_read(const struct fz7_options *o, FILE *out, const char *verb, 
     if (!o->ba)
         fprintf(out, "Scanning the drive for archives:\n");
     struct stat st;
-    if (stat(path, &st) != 0) {
+    if (stat(path, &st) != 0) { /* 7-Zip's form of it */
+        int en = errno;
         fflush(out);
-        fprintf(stderr, "ERROR: %s : Cannot open the file: %s\n", path, strerror(errno));
+        fprintf(stderr, "\nERROR: errno=%d : %s\n%s\n\n\n\nSystem ERROR:\nerrno=%d : %s\n", en,
+                strerror(en), path, en, strerror(en));
         return FZ7_EXIT_FATAL;
     }
     if (!o->ba) {
@@ -399,16 +408,16 @@ int fz7_open_for_read(const struct fz7_options *o, FILE *out, const char *verb, 
             continue;
         }
         if (s != FZ7_OK)
-            return open_error(out, path, s, err);
+            return open_error(o, out, path, s, err);
         break;
     }
     if (o->type != FZ7_TYPE_AUTO && fz7_archive_get_info(a)->format != wanted_format(o->type)) {
         fz7_archive_close(a);
         fflush(out);
-        fprintf(stderr, "ERROR: %s : Cannot open the file as [%s] archive\n", path,
-                o->type == FZ7_TYPE_XZ ? "xz" : o->type == FZ7_TYPE_LZMA ? "lzma" : "7z");
-        fprintf(out, "\nCan't open as archive: 1\nFiles: 0\nSize:       0\nCompressed: 0\n");
-        return FZ7_EXIT_FATAL;
+        char why[64];
+        snprintf(why, sizeof why, "Cannot open the file as [%s] archive",
+                 o->type == FZ7_TYPE_XZ ? "xz" : o->type == FZ7_TYPE_LZMA ? "lzma" : "7z");
+        return open_error(o, out, path, FZ7_E_FORMAT, why);
     }
     if (need_data && !password) {
         bool encrypted = false;
@@ -430,7 +439,7 @@ int fz7_open_for_read(const struct fz7_options *o, FILE *out, const char *verb, 
                                   .threads = decode_threads_of(o), .xz_salvage = true};
             fz7_status s = fz7_archive_open(path, &opts, &a, err, sizeof err);
             if (s != FZ7_OK)
-                return open_error(out, path, s, err);
+                return open_error(o, out, path, s, err);
         }
     }
     *out_arc = a;

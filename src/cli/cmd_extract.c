@@ -364,12 +364,17 @@ int fz7_cmd_extract(const struct fz7_options *o)
         return FZ7_EXIT_MEMORY;
     }
     uint64_t total = 0;
+    size_t n_selected = 0;
     for (size_t i = 0; i < n; i++) {
         const fz7_entry *e = fz7_archive_entry(a, i);
         select[i] = fz7_selected(o, fz7_entry_path(e));
-        if (select[i])
+        if (select[i]) {
             total += e->size;
+            n_selected++;
+        }
     }
+    if (n_selected == 0) /* nothing asked for is there (or an empty archive) */
+        fprintf(r.out, "\nNo files to process\n");
     r.progress = fz7_progress_start(o, total);
     r.select = select;
 
