@@ -306,8 +306,7 @@ static inline void copy_match(uint8_t *dst, const uint8_t *src, size_t n, size_t
                 RC_REV_STEP(rp_, idx_, d_, i_);                                 \
             } else {                                                            \
                 uint32_t dir_ = 0;                                              \
-                for (unsigned i_ = nb_ - FZ7_LZMA_ALIGN_BITS; i_ > 0; i_--)     \
-                    RC_DIRECT_BIT(dir_);                                        \
+                RC_DIRECT_BITS(nb_ - FZ7_LZMA_ALIGN_BITS, dir_);                \
                 d_ += dir_ << FZ7_LZMA_ALIGN_BITS;                              \
                 fz7_lzma_prob *ap_ = pr->dist_align;                            \
                 uint32_t av_ = ap_[1];                                          \

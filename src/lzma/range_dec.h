@@ -43,7 +43,12 @@
 
 /* Branch-free bit decode: sets bit (uint32_t, 0 or 1) from probability *p.
  * The probability update is the exact integer update of RC_UPDATE0/1
- * written as p' = p + 2048 - ((p + 65536 - (bit ? 0 : 2017)) >> 5). */
+ * written as p' = p - ((p - (bit ? 0 : 2017)) >> 5) with an arithmetic
+ * shift: for bit 0, (p - 2017) >> 5 = (31 - (2048 - p)) >> 5 rounds down
+ * to -((2048 - p) >> 5). m is all ones for bit 0, else 0. (GCC and Clang
+ * shift negative values arithmetically; the build requires one of them.) */
+#define RC_PROB_NEXT(pv, m)                                                     \
+    ((fz7_lzma_prob)((pv) - (uint32_t)((int32_t)((pv) - (2017u & (m))) >> FZ7_LZMA_MOVE_BITS)))
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(FZ7_LZMA_NO_ASM)
 /* x86-64: compilers turn the selects into branches; these must be
  * conditional moves. m_ = all ones when the bit is 0 (sbb of the carry
@@ -63,8 +68,7 @@
                 : [b] "r"(bnd_), [r1] "r"(r1_), [c1] "r"(c1_)                   \
                 : "cc");                                                        \
         range = rn_;                                                            \
-        *pb_ = (fz7_lzma_prob)(pvb_ + FZ7_LZMA_PROB_ONE -                       \
-                               ((pvb_ + 65536u - (2017u & m_)) >> FZ7_LZMA_MOVE_BITS)); \
+        *pb_ = RC_PROB_NEXT(pvb_, m_);                                          \
         (bit) = m_ + 1u;                                                        \
     } while (0)
 /* As RC_BIT_BL with the probability value pv already loaded from *p;
@@ -87,8 +91,7 @@
                 : [b] "r"(bnd_), [r1] "r"(r1_), [cd1] "r"(cd1_), [k1] "r"(c1s_)  \
                 : "cc");                                                        \
         range = rn_;                                                            \
-        *(p) = (fz7_lzma_prob)(pold_ + FZ7_LZMA_PROB_ONE -                      \
-                               ((pold_ + 65536u - (2017u & m_)) >> FZ7_LZMA_MOVE_BITS)); \
+        *(p) = RC_PROB_NEXT(pold_, m_);                                         \
         (bit) = m_ + 1u;                                                        \
     } while (0)
 #else
@@ -102,8 +105,7 @@
         uint32_t m_ = (bit) - 1u; /* all ones when the bit is 0 */             \
         code -= bnd_ & ~m_;                                                     \
         range = ((range - bnd_) & ~m_) | (bnd_ & m_);                           \
-        *pb_ = (fz7_lzma_prob)(pvb_ + FZ7_LZMA_PROB_ONE -                       \
-                               ((pvb_ + 65536u - (2017u & m_)) >> FZ7_LZMA_MOVE_BITS)); \
+        *pb_ = RC_PROB_NEXT(pvb_, m_);                                          \
     } while (0)
 #define RC_BIT_SEL(p, pv, c0, c1, bit)                                          \
     do {                                                                        \
@@ -114,8 +116,7 @@
         uint32_t m_ = (bit) - 1u;                                               \
         code -= bnd_ & ~m_;                                                     \
         range = ((range - bnd_) & ~m_) | (bnd_ & m_);                           \
-        *(p) = (fz7_lzma_prob)((pv) + FZ7_LZMA_PROB_ONE -                       \
-                               (((pv) + 65536u - (2017u & m_)) >> FZ7_LZMA_MOVE_BITS)); \
+        *(p) = RC_PROB_NEXT(pv, m_);                                            \
         (pv) = (c0s_ & m_) | (c1s_ & ~m_);                                      \
     } while (0)
 #endif
@@ -137,6 +138,60 @@
         uint32_t before_ = (idx);                                               \
         RC_TREE_STEP(probs, idx);                                               \
         (acc) += ((idx) - 2 * before_) << (shift);                              \
+    } while (0)
+
+/* n (1..26) direct bits (a far distance's middle bits), appended to acc,
+ * with no branch per bit. The bits' ranges do not depend on the data:
+ * after one normalisation the range halves m times (m = bits until it
+ * drops below 2^24, 1..8, each halving dropping the low bit), and from
+ * the first normalisation on it is shifted up 8 every 8 bits and loses
+ * nothing. So code and the next 4 input bytes are held as one 64-bit x,
+ * and the range at the same scale as r (r = range << 32, then halved,
+ * keeping only bits 32.. during the first m bits): a normalisation is
+ * then just a change of scale, and each bit is x >= r ? x -= r, 1 : 0.
+ * At the end, c = the normalisations the bits took (<= 4 for 26 bits)
+ * gives the scale s = 32 - 8c of code and range and the bytes used. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(FZ7_LZMA_NO_ASM)
+/* q gets the inverted bit (the borrow of x - r) as its low bit. */
+#define RC_DIRECT_STEP_(x, r, q)                                                \
+    do {                                                                        \
+        uint64_t t_ = (x);                                                      \
+        __asm__("subq %[rv], %[tv]\n\t"                                         \
+                "cmovaeq %[tv], %[xv]\n\t"                                      \
+                "adcl %[qv], %[qv]"                                             \
+                : [tv] "+&r"(t_), [xv] "+&r"(x), [qv] "+&r"(q)                  \
+                : [rv] "r"(r)                                                   \
+                : "cc");                                                        \
+    } while (0)
+#define RC_DIRECT_INVERTED_ 1u
+#else
+#define RC_DIRECT_STEP_(x, r, q)                                                \
+    do {                                                                        \
+        uint32_t b_ = (x) >= (r);                                               \
+        (x) -= (r) & (0 - (uint64_t)b_);                                        \
+        (q) = ((q) << 1) + b_;                                                  \
+    } while (0)
+#define RC_DIRECT_INVERTED_ 0u
+#endif
+#define RC_DIRECT_BITS(n, acc)                                                  \
+    do {                                                                        \
+        RC_NORMALIZE();                                                         \
+        const unsigned n_ = (n);                                                \
+        const unsigned m_ = 8u - (unsigned)__builtin_clz(range);                \
+        uint64_t x_ = ((uint64_t)code << 32) | ((uint32_t)in[0] << 24) |        \
+                      ((uint32_t)in[1] << 16) | ((uint32_t)in[2] << 8) | in[3]; \
+        uint64_t r_ = (uint64_t)range << 32;                                    \
+        uint32_t q_ = 0;                                                        \
+        for (unsigned i_ = 0; i_ < n_; i_++) {                                  \
+            r_ = (r_ >> 1) & (~(uint64_t)0 << ((uint32_t)(i_ < m_) << 5));      \
+            RC_DIRECT_STEP_(x_, r_, q_);                                        \
+        }                                                                       \
+        const unsigned c_ = n_ > m_ ? (n_ - m_ + 7u) >> 3 : 0u;                 \
+        const unsigned s_ = 32u - 8u * c_;                                      \
+        range = (uint32_t)(r_ >> s_);                                           \
+        code = (uint32_t)(x_ >> s_);                                            \
+        in += c_;                                                               \
+        (acc) = ((acc) << n_) + (q_ ^ (RC_DIRECT_INVERTED_ * ((1u << n_) - 1u)));  \
     } while (0)
 
 /* One direct bit (probability 1/2), appended to acc. */
