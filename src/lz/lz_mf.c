@@ -277,10 +277,12 @@ static inline uint32_t hash3_of(const uint8_t *p)
     return (v * GOLDEN) >> 16;
 }
 
-/* Index into hash4 of the tree/chain root for the bytes at p. */
-static inline uint32_t root_of(const fz7_lz_mf *mf, const uint8_t *p)
+/* Index into hash4 of the tree/chain root for the bytes at p, for a
+ * match finder of the given kind (the hash-chain paths pass a constant,
+ * so the switch folds away instead of running at every position). */
+__attribute__((always_inline)) static inline uint32_t root_kind(const fz7_lz_mf *mf, const uint8_t *p, int kind)
 {
-    switch (mf->kind) {
+    switch (kind) {
     case FZ7_LZ_BT2:
         return (uint32_t)p[0] | ((uint32_t)p[1] << 8);
     case FZ7_LZ_BT3: {
@@ -301,6 +303,11 @@ static inline uint32_t root_of(const fz7_lz_mf *mf, const uint8_t *p)
     }
 }
 
+static inline uint32_t root_of(const fz7_lz_mf *mf, const uint8_t *p)
+{
+    return root_kind(mf, p, mf->kind);
+}
+
 static inline uint32_t slot_of(const fz7_lz_mf *mf, uint32_t delta)
 {
     return mf->cyclic_pos >= delta ? mf->cyclic_pos - delta : mf->cyclic_pos - delta + mf->cyclic_size;
@@ -308,16 +315,19 @@ static inline uint32_t slot_of(const fz7_lz_mf *mf, uint32_t delta)
 
 /* The 2- and 3-byte heads: the nearest earlier position starting with the
  * same 2 bytes and the nearest (probably) with the same 3 bytes. Updates
- * the heads and appends matches longer than *best. */
-static uint32_t near_matches(fz7_lz_mf *mf, const uint8_t *cur, uint32_t stored, uint32_t lim,
-                             fz7_lz_match *m, uint32_t *best)
+ * the heads and appends matches longer than *best. kind: mf->kind (a
+ * constant on the hash-chain paths, which inline it). */
+__attribute__((always_inline)) static inline uint32_t near_matches_kind(fz7_lz_mf *mf, const uint8_t *cur,
+                                                                       uint32_t stored, uint32_t lim,
+                                                                       fz7_lz_match *m, uint32_t *best,
+                                                                       int kind)
 {
     uint32_t n = 0;
     uint32_t h2 = (uint32_t)cur[0] | ((uint32_t)cur[1] << 8);
     uint32_t d2 = stored - mf->hash2[h2];
     mf->hash2[h2] = stored;
     uint32_t d3 = 0;
-    if (mf->kind != FZ7_LZ_BT2 && mf->kind != FZ7_LZ_BT3) {
+    if (kind != FZ7_LZ_BT2 && kind != FZ7_LZ_BT3) {
         uint32_t h3 = hash3_of(cur);
         d3 = stored - mf->hash3[h3];
         mf->hash3[h3] = stored;
@@ -341,6 +351,12 @@ static uint32_t near_matches(fz7_lz_mf *mf, const uint8_t *cur, uint32_t stored,
         }
     }
     return n;
+}
+
+static uint32_t near_matches(fz7_lz_mf *mf, const uint8_t *cur, uint32_t stored, uint32_t lim,
+                             fz7_lz_match *m, uint32_t *best)
+{
+    return near_matches_kind(mf, cur, stored, lim, m, best, mf->kind);
 }
 
 static uint32_t hc_find(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_match *m, int collect)
@@ -389,10 +405,10 @@ typedef struct hc_walk {
 
 /* Heads and near matches for w->cur; returns the old head of root r (the
  * chain link the new position gets). */
-static inline uint32_t hc_start(fz7_lz_mf *mf, hc_walk *w, uint32_t r)
+__attribute__((always_inline)) static inline uint32_t hc_start(fz7_lz_mf *mf, hc_walk *w, uint32_t r, int kind)
 {
     w->best = 1;
-    w->n = near_matches(mf, w->cur, w->stored, w->lim, w->m, &w->best);
+    w->n = near_matches_kind(mf, w->cur, w->stored, w->lim, w->m, &w->best, kind);
     w->cand = mf->hash4[r];
     mf->hash4[r] = w->stored;
     w->depth = w->best >= w->lim ? 0 : mf->depth;
@@ -403,7 +419,7 @@ static inline uint32_t hc_start(fz7_lz_mf *mf, hc_walk *w, uint32_t r)
 static inline int hc_step(const fz7_lz_mf *mf, hc_walk *w)
 {
     uint32_t delta = w->stored - w->cand;
-    if (w->depth == 0 || delta == 0 || delta > mf->dict_size)
+    if (w->depth == 0 || delta - 1 >= mf->dict_size)   /* delta 0 wraps: out of reach too */
         return 0;
     w->depth--;
     const uint8_t *cur = w->cur, *p = cur - delta;
@@ -428,10 +444,11 @@ static inline int hc_step(const fz7_lz_mf *mf, hc_walk *w)
  * last since its slot is the one exactly dict_size before pos, which the
  * search of pos may still read. Same results as two hc_find calls; both
  * positions need lim = nice_len. 0 (nothing done) if the roots are equal. */
-static int hc_find_pair(fz7_lz_mf *mf, fz7_lz_match *ma, uint32_t *na, fz7_lz_match *mb, uint32_t *nb)
+__attribute__((always_inline)) static inline int hc_find_pair(fz7_lz_mf *mf, fz7_lz_match *ma, uint32_t *na,
+                                                             fz7_lz_match *mb, uint32_t *nb, int kind)
 {
     const uint8_t *cur = mf->buf + mf->pos;
-    uint32_t ra = root_of(mf, cur), rb = root_of(mf, cur + 1);
+    uint32_t ra = root_kind(mf, cur, kind), rb = root_kind(mf, cur + 1, kind);
     if (ra == rb)
         return 0;
     hc_walk a, b;
@@ -445,8 +462,8 @@ static int hc_find_pair(fz7_lz_mf *mf, fz7_lz_match *ma, uint32_t *na, fz7_lz_ma
     b.cyclic = a.cyclic + 1 == mf->cyclic_size ? 0 : a.cyclic + 1;
     b.lim = mf->nice_len;
     b.m = mb;
-    mf->son[a.cyclic] = hc_start(mf, &a, ra);
-    uint32_t link_b = hc_start(mf, &b, rb);
+    mf->son[a.cyclic] = hc_start(mf, &a, ra, kind);
+    uint32_t link_b = hc_start(mf, &b, rb, kind);
     int go_a, go_b;
     do {
         go_a = hc_step(mf, &a);
@@ -632,22 +649,27 @@ static int bt_find_pair(fz7_lz_mf *mf, fz7_lz_match *ma, uint32_t *na, fz7_lz_ma
 #define PREFETCH_NODE 4u
 #endif
 
-__attribute__((always_inline)) static inline void prefetch_ahead(const fz7_lz_mf *mf)
+__attribute__((always_inline)) static inline void prefetch_kind(const fz7_lz_mf *mf, int kind)
 {
     if (mf->end - mf->pos < PREFETCH_HEADS + 4)
         return;
     const uint8_t *far = mf->buf + mf->pos + PREFETCH_HEADS;
-    __builtin_prefetch(&mf->hash4[root_of(mf, far)], 1);
+    __builtin_prefetch(&mf->hash4[root_kind(mf, far, kind)], 1);
     __builtin_prefetch(&mf->hash3[hash3_of(far)], 1);
     const uint8_t *near = mf->buf + mf->pos + PREFETCH_NODE;
-    uint32_t delta = mf->pos + PREFETCH_NODE + mf->offset - mf->hash4[root_of(mf, near)];
+    uint32_t delta = mf->pos + PREFETCH_NODE + mf->offset - mf->hash4[root_kind(mf, near, kind)];
     if (delta - 1 < mf->dict_size) {
         uint32_t slot = mf->cyclic_pos + PREFETCH_NODE;
         slot = slot >= mf->cyclic_size ? slot - mf->cyclic_size : slot;
         slot = slot >= delta ? slot - delta : slot - delta + mf->cyclic_size;
-        __builtin_prefetch(&mf->son[(fz7_lz_is_hc(mf->kind) ? 1 : 2) * (size_t)slot], 1);
+        __builtin_prefetch(&mf->son[(fz7_lz_is_hc(kind) ? 1 : 2) * (size_t)slot], 1);
         __builtin_prefetch(near - delta, 0);
     }
+}
+
+__attribute__((always_inline)) static inline void prefetch_ahead(const fz7_lz_mf *mf)
+{
+    prefetch_kind(mf, mf->kind);
 }
 
 /* True when pos and pos + 1 can be searched as a pair: enough bytes
@@ -657,9 +679,11 @@ static inline int pair_ok(const fz7_lz_mf *mf)
     return mf->end - mf->pos > mf->nice_len + 1;
 }
 
-uint32_t fz7_lz_mf_find(fz7_lz_mf *mf, fz7_lz_match *matches)
+/* fz7_lz_mf_find with the kind as a parameter: each hash-chain kind gets
+ * its own copy, its hashes without a switch on the kind per position. */
+__attribute__((always_inline)) static inline uint32_t find_kind(fz7_lz_mf *mf, fz7_lz_match *matches, int kind)
 {
-    prefetch_ahead(mf);
+    prefetch_kind(mf, kind);
     uint32_t n = 0;
     if (mf->pending) {
         /* Searched with the previous position. */
@@ -670,23 +694,32 @@ uint32_t fz7_lz_mf_find(fz7_lz_mf *mf, fz7_lz_match *matches)
         return n;
     }
     if (pair_ok(mf)
-        && (fz7_lz_is_hc(mf->kind) ? hc_find_pair(mf, matches, &n, mf->pending_matches, &mf->pending_count)
-                                   : bt_find_pair(mf, matches, &n, mf->pending_matches, &mf->pending_count))) {
+        && (fz7_lz_is_hc(kind) ? hc_find_pair(mf, matches, &n, mf->pending_matches, &mf->pending_count, kind)
+                               : bt_find_pair(mf, matches, &n, mf->pending_matches, &mf->pending_count))) {
         mf->pending = 1;
         advance(mf);
         return n;
     }
     uint32_t avail = mf->end - mf->pos;
     uint32_t lim = avail < mf->nice_len ? avail : mf->nice_len;
-    if (lim >= hash_bytes(mf->kind) && lim >= 2) {
+    if (lim >= hash_bytes(kind) && lim >= 2) {
         const uint8_t *cur = mf->buf + mf->pos;
-        if (fz7_lz_is_hc(mf->kind))
+        if (fz7_lz_is_hc(kind))
             n = hc_find(mf, cur, lim, matches, 1);
         else
             n = bt_find(mf, cur, lim, matches, 1);
     }
     advance(mf);
     return n;
+}
+
+uint32_t fz7_lz_mf_find(fz7_lz_mf *mf, fz7_lz_match *matches)
+{
+    if (mf->kind == FZ7_LZ_HC5)
+        return find_kind(mf, matches, FZ7_LZ_HC5);
+    if (mf->kind == FZ7_LZ_HC4)
+        return find_kind(mf, matches, FZ7_LZ_HC4);
+    return find_kind(mf, matches, mf->kind);
 }
 
 static inline uint32_t load32le(const uint8_t *p)
@@ -696,7 +729,7 @@ static inline uint32_t load32le(const uint8_t *p)
 
 /* hc4/hc5 skipping n positions that all have 5 bytes ahead and no slot
  * wrap: only heads and chain links change (the values hc_find stores). */
-static void hc_skip_run(fz7_lz_mf *mf, uint32_t n)
+__attribute__((always_inline)) static inline void hc_skip_run(fz7_lz_mf *mf, uint32_t n, int kind)
 {
     const uint8_t *p = mf->buf + mf->pos;
     uint32_t stored = mf->pos + mf->offset;
@@ -704,13 +737,13 @@ static void hc_skip_run(fz7_lz_mf *mf, uint32_t n)
     const int ahead = mf->end - mf->pos >= n + PREFETCH_HEADS + 8;
     for (uint32_t k = 0; k < n; k++, p++, stored++) {
         if (ahead) {
-            __builtin_prefetch(&mf->hash4[root_of(mf, p + PREFETCH_HEADS)], 1);
+            __builtin_prefetch(&mf->hash4[root_kind(mf, p + PREFETCH_HEADS, kind)], 1);
             __builtin_prefetch(&mf->hash3[hash3_of(p + PREFETCH_HEADS)], 1);
         }
         uint32_t v = load32le(p);
         mf->hash2[v & 0xFFFFu] = stored;
         mf->hash3[((v & 0xFFFFFFu) * GOLDEN) >> 16] = stored;
-        uint32_t *head = &mf->hash4[root_of(mf, p)];
+        uint32_t *head = &mf->hash4[root_kind(mf, p, kind)];
         link[k] = *head;
         *head = stored;
     }
@@ -728,7 +761,10 @@ void fz7_lz_mf_skip(fz7_lz_mf *mf, uint32_t count)
     }
     if (fz7_lz_is_hc(mf->kind) && count > 0 && mf->end - mf->pos >= count + 5
         && mf->cyclic_size - mf->cyclic_pos > count) {
-        hc_skip_run(mf, count);
+        if (mf->kind == FZ7_LZ_HC5)
+            hc_skip_run(mf, count, FZ7_LZ_HC5);
+        else
+            hc_skip_run(mf, count, FZ7_LZ_HC4);
         return;
     }
     while (count-- > 0) {
