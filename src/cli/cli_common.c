@@ -243,6 +243,10 @@ void fz7_print_archive_block(FILE *out, const char *path, const fz7_archive *a)
         fprintf(out, "Streams = %llu\n", (unsigned long long)in->num_streams);
         fprintf(out, "Blocks = %llu\n", (unsigned long long)in->num_blocks);
     }
+    if (in->cluster_size)
+        fprintf(out, "Cluster Size = %llu\n", (unsigned long long)in->cluster_size);
+    if (in->characteristics)
+        fprintf(out, "Characteristics = %s\n", in->characteristics);
 }
 
 const char *fz7_entry_error_words(fz7_status st, bool encrypted)

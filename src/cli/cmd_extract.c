@@ -380,12 +380,12 @@ int fz7_cmd_extract(const struct fz7_options *o)
 
     char err[600] = "";
     fz7_status s = FZ7_OK;
-    if (r.mode == RUN_DISK)
+    if (r.mode == RUN_DISK && n_selected > 0) /* as 7-Zip: no -o folder for nothing */
         s = fz7_disk_open(o->out_dir, &r.disk, err, sizeof err);
     bool no_out_dir = s != FZ7_OK;
     if (r.disk)
         fz7_disk_allow_dangerous_links(r.disk, o->allow_dangerous_links);
-    if (s == FZ7_OK) {
+    if (s == FZ7_OK && n_selected > 0) {
         fz7_extract_cb cb = {.ctx = &r, .begin = on_begin, .data = on_data, .end = on_end};
         s = fz7_archive_extract(a, select, &cb, err, sizeof err);
         if (r.writing) { /* stopped inside an entry: drop its temporary file */

@@ -58,6 +58,12 @@ typedef struct fz7_archive_info {
                                its header), not part of phy_size; 7-Zip
                                warns "There are data after the end of
                                archive" */
+    uint64_t cluster_size;  /* xz with several blocks: the largest block's
+                               uncompressed size (7-Zip's "Cluster Size");
+                               else 0 */
+    const char *characteristics; /* 7-Zip's "Characteristics = " value, or
+                               NULL (xz: "BlockPackSize BlockUnpackSize"
+                               when first block headers carry sizes) */
     bool sizes_unknown;     /* the archive's extent is known only after
                                decoding (.lzma, a salvaged .xz): 7-Zip shows
                                no Physical Size and no packed sizes */

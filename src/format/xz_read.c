@@ -42,6 +42,8 @@ typedef struct {
     size_t nrecords, cap_records;
     char method[192];
     char check[16];     /* info.check: "CRC64", or "Check-N" for others */
+    bool header_pack_size, header_unpack_size; /* a first block header has one */
+    char characteristics[40];
 } xz_priv;
 
 static uint64_t round_up4(uint64_t x) { return (x + 3) & ~(uint64_t)3; }
@@ -423,6 +425,8 @@ static fz7_status build_method(fz7_archive *a, xz_priv *x, char *err, size_t err
                                               sizeof detail);
         if (st == FZ7_OK) {
             add_filter_tokens(x, &bh);
+            x->header_pack_size |= bh.compressed != UINT64_MAX;
+            x->header_unpack_size |= bh.uncompressed != UINT64_MAX;
         } else if (st == FZ7_E_UNSUPPORTED && !bh.reserved_set) {
             add_raw_filter_tokens(x, raw, bh.header_size);
         } else if (st == FZ7_E_IO) {
@@ -841,5 +845,17 @@ fz7_status fz7_xz_open(fz7_archive *a, char *err, size_t errlen)
     a->info.num_streams = p->nstreams;
     a->info.method = p->method;
     a->info.check = check_name(check, p->check, sizeof p->check);
+    /* What 7-Zip adds: the largest block when there are several, and which
+     * sizes the first block headers carry (section 3.1.2). */
+    for (size_t i = 0; p->nrecords > 1 && i < p->nrecords; i++)
+        if (p->records[i].uncompressed > a->info.cluster_size)
+            a->info.cluster_size = p->records[i].uncompressed;
+    if (p->header_pack_size || p->header_unpack_size) {
+        snprintf(p->characteristics, sizeof p->characteristics, "%s%s%s",
+                 p->header_pack_size ? "BlockPackSize" : "",
+                 p->header_pack_size && p->header_unpack_size ? " " : "",
+                 p->header_unpack_size ? "BlockUnpackSize" : "");
+        a->info.characteristics = p->characteristics;
+    }
     return FZ7_OK;
 }
