@@ -81,13 +81,12 @@ static fz7_status slot_write(fz7_ostream *s, const uint8_t *buf, size_t n)
 static size_t start_after(struct fz7_lzma_enc *e, const uint8_t *prefix, size_t plen, const uint8_t *data,
                           size_t n)
 {
-    fz7_lz_mf *mf = &e->mf;
     size_t fed = 0, done = 0; /* bytes of prefix+data appended; prefix positions skipped */
     while (done < plen) {
         size_t got = 0;
         if (fed < plen + n) {
             const uint8_t *src = fed < plen ? prefix + fed : data + (fed - plen);
-            got = fz7_lz_mf_append(mf, src, fed < plen ? plen - fed : n - (fed - plen));
+            got = fz7_lzma_enc_mf_append(e, src, fed < plen ? plen - fed : n - (fed - plen));
             fed += got;
         }
         size_t ready = fed == plen + n ? fed : fed > FZ7_LZMA_MATCH_LEN_MAX ? fed - FZ7_LZMA_MATCH_LEN_MAX : 0;
@@ -98,7 +97,7 @@ static size_t start_after(struct fz7_lzma_enc *e, const uint8_t *prefix, size_t 
                 return SIZE_MAX;
             continue;
         }
-        fz7_lz_mf_skip(mf, (uint32_t)(ready - done));
+        fz7_lzma_enc_mf_skip(e, (uint32_t)(ready - done));
         done = ready;
     }
     e->pos = e->chunk_start = plen;
@@ -377,6 +376,23 @@ static fz7_lzma_enc_opts block_options(const fz7_lzma_enc_opts *opts, uint64_t b
     return o;
 }
 
+/* True when the input is known to fit in one block and there are threads
+ * to spare: one stream, its match finder on the second thread. */
+static int one_block(const fz7_lzma_enc_opts *opts, uint32_t threads, uint64_t block_size)
+{
+    return threads >= 2 && opts->size_hint > 0 && opts->size_hint <= block_size;
+}
+
+/* The options of the one-stream encoder one_block() picks: a block's
+ * (the same dictionary), the caller's size hint, a match finder thread. */
+static fz7_lzma_enc_opts one_block_options(const fz7_lzma_enc_opts *opts, uint64_t block_size)
+{
+    fz7_lzma_enc_opts o = block_options(opts, block_size);
+    o.size_hint = opts->size_hint;
+    o.mf_thread = 1;
+    return o;
+}
+
 uint64_t fz7_lzma2_mt_memusage(const fz7_lzma_enc_opts *opts, uint32_t threads, uint64_t block_size)
 {
     if (fz7_lzma_enc_check(opts) != FZ7_OK || threads == 0 || threads > FZ7_LZMA2_MT_THREADS_MAX)
@@ -384,6 +400,10 @@ uint64_t fz7_lzma2_mt_memusage(const fz7_lzma_enc_opts *opts, uint32_t threads, 
     block_size = pick_block_size(opts, block_size);
     if (block_size < FZ7_LZMA2_MT_BLOCK_MIN || block_size > FZ7_LZMA2_MT_BLOCK_MAX)
         return 0;
+    if (one_block(opts, threads, block_size)) {
+        fz7_lzma_enc_opts o = one_block_options(opts, block_size);
+        return fz7_lzma_enc_memusage(&o);
+    }
     fz7_lzma_enc_opts o = block_options(opts, block_size);
     uint64_t prime = pick_prime(&o, block_size);
     /* Per thread an encoder; per slot the prefix, the input block and its
@@ -405,6 +425,10 @@ fz7_status fz7_lzma2_enc_new_mt(const fz7_lzma_enc_opts *opts, uint32_t threads,
     block_size = pick_block_size(opts, block_size);
     if (block_size < FZ7_LZMA2_MT_BLOCK_MIN || block_size > FZ7_LZMA2_MT_BLOCK_MAX || block_size > SIZE_MAX / 2)
         return FZ7_E_ARG;
+    if (one_block(opts, threads, block_size)) {
+        fz7_lzma_enc_opts o = one_block_options(opts, block_size);
+        return fz7_lzma2_enc_new(&o, dst, out);
+    }
     struct fz7_lzma_enc *e = calloc(1, sizeof(*e));
     struct fz7_lzma2_mt *mt = calloc(1, sizeof(*mt));
     if (!e || !mt) {

@@ -51,7 +51,7 @@ fz7_status fz7_lzma_enc_check(const fz7_lzma_enc_opts *o)
         || o->lc > FZ7_LZMA_LC_MAX || o->lp > FZ7_LZMA_LP_MAX || o->pb > FZ7_LZMA_PB_MAX
         || (o->mode != FZ7_LZMA_MODE_FAST && o->mode != FZ7_LZMA_MODE_NORMAL)
         || o->nice_len < FZ7_LZMA_NICE_MIN || o->nice_len > FZ7_LZMA_NICE_MAX
-        || (unsigned)o->mf > FZ7_LZMA_MF_HC5 || o->depth > (1u << 30))
+        || (unsigned)o->mf > FZ7_LZMA_MF_HC5 || o->depth > (1u << 30) || (o->mf_thread != 0 && o->mf_thread != 1))
         return FZ7_E_ARG;
     return FZ7_OK;
 }
@@ -181,6 +181,8 @@ uint64_t fz7_lzma_enc_memusage(const fz7_lzma_enc_opts *o)
     n += (uint64_t)(FZ7_LZMA_OPTS + 8) * sizeof(fz7_lzma_decision);
     if (o->mode == FZ7_LZMA_MODE_NORMAL)
         n += (uint64_t)FZ7_LZMA_OPTS * sizeof(fz7_lzma_opt);
+    if (o->mf_thread)
+        n += fz7_lz_mf_mt_memusage();
     return n;
 }
 
@@ -500,15 +502,28 @@ static void code_decision(struct fz7_lzma_enc *e, fz7_lzma_decision d)
 
 uint32_t fz7_lzma_enc_next_matches(struct fz7_lzma_enc *e)
 {
-    e->match_count = fz7_lz_mf_find(&e->mf, e->matches);
+    e->match_count = e->mf_mt ? fz7_lz_mf_mt_find(e->mf_mt, e->matches) : fz7_lz_mf_find(&e->mf, e->matches);
     e->ahead++;
     return e->match_count;
 }
 
+void fz7_lzma_enc_mf_skip(struct fz7_lzma_enc *e, uint32_t n)
+{
+    if (e->mf_mt)
+        fz7_lz_mf_mt_skip(e->mf_mt, n);
+    else
+        fz7_lz_mf_skip(&e->mf, n);
+}
+
 void fz7_lzma_enc_skip(struct fz7_lzma_enc *e, uint32_t n)
 {
-    fz7_lz_mf_skip(&e->mf, n);
+    fz7_lzma_enc_mf_skip(e, n);
     e->ahead += n;
+}
+
+size_t fz7_lzma_enc_mf_append(struct fz7_lzma_enc *e, const uint8_t *data, size_t n)
+{
+    return e->mf_mt ? fz7_lz_mf_mt_append(e->mf_mt, data, n) : fz7_lz_mf_append(&e->mf, data, n);
 }
 
 void fz7_lzma_enc_push(struct fz7_lzma_enc *e, uint32_t len, uint32_t dist)
@@ -660,6 +675,10 @@ static fz7_status enc_new(const fz7_lzma_enc_opts *opts, fz7_ostream *dst, int l
         fz7_lzma_enc_free(e);
         return FZ7_E_MEM;
     }
+    /* No thread (allocation or pthread_create failed): the same bytes on
+     * one thread. */
+    if (opts->mf_thread && fz7_lz_mf_mt_start(&e->mf, &e->mf_mt) != 0)
+        e->mf_mt = NULL;
     init_price_table(e);
     reset_model(e);
     e->rc.out = e->out;
@@ -694,7 +713,7 @@ fz7_status fz7_lzma_enc_write(fz7_lzma_enc *e, const uint8_t *data, size_t n)
         /* In steps of APPEND_STEP: the window then holds little more than
          * the dictionary and the look-ahead (lz_mf.c gives the rest back),
          * whatever size of pieces the caller writes. */
-        size_t got = fz7_lz_mf_append(&e->mf, data, n < APPEND_STEP ? n : APPEND_STEP);
+        size_t got = fz7_lzma_enc_mf_append(e, data, n < APPEND_STEP ? n : APPEND_STEP);
         data += got;
         n -= got;
         e->bytes_in += got;
@@ -715,6 +734,8 @@ fz7_status fz7_lzma_enc_finish(fz7_lzma_enc *e)
             e->error = fz7_lzma2_mt_finish(e);
         return e->error;
     }
+    if (e->mf_mt)
+        fz7_lz_mf_mt_finish(e->mf_mt);
     run(e, 1);
     if (e->error)
         return e->error;
@@ -737,6 +758,7 @@ void fz7_lzma_enc_free(fz7_lzma_enc *e)
     if (!e)
         return;
     fz7_lzma2_mt_free(e->mt);
+    fz7_lz_mf_mt_stop(e->mf_mt);
     fz7_lz_mf_free(&e->mf);
     free(e->out);
     free(e->probs);

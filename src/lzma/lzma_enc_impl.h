@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lz/lz_mf.h"
+#include "lz/lz_mf_mt.h"
 #include "lzma/lzma_common.h"
 #include "lzma/lzma_enc.h"
 #include "lzma/range_enc.h"
@@ -54,6 +55,8 @@ struct fz7_lzma_enc {
     int finished;
 
     fz7_lz_mf mf;
+    fz7_lz_mf_mt *mf_mt;   /* the match finder's thread (opts.mf_thread), or
+                            * NULL: then mf searches in this thread */
     fz7_range_enc rc;
     uint8_t *out;          /* range coder output */
     size_t out_cap;
@@ -136,6 +139,12 @@ void fz7_lzma_parse_normal(struct fz7_lzma_enc *e);
 /* Shared by the parsers (lzma_enc.c). */
 uint32_t fz7_lzma_enc_next_matches(struct fz7_lzma_enc *e);   /* find at mf.pos; returns count */
 void fz7_lzma_enc_skip(struct fz7_lzma_enc *e, uint32_t n);         /* skip n positions */
+
+/* The match finder's window and positions whichever thread searches
+ * (lzma2_enc.c's block start uses them): fz7_lz_mf_append and
+ * fz7_lz_mf_skip, the latter without moving the coder. */
+size_t fz7_lzma_enc_mf_append(struct fz7_lzma_enc *e, const uint8_t *data, size_t n);
+void fz7_lzma_enc_mf_skip(struct fz7_lzma_enc *e, uint32_t n);
 void fz7_lzma_enc_push(struct fz7_lzma_enc *e, uint32_t len, uint32_t dist);
 uint32_t fz7_lzma_literal_price(const struct fz7_lzma_enc *e, uint64_t pos, uint32_t state,
                                 uint8_t prev, uint8_t cur, uint8_t match_byte);

@@ -1,0 +1,351 @@
+/* lz_mf_mt.c - the match finder on its own thread (lz_mf_mt.h).
+ *
+ * The searcher owns the hash tables and a copy of the coder's fz7_lz_mf
+ * (same window and tables, its own pos). It searches every position in
+ * order and writes one record per position into a ring of 32-bit words:
+ * the match count, then len and dist of each match. The coder reads the
+ * records in the same order (skip drops them). Window moves and the
+ * renumbering of stored positions happen on the coder's side while the
+ * searcher is paused, between two positions. */
+#include "lz/lz_mf_mt.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* 2 MiB of results: tens of thousands of positions at -mx5, more than the
+ * searcher can get ahead of the coder (the coder appends input 64 KiB at a
+ * time, when it is near the end of what it has). */
+#define RING_WORDS ((uint64_t)1 << 19)
+#define RING_MASK (RING_WORDS - 1)
+/* The longest record: the count and FZ7_LZ_MATCHES_MAX pairs. */
+#define RECORD_WORDS_MAX (1 + 2 * (uint64_t)FZ7_LZ_MATCHES_MAX)
+/* Records the searcher writes between two looks at the lock (to wake a
+ * coder that went to sleep; it publishes every record as it goes). */
+#define BATCH 64u
+/* A coder that caught up with the searcher sleeps until the searcher is
+ * this many positions ahead (or stops): the coder is the faster side, and
+ * waking it for every record would keep it spinning or cost a wake-up
+ * per record. A few microseconds of futex per 1024 positions. */
+#define AHEAD 1024u
+/* Ring words the coder reads between two notes to the searcher. */
+#define FREE_STEP 4096u
+/* Looks at the ring before the coder sleeps: a record is searched in
+ * about a microsecond, so this rides out gaps much shorter than that. */
+#define SPINS 50
+
+struct fz7_lz_mf_mt {
+    fz7_lz_mf *view;       /* the coder's: window, pos (next result to read), end */
+    fz7_lz_mf finder;      /* the searcher's copy: same window and tables */
+    uint32_t *ring;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake_searcher, wake_coder;
+
+    /* Under lock; set by the coder (which may read them without it). */
+    uint64_t end;          /* stream bytes appended */
+    uint64_t base;         /* stream position of buf[0]: changes while paused */
+    uint64_t want;         /* positions the coder waits for: searched whatever follows */
+    uint64_t wake_at;      /* the sleeping coder wants this many positions searched */
+    int finished, quit, pause, coder_waiting;
+    /* Under lock; set by the searcher. */
+    uint64_t searched;     /* positions searched, as of the last batch */
+    int paused, searcher_waiting;
+
+    /* The searcher publishes each record; the coder every FREE_STEP words
+     * and before it sleeps. Own cache lines: each side writes one. */
+    _Alignas(64) _Atomic uint64_t written;  /* ring words published */
+    _Alignas(64) _Atomic uint64_t freed;    /* ring words the coder is done with */
+    _Alignas(64) atomic_int leave;          /* pause or quit: the searcher stops its batch */
+
+    /* The coder's own. */
+    _Alignas(64) uint64_t read;   /* next ring word to read */
+    uint64_t seen;         /* written, as last loaded */
+    uint64_t freed_pub;    /* freed, as last stored */
+    uint64_t told;         /* freed when the searcher was last woken */
+    uint64_t pos;          /* stream position of view->pos */
+};
+
+uint64_t fz7_lz_mf_mt_memusage(void)
+{
+    return RING_WORDS * sizeof(uint32_t) + sizeof(fz7_lz_mf_mt);
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __asm__ __volatile__("pause");
+#endif
+}
+
+/* One past the last position the searcher may search now: those with
+ * nice_len bytes after them (their result cannot change as input
+ * arrives), all of them once the input is finished, and those the coder
+ * waits for (no input arrives while it waits). Caller holds the lock. */
+static uint64_t searchable(const fz7_lz_mf_mt *mt)
+{
+    uint64_t nice = mt->finder.nice_len;
+    uint64_t limit = mt->finished ? mt->end : mt->end >= nice ? mt->end - nice + 1 : 0;
+    uint64_t want = mt->want < mt->end ? mt->want : mt->end;
+    return limit > want ? limit : want;
+}
+
+static void *searcher_main(void *arg)
+{
+    fz7_lz_mf_mt *mt = arg;
+    fz7_lz_mf *f = &mt->finder;
+    uint32_t *ring = mt->ring;
+    fz7_lz_match m[FZ7_LZ_MATCHES_MAX];
+    uint64_t w = 0, pos = 0, freed = 0;
+    pthread_mutex_lock(&mt->lock);
+    for (;;) {
+        if (mt->quit)
+            break;
+        if (mt->pause) {
+            mt->paused = 1;
+            pthread_cond_signal(&mt->wake_coder);
+            while (mt->pause && !mt->quit)
+                pthread_cond_wait(&mt->wake_searcher, &mt->lock);
+            mt->paused = 0;
+            continue;
+        }
+        uint64_t limit = searchable(mt);
+        freed = atomic_load_explicit(&mt->freed, memory_order_acquire);
+        if (pos >= limit || w - freed > RING_WORDS - RECORD_WORDS_MAX) {
+            /* Stuck: the coder gets what there is. */
+            if (mt->coder_waiting)
+                pthread_cond_signal(&mt->wake_coder);
+            mt->searcher_waiting = 1;
+            pthread_cond_wait(&mt->wake_searcher, &mt->lock);
+            mt->searcher_waiting = 0;
+            continue;
+        }
+        f->end = (uint32_t)(mt->end - mt->base);
+        pthread_mutex_unlock(&mt->lock);
+        uint64_t stop = limit - pos > BATCH ? pos + BATCH : limit;
+        while (pos < stop) {
+            if (w - freed > RING_WORDS - RECORD_WORDS_MAX) {
+                freed = atomic_load_explicit(&mt->freed, memory_order_acquire);
+                if (w - freed > RING_WORDS - RECORD_WORDS_MAX)
+                    break;
+            }
+            uint32_t n = fz7_lz_mf_find(f, m);
+            ring[w++ & RING_MASK] = n;
+            for (uint32_t k = 0; k < n; k++) {
+                ring[w++ & RING_MASK] = m[k].len;
+                ring[w++ & RING_MASK] = m[k].dist;
+            }
+            pos++;
+            atomic_store_explicit(&mt->written, w, memory_order_release);
+            if (atomic_load_explicit(&mt->leave, memory_order_relaxed))
+                break;
+        }
+        pthread_mutex_lock(&mt->lock);
+        mt->searched = pos;
+        if (mt->coder_waiting && pos >= mt->wake_at)
+            pthread_cond_signal(&mt->wake_coder);
+    }
+    pthread_mutex_unlock(&mt->lock);
+    return NULL;
+}
+
+int fz7_lz_mf_mt_start(fz7_lz_mf *view, fz7_lz_mf_mt **out)
+{
+    *out = NULL;
+    fz7_lz_mf_mt *mt = calloc(1, sizeof(*mt));
+    uint32_t *ring = malloc(RING_WORDS * sizeof(uint32_t));
+    if (!mt || !ring) {
+        free(mt);
+        free(ring);
+        return -1;
+    }
+    mt->view = view;
+    mt->finder = *view;
+    mt->ring = ring;
+    atomic_init(&mt->written, 0);
+    atomic_init(&mt->freed, 0);
+    atomic_init(&mt->leave, 0);
+    if (pthread_mutex_init(&mt->lock, NULL) != 0) {
+        free(ring);
+        free(mt);
+        return -1;
+    }
+    int ok = pthread_cond_init(&mt->wake_searcher, NULL) == 0;
+    if (ok && pthread_cond_init(&mt->wake_coder, NULL) != 0) {
+        pthread_cond_destroy(&mt->wake_searcher);
+        ok = 0;
+    }
+    if (ok && pthread_create(&mt->thread, NULL, searcher_main, mt) != 0) {
+        pthread_cond_destroy(&mt->wake_searcher);
+        pthread_cond_destroy(&mt->wake_coder);
+        ok = 0;
+    }
+    if (!ok) {
+        pthread_mutex_destroy(&mt->lock);
+        free(ring);
+        free(mt);
+        return -1;
+    }
+    *out = mt;
+    return 0;
+}
+
+void fz7_lz_mf_mt_stop(fz7_lz_mf_mt *mt)
+{
+    if (!mt)
+        return;
+    pthread_mutex_lock(&mt->lock);
+    mt->quit = 1;
+    atomic_store_explicit(&mt->leave, 1, memory_order_relaxed);
+    pthread_cond_signal(&mt->wake_searcher);
+    pthread_mutex_unlock(&mt->lock);
+    pthread_join(mt->thread, NULL);
+    pthread_cond_destroy(&mt->wake_searcher);
+    pthread_cond_destroy(&mt->wake_coder);
+    pthread_mutex_destroy(&mt->lock);
+    free(mt->ring);
+    free(mt);
+}
+
+size_t fz7_lz_mf_mt_append(fz7_lz_mf_mt *mt, const uint8_t *data, size_t n)
+{
+    fz7_lz_mf *v = mt->view;
+    /* The same test fz7_lz_mf_append makes before moving the window: the
+     * searcher reads it, so it waits between two positions meanwhile. */
+    int move = v->end == v->buf_size && v->pos > v->keep_before;
+    if (move) {
+        pthread_mutex_lock(&mt->lock);
+        mt->pause = 1;
+        atomic_store_explicit(&mt->leave, 1, memory_order_relaxed);
+        pthread_cond_signal(&mt->wake_searcher);
+        while (!mt->paused)
+            pthread_cond_wait(&mt->wake_coder, &mt->lock);
+        pthread_mutex_unlock(&mt->lock);
+    }
+    uint32_t pos_before = v->pos;
+    size_t got = fz7_lz_mf_append(v, data, n);
+    pthread_mutex_lock(&mt->lock);
+    if (move) {
+        /* Stored positions did not change (offset grew by what buffer
+         * indices lost) unless the move renumbered them: the searcher
+         * takes the new offset either way. */
+        uint32_t drop = pos_before - v->pos;
+        mt->finder.pos -= drop;
+        mt->finder.offset = v->offset;
+        mt->base += drop;
+        mt->pause = 0;
+        atomic_store_explicit(&mt->leave, 0, memory_order_relaxed);
+    }
+    mt->end += got;
+    if (move || mt->searcher_waiting)
+        pthread_cond_signal(&mt->wake_searcher);
+    pthread_mutex_unlock(&mt->lock);
+    return got;
+}
+
+void fz7_lz_mf_mt_finish(fz7_lz_mf_mt *mt)
+{
+    pthread_mutex_lock(&mt->lock);
+    mt->finished = 1;
+    pthread_cond_signal(&mt->wake_searcher);
+    pthread_mutex_unlock(&mt->lock);
+}
+
+/* Tells the searcher how far the coder has read: always in the ring word
+ * it may overwrite, under the lock (with a wake-up) now and then. */
+static inline void release_words(fz7_lz_mf_mt *mt, int force)
+{
+    if (!force && mt->read - mt->freed_pub < FREE_STEP)
+        return;
+    atomic_store_explicit(&mt->freed, mt->read, memory_order_release);
+    mt->freed_pub = mt->read;
+    if (force || mt->read - mt->told >= RING_WORDS / 4) {
+        pthread_mutex_lock(&mt->lock);
+        mt->told = mt->read;
+        if (mt->searcher_waiting)
+            pthread_cond_signal(&mt->wake_searcher);
+        pthread_mutex_unlock(&mt->lock);
+    }
+}
+
+/* Waits until the record of the next position is published; count: the
+ * positions the coder is about to read from here. */
+static void wait_record(fz7_lz_mf_mt *mt, uint32_t count)
+{
+    uint64_t upto = mt->pos + count;
+    /* Positions the searcher leaves alone until the coder asks: the last
+     * ones before the input is finished (this happens only when the
+     * caller reads closer to the end than nice_len, e.g. a block's start). */
+    int ask = !mt->finished && upto - 1 + mt->finder.nice_len > mt->end;
+    if (!ask) {
+        for (int i = 0; i < SPINS; i++) {
+            cpu_relax();
+            mt->seen = atomic_load_explicit(&mt->written, memory_order_acquire);
+            if (mt->read < mt->seen)
+                return;
+        }
+    }
+    release_words(mt, 1);
+    pthread_mutex_lock(&mt->lock);
+    if (ask && mt->want < upto)
+        mt->want = upto;
+    if (mt->searcher_waiting)
+        pthread_cond_signal(&mt->wake_searcher);
+    mt->coder_waiting = 1;
+    mt->wake_at = mt->pos + AHEAD;
+    for (;;) {
+        mt->seen = atomic_load_explicit(&mt->written, memory_order_acquire);
+        if (mt->read < mt->seen && (mt->searched >= mt->wake_at || mt->searcher_waiting))
+            break;
+        pthread_cond_wait(&mt->wake_coder, &mt->lock);
+    }
+    mt->coder_waiting = 0;
+    pthread_mutex_unlock(&mt->lock);
+}
+
+/* Makes the next record readable; 0 if there is none to wait for (a read
+ * at or past the end, which the encoder never makes: it then gets no
+ * matches, as fz7_lz_mf_find would give none, instead of waiting forever). */
+static inline int have_record(fz7_lz_mf_mt *mt, uint32_t count)
+{
+    if (mt->read < mt->seen)
+        return 1;
+    mt->seen = atomic_load_explicit(&mt->written, memory_order_acquire);
+    if (mt->read < mt->seen)
+        return 1;
+    if (mt->pos >= mt->end)
+        return 0;
+    wait_record(mt, count);
+    return 1;
+}
+
+uint32_t fz7_lz_mf_mt_find(fz7_lz_mf_mt *mt, fz7_lz_match *matches)
+{
+    uint32_t n = 0;
+    if (have_record(mt, 1)) {
+        const uint32_t *ring = mt->ring;
+        uint64_t r = mt->read;
+        n = ring[r++ & RING_MASK];
+        for (uint32_t k = 0; k < n; k++) {
+            matches[k].len = ring[r++ & RING_MASK];
+            matches[k].dist = ring[r++ & RING_MASK];
+        }
+        mt->read = r;
+        release_words(mt, 0);
+    }
+    mt->view->pos++;
+    mt->pos++;
+    return n;
+}
+
+void fz7_lz_mf_mt_skip(fz7_lz_mf_mt *mt, uint32_t n)
+{
+    for (; n > 0; n--) {
+        if (have_record(mt, n))
+            mt->read += 1 + 2 * (uint64_t)mt->ring[mt->read & RING_MASK];
+        mt->view->pos++;
+        mt->pos++;
+    }
+    release_words(mt, 0);
+}

@@ -1,0 +1,364 @@
+/* test_mf_thread.c - the match finder on its own thread (lz/lz_mf_mt.h,
+ * opts.mf_thread) must not change one output byte: LZMA and LZMA2 streams
+ * from bt4 (-mx5 and -mx9 settings), bt2, bt3, hc4 and hc5, through window
+ * moves (inputs many times a small dictionary), write() pieces of 1, 7,
+ * 65537 bytes and 1 MiB, empty and tiny inputs, LZMA2 block starts (the
+ * 2 MiB prefix of fz7_lzma2_enc_new_mt) and the one-block path of
+ * fz7_lzma2_enc_new_mt; and an encoder freed mid-stream must not hang. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "lz/lz_mf_mt.h"
+#include "lzma/lzma_dec.h"
+#include "lzma/lzma_enc.h"
+#include "test_util.h"
+
+static uint8_t *g_in;
+static size_t g_n;
+
+static uint64_t g_x = 0x9E3779B97F4A7C15ull;
+static uint32_t rnd(void)
+{
+    g_x ^= g_x << 13;
+    g_x ^= g_x >> 7;
+    g_x ^= g_x << 17;
+    return (uint32_t)(g_x >> 32);
+}
+
+/* Words, copies of earlier bytes at near and far distances (many match
+ * lengths, some past nice_len), runs of one byte and random stretches
+ * (stored LZMA2 chunks), from a fixed seed. */
+static void generate(size_t n)
+{
+    static const char *words[] = {"match ", "literal ", "range ", "coder ", "the ", "of ", "window ",
+                                  "distance ", "\n", "state ", "price ", "dictionary "};
+    g_n = 0;
+    while (g_n < n) {
+        uint32_t r = rnd(), kind = r % 16;
+        if (kind < 7) {
+            const char *w = words[(r >> 8) % 12];
+            for (size_t k = 0; w[k] && g_n < n; k++)
+                g_in[g_n++] = (uint8_t)w[k];
+        } else if (kind < 12 && g_n > 1024) {
+            size_t far = kind < 10 && g_n > 4096 ? 4096 : g_n;
+            size_t d = 1 + rnd() % (uint32_t)far;
+            size_t len = 2 + rnd() % (kind == 11 ? 400 : 40);
+            for (size_t k = 0; k < len && g_n < n; k++, g_n++)
+                g_in[g_n] = g_in[g_n - d];
+        } else if (kind == 12) {
+            size_t len = rnd() % 600;
+            uint8_t b = (uint8_t)rnd();
+            for (size_t k = 0; k < len && g_n < n; k++)
+                g_in[g_n++] = b;
+        } else if (kind == 13 && rnd() % 64 == 0) {
+            size_t len = 70000 + rnd() % 50000;
+            for (size_t k = 0; k < len && g_n < n; k++)
+                g_in[g_n++] = (uint8_t)rnd();
+        } else {
+            g_in[g_n++] = (uint8_t)r;
+        }
+    }
+}
+
+/* Bench corpus text and an ELF after the generated data when available. */
+static void add_slice(const char *dir, const char *name, long off, size_t len)
+{
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/bench/corpus/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return;
+    if (fseek(f, off, SEEK_SET) == 0)
+        g_n += fread(g_in + g_n, 1, len, f);
+    fclose(f);
+}
+
+#define INPUT_MAX ((size_t)2 << 20)
+
+static int setup(void **state)
+{
+    (void)state;
+    g_in = malloc(INPUT_MAX);
+    if (!g_in)
+        return -1;
+    generate((size_t)1 << 20);
+    const char *dir = getenv("FZ7_SHARED");
+    if (dir) {
+        add_slice(dir, "brown.txt", 1 << 20, 512 << 10);
+        add_slice(dir, "cmake.elf", 2 << 20, 512 << 10);
+    }
+    print_message("input: %zu bytes\n", g_n);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    free(g_in);
+    return 0;
+}
+
+/* Settings under test: a level's preset with a small dictionary (window
+ * moves and renumbering within a few MiB), or another match finder. */
+typedef struct case_opts {
+    const char *name;
+    unsigned level;
+    uint32_t dict;
+    int mf;  /* -1: the preset's */
+} case_opts;
+
+static fz7_lzma_enc_opts opts_of(const case_opts *c, int mf_thread)
+{
+    fz7_lzma_enc_opts o;
+    assert_int_equal(fz7_lzma_enc_preset(&o, c->level), FZ7_OK);
+    o.dict_size = c->dict;
+    if (c->mf >= 0)
+        o.mf = (fz7_lzma_mf)c->mf;
+    o.mf_thread = mf_thread;
+    return o;
+}
+
+/* Encodes in[0..n) in pieces of `step` bytes (0: random sizes). */
+static void encode(const fz7_lzma_enc_opts *o, int lzma2, const uint8_t *in, size_t n, size_t step, tu_membuf *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->base.write = tu_membuf_write;
+    fz7_lzma_enc *e = NULL;
+    assert_int_equal(lzma2 ? fz7_lzma2_enc_new(o, &out->base, &e) : fz7_lzma_enc_new(o, &out->base, &e), FZ7_OK);
+    size_t at = 0;
+    g_x = 12345;
+    while (at < n) {
+        size_t k = step ? step : 1 + (rnd() % 4 == 0 ? rnd() % 16 : rnd() % (300 << 10));
+        if (k > n - at)
+            k = n - at;
+        assert_int_equal(fz7_lzma_enc_write(e, in + at, k), FZ7_OK);
+        at += k;
+    }
+    assert_int_equal(fz7_lzma_enc_finish(e), FZ7_OK);
+    assert_int_equal(fz7_lzma_enc_bytes_in(e), n);
+    assert_int_equal(fz7_lzma_enc_bytes_out(e), out->n);
+    fz7_lzma_enc_free(e);
+}
+
+static void assert_same(const char *what, const tu_membuf *a, const tu_membuf *b)
+{
+    if (a->n != b->n || memcmp(a->p, b->p, a->n) != 0) {
+        size_t i = 0;
+        while (i < a->n && i < b->n && a->p[i] == b->p[i])
+            i++;
+        fail_msg("%s: threaded finder differs at byte %zu (sizes %zu vs %zu)", what, i, b->n, a->n);
+    }
+}
+
+/* One-thread and threaded encodes of in[0..n) must be the same bytes. */
+static size_t same_both_ways(const case_opts *c, int lzma2, const uint8_t *in, size_t n, size_t step)
+{
+    fz7_lzma_enc_opts o1 = opts_of(c, 0), o2 = opts_of(c, 1);
+    tu_membuf ref, got;
+    encode(&o1, lzma2, in, n, step, &ref);
+    encode(&o2, lzma2, in, n, step, &got);
+    char what[160];
+    snprintf(what, sizeof(what), "%s %s, %zu bytes in pieces of %zu", c->name, lzma2 ? "LZMA2" : "LZMA", n, step);
+    assert_same(what, &ref, &got);
+    size_t out = ref.n;
+    free(ref.p);
+    free(got.p);
+    return out;
+}
+
+static void check_decodes(const tu_membuf *c, uint32_t dict, const uint8_t *in, size_t n)
+{
+    fz7_istream *src = fz7_istream_from_memory(c->p, c->n);
+    fz7_istream *dec = NULL;
+    assert_int_equal(fz7_lzma2_istream_new(src, fz7_lzma2_dict_prop(dict), FZ7_DEFAULT_MEM_LIMIT, &dec), FZ7_OK);
+    uint8_t *got = malloc(n + 1);
+    assert_non_null(got);
+    size_t have = 0;
+    for (;;) {
+        size_t r = 0;
+        assert_int_equal(dec->read(dec, got + have, n + 1 - have, &r), FZ7_OK);
+        have += r;
+        if (r == 0 || have > n)
+            break;
+    }
+    assert_int_equal(have, n);
+    assert_memory_equal(got, in, n);
+    free(got);
+    fz7_istream_free(dec);
+    fz7_istream_free(src);
+}
+
+static const case_opts BT4_MX5 = {"bt4 -mx5 d=256k", 5, 256 << 10, -1};
+static const case_opts BT4_MX9 = {"bt4 -mx9 d=512k", 9, 512 << 10, -1};
+
+/* bt4 at the -mx5 and -mx9 settings over the whole input (many window
+ * moves: the dictionary is a tenth of it or less), random write() pieces
+ * and 1 MiB pieces, LZMA2 and LZMA; the threaded LZMA2 stream decodes. */
+static void test_bt4_levels(void **state)
+{
+    (void)state;
+    size_t a = same_both_ways(&BT4_MX5, 1, g_in, g_n, 0);
+    size_t b = same_both_ways(&BT4_MX5, 0, g_in, g_n, (size_t)1 << 20);
+    size_t c = same_both_ways(&BT4_MX9, 1, g_in, g_n, (size_t)1 << 20);
+    print_message("bt4: %zu -> %zu (mx5 LZMA2), %zu (mx5 LZMA), %zu (mx9 LZMA2) bytes, identical\n", g_n, a, b, c);
+    fz7_lzma_enc_opts o = opts_of(&BT4_MX5, 1);
+    tu_membuf m;
+    encode(&o, 1, g_in, g_n, 65537, &m);
+    check_decodes(&m, o.dict_size, g_in, g_n);
+    free(m.p);
+}
+
+/* Over 4 MiB with a 64 KiB dictionary the window moves three times and
+ * the stored positions are renumbered (lz_mf.c starts them high so that
+ * the second move does it) while the searcher is paused. */
+static void test_renumbering(void **state)
+{
+    (void)state;
+    static const case_opts c = {"bt4 -mx5 d=64k", 5, 64 << 10, -1};
+    uint8_t *twice = malloc(2 * g_n);
+    assert_non_null(twice);
+    memcpy(twice, g_in, g_n);
+    memcpy(twice + g_n, g_in, g_n);
+    size_t out = same_both_ways(&c, 1, twice, 2 * g_n, 65536);
+    print_message("%s: %zu -> %zu bytes, identical\n", c.name, 2 * g_n, out);
+    free(twice);
+}
+
+/* The other match finders, including the fast parser's hc4/hc5 (which
+ * skip most positions one-threaded: the searcher still searches them). */
+static void test_other_finders(void **state)
+{
+    (void)state;
+    static const case_opts cases[] = {
+        {"bt2 -mx5 d=64k", 5, 64 << 10, FZ7_LZMA_MF_BT2},
+        {"bt3 -mx7 d=128k", 7, 128 << 10, FZ7_LZMA_MF_BT3},
+        {"hc4 -mx5 d=64k", 5, 64 << 10, FZ7_LZMA_MF_HC4},
+        {"hc4 -mx3 d=128k", 3, 128 << 10, FZ7_LZMA_MF_HC4},
+        {"hc5 -mx1 d=64k", 1, 64 << 10, -1},
+    };
+    size_t n = g_n < ((size_t)1 << 20) ? g_n : (size_t)1 << 20;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        size_t out = same_both_ways(&cases[i], 1, g_in, n, 0);
+        print_message("%s: %zu -> %zu bytes, identical\n", cases[i].name, n, out);
+    }
+}
+
+/* write() pieces of 1 and 7 bytes (every append tells the searcher), and
+ * inputs shorter than nice_len, of one byte, and empty. */
+static void test_pieces_and_tiny(void **state)
+{
+    (void)state;
+    static const case_opts small = {"bt4 -mx5 d=64k", 5, 64 << 10, -1};
+    static const case_opts hc = {"hc4 -mx5 d=64k", 5, 64 << 10, FZ7_LZMA_MF_HC4};
+    same_both_ways(&small, 1, g_in, 300000, 1);
+    same_both_ways(&small, 1, g_in, 300000, 7);
+    same_both_ways(&hc, 1, g_in, 200000, 7);
+    same_both_ways(&small, 0, g_in, 200000, 7);
+    for (size_t n = 0; n <= 40; n++) {
+        same_both_ways(&small, 1, g_in + 5000, n, 1);
+        same_both_ways(&BT4_MX9, 0, g_in, n, 3);
+    }
+    tu_membuf m;
+    fz7_lzma_enc_opts o = opts_of(&small, 1);
+    encode(&o, 1, g_in, 0, 1, &m);
+    assert_int_equal(m.n, 1); /* the LZMA2 end byte alone */
+    assert_int_equal(m.p[0], 0x00);
+    free(m.p);
+}
+
+/* Encodes g_in with fz7_lzma2_enc_new_mt. */
+static void encode_mt(const fz7_lzma_enc_opts *o, uint32_t threads, uint64_t block, size_t n, size_t step,
+                      tu_membuf *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->base.write = tu_membuf_write;
+    fz7_lzma_enc *e = NULL;
+    assert_int_equal(fz7_lzma2_enc_new_mt(o, threads, block, &out->base, &e), FZ7_OK);
+    for (size_t at = 0; at < n; at += step)
+        assert_int_equal(fz7_lzma_enc_write(e, g_in + at, n - at < step ? n - at : step), FZ7_OK);
+    assert_int_equal(fz7_lzma_enc_finish(e), FZ7_OK);
+    fz7_lzma_enc_free(e);
+}
+
+/* LZMA2 blocks: each later block starts from the previous block's last
+ * bytes (skipped through the match finder, positions close to what the
+ * block has written so far); with a match finder thread per block the
+ * stream is the same. One block with two threads is the one-stream
+ * encoder with a match finder thread: the single-threaded stream. */
+static void test_blocks(void **state)
+{
+    (void)state;
+    fz7_lzma_enc_opts o1, o2;
+    assert_int_equal(fz7_lzma_enc_preset(&o1, 5), FZ7_OK);
+    o1.dict_size = 1 << 20;
+    o2 = o1;
+    o2.mf_thread = 1;
+    const uint64_t block = (uint64_t)1 << 20;
+    tu_membuf ref, got;
+    encode_mt(&o1, 2, block, g_n, 300007, &ref);
+    encode_mt(&o2, 2, block, g_n, 300007, &got);
+    assert_same("1 MiB blocks, 2 threads", &ref, &got);
+    free(got.p);
+    encode_mt(&o2, 1, block, g_n, 1 << 20, &got);
+    assert_same("1 MiB blocks, 1 thread", &ref, &got);
+    print_message("1 MiB blocks: %zu -> %zu bytes, identical with a finder thread per block\n", g_n, ref.n);
+    free(got.p);
+    free(ref.p);
+
+    /* One block: the size hint says the input fits (3 x the -mx5
+     * dictionary reduced to the input). */
+    fz7_lzma_enc_opts one;
+    assert_int_equal(fz7_lzma_enc_preset(&one, 5), FZ7_OK);
+    fz7_lzma_enc_reduce_dict(&one, g_n);
+    tu_membuf single;
+    encode(&one, 1, g_in, g_n, 65536, &single);
+    encode_mt(&one, 2, 0, g_n, 65536, &got);
+    assert_same("one block on 2 threads", &single, &got);
+    free(got.p);
+    free(single.p);
+    /* Its memory: one encoder and the ring, not a block's buffers. */
+    fz7_lzma_enc_opts with = one;
+    with.mf_thread = 1;
+    assert_int_equal(fz7_lzma2_mt_memusage(&one, 2, 0), fz7_lzma_enc_memusage(&with));
+    assert_int_equal(fz7_lzma_enc_memusage(&with), fz7_lzma_enc_memusage(&one) + fz7_lz_mf_mt_memusage());
+    assert_true(fz7_lz_mf_mt_memusage() >= ((uint64_t)2 << 20));
+}
+
+/* Freed before finish (an error upstream), in the middle of a window and
+ * right after creation: the searcher is joined, nothing leaks or hangs.
+ * An mf_thread other than 0 or 1 is refused. */
+static void test_free_early(void **state)
+{
+    (void)state;
+    fz7_lzma_enc_opts o = opts_of(&BT4_MX5, 1);
+    for (int k = 0; k < 3; k++) {
+        tu_membuf m = {{tu_membuf_write}, NULL, 0, 0};
+        fz7_lzma_enc *e = NULL;
+        assert_int_equal(fz7_lzma2_enc_new(&o, &m.base, &e), FZ7_OK);
+        if (k > 0)
+            assert_int_equal(fz7_lzma_enc_write(e, g_in, k == 1 ? 100000 : (size_t)2 << 20), FZ7_OK);
+        fz7_lzma_enc_free(e);
+        free(m.p);
+    }
+    o.mf_thread = 2;
+    assert_int_equal(fz7_lzma_enc_check(&o), FZ7_E_ARG);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bt4_levels),
+        cmocka_unit_test(test_renumbering),
+        cmocka_unit_test(test_other_finders),
+        cmocka_unit_test(test_pieces_and_tiny),
+        cmocka_unit_test(test_blocks),
+        cmocka_unit_test(test_free_early),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
