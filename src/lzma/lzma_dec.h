@@ -77,6 +77,9 @@ typedef struct fz7_lzma_dec {
     uint32_t pending;
     /* Set by run() when it decoded the end marker. */
     bool end_marker;
+    /* The thread faulting the dictionary's pages in ahead of the decoder
+     * (large windows only); NULL: none. */
+    struct fz7_lzma_prefault *prefault;
 } fz7_lzma_dec;
 
 /* Allocates a decoder. dict_size: the window in bytes (raised to 4 KiB);
