@@ -302,7 +302,7 @@ static int open_error(const struct fz7_options *o, FILE *out, const char *path, 
             err[0] ? err : fz7_status_str(st), listing ? "\n\n" : "");
     if (listing)
         fprintf(out, "\n\nErrors: 1\n");
-    else if (st == FZ7_E_FORMAT)
+    else if (st != FZ7_E_MEM && st != FZ7_E_IO) /* damaged headers, wrong password too */
         fprintf(out, "\nCan't open as archive: 1\nFiles: 0\nSize:       0\nCompressed: 0\n");
     return st == FZ7_E_MEM ? FZ7_EXIT_MEMORY : FZ7_EXIT_FATAL;
 }
