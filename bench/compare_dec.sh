@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Decompression of ../shared/bench/corpus by fz7 beside 7zz and xz, side by
-# side: `t` and `x -o` of .7z archives (7zz -mx5 solid, 7zz -mx5 -mf=off,
-# 7zz -mx5 -ms=off non-solid, fz7 -mx5) and -dc of .xz files (xz -6 one
-# block, xz -6 -T2 --block-size=4MiB). Median of N runs of wall time and of
-# CPU time (user + sys: the fair number on a loaded machine), and ratios
-# other/fz7 (higher is better for fz7).
+# Decompression of ../shared/bench/corpus by fz7 beside 7zz and xz: `t` and
+# `x -o` of .7z archives (7zz -mx5 solid, 7zz -mx5 -mf=off, 7zz -mx5 -ms=off
+# non-solid, fz7 -mx5) and `t` / -dc of .xz files (xz -6 one block, xz -6
+# -T2 --block-size=4MiB). The commands of one group (one archive, t or x)
+# run interleaved, one run of each per round, so a busy machine hits them
+# alike; prints the median wall and CPU (user + sys: the fair number on a
+# loaded machine) of N rounds and the ratios other/fz7 (higher: fz7 faster).
 # Usage: bench/compare_dec.sh [runs]   (FZ7=path of the binary; default 5 runs)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,50 +32,60 @@ make_7zz 7zz-mx5-nonsolid.7z -mx5 -ms=off
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
-# Runs a command `runs` times; prints "wall cpu" medians in seconds. The
-# output folder of `x` is emptied before each run (not timed).
-timeit() {
-  local i walls=() cpus=() tf=$work/time.txt
-  for ((i = 0; i < runs; i++)); do
-    rm -rf "$work/out"
-    /usr/bin/time -f "%e %U %S" -o "$tf" "$@" >/dev/null 2>&1 || { echo "FAILED: $*" >&2; return 1; }
-    walls+=("$(awk '{print $1}' "$tf")")
-    cpus+=("$(awk '{printf "%.3f", $2 + $3}' "$tf")")
+# group LABEL1 'CMD1' LABEL2 'CMD2' ...: runs the commands in turn, `runs`
+# rounds; the first command is the fz7 reference of the ratios. The output
+# folder of `x` is emptied before each run (not timed).
+group() {
+  local labels=() cmds=() i r tf=$work/time.txt
+  while [ $# -gt 0 ]; do labels+=("$1"); cmds+=("$2"); shift 2; done
+  local n=${#cmds[@]}
+  declare -A walls cpus
+  for ((r = 0; r < runs; r++)); do
+    for ((i = 0; i < n; i++)); do
+      rm -rf "$work/out"
+      if /usr/bin/time -f "%e %U %S" -o "$tf" sh -c "${cmds[i]}" >/dev/null 2>&1; then
+        walls[$i]+="$(awk '{print $1}' "$tf") "
+        cpus[$i]+="$(awk '{printf "%.3f", $2 + $3}' "$tf") "
+      else
+        walls[$i]+="nan "; cpus[$i]+="nan "
+      fi
+    done
   done
-  printf '%s %s\n' "$(printf '%s\n' "${walls[@]}" | median)" "$(printf '%s\n' "${cpus[@]}" | median)"
+  local w0 c0
+  for ((i = 0; i < n; i++)); do
+    local w c
+    w=$(printf '%s\n' ${walls[$i]} | median); c=$(printf '%s\n' ${cpus[$i]} | median)
+    if [ "$i" = 0 ]; then
+      w0=$w; c0=$c
+      printf '%-40s %8.3f %8.3f\n' "${labels[i]}" "$w" "$c"
+    else
+      awk -v l="${labels[i]}" -v w="$w" -v c="$c" -v rw="$w0" -v rc="$c0" \
+        'BEGIN{printf "%-40s %8.3f %8.3f   x%.2f wall  x%.2f cpu\n", l, w, c, w/rw, c/rc}'
+    fi
+  done
 }
 
-row() {   # label, reference (label of the fz7 row), command...
-  local label=$1 ref=$2; shift 2
-  local r; r=$(timeit "$@") || { printf '%-40s %8s\n' "$label" "failed"; return; }
-  local w=${r% *} c=${r#* }
-  eval "W_${label//[^A-Za-z0-9]/_}=$w; C_${label//[^A-Za-z0-9]/_}=$c"
-  if [ "$ref" = - ]; then
-    printf '%-40s %8.3f %8.3f\n' "$label" "$w" "$c"
-  else
-    local rw rc k=${ref//[^A-Za-z0-9]/_}
-    eval "rw=\$W_$k; rc=\$C_$k"
-    awk -v l="$label" -v w="$w" -v c="$c" -v rw="$rw" -v rc="$rc" \
-      'BEGIN{printf "%-40s %8.3f %8.3f   x%.2f wall  x%.2f cpu\n", l, w, c, w/rw, c/rc}'
-  fi
-}
-
-echo "load: $(cut -d' ' -f1-3 /proc/loadavg), cores: $(nproc), runs: $runs (median)"
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg), cores: $(nproc), rounds: $runs (medians)"
 printf '%-40s %8s %8s   %s\n' "job" "wall s" "cpu s" "other/fz7 (higher: fz7 faster)"
-for a in 7zz-mx5.7z 7zz-mx5-mfoff.7z 7zz-mx5-nonsolid.7z fz7-mx5.7z; do
+for a in 7zz-mx5-mfoff.7z 7zz-mx5.7z 7zz-mx5-nonsolid.7z fz7-mx5.7z; do
   [ -f "$work/$a" ] || continue
-  row "fz7 t $a" - "$fz7" t "$work/$a"
-  row "fz7 t -mmt1 $a" "fz7 t $a" "$fz7" t -mmt1 "$work/$a"
-  row "7zz t $a" "fz7 t $a" 7zz t "$work/$a"
-  row "7zz t -mmt1 $a" "fz7 t $a" 7zz t -mmt1 "$work/$a"
-  row "fz7 x $a" - "$fz7" x -y -o"$work/out" "$work/$a"
-  row "7zz x $a" "fz7 x $a" 7zz x -y -o"$work/out" "$work/$a"
+  f=$work/$a
+  group "fz7 t $a" "'$fz7' t '$f'" \
+        "fz7 t -mmt1 $a" "'$fz7' t -mmt1 '$f'" \
+        "7zz t $a" "7zz t '$f'" \
+        "7zz t -mmt1 $a" "7zz t -mmt1 '$f'"
+  group "fz7 x $a" "'$fz7' x -y -o'$work/out' '$f'" \
+        "7zz x $a" "7zz x -y -o'$work/out' '$f'" \
+        "7zz x -mmt1 $a" "7zz x -mmt1 -y -o'$work/out' '$f'"
 done
 for a in xz6.xz xz6-b4m.xz; do
-  row "fz7 t $a" - "$fz7" t "$work/$a"
-  row "fz7 t -mmt1 $a" "fz7 t $a" "$fz7" t -mmt1 "$work/$a"
-  row "fz7 x -so $a" - "$fz7" x -so "$work/$a"
-  row "xz -dc $a" "fz7 x -so $a" xz -dc -T1 "$work/$a"
-  row "xz -T2 -dc $a" "fz7 x -so $a" xz -dc -T2 "$work/$a"
+  f=$work/$a
+  group "fz7 t $a" "'$fz7' t '$f'" \
+        "fz7 t -mmt1 $a" "'$fz7' t -mmt1 '$f'" \
+        "xz -t $a" "xz -t -T1 '$f'" \
+        "xz -T2 -t $a" "xz -t -T2 '$f'"
+  group "fz7 x -so $a" "'$fz7' x -so '$f'" \
+        "xz -dc $a" "xz -dc -T1 '$f'" \
+        "xz -T2 -dc $a" "xz -dc -T2 '$f'"
 done
 rm -rf "$work/out"
