@@ -196,11 +196,13 @@ int fz7_cmd_list(const struct fz7_options *o)
         const fz7_archive_info *in = fz7_archive_get_info(a);
         if (in->sizes_unknown)
             total_packed = in->phy_size;
-        char tsize[24] = "";
+        char tsize[24] = "", tpacked[24] = "";
         if (!size_blank)
             snprintf(tsize, sizeof tsize, "%llu", (unsigned long long)total_size);
-        fprintf(out, "%s%-19s       %12s %12llu  %llu files", DASHES, t, tsize,
-                (unsigned long long)total_packed, (unsigned long long)files);
+        if (!(o->from_stdin && in->format == FZ7_FORMAT_XZ)) /* a pipe: not read yet */
+            snprintf(tpacked, sizeof tpacked, "%llu", (unsigned long long)total_packed);
+        fprintf(out, "%s%-19s       %12s %12s  %llu files", DASHES, t, tsize, tpacked,
+                (unsigned long long)files);
         if (dirs)
             fprintf(out, ", %llu folders", (unsigned long long)dirs);
         fputc('\n', out);

@@ -164,6 +164,10 @@ if [ -f "$XZ/MANIFEST.tsv" ]; then
     [ "$(cat b.rc)" = 0 ] &&
         [ "$(sha256sum <B/out/unsupported-check | cut -d' ' -f1)" = 8e5935e7e13368cd9688fe8f48a0955293676a021562582c7e848dafe13fb046 ] &&
         ok || bad "x unsupported-check.xz: exit $(cat b.rc) or wrong data"
+    # A listing from a pipe: sizes and the total packed size left blank.
+    7zz l -si -txz <"$XZ/good-1-lzma2-1.xz" 2>&1 | tail -n +4 >a.cmp
+    "$FZ7" l -si -txz <"$XZ/good-1-lzma2-1.xz" 2>&1 | tail -n +3 >b.cmp
+    cmp -s a.cmp b.cmp && ok || bad "l -si -txz: $(diff a.cmp b.cmp | grep '^[<>]' | head -4 | tr '\n' '|')"
     # Reserved check IDs of every size (7: 16 bytes, 13 and 15: 64), made
     # from good-1-check-none.xz: both readers skip the check, as 7zz does.
     if command -v python3 >/dev/null; then
