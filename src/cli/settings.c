@@ -208,8 +208,12 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
  * 6.4 % on a 28 MB tree of source and /usr/share/doc at -mx5 (the new-user
  * trial) though only 0.8 % on the corpus, so the ratio wins: at -mx5 and
  * above (32 MiB and more) only inputs over 96 MiB are cut. An input
- * of at most one floor stays one solid stream on one thread; an unknown
- * size (a pipe) gets the encoder's default of 3 dictionaries per block.
+ * of at most one floor stays one solid stream; with 2+ threads its match
+ * finder (bt kinds) searches on a second thread (lz/lz_mf_mt.h, the same
+ * bytes as -mmt1): threads 2 and block 0 say so, which
+ * fz7_lzma2_enc_new_mt turns into that encoder for an input of one block
+ * and fz7_settings_folder_opts into opts.mf_thread. An unknown size (a
+ * pipe) gets the encoder's default of 3 dictionaries per block.
  * The output depends only on the input, the settings and the thread count
  * picked here (-mmt N, lowered by the memory cap below), never on timing:
  * -mmt2 and -mmt4 give different archives, two -mmt2 runs the same one.
@@ -230,6 +234,23 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
  * fewer, longer blocks. */
 #define MT_BLOCK_ROUND ((uint64_t)64 << 10)
 #define MT_7Z_BLOCKS_PER_THREAD 2u
+/* The smallest stream whose match finder gets a thread: starting one
+ * costs about as much as searching a few KiB. */
+#define MF_THREAD_MIN ((uint64_t)64 << 10)
+
+/* True when a one-stream input of `bytes` with options lo (reduced to it)
+ * should search on a second thread. Only the binary trees: their skip is
+ * a whole search anyway, while hash chains skip far cheaper than they
+ * search, and the thread searches every position. */
+static bool mf_thread_pays(const fz7_settings *s, const fz7_lzma_enc_opts *lo, uint64_t bytes)
+{
+    if (s->threads < 2 || bytes < MF_THREAD_MIN || lo->mf == FZ7_LZMA_MF_HC4 || lo->mf == FZ7_LZMA_MF_HC5)
+        return false;
+    fz7_lzma_enc_opts o = *lo;
+    o.mf_thread = 1;
+    uint64_t need = fz7_lzma_enc_memusage(&o);
+    return need && need <= s->mem_limit;
+}
 
 /* The smallest block worth a thread for dictionary dict (bytes). */
 static uint64_t mt_floor(uint32_t dict)
@@ -259,8 +280,12 @@ void fz7_settings_pick_mt(const fz7_settings *s, uint64_t bytes, uint32_t *threa
     fz7_lzma_enc_opts lo = s->lzma;
     if (bytes)
         fz7_lzma_enc_reduce_dict(&lo, bytes);
-    if (s->method != FZ7_7Z_LZMA2 || *threads <= 1 || (bytes && bytes <= mt_floor(lo.dict_size))) {
+    if (s->method != FZ7_7Z_LZMA2 || *threads <= 1) {
         *threads = 1;
+        return;
+    }
+    if (bytes && bytes <= mt_floor(lo.dict_size)) {
+        *threads = mf_thread_pays(s, &lo, bytes) ? 2 : 1;
         return;
     }
     while (*threads > 1) {
@@ -357,6 +382,18 @@ void fz7_settings_folder_opts(const fz7_settings *s, const fz7_7zaes_key *key, u
     fo->bcj2 = s->bcj2 && s->method != FZ7_7Z_COPY;
     fo->folder_bytes = folder_bytes;
     fz7_settings_pick_mt(s, folder_bytes, &fo->threads, &fo->mt_block_size);
+    /* One stream with its match finder on a second thread: said in the
+     * options, so that the writer makes one encoder (an LZMA folder too). */
+    bool one_stream = s->method == FZ7_7Z_LZMA2 && fo->threads == 2 && fo->mt_block_size == 0;
+    if (s->method == FZ7_7Z_LZMA && folder_bytes) {
+        fz7_lzma_enc_opts lo = s->lzma;
+        fz7_lzma_enc_reduce_dict(&lo, folder_bytes);
+        one_stream = mf_thread_pays(s, &lo, folder_bytes);
+    }
+    if (folder_bytes && one_stream) {
+        fo->threads = 1;
+        fo->lzma.mf_thread = 1;
+    }
 }
 
 bool fz7_settings_bcj_again(const fz7_settings *s, const char *old_method)

@@ -6,7 +6,8 @@
 # the same bytes on every run, cost at most 1 % over -mmt1, and the xz file
 # must hold 2 blocks with both sizes in their headers. The 7z folder's
 # LZMA2 stream (second block continues the first one's dictionary) must
-# also decode in xz's raw LZMA2 decoder.
+# also decode in xz's raw LZMA2 decoder. At -mx5 (not cut: one stream
+# whose match finder has a thread) -mmt2 must give -mmt1's bytes.
 set -u
 . "$(dirname "$0")/lib_add.sh"
 need_tools 7zz xz sha256sum cmp
@@ -84,5 +85,17 @@ xz --robot -lvv two.xz | awk -F'\t' '$1 == "block" {print $8, $13}' > two.blocks
 # The cut (settings.c, fz7_settings_pick_mt): one block per thread, 8 MiB / 2.
 [ "$(cat two.blocks)" = "4194304 cu
 4194304 cu" ] || fail "two.xz blocks (uncompressed size, flags): $(tr '\n' ';' < two.blocks)"
+
+# One stream: at -mx5's dictionary 8 MiB is under 3 dictionaries, so it is
+# not cut; with -mmt2 its match finder searches on a second thread
+# (lz/lz_mf_mt.h) and the archive must be -mmt1's, byte for byte.
+(cd in && "$FZ7" a -bsp0 -mx5 -mmt1 ../s1.7z a.txt b.tar >/dev/null) || fail "a -mx5 -mmt1 s1.7z"
+(cd in && "$FZ7" a -bsp0 -mx5 -mmt2 ../s2.7z a.txt b.tar >/dev/null) || fail "a -mx5 -mmt2 s2.7z"
+cmp -s s1.7z s2.7z || fail "one-stream 7z: -mmt2 ($(stat -c %s s2.7z) bytes) differs from -mmt1 ($(stat -c %s s1.7z))"
+7zz t s2.7z >/dev/null || fail "7zz t s2.7z"
+"$FZ7" a -bsp0 -txz -mx5 -mmt1 s1.xz all.bin >/dev/null || fail "a -txz -mx5 -mmt1 s1.xz"
+"$FZ7" a -bsp0 -txz -mx5 -mmt2 s2.xz all.bin >/dev/null || fail "a -txz -mx5 -mmt2 s2.xz"
+cmp -s s1.xz s2.xz || fail "one-stream xz: -mmt2 ($(stat -c %s s2.xz) bytes) differs from -mmt1 ($(stat -c %s s1.xz))"
+xz -dc s2.xz | cmp -s - all.bin || fail "xz -dc s2.xz gives other bytes"
 
 echo "add_mt.sh: 7z and xz, -mmt1 vs -mmt2 on 8 MiB of $src: passed (7z $(stat -c %s one.7z) -> $(stat -c %s two.7z), xz $s1 -> $s2 bytes)"
