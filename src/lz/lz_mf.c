@@ -728,15 +728,21 @@ static inline uint32_t load32le(const uint8_t *p)
 }
 
 /* hc4/hc5 skipping n positions that all have 5 bytes ahead and no slot
- * wrap: only heads and chain links change (the values hc_find stores). */
+ * wrap: only heads and chain links change (the values hc_find stores).
+ * The positions of a run do not wait on each other, so the core overlaps
+ * their head loads by itself: only the run's last PREFETCH_HEADS
+ * positions request heads, those of the positions after the run (the
+ * next search's), which saves two hashes per position of a long run. */
 __attribute__((always_inline)) static inline void hc_skip_run(fz7_lz_mf *mf, uint32_t n, int kind)
 {
     const uint8_t *p = mf->buf + mf->pos;
     uint32_t stored = mf->pos + mf->offset;
     uint32_t *link = &mf->son[mf->cyclic_pos];
-    const int ahead = mf->end - mf->pos >= n + PREFETCH_HEADS + 8;
+    uint32_t from = n > PREFETCH_HEADS ? n - PREFETCH_HEADS : 0;
+    if (mf->end - mf->pos < n + PREFETCH_HEADS + 8)
+        from = n;   /* too near the end of the data: no prefetch */
     for (uint32_t k = 0; k < n; k++, p++, stored++) {
-        if (ahead) {
+        if (k >= from) {
             __builtin_prefetch(&mf->hash4[root_kind(mf, p + PREFETCH_HEADS, kind)], 1);
             __builtin_prefetch(&mf->hash3[hash3_of(p + PREFETCH_HEADS)], 1);
         }

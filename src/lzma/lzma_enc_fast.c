@@ -6,11 +6,22 @@
  * it codes a literal and decides again one byte later. No prices. */
 #include "lzma/lzma_enc_impl.h"
 
+#include <string.h>
+
 /* True when dist0 'big' is so much farther than 'small' that one more
  * byte of length does not pay for it. */
 static inline int much_farther(uint32_t small, uint32_t big)
 {
     return (big >> 7) > small;
+}
+
+/* True when the 2 bytes at a equal those at b (one 16-bit compare). */
+static inline int same2(const uint8_t *a, const uint8_t *b)
+{
+    uint16_t x, y;
+    memcpy(&x, a, 2);
+    memcpy(&y, b, 2);
+    return x == y;
 }
 
 /* Longest rep at p (coder position pos); sets *rep. 0 if none reaches 2. */
@@ -20,7 +31,7 @@ static uint32_t best_rep(const struct fz7_lzma_enc *e, const uint8_t *p, uint64_
     uint32_t best = 0;
     for (uint32_t i = 0; i < 4; i++) {
         uint64_t d = (uint64_t)e->reps[i] + 1;
-        if (d > pos || p[0] != p[-(ptrdiff_t)d] || p[1] != p[1 - (ptrdiff_t)d])
+        if (d > pos || !same2(p, p - d))
             continue;
         uint32_t len = 2 + fz7_lzma_match_len(e, p + 2, p + 2 - d, avail - 2);
         if (len > best) {
@@ -108,7 +119,7 @@ void fz7_lzma_parse_fast(struct fz7_lzma_enc *e)
     uint32_t limit = main_len - 1 < 2 ? 2 : main_len - 1;
     for (uint32_t i = 0; i < 4; i++) {
         uint64_t d = (uint64_t)e->reps[i] + 1;
-        if (d > e->pos + 1 || next[0] != next[-(ptrdiff_t)d] || next[1] != next[1 - (ptrdiff_t)d])
+        if (d > e->pos + 1 || !same2(next, next - d))
             continue;
         if (2 + fz7_lzma_match_len(e, next + 2, next + 2 - d, limit - 2) >= limit) {
             fz7_lzma_enc_push(e, 1, 0);
