@@ -141,34 +141,41 @@
     } while (0)
 
 /* n (1..26) direct bits (a far distance's middle bits), appended to acc,
- * with no branch per bit. The bits' ranges do not depend on the data:
- * after one normalisation the range halves m times (m = bits until it
- * drops below 2^24, 1..8, each halving dropping the low bit), and from
- * the first normalisation on it is shifted up 8 every 8 bits and loses
- * nothing. So code and the next 4 input bytes are held as one 64-bit x,
- * and the range at the same scale as r (r = range << 32, then halved,
- * keeping only bits 32.. during the first m bits): a normalisation is
- * then just a change of scale, and each bit is x >= r ? x -= r, 1 : 0.
- * At the end, c = the normalisations the bits took (<= 4 for 26 bits)
- * gives the scale s = 32 - 8c of code and range and the bytes used. */
+ * with no branch. The ranges these bits use do not depend on the data:
+ * after one normalisation the range r0 halves m = min(bits until it drops
+ * below 2^24, n) times, each halving dropping its low bit; the remaining
+ * n2 = n - m bits start with a normalisation, one more every 8 bits, and
+ * lose nothing, so their ranges are A/2, A/4, ... A/2^n2 exactly, with
+ * A = (r0 >> m) << 32 the range at the scale of x = code << 32 | the next
+ * 4 input bytes.
+ * - The first m bits: a fixed 8 steps of "c >= d ? c -= d, 1 : 0" over
+ *   d = (r0 << (8 - m)) >> 1 .. >> 8; the first 8 - m steps have d >= r0
+ *   > code and give leading 0 bits.
+ * - The last n2 bits are the restoring division of x by A / 2^n2: one
+ *   64-bit divide, quotient = the bits, remainder = the code at that scale.
+ * Afterwards, k = ceil(n2 / 8) normalisations happened: code and range
+ * sit at scale s = 32 - 8k and k input bytes are used. For a valid stream
+ * (code < range) this is exactly the bit-by-bit decode; on corrupt input
+ * the results differ but stay in range (the bits are masked to n). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(FZ7_LZMA_NO_ASM)
-/* q gets the inverted bit (the borrow of x - r) as its low bit. */
-#define RC_DIRECT_STEP_(x, r, q)                                                \
+/* q gets the inverted bit (the borrow of c - d) as its low bit. */
+#define RC_DIRECT_STEP_(c, d, q)                                                \
     do {                                                                        \
-        uint64_t t_ = (x);                                                      \
-        __asm__("subq %[rv], %[tv]\n\t"                                         \
-                "cmovaeq %[tv], %[xv]\n\t"                                      \
+        uint64_t t_ = (c);                                                      \
+        __asm__("subq %[dv], %[tv]\n\t"                                         \
+                "cmovaeq %[tv], %[cv]\n\t"                                      \
                 "adcl %[qv], %[qv]"                                             \
-                : [tv] "+&r"(t_), [xv] "+&r"(x), [qv] "+&r"(q)                  \
-                : [rv] "r"(r)                                                   \
+                : [tv] "+&r"(t_), [cv] "+&r"(c), [qv] "+&r"(q)                  \
+                : [dv] "r"(d)                                                   \
                 : "cc");                                                        \
     } while (0)
-#define RC_DIRECT_INVERTED_ 1u
+#define RC_DIRECT_INVERTED_ 0xFFu
 #else
-#define RC_DIRECT_STEP_(x, r, q)                                                \
+#define RC_DIRECT_STEP_(c, d, q)                                                \
     do {                                                                        \
-        uint32_t b_ = (x) >= (r);                                               \
-        (x) -= (r) & (0 - (uint64_t)b_);                                        \
+        uint64_t d_ = (d);                                                      \
+        uint32_t b_ = (c) >= d_;                                                \
+        (c) -= d_ & (0 - (uint64_t)b_);                                         \
         (q) = ((q) << 1) + b_;                                                  \
     } while (0)
 #define RC_DIRECT_INVERTED_ 0u
@@ -177,21 +184,32 @@
     do {                                                                        \
         RC_NORMALIZE();                                                         \
         const unsigned n_ = (n);                                                \
-        const unsigned m_ = 8u - (unsigned)__builtin_clz(range);                \
-        uint64_t x_ = ((uint64_t)code << 32) | ((uint32_t)in[0] << 24) |        \
-                      ((uint32_t)in[1] << 16) | ((uint32_t)in[2] << 8) | in[3]; \
-        uint64_t r_ = (uint64_t)range << 32;                                    \
+        unsigned m_ = 8u - (unsigned)__builtin_clz(range);                      \
+        m_ = m_ < n_ ? m_ : n_;                                                 \
+        const unsigned n2_ = n_ - m_;                                           \
+        const uint64_t w_ = (uint64_t)range << (8u - m_);                       \
+        uint64_t c_ = code;                                                     \
         uint32_t q_ = 0;                                                        \
-        for (unsigned i_ = 0; i_ < n_; i_++) {                                  \
-            r_ = (r_ >> 1) & (~(uint64_t)0 << ((uint32_t)(i_ < m_) << 5));      \
-            RC_DIRECT_STEP_(x_, r_, q_);                                        \
-        }                                                                       \
-        const unsigned c_ = n_ > m_ ? (n_ - m_ + 7u) >> 3 : 0u;                 \
-        const unsigned s_ = 32u - 8u * c_;                                      \
-        range = (uint32_t)(r_ >> s_);                                           \
+        RC_DIRECT_STEP_(c_, w_ >> 1, q_);                                       \
+        RC_DIRECT_STEP_(c_, w_ >> 2, q_);                                       \
+        RC_DIRECT_STEP_(c_, w_ >> 3, q_);                                       \
+        RC_DIRECT_STEP_(c_, w_ >> 4, q_);                                       \
+        RC_DIRECT_STEP_(c_, w_ >> 5, q_);                                       \
+        RC_DIRECT_STEP_(c_, w_ >> 6, q_);                                       \
+        RC_DIRECT_STEP_(c_, w_ >> 7, q_);                                       \
+        RC_DIRECT_STEP_(c_, w_ >> 8, q_);                                       \
+        const uint32_t q1_ = (q_ ^ RC_DIRECT_INVERTED_) & ((1u << m_) - 1u);    \
+        uint64_t x_ = (c_ << 32) | ((uint32_t)in[0] << 24) |                    \
+                      ((uint32_t)in[1] << 16) | ((uint32_t)in[2] << 8) | in[3]; \
+        const uint64_t dv_ = ((uint64_t)(range >> m_) << 32) >> n2_;            \
+        const uint64_t q2_ = x_ / dv_;                                          \
+        x_ -= q2_ * dv_;                                                        \
+        const unsigned k_ = (n2_ + 7u) >> 3;                                    \
+        const unsigned s_ = 32u - 8u * k_;                                      \
+        range = (uint32_t)(dv_ >> s_);                                          \
         code = (uint32_t)(x_ >> s_);                                            \
-        in += c_;                                                               \
-        (acc) = ((acc) << n_) + (q_ ^ (RC_DIRECT_INVERTED_ * ((1u << n_) - 1u)));  \
+        in += k_;                                                               \
+        (acc) = ((acc) << n_) + (q1_ << n2_) + ((uint32_t)q2_ & ((1u << n2_) - 1u)); \
     } while (0)
 
 /* One direct bit (probability 1/2), appended to acc. */
