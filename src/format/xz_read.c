@@ -562,12 +562,12 @@ static fz7_status decode_block(extract_ctx *x, const xz_stream *s, const xz_reco
     if (used != packed) {
         fz7_xz_msg(detail, dlen, "LZMA2 data ends %" PRIu64 " bytes before its block does",
                    packed - used);
-        return FZ7_E_DATA;
+        return FZ7_E_CRC; /* the index disagrees: 7-Zip's "CRC Failed" */
     }
     if (produced != rec->uncompressed) {
         fz7_xz_msg(detail, dlen, "Block decodes to %" PRIu64 " bytes, the index lists %" PRIu64,
                    produced, rec->uncompressed);
-        return FZ7_E_DATA;
+        return FZ7_E_CRC;
     }
     /* Block padding (section 3.3), then the check. */
     uint8_t tail[3 + 64];
@@ -578,7 +578,7 @@ static fz7_status decode_block(extract_ctx *x, const xz_stream *s, const xz_reco
     for (size_t i = 0; i < pad; i++) {
         if (tail[i] != 0) {
             fz7_xz_msg(detail, dlen, "Block padding is not zero");
-            return FZ7_E_DATA;
+            return FZ7_E_CRC; /* 7-Zip: "CRC Failed" */
         }
     }
     return fz7_xz_check_verify(&chk, tail + pad, detail, dlen);

@@ -208,7 +208,7 @@ static fz7_status decode_block(run *r, uint8_t first, unsigned check_id)
     for (size_t i = 0; i < pad; i++) {
         if (tail[i] != 0) {
             fz7_xz_msg(detail, dlen, "Block padding is not zero");
-            return FZ7_E_DATA;
+            return FZ7_E_CRC; /* 7-Zip: "CRC Failed" */
         }
     }
     if ((st = fz7_xz_check_verify(&chk, tail + pad, detail, dlen)) != FZ7_OK)
@@ -233,7 +233,9 @@ static fz7_status decode_block(run *r, uint8_t first, unsigned check_id)
 /* ---- index and footer (sections 4, 2.1.2) ------------------------------ */
 
 /* Reads the index (its indicator byte 0x00 already read) and the footer,
- * checking both against the blocks seen and the stream header's flags. */
+ * checking both against the blocks seen and the stream header's flags.
+ * Disagreements are integrity failures, FZ7_E_CRC, as 7-Zip reports them
+ * ("CRC Failed"); an index field that does not parse is FZ7_E_DATA. */
 static fz7_status read_index_and_footer(xzs *x, const uint8_t flags[2])
 {
     char *detail = x->detail;
@@ -247,7 +249,7 @@ static fz7_status read_index_and_footer(xzs *x, const uint8_t flags[2])
     if (st == FZ7_OK && count != x->nblocks) {
         fz7_xz_msg(detail, dlen, "The index lists %" PRIu64 " blocks, the stream has %zu", count,
                    x->nblocks);
-        return FZ7_E_DATA;
+        return FZ7_E_CRC;
     }
     for (size_t i = 0; i < x->nblocks && st == FZ7_OK; i++) {
         uint64_t unpadded, uncompressed;
@@ -258,16 +260,16 @@ static fz7_status read_index_and_footer(xzs *x, const uint8_t flags[2])
             fz7_xz_msg(detail, dlen, "Index record %zu (%" PRIu64 ", %" PRIu64 ") differs from the "
                        "block (%" PRIu64 ", %" PRIu64 ")", i + 1, unpadded, uncompressed,
                        x->blocks[i].unpadded, x->blocks[i].uncompressed);
-            return FZ7_E_DATA;
+            return FZ7_E_CRC;
         }
     }
     if (st == FZ7_OK && (st = fz7_xz_index_padding(&ir)) == FZ7_E_DATA) {
         fz7_xz_msg(detail, dlen, "Index padding is not zero");
-        return FZ7_E_DATA;
+        return FZ7_E_CRC;
     }
     if (st == FZ7_OK && (st = fz7_xz_index_crc(&ir)) == FZ7_E_CRC) {
         fz7_xz_msg(detail, dlen, "Index CRC32 mismatch");
-        return FZ7_E_DATA;
+        return FZ7_E_CRC;
     }
     if (st == FZ7_E_DATA && !detail[0])
         fz7_xz_msg(detail, dlen, "Bad record in the index");
@@ -278,15 +280,15 @@ static fz7_status read_index_and_footer(xzs *x, const uint8_t flags[2])
         return st;
     if (memcmp(f + 10, footer_magic, 2) != 0 || fz7_crc32(0, f + 4, 6) != fz7_get32le(f)) {
         fz7_xz_msg(detail, dlen, "Bad stream footer (magic or CRC32)");
-        return FZ7_E_DATA;
+        return FZ7_E_CRC;
     }
     if (((uint64_t)fz7_get32le(f + 4) + 1) * 4 != ir.size + 4) {
         fz7_xz_msg(detail, dlen, "The stream footer's backward size differs from the index size");
-        return FZ7_E_DATA;
+        return FZ7_E_CRC;
     }
     if (f[8] != flags[0] || f[9] != flags[1]) {
         fz7_xz_msg(detail, dlen, "Stream header and footer flags differ");
-        return FZ7_E_DATA;
+        return FZ7_E_CRC;
     }
     return FZ7_OK;
 }
@@ -343,7 +345,7 @@ static fz7_status read_streams(run *r)
             return FZ7_OK;
         if (got < 4) {
             fz7_xz_msg(x->detail, sizeof x->detail, "Stream padding is not a multiple of 4 bytes");
-            return FZ7_E_DATA;
+            return FZ7_E_TRUNCATED; /* 7-Zip: "Unexpected end of data" */
         }
         st = in_read_exact(x, h + 4, sizeof h - 4);
     }

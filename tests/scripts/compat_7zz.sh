@@ -148,6 +148,14 @@ if [ -f "$XZ/MANIFEST.tsv" ]; then
         side -rc l "$n"
         [ "$(cat a.rc)" = 0 ] && side l "$n" && side l -slt "$n"
         side -rc t "$n"
+        # The 7-Zip words of the entry's error ("CRC Failed", "Data Error",
+        # "Unexpected end of data", "Unsupported Method"), where fz7 has them.
+        w7=$(grep -m1 '^ERROR: .* : ' a.err | sed 's/^ERROR: //' | awk -F' : ' '{print $1}')
+        wf=$(grep -m1 '^ERROR: .* : ' b.err | sed 's/^ERROR: //' | awk -F' : ' '{print $1}')
+        case $w7 in
+        "CRC Failed"|"Data Error"|"Unexpected end of data"|"Unsupported Method")
+            [ "$w7" = "$wf" ] && ok || bad "t $n: '$wf', 7zz '$w7'" ;;
+        esac
         rm -f "work/$n"
     done
     # Named cases, so a change in 7zz cannot hide them: a damaged footer
