@@ -13,6 +13,7 @@
 
 #include "check/check.h"
 #include "lzma/lzma_dec.h"
+#include "lzma/range_enc.h"
 
 /* The decoders compiled a second time, under other names, with the
  * portable twins of the x86-64 cmov bit decoders (FZ7_LZMA_NO_ASM), so
@@ -597,6 +598,72 @@ static void test_xz_corpus(void **state)
     }
 }
 
+/* RC_DIRECT_BITS (8 fixed steps and one division) against the bit-by-bit
+ * RC_DIRECT_BIT, on streams made by the range encoder: a random number of
+ * probability-coded bits first puts the range anywhere, then groups of
+ * 1..26 direct bits (every count a far distance can have). Both must give
+ * the encoded values and leave range, code and the input pointer alike. */
+static void test_direct_bits(void **state)
+{
+    (void)state;
+    static uint8_t buf[4096];
+    uint64_t seed = 0x9E3779B97F4A7C15u;
+#define NEXT_RAND() (seed = seed * 6364136223846793005u + 1442695040888963407u, (uint32_t)(seed >> 33))
+    for (unsigned trial = 0; trial < 20000; trial++) {
+        fz7_lzma_prob enc_probs[64], dec_probs[64];
+        for (unsigned i = 0; i < 64; i++)
+            enc_probs[i] = dec_probs[i] = (fz7_lzma_prob)(31 + NEXT_RAND() % 1987);
+        unsigned nprob = NEXT_RAND() % 48;
+        unsigned bits[48], counts[4];
+        uint32_t values[4];
+        fz7_range_enc rc;
+        rc.out = buf;
+        fz7_rc_reset(&rc);
+        for (unsigned i = 0; i < nprob; i++) {
+            bits[i] = NEXT_RAND() & 1;
+            fz7_rc_bit(&rc, &enc_probs[i], bits[i]);
+        }
+        for (unsigned g = 0; g < 4; g++) {
+            counts[g] = 1 + (trial + g * 7) % 26;
+            values[g] = NEXT_RAND() & ((1u << counts[g]) - 1u);
+            fz7_rc_direct(&rc, values[g], counts[g]);
+        }
+        fz7_rc_flush(&rc);
+        assert_true(rc.out_pos + 64 <= sizeof buf);
+        memset(buf + rc.out_pos, 0, 64);
+
+        uint32_t range = 0xFFFFFFFFu;
+        uint32_t code = ((uint32_t)buf[1] << 24) | ((uint32_t)buf[2] << 16) | ((uint32_t)buf[3] << 8) | buf[4];
+        const uint8_t *in = buf + 5;
+        for (unsigned i = 0; i < nprob; i++) {
+            uint32_t bit;
+            RC_BIT_BL(&dec_probs[i], bit);
+            assert_int_equal(bit, bits[i]);
+        }
+        for (unsigned g = 0; g < 4; g++) {
+            uint32_t range0 = range, code0 = code;
+            const uint8_t *in0 = in;
+            uint32_t fast = 0, slow = 0;
+            RC_DIRECT_BITS(counts[g], fast);
+            {
+                uint32_t range1 = range, code1 = code;
+                const uint8_t *in1 = in;
+                range = range0;
+                code = code0;
+                in = in0;
+                for (unsigned i = 0; i < counts[g]; i++)
+                    RC_DIRECT_BIT(slow);
+                assert_int_equal(range1, range);
+                assert_int_equal(code1, code);
+                assert_ptr_equal(in1, in);
+            }
+            assert_int_equal(fast, values[g]);
+            assert_int_equal(slow, values[g]);
+        }
+    }
+#undef NEXT_RAND
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -608,6 +675,7 @@ int main(void)
         cmocka_unit_test(test_lzma2_chunks),
         cmocka_unit_test(test_lzma2_props_and_ends),
         cmocka_unit_test(test_xz_corpus),
+        cmocka_unit_test(test_direct_bits),
     };
     return cmocka_run_group_tests(tests, load_manifest, NULL);
 }
