@@ -143,15 +143,20 @@ static char *resolve_existing(run *r, const fz7_entry *e, char *path, const stru
     }
 }
 
-/* -bb2 and up: ". name" for the entries before this one that are decoded
- * only because they share its solid block, as 7-Zip lists them. */
+/* The entries before this one that are decoded only because they share
+ * its solid block: counted in "Files:" and "Size:" as 7-Zip counts them,
+ * and from -bb2 listed as ". name". */
 static void list_passed_over(run *r, size_t index, const fz7_entry *e)
 {
     for (size_t j = r->next_index; j < index && e->folder >= 0; j++) {
         const fz7_entry *o = fz7_archive_entry(r->a, j);
         if (!r->select[j] && o->folder == e->folder && o->has_stream) {
-            fz7_progress_clear(r->progress);
-            fprintf(r->out, ". %s\n", fz7_entry_path(o));
+            r->files++;
+            r->size += o->size;
+            if (r->o->bb >= 2) {
+                fz7_progress_clear(r->progress);
+                fprintf(r->out, ". %s\n", fz7_entry_path(o));
+            }
         }
     }
     r->next_index = index + 1;
@@ -172,8 +177,7 @@ static void list_written(run *r, const fz7_entry *e)
 static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
 {
     run *r = ctx;
-    if (r->o->bb >= 2)
-        list_passed_over(r, index, e);
+    list_passed_over(r, index, e);
     r->cur = e;
     r->writing = false;
     if (e->is_dir)

@@ -86,6 +86,11 @@ side t -bb arc.7z
 side t -bb3 arc.7z
 side x -y -oout -bb1 arc.7z
 side l -r arc.7z '*.txt'
+# Entries decoded only because they share the solid block count in
+# "Files:" and "Size:", as 7zz counts them.
+side x -y -oout -r arc.7z '*.log'
+side t arc.7z src/d1/b.txt
+side x -y -oout -bb2 arc.7z src/d1/d2/c.log
 side l arc.7z '-x!src/d1'
 side e -y -oout arc.7z '-x!*.txt'
 side x -y -oout arc.7z nosuch
