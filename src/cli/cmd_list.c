@@ -148,6 +148,7 @@ int fz7_cmd_list(const struct fz7_options *o)
     for (size_t i = 0; i < n && !any_crc; i++)
         any_crc = fz7_archive_entry(a, i)->has_crc;
     uint64_t files = 0, dirs = 0, total_size = 0, total_packed = 0;
+    bool any_packed = false; /* a listed entry shows its packed size */
     bool size_blank = false; /* an entry without a size blanks the total, as 7-Zip */
     int64_t newest = 0;
     bool have_newest = false;
@@ -166,7 +167,10 @@ int fz7_cmd_list(const struct fz7_options *o)
         else
             files++;
         total_size += e->size;
-        total_packed += e->packed_size;
+        if (!packed_blank(a, e)) {
+            total_packed += e->packed_size;
+            any_packed = true;
+        }
         size_blank |= !e->has_size && fz7_archive_get_info(a)->format != FZ7_FORMAT_7Z;
         if (e->has_mtime && (!have_newest || e->mtime > newest)) {
             newest = e->mtime;
@@ -191,10 +195,10 @@ int fz7_cmd_list(const struct fz7_options *o)
         char t[32] = "";
         if (have_newest)
             fz7_format_time(t, sizeof t, newest);
-        /* A file whose packed size is known only on decoding (.lzma, a
-         * salvaged .xz) counts with the whole file, as 7-Zip totals it. */
+        /* When no listed entry shows a packed size (later files of a solid
+         * block, .lzma, a salvaged .xz), 7-Zip totals the whole archive. */
         const fz7_archive_info *in = fz7_archive_get_info(a);
-        if (in->sizes_unknown)
+        if (!any_packed && files + dirs > 0)
             total_packed = in->phy_size;
         char tsize[24] = "", tpacked[24] = "";
         if (!size_blank)

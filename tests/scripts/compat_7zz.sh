@@ -92,6 +92,9 @@ side x -y -oout -r arc.7z '*.log'
 side t arc.7z src/d1/b.txt
 side x -y -oout -bb2 arc.7z src/d1/d2/c.log
 side l arc.7z '-x!src/d1'
+# Totals when no listed entry shows a packed size: the archive's size.
+side l arc.7z src/d1/b.txt src/d1/d2/c.log
+side l arc.7z src/empty src/d1/b.txt
 side e -y -oout arc.7z '-x!*.txt'
 side x -y -oout arc.7z nosuch
 side t arc.7z '-x!src'
