@@ -1,6 +1,7 @@
 /* xz_stream.c - .xz read in one forward pass, for input that cannot seek
- * (a pipe: `fz7 x -si -txz`). xz_read.c finds streams from the end of the
- * file; here the stream header, blocks, index and footer come in file order
+ * (a pipe: `fz7 x -si -txz`) and for a file whose end is too damaged for
+ * xz_read.c, which finds streams from the end (fz7_xz_stream_attach). Here
+ * the stream header, blocks, index and footer come in file order
  * (xz-file-format.txt 2, 3, 4), and since nothing can be looked up first
  * the index is checked against the blocks already decoded. */
 #include "format/archive_impl.h"
