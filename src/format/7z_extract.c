@@ -7,9 +7,11 @@
 #include "format/7z_internal.h"
 
 #include "check/check.h"
+#include "cpu/dispatch.h"
 #include "format/decode_pool.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +46,159 @@ static void folder_buffer_destroy(fz7_istream *s)
     folder_buffer *b = (folder_buffer *)s;
     free(b->buf);
     free(b);
+}
+
+/* ---- Read-ahead of a folder this thread streams -----------------------
+ * A folder not decoded ahead by the pool (one solid folder, or one too
+ * large for a job's buffer) is decoded on a second thread into a ring of
+ * RA_SLOTS chunks while this thread checks CRCs and hands bytes to the
+ * callbacks (writes to disk for `x`): the decoder then never waits for
+ * them. The ring yields exactly what the folder's chain would have: the
+ * bytes, then the chain's end or error. */
+#define RA_SLOTS 4
+#define RA_CHUNK ((size_t)1 << 20)
+#define RA_MIN ((uint64_t)4 << 20)   /* smaller folders are read directly */
+
+typedef struct {
+    fz7_istream base;
+    fz7_istream *inner;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t filled;  /* a slot was filled, or the producer ended */
+    pthread_cond_t emptied; /* a slot was emptied, or stop */
+    uint8_t *buf[RA_SLOTS];
+    size_t len[RA_SLOTS];
+    size_t head, count;     /* the oldest filled slot; filled slots */
+    size_t pos;             /* bytes of buf[head] already read */
+    bool ended;             /* the producer is done: no slot follows the filled ones */
+    fz7_status end;         /* then: FZ7_OK at the stream's end, else its error */
+    bool stop;              /* destroy: the producer must quit */
+} readahead;
+
+static void *readahead_main(void *arg)
+{
+    readahead *r = arg;
+    size_t tail = 0;
+    for (;;) {
+        pthread_mutex_lock(&r->lock);
+        while (r->count == RA_SLOTS && !r->stop)
+            pthread_cond_wait(&r->emptied, &r->lock);
+        bool stop = r->stop;
+        pthread_mutex_unlock(&r->lock);
+        if (stop)
+            break;
+        /* The slot at tail is free: only this thread touches it now. */
+        size_t n = 0;
+        fz7_status st = FZ7_OK;
+        bool eof = false;
+        while (n < RA_CHUNK) {
+            size_t got = 0;
+            st = r->inner->read(r->inner, r->buf[tail] + n, RA_CHUNK - n, &got);
+            if (st != FZ7_OK || got == 0) {
+                eof = true;
+                break;
+            }
+            n += got;
+        }
+        pthread_mutex_lock(&r->lock);
+        if (n) {
+            r->len[tail] = n;
+            r->count++;
+            tail = (tail + 1) % RA_SLOTS;
+        }
+        if (eof) {
+            r->ended = true;
+            r->end = st;
+        }
+        pthread_cond_signal(&r->filled);
+        pthread_mutex_unlock(&r->lock);
+        if (eof)
+            break;
+    }
+    return NULL;
+}
+
+static fz7_status readahead_read(fz7_istream *s, uint8_t *buf, size_t cap, size_t *got)
+{
+    readahead *r = (readahead *)s;
+    size_t done = 0;
+    fz7_status st = FZ7_OK;
+    pthread_mutex_lock(&r->lock);
+    while (done < cap) {
+        while (r->count == 0 && !r->ended)
+            pthread_cond_wait(&r->filled, &r->lock);
+        if (r->count == 0) {
+            /* Bytes first, the end status on the next call. */
+            if (done == 0)
+                st = r->end;
+            break;
+        }
+        size_t h = r->head, n = r->len[h] - r->pos;
+        if (n > cap - done)
+            n = cap - done;
+        pthread_mutex_unlock(&r->lock);
+        memcpy(buf + done, r->buf[h] + r->pos, n);
+        pthread_mutex_lock(&r->lock);
+        done += n;
+        r->pos += n;
+        if (r->pos == r->len[h]) {
+            r->pos = 0;
+            r->head = (h + 1) % RA_SLOTS;
+            r->count--;
+            pthread_cond_signal(&r->emptied);
+        }
+    }
+    pthread_mutex_unlock(&r->lock);
+    *got = done;
+    return st;
+}
+
+static void readahead_destroy(fz7_istream *s)
+{
+    readahead *r = (readahead *)s;
+    pthread_mutex_lock(&r->lock);
+    r->stop = true;
+    pthread_cond_signal(&r->emptied);
+    pthread_mutex_unlock(&r->lock);
+    pthread_join(r->thread, NULL);
+    pthread_cond_destroy(&r->emptied);
+    pthread_cond_destroy(&r->filled);
+    pthread_mutex_destroy(&r->lock);
+    fz7_istream_free(r->inner);
+    free(r->buf[0]);
+    free(r);
+}
+
+/* Puts a read-ahead thread in front of *in; on any failure *in stays as
+ * it was (read directly). */
+static void readahead_wrap(fz7_istream **in)
+{
+    readahead *r = calloc(1, sizeof *r);
+    uint8_t *mem = malloc(RA_SLOTS * RA_CHUNK);
+    if (!r || !mem) {
+        free(r);
+        free(mem);
+        return;
+    }
+    for (size_t i = 0; i < RA_SLOTS; i++)
+        r->buf[i] = mem + i * RA_CHUNK;
+    r->base.read = readahead_read;
+    r->base.destroy = readahead_destroy;
+    r->inner = *in;
+    /* The kernel table is chosen lazily; choose it before the thread runs. */
+    (void)fz7_dispatch_get();
+    pthread_mutex_init(&r->lock, NULL);
+    pthread_cond_init(&r->filled, NULL);
+    pthread_cond_init(&r->emptied, NULL);
+    if (pthread_create(&r->thread, NULL, readahead_main, r) != 0) {
+        pthread_cond_destroy(&r->emptied);
+        pthread_cond_destroy(&r->filled);
+        pthread_mutex_destroy(&r->lock);
+        free(mem);
+        free(r);
+        return;
+    }
+    *in = &r->base;
 }
 
 /* The folder being decoded. */
@@ -275,8 +430,13 @@ static fz7_status open_folder(fz7_archive *a, mt_state *m, uint64_t fi, folder_s
         if (ahead)
             return st;
     }
-    return fz7_7z_folder_istream_new(a->vol, &db->main, fi, a->opts.password, a->opts.mem_limit,
-                                     &fs->in, fs->detail, sizeof fs->detail);
+    fz7_status st = fz7_7z_folder_istream_new(a->vol, &db->main, fi, a->opts.password,
+                                              a->opts.mem_limit, &fs->in, fs->detail, sizeof fs->detail);
+    const fz7_7z_folder *f = &db->main.folders[fi];
+    if (st == FZ7_OK && f->unpack_sizes[f->main_out] >= RA_MIN &&
+        fz7_decode_threads(a->opts.threads, 2) >= 2)
+        readahead_wrap(&fs->in);
+    return st;
 }
 
 fz7_status fz7_7z_extract(fz7_archive *a, const bool *select, const fz7_extract_cb *cb,
