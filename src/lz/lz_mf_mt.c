@@ -13,10 +13,11 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
-/* 2 MiB of results: tens of thousands of positions at -mx5, more than the
- * searcher can get ahead of the coder (the coder appends input 64 KiB at a
- * time, when it is near the end of what it has). */
+/* 2 MiB of results: tens of thousands of positions at -mx5 (a record is
+ * about 10 words there), several times AHEAD even where every position
+ * has many matches; when it is full the searcher waits. */
 #define RING_WORDS ((uint64_t)1 << 19)
 #define RING_MASK (RING_WORDS - 1)
 /* The longest record: the count and FZ7_LZ_MATCHES_MAX pairs. */
@@ -27,8 +28,10 @@
 /* A coder that caught up with the searcher sleeps until the searcher is
  * this many positions ahead (or stops): the coder is the faster side, and
  * waking it for every record would keep it spinning or cost a wake-up
- * per record. A few microseconds of futex per 1024 positions. */
-#define AHEAD 1024u
+ * per record; on a loaded machine each wake-up may wait for a time slice,
+ * so few of them. A few microseconds of futex per 4096 positions (about
+ * a millisecond of searching). */
+#define AHEAD 4096u
 /* Ring words the coder reads between two notes to the searcher. */
 #define FREE_STEP 4096u
 /* Looks at the ring before the coder sleeps: a record is searched in
@@ -65,6 +68,9 @@ struct fz7_lz_mf_mt {
     uint64_t freed_pub;    /* freed, as last stored */
     uint64_t told;         /* freed when the searcher was last woken */
     uint64_t pos;          /* stream position of view->pos */
+    int populate;          /* 1 until MADV_POPULATE_WRITE fails */
+    int heads_done;        /* the hash heads were populated */
+    uint64_t son_done;     /* son bytes from the start populated */
 };
 
 uint64_t fz7_lz_mf_mt_memusage(void)
@@ -163,6 +169,7 @@ int fz7_lz_mf_mt_start(fz7_lz_mf *view, fz7_lz_mf_mt **out)
     mt->view = view;
     mt->finder = *view;
     mt->ring = ring;
+    mt->populate = 1;
     atomic_init(&mt->written, 0);
     atomic_init(&mt->freed, 0);
     atomic_init(&mt->leave, 0);
@@ -252,6 +259,46 @@ void fz7_lz_mf_mt_finish(fz7_lz_mf_mt *mt)
     pthread_mutex_unlock(&mt->lock);
 }
 
+/* The searcher would spend a sixteenth of its time on first-touch page
+ * faults (the kernel zeroing the tables' pages: 8 bytes of son per
+ * position with bt). The idle coder takes them: before it sleeps it has
+ * the kernel map, writable and zeroed, the hash heads (once; they are
+ * hit at random, so the whole table is touched by any input that fills
+ * it) and the son pages of the positions appended so far, in whole 2 MiB
+ * steps (pages the searcher is about to touch anyway, so the peak memory
+ * does not grow). No data changes hands: the kernel keeps the contents of
+ * pages already present. */
+#define POPULATE_STEP ((uint64_t)2 << 20)
+
+static void populate(fz7_lz_mf_mt *mt, uint8_t *p, uint64_t from, uint64_t to)
+{
+#ifdef MADV_POPULATE_WRITE
+    uintptr_t a = ((uintptr_t)p + from + 4095) & ~(uintptr_t)4095;
+    uintptr_t b = ((uintptr_t)p + to) & ~(uintptr_t)4095;
+    if (b > a && madvise((void *)a, b - a, MADV_POPULATE_WRITE) != 0)
+        mt->populate = 0;
+#else
+    (void)p, (void)from, (void)to;
+    mt->populate = 0;
+#endif
+}
+
+static void populate_tables(fz7_lz_mf_mt *mt)
+{
+    const fz7_lz_mf *v = mt->view;
+    if (!mt->heads_done) {
+        mt->heads_done = 1;
+        populate(mt, (uint8_t *)v->hash4, 0, ((uint64_t)v->hash4_mask + 1) * sizeof(uint32_t));
+    }
+    uint64_t per = (fz7_lz_is_hc(v->kind) ? 1 : 2) * sizeof(uint32_t);
+    uint64_t slots = mt->end < v->cyclic_size ? mt->end : v->cyclic_size;
+    uint64_t to = slots * per / POPULATE_STEP * POPULATE_STEP;
+    if (mt->populate && to > mt->son_done) {
+        populate(mt, (uint8_t *)v->son, mt->son_done, to);
+        mt->son_done = to;
+    }
+}
+
 /* Tells the searcher how far the coder has read: always in the ring word
  * it may overwrite, under the lock (with a wake-up) now and then. */
 static inline void release_words(fz7_lz_mf_mt *mt, int force)
@@ -287,6 +334,8 @@ static void wait_record(fz7_lz_mf_mt *mt, uint32_t count)
         }
     }
     release_words(mt, 1);
+    if (mt->populate)
+        populate_tables(mt);
     pthread_mutex_lock(&mt->lock);
     if (ask && mt->want < upto)
         mt->want = upto;

@@ -21,6 +21,12 @@
 #define KEEP_EXTRA (FZ7_LZMA_LOOKAHEAD + LZMA2_PACKED_MAX + 64)
 /* Most input bytes write() copies into the window before encoding them. */
 #define APPEND_STEP ((size_t)64 << 10)
+/* With a match finder thread the coder stops this much earlier than it
+ * must (the output does not change: every parse still sees more than the
+ * look-ahead), so input reaches the searcher while the coder catches up
+ * and the searcher need not wait for it. Less than the window's block
+ * beyond the dictionary (1 MiB at least, lz_mf.c). */
+#define MT_SLACK ((uint32_t)256 << 10)
 
 /* ---- Options ------------------------------------------------------------ */
 
@@ -627,12 +633,13 @@ static void code_next(struct fz7_lzma_enc *e)
  * finishing). */
 static void run(struct fz7_lzma_enc *e, int finishing)
 {
+    const uint32_t want = FZ7_LZMA_LOOKAHEAD + (e->mf_mt ? MT_SLACK : 0);
     while (!e->error) {
         if (e->queue_len == 0) {
             uint32_t coder_idx = e->mf.pos - e->ahead;
             if (coder_idx == e->mf.end)
                 break;
-            if (!finishing && fz7_lz_mf_avail(&e->mf) < FZ7_LZMA_LOOKAHEAD)
+            if (!finishing && fz7_lz_mf_avail(&e->mf) < want)
                 break;
             if (e->opts.mode == FZ7_LZMA_MODE_NORMAL) {
                 refresh_prices(e);
