@@ -7,7 +7,9 @@
  * 5.3.1 control 0xC0), which wins back most of what the cut costs.
  *
  * The cut depends only on block_size, so the output is the same for every
- * thread count. Only the caller's thread writes to dst. */
+ * thread count. Only the caller's thread writes to dst. An input known to
+ * fit in one block gets no cut at all: one encoder whose match finder
+ * searches on the second thread (lz/lz_mf_mt.h), the same bytes. */
 #include "lzma/lzma_enc_impl.h"
 
 #include <pthread.h>
