@@ -164,10 +164,15 @@ static volatile sig_atomic_t g_temp_live;
 
 static void on_signal(int sig)
 {
+    (void)sig;
     if (g_temp_live)
         unlink(g_temp_path);
-    signal(sig, SIG_DFL);
-    raise(sig);
+    /* As 7-Zip: the line it prints and exit code 255 ("stopped by the
+     * user" in the man page), not death by the signal. */
+    static const char msg[] = "\n\nBreak signaled\n";
+    ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)w;
+    _exit(255);
 }
 
 static void install_signals(void)

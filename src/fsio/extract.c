@@ -47,7 +47,7 @@ static const int SECURE_FLAGS = ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM |
 
 /* Interrupted extraction (Ctrl-C, kill) must not leave a temporary file
  * behind: the one being written is named here for the signal handler,
- * which removes it and then dies of the same signal. */
+ * which removes it and exits with 255, as 7-Zip does. */
 static char g_active_temp[PATH_MAX];
 static volatile sig_atomic_t g_active_set;
 static struct sigaction g_old_actions[3];
@@ -58,12 +58,14 @@ static struct sigaction g_old_xfsz;
 
 static void on_fatal_signal(int sig)
 {
+    (void)sig;
     if (g_active_set)
         unlink(g_active_temp);
-    for (int i = 0; i < 3; i++)
-        if (g_signals[i] == sig)
-            sigaction(sig, &g_old_actions[i], NULL);
-    raise(sig);
+    /* As 7-Zip: its line and exit code 255, not death by the signal. */
+    static const char msg[] = "\n\nBreak signaled\n";
+    ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)w;
+    _exit(255);
 }
 
 static void set_active_temp(const char *path)

@@ -45,7 +45,8 @@ for sig in INT TERM HUP; do
             exec 3>&-
             { wait "$pid"; } 2>/dev/null
             rc=$?
-            [ "$rc" -ge 128 ] && ok || bad "a $target killed by SIG$sig: exit $rc"
+            [ "$rc" = 255 ] && ok || bad "a $target stopped by SIG$sig: exit $rc, want 255 as 7zz"
+            grep -qx 'Break signaled' err.txt && ok || bad "a $target stopped by SIG$sig: no 'Break signaled' line"
             same=$( [ "$target" = old.7z ] && cmp -s old.7z old.7z.orig && echo kept ||
                     { [ -e "$target" ] && echo exists || echo absent; } )
             want=$( [ "$target" = old.7z ] && echo kept || echo absent )
@@ -93,7 +94,8 @@ for sig in INT TERM; do
         if [ "$rc" = 0 ]; then
             echo "note: x finished before SIG$sig arrived; nothing to check"
         else
-            [ "$rc" -ge 128 ] && ok || bad "x killed by SIG$sig: exit $rc"
+            [ "$rc" = 255 ] && ok || bad "x stopped by SIG$sig: exit $rc, want 255 as 7zz"
+            grep -qx 'Break signaled' err.txt && ok || bad "x stopped by SIG$sig: no 'Break signaled' line"
             [ -z "$(ls -A x2)" ] && ok || bad "x killed by SIG$sig: left $(ls -A x2)"
         fi
     else
