@@ -629,6 +629,19 @@ int fz7_cmd_add(const struct fz7_options *o)
     fz7_print_size(out, size);
     fputc('\n', out);
     rc = fz7_print_write_end(out, &r.scan, r.warnings);
+    if (o->stamp_newest && r.tree.count) {
+        /* -stl: the archive's mtime is the newest added item's, as 7-Zip. */
+        size_t newest = 0;
+        for (size_t i = 1; i < r.tree.count; i++)
+            if (r.tree.items[i].mtime > r.tree.items[newest].mtime
+                || (r.tree.items[i].mtime == r.tree.items[newest].mtime
+                    && r.tree.items[i].mtime_nsec > r.tree.items[newest].mtime_nsec))
+                newest = i;
+        struct timespec ts[2] = {{0, UTIME_OMIT},
+                                 {(time_t)r.tree.items[newest].mtime,
+                                  (long)r.tree.items[newest].mtime_nsec}};
+        utimensat(AT_FDCWD, path, ts, 0);
+    }
     if (o->delete_after && rc == 0) {
         /* -sdel: files first, then folders deepest first. */
         for (size_t i = r.tree.count; i-- > 0;)

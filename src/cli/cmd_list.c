@@ -64,16 +64,49 @@ static void attributes_field(const fz7_entry *e, char *out, size_t cap)
 }
 
 /* Packed size is shown on the first entry of a folder only, and not at
- * all where it is known only on decoding (.lzma, a salvaged .xz). */
-static bool packed_blank(const fz7_archive *a, const fz7_entry *e)
+ * all where it is known only on decoding (.lzma, a salvaged .xz). An entry
+ * without data (a folder, an empty file) that stands between two files of
+ * the same solid block counts as part of that block, so 7-Zip leaves its
+ * packed size blank too (it lists 0 elsewhere). */
+static bool packed_blank(const fz7_archive *a, const fz7_entry *e, bool in_block)
 {
-    return (e->has_stream && e->packed_size == 0) || fz7_archive_get_info(a)->sizes_unknown;
+    return (e->has_stream && e->packed_size == 0) || (!e->has_stream && in_block)
+           || fz7_archive_get_info(a)->sizes_unknown;
+}
+
+/* For each entry i: true when it has no data and the nearest entries with
+ * data before and after it are in the same folder. NULL if there are none
+ * or memory is short (then every such entry lists 0). Free with free(). */
+static bool *entries_in_block(const fz7_archive *a, size_t n)
+{
+    if (n == 0 || fz7_archive_get_info(a)->format != FZ7_FORMAT_7Z)
+        return NULL;
+    bool *in = calloc(n, sizeof *in);
+    if (!in)
+        return NULL;
+    int64_t prev = -1; /* folder of the nearest entry with data before i */
+    for (size_t i = 0; i < n; i++) {
+        const fz7_entry *e = fz7_archive_entry(a, i);
+        if (e->has_stream) {
+            prev = e->folder;
+            continue;
+        }
+        size_t j = i + 1; /* the next entry with data */
+        while (j < n && !fz7_archive_entry(a, j)->has_stream)
+            j++;
+        bool inside = prev >= 0 && j < n && fz7_archive_entry(a, j)->folder == prev;
+        for (size_t k = i; k < j; k++)
+            in[k] = inside;
+        i = j - 1;
+    }
+    return in;
 }
 
 /* One entry of `l -slt`. any_crc: some entry has a CRC (7-Zip prints the
  * "CRC = " line only then). xz and lzma entries have no Path line, as in
  * 7-Zip. */
-static void list_technical(FILE *out, const fz7_archive *a, const fz7_entry *e, bool any_crc)
+static void list_technical(FILE *out, const fz7_archive *a, const fz7_entry *e, bool any_crc,
+                           bool in_block)
 {
     fz7_format f = fz7_archive_get_info(a)->format;
     bool is7z = f == FZ7_FORMAT_7Z || f == FZ7_FORMAT_OTHER;   /* per-entry fields */
@@ -83,7 +116,7 @@ static void list_technical(FILE *out, const fz7_archive *a, const fz7_entry *e, 
         fprintf(out, "Size = %llu\n", (unsigned long long)e->size);
     else
         fprintf(out, "Size = \n");
-    if (packed_blank(a, e))
+    if (packed_blank(a, e, in_block))
         fprintf(out, "Packed Size = \n");
     else
         fprintf(out, "Packed Size = %llu\n", (unsigned long long)e->packed_size);
@@ -147,6 +180,7 @@ int fz7_cmd_list(const struct fz7_options *o)
     bool any_crc = false;
     for (size_t i = 0; i < n && !any_crc; i++)
         any_crc = fz7_archive_entry(a, i)->has_crc;
+    bool *in_blocks = entries_in_block(a, n);
     uint64_t files = 0, dirs = 0, total_size = 0, total_packed = 0;
     bool any_packed = false; /* a listed entry shows its packed size */
     bool size_blank = false; /* an entry without a size blanks the total, as 7-Zip */
@@ -167,7 +201,8 @@ int fz7_cmd_list(const struct fz7_options *o)
         else
             files++;
         total_size += e->size;
-        if (!packed_blank(a, e)) {
+        bool in_block = in_blocks && in_blocks[i];
+        if (!packed_blank(a, e, in_block)) {
             total_packed += e->packed_size;
             any_packed = true;
         }
@@ -177,7 +212,7 @@ int fz7_cmd_list(const struct fz7_options *o)
             have_newest = true;
         }
         if (o->slt) {
-            list_technical(out, a, e, any_crc);
+            list_technical(out, a, e, any_crc, in_block);
             continue;
         }
         char t[32] = "", attr[6], size[24] = "", packed[24] = "";
@@ -186,7 +221,7 @@ int fz7_cmd_list(const struct fz7_options *o)
         attr_column(e, attr);
         if (e->has_size || fz7_archive_get_info(a)->format == FZ7_FORMAT_7Z)
             snprintf(size, sizeof size, "%llu", (unsigned long long)e->size);
-        if (!packed_blank(a, e))
+        if (!packed_blank(a, e, in_block))
             snprintf(packed, sizeof packed, "%llu", (unsigned long long)e->packed_size);
         fprintf(out, "%-19s %s %12s %12s  %s\n", t, attr, size, packed,
                 fz7_entry_path(e));
@@ -213,6 +248,7 @@ int fz7_cmd_list(const struct fz7_options *o)
     }
     if (fz7_archive_get_info(a)->tail_size && !bare) /* a warning, exit code 0 (7-Zip 26) */
         fprintf(out, "\nWarnings: 1\n");
+    free(in_blocks);
     fz7_archive_close(a);
     free(password);
     return FZ7_EXIT_OK;

@@ -408,6 +408,19 @@ static int parse_switch(parser *p, const char *arg)
             o->delete_after = true;
             return 0;
         }
+        if (!strcasecmp(s, "stl")) {
+            o->stamp_newest = true;
+            return 0;
+        }
+        /* Accepted as 7-Zip accepts them, with nothing to change here:
+         * -scs/-scc name charsets (fz7 reads and prints UTF-8), -ssw reads
+         * files open for writing (always so on Linux), -scrc picks the
+         * hash of the h command, -sse stops on inputs that cannot be
+         * opened (7zz 26.02 still writes the archive and exits 1 for a
+         * missing one, as fz7 does). */
+        if (!strncasecmp(s, "scs", 3) || !strncasecmp(s, "scc", 3) || !strncasecmp(s, "scrc", 4)
+            || !strcasecmp(s, "ssw") || !strcasecmp(s, "sse"))
+            return 0;
         return usage_error(p, 7, "Unknown switch:", arg);
     }
     return usage_error(p, 7, "Unknown switch:", arg);

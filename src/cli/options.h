@@ -110,6 +110,7 @@ struct fz7_options {
     bool from_stdin;           /* -si[{name}]: read data from stdin */
     const char *stdin_name;    /* -si{name}, or NULL */
     bool delete_after;         /* -sdel: delete files after adding */
+    bool stamp_newest;         /* -stl: the archive gets the newest added item's mtime */
     const char *work_dir;      /* -w{dir}; "" for -w alone (temp folder) */
 };
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # compat_7zz.sh - fz7 and 7zz 26.02 side by side on the cases where they
 # used to differ: damaged .xz listings, a reserved xz check ID, bytes after
-# a 7z archive, -snh / -mmt0 / -ba, an output folder that can not be
+# a 7z archive, -snh / -mmt0 / -ba, -scs/-scc/-ssw/-sse/-scrc, -stl, the
+# packed size column of a solid block's folders, an output folder that can not be
 # written, a password on stdin, and the message lines of l/t/x/e. Each
 # case runs both programs on the same files and compares exit codes,
 # stdout (without the banner) and stderr line for line.
@@ -146,6 +147,22 @@ if [ $can = 1 ]; then
         bad "x -oro/out: exit $(cat b.rc): $(tr '\n' '|' <b.err)"
 else
     echo "note: unwritable -o cases skipped (root without setpriv, or fz7 not reachable as nobody)"
+fi
+
+# --- 7: switches 7-Zip scripts pass (charsets, -ssw, -sse, -scrc), -stl,
+#     and the packed size of a folder entry inside a solid block ---
+side -rc a -scsUTF-8 -sccUTF-8 -ssw -sse -scrcSHA256 sw.7z src
+[ -s B/sw.7z ] && [ "$(fields B/sw.7z)" = "$(fields A/sw.7z)" ] && ok ||
+    bad "a with -scs/-scc/-ssw/-sse/-scrc: entries differ from 7zz's"
+side -rc a -stl stl.7z src
+ta=$(stat -c %Y A/stl.7z 2>/dev/null) tb=$(stat -c %Y B/stl.7z 2>/dev/null)
+[ -n "$tb" ] && [ "$ta" = "$tb" ] && [ "$tb" = "$(stat -c %Y work/src/a.txt)" ] && ok ||
+    bad "a -stl: archive mtime $tb, 7zz $ta, want the newest item's $(stat -c %Y work/src/a.txt)"
+if [ -f "${FZ7_SHARED:-}/corpus/7z/test_6.7z" ]; then
+    cp "$FZ7_SHARED/corpus/7z/test_6.7z" work/
+    side l test_6.7z     # folders listed between files of one block: packed size blank
+else
+    echo "note: test_6.7z listing skipped (no ../shared corpus)"
 fi
 
 # --- 1, 2: the xz corpus ---
