@@ -445,8 +445,14 @@ int fz7_cmd_update(const struct fz7_options *o)
     char why[512] = "";
     fz7_status st = fz7_settings_make(o, false, &r.set, why, sizeof why);
     if (st != FZ7_OK) {
-        fprintf(stderr, "\nERROR: %s\n", why);
-        return st == FZ7_E_MEM ? FZ7_EXIT_MEMORY : FZ7_EXIT_USAGE;
+        if (st == FZ7_E_MEM) {
+            fprintf(stderr, "\nERROR: %s\n", why);
+            return FZ7_EXIT_MEMORY;
+        }
+        /* A method or parameter fz7 cannot use: 7-Zip's E_INVALIDARG,
+         * exit 2, with our reason under it. */
+        fprintf(stderr, "\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n%s\n", why);
+        return FZ7_EXIT_FATAL;
     }
 
     struct stat old_sb;

@@ -100,6 +100,8 @@ int main(int argc, char **argv)
         fflush(stdout);
         if (rc == 7)
             fprintf(stderr, "\nCommand Line Error:\n%s\n%s\n", kind, arg);
+        else if (rc == 2)
+            fprintf(stderr, "\nSystem ERROR:\n%s\n%s\n", kind, arg);
         else
             fprintf(stderr, "\nERROR: %s%s%s\n", kind, arg[0] ? " : " : "", arg);
         fz7_options_free(&o);

@@ -194,6 +194,14 @@ static int parse_memuse(struct fz7_options *o, const char *v)
 }
 
 /* -m...: the named switches get fields, the rest go to o->methods. */
+/* A -m switch whose value cannot be used: 7-Zip reads these when it opens
+ * or writes an archive, and fails there with E_INVALIDARG (exit 2), not
+ * with a command-line error (exit 7). */
+static int bad_method_value(parser *p, const char *arg)
+{
+    return usage_error(p, 2, "E_INVALIDARG : One or more arguments are invalid", arg);
+}
+
 static int parse_method(parser *p, const char *arg, const char *v)
 {
     struct fz7_options *o = p->o;
@@ -206,7 +214,7 @@ static int parse_method(parser *p, const char *arg, const char *v)
             return 0;
         }
         if (!isdigit((unsigned char)n[0]) || n[1])
-            return usage_error(p, 7, "Incorrect switch postfix:", arg);
+            return bad_method_value(p, arg);
         o->level = n[0] - '0';
         return 0;
     }
@@ -216,7 +224,7 @@ static int parse_method(parser *p, const char *arg, const char *v)
             char *end;
             unsigned long t = strtoul(n, &end, 10);
             if (*end || end - n > 9)
-                return usage_error(p, 7, "Incorrect switch postfix:", arg);
+                return bad_method_value(p, arg);
             /* As 7-Zip 26: -mmt0 means one thread, and a count above what
              * can run is taken as the most there can be. */
             o->threads = t == 0 ? 1 : t > 256 ? 256 : (int)t;
@@ -224,14 +232,14 @@ static int parse_method(parser *p, const char *arg, const char *v)
         }
         int on = parse_onoff(v + 2);
         if (on < 0)
-            return usage_error(p, 7, "Incorrect switch postfix:", arg);
+            return bad_method_value(p, arg);
         o->threads = on ? 0 : 1;
         return 0;
     }
     if ((!strncasecmp(v, "he", 2) || !strncasecmp(v, "hc", 2)) && is_onoff_tail(v[2])) {
         int on = parse_onoff(v + 2);
         if (on < 0)
-            return usage_error(p, 7, "Incorrect switch postfix:", arg);
+            return bad_method_value(p, arg);
         if (v[1] == 'e' || v[1] == 'E')
             o->header_encrypt = on ? FZ7_ON : FZ7_OFF;
         else
@@ -248,7 +256,7 @@ static int parse_method(parser *p, const char *arg, const char *v)
     }
     if (!strncasecmp(v, "memuse=", 7)) {
         if (parse_memuse(o, v + 7) != 0)
-            return usage_error(p, 7, "Incorrect switch postfix:", arg);
+            return bad_method_value(p, arg);
         return 0;
     }
     char **n = realloc(o->methods, (o->n_methods + 1) * sizeof *n);

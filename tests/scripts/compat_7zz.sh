@@ -2,8 +2,9 @@
 # compat_7zz.sh - fz7 and 7zz 26.02 side by side on the cases where they
 # used to differ: damaged .xz listings, a reserved xz check ID, bytes after
 # a 7z archive, -snh / -mmt0 / -ba, -scs/-scc/-ssw/-sse/-scrc, -stl, the
-# packed size column of a solid block's folders, an output folder that can not be
-# written, a password on stdin, and the message lines of l/t/x/e. Each
+# packed size column of a solid block's folders, an output folder that can
+# not be written, -m values that cannot be used (E_INVALIDARG, exit 2), a
+# password on stdin, and the message lines of l/t/x/e. Each
 # case runs both programs on the same files and compares exit codes,
 # stdout (without the banner) and stderr line for line.
 set -u
@@ -164,6 +165,17 @@ if [ -f "${FZ7_SHARED:-}/corpus/7z/test_6.7z" ]; then
 else
     echo "note: test_6.7z listing skipped (no ../shared corpus)"
 fi
+
+# --- 8: a -m value that cannot be used: 7zz fails with E_INVALIDARG, exit 2
+#     (not 7, a command-line error), and writes no archive ---
+for sw in -mmt=abc -mx=zz -mhe=maybe -mfoo=1 -m0=Foo -m0=LZMA2:d=zz; do
+    side -rc a "$sw" bad.7z src
+    [ ! -e B/bad.7z ] && [ ! -e A/bad.7z ] && ok || bad "a $sw left an archive behind"
+    grep -q '^E_INVALIDARG : One or more arguments are invalid$' b.err && ok ||
+        bad "a $sw: no E_INVALIDARG line: $(tr '\n' '|' <b.err)"
+done
+side -rc u -mfoo=1 arc.7z src
+cmp -s work/arc.7z B/arc.7z && ok || bad "u -mfoo=1 changed the archive"
 
 # --- 1, 2: the xz corpus ---
 if [ -f "$XZ/MANIFEST.tsv" ]; then
