@@ -213,9 +213,11 @@ static int parse_method(parser *p, const char *arg, const char *v)
             o->level = 9;
             return 0;
         }
-        if (!isdigit((unsigned char)n[0]) || n[1])
+        char *end;
+        unsigned long level = strtoul(n, &end, 10);
+        if (!isdigit((unsigned char)n[0]) || *end)
             return bad_method_value(p, arg);
-        o->level = n[0] - '0';
+        o->level = level > 9 ? 9 : (int)level;   /* 7-Zip takes -mx12 as -mx9 */
         return 0;
     }
     if (!strncasecmp(v, "mt", 2) && (is_onoff_tail(v[2]) || isdigit((unsigned char)v[2]))) {
