@@ -246,7 +246,8 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
         }
     }
     fz7_disk_item it = {.path = path, .name = fz7_entry_path(e), .kind = kind, .perm = perm_of(r, e),
-                        .has_mtime = e->has_mtime, .mtime = e->mtime, .mtime_nsec = e->mtime_nsec};
+                        .has_mtime = e->has_mtime, .mtime = e->mtime, .mtime_nsec = e->mtime_nsec,
+                        .has_atime = e->has_atime, .atime = e->atime, .atime_nsec = e->atime_nsec};
     if (!e->has_mtime && r->has_arc_mtime) { /* as 7-Zip: .xz, .lzma, 7z without times */
         it.has_mtime = true;
         it.mtime = (int64_t)r->arc_mtime.tv_sec;

@@ -102,10 +102,28 @@ static bool *entries_in_block(const fz7_archive *a, size_t n)
     return in;
 }
 
-/* One entry of `l -slt`. any_crc: some entry has a CRC (7-Zip prints the
- * "CRC = " line only then). xz and lzma entries have no Path line, as in
- * 7-Zip. */
-static void list_technical(FILE *out, const fz7_archive *a, const fz7_entry *e, bool any_crc,
+/* Archive-wide: which optional lines `l -slt` prints for every entry (7-Zip
+ * prints a property's line, blank where an entry lacks it, once any entry
+ * of the archive has it). */
+typedef struct {
+    bool crc, ctime, atime;
+} slt_lines;
+
+/* One "Created = " / "Accessed = " line (or its blank form). */
+static void time_line(FILE *out, const char *label, bool has, int64_t sec, uint32_t nsec)
+{
+    char t[32] = "";
+    if (has) {
+        fz7_format_time(t, sizeof t, sec);
+        fprintf(out, "%s = %s.%07u\n", label, t, nsec / 100);
+    } else {
+        fprintf(out, "%s = \n", label);
+    }
+}
+
+/* One entry of `l -slt`, with the optional lines `any` asks for. xz and
+ * lzma entries have no Path line, as in 7-Zip. */
+static void list_technical(FILE *out, const fz7_archive *a, const fz7_entry *e, slt_lines any,
                            bool in_block)
 {
     fz7_format f = fz7_archive_get_info(a)->format;
@@ -128,12 +146,16 @@ static void list_technical(FILE *out, const fz7_archive *a, const fz7_entry *e, 
         } else {
             fprintf(out, "Modified = \n");
         }
+        if (any.ctime)
+            time_line(out, "Created", e->has_ctime, e->ctime, e->ctime_nsec);
+        if (any.atime)
+            time_line(out, "Accessed", e->has_atime, e->atime, e->atime_nsec);
         char attrs[64];
         attributes_field(e, attrs, sizeof attrs);
         fprintf(out, "Attributes = %s\n", attrs);
         if (e->has_crc)
             fprintf(out, "CRC = %08X\n", e->crc);
-        else if (any_crc)
+        else if (any.crc)
             fprintf(out, "CRC = \n");
         fprintf(out, "Encrypted = %c\n", e->encrypted ? '+' : '-');
         fprintf(out, "Method = %s\n", e->method ? e->method : "");
@@ -177,9 +199,13 @@ int fz7_cmd_list(const struct fz7_options *o)
     }
 
     size_t n = fz7_archive_count(a);
-    bool any_crc = false;
-    for (size_t i = 0; i < n && !any_crc; i++)
-        any_crc = fz7_archive_entry(a, i)->has_crc;
+    slt_lines any = {false, false, false};
+    for (size_t i = 0; i < n; i++) {
+        const fz7_entry *e = fz7_archive_entry(a, i);
+        any.crc |= e->has_crc;
+        any.ctime |= e->has_ctime;
+        any.atime |= e->has_atime;
+    }
     bool *in_blocks = entries_in_block(a, n);
     uint64_t files = 0, dirs = 0, total_size = 0, total_packed = 0;
     bool any_packed = false; /* a listed entry shows its packed size */
@@ -212,7 +238,7 @@ int fz7_cmd_list(const struct fz7_options *o)
             have_newest = true;
         }
         if (o->slt) {
-            list_technical(out, a, e, any_crc, in_block);
+            list_technical(out, a, e, any, in_block);
             continue;
         }
         char t[32] = "", attr[6], size[24] = "", packed[24] = "";

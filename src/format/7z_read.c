@@ -607,8 +607,8 @@ static fz7_status parse_values(cursor *c, uint64_t n, unsigned width, uint8_t *d
 
 typedef struct {
     uint8_t *empty_stream, *empty_file, *anti;
-    uint8_t *attr_defined, *mtime_defined, *scratch_defined;
-    uint64_t *attribs, *mtimes, *scratch;
+    uint8_t *attr_defined, *mtime_defined, *ctime_defined, *atime_defined, *scratch_defined;
+    uint64_t *attribs, *mtimes, *ctimes, *atimes, *scratch;
 } files_props;
 
 static void files_props_free(files_props *fp)
@@ -618,9 +618,13 @@ static void files_props_free(files_props *fp)
     free(fp->anti);
     free(fp->attr_defined);
     free(fp->mtime_defined);
+    free(fp->ctime_defined);
+    free(fp->atime_defined);
     free(fp->scratch_defined);
     free(fp->attribs);
     free(fp->mtimes);
+    free(fp->ctimes);
+    free(fp->atimes);
     free(fp->scratch);
 }
 
@@ -687,10 +691,14 @@ static fz7_status parse_files_info(cursor *c, fz7_archive *a, fz7_7z_db *db)
     fp.anti = fp.empty_file ? alloc_array(c, n, 1, &st) : NULL;
     fp.attr_defined = fp.anti ? alloc_array(c, n, 1, &st) : NULL;
     fp.mtime_defined = fp.attr_defined ? alloc_array(c, n, 1, &st) : NULL;
-    fp.scratch_defined = fp.mtime_defined ? alloc_array(c, n, 1, &st) : NULL;
+    fp.ctime_defined = fp.mtime_defined ? alloc_array(c, n, 1, &st) : NULL;
+    fp.atime_defined = fp.ctime_defined ? alloc_array(c, n, 1, &st) : NULL;
+    fp.scratch_defined = fp.atime_defined ? alloc_array(c, n, 1, &st) : NULL;
     fp.attribs = fp.scratch_defined ? alloc_array(c, n, 8, &st) : NULL;
     fp.mtimes = fp.attribs ? alloc_array(c, n, 8, &st) : NULL;
-    fp.scratch = fp.mtimes ? alloc_array(c, n, 8, &st) : NULL;
+    fp.ctimes = fp.mtimes ? alloc_array(c, n, 8, &st) : NULL;
+    fp.atimes = fp.ctimes ? alloc_array(c, n, 8, &st) : NULL;
+    fp.scratch = fp.atimes ? alloc_array(c, n, 8, &st) : NULL;
     if (!fp.scratch) {
         files_props_free(&fp);
         return st;
@@ -734,7 +742,11 @@ static fz7_status parse_files_info(cursor *c, fz7_archive *a, fz7_7z_db *db)
             st = parse_values(&p, n, 8, fp.mtime_defined, fp.mtimes);
             break;
         case K_CTIME:
+            st = parse_values(&p, n, 8, fp.ctime_defined, fp.ctimes);
+            break;
         case K_ATIME:
+            st = parse_values(&p, n, 8, fp.atime_defined, fp.atimes);
+            break;
         case K_START_POS:
             st = parse_values(&p, n, 8, fp.scratch_defined, fp.scratch);
             break;
@@ -783,6 +795,14 @@ static fz7_status parse_files_info(cursor *c, fz7_archive *a, fz7_7z_db *db)
         if (fp.mtime_defined[i]) {
             e->has_mtime = true;
             filetime_to_unix(fp.mtimes[i], &e->mtime, &e->mtime_nsec);
+        }
+        if (fp.ctime_defined[i]) {
+            e->has_ctime = true;
+            filetime_to_unix(fp.ctimes[i], &e->ctime, &e->ctime_nsec);
+        }
+        if (fp.atime_defined[i]) {
+            e->has_atime = true;
+            filetime_to_unix(fp.atimes[i], &e->atime, &e->atime_nsec);
         }
         e->folder = -1;
         e->method = "";

@@ -26,11 +26,14 @@ typedef struct fz7_entry {
     uint32_t crc;          /* CRC32 of the data, when has_crc */
     int64_t mtime;         /* seconds since 1970-01-01 UTC, when has_mtime */
     uint32_t mtime_nsec;
+    int64_t ctime, atime;  /* creation and last access, the same way, when
+                              has_ctime / has_atime (7z kCTime, kATime) */
+    uint32_t ctime_nsec, atime_nsec;
     int64_t folder;        /* index of the folder (solid block) holding the
                               data, or -1 for entries without data */
     const char *method;    /* coders as 7-Zip names them ("LZMA2:24 BCJ"),
                               owned by the archive; "" when none */
-    bool has_attrib, has_crc, has_mtime, has_size;
+    bool has_attrib, has_crc, has_mtime, has_size, has_ctime, has_atime;
     bool is_dir, is_symlink, is_anti;
     bool has_stream;       /* has data in a folder (empty files do not) */
     bool encrypted;        /* its folder has a 7zAES coder */

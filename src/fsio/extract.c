@@ -292,6 +292,8 @@ static struct archive_entry *make_entry(const fz7_disk_item *it, const char *pat
     archive_entry_set_perm(e, type == AE_IFLNK ? 0777 : (it->perm & 07777));
     if (it->has_mtime)
         archive_entry_set_mtime(e, (time_t)it->mtime, (long)it->mtime_nsec);
+    if (it->has_atime)
+        archive_entry_set_atime(e, (time_t)it->atime, (long)it->atime_nsec);
     return e;
 }
 

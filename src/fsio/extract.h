@@ -28,6 +28,10 @@ typedef struct fz7_disk_item {
     bool has_mtime;
     int64_t mtime;         /* seconds since 1970-01-01 UTC */
     uint32_t mtime_nsec;
+    bool has_atime;        /* last access, set on files and links as 7-Zip
+                              does; else the kernel's time of writing */
+    int64_t atime;
+    uint32_t atime_nsec;
 } fz7_disk_item;
 
 /* Makes an archive path safe to write below the output folder, renaming as

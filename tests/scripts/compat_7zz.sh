@@ -3,10 +3,10 @@
 # used to differ: damaged .xz listings, a reserved xz check ID, bytes after
 # a 7z archive, -snh / -mmt0 / -ba, -scs/-scc/-ssw/-sse/-scrc, -stl, the
 # packed size column of a solid block's folders, an output folder that can
-# not be written, -m values that cannot be used (E_INVALIDARG, exit 2), a
-# password on stdin, and the message lines of l/t/x/e. Each
-# case runs both programs on the same files and compares exit codes,
-# stdout (without the banner) and stderr line for line.
+# not be written, -m values that cannot be used (E_INVALIDARG, exit 2),
+# stored creation/access times, a password on stdin, and the message lines
+# of l/t/x/e. Each case runs both programs on the same files and
+# compares exit codes, stdout (without the banner) and stderr line for line.
 set -u
 : "${FZ7:?FZ7 must name the fz7 binary}"
 case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
@@ -165,6 +165,18 @@ if [ -f "${FZ7_SHARED:-}/corpus/7z/test_6.7z" ]; then
 else
     echo "note: test_6.7z listing skipped (no ../shared corpus)"
 fi
+
+# --- 9: creation and access times stored by 7zz -mtc=on -mta=on: l -slt
+#     prints Created/Accessed lines, x sets the access time ---
+touch -a -d '2021-05-06 07:08:09.123456700' work/src/a.txt
+(cd work && 7zz a -bd -mtc=on -mta=on times.7z src/a.txt >/dev/null && 7zz a -bd -mtc=on ctime.7z src/a.txt >/dev/null)
+side l -slt times.7z
+side l -slt ctime.7z
+grep -q '^Accessed = 2021-05-06 07:08:09.1234567$' b.out 2>/dev/null && bad "ctime.7z lists an access time" || ok
+side x -y -oout times.7z
+ta=$(stat -c %X A/out/src/a.txt 2>/dev/null) tb=$(stat -c %X B/out/src/a.txt 2>/dev/null)
+[ -n "$tb" ] && [ "$ta" = "$tb" ] && [ "$tb" = "$(date -d '2021-05-06 07:08:09' +%s)" ] && ok ||
+    bad "x times.7z: access time $tb, 7zz $ta"
 
 # --- 8: a -m value that cannot be used: 7zz fails with E_INVALIDARG, exit 2
 #     (not 7, a command-line error), and writes no archive ---
