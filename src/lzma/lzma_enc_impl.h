@@ -146,8 +146,27 @@ void fz7_lzma_enc_skip(struct fz7_lzma_enc *e, uint32_t n);         /* skip n po
 size_t fz7_lzma_enc_mf_append(struct fz7_lzma_enc *e, const uint8_t *data, size_t n);
 void fz7_lzma_enc_mf_skip(struct fz7_lzma_enc *e, uint32_t n);
 void fz7_lzma_enc_push(struct fz7_lzma_enc *e, uint32_t len, uint32_t dist);
-uint32_t fz7_lzma_literal_price(const struct fz7_lzma_enc *e, uint64_t pos, uint32_t state,
-                                uint8_t prev, uint8_t cur, uint8_t match_byte);
+
+/* Price of coding the literal cur at pos after prev in state; match_byte
+ * (the byte at rep0) matters only after a match, rep or short rep. One
+ * branch-free walk for plain and matched literals: offs is 0x100 while
+ * the bits so far equal match_byte's, else 0 (the tree then is probs[sym]). */
+static inline uint32_t fz7_lzma_literal_price(const struct fz7_lzma_enc *e, uint64_t pos, uint32_t state,
+                                              uint8_t prev, uint8_t cur, uint8_t match_byte)
+{
+    const fz7_lzma_prob *probs = e->probs->literal + fz7_lzma_literal_offset(pos, prev, e->opts.lc, e->opts.lp);
+    uint32_t offs = fz7_lzma_state_is_literal(state) ? 0 : 0x100;
+    uint32_t mb = match_byte;
+    uint32_t c = (uint32_t)cur | 0x100; /* c >> 8: 1, then the bits so far */
+    uint32_t price = 0;
+    do {
+        mb <<= 1;
+        price += fz7_price_bit(e, probs[offs + (mb & offs) + (c >> 8)], (c >> 7) & 1);
+        c <<= 1;
+        offs &= ~(mb ^ c);
+    } while (c < 0x10000);
+    return price;
+}
 
 /* Distance slot of a 0-based distance (lzma-file-format.txt: slots 0..3
  * are the distances, then two slots per power of two). */
