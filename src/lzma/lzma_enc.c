@@ -496,40 +496,9 @@ static void code_decision(struct fz7_lzma_enc *e, fz7_lzma_decision d)
 
 /* ---- Helpers for the parsers ------------------------------------------- */
 
-uint32_t fz7_lzma_enc_next_matches(struct fz7_lzma_enc *e)
-{
-    e->match_count = e->mf_mt ? fz7_lz_mf_mt_find(e->mf_mt, e->matches) : fz7_lz_mf_find(&e->mf, e->matches);
-    e->ahead++;
-    return e->match_count;
-}
-
-void fz7_lzma_enc_mf_skip(struct fz7_lzma_enc *e, uint32_t n)
-{
-    if (e->mf_mt)
-        fz7_lz_mf_mt_skip(e->mf_mt, n);
-    else
-        fz7_lz_mf_skip(&e->mf, n);
-}
-
-void fz7_lzma_enc_skip(struct fz7_lzma_enc *e, uint32_t n)
-{
-    fz7_lzma_enc_mf_skip(e, n);
-    e->ahead += n;
-}
-
 size_t fz7_lzma_enc_mf_append(struct fz7_lzma_enc *e, const uint8_t *data, size_t n)
 {
     return e->mf_mt ? fz7_lz_mf_mt_append(e->mf_mt, data, n) : fz7_lz_mf_append(&e->mf, data, n);
-}
-
-void fz7_lzma_enc_push(struct fz7_lzma_enc *e, uint32_t len, uint32_t dist)
-{
-    uint32_t i = e->queue_head + e->queue_len;
-    if (i >= FZ7_LZMA_OPTS + 8)
-        i -= FZ7_LZMA_OPTS + 8;
-    e->queue[i].len = len;
-    e->queue[i].dist = dist;
-    e->queue_len++;
 }
 
 /* ---- Output ------------------------------------------------------------- */

@@ -89,16 +89,16 @@ FZ7_RC_INLINE void fz7_rc_close(const fz7_rc_live *l)
  * bit: 0 or 1. */
 FZ7_RC_INLINE void fz7_rcl_bit(fz7_rc_live *l, fz7_lzma_prob *p, unsigned bit)
 {
+    /* prob moves by (target - prob) >> 5, arithmetic: target 2048 for a 0
+     * gives (2048 - prob) >> 5; target 31 for a 1 gives -(prob >> 5). */
+    static const int32_t target[2] = {(int32_t)FZ7_LZMA_PROB_ONE, 31};
+    bit &= 1;
     uint32_t prob = *p;
     uint32_t range = l->range;
     uint32_t bound = (range >> FZ7_LZMA_PROB_BITS) * prob;
-    uint32_t mask = 0u - (uint32_t)(bit & 1);  /* all ones for a 1 */
-    l->low += bound & mask;
-    range = mask ? range - bound : bound;
-    /* (target - prob) >> 5, arithmetic: target 2048 for a 0 gives
-     * (2048 - prob) >> 5; target 31 for a 1 gives -(prob >> 5). */
-    uint32_t target = FZ7_LZMA_PROB_ONE - (mask & (FZ7_LZMA_PROB_ONE - 31u));
-    prob += (uint32_t)((int32_t)(target - prob) >> FZ7_LZMA_MOVE_BITS);
+    l->low += (uint64_t)(bound & (0u - bit));
+    range = bit ? range - bound : bound;
+    prob = (uint32_t)((int32_t)prob + ((target[bit] - (int32_t)prob) >> FZ7_LZMA_MOVE_BITS));
     *p = (fz7_lzma_prob)prob;
     if (range < FZ7_LZMA_RC_TOP) {
         range <<= 8;
