@@ -69,12 +69,14 @@ typedef struct fz7_rc_live {
 
 #define FZ7_RC_INLINE static inline __attribute__((always_inline))
 
+/* Takes low and range out of rc for a symbol's bits. */
 FZ7_RC_INLINE fz7_rc_live fz7_rc_open(fz7_range_enc *rc)
 {
     fz7_rc_live l = {rc->low, rc->range, rc};
     return l;
 }
 
+/* Puts them back (before rc is read or drained). */
 FZ7_RC_INLINE void fz7_rc_close(const fz7_rc_live *l)
 {
     l->rc->low = l->low;
