@@ -231,17 +231,6 @@ static void init_price_table(struct fz7_lzma_enc *e)
         e->price_table[i] = price_of_prob((i << FZ7_PRICE_SHIFT) + (1u << (FZ7_PRICE_SHIFT - 1)));
 }
 
-static uint32_t tree_price(const struct fz7_lzma_enc *e, const fz7_lzma_prob *probs, unsigned count, uint32_t value)
-{
-    uint32_t price = 0, m = 1;
-    while (count-- > 0) {
-        unsigned bit = (value >> count) & 1;
-        price += fz7_price_bit(e, probs[m], bit);
-        m = (m << 1) | bit;
-    }
-    return price;
-}
-
 static uint32_t tree_reverse_price(const struct fz7_lzma_enc *e, const fz7_lzma_prob *probs, unsigned count, uint32_t value)
 {
     uint32_t price = 0, m = 1;
@@ -254,6 +243,25 @@ static uint32_t tree_reverse_price(const struct fz7_lzma_enc *e, const fz7_lzma_
     return price;
 }
 
+/* Prices of all 2^count leaves of a bit tree, each plus base: every node's
+ * price once, parents before children (the same sums as one walk per
+ * leaf). leaves: 2^count entries; count at most 8. */
+static void tree_leaf_prices(const struct fz7_lzma_enc *e, const fz7_lzma_prob *probs, unsigned count,
+                             uint32_t base, uint32_t *leaves)
+{
+    uint32_t node[1u << 8];
+    uint32_t n = 1u << count;
+    node[1] = base;
+    for (uint32_t m = 1; m < n / 2; m++) {
+        node[2 * m] = node[m] + fz7_price_bit(e, probs[m], 0);
+        node[2 * m + 1] = node[m] + fz7_price_bit(e, probs[m], 1);
+    }
+    for (uint32_t m = n / 2; m < n; m++) {
+        leaves[2 * m - n] = node[m] + fz7_price_bit(e, probs[m], 0);
+        leaves[2 * m + 1 - n] = node[m] + fz7_price_bit(e, probs[m], 1);
+    }
+}
+
 static void fill_len_prices(struct fz7_lzma_enc *e, const fz7_lzma_len_probs *lp, uint32_t prices[][FZ7_LZMA_LEN_SYMBOLS])
 {
     uint32_t c0 = fz7_price_bit(e, lp->choice, 0);
@@ -261,14 +269,11 @@ static void fill_len_prices(struct fz7_lzma_enc *e, const fz7_lzma_len_probs *lp
     uint32_t c10 = c1 + fz7_price_bit(e, lp->choice2, 0);
     uint32_t c11 = c1 + fz7_price_bit(e, lp->choice2, 1);
     uint32_t high[FZ7_LZMA_LEN_HIGH_SYMBOLS];
-    for (uint32_t i = 0; i < FZ7_LZMA_LEN_HIGH_SYMBOLS; i++)
-        high[i] = c11 + tree_price(e, lp->high, FZ7_LZMA_LEN_HIGH_BITS, i);
+    tree_leaf_prices(e, lp->high, FZ7_LZMA_LEN_HIGH_BITS, c11, high);
     for (uint32_t ps = 0; ps <= e->pos_mask; ps++) {
         uint32_t *p = prices[ps];
-        for (uint32_t i = 0; i < FZ7_LZMA_LEN_LOW_SYMBOLS; i++)
-            p[i] = c0 + tree_price(e, lp->low[ps], FZ7_LZMA_LEN_LOW_BITS, i);
-        for (uint32_t i = 0; i < FZ7_LZMA_LEN_MID_SYMBOLS; i++)
-            p[FZ7_LZMA_LEN_LOW_SYMBOLS + i] = c10 + tree_price(e, lp->mid[ps], FZ7_LZMA_LEN_MID_BITS, i);
+        tree_leaf_prices(e, lp->low[ps], FZ7_LZMA_LEN_LOW_BITS, c0, p);
+        tree_leaf_prices(e, lp->mid[ps], FZ7_LZMA_LEN_MID_BITS, c10, p + FZ7_LZMA_LEN_LOW_SYMBOLS);
         memcpy(p + FZ7_LZMA_LEN_LOW_SYMBOLS + FZ7_LZMA_LEN_MID_SYMBOLS, high, sizeof(high));
     }
 }
@@ -277,23 +282,25 @@ static void fill_len_prices(struct fz7_lzma_enc *e, const fz7_lzma_len_probs *lp
 static void fill_dist_prices(struct fz7_lzma_enc *e)
 {
     const fz7_lzma_probs *p = e->probs;
+    /* The footer bits of distances below FULL_DISTANCES do not depend on
+     * the length's dist state: price them once. */
+    uint32_t special[FZ7_LZMA_FULL_DISTANCES];
+    for (uint32_t d = FZ7_LZMA_DIST_MODEL_START; d < FZ7_LZMA_FULL_DISTANCES; d++) {
+        uint32_t slot = fz7_lzma_dist_slot(d);
+        uint32_t footer = (slot >> 1) - 1;
+        uint32_t base = (2 | (slot & 1)) << footer;
+        special[d] = tree_reverse_price(e, p->dist_special + base - slot - 1, footer, d - base);
+    }
     for (uint32_t ds = 0; ds < FZ7_LZMA_DIST_STATES; ds++) {
-        for (uint32_t slot = 0; slot < FZ7_LZMA_DIST_SLOTS; slot++) {
-            uint32_t price = tree_price(e, p->dist_slot[ds], FZ7_LZMA_DIST_SLOT_BITS, slot);
-            if (slot >= FZ7_LZMA_DIST_MODEL_END)
-                price += ((slot >> 1) - 1 - FZ7_LZMA_ALIGN_BITS) << FZ7_PRICE_SHIFT;
-            e->slot_prices[ds][slot] = price;
-        }
-        for (uint32_t d = 0; d < FZ7_LZMA_FULL_DISTANCES; d++) {
-            uint32_t slot = fz7_lzma_dist_slot(d);
-            uint32_t price = e->slot_prices[ds][slot];
-            if (slot >= FZ7_LZMA_DIST_MODEL_START) {
-                uint32_t footer = (slot >> 1) - 1;
-                uint32_t base = (2 | (slot & 1)) << footer;
-                price += tree_reverse_price(e, p->dist_special + base - slot - 1, footer, d - base);
-            }
-            e->dist_prices[ds][d] = price;
-        }
+        uint32_t *slot_prices = e->slot_prices[ds];
+        tree_leaf_prices(e, p->dist_slot[ds], FZ7_LZMA_DIST_SLOT_BITS, 0, slot_prices);
+        for (uint32_t slot = FZ7_LZMA_DIST_MODEL_END; slot < FZ7_LZMA_DIST_SLOTS; slot++)
+            slot_prices[slot] += ((slot >> 1) - 1 - FZ7_LZMA_ALIGN_BITS) << FZ7_PRICE_SHIFT;
+        uint32_t *dist_prices = e->dist_prices[ds];
+        for (uint32_t d = 0; d < FZ7_LZMA_DIST_MODEL_START; d++)
+            dist_prices[d] = slot_prices[d];
+        for (uint32_t d = FZ7_LZMA_DIST_MODEL_START; d < FZ7_LZMA_FULL_DISTANCES; d++)
+            dist_prices[d] = slot_prices[fz7_lzma_dist_slot(d)] + special[d];
     }
     e->dist_count = 0;
 }
@@ -330,29 +337,6 @@ static void refresh_all_prices(struct fz7_lzma_enc *e)
     fill_align_prices(e);
 }
 
-uint32_t fz7_lzma_literal_price(const struct fz7_lzma_enc *e, uint64_t pos, uint32_t state,
-                                uint8_t prev, uint8_t cur, uint8_t match_byte)
-{
-    const fz7_lzma_prob *probs = e->probs->literal + fz7_lzma_literal_offset(pos, prev, e->opts.lc, e->opts.lp);
-    uint32_t price = 0, sym = 1;
-    int matched = !fz7_lzma_state_is_literal(state);
-    for (int i = 7; i >= 0; i--) {
-        unsigned bit = (cur >> i) & 1;
-        if (matched) {
-            unsigned mb = (match_byte >> i) & 1;
-            price += fz7_price_bit(e, probs[((1 + mb) << 8) + sym], bit);
-            matched = mb == bit;
-        } else {
-            price += fz7_price_bit(e, probs[sym], bit);
-        }
-        sym = (sym << 1) | bit;
-    }
-    return price;
-}
-
-
-
-
 /* ---- Symbol coding ------------------------------------------------------ */
 
 static void reset_model(struct fz7_lzma_enc *e)
@@ -364,104 +348,108 @@ static void reset_model(struct fz7_lzma_enc *e)
         refresh_all_prices(e);
 }
 
-static void code_len(struct fz7_lzma_enc *e, fz7_lzma_len_probs *lp, uint32_t len, uint32_t ps)
+/* The coders below keep low and range in a fz7_rc_live (range_enc.h) and
+ * store them back once per symbol. */
+
+FZ7_RC_INLINE void code_len(fz7_rc_live *rc, fz7_lzma_len_probs *lp, uint32_t len, uint32_t ps)
 {
     uint32_t l = len - FZ7_LZMA_MATCH_LEN_MIN;
     if (l < FZ7_LZMA_LEN_LOW_SYMBOLS) {
-        fz7_rc_bit(&e->rc, &lp->choice, 0);
-        fz7_rc_tree(&e->rc, lp->low[ps], FZ7_LZMA_LEN_LOW_BITS, l);
+        fz7_rcl_bit(rc, &lp->choice, 0);
+        fz7_rcl_tree(rc, lp->low[ps], FZ7_LZMA_LEN_LOW_BITS, l);
     } else {
-        fz7_rc_bit(&e->rc, &lp->choice, 1);
+        fz7_rcl_bit(rc, &lp->choice, 1);
         l -= FZ7_LZMA_LEN_LOW_SYMBOLS;
         if (l < FZ7_LZMA_LEN_MID_SYMBOLS) {
-            fz7_rc_bit(&e->rc, &lp->choice2, 0);
-            fz7_rc_tree(&e->rc, lp->mid[ps], FZ7_LZMA_LEN_MID_BITS, l);
+            fz7_rcl_bit(rc, &lp->choice2, 0);
+            fz7_rcl_tree(rc, lp->mid[ps], FZ7_LZMA_LEN_MID_BITS, l);
         } else {
-            fz7_rc_bit(&e->rc, &lp->choice2, 1);
-            fz7_rc_tree(&e->rc, lp->high, FZ7_LZMA_LEN_HIGH_BITS, l - FZ7_LZMA_LEN_MID_SYMBOLS);
+            fz7_rcl_bit(rc, &lp->choice2, 1);
+            fz7_rcl_tree(rc, lp->high, FZ7_LZMA_LEN_HIGH_BITS, l - FZ7_LZMA_LEN_MID_SYMBOLS);
         }
     }
-    e->len_count++;
 }
 
+/* A literal, plain after a literal state, else matched against the byte at
+ * rep0 until the first bit that differs (lzma-file-format.txt). offs is
+ * 0x100 while matching and 0 after, so both kinds share one branch-free
+ * loop: probs[offs + match bit * offs + sym] is probs[((1 + mb) << 8) + sym]
+ * while matching and probs[sym] after. */
 static void code_literal(struct fz7_lzma_enc *e, const uint8_t *cur)
 {
-    uint32_t ps = (uint32_t)e->pos & e->pos_mask;
-    fz7_rc_bit(&e->rc, &e->probs->is_match[e->state][ps], 0);
-    uint8_t prev = e->pos > 0 ? cur[-1] : 0;
-    fz7_lzma_prob *probs = e->probs->literal + fz7_lzma_literal_offset(e->pos, prev, e->opts.lc, e->opts.lp);
-    uint32_t sym = 1;
-    if (fz7_lzma_state_is_literal(e->state)) {
-        for (int i = 7; i >= 0; i--) {
-            unsigned bit = (cur[0] >> i) & 1;
-            fz7_rc_bit(&e->rc, &probs[sym], bit);
-            sym = (sym << 1) | bit;
-        }
-    } else {
-        uint8_t match_byte = cur[-(ptrdiff_t)e->reps[0] - 1];
-        int matched = 1;
-        for (int i = 7; i >= 0; i--) {
-            unsigned bit = (cur[0] >> i) & 1;
-            if (matched) {
-                unsigned mb = (match_byte >> i) & 1;
-                fz7_rc_bit(&e->rc, &probs[((1 + mb) << 8) + sym], bit);
-                matched = mb == bit;
-            } else {
-                fz7_rc_bit(&e->rc, &probs[sym], bit);
-            }
-            sym = (sym << 1) | bit;
-        }
-    }
-    e->state = fz7_lzma_state_after_literal(e->state);
+    fz7_rc_live rc = fz7_rc_open(&e->rc);
+    uint32_t state = e->state;
+    uint64_t pos = e->pos;
+    fz7_lzma_probs *pr = e->probs;
+    fz7_rcl_bit(&rc, &pr->is_match[state][(uint32_t)pos & e->pos_mask], 0);
+    uint8_t prev = pos > 0 ? cur[-1] : 0;
+    fz7_lzma_prob *probs = pr->literal + fz7_lzma_literal_offset(pos, prev, e->opts.lc, e->opts.lp);
+    uint32_t offs = fz7_lzma_state_is_literal(state) ? 0 : 0x100;
+    uint32_t mb = offs ? cur[-(ptrdiff_t)e->reps[0] - 1] : 0;
+    /* c >> 8 is the tree node: 1, then the bits coded so far. */
+    uint32_t c = (uint32_t)cur[0] | 0x100;
+    do {
+        mb <<= 1;
+        fz7_rcl_bit(&rc, &probs[offs + (mb & offs) + (c >> 8)], (c >> 7) & 1);
+        c <<= 1;
+        offs &= ~(mb ^ c);  /* bit 8 of c is the bit just coded */
+    } while (c < 0x10000);
+    fz7_rc_close(&rc);
+    e->state = fz7_lzma_state_after_literal(state);
 }
 
 static void code_match(struct fz7_lzma_enc *e, uint32_t dist0, uint32_t len)
 {
+    fz7_rc_live rc = fz7_rc_open(&e->rc);
     fz7_lzma_probs *p = e->probs;
     uint32_t ps = (uint32_t)e->pos & e->pos_mask;
-    fz7_rc_bit(&e->rc, &p->is_match[e->state][ps], 1);
-    fz7_rc_bit(&e->rc, &p->is_rep[e->state], 0);
-    code_len(e, &p->match_len, len, ps);
+    uint32_t state = e->state;
+    fz7_rcl_bit(&rc, &p->is_match[state][ps], 1);
+    fz7_rcl_bit(&rc, &p->is_rep[state], 0);
+    code_len(&rc, &p->match_len, len, ps);
     uint32_t slot = fz7_lzma_dist_slot(dist0);
-    fz7_rc_tree(&e->rc, p->dist_slot[fz7_lzma_dist_state(len)], FZ7_LZMA_DIST_SLOT_BITS, slot);
+    fz7_rcl_tree(&rc, p->dist_slot[fz7_lzma_dist_state(len)], FZ7_LZMA_DIST_SLOT_BITS, slot);
     if (slot >= FZ7_LZMA_DIST_MODEL_START) {
         uint32_t footer = (slot >> 1) - 1;
         uint32_t base = (2 | (slot & 1)) << footer;
         uint32_t reduced = dist0 - base;
         if (slot < FZ7_LZMA_DIST_MODEL_END) {
-            fz7_rc_tree_reverse(&e->rc, p->dist_special + base - slot - 1, footer, reduced);
+            fz7_rcl_tree_reverse(&rc, p->dist_special + base - slot - 1, footer, reduced);
         } else {
-            fz7_rc_direct(&e->rc, reduced >> FZ7_LZMA_ALIGN_BITS, footer - FZ7_LZMA_ALIGN_BITS);
-            fz7_rc_tree_reverse(&e->rc, p->dist_align, FZ7_LZMA_ALIGN_BITS, reduced & (FZ7_LZMA_ALIGN_SIZE - 1));
+            fz7_rcl_direct(&rc, reduced >> FZ7_LZMA_ALIGN_BITS, footer - FZ7_LZMA_ALIGN_BITS);
+            fz7_rcl_tree_reverse(&rc, p->dist_align, FZ7_LZMA_ALIGN_BITS, reduced & (FZ7_LZMA_ALIGN_SIZE - 1));
             e->align_count++;
         }
     }
+    fz7_rc_close(&rc);
     e->reps[3] = e->reps[2];
     e->reps[2] = e->reps[1];
     e->reps[1] = e->reps[0];
     e->reps[0] = dist0;
-    e->state = fz7_lzma_state_after_match(e->state);
+    e->state = fz7_lzma_state_after_match(state);
+    e->len_count++;
     e->dist_count++;
 }
 
 static void code_rep(struct fz7_lzma_enc *e, uint32_t rep, uint32_t len)
 {
+    fz7_rc_live rc = fz7_rc_open(&e->rc);
     fz7_lzma_probs *p = e->probs;
     uint32_t ps = (uint32_t)e->pos & e->pos_mask;
     uint32_t s = e->state;
-    fz7_rc_bit(&e->rc, &p->is_match[s][ps], 1);
-    fz7_rc_bit(&e->rc, &p->is_rep[s], 1);
+    fz7_rcl_bit(&rc, &p->is_match[s][ps], 1);
+    fz7_rcl_bit(&rc, &p->is_rep[s], 1);
     if (rep == 0) {
-        fz7_rc_bit(&e->rc, &p->is_rep0[s], 0);
-        fz7_rc_bit(&e->rc, &p->is_rep0_long[s][ps], len != 1);
+        fz7_rcl_bit(&rc, &p->is_rep0[s], 0);
+        fz7_rcl_bit(&rc, &p->is_rep0_long[s][ps], len != 1);
     } else {
         uint32_t dist0 = e->reps[rep];
-        fz7_rc_bit(&e->rc, &p->is_rep0[s], 1);
+        fz7_rcl_bit(&rc, &p->is_rep0[s], 1);
         if (rep == 1) {
-            fz7_rc_bit(&e->rc, &p->is_rep1[s], 0);
+            fz7_rcl_bit(&rc, &p->is_rep1[s], 0);
         } else {
-            fz7_rc_bit(&e->rc, &p->is_rep1[s], 1);
-            fz7_rc_bit(&e->rc, &p->is_rep2[s], rep - 2);
+            fz7_rcl_bit(&rc, &p->is_rep1[s], 1);
+            fz7_rcl_bit(&rc, &p->is_rep2[s], rep - 2);
             if (rep == 3)
                 e->reps[3] = e->reps[2];
             e->reps[2] = e->reps[1];
@@ -472,9 +460,11 @@ static void code_rep(struct fz7_lzma_enc *e, uint32_t rep, uint32_t len)
     if (len == 1) {
         e->state = fz7_lzma_state_after_short_rep(s);
     } else {
-        code_len(e, &p->rep_len, len, ps);
+        code_len(&rc, &p->rep_len, len, ps);
+        e->len_count++;
         e->state = fz7_lzma_state_after_rep(s);
     }
+    fz7_rc_close(&rc);
 }
 
 /* Codes one decision as the cheapest symbol valid in the current state. */
@@ -506,40 +496,9 @@ static void code_decision(struct fz7_lzma_enc *e, fz7_lzma_decision d)
 
 /* ---- Helpers for the parsers ------------------------------------------- */
 
-uint32_t fz7_lzma_enc_next_matches(struct fz7_lzma_enc *e)
-{
-    e->match_count = e->mf_mt ? fz7_lz_mf_mt_find(e->mf_mt, e->matches) : fz7_lz_mf_find(&e->mf, e->matches);
-    e->ahead++;
-    return e->match_count;
-}
-
-void fz7_lzma_enc_mf_skip(struct fz7_lzma_enc *e, uint32_t n)
-{
-    if (e->mf_mt)
-        fz7_lz_mf_mt_skip(e->mf_mt, n);
-    else
-        fz7_lz_mf_skip(&e->mf, n);
-}
-
-void fz7_lzma_enc_skip(struct fz7_lzma_enc *e, uint32_t n)
-{
-    fz7_lzma_enc_mf_skip(e, n);
-    e->ahead += n;
-}
-
 size_t fz7_lzma_enc_mf_append(struct fz7_lzma_enc *e, const uint8_t *data, size_t n)
 {
     return e->mf_mt ? fz7_lz_mf_mt_append(e->mf_mt, data, n) : fz7_lz_mf_append(&e->mf, data, n);
-}
-
-void fz7_lzma_enc_push(struct fz7_lzma_enc *e, uint32_t len, uint32_t dist)
-{
-    uint32_t i = e->queue_head + e->queue_len;
-    if (i >= FZ7_LZMA_OPTS + 8)
-        i -= FZ7_LZMA_OPTS + 8;
-    e->queue[i].len = len;
-    e->queue[i].dist = dist;
-    e->queue_len++;
 }
 
 /* ---- Output ------------------------------------------------------------- */

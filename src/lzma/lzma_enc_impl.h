@@ -104,10 +104,14 @@ fz7_status fz7_lzma2_mt_write(struct fz7_lzma_enc *e, const uint8_t *data, size_
 fz7_status fz7_lzma2_mt_finish(struct fz7_lzma_enc *e);
 void fz7_lzma2_mt_free(struct fz7_lzma2_mt *mt);
 
-/* Price of coding bit with probability p (of a 0). */
+/* Price of coding bit (0, or any other value for a 1) with probability p
+ * (of a 0): the table at p, or at 2048 - p for a 1. Branch-free, as
+ * literal bits are as good as random: with mask all ones,
+ * (p ^ mask) + 2049 is 2048 - p. */
 static inline uint32_t fz7_price_bit(const struct fz7_lzma_enc *e, fz7_lzma_prob p, unsigned bit)
 {
-    return e->price_table[(bit ? FZ7_LZMA_PROB_ONE - p : p) >> FZ7_PRICE_SHIFT];
+    uint32_t mask = 0u - (uint32_t)(bit != 0);
+    return e->price_table[(((uint32_t)p ^ mask) + (mask & (FZ7_LZMA_PROB_ONE + 1))) >> FZ7_PRICE_SHIFT];
 }
 
 /* Equal leading bytes of a and b, at most limit (the match finder's
@@ -136,18 +140,68 @@ static inline uint32_t fz7_lzma_match_len(const struct fz7_lzma_enc *e, const ui
 void fz7_lzma_parse_fast(struct fz7_lzma_enc *e);
 void fz7_lzma_parse_normal(struct fz7_lzma_enc *e);
 
-/* Shared by the parsers (lzma_enc.c). */
-uint32_t fz7_lzma_enc_next_matches(struct fz7_lzma_enc *e);   /* find at mf.pos; returns count */
-void fz7_lzma_enc_skip(struct fz7_lzma_enc *e, uint32_t n);         /* skip n positions */
+/* Shared by the parsers; inline, as they run once per input position. */
 
-/* The match finder's window and positions whichever thread searches
- * (lzma2_enc.c's block start uses them): fz7_lz_mf_append and
- * fz7_lz_mf_skip, the latter without moving the coder. */
+/* Finds the matches at mf.pos into e->matches; returns their count. */
+static inline uint32_t fz7_lzma_enc_next_matches(struct fz7_lzma_enc *e)
+{
+    e->match_count = e->mf_mt ? fz7_lz_mf_mt_find(e->mf_mt, e->matches) : fz7_lz_mf_find(&e->mf, e->matches);
+    e->ahead++;
+    return e->match_count;
+}
+
+/* fz7_lz_mf_skip of n positions whichever thread searches, without
+ * moving the coder (lzma2_enc.c's block start uses it too). */
+static inline void fz7_lzma_enc_mf_skip(struct fz7_lzma_enc *e, uint32_t n)
+{
+    if (e->mf_mt)
+        fz7_lz_mf_mt_skip(e->mf_mt, n);
+    else
+        fz7_lz_mf_skip(&e->mf, n);
+}
+
+/* Skips n positions the parser has decided (the coder trails by them). */
+static inline void fz7_lzma_enc_skip(struct fz7_lzma_enc *e, uint32_t n)
+{
+    fz7_lzma_enc_mf_skip(e, n);
+    e->ahead += n;
+}
+
+/* Appends one decision to the queue (a ring of FZ7_LZMA_OPTS + 8). */
+static inline void fz7_lzma_enc_push(struct fz7_lzma_enc *e, uint32_t len, uint32_t dist)
+{
+    uint32_t i = e->queue_head + e->queue_len;
+    if (i >= FZ7_LZMA_OPTS + 8)
+        i -= FZ7_LZMA_OPTS + 8;
+    e->queue[i].len = len;
+    e->queue[i].dist = dist;
+    e->queue_len++;
+}
+
+/* fz7_lz_mf_append whichever thread searches (lzma2_enc.c's block start
+ * uses it too). */
 size_t fz7_lzma_enc_mf_append(struct fz7_lzma_enc *e, const uint8_t *data, size_t n);
-void fz7_lzma_enc_mf_skip(struct fz7_lzma_enc *e, uint32_t n);
-void fz7_lzma_enc_push(struct fz7_lzma_enc *e, uint32_t len, uint32_t dist);
-uint32_t fz7_lzma_literal_price(const struct fz7_lzma_enc *e, uint64_t pos, uint32_t state,
-                                uint8_t prev, uint8_t cur, uint8_t match_byte);
+
+/* Price of coding the literal cur at pos after prev in state; match_byte
+ * (the byte at rep0) matters only after a match, rep or short rep. One
+ * branch-free walk for plain and matched literals: offs is 0x100 while
+ * the bits so far equal match_byte's, else 0 (the tree then is probs[sym]). */
+static inline uint32_t fz7_lzma_literal_price(const struct fz7_lzma_enc *e, uint64_t pos, uint32_t state,
+                                              uint8_t prev, uint8_t cur, uint8_t match_byte)
+{
+    const fz7_lzma_prob *probs = e->probs->literal + fz7_lzma_literal_offset(pos, prev, e->opts.lc, e->opts.lp);
+    uint32_t offs = fz7_lzma_state_is_literal(state) ? 0 : 0x100;
+    uint32_t mb = match_byte;
+    uint32_t c = (uint32_t)cur | 0x100; /* c >> 8: 1, then the bits so far */
+    uint32_t price = 0;
+    do {
+        mb <<= 1;
+        price += fz7_price_bit(e, probs[offs + (mb & offs) + (c >> 8)], (c >> 7) & 1);
+        c <<= 1;
+        offs &= ~(mb ^ c);
+    } while (c < 0x10000);
+    return price;
+}
 
 /* Distance slot of a 0-based distance (lzma-file-format.txt: slots 0..3
  * are the distances, then two slots per power of two). */
