@@ -334,12 +334,7 @@ static inline void copy_match(uint8_t *dst, const uint8_t *src, size_t n, size_t
 /* A bit-tree step with the children's probabilities loaded ahead (see
  * RC_BIT_SEL); pv holds probs[sym] on entry and probs[new sym] after.
  * Not for a tree's last level (its children lie outside the tree). */
-#define TREE_STEP_PRELOAD(probs, sym, pv)                                       \
-    do {                                                                        \
-        uint32_t tb_;                                                           \
-        RC_BIT_SEL((probs) + (sym), pv, (probs)[2 * (sym)], (probs)[2 * (sym) + 1], tb_); \
-        (sym) = ((sym) << 1) + tb_;                                             \
-    } while (0)
+#define TREE_STEP_PRELOAD(probs, sym, pv) RC_TREE_STEP_SEL(probs, sym, pv)
 
 /* A reverse bit-tree step with preloading: the bit also goes into acc at
  * bit position shift. */
@@ -392,6 +387,11 @@ static inline void copy_match(uint8_t *dst, const uint8_t *src, size_t n, size_t
         }                                                                       \
     } while (0)
 
+/* The align bits are a reverse bit tree: its path, first bit highest,
+ * read backwards (first bit lowest) is the value. */
+static const uint8_t k_reverse4[FZ7_LZMA_ALIGN_SIZE] = { 0, 8, 4, 12, 2, 10, 6, 14,
+                                                         1, 9, 5, 13, 3, 11, 7, 15 };
+
 /* Decodes the distance of a match of length len into dist (0-based; the
  * end marker decodes to 0xFFFFFFFF). For a far distance (slot >= 14),
  * on_high(base) runs once the direct bits are known, before the 4 align
@@ -427,10 +427,11 @@ static inline void copy_match(uint8_t *dst, const uint8_t *src, size_t n, size_t
                 on_high(d_);                                                    \
                 fz7_lzma_prob *ap_ = pr->dist_align;                            \
                 uint32_t av_ = ap_[1];                                          \
-                REV_STEP_PRELOAD(ap_, idx_, av_, d_, 0);                        \
-                REV_STEP_PRELOAD(ap_, idx_, av_, d_, 1);                        \
-                REV_STEP_PRELOAD(ap_, idx_, av_, d_, 2);                        \
-                RC_REV_STEP(ap_, idx_, d_, 3);                                  \
+                TREE_STEP_PRELOAD(ap_, idx_, av_);                              \
+                TREE_STEP_PRELOAD(ap_, idx_, av_);                              \
+                TREE_STEP_PRELOAD(ap_, idx_, av_);                              \
+                RC_TREE_STEP(ap_, idx_);                                        \
+                d_ += k_reverse4[idx_ - FZ7_LZMA_ALIGN_SIZE];                   \
             }                                                                   \
             (dist) = d_;                                                        \
         }                                                                       \
@@ -440,12 +441,7 @@ static inline void copy_match(uint8_t *dst, const uint8_t *src, size_t n, size_t
  * both children's probabilities are loaded before the bit is known and
  * the right one is selected after (RC_BIT_SEL), which takes the load
  * latency off the bit-to-bit dependency chain. */
-#define LIT_STEP_PRELOAD(lit, sym, pv)                                          \
-    do {                                                                        \
-        uint32_t bit_;                                                          \
-        RC_BIT_SEL(&(lit)[sym], pv, (lit)[2 * (sym)], (lit)[2 * (sym) + 1], bit_); \
-        (sym) = ((sym) << 1) + bit_;                                            \
-    } while (0)
+#define LIT_STEP_PRELOAD(lit, sym, pv) RC_TREE_STEP_SEL(lit, sym, pv)
 
 /* One matched-literal bit (see lzma_common.h for the tree layout): while
  * the decoded bits equal the match byte's bits, the tree at 0x100 +
