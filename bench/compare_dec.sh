@@ -6,11 +6,13 @@
 # run interleaved, one run of each per round, so a busy machine hits them
 # alike; prints the median wall and CPU (user + sys: the fair number on a
 # loaded machine) of N rounds and the ratios other/fz7 (higher: fz7 faster).
-# Usage: bench/compare_dec.sh [runs]   (FZ7=path of the binary; default 5 runs)
+# Usage: bench/compare_dec.sh [runs]   (FZ7=path of the binary; default 5 runs;
+# FZ7_BEFORE=path of an older fz7 adds its t / x rows to each group)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 fz7=${FZ7:-$top/build/fz7}
 runs=${1:-5}
+before=${FZ7_BEFORE:-}
 corpus=$top/../shared/bench/corpus
 work=${BENCH_WORK:-/tmp/fz7-bench-dec}
 mkdir -p "$work"
@@ -71,20 +73,24 @@ for a in 7zz-mx5-mfoff.7z 7zz-mx5.7z 7zz-mx5-nonsolid.7z fz7-mx5.7z; do
   [ -f "$work/$a" ] || continue
   f=$work/$a
   group "fz7 t $a" "'$fz7' t '$f'" \
+        ${before:+"before t $a" "'$before' t '$f'"} \
         "fz7 t -mmt1 $a" "'$fz7' t -mmt1 '$f'" \
         "7zz t $a" "7zz t '$f'" \
         "7zz t -mmt1 $a" "7zz t -mmt1 '$f'"
   group "fz7 x $a" "'$fz7' x -y -o'$work/out' '$f'" \
+        ${before:+"before x $a" "'$before' x -y -o'$work/out' '$f'"} \
         "7zz x $a" "7zz x -y -o'$work/out' '$f'" \
         "7zz x -mmt1 $a" "7zz x -mmt1 -y -o'$work/out' '$f'"
 done
 for a in xz6.xz xz6-b4m.xz; do
   f=$work/$a
   group "fz7 t $a" "'$fz7' t '$f'" \
+        ${before:+"before t $a" "'$before' t '$f'"} \
         "fz7 t -mmt1 $a" "'$fz7' t -mmt1 '$f'" \
         "xz -t $a" "xz -t -T1 '$f'" \
         "xz -T2 -t $a" "xz -t -T2 '$f'"
   group "fz7 x -so $a" "'$fz7' x -so '$f'" \
+        ${before:+"before x -so $a" "'$before' x -so '$f'"} \
         "xz -dc $a" "xz -dc -T1 '$f'" \
         "xz -T2 -dc $a" "xz -dc -T2 '$f'"
 done

@@ -334,12 +334,7 @@ static inline void copy_match(uint8_t *dst, const uint8_t *src, size_t n, size_t
 /* A bit-tree step with the children's probabilities loaded ahead (see
  * RC_BIT_SEL); pv holds probs[sym] on entry and probs[new sym] after.
  * Not for a tree's last level (its children lie outside the tree). */
-#define TREE_STEP_PRELOAD(probs, sym, pv)                                       \
-    do {                                                                        \
-        uint32_t tb_;                                                           \
-        RC_BIT_SEL((probs) + (sym), pv, (probs)[2 * (sym)], (probs)[2 * (sym) + 1], tb_); \
-        (sym) = ((sym) << 1) + tb_;                                             \
-    } while (0)
+#define TREE_STEP_PRELOAD(probs, sym, pv) RC_TREE_STEP_SEL(probs, sym, pv)
 
 /* A reverse bit-tree step with preloading: the bit also goes into acc at
  * bit position shift. */
@@ -392,9 +387,16 @@ static inline void copy_match(uint8_t *dst, const uint8_t *src, size_t n, size_t
         }                                                                       \
     } while (0)
 
+/* The align bits are a reverse bit tree: its path, first bit highest,
+ * read backwards (first bit lowest) is the value. */
+static const uint8_t k_reverse4[FZ7_LZMA_ALIGN_SIZE] = { 0, 8, 4, 12, 2, 10, 6, 14,
+                                                         1, 9, 5, 13, 3, 11, 7, 15 };
+
 /* Decodes the distance of a match of length len into dist (0-based; the
- * end marker decodes to 0xFFFFFFFF). */
-#define DECODE_DIST(len, dist)                                                  \
+ * end marker decodes to 0xFFFFFFFF). For a far distance (slot >= 14),
+ * on_high(base) runs once the direct bits are known, before the 4 align
+ * bits: dist is then in [base, base + 15]. */
+#define DECODE_DIST(len, dist, on_high)                                         \
     do {                                                                        \
         fz7_lzma_prob *sp_ = pr->dist_slot[(len) < 6 ? (len) - 2 : 3];          \
         uint32_t slot_ = 1, sv_ = sp_[1];                                       \
@@ -422,12 +424,14 @@ static inline void copy_match(uint8_t *dst, const uint8_t *src, size_t n, size_t
                 uint32_t dir_ = 0;                                              \
                 RC_DIRECT_BITS(nb_ - FZ7_LZMA_ALIGN_BITS, dir_);                \
                 d_ += dir_ << FZ7_LZMA_ALIGN_BITS;                              \
+                on_high(d_);                                                    \
                 fz7_lzma_prob *ap_ = pr->dist_align;                            \
                 uint32_t av_ = ap_[1];                                          \
-                REV_STEP_PRELOAD(ap_, idx_, av_, d_, 0);                        \
-                REV_STEP_PRELOAD(ap_, idx_, av_, d_, 1);                        \
-                REV_STEP_PRELOAD(ap_, idx_, av_, d_, 2);                        \
-                RC_REV_STEP(ap_, idx_, d_, 3);                                  \
+                TREE_STEP_PRELOAD(ap_, idx_, av_);                              \
+                TREE_STEP_PRELOAD(ap_, idx_, av_);                              \
+                TREE_STEP_PRELOAD(ap_, idx_, av_);                              \
+                RC_TREE_STEP(ap_, idx_);                                        \
+                d_ += k_reverse4[idx_ - FZ7_LZMA_ALIGN_SIZE];                   \
             }                                                                   \
             (dist) = d_;                                                        \
         }                                                                       \
@@ -437,12 +441,7 @@ static inline void copy_match(uint8_t *dst, const uint8_t *src, size_t n, size_t
  * both children's probabilities are loaded before the bit is known and
  * the right one is selected after (RC_BIT_SEL), which takes the load
  * latency off the bit-to-bit dependency chain. */
-#define LIT_STEP_PRELOAD(lit, sym, pv)                                          \
-    do {                                                                        \
-        uint32_t bit_;                                                          \
-        RC_BIT_SEL(&(lit)[sym], pv, (lit)[2 * (sym)], (lit)[2 * (sym) + 1], bit_); \
-        (sym) = ((sym) << 1) + bit_;                                            \
-    } while (0)
+#define LIT_STEP_PRELOAD(lit, sym, pv) RC_TREE_STEP_SEL(lit, sym, pv)
 
 /* One matched-literal bit (see lzma_common.h for the tree layout): while
  * the decoded bits equal the match byte's bits, the tree at 0x100 +
@@ -473,6 +472,25 @@ static inline size_t back_index(size_t pos, uint32_t rep, size_t cap)
 {
     return pos > rep ? pos - rep - 1 : pos + cap - rep - 1;
 }
+
+/* Asks for the cache lines of the bytes at distances dist + 1 .. dist + 16
+ * behind pos (a far match's source while its low 4 bits are still being
+ * decoded; a rep's before its length is). A match source megabytes back
+ * is usually not in L2, and the copy's first load otherwise stalls the
+ * decoder for the whole miss: the prefetch starts the miss a few dozen
+ * cycles earlier. Prefetching a wrong address is harmless. */
+static inline void prefetch_back(const uint8_t *dict, size_t cap, size_t pos, uint32_t dist)
+{
+    size_t i = back_index(pos, dist, cap);
+    size_t j = i >= 15 ? i - 15 : i + cap - 15;
+    /* Integer arithmetic: a corrupt distance may point anywhere. */
+    __builtin_prefetch((const void *)((uintptr_t)dict + i));
+    __builtin_prefetch((const void *)((uintptr_t)dict + j));
+}
+
+/* The on_high hooks of DECODE_DIST in the run loop and elsewhere. */
+#define PREFETCH_FAR(base) prefetch_back(d->dict, d->cap, pos, (base))
+#define NO_PREFETCH(base) ((void)(base))
 
 fz7_status fz7_lzma_dec_run(fz7_lzma_dec *d, const uint8_t **inp, const uint8_t *in_stop, size_t limit)
 {
@@ -568,7 +586,7 @@ fz7_status fz7_lzma_dec_run(fz7_lzma_dec *d, const uint8_t **inp, const uint8_t 
             d->rep3 = d->rep2;
             d->rep2 = d->rep1;
             d->rep1 = rep0;
-            DECODE_DIST(len, rep0);
+            DECODE_DIST(len, rep0, PREFETCH_FAR);
             /* Valid distances reach the decoded bytes: pos of them before
              * the buffer first wraps, cap - DICT_SLACK after. */
             if (rep0 >= pos && (!d->wrapped || rep0 >= d->cap - DICT_SLACK)) {
@@ -619,6 +637,7 @@ fz7_status fz7_lzma_dec_run(fz7_lzma_dec *d, const uint8_t **inp, const uint8_t 
                 }
                 d->rep1 = rep0;
                 rep0 = dist;
+                prefetch_back(d->dict, d->cap, pos, rep0);
             }
             state = state < FZ7_LZMA_LIT_STATES ? 8 : 11;
             DECODE_LEN(&pr->rep_len, len);
@@ -682,7 +701,7 @@ bool fz7_lzma_dec_end_marker_next(fz7_lzma_dec *d, const uint8_t **inp)
         goto out;
     }
     DECODE_LEN(&pr->match_len, len);
-    DECODE_DIST(len, dist);
+    DECODE_DIST(len, dist, NO_PREFETCH);
     found = dist == FZ7_LZMA_END_MARKER_DIST;
 out:
     RC_NORMALIZE();

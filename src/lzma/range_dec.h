@@ -131,6 +131,57 @@
         (sym) = ((sym) << 1) + tb_;                                             \
     } while (0)
 
+/* One step down a bit tree with the next step's probability loaded ahead:
+ * pv holds probs[sym] on entry; decodes its bit, updates probs[sym], sets
+ * sym = 2 * sym + bit and pv = probs[sym] (the new sym). Not for a tree's
+ * last level (its children lie outside the tree). Same results as
+ * RC_BIT_SEL with the children probs[2 * sym], probs[2 * sym + 1]; the
+ * x86-64 version is one asm block because the compiler's version of that
+ * spent 27 instructions per bit (register copies, separate address
+ * arithmetic for the two child loads) where 21 do. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(FZ7_LZMA_NO_ASM)
+#define RC_TREE_STEP_SEL(probs, sym, pv)                                        \
+    do {                                                                        \
+        RC_NORMALIZE();                                                         \
+        uint64_t tss_ = (sym), tsm_, tst_, tsb_;                                        \
+        uint32_t tsc_;                                                           \
+        __asm__("movzwl (%[PR],%[S],4), %k[M]\n\t"                              \
+                "movzwl 2(%[PR],%[S],4), %[C1]\n\t"                             \
+                "movl %[RG], %k[B]\n\t"                                         \
+                "shrl $11, %k[B]\n\t"                                           \
+                "imull %[PV], %k[B]\n\t"                                        \
+                "subl %k[B], %[RG]\n\t"                                         \
+                "movl %[CD], %k[T]\n\t"                                         \
+                "subl %k[B], %[CD]\n\t"                                         \
+                "cmovbl %k[B], %[RG]\n\t"                                       \
+                "cmovbl %k[T], %[CD]\n\t"                                       \
+                "cmovbl %k[M], %[C1]\n\t"                                       \
+                "sbbq %[M], %[M]\n\t"                                           \
+                "movl %k[M], %k[B]\n\t"                                         \
+                "andl $2017, %k[B]\n\t"                                         \
+                "movl %[PV], %k[T]\n\t"                                         \
+                "subl %k[B], %k[T]\n\t"                                         \
+                "sarl $5, %k[T]\n\t"                                            \
+                "subl %k[T], %[PV]\n\t"                                         \
+                "movw %w[PV], (%[PR],%[S],2)\n\t"                               \
+                "leaq 1(%[M],%[S],2), %[S]\n\t"                                 \
+                "movl %[C1], %[PV]"                                             \
+                : [RG] "+&r"(range), [CD] "+&r"(code), [PV] "+&r"(pv),          \
+                  [S] "+&r"(tss_), [M] "=&r"(tsm_), [T] "=&r"(tst_), [B] "=&r"(tsb_),   \
+                  [C1] "=&r"(tsc_)                                               \
+                : [PR] "r"(probs)                                               \
+                : "cc", "memory");                                              \
+        (sym) = (uint32_t)tss_;                                                 \
+    } while (0)
+#else
+#define RC_TREE_STEP_SEL(probs, sym, pv)                                        \
+    do {                                                                        \
+        uint32_t tsb_;                                                          \
+        RC_BIT_SEL((probs) + (sym), pv, (probs)[2 * (sym)], (probs)[2 * (sym) + 1], tsb_); \
+        (sym) = ((sym) << 1) + tsb_;                                            \
+    } while (0)
+#endif
+
 /* One step of a reverse bit tree (distance footers, align bits): decodes
  * the bit at probs[idx], idx = 2 * idx + bit, and adds bit << shift to acc. */
 #define RC_REV_STEP(probs, idx, acc, shift)                                     \

@@ -664,6 +664,88 @@ static void test_direct_bits(void **state)
 #undef NEXT_RAND
 }
 
+/* RC_TREE_STEP_SEL (one asm block on x86-64) against the same step made
+ * of RC_BIT_SEL, on 8-bit tree symbols: from range-encoded symbols (must
+ * decode to them) and from random bytes (any code below the range; both
+ * must still agree). Probabilities, range, code, input pointer, symbol
+ * and the preloaded next probability must match after every step. */
+static void test_tree_step_sel(void **state)
+{
+    (void)state;
+    static uint8_t buf[8192];
+    uint64_t seed = 0x243F6A8885A308D3u;
+#define NEXT_RAND() (seed = seed * 6364136223846793005u + 1442695040888963407u, (uint32_t)(seed >> 33))
+    for (unsigned trial = 0; trial < 400; trial++) {
+        fz7_lzma_prob enc[512], fast_p[512], slow_p[512];
+        for (unsigned i = 0; i < 512; i++)
+            enc[i] = fast_p[i] = slow_p[i] = (fz7_lzma_prob)(31 + NEXT_RAND() % 1987);
+        unsigned nsym = 1 + NEXT_RAND() % 200, syms[200];
+        bool random_input = trial % 4 == 3;
+        size_t len;
+        if (random_input) {
+            len = 5 + nsym * 3;
+            for (size_t i = 0; i < len; i++)
+                buf[i] = (uint8_t)NEXT_RAND();
+            buf[0] = 0;
+            buf[1] &= 0x7F; /* code < range from the start */
+        } else {
+            fz7_range_enc rc;
+            rc.out = buf;
+            fz7_rc_reset(&rc);
+            for (unsigned k = 0; k < nsym; k++) {
+                syms[k] = NEXT_RAND() & 0xFF;
+                unsigned node = 1;
+                for (int b = 7; b >= 0; b--) {
+                    unsigned bit = (syms[k] >> b) & 1u;
+                    fz7_rc_bit(&rc, &enc[node], bit);
+                    node = 2 * node + bit;
+                }
+            }
+            fz7_rc_flush(&rc);
+            len = rc.out_pos;
+        }
+        assert_true(len + 64 <= sizeof buf);
+        memset(buf + len, 0, 64);
+
+        const uint32_t code0 = ((uint32_t)buf[1] << 24) | ((uint32_t)buf[2] << 16) |
+                               ((uint32_t)buf[3] << 8) | buf[4];
+        uint32_t fr = 0xFFFFFFFFu, fc = code0, sr = 0xFFFFFFFFu, sc = code0;
+        const uint8_t *fin = buf + 5, *sin = buf + 5;
+        for (unsigned k = 0; k < nsym; k++) {
+            uint32_t fsym = 1, ssym = 1, fpv = fast_p[1], spv = slow_p[1];
+            for (unsigned step = 0; step < 8; step++) {
+                uint32_t range = fr, code = fc;
+                const uint8_t *in = fin;
+                if (step < 7) {
+                    RC_TREE_STEP_SEL(fast_p, fsym, fpv);
+                } else {
+                    RC_TREE_STEP(fast_p, fsym);
+                }
+                fr = range, fc = code, fin = in;
+                range = sr, code = sc, in = sin;
+                if (step < 7) {
+                    uint32_t bit;
+                    RC_BIT_SEL(slow_p + ssym, spv, slow_p[2 * ssym], slow_p[2 * ssym + 1], bit);
+                    ssym = 2 * ssym + bit;
+                } else {
+                    RC_TREE_STEP(slow_p, ssym);
+                }
+                sr = range, sc = code, sin = in;
+                assert_int_equal(fr, sr);
+                assert_int_equal(fc, sc);
+                assert_ptr_equal(fin, sin);
+                assert_int_equal(fsym, ssym);
+                if (step < 7)
+                    assert_int_equal(fpv, spv);
+            }
+            if (!random_input)
+                assert_int_equal(fsym - 256, syms[k]);
+        }
+        assert_memory_equal(fast_p, slow_p, sizeof fast_p);
+    }
+#undef NEXT_RAND
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -676,6 +758,7 @@ int main(void)
         cmocka_unit_test(test_lzma2_props_and_ends),
         cmocka_unit_test(test_xz_corpus),
         cmocka_unit_test(test_direct_bits),
+        cmocka_unit_test(test_tree_step_sel),
     };
     return cmocka_run_group_tests(tests, load_manifest, NULL);
 }
