@@ -130,10 +130,24 @@ static uint64_t son_entries(int kind, uint32_t dict_size)
     return (uint64_t)(dict_size + 1u) * (fz7_lz_is_hc(kind) ? 1u : 2u);
 }
 
+/* True when a hash chain's heads and links (together more than half of
+ * 2 MiB, at most 2 MiB: dict 256 KiB at -mx1, 1.5 MiB) share one huge
+ * page: every chain step and head access is then one TLB entry instead
+ * of a walk over ~390 small pages. Not for an input known to be small,
+ * whose links would fill only part of it. */
+static int hc_one_page(int kind, size_t heads_bytes, size_t son_bytes, uint64_t size_hint, uint32_t cyclic_size)
+{
+    size_t total = heads_bytes + son_bytes;
+    return fz7_lz_is_hc(kind) && total <= HUGE_PAGE && total > HUGE_PAGE / 2
+           && (size_hint == 0 || size_hint >= cyclic_size / 2);
+}
+
 uint64_t fz7_lz_mf_memusage(int kind, uint32_t dict_size, uint32_t keep_extra)
 {
     uint64_t window = (uint64_t)dict_size + keep_extra + block_size(dict_size);
     uint64_t heads = hash2_entries(kind) + hash3_entries(kind) + ((uint64_t)1 << root_bits(kind, dict_size));
+    if (hc_one_page(kind, (size_t)heads * 4, (size_t)son_entries(kind, dict_size) * 4, 0, dict_size + 1))
+        return window + HUGE_PAGE;
     return window + 4 * (heads + son_entries(kind, dict_size));
 }
 
@@ -164,8 +178,13 @@ int fz7_lz_mf_init(fz7_lz_mf *mf, int kind, uint32_t dict_size, uint32_t keep_ex
     if (size_hint > 0 && size_hint < mf->cyclic_size)
         son_used = (size_t)((size_hint + 1) * (son_entries(kind, dict_size) / mf->cyclic_size) * sizeof(uint32_t));
     mf->buf = big_alloc(mf->buf_size, 0);
-    mf->hash2 = big_alloc(heads * sizeof(uint32_t), heads * sizeof(uint32_t));
-    mf->son = big_alloc(son_bytes, son_used);
+    if (hc_one_page(kind, heads * sizeof(uint32_t), son_bytes, size_hint, mf->cyclic_size)) {
+        mf->hash2 = big_alloc(HUGE_PAGE, HUGE_PAGE);
+        mf->son = mf->hash2 ? mf->hash2 + heads : NULL;
+    } else {
+        mf->hash2 = big_alloc(heads * sizeof(uint32_t), heads * sizeof(uint32_t));
+        mf->son = big_alloc(son_bytes, son_used);
+    }
     if (!mf->buf || !mf->hash2 || !mf->son) {
         fz7_lz_mf_free(mf);
         return -1;
@@ -187,8 +206,12 @@ void fz7_lz_mf_free(fz7_lz_mf *mf)
 {
     size_t heads = hash2_entries(mf->kind) + hash3_entries(mf->kind) + (size_t)mf->hash4_mask + 1;
     big_free(mf->buf, mf->buf_size);
-    big_free(mf->hash2, heads * sizeof(uint32_t));
-    big_free(mf->son, (size_t)son_entries(mf->kind, mf->dict_size) * sizeof(uint32_t));
+    if (mf->hash2 && mf->son == mf->hash2 + heads) {
+        big_free(mf->hash2, HUGE_PAGE);   /* hc_one_page */
+    } else {
+        big_free(mf->hash2, heads * sizeof(uint32_t));
+        big_free(mf->son, (size_t)son_entries(mf->kind, mf->dict_size) * sizeof(uint32_t));
+    }
     mf->buf = NULL;
     mf->hash2 = mf->hash3 = mf->hash4 = mf->son = NULL;
 }
