@@ -132,20 +132,23 @@ static uint64_t son_entries(int kind, uint32_t dict_size)
 
 /* True when a hash chain's heads and links (together more than half of
  * 2 MiB, at most 2 MiB: dict 256 KiB at -mx1, 1.5 MiB) share one huge
- * page: every chain step and head access is then one TLB entry instead
- * of a walk over ~390 small pages. Not for an input known to be small,
- * whose links would fill only part of it. */
-static int hc_one_page(int kind, size_t heads_bytes, size_t son_bytes, uint64_t size_hint, uint32_t cyclic_size)
+ * page, and likewise its window (1.3 MiB at -mx1): every chain step,
+ * head access and candidate's bytes then hit one of two TLB entries
+ * instead of walking ~450 small pages. Not for an input known to be
+ * small (size_hint below half of `fill`, the bytes the input would fill). */
+static int hc_one_page(int kind, size_t a_bytes, size_t b_bytes, uint64_t size_hint, uint32_t fill)
 {
-    size_t total = heads_bytes + son_bytes;
+    size_t total = a_bytes + b_bytes;
     return fz7_lz_is_hc(kind) && total <= HUGE_PAGE && total > HUGE_PAGE / 2
-           && (size_hint == 0 || size_hint >= cyclic_size / 2);
+           && (size_hint == 0 || size_hint >= fill / 2);
 }
 
 uint64_t fz7_lz_mf_memusage(int kind, uint32_t dict_size, uint32_t keep_extra)
 {
     uint64_t window = (uint64_t)dict_size + keep_extra + block_size(dict_size);
     uint64_t heads = hash2_entries(kind) + hash3_entries(kind) + ((uint64_t)1 << root_bits(kind, dict_size));
+    if (hc_one_page(kind, (size_t)window, 0, 0, (uint32_t)window))
+        window = HUGE_PAGE;
     if (hc_one_page(kind, (size_t)heads * 4, (size_t)son_entries(kind, dict_size) * 4, 0, dict_size + 1))
         return window + HUGE_PAGE;
     return window + 4 * (heads + son_entries(kind, dict_size));
@@ -177,7 +180,12 @@ int fz7_lz_mf_init(fz7_lz_mf *mf, int kind, uint32_t dict_size, uint32_t keep_ex
     size_t son_used = son_bytes;
     if (size_hint > 0 && size_hint < mf->cyclic_size)
         son_used = (size_t)((size_hint + 1) * (son_entries(kind, dict_size) / mf->cyclic_size) * sizeof(uint32_t));
-    mf->buf = big_alloc(mf->buf_size, 0);
+    if (hc_one_page(kind, mf->buf_size, 0, size_hint, mf->buf_size)) {
+        mf->buf_mapped = HUGE_PAGE;
+        mf->buf = big_alloc(HUGE_PAGE, HUGE_PAGE);
+    } else {
+        mf->buf = big_alloc(mf->buf_size, 0);
+    }
     if (hc_one_page(kind, heads * sizeof(uint32_t), son_bytes, size_hint, mf->cyclic_size)) {
         mf->hash2 = big_alloc(HUGE_PAGE, HUGE_PAGE);
         mf->son = mf->hash2 ? mf->hash2 + heads : NULL;
@@ -205,7 +213,7 @@ int fz7_lz_mf_init(fz7_lz_mf *mf, int kind, uint32_t dict_size, uint32_t keep_ex
 void fz7_lz_mf_free(fz7_lz_mf *mf)
 {
     size_t heads = hash2_entries(mf->kind) + hash3_entries(mf->kind) + (size_t)mf->hash4_mask + 1;
-    big_free(mf->buf, mf->buf_size);
+    big_free(mf->buf, mf->buf_mapped ? mf->buf_mapped : mf->buf_size);
     if (mf->hash2 && mf->son == mf->hash2 + heads) {
         big_free(mf->hash2, HUGE_PAGE);   /* hc_one_page */
     } else {
