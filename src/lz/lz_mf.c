@@ -14,6 +14,18 @@
 
 #define HASH2_SIZE 65536u
 #define HASH3_SIZE 65536u
+/* The hash chains' 2- and 3-byte heads are hashed into 1024 slots each:
+ * 8 KiB that stay in L1, where the bt kinds' 2 x 65536 take 512 KiB of
+ * the ~2 MiB the fast levels keep hot. A slot's position may start with
+ * other bytes (checked), and a small 3-byte table remembers only recent
+ * positions, which suits the fast parser: it has no prices, and a far
+ * 3-byte match costs more bits than its literals. Measured on the bench
+ * corpus at -mx1: 9,683,501 -> 9,652,881 B (65536 exact / 65536 slots
+ * before), and smaller at -mx1..4 on a source tree too. */
+#define HC_HASH2_BITS 10u
+#define HC_HASH2_SIZE (1u << HC_HASH2_BITS)
+#define HC_HASH3_BITS 10u
+#define HC_HASH3_SIZE (1u << HC_HASH3_BITS)
 #define GOLDEN 0x9E3779B1u
 
 /* Extra window room beyond keep_before: the block filled between moves.
@@ -101,15 +113,44 @@ static uint32_t hash_bytes(int kind)
     return kind == FZ7_LZ_BT2 ? 2 : kind == FZ7_LZ_BT3 ? 3 : kind == FZ7_LZ_HC5 ? 5 : 4;
 }
 
+/* Entries of the 2-byte head table (the first of the heads). */
+static uint32_t hash2_entries(int kind)
+{
+    return fz7_lz_is_hc(kind) ? HC_HASH2_SIZE : HASH2_SIZE;
+}
+
+/* Entries of the 3-byte head table (after the 2-byte one). */
+static uint32_t hash3_entries(int kind)
+{
+    return fz7_lz_is_hc(kind) ? HC_HASH3_SIZE : HASH3_SIZE;
+}
+
 static uint64_t son_entries(int kind, uint32_t dict_size)
 {
     return (uint64_t)(dict_size + 1u) * (fz7_lz_is_hc(kind) ? 1u : 2u);
 }
 
+/* True when a hash chain's heads and links (together more than half of
+ * 2 MiB, at most 2 MiB: dict 256 KiB at -mx1, 1.5 MiB) share one huge
+ * page, and likewise its window (1.3 MiB at -mx1): every chain step,
+ * head access and candidate's bytes then hit one of two TLB entries
+ * instead of walking ~450 small pages. Not for an input known to be
+ * small (size_hint below half of `fill`, the bytes the input would fill). */
+static int hc_one_page(int kind, size_t a_bytes, size_t b_bytes, uint64_t size_hint, uint32_t fill)
+{
+    size_t total = a_bytes + b_bytes;
+    return fz7_lz_is_hc(kind) && total <= HUGE_PAGE && total > HUGE_PAGE / 2
+           && (size_hint == 0 || size_hint >= fill / 2);
+}
+
 uint64_t fz7_lz_mf_memusage(int kind, uint32_t dict_size, uint32_t keep_extra)
 {
     uint64_t window = (uint64_t)dict_size + keep_extra + block_size(dict_size);
-    uint64_t heads = HASH2_SIZE + HASH3_SIZE + ((uint64_t)1 << root_bits(kind, dict_size));
+    uint64_t heads = hash2_entries(kind) + hash3_entries(kind) + ((uint64_t)1 << root_bits(kind, dict_size));
+    if (hc_one_page(kind, (size_t)window, 0, 0, (uint32_t)window))
+        window = HUGE_PAGE;
+    if (hc_one_page(kind, (size_t)heads * 4, (size_t)son_entries(kind, dict_size) * 4, 0, dict_size + 1))
+        return window + HUGE_PAGE;
     return window + 4 * (heads + son_entries(kind, dict_size));
 }
 
@@ -132,22 +173,32 @@ int fz7_lz_mf_init(fz7_lz_mf *mf, int kind, uint32_t dict_size, uint32_t keep_ex
     uint32_t bits = root_bits(kind, dict_size);
     mf->hash4_mask = (1u << bits) - 1;
     mf->hash4_shift = 32 - bits;
-    size_t heads = HASH2_SIZE + HASH3_SIZE + ((size_t)1 << bits);
+    size_t heads = hash2_entries(kind) + hash3_entries(kind) + ((size_t)1 << bits);
     /* The son array fills from the front, one slot per position: with a
      * known input size only what it will use is offered as huge pages. */
     size_t son_bytes = (size_t)son_entries(kind, dict_size) * sizeof(uint32_t);
     size_t son_used = son_bytes;
     if (size_hint > 0 && size_hint < mf->cyclic_size)
         son_used = (size_t)((size_hint + 1) * (son_entries(kind, dict_size) / mf->cyclic_size) * sizeof(uint32_t));
-    mf->buf = big_alloc(mf->buf_size, 0);
-    mf->hash2 = big_alloc(heads * sizeof(uint32_t), heads * sizeof(uint32_t));
-    mf->son = big_alloc(son_bytes, son_used);
+    if (hc_one_page(kind, mf->buf_size, 0, size_hint, mf->buf_size)) {
+        mf->buf_mapped = HUGE_PAGE;
+        mf->buf = big_alloc(HUGE_PAGE, HUGE_PAGE);
+    } else {
+        mf->buf = big_alloc(mf->buf_size, 0);
+    }
+    if (hc_one_page(kind, heads * sizeof(uint32_t), son_bytes, size_hint, mf->cyclic_size)) {
+        mf->hash2 = big_alloc(HUGE_PAGE, HUGE_PAGE);
+        mf->son = mf->hash2 ? mf->hash2 + heads : NULL;
+    } else {
+        mf->hash2 = big_alloc(heads * sizeof(uint32_t), heads * sizeof(uint32_t));
+        mf->son = big_alloc(son_bytes, son_used);
+    }
     if (!mf->buf || !mf->hash2 || !mf->son) {
         fz7_lz_mf_free(mf);
         return -1;
     }
-    mf->hash3 = mf->hash2 + HASH2_SIZE;
-    mf->hash4 = mf->hash3 + HASH3_SIZE;
+    mf->hash3 = mf->hash2 + hash2_entries(kind);
+    mf->hash4 = mf->hash3 + hash3_entries(kind);
     /* Empty heads (0) must always be at least cyclic_size away: out of
      * reach. Stored positions start high, so the first streams longer than
      * the window already normalise (that path is then tested by every long
@@ -161,10 +212,14 @@ int fz7_lz_mf_init(fz7_lz_mf *mf, int kind, uint32_t dict_size, uint32_t keep_ex
 
 void fz7_lz_mf_free(fz7_lz_mf *mf)
 {
-    size_t heads = HASH2_SIZE + HASH3_SIZE + (size_t)mf->hash4_mask + 1;
-    big_free(mf->buf, mf->buf_size);
-    big_free(mf->hash2, heads * sizeof(uint32_t));
-    big_free(mf->son, (size_t)son_entries(mf->kind, mf->dict_size) * sizeof(uint32_t));
+    size_t heads = hash2_entries(mf->kind) + hash3_entries(mf->kind) + (size_t)mf->hash4_mask + 1;
+    big_free(mf->buf, mf->buf_mapped ? mf->buf_mapped : mf->buf_size);
+    if (mf->hash2 && mf->son == mf->hash2 + heads) {
+        big_free(mf->hash2, HUGE_PAGE);   /* hc_one_page */
+    } else {
+        big_free(mf->hash2, heads * sizeof(uint32_t));
+        big_free(mf->son, (size_t)son_entries(mf->kind, mf->dict_size) * sizeof(uint32_t));
+    }
     mf->buf = NULL;
     mf->hash2 = mf->hash3 = mf->hash4 = mf->son = NULL;
 }
@@ -174,7 +229,7 @@ void fz7_lz_mf_free(fz7_lz_mf *mf)
 static void normalise(fz7_lz_mf *mf)
 {
     uint32_t sub = mf->offset - mf->cyclic_size;
-    size_t heads = HASH2_SIZE + HASH3_SIZE + (size_t)mf->hash4_mask + 1;
+    size_t heads = hash2_entries(mf->kind) + hash3_entries(mf->kind) + (size_t)mf->hash4_mask + 1;
     size_t sons = (size_t)son_entries(mf->kind, mf->dict_size);
     for (size_t i = 0; i < heads; i++)
         mf->hash2[i] = mf->hash2[i] > sub ? mf->hash2[i] - sub : 0;
@@ -359,15 +414,61 @@ static uint32_t near_matches(fz7_lz_mf *mf, const uint8_t *cur, uint32_t stored,
     return near_matches_kind(mf, cur, stored, lim, m, best, mf->kind);
 }
 
+/* Slot in the hash chains' 3-byte head table of the 3 bytes at p. */
+static inline uint32_t hc_hash3_of(const uint8_t *p)
+{
+    uint32_t v = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16);
+    return (v * GOLDEN) >> (32 - HC_HASH3_BITS);
+}
+
+/* Slot in the hash chains' 2-byte head table of the 2 bytes at p. */
+static inline uint32_t hc_hash2_of(const uint8_t *p)
+{
+    uint32_t v = (uint32_t)p[0] | ((uint32_t)p[1] << 8);
+    return (v * GOLDEN) >> (32 - HC_HASH2_BITS);
+}
+
+/* near_matches for the hash-chain kinds, whose 2-byte heads are hashed:
+ * the candidate's first 2 bytes are compared before it counts. */
+__attribute__((always_inline)) static inline uint32_t hc_near_matches(fz7_lz_mf *mf, const uint8_t *cur,
+                                                                     uint32_t stored, uint32_t lim,
+                                                                     fz7_lz_match *m, uint32_t *best)
+{
+    uint32_t n = 0;
+    uint32_t h2 = hc_hash2_of(cur), h3 = hc_hash3_of(cur);
+    uint32_t d2 = stored - mf->hash2[h2];
+    uint32_t d3 = stored - mf->hash3[h3];
+    mf->hash2[h2] = stored;
+    mf->hash3[h3] = stored;
+    if (d2 - 1 < mf->dict_size && cur[-(ptrdiff_t)d2] == cur[0] && cur[1 - (ptrdiff_t)d2] == cur[1]) {
+        uint32_t len = extend(mf, cur, cur - d2, 2, lim);
+        m[n].len = len;
+        m[n].dist = d2;
+        n++;
+        *best = len;
+    }
+    if (d3 != d2 && d3 - 1 < mf->dict_size && *best < lim && cur[-(ptrdiff_t)d3] == cur[0]
+        && cur[1 - (ptrdiff_t)d3] == cur[1] && cur[2 - (ptrdiff_t)d3] == cur[2]) {
+        uint32_t len = extend(mf, cur, cur - d3, 3, lim);
+        if (len > *best) {
+            m[n].len = len;
+            m[n].dist = d3;
+            n++;
+            *best = len;
+        }
+    }
+    return n;
+}
+
 static uint32_t hc_find(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_match *m, int collect)
 {
     uint32_t stored = mf->pos + mf->offset;
     uint32_t best = 1, n = 0;
     if (collect) {
-        n = near_matches(mf, cur, stored, lim, m, &best);
+        n = hc_near_matches(mf, cur, stored, lim, m, &best);
     } else {
-        mf->hash2[(uint32_t)cur[0] | ((uint32_t)cur[1] << 8)] = stored;
-        mf->hash3[hash3_of(cur)] = stored;
+        mf->hash2[hc_hash2_of(cur)] = stored;
+        mf->hash3[hc_hash3_of(cur)] = stored;
     }
     uint32_t r = root_of(mf, cur);
     uint32_t cand = mf->hash4[r];
@@ -405,10 +506,10 @@ typedef struct hc_walk {
 
 /* Heads and near matches for w->cur; returns the old head of root r (the
  * chain link the new position gets). */
-__attribute__((always_inline)) static inline uint32_t hc_start(fz7_lz_mf *mf, hc_walk *w, uint32_t r, int kind)
+__attribute__((always_inline)) static inline uint32_t hc_start(fz7_lz_mf *mf, hc_walk *w, uint32_t r)
 {
     w->best = 1;
-    w->n = near_matches_kind(mf, w->cur, w->stored, w->lim, w->m, &w->best, kind);
+    w->n = hc_near_matches(mf, w->cur, w->stored, w->lim, w->m, &w->best);
     w->cand = mf->hash4[r];
     mf->hash4[r] = w->stored;
     w->depth = w->best >= w->lim ? 0 : mf->depth;
@@ -422,6 +523,13 @@ static inline int hc_step(const fz7_lz_mf *mf, hc_walk *w)
     if (w->depth == 0 || delta - 1 >= mf->dict_size)   /* delta 0 wraps: out of reach too */
         return 0;
     w->depth--;
+    /* The next link is loaded before the bytes are compared, and the
+     * empty asm keeps it there: a mispredicted compare then no longer
+     * throws the load away, so the chain walk does not wait for the
+     * candidate's bytes and the link one after the other. */
+    uint32_t slot = w->cyclic >= delta ? w->cyclic - delta : w->cyclic - delta + mf->cyclic_size;
+    uint32_t next = mf->son[slot];
+    __asm__("" : "+r"(next));
     const uint8_t *cur = w->cur, *p = cur - delta;
     if (p[w->best] == cur[w->best] && p[0] == cur[0]) {
         uint32_t len = extend(mf, p, cur, 0, w->lim);
@@ -434,8 +542,7 @@ static inline int hc_step(const fz7_lz_mf *mf, hc_walk *w)
                 return 0;
         }
     }
-    uint32_t slot = w->cyclic >= delta ? w->cyclic - delta : w->cyclic - delta + mf->cyclic_size;
-    w->cand = mf->son[slot];
+    w->cand = next;
     return 1;
 }
 
@@ -462,8 +569,8 @@ __attribute__((always_inline)) static inline int hc_find_pair(fz7_lz_mf *mf, fz7
     b.cyclic = a.cyclic + 1 == mf->cyclic_size ? 0 : a.cyclic + 1;
     b.lim = mf->nice_len;
     b.m = mb;
-    mf->son[a.cyclic] = hc_start(mf, &a, ra, kind);
-    uint32_t link_b = hc_start(mf, &b, rb, kind);
+    mf->son[a.cyclic] = hc_start(mf, &a, ra);
+    uint32_t link_b = hc_start(mf, &b, rb);
     int go_a, go_b;
     do {
         go_a = hc_step(mf, &a);
@@ -667,6 +774,30 @@ __attribute__((always_inline)) static inline void prefetch_kind(const fz7_lz_mf 
     }
 }
 
+/* prefetch_kind for the hash chains (their 2- and 3-byte heads stay in
+ * L1): the 4-/5-byte head PREFETCH_HEADS ahead; PREFETCH_NODE ahead the first candidate's chain
+ * link and bytes. (Also requesting the second candidate two positions
+ * ahead, or the first ones of the search after a skip run, measured
+ * slower.) */
+__attribute__((always_inline)) static inline void hc_prefetch(const fz7_lz_mf *mf, int kind)
+{
+    if (mf->end - mf->pos < PREFETCH_HEADS + 5)
+        return;
+    const uint8_t *far = mf->buf + mf->pos + PREFETCH_HEADS;
+    __builtin_prefetch(&mf->hash4[root_kind(mf, far, kind)], 1);
+    const uint32_t ahead = PREFETCH_NODE;
+    const uint8_t *p = mf->buf + mf->pos + ahead;
+    uint32_t stored = mf->pos + ahead + mf->offset;
+    uint32_t cyclic = mf->cyclic_pos + ahead;
+    cyclic = cyclic >= mf->cyclic_size ? cyclic - mf->cyclic_size : cyclic;
+    uint32_t delta = stored - mf->hash4[root_kind(mf, p, kind)];
+    if (delta - 1 >= mf->dict_size)
+        return;
+    uint32_t slot = cyclic >= delta ? cyclic - delta : cyclic - delta + mf->cyclic_size;
+    __builtin_prefetch(&mf->son[slot], 1);
+    __builtin_prefetch(p - delta, 0);
+}
+
 __attribute__((always_inline)) static inline void prefetch_ahead(const fz7_lz_mf *mf)
 {
     prefetch_kind(mf, mf->kind);
@@ -683,7 +814,10 @@ static inline int pair_ok(const fz7_lz_mf *mf)
  * its own copy, its hashes without a switch on the kind per position. */
 __attribute__((always_inline)) static inline uint32_t find_kind(fz7_lz_mf *mf, fz7_lz_match *matches, int kind)
 {
-    prefetch_kind(mf, kind);
+    if (fz7_lz_is_hc(kind))
+        hc_prefetch(mf, kind);
+    else
+        prefetch_kind(mf, kind);
     uint32_t n = 0;
     if (mf->pending) {
         /* Searched with the previous position. */
@@ -731,8 +865,8 @@ static inline uint32_t load32le(const uint8_t *p)
  * wrap: only heads and chain links change (the values hc_find stores).
  * The positions of a run do not wait on each other, so the core overlaps
  * their head loads by itself: only the run's last PREFETCH_HEADS
- * positions request heads, those of the positions after the run (the
- * next search's), which saves two hashes per position of a long run. */
+ * positions request 4-/5-byte heads, those of the positions after the
+ * run (the next search's; the 2- and 3-byte heads are in L1). */
 __attribute__((always_inline)) static inline void hc_skip_run(fz7_lz_mf *mf, uint32_t n, int kind)
 {
     const uint8_t *p = mf->buf + mf->pos;
@@ -742,13 +876,11 @@ __attribute__((always_inline)) static inline void hc_skip_run(fz7_lz_mf *mf, uin
     if (mf->end - mf->pos < n + PREFETCH_HEADS + 8)
         from = n;   /* too near the end of the data: no prefetch */
     for (uint32_t k = 0; k < n; k++, p++, stored++) {
-        if (k >= from) {
+        if (k >= from)
             __builtin_prefetch(&mf->hash4[root_kind(mf, p + PREFETCH_HEADS, kind)], 1);
-            __builtin_prefetch(&mf->hash3[hash3_of(p + PREFETCH_HEADS)], 1);
-        }
         uint32_t v = load32le(p);
-        mf->hash2[v & 0xFFFFu] = stored;
-        mf->hash3[((v & 0xFFFFFFu) * GOLDEN) >> 16] = stored;
+        mf->hash2[((v & 0xFFFFu) * GOLDEN) >> (32 - HC_HASH2_BITS)] = stored;
+        mf->hash3[((v & 0xFFFFFFu) * GOLDEN) >> (32 - HC_HASH3_BITS)] = stored;
         uint32_t *head = &mf->hash4[root_kind(mf, p, kind)];
         link[k] = *head;
         *head = stored;

@@ -40,6 +40,8 @@ typedef struct fz7_lz_mf {
     uint32_t released;     /* bytes at the start of buf handed back to the
                             * kernel: out of reach, not yet rewritten */
     uint32_t huge_end;     /* buf[0..huge_end) was offered as huge pages */
+    uint32_t buf_mapped;   /* bytes mapped for buf when more than buf_size
+                            * (a hash chain's window in one huge page) */
     uint32_t dict_size;    /* largest distance returned */
     uint32_t cyclic_size;  /* dict_size + 1 chain/tree slots */
     uint32_t cyclic_pos;   /* slot of pos */
@@ -48,8 +50,10 @@ typedef struct fz7_lz_mf {
     uint32_t hash4_mask;   /* hash4 has hash4_mask + 1 entries */
     uint32_t hash4_shift;  /* 32 - log2(entries): the hash keeps the top bits */
     int kind;              /* FZ7_LZ_HC4 .. FZ7_LZ_HC5 */
-    uint32_t *hash2;       /* 65536 heads, keyed by the next 2 bytes exactly */
-    uint32_t *hash3;       /* 65536 heads, keyed by a hash of 3 bytes */
+    uint32_t *hash2;       /* bt: 65536 heads, keyed by the next 2 bytes
+                            * exactly; hc: 1024, by a hash of them */
+    uint32_t *hash3;       /* heads keyed by a hash of 3 bytes: bt 65536,
+                            * hc 1024 */
     uint32_t *hash4;       /* heads keyed by a hash of 4 bytes */
     uint32_t *son;         /* hc: 1 link per slot; bt: 2 children per slot */
     uint32_t (*match_len)(const uint8_t *a, const uint8_t *b, uint32_t limit);

@@ -1,0 +1,181 @@
+/* test_hc_matches.c - the hash-chain match finders (hc4, hc5) on their own:
+ * their 2- and 3-byte heads are hashed into small tables, so a head may
+ * name a position with other bytes. Every match they return must be real
+ * (the bytes equal for len at dist), as long as it can be (maximal up to
+ * min(nice_len, avail)), in reach, with lengths strictly increasing; the
+ * same sequence under every dispatch level; through window moves and skip
+ * runs. Also the memory the one-huge-page layout of -mx1 reports. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cpu/cpu.h"
+#include "lz/lz_mf.h"
+#include "test_util.h"
+
+#define INPUT_BYTES (3u << 20)
+
+static uint8_t *g_in;
+
+static uint64_t g_x;
+static uint32_t rnd(void)
+{
+    g_x ^= g_x << 13;
+    g_x ^= g_x >> 7;
+    g_x ^= g_x << 17;
+    return (uint32_t)(g_x >> 32);
+}
+
+/* Words (many 2- and 3-byte repeats that collide in 1024 slots), copies
+ * at near and far distances (some past a 64 KiB dictionary, some longer
+ * than nice_len), byte runs and random stretches, from a fixed seed. */
+static void generate(void)
+{
+    static const char *words[] = {"hash ", "chain ", "head ", "link ", "slot ", "of ", "a ", "\n",
+                                  "window ", "depth ", "nice ", "match "};
+    g_x = 0x243F6A8885A308D3ull;
+    size_t n = 0;
+    while (n < INPUT_BYTES) {
+        uint32_t r = rnd(), kind = r % 16;
+        if (kind < 8) {
+            const char *w = words[(r >> 8) % 12];
+            for (size_t k = 0; w[k] && n < INPUT_BYTES; k++)
+                g_in[n++] = (uint8_t)w[k];
+        } else if (kind < 13 && n > 300000) {
+            size_t d = 1 + rnd() % (kind < 11 ? 5000u : 300000u);
+            size_t len = 2 + rnd() % (kind == 12 ? 300u : 20u);
+            for (size_t k = 0; k < len && n < INPUT_BYTES; k++, n++)
+                g_in[n] = g_in[n - d];
+        } else if (kind == 13) {
+            size_t len = rnd() % 300;
+            uint8_t b = (uint8_t)rnd();
+            for (size_t k = 0; k < len && n < INPUT_BYTES; k++)
+                g_in[n++] = b;
+        } else {
+            size_t len = rnd() % 200;
+            for (size_t k = 0; k < len && n < INPUT_BYTES; k++)
+                g_in[n++] = (uint8_t)rnd();
+        }
+    }
+}
+
+/* Runs one finder over the input as a parser would (find, and after a
+ * long enough match skip most of it), checking each match; returns a
+ * hash of every (position, len, dist) and the number of matches. */
+static uint64_t run(int kind, uint32_t dict_size, uint32_t nice_len, uint64_t *count)
+{
+    fz7_lz_mf mf;
+    assert_int_equal(fz7_lz_mf_init(&mf, kind, dict_size, 300, nice_len, 0, 0), 0);
+    fz7_lz_match m[FZ7_LZ_MATCHES_MAX];
+    uint64_t digest = 0xCBF29CE484222325ull, found = 0;
+    size_t in = 0;
+    g_x = 0x13198A2E03707344ull;
+    for (;;) {
+        while (in < INPUT_BYTES && fz7_lz_mf_avail(&mf) < 4096) {
+            size_t want = INPUT_BYTES - in < 65536 ? INPUT_BYTES - in : 65536;
+            size_t got = fz7_lz_mf_append(&mf, g_in + in, want);
+            if (got == 0)
+                break;
+            in += got;
+        }
+        uint32_t avail = fz7_lz_mf_avail(&mf);
+        if (avail == 0)
+            break;
+        uint64_t at = in - avail;   /* input offset of the position searched */
+        const uint8_t *cur = g_in + at;
+        uint32_t cap = avail < nice_len ? avail : nice_len;
+        uint32_t n = fz7_lz_mf_find(&mf, m);
+        uint32_t prev = 1;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t len = m[i].len, dist = m[i].dist;
+            if (len <= prev || len > cap || dist == 0 || dist > dict_size || dist > at
+                || memcmp(cur, cur - dist, len) != 0 || (len < cap && cur[len] == (cur - dist)[len]))
+                fail_msg("kind %d dict %u: at %llu match %u: len %u dist %u (cap %u, previous len %u)", kind,
+                         dict_size, (unsigned long long)at, i, len, dist, cap, prev);
+            prev = len;
+            digest = (digest ^ ((at << 24) ^ ((uint64_t)len << 32) ^ dist)) * 0x100000001B3ull;
+        }
+        found += n;
+        if (n > 0 && prev >= 3 && avail > prev && rnd() % 4 != 0)
+            fz7_lz_mf_skip(&mf, prev - 1);
+    }
+    fz7_lz_mf_free(&mf);
+    *count = found;
+    return digest;
+}
+
+static void same_at_every_level(int kind, uint32_t dict_size, uint32_t nice_len)
+{
+    fz7_cpu_level max = fz7_cpu_max_level();
+    fz7_cpu_set_level(FZ7_LEVEL_PORTABLE);
+    uint64_t count, ref = run(kind, dict_size, nice_len, &count);
+    /* Most positions of this input repeat earlier bytes. */
+    if (count < INPUT_BYTES / 20)
+        fail_msg("kind %d dict %u: only %llu matches", kind, dict_size, (unsigned long long)count);
+    print_message("kind %d dict %u nice %u: %llu matches, digest %016llx\n", kind, dict_size, nice_len,
+                  (unsigned long long)count, (unsigned long long)ref);
+    for (int l = FZ7_LEVEL_PORTABLE + 1; l <= (int)max; l++) {
+        fz7_cpu_set_level((fz7_cpu_level)l);
+        uint64_t c, got = run(kind, dict_size, nice_len, &c);
+        if (got != ref || c != count)
+            fail_msg("kind %d dict %u: level %s differs from portable", kind, dict_size,
+                     fz7_cpu_level_name((fz7_cpu_level)l));
+    }
+    fz7_cpu_set_level(max);
+}
+
+static void test_hc5_mx1(void **state)
+{
+    (void)state;
+    same_at_every_level(FZ7_LZ_HC5, 1u << 18, 32);   /* -mx1: the one-page layout */
+}
+
+static void test_hc5_small_dict(void **state)
+{
+    (void)state;
+    same_at_every_level(FZ7_LZ_HC5, 1u << 16, 273);
+}
+
+static void test_hc4(void **state)
+{
+    (void)state;
+    same_at_every_level(FZ7_LZ_HC4, 1u << 16, 16);
+    same_at_every_level(FZ7_LZ_HC4, 1u << 20, 64);
+}
+
+/* At -mx1 (dict 256 KiB) the window (1-2 MiB) and the heads plus links
+ * (1.5 MiB) each take one 2 MiB huge page; bt4 keeps its exact tables. */
+static void test_memusage(void **state)
+{
+    (void)state;
+    assert_int_equal(fz7_lz_mf_memusage(FZ7_LZ_HC5, 1u << 18, 300), 4u << 20);
+    uint64_t window = (1u << 18) + 300 + (1u << 20);
+    uint64_t bt4 = window + 4 * (65536 + 65536 + (1u << 17) + 2 * ((1u << 18) + 1));
+    assert_int_equal(fz7_lz_mf_memusage(FZ7_LZ_BT4, 1u << 18, 300), bt4);
+    /* 64 KiB: the window (just over 1 MiB) takes a huge page; heads and
+     * links (0.5 MiB) stay in small ones. */
+    uint64_t hc = (2u << 20) + 4 * (1024 + 1024 + 65536 + (1u << 16) + 1);
+    assert_int_equal(fz7_lz_mf_memusage(FZ7_LZ_HC5, 1u << 16, 300), hc);
+}
+
+int main(void)
+{
+    g_in = malloc(INPUT_BYTES);
+    if (!g_in)
+        return 1;
+    generate();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hc5_mx1),
+        cmocka_unit_test(test_hc5_small_dict),
+        cmocka_unit_test(test_hc4),
+        cmocka_unit_test(test_memusage),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    free(g_in);
+    return rc;
+}
