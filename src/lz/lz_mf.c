@@ -504,7 +504,9 @@ static inline void bt_start(fz7_lz_mf *mf, bt_walk *w, uint32_t r, uint32_t *lin
     w->n = 0;
     if (mf->kind != FZ7_LZ_BT2) {
         if (w->m) {
-            w->n = near_matches(mf, cur, w->stored, w->lim, w->m, &w->best);
+            uint32_t best = 1;   /* a local: &w->best would keep w out of registers */
+            w->n = near_matches(mf, cur, w->stored, w->lim, w->m, &best);
+            w->best = best;
         } else {
             mf->hash2[(uint32_t)cur[0] | ((uint32_t)cur[1] << 8)] = w->stored;
             if (mf->kind == FZ7_LZ_BT4)
@@ -519,35 +521,65 @@ static inline void bt_start(fz7_lz_mf *mf, bt_walk *w, uint32_t r, uint32_t *lin
     w->depth = mf->depth;
 }
 
+/* The tables as a walk reads them, copied into locals: the walk's stores
+ * go through uint32_t pointers, which the compiler must otherwise assume
+ * may change mf's fields, reloading them at every step. */
+typedef struct bt_tables {
+    uint32_t *son;
+    uint32_t dict_size, cyclic_size;
+    uint32_t (*match_len)(const uint8_t *a, const uint8_t *b, uint32_t limit);
+} bt_tables;
+
+static inline bt_tables bt_tables_of(const fz7_lz_mf *mf)
+{
+    bt_tables t = {mf->son, mf->dict_size, mf->cyclic_size, mf->match_len};
+    return t;
+}
+
+/* extend with the kernel from t (same result). */
+static inline uint32_t bt_extend(const bt_tables t, const uint8_t *a, const uint8_t *b, uint32_t start, uint32_t lim)
+{
+    if (lim - start >= 8) {
+        uint64_t x, y;
+        memcpy(&x, a + start, 8);
+        memcpy(&y, b + start, 8);
+        uint64_t diff = x ^ y;
+        if (diff != 0)
+            return start + ((uint32_t)__builtin_ctzll(diff) >> 3);
+        return start + 8 + t.match_len(a + start + 8, b + start + 8, lim - start - 8);
+    }
+    return start + t.match_len(a + start, b + start, lim - start);
+}
+
 /* Visits one candidate; returns 0 once the walk is over (both links of
  * the last node written). The side is a branch on purpose: a
  * branch-free select makes the next node's load wait for this node's
  * bytes (measured 25% slower), a predicted branch issues it at once. */
-static inline int bt_step(const fz7_lz_mf *mf, bt_walk *w)
+__attribute__((always_inline)) static inline int bt_step(const bt_tables t, bt_walk *w)
 {
     uint32_t delta = w->stored - w->cand;
-    if (w->depth == 0 || delta == 0 || delta > mf->dict_size) {
+    if (w->depth == 0 || delta - 1 >= t.dict_size) {   /* delta 0 wraps: out of reach too */
         *w->link[0] = 0;
         *w->link[1] = 0;
         return 0;
     }
     w->depth--;
-    uint32_t slot = w->cyclic >= delta ? w->cyclic - delta : w->cyclic - delta + mf->cyclic_size;
-    uint32_t *pair = &mf->son[2 * (size_t)slot];
+    uint32_t slot = w->cyclic >= delta ? w->cyclic - delta : w->cyclic - delta + t.cyclic_size;
+    uint32_t *pair = &t.son[2 * (size_t)slot];
     const uint8_t *cur = w->cur, *p = cur - delta;
     /* Both children are likely next: start loading them while this
      * candidate's bytes are compared. */
     uint32_t len = w->len[0] < w->len[1] ? w->len[0] : w->len[1];
     for (int k = 0; k < 2; k++) {
         uint32_t d = w->stored - pair[k];
-        if (d - 1 < mf->dict_size) {
-            uint32_t s = w->cyclic >= d ? w->cyclic - d : w->cyclic - d + mf->cyclic_size;
-            __builtin_prefetch(&mf->son[2 * (size_t)s], 1);
+        if (d - 1 < t.dict_size) {
+            uint32_t s = w->cyclic >= d ? w->cyclic - d : w->cyclic - d + t.cyclic_size;
+            __builtin_prefetch(&t.son[2 * (size_t)s], 1);
             __builtin_prefetch(cur - d + len, 0);
         }
     }
     if (p[len] == cur[len]) {
-        len = extend(mf, p, cur, len, w->lim);
+        len = bt_extend(t, p, cur, len, w->lim);
         if (w->m && len > w->best) {
             w->m[w->n].len = len;
             w->m[w->n].dist = delta;
@@ -584,7 +616,8 @@ static uint32_t bt_find(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_
     w.lim = lim;
     w.m = collect ? m : NULL;
     bt_start(mf, &w, root_of(mf, cur), &mf->son[2 * (size_t)mf->cyclic_pos]);
-    while (bt_step(mf, &w))
+    const bt_tables t = bt_tables_of(mf);
+    while (bt_step(t, &w))
         ;
     return w.n;
 }
@@ -617,15 +650,16 @@ static int bt_find_pair(fz7_lz_mf *mf, fz7_lz_match *ma, uint32_t *na, fz7_lz_ma
     b.m = mb;
     bt_start(mf, &a, ra, &mf->son[2 * (size_t)a.cyclic]);
     bt_start(mf, &b, rb, links_b);
+    const bt_tables t = bt_tables_of(mf);
     int go_a, go_b;
     do {
-        go_a = bt_step(mf, &a);
-        go_b = bt_step(mf, &b);
+        go_a = bt_step(t, &a);
+        go_b = bt_step(t, &b);
     } while (go_a && go_b);
     while (go_a)
-        go_a = bt_step(mf, &a);
+        go_a = bt_step(t, &a);
     while (go_b)
-        go_b = bt_step(mf, &b);
+        go_b = bt_step(t, &b);
     mf->son[2 * (size_t)b.cyclic] = links_b[0];
     mf->son[2 * (size_t)b.cyclic + 1] = links_b[1];
     if (na)
