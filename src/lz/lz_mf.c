@@ -497,19 +497,20 @@ typedef struct bt_walk {
 /* Updates the heads for w->cur (collecting the 2-/3-byte matches if
  * w->m) and makes the root's old head the first candidate. links: where
  * the new node's two children go (normally its son pair). */
-static inline void bt_start(fz7_lz_mf *mf, bt_walk *w, uint32_t r, uint32_t *links)
+__attribute__((always_inline)) static inline void bt_start(fz7_lz_mf *mf, bt_walk *w, uint32_t r,
+                                                         uint32_t *links, int kind)
 {
     const uint8_t *cur = w->cur;
     w->best = 1;
     w->n = 0;
-    if (mf->kind != FZ7_LZ_BT2) {
+    if (kind != FZ7_LZ_BT2) {
         if (w->m) {
             uint32_t best = 1;   /* a local: &w->best would keep w out of registers */
-            w->n = near_matches(mf, cur, w->stored, w->lim, w->m, &best);
+            w->n = near_matches_kind(mf, cur, w->stored, w->lim, w->m, &best, kind);
             w->best = best;
         } else {
             mf->hash2[(uint32_t)cur[0] | ((uint32_t)cur[1] << 8)] = w->stored;
-            if (mf->kind == FZ7_LZ_BT4)
+            if (kind == FZ7_LZ_BT4)
                 mf->hash3[hash3_of(cur)] = w->stored;
         }
     }
@@ -607,7 +608,10 @@ __attribute__((always_inline)) static inline int bt_step(const bt_tables t, bt_w
     return 1;
 }
 
-static uint32_t bt_find(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_match *m, int collect)
+/* kind: mf->kind, a constant in the bt4 copies (bt_find_bt4 and
+ * bt_find_pair_bt4), so their hashes need no switch on the kind. */
+__attribute__((always_inline)) static inline uint32_t bt_find_kind(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim,
+                                                                  fz7_lz_match *m, int collect, int kind)
 {
     bt_walk w;
     w.cur = cur;
@@ -615,7 +619,7 @@ static uint32_t bt_find(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_
     w.cyclic = mf->cyclic_pos;
     w.lim = lim;
     w.m = collect ? m : NULL;
-    bt_start(mf, &w, root_of(mf, cur), &mf->son[2 * (size_t)mf->cyclic_pos]);
+    bt_start(mf, &w, root_kind(mf, cur, kind), &mf->son[2 * (size_t)mf->cyclic_pos], kind);
     const bt_tables t = bt_tables_of(mf);
     while (bt_step(t, &w))
         ;
@@ -630,10 +634,11 @@ static uint32_t bt_find(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_
  * may still visit, so the new node's links are kept aside until both walks
  * end. Both positions need lim = nice_len. Returns 0 (nothing done) when
  * the roots are equal; else 1, with the counts in *na and *nb. */
-static int bt_find_pair(fz7_lz_mf *mf, fz7_lz_match *ma, uint32_t *na, fz7_lz_match *mb, uint32_t *nb)
+__attribute__((always_inline)) static inline int bt_find_pair_kind(fz7_lz_mf *mf, fz7_lz_match *ma, uint32_t *na,
+                                                                  fz7_lz_match *mb, uint32_t *nb, int kind)
 {
     const uint8_t *cur = mf->buf + mf->pos;
-    uint32_t ra = root_of(mf, cur), rb = root_of(mf, cur + 1);
+    uint32_t ra = root_kind(mf, cur, kind), rb = root_kind(mf, cur + 1, kind);
     if (ra == rb)
         return 0;
     bt_walk a, b;
@@ -648,8 +653,8 @@ static int bt_find_pair(fz7_lz_mf *mf, fz7_lz_match *ma, uint32_t *na, fz7_lz_ma
     b.cyclic = a.cyclic + 1 == mf->cyclic_size ? 0 : a.cyclic + 1;
     b.lim = mf->nice_len;
     b.m = mb;
-    bt_start(mf, &a, ra, &mf->son[2 * (size_t)a.cyclic]);
-    bt_start(mf, &b, rb, links_b);
+    bt_start(mf, &a, ra, &mf->son[2 * (size_t)a.cyclic], kind);
+    bt_start(mf, &b, rb, links_b, kind);
     const bt_tables t = bt_tables_of(mf);
     int go_a, go_b;
     do {
@@ -667,6 +672,26 @@ static int bt_find_pair(fz7_lz_mf *mf, fz7_lz_match *ma, uint32_t *na, fz7_lz_ma
     if (nb)
         *nb = b.n;
     return 1;
+}
+
+static uint32_t bt_find(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_match *m, int collect)
+{
+    if (mf->kind == FZ7_LZ_BT4)
+        return bt_find_kind(mf, cur, lim, m, collect, FZ7_LZ_BT4);
+    return bt_find_kind(mf, cur, lim, m, collect, mf->kind);
+}
+
+static __attribute__((noinline)) int bt_find_pair_bt4(fz7_lz_mf *mf, fz7_lz_match *ma, uint32_t *na,
+                                                      fz7_lz_match *mb, uint32_t *nb)
+{
+    return bt_find_pair_kind(mf, ma, na, mb, nb, FZ7_LZ_BT4);
+}
+
+static int bt_find_pair(fz7_lz_mf *mf, fz7_lz_match *ma, uint32_t *na, fz7_lz_match *mb, uint32_t *nb)
+{
+    if (mf->kind == FZ7_LZ_BT4)
+        return bt_find_pair_bt4(mf, ma, na, mb, nb);
+    return bt_find_pair_kind(mf, ma, na, mb, nb, mf->kind);
 }
 
 /* Prefetch distances (positions ahead of pos): the heads are requested
@@ -753,6 +778,8 @@ uint32_t fz7_lz_mf_find(fz7_lz_mf *mf, fz7_lz_match *matches)
         return find_kind(mf, matches, FZ7_LZ_HC5);
     if (mf->kind == FZ7_LZ_HC4)
         return find_kind(mf, matches, FZ7_LZ_HC4);
+    if (mf->kind == FZ7_LZ_BT4)
+        return find_kind(mf, matches, FZ7_LZ_BT4);
     return find_kind(mf, matches, mf->kind);
 }
 
