@@ -604,17 +604,20 @@ typedef struct bt_walk {
 /* Updates the heads for w->cur (collecting the 2-/3-byte matches if
  * w->m) and makes the root's old head the first candidate. links: where
  * the new node's two children go (normally its son pair). */
-static inline void bt_start(fz7_lz_mf *mf, bt_walk *w, uint32_t r, uint32_t *links)
+__attribute__((always_inline)) static inline void bt_start(fz7_lz_mf *mf, bt_walk *w, uint32_t r,
+                                                         uint32_t *links, int kind)
 {
     const uint8_t *cur = w->cur;
     w->best = 1;
     w->n = 0;
-    if (mf->kind != FZ7_LZ_BT2) {
+    if (kind != FZ7_LZ_BT2) {
         if (w->m) {
-            w->n = near_matches(mf, cur, w->stored, w->lim, w->m, &w->best);
+            uint32_t best = 1;   /* a local: &w->best would keep w out of registers */
+            w->n = near_matches_kind(mf, cur, w->stored, w->lim, w->m, &best, kind);
+            w->best = best;
         } else {
             mf->hash2[(uint32_t)cur[0] | ((uint32_t)cur[1] << 8)] = w->stored;
-            if (mf->kind == FZ7_LZ_BT4)
+            if (kind == FZ7_LZ_BT4)
                 mf->hash3[hash3_of(cur)] = w->stored;
         }
     }
@@ -626,35 +629,65 @@ static inline void bt_start(fz7_lz_mf *mf, bt_walk *w, uint32_t r, uint32_t *lin
     w->depth = mf->depth;
 }
 
+/* The tables as a walk reads them, copied into locals: the walk's stores
+ * go through uint32_t pointers, which the compiler must otherwise assume
+ * may change mf's fields, reloading them at every step. */
+typedef struct bt_tables {
+    uint32_t *son;
+    uint32_t dict_size, cyclic_size;
+    uint32_t (*match_len)(const uint8_t *a, const uint8_t *b, uint32_t limit);
+} bt_tables;
+
+static inline bt_tables bt_tables_of(const fz7_lz_mf *mf)
+{
+    bt_tables t = {mf->son, mf->dict_size, mf->cyclic_size, mf->match_len};
+    return t;
+}
+
+/* extend with the kernel from t (same result). */
+static inline uint32_t bt_extend(const bt_tables t, const uint8_t *a, const uint8_t *b, uint32_t start, uint32_t lim)
+{
+    if (lim - start >= 8) {
+        uint64_t x, y;
+        memcpy(&x, a + start, 8);
+        memcpy(&y, b + start, 8);
+        uint64_t diff = x ^ y;
+        if (diff != 0)
+            return start + ((uint32_t)__builtin_ctzll(diff) >> 3);
+        return start + 8 + t.match_len(a + start + 8, b + start + 8, lim - start - 8);
+    }
+    return start + t.match_len(a + start, b + start, lim - start);
+}
+
 /* Visits one candidate; returns 0 once the walk is over (both links of
  * the last node written). The side is a branch on purpose: a
  * branch-free select makes the next node's load wait for this node's
  * bytes (measured 25% slower), a predicted branch issues it at once. */
-static inline int bt_step(const fz7_lz_mf *mf, bt_walk *w)
+__attribute__((always_inline)) static inline int bt_step(const bt_tables t, bt_walk *w)
 {
     uint32_t delta = w->stored - w->cand;
-    if (w->depth == 0 || delta == 0 || delta > mf->dict_size) {
+    if (w->depth == 0 || delta - 1 >= t.dict_size) {   /* delta 0 wraps: out of reach too */
         *w->link[0] = 0;
         *w->link[1] = 0;
         return 0;
     }
     w->depth--;
-    uint32_t slot = w->cyclic >= delta ? w->cyclic - delta : w->cyclic - delta + mf->cyclic_size;
-    uint32_t *pair = &mf->son[2 * (size_t)slot];
+    uint32_t slot = w->cyclic >= delta ? w->cyclic - delta : w->cyclic - delta + t.cyclic_size;
+    uint32_t *pair = &t.son[2 * (size_t)slot];
     const uint8_t *cur = w->cur, *p = cur - delta;
     /* Both children are likely next: start loading them while this
      * candidate's bytes are compared. */
     uint32_t len = w->len[0] < w->len[1] ? w->len[0] : w->len[1];
     for (int k = 0; k < 2; k++) {
         uint32_t d = w->stored - pair[k];
-        if (d - 1 < mf->dict_size) {
-            uint32_t s = w->cyclic >= d ? w->cyclic - d : w->cyclic - d + mf->cyclic_size;
-            __builtin_prefetch(&mf->son[2 * (size_t)s], 1);
+        if (d - 1 < t.dict_size) {
+            uint32_t s = w->cyclic >= d ? w->cyclic - d : w->cyclic - d + t.cyclic_size;
+            __builtin_prefetch(&t.son[2 * (size_t)s], 1);
             __builtin_prefetch(cur - d + len, 0);
         }
     }
     if (p[len] == cur[len]) {
-        len = extend(mf, p, cur, len, w->lim);
+        len = bt_extend(t, p, cur, len, w->lim);
         if (w->m && len > w->best) {
             w->m[w->n].len = len;
             w->m[w->n].dist = delta;
@@ -682,7 +715,10 @@ static inline int bt_step(const fz7_lz_mf *mf, bt_walk *w)
     return 1;
 }
 
-static uint32_t bt_find(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_match *m, int collect)
+/* kind: mf->kind, a constant in the bt4 copies (bt_find_bt4 and
+ * bt_find_pair_bt4), so their hashes need no switch on the kind. */
+__attribute__((always_inline)) static inline uint32_t bt_find_kind(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim,
+                                                                  fz7_lz_match *m, int collect, int kind)
 {
     bt_walk w;
     w.cur = cur;
@@ -690,8 +726,9 @@ static uint32_t bt_find(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_
     w.cyclic = mf->cyclic_pos;
     w.lim = lim;
     w.m = collect ? m : NULL;
-    bt_start(mf, &w, root_of(mf, cur), &mf->son[2 * (size_t)mf->cyclic_pos]);
-    while (bt_step(mf, &w))
+    bt_start(mf, &w, root_kind(mf, cur, kind), &mf->son[2 * (size_t)mf->cyclic_pos], kind);
+    const bt_tables t = bt_tables_of(mf);
+    while (bt_step(t, &w))
         ;
     return w.n;
 }
@@ -704,10 +741,11 @@ static uint32_t bt_find(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_
  * may still visit, so the new node's links are kept aside until both walks
  * end. Both positions need lim = nice_len. Returns 0 (nothing done) when
  * the roots are equal; else 1, with the counts in *na and *nb. */
-static int bt_find_pair(fz7_lz_mf *mf, fz7_lz_match *ma, uint32_t *na, fz7_lz_match *mb, uint32_t *nb)
+__attribute__((always_inline)) static inline int bt_find_pair_kind(fz7_lz_mf *mf, fz7_lz_match *ma, uint32_t *na,
+                                                                  fz7_lz_match *mb, uint32_t *nb, int kind)
 {
     const uint8_t *cur = mf->buf + mf->pos;
-    uint32_t ra = root_of(mf, cur), rb = root_of(mf, cur + 1);
+    uint32_t ra = root_kind(mf, cur, kind), rb = root_kind(mf, cur + 1, kind);
     if (ra == rb)
         return 0;
     bt_walk a, b;
@@ -722,17 +760,18 @@ static int bt_find_pair(fz7_lz_mf *mf, fz7_lz_match *ma, uint32_t *na, fz7_lz_ma
     b.cyclic = a.cyclic + 1 == mf->cyclic_size ? 0 : a.cyclic + 1;
     b.lim = mf->nice_len;
     b.m = mb;
-    bt_start(mf, &a, ra, &mf->son[2 * (size_t)a.cyclic]);
-    bt_start(mf, &b, rb, links_b);
+    bt_start(mf, &a, ra, &mf->son[2 * (size_t)a.cyclic], kind);
+    bt_start(mf, &b, rb, links_b, kind);
+    const bt_tables t = bt_tables_of(mf);
     int go_a, go_b;
     do {
-        go_a = bt_step(mf, &a);
-        go_b = bt_step(mf, &b);
+        go_a = bt_step(t, &a);
+        go_b = bt_step(t, &b);
     } while (go_a && go_b);
     while (go_a)
-        go_a = bt_step(mf, &a);
+        go_a = bt_step(t, &a);
     while (go_b)
-        go_b = bt_step(mf, &b);
+        go_b = bt_step(t, &b);
     mf->son[2 * (size_t)b.cyclic] = links_b[0];
     mf->son[2 * (size_t)b.cyclic + 1] = links_b[1];
     if (na)
@@ -740,6 +779,26 @@ static int bt_find_pair(fz7_lz_mf *mf, fz7_lz_match *ma, uint32_t *na, fz7_lz_ma
     if (nb)
         *nb = b.n;
     return 1;
+}
+
+static uint32_t bt_find(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_match *m, int collect)
+{
+    if (mf->kind == FZ7_LZ_BT4)
+        return bt_find_kind(mf, cur, lim, m, collect, FZ7_LZ_BT4);
+    return bt_find_kind(mf, cur, lim, m, collect, mf->kind);
+}
+
+static __attribute__((noinline)) int bt_find_pair_bt4(fz7_lz_mf *mf, fz7_lz_match *ma, uint32_t *na,
+                                                      fz7_lz_match *mb, uint32_t *nb)
+{
+    return bt_find_pair_kind(mf, ma, na, mb, nb, FZ7_LZ_BT4);
+}
+
+static int bt_find_pair(fz7_lz_mf *mf, fz7_lz_match *ma, uint32_t *na, fz7_lz_match *mb, uint32_t *nb)
+{
+    if (mf->kind == FZ7_LZ_BT4)
+        return bt_find_pair_bt4(mf, ma, na, mb, nb);
+    return bt_find_pair_kind(mf, ma, na, mb, nb, mf->kind);
 }
 
 /* Prefetch distances (positions ahead of pos): the heads are requested
@@ -853,6 +912,8 @@ uint32_t fz7_lz_mf_find(fz7_lz_mf *mf, fz7_lz_match *matches)
         return find_kind(mf, matches, FZ7_LZ_HC5);
     if (mf->kind == FZ7_LZ_HC4)
         return find_kind(mf, matches, FZ7_LZ_HC4);
+    if (mf->kind == FZ7_LZ_BT4)
+        return find_kind(mf, matches, FZ7_LZ_BT4);
     return find_kind(mf, matches, mf->kind);
 }
 

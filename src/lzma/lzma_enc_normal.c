@@ -123,21 +123,27 @@ static void queue_path(struct fz7_lzma_enc *e, uint32_t end)
     }
 }
 
+/* The two bytes at a equal those at b (one 16-bit compare). */
+static inline int same2(const uint8_t *a, const uint8_t *b)
+{
+    uint16_t x, y;
+    memcpy(&x, a, 2);
+    memcpy(&y, b, 2);
+    return x == y;
+}
+
 /* After a match or rep of len bytes at distance d from node c (price
  * price_x, state st_x afterwards), tries a literal and then rep0 at the
- * same distance: a 3-symbol step to a node further ahead. */
+ * same distance: a 3-symbol step to a node further ahead. The caller has
+ * checked try_x_worth (most calls end there, so that test is inlined). */
 static void try_x_lit_rep0(struct fz7_lzma_enc *e, uint32_t *len_end, uint32_t c, const uint8_t *p, uint64_t pos,
                            uint32_t len, uint64_t d, uint32_t back, uint32_t price_x, uint32_t st_x,
                            uint32_t avail_full)
 {
-    if (len + 3 > avail_full || p[len] == p[(ptrdiff_t)len - (ptrdiff_t)d])
-        return;
     uint32_t lim = avail_full - len - 1;
     if (lim > e->opts.nice_len)
         lim = e->opts.nice_len;
     const uint8_t *q = p + len + 1;
-    if (q[0] != q[-(ptrdiff_t)d] || q[1] != q[1 - (ptrdiff_t)d])
-        return;
     uint32_t len2 = 2 + fz7_lzma_match_len(e, q + 2, q + 2 - d, lim - 2);
     uint64_t pos_a = pos + len;
     uint32_t ps_a = (uint32_t)pos_a & e->pos_mask;
@@ -156,6 +162,16 @@ static void try_x_lit_rep0(struct fz7_lzma_enc *e, uint32_t *len_end, uint32_t c
         opt[off].pos_prev2 = c;
         opt[off].back2 = back;
     }
+}
+
+/* try_x_lit_rep0 can add a node: room for literal + 2-byte rep0, the
+ * byte after the match differs (else the match would be longer), and the
+ * two after it repeat at distance d. */
+static inline int try_x_worth(const uint8_t *p, uint32_t len, uint64_t d, uint32_t avail_full)
+{
+    if (len + 3 > avail_full || p[len] == p[(ptrdiff_t)len - (ptrdiff_t)d])
+        return 0;
+    return same2(p + len + 1, p + len + 1 - d);
 }
 
 static inline void grow_end(fz7_lzma_opt *opt, uint32_t *len_end, uint32_t to)
@@ -335,7 +351,7 @@ void fz7_lzma_parse_normal(struct fz7_lzma_enc *e)
         uint32_t start_len = 2;
         for (uint32_t r = 0; r < 4; r++) {
             uint64_t d = (uint64_t)o->reps[r] + 1;
-            if (d > pos || p[0] != p[-(ptrdiff_t)d] || p[1] != p[1 - (ptrdiff_t)d])
+            if (d > pos || !same2(p, p - d))
                 continue;
             uint32_t len = 2 + fz7_lzma_match_len(e, p + 2, p + 2 - d, av - 2);
             grow_end(opt, &len_end, c + len);
@@ -347,7 +363,8 @@ void fz7_lzma_parse_normal(struct fz7_lzma_enc *e)
             }
             if (r == 0)
                 start_len = len + 1;
-            try_x_lit_rep0(e, &len_end, c, p, pos, len, d, r, base + e->rep_len_prices[cps][len - 2],
+            if (try_x_worth(p, len, d, avail_full))
+                try_x_lit_rep0(e, &len_end, c, p, pos, len, d, r, base + e->rep_len_prices[cps][len - 2],
                            fz7_lzma_state_after_rep(st), avail_full);
         }
 
@@ -380,7 +397,7 @@ void fz7_lzma_parse_normal(struct fz7_lzma_enc *e)
                             set_opt(&opt[c + l], price, c, dist0 + 4, 0);
                     }
                 }
-                if (run_end == m[j].len)
+                if (run_end == m[j].len && try_x_worth(p, run_end, (uint64_t)dist0 + 1, avail_full))
                     try_x_lit_rep0(e, &len_end, c, p, pos, run_end, (uint64_t)dist0 + 1, dist0 + 4, price,
                                    fz7_lzma_state_after_match(st), avail_full);
             }
