@@ -368,10 +368,11 @@ static inline uint32_t slot_of(const fz7_lz_mf *mf, uint32_t delta)
     return mf->cyclic_pos >= delta ? mf->cyclic_pos - delta : mf->cyclic_pos - delta + mf->cyclic_size;
 }
 
-/* The 2- and 3-byte heads: the nearest earlier position starting with the
- * same 2 bytes and the nearest (probably) with the same 3 bytes. Updates
- * the heads and appends matches longer than *best. kind: mf->kind (a
- * constant on the hash-chain paths, which inline it). */
+/* The binary trees' 2- and 3-byte heads: the nearest earlier position
+ * starting with the same 2 bytes and the nearest (probably) with the same
+ * 3 bytes. Updates the heads and appends matches longer than *best. kind:
+ * mf->kind (a constant on each bt path, which inlines it). The hash
+ * chains have their own, hc_near_matches. */
 __attribute__((always_inline)) static inline uint32_t near_matches_kind(fz7_lz_mf *mf, const uint8_t *cur,
                                                                        uint32_t stored, uint32_t lim,
                                                                        fz7_lz_match *m, uint32_t *best,
@@ -406,12 +407,6 @@ __attribute__((always_inline)) static inline uint32_t near_matches_kind(fz7_lz_m
         }
     }
     return n;
-}
-
-static uint32_t near_matches(fz7_lz_mf *mf, const uint8_t *cur, uint32_t stored, uint32_t lim,
-                             fz7_lz_match *m, uint32_t *best)
-{
-    return near_matches_kind(mf, cur, stored, lim, m, best, mf->kind);
 }
 
 /* Slot in the hash chains' 3-byte head table of the 3 bytes at p. */
