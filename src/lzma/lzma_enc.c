@@ -388,12 +388,13 @@ static void code_literal(struct fz7_lzma_enc *e, const uint8_t *cur)
     uint32_t mb = offs ? cur[-(ptrdiff_t)e->reps[0] - 1] : 0;
     /* c >> 8 is the tree node: 1, then the bits coded so far. */
     uint32_t c = (uint32_t)cur[0] | 0x100;
-    do {
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++) {
         mb <<= 1;
         fz7_rcl_bit(&rc, &probs[offs + (mb & offs) + (c >> 8)], (c >> 7) & 1);
         c <<= 1;
         offs &= ~(mb ^ c);  /* bit 8 of c is the bit just coded */
-    } while (c < 0x10000);
+    }
     fz7_rc_close(&rc);
     e->state = fz7_lzma_state_after_literal(state);
 }

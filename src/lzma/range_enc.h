@@ -41,12 +41,18 @@ static inline void fz7_rc_carry(uint8_t *next)
         q--;
 }
 
-/* Writes the top byte of low at *next (carry first); returns the new low. */
+/* Writes the top byte of low at *next (carry first); returns the new low.
+ * Carries come often and as good as random: one is
+ * added without a branch, and only a byte that wraps (0xFF, about one
+ * carry in 256) takes the branch that passes it on. */
 static inline uint64_t fz7_rc_shift(uint8_t **next, uint64_t low)
 {
     uint8_t *p = *next;
-    if (low >> 32)
-        fz7_rc_carry(p);
+    unsigned carry = (unsigned)(low >> 32);
+    uint8_t last = (uint8_t)(p[-1] + carry);
+    p[-1] = last;
+    if (last < carry)
+        fz7_rc_carry(p - 1);
     *p = (uint8_t)(low >> 24);
     *next = p + 1;
     return (low & 0x00FFFFFFu) << 8;
