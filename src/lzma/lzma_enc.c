@@ -388,12 +388,13 @@ static void code_literal(struct fz7_lzma_enc *e, const uint8_t *cur)
     uint32_t mb = offs ? cur[-(ptrdiff_t)e->reps[0] - 1] : 0;
     /* c >> 8 is the tree node: 1, then the bits coded so far. */
     uint32_t c = (uint32_t)cur[0] | 0x100;
-    do {
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++) {
         mb <<= 1;
         fz7_rcl_bit(&rc, &probs[offs + (mb & offs) + (c >> 8)], (c >> 7) & 1);
         c <<= 1;
         offs &= ~(mb ^ c);  /* bit 8 of c is the bit just coded */
-    } while (c < 0x10000);
+    }
     fz7_rc_close(&rc);
     e->state = fz7_lzma_state_after_literal(state);
 }
@@ -467,8 +468,9 @@ static void code_rep(struct fz7_lzma_enc *e, uint32_t rep, uint32_t len)
     fz7_rc_close(&rc);
 }
 
-/* Codes one decision as the cheapest symbol valid in the current state. */
-static void code_decision(struct fz7_lzma_enc *e, fz7_lzma_decision d)
+/* Codes one decision as the cheapest symbol valid in the current state
+ * (inline: its caller runs once per decision). */
+FZ7_RC_INLINE void code_decision(struct fz7_lzma_enc *e, fz7_lzma_decision d)
 {
     const uint8_t *cur = e->mf.buf + (e->mf.pos - e->ahead);
     if (d.dist == 0) {
@@ -514,15 +516,22 @@ static void emit(struct fz7_lzma_enc *e, const uint8_t *p, size_t n)
 }
 
 /* LZMA1: passes the range coder's settled bytes on when the buffer could
- * not take another symbol, growing it if a long carry run is pending. */
+ * not take another symbol. A carry can still reach the last byte that is
+ * not 0xFF and the 0xFF bytes after it: those stay, moved to the front
+ * (the buffer grows if such a run fills it). */
 static void drain_lzma1(struct fz7_lzma_enc *e)
 {
-    if (e->rc.out_pos + e->rc.cache_size + SYMBOL_BYTES_MAX <= e->out_cap)
+    size_t n = e->rc.out_pos;
+    if (n + SYMBOL_BYTES_MAX <= e->out_cap)
         return;
-    emit(e, e->out, e->rc.out_pos);
-    e->rc.out_pos = 0;
-    if (e->rc.cache_size + SYMBOL_BYTES_MAX > e->out_cap) {
-        size_t cap = (size_t)e->rc.cache_size * 2 + SYMBOL_BYTES_MAX;
+    size_t keep = n - 1;
+    while (keep > 0 && e->out[keep] == 0xFF)
+        keep--;
+    emit(e, e->out, keep);
+    memmove(e->out, e->out + keep, n - keep);
+    e->rc.out_pos = n - keep;
+    if (e->rc.out_pos + SYMBOL_BYTES_MAX > e->out_cap) {
+        size_t cap = e->rc.out_pos * 2 + SYMBOL_BYTES_MAX;
         uint8_t *p = realloc(e->out, cap);
         if (!p) {
             e->error = FZ7_E_MEM;
