@@ -368,6 +368,27 @@ static inline uint32_t slot_of(const fz7_lz_mf *mf, uint32_t delta)
     return mf->cyclic_pos >= delta ? mf->cyclic_pos - delta : mf->cyclic_pos - delta + mf->cyclic_size;
 }
 
+/* The 3-byte head's candidate, d3 bytes back (0 or out of reach: none),
+ * after the 2-byte one at d2: appended to m[n] when its 3 bytes are equal
+ * and it extends past *best. Returns the new count. Both kinds' near
+ * matches end here. */
+__attribute__((always_inline)) static inline uint32_t near3(const fz7_lz_mf *mf, const uint8_t *cur, uint32_t d2,
+                                                           uint32_t d3, uint32_t lim, fz7_lz_match *m, uint32_t n,
+                                                           uint32_t *best)
+{
+    if (d3 != d2 && d3 - 1 < mf->dict_size && *best < lim && cur[-(ptrdiff_t)d3] == cur[0]
+        && cur[1 - (ptrdiff_t)d3] == cur[1] && cur[2 - (ptrdiff_t)d3] == cur[2]) {
+        uint32_t len = extend(mf, cur, cur - d3, 3, lim);
+        if (len > *best) {
+            m[n].len = len;
+            m[n].dist = d3;
+            n++;
+            *best = len;
+        }
+    }
+    return n;
+}
+
 /* The binary trees' 2- and 3-byte heads: the nearest earlier position
  * starting with the same 2 bytes and the nearest (probably) with the same
  * 3 bytes. Updates the heads and appends matches longer than *best. kind:
@@ -396,17 +417,7 @@ __attribute__((always_inline)) static inline uint32_t near_matches_kind(fz7_lz_m
         n++;
         *best = len;
     }
-    if (d3 != d2 && d3 <= mf->dict_size && d3 > 0 && *best < lim && cur[-(ptrdiff_t)d3] == cur[0]
-        && cur[1 - (ptrdiff_t)d3] == cur[1] && cur[2 - (ptrdiff_t)d3] == cur[2]) {
-        uint32_t len = extend(mf, cur, cur - d3, 3, lim);
-        if (len > *best) {
-            m[n].len = len;
-            m[n].dist = d3;
-            n++;
-            *best = len;
-        }
-    }
-    return n;
+    return near3(mf, cur, d2, d3, lim, m, n, best);
 }
 
 /* Slot in the hash chains' 3-byte head table of the 3 bytes at p. */
@@ -442,17 +453,7 @@ __attribute__((always_inline)) static inline uint32_t hc_near_matches(fz7_lz_mf 
         n++;
         *best = len;
     }
-    if (d3 != d2 && d3 - 1 < mf->dict_size && *best < lim && cur[-(ptrdiff_t)d3] == cur[0]
-        && cur[1 - (ptrdiff_t)d3] == cur[1] && cur[2 - (ptrdiff_t)d3] == cur[2]) {
-        uint32_t len = extend(mf, cur, cur - d3, 3, lim);
-        if (len > *best) {
-            m[n].len = len;
-            m[n].dist = d3;
-            n++;
-            *best = len;
-        }
-    }
-    return n;
+    return near3(mf, cur, d2, d3, lim, m, n, best);
 }
 
 static uint32_t hc_find(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_match *m, int collect)
