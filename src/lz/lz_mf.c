@@ -302,10 +302,13 @@ size_t fz7_lz_mf_append(fz7_lz_mf *mf, const uint8_t *data, size_t n)
     return n;
 }
 
+typedef uint32_t (*match_len_fn)(const uint8_t *a, const uint8_t *b, uint32_t limit);
+
 /* Length of the common run of a and b from start, at most lim: the first
  * 8 bytes inline (most candidates differ there), the rest through the
  * dispatched match_len kernel. Same result either way. */
-static inline uint32_t extend(const fz7_lz_mf *mf, const uint8_t *a, const uint8_t *b, uint32_t start, uint32_t lim)
+__attribute__((always_inline)) static inline uint32_t extend_by(match_len_fn match_len, const uint8_t *a,
+                                                               const uint8_t *b, uint32_t start, uint32_t lim)
 {
     if (lim - start >= 8) {
         uint64_t x, y;
@@ -314,9 +317,14 @@ static inline uint32_t extend(const fz7_lz_mf *mf, const uint8_t *a, const uint8
         uint64_t diff = x ^ y;
         if (diff != 0)
             return start + ((uint32_t)__builtin_ctzll(diff) >> 3);
-        return start + 8 + mf->match_len(a + start + 8, b + start + 8, lim - start - 8);
+        return start + 8 + match_len(a + start + 8, b + start + 8, lim - start - 8);
     }
-    return start + mf->match_len(a + start, b + start, lim - start);
+    return start + match_len(a + start, b + start, lim - start);
+}
+
+static inline uint32_t extend(const fz7_lz_mf *mf, const uint8_t *a, const uint8_t *b, uint32_t start, uint32_t lim)
+{
+    return extend_by(mf->match_len, a, b, start, lim);
 }
 
 static inline void advance(fz7_lz_mf *mf)
@@ -643,16 +651,7 @@ static inline bt_tables bt_tables_of(const fz7_lz_mf *mf)
 /* extend with the kernel from t (same result). */
 static inline uint32_t bt_extend(const bt_tables t, const uint8_t *a, const uint8_t *b, uint32_t start, uint32_t lim)
 {
-    if (lim - start >= 8) {
-        uint64_t x, y;
-        memcpy(&x, a + start, 8);
-        memcpy(&y, b + start, 8);
-        uint64_t diff = x ^ y;
-        if (diff != 0)
-            return start + ((uint32_t)__builtin_ctzll(diff) >> 3);
-        return start + 8 + t.match_len(a + start + 8, b + start + 8, lim - start - 8);
-    }
-    return start + t.match_len(a + start, b + start, lim - start);
+    return extend_by(t.match_len, a, b, start, lim);
 }
 
 /* Visits one candidate; returns 0 once the walk is over (both links of
