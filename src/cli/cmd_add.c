@@ -425,16 +425,8 @@ int fz7_cmd_add(const struct fz7_options *o)
     r.scan.count = &r.warnings;
     char why[512] = "";
     fz7_status st = fz7_settings_make(o, xz, &r.set, why, sizeof why);
-    if (st != FZ7_OK) {
-        if (st == FZ7_E_MEM) {
-            fprintf(stderr, "\nERROR: %s\n", why);
-            return FZ7_EXIT_MEMORY;
-        }
-        /* A method or parameter fz7 cannot use: 7-Zip's E_INVALIDARG,
-         * exit 2, with our reason under it. */
-        fprintf(stderr, "\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n%s\n", why);
-        return FZ7_EXIT_FATAL;
-    }
+    if (st != FZ7_OK)
+        return fz7_settings_fail(st, why);
 
     if (o->to_stdout && !xz) {
         /* 7-Zip cannot stream a .7z either: its header points backwards. */

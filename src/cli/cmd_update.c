@@ -444,16 +444,8 @@ int fz7_cmd_update(const struct fz7_options *o)
     int rc = 0;
     char why[512] = "";
     fz7_status st = fz7_settings_make(o, false, &r.set, why, sizeof why);
-    if (st != FZ7_OK) {
-        if (st == FZ7_E_MEM) {
-            fprintf(stderr, "\nERROR: %s\n", why);
-            return FZ7_EXIT_MEMORY;
-        }
-        /* A method or parameter fz7 cannot use: 7-Zip's E_INVALIDARG,
-         * exit 2, with our reason under it. */
-        fprintf(stderr, "\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n%s\n", why);
-        return FZ7_EXIT_FATAL;
-    }
+    if (st != FZ7_OK)
+        return fz7_settings_fail(st, why);
 
     struct stat old_sb;
     bool exists = stat(path, &old_sb) == 0;

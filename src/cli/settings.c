@@ -3,6 +3,8 @@
  * archive is compressed as `a` would compress it). */
 #include "cli/settings.h"
 
+#include "cli/cli.h"
+
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,6 +104,16 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, char *why,
         }
     }
     return FZ7_OK;
+}
+
+int fz7_settings_fail(fz7_status st, const char *why)
+{
+    if (st == FZ7_E_MEM) {
+        fprintf(stderr, "\nERROR: %s\n", why);
+        return FZ7_EXIT_MEMORY;
+    }
+    fprintf(stderr, "\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n%s\n", why);
+    return FZ7_EXIT_FATAL;
 }
 
 fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings *s, char *why,

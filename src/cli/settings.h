@@ -47,6 +47,11 @@ typedef struct fz7_settings {
 fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings *s, char *why,
                              size_t whylen);
 
+/* Reports a failed fz7_settings_make (st, why) on stderr and returns the
+ * exit code: 8 when memory ran out, else 2 with 7-Zip's E_INVALIDARG
+ * lines (a method or parameter fz7 cannot use), our reason under them. */
+int fz7_settings_fail(fz7_status st, const char *why);
+
 /* LZMA2 encoder threads and block size (bytes; 0 = the encoder's default)
  * for a folder or xz stream of `bytes` input bytes (0 = unknown). One
  * thread unless the input holds more than 3 dictionaries per block, fewer
