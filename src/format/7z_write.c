@@ -451,6 +451,12 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
             lo.lc = 4;
         if (o->size_hint)
             fz7_lzma_enc_reduce_dict(&lo, o->size_hint);
+        /* The dictionary follows the whole archive's bytes (as 7zz's does),
+         * but this folder's encoder sees only folder_bytes: told so, its
+         * match finder offers huge pages only for the part of its tables it
+         * will fill (-mx5 on the bench corpus: 1 MiB less peak memory). */
+        if (o->folder_bytes && (!lo.size_hint || o->folder_bytes < lo.size_hint))
+            lo.size_hint = o->folder_bytes;
         if (o->method == FZ7_7Z_LZMA)
             st = fz7_lzma_enc_new(&lo, w->method_dst, &w->enc);
         else if (o->threads > 1)
