@@ -37,15 +37,16 @@ typedef struct fz7_lzma_decision {
 /* One node of the normal parser's graph (lzma_enc_normal.c). */
 typedef struct fz7_lzma_opt {
     uint32_t price;
-    uint32_t pos_prev;      /* node this one is reached from */
     uint32_t back;          /* UINT32_MAX literal, 0..3 rep, else dist0 + 4 */
-    uint32_t lit_first;     /* 1: a literal at pos_prev, then rep0 (back 0) */
-    uint32_t has_prev2;     /* 1: before that literal, back2 from pos_prev2 */
-    uint32_t pos_prev2;
     uint32_t back2;
-    uint32_t state;
     uint32_t reps[4];
-} fz7_lzma_opt;
+    uint16_t pos_prev;      /* node this one is reached from (< FZ7_LZMA_OPTS) */
+    uint16_t pos_prev2;
+    uint8_t state;
+    uint8_t lit_first;      /* 1: a literal at pos_prev, then rep0 (back 0) */
+    uint8_t has_prev2;      /* 1: before that literal, back2 from pos_prev2 */
+} fz7_lzma_opt;             /* 36 bytes: the nodes are 144 KiB, not 192 */
+_Static_assert(FZ7_LZMA_OPTS <= 65536, "fz7_lzma_opt.pos_prev is 16 bits");
 
 struct fz7_lzma_enc {
     fz7_lzma_enc_opts opts;

@@ -73,54 +73,81 @@ static void node_state(fz7_lzma_opt *opt, uint32_t cur)
     o->reps[3] = r[3];
 }
 
-/* Queues the path ending at node end as decisions with absolute distances. */
+/* The decisions that reach node *i, last first, in len[]/back[] (1 to 3 of
+ * them: a literal then rep0 may follow an earlier match); *i becomes the
+ * node they start from. Returns how many. */
+static inline uint32_t node_decisions(const fz7_lzma_opt *opt, uint32_t *i, uint32_t len[3], uint32_t back[3])
+{
+    const fz7_lzma_opt *o = &opt[*i];
+    uint32_t n = 0, l = *i - o->pos_prev;
+    if (!o->lit_first) {
+        len[0] = l;
+        back[0] = o->back;
+        *i = o->pos_prev;
+        return 1;
+    }
+    len[n] = l - 1;
+    back[n++] = 0;
+    len[n] = 1;
+    back[n++] = BACK_LITERAL;
+    *i = o->pos_prev;
+    if (o->has_prev2) {
+        len[n] = (uint32_t)(o->pos_prev - o->pos_prev2);
+        back[n++] = o->back2;
+        *i = o->pos_prev2;
+    }
+    return n;
+}
+
+/* Queues the path ending at node end as decisions with absolute distances.
+ * The path is read from its end, so it is first counted, then written
+ * backwards into the queue's free slots (back codes in .dist), then
+ * turned into distances front to back: no path array on the stack (it was
+ * 49 KiB, and every call below it ran under those pages). */
 static void queue_path(struct fz7_lzma_enc *e, uint32_t end)
 {
-    fz7_lzma_decision path[FZ7_LZMA_OPTS + 8];
-    uint32_t backs[FZ7_LZMA_OPTS + 8];
-    uint32_t n = 0;
+    const uint32_t ring = FZ7_LZMA_OPTS + 8;
     const fz7_lzma_opt *opt = e->opt;
+    uint32_t len[3], back[3], n = 0;
+    for (uint32_t i = end; i > 0;)
+        n += node_decisions(opt, &i, len, back);
+    uint32_t first = e->queue_head + e->queue_len;
+    if (first >= ring)
+        first -= ring;
+    uint32_t k = n;
     for (uint32_t i = end; i > 0;) {
-        const fz7_lzma_opt *o = &opt[i];
-        uint32_t len = i - o->pos_prev;
-        if (o->lit_first) {
-            path[n].len = len - 1;
-            backs[n++] = 0;
-            path[n].len = 1;
-            backs[n++] = BACK_LITERAL;
-            if (o->has_prev2) {
-                path[n].len = o->pos_prev - o->pos_prev2;
-                backs[n++] = o->back2;
-                i = o->pos_prev2;
-                continue;
-            }
-        } else {
-            path[n].len = len;
-            backs[n++] = o->back;
+        uint32_t m = node_decisions(opt, &i, len, back);
+        for (uint32_t j = 0; j < m; j++) {
+            uint32_t slot = first + --k;
+            if (slot >= ring)
+                slot -= ring;
+            e->queue[slot].len = len[j];
+            e->queue[slot].dist = back[j];
         }
-        i = o->pos_prev;
     }
     uint32_t r[4] = {e->reps[0], e->reps[1], e->reps[2], e->reps[3]};
-    while (n-- > 0) {
-        uint32_t back = backs[n], len = path[n].len;
-        if (back == BACK_LITERAL) {
-            fz7_lzma_enc_push(e, 1, 0);
-        } else if (back < 4) {
-            uint32_t d = r[back];
-            if (len > 1) {
-                for (uint32_t i = back; i > 0; i--)
+    for (uint32_t j = 0, slot = first; j < n; j++, slot = slot + 1 == ring ? 0 : slot + 1) {
+        fz7_lzma_decision *d = &e->queue[slot];
+        uint32_t b = d->dist;
+        if (b == BACK_LITERAL) {
+            d->dist = 0;
+        } else if (b < 4) {
+            uint32_t dist0 = r[b];
+            if (d->len > 1) {
+                for (uint32_t i = b; i > 0; i--)
                     r[i] = r[i - 1];
-                r[0] = d;
+                r[0] = dist0;
             }
-            fz7_lzma_enc_push(e, len, d + 1);
+            d->dist = dist0 + 1;
         } else {
             r[3] = r[2];
             r[2] = r[1];
             r[1] = r[0];
-            r[0] = back - 4;
-            fz7_lzma_enc_push(e, len, back - 4 + 1);
+            r[0] = b - 4;
+            d->dist = b - 4 + 1;
         }
     }
+    e->queue_len += n;
 }
 
 /* The two bytes at a equal those at b (one 16-bit compare). */
