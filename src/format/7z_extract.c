@@ -153,6 +153,36 @@ static fz7_status readahead_read(fz7_istream *s, uint8_t *buf, size_t cap, size_
     return st;
 }
 
+/* The next n bytes as a pointer into the ring, when the oldest filled
+ * slot holds all of them (waits for the producer first); NULL otherwise
+ * (then read them with readahead_read, which also reports the end). The
+ * bytes stay valid until readahead_release(r, n). */
+static const uint8_t *readahead_peek(readahead *r, size_t n)
+{
+    const uint8_t *p = NULL;
+    pthread_mutex_lock(&r->lock);
+    while (r->count == 0 && !r->ended)
+        pthread_cond_wait(&r->filled, &r->lock);
+    if (r->count > 0 && r->len[r->head] - r->pos >= n)
+        p = r->buf[r->head] + r->pos;
+    pthread_mutex_unlock(&r->lock);
+    return p;
+}
+
+/* Consumes the n bytes readahead_peek() handed out. */
+static void readahead_release(readahead *r, size_t n)
+{
+    pthread_mutex_lock(&r->lock);
+    r->pos += n;
+    if (r->pos == r->len[r->head]) {
+        r->pos = 0;
+        r->head = (r->head + 1) % RA_SLOTS;
+        r->count--;
+        pthread_cond_signal(&r->emptied);
+    }
+    pthread_mutex_unlock(&r->lock);
+}
+
 static void readahead_destroy(fz7_istream *s)
 {
     readahead *r = (readahead *)s;
@@ -236,10 +266,17 @@ static fz7_status read_substream(folder_state *fs, uint64_t size, uint8_t *buf, 
                                  const fz7_extract_cb *cb, uint32_t *crc, fz7_status *cb_st)
 {
     *crc = 0;
+    /* A read-ahead ring hands out its slots in place (no copy into buf)
+     * whenever a chunk lies whole in one slot; the other chunks, and the
+     * end of the stream, go through its read(). */
+    readahead *ra = fs->in && fs->in->read == readahead_read ? (readahead *)fs->in : NULL;
     while (size > 0) {
         size_t n = size < CHUNK_BYTES ? (size_t)size : CHUNK_BYTES;
         const uint8_t *p = buf;
-        if (fs->mem) {
+        const uint8_t *slot = ra ? readahead_peek(ra, n) : NULL;
+        if (slot) {
+            p = slot;
+        } else if (fs->mem) {
             /* Decoded ahead: hand out the buffer itself, no copy. */
             folder_buffer *m = fs->mem;
             if (m->len - m->pos < n)
@@ -254,8 +291,13 @@ static fz7_status read_substream(folder_state *fs, uint64_t size, uint8_t *buf, 
         *crc = fz7_crc32(*crc, p, n);
         if (fs->folder_crc)
             fs->crc = fz7_crc32(fs->crc, p, n);
-        if (wanted && (*cb_st = cb->data(cb->ctx, p, n)) != FZ7_OK)
+        fz7_status cs = wanted ? cb->data(cb->ctx, p, n) : FZ7_OK;
+        if (slot)
+            readahead_release(ra, n);
+        if (cs != FZ7_OK) {
+            *cb_st = cs;
             return FZ7_OK;
+        }
         size -= n;
     }
     return FZ7_OK;
