@@ -60,12 +60,14 @@ static void folder_buffer_destroy(fz7_istream *s)
 #define RA_CHUNK ((size_t)1 << 20)
 #define RA_MIN ((uint64_t)4 << 20)   /* smaller folders are read directly */
 /* A folder of RA_MIN or more is first read directly for RA_PROBE bytes,
- * timing (in thread CPU time) the decoder's read() against the consumer
- * (CRC and data()); the read-ahead thread starts only if the consumer took
- * at least 1 / RA_USE_SHARE of the decoder's time. Writing files (`x`)
- * took 10-12 % on the bench corpus and gains from the overlap; testing
- * (`t`) took 0.6-0.8 %, and there the thread only costs (its 1 MiB slots
- * evict the decoder's cache; one more thread on a busy machine). */
+ * timing the decoder's read() (thread CPU time: other processes running
+ * meanwhile do not count) against the consumer, CRC and data() (wall
+ * time: a write that blocks counts); the read-ahead thread starts only if
+ * the consumer took at least 1 / RA_USE_SHARE of the decoder's time.
+ * Writing files (`x`) took 10-12 % on the bench corpus and gains from the
+ * overlap; testing (`t`) took 0.6-0.8 %, and there the thread only costs
+ * (its 1 MiB slots evict the decoder's cache; one more thread on a busy
+ * machine). */
 #define RA_PROBE ((uint64_t)1 << 20)
 #define RA_USE_SHARE 32
 
@@ -272,12 +274,12 @@ static fz7_status password_hint(const fz7_7z_folder *f, fz7_status st, char *det
     return st;
 }
 
-/* This thread's CPU time (user and system) in nanoseconds: unlike the
- * wall clock it does not count the time other processes ran. */
-static uint64_t now_ns(void)
+/* Nanoseconds on clock id (CLOCK_THREAD_CPUTIME_ID: this thread's CPU
+ * time, user and system; CLOCK_MONOTONIC: wall); 0 if unavailable. */
+static uint64_t now_ns(clockid_t id)
 {
     struct timespec ts;
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+    if (clock_gettime(id, &ts) != 0)
         return 0;
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
@@ -306,14 +308,14 @@ static fz7_status read_substream(folder_state *fs, uint64_t size, uint8_t *buf, 
             p = m->buf + m->pos;
             m->pos += n;
         } else {
-            uint64_t t0 = fs->probe_left ? now_ns() : 0;
+            uint64_t t0 = fs->probe_left ? now_ns(CLOCK_THREAD_CPUTIME_ID) : 0;
             fz7_status st = fz7_istream_read_full(fs->in, buf, n);
             if (st != FZ7_OK)
                 return st;
             if (fs->probe_left)
-                fs->ns_read += now_ns() - t0;
+                fs->ns_read += now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
         }
-        uint64_t t1 = fs->probe_left ? now_ns() : 0;
+        uint64_t t1 = fs->probe_left ? now_ns(CLOCK_MONOTONIC) : 0;
         *crc = fz7_crc32(*crc, p, n);
         if (fs->folder_crc)
             fs->crc = fz7_crc32(fs->crc, p, n);
@@ -321,7 +323,7 @@ static fz7_status read_substream(folder_state *fs, uint64_t size, uint8_t *buf, 
         if (slot)
             readahead_release(ra, n);
         if (fs->probe_left) {
-            fs->ns_use += now_ns() - t1;
+            fs->ns_use += now_ns(CLOCK_MONOTONIC) - t1;
             fs->probe_left = fs->probe_left > n ? fs->probe_left - n : 0;
             if (!fs->probe_left && fs->ns_use * RA_USE_SHARE >= fs->ns_read) {
                 readahead_wrap(&fs->in);
