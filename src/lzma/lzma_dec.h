@@ -61,8 +61,8 @@ uint64_t fz7_lzma2_dict_size(uint8_t dict_prop);
 typedef struct fz7_lzma_dec {
     /* Dictionary (circular buffer). */
     uint8_t *dict;
-    size_t cap;          /* circular buffer bytes: the window rounded up to 16, plus 16
-                            (the buffer has 16 more bytes of slack after it) */
+    size_t cap;          /* circular buffer bytes: the window rounded up to 16, plus 32
+                            (the buffer has 32 more bytes of slack after it) */
     size_t pos;          /* write position, 0..cap */
     size_t out_pos;      /* dict[out_pos, pos) are decoded bytes not yet taken */
     bool wrapped;        /* pos has wrapped: distances below cap - 16 are valid */

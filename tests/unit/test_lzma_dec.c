@@ -13,6 +13,7 @@
 
 #include "check/check.h"
 #include "lzma/lzma_dec.h"
+#include "lzma/lzma_enc.h"
 #include "lzma/range_enc.h"
 
 /* The decoders compiled a second time, under other names, with the
@@ -746,6 +747,93 @@ static void test_tree_step_sel(void **state)
 #undef NEXT_RAND
 }
 
+/* An ostream appending to a growing buffer. */
+typedef struct {
+    fz7_ostream base;
+    uint8_t *buf;
+    size_t len, cap;
+} mem_out;
+
+static fz7_status mem_out_write(fz7_ostream *s, const uint8_t *buf, size_t n)
+{
+    mem_out *m = (mem_out *)s;
+    if (m->len + n > m->cap) {
+        m->cap = (m->len + n) * 2;
+        m->buf = realloc(m->buf, m->cap);
+        assert_non_null(m->buf);
+    }
+    memcpy(m->buf + m->len, buf, n);
+    m->len += n;
+    return FZ7_OK;
+}
+
+/* Match copies around the copy loop's edges: random bytes with repeats
+ * at distances 1..65536 (periods below 8, 8-15, 16-31, 32 and over) and
+ * lengths 2..273 (below, at and above 16 and 32), compressed by fz7's
+ * LZMA encoder and decoded by both decoders in pieces of 1, 7, 33 and
+ * 65536 bytes (the piece limit cuts matches: the pending-match path).
+ * The output must be the input, byte for byte (size and SHA-256). */
+static void test_match_copies(void **state)
+{
+    (void)state;
+    static const uint32_t dists[] = { 1,  2,  3,   4,   5,   7,   8,    9,    15,   16,    17,
+                                      23, 31, 32,  33,  34,  47,  48,   63,   64,   65,    100,
+                                      127, 128, 129, 255, 256, 1000, 4095, 4096, 30000, 65536 };
+    static const uint32_t lens[] = { 2,  3,  4,  8,  9,  15, 16, 17,  18,  31,  32, 33,
+                                     34, 47, 48, 49, 63, 64, 65, 100, 200, 272, 273 };
+    const size_t size = 300000;
+    uint8_t *data = malloc(size + 300);
+    assert_non_null(data);
+    uint64_t seed = 0x13198A2E03707344u;
+#define NEXT_RAND() (seed = seed * 6364136223846793005u + 1442695040888963407u, (uint32_t)(seed >> 33))
+    size_t n = 0;
+    unsigned k = 0;
+    while (n < size) {
+        for (unsigned i = 1 + NEXT_RAND() % 24; i > 0; i--)
+            data[n++] = (uint8_t)NEXT_RAND();
+        uint32_t d = dists[NEXT_RAND() % (sizeof dists / sizeof dists[0])];
+        uint32_t l = lens[k++ % (sizeof lens / sizeof lens[0])];
+        if (d > n)
+            continue;
+        for (uint32_t i = 0; i < l; i++, n++)
+            data[n] = data[n - d];
+    }
+#undef NEXT_RAND
+
+    fz7_lzma_enc_opts opts;
+    assert_int_equal(fz7_lzma_enc_preset(&opts, 5), FZ7_OK);
+    opts.dict_size = 1u << 20;
+    opts.end_marker = 0;
+    mem_out out = { { mem_out_write }, NULL, 0, 0 };
+    fz7_lzma_enc *enc;
+    assert_int_equal(fz7_lzma_enc_new(&opts, &out.base, &enc), FZ7_OK);
+    assert_int_equal(fz7_lzma_enc_write(enc, data, n), FZ7_OK);
+    assert_int_equal(fz7_lzma_enc_finish(enc), FZ7_OK);
+    stream_desc sd = { K_LZMA1, { 0 }, 0, n };
+    fz7_lzma_enc_props(enc, sd.props);
+    fz7_lzma_enc_free(enc);
+
+    fz7_sha256 sh;
+    uint8_t dg[32];
+    char want[65];
+    fz7_sha256_init(&sh);
+    fz7_sha256_update(&sh, data, n);
+    fz7_sha256_final(&sh, dg);
+    hexstr(dg, 32, want);
+    static const size_t pieces[] = { 65536, 33, 7, 1 };
+    for (g_portable = 0; g_portable < 2; g_portable++) {
+        for (size_t i = 0; i < sizeof pieces / sizeof pieces[0]; i++) {
+            decode_result r = decode(&sd, out.buf, out.len, pieces[i]);
+            assert_int_equal(r.st, FZ7_OK);
+            assert_int_equal(r.total, n);
+            assert_string_equal(r.sha, want);
+        }
+    }
+    g_portable = 0;
+    free(out.buf);
+    free(data);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -759,6 +847,7 @@ int main(void)
         cmocka_unit_test(test_xz_corpus),
         cmocka_unit_test(test_direct_bits),
         cmocka_unit_test(test_tree_step_sel),
+        cmocka_unit_test(test_match_copies),
     };
     return cmocka_run_group_tests(tests, load_manifest, NULL);
 }
