@@ -136,9 +136,7 @@ static void meta_of_item(const add_run *r, const fz7_tree_item *it, fz7_7z_entry
     m->name = it->name;
     m->attrib = fz7_7z_attrib_from_mode(it->mode);
     m->is_dir = it->kind == FZ7_ITEM_DIR;
-    m->has_mtime = r->set.store_mtime;
-    m->mtime = it->mtime;
-    m->mtime_nsec = it->mtime_nsec;
+    fz7_settings_item_times(&r->set, it, m);
 }
 
 /* Keeping the entries of the old archive: a folder whose files all stay
@@ -373,6 +371,7 @@ static fz7_status stdin_item(add_run *r, const char *archive_base, bool xz)
     it.kind = FZ7_ITEM_FILE;
     it.mode = S_IFREG | (0666 & ~um);
     it.mtime = (int64_t)time(NULL);
+    it.ctime = it.atime = it.mtime;
     r->tree.items = malloc(sizeof it);
     if (!it.name || !it.disk_path || !r->tree.items) {
         free(it.name);
@@ -539,6 +538,7 @@ int fz7_cmd_add(const struct fz7_options *o)
         }
         fz7_print_archive_block(out, path, old);
         fputc('\n', out);
+        fz7_settings_times_from(&r.set, old);
         size_t n = fz7_archive_count(old);
         keep = calloc(n ? n : 1, sizeof *keep);
         if (!keep) {

@@ -12,6 +12,7 @@
 #include "format/archive.h"
 #include "fsio/read_tree.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -151,9 +152,7 @@ static fz7_status plan_update(update_run *r, const struct stat *arc_sb, bool arc
             continue;
         }
         const fz7_entry *e = fz7_archive_entry(r->old, (size_t)found);
-        if (e->is_dir && it->kind == FZ7_ITEM_DIR)
-            continue;   /* a folder stays as it is */
-        bool replace;
+        bool replace;   /* a folder too, when newer on disk, as 7-Zip does */
         if (!e->has_mtime || e->is_dir != (it->kind == FZ7_ITEM_DIR)) {
             replace = true;
         } else {
@@ -177,6 +176,80 @@ static void meta_of_entry(const update_run *r, size_t i, fz7_7z_entry_meta *m)
     fz7_repack_meta(fz7_archive_entry(r->old, i), r->new_name ? r->new_name[i] : NULL, m);
 }
 
+/* An entry without data: old (index into the archive) or from disk (into
+ * the tree). */
+typedef struct empty_ref {
+    const char *name;
+    bool is_dir, from_disk;
+    size_t index;
+} empty_ref;
+
+/* Path order with '/' before every other byte, so a folder's entries
+ * follow it directly (as fz7_tree_sort orders them). */
+static int cmp_path(const char *a, const char *b, bool case_sensitive)
+{
+    for (;; a++, b++) {
+        int ca = (unsigned char)*a, cb = (unsigned char)*b;
+        if (!case_sensitive)
+            ca = ca < 128 ? tolower(ca) : ca, cb = cb < 128 ? tolower(cb) : cb;
+        ca = ca == '/' ? 1 : ca;
+        cb = cb == '/' ? 1 : cb;
+        if (ca != cb || ca == 0)
+            return ca - cb;
+    }
+}
+
+static int cmp_empty_ref(const void *x, const void *y)
+{
+    const empty_ref *a = x, *b = y;
+    if (a->is_dir != b->is_dir)
+        return a->is_dir ? -1 : 1;
+    return cmp_path(a->name, b->name, g_sort_case_sensitive);
+}
+
+/* Writes the entries without data that the new archive holds: kept old
+ * ones and new or replaced ones from disk, folders first, then files,
+ * each group by path, as 7-Zip orders them (also after rn). */
+static fz7_status write_empty_entries(update_run *r, fz7_7z_writer *w)
+{
+    size_t cap = r->n_old + (r->add ? r->tree.count : 0), n = 0;
+    empty_ref *refs = malloc((cap ? cap : 1) * sizeof *refs);
+    if (!refs)
+        return FZ7_E_MEM;
+    for (size_t i = 0; i < r->n_old; i++) {
+        const fz7_entry *e = fz7_archive_entry(r->old, i);
+        if (r->fate[i] == FATE_KEEP && !e->is_anti && !e->has_stream) {
+            const char *name = r->new_name && r->new_name[i] ? r->new_name[i] : e->path;
+            refs[n++] = (empty_ref){name, e->is_dir, false, i};
+        }
+    }
+    for (size_t i = 0; r->add && i < r->tree.count; i++) {
+        const fz7_tree_item *it = &r->tree.items[i];
+        if (r->add[i] && (it->kind == FZ7_ITEM_DIR || it->size == 0))
+            refs[n++] = (empty_ref){it->name, it->kind == FZ7_ITEM_DIR, true, i};
+    }
+    g_sort_case_sensitive = r->o->case_sensitive;
+    qsort(refs, n, sizeof *refs, cmp_empty_ref);
+    fz7_status st = FZ7_OK;
+    for (size_t k = 0; st == FZ7_OK && k < n; k++) {
+        fz7_7z_entry_meta m;
+        if (!refs[k].from_disk) {
+            meta_of_entry(r, refs[k].index, &m);
+        } else {
+            const fz7_tree_item *it = &r->tree.items[refs[k].index];
+            memset(&m, 0, sizeof m);
+            m.name = it->name;
+            m.attrib = fz7_7z_attrib_from_mode(it->mode);
+            m.is_dir = refs[k].is_dir;
+            fz7_settings_item_times(&r->set, it, &m);
+            r->files_read += !m.is_dir;
+        }
+        st = fz7_7z_writer_add_empty(w, &m);
+    }
+    free(refs);
+    return st;
+}
+
 /* Pushes one file from disk into the open folder. */
 static fz7_status write_item(update_run *r, fz7_7z_writer *w, const fz7_tree_item *it)
 {
@@ -193,9 +266,7 @@ static fz7_status write_item(update_run *r, fz7_7z_writer *w, const fz7_tree_ite
     fz7_7z_entry_meta m = {0};
     m.name = it->name;
     m.attrib = fz7_7z_attrib_from_mode(it->mode);
-    m.has_mtime = r->set.store_mtime;
-    m.mtime = it->mtime;
-    m.mtime_nsec = it->mtime_nsec;
+    fz7_settings_item_times(&r->set, it, &m);
     fz7_status st = fz7_7z_writer_begin_file_sized(w, &m, it->size);
     if (st == FZ7_OK && it->kind == FZ7_ITEM_SYMLINK)
         st = fz7_7z_writer_write(w, (const uint8_t *)it->link_target, strlen(it->link_target));
@@ -228,15 +299,15 @@ static fz7_status write_archive(update_run *r, int fd, char *why, size_t whylen)
     if (st != FZ7_OK)
         return st;
     size_t n_folders = r->old ? (size_t)fz7_archive_get_info(r->old)->num_blocks : 0;
-    /* Per old folder: whether every entry stays unchanged (copy it), and
-     * whether it must be re-compressed. */
+    /* Per old folder: whether every entry stays unchanged (copy it). */
     bool *intact = malloc((n_folders ? n_folders : 1) * sizeof *intact);
-    bool *repack = calloc(n_folders ? n_folders : 1, sizeof *repack);
-    bool *seen = calloc(n_folders ? n_folders : 1, sizeof *seen);
+    /* members[start[f] .. start[f+1]-1]: the old entries of folder f, in order. */
+    size_t *start = calloc(n_folders + 1, sizeof *start);
+    size_t *filled = calloc(n_folders ? n_folders : 1, sizeof *filled);
     size_t *members = malloc((r->n_old ? r->n_old : 1) * sizeof *members);
     fz7_7z_entry_meta *metas = malloc((r->n_old ? r->n_old : 1) * sizeof *metas);
     bool *select = calloc(r->n_old ? r->n_old : 1, sizeof *select);
-    if (!intact || !repack || !seen || !members || !metas || !select)
+    if (!intact || !start || !filled || !members || !metas || !select)
         st = FZ7_E_MEM;
     for (size_t f = 0; st == FZ7_OK && f < n_folders; f++)
         intact[f] = true;
@@ -252,67 +323,63 @@ static fz7_status write_archive(update_run *r, int fd, char *why, size_t whylen)
         size_hint = 1;
     for (size_t i = 0; st == FZ7_OK && i < r->n_old; i++) {
         const fz7_entry *e = fz7_archive_entry(r->old, i);
-        if (e->has_stream && e->folder >= 0 && (size_t)e->folder < n_folders &&
-            r->fate[i] != FATE_KEEP)
+        if (!e->has_stream)
+            continue;
+        if (e->folder < 0 || (size_t)e->folder >= n_folders)
+            st = FZ7_E_FORMAT;
+        else if (r->fate[i] != FATE_KEEP)
             intact[e->folder] = false;
     }
 
-    /* Old entries in their order: empty ones as they are, each intact
-     * folder copied whole at its first entry. */
-    for (size_t i = 0; st == FZ7_OK && i < r->n_old; i++) {
-        const fz7_entry *e = fz7_archive_entry(r->old, i);
-        if (r->fate[i] != FATE_KEEP || e->is_anti)
-            continue;
-        if (!e->has_stream) {
-            fz7_7z_entry_meta m;
-            meta_of_entry(r, i, &m);
-            st = fz7_7z_writer_add_empty(w, &m);
-            continue;
-        }
-        if (e->folder < 0 || (size_t)e->folder >= n_folders) {
-            st = FZ7_E_FORMAT;
-            break;
-        }
-        size_t f = (size_t)e->folder;
-        if (seen[f])
-            continue;
-        seen[f] = true;
-        if (!intact[f]) {
-            repack[f] = true;
-            continue;
-        }
-        size_t n = 0;
-        for (size_t j = i; j < r->n_old; j++) {
-            const fz7_entry *ej = fz7_archive_entry(r->old, j);
-            if (ej->has_stream && ej->folder == e->folder) {
-                members[n] = j;
-                meta_of_entry(r, j, &metas[n]);
-                n++;
-            }
-        }
-        st = fz7_7z_writer_copy_folder(w, r->old, f, metas, n);
-        if (st == FZ7_E_UNSUPPORTED) {
-            repack[f] = true;   /* e.g. a substream without a CRC */
-            st = FZ7_OK;
-        } else if (st == FZ7_OK) {
-            r->copied_folders++;
-        } else if (st != FZ7_E_IO) {   /* I/O: the caller names errno */
-            snprintf(why, whylen, "cannot copy the old archive's data: %s", fz7_status_str(st));
-        }
-    }
+    /* Entries without data first, old and new together, sorted as 7-Zip
+     * sorts them: folders, then files, each by path. */
+    if (st == FZ7_OK)
+        st = write_empty_entries(r, w);
 
-    /* Kept entries of the other folders, decoded and compressed again. */
-    bool any = false;
+    /* Old folders in their order: copied whole when every entry stays,
+     * else the kept entries decoded and compressed again, one new folder
+     * each (7-Zip keeps this order; new data comes after it). */
+    for (size_t i = 0; st == FZ7_OK && i < r->n_old; i++)   /* entries by folder */
+        if (fz7_archive_entry(r->old, i)->has_stream)
+            start[fz7_archive_entry(r->old, i)->folder + 1]++;
+    for (size_t f = 0; st == FZ7_OK && f < n_folders; f++)
+        start[f + 1] += start[f];
     for (size_t i = 0; st == FZ7_OK && i < r->n_old; i++) {
         const fz7_entry *e = fz7_archive_entry(r->old, i);
-        select[i] = r->fate[i] == FATE_KEEP && !e->is_anti && e->has_stream &&
-                    e->folder >= 0 && repack[e->folder];
-        any |= select[i];
+        if (e->has_stream)
+            members[start[e->folder] + filled[e->folder]++] = i;
     }
-    if (st == FZ7_OK && any) {
+    for (size_t f = 0; st == FZ7_OK && f < n_folders; f++) {
+        size_t n = start[f + 1] - start[f];
+        const size_t *mem = members + start[f];
+        bool any_kept = false;
+        for (size_t k = 0; k < n; k++) {
+            any_kept |= r->fate[mem[k]] == FATE_KEEP && !fz7_archive_entry(r->old, mem[k])->is_anti;
+            meta_of_entry(r, mem[k], &metas[k]);
+        }
+        if (!any_kept)
+            continue;
+        if (intact[f]) {
+            st = fz7_7z_writer_copy_folder(w, r->old, f, metas, n);
+            if (st == FZ7_OK) {
+                r->copied_folders++;
+                continue;
+            }
+            if (st != FZ7_E_UNSUPPORTED) {   /* I/O: the caller names errno */
+                if (st != FZ7_E_IO)
+                    snprintf(why, whylen, "cannot copy the old archive's data: %s",
+                             fz7_status_str(st));
+                break;
+            }
+            st = FZ7_OK;   /* e.g. a substream without a CRC: compress it again */
+        }
+        for (size_t k = 0; k < n; k++)
+            select[mem[k]] = r->fate[mem[k]] == FATE_KEEP && !fz7_archive_entry(r->old, mem[k])->is_anti;
         fz7_repack_result res;
         st = fz7_repack_entries(r->old, select, (const char *const *)r->new_name, &r->set,
                                 r->key, size_hint, w, &res, why, whylen);
+        for (size_t k = 0; k < n; k++)
+            select[mem[k]] = false;
         r->repacked_folders += res.folders;
         if (res.failed != FZ7_OK) {
             st = res.failed;
@@ -324,23 +391,8 @@ static fz7_status write_archive(update_run *r, int fd, char *why, size_t whylen)
         }
     }
 
-    /* u: new folders and empty files, then files with data in the folders
-     * `a` would make. */
+    /* u: files with data in the folders `a` would make. */
     fz7_tree *t = &r->tree;
-    for (size_t i = 0; st == FZ7_OK && r->add && i < t->count; i++) {
-        const fz7_tree_item *it = &t->items[i];
-        if (r->add[i] && (it->kind == FZ7_ITEM_DIR || it->size == 0)) {
-            fz7_7z_entry_meta m = {0};
-            m.name = it->name;
-            m.attrib = fz7_7z_attrib_from_mode(it->mode);
-            m.is_dir = it->kind == FZ7_ITEM_DIR;
-            m.has_mtime = r->set.store_mtime;
-            m.mtime = it->mtime;
-            m.mtime_nsec = it->mtime_nsec;
-            st = fz7_7z_writer_add_empty(w, &m);
-            r->files_read += !m.is_dir;
-        }
-    }
     fz7_folder_plan plan = {0};
     if (st == FZ7_OK && r->add)
         st = fz7_settings_plan(&r->set, t, r->add, false, &plan, why, whylen);
@@ -365,8 +417,8 @@ static fz7_status write_archive(update_run *r, int fd, char *why, size_t whylen)
         st = fz7_7z_writer_finish(w, &ho);
     }
     free(intact);
-    free(repack);
-    free(seen);
+    free(start);
+    free(filled);
     free(members);
     free(metas);
     free(select);
@@ -480,6 +532,7 @@ int fz7_cmd_update(const struct fz7_options *o)
         fz7_print_archive_block(out, path, r.old);
         fputc('\n', out);
         r.n_old = fz7_archive_count(r.old);
+        fz7_settings_times_from(&r.set, r.old);
     }
 
     /* Kept data that must be decoded needs the password; new data is

@@ -60,6 +60,10 @@ typedef struct fz7_7z_entry_meta {
     bool has_mtime;
     int64_t mtime;        /* seconds since 1970-01-01 UTC */
     uint32_t mtime_nsec;
+    bool has_ctime, has_atime;   /* kCTime / kATime (-mtc, -mta); 7-Zip on
+                                    Linux stores st_ctime as the creation time */
+    int64_t ctime, atime;        /* seconds since 1970-01-01 UTC */
+    uint32_t ctime_nsec, atime_nsec;
 } fz7_7z_entry_meta;
 
 /* Header options for fz7_7z_writer_finish. */
