@@ -599,7 +599,7 @@ int fz7_cmd_add(const struct fz7_options *o)
 
     /* Write into a temporary file beside the archive. */
     int fd = -1;
-    rc = fz7_temp_create(path, out, &fd);
+    rc = fz7_temp_create(path, o->work_dir, out, &fd);
     if (rc)
         goto done;
     errno = 0;

@@ -104,7 +104,9 @@ static int64_t ticks_of(int64_t sec, uint32_t nsec)
 /* u: scan the names on disk (everything here when none are given, as
  * 7-Zip does); a file not in the archive is added; one in it replaces the
  * entry when it is newer, or has the same time and another size (7-Zip's
- * default -u rules: p1q1r2x1y2z1w2). Entries not on disk stay. */
+ * default -u rules: p1q1r2x1y2z1w2); an entry without a time stays, and a
+ * folder is replaced by the same rules, as 7zz 26 does. Entries not on
+ * disk stay. */
 static fz7_status plan_update(update_run *r, const struct stat *arc_sb, bool arc_exists)
 {
     const struct fz7_options *o = r->o;
@@ -153,8 +155,10 @@ static fz7_status plan_update(update_run *r, const struct stat *arc_sb, bool arc
         }
         const fz7_entry *e = fz7_archive_entry(r->old, (size_t)found);
         bool replace;   /* a folder too, when newer on disk, as 7-Zip does */
-        if (!e->has_mtime || e->is_dir != (it->kind == FZ7_ITEM_DIR)) {
+        if (e->is_dir != (it->kind == FZ7_ITEM_DIR)) {
             replace = true;
+        } else if (!e->has_mtime) {
+            replace = false;   /* 7zz keeps an entry without a time, whatever its size */
         } else {
             int64_t disk = ticks_of(it->mtime, it->mtime_nsec);
             int64_t arc = ticks_of(e->mtime, e->mtime_nsec);
@@ -432,7 +436,7 @@ static int commit_archive(update_run *r, bool exists, const struct stat *old_sb)
 {
     const char *path = r->path;
     int fd = -1;
-    int rc = fz7_temp_create(path, r->out, &fd);
+    int rc = fz7_temp_create(path, r->o->work_dir, r->out, &fd);
     if (rc)
         return rc;
     char why[512] = "";

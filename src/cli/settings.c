@@ -47,15 +47,20 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, char *why,
         for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++)
             if (method_named(m, klen, ignored[i]))
                 return FZ7_OK;
-        /* -mtm, -mtc, -mta: which times go into FilesInfo ("-mtc" alone = on). */
+        /* -mtc, -mta, -mtm: which times go into FilesInfo. 7zz takes on,
+         * off, + and - (and nothing: on), and refuses 0, 1 and the rest. */
         static const char *const time_switch[FZ7_TIME_KINDS] = {"tc", "ta", "tm"};
         for (int k = 0; k < FZ7_TIME_KINDS; k++) {
-            if (method_named(m, klen, time_switch[k])) {
-                s->store_time[k] = !(strcasecmp(val, "off") == 0 || strcmp(val, "-") == 0 ||
-                                     strcmp(val, "0") == 0);
-                s->time_given[k] = true;
-                return FZ7_OK;
+            if (!method_named(m, klen, time_switch[k]))
+                continue;
+            bool on = !val[0] || strcasecmp(val, "on") == 0 || strcmp(val, "+") == 0;
+            if (!on && strcasecmp(val, "off") != 0 && strcmp(val, "-") != 0) {
+                snprintf(why, whylen, "bad value: -m%s", m);
+                return FZ7_E_ARG;
             }
+            s->store_time[k] = on;
+            s->time_given[k] = true;
+            return FZ7_OK;
         }
         if (fz7_lzma_enc_parse_param(&s->lzma, m) != FZ7_OK) {
             snprintf(why, whylen, "unsupported parameter: -m%s", m);
