@@ -12,7 +12,6 @@
 #include "format/archive.h"
 #include "fsio/read_tree.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -180,77 +179,32 @@ static void meta_of_entry(const update_run *r, size_t i, fz7_7z_entry_meta *m)
     fz7_repack_meta(fz7_archive_entry(r->old, i), r->new_name ? r->new_name[i] : NULL, m);
 }
 
-/* An entry without data: old (index into the archive) or from disk (into
- * the tree). */
-typedef struct empty_ref {
-    const char *name;
-    bool is_dir, from_disk;
-    size_t index;
-} empty_ref;
-
-/* Path order with '/' before every other byte, so a folder's entries
- * follow it directly (as fz7_tree_sort orders them). */
-static int cmp_path(const char *a, const char *b, bool case_sensitive)
-{
-    for (;; a++, b++) {
-        int ca = (unsigned char)*a, cb = (unsigned char)*b;
-        if (!case_sensitive)
-            ca = ca < 128 ? tolower(ca) : ca, cb = cb < 128 ? tolower(cb) : cb;
-        ca = ca == '/' ? 1 : ca;
-        cb = cb == '/' ? 1 : cb;
-        if (ca != cb || ca == 0)
-            return ca - cb;
-    }
-}
-
-static int cmp_empty_ref(const void *x, const void *y)
-{
-    const empty_ref *a = x, *b = y;
-    if (a->is_dir != b->is_dir)
-        return a->is_dir ? -1 : 1;
-    return cmp_path(a->name, b->name, g_sort_case_sensitive);
-}
-
-/* Writes the entries without data that the new archive holds: kept old
- * ones and new or replaced ones from disk, folders first, then files,
- * each group by path, as 7-Zip orders them (also after rn). */
+/* Adds the entries without data that the new archive holds: kept old ones
+ * and new or replaced ones from disk (the writer lists them first, sorted
+ * as 7-Zip sorts them). */
 static fz7_status write_empty_entries(update_run *r, fz7_7z_writer *w)
 {
-    size_t cap = r->n_old + (r->add ? r->tree.count : 0), n = 0;
-    empty_ref *refs = malloc((cap ? cap : 1) * sizeof *refs);
-    if (!refs)
-        return FZ7_E_MEM;
-    for (size_t i = 0; i < r->n_old; i++) {
+    fz7_status st = FZ7_OK;
+    for (size_t i = 0; st == FZ7_OK && i < r->n_old; i++) {
         const fz7_entry *e = fz7_archive_entry(r->old, i);
         if (r->fate[i] == FATE_KEEP && !e->is_anti && !e->has_stream) {
-            const char *name = r->new_name && r->new_name[i] ? r->new_name[i] : e->path;
-            refs[n++] = (empty_ref){name, e->is_dir, false, i};
+            fz7_7z_entry_meta m;
+            meta_of_entry(r, i, &m);
+            st = fz7_7z_writer_add_empty(w, &m);
         }
     }
-    for (size_t i = 0; r->add && i < r->tree.count; i++) {
+    for (size_t i = 0; st == FZ7_OK && r->add && i < r->tree.count; i++) {
         const fz7_tree_item *it = &r->tree.items[i];
-        if (r->add[i] && (it->kind == FZ7_ITEM_DIR || it->size == 0))
-            refs[n++] = (empty_ref){it->name, it->kind == FZ7_ITEM_DIR, true, i};
-    }
-    g_sort_case_sensitive = r->o->case_sensitive;
-    qsort(refs, n, sizeof *refs, cmp_empty_ref);
-    fz7_status st = FZ7_OK;
-    for (size_t k = 0; st == FZ7_OK && k < n; k++) {
-        fz7_7z_entry_meta m;
-        if (!refs[k].from_disk) {
-            meta_of_entry(r, refs[k].index, &m);
-        } else {
-            const fz7_tree_item *it = &r->tree.items[refs[k].index];
-            memset(&m, 0, sizeof m);
+        if (r->add[i] && (it->kind == FZ7_ITEM_DIR || it->size == 0)) {
+            fz7_7z_entry_meta m = {0};
             m.name = it->name;
             m.attrib = fz7_7z_attrib_from_mode(it->mode);
-            m.is_dir = refs[k].is_dir;
+            m.is_dir = it->kind == FZ7_ITEM_DIR;
             fz7_settings_item_times(&r->set, it, &m);
+            st = fz7_7z_writer_add_empty(w, &m);
             r->files_read += !m.is_dir;
         }
-        st = fz7_7z_writer_add_empty(w, &m);
     }
-    free(refs);
     return st;
 }
 
@@ -335,8 +289,8 @@ static fz7_status write_archive(update_run *r, int fd, char *why, size_t whylen)
             intact[e->folder] = false;
     }
 
-    /* Entries without data first, old and new together, sorted as 7-Zip
-     * sorts them: folders, then files, each by path. */
+    /* Entries without data, old and new (the writer lists them first,
+     * folders, then files, each by path, as 7-Zip does). */
     if (st == FZ7_OK)
         st = write_empty_entries(r, w);
 

@@ -960,36 +960,81 @@ static void put_vector_head(bytebuf *b, uint8_t id, size_t n, const bool *define
     bb_byte(b, 0);   /* not external */
 }
 
+/* 7-Zip's order of the path compare: byte by byte, '/' before every other
+ * byte, so a folder's entries follow it directly. */
+static int cmp_path(const char *a, const char *b)
+{
+    for (;; a++, b++) {
+        int ca = *a == '/' ? 1 : (unsigned char)*a, cb = *b == '/' ? 1 : (unsigned char)*b;
+        if (ca != cb || ca == 0)
+            return ca - cb;
+    }
+}
+
+static int cmp_empty_entry(const void *x, const void *y)
+{
+    const entry_rec *a = *(const entry_rec *const *)x, *b = *(const entry_rec *const *)y;
+    if (a->is_dir != b->is_dir)
+        return a->is_dir ? -1 : 1;
+    int c = cmp_path(a->name, b->name);
+    return c ? c : a < b ? -1 : a > b;   /* the same name: the order added */
+}
+
+/* The entries in the order FilesInfo lists them, as 7-Zip writes it:
+ * those without data first (folders, then files, each by path), then
+ * those with data in the order of their substreams. NULL: no memory. */
+static const entry_rec **files_order(const fz7_7z_writer *w)
+{
+    size_t n = w->n_entries, k = 0;
+    const entry_rec **ent = malloc((n ? n : 1) * sizeof *ent);
+    if (!ent)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (!w->entries[i].has_stream)
+            ent[k++] = &w->entries[i];
+    qsort(ent, k, sizeof *ent, cmp_empty_entry);
+    for (size_t i = 0; i < n; i++)
+        if (w->entries[i].has_stream)
+            ent[k++] = &w->entries[i];
+    return ent;
+}
+
 static void put_files_info(bytebuf *b, const fz7_7z_writer *w)
 {
     size_t n = w->n_entries;
+    const entry_rec **ent = files_order(w);
+    if (!ent) {
+        b->failed = true;
+        return;
+    }
     bb_byte(b, K_FILES_INFO);
     bb_number(b, n);
 
     size_t n_empty = 0;
     bool any_empty_file = false;
     for (size_t i = 0; i < n; i++) {
-        if (!w->entries[i].has_stream) {
+        if (!ent[i]->has_stream) {
             n_empty++;
-            any_empty_file |= !w->entries[i].is_dir;
+            any_empty_file |= !ent[i]->is_dir;
         }
     }
     bool *bits = malloc((n ? n : 1) * sizeof *bits);
     if (!bits) {
+        free(ent);
         b->failed = true;
         return;
     }
     if (n_empty) {
         for (size_t i = 0; i < n; i++)
-            bits[i] = !w->entries[i].has_stream;
+            bits[i] = !ent[i]->has_stream;
         bb_byte(b, K_EMPTY_STREAM);
         bb_number(b, (n + 7) / 8);
         bb_bits(b, bits, n);
         if (any_empty_file) {
             size_t k = 0;
             for (size_t i = 0; i < n; i++)
-                if (!w->entries[i].has_stream)
-                    bits[k++] = !w->entries[i].is_dir;
+                if (!ent[i]->has_stream)
+                    bits[k++] = !ent[i]->is_dir;
             bb_byte(b, K_EMPTY_FILE);
             bb_number(b, (n_empty + 7) / 8);
             bb_bits(b, bits, n_empty);
@@ -999,7 +1044,7 @@ static void put_files_info(bytebuf *b, const fz7_7z_writer *w)
     bytebuf names = {0};
     bb_byte(&names, 0);   /* not external */
     for (size_t i = 0; i < n; i++)
-        put_utf16(&names, w->entries[i].name);
+        put_utf16(&names, ent[i]->name);
     if (names.failed)
         b->failed = true;
     put_align(b, 2 + number_size(names.n), 16);   /* id, size, external byte */
@@ -1013,23 +1058,24 @@ static void put_files_info(bytebuf *b, const fz7_7z_writer *w)
     for (int k = 0; k < 3; k++) {
         size_t n_time = 0;
         for (size_t i = 0; i < n; i++)
-            n_time += w->entries[i].has_time[k];
+            n_time += ent[i]->has_time[k];
         if (!n_time)
             continue;
         for (size_t i = 0; i < n; i++)
-            bits[i] = w->entries[i].has_time[k];
+            bits[i] = ent[i]->has_time[k];
         put_vector_head(b, time_id[k], n, n_time == n ? NULL : bits, n_time, 8);
         for (size_t i = 0; i < n; i++)
-            if (w->entries[i].has_time[k])
-                bb_u64(b, w->entries[i].time[k]);
+            if (ent[i]->has_time[k])
+                bb_u64(b, ent[i]->time[k]);
     }
 
     put_vector_head(b, K_WIN_ATTRIBUTES, n, NULL, n, 4);
     for (size_t i = 0; i < n; i++)
-        bb_u32(b, w->entries[i].attrib);
+        bb_u32(b, ent[i]->attrib);
 
     bb_byte(b, K_END);
     free(bits);
+    free(ent);
 }
 
 static fz7_status build_header(const fz7_7z_writer *w, bytebuf *b)

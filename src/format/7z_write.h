@@ -107,7 +107,10 @@ fz7_status fz7_7z_writer_end_file(fz7_7z_writer *w);
 fz7_status fz7_7z_writer_end_folder(fz7_7z_writer *w);
 
 /* Writes the header (LZMA-encoded and/or encrypted as h asks; h may be
- * NULL for a plain header) and the signature header at offset 0. Does not
+ * NULL for a plain header) and the signature header at offset 0. FilesInfo
+ * lists the entries as 7-Zip does: those without data first (folders,
+ * then files, each by path with '/' first), then the others in data
+ * order; its times and attributes aligned with kDummy as 7-Zip aligns them. Does not
  * fsync: the caller owns fd. After an error the archive is incomplete.
  * Errors: FZ7_E_IO, FZ7_E_MEM, FZ7_E_ARG (a folder is still open). */
 fz7_status fz7_7z_writer_finish(fz7_7z_writer *w, const fz7_7z_header_opts *h);

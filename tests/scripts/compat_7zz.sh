@@ -183,11 +183,12 @@ ta=$(stat -c %X A/out/src/a.txt 2>/dev/null) tb=$(stat -c %X B/out/src/a.txt 2>/
 #     fz7's LZMA-compressed header is not 7zz's byte for byte) fz7 writes the
 #     very archive 7zz writes from the same files: the same times (creation =
 #     st_ctime, access = st_atime before reading), the same FilesInfo layout
-#     (kCTime, kATime, kMTime; kDummy alignment) and, after u/d/rn, the same
-#     entry order. Access times lie in the future, so reading the files does
+#     (kCTime, kATime, kMTime; kDummy alignment) and the same entry order
+#     (entries without data first: folders, then files, each by path). Access times lie in the future, so reading the files does
 #     not change them between the two runs (relatime). ---
 T=$S/times
-mkdir -p "$T/src/d1/sub" "$T/src/d2"
+mkdir -p "$T/src/d1/sub" "$T/src/d2" "$T/src/zz"   # zz: folders come before empty files
+: >"$T/src/aa"
 printf 'alpha\n' >"$T/src/a.txt"
 printf 'beta beta\n' >"$T/src/d1/b.txt"
 printf 'gamma\n' >"$T/src/d1/sub/c.txt"
@@ -251,6 +252,10 @@ for sw in "" "-mtc=off" "-mta=off -mtm=off" "-mtc=on -mta=on"; do
         # shellcheck disable=SC2086
         twin "u $sw of $base" "$base" u -bd -mhc=off -ms=2f $sw @ src
     done
+done
+for base in base-t.7z base-n.7z; do   # a onto an archive follows the same rule
+    twin "a onto $base" "$base" a -bd -mhc=off -ms=2f @ src/d1 src/a.txt
+    twin "a -mta=on onto $base" "$base" a -bd -mhc=off -ms=2f -mta=on @ src/d1 src/a.txt
 done
 twin "d of base-t.7z" base-t.7z d -bd -mhc=off @ src/d1/b.txt src/empty
 twin "rn of base-n.7z" base-n.7z rn -bd -mhc=off @ src/d1 src/zz src/a.txt src/d0.txt
