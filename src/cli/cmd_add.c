@@ -210,6 +210,7 @@ static fz7_status write_7z(add_run *r, int fd, fz7_archive *old, const bool *kee
     fz7_status st = fz7_7z_writer_new(fd, &w);
     if (st != FZ7_OK)
         return st;
+    fz7_7z_writer_order_7zip(w);
     /* 7-Zip shrinks the dictionary to the whole input, the same for every
      * folder (so the coder properties match 7zz's). */
     uint64_t total = 0;

@@ -174,6 +174,12 @@ static fz7_status plan_update(update_run *r, const struct stat *arc_sb, bool arc
 
 /* ---- writing --------------------------------------------------------------- */
 
+/* Whether old entry i goes into the new archive as it is. */
+static bool stays(const update_run *r, size_t i)
+{
+    return r->fate[i] == FATE_KEEP && !fz7_archive_entry(r->old, i)->is_anti;
+}
+
 static void meta_of_entry(const update_run *r, size_t i, fz7_7z_entry_meta *m)
 {
     fz7_repack_meta(fz7_archive_entry(r->old, i), r->new_name ? r->new_name[i] : NULL, m);
@@ -181,13 +187,12 @@ static void meta_of_entry(const update_run *r, size_t i, fz7_7z_entry_meta *m)
 
 /* Adds the entries without data that the new archive holds: kept old ones
  * and new or replaced ones from disk (the writer lists them first, sorted
- * as 7-Zip sorts them). */
+ * as 7-Zip sorts them: fz7_7z_writer_order_7zip). */
 static fz7_status write_empty_entries(update_run *r, fz7_7z_writer *w)
 {
     fz7_status st = FZ7_OK;
     for (size_t i = 0; st == FZ7_OK && i < r->n_old; i++) {
-        const fz7_entry *e = fz7_archive_entry(r->old, i);
-        if (r->fate[i] == FATE_KEEP && !e->is_anti && !e->has_stream) {
+        if (stays(r, i) && !fz7_archive_entry(r->old, i)->has_stream) {
             fz7_7z_entry_meta m;
             meta_of_entry(r, i, &m);
             st = fz7_7z_writer_add_empty(w, &m);
@@ -256,6 +261,7 @@ static fz7_status write_archive(update_run *r, int fd, char *why, size_t whylen)
     fz7_status st = fz7_7z_writer_new(fd, &w);
     if (st != FZ7_OK)
         return st;
+    fz7_7z_writer_order_7zip(w);
     size_t n_folders = r->old ? (size_t)fz7_archive_get_info(r->old)->num_blocks : 0;
     /* Per old folder: whether every entry stays unchanged (copy it). */
     bool *intact = malloc((n_folders ? n_folders : 1) * sizeof *intact);
@@ -312,7 +318,7 @@ static fz7_status write_archive(update_run *r, int fd, char *why, size_t whylen)
         const size_t *mem = members + start[f];
         bool any_kept = false;
         for (size_t k = 0; k < n; k++) {
-            any_kept |= r->fate[mem[k]] == FATE_KEEP && !fz7_archive_entry(r->old, mem[k])->is_anti;
+            any_kept |= stays(r, mem[k]);
             meta_of_entry(r, mem[k], &metas[k]);
         }
         if (!any_kept)
@@ -332,7 +338,7 @@ static fz7_status write_archive(update_run *r, int fd, char *why, size_t whylen)
             st = FZ7_OK;   /* e.g. a substream without a CRC: compress it again */
         }
         for (size_t k = 0; k < n; k++)
-            select[mem[k]] = r->fate[mem[k]] == FATE_KEEP && !fz7_archive_entry(r->old, mem[k])->is_anti;
+            select[mem[k]] = stays(r, mem[k]);
         fz7_repack_result res;
         st = fz7_repack_entries(r->old, select, (const char *const *)r->new_name, &r->set,
                                 r->key, size_hint, w, &res, why, whylen);

@@ -219,6 +219,7 @@ struct fz7_7z_writer {
     fz7_fd_ostream out;           /* the archive file */
     entry_rec *entries;
     size_t n_entries, cap_entries;
+    bool order_7zip;              /* FilesInfo in 7-Zip's order (fz7_7z_writer_order_7zip) */
     folder_rec *folders;
     size_t n_folders, cap_folders;
     /* The open folder, if any. */
@@ -240,6 +241,11 @@ struct fz7_7z_writer {
     uint64_t folder_in;           /* and the bytes it has received */
     fz7_status failed;            /* sticky error */
 };
+
+void fz7_7z_writer_order_7zip(fz7_7z_writer *w)
+{
+    w->order_7zip = true;
+}
 
 fz7_status fz7_7z_writer_new(int fd, fz7_7z_writer **out)
 {
@@ -980,9 +986,10 @@ static int cmp_empty_entry(const void *x, const void *y)
     return c ? c : a < b ? -1 : a > b;   /* the same name: the order added */
 }
 
-/* The entries in the order FilesInfo lists them, as 7-Zip writes it:
- * those without data first (folders, then files, each by path), then
- * those with data in the order of their substreams. NULL: no memory. */
+/* The entries in the order FilesInfo lists them: as added, or with
+ * order_7zip as 7-Zip writes them, those without data first (folders,
+ * then files, each by path), then those with data in the order of their
+ * substreams. NULL: no memory. */
 static const entry_rec **files_order(const fz7_7z_writer *w)
 {
     size_t n = w->n_entries, k = 0;
@@ -990,8 +997,10 @@ static const entry_rec **files_order(const fz7_7z_writer *w)
     if (!ent)
         return NULL;
     for (size_t i = 0; i < n; i++)
-        if (!w->entries[i].has_stream)
+        if (!w->order_7zip || !w->entries[i].has_stream)
             ent[k++] = &w->entries[i];
+    if (!w->order_7zip)
+        return ent;
     qsort(ent, k, sizeof *ent, cmp_empty_entry);
     for (size_t i = 0; i < n; i++)
         if (w->entries[i].has_stream)
