@@ -159,14 +159,19 @@ bool fz7_archive_name(const char *archive, const char *ext, char *path, size_t c
 
 /* ---- the temporary file and signals ------------------------------------ */
 
+/* The temporary archive (in -w's folder, else beside the archive) and,
+ * while it is copied across file systems, its copy beside the archive. */
 static char g_temp_path[PATH_MAX + 32];
-static volatile sig_atomic_t g_temp_live;
+static char g_copy_path[PATH_MAX + 32];
+static volatile sig_atomic_t g_temp_live, g_copy_live;
 
 static void on_signal(int sig)
 {
     (void)sig;
     if (g_temp_live)
         unlink(g_temp_path);
+    if (g_copy_live)
+        unlink(g_copy_path);
     /* As 7-Zip: the line it prints and exit code 255 ("stopped by the
      * user" in the man page), not death by the signal. */
     static const char msg[] = "\n\nBreak signaled\n";
@@ -190,12 +195,34 @@ static void install_signals(void)
     signal(SIGXFSZ, SIG_IGN);
 }
 
-int fz7_temp_create(const char *path, FILE *out, int *fd)
+/* "<dir>/<name of path>.fz7tmpXXXXXX" into buf (cap bytes); dir NULL =
+ * path's own folder. False when it does not fit. */
+static bool temp_name(char *buf, size_t cap, const char *path, const char *dir)
 {
     const char *slash = strrchr(path, '/');
-    if ((size_t)snprintf(g_temp_path, sizeof g_temp_path, "%.*s%s.fz7tmpXXXXXX",
-                         slash ? (int)(slash - path + 1) : 0, path, slash ? slash + 1 : path) >=
-        sizeof g_temp_path) {
+    const char *name = slash ? slash + 1 : path;
+    int n;
+    if (dir) {
+        size_t dl = strlen(dir);
+        n = snprintf(buf, cap, "%s%s%s.fz7tmpXXXXXX", dir, dl && dir[dl - 1] == '/' ? "" : "/",
+                     name);
+    } else {
+        n = snprintf(buf, cap, "%.*s%s.fz7tmpXXXXXX", slash ? (int)(slash - path + 1) : 0, path,
+                     name);
+    }
+    return n >= 0 && (size_t)n < cap;
+}
+
+int fz7_temp_create(const char *path, const char *work_dir, FILE *out, int *fd)
+{
+    /* -w alone: the system's temporary folder, as 7-Zip. */
+    const char *dir = work_dir;
+    if (dir && !dir[0]) {
+        dir = getenv("TMPDIR");
+        if (!dir || !dir[0])
+            dir = "/tmp";
+    }
+    if (!temp_name(g_temp_path, sizeof g_temp_path, path, dir)) {
         fprintf(stderr, "\nERROR: archive name too long\n");
         return FZ7_EXIT_USAGE;
     }
@@ -204,7 +231,7 @@ int fz7_temp_create(const char *path, FILE *out, int *fd)
     if (*fd < 0) {
         int err = errno;
         fflush(out);
-        fprintf(stderr, "\nERROR: %s : cannot create the temporary file: %s\n", path,
+        fprintf(stderr, "\nERROR: %s : cannot create the temporary file: %s\n", g_temp_path,
                 strerror(err));
         return FZ7_EXIT_FATAL;
     }
@@ -220,6 +247,62 @@ void fz7_temp_drop(int fd)
         unlink(g_temp_path);
         g_temp_live = 0;
     }
+    if (g_copy_live) {
+        unlink(g_copy_path);
+        g_copy_live = 0;
+    }
+}
+
+/* Copies all of from into to (both open file descriptors). 0 or errno. */
+static int copy_fd(int from, int to)
+{
+    static uint8_t buf[1 << 16];
+    for (;;) {
+        ssize_t n = read(from, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return errno;
+        if (n == 0)
+            return 0;
+        for (ssize_t done = 0; done < n;) {
+            ssize_t w = write(to, buf + done, (size_t)(n - done));
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w < 0)
+                return errno;
+            done += w;
+        }
+    }
+}
+
+/* The temporary archive is on another file system than path (-w): copy it
+ * to a second temporary file beside path, complete that one (mode, fsync)
+ * and rename it over path; the first is removed. 0 or errno. */
+static int commit_by_copy(const char *path, mode_t mode)
+{
+    if (!temp_name(g_copy_path, sizeof g_copy_path, path, NULL))
+        return ENAMETOOLONG;
+    int to = mkstemp(g_copy_path);
+    if (to < 0)
+        return errno;
+    g_copy_live = 1;
+    int from = open(g_temp_path, O_RDONLY | O_CLOEXEC);
+    int err = from < 0 ? errno : copy_fd(from, to);
+    if (from >= 0)
+        close(from);
+    if (!err && (fchmod(to, mode) != 0 || fsync(to) != 0))
+        err = errno;
+    if (close(to) != 0 && !err)
+        err = errno;
+    if (!err && rename(g_copy_path, path) != 0)
+        err = errno;
+    if (err)
+        return err;
+    g_copy_live = 0;
+    unlink(g_temp_path);
+    g_temp_live = 0;
+    return 0;
 }
 
 fz7_status fz7_temp_commit(int fd, const char *path, const struct stat *old_sb, uint64_t *size,
@@ -237,10 +320,17 @@ fz7_status fz7_temp_commit(int fd, const char *path, const struct stat *old_sb, 
         fz7_temp_drop(fd);
         return FZ7_E_IO;
     }
-    if (close(fd) != 0 || rename(g_temp_path, path) != 0) {
+    if (close(fd) != 0) {
         *err = errno;
         fz7_temp_drop(-1);
         return FZ7_E_IO;
+    }
+    if (rename(g_temp_path, path) != 0) {
+        *err = errno == EXDEV ? commit_by_copy(path, mode) : errno;
+        if (*err) {
+            fz7_temp_drop(-1);
+            return FZ7_E_IO;
+        }
     }
     g_temp_live = 0;
     /* Make the rename itself durable. */

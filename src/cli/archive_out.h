@@ -1,7 +1,8 @@
 /* archive_out.h - what `fz7 a` and `fz7 u/d/rn` share when they write an
  * archive: scanning the inputs on disk, the 7-Zip size and count lines,
- * and the temporary file beside the archive that is renamed over it only
- * when complete (removed on any failure or signal). */
+ * and the temporary file (beside the archive, or in -w's folder) that
+ * becomes the archive only when complete (removed on any failure or
+ * signal). */
 #ifndef FZ7_CLI_ARCHIVE_OUT_H
 #define FZ7_CLI_ARCHIVE_OUT_H
 
@@ -63,17 +64,22 @@ int fz7_print_write_end(FILE *out, const fz7_scan_warnings *sw, size_t warnings)
  * in cap bytes. */
 bool fz7_archive_name(const char *archive, const char *ext, char *path, size_t cap);
 
-/* Creates the temporary file "<dir>/<name>.fz7tmpXXXXXX" beside path and
- * installs handlers that remove it on SIGINT/SIGTERM/SIGHUP/SIGQUIT
- * (SIGXFSZ is ignored, so ulimit -f gives EFBIG). Returns 0 with *fd set,
- * or an exit code after printing the error (name too long: 7, cannot
- * create: 2). One temporary file at a time per process. */
-int fz7_temp_create(const char *path, FILE *out, int *fd);
+/* Creates the temporary file "<dir>/<name>.fz7tmpXXXXXX" for the archive
+ * path: dir is work_dir (-w{dir}; "" = $TMPDIR or /tmp, as 7-Zip's -w
+ * alone), or path's own folder when work_dir is NULL. Installs handlers
+ * that remove it on SIGINT/SIGTERM/SIGHUP/SIGQUIT (SIGXFSZ is ignored, so
+ * ulimit -f gives EFBIG). Returns 0 with *fd set, or an exit code after
+ * printing the error (name too long: 7, cannot create: 2). One temporary
+ * file at a time per process. */
+int fz7_temp_create(const char *path, const char *work_dir, FILE *out, int *fd);
 
 /* Completes the temporary file fd: gives it old_sb's permissions (or
  * 0666 minus the umask when old_sb is NULL), fsyncs, closes and renames it
- * over path, then fsyncs the folder. *size gets the archive size in bytes.
- * On failure returns FZ7_E_IO with *err = errno, the temporary file is
+ * over path, then fsyncs the folder. When it lies on another file system
+ * (-w) it is first copied to a temporary file beside path, which is
+ * completed and renamed so; 7-Zip copies into path itself, which a
+ * failure would leave broken. *size gets the archive size in bytes. On
+ * failure returns FZ7_E_IO with *err = errno, the temporary files are
  * removed and path is left as it was. */
 fz7_status fz7_temp_commit(int fd, const char *path, const struct stat *old_sb, uint64_t *size,
                            int *err);

@@ -139,9 +139,7 @@ static void meta_of_item(const add_run *r, const fz7_tree_item *it, fz7_7z_entry
     m->name = it->name;
     m->attrib = fz7_7z_attrib_from_mode(it->mode);
     m->is_dir = it->kind == FZ7_ITEM_DIR;
-    m->has_mtime = r->set.store_mtime;
-    m->mtime = it->mtime;
-    m->mtime_nsec = it->mtime_nsec;
+    fz7_settings_item_times(&r->set, it, m);
 }
 
 /* Keeping the entries of the old archive: a folder whose files all stay
@@ -215,6 +213,7 @@ static fz7_status write_7z(add_run *r, int fd, fz7_archive *old, const bool *kee
     fz7_status st = fz7_7z_writer_new(fd, &w);
     if (st != FZ7_OK)
         return st;
+    fz7_7z_writer_order_7zip(w);
     /* 7-Zip shrinks the dictionary to the whole input, the same for every
      * folder (so the coder properties match 7zz's). */
     uint64_t total = 0;
@@ -376,6 +375,7 @@ static fz7_status stdin_item(add_run *r, const char *archive_base, bool xz)
     it.kind = FZ7_ITEM_FILE;
     it.mode = S_IFREG | (0666 & ~um);
     it.mtime = (int64_t)time(NULL);
+    it.ctime = it.atime = it.mtime;
     r->tree.items = malloc(sizeof it);
     if (!it.name || !it.disk_path || !r->tree.items) {
         free(it.name);
@@ -542,6 +542,7 @@ int fz7_cmd_add(const struct fz7_options *o)
         }
         fz7_print_archive_block(out, path, old);
         fputc('\n', out);
+        fz7_settings_times_from(&r.set, old);
         size_t n = fz7_archive_count(old);
         keep = calloc(n ? n : 1, sizeof *keep);
         if (!keep) {
@@ -602,7 +603,7 @@ int fz7_cmd_add(const struct fz7_options *o)
 
     /* Write into a temporary file beside the archive. */
     int fd = -1;
-    rc = fz7_temp_create(path, out, &fd);
+    rc = fz7_temp_create(path, o->work_dir, out, &fd);
     if (rc)
         goto done;
     errno = 0;

@@ -106,7 +106,9 @@ static int64_t ticks_of(int64_t sec, uint32_t nsec)
 /* u: scan the names on disk (everything here when none are given, as
  * 7-Zip does); a file not in the archive is added; one in it replaces the
  * entry when it is newer, or has the same time and another size (7-Zip's
- * default -u rules: p1q1r2x1y2z1w2). Entries not on disk stay. */
+ * default -u rules: p1q1r2x1y2z1w2); an entry without a time stays, and a
+ * folder is replaced by the same rules, as 7zz 26 does. Entries not on
+ * disk stay. */
 static fz7_status plan_update(update_run *r, const struct stat *arc_sb, bool arc_exists)
 {
     const struct fz7_options *o = r->o;
@@ -154,11 +156,11 @@ static fz7_status plan_update(update_run *r, const struct stat *arc_sb, bool arc
             continue;
         }
         const fz7_entry *e = fz7_archive_entry(r->old, (size_t)found);
-        if (e->is_dir && it->kind == FZ7_ITEM_DIR)
-            continue;   /* a folder stays as it is */
-        bool replace;
-        if (!e->has_mtime || e->is_dir != (it->kind == FZ7_ITEM_DIR)) {
+        bool replace;   /* a folder too, when newer on disk, as 7-Zip does */
+        if (e->is_dir != (it->kind == FZ7_ITEM_DIR)) {
             replace = true;
+        } else if (!e->has_mtime) {
+            replace = false;   /* 7zz keeps an entry without a time, whatever its size */
         } else {
             int64_t disk = ticks_of(it->mtime, it->mtime_nsec);
             int64_t arc = ticks_of(e->mtime, e->mtime_nsec);
@@ -175,9 +177,43 @@ static fz7_status plan_update(update_run *r, const struct stat *arc_sb, bool arc
 
 /* ---- writing --------------------------------------------------------------- */
 
+/* Whether old entry i goes into the new archive as it is. */
+static bool stays(const update_run *r, size_t i)
+{
+    return r->fate[i] == FATE_KEEP && !fz7_archive_entry(r->old, i)->is_anti;
+}
+
 static void meta_of_entry(const update_run *r, size_t i, fz7_7z_entry_meta *m)
 {
     fz7_repack_meta(fz7_archive_entry(r->old, i), r->new_name ? r->new_name[i] : NULL, m);
+}
+
+/* Adds the entries without data that the new archive holds: kept old ones
+ * and new or replaced ones from disk (the writer lists them first, sorted
+ * as 7-Zip sorts them: fz7_7z_writer_order_7zip). */
+static fz7_status write_empty_entries(update_run *r, fz7_7z_writer *w)
+{
+    fz7_status st = FZ7_OK;
+    for (size_t i = 0; st == FZ7_OK && i < r->n_old; i++) {
+        if (stays(r, i) && !fz7_archive_entry(r->old, i)->has_stream) {
+            fz7_7z_entry_meta m;
+            meta_of_entry(r, i, &m);
+            st = fz7_7z_writer_add_empty(w, &m);
+        }
+    }
+    for (size_t i = 0; st == FZ7_OK && r->add && i < r->tree.count; i++) {
+        const fz7_tree_item *it = &r->tree.items[i];
+        if (r->add[i] && (it->kind == FZ7_ITEM_DIR || it->size == 0)) {
+            fz7_7z_entry_meta m = {0};
+            m.name = it->name;
+            m.attrib = fz7_7z_attrib_from_mode(it->mode);
+            m.is_dir = it->kind == FZ7_ITEM_DIR;
+            fz7_settings_item_times(&r->set, it, &m);
+            st = fz7_7z_writer_add_empty(w, &m);
+            r->files_read += !m.is_dir;
+        }
+    }
+    return st;
 }
 
 /* Pushes one file from disk into the open folder. */
@@ -196,9 +232,7 @@ static fz7_status write_item(update_run *r, fz7_7z_writer *w, const fz7_tree_ite
     fz7_7z_entry_meta m = {0};
     m.name = it->name;
     m.attrib = fz7_7z_attrib_from_mode(it->mode);
-    m.has_mtime = r->set.store_mtime;
-    m.mtime = it->mtime;
-    m.mtime_nsec = it->mtime_nsec;
+    fz7_settings_item_times(&r->set, it, &m);
     fz7_status st = fz7_7z_writer_begin_file_sized(w, &m, it->size);
     if (st == FZ7_OK && it->kind == FZ7_ITEM_SYMLINK)
         st = fz7_7z_writer_write(w, (const uint8_t *)it->link_target, strlen(it->link_target));
@@ -230,16 +264,17 @@ static fz7_status write_archive(update_run *r, int fd, char *why, size_t whylen)
     fz7_status st = fz7_7z_writer_new(fd, &w);
     if (st != FZ7_OK)
         return st;
+    fz7_7z_writer_order_7zip(w);
     size_t n_folders = r->old ? (size_t)fz7_archive_get_info(r->old)->num_blocks : 0;
-    /* Per old folder: whether every entry stays unchanged (copy it), and
-     * whether it must be re-compressed. */
+    /* Per old folder: whether every entry stays unchanged (copy it). */
     bool *intact = malloc((n_folders ? n_folders : 1) * sizeof *intact);
-    bool *repack = calloc(n_folders ? n_folders : 1, sizeof *repack);
-    bool *seen = calloc(n_folders ? n_folders : 1, sizeof *seen);
+    /* members[start[f] .. start[f+1]-1]: the old entries of folder f, in order. */
+    size_t *start = calloc(n_folders + 1, sizeof *start);
+    size_t *filled = calloc(n_folders ? n_folders : 1, sizeof *filled);
     size_t *members = malloc((r->n_old ? r->n_old : 1) * sizeof *members);
     fz7_7z_entry_meta *metas = malloc((r->n_old ? r->n_old : 1) * sizeof *metas);
     bool *select = calloc(r->n_old ? r->n_old : 1, sizeof *select);
-    if (!intact || !repack || !seen || !members || !metas || !select)
+    if (!intact || !start || !filled || !members || !metas || !select)
         st = FZ7_E_MEM;
     for (size_t f = 0; st == FZ7_OK && f < n_folders; f++)
         intact[f] = true;
@@ -255,67 +290,63 @@ static fz7_status write_archive(update_run *r, int fd, char *why, size_t whylen)
         size_hint = 1;
     for (size_t i = 0; st == FZ7_OK && i < r->n_old; i++) {
         const fz7_entry *e = fz7_archive_entry(r->old, i);
-        if (e->has_stream && e->folder >= 0 && (size_t)e->folder < n_folders &&
-            r->fate[i] != FATE_KEEP)
+        if (!e->has_stream)
+            continue;
+        if (e->folder < 0 || (size_t)e->folder >= n_folders)
+            st = FZ7_E_FORMAT;
+        else if (r->fate[i] != FATE_KEEP)
             intact[e->folder] = false;
     }
 
-    /* Old entries in their order: empty ones as they are, each intact
-     * folder copied whole at its first entry. */
-    for (size_t i = 0; st == FZ7_OK && i < r->n_old; i++) {
-        const fz7_entry *e = fz7_archive_entry(r->old, i);
-        if (r->fate[i] != FATE_KEEP || e->is_anti)
-            continue;
-        if (!e->has_stream) {
-            fz7_7z_entry_meta m;
-            meta_of_entry(r, i, &m);
-            st = fz7_7z_writer_add_empty(w, &m);
-            continue;
-        }
-        if (e->folder < 0 || (size_t)e->folder >= n_folders) {
-            st = FZ7_E_FORMAT;
-            break;
-        }
-        size_t f = (size_t)e->folder;
-        if (seen[f])
-            continue;
-        seen[f] = true;
-        if (!intact[f]) {
-            repack[f] = true;
-            continue;
-        }
-        size_t n = 0;
-        for (size_t j = i; j < r->n_old; j++) {
-            const fz7_entry *ej = fz7_archive_entry(r->old, j);
-            if (ej->has_stream && ej->folder == e->folder) {
-                members[n] = j;
-                meta_of_entry(r, j, &metas[n]);
-                n++;
-            }
-        }
-        st = fz7_7z_writer_copy_folder(w, r->old, f, metas, n);
-        if (st == FZ7_E_UNSUPPORTED) {
-            repack[f] = true;   /* e.g. a substream without a CRC */
-            st = FZ7_OK;
-        } else if (st == FZ7_OK) {
-            r->copied_folders++;
-        } else if (st != FZ7_E_IO) {   /* I/O: the caller names errno */
-            snprintf(why, whylen, "cannot copy the old archive's data: %s", fz7_status_str(st));
-        }
-    }
+    /* Entries without data, old and new (the writer lists them first,
+     * folders, then files, each by path, as 7-Zip does). */
+    if (st == FZ7_OK)
+        st = write_empty_entries(r, w);
 
-    /* Kept entries of the other folders, decoded and compressed again. */
-    bool any = false;
+    /* Old folders in their order: copied whole when every entry stays,
+     * else the kept entries decoded and compressed again, one new folder
+     * each (7-Zip keeps this order; new data comes after it). */
+    for (size_t i = 0; st == FZ7_OK && i < r->n_old; i++)   /* entries by folder */
+        if (fz7_archive_entry(r->old, i)->has_stream)
+            start[fz7_archive_entry(r->old, i)->folder + 1]++;
+    for (size_t f = 0; st == FZ7_OK && f < n_folders; f++)
+        start[f + 1] += start[f];
     for (size_t i = 0; st == FZ7_OK && i < r->n_old; i++) {
         const fz7_entry *e = fz7_archive_entry(r->old, i);
-        select[i] = r->fate[i] == FATE_KEEP && !e->is_anti && e->has_stream &&
-                    e->folder >= 0 && repack[e->folder];
-        any |= select[i];
+        if (e->has_stream)
+            members[start[e->folder] + filled[e->folder]++] = i;
     }
-    if (st == FZ7_OK && any) {
+    for (size_t f = 0; st == FZ7_OK && f < n_folders; f++) {
+        size_t n = start[f + 1] - start[f];
+        const size_t *mem = members + start[f];
+        bool any_kept = false;
+        for (size_t k = 0; k < n; k++) {
+            any_kept |= stays(r, mem[k]);
+            meta_of_entry(r, mem[k], &metas[k]);
+        }
+        if (!any_kept)
+            continue;
+        if (intact[f]) {
+            st = fz7_7z_writer_copy_folder(w, r->old, f, metas, n);
+            if (st == FZ7_OK) {
+                r->copied_folders++;
+                continue;
+            }
+            if (st != FZ7_E_UNSUPPORTED) {   /* I/O: the caller names errno */
+                if (st != FZ7_E_IO)
+                    snprintf(why, whylen, "cannot copy the old archive's data: %s",
+                             fz7_status_str(st));
+                break;
+            }
+            st = FZ7_OK;   /* e.g. a substream without a CRC: compress it again */
+        }
+        for (size_t k = 0; k < n; k++)
+            select[mem[k]] = stays(r, mem[k]);
         fz7_repack_result res;
         st = fz7_repack_entries(r->old, select, (const char *const *)r->new_name, &r->set,
                                 r->key, size_hint, w, &res, why, whylen);
+        for (size_t k = 0; k < n; k++)
+            select[mem[k]] = false;
         r->repacked_folders += res.folders;
         if (res.failed != FZ7_OK) {
             st = res.failed;
@@ -327,23 +358,8 @@ static fz7_status write_archive(update_run *r, int fd, char *why, size_t whylen)
         }
     }
 
-    /* u: new folders and empty files, then files with data in the folders
-     * `a` would make. */
+    /* u: files with data in the folders `a` would make. */
     fz7_tree *t = &r->tree;
-    for (size_t i = 0; st == FZ7_OK && r->add && i < t->count; i++) {
-        const fz7_tree_item *it = &t->items[i];
-        if (r->add[i] && (it->kind == FZ7_ITEM_DIR || it->size == 0)) {
-            fz7_7z_entry_meta m = {0};
-            m.name = it->name;
-            m.attrib = fz7_7z_attrib_from_mode(it->mode);
-            m.is_dir = it->kind == FZ7_ITEM_DIR;
-            m.has_mtime = r->set.store_mtime;
-            m.mtime = it->mtime;
-            m.mtime_nsec = it->mtime_nsec;
-            st = fz7_7z_writer_add_empty(w, &m);
-            r->files_read += !m.is_dir;
-        }
-    }
     fz7_folder_plan plan = {0};
     if (st == FZ7_OK && r->add)
         st = fz7_settings_plan(&r->set, t, r->add, false, &plan, why, whylen);
@@ -368,8 +384,8 @@ static fz7_status write_archive(update_run *r, int fd, char *why, size_t whylen)
         st = fz7_7z_writer_finish(w, &ho);
     }
     free(intact);
-    free(repack);
-    free(seen);
+    free(start);
+    free(filled);
     free(members);
     free(metas);
     free(select);
@@ -383,7 +399,7 @@ static int commit_archive(update_run *r, bool exists, const struct stat *old_sb)
 {
     const char *path = r->path;
     int fd = -1;
-    int rc = fz7_temp_create(path, r->out, &fd);
+    int rc = fz7_temp_create(path, r->o->work_dir, r->out, &fd);
     if (rc)
         return rc;
     char why[512] = "";
@@ -483,6 +499,7 @@ int fz7_cmd_update(const struct fz7_options *o)
         fz7_print_archive_block(out, path, r.old);
         fputc('\n', out);
         r.n_old = fz7_archive_count(r.old);
+        fz7_settings_times_from(&r.set, r.old);
     }
 
     /* Kept data that must be decoded needs the password; new data is

@@ -4,6 +4,7 @@
 #include "cli/settings.h"
 
 #include "cli/cli.h"
+#include "format/archive.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -41,14 +42,24 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, char *why,
             s->sort_by_type = !(strcasecmp(val, "off") == 0 || strcmp(val, "-") == 0);
             return FZ7_OK;
         }
-        static const char *const ignored[] = {"yx", "mt", "c", "tc", "ta", "tr", "memuse",
+        static const char *const ignored[] = {"yx", "mt", "c", "tr", "memuse",
                                               "hcf", "ba", "b"};
         for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++)
             if (method_named(m, klen, ignored[i]))
                 return FZ7_OK;
-        if (method_named(m, klen, "tm")) {
-            s->store_mtime = !(strcasecmp(val, "off") == 0 || strcmp(val, "-") == 0 ||
-                               strcmp(val, "0") == 0);
+        /* -mtc, -mta, -mtm: which times go into FilesInfo. 7zz takes on,
+         * off, + and - (and nothing: on), and refuses 0, 1 and the rest. */
+        static const char *const time_switch[FZ7_TIME_KINDS] = {"tc", "ta", "tm"};
+        for (int k = 0; k < FZ7_TIME_KINDS; k++) {
+            if (!method_named(m, klen, time_switch[k]))
+                continue;
+            bool on = !val[0] || strcasecmp(val, "on") == 0 || strcmp(val, "+") == 0;
+            if (!on && strcasecmp(val, "off") != 0 && strcmp(val, "-") != 0) {
+                snprintf(why, whylen, "bad value: -m%s", m);
+                return FZ7_E_ARG;
+            }
+            s->store_time[k] = on;
+            s->time_given[k] = true;
             return FZ7_OK;
         }
         if (fz7_lzma_enc_parse_param(&s->lzma, m) != FZ7_OK) {
@@ -106,6 +117,34 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, char *why,
     return FZ7_OK;
 }
 
+void fz7_settings_times_from(fz7_settings *s, const fz7_archive *old)
+{
+    size_t n = old ? fz7_archive_count(old) : 0;
+    for (int k = 0; k < FZ7_TIME_KINDS; k++) {
+        if (s->time_given[k] || !old)
+            continue;
+        bool any = false;
+        for (size_t i = 0; i < n && !any; i++) {
+            const fz7_entry *e = fz7_archive_entry(old, i);
+            any = k == FZ7_TIME_C ? e->has_ctime : k == FZ7_TIME_A ? e->has_atime : e->has_mtime;
+        }
+        s->store_time[k] = any;
+    }
+}
+
+void fz7_settings_item_times(const fz7_settings *s, const fz7_tree_item *it, fz7_7z_entry_meta *m)
+{
+    m->has_ctime = s->store_time[FZ7_TIME_C];
+    m->ctime = it->ctime;
+    m->ctime_nsec = it->ctime_nsec;
+    m->has_atime = s->store_time[FZ7_TIME_A];
+    m->atime = it->atime;
+    m->atime_nsec = it->atime_nsec;
+    m->has_mtime = s->store_time[FZ7_TIME_M];
+    m->mtime = it->mtime;
+    m->mtime_nsec = it->mtime_nsec;
+}
+
 int fz7_settings_fail(fz7_status st, const char *why)
 {
     if (st == FZ7_E_MEM) {
@@ -127,7 +166,7 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
     s->method = s->level == 0 && !xz ? FZ7_7Z_COPY : FZ7_7Z_LZMA2;
     s->check = FZ7_XZ_CHECK_CRC64;
     s->header_compress = o->header_compress != FZ7_OFF;
-    s->store_mtime = true;
+    s->store_time[FZ7_TIME_M] = true;   /* 7-Zip: -mtm on, -mtc and -mta off */
     s->bcj = -1;
     s->bcj2 = s->level >= BCJ2_FROM_LEVEL;
     fz7_status st = fz7_lzma_enc_preset(&s->lzma, (unsigned)s->level);

@@ -14,6 +14,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The times FilesInfo can hold, in 7-Zip's order (kCTime, kATime, kMTime). */
+enum { FZ7_TIME_C = 0, FZ7_TIME_A = 1, FZ7_TIME_M = 2, FZ7_TIME_KINDS = 3 };
+
+struct fz7_archive;
+
 /* What the switches ask for. Filled by fz7_settings_make(). */
 typedef struct fz7_settings {
     bool xz;                  /* for an .xz archive: LZMA2 only, BCJ only when asked */
@@ -31,7 +36,9 @@ typedef struct fz7_settings {
     fz7_xz_check check;       /* xz block check (-mcheck=, -mcrc=); CRC64 default */
     bool header_compress;     /* -mhc (default on) */
     const char *solid;        /* -ms spec for fz7_7z_plan_solid; "off" for Copy */
-    bool store_mtime;         /* -mtm (default on) */
+    bool store_time[FZ7_TIME_KINDS]; /* [FZ7_TIME_C/_A/_M]: -mtc, -mta, -mtm; for a
+                                 new archive off, off, on as in 7-Zip */
+    bool time_given[FZ7_TIME_KINDS]; /* the switch was given (fz7_settings_times_from) */
     uint32_t threads;         /* -mmt: LZMA2 encoder threads (every core when
                                  not given), 1..FZ7_LZMA2_MT_THREADS_MAX */
     uint64_t mem_limit;       /* bytes the encoders' threads may use: -mmemuse,
@@ -46,6 +53,15 @@ typedef struct fz7_settings {
  * 7-Zip's -m switches: Methods.txt names the coders. */
 fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings *s, char *why,
                              size_t whylen);
+
+/* For an update of the archive old (NULL: a new one): a time kind whose
+ * switch (-mtc, -mta, -mtm) was not given is stored for new and replaced
+ * entries when some entry of old has it, else not, as 7-Zip does. */
+void fz7_settings_times_from(fz7_settings *s, const struct fz7_archive *old);
+
+/* Sets m's creation, access and modification times from the disk item it,
+ * each present as s->store_time says. Other fields of m are left alone. */
+void fz7_settings_item_times(const fz7_settings *s, const fz7_tree_item *it, fz7_7z_entry_meta *m);
 
 /* Reports a failed fz7_settings_make (st, why) on stderr and returns the
  * exit code: 8 when memory ran out, else 2 with 7-Zip's E_INVALIDARG

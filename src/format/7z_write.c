@@ -23,8 +23,9 @@ enum {
     K_END = 0x00, K_HEADER = 0x01, K_MAIN_STREAMS_INFO = 0x04, K_FILES_INFO = 0x05,
     K_PACK_INFO = 0x06, K_UNPACK_INFO = 0x07, K_SUBSTREAMS_INFO = 0x08, K_SIZE = 0x09,
     K_CRC = 0x0A, K_FOLDER = 0x0B, K_CODERS_UNPACK_SIZE = 0x0C, K_NUM_UNPACK_STREAM = 0x0D,
-    K_EMPTY_STREAM = 0x0E, K_EMPTY_FILE = 0x0F, K_NAME = 0x11, K_MTIME = 0x14,
-    K_WIN_ATTRIBUTES = 0x15, K_ENCODED_HEADER = 0x17
+    K_EMPTY_STREAM = 0x0E, K_EMPTY_FILE = 0x0F, K_NAME = 0x11, K_CTIME = 0x12,
+    K_ATIME = 0x13, K_MTIME = 0x14,
+    K_WIN_ATTRIBUTES = 0x15, K_ENCODED_HEADER = 0x17, K_DUMMY = 0x19
 };
 
 #define SIGNATURE_HEADER_SIZE 32
@@ -143,12 +144,21 @@ static fz7_status mem_write(fz7_ostream *os, const uint8_t *p, size_t n)
 
 /* ---- what the header needs to remember --------------------------------- */
 
+/* FILETIME: 100 ns units since 1601-01-01. */
+static uint64_t filetime_of(int64_t sec, uint32_t nsec)
+{
+    int64_t t = sec + INT64_C(11644473600);
+    if (t < 0)
+        return 0;
+    return (uint64_t)t * 10000000u + nsec / 100u;
+}
+
 typedef struct entry_rec {
     char *name;
     uint32_t attrib;
-    bool is_dir, has_mtime, has_stream;
-    int64_t mtime;
-    uint32_t mtime_nsec;
+    bool is_dir, has_stream;
+    bool has_time[3];             /* kCTime, kATime, kMTime */
+    uint64_t time[3];             /* FILETIME, when has_time */
     uint64_t size;
     uint32_t crc;
 } entry_rec;
@@ -209,6 +219,7 @@ struct fz7_7z_writer {
     fz7_fd_ostream out;           /* the archive file */
     entry_rec *entries;
     size_t n_entries, cap_entries;
+    bool order_7zip;              /* FilesInfo in 7-Zip's order (fz7_7z_writer_order_7zip) */
     folder_rec *folders;
     size_t n_folders, cap_folders;
     /* The open folder, if any. */
@@ -230,6 +241,11 @@ struct fz7_7z_writer {
     uint64_t folder_in;           /* and the bytes it has received */
     fz7_status failed;            /* sticky error */
 };
+
+void fz7_7z_writer_order_7zip(fz7_7z_writer *w)
+{
+    w->order_7zip = true;
+}
 
 fz7_status fz7_7z_writer_new(int fd, fz7_7z_writer **out)
 {
@@ -274,9 +290,12 @@ static fz7_status push_entry(fz7_7z_writer *w, const fz7_7z_entry_meta *m, bool 
         return FZ7_E_MEM;
     e->attrib = m->attrib;
     e->is_dir = m->is_dir;
-    e->has_mtime = m->has_mtime;
-    e->mtime = m->mtime;
-    e->mtime_nsec = m->mtime_nsec;
+    e->has_time[0] = m->has_ctime;
+    e->time[0] = filetime_of(m->ctime, m->ctime_nsec);
+    e->has_time[1] = m->has_atime;
+    e->time[1] = filetime_of(m->atime, m->atime_nsec);
+    e->has_time[2] = m->has_mtime;
+    e->time[2] = filetime_of(m->mtime, m->mtime_nsec);
     e->has_stream = has_stream;
     w->n_entries++;
     return FZ7_OK;
@@ -801,15 +820,6 @@ static void put_unpack_sizes(bytebuf *b, const folder_rec *f)
         bb_number(b, f->unpack_size);   /* filters do not change the size */
 }
 
-/* FILETIME: 100 ns units since 1601-01-01. */
-static uint64_t filetime_of(int64_t sec, uint32_t nsec)
-{
-    int64_t t = sec + INT64_C(11644473600);
-    if (t < 0)
-        return 0;
-    return (uint64_t)t * 10000000u + nsec / 100u;
-}
-
 /* Appends name as UTF-16LE with its terminating 0. Bytes that are not
  * valid UTF-8 become U+FFFD. */
 static void put_utf16(bytebuf *b, const char *s)
@@ -918,36 +928,128 @@ static void put_main_streams(bytebuf *b, const fz7_7z_writer *w)
     bb_byte(b, K_END);
 }
 
+/* Bytes bb_number writes for v. */
+static size_t number_size(uint64_t v)
+{
+    size_t n = 1;
+    while (n < 9 && v >= ((uint64_t)1 << (7 * n)))
+        n++;
+    return n;
+}
+
+/* 7-Zip aligns the values of some FilesInfo properties to their width
+ * from the header's first byte (names to 16 bytes), so that a reader may
+ * use them in place: when the property's head (head bytes: id, size,
+ * defined flags, external byte) would leave them off, a kDummy property of
+ * at least two bytes goes before it. */
+static void put_align(bytebuf *b, size_t head, size_t align)
+{
+    size_t gap = (align - (b->n + head) % align) % align;
+    if (!gap)
+        return;
+    if (gap < 2)
+        gap += align;
+    bb_byte(b, K_DUMMY);
+    bb_number(b, gap - 2);
+    for (size_t i = 2; i < gap; i++)
+        bb_byte(b, 0);
+}
+
+/* Starts a FilesInfo vector property of width-byte values (id, size,
+ * defined bits, external byte 0), aligned as 7-Zip aligns it. defined: n
+ * flags, NULL = all defined. */
+static void put_vector_head(bytebuf *b, uint8_t id, size_t n, const bool *defined,
+                            size_t n_defined, size_t width)
+{
+    size_t bits = defined ? (n + 7) / 8 : 0;
+    uint64_t size = 1 + bits + 1 + (uint64_t)width * n_defined;
+    put_align(b, 1 + number_size(size) + 1 + bits + 1, width);
+    bb_byte(b, id);
+    bb_number(b, size);
+    bb_byte(b, defined == NULL);
+    if (defined)
+        bb_bits(b, defined, n);
+    bb_byte(b, 0);   /* not external */
+}
+
+/* 7-Zip's order of the path compare: byte by byte, '/' before every other
+ * byte, so a folder's entries follow it directly. */
+static int cmp_path(const char *a, const char *b)
+{
+    for (;; a++, b++) {
+        int ca = *a == '/' ? 1 : (unsigned char)*a, cb = *b == '/' ? 1 : (unsigned char)*b;
+        if (ca != cb || ca == 0)
+            return ca - cb;
+    }
+}
+
+static int cmp_empty_entry(const void *x, const void *y)
+{
+    const entry_rec *a = *(const entry_rec *const *)x, *b = *(const entry_rec *const *)y;
+    if (a->is_dir != b->is_dir)
+        return a->is_dir ? -1 : 1;
+    int c = cmp_path(a->name, b->name);
+    return c ? c : a < b ? -1 : a > b;   /* the same name: the order added */
+}
+
+/* The entries in the order FilesInfo lists them: as added, or with
+ * order_7zip as 7-Zip writes them, those without data first (folders,
+ * then files, each by path), then those with data in the order of their
+ * substreams. NULL: no memory. */
+static const entry_rec **files_order(const fz7_7z_writer *w)
+{
+    size_t n = w->n_entries, k = 0;
+    const entry_rec **ent = malloc((n ? n : 1) * sizeof *ent);
+    if (!ent)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (!w->order_7zip || !w->entries[i].has_stream)
+            ent[k++] = &w->entries[i];
+    if (!w->order_7zip)
+        return ent;
+    qsort(ent, k, sizeof *ent, cmp_empty_entry);
+    for (size_t i = 0; i < n; i++)
+        if (w->entries[i].has_stream)
+            ent[k++] = &w->entries[i];
+    return ent;
+}
+
 static void put_files_info(bytebuf *b, const fz7_7z_writer *w)
 {
     size_t n = w->n_entries;
+    const entry_rec **ent = files_order(w);
+    if (!ent) {
+        b->failed = true;
+        return;
+    }
     bb_byte(b, K_FILES_INFO);
     bb_number(b, n);
 
     size_t n_empty = 0;
     bool any_empty_file = false;
     for (size_t i = 0; i < n; i++) {
-        if (!w->entries[i].has_stream) {
+        if (!ent[i]->has_stream) {
             n_empty++;
-            any_empty_file |= !w->entries[i].is_dir;
+            any_empty_file |= !ent[i]->is_dir;
         }
     }
     bool *bits = malloc((n ? n : 1) * sizeof *bits);
     if (!bits) {
+        free(ent);
         b->failed = true;
         return;
     }
     if (n_empty) {
         for (size_t i = 0; i < n; i++)
-            bits[i] = !w->entries[i].has_stream;
+            bits[i] = !ent[i]->has_stream;
         bb_byte(b, K_EMPTY_STREAM);
         bb_number(b, (n + 7) / 8);
         bb_bits(b, bits, n);
         if (any_empty_file) {
             size_t k = 0;
             for (size_t i = 0; i < n; i++)
-                if (!w->entries[i].has_stream)
-                    bits[k++] = !w->entries[i].is_dir;
+                if (!ent[i]->has_stream)
+                    bits[k++] = !ent[i]->is_dir;
             bb_byte(b, K_EMPTY_FILE);
             bb_number(b, (n_empty + 7) / 8);
             bb_bits(b, bits, n_empty);
@@ -957,42 +1059,38 @@ static void put_files_info(bytebuf *b, const fz7_7z_writer *w)
     bytebuf names = {0};
     bb_byte(&names, 0);   /* not external */
     for (size_t i = 0; i < n; i++)
-        put_utf16(&names, w->entries[i].name);
+        put_utf16(&names, ent[i]->name);
     if (names.failed)
         b->failed = true;
+    put_align(b, 2 + number_size(names.n), 16);   /* id, size, external byte */
     bb_byte(b, K_NAME);
     bb_number(b, names.n);
     bb_bytes(b, names.p, names.n);
     free(names.p);
 
-    size_t n_time = 0;
-    for (size_t i = 0; i < n; i++)
-        n_time += w->entries[i].has_mtime;
-    if (n_time) {
-        bool all = n_time == n;
-        bb_byte(b, K_MTIME);
-        bb_number(b, (all ? 1 : 1 + (n + 7) / 8) + 1 + 8 * n_time);
-        bb_byte(b, all);
-        if (!all) {
-            for (size_t i = 0; i < n; i++)
-                bits[i] = w->entries[i].has_mtime;
-            bb_bits(b, bits, n);
-        }
-        bb_byte(b, 0);   /* not external */
+    /* 7-Zip's order: kCTime, kATime, kMTime. */
+    static const uint8_t time_id[3] = {K_CTIME, K_ATIME, K_MTIME};
+    for (int k = 0; k < 3; k++) {
+        size_t n_time = 0;
         for (size_t i = 0; i < n; i++)
-            if (w->entries[i].has_mtime)
-                bb_u64(b, filetime_of(w->entries[i].mtime, w->entries[i].mtime_nsec));
+            n_time += ent[i]->has_time[k];
+        if (!n_time)
+            continue;
+        for (size_t i = 0; i < n; i++)
+            bits[i] = ent[i]->has_time[k];
+        put_vector_head(b, time_id[k], n, n_time == n ? NULL : bits, n_time, 8);
+        for (size_t i = 0; i < n; i++)
+            if (ent[i]->has_time[k])
+                bb_u64(b, ent[i]->time[k]);
     }
 
-    bb_byte(b, K_WIN_ATTRIBUTES);
-    bb_number(b, 1 + 1 + 4 * n);
-    bb_byte(b, 1);   /* all defined */
-    bb_byte(b, 0);   /* not external */
+    put_vector_head(b, K_WIN_ATTRIBUTES, n, NULL, n, 4);
     for (size_t i = 0; i < n; i++)
-        bb_u32(b, w->entries[i].attrib);
+        bb_u32(b, ent[i]->attrib);
 
     bb_byte(b, K_END);
     free(bits);
+    free(ent);
 }
 
 static fz7_status build_header(const fz7_7z_writer *w, bytebuf *b)

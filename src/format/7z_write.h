@@ -60,6 +60,10 @@ typedef struct fz7_7z_entry_meta {
     bool has_mtime;
     int64_t mtime;        /* seconds since 1970-01-01 UTC */
     uint32_t mtime_nsec;
+    bool has_ctime, has_atime;   /* kCTime / kATime (-mtc, -mta); 7-Zip on
+                                    Linux stores st_ctime as the creation time */
+    int64_t ctime, atime;        /* seconds since 1970-01-01 UTC */
+    uint32_t ctime_nsec, atime_nsec;
 } fz7_7z_entry_meta;
 
 /* Header options for fz7_7z_writer_finish. */
@@ -102,8 +106,15 @@ fz7_status fz7_7z_writer_end_file(fz7_7z_writer *w);
  * no bytes at all is dropped. */
 fz7_status fz7_7z_writer_end_folder(fz7_7z_writer *w);
 
+/* Makes FilesInfo list the entries as 7-Zip does (a, u, d, rn of 7zz):
+ * those without data first (folders, then files, each by path with '/'
+ * first), then the others in data order. Without it entries are listed in
+ * the order they were added (entry index = order of the add calls). */
+void fz7_7z_writer_order_7zip(fz7_7z_writer *w);
+
 /* Writes the header (LZMA-encoded and/or encrypted as h asks; h may be
- * NULL for a plain header) and the signature header at offset 0. Does not
+ * NULL for a plain header) and the signature header at offset 0. Names,
+ * times and attributes are aligned with kDummy as 7-Zip aligns them. Does not
  * fsync: the caller owns fd. After an error the archive is incomplete.
  * Errors: FZ7_E_IO, FZ7_E_MEM, FZ7_E_ARG (a folder is still open). */
 fz7_status fz7_7z_writer_finish(fz7_7z_writer *w, const fz7_7z_header_opts *h);

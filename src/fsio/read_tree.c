@@ -308,6 +308,10 @@ static fz7_status walk(fz7_tree *t, const char *root, const char *base_name, con
         it.size = is_dir ? 0 : (uint64_t)sb->st_size;
         it.mtime = (int64_t)sb->st_mtim.tv_sec;
         it.mtime_nsec = (uint32_t)sb->st_mtim.tv_nsec;
+        it.ctime = (int64_t)sb->st_ctim.tv_sec;
+        it.ctime_nsec = (uint32_t)sb->st_ctim.tv_nsec;
+        it.atime = (int64_t)sb->st_atim.tv_sec;
+        it.atime_nsec = (uint32_t)sb->st_atim.tv_nsec;
         it.dev = (uint64_t)sb->st_dev;
         it.ino = (uint64_t)sb->st_ino;
         if (is_link) {

@@ -20,6 +20,9 @@ typedef struct fz7_tree_item {
     uint64_t size;      /* bytes of data (a symlink: length of its target) */
     int64_t mtime;      /* seconds since 1970-01-01 UTC */
     uint32_t mtime_nsec;
+    int64_t ctime, atime;             /* st_ctime and st_atime (before the file
+                                         is read), the same way; -mtc, -mta */
+    uint32_t ctime_nsec, atime_nsec;
     uint64_t dev, ino;  /* st_dev/st_ino, to recognise the archive being written */
 } fz7_tree_item;
 

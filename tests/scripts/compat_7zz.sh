@@ -4,7 +4,8 @@
 # a 7z archive, -snh / -mmt0 / -ba, -scs/-scc/-ssw/-sse/-scrc, -stl, the
 # packed size column of a solid block's folders, an output folder that can
 # not be written, -m values that cannot be used (E_INVALIDARG, exit 2),
-# stored creation/access times, a password on stdin, and the message lines
+# stored creation/access times (read, and written by a/u/d/rn byte for byte
+# as 7zz writes them), a password on stdin, and the message lines
 # of l/t/x/e. Each case runs both programs on the same files and
 # compares exit codes, stdout (without the banner) and stderr line for line.
 set -u
@@ -177,6 +178,87 @@ side x -y -oout times.7z
 ta=$(stat -c %X A/out/src/a.txt 2>/dev/null) tb=$(stat -c %X B/out/src/a.txt 2>/dev/null)
 [ -n "$tb" ] && [ "$ta" = "$tb" ] && [ "$tb" = "$(date -d '2021-05-06 07:08:09' +%s)" ] && ok ||
     bad "x times.7z: access time $tb, 7zz $ta"
+
+# --- 10: -mtc/-mta/-mtm on a, u, d and rn: with a plain header (-mhc=off;
+#     fz7's LZMA-compressed header is not 7zz's byte for byte) fz7 writes the
+#     very archive 7zz writes from the same files: the same times (creation =
+#     st_ctime, access = st_atime before reading), the same FilesInfo layout
+#     (kCTime, kATime, kMTime; kDummy alignment) and the same entry order
+#     (entries without data first: folders, then files, each by path). Access times lie in the future, so reading the files does
+#     not change them between the two runs (relatime). ---
+T=$S/times
+mkdir -p "$T/src/d1/sub" "$T/src/d2" "$T/src/zz"   # zz: folders come before empty files
+: >"$T/src/aa"
+printf 'alpha\n' >"$T/src/a.txt"
+printf 'beta beta\n' >"$T/src/d1/b.txt"
+printf 'gamma\n' >"$T/src/d1/sub/c.txt"
+: >"$T/src/empty"
+stamp() { touch -d '2020-03-04 05:06:07.1234567' "$@" && touch -a -d '2031-02-03 04:05:06.7654321' "$@"; }
+# shellcheck disable=SC2046
+stamp $(find "$T/src")
+# twin LABEL BASE ARGS...: in $T, fz7 ARGS with each "@" replaced by f.7z
+# and 7zz ARGS with z.7z, both starting from a copy of BASE ("-": none);
+# the exit codes and the archives' bytes must be the same.
+twin() {
+    local label=$1 base=$2; shift 2
+    local fa=() za=() x
+    for x in "$@"; do
+        if [ "$x" = @ ]; then fa+=(f.7z); za+=(z.7z); else fa+=("$x"); za+=("$x"); fi
+    done
+    (cd "$T" && rm -f f.7z z.7z && if [ "$base" != - ]; then cp "$base" f.7z && cp "$base" z.7z; fi
+     "$FZ7" "${fa[@]}" >/dev/null 2>&1; echo $? >f.rc
+     7zz "${za[@]}" >/dev/null 2>&1; echo $? >z.rc)
+    if [ "$(cat "$T/f.rc")" != "$(cat "$T/z.rc")" ]; then
+        bad "$label: exit $(cat "$T/f.rc"), 7zz $(cat "$T/z.rc")"
+    elif [ ! -e "$T/f.7z" ] && [ ! -e "$T/z.7z" ]; then
+        ok
+    elif ! cmp -s "$T/f.7z" "$T/z.7z"; then
+        bad "$label: archives differ ($(stat -c %s "$T/f.7z" "$T/z.7z" 2>/dev/null | tr '\n' ' ')bytes)"
+    else
+        ok
+    fi
+}
+for sw in "" "-mtc=on" "-mta=on" "-mtc=on -mta=on" "-mtc -mta=+" "-mtm=off" "-mtm=off -mtc=on" \
+          "-mtc=off -mta=off -mtm=on"; do
+    # shellcheck disable=SC2086
+    twin "a $sw" - a -bd -mhc=off $sw @ src
+done
+for v in 0 1 maybe; do   # 7zz refuses these values (exit 2) and writes nothing
+    twin "a -mtc=$v" - a -bd -mhc=off -mtc=$v @ src
+    [ ! -e "$T/f.7z" ] && ok || bad "a -mtc=$v wrote an archive"
+done
+# What 7zz reads back from fz7's archive: the times fz7 took from the disk.
+(cd "$T" && "$FZ7" a -bd -mhc=off -mtc=on -mta=on f.7z src >/dev/null &&
+    7zz l -slt f.7z src/d1/b.txt | grep -E '^(Modified|Created|Accessed) = ' >f.times)
+want_c=$(date -d "@$(stat -c %Z "$T/src/d1/b.txt")" '+%Y-%m-%d %H:%M:%S')
+printf 'Modified = 2020-03-04 05:06:07.1234567\nCreated = %s.%s\nAccessed = 2031-02-03 04:05:06.7654321\n' \
+    "$want_c" "$(stat -c %z "$T/src/d1/b.txt" | sed 's/.*\.\([0-9]\{7\}\).*/\1/')" >"$T/want.times"
+cmp -s "$T/f.times" "$T/want.times" && ok ||
+    bad "7zz l -slt of fz7's -mtc -mta archive: $(tr '\n' '|' <"$T/f.times"), want $(tr '\n' '|' <"$T/want.times")"
+# Updates of archives with and without the times: an update stores a time
+# kind the old archive has unless its switch says otherwise; kept entries
+# keep theirs. Entries without data come first (folders, then files, by
+# path), then the old folders in their order, then the new data.
+(cd "$T" && 7zz a -bd -mhc=off -mtc=on -mta=on -ms=2f base-t.7z src >/dev/null &&
+    7zz a -bd -mhc=off -ms=2f base-n.7z src >/dev/null && 7zz a -bd -mhc=off -mtm=off base-m.7z src >/dev/null)
+printf 'alpha, longer now\n' >"$T/src/a.txt"
+printf 'new\n' >"$T/src/d1/n.txt"
+mkdir "$T/src/d0" "$T/src/d2/e"
+: >"$T/src/d2/empty0"
+stamp "$T/src/d1/n.txt" "$T/src/d0" "$T/src/d2/e" "$T/src/d2/empty0"
+touch -d '2021-01-01' "$T/src/a.txt" "$T/src/d1" "$T/src/d2" && touch -a -d '2031-01-01' "$T/src/a.txt" "$T/src/d1" "$T/src/d2"
+for sw in "" "-mtc=off" "-mta=off -mtm=off" "-mtc=on -mta=on"; do
+    for base in base-t.7z base-n.7z base-m.7z; do
+        # shellcheck disable=SC2086
+        twin "u $sw of $base" "$base" u -bd -mhc=off -ms=2f $sw @ src
+    done
+done
+for base in base-t.7z base-n.7z; do   # a onto an archive follows the same rule
+    twin "a onto $base" "$base" a -bd -mhc=off -ms=2f @ src/d1 src/a.txt
+    twin "a -mta=on onto $base" "$base" a -bd -mhc=off -ms=2f -mta=on @ src/d1 src/a.txt
+done
+twin "d of base-t.7z" base-t.7z d -bd -mhc=off @ src/d1/b.txt src/empty
+twin "rn of base-n.7z" base-n.7z rn -bd -mhc=off @ src/d1 src/zz src/a.txt src/d0.txt
 
 # --- 8: a -m value that cannot be used: 7zz fails with E_INVALIDARG, exit 2
 #     (not 7, a command-line error), and writes no archive ---

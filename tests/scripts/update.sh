@@ -3,7 +3,8 @@
 # the same archive: the results pass `7zz t`, list the same names, sizes and
 # CRCs, extract to the expected tree; untouched folders keep their pack
 # bytes (copied, not re-compressed, even encrypted ones without the
-# password); a failed update leaves the old archive byte-identical.
+# password); a failed update leaves the old archive byte-identical; -w{dir}
+# makes the temporary archive in that folder.
 set -u
 for t in 7zz sha256sum awk; do
     command -v "$t" >/dev/null 2>&1 || { echo "SKIP: $t is not installed"; exit 77; }
@@ -265,5 +266,57 @@ if [ "$(id -u)" != 0 ]; then
     [ "$rc" = 2 ] || fail "d in a read-only folder exited $rc, expected 2"
     cmp ro/a.7z base.7z || fail "a failed d changed the archive in a read-only folder"
 fi
+# ---- -w{dir}: the temporary archive is made there ------------------------------
+# 7-Zip makes it in -w's folder and moves it over the archive; across file
+# systems fz7 copies it beside the archive first, so the archive is only
+# ever replaced by rename. Nothing is left in either folder.
+mkdir -p wd
+cp base.7z w1.7z
+"$FZ7" u -bd -wwd w1.7z big.bin > log 2>&1 || { cat log; fail "u -wwd failed"; }
+7zz t w1.7z > /dev/null 2>&1 || fail "u -wwd wrote an archive 7zz t rejects"
+listing w1.7z | grep -q '^big.bin|300000|' || fail "u -wwd: big.bin is not in the archive"
+[ -z "$(ls wd)" ] && [ -z "$(ls | grep fz7tmp)" ] || fail "u -wwd left a temporary file"
+# A folder that does not exist: 7zz fails with exit 2 and so does fz7.
+cp base.7z w2.7z
+"$FZ7" u -bd -wno_such_dir w2.7z big.bin > log 2>&1; rc=$?
+[ "$rc" = 2 ] || { cat log; fail "u -wno_such_dir exited $rc, expected 2"; }
+cmp w2.7z base.7z || fail "u -wno_such_dir changed the archive"
+# Another file system (/dev/shm when it is one): copied, then renamed.
+other=""
+for d in /dev/shm /run/user/$(id -u) /tmp; do
+    [ -d "$d" ] && [ -w "$d" ] && [ "$(stat -c %d "$d")" != "$(stat -c %d .)" ] && { other=$d; break; }
+done
+if [ -n "$other" ]; then
+    wdir=$(mktemp -d "$other/fz7w.XXXXXX")
+    cp base.7z w3.7z
+    "$FZ7" u -bd "-w$wdir" w3.7z big.bin > log 2>&1 || { cat log; fail "u -w$wdir failed"; }
+    cmp w3.7z w1.7z || fail "u -w on another file system wrote other bytes than u -wwd"
+    [ -z "$(ls "$wdir")" ] && [ -z "$(ls | grep fz7tmp)" ] || fail "u -w$wdir left a temporary file"
+    # Running out of space while writing there leaves the archive as it was.
+    cp base.7z w4.7z
+    (ulimit -f 64; "$FZ7" u -bd "-w$wdir" w4.7z big.bin > log 2>&1); rc=$?
+    [ "$rc" = 2 ] || { cat log; fail "u -w past the file size limit exited $rc, expected 2"; }
+    cmp w4.7z base.7z || fail "a failed u -w changed the archive"
+    [ -z "$(ls "$wdir")" ] && [ -z "$(ls | grep fz7tmp)" ] || fail "a failed u -w left a temporary file"
+    # a to a new archive takes -w too: the same bytes as without it.
+    (cd t && "$FZ7" a -bd "-w$wdir" ../w5.7z docs > ../log 2>&1) || { cat log; fail "a -w$wdir failed"; }
+    (cd t && "$FZ7" a -bd ../w5b.7z docs > ../log 2>&1) || { cat log; fail "a without -w failed"; }
+    cmp w5.7z w5b.7z || fail "a -w$wdir wrote other bytes than a without -w"
+    [ -z "$(ls "$wdir")" ] || fail "a -w$wdir left a temporary file"
+    rmdir "$wdir"
+else
+    echo "note: no writable folder on another file system; -w across file systems not tested"
+fi
+# -w alone: the temporary folder, $TMPDIR (one that does not exist fails
+# the update, which shows where the file goes).
+mkdir -p tmpd
+cp base.7z w6.7z
+TMPDIR=$PWD/no_such_tmpd "$FZ7" u -bd -w w6.7z big.bin > log 2>&1; rc=$?
+[ "$rc" = 2 ] || { cat log; fail "u -w with a missing \$TMPDIR exited $rc, expected 2"; }
+cmp w6.7z base.7z || fail "a failed u -w changed the archive"
+TMPDIR=$PWD/tmpd "$FZ7" u -bd -w w6.7z big.bin > log 2>&1 || { cat log; fail "u -w failed"; }
+cmp w6.7z w1.7z || fail "u -w wrote other bytes than u -wwd"
+[ -z "$(ls tmpd)" ] && [ -z "$(ls | grep fz7tmp)" ] || fail "u -w left a temporary file"
+
 echo "update.sh: ok"
 exit 0

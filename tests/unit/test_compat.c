@@ -18,46 +18,12 @@
 #include "format/archive.h"
 #include "test_util.h"
 
-/* What the callbacks saw. */
-typedef struct {
-    fz7_sha256 sha;
-    uint64_t size;
-    fz7_status end;
-    char detail[256];
-} sink;
-
-static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
+/* Extracts all of a into s (tu_sink, end FZ7_E_ARG until called);
+ * returns fz7_archive_extract's status. */
+static fz7_status extract(fz7_archive *a, tu_sink *s)
 {
-    (void)ctx;
-    (void)index;
-    (void)e;
-    return FZ7_OK;
-}
-
-static fz7_status on_data(void *ctx, const uint8_t *p, size_t n)
-{
-    sink *s = ctx;
-    fz7_sha256_update(&s->sha, p, n);
-    s->size += n;
-    return FZ7_OK;
-}
-
-static fz7_status on_end(void *ctx, size_t index, fz7_status result, const char *detail)
-{
-    sink *s = ctx;
-    (void)index;
-    s->end = result;
-    snprintf(s->detail, sizeof s->detail, "%s", detail ? detail : "");
-    return FZ7_OK;
-}
-
-/* Extracts all of a into s; returns fz7_archive_extract's status. */
-static fz7_status extract(fz7_archive *a, sink *s)
-{
-    memset(s, 0, sizeof *s);
-    s->end = FZ7_E_ARG; /* end() not called */
-    fz7_sha256_init(&s->sha);
-    fz7_extract_cb cb = {s, on_begin, on_data, on_end};
+    tu_sink_init(s, FZ7_E_ARG);
+    fz7_extract_cb cb = tu_sink_cb(s);
     char err[256] = "";
     return fz7_archive_extract(a, NULL, &cb, err, sizeof err);
 }
@@ -126,12 +92,12 @@ static void test_xz_salvage(void **state)
         const fz7_entry *e = fz7_archive_entry(a, 0);
         assert_false(e->has_size);
         assert_string_equal(e->method, rows[i].method);
-        sink s;
+        tu_sink s;
         assert_int_equal(extract(a, &s), FZ7_OK);
         if (s.end != rows[i].end)
             fail_msg("%s: decoding ended with %s (%s)", rows[i].name, fz7_status_str(s.end),
                      s.detail);
-        assert_int_equal(s.size, rows[i].size);
+        assert_int_equal(s.total, rows[i].size);
         fz7_archive_close(a);
     }
 }
@@ -149,14 +115,12 @@ static void test_reserved_check(void **state)
     const fz7_archive_info *in = fz7_archive_get_info(a);
     assert_string_equal(in->method, "LZMA2:16 Check-2");
     assert_string_equal(in->check, "Check-2");
-    sink s;
+    tu_sink s;
     assert_int_equal(extract(a, &s), FZ7_OK);
     assert_int_equal(s.end, FZ7_OK);
-    assert_int_equal(s.size, 13);
-    uint8_t d[32];
+    assert_int_equal(s.total, 13);
     char h[65];
-    fz7_sha256_final(&s.sha, d);
-    tu_hex(d, 32, h);
+    tu_sink_hex(&s, h);
     assert_string_equal(h, "8e5935e7e13368cd9688fe8f48a0955293676a021562582c7e848dafe13fb046");
     fz7_archive_close(a);
 }
@@ -190,7 +154,7 @@ static void test_7z_tail(void **state)
         const fz7_archive_info *in = fz7_archive_get_info(a);
         assert_int_equal(in->tail_size, extra);
         assert_int_equal(in->phy_size, n);
-        sink s;
+        tu_sink s;
         assert_int_equal(extract(a, &s), FZ7_OK);
         assert_int_equal(s.end, FZ7_OK);
         fz7_archive_close(a);

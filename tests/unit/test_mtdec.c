@@ -56,13 +56,9 @@ static char *tmp_path(const char *suffix)
 /* ---- What extraction reported ------------------------------------------ */
 
 typedef struct {
+    tu_sink sink;          /* sizes, CRC-32s, SHA-256, max_chunk, fail_after */
     char log[8192];        /* B<index> ... #<index>:<status>:<bytes>:<crc>:<detail> */
     size_t log_len;
-    uint64_t bytes;        /* of the current entry */
-    uint32_t crc;
-    uint64_t total;        /* all entries */
-    uint64_t fail_after;   /* data() refuses once total would pass this (0: never) */
-    size_t max_chunk;
     uint32_t entry_crc[16];
     uint64_t entry_size[16];
 } recorder;
@@ -77,39 +73,21 @@ static void log_add(recorder *r, const char *fmt, ...)
     r->log_len += (size_t)k;
 }
 
-static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
+static void log_begin(void *user, size_t index)
 {
-    recorder *r = ctx;
-    (void)e;
-    r->bytes = 0;
-    r->crc = 0;
-    log_add(r, "B%zu ", index);
-    return FZ7_OK;
+    log_add(user, "B%zu ", index);
 }
 
-static fz7_status on_data(void *ctx, const uint8_t *p, size_t n)
+static void log_end(void *user, size_t index, fz7_status result, const char *detail)
 {
-    recorder *r = ctx;
-    if (r->fail_after && r->total + n > r->fail_after)
-        return FZ7_E_IO;
-    r->bytes += n;
-    r->total += n;
-    r->crc = fz7_crc32(r->crc, p, n);
-    if (n > r->max_chunk)
-        r->max_chunk = n;
-    return FZ7_OK;
-}
-
-static fz7_status on_end(void *ctx, size_t index, fz7_status result, const char *detail)
-{
-    recorder *r = ctx;
+    recorder *r = user;
     if (index < 16) {
-        r->entry_crc[index] = r->crc;
-        r->entry_size[index] = r->bytes;
+        r->entry_crc[index] = r->sink.entry_crc;
+        r->entry_size[index] = r->sink.entry_bytes;
     }
-    log_add(r, "#%zu:%d:%llu:%08x:%s\n", index, (int)result, (unsigned long long)r->bytes,
-            (unsigned)r->crc, detail ? detail : "-");
-    return FZ7_OK;
+    log_add(r, "#%zu:%d:%llu:%08x:%s\n", index, (int)result,
+            (unsigned long long)r->sink.entry_bytes, (unsigned)r->sink.entry_crc,
+            detail ? detail : "-");
 }
 
 /* Opens path with `threads` decoder threads and extracts (select may be
@@ -118,13 +96,17 @@ static fz7_status run(const char *path, unsigned threads, uint64_t mem_limit, co
                       uint64_t fail_after, recorder *r)
 {
     memset(r, 0, sizeof *r);
-    r->fail_after = fail_after;
+    tu_sink_init(&r->sink, FZ7_OK);
+    r->sink.fail_after = fail_after;   /* data() refuses once total would pass it (0: never) */
+    r->sink.user = r;
+    r->sink.begin_hook = log_begin;
+    r->sink.end_hook = log_end;
     fz7_open_opts o = {.mem_limit = mem_limit, .threads = threads};
     fz7_archive *a = NULL;
     char err[256] = "";
     fz7_status st = fz7_archive_open(path, &o, &a, err, sizeof err);
     assert_int_equal(st, FZ7_OK);
-    fz7_extract_cb cb = {r, on_begin, on_data, on_end};
+    fz7_extract_cb cb = tu_sink_cb(&r->sink);
     st = fz7_archive_extract(a, select, &cb, err, sizeof err);
     fz7_archive_close(a);
     return st;
@@ -169,7 +151,7 @@ static void test_xz_threads_agree(void **state)
         recorder r;
         assert_int_equal(run(path, threads[i], 0, NULL, 0, &r), FZ7_OK);
         assert_string_equal(r.log, want_log);
-        assert_true(r.max_chunk <= (256u << 10));
+        assert_true(r.sink.max_chunk <= (256u << 10));
     }
     /* A memory limit that leaves no room for block buffers: blocks are
      * streamed by the calling thread, same result. 16 MiB / 2 / 16 slots
@@ -221,7 +203,7 @@ static void test_xz_damage_agrees(void **state)
         }
         if (!strstr(one.log, "#0:0:"))
             failures++;
-        if (one.total > 0 && one.total < XZ_DATA_BYTES)
+        if (one.sink.total > 0 && one.sink.total < XZ_DATA_BYTES)
             partial++;
     }
     /* The damage was seen, and mostly in a block after the first. */
@@ -246,8 +228,8 @@ static void test_xz_callback_error(void **state)
         recorder r;
         assert_int_equal(run(path, t, 0, NULL, 700000, &r), FZ7_E_IO);
         assert_string_equal(r.log, "B0 ");
-        assert_int_equal(r.total, 10 * XZ_BLOCK_BYTES);   /* whole 64 KiB blocks fit */
-        assert_int_equal(r.crc, fz7_crc32(0, data, (size_t)r.total));
+        assert_int_equal(r.sink.total, 10 * XZ_BLOCK_BYTES);   /* whole 64 KiB blocks fit */
+        assert_int_equal(r.sink.entry_crc, fz7_crc32(0, data, (size_t)r.sink.total));
     }
     unlink(path);
     free(path);
@@ -274,8 +256,9 @@ static char *make_7z(uint8_t *data[N7])
     for (size_t i = 0; i < N7; i++) {
         char name[16];
         snprintf(name, sizeof name, "f%zu", i);
-        fz7_7z_entry_meta m = {name, fz7_7z_attrib_from_mode(S_IFREG | 0644), false, true,
-                               1600000000, 0};
+        fz7_7z_entry_meta m = {.name = name, .attrib = fz7_7z_attrib_from_mode(S_IFREG | 0644),
+                               .is_dir = false, .has_mtime = true, .mtime = 1600000000,
+                               .mtime_nsec = 0};
         if (folder7[i] < 0) {
             assert_int_equal(fz7_7z_writer_add_empty(w, &m), FZ7_OK);
             continue;

@@ -1,10 +1,12 @@
 /* test_util.h - helpers the unit tests share: whole-file read and write,
  * an in-memory ostream, hex and SHA-256 hex digests, the shared corpus
- * folder. Include it after <cmocka.h>: the helpers assert with cmocka. */
+ * folder, and an extraction sink that hashes what fz7_archive_extract
+ * gives it. Include it after <cmocka.h>: the helpers assert with cmocka. */
 #ifndef FZ7_TEST_UTIL_H
 #define FZ7_TEST_UTIL_H
 
 #include "check/check.h"
+#include "format/archive.h"
 #include "fz7_common.h"
 
 #include <stdint.h>
@@ -108,6 +110,93 @@ static inline void tu_sha256_hex(const void *p, size_t n, char out[65])
     fz7_sha256_init(&s);
     fz7_sha256_update(&s, p, n);
     fz7_sha256_final(&s, d);
+    tu_hex(d, 32, out);
+}
+
+/* An extraction sink for fz7_archive_extract (tu_sink_cb): the SHA-256
+ * of every entry's bytes together, each entry's size and CRC-32, how
+ * often begin/end were called and the last entry's result. Optional
+ * hooks see each begin and end after the sink has counted it. */
+typedef struct tu_sink {
+    fz7_sha256 sha;         /* all bytes of all entries, in order */
+    uint64_t total;         /* bytes of all entries */
+    uint64_t entry_bytes;   /* bytes of the current (or last) entry */
+    uint32_t entry_crc;     /* their CRC-32 */
+    size_t max_chunk;       /* the largest data call, bytes */
+    int begins, ends;       /* calls of begin and end */
+    fz7_status end;         /* the last end's result (tu_sink_init's until one) */
+    char detail[256];       /* its detail ("" for none) */
+    uint64_t fail_after;    /* data returns FZ7_E_IO once total would pass it (0: never) */
+    void *user;             /* for the hooks */
+    void (*begin_hook)(void *user, size_t index);
+    void (*end_hook)(void *user, size_t index, fz7_status result, const char *detail);
+} tu_sink;
+
+/* Empties s; end starts as before_end (e.g. FZ7_E_ARG to see that end
+ * was never called). No hooks, no fail_after. */
+static inline void tu_sink_init(tu_sink *s, fz7_status before_end)
+{
+    memset(s, 0, sizeof *s);
+    s->end = before_end;
+    fz7_sha256_init(&s->sha);
+}
+
+static inline fz7_status tu_sink_begin(void *ctx, size_t index, const fz7_entry *e)
+{
+    tu_sink *s = ctx;
+    (void)e;
+    s->begins++;
+    s->entry_bytes = 0;
+    s->entry_crc = 0;
+    if (s->begin_hook)
+        s->begin_hook(s->user, index);
+    return FZ7_OK;
+}
+
+static inline fz7_status tu_sink_data(void *ctx, const uint8_t *p, size_t n)
+{
+    tu_sink *s = ctx;
+    if (s->fail_after && s->total + n > s->fail_after)
+        return FZ7_E_IO;
+    fz7_sha256_update(&s->sha, p, n);
+    s->entry_crc = fz7_crc32(s->entry_crc, p, n);
+    s->entry_bytes += n;
+    s->total += n;
+    if (n > s->max_chunk)
+        s->max_chunk = n;
+    return FZ7_OK;
+}
+
+static inline fz7_status tu_sink_end(void *ctx, size_t index, fz7_status result,
+                                     const char *detail)
+{
+    tu_sink *s = ctx;
+    s->ends++;
+    s->end = result;
+    snprintf(s->detail, sizeof s->detail, "%s", detail ? detail : "");
+    if (s->end_hook)
+        s->end_hook(s->user, index, result, detail);
+    return FZ7_OK;
+}
+
+/* The callbacks that fill s. */
+static inline fz7_extract_cb tu_sink_cb(tu_sink *s)
+{
+    fz7_extract_cb cb = {s, tu_sink_begin, tu_sink_data, tu_sink_end};
+    return cb;
+}
+
+/* Finishes s's SHA-256 into d (32 bytes); s->sha is spent. */
+static inline void tu_sink_digest(tu_sink *s, uint8_t d[32])
+{
+    fz7_sha256_final(&s->sha, d);
+}
+
+/* tu_sink_digest as 64 hex digits. */
+static inline void tu_sink_hex(tu_sink *s, char out[65])
+{
+    uint8_t d[32];
+    tu_sink_digest(s, d);
     tu_hex(d, 32, out);
 }
 

@@ -103,10 +103,12 @@ static void write_sample_7z(const char *path, fz7_7z_method m, bool bcj, bool hc
     int fd = fileno(f);
     fz7_7z_writer *w;
     assert_int_equal(fz7_7z_writer_new(fd, &w), FZ7_OK);
-    fz7_7z_entry_meta dm = {"d", fz7_7z_attrib_from_mode(S_IFDIR | 0750), true, true,
-                            1600000000, 0};
-    fz7_7z_entry_meta em = {"d/e", fz7_7z_attrib_from_mode(S_IFREG | 0444), false, true,
-                            1600000001, 500};
+    fz7_7z_entry_meta dm = {.name = "d", .attrib = fz7_7z_attrib_from_mode(S_IFDIR | 0750),
+                            .is_dir = true, .has_mtime = true, .mtime = 1600000000,
+                            .mtime_nsec = 0};
+    fz7_7z_entry_meta em = {.name = "d/e", .attrib = fz7_7z_attrib_from_mode(S_IFREG | 0444),
+                            .is_dir = false, .has_mtime = true, .mtime = 1600000001,
+                            .mtime_nsec = 500};
     assert_int_equal(fz7_7z_writer_add_empty(w, &dm), FZ7_OK);
     assert_int_equal(fz7_7z_writer_add_empty(w, &em), FZ7_OK);
     fz7_7z_folder_opts fo;
@@ -117,10 +119,12 @@ static void write_sample_7z(const char *path, fz7_7z_method m, bool bcj, bool hc
         assert_int_equal(fz7_lzma_enc_preset(&fo.lzma, 5), FZ7_OK);
     fo.size_hint = na + nb;
     assert_int_equal(fz7_7z_writer_begin_folder(w, &fo), FZ7_OK);
-    fz7_7z_entry_meta am = {"d/a", fz7_7z_attrib_from_mode(S_IFREG | 0644), false, true,
-                            1600000002, 0};
-    fz7_7z_entry_meta bm = {"d/\xc3\xbc\xe2\x98\x83", fz7_7z_attrib_from_mode(S_IFREG | 0755),
-                            false, true, 1600000003, 0};
+    fz7_7z_entry_meta am = {.name = "d/a", .attrib = fz7_7z_attrib_from_mode(S_IFREG | 0644),
+                            .is_dir = false, .has_mtime = true, .mtime = 1600000002,
+                            .mtime_nsec = 0};
+    fz7_7z_entry_meta bm = {.name = "d/\xc3\xbc\xe2\x98\x83",
+                            .attrib = fz7_7z_attrib_from_mode(S_IFREG | 0755), .is_dir = false,
+                            .has_mtime = true, .mtime = 1600000003, .mtime_nsec = 0};
     assert_int_equal(fz7_7z_writer_begin_file(w, &am), FZ7_OK);
     /* In uneven pieces, to cross the writer's buffers. */
     for (size_t o = 0; o < na;) {

@@ -58,59 +58,19 @@ static int have_lzma(void)
     return st != FZ7_E_UNSUPPORTED;
 }
 
-/* What the callbacks saw. */
-typedef struct {
-    fz7_sha256 sha;
-    uint64_t size;
-    size_t max_chunk;
-    int begins, ends;
-    fz7_status end_status;
-    char detail[256];
-} sink;
-
-static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
-{
-    (void)index;
-    (void)e;
-    sink *s = ctx;
-    s->begins++;
-    return FZ7_OK;
-}
-
-static fz7_status on_data(void *ctx, const uint8_t *p, size_t n)
-{
-    sink *s = ctx;
-    fz7_sha256_update(&s->sha, p, n);
-    s->size += n;
-    if (n > s->max_chunk)
-        s->max_chunk = n;
-    return FZ7_OK;
-}
-
-static fz7_status on_end(void *ctx, size_t index, fz7_status result, const char *detail)
-{
-    (void)index;
-    sink *s = ctx;
-    s->ends++;
-    s->end_status = result;
-    snprintf(s->detail, sizeof s->detail, "%s", detail ? detail : "");
-    return FZ7_OK;
-}
-
 /* Opens and extracts path. Returns the open status; on success *rc is
  * extract's return and s what the callbacks saw; *a_out the archive, if
  * wanted (else closed). */
-static fz7_status run(const char *path, uint64_t mem_limit, sink *s, fz7_status *rc,
+static fz7_status run(const char *path, uint64_t mem_limit, tu_sink *s, fz7_status *rc,
                       char *err, size_t errlen, fz7_archive **a_out)
 {
-    memset(s, 0, sizeof *s);
-    fz7_sha256_init(&s->sha);
+    tu_sink_init(s, FZ7_OK);
     fz7_open_opts opts = {.mem_limit = mem_limit};
     fz7_archive *a = NULL;
     fz7_status st = fz7_archive_open(path, &opts, &a, err, errlen);
     if (st != FZ7_OK)
         return st;
-    fz7_extract_cb cb = {s, on_begin, on_data, on_end};
+    fz7_extract_cb cb = tu_sink_cb(s);
     *rc = fz7_archive_extract(a, NULL, &cb, err, errlen);
     if (a_out)
         *a_out = a;
@@ -143,14 +103,14 @@ static void run_manifest(const char *dir)
                    expect, size_s, sha_s);
         char path[4600], err[256] = "";
         snprintf(path, sizeof path, "%s/%s", dir, name);
-        sink s;
+        tu_sink s;
         fz7_status rc = FZ7_OK;
         fz7_status st = run(path, 0, &s, &rc, err, sizeof err, NULL);
         int is_lzma = strstr(name, ".lzma") != NULL;
         int no_decoder = is_lzma ? !lzma : !lzma2;
         /* The stub's refusal, not the file's fault. */
         int stub = no_decoder && st == FZ7_OK && rc == FZ7_OK &&
-                   s.end_status == FZ7_E_UNSUPPORTED &&
+                   s.end == FZ7_E_UNSUPPORTED &&
                    strncasecmp(s.detail, "Unsupported method", 18) == 0;
         if (stub) {
             print_message("  skip  %-36s (needs the %s decoder)\n", name, is_lzma ? "LZMA" : "LZMA2");
@@ -158,30 +118,28 @@ static void run_manifest(const char *dir)
             continue;
         }
         if (strcmp(expect, "ok") == 0) {
-            uint8_t d[32];
             char h[65];
-            fz7_sha256_final(&s.sha, d);
-            tu_hex(d, 32, h);
+            tu_sink_hex(&s, h);
             if (st != FZ7_OK) {
                 print_message("  FAIL  %-36s open: %s (%s)\n", name, fz7_status_str(st), err);
-            } else if (rc != FZ7_OK || s.begins != 1 || s.ends != 1 || s.end_status != FZ7_OK) {
+            } else if (rc != FZ7_OK || s.begins != 1 || s.ends != 1 || s.end != FZ7_OK) {
                 print_message("  FAIL  %-36s extract: %s / %s (%s)\n", name, fz7_status_str(rc),
-                              fz7_status_str(s.end_status), s.detail);
-            } else if (s.size != strtoull(size_s, NULL, 10) || strcmp(h, sha_s) != 0) {
+                              fz7_status_str(s.end), s.detail);
+            } else if (s.total != strtoull(size_s, NULL, 10) || strcmp(h, sha_s) != 0) {
                 print_message("  FAIL  %-36s got %llu bytes, sha256 %s\n", name,
-                              (unsigned long long)s.size, h);
+                              (unsigned long long)s.total, h);
             } else {
                 pass++;
                 continue;
             }
             failed++;
         } else {
-            if (st != FZ7_OK || rc != FZ7_OK || s.end_status != FZ7_OK) {
+            if (st != FZ7_OK || rc != FZ7_OK || s.end != FZ7_OK) {
                 pass++;
                 continue;
             }
             print_message("  FAIL  %-36s should fail but gave %llu bytes\n", name,
-                          (unsigned long long)s.size);
+                          (unsigned long long)s.total);
             failed++;
         }
     }
@@ -329,7 +287,7 @@ static void test_corpus_error_details(void **state)
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         char path[4400], err[256] = "";
         snprintf(path, sizeof path, "%s/%s", dir, rows[i].name);
-        sink s;
+        tu_sink s;
         fz7_status rc = FZ7_OK;
         fz7_status st = run(path, 0, &s, &rc, err, sizeof err, NULL);
         if (st != rows[i].open)
@@ -337,10 +295,10 @@ static void test_corpus_error_details(void **state)
         const char *text = st == FZ7_OK ? s.detail : err;
         if (st == FZ7_OK) {
             assert_int_equal(rc, FZ7_OK);
-            if (s.end_status != rows[i].end)
-                fail_msg("%s: end gave %s (%s)", rows[i].name, fz7_status_str(s.end_status), s.detail);
+            if (s.end != rows[i].end)
+                fail_msg("%s: end gave %s (%s)", rows[i].name, fz7_status_str(s.end), s.detail);
             if (rows[i].end == FZ7_E_UNSUPPORTED)
-                assert_int_equal(s.size, 0); /* refused before any data */
+                assert_int_equal(s.total, 0); /* refused before any data */
         }
         if (!strstr(text, rows[i].text))
             fail_msg("%s: reason \"%s\" lacks \"%s\"", rows[i].name, text, rows[i].text);
@@ -387,11 +345,10 @@ static void test_extract_behaviour(void **state)
     (void)state;
     char err[256] = "";
     fz7_archive *a = open_own("multiblock-crc64.xz", err, sizeof err);
-    sink s;
-    memset(&s, 0, sizeof s);
-    fz7_sha256_init(&s.sha);
+    tu_sink s;
+    tu_sink_init(&s, FZ7_OK);
     bool none[1] = {false};
-    fz7_extract_cb cb = {&s, on_begin, on_data, on_end};
+    fz7_extract_cb cb = tu_sink_cb(&s);
     assert_int_equal(fz7_archive_extract(a, none, &cb, err, sizeof err), FZ7_OK);
     assert_int_equal(s.begins, 0);
     assert_int_equal(s.ends, 0);
@@ -401,7 +358,7 @@ static void test_extract_behaviour(void **state)
         skip();
     }
     assert_int_equal(fz7_archive_extract(a, NULL, &cb, err, sizeof err), FZ7_OK);
-    assert_int_equal(s.size, 150000);
+    assert_int_equal(s.total, 150000);
     assert_true(s.max_chunk <= (1u << 20));
     cb.data = refuse_data;
     s.ends = 0;
@@ -415,8 +372,8 @@ static void test_extract_behaviour(void **state)
     fz7_status rc = FZ7_OK;
     assert_int_equal(run(path, 1u << 20, &s, &rc, err, sizeof err, NULL), FZ7_OK);
     assert_int_equal(rc, FZ7_OK);
-    assert_int_equal(s.end_status, FZ7_E_MEMLIMIT);
-    assert_int_equal(s.size, 0);
+    assert_int_equal(s.end, FZ7_E_MEMLIMIT);
+    assert_int_equal(s.total, 0);
 }
 
 /* Every single-byte corruption of a CRC32-checked file is either refused
@@ -438,12 +395,12 @@ static void test_every_byte_corruption(void **state)
     assert_true(fd >= 0);
     close(fd);
 
-    sink good;
+    tu_sink good;
     fz7_status rc = FZ7_OK;
     char err[256];
     assert_int_equal(run(path, 0, &good, &rc, err, sizeof err, NULL), FZ7_OK);
     uint8_t want[32];
-    fz7_sha256_final(&good.sha, want);
+    tu_sink_digest(&good, want);
 
     int refused = 0, same = 0, lzma2 = have_lzma2();
     for (size_t pos = 0; pos < n; pos++) {
@@ -453,15 +410,15 @@ static void test_every_byte_corruption(void **state)
         assert_non_null(f);
         assert_int_equal(fwrite(mut, 1, n, f), n);
         fclose(f);
-        sink s;
+        tu_sink s;
         if (run(tmp, 0, &s, &rc, err, sizeof err, NULL) != FZ7_OK || rc != FZ7_OK ||
-            s.end_status != FZ7_OK) {
+            s.end != FZ7_OK) {
             refused++;
             continue;
         }
         uint8_t got[32];
-        fz7_sha256_final(&s.sha, got);
-        if (s.size != good.size || memcmp(got, want, 32) != 0)
+        tu_sink_digest(&s, got);
+        if (s.total != good.total || memcmp(got, want, 32) != 0)
             fail_msg("flipping byte %zu gave different data without an error", pos);
         same++;
     }

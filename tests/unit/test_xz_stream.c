@@ -96,44 +96,19 @@ static void unfeed(feeder *f)
 
 /* What an extraction produced. */
 typedef struct result {
-    fz7_status open_st, end_st;  /* end_st: the entry's result, or the fatal one */
-    fz7_sha256 sha;
-    uint64_t bytes;
+    fz7_status open_st;
+    tu_sink sink;   /* sink.end: the entry's result, or the fatal one */
     uint64_t entry_size, phy_size, blocks, streams;
     bool has_size;
-    char detail[256];
 } result;
-
-static fz7_status on_begin(void *ctx, size_t i, const fz7_entry *e)
-{
-    (void)ctx; (void)i; (void)e;
-    return FZ7_OK;
-}
-
-static fz7_status on_data(void *ctx, const uint8_t *p, size_t n)
-{
-    result *r = ctx;
-    fz7_sha256_update(&r->sha, p, n);
-    r->bytes += n;
-    return FZ7_OK;
-}
-
-static fz7_status on_end(void *ctx, size_t i, fz7_status st, const char *detail)
-{
-    (void)i;
-    result *r = ctx;
-    r->end_st = st;
-    snprintf(r->detail, sizeof r->detail, "%s", detail ? detail : "");
-    return FZ7_OK;
-}
 
 static void run_extract(fz7_archive *a, result *r)
 {
-    fz7_extract_cb cb = {r, on_begin, on_data, on_end};
+    fz7_extract_cb cb = tu_sink_cb(&r->sink);
     char err[256];
     fz7_status st = fz7_archive_extract(a, NULL, &cb, err, sizeof err);
     if (st != FZ7_OK)
-        r->end_st = st;
+        r->sink.end = st;
     const fz7_entry *e = fz7_archive_entry(a, 0);
     r->entry_size = e->size;
     r->has_size = e->has_size;
@@ -145,7 +120,7 @@ static void run_extract(fz7_archive *a, result *r)
 static void through_pipe(const uint8_t *data, size_t n, const char *name, result *r)
 {
     memset(r, 0, sizeof *r);
-    fz7_sha256_init(&r->sha);
+    tu_sink_init(&r->sink, FZ7_OK);
     feeder f = feed(data, n);
     fz7_archive *a = NULL;
     char err[256];
@@ -160,7 +135,7 @@ static void through_pipe(const uint8_t *data, size_t n, const char *name, result
 static void by_path(const char *path, result *r)
 {
     memset(r, 0, sizeof *r);
-    fz7_sha256_init(&r->sha);
+    tu_sink_init(&r->sink, FZ7_OK);
     fz7_archive *a = NULL;
     char err[256];
     r->open_st = fz7_archive_open(path, NULL, &a, err, sizeof err);
@@ -168,14 +143,6 @@ static void by_path(const char *path, result *r)
         run_extract(a, r);
         fz7_archive_close(a);
     }
-}
-
-static void hex(fz7_sha256 *s, char out[65])
-{
-    uint8_t d[32];
-    fz7_sha256_final(s, d);
-    for (int i = 0; i < 32; i++)
-        snprintf(out + 2 * i, 3, "%02x", d[i]);
 }
 
 /* The manifest's expectation for a file name: "ok" with its SHA-256, or
@@ -228,15 +195,15 @@ static unsigned compare_dir(const char *dir, unsigned *good)
         through_pipe(data, n, "x", &p);
         by_path(path, &s);
         char ph[65], sh[65], want[65] = "";
-        hex(&p.sha, ph);
-        hex(&s.sha, sh);
+        tu_sink_hex(&p.sink, ph);
+        tu_sink_hex(&s.sink, sh);
         const char *expect = manifest_expect(dir, de->d_name, want);
-        bool seek_ok = s.open_st == FZ7_OK && s.end_st == FZ7_OK;
-        bool pipe_ok = p.open_st == FZ7_OK && p.end_st == FZ7_OK;
+        bool seek_ok = s.open_st == FZ7_OK && s.sink.end == FZ7_OK;
+        bool pipe_ok = p.open_st == FZ7_OK && p.sink.end == FZ7_OK;
         if (seek_ok != pipe_ok || (expect && (strcmp(expect, "ok") == 0) != pipe_ok))
             print_error("%s: pipe %s (%d/%d %s), seeking %s (%d/%d), manifest %s\n", de->d_name,
-                        pipe_ok ? "ok" : "error", p.open_st, p.end_st, p.detail,
-                        seek_ok ? "ok" : "error", s.open_st, s.end_st, expect ? expect : "-");
+                        pipe_ok ? "ok" : "error", p.open_st, p.sink.end, p.sink.detail,
+                        seek_ok ? "ok" : "error", s.open_st, s.sink.end, expect ? expect : "-");
         assert_int_equal(seek_ok, pipe_ok);
         if (expect)
             assert_int_equal(strcmp(expect, "ok") == 0, pipe_ok);
@@ -246,7 +213,7 @@ static unsigned compare_dir(const char *dir, unsigned *good)
             if (expect)
                 assert_string_equal(ph, want);
             assert_true(p.has_size);
-            assert_int_equal(p.bytes, p.entry_size);
+            assert_int_equal(p.sink.total, p.entry_size);
             assert_int_equal(p.entry_size, s.entry_size);
             assert_int_equal(p.phy_size, n);
             assert_int_equal(p.blocks, s.blocks);
@@ -335,8 +302,8 @@ static void test_built_stream(void **state)
     result r;
     through_pipe(buf, n, NULL, &r);
     assert_int_equal(r.open_st, FZ7_OK);
-    assert_int_equal(r.end_st, FZ7_OK);
-    assert_int_equal(r.bytes, 6);
+    assert_int_equal(r.sink.end, FZ7_OK);
+    assert_int_equal(r.sink.total, 6);
     assert_int_equal(r.entry_size, 6);
     assert_int_equal(r.phy_size, n);
     assert_int_equal(r.blocks, 1);
@@ -347,8 +314,8 @@ static void test_built_stream(void **state)
     n = build_xz(buf, 7);
     through_pipe(buf, n, NULL, &r);
     assert_int_equal(r.open_st, FZ7_OK);
-    assert_int_equal(r.end_st, FZ7_E_CRC); /* 7-Zip's "CRC Failed" */
-    assert_non_null(strstr(r.detail, "Index record 1"));
+    assert_int_equal(r.sink.end, FZ7_E_CRC); /* 7-Zip's "CRC Failed" */
+    assert_non_null(strstr(r.sink.detail, "Index record 1"));
 
     /* Stream padding of 4 zero bytes then a second stream: two streams;
      * 2 bytes of padding: an error. */
@@ -358,19 +325,19 @@ static void test_built_stream(void **state)
     memset(two + n, 0, 4);
     memcpy(two + n + 4, buf, n);
     through_pipe(two, 2 * n + 4, NULL, &r);
-    assert_int_equal(r.end_st, FZ7_OK);
-    assert_int_equal(r.bytes, 12);
+    assert_int_equal(r.sink.end, FZ7_OK);
+    assert_int_equal(r.sink.total, 12);
     assert_int_equal(r.streams, 2);
     assert_int_equal(r.phy_size, 2 * n + 4);
     memset(two + n, 0, 2);
     through_pipe(two, n + 2, NULL, &r);
-    assert_int_equal(r.end_st, FZ7_E_TRUNCATED); /* 7-Zip's "Unexpected end of data" */
+    assert_int_equal(r.sink.end, FZ7_E_TRUNCATED); /* 7-Zip's "Unexpected end of data" */
 
     /* Cut anywhere: never OK. */
     for (size_t cut = 12; cut < n; cut++) {
         through_pipe(buf, cut, NULL, &r);
         assert_int_equal(r.open_st, FZ7_OK);
-        assert_true(r.end_st != FZ7_OK);
+        assert_true(r.sink.end != FZ7_OK);
     }
 }
 
@@ -403,10 +370,10 @@ static void test_refusals(void **state)
     assert_string_equal(fz7_archive_entry(a, 0)->path, "~");
     assert_false(fz7_archive_entry(a, 0)->has_size);
     result r = {0};
-    fz7_sha256_init(&r.sha);
+    tu_sink_init(&r.sink, FZ7_OK);
     run_extract(a, &r);
-    assert_int_equal(r.end_st, FZ7_OK);
-    fz7_extract_cb cb = {&r, on_begin, on_data, on_end};
+    assert_int_equal(r.sink.end, FZ7_OK);
+    fz7_extract_cb cb = tu_sink_cb(&r.sink);
     assert_int_equal(fz7_archive_extract(a, NULL, &cb, err, sizeof err), FZ7_E_ARG);
     fz7_archive_close(a);
     unfeed(&f);
@@ -452,12 +419,12 @@ static void test_same_block_headers(void **state)
         by_path(path, &s);
         assert_int_equal(p.open_st, FZ7_OK);
         assert_int_equal(s.open_st, FZ7_OK);
-        if (p.end_st != rows[i].want || s.end_st != rows[i].want ||
-            strcmp(p.detail, rows[i].text) != 0 || strcmp(s.detail, rows[i].text) != 0)
-            fail_msg("row %zu: pipe %d \"%s\", file %d \"%s\"", i, p.end_st, p.detail,
-                     s.end_st, s.detail);
-        assert_int_equal(p.bytes, rows[i].want == FZ7_OK ? 6 : 0);
-        assert_int_equal(s.bytes, p.bytes);
+        if (p.sink.end != rows[i].want || s.sink.end != rows[i].want ||
+            strcmp(p.sink.detail, rows[i].text) != 0 || strcmp(s.sink.detail, rows[i].text) != 0)
+            fail_msg("row %zu: pipe %d \"%s\", file %d \"%s\"", i, p.sink.end, p.sink.detail,
+                     s.sink.end, s.sink.detail);
+        assert_int_equal(p.sink.total, rows[i].want == FZ7_OK ? 6 : 0);
+        assert_int_equal(s.sink.total, p.sink.total);
     }
     unlink(path);
 }
