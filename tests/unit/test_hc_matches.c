@@ -31,7 +31,7 @@ static uint32_t rnd(void)
     return (uint32_t)(g_x >> 32);
 }
 
-/* Words (many 2- and 3-byte repeats that collide in 1024 slots), copies
+/* Words (many 2- and 3-byte repeats that collide in 512 slots), copies
  * at near and far distances (some past a 64 KiB dictionary, some longer
  * than nice_len), byte runs and random stretches, from a fixed seed. */
 static void generate(void)
@@ -159,7 +159,7 @@ static void test_memusage(void **state)
     assert_int_equal(fz7_lz_mf_memusage(FZ7_LZ_BT4, 1u << 18, 300), bt4);
     /* 64 KiB: the window (just over 1 MiB) takes a huge page; heads and
      * links (0.5 MiB) stay in small ones. */
-    uint64_t hc = (2u << 20) + 4 * (1024 + 1024 + 65536 + (1u << 16) + 1);
+    uint64_t hc = (2u << 20) + 4 * (512 + 512 + 65536 + (1u << 16) + 1);
     assert_int_equal(fz7_lz_mf_memusage(FZ7_LZ_HC5, 1u << 16, 300), hc);
 }
 
