@@ -394,6 +394,9 @@ void fz7_settings_folder_opts(const fz7_settings *s, const fz7_7zaes_key *key, u
     fo->bcj2 = s->bcj2 && s->method != FZ7_7Z_COPY;
     fo->folder_bytes = folder_bytes;
     fz7_settings_pick_mt(s, folder_bytes, &fo->threads, &fo->mt_block_size);
+    /* The writer starts a folder's blocks while the last blocks of the one
+     * before are still coded when both coders fit in the limit together. */
+    fo->mt_mem_limit = s->mem_limit;
     /* One stream with its match finder on a second thread: said in the
      * options, so that the writer makes one encoder (an LZMA folder too). */
     bool one_stream = s->method == FZ7_7Z_LZMA2 && fo->threads == 2 && fo->mt_block_size == 0;
