@@ -209,6 +209,16 @@ typedef struct side_stream {
     bytebuf packed;
 } side_stream;
 
+/* Where a folder's coders write its pack stream: the archive file, or, while
+ * the folder before is still being coded (the writer's pending folder), a
+ * buffer that goes to the file after that folder's last bytes. */
+typedef struct pack_sink {
+    fz7_ostream os;
+    struct fz7_7z_writer *w;
+    bool holding;
+    bytebuf held;
+} pack_sink;
+
 /* The BCJ2 encoder's main stream goes to the folder's method. */
 typedef struct main_sink {
     fz7_ostream os;
@@ -239,12 +249,69 @@ struct fz7_7z_writer {
     side_stream side[3];          /* call, jump, rc */
     uint64_t folder_bytes;        /* the folder's input size if known, */
     uint64_t folder_in;           /* and the bytes it has received */
+    /* Multi-threaded LZMA2 folders share one pool of workers. A folder whose
+     * input has ended but whose last blocks are still being coded is the
+     * pending folder: its record is counted (pack_size comes when it is
+     * settled), its coders write to the file, and the open folder's pack
+     * stream waits in its sink's buffer meanwhile. sinks[cur_sink] is the
+     * open folder's, the other one the pending folder's. */
+    fz7_lzma2_pool *pool;
+    pack_sink sinks[2];
+    int cur_sink;
+    fz7_lzma_enc *pend_enc;       /* NULL: no pending folder */
+    fz7_7zaes_writer *pend_aes;
+    size_t pend_folder;           /* its index in folders */
+    uint64_t pend_start;          /* file offset of its pack stream */
+    uint64_t pend_mem;            /* bytes its coder may hold */
+    uint64_t folder_mem;          /* the same for the open folder's coder */
     fz7_status failed;            /* sticky error */
 };
 
 void fz7_7z_writer_order_7zip(fz7_7z_writer *w)
 {
     w->order_7zip = true;
+}
+
+static fz7_status pack_sink_write(fz7_ostream *os, const uint8_t *p, size_t n)
+{
+    pack_sink *k = (pack_sink *)os;
+    if (!k->holding)
+        return fz7_fd_ostream_write(&k->w->out.os, p, n);
+    bb_bytes(&k->held, p, n);
+    return k->held.failed ? FZ7_E_MEM : FZ7_OK;
+}
+
+/* Ends the pending folder (waiting for its last blocks if need be): writes
+ * the rest of its pack stream, records its sizes, then sends what the open
+ * folder's coders have written meanwhile after it. */
+static fz7_status settle(fz7_7z_writer *w)
+{
+    if (!w->pend_enc)
+        return FZ7_OK;
+    folder_rec *f = &w->folders[w->pend_folder];
+    fz7_status st = fz7_lzma_enc_finish(w->pend_enc);
+    f->method_out = fz7_lzma_enc_bytes_out(w->pend_enc);
+    if (st == FZ7_OK && w->pend_aes)
+        st = fz7_7zaes_writer_finish(w->pend_aes, NULL);
+    f->pack_size = w->out.pos - w->pend_start;
+    fz7_lzma_enc_free(w->pend_enc);
+    w->pend_enc = NULL;
+    fz7_7zaes_writer_free(w->pend_aes);
+    w->pend_aes = NULL;
+    pack_sink *k = &w->sinks[w->cur_sink];
+    if (k->holding) {
+        k->holding = false;
+        w->folder_start = w->out.pos;
+        if (st == FZ7_OK && k->held.failed)
+            st = FZ7_E_MEM;
+        if (st == FZ7_OK && k->held.n)
+            st = fz7_fd_ostream_write(&w->out.os, k->held.p, k->held.n);
+    }
+    free(k->held.p);
+    k->held = (bytebuf){0};
+    if (st != FZ7_OK)
+        w->failed = st;
+    return st;
 }
 
 fz7_status fz7_7z_writer_new(int fd, fz7_7z_writer **out)
@@ -452,9 +519,36 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
     f->delta = (uint8_t)(o->delta_distance ? o->delta_distance - 1 : 0);
     f->aes = o->key != NULL;
     fz7_status st = FZ7_OK;
-    w->method_dst = &w->out.os;
+    /* A folder on a pool of another size cannot overlap the pending one. */
+    bool pooled = o->method == FZ7_7Z_LZMA2 && o->threads > 1;
+    if (pooled && w->pool && fz7_lzma2_pool_threads(w->pool) != o->threads) {
+        if ((st = settle(w)) != FZ7_OK)
+            return st;
+        fz7_lzma2_pool_free(w->pool);
+        w->pool = NULL;
+    }
+    if (pooled && !w->pool && (st = fz7_lzma2_pool_new(o->threads, &w->pool)) != FZ7_OK)
+        return st;
+    w->folder_mem = 0;
+    if (pooled) {
+        fz7_lzma_enc_opts mo = o->lzma;
+        if (o->size_hint)
+            fz7_lzma_enc_reduce_dict(&mo, o->size_hint);
+        w->folder_mem = fz7_lzma2_mt_memusage(&mo, o->threads, o->mt_block_size);
+    }
+    /* Both folders' coders must fit in the limit together, else the
+     * pending folder ends first. */
+    if (w->pend_enc && (!pooled || !w->folder_mem || o->mt_mem_limit < w->folder_mem
+                        || o->mt_mem_limit - w->folder_mem < w->pend_mem)) {
+        if ((st = settle(w)) != FZ7_OK)
+            return st;
+    }
+    w->cur_sink = w->pend_enc ? !w->cur_sink : w->cur_sink;
+    pack_sink *sink = &w->sinks[w->cur_sink];
+    *sink = (pack_sink){{pack_sink_write}, w, w->pend_enc != NULL, {0}};
+    w->method_dst = &sink->os;
     if (o->key) {
-        st = fz7_7zaes_writer_new(o->key, &w->out.os, &w->aes);
+        st = fz7_7zaes_writer_new(o->key, &sink->os, &w->aes);
         if (st != FZ7_OK)
             return st;
         f->aes_props_len = fz7_7zaes_writer_props(w->aes, f->aes_props);
@@ -479,7 +573,7 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
         if (o->method == FZ7_7Z_LZMA)
             st = fz7_lzma_enc_new(&lo, w->method_dst, &w->enc);
         else if (o->threads > 1)
-            st = fz7_lzma2_enc_new_mt(&lo, o->threads, o->mt_block_size, w->method_dst, &w->enc);
+            st = fz7_lzma2_enc_new_pooled(&lo, w->pool, o->mt_block_size, w->method_dst, &w->enc);
         else
             st = fz7_lzma2_enc_new(&lo, w->method_dst, &w->enc);
         if (st != FZ7_OK) {
@@ -613,6 +707,9 @@ fz7_status fz7_7z_writer_write(fz7_7z_writer *w, const uint8_t *p, size_t n)
     e->crc = fz7_crc32(e->crc, p, n);
     e->size += n;
     w->folder_in += n;
+    /* The pending folder's pack stream goes out as soon as it is whole. */
+    if (w->pend_enc && fz7_lzma2_mt_blocks_done(w->pend_enc) && settle(w) != FZ7_OK)
+        return w->failed;
     fz7_status st = to_filter(w, p, n);
     if (st != FZ7_OK)
         w->failed = st;
@@ -644,7 +741,9 @@ fz7_status fz7_7z_writer_end_folder(fz7_7z_writer *w)
     if (!w->in_folder || w->in_file)
         return FZ7_E_ARG;
     folder_rec *f = &w->folders[w->n_folders];
-    fz7_status st = FZ7_OK;
+    fz7_status st = settle(w);
+    if (st != FZ7_OK)
+        return st;
     if (f->unpack_size == 0) {
         /* Nothing went in: drop the coders' few bytes and the folder. */
         fz7_lzma_enc_free(w->enc);
@@ -671,6 +770,22 @@ fz7_status fz7_7z_writer_end_folder(fz7_7z_writer *w)
     if (w->bcj2)
         st = bcj2_end(w, f);
     uint64_t method_in = w->bcj2 ? f->bcj2_sizes[FZ7_BCJ2_MAIN] : f->unpack_size;
+    /* A multi-threaded folder (not BCJ2: its side streams follow the main
+     * one) becomes the pending folder: the next folder's blocks start while
+     * its last ones are coded. settle() ends it. */
+    if (st == FZ7_OK && w->enc && !w->bcj2 && w->pool && w->folder_mem
+        && fz7_lzma2_mt_end_input(w->enc) == FZ7_OK) {
+        w->pend_enc = w->enc;
+        w->pend_aes = w->aes;
+        w->pend_folder = w->n_folders;
+        w->pend_start = w->folder_start;
+        w->pend_mem = w->folder_mem;
+        w->enc = NULL;
+        w->aes = NULL;
+        w->in_folder = false;
+        w->n_folders++;
+        return FZ7_OK;
+    }
     if (st == FZ7_OK && w->enc)
         st = fz7_lzma_enc_finish(w->enc);
     f->method_out = w->enc ? fz7_lzma_enc_bytes_out(w->enc) : method_in;
@@ -1190,8 +1305,10 @@ fz7_status fz7_7z_writer_finish(fz7_7z_writer *w, const fz7_7z_header_opts *h)
         return w->failed;
     if (w->in_folder)
         return FZ7_E_ARG;
+    fz7_status st = settle(w);
+    if (st != FZ7_OK)
+        return st;
     bytebuf header = {0};
-    fz7_status st = FZ7_OK;
     if (w->n_entries) {
         st = build_header(w, &header);
         if (st == FZ7_OK && h && (h->compress || h->key))
@@ -1228,6 +1345,11 @@ void fz7_7z_writer_free(fz7_7z_writer *w)
         return;
     fz7_lzma_enc_free(w->enc);
     fz7_7zaes_writer_free(w->aes);
+    fz7_lzma_enc_free(w->pend_enc);
+    fz7_7zaes_writer_free(w->pend_aes);
+    fz7_lzma2_pool_free(w->pool);
+    for (int k = 0; k < 2; k++)
+        free(w->sinks[k].held.p);
     bcj2_free(w);
     for (size_t i = 0; i < w->n_entries; i++)
         free(w->entries[i].name);
@@ -1374,6 +1496,9 @@ fz7_status fz7_7z_writer_copy_folder(fz7_7z_writer *w, struct fz7_archive *src, 
         return w->failed;
     if (w->in_folder || !src || src->info.format != FZ7_FORMAT_7Z || !src->priv)
         return FZ7_E_ARG;
+    fz7_status settled = settle(w);
+    if (settled != FZ7_OK)
+        return settled;
     const fz7_7z_streams *s = &((const fz7_7z_db *)src->priv)->main;
     if (folder >= s->num_folders)
         return FZ7_E_ARG;

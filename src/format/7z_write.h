@@ -47,9 +47,14 @@ typedef struct fz7_7z_folder_opts {
     uint64_t size_hint;       /* bytes the input will hold, for shrinking the
                                  dictionary as 7-Zip does; 0 = unknown */
     uint32_t threads;         /* LZMA2 encoder threads; 0 or 1 = one solid
-                                 stream, more = fz7_lzma2_enc_new_mt */
+                                 stream, more = fz7_lzma2_enc_new_pooled on
+                                 the writer's pool */
     uint64_t mt_block_size;   /* LZMA2 block bytes when threads > 1; 0 = the
                                  encoder's default (3 x dictionary) */
+    uint64_t mt_mem_limit;    /* bytes this folder's multi-threaded coder and
+                                 the one of the folder before (whose last
+                                 blocks may still be coded while this one
+                                 starts) may hold together; 0 = no overlap */
 } fz7_7z_folder_opts;
 
 /* What FilesInfo says about one entry. */

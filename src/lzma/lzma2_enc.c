@@ -9,7 +9,13 @@
  * The cut depends only on block_size, so the output is the same for every
  * thread count. Only the caller's thread writes to dst. An input known to
  * fit in one block gets no cut at all: one encoder whose match finder
- * searches on the second thread (lz/lz_mf_mt.h), the same bytes. */
+ * searches on the second thread (lz/lz_mf_mt.h), the same bytes.
+ *
+ * The worker threads form a pool that several encoders may share one after
+ * the other (fz7_lzma2_pool_new): an encoder whose input has ended
+ * (fz7_lzma2_mt_end_input) keeps its last blocks in the pool while the next
+ * encoder's blocks queue behind them, so a 7z writer can start its next
+ * folder while the last blocks of the one before are still being coded. */
 #include "lzma/lzma_enc_impl.h"
 
 #include <pthread.h>
@@ -18,7 +24,10 @@
 
 enum slot_state { SLOT_FREE, SLOT_FILLING, SLOT_QUEUED, SLOT_RUNNING, SLOT_DONE };
 
+struct fz7_lzma2_mt;
+
 typedef struct mt_slot {
+    struct fz7_lzma2_mt *owner; /* the encoder whose block this is */
     enum slot_state state;
     uint64_t seq;          /* block number, in input order */
     uint8_t *in;           /* prime + block_size bytes: the block starts at in + prime */
@@ -28,6 +37,20 @@ typedef struct mt_slot {
     size_t out_len, out_cap;
     fz7_status status;
 } mt_slot;
+
+/* Worker threads and the one lock over every slot of the encoders that use
+ * them. The encoders are listed in the order they were made: a worker takes
+ * the first queued block of the first encoder that has one. */
+struct fz7_lzma2_pool {
+    uint32_t threads;      /* workers asked for (1: blocks coded inside write()) */
+    pthread_t *workers;
+    uint32_t started;      /* workers running */
+    int shutdown;
+    struct fz7_lzma2_mt *first; /* encoders using the pool, oldest first */
+    pthread_mutex_t lock;
+    pthread_cond_t work;   /* a slot was queued, or shutdown */
+    pthread_cond_t done;   /* a slot finished */
+};
 
 struct fz7_lzma2_mt {
     fz7_lzma_enc_opts block_opts; /* opts with the dictionary reduced to a block */
@@ -40,12 +63,10 @@ struct fz7_lzma2_mt {
     mt_slot *filling;      /* the slot taking input, or NULL */
     uint64_t next_seq;     /* number of the next block to fill */
     uint64_t next_emit;    /* number of the next block to write to dst */
-    pthread_t *workers;
-    uint32_t started;      /* workers running */
-    int shutdown;
-    pthread_mutex_t lock;
-    pthread_cond_t work;   /* a slot was queued, or shutdown */
-    pthread_cond_t done;   /* a slot finished */
+    int ended;             /* end_input() ran: no more input */
+    fz7_lzma2_pool *pool;
+    int own_pool;          /* made by fz7_lzma2_enc_new_mt: freed with it */
+    struct fz7_lzma2_mt *next; /* the next encoder using the pool */
 };
 
 /* Output sink of one block: the slot's growing buffer. */
@@ -140,36 +161,41 @@ static void encode_block(const struct fz7_lzma2_mt *mt, mt_slot *b)
     b->status = st;
 }
 
-/* The queued slot with the lowest block number, or NULL. */
-static mt_slot *next_queued(struct fz7_lzma2_mt *mt)
+/* The queued slot with the lowest block number of the oldest encoder that
+ * has one, or NULL. Caller holds the pool's lock. */
+static mt_slot *next_queued(fz7_lzma2_pool *pool)
 {
-    mt_slot *best = NULL;
-    for (uint32_t i = 0; i < mt->nslots; i++) {
-        mt_slot *b = &mt->slots[i];
-        if (b->state == SLOT_QUEUED && (!best || b->seq < best->seq))
-            best = b;
+    for (struct fz7_lzma2_mt *mt = pool->first; mt; mt = mt->next) {
+        mt_slot *best = NULL;
+        for (uint32_t i = 0; i < mt->nslots; i++) {
+            mt_slot *b = &mt->slots[i];
+            if (b->state == SLOT_QUEUED && (!best || b->seq < best->seq))
+                best = b;
+        }
+        if (best)
+            return best;
     }
-    return best;
+    return NULL;
 }
 
 static void *worker_main(void *arg)
 {
-    struct fz7_lzma2_mt *mt = arg;
-    pthread_mutex_lock(&mt->lock);
+    fz7_lzma2_pool *pool = arg;
+    pthread_mutex_lock(&pool->lock);
     for (;;) {
         mt_slot *b;
-        while (!mt->shutdown && (b = next_queued(mt)) == NULL)
-            pthread_cond_wait(&mt->work, &mt->lock);
-        if (mt->shutdown)
+        while (!pool->shutdown && (b = next_queued(pool)) == NULL)
+            pthread_cond_wait(&pool->work, &pool->lock);
+        if (pool->shutdown)
             break;
         b->state = SLOT_RUNNING;
-        pthread_mutex_unlock(&mt->lock);
-        encode_block(mt, b);
-        pthread_mutex_lock(&mt->lock);
+        pthread_mutex_unlock(&pool->lock);
+        encode_block(b->owner, b);
+        pthread_mutex_lock(&pool->lock);
         b->state = SLOT_DONE;
-        pthread_cond_broadcast(&mt->done);
+        pthread_cond_broadcast(&pool->done);
     }
-    pthread_mutex_unlock(&mt->lock);
+    pthread_mutex_unlock(&pool->lock);
     return NULL;
 }
 
@@ -188,13 +214,14 @@ static mt_slot *slot_of_seq(struct fz7_lzma2_mt *mt, uint64_t seq)
 static fz7_status emit_done(struct fz7_lzma_enc *e, int wait)
 {
     struct fz7_lzma2_mt *mt = e->mt;
+    fz7_lzma2_pool *pool = mt->pool;
     for (;;) {
-        pthread_mutex_lock(&mt->lock);
+        pthread_mutex_lock(&pool->lock);
         mt_slot *b = slot_of_seq(mt, mt->next_emit);
         while (b && wait && b->state != SLOT_DONE)
-            pthread_cond_wait(&mt->done, &mt->lock);
+            pthread_cond_wait(&pool->done, &pool->lock);
         int ready = b && b->state == SLOT_DONE;
-        pthread_mutex_unlock(&mt->lock);
+        pthread_mutex_unlock(&pool->lock);
         if (!ready)
             return FZ7_OK;
         /* Only this thread changes a DONE slot. */
@@ -206,10 +233,10 @@ static fz7_status emit_done(struct fz7_lzma_enc *e, int wait)
                 return st;
             e->bytes_out += b->out_len;
         }
-        pthread_mutex_lock(&mt->lock);
+        pthread_mutex_lock(&pool->lock);
         b->state = SLOT_FREE;
         mt->next_emit++;
-        pthread_mutex_unlock(&mt->lock);
+        pthread_mutex_unlock(&pool->lock);
         wait = 0;
     }
 }
@@ -222,15 +249,15 @@ static void submit(struct fz7_lzma_enc *e)
     mt->filling = NULL;
     if (mt->prime && b->in_len == mt->block_size)
         memcpy(mt->tail, b->in + mt->prime + b->in_len - mt->prime, mt->prime);
-    if (mt->started == 0) {
+    if (mt->pool->started == 0) {
         encode_block(mt, b);
         b->state = SLOT_DONE;
         return;
     }
-    pthread_mutex_lock(&mt->lock);
+    pthread_mutex_lock(&mt->pool->lock);
     b->state = SLOT_QUEUED;
-    pthread_cond_signal(&mt->work);
-    pthread_mutex_unlock(&mt->lock);
+    pthread_cond_signal(&mt->pool->work);
+    pthread_mutex_unlock(&mt->pool->lock);
 }
 
 /* A free slot to fill, writing out finished blocks until one is free. */
@@ -242,7 +269,7 @@ static fz7_status take_slot(struct fz7_lzma_enc *e)
         if (st != FZ7_OK)
             return st;
         mt_slot *b = NULL;
-        pthread_mutex_lock(&mt->lock);
+        pthread_mutex_lock(&mt->pool->lock);
         for (uint32_t i = 0; i < mt->nslots && !b; i++)
             if (mt->slots[i].state == SLOT_FREE)
                 b = &mt->slots[i];
@@ -252,7 +279,7 @@ static fz7_status take_slot(struct fz7_lzma_enc *e)
             b->in_len = 0;
             b->prefix_len = mt->prime && b->seq > 0 ? mt->prime : 0;
         }
-        pthread_mutex_unlock(&mt->lock);
+        pthread_mutex_unlock(&mt->pool->lock);
         if (b) {
             if (!b->in) {
                 b->in = malloc(mt->prime + mt->block_size);
@@ -274,6 +301,8 @@ static fz7_status take_slot(struct fz7_lzma_enc *e)
 fz7_status fz7_lzma2_mt_write(struct fz7_lzma_enc *e, const uint8_t *data, size_t n)
 {
     struct fz7_lzma2_mt *mt = e->mt;
+    if (mt->ended)
+        return n ? FZ7_E_ARG : FZ7_OK;
     while (n > 0) {
         if (!mt->filling) {
             fz7_status st = take_slot(e);
@@ -295,12 +324,54 @@ fz7_status fz7_lzma2_mt_write(struct fz7_lzma_enc *e, const uint8_t *data, size_
     return emit_done(e, 0);
 }
 
+/* No more input: the partly filled block goes to the workers, an empty
+ * one back to the free slots. */
+static void end_input(struct fz7_lzma_enc *e)
+{
+    struct fz7_lzma2_mt *mt = e->mt;
+    if (mt->ended)
+        return;
+    mt->ended = 1;
+    if (mt->filling && mt->filling->in_len > 0) {
+        submit(e);
+    } else if (mt->filling) {
+        pthread_mutex_lock(&mt->pool->lock);
+        mt->filling->state = SLOT_FREE;
+        mt->next_seq--;
+        pthread_mutex_unlock(&mt->pool->lock);
+        mt->filling = NULL;
+    }
+}
+
+fz7_status fz7_lzma2_mt_end_input(fz7_lzma_enc *e)
+{
+    if (!e || !e->mt)
+        return FZ7_E_ARG;
+    if (e->finished || e->error)
+        return e->error ? e->error : FZ7_E_ARG;
+    end_input(e);
+    return FZ7_OK;
+}
+
+bool fz7_lzma2_mt_blocks_done(fz7_lzma_enc *e)
+{
+    if (!e || !e->mt)
+        return true;
+    struct fz7_lzma2_mt *mt = e->mt;
+    bool done = true;
+    pthread_mutex_lock(&mt->pool->lock);
+    for (uint32_t i = 0; i < mt->nslots; i++)
+        if (mt->slots[i].state == SLOT_QUEUED || mt->slots[i].state == SLOT_RUNNING)
+            done = false;
+    pthread_mutex_unlock(&mt->pool->lock);
+    return done;
+}
+
 fz7_status fz7_lzma2_mt_finish(struct fz7_lzma_enc *e)
 {
     struct fz7_lzma2_mt *mt = e->mt;
-    if (mt->filling && mt->filling->in_len > 0)
-        submit(e);
-    while (mt->next_emit < mt->next_seq - (mt->filling ? 1 : 0)) {
+    end_input(e);
+    while (mt->next_emit < mt->next_seq) {
         fz7_status st = emit_done(e, 1);
         if (st != FZ7_OK)
             return st;
@@ -312,26 +383,99 @@ fz7_status fz7_lzma2_mt_finish(struct fz7_lzma_enc *e)
     return st;
 }
 
+fz7_status fz7_lzma2_pool_new(uint32_t threads, fz7_lzma2_pool **out)
+{
+    if (!out)
+        return FZ7_E_ARG;
+    *out = NULL;
+    if (threads == 0 || threads > FZ7_LZMA2_MT_THREADS_MAX)
+        return FZ7_E_ARG;
+    fz7_lzma2_pool *pool = calloc(1, sizeof *pool);
+    if (!pool)
+        return FZ7_E_MEM;
+    pool->threads = threads;
+    pthread_mutex_init(&pool->lock, NULL);
+    pthread_cond_init(&pool->work, NULL);
+    pthread_cond_init(&pool->done, NULL);
+    pool->workers = calloc(threads, sizeof(pthread_t));
+    if (!pool->workers) {
+        fz7_lzma2_pool_free(pool);
+        return FZ7_E_MEM;
+    }
+    /* One thread: blocks are encoded inside write(), no worker needed. */
+    if (threads > 1) {
+        for (; pool->started < threads; pool->started++) {
+            if (pthread_create(&pool->workers[pool->started], NULL, worker_main, pool) != 0) {
+                fz7_lzma2_pool_free(pool);
+                return FZ7_E_MEM;
+            }
+        }
+    }
+    *out = pool;
+    return FZ7_OK;
+}
+
+uint32_t fz7_lzma2_pool_threads(const fz7_lzma2_pool *pool)
+{
+    return pool ? pool->threads : 0;
+}
+
+void fz7_lzma2_pool_free(fz7_lzma2_pool *pool)
+{
+    if (!pool)
+        return;
+    pthread_mutex_lock(&pool->lock);
+    pool->shutdown = 1;
+    pthread_cond_broadcast(&pool->work);
+    pthread_mutex_unlock(&pool->lock);
+    for (uint32_t i = 0; i < pool->started; i++)
+        pthread_join(pool->workers[i], NULL);
+    pthread_cond_destroy(&pool->work);
+    pthread_cond_destroy(&pool->done);
+    pthread_mutex_destroy(&pool->lock);
+    free(pool->workers);
+    free(pool);
+}
+
+/* Takes the encoder out of its pool: its queued blocks are dropped, its
+ * running ones finish first (their slots are freed after). */
+static void detach(struct fz7_lzma2_mt *mt)
+{
+    fz7_lzma2_pool *pool = mt->pool;
+    pthread_mutex_lock(&pool->lock);
+    for (;;) {
+        int running = 0;
+        for (uint32_t i = 0; i < mt->nslots; i++) {
+            if (mt->slots[i].state == SLOT_QUEUED)
+                mt->slots[i].state = SLOT_FREE;
+            running |= mt->slots[i].state == SLOT_RUNNING;
+        }
+        if (!running)
+            break;
+        pthread_cond_wait(&pool->done, &pool->lock);
+    }
+    struct fz7_lzma2_mt **p = &pool->first;
+    while (*p && *p != mt)
+        p = &(*p)->next;
+    if (*p)
+        *p = mt->next;
+    pthread_mutex_unlock(&pool->lock);
+}
+
 void fz7_lzma2_mt_free(struct fz7_lzma2_mt *mt)
 {
     if (!mt)
         return;
-    pthread_mutex_lock(&mt->lock);
-    mt->shutdown = 1;
-    pthread_cond_broadcast(&mt->work);
-    pthread_mutex_unlock(&mt->lock);
-    for (uint32_t i = 0; i < mt->started; i++)
-        pthread_join(mt->workers[i], NULL);
-    pthread_cond_destroy(&mt->work);
-    pthread_cond_destroy(&mt->done);
-    pthread_mutex_destroy(&mt->lock);
-    for (uint32_t i = 0; i < mt->nslots; i++) {
+    if (mt->pool && mt->slots)
+        detach(mt);
+    if (mt->own_pool)
+        fz7_lzma2_pool_free(mt->pool);
+    for (uint32_t i = 0; mt->slots && i < mt->nslots; i++) {
         free(mt->slots[i].in);
         free(mt->slots[i].out);
     }
     free(mt->slots);
     free(mt->tail);
-    free(mt->workers);
     free(mt);
 }
 
@@ -415,7 +559,51 @@ uint64_t fz7_lzma2_mt_memusage(const fz7_lzma_enc_opts *opts, uint32_t threads, 
            + prime;
 }
 
-fz7_status fz7_lzma2_enc_new_mt(const fz7_lzma_enc_opts *opts, uint32_t threads, uint64_t block_size,
+/* The multi-threaded encoder on a pool (owned: freed with the encoder). */
+static fz7_status new_on_pool(const fz7_lzma_enc_opts *opts, fz7_lzma2_pool *pool, int own_pool,
+                              uint64_t block_size, fz7_ostream *dst, fz7_lzma_enc **out)
+{
+    struct fz7_lzma_enc *e = calloc(1, sizeof(*e));
+    struct fz7_lzma2_mt *mt = calloc(1, sizeof(*mt));
+    if (!e || !mt) {
+        free(e);
+        free(mt);
+        if (own_pool)
+            fz7_lzma2_pool_free(pool);
+        return FZ7_E_MEM;
+    }
+    e->mt = mt;
+    e->lzma2 = 1;
+    e->dst = dst;
+    mt->pool = pool;
+    mt->own_pool = own_pool;
+    mt->block_opts = block_options(opts, block_size);
+    e->opts = mt->block_opts;
+    mt->block_size = block_size;
+    mt->prime = pick_prime(&mt->block_opts, block_size);
+    mt->threads = pool->threads;
+    mt->nslots = pool->threads == 1 ? 1 : pool->threads + 1;
+    mt->slots = calloc(mt->nslots, sizeof(mt_slot));
+    mt->tail = mt->prime ? malloc(mt->prime) : NULL;
+    if (!mt->slots || (mt->prime && !mt->tail)) {
+        fz7_lzma_enc_free(e);
+        return FZ7_E_MEM;
+    }
+    for (uint32_t i = 0; i < mt->nslots; i++)
+        mt->slots[i].owner = mt;
+    /* Last in the pool's list: its blocks come after those already there. */
+    pthread_mutex_lock(&pool->lock);
+    struct fz7_lzma2_mt **p = &pool->first;
+    while (*p)
+        p = &(*p)->next;
+    *p = mt;
+    pthread_mutex_unlock(&pool->lock);
+    *out = e;
+    return FZ7_OK;
+}
+
+/* Checks the arguments shared by both constructors; picks the block size. */
+static fz7_status check_mt_args(const fz7_lzma_enc_opts *opts, uint32_t threads, uint64_t *block_size,
                                 fz7_ostream *dst, fz7_lzma_enc **out)
 {
     if (!out)
@@ -424,48 +612,39 @@ fz7_status fz7_lzma2_enc_new_mt(const fz7_lzma_enc_opts *opts, uint32_t threads,
     if (!dst || fz7_lzma_enc_check(opts) != FZ7_OK || opts->lc + opts->lp > FZ7_LZMA2_LCLP_MAX || threads == 0
         || threads > FZ7_LZMA2_MT_THREADS_MAX)
         return FZ7_E_ARG;
-    block_size = pick_block_size(opts, block_size);
-    if (block_size < FZ7_LZMA2_MT_BLOCK_MIN || block_size > FZ7_LZMA2_MT_BLOCK_MAX || block_size > SIZE_MAX / 2)
+    *block_size = pick_block_size(opts, *block_size);
+    if (*block_size < FZ7_LZMA2_MT_BLOCK_MIN || *block_size > FZ7_LZMA2_MT_BLOCK_MAX || *block_size > SIZE_MAX / 2)
         return FZ7_E_ARG;
+    return FZ7_OK;
+}
+
+fz7_status fz7_lzma2_enc_new_mt(const fz7_lzma_enc_opts *opts, uint32_t threads, uint64_t block_size,
+                                fz7_ostream *dst, fz7_lzma_enc **out)
+{
+    fz7_status st = check_mt_args(opts, threads, &block_size, dst, out);
+    if (st != FZ7_OK)
+        return st;
     if (one_block(opts, threads, block_size)) {
         fz7_lzma_enc_opts o = one_block_options(opts, block_size);
         return fz7_lzma2_enc_new(&o, dst, out);
     }
-    struct fz7_lzma_enc *e = calloc(1, sizeof(*e));
-    struct fz7_lzma2_mt *mt = calloc(1, sizeof(*mt));
-    if (!e || !mt) {
-        free(e);
-        free(mt);
-        return FZ7_E_MEM;
+    fz7_lzma2_pool *pool = NULL;
+    if ((st = fz7_lzma2_pool_new(threads, &pool)) != FZ7_OK)
+        return st;
+    return new_on_pool(opts, pool, 1, block_size, dst, out);
+}
+
+fz7_status fz7_lzma2_enc_new_pooled(const fz7_lzma_enc_opts *opts, fz7_lzma2_pool *pool, uint64_t block_size,
+                                    fz7_ostream *dst, fz7_lzma_enc **out)
+{
+    if (!pool)
+        return out ? (*out = NULL, FZ7_E_ARG) : FZ7_E_ARG;
+    fz7_status st = check_mt_args(opts, pool->threads, &block_size, dst, out);
+    if (st != FZ7_OK)
+        return st;
+    if (one_block(opts, pool->threads, block_size)) {
+        fz7_lzma_enc_opts o = one_block_options(opts, block_size);
+        return fz7_lzma2_enc_new(&o, dst, out);
     }
-    e->mt = mt;
-    e->lzma2 = 1;
-    e->dst = dst;
-    mt->block_opts = block_options(opts, block_size);
-    e->opts = mt->block_opts;
-    mt->block_size = block_size;
-    mt->prime = pick_prime(&mt->block_opts, block_size);
-    mt->threads = threads;
-    mt->nslots = threads == 1 ? 1 : threads + 1;
-    pthread_mutex_init(&mt->lock, NULL);
-    pthread_cond_init(&mt->work, NULL);
-    pthread_cond_init(&mt->done, NULL);
-    mt->slots = calloc(mt->nslots, sizeof(mt_slot));
-    mt->workers = calloc(threads, sizeof(pthread_t));
-    mt->tail = mt->prime ? malloc(mt->prime) : NULL;
-    if (!mt->slots || !mt->workers || (mt->prime && !mt->tail)) {
-        fz7_lzma_enc_free(e);
-        return FZ7_E_MEM;
-    }
-    /* One thread: blocks are encoded inside write(), no worker needed. */
-    if (threads > 1) {
-        for (; mt->started < threads; mt->started++) {
-            if (pthread_create(&mt->workers[mt->started], NULL, worker_main, mt) != 0) {
-                fz7_lzma_enc_free(e);
-                return FZ7_E_MEM;
-            }
-        }
-    }
-    *out = e;
-    return FZ7_OK;
+    return new_on_pool(opts, pool, 0, block_size, dst, out);
 }

@@ -9,6 +9,7 @@
 #define FZ7_LZMA_ENC_H
 
 #include "fz7_common.h"
+#include <stdbool.h>
 #include "lzma/lzma_common.h" /* FZ7_LZMA_DICT_MIN, FZ7_LZMA_LC_MAX, ... */
 
 /* Parser: fast = greedy/lazy (7-Zip a=0, -mx1..4); normal = optimal
@@ -150,6 +151,36 @@ fz7_status fz7_lzma2_enc_new_mt(const fz7_lzma_enc_opts *opts, uint32_t threads,
  * (per thread an encoder, per block slot the input and its output); 0 if
  * the arguments are invalid. block_size 0 as above. */
 uint64_t fz7_lzma2_mt_memusage(const fz7_lzma_enc_opts *opts, uint32_t threads, uint64_t block_size);
+
+/* Worker threads that several multi-threaded LZMA2 encoders use one after
+ * the other, so that one encoder's first blocks are coded while another's
+ * last blocks still are (a 7z writer's next folder and the one before).
+ * Workers take the queued blocks of the oldest encoder first. threads:
+ * 1..FZ7_LZMA2_MT_THREADS_MAX (1: each encoder codes inside write(), no
+ * thread). FZ7_E_ARG for a bad count, FZ7_E_MEM if allocation or thread
+ * creation fails. Free every encoder made on the pool before the pool. */
+typedef struct fz7_lzma2_pool fz7_lzma2_pool;
+fz7_status fz7_lzma2_pool_new(uint32_t threads, fz7_lzma2_pool **out);
+void fz7_lzma2_pool_free(fz7_lzma2_pool *pool);
+/* The pool's thread count (0 for NULL). */
+uint32_t fz7_lzma2_pool_threads(const fz7_lzma2_pool *pool);
+
+/* fz7_lzma2_enc_new_mt with the pool's threads and workers instead of its
+ * own: the same bytes as new_mt with that thread count (the one-block
+ * stream included, which does not use the pool). Errors as new_mt. */
+fz7_status fz7_lzma2_enc_new_pooled(const fz7_lzma_enc_opts *opts, fz7_lzma2_pool *pool, uint64_t block_size,
+                                    fz7_ostream *dst, fz7_lzma_enc **out);
+
+/* Ends the input of a multi-threaded encoder without waiting: its last
+ * block goes to the workers and no write() may follow; finish() later
+ * waits for the blocks, writes them and the end byte. FZ7_E_ARG for an
+ * encoder that is not multi-threaded (nothing done), or after finish();
+ * the encoder's earlier error if it has one. */
+fz7_status fz7_lzma2_mt_end_input(fz7_lzma_enc *enc);
+
+/* True when no block of a multi-threaded encoder is queued or being coded
+ * (after end_input(): finish() will not wait); true for any other encoder. */
+bool fz7_lzma2_mt_blocks_done(fz7_lzma_enc *enc);
 
 /* Compresses n bytes of data (copied; data may be reused at return).
  * Output reaches dst in pieces as it is produced. Errors from dst are

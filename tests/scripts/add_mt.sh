@@ -98,4 +98,83 @@ cmp -s s1.7z s2.7z || fail "one-stream 7z: -mmt2 ($(stat -c %s s2.7z) bytes) dif
 cmp -s s1.xz s2.xz || fail "one-stream xz: -mmt2 ($(stat -c %s s2.xz) bytes) differs from -mmt1 ($(stat -c %s s1.xz))"
 xz -dc s2.xz | cmp -s - all.bin || fail "xz -dc s2.xz gives other bytes"
 
+# Several multi-threaded folders (-ms=e: one per extension; the x86
+# executable is a BCJ folder of its own): each folder's last blocks are
+# still coded while the next folder's first ones start (7z_write.c, the
+# pending folder), which must change no byte. The 7z must be the same on
+# two -mmt2 runs, decode byte-exact in 7zz and fz7, and hold in each folder
+# the pack stream of that folder's file compressed alone. With the BEFORE
+# binary (FZ7_REF, default /work/before5/fz7, the build before the writer
+# overlapped folders) both -mmt1 and -mmt2 archives must be its bytes.
+mkdir in2
+cp in/a.txt in2/a.txt
+cp in/b.tar in2/b.tar
+text_lines 20000 7 > in2/c.log                       # ~1 MB: one stream
+if [ -n "${FZ7_SHARED:-}" ] && [ -f "$corpus/cmake.elf" ]; then
+    cp "$corpus/cmake.elf" in2/d.elf
+else
+    cat "$FZ7" "$FZ7" "$FZ7" "$FZ7" "$FZ7" > in2/d.elf  # trailing bytes keep it an ELF
+fi
+touch -d @1700000000 in2/*
+chmod 644 in2/*
+files="a.txt b.tar c.log d.elf"
+mf_add() { # ARCHIVE THREADS [FZ7]: -mx1 -ms=e of in2
+    (cd in2 && "${3:-$FZ7}" a -bsp0 -mx1 -ms=e -mmt"$2" "../$1" $files >/dev/null)
+}
+mf_add mf1.7z 1 || fail "a -mmt1 mf1.7z"
+mf_add mf2.7z 2 || fail "a -mmt2 mf2.7z"
+mf_add mf2_again.7z 2 || fail "a -mmt2 mf2_again.7z"
+cmp -s mf2.7z mf2_again.7z || fail "several folders: -mmt2 7z differs between two runs"
+folders=$(7zz l -slt mf2.7z | awk -F' = ' '$1 == "Blocks" {print $2}')
+[ "$folders" = 4 ] || fail "mf2.7z has ${folders:-no} folders, not 4"
+7zz l -slt mf2.7z | grep -q '^Method = BCJ LZMA2' || fail "mf2.7z: no BCJ folder"
+for f in mf1.7z mf2.7z; do
+    7zz t "$f" >/dev/null || fail "7zz t $f"
+    "$FZ7" t "$f" >/dev/null || fail "fz7 t $f"
+    rm -rf "x7_$f" "xf_$f"
+    7zz x -o"x7_$f" "$f" >/dev/null || fail "7zz x $f"
+    "$FZ7" x -o"xf_$f" "$f" >/dev/null || fail "fz7 x $f"
+    for n in $files; do
+        cmp -s "x7_$f/$n" "in2/$n" || fail "7zz x $f: $n has other bytes"
+        cmp -s "xf_$f/$n" "in2/$n" || fail "fz7 x $f: $n has other bytes"
+    done
+done
+m1=$(stat -c %s mf1.7z); m2=$(stat -c %s mf2.7z)
+ratio_ok "$m2" "$m1" || fail "several folders: -mmt2 is $m2 bytes, over 1.01 x $m1 (-mmt1)"
+# pack_streams ARCHIVE: "name offset size" of each folder's pack stream (one
+# each at -mx1 with BCJ), from 7zz's Packed Size on a folder's first file.
+pack_streams() {
+    7zz l -slt "$1" | awk -F' = ' '
+        $1 == "Path" {p = $2}
+        $1 == "Packed Size" && $2 != "" {print p, off, $2; off += $2}' off=32
+}
+pack_streams mf2.7z > mf2.packs
+[ "$(wc -l < mf2.packs)" = 4 ] || fail "mf2.7z: $(wc -l < mf2.packs) pack streams, not 4"
+for n in a.txt b.tar d.elf; do
+    read -r off size <<< "$(awk -v n="$n" '$1 == n {print $2, $3}' mf2.packs)"
+    [ -n "$size" ] || fail "mf2.7z: no pack stream for $n"
+    rm -f "alone_$n.7z"
+    (cd in2 && "$FZ7" a -bsp0 -mx1 -mmt2 "../alone_$n.7z" "$n" >/dev/null) || fail "a -mmt2 alone_$n.7z"
+    read -r _ aoff asize <<< "$(pack_streams "alone_$n.7z")"
+    [ "$asize" = "$size" ] || fail "$n: pack stream of $size bytes in mf2.7z, $asize alone"
+    cmp -s <(tail -c +$((off + 1)) mf2.7z | head -c "$size") <(tail -c +$((aoff + 1)) "alone_$n.7z" | head -c "$asize") \
+        || fail "$n: pack stream in mf2.7z differs from $n compressed alone"
+done
+# With a password each folder's 7zAES stream ends after its last blocks.
+(cd in2 && "$FZ7" a -bsp0 -mx1 -ms=e -mmt2 -pfz7 ../mfp.7z $files >/dev/null) || fail "a -mmt2 -p mfp.7z"
+7zz t -pfz7 mfp.7z >/dev/null || fail "7zz t -p mfp.7z"
+rm -rf xp && "$FZ7" x -pfz7 -oxp mfp.7z >/dev/null || fail "fz7 x -p mfp.7z"
+for n in $files; do cmp -s "xp/$n" "in2/$n" || fail "fz7 x -p mfp.7z: $n has other bytes"; done
+ref=${FZ7_REF:-/work/before5/fz7}
+if [ -x "$ref" ]; then
+    mf_add ref1.7z 1 "$ref" || fail "$ref a -mmt1"
+    mf_add ref2.7z 2 "$ref" || fail "$ref a -mmt2"
+    cmp -s mf1.7z ref1.7z || fail "several folders: -mmt1 differs from $ref's"
+    cmp -s mf2.7z ref2.7z || fail "several folders: -mmt2 differs from $ref's"
+    refnote="same bytes as $ref"
+else
+    refnote="no BEFORE binary at $ref: not compared"
+fi
+echo "add_mt.sh: 4 folders at -mx1: -mmt1 $m1, -mmt2 $m2 bytes ($refnote)"
+
 echo "add_mt.sh: 7z and xz, -mmt1 vs -mmt2 on 8 MiB of $src: passed (7z $(stat -c %s one.7z) -> $(stat -c %s two.7z), xz $s1 -> $s2 bytes)"

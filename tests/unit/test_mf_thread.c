@@ -4,7 +4,8 @@
  * moves (inputs many times a small dictionary), write() pieces of 1, 7,
  * 65537 bytes and 1 MiB, empty and tiny inputs, LZMA2 block starts (the
  * 2 MiB prefix of fz7_lzma2_enc_new_mt) and the one-block path of
- * fz7_lzma2_enc_new_mt; and an encoder freed mid-stream must not hang. */
+ * fz7_lzma2_enc_new_mt; and an encoder freed mid-stream must not hang.
+ * Encoders sharing one worker pool (fz7_lzma2_pool) give new_mt's bytes. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -330,6 +331,98 @@ static void test_blocks(void **state)
     assert_true(fz7_lz_mf_mt_memusage() >= ((uint64_t)2 << 20));
 }
 
+/* Encodes n bytes of data with fz7_lzma2_enc_new_mt (its own pool). */
+static void encode_mt_of(const fz7_lzma_enc_opts *o, uint32_t threads, uint64_t block, const uint8_t *data,
+                         size_t n, tu_membuf *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->base.write = tu_membuf_write;
+    fz7_lzma_enc *e = NULL;
+    assert_int_equal(fz7_lzma2_enc_new_mt(o, threads, block, &out->base, &e), FZ7_OK);
+    assert_int_equal(fz7_lzma_enc_write(e, data, n), FZ7_OK);
+    assert_int_equal(fz7_lzma_enc_finish(e), FZ7_OK);
+    fz7_lzma_enc_free(e);
+}
+
+/* A pooled encoder: n bytes of data written in pieces of 65537 bytes. */
+static fz7_lzma_enc *pooled_write(const fz7_lzma_enc_opts *o, fz7_lzma2_pool *pool, uint64_t block,
+                                  const uint8_t *data, size_t n, tu_membuf *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->base.write = tu_membuf_write;
+    fz7_lzma_enc *e = NULL;
+    assert_int_equal(fz7_lzma2_enc_new_pooled(o, pool, block, &out->base, &e), FZ7_OK);
+    for (size_t at = 0; at < n; at += 65537)
+        assert_int_equal(fz7_lzma_enc_write(e, data + at, n - at < 65537 ? n - at : 65537), FZ7_OK);
+    return e;
+}
+
+/* Encoders sharing one pool one after the other (a 7z writer's folders):
+ * the second starts while the first's last blocks are queued (its input
+ * ended), and an encoder freed with blocks still queued leaves the pool
+ * working. Each stream must be the one fz7_lzma2_enc_new_mt gives. */
+static void test_pool(void **state)
+{
+    (void)state;
+    const size_t n = (size_t)7 << 19; /* 3.5 MiB: 4 blocks of 1 MiB */
+    uint8_t *data = malloc(n);
+    assert_non_null(data);
+    for (size_t i = 0; i < n; i++)
+        data[i] = (uint8_t)(g_in[i % g_n] ^ (i / g_n));
+    fz7_lzma_enc_opts o;
+    assert_int_equal(fz7_lzma_enc_preset(&o, 1), FZ7_OK);
+    const uint64_t block = (uint64_t)1 << 20;
+    const size_t na = n, nb = n - 300000;
+    tu_membuf ref_a, ref_b, ma, mb, mc, md;
+    encode_mt_of(&o, 2, block, data, na, &ref_a);
+    encode_mt_of(&o, 2, block, data + 300000, nb, &ref_b);
+
+    fz7_lzma2_pool *pool = NULL;
+    assert_int_equal(fz7_lzma2_pool_new(0, &pool), FZ7_E_ARG);
+    assert_int_equal(fz7_lzma2_pool_new(FZ7_LZMA2_MT_THREADS_MAX + 1, &pool), FZ7_E_ARG);
+    assert_int_equal(fz7_lzma2_pool_new(2, &pool), FZ7_OK);
+    assert_int_equal(fz7_lzma2_pool_threads(pool), 2);
+    fz7_lzma_enc *a = pooled_write(&o, pool, block, data, na, &ma);
+    assert_int_equal(fz7_lzma2_mt_end_input(a), FZ7_OK);
+    fz7_lzma_enc *b = pooled_write(&o, pool, block, data + 300000, nb, &mb);
+    assert_int_equal(fz7_lzma_enc_finish(a), FZ7_OK);
+    assert_true(fz7_lzma2_mt_blocks_done(a));
+    fz7_lzma_enc_free(a);
+    assert_same("first pooled encoder", &ref_a, &ma);
+    /* Freed with blocks queued: the pool goes on with the next one. */
+    fz7_lzma_enc *c = pooled_write(&o, pool, block, data, na, &mc);
+    assert_int_equal(fz7_lzma2_mt_end_input(c), FZ7_OK);
+    fz7_lzma_enc_free(c);
+    assert_int_equal(fz7_lzma_enc_finish(b), FZ7_OK);
+    fz7_lzma_enc_free(b);
+    assert_same("second pooled encoder", &ref_b, &mb);
+    fz7_lzma_enc *d = pooled_write(&o, pool, block, data, na, &md);
+    assert_int_equal(fz7_lzma_enc_finish(d), FZ7_OK);
+    assert_int_equal(fz7_lzma2_mt_end_input(d), FZ7_E_ARG); /* after finish */
+    fz7_lzma_enc_free(d);
+    assert_same("encoder after a freed one", &ref_a, &md);
+    print_message("pool: %zu -> %zu and %zu -> %zu bytes, as with their own threads\n", na, ref_a.n, nb, ref_b.n);
+    fz7_lzma2_pool_free(pool);
+
+    /* A one-stream encoder is not multi-threaded: nothing to end early. */
+    tu_membuf m1 = {{tu_membuf_write}, NULL, 0, 0};
+    fz7_lzma_enc *e = NULL;
+    assert_int_equal(fz7_lzma2_enc_new(&o, &m1.base, &e), FZ7_OK);
+    assert_int_equal(fz7_lzma2_mt_end_input(e), FZ7_E_ARG);
+    assert_true(fz7_lzma2_mt_blocks_done(e));
+    fz7_lzma_enc_free(e);
+    assert_int_equal(fz7_lzma2_enc_new_pooled(&o, NULL, block, &m1.base, &e), FZ7_E_ARG);
+    assert_null(e);
+    free(m1.p);
+    free(ma.p);
+    free(mb.p);
+    free(mc.p);
+    free(md.p);
+    free(ref_a.p);
+    free(ref_b.p);
+    free(data);
+}
+
 /* Freed before finish (an error upstream), in the middle of a window and
  * right after creation: the searcher is joined, nothing leaks or hangs.
  * An mf_thread other than 0 or 1 is refused. */
@@ -358,6 +451,7 @@ int main(void)
         cmocka_unit_test(test_other_finders),
         cmocka_unit_test(test_pieces_and_tiny),
         cmocka_unit_test(test_blocks),
+        cmocka_unit_test(test_pool),
         cmocka_unit_test(test_free_early),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
