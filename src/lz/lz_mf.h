@@ -50,10 +50,9 @@ typedef struct fz7_lz_mf {
     uint32_t hash4_mask;   /* hash4 has hash4_mask + 1 entries */
     uint32_t hash4_shift;  /* 32 - log2(entries): the hash keeps the top bits */
     int kind;              /* FZ7_LZ_HC4 .. FZ7_LZ_HC5 */
-    uint32_t *hash2;       /* bt: 65536 heads, keyed by the next 2 bytes
-                            * exactly; hc: 1024, by a hash of them */
-    uint32_t *hash3;       /* heads keyed by a hash of 3 bytes: bt 65536,
-                            * hc 1024 */
+    uint32_t *hash2;       /* 1024 heads keyed by a hash of the next 2
+                            * bytes (compared before a match counts) */
+    uint32_t *hash3;       /* 1024 heads keyed by a hash of 3 bytes */
     uint32_t *hash4;       /* heads keyed by a hash of 4 bytes */
     uint32_t *son;         /* hc: 1 link per slot; bt: 2 children per slot */
     uint32_t (*match_len)(const uint8_t *a, const uint8_t *b, uint32_t limit);
