@@ -13,6 +13,7 @@
 
 #include "check/check.h"
 #include "lzma/lzma_dec.h"
+#include "test_util.h"
 #include "lzma/lzma_enc.h"
 #include "lzma/range_enc.h"
 
@@ -747,26 +748,6 @@ static void test_tree_step_sel(void **state)
 #undef NEXT_RAND
 }
 
-/* An ostream appending to a growing buffer. */
-typedef struct {
-    fz7_ostream base;
-    uint8_t *buf;
-    size_t len, cap;
-} mem_out;
-
-static fz7_status mem_out_write(fz7_ostream *s, const uint8_t *buf, size_t n)
-{
-    mem_out *m = (mem_out *)s;
-    if (m->len + n > m->cap) {
-        m->cap = (m->len + n) * 2;
-        m->buf = realloc(m->buf, m->cap);
-        assert_non_null(m->buf);
-    }
-    memcpy(m->buf + m->len, buf, n);
-    m->len += n;
-    return FZ7_OK;
-}
-
 /* Match copies around the copy loop's edges: random bytes with repeats
  * at distances 1..65536 (periods below 8, 8-15, 16-31, 32 and over) and
  * lengths 2..273 (below, at and above 16 and 32), compressed by fz7's
@@ -804,7 +785,7 @@ static void test_match_copies(void **state)
     assert_int_equal(fz7_lzma_enc_preset(&opts, 5), FZ7_OK);
     opts.dict_size = 1u << 20;
     opts.end_marker = 0;
-    mem_out out = { { mem_out_write }, NULL, 0, 0 };
+    tu_membuf out = { { tu_membuf_write }, NULL, 0, 0 };
     fz7_lzma_enc *enc;
     assert_int_equal(fz7_lzma_enc_new(&opts, &out.base, &enc), FZ7_OK);
     assert_int_equal(fz7_lzma_enc_write(enc, data, n), FZ7_OK);
@@ -823,14 +804,14 @@ static void test_match_copies(void **state)
     static const size_t pieces[] = { 65536, 33, 7, 1 };
     for (g_portable = 0; g_portable < 2; g_portable++) {
         for (size_t i = 0; i < sizeof pieces / sizeof pieces[0]; i++) {
-            decode_result r = decode(&sd, out.buf, out.len, pieces[i]);
+            decode_result r = decode(&sd, out.p, out.n, pieces[i]);
             assert_int_equal(r.st, FZ7_OK);
             assert_int_equal(r.total, n);
             assert_string_equal(r.sha, want);
         }
     }
     g_portable = 0;
-    free(out.buf);
+    free(out.p);
     free(data);
 }
 
