@@ -97,9 +97,10 @@ uint32_t fz7_lz_mf_find(fz7_lz_mf *mf, fz7_lz_match *matches);
 void fz7_lz_mf_skip(fz7_lz_mf *mf, uint32_t n);
 
 /* hb5 (lz_mf_bucket.c), the hash-bucket finder: per 5-byte hash one
- * 64-byte bucket of the 15 newest positions (hash4: the buckets, hash4_mask
- * + 1 words; son unused; depth at most 15). lz_mf.c hands its kind over
- * to these; the window is shared. */
+ * 64-byte bucket of the 16 newest positions (hash4: the buckets, hash4_mask
+ * + 1 words, then the 2-/3-byte heads and a byte per bucket; son unused;
+ * depth at most 16). lz_mf.c hands its kind over to these; the window is
+ * shared. */
 
 /* log2 of the buckets for a dictionary of dict_size bytes. */
 uint32_t fz7_lz_hb_bits(uint32_t dict_size);

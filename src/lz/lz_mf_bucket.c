@@ -2,21 +2,24 @@
  *
  * A hash chain (hc5) finds its next candidate only after loading the
  * previous one's link: one dependent cache miss per step. hb5 keeps, per
- * 5-byte hash, the 15 newest positions in one 64-byte line, so a search
+ * 5-byte hash, the 16 newest positions in one 64-byte line, so a search
  * loads one line and has every candidate at once (their bytes are then
  * independent loads the core overlaps), and the line of a position a few
  * bytes ahead can be requested early. With the same hash bits and depth
- * <= 15 it visits exactly the candidates hc5 visits, newest first. */
+ * <= 16 it visits exactly the candidates hc5 visits, newest first. */
 #include "lz/lz_mf.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
-/* Words per bucket: word 0 is the ring index (0..HB_WAYS-1) of the
- * newest position, words 1..HB_WAYS the positions. */
+/* Positions per bucket, a ring: the index of the newest is kept apart,
+ * one byte per bucket (128 KiB at -mx1, mostly in L2), so recording a
+ * position only stores into its bucket's line and does not wait for it
+ * (the index inside the line made skip runs wait on each line: 15% of
+ * the process). */
 #define HB_WORDS 16u
-#define HB_WAYS (HB_WORDS - 1u)
+#define HB_WAYS HB_WORDS
 #define HB_LINE (HB_WORDS * sizeof(uint32_t))
 
 /* The 2- and 3-byte heads: the same 512-slot hashed tables as the hash
@@ -64,14 +67,14 @@ uint32_t fz7_lz_hb_bits(uint32_t dict_size)
 
 uint64_t fz7_lz_hb_table_bytes(uint32_t dict_size)
 {
-    return ((uint64_t)1 << fz7_lz_hb_bits(dict_size)) * HB_LINE + HB_HEADS * sizeof(uint32_t);
+    return ((uint64_t)1 << fz7_lz_hb_bits(dict_size)) * (HB_LINE + 1) + HB_HEADS * sizeof(uint32_t);
 }
 
 int fz7_lz_hb_alloc(fz7_lz_mf *mf)
 {
     uint32_t bits = fz7_lz_hb_bits(mf->dict_size);
     size_t lines = ((size_t)1 << bits) * HB_LINE;
-    size_t bytes = lines + HB_HEADS * sizeof(uint32_t);
+    size_t bytes = lines + HB_HEADS * sizeof(uint32_t) + ((size_t)1 << bits);
     uint8_t *p;
     if (lines >= HUGE_PAGE) {
         /* 2 MiB-aligned and offered as huge pages: the buckets are hit
@@ -111,7 +114,7 @@ void fz7_lz_hb_free(fz7_lz_mf *mf)
     if (!mf->hash4)
         return;
     size_t lines = ((size_t)mf->hash4_mask + 1) * sizeof(uint32_t);
-    size_t bytes = lines + HB_HEADS * sizeof(uint32_t);
+    size_t bytes = lines + HB_HEADS * sizeof(uint32_t) + lines / HB_LINE;
     if (lines >= HUGE_PAGE)
         munmap(mf->hash4, (bytes + 4095) & ~(size_t)4095);
     else
@@ -123,18 +126,22 @@ void fz7_lz_hb_normalise(fz7_lz_mf *mf, uint32_t sub)
 {
     size_t words = (size_t)mf->hash4_mask + 1;
     for (size_t i = 0; i < words; i++)
-        if (i % HB_WORDS != 0)   /* word 0: the ring index, not a position */
-            mf->hash4[i] = mf->hash4[i] > sub ? mf->hash4[i] - sub : 0;
+        mf->hash4[i] = mf->hash4[i] > sub ? mf->hash4[i] - sub : 0;
     for (size_t i = 0; i < HB_HEADS; i++)
         mf->hash2[i] = mf->hash2[i] > sub ? mf->hash2[i] - sub : 0;
 }
 
-/* The bucket of the 5 bytes at p: hc5's root hash (lz_mf.c). */
-static inline uint32_t *bucket_of(const fz7_lz_mf *mf, const uint8_t *p)
+/* The newest entry's index in each bucket, after the 2-/3-byte heads. */
+static inline uint8_t *ring_of(const fz7_lz_mf *mf)
+{
+    return (uint8_t *)(mf->hash3 + (1u << HB_HASH3_BITS));
+}
+
+/* The bucket number of the 5 bytes at p: hc5's root hash (lz_mf.c). */
+static inline uint32_t bucket_of(const fz7_lz_mf *mf, const uint8_t *p)
 {
     uint32_t v = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-    uint32_t h = ((v * GOLDEN) ^ ((uint32_t)p[4] * 0x2545F491u)) >> mf->hash4_shift;
-    return mf->hash4 + (size_t)h * HB_WORDS;
+    return ((v * GOLDEN) ^ ((uint32_t)p[4] * 0x2545F491u)) >> mf->hash4_shift;
 }
 
 static inline uint32_t hash2_of(const uint8_t *p)
@@ -149,12 +156,12 @@ static inline uint32_t hash3_of(const uint8_t *p)
     return (v * GOLDEN) >> (32 - HB_HASH3_BITS);
 }
 
-/* Records stored as the newest position of bucket b. */
-static inline void insert(uint32_t *b, uint32_t stored)
+/* Records stored as the newest position of bucket h. */
+static inline void insert(const fz7_lz_mf *mf, uint8_t *ring, uint32_t h, uint32_t stored)
 {
-    uint32_t i = b[0] + 1 == HB_WAYS ? 0 : b[0] + 1;
-    b[0] = i;
-    b[1 + i] = stored;
+    uint32_t i = (ring[h] + 1u) & (HB_WAYS - 1);
+    ring[h] = (uint8_t)i;
+    mf->hash4[(size_t)h * HB_WORDS + i] = stored;
 }
 
 /* Length of the common run of a and b from start, at most lim: 8 bytes
@@ -195,12 +202,12 @@ static inline void prefetch(const fz7_lz_mf *mf)
     if (mf->end - mf->pos < HB_AHEAD_LINE + 5)
         return;
     const uint8_t *p = mf->buf + mf->pos;
-    __builtin_prefetch(bucket_of(mf, p + HB_AHEAD_LINE), 1);
-    const uint32_t *b = bucket_of(mf, p + HB_AHEAD_BYTES);
-    uint32_t head = b[0], stored = mf->pos + HB_AHEAD_BYTES + mf->offset;
+    __builtin_prefetch(mf->hash4 + (size_t)bucket_of(mf, p + HB_AHEAD_LINE) * HB_WORDS, 1);
+    uint32_t h = bucket_of(mf, p + HB_AHEAD_BYTES);
+    const uint32_t *b = mf->hash4 + (size_t)h * HB_WORDS;
+    uint32_t head = ring_of(mf)[h], stored = mf->pos + HB_AHEAD_BYTES + mf->offset;
     for (uint32_t k = 0; k < HB_PF_N; k++) {
-        uint32_t i = head >= k ? head - k : head + HB_WAYS - k;
-        uint32_t delta = stored - b[1 + i];
+        uint32_t delta = stored - b[(head - k) & (HB_WAYS - 1)];
         if (delta - 1 >= mf->dict_size)
             break;
         __builtin_prefetch(p + HB_AHEAD_BYTES - delta, 0);
@@ -224,8 +231,10 @@ static uint32_t search(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_m
     if (d3 != d2 && d3 - 1 < mf->dict_size && best < lim && cur[-(ptrdiff_t)d3] == cur[0]
         && cur[1 - (ptrdiff_t)d3] == cur[1] && cur[2 - (ptrdiff_t)d3] == cur[2])
         n = try_near(mf, cur, d3, 3, lim, m, n, &best);
-    uint32_t *b = bucket_of(mf, cur);
-    uint32_t head = b[0];
+    uint8_t *ring = ring_of(mf);
+    uint32_t h = bucket_of(mf, cur);
+    const uint32_t *b = mf->hash4 + (size_t)h * HB_WORDS;
+    uint32_t head = ring[h];
     if (best < lim && lim >= 8) {
         /* Each candidate's first 8 bytes against cur's: the loads do not
          * wait on each other or on a branch, and one compare says how far
@@ -234,8 +243,7 @@ static uint32_t search(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_m
         memcpy(&c8, cur, 8);
         uint32_t depth = mf->depth, dict_size = mf->dict_size;
         for (uint32_t k = 0; k < depth; k++) {
-            uint32_t i = head >= k ? head - k : head + HB_WAYS - k;
-            uint32_t delta = stored - b[1 + i];
+            uint32_t delta = stored - b[(head - k) & (HB_WAYS - 1)];
             if (delta - 1 >= dict_size)
                 break;   /* older ones are farther still */
             uint64_t x;
@@ -256,8 +264,7 @@ static uint32_t search(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_m
         }
     } else if (best < lim) {
         for (uint32_t k = 0; k < mf->depth; k++) {
-            uint32_t i = head >= k ? head - k : head + HB_WAYS - k;
-            uint32_t delta = stored - b[1 + i];
+            uint32_t delta = stored - b[(head - k) & (HB_WAYS - 1)];
             if (delta - 1 >= mf->dict_size)
                 break;
             uint32_t len = mf->match_len(cur - delta, cur, lim);
@@ -271,7 +278,7 @@ static uint32_t search(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_m
             }
         }
     }
-    insert(b, stored);
+    insert(mf, ring, h, stored);
     return n;
 }
 
@@ -299,17 +306,18 @@ void fz7_lz_hb_skip(fz7_lz_mf *mf, uint32_t count)
             uint32_t stored = mf->pos + mf->offset;
             mf->hash2[hash2_of(p)] = stored;
             mf->hash3[hash3_of(p)] = stored;
-            insert(bucket_of(mf, p), stored);
+            insert(mf, ring_of(mf), bucket_of(mf, p), stored);
         }
         return;
     }
     const uint8_t *p = mf->buf + mf->pos;
     uint32_t stored = mf->pos + mf->offset;
+    uint8_t *ring = ring_of(mf);
     for (uint32_t k = 0; k < count; k++, p++, stored++) {
-        __builtin_prefetch(bucket_of(mf, p + HB_AHEAD_LINE), 1);
+        __builtin_prefetch(mf->hash4 + (size_t)bucket_of(mf, p + HB_AHEAD_LINE) * HB_WORDS, 1);
         mf->hash2[hash2_of(p)] = stored;
         mf->hash3[hash3_of(p)] = stored;
-        insert(bucket_of(mf, p), stored);
+        insert(mf, ring, bucket_of(mf, p), stored);
     }
     mf->pos += count;
 }

@@ -26,7 +26,7 @@ typedef enum fz7_lzma_mf {
     FZ7_LZMA_MF_BT3,
     FZ7_LZMA_MF_BT4,
     FZ7_LZMA_MF_HC5,
-    FZ7_LZMA_MF_HB5   /* fz7's own: hc5's hash, 15-position buckets (lz_mf_bucket.c) */
+    FZ7_LZMA_MF_HB5   /* fz7's own: hc5's hash, 16-position buckets (lz_mf_bucket.c) */
 } fz7_lzma_mf;
 
 #define FZ7_LZMA_DICT_ENC_MAX ((uint32_t)1536 << 20)
