@@ -46,19 +46,28 @@
 #define HB_PF_N 1u
 #endif
 
+/* At most 2^18 buckets (16 MiB): -mx2..4 (dictionaries of 1-16 MiB,
+ * hc5 heads of 2^19..2^23) then keep their tables in a fraction of
+ * hc5's memory and, with more hash values per bucket, lose a little
+ * ratio (bench corpus -mx4: 8,809,544 -> 8,830,981 B) for much time. */
+#ifndef HB_BITS_MAX
+#define HB_BITS_MAX 18u
+#endif
+
 uint32_t fz7_lz_hb_bits(uint32_t dict_size)
 {
-    /* hc5's head bits (one bucket per head): log2(dict) - 1, 16..24, so
-     * the candidates are hc5's. 16 bits at -mx1 (4 MiB instead of 8):
-     * bench corpus 9,313,205 -> 9,323,461 B and no faster. */
+    /* hc5's head bits (one bucket per head): log2(dict) - 1, at least
+     * 16, so up to HB_BITS_MAX the candidates are hc5's. 16 bits at -mx1
+     * (4 MiB instead of 8): bench corpus 9,313,205 -> 9,323,461 B and no
+     * faster. */
     uint32_t bits = 0;
     while (bits < 32 && ((uint64_t)1 << bits) < dict_size)
         bits++;
     bits = bits > 0 ? bits - 1 : 0;
     if (bits < 16)
         bits = 16;
-    if (bits > 24)
-        bits = 24;
+    if (bits > HB_BITS_MAX)
+        bits = HB_BITS_MAX;
 #ifdef HB_BITS
     bits = HB_BITS;   /* for measuring other table sizes */
 #endif

@@ -45,10 +45,15 @@ fz7_status fz7_lzma_enc_preset(fz7_lzma_enc_opts *o, unsigned level)
     /* 7-Zip's fast levels chain on a 5-byte hash: fewer dead candidates;
      * measured here about 1% smaller and faster than hc4. */
     o->mf = level >= 5 ? FZ7_LZMA_MF_BT4 : FZ7_LZMA_MF_HC5;
-    /* -mx1: the same candidates from hash buckets (lz_mf_bucket.c), one
-     * line per search instead of a chain of dependent loads: the same
-     * bytes out, bench corpus CPU 1.55 -> 1.41 s (7zz 1.79). */
-    if (level == 1)
+    /* -mx1..4 take hc5's candidates from hash buckets instead
+     * (lz_mf_bucket.c): one line per search, not a chain of dependent
+     * loads. -mx1 gives the same bytes, bench corpus CPU 1.48 -> 1.35 s
+     * (7zz 1.69); -mx2..4 cap the buckets at 2^18 (16 MiB, below hc5's
+     * 2^19..2^23 heads), a little larger and much faster: -mx2 1.73 ->
+     * 1.29 s, 8,968,459 -> 8,973,278 B; -mx3 2.29 -> 1.38 s, 8,823,072 ->
+     * 8,840,129 B; -mx4 2.77 -> 1.52 s, 8,809,544 -> 8,830,981 B (7zz:
+     * 2.17 s 9,018,724 B; 3.06 s 8,867,153 B; 3.84 s 8,851,316 B). */
+    if (level >= 1 && level <= 4)
         o->mf = FZ7_LZMA_MF_HB5;
     o->nice_len = level >= 7 ? 64 : 32;
     /* -mx1 walks 11 chain links, -mx2..4 14, not the automatic 16: the
