@@ -4,7 +4,8 @@
  * (the bytes equal for len at dist), as long as it can be (maximal up to
  * min(nice_len, avail)), in reach, with lengths strictly increasing; the
  * same sequence under every dispatch level; through window moves and skip
- * runs. Also the memory the one-huge-page layout of -mx1 reports. */
+ * runs; hb5, the bucket finder, against them. Also the memory the
+ * one-huge-page layout of -mx1 reports. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -161,6 +162,7 @@ static void test_hb5(void **state)
     (void)state;
     same_at_every_level(FZ7_LZ_HB5, 1u << 18, 32);
     same_at_every_level(FZ7_LZ_HB5, 1u << 16, 273);
+    same_at_every_level(FZ7_LZ_HB5, 1u << 20, 32);   /* -mx2: fewer buckets than hc5 heads */
     static const struct { uint32_t dict_size, nice_len, depth; } cases[] = {
         {1u << 18, 32, 11}, {1u << 18, 32, 16}, {1u << 16, 273, 14}, {1u << 16, 16, 4}};
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -189,6 +191,12 @@ static void test_memusage(void **state)
      * links (0.5 MiB) stay in small ones. */
     uint64_t hc = (2u << 20) + 4 * (512 + 512 + 65536 + (1u << 16) + 1);
     assert_int_equal(fz7_lz_mf_memusage(FZ7_LZ_HC5, 1u << 16, 300), hc);
+    /* hb5 at -mx1: the window's huge page, 2^17 buckets of 64 bytes and
+     * their index bytes, the 2- and 3-byte heads; from -mx2 (1 MiB) on
+     * at most 2^18 buckets. */
+    assert_int_equal(fz7_lz_mf_memusage(FZ7_LZ_HB5, 1u << 18, 300), (2u << 20) + (1u << 17) * 65 + 4096);
+    uint64_t hb_mx4 = (16u << 20) + 300 + (4u << 20) + (1u << 18) * 65 + 4096;
+    assert_int_equal(fz7_lz_mf_memusage(FZ7_LZ_HB5, 16u << 20, 300), hb_mx4);
 }
 
 int main(void)
