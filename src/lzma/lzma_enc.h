@@ -53,7 +53,8 @@ typedef struct fz7_lzma_enc_opts {
                           * own while the caller's thread parses and codes
                           * (lz/lz_mf_mt.h; about 1.5x faster on two cores
                           * at -mx5, the same output); 0: one thread. If the
-                          * thread cannot start, the encoder runs on one. */
+                          * thread cannot start, the encoder runs on one;
+                          * hb5 always does (see mf_thread_used). */
 } fz7_lzma_enc_opts;
 
 /* Fills opts for compression level 0..9 with 7-Zip's -mx mapping (as
