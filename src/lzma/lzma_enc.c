@@ -47,21 +47,25 @@ fz7_status fz7_lzma_enc_preset(fz7_lzma_enc_opts *o, unsigned level)
     o->mf = level >= 5 ? FZ7_LZMA_MF_BT4 : FZ7_LZMA_MF_HC5;
     /* -mx1..4 take hc5's candidates from hash buckets instead
      * (lz_mf_bucket.c): one line per search, not a chain of dependent
-     * loads. -mx1 gives the same bytes, bench corpus CPU 1.48 -> 1.35 s
-     * (7zz 1.69); -mx2..4 cap the buckets at 2^18 (16 MiB, below hc5's
-     * 2^19..2^23 heads), a little larger and much faster: -mx2 1.73 ->
-     * 1.29 s, 8,968,459 -> 8,973,278 B; -mx3 2.29 -> 1.38 s, 8,823,072 ->
-     * 8,840,129 B; -mx4 2.77 -> 1.52 s, 8,809,544 -> 8,830,981 B (7zz:
-     * 2.17 s 9,018,724 B; 3.06 s 8,867,153 B; 3.84 s 8,851,316 B). */
+     * loads. -mx1 gives the same bytes; -mx2..4 cap the buckets at 2^18
+     * (16 MiB, below hc5's 2^19..2^23 heads) and spend part of the time
+     * saved on 16 candidates instead of 14. Bench corpus, CPU medians of
+     * 5-9 interleaved runs on a loaded machine, before -> now (7zz):
+     * -mx1 1.44 -> 1.29 s, 9,313,205 B both (1.63 s, 9,328,441 B);
+     * -mx2 2.07 -> 1.47 s at depth 14 (2.68 s), 8,968,459 -> 8,947,920 B;
+     * -mx3 2.84 -> 1.66 s at depth 14 (4.02 s), 8,823,072 -> 8,811,493 B;
+     * -mx4 3.02 -> 1.79 s at depth 14 (4.39 s), 8,809,544 -> 8,801,777 B;
+     * depth 16 costs about 6-10% more time than 14 here. */
     if (level >= 1 && level <= 4)
         o->mf = FZ7_LZMA_MF_HB5;
     o->nice_len = level >= 7 ? 64 : 32;
-    /* -mx1 walks 11 chain links, -mx2..4 14, not the automatic 16: the
-     * walk's dependent loads are most of its time. The fast parser's
-     * distance rules (lzma_enc_fast.c) gained more than the links cost:
-     * bench corpus at -mx1 9,252,604 -> 9,313,196 B (7zz: 9,328,441), at
-     * -mx4 8,782,178 -> 8,809,535 B (7zz: 8,851,316). */
-    o->depth = level == 1 ? 11 : level >= 2 && level <= 4 ? 14 : 0;
+    /* -mx1 visits 11 candidates, -mx2..4 16 (hc5 walked 14 there), not
+     * the automatic 16 + nice_len / 2: hc5's chain walk is mostly
+     * dependent loads. The fast parser's distance rules (lzma_enc_fast.c)
+     * gained more than the links cost: bench corpus at -mx1 9,252,604 ->
+     * 9,313,196 B (7zz: 9,328,441), at -mx4 8,782,178 -> 8,809,535 B
+     * (7zz: 8,851,316). */
+    o->depth = level == 1 ? 11 : level >= 2 && level <= 4 ? 16 : 0;
     o->end_marker = 0;
     return FZ7_OK;
 }
