@@ -51,11 +51,10 @@ fz7_status fz7_lzma_enc_preset(fz7_lzma_enc_opts *o, unsigned level)
      * (16 MiB, below hc5's 2^19..2^23 heads) and spend part of the time
      * saved on 16 candidates instead of 14. Bench corpus, CPU medians of
      * 5-9 interleaved runs on a loaded machine, before -> now (7zz):
-     * -mx1 1.44 -> 1.29 s, 9,313,205 B both (1.63 s, 9,328,441 B);
-     * -mx2 2.07 -> 1.47 s at depth 14 (2.68 s), 8,968,459 -> 8,947,920 B;
-     * -mx3 2.84 -> 1.66 s at depth 14 (4.02 s), 8,823,072 -> 8,811,493 B;
-     * -mx4 3.02 -> 1.79 s at depth 14 (4.39 s), 8,809,544 -> 8,801,777 B;
-     * depth 16 costs about 6-10% more time than 14 here. */
+     * -mx1 1.54 -> 1.37 s, 9,313,205 B both (1.75 s, 9,328,441 B);
+     * -mx2 1.99 -> 1.51 s, 8,968,459 -> 8,947,920 B (2.64 s, 9,018,724);
+     * -mx3 2.57 -> 1.57 s, 8,823,072 -> 8,811,493 B (3.60 s, 8,867,153);
+     * -mx4 2.92 -> 1.70 s, 8,809,544 -> 8,801,777 B (4.44 s, 8,851,316). */
     if (level >= 1 && level <= 4)
         o->mf = FZ7_LZMA_MF_HB5;
     o->nice_len = level >= 7 ? 64 : 32;
