@@ -49,7 +49,7 @@ typedef struct fz7_lz_mf {
     uint32_t depth;        /* candidates visited per search */
     uint32_t hash4_mask;   /* hash4 has hash4_mask + 1 entries */
     uint32_t hash4_shift;  /* 32 - log2(entries): the hash keeps the top bits */
-    int kind;              /* FZ7_LZ_HC4 .. FZ7_LZ_HB5 */
+    int kind;              /* FZ7_LZ_HC4 .. FZ7_LZ_HC5 */
     uint32_t *hash2;       /* bt: 65536 heads, keyed by the next 2 bytes
                             * exactly; hc: 1024, by a hash of them */
     uint32_t *hash3;       /* heads keyed by a hash of 3 bytes: bt 65536,
