@@ -152,7 +152,7 @@ static uint64_t son_entries(int kind, uint32_t dict_size)
 static int hc_one_page(int kind, size_t a_bytes, size_t b_bytes, uint64_t size_hint, uint32_t fill)
 {
     size_t total = a_bytes + b_bytes;
-    return fz7_lz_is_hc(kind) && total <= HUGE_PAGE && total > HUGE_PAGE / 2
+    return (fz7_lz_is_hc(kind) || kind == FZ7_LZ_HB5) && total <= HUGE_PAGE && total > HUGE_PAGE / 2
            && (size_hint == 0 || size_hint >= fill / 2);
 }
 
@@ -162,6 +162,8 @@ uint64_t fz7_lz_mf_memusage(int kind, uint32_t dict_size, uint32_t keep_extra)
     uint64_t heads = hash2_entries(kind) + hash3_entries(kind) + ((uint64_t)1 << root_bits(kind, dict_size));
     if (hc_one_page(kind, (size_t)window, 0, 0, (uint32_t)window))
         window = HUGE_PAGE;
+    if (kind == FZ7_LZ_HB5)
+        return window + fz7_lz_hb_table_bytes(dict_size);
     if (hc_one_page(kind, (size_t)heads * 4, (size_t)son_entries(kind, dict_size) * 4, 0, dict_size + 1))
         return window + HUGE_PAGE;
     return window + 4 * (heads + son_entries(kind, dict_size));
@@ -181,7 +183,7 @@ int fz7_lz_mf_init(fz7_lz_mf *mf, int kind, uint32_t dict_size, uint32_t keep_ex
     mf->buf_size = (uint32_t)window;
     mf->nice_len = nice_len;
     if (depth == 0)
-        depth = (16 + nice_len / 2) >> (fz7_lz_is_hc(kind) ? 1 : 0);
+        depth = (16 + nice_len / 2) >> (fz7_lz_is_hc(kind) || kind == FZ7_LZ_HB5 ? 1 : 0);
     mf->depth = depth;
     uint32_t bits = root_bits(kind, dict_size);
     mf->hash4_mask = (1u << bits) - 1;
@@ -199,6 +201,13 @@ int fz7_lz_mf_init(fz7_lz_mf *mf, int kind, uint32_t dict_size, uint32_t keep_ex
     } else {
         mf->buf = big_alloc(mf->buf_size, 0);
     }
+    if (kind == FZ7_LZ_HB5) {
+        if (!mf->buf || fz7_lz_hb_alloc(mf) != 0) {
+            fz7_lz_mf_free(mf);
+            return -1;
+        }
+        goto tables_done;
+    }
     if (hc_one_page(kind, heads * sizeof(uint32_t), son_bytes, size_hint, mf->cyclic_size)) {
         mf->hash2 = big_alloc(HUGE_PAGE, HUGE_PAGE);
         mf->son = mf->hash2 ? mf->hash2 + heads : NULL;
@@ -212,6 +221,7 @@ int fz7_lz_mf_init(fz7_lz_mf *mf, int kind, uint32_t dict_size, uint32_t keep_ex
     }
     mf->hash3 = mf->hash2 + hash2_entries(kind);
     mf->hash4 = mf->hash3 + hash3_entries(kind);
+tables_done:
     /* Empty heads (0) must always be at least cyclic_size away: out of
      * reach. Stored positions start high, so the first streams longer than
      * the window already normalise (that path is then tested by every long
@@ -227,7 +237,9 @@ void fz7_lz_mf_free(fz7_lz_mf *mf)
 {
     size_t heads = hash2_entries(mf->kind) + hash3_entries(mf->kind) + (size_t)mf->hash4_mask + 1;
     big_free(mf->buf, mf->buf_mapped ? mf->buf_mapped : mf->buf_size);
-    if (mf->hash2 && mf->son == mf->hash2 + heads) {
+    if (mf->kind == FZ7_LZ_HB5)
+        fz7_lz_hb_free(mf);
+    else if (mf->hash2 && mf->son == mf->hash2 + heads) {
         big_free(mf->hash2, HUGE_PAGE);   /* hc_one_page */
     } else {
         big_free(mf->hash2, heads * sizeof(uint32_t));
@@ -242,6 +254,11 @@ void fz7_lz_mf_free(fz7_lz_mf *mf)
 static void normalise(fz7_lz_mf *mf)
 {
     uint32_t sub = mf->offset - mf->cyclic_size;
+    if (mf->kind == FZ7_LZ_HB5) {
+        fz7_lz_hb_normalise(mf, sub);
+        mf->offset -= sub;
+        return;
+    }
     size_t heads = hash2_entries(mf->kind) + hash3_entries(mf->kind) + (size_t)mf->hash4_mask + 1;
     size_t sons = (size_t)son_entries(mf->kind, mf->dict_size);
     for (size_t i = 0; i < heads; i++)
@@ -924,6 +941,8 @@ __attribute__((always_inline)) static inline uint32_t find_kind(fz7_lz_mf *mf, f
 
 uint32_t fz7_lz_mf_find(fz7_lz_mf *mf, fz7_lz_match *matches)
 {
+    if (mf->kind == FZ7_LZ_HB5)
+        return fz7_lz_hb_find(mf, matches);
     if (mf->kind == FZ7_LZ_HC5)
         return find_kind(mf, matches, FZ7_LZ_HC5);
     if (mf->kind == FZ7_LZ_HC4)
@@ -968,6 +987,10 @@ __attribute__((always_inline)) static inline void hc_skip_run(fz7_lz_mf *mf, uin
 
 void fz7_lz_mf_skip(fz7_lz_mf *mf, uint32_t count)
 {
+    if (mf->kind == FZ7_LZ_HB5) {
+        fz7_lz_hb_skip(mf, count);
+        return;
+    }
     if (count > 0 && mf->pending) {
         /* Already searched and inserted with the previous position. */
         mf->pending = 0;

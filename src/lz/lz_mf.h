@@ -15,7 +15,7 @@
 #include "cpu/dispatch.h"
 
 /* Kinds of match finder (same numbering as fz7_lzma_mf in lzma_enc.h). */
-enum { FZ7_LZ_HC4 = 0, FZ7_LZ_BT2, FZ7_LZ_BT3, FZ7_LZ_BT4, FZ7_LZ_HC5 };
+enum { FZ7_LZ_HC4 = 0, FZ7_LZ_BT2, FZ7_LZ_BT3, FZ7_LZ_BT4, FZ7_LZ_HC5, FZ7_LZ_HB5 };
 
 /* Hash chains (hc4, hc5) keep one link per slot; binary trees two. */
 static inline int fz7_lz_is_hc(int kind) { return kind == FZ7_LZ_HC4 || kind == FZ7_LZ_HC5; }
@@ -68,7 +68,7 @@ typedef struct fz7_lz_mf {
  * addition to dict_size (its own look-behind). */
 uint64_t fz7_lz_mf_memusage(int kind, uint32_t dict_size, uint32_t keep_extra);
 
-/* Allocates a match finder. kind: FZ7_LZ_HC4..FZ7_LZ_HC5; dict_size: the
+/* Allocates a match finder. kind: FZ7_LZ_HC4..FZ7_LZ_HB5; dict_size: the
  * largest distance (bytes); nice_len 2..273; depth: candidates per search
  * (0 = automatic); size_hint: bytes the whole input is expected to hold
  * (0 = unknown), which only decides how much memory is offered as huge
@@ -94,5 +94,25 @@ uint32_t fz7_lz_mf_find(fz7_lz_mf *mf, fz7_lz_match *matches);
 
 /* Records n positions without collecting matches and advances past them. */
 void fz7_lz_mf_skip(fz7_lz_mf *mf, uint32_t n);
+
+/* hb5 (lz_mf_bucket.c), the hash-bucket finder: per 5-byte hash one
+ * 64-byte bucket of the 16 newest positions (hash4: the buckets, hash4_mask
+ * + 1 words, then the 2-/3-byte heads and a byte per bucket; son unused;
+ * depth at most 16). lz_mf.c hands its kind over to these; the window is
+ * shared. */
+
+/* log2 of the buckets for a dictionary of dict_size bytes. */
+uint32_t fz7_lz_hb_bits(uint32_t dict_size);
+/* Bytes of the buckets and the 2-/3-byte heads. */
+uint64_t fz7_lz_hb_table_bytes(uint32_t dict_size);
+/* Allocates the tables of mf (dict_size and depth set); 0 or -1. */
+int fz7_lz_hb_alloc(fz7_lz_mf *mf);
+/* Frees what fz7_lz_hb_alloc allocated (none: nothing). */
+void fz7_lz_hb_free(fz7_lz_mf *mf);
+/* Lowers every stored position by sub (0 when it would go below 1). */
+void fz7_lz_hb_normalise(fz7_lz_mf *mf, uint32_t sub);
+/* fz7_lz_mf_find and fz7_lz_mf_skip for hb5. */
+uint32_t fz7_lz_hb_find(fz7_lz_mf *mf, fz7_lz_match *matches);
+void fz7_lz_hb_skip(fz7_lz_mf *mf, uint32_t count);
 
 #endif

@@ -45,13 +45,26 @@ fz7_status fz7_lzma_enc_preset(fz7_lzma_enc_opts *o, unsigned level)
     /* 7-Zip's fast levels chain on a 5-byte hash: fewer dead candidates;
      * measured here about 1% smaller and faster than hc4. */
     o->mf = level >= 5 ? FZ7_LZMA_MF_BT4 : FZ7_LZMA_MF_HC5;
+    /* -mx1..4 take hc5's candidates from hash buckets instead
+     * (lz_mf_bucket.c): one line per search, not a chain of dependent
+     * loads. -mx1 gives the same bytes; -mx2..4 cap the buckets at 2^18
+     * (16 MiB, below hc5's 2^19..2^23 heads) and spend part of the time
+     * saved on 16 candidates instead of 14. Bench corpus, CPU medians of
+     * 5-9 interleaved runs on a loaded machine, before -> now (7zz):
+     * -mx1 1.54 -> 1.37 s, 9,313,205 B both (1.75 s, 9,328,441 B);
+     * -mx2 1.99 -> 1.51 s, 8,968,459 -> 8,947,920 B (2.64 s, 9,018,724);
+     * -mx3 2.57 -> 1.57 s, 8,823,072 -> 8,811,493 B (3.60 s, 8,867,153);
+     * -mx4 2.92 -> 1.70 s, 8,809,544 -> 8,801,777 B (4.44 s, 8,851,316). */
+    if (level >= 1 && level <= 4)
+        o->mf = FZ7_LZMA_MF_HB5;
     o->nice_len = level >= 7 ? 64 : 32;
-    /* -mx1 walks 11 chain links, -mx2..4 14, not the automatic 16: the
-     * walk's dependent loads are most of its time. The fast parser's
-     * distance rules (lzma_enc_fast.c) gained more than the links cost:
-     * bench corpus at -mx1 9,252,604 -> 9,313,196 B (7zz: 9,328,441), at
-     * -mx4 8,782,178 -> 8,809,535 B (7zz: 8,851,316). */
-    o->depth = level == 1 ? 11 : level >= 2 && level <= 4 ? 14 : 0;
+    /* -mx1 visits 11 candidates, -mx2..4 16 (hc5 walked 14 there), not
+     * the automatic 16 + nice_len / 2: hc5's chain walk is mostly
+     * dependent loads. The fast parser's distance rules (lzma_enc_fast.c)
+     * gained more than the links cost: bench corpus at -mx1 9,252,604 ->
+     * 9,313,196 B (7zz: 9,328,441), at -mx4 8,782,178 -> 8,809,535 B
+     * (7zz: 8,851,316). */
+    o->depth = level == 1 ? 11 : level >= 2 && level <= 4 ? 16 : 0;
     o->end_marker = 0;
     return FZ7_OK;
 }
@@ -62,7 +75,7 @@ fz7_status fz7_lzma_enc_check(const fz7_lzma_enc_opts *o)
         || o->lc > FZ7_LZMA_LC_MAX || o->lp > FZ7_LZMA_LP_MAX || o->pb > FZ7_LZMA_PB_MAX
         || (o->mode != FZ7_LZMA_MODE_FAST && o->mode != FZ7_LZMA_MODE_NORMAL)
         || o->nice_len < FZ7_LZMA_NICE_MIN || o->nice_len > FZ7_LZMA_NICE_MAX
-        || (unsigned)o->mf > FZ7_LZMA_MF_HC5 || o->depth > (1u << 30) || (o->mf_thread != 0 && o->mf_thread != 1))
+        || (unsigned)o->mf > FZ7_LZMA_MF_HB5 || o->depth > (1u << 30) || (o->mf_thread != 0 && o->mf_thread != 1))
         return FZ7_E_ARG;
     return FZ7_OK;
 }
@@ -123,6 +136,7 @@ fz7_status fz7_lzma_enc_parse_param(fz7_lzma_enc_opts *opts, const char *param)
             return FZ7_E_ARG;
         if (strcmp(m, "hc4") == 0) o.mf = FZ7_LZMA_MF_HC4;
         else if (strcmp(m, "hc5") == 0) o.mf = FZ7_LZMA_MF_HC5;
+        else if (strcmp(m, "hb5") == 0) o.mf = FZ7_LZMA_MF_HB5;
         else if (strcmp(m, "bt2") == 0) o.mf = FZ7_LZMA_MF_BT2;
         else if (strcmp(m, "bt3") == 0) o.mf = FZ7_LZMA_MF_BT3;
         else if (strcmp(m, "bt4") == 0) o.mf = FZ7_LZMA_MF_BT4;
@@ -181,6 +195,14 @@ void fz7_lzma_enc_reduce_dict(fz7_lzma_enc_opts *opts, uint64_t input_size)
     }
 }
 
+/* True when o asks for a match finder thread that will run. hb5 runs
+ * without: the thread would search every position, where hb5's skip
+ * only records them (a 3 MB tar at -mx3 -mmt2: CPU 0.09 -> 0.35 s). */
+static int mf_thread_used(const fz7_lzma_enc_opts *o)
+{
+    return o->mf_thread && o->mf != FZ7_LZMA_MF_HB5;
+}
+
 uint64_t fz7_lzma_enc_memusage(const fz7_lzma_enc_opts *o)
 {
     if (fz7_lzma_enc_check(o) != FZ7_OK)
@@ -192,7 +214,7 @@ uint64_t fz7_lzma_enc_memusage(const fz7_lzma_enc_opts *o)
     n += (uint64_t)(FZ7_LZMA_OPTS + 8) * sizeof(fz7_lzma_decision);
     if (o->mode == FZ7_LZMA_MODE_NORMAL)
         n += (uint64_t)FZ7_LZMA_OPTS * sizeof(fz7_lzma_opt);
-    if (o->mf_thread)
+    if (mf_thread_used(o))
         n += fz7_lz_mf_mt_memusage();
     return n;
 }
@@ -657,7 +679,7 @@ static fz7_status enc_new(const fz7_lzma_enc_opts *opts, fz7_ostream *dst, int l
     }
     /* No thread (allocation or pthread_create failed): the same bytes on
      * one thread. */
-    if (opts->mf_thread && fz7_lz_mf_mt_start(&e->mf, &e->mf_mt) != 0)
+    if (mf_thread_used(opts) && fz7_lz_mf_mt_start(&e->mf, &e->mf_mt) != 0)
         e->mf_mt = NULL;
     init_price_table(e);
     reset_model(e);

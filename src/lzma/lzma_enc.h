@@ -26,7 +26,8 @@ typedef enum fz7_lzma_mf {
     FZ7_LZMA_MF_BT2,
     FZ7_LZMA_MF_BT3,
     FZ7_LZMA_MF_BT4,
-    FZ7_LZMA_MF_HC5
+    FZ7_LZMA_MF_HC5,
+    FZ7_LZMA_MF_HB5   /* fz7's own: hc5's hash, 16-position buckets (lz_mf_bucket.c) */
 } fz7_lzma_mf;
 
 #define FZ7_LZMA_DICT_ENC_MAX ((uint32_t)1536 << 20)
@@ -53,7 +54,8 @@ typedef struct fz7_lzma_enc_opts {
                           * own while the caller's thread parses and codes
                           * (lz/lz_mf_mt.h; about 1.5x faster on two cores
                           * at -mx5, the same output); 0: one thread. If the
-                          * thread cannot start, the encoder runs on one. */
+                          * thread cannot start, the encoder runs on one;
+                          * hb5 always does (see mf_thread_used). */
 } fz7_lzma_enc_opts;
 
 /* Fills opts for compression level 0..9 with 7-Zip's -mx mapping (as
@@ -65,7 +67,7 @@ typedef struct fz7_lzma_enc_opts {
 fz7_status fz7_lzma_enc_preset(fz7_lzma_enc_opts *opts, unsigned level);
 
 /* Applies one 7-Zip method parameter: "d=64m" (also "d=24" = 2^24 bytes,
- * suffixes b/k/m/g), "fb=64", "mf=bt4|bt3|bt2|hc4|hc5", "lc=3", "lp=0", "pb=2",
+ * suffixes b/k/m/g), "fb=64", "mf=bt4|bt3|bt2|hc4|hc5|hb5", "lc=3", "lp=0", "pb=2",
  * "mc=48", "a=0|1", "eos=0|1". Names are case-insensitive. FZ7_E_ARG for an
  * unknown name or a value out of range (opts is then unchanged). */
 fz7_status fz7_lzma_enc_parse_param(fz7_lzma_enc_opts *opts, const char *param);

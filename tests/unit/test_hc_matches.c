@@ -4,7 +4,8 @@
  * (the bytes equal for len at dist), as long as it can be (maximal up to
  * min(nice_len, avail)), in reach, with lengths strictly increasing; the
  * same sequence under every dispatch level; through window moves and skip
- * runs. Also the memory the one-huge-page layout of -mx1 reports. */
+ * runs; hb5, the bucket finder, against them. Also the memory the
+ * one-huge-page layout of -mx1 reports. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -67,10 +68,10 @@ static void generate(void)
 /* Runs one finder over the input as a parser would (find, and after a
  * long enough match skip most of it), checking each match; returns a
  * hash of every (position, len, dist) and the number of matches. */
-static uint64_t run(int kind, uint32_t dict_size, uint32_t nice_len, uint64_t *count)
+static uint64_t run_depth(int kind, uint32_t dict_size, uint32_t nice_len, uint32_t depth, uint64_t *count)
 {
     fz7_lz_mf mf;
-    assert_int_equal(fz7_lz_mf_init(&mf, kind, dict_size, 300, nice_len, 0, 0), 0);
+    assert_int_equal(fz7_lz_mf_init(&mf, kind, dict_size, 300, nice_len, depth, 0), 0);
     fz7_lz_match m[FZ7_LZ_MATCHES_MAX];
     uint64_t digest = 0xCBF29CE484222325ull, found = 0;
     size_t in = 0;
@@ -107,6 +108,11 @@ static uint64_t run(int kind, uint32_t dict_size, uint32_t nice_len, uint64_t *c
     fz7_lz_mf_free(&mf);
     *count = found;
     return digest;
+}
+
+static uint64_t run(int kind, uint32_t dict_size, uint32_t nice_len, uint64_t *count)
+{
+    return run_depth(kind, dict_size, nice_len, 0, count);
 }
 
 static void same_at_every_level(int kind, uint32_t dict_size, uint32_t nice_len)
@@ -148,6 +154,30 @@ static void test_hc4(void **state)
     same_at_every_level(FZ7_LZ_HC4, 1u << 20, 64);
 }
 
+/* hb5 (buckets of the 16 newest positions per hc5 hash): every match
+ * real and maximal at each dispatch level, and with the same hash bits
+ * and a depth of at most 16 the very matches hc5's chain walk finds. */
+static void test_hb5(void **state)
+{
+    (void)state;
+    same_at_every_level(FZ7_LZ_HB5, 1u << 18, 32);
+    same_at_every_level(FZ7_LZ_HB5, 1u << 16, 273);
+    same_at_every_level(FZ7_LZ_HB5, 1u << 20, 32);   /* -mx2: fewer buckets than hc5 heads */
+    static const struct { uint32_t dict_size, nice_len, depth; } cases[] = {
+        {1u << 18, 32, 11}, {1u << 18, 32, 16}, {1u << 16, 273, 14}, {1u << 16, 16, 4}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        if (fz7_lz_hb_bits(cases[i].dict_size) != (cases[i].dict_size >= (1u << 18) ? 17u : 16u))
+            continue;   /* other bucket bits than hc5's heads: other matches */
+        uint64_t nc, nb;
+        uint64_t hc = run_depth(FZ7_LZ_HC5, cases[i].dict_size, cases[i].nice_len, cases[i].depth, &nc);
+        uint64_t hb = run_depth(FZ7_LZ_HB5, cases[i].dict_size, cases[i].nice_len, cases[i].depth, &nb);
+        if (hc != hb || nc != nb)
+            fail_msg("dict %u nice %u depth %u: hb5 %llu matches %016llx, hc5 %llu %016llx", cases[i].dict_size,
+                     cases[i].nice_len, cases[i].depth, (unsigned long long)nb, (unsigned long long)hb,
+                     (unsigned long long)nc, (unsigned long long)hc);
+    }
+}
+
 /* At -mx1 (dict 256 KiB) the window (1-2 MiB) and the heads plus links
  * (1.5 MiB) each take one 2 MiB huge page; bt4 counts its tables as they
  * are (2- and 3-byte heads of 1024 slots each, 4-byte heads, two links a
@@ -163,6 +193,12 @@ static void test_memusage(void **state)
      * links (0.5 MiB) stay in small ones. */
     uint64_t hc = (2u << 20) + 4 * (512 + 512 + 65536 + (1u << 16) + 1);
     assert_int_equal(fz7_lz_mf_memusage(FZ7_LZ_HC5, 1u << 16, 300), hc);
+    /* hb5 at -mx1: the window's huge page, 2^17 buckets of 64 bytes and
+     * their index bytes, the 2- and 3-byte heads; from -mx2 (1 MiB) on
+     * at most 2^18 buckets. */
+    assert_int_equal(fz7_lz_mf_memusage(FZ7_LZ_HB5, 1u << 18, 300), (2u << 20) + (1u << 17) * 65 + 4096);
+    uint64_t hb_mx4 = (16u << 20) + 300 + (4u << 20) + (1u << 18) * 65 + 4096;
+    assert_int_equal(fz7_lz_mf_memusage(FZ7_LZ_HB5, 16u << 20, 300), hb_mx4);
 }
 
 int main(void)
@@ -175,6 +211,7 @@ int main(void)
         cmocka_unit_test(test_hc5_mx1),
         cmocka_unit_test(test_hc5_small_dict),
         cmocka_unit_test(test_hc4),
+        cmocka_unit_test(test_hb5),
         cmocka_unit_test(test_memusage),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

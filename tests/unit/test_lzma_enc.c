@@ -422,8 +422,10 @@ static void test_options(void **state)
     assert_int_equal(fz7_lzma_enc_preset(&o, 1), FZ7_OK);
     assert_int_equal(o.dict_size, 256u << 10);
     assert_int_equal(o.mode, FZ7_LZMA_MODE_FAST);
-    assert_int_equal(o.mf, FZ7_LZMA_MF_HC5);
+    assert_int_equal(o.mf, FZ7_LZMA_MF_HB5);
     assert_int_equal(o.nice_len, 32);
+    assert_int_equal(fz7_lzma_enc_preset(&o, 4), FZ7_OK);
+    assert_int_equal(o.mf, FZ7_LZMA_MF_HB5);
     assert_int_equal(fz7_lzma_enc_preset(&o, 5), FZ7_OK);
     assert_int_equal(o.dict_size, 32u << 20);
     assert_int_equal(o.mode, FZ7_LZMA_MODE_NORMAL);
@@ -448,6 +450,8 @@ static void test_options(void **state)
     assert_int_equal(o.mf, FZ7_LZMA_MF_HC5);
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "mf=BT2"), FZ7_OK);
     assert_int_equal(o.mf, FZ7_LZMA_MF_BT2);
+    assert_int_equal(fz7_lzma_enc_parse_param(&o, "mf=Hb5"), FZ7_OK);
+    assert_int_equal(o.mf, FZ7_LZMA_MF_HB5);
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "mf=bt5"), FZ7_E_ARG);
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "lc=4"), FZ7_OK);
     assert_int_equal(o.lc, 4);

@@ -1,0 +1,332 @@
+/* lz_mf_bucket.c - hb5, a hash-bucket match finder for the fast levels.
+ *
+ * A hash chain (hc5) finds its next candidate only after loading the
+ * previous one's link: one dependent cache miss per step. hb5 keeps, per
+ * 5-byte hash, the 16 newest positions in one 64-byte line, so a search
+ * loads one line and has every candidate at once (their bytes are then
+ * independent loads the core overlaps), and the line of a position a few
+ * bytes ahead can be requested early. With the same hash bits and depth
+ * <= 16 it visits exactly the candidates hc5 visits, newest first. */
+#include "lz/lz_mf.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+/* Positions per bucket, a ring: the index of the newest is kept apart,
+ * one byte per bucket (128 KiB at -mx1, mostly in L2), so recording a
+ * position only stores into its bucket's line and does not wait for it
+ * (the index inside the line made skip runs wait on each line: 15% of
+ * the process). */
+#define HB_WORDS 16u
+#define HB_WAYS HB_WORDS
+#define HB_LINE (HB_WORDS * sizeof(uint32_t))
+
+/* The 2- and 3-byte heads: the same 512-slot hashed tables as the hash
+ * chains (lz_mf.c), so their near matches are the same too. */
+#define HB_HASH2_BITS 9u
+#define HB_HASH3_BITS 9u
+#define HB_HEADS ((1u << HB_HASH2_BITS) + (1u << HB_HASH3_BITS))
+#define GOLDEN 0x9E3779B1u
+
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/* Prefetch distances (positions ahead of pos): the bucket is requested
+ * HB_AHEAD_LINE early, the newest candidate's bytes HB_AHEAD_BYTES early
+ * (by then its bucket is in cache). Loads only: never changes output. */
+#ifndef HB_AHEAD_LINE
+#define HB_AHEAD_LINE 16u
+#endif
+#ifndef HB_AHEAD_BYTES
+#define HB_AHEAD_BYTES 4u
+#endif
+/* Candidates whose bytes are requested: the newest only (4 or all 11 at
+ * -mx1 measured slower: they crowd out the loads the search waits on). */
+#ifndef HB_PF_N
+#define HB_PF_N 1u
+#endif
+
+/* At most 2^18 buckets (16 MiB): -mx2..4 (dictionaries of 1-16 MiB,
+ * hc5 heads of 2^19..2^23) then keep their tables in a fraction of
+ * hc5's memory and, with more hash values per bucket, lose a little
+ * ratio (bench corpus -mx4: 8,809,544 -> 8,830,981 B) for much time. */
+#ifndef HB_BITS_MAX
+#define HB_BITS_MAX 18u
+#endif
+
+uint32_t fz7_lz_hb_bits(uint32_t dict_size)
+{
+    /* hc5's head bits (one bucket per head): log2(dict) - 1, at least
+     * 16, so up to HB_BITS_MAX the candidates are hc5's. 16 bits at -mx1
+     * (4 MiB instead of 8): bench corpus 9,313,205 -> 9,323,461 B and no
+     * faster. */
+    uint32_t bits = 0;
+    while (bits < 32 && ((uint64_t)1 << bits) < dict_size)
+        bits++;
+    bits = bits > 0 ? bits - 1 : 0;
+    if (bits < 16)
+        bits = 16;
+    if (bits > HB_BITS_MAX)
+        bits = HB_BITS_MAX;
+#ifdef HB_BITS
+    bits = HB_BITS;   /* for measuring other table sizes */
+#endif
+    return bits;
+}
+
+uint64_t fz7_lz_hb_table_bytes(uint32_t dict_size)
+{
+    return ((uint64_t)1 << fz7_lz_hb_bits(dict_size)) * (HB_LINE + 1) + HB_HEADS * sizeof(uint32_t);
+}
+
+int fz7_lz_hb_alloc(fz7_lz_mf *mf)
+{
+    uint32_t bits = fz7_lz_hb_bits(mf->dict_size);
+    size_t lines = ((size_t)1 << bits) * HB_LINE;
+    size_t bytes = lines + HB_HEADS * sizeof(uint32_t) + ((size_t)1 << bits);
+    uint8_t *p;
+    if (lines >= HUGE_PAGE) {
+        /* 2 MiB-aligned and offered as huge pages: the buckets are hit
+         * at random, one TLB miss each in 4 KiB pages. */
+        uint8_t *raw = mmap(NULL, bytes + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (raw == MAP_FAILED)
+            return -1;
+        p = (uint8_t *)(((uintptr_t)raw + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+        if (p > raw)
+            munmap(raw, (size_t)(p - raw));
+        size_t tail = (size_t)(raw + bytes + HUGE_PAGE - (p + bytes));
+        size_t cut = (bytes + 4095) & ~(size_t)4095;
+        if (tail > cut - bytes)
+            munmap(p + cut, tail - (cut - bytes));
+#ifdef MADV_HUGEPAGE
+        (void)madvise(p, lines & ~(HUGE_PAGE - 1), MADV_HUGEPAGE);
+#endif
+    } else {
+        p = aligned_alloc(HB_LINE, (bytes + HB_LINE - 1) & ~(size_t)(HB_LINE - 1));
+        if (!p)
+            return -1;
+        memset(p, 0, bytes);
+    }
+    mf->hash4 = (uint32_t *)p;
+    mf->hash2 = (uint32_t *)(p + lines);
+    mf->hash3 = mf->hash2 + (1u << HB_HASH2_BITS);
+    mf->son = NULL;
+    mf->hash4_mask = (uint32_t)(((size_t)1 << bits) * HB_WORDS - 1);
+    mf->hash4_shift = 32 - bits;
+    if (mf->depth > HB_WAYS)
+        mf->depth = HB_WAYS;
+    return 0;
+}
+
+void fz7_lz_hb_free(fz7_lz_mf *mf)
+{
+    if (!mf->hash4)
+        return;
+    size_t lines = ((size_t)mf->hash4_mask + 1) * sizeof(uint32_t);
+    size_t bytes = lines + HB_HEADS * sizeof(uint32_t) + lines / HB_LINE;
+    if (lines >= HUGE_PAGE)
+        munmap(mf->hash4, (bytes + 4095) & ~(size_t)4095);
+    else
+        free(mf->hash4);
+    mf->hash2 = mf->hash3 = mf->hash4 = NULL;
+}
+
+void fz7_lz_hb_normalise(fz7_lz_mf *mf, uint32_t sub)
+{
+    size_t words = (size_t)mf->hash4_mask + 1;
+    for (size_t i = 0; i < words; i++)
+        mf->hash4[i] = mf->hash4[i] > sub ? mf->hash4[i] - sub : 0;
+    for (size_t i = 0; i < HB_HEADS; i++)
+        mf->hash2[i] = mf->hash2[i] > sub ? mf->hash2[i] - sub : 0;
+}
+
+/* The newest entry's index in each bucket, after the 2-/3-byte heads. */
+static inline uint8_t *ring_of(const fz7_lz_mf *mf)
+{
+    return (uint8_t *)(mf->hash3 + (1u << HB_HASH3_BITS));
+}
+
+/* The bucket number of the 5 bytes at p: hc5's root hash (lz_mf.c). */
+static inline uint32_t bucket_of(const fz7_lz_mf *mf, const uint8_t *p)
+{
+    uint32_t v = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+    return ((v * GOLDEN) ^ ((uint32_t)p[4] * 0x2545F491u)) >> mf->hash4_shift;
+}
+
+static inline uint32_t hash2_of(const uint8_t *p)
+{
+    uint32_t v = (uint32_t)p[0] | ((uint32_t)p[1] << 8);
+    return (v * GOLDEN) >> (32 - HB_HASH2_BITS);
+}
+
+static inline uint32_t hash3_of(const uint8_t *p)
+{
+    uint32_t v = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16);
+    return (v * GOLDEN) >> (32 - HB_HASH3_BITS);
+}
+
+/* Records stored as the newest position of bucket h. */
+static inline void insert(const fz7_lz_mf *mf, uint8_t *ring, uint32_t h, uint32_t stored)
+{
+    uint32_t i = (ring[h] + 1u) & (HB_WAYS - 1);
+    ring[h] = (uint8_t)i;
+    mf->hash4[(size_t)h * HB_WORDS + i] = stored;
+}
+
+/* Length of the common run of a and b from start, at most lim: 8 bytes
+ * inline, the rest through the dispatched match_len. */
+static inline uint32_t extend(const fz7_lz_mf *mf, const uint8_t *a, const uint8_t *b, uint32_t start, uint32_t lim)
+{
+    if (lim - start >= 8) {
+        uint64_t x, y;
+        memcpy(&x, a + start, 8);
+        memcpy(&y, b + start, 8);
+        uint64_t diff = x ^ y;
+        if (diff != 0)
+            return start + ((uint32_t)__builtin_ctzll(diff) >> 3);
+        return start + 8 + mf->match_len(a + start + 8, b + start + 8, lim - start - 8);
+    }
+    return start + mf->match_len(a + start, b + start, lim - start);
+}
+
+/* Appends the match with the candidate d bytes back when it is longer
+ * than *best (its first bytes up to `from` known equal). */
+static inline uint32_t try_near(const fz7_lz_mf *mf, const uint8_t *cur, uint32_t d, uint32_t from, uint32_t lim,
+                                fz7_lz_match *m, uint32_t n, uint32_t *best)
+{
+    uint32_t len = extend(mf, cur, cur - d, from, lim);
+    if (len > *best) {
+        m[n].len = len;
+        m[n].dist = d;
+        n++;
+        *best = len;
+    }
+    return n;
+}
+
+/* Requests the bucket HB_AHEAD_LINE positions ahead and the newest
+ * candidate's bytes of the position HB_AHEAD_BYTES ahead. */
+static inline void prefetch(const fz7_lz_mf *mf)
+{
+    if (mf->end - mf->pos < HB_AHEAD_LINE + 5)
+        return;
+    const uint8_t *p = mf->buf + mf->pos;
+    __builtin_prefetch(mf->hash4 + (size_t)bucket_of(mf, p + HB_AHEAD_LINE) * HB_WORDS, 1);
+    uint32_t h = bucket_of(mf, p + HB_AHEAD_BYTES);
+    const uint32_t *b = mf->hash4 + (size_t)h * HB_WORDS;
+    uint32_t head = ring_of(mf)[h], stored = mf->pos + HB_AHEAD_BYTES + mf->offset;
+    for (uint32_t k = 0; k < HB_PF_N; k++) {
+        uint32_t delta = stored - b[(head - k) & (HB_WAYS - 1)];
+        if (delta - 1 >= mf->dict_size)
+            break;
+        __builtin_prefetch(p + HB_AHEAD_BYTES - delta, 0);
+    }
+}
+
+/* Search of pos (lim bytes at most, >= 5), then pos recorded. */
+static uint32_t search(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_match *m)
+{
+    uint32_t stored = mf->pos + mf->offset;
+    uint32_t best = 1, n = 0;
+    /* Near matches: the newest position with (probably) the same 2 and
+     * then 3 bytes, as the hash chains find them. */
+    uint32_t h2 = hash2_of(cur), h3 = hash3_of(cur);
+    uint32_t d2 = stored - mf->hash2[h2];
+    uint32_t d3 = stored - mf->hash3[h3];
+    mf->hash2[h2] = stored;
+    mf->hash3[h3] = stored;
+    if (d2 - 1 < mf->dict_size && cur[-(ptrdiff_t)d2] == cur[0] && cur[1 - (ptrdiff_t)d2] == cur[1])
+        n = try_near(mf, cur, d2, 2, lim, m, n, &best);
+    if (d3 != d2 && d3 - 1 < mf->dict_size && best < lim && cur[-(ptrdiff_t)d3] == cur[0]
+        && cur[1 - (ptrdiff_t)d3] == cur[1] && cur[2 - (ptrdiff_t)d3] == cur[2])
+        n = try_near(mf, cur, d3, 3, lim, m, n, &best);
+    uint8_t *ring = ring_of(mf);
+    uint32_t h = bucket_of(mf, cur);
+    const uint32_t *b = mf->hash4 + (size_t)h * HB_WORDS;
+    uint32_t head = ring[h];
+    if (best < lim && lim >= 8) {
+        /* Each candidate's first 8 bytes against cur's: the loads do not
+         * wait on each other or on a branch, and one compare says how far
+         * it matches (a byte compare at best first would branch twice). */
+        uint64_t c8;
+        memcpy(&c8, cur, 8);
+        uint32_t depth = mf->depth, dict_size = mf->dict_size;
+        for (uint32_t k = 0; k < depth; k++) {
+            uint32_t delta = stored - b[(head - k) & (HB_WAYS - 1)];
+            if (delta - 1 >= dict_size)
+                break;   /* older ones are farther still */
+            uint64_t x;
+            memcpy(&x, cur - delta, 8);
+            uint64_t diff = x ^ c8;
+            uint32_t len = diff != 0 ? (uint32_t)__builtin_ctzll(diff) >> 3 : 8;
+            /* All 8 equal: the rest decides, unless byte best differs. */
+            if (len == 8 && (best < 8 || (cur - delta)[best] == cur[best]))
+                len = 8 + mf->match_len(cur - delta + 8, cur + 8, lim - 8);
+            if (len > best) {
+                m[n].len = len;
+                m[n].dist = delta;
+                n++;
+                best = len;
+                if (len == lim)
+                    break;
+            }
+        }
+    } else if (best < lim) {
+        for (uint32_t k = 0; k < mf->depth; k++) {
+            uint32_t delta = stored - b[(head - k) & (HB_WAYS - 1)];
+            if (delta - 1 >= mf->dict_size)
+                break;
+            uint32_t len = mf->match_len(cur - delta, cur, lim);
+            if (len > best) {
+                m[n].len = len;
+                m[n].dist = delta;
+                n++;
+                best = len;
+                if (len == lim)
+                    break;
+            }
+        }
+    }
+    insert(mf, ring, h, stored);
+    return n;
+}
+
+uint32_t fz7_lz_hb_find(fz7_lz_mf *mf, fz7_lz_match *matches)
+{
+    prefetch(mf);
+    uint32_t avail = mf->end - mf->pos;
+    uint32_t lim = avail < mf->nice_len ? avail : mf->nice_len;
+    uint32_t n = 0;
+    if (lim >= 5)
+        n = search(mf, mf->buf + mf->pos, lim, matches);
+    mf->pos++;
+    return n;
+}
+
+void fz7_lz_hb_skip(fz7_lz_mf *mf, uint32_t count)
+{
+    if (mf->end - mf->pos < count + HB_AHEAD_LINE + 8) {
+        /* Near the end: positions with fewer than 5 bytes are not
+         * recorded (as fz7_lz_hb_find leaves them). */
+        for (; count > 0; count--, mf->pos++) {
+            if (mf->end - mf->pos < 5)
+                continue;
+            const uint8_t *p = mf->buf + mf->pos;
+            uint32_t stored = mf->pos + mf->offset;
+            mf->hash2[hash2_of(p)] = stored;
+            mf->hash3[hash3_of(p)] = stored;
+            insert(mf, ring_of(mf), bucket_of(mf, p), stored);
+        }
+        return;
+    }
+    const uint8_t *p = mf->buf + mf->pos;
+    uint32_t stored = mf->pos + mf->offset;
+    uint8_t *ring = ring_of(mf);
+    for (uint32_t k = 0; k < count; k++, p++, stored++) {
+        __builtin_prefetch(mf->hash4 + (size_t)bucket_of(mf, p + HB_AHEAD_LINE) * HB_WORDS, 1);
+        mf->hash2[hash2_of(p)] = stored;
+        mf->hash3[hash3_of(p)] = stored;
+        insert(mf, ring, bucket_of(mf, p), stored);
+    }
+    mf->pos += count;
+}
