@@ -302,11 +302,12 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
 
 /* True when a one-stream input of `bytes` with options lo (reduced to it)
  * should search on a second thread. Only the binary trees: their skip is
- * a whole search anyway, while hash chains skip far cheaper than they
- * search, and the thread searches every position. */
+ * a whole search anyway, while hash chains and buckets (hb5) skip far
+ * cheaper than they search, and the thread searches every position. */
 static bool mf_thread_pays(const fz7_settings *s, const fz7_lzma_enc_opts *lo, uint64_t bytes)
 {
-    if (s->threads < 2 || bytes < MF_THREAD_MIN || lo->mf == FZ7_LZMA_MF_HC4 || lo->mf == FZ7_LZMA_MF_HC5)
+    if (s->threads < 2 || bytes < MF_THREAD_MIN || lo->mf == FZ7_LZMA_MF_HC4 || lo->mf == FZ7_LZMA_MF_HC5
+        || lo->mf == FZ7_LZMA_MF_HB5)
         return false;
     fz7_lzma_enc_opts o = *lo;
     o.mf_thread = 1;

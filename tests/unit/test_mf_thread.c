@@ -241,7 +241,7 @@ static void test_other_finders(void **state)
         {"bt3 -mx7 d=128k", 7, 128 << 10, FZ7_LZMA_MF_BT3},
         {"hc4 -mx5 d=64k", 5, 64 << 10, FZ7_LZMA_MF_HC4},
         {"hc4 -mx3 d=128k", 3, 128 << 10, FZ7_LZMA_MF_HC4},
-        {"hc5 -mx1 d=64k", 1, 64 << 10, -1},
+        {"hc5 -mx1 d=64k", 1, 64 << 10, FZ7_LZMA_MF_HC5},
     };
     size_t n = g_n < ((size_t)1 << 20) ? g_n : (size_t)1 << 20;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
