@@ -7,6 +7,7 @@
  * The 2- and 3-byte heads find short near matches that the 4-byte root
  * would miss. Match lengths are extended with the dispatched match_len. */
 #include "lz/lz_mf.h"
+#include "lz/lz_mf_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -35,11 +36,11 @@
  * before), and smaller at -mx1..4 on a source tree too. 512 slots
  * instead of 1024 (-mx1 with depth 12): 8,811,674 -> 8,802,680 B on a
  * 40 MB tar of headers and docs; the bench corpus 125 B larger. */
-#define HC_HASH2_BITS 9u
+#define HC_HASH2_BITS FZ7_LZ_HC_HASH2_BITS
 #define HC_HASH2_SIZE (1u << HC_HASH2_BITS)
-#define HC_HASH3_BITS 9u
+#define HC_HASH3_BITS FZ7_LZ_HC_HASH3_BITS
 #define HC_HASH3_SIZE (1u << HC_HASH3_BITS)
-#define GOLDEN 0x9E3779B1u
+#define GOLDEN FZ7_LZ_GOLDEN
 
 /* Extra window room beyond keep_before: the block filled between moves.
  * A move copies keep_before bytes, so a quarter of the dictionary costs
@@ -332,25 +333,8 @@ size_t fz7_lz_mf_append(fz7_lz_mf *mf, const uint8_t *data, size_t n)
     return n;
 }
 
-typedef uint32_t (*match_len_fn)(const uint8_t *a, const uint8_t *b, uint32_t limit);
-
-/* Length of the common run of a and b from start, at most lim: the first
- * 8 bytes inline (most candidates differ there), the rest through the
- * dispatched match_len kernel. Same result either way. */
-__attribute__((always_inline)) static inline uint32_t extend_by(match_len_fn match_len, const uint8_t *a,
-                                                               const uint8_t *b, uint32_t start, uint32_t lim)
-{
-    if (lim - start >= 8) {
-        uint64_t x, y;
-        memcpy(&x, a + start, 8);
-        memcpy(&y, b + start, 8);
-        uint64_t diff = x ^ y;
-        if (diff != 0)
-            return start + ((uint32_t)__builtin_ctzll(diff) >> 3);
-        return start + 8 + match_len(a + start + 8, b + start + 8, lim - start - 8);
-    }
-    return start + match_len(a + start, b + start, lim - start);
-}
+typedef fz7_lz_match_len_fn match_len_fn;
+#define extend_by fz7_lz_extend_by
 
 static inline uint32_t extend(const fz7_lz_mf *mf, const uint8_t *a, const uint8_t *b, uint32_t start, uint32_t lim)
 {
@@ -390,13 +374,10 @@ __attribute__((always_inline)) static inline uint32_t root_kind(const fz7_lz_mf 
         uint32_t v = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16);
         return (v * GOLDEN) >> mf->hash4_shift;
     }
-    case FZ7_LZ_HC5: {
-        /* The fifth byte through a second odd multiplier into the same
-         * top bits: chains then hold mostly 5-byte repeats, so fewer
-         * candidates fail (7-Zip's fast levels use hc5 as well). */
-        uint32_t v = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-        return ((v * GOLDEN) ^ ((uint32_t)p[4] * 0x2545F491u)) >> mf->hash4_shift;
-    }
+    case FZ7_LZ_HC5:
+        /* Fewer candidates fail on 5-byte chains (7-Zip's fast levels
+         * use hc5 as well). */
+        return fz7_lz_hash5(p, mf->hash4_shift);
     default: {
         uint32_t v = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
         return (v * GOLDEN) >> mf->hash4_shift;
@@ -467,18 +448,10 @@ __attribute__((always_inline)) static inline uint32_t near_matches_kind(fz7_lz_m
 }
 
 /* Slot in the hash chains' 3-byte head table of the 3 bytes at p. */
-static inline uint32_t hc_hash3_of(const uint8_t *p)
-{
-    uint32_t v = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16);
-    return (v * GOLDEN) >> (32 - HC_HASH3_BITS);
-}
+static inline uint32_t hc_hash3_of(const uint8_t *p) { return fz7_lz_hc_hash3(p); }
 
 /* Slot in the hash chains' 2-byte head table of the 2 bytes at p. */
-static inline uint32_t hc_hash2_of(const uint8_t *p)
-{
-    uint32_t v = (uint32_t)p[0] | ((uint32_t)p[1] << 8);
-    return (v * GOLDEN) >> (32 - HC_HASH2_BITS);
-}
+static inline uint32_t hc_hash2_of(const uint8_t *p) { return fz7_lz_hc_hash2(p); }
 
 /* near_matches for the hash-chain kinds, whose 2-byte heads are hashed:
  * the candidate's first 2 bytes are compared before it counts. */

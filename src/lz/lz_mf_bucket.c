@@ -8,6 +8,7 @@
  * bytes ahead can be requested early. With the same hash bits and depth
  * <= 16 it visits exactly the candidates hc5 visits, newest first. */
 #include "lz/lz_mf.h"
+#include "lz/lz_mf_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,10 +25,9 @@
 
 /* The 2- and 3-byte heads: the same 512-slot hashed tables as the hash
  * chains (lz_mf.c), so their near matches are the same too. */
-#define HB_HASH2_BITS 9u
-#define HB_HASH3_BITS 9u
+#define HB_HASH2_BITS FZ7_LZ_HC_HASH2_BITS
+#define HB_HASH3_BITS FZ7_LZ_HC_HASH3_BITS
 #define HB_HEADS ((1u << HB_HASH2_BITS) + (1u << HB_HASH3_BITS))
-#define GOLDEN 0x9E3779B1u
 
 #define HUGE_PAGE ((size_t)2 << 20)
 
@@ -149,21 +149,11 @@ static inline uint8_t *ring_of(const fz7_lz_mf *mf)
 /* The bucket number of the 5 bytes at p: hc5's root hash (lz_mf.c). */
 static inline uint32_t bucket_of(const fz7_lz_mf *mf, const uint8_t *p)
 {
-    uint32_t v = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-    return ((v * GOLDEN) ^ ((uint32_t)p[4] * 0x2545F491u)) >> mf->hash4_shift;
+    return fz7_lz_hash5(p, mf->hash4_shift);
 }
 
-static inline uint32_t hash2_of(const uint8_t *p)
-{
-    uint32_t v = (uint32_t)p[0] | ((uint32_t)p[1] << 8);
-    return (v * GOLDEN) >> (32 - HB_HASH2_BITS);
-}
-
-static inline uint32_t hash3_of(const uint8_t *p)
-{
-    uint32_t v = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16);
-    return (v * GOLDEN) >> (32 - HB_HASH3_BITS);
-}
+#define hash2_of fz7_lz_hc_hash2
+#define hash3_of fz7_lz_hc_hash3
 
 /* Records stored as the newest position of bucket h. */
 static inline void insert(const fz7_lz_mf *mf, uint8_t *ring, uint32_t h, uint32_t stored)
@@ -177,16 +167,7 @@ static inline void insert(const fz7_lz_mf *mf, uint8_t *ring, uint32_t h, uint32
  * inline, the rest through the dispatched match_len. */
 static inline uint32_t extend(const fz7_lz_mf *mf, const uint8_t *a, const uint8_t *b, uint32_t start, uint32_t lim)
 {
-    if (lim - start >= 8) {
-        uint64_t x, y;
-        memcpy(&x, a + start, 8);
-        memcpy(&y, b + start, 8);
-        uint64_t diff = x ^ y;
-        if (diff != 0)
-            return start + ((uint32_t)__builtin_ctzll(diff) >> 3);
-        return start + 8 + mf->match_len(a + start + 8, b + start + 8, lim - start - 8);
-    }
-    return start + mf->match_len(a + start, b + start, lim - start);
+    return fz7_lz_extend_by(mf->match_len, a, b, start, lim);
 }
 
 /* Appends the match with the candidate d bytes back when it is longer

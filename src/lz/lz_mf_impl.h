@@ -1,0 +1,61 @@
+/* lz_mf_impl.h - pieces the hash chains (lz_mf.c) and the hash buckets
+ * (lz_mf_bucket.c) share: hb5 must hash exactly as hc5 does (its matches
+ * are hc5's at the same bits and depth), and both extend a match the same
+ * way. Internal to src/lz. */
+#ifndef FZ7_LZ_MF_IMPL_H
+#define FZ7_LZ_MF_IMPL_H
+
+#include <stdint.h>
+#include <string.h>
+
+#define FZ7_LZ_GOLDEN 0x9E3779B1u
+/* Bits of the hashed 2- and 3-byte head tables of hc4/hc5/hb5 (the
+ * reasons and measurements are in lz_mf.c). */
+#define FZ7_LZ_HC_HASH2_BITS 9u
+#define FZ7_LZ_HC_HASH3_BITS 9u
+
+typedef uint32_t (*fz7_lz_match_len_fn)(const uint8_t *a, const uint8_t *b, uint32_t limit);
+
+/* Slot of the 2 bytes at p in the 512-slot 2-byte head table. */
+static inline uint32_t fz7_lz_hc_hash2(const uint8_t *p)
+{
+    uint32_t v = (uint32_t)p[0] | ((uint32_t)p[1] << 8);
+    return (v * FZ7_LZ_GOLDEN) >> (32 - FZ7_LZ_HC_HASH2_BITS);
+}
+
+/* Slot of the 3 bytes at p in the 512-slot 3-byte head table. */
+static inline uint32_t fz7_lz_hc_hash3(const uint8_t *p)
+{
+    uint32_t v = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16);
+    return (v * FZ7_LZ_GOLDEN) >> (32 - FZ7_LZ_HC_HASH3_BITS);
+}
+
+/* hc5's root hash of the 5 bytes at p, in the top 32 - shift bits: the
+ * fifth byte through a second odd multiplier, so that chains (and
+ * buckets) hold mostly 5-byte repeats. */
+static inline uint32_t fz7_lz_hash5(const uint8_t *p, uint32_t shift)
+{
+    uint32_t v = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+    return ((v * FZ7_LZ_GOLDEN) ^ ((uint32_t)p[4] * 0x2545F491u)) >> shift;
+}
+
+/* Length of the common run of a and b from start, at most lim: the first
+ * 8 bytes inline (most candidates differ there), the rest through the
+ * dispatched match_len kernel. Same result either way. */
+__attribute__((always_inline)) static inline uint32_t fz7_lz_extend_by(fz7_lz_match_len_fn match_len,
+                                                                      const uint8_t *a, const uint8_t *b,
+                                                                      uint32_t start, uint32_t lim)
+{
+    if (lim - start >= 8) {
+        uint64_t x, y;
+        memcpy(&x, a + start, 8);
+        memcpy(&y, b + start, 8);
+        uint64_t diff = x ^ y;
+        if (diff != 0)
+            return start + ((uint32_t)__builtin_ctzll(diff) >> 3);
+        return start + 8 + match_len(a + start + 8, b + start + 8, lim - start - 8);
+    }
+    return start + match_len(a + start, b + start, lim - start);
+}
+
+#endif
