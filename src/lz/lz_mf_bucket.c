@@ -34,25 +34,17 @@
 /* Prefetch distances (positions ahead of pos): the bucket is requested
  * HB_AHEAD_LINE early, the newest candidate's bytes HB_AHEAD_BYTES early
  * (by then its bucket is in cache). Loads only: never changes output. */
-#ifndef HB_AHEAD_LINE
 #define HB_AHEAD_LINE 16u
-#endif
-#ifndef HB_AHEAD_BYTES
 #define HB_AHEAD_BYTES 4u
-#endif
 /* Candidates whose bytes are requested: the newest only (4 or all 11 at
  * -mx1 measured slower: they crowd out the loads the search waits on). */
-#ifndef HB_PF_N
 #define HB_PF_N 1u
-#endif
 
 /* At most 2^18 buckets (16 MiB): -mx2..4 (dictionaries of 1-16 MiB,
  * hc5 heads of 2^19..2^23) then keep their tables in a fraction of
  * hc5's memory and, with more hash values per bucket, lose a little
  * ratio (bench corpus -mx4: 8,809,544 -> 8,830,981 B) for much time. */
-#ifndef HB_BITS_MAX
 #define HB_BITS_MAX 18u
-#endif
 
 uint32_t fz7_lz_hb_bits(uint32_t dict_size)
 {
