@@ -498,14 +498,8 @@ static uint32_t hc_find(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_
         const uint8_t *p = cur - delta;
         if (p[best] == cur[best] && p[0] == cur[0]) {
             uint32_t len = extend(mf, p, cur, 0, lim);
-            if (len > best) {
-                m[n].len = len;
-                m[n].dist = delta;
-                n++;
-                best = len;
-                if (len == lim)
-                    break;
-            }
+            if (fz7_lz_keep_longer(m, &n, &best, len, delta, lim))
+                break;
         }
         cand = mf->son[slot_of(mf, delta)];
     }

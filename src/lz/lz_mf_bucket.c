@@ -235,14 +235,8 @@ static uint32_t search(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_m
             /* All 8 equal: the rest decides, unless byte best differs. */
             if (len == 8 && (best < 8 || (cur - delta)[best] == cur[best]))
                 len = 8 + mf->match_len(cur - delta + 8, cur + 8, lim - 8);
-            if (len > best) {
-                m[n].len = len;
-                m[n].dist = delta;
-                n++;
-                best = len;
-                if (len == lim)
-                    break;
-            }
+            if (fz7_lz_keep_longer(m, &n, &best, len, delta, lim))
+                break;
         }
     } else if (best < lim) {
         for (uint32_t k = 0; k < mf->depth; k++) {
@@ -250,14 +244,8 @@ static uint32_t search(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_m
             if (delta - 1 >= mf->dict_size)
                 break;
             uint32_t len = mf->match_len(cur - delta, cur, lim);
-            if (len > best) {
-                m[n].len = len;
-                m[n].dist = delta;
-                n++;
-                best = len;
-                if (len == lim)
-                    break;
-            }
+            if (fz7_lz_keep_longer(m, &n, &best, len, delta, lim))
+                break;
         }
     }
     insert(mf, ring, h, stored);

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "lz/lz_mf.h"
+
 #define FZ7_LZ_GOLDEN 0x9E3779B1u
 /* Bits of the hashed 2- and 3-byte head tables of hc4/hc5/hb5 (the
  * reasons and measurements are in lz_mf.c). */
@@ -56,6 +58,21 @@ __attribute__((always_inline)) static inline uint32_t fz7_lz_extend_by(fz7_lz_ma
         return start + 8 + match_len(a + start + 8, b + start + 8, lim - start - 8);
     }
     return start + match_len(a + start, b + start, lim - start);
+}
+
+/* The tail of a candidate walk: appends (len, dist) to m[*n] when len
+ * beats *best, which it becomes. Returns 1 once len reaches lim (no
+ * longer match can follow: the walk stops), else 0. */
+__attribute__((always_inline)) static inline int fz7_lz_keep_longer(fz7_lz_match *m, uint32_t *n, uint32_t *best,
+                                                                   uint32_t len, uint32_t dist, uint32_t lim)
+{
+    if (len <= *best)
+        return 0;
+    m[*n].len = len;
+    m[*n].dist = dist;
+    (*n)++;
+    *best = len;
+    return len == lim;
 }
 
 #endif
