@@ -427,7 +427,9 @@ static inline void copy_match(uint8_t *dst, const uint8_t *src, size_t n, size_t
 #define DECODE_MATCH_LEN(lenp, len) DECODE_LEN_(lenp, len, LOW_LAST_SLOT, SLOT_MID_HI)
 
 /* The align bits are a reverse bit tree: its path, first bit highest,
- * read backwards (first bit lowest) is the value. */
+ * read backwards (first bit lowest) is the value. The first three bits'
+ * part is looked up while the last bit decodes (as the path 0b1xyz0), so
+ * the distance waits for that bit only, not for a load after it. */
 static const uint8_t k_reverse4[FZ7_LZMA_ALIGN_SIZE] = { 0, 8, 4, 12, 2, 10, 6, 14,
                                                          1, 9, 5, 13, 3, 11, 7, 15 };
 
@@ -472,8 +474,10 @@ static const uint8_t k_reverse4[FZ7_LZMA_ALIGN_SIZE] = { 0, 8, 4, 12, 2, 10, 6, 
                 TREE_STEP_PRELOAD(ap_, idx_, av_);                              \
                 TREE_STEP_PRELOAD(ap_, idx_, av_);                              \
                 TREE_STEP_PRELOAD(ap_, idx_, av_);                              \
-                RC_TREE_STEP(ap_, idx_);                                        \
-                d_ += k_reverse4[idx_ - FZ7_LZMA_ALIGN_SIZE];                   \
+                d_ += k_reverse4[2 * idx_ - FZ7_LZMA_ALIGN_SIZE];               \
+                uint32_t ab_;                                                   \
+                RC_BIT_BL(ap_ + idx_, ab_);                                     \
+                d_ += ab_ << 3;                                                 \
             }                                                                   \
             (dist) = d_;                                                        \
         }                                                                       \
@@ -515,23 +519,29 @@ static inline size_t back_index(size_t pos, uint32_t rep, size_t cap)
     return pos > rep ? pos - rep - 1 : pos + cap - rep - 1;
 }
 
-/* Asks for the cache lines of the bytes at distances dist + 1 .. dist + 16
- * behind pos (a far match's source while its low 4 bits are still being
- * decoded; a rep's before its length is). A match source megabytes back
- * is usually not in L2, and the copy's first load otherwise stalls the
- * decoder for the whole miss: the prefetch starts the miss a few dozen
- * cycles earlier. Prefetching a wrong address is harmless. */
-static inline void prefetch_back(const uint8_t *dict, size_t cap, size_t pos, uint32_t dist)
+/* Asks for the cache lines a match copy from distance dist + 1 + k
+ * (k = 0 .. spread) behind pos reads first: its source start lies in
+ * [i - spread, i] (i = the index for k = 0) and the first 32-byte copy
+ * reads up to 31 bytes on, so the bytes [i - spread, i + 31] are wanted;
+ * with spread <= 15 that span is at most 47 bytes, two cache lines,
+ * whose ends are prefetched. Used for a far match's source while its low
+ * 4 bits are still being decoded (spread 15) and for a rep's before its
+ * length is (spread 0). A source megabytes back is usually not in L2, and
+ * the copy's loads otherwise stall the decoder for the whole miss: the
+ * prefetch starts the miss a few dozen cycles earlier. Prefetching a
+ * wrong address is harmless. */
+static inline void prefetch_back(const uint8_t *dict, size_t cap, size_t pos, uint32_t dist, size_t spread)
 {
     size_t i = back_index(pos, dist, cap);
-    size_t j = i >= 15 ? i - 15 : i + cap - 15;
-    /* Integer arithmetic: a corrupt distance may point anywhere. */
-    __builtin_prefetch((const void *)((uintptr_t)dict + i));
+    size_t j = i >= spread ? i - spread : i + cap - spread;
+    /* Integer arithmetic: a corrupt distance may point anywhere, and
+     * i + 31 may lie past the buffer's end. */
     __builtin_prefetch((const void *)((uintptr_t)dict + j));
+    __builtin_prefetch((const void *)((uintptr_t)dict + i + 31));
 }
 
 /* The on_high hooks of DECODE_DIST in the run loop and elsewhere. */
-#define PREFETCH_FAR(base) prefetch_back(d->dict, d->cap, pos, (base))
+#define PREFETCH_FAR(base) prefetch_back(d->dict, d->cap, pos, (base), 15)
 #define NO_PREFETCH(base) ((void)(base))
 
 fz7_status fz7_lzma_dec_run(fz7_lzma_dec *d, const uint8_t **inp, const uint8_t *in_stop, size_t limit)
@@ -680,7 +690,7 @@ fz7_status fz7_lzma_dec_run(fz7_lzma_dec *d, const uint8_t **inp, const uint8_t 
                 }
                 d->rep1 = rep0;
                 rep0 = dist;
-                prefetch_back(d->dict, d->cap, pos, rep0);
+                prefetch_back(d->dict, d->cap, pos, rep0, 0);
             }
             state = state < FZ7_LZMA_LIT_STATES ? 8 : 11;
             DECODE_LEN(&pr->rep_len, len);
