@@ -6,7 +6,8 @@
 # -T2 --block-size=4MiB). The commands of one group (one archive, t or x)
 # run interleaved, one run of each per round, so a busy machine hits them
 # alike; prints the median wall and CPU (user + sys: the fair number on a
-# loaded machine) of N rounds and the ratios other/fz7 (higher: fz7 faster).
+# loaded machine) of N rounds and the ratios other/fz7 (higher: fz7 faster):
+# of the medians, and in brackets the median of the per-round ratios.
 # Usage: bench/compare_dec.sh [runs]   (FZ7=path of the binary; default 5 runs;
 # FZ7_BEFORE=path of an older fz7 adds its t / x rows to each group)
 set -euo pipefail
@@ -35,20 +36,44 @@ make_7zz 7zz-mx5-nonsolid.7z -mx5 -ms=off
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
+# The median of the per-round ratios other/first of two lists (one value
+# per round, same order): within a round the machine's load hits both
+# alike, so this ratio is steadier than the ratio of the medians.
+ratio_median() { paste <(printf '%s\n' $1) <(printf '%s\n' $2) | awk '$1 != "nan" && $2 != "nan" && $2 > 0 {print $1 / $2}' | median; }
+
+# CPU time (all threads, user + sys) of one command: perf's task-clock in
+# ms when perf works here (1 ms resolution; /usr/bin/time's user and sys
+# have 10 ms steps, about 3 % of a 0.35 s run), else /usr/bin/time.
+have_perf=0
+perf stat -x, -e task-clock -o "$work/perf.txt" true >/dev/null 2>&1 && have_perf=1
+
 # group LABEL1 'CMD1' LABEL2 'CMD2' ...: runs the commands in turn, `runs`
 # rounds; the first command is the fz7 reference of the ratios. The output
-# folder of `x` is emptied before each run (not timed).
+# folder of `x` is emptied before each run (not timed). Prints the median
+# wall and CPU seconds and, per other command, the ratio of the medians
+# and the median of the per-round ratios (in brackets).
 group() {
-  local labels=() cmds=() i r tf=$work/time.txt
+  local labels=() cmds=() i r tf=$work/time.txt pf=$work/perf.txt
   while [ $# -gt 0 ]; do labels+=("$1"); cmds+=("$2"); shift 2; done
   local n=${#cmds[@]}
   declare -A walls cpus
   for ((r = 0; r < runs; r++)); do
     for ((i = 0; i < n; i++)); do
       rm -rf "$work/out"
-      if /usr/bin/time -f "%e %U %S" -o "$tf" sh -c "${cmds[i]}" >/dev/null 2>&1; then
+      local ok=0
+      if [ $have_perf = 1 ]; then
+        /usr/bin/time -f "%e %U %S" -o "$tf" perf stat -x, -e task-clock -o "$pf" \
+          sh -c "${cmds[i]}" >/dev/null 2>&1 && ok=1
+      else
+        /usr/bin/time -f "%e %U %S" -o "$tf" sh -c "${cmds[i]}" >/dev/null 2>&1 && ok=1
+      fi
+      if [ $ok = 1 ]; then
         walls[$i]+="$(awk '{print $1}' "$tf") "
-        cpus[$i]+="$(awk '{printf "%.3f", $2 + $3}' "$tf") "
+        if [ $have_perf = 1 ]; then
+          cpus[$i]+="$(awk -F, '/task-clock/ {printf "%.4f", $1 / 1000}' "$pf") "
+        else
+          cpus[$i]+="$(awk '{printf "%.3f", $2 + $3}' "$tf") "
+        fi
       else
         walls[$i]+="nan "; cpus[$i]+="nan "
       fi
@@ -56,14 +81,16 @@ group() {
   done
   local w0 c0
   for ((i = 0; i < n; i++)); do
-    local w c
+    local w c rw rc
     w=$(printf '%s\n' ${walls[$i]} | median); c=$(printf '%s\n' ${cpus[$i]} | median)
     if [ "$i" = 0 ]; then
       w0=$w; c0=$c
       printf '%-40s %8.3f %8.3f\n' "${labels[i]}" "$w" "$c"
     else
-      awk -v l="${labels[i]}" -v w="$w" -v c="$c" -v rw="$w0" -v rc="$c0" \
-        'BEGIN{printf "%-40s %8.3f %8.3f   x%.2f wall  x%.2f cpu\n", l, w, c, w/rw, c/rc}'
+      rw=$(ratio_median "${walls[$i]}" "${walls[0]}")
+      rc=$(ratio_median "${cpus[$i]}" "${cpus[0]}")
+      awk -v l="${labels[i]}" -v w="$w" -v c="$c" -v w0="$w0" -v c0="$c0" -v rw="$rw" -v rc="$rc" \
+        'BEGIN{printf "%-40s %8.3f %8.3f   x%.2f [x%.2f] wall  x%.2f [x%.2f] cpu\n", l, w, c, w/w0, rw, c/c0, rc}'
     fi
   done
 }
