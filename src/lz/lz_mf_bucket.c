@@ -235,9 +235,11 @@ static uint32_t search(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_m
             memcpy(&x, cur - delta, 8);
             uint64_t diff = x ^ c8;
             uint32_t len = diff != 0 ? (uint32_t)__builtin_ctzll(diff) >> 3 : 8;
-            /* All 8 equal: the rest decides, unless byte best differs. */
+            /* All 8 equal: the rest decides, unless byte best differs
+             * (the next 8 inline too: most such matches end there, and
+             * the call to match_len is spared). */
             if (len == 8 && (best < 8 || (cur - delta)[best] == cur[best]))
-                len = 8 + mf->match_len(cur - delta + 8, cur + 8, lim - 8);
+                len = extend(mf, cur - delta, cur, 8, lim);
             if (fz7_lz_keep_longer(m, &n, &best, len, delta, lim))
                 break;
         }
