@@ -184,7 +184,9 @@ static inline void prefetch(const fz7_lz_mf *mf)
     if (mf->end - mf->pos < HB_AHEAD_LINE + 5)
         return;
     const uint8_t *p = mf->buf + mf->pos;
-    __builtin_prefetch(mf->hash4 + (size_t)bucket_of(mf, p + HB_AHEAD_LINE) * HB_WORDS, 1);
+    uint32_t ahead = bucket_of(mf, p + HB_AHEAD_LINE);
+    __builtin_prefetch(mf->hash4 + (size_t)ahead * HB_WORDS, 1);
+    __builtin_prefetch(ring_of(mf) + ahead, 1);
     uint32_t h = bucket_of(mf, p + HB_AHEAD_BYTES);
     const uint32_t *b = mf->hash4 + (size_t)h * HB_WORDS;
     uint32_t head = ring_of(mf)[h], stored = mf->pos + HB_AHEAD_BYTES + mf->offset;
@@ -203,7 +205,8 @@ static uint32_t search(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_m
     uint32_t best = 1, n = 0;
     /* Near matches: the newest position with (probably) the same 2 and
      * then 3 bytes, as the hash chains find them. */
-    uint32_t h2 = hash2_of(cur), h3 = hash3_of(cur);
+    uint32_t v = fz7_get32le(cur);
+    uint32_t h2 = fz7_lz_hc_hash2_of(v), h3 = fz7_lz_hc_hash3_of(v);
     uint32_t d2 = stored - mf->hash2[h2];
     uint32_t d3 = stored - mf->hash3[h3];
     mf->hash2[h2] = stored;
@@ -232,9 +235,11 @@ static uint32_t search(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_m
             memcpy(&x, cur - delta, 8);
             uint64_t diff = x ^ c8;
             uint32_t len = diff != 0 ? (uint32_t)__builtin_ctzll(diff) >> 3 : 8;
-            /* All 8 equal: the rest decides, unless byte best differs. */
+            /* All 8 equal: the rest decides, unless byte best differs
+             * (the next 8 inline too: most such matches end there, and
+             * the call to match_len is spared). */
             if (len == 8 && (best < 8 || (cur - delta)[best] == cur[best]))
-                len = 8 + mf->match_len(cur - delta + 8, cur + 8, lim - 8);
+                len = extend(mf, cur - delta, cur, 8, lim);
             if (fz7_lz_keep_longer(m, &n, &best, len, delta, lim))
                 break;
         }
@@ -280,14 +285,24 @@ void fz7_lz_hb_skip(fz7_lz_mf *mf, uint32_t count)
         }
         return;
     }
+    /* The tables in locals: the stores below could alias mf's fields, so
+     * the compiler would reload them at every position. */
     const uint8_t *p = mf->buf + mf->pos;
     uint32_t stored = mf->pos + mf->offset;
     uint8_t *ring = ring_of(mf);
+    uint32_t *lines = mf->hash4, *hash2 = mf->hash2, *hash3 = mf->hash3;
+    uint32_t shift = mf->hash4_shift;
     for (uint32_t k = 0; k < count; k++, p++, stored++) {
-        __builtin_prefetch(mf->hash4 + (size_t)bucket_of(mf, p + HB_AHEAD_LINE) * HB_WORDS, 1);
-        mf->hash2[hash2_of(p)] = stored;
-        mf->hash3[hash3_of(p)] = stored;
-        insert(mf, ring, bucket_of(mf, p), stored);
+        uint32_t ahead = fz7_lz_hash5(p + HB_AHEAD_LINE, shift);
+        __builtin_prefetch(lines + (size_t)ahead * HB_WORDS, 1);
+        __builtin_prefetch(ring + ahead, 1);
+        uint32_t v = fz7_get32le(p);
+        hash2[fz7_lz_hc_hash2_of(v)] = stored;
+        hash3[fz7_lz_hc_hash3_of(v)] = stored;
+        uint32_t h = fz7_lz_hash5(p, shift);
+        uint32_t i = (ring[h] + 1u) & (HB_WAYS - 1);
+        ring[h] = (uint8_t)i;
+        lines[(size_t)h * HB_WORDS + i] = stored;
     }
     mf->pos += count;
 }

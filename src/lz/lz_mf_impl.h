@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "fz7_common.h"
 #include "lz/lz_mf.h"
 
 #define FZ7_LZ_GOLDEN 0x9E3779B1u
@@ -17,6 +18,18 @@
 #define FZ7_LZ_HC_HASH3_BITS 9u
 
 typedef uint32_t (*fz7_lz_match_len_fn)(const uint8_t *a, const uint8_t *b, uint32_t limit);
+
+/* Slots of the 2- and 3-byte heads from the word of the bytes at p (one
+ * load for both): the same as fz7_lz_hc_hash2/3 of p. */
+static inline uint32_t fz7_lz_hc_hash2_of(uint32_t v)
+{
+    return ((v & 0xFFFFu) * FZ7_LZ_GOLDEN) >> (32 - FZ7_LZ_HC_HASH2_BITS);
+}
+
+static inline uint32_t fz7_lz_hc_hash3_of(uint32_t v)
+{
+    return ((v & 0xFFFFFFu) * FZ7_LZ_GOLDEN) >> (32 - FZ7_LZ_HC_HASH3_BITS);
+}
 
 /* Slot of the 2 bytes at p in the 512-slot 2-byte head table. */
 static inline uint32_t fz7_lz_hc_hash2(const uint8_t *p)
@@ -37,7 +50,7 @@ static inline uint32_t fz7_lz_hc_hash3(const uint8_t *p)
  * buckets) hold mostly 5-byte repeats. */
 static inline uint32_t fz7_lz_hash5(const uint8_t *p, uint32_t shift)
 {
-    uint32_t v = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+    uint32_t v = fz7_get32le(p);
     return ((v * FZ7_LZ_GOLDEN) ^ ((uint32_t)p[4] * 0x2545F491u)) >> shift;
 }
 
