@@ -411,8 +411,16 @@ static void code_literal(struct fz7_lzma_enc *e, const uint8_t *cur)
     fz7_rcl_bit(&rc, &pr->is_match[state][(uint32_t)pos & e->pos_mask], 0);
     uint8_t prev = pos > 0 ? cur[-1] : 0;
     fz7_lzma_prob *probs = pr->literal + fz7_lzma_literal_offset(pos, prev, e->opts.lc, e->opts.lp);
-    uint32_t offs = fz7_lzma_state_is_literal(state) ? 0 : 0x100;
-    uint32_t mb = offs ? cur[-(ptrdiff_t)e->reps[0] - 1] : 0;
+    if (fz7_lzma_state_is_literal(state)) {
+        /* Plain: the 8-bit tree alone, without the match-byte masks (most
+         * literals of the fast levels). */
+        fz7_rcl_tree(&rc, probs, 8, cur[0]);
+        fz7_rc_close(&rc);
+        e->state = fz7_lzma_state_after_literal(state);
+        return;
+    }
+    uint32_t offs = 0x100;
+    uint32_t mb = cur[-(ptrdiff_t)e->reps[0] - 1];
     /* c >> 8 is the tree node: 1, then the bits coded so far. */
     uint32_t c = (uint32_t)cur[0] | 0x100;
 #pragma GCC unroll 8
