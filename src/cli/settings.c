@@ -366,6 +366,9 @@ void fz7_settings_pick_mt(const fz7_settings *s, uint64_t bytes, uint32_t *threa
             if (getenv("H44_BPT")) per = (uint32_t)atoi(getenv("H44_BPT"));
 #endif
             uint64_t cap = s->xz ? 0 : (uint64_t)lo.dict_size * MT_7Z_BLOCK_DICTS;
+#ifdef FZ7_MT_TRACE
+            if (getenv("H44_NOCAP")) cap = 0;
+#endif
             *block = mt_block_for(bytes, *threads * per, lo.dict_size, cap);
 #ifdef FZ7_MT_TRACE
             if (getenv("H44_BS")) *block = (uint64_t)atoll(getenv("H44_BS")) << 10;

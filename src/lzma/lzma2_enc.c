@@ -301,16 +301,22 @@ static void submit(struct fz7_lzma_enc *e)
 }
 
 /* Bytes of the block that starts at input offset off. An input of known
- * size ends in blocks of tail_block bytes (its last block_size bytes or a
- * few more), so that the threads run out of work together: with blocks of
- * one size, one thread idles while the other codes a whole last block.
- * The block before them takes what is left over a multiple of block_size.
- * Every cut stays a multiple of 16 (pick_prime). An input longer than its
- * size hint goes on in blocks of block_size. */
+ * size over two blocks starts with two blocks of tail_block bytes, so that
+ * a second thread starts after a quarter of the reading, and ends in
+ * blocks of tail_block (its last block_size bytes or a few more), so that
+ * the threads run out of work together: with blocks of one size, one
+ * thread idles while the other codes a whole last block. The block before
+ * those takes what is left over a multiple of block_size. Every cut stays
+ * a multiple of 16 (pick_prime). An input longer than its size hint goes
+ * on in blocks of block_size. */
 static uint64_t plan_len(const struct fz7_lzma2_mt *mt, uint64_t off)
 {
     uint64_t b = mt->block_size, t = mt->tail_block;
-    if (!t || off >= mt->total || mt->total - off > 2 * b)
+    if (!t || off >= mt->total)
+        return b;
+    if (mt->total > 2 * b && off < 2 * t)
+        return t;
+    if (mt->total - off > 2 * b)
         return b;
     uint64_t left = mt->total - off;
     if (left > b) {
@@ -576,6 +582,9 @@ static size_t pick_prime(const fz7_lzma_enc_opts *block_opts, uint64_t block_siz
     if (block_size % 16 != 0)
         return 0;
     uint64_t w = MT_PRIME_MAX;
+#ifdef FZ7_MT_TRACE
+    if (getenv("H44_PRIME")) w = (uint64_t)atoll(getenv("H44_PRIME")) << 10;
+#endif
     if (w > block_opts->dict_size)
         w = block_opts->dict_size;
     if (w > block_size)
