@@ -88,7 +88,9 @@ struct fz7_lzma2_mt {
     size_t prime;          /* bytes of the previous block each later block starts from */
     uint8_t *tail;         /* the last `prime` bytes of the latest full block */
     uint32_t threads;
-    uint32_t nslots;       /* threads + 1: one fills while the others encode */
+    uint32_t nslots;       /* threads + MT_SLOTS_OVER: one fills while the others
+                            * encode, one more to fill while the oldest block
+                            * (the next to write) is still coded */
     mt_slot *slots;
     mt_slot *filling;      /* the slot taking input, or NULL */
     uint64_t next_seq;     /* number of the next block to fill */
@@ -301,22 +303,23 @@ static void submit(struct fz7_lzma_enc *e)
 }
 
 /* Bytes of the block that starts at input offset off. An input of known
- * size over two blocks starts with two blocks of tail_block bytes, so that
- * a second thread starts after a quarter of the reading, and ends in
- * blocks of tail_block (its last block_size bytes or a few more), so that
- * the threads run out of work together: with blocks of one size, one
- * thread idles while the other codes a whole last block. The block before
- * those takes what is left over a multiple of block_size. Every cut stays
- * a multiple of 16 (pick_prime). An input longer than its size hint goes
- * on in blocks of block_size. */
+ * size ends in blocks of tail_block bytes (its last block_size bytes or a
+ * few more), so that the threads run out of work together: with blocks of
+ * one size, one thread idles while the other codes a whole last block.
+ * The block before those takes what is left over a multiple of
+ * block_size. Every cut stays a multiple of 16 (pick_prime). An input
+ * longer than its size hint goes on in blocks of block_size. (Two quarter
+ * blocks at the start as well, for a second thread to start sooner, cost
+ * more in cuts than they won: each cut costs a block about 4 ms of CPU at
+ * -mx1, its tables' first use and the prefix's match finder pass, while
+ * the main thread reads a 4 MiB block in about 5 ms. Modelled on the
+ * bench corpus from its 1 MiB blocks' CPU times, -mx1 -mmt2 over -mmt1
+ * before the slowdown of two threads side by side: 1.86x with them,
+ * 1.87x without, 1.80x with uniform blocks of a quarter folder.) */
 static uint64_t plan_len(const struct fz7_lzma2_mt *mt, uint64_t off)
 {
     uint64_t b = mt->block_size, t = mt->tail_block;
-    if (!t || off >= mt->total)
-        return b;
-    if (mt->total > 2 * b && off < 2 * t)
-        return t;
-    if (mt->total - off > 2 * b)
+    if (!t || off >= mt->total || mt->total - off > 2 * b)
         return b;
     uint64_t left = mt->total - off;
     if (left > b) {
@@ -577,14 +580,20 @@ static uint64_t pick_block_size(const fz7_lzma_enc_opts *opts, uint64_t block_si
 #define MT_PRIME_MAX ((uint64_t)2 << 20)
 #define MT_TAIL_DIV 4u
 
+/* Block slots over the thread count. Blocks are written in input order,
+ * so a slot frees only when the oldest block is done: with one slot over,
+ * a thread that finished a later block idles while the oldest is coded
+ * (blocks of one size take up to 2x each other's CPU time on the bench
+ * corpus). Two over: -mx1 -mmt2 replayed from 5 runs' block times, 0.4-2 %
+ * less wall time (threads idle 0.057-0.078 s instead of 0.072-0.093 s),
+ * three over another 0-2 %. Each slot holds a block and its output. */
+#define MT_SLOTS_OVER 2u
+
 static size_t pick_prime(const fz7_lzma_enc_opts *block_opts, uint64_t block_size)
 {
     if (block_size % 16 != 0)
         return 0;
     uint64_t w = MT_PRIME_MAX;
-#ifdef FZ7_MT_TRACE
-    if (getenv("H44_PRIME")) w = (uint64_t)atoll(getenv("H44_PRIME")) << 10;
-#endif
     if (w > block_opts->dict_size)
         w = block_opts->dict_size;
     if (w > block_size)
@@ -597,10 +606,6 @@ static size_t pick_prime(const fz7_lzma_enc_opts *block_opts, uint64_t block_siz
 static uint64_t pick_tail_block(uint64_t block_size, size_t prime)
 {
     uint64_t t = (block_size / MT_TAIL_DIV) & ~(uint64_t)15;
-#ifdef FZ7_MT_TRACE
-    if (getenv("H44_TAIL")) t = (uint64_t)atoll(getenv("H44_TAIL")) << 10;
-    if (getenv("H44_NOTAIL")) return 0;
-#endif
     if (t < prime)
         t = prime;
     return t;
@@ -647,7 +652,8 @@ uint64_t fz7_lzma2_mt_memusage(const fz7_lzma_enc_opts *opts, uint32_t threads, 
     /* Per thread an encoder; per slot the prefix, the input block and its
      * output (about the block's size at worst: stored chunks add 3 bytes
      * per 64 KiB, the buffer doubles past it); one tail. */
-    return (uint64_t)threads * fz7_lzma_enc_memusage(&o) + (uint64_t)(threads + 1) * (prime + block_size * 3)
+    return (uint64_t)threads * fz7_lzma_enc_memusage(&o)
+           + (uint64_t)(threads + MT_SLOTS_OVER) * (prime + block_size * 3)
            + prime;
 }
 
@@ -676,7 +682,7 @@ static fz7_status new_on_pool(const fz7_lzma_enc_opts *opts, fz7_lzma2_pool *poo
     mt->total = opts->size_hint;
     mt->tail_block = pick_tail_block(block_size, mt->prime);
     mt->threads = pool->threads;
-    mt->nslots = pool->threads == 1 ? 1 : pool->threads + 1;
+    mt->nslots = pool->threads == 1 ? 1 : pool->threads + MT_SLOTS_OVER;
     mt->slots = calloc(mt->nslots, sizeof(mt_slot));
     mt->tail = mt->prime ? malloc(mt->prime) : NULL;
     if (!mt->slots || (mt->prime && !mt->tail)) {

@@ -452,17 +452,16 @@ static size_t block_starts(const tu_membuf *m, uint64_t *at, size_t max)
     return k;
 }
 
-/* An input of known size (opts.size_hint) starts with two blocks of a
- * quarter block and ends in them (lzma2_enc.c, plan_len): 1 MiB blocks in
- * between, the rest over a multiple of 1 MiB (cut down to a multiple of
- * 16, at least 256 KiB), then 256 KiB blocks, the last one taking a
- * remainder under 128 KiB. The same bytes with 1, 2
+/* An input of known size (opts.size_hint) ends in blocks of a quarter
+ * block (lzma2_enc.c, plan_len): 1 MiB blocks, the rest over a multiple
+ * of 1 MiB (cut down to a multiple of 16, at least 256 KiB), then 256 KiB
+ * blocks, the last one taking a remainder under 128 KiB. The same bytes with 1, 2
  * and 3 threads and on a pool; without a size hint every block is 1 MiB;
  * both decode. */
 static void test_tail_blocks(void **state)
 {
     (void)state;
-    const size_t n = ((size_t)5 << 19) + 100000;
+    const size_t n = ((size_t)3 << 20) + 100000;
     uint8_t *data = malloc(n + 16);
     assert_non_null(data);
     /* Numbers as text: every chunk compresses (a stored chunk would hide
@@ -481,11 +480,10 @@ static void test_tail_blocks(void **state)
     assert_int_equal(hinted.dict_size, 256u << 10);
     tu_membuf ref, got;
     encode_mt_of(&hinted, 2, block, data, n, &ref);
-    /* 2721440 bytes: 256 KiB twice (the head), 1 MiB, then 256 KiB (the
-     * 100000 bytes over a multiple of 1 MiB are less than a tail block),
-     * two more, and 362144 last (the 100000 left after a 256 KiB block
-     * are under half of one). */
-    const uint64_t want[] = {262144, 524288, 1572864, 1835008, 2097152, 2359296};
+    /* 3245728 bytes: 1 MiB, 1 MiB, then 256 KiB (the 100000 bytes over
+     * 3 MiB are less than a tail block), two more, and 362144 last (the
+     * 100000 left after a 256 KiB block are under half of one). */
+    const uint64_t want[] = {1048576, 2097152, 2359296, 2621440, 2883584};
     uint64_t at[16];
     size_t k = block_starts(&ref, at, 16);
     assert_int_equal(k, sizeof want / sizeof want[0]);
@@ -509,9 +507,9 @@ static void test_tail_blocks(void **state)
     /* No size hint: 1 MiB blocks to the end. */
     tu_membuf plain;
     encode_mt_of(&o, 2, block, data, n, &plain);
-    const uint64_t even[] = {1048576, 2097152};
+    const uint64_t even[] = {1048576, 2097152, 3145728};
     k = block_starts(&plain, at, 16);
-    assert_int_equal(k, 2);
+    assert_int_equal(k, 3);
     for (size_t i = 0; i < k; i++)
         assert_int_equal(at[i], even[i]);
     check_decodes(&plain, o.dict_size, data, n);
