@@ -326,8 +326,12 @@ static uint64_t plan_len(const struct fz7_lzma2_mt *mt, uint64_t off)
         uint64_t k = (left - b) & ~(uint64_t)15;
         return k > t ? k : t;
     }
-    /* The last block: no tail of less than half a tail block alone. */
-    if (left <= t || left - t < t / 2) {
+    /* The last block: no tail of less than half a tail block alone. No
+     * block is planned shorter than t (at least the prefix): should the
+     * input go on past its hint, the next block's prefix is its end. */
+    if (left <= t)
+        return t;
+    if (left - t < t / 2) {
         uint64_t k = (left + 15) & ~(uint64_t)15;
         return k < b ? k : b;
     }

@@ -504,6 +504,25 @@ static void test_tail_blocks(void **state)
     assert_same("tail blocks on a pool", &ref, &got);
     free(got.p);
 
+    /* An input longer than its hint (a file that grew): the planned tail
+     * and then 1 MiB blocks; every later block's prefix is real input.
+     * A hint under the prefix (256 KiB) with one thread (no one-block
+     * stream) plans no block shorter than the prefix. */
+    static const uint64_t hints[] = {(uint64_t)5 << 19, 100000};
+    for (size_t h = 0; h < 2; h++) {
+        fz7_lzma_enc_opts grew = hinted;
+        grew.size_hint = hints[h];
+        tu_membuf g1, g2;
+        encode_mt_of(&grew, 1, block, data, n, &g1);
+        check_decodes(&g1, grew.dict_size, data, n);
+        if (h == 0) {
+            encode_mt_of(&grew, 2, block, data, n, &g2);
+            assert_same("longer than its hint, 2 threads", &g1, &g2);
+            free(g2.p);
+        }
+        free(g1.p);
+    }
+
     /* No size hint: 1 MiB blocks to the end. */
     tu_membuf plain;
     encode_mt_of(&o, 2, block, data, n, &plain);
