@@ -6,8 +6,9 @@
  * it, its first chunk resets state and properties only: xz-file-format.txt
  * 5.3.1 control 0xC0), which wins back most of what the cut costs.
  *
- * The cut depends only on block_size, so the output is the same for every
- * thread count. Only the caller's thread writes to dst. An input known to
+ * The cut depends only on block_size and the size hint (an input of known
+ * size ends in quarter blocks, plan_len), so the output is the same for
+ * every thread count. Only the caller's thread writes to dst. An input known to
  * fit in one block gets no cut at all: one encoder whose match finder
  * searches on the second thread (lz/lz_mf_mt.h), the same bytes.
  *
@@ -22,6 +23,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A timeline for tuning the schedule: built with -DFZ7_MT_TRACE, the pool
+ * prints each block's submit, start and end (wall seconds since the first
+ * event, and the worker's CPU seconds) to stderr. Off in every other build. */
+#ifdef FZ7_MT_TRACE
+#include <stdio.h>
+#include <time.h>
+static double tr_clock(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+static double tr_t0;
+#define tr_cpu() tr_clock(CLOCK_THREAD_CPUTIME_ID)
+#define TR(...)                                                                                    \
+    do {                                                                                           \
+        if (!tr_t0)                                                                                \
+            tr_t0 = tr_clock(CLOCK_MONOTONIC);                                                     \
+        fprintf(stderr, "%9.4f ", tr_clock(CLOCK_MONOTONIC) - tr_t0);                              \
+        fprintf(stderr, __VA_ARGS__);                                                              \
+    } while (0)
+#else
+#define TR(...) ((void)0)
+#endif
+
 enum slot_state { SLOT_FREE, SLOT_FILLING, SLOT_QUEUED, SLOT_RUNNING, SLOT_DONE };
 
 struct fz7_lzma2_mt;
@@ -31,6 +57,7 @@ typedef struct mt_slot {
     enum slot_state state;
     uint64_t seq;          /* block number, in input order */
     uint8_t *in;           /* prime + block_size bytes: the block starts at in + prime */
+    size_t want;           /* bytes the block is cut at (plan_len) */
     size_t in_len;         /* bytes of the block */
     size_t prefix_len;     /* bytes before the block it starts from (0 or prime) */
     uint8_t *out;          /* the block's chunks (no end byte) */
@@ -54,11 +81,16 @@ struct fz7_lzma2_pool {
 
 struct fz7_lzma2_mt {
     fz7_lzma_enc_opts block_opts; /* opts with the dictionary reduced to a block */
-    uint64_t block_size;
+    uint64_t block_size;   /* the longest block; most blocks are this long */
+    uint64_t total;        /* the input's expected bytes (opts->size_hint), 0 = unknown */
+    uint64_t tail_block;   /* the blocks of the input's last block_size bytes */
+    uint64_t next_off;     /* input offset of the next block to fill */
     size_t prime;          /* bytes of the previous block each later block starts from */
     uint8_t *tail;         /* the last `prime` bytes of the latest full block */
     uint32_t threads;
-    uint32_t nslots;       /* threads + 1: one fills while the others encode */
+    uint32_t nslots;       /* threads + MT_SLOTS_OVER: one fills while the others
+                            * encode, one more to fill while the oldest block
+                            * (the next to write) is still coded */
     mt_slot *slots;
     mt_slot *filling;      /* the slot taking input, or NULL */
     uint64_t next_seq;     /* number of the next block to fill */
@@ -190,7 +222,11 @@ static void *worker_main(void *arg)
             break;
         b->state = SLOT_RUNNING;
         pthread_mutex_unlock(&pool->lock);
+        TR("start %p seq %llu len %zu thr %lx cpu %.4f\n", (void *)b->owner, (unsigned long long)b->seq,
+           b->in_len, (unsigned long)pthread_self() & 0xfffff, tr_cpu());
         encode_block(b->owner, b);
+        TR("end   %p seq %llu out %zu thr %lx cpu %.4f\n", (void *)b->owner, (unsigned long long)b->seq,
+           b->out_len, (unsigned long)pthread_self() & 0xfffff, tr_cpu());
         pthread_mutex_lock(&pool->lock);
         b->state = SLOT_DONE;
         pthread_cond_broadcast(&pool->done);
@@ -218,8 +254,12 @@ static fz7_status emit_done(struct fz7_lzma_enc *e, int wait)
     for (;;) {
         pthread_mutex_lock(&pool->lock);
         mt_slot *b = slot_of_seq(mt, mt->next_emit);
+        if (b && wait && b->state != SLOT_DONE)
+            TR("main wait seq %llu\n", (unsigned long long)mt->next_emit);
         while (b && wait && b->state != SLOT_DONE)
             pthread_cond_wait(&pool->done, &pool->lock);
+        if (wait)
+            TR("main waited\n");
         int ready = b && b->state == SLOT_DONE;
         pthread_mutex_unlock(&pool->lock);
         if (!ready)
@@ -247,17 +287,55 @@ static void submit(struct fz7_lzma_enc *e)
     struct fz7_lzma2_mt *mt = e->mt;
     mt_slot *b = mt->filling;
     mt->filling = NULL;
-    if (mt->prime && b->in_len == mt->block_size)
+    mt->next_off += b->in_len;
+    if (mt->prime && b->in_len == b->want)
         memcpy(mt->tail, b->in + mt->prime + b->in_len - mt->prime, mt->prime);
     if (mt->pool->started == 0) {
         encode_block(mt, b);
         b->state = SLOT_DONE;
         return;
     }
+    TR("submit %p seq %llu len %zu\n", (void *)mt, (unsigned long long)b->seq, b->in_len);
     pthread_mutex_lock(&mt->pool->lock);
     b->state = SLOT_QUEUED;
     pthread_cond_signal(&mt->pool->work);
     pthread_mutex_unlock(&mt->pool->lock);
+}
+
+/* Bytes of the block that starts at input offset off. An input of known
+ * size ends in blocks of tail_block bytes (its last block_size bytes or a
+ * few more), so that the threads run out of work together: with blocks of
+ * one size, one thread idles while the other codes a whole last block.
+ * The block before those takes what is left over a multiple of
+ * block_size. Every cut stays a multiple of 16 (pick_prime). An input
+ * longer than its size hint goes on in blocks of block_size. (Two quarter
+ * blocks at the start as well, for a second thread to start sooner, cost
+ * more in cuts than they won: each cut costs a block about 4 ms of CPU at
+ * -mx1, its tables' first use and the prefix's match finder pass, while
+ * the main thread reads a 4 MiB block in about 5 ms. Modelled on the
+ * bench corpus from its 1 MiB blocks' CPU times, -mx1 -mmt2 over -mmt1
+ * before the slowdown of two threads side by side: 1.86x with them,
+ * 1.87x without, 1.80x with uniform blocks of a quarter folder.) */
+static uint64_t plan_len(const struct fz7_lzma2_mt *mt, uint64_t off)
+{
+    uint64_t b = mt->block_size, t = mt->tail_block;
+    if (!t || off >= mt->total || mt->total - off > 2 * b)
+        return b;
+    uint64_t left = mt->total - off;
+    if (left > b) {
+        uint64_t k = (left - b) & ~(uint64_t)15;
+        return k > t ? k : t;
+    }
+    /* The last block: no tail of less than half a tail block alone. No
+     * block is planned shorter than t (at least the prefix): should the
+     * input go on past its hint, the next block's prefix is its end. */
+    if (left <= t)
+        return t;
+    if (left - t < t / 2) {
+        uint64_t k = (left + 15) & ~(uint64_t)15;
+        return k < b ? k : b;
+    }
+    return t;
 }
 
 /* A free slot to fill, writing out finished blocks until one is free. */
@@ -277,6 +355,7 @@ static fz7_status take_slot(struct fz7_lzma_enc *e)
             b->state = SLOT_FILLING;
             b->seq = mt->next_seq++;
             b->in_len = 0;
+            b->want = (size_t)plan_len(mt, mt->next_off);
             b->prefix_len = mt->prime && b->seq > 0 ? mt->prime : 0;
         }
         pthread_mutex_unlock(&mt->pool->lock);
@@ -310,7 +389,7 @@ fz7_status fz7_lzma2_mt_write(struct fz7_lzma_enc *e, const uint8_t *data, size_
                 return st;
         }
         mt_slot *b = mt->filling;
-        size_t k = mt->block_size - b->in_len;
+        size_t k = b->want - b->in_len;
         if (k > n)
             k = n;
         memcpy(b->in + mt->prime + b->in_len, data, k);
@@ -318,7 +397,7 @@ fz7_status fz7_lzma2_mt_write(struct fz7_lzma_enc *e, const uint8_t *data, size_
         data += k;
         n -= k;
         e->bytes_in += k;
-        if (b->in_len == mt->block_size)
+        if (b->in_len == b->want)
             submit(e);
     }
     return emit_done(e, 0);
@@ -394,6 +473,7 @@ fz7_status fz7_lzma2_pool_new(uint32_t threads, fz7_lzma2_pool **out)
     if (!pool)
         return FZ7_E_MEM;
     pool->threads = threads;
+    TR("pool new %u\n", threads);
     pthread_mutex_init(&pool->lock, NULL);
     pthread_cond_init(&pool->work, NULL);
     pthread_cond_init(&pool->done, NULL);
@@ -426,6 +506,7 @@ void fz7_lzma2_pool_free(fz7_lzma2_pool *pool)
         return;
     pthread_mutex_lock(&pool->lock);
     pool->shutdown = 1;
+    TR("pool free main cpu %.4f\n", tr_cpu());
     pthread_cond_broadcast(&pool->work);
     pthread_mutex_unlock(&pool->lock);
     for (uint32_t i = 0; i < pool->started; i++)
@@ -501,6 +582,16 @@ static uint64_t pick_block_size(const fz7_lzma_enc_opts *opts, uint64_t block_si
  * start; they agree modulo 16 (pb, lp <= 4) when the block size and the
  * prefix are multiples of 16, so other block sizes get no prefix. */
 #define MT_PRIME_MAX ((uint64_t)2 << 20)
+#define MT_TAIL_DIV 4u
+
+/* Block slots over the thread count. Blocks are written in input order,
+ * so a slot frees only when the oldest block is done: with one slot over,
+ * a thread that finished a later block idles while the oldest is coded
+ * (blocks of one size take up to 2x each other's CPU time on the bench
+ * corpus). Two over: -mx1 -mmt2 replayed from 5 runs' block times, 0.4-2 %
+ * less wall time (threads idle 0.057-0.078 s instead of 0.072-0.093 s),
+ * three over another 0-2 %. Each slot holds a block and its output. */
+#define MT_SLOTS_OVER 2u
 
 static size_t pick_prime(const fz7_lzma_enc_opts *block_opts, uint64_t block_size)
 {
@@ -512,6 +603,16 @@ static size_t pick_prime(const fz7_lzma_enc_opts *block_opts, uint64_t block_siz
     if (w > block_size)
         w = block_size;
     return (size_t)(w & ~(uint64_t)15);
+}
+
+/* The blocks the input's last bytes are cut into: a quarter block, at
+ * least the prefix (a block's prefix then comes from the block before). */
+static uint64_t pick_tail_block(uint64_t block_size, size_t prime)
+{
+    uint64_t t = (block_size / MT_TAIL_DIV) & ~(uint64_t)15;
+    if (t < prime)
+        t = prime;
+    return t;
 }
 
 /* The options every block is encoded with. */
@@ -555,7 +656,8 @@ uint64_t fz7_lzma2_mt_memusage(const fz7_lzma_enc_opts *opts, uint32_t threads, 
     /* Per thread an encoder; per slot the prefix, the input block and its
      * output (about the block's size at worst: stored chunks add 3 bytes
      * per 64 KiB, the buffer doubles past it); one tail. */
-    return (uint64_t)threads * fz7_lzma_enc_memusage(&o) + (uint64_t)(threads + 1) * (prime + block_size * 3)
+    return (uint64_t)threads * fz7_lzma_enc_memusage(&o)
+           + (uint64_t)(threads + MT_SLOTS_OVER) * (prime + block_size * 3)
            + prime;
 }
 
@@ -581,8 +683,10 @@ static fz7_status new_on_pool(const fz7_lzma_enc_opts *opts, fz7_lzma2_pool *poo
     e->opts = mt->block_opts;
     mt->block_size = block_size;
     mt->prime = pick_prime(&mt->block_opts, block_size);
+    mt->total = opts->size_hint;
+    mt->tail_block = pick_tail_block(block_size, mt->prime);
     mt->threads = pool->threads;
-    mt->nslots = pool->threads == 1 ? 1 : pool->threads + 1;
+    mt->nslots = pool->threads == 1 ? 1 : pool->threads + MT_SLOTS_OVER;
     mt->slots = calloc(mt->nslots, sizeof(mt_slot));
     mt->tail = mt->prime ? malloc(mt->prime) : NULL;
     if (!mt->slots || (mt->prime && !mt->tail)) {

@@ -5,7 +5,8 @@
  * 65537 bytes and 1 MiB, empty and tiny inputs, LZMA2 block starts (the
  * 2 MiB prefix of fz7_lzma2_enc_new_mt) and the one-block path of
  * fz7_lzma2_enc_new_mt; and an encoder freed mid-stream must not hang.
- * Encoders sharing one worker pool (fz7_lzma2_pool) give new_mt's bytes. */
+ * Encoders sharing one worker pool (fz7_lzma2_pool) give new_mt's bytes;
+ * an input of known size ends in shorter blocks, at the offsets planned. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -423,6 +424,120 @@ static void test_pool(void **state)
     free(data);
 }
 
+/* Uncompressed offsets of the chunks that begin a later LZMA2 block: the
+ * LZMA chunks that reset state and properties but not the dictionary
+ * (control 0xC0-0xDF, xz-file-format.txt 5.3.1). Returns their count. */
+static size_t block_starts(const tu_membuf *m, uint64_t *at, size_t max)
+{
+    size_t i = 0, k = 0;
+    uint64_t pos = 0;
+    while (i < m->n && m->p[i] != 0x00) {
+        uint8_t c = m->p[i];
+        assert_true(i + 3 <= m->n);
+        uint32_t size = ((uint32_t)m->p[i + 1] << 8 | m->p[i + 2]) + 1;
+        if (c == 0x01 || c == 0x02) { /* stored chunk */
+            pos += size;
+            i += 3 + size;
+            continue;
+        }
+        assert_true(c >= 0x80 && i + 5 <= m->n);
+        uint64_t unpacked = ((uint64_t)(c & 0x1F) << 16) + size;
+        uint32_t packed = ((uint32_t)m->p[i + 3] << 8 | m->p[i + 4]) + 1;
+        if (c >> 5 == 6 && k < max)
+            at[k++] = pos;
+        pos += unpacked;
+        i += 5 + (c >= 0xC0) + packed;
+    }
+    assert_true(i < m->n);
+    return k;
+}
+
+/* An input of known size (opts.size_hint) ends in blocks of a quarter
+ * block (lzma2_enc.c, plan_len): 1 MiB blocks, the rest over a multiple
+ * of 1 MiB (cut down to a multiple of 16, at least 256 KiB), then 256 KiB
+ * blocks, the last one taking a remainder under 128 KiB. The same bytes with 1, 2
+ * and 3 threads and on a pool; without a size hint every block is 1 MiB;
+ * both decode. */
+static void test_tail_blocks(void **state)
+{
+    (void)state;
+    const size_t n = ((size_t)3 << 20) + 100000;
+    uint8_t *data = malloc(n + 16);
+    assert_non_null(data);
+    /* Numbers as text: every chunk compresses (a stored chunk would hide
+     * a block's start from block_starts). */
+    uint32_t x = 12345;
+    for (size_t i = 0; i < n;) {
+        x = x * 1103515245u + 12345u;
+        i += (size_t)snprintf((char *)data + i, 16, "%u ", (x >> 16) % 5000);
+    }
+    fz7_lzma_enc_opts o;
+    assert_int_equal(fz7_lzma_enc_preset(&o, 1), FZ7_OK);
+    const uint64_t block = (uint64_t)1 << 20;
+    fz7_lzma_enc_opts hinted = o;
+    fz7_lzma_enc_reduce_dict(&hinted, n);
+    assert_int_equal(hinted.size_hint, n);
+    assert_int_equal(hinted.dict_size, 256u << 10);
+    tu_membuf ref, got;
+    encode_mt_of(&hinted, 2, block, data, n, &ref);
+    /* 3245728 bytes: 1 MiB, 1 MiB, then 256 KiB (the 100000 bytes over
+     * 3 MiB are less than a tail block), two more, and 362144 last (the
+     * 100000 left after a 256 KiB block are under half of one). */
+    const uint64_t want[] = {1048576, 2097152, 2359296, 2621440, 2883584};
+    uint64_t at[16];
+    size_t k = block_starts(&ref, at, 16);
+    assert_int_equal(k, sizeof want / sizeof want[0]);
+    for (size_t i = 0; i < k; i++)
+        assert_int_equal(at[i], want[i]);
+    check_decodes(&ref, hinted.dict_size, data, n);
+    for (uint32_t threads = 1; threads <= 3; threads += 2) {
+        encode_mt_of(&hinted, threads, block, data, n, &got);
+        assert_same(threads == 1 ? "tail blocks, 1 thread" : "tail blocks, 3 threads", &ref, &got);
+        free(got.p);
+    }
+    fz7_lzma2_pool *pool = NULL;
+    assert_int_equal(fz7_lzma2_pool_new(2, &pool), FZ7_OK);
+    fz7_lzma_enc *e = pooled_write(&hinted, pool, block, data, n, &got);
+    assert_int_equal(fz7_lzma_enc_finish(e), FZ7_OK);
+    fz7_lzma_enc_free(e);
+    fz7_lzma2_pool_free(pool);
+    assert_same("tail blocks on a pool", &ref, &got);
+    free(got.p);
+
+    /* An input longer than its hint (a file that grew): the planned tail
+     * and then 1 MiB blocks; every later block's prefix is real input.
+     * A hint under the prefix (256 KiB) with one thread (no one-block
+     * stream) plans no block shorter than the prefix. */
+    static const uint64_t hints[] = {(uint64_t)5 << 19, 100000};
+    for (size_t h = 0; h < 2; h++) {
+        fz7_lzma_enc_opts grew = hinted;
+        grew.size_hint = hints[h];
+        tu_membuf g1, g2;
+        encode_mt_of(&grew, 1, block, data, n, &g1);
+        check_decodes(&g1, grew.dict_size, data, n);
+        if (h == 0) {
+            encode_mt_of(&grew, 2, block, data, n, &g2);
+            assert_same("longer than its hint, 2 threads", &g1, &g2);
+            free(g2.p);
+        }
+        free(g1.p);
+    }
+
+    /* No size hint: 1 MiB blocks to the end. */
+    tu_membuf plain;
+    encode_mt_of(&o, 2, block, data, n, &plain);
+    const uint64_t even[] = {1048576, 2097152, 3145728};
+    k = block_starts(&plain, at, 16);
+    assert_int_equal(k, 3);
+    for (size_t i = 0; i < k; i++)
+        assert_int_equal(at[i], even[i]);
+    check_decodes(&plain, o.dict_size, data, n);
+    print_message("tail blocks: %zu -> %zu bytes (1 MiB blocks to the end: %zu)\n", n, ref.n, plain.n);
+    free(plain.p);
+    free(ref.p);
+    free(data);
+}
+
 /* Freed before finish (an error upstream), in the middle of a window and
  * right after creation: the searcher is joined, nothing leaks or hangs.
  * An mf_thread other than 0 or 1 is refused. */
@@ -452,6 +567,7 @@ int main(void)
         cmocka_unit_test(test_pieces_and_tiny),
         cmocka_unit_test(test_blocks),
         cmocka_unit_test(test_pool),
+        cmocka_unit_test(test_tail_blocks),
         cmocka_unit_test(test_free_early),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
