@@ -104,7 +104,9 @@ fz7_status fz7_lzma_enc_new(const fz7_lzma_enc_opts *opts, fz7_ostream *dst, fz7
 fz7_status fz7_lzma2_enc_new(const fz7_lzma_enc_opts *opts, fz7_ostream *dst, fz7_lzma_enc **out);
 
 /* Multi-threaded LZMA2 (lzma2_enc.c). The input is cut into blocks of
- * block_size bytes (the last may be shorter); each block is compressed by
+ * block_size bytes; with opts->size_hint known, the last block's worth
+ * is cut into blocks of block_size / 4 (each at least the start taken
+ * from the block before, below) so the threads end together. Each block is compressed by
  * one of `threads` worker threads as LZMA2 chunks, and the blocks' chunks
  * are written to dst in input order, then the end byte 0x00: one ordinary
  * LZMA2 stream any LZMA2 decoder reads (7z coder "LZMA2", xz filter 0x21).
@@ -121,9 +123,9 @@ fz7_status fz7_lzma2_enc_new(const fz7_lzma_enc_opts *opts, fz7_ostream *dst, fz
  * fz7_lzma2_enc_dict_prop() report that reduced size, which is what the
  * container must store. Smaller blocks give more parallel work but each
  * cut costs ratio (less with the 2 MiB start). fz7 a gives each of N
- * threads two blocks of a 7z folder (blocks of about S / 2N bytes for an
- * input of known size S; threads take them in turn) and 0 when the size
- * is unknown.
+ * threads two blocks of a 7z folder (about S / 2N bytes for an input of
+ * known size S, at most 16 dictionaries; threads take them in turn) and 0
+ * when the size is unknown.
  *
  * The output depends only on opts and block_size, never on threads, the
  * CPU or the pieces write() is given. threads: 1..FZ7_LZMA2_MT_THREADS_MAX
