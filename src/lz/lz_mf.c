@@ -906,6 +906,11 @@ __attribute__((always_inline)) static inline void prefetch_kind(const fz7_lz_mf 
         return;
     const uint8_t *far = mf->buf + mf->pos + PREFETCH_HEADS;
     __builtin_prefetch(&mf->hash4[root_kind(mf, far, kind)], 1);
+    if (kind == FZ7_LZ_BT4) {
+        /* bt4's 4- and 5-byte heads (2 MiB together) miss L2 too. */
+        __builtin_prefetch(&mf->hash3[HASH3_SIZE + head4_of(far)], 1);
+        __builtin_prefetch(&mf->hash3[HASH3_SIZE + HEAD_SIZE + head5_of(far)], 1);
+    }
     const uint8_t *near = mf->buf + mf->pos + PREFETCH_NODE;
     uint32_t delta = mf->pos + PREFETCH_NODE + mf->offset - mf->hash4[root_kind(mf, near, kind)];
     if (delta - 1 < mf->dict_size) {
