@@ -4,8 +4,9 @@
  * the previous one with the same 4-byte hash; bt keeps, per root hash, a
  * binary search tree of earlier positions ordered by the bytes that follow
  * them, re-rooted at each new position so the nearest candidates sit on top.
- * The 2- and 3-byte heads find short near matches that the 4-byte root
- * would miss. Match lengths are extended with the dispatched match_len. */
+ * The 2- and 3-byte heads (and bt4's 4- and 5-byte heads) find short near
+ * matches that the root would miss. Match lengths are extended with the dispatched
+ * match_len. */
 #include "lz/lz_mf.h"
 #include "lz/lz_mf_impl.h"
 
@@ -26,6 +27,21 @@
 #define BT_HASH3_BITS 10u
 #define HASH2_SIZE (1u << BT_HASH2_BITS)
 #define HASH3_SIZE (1u << BT_HASH3_BITS)
+/* bt4's trees are rooted on a hash of 6 bytes, not 4: each tree holds
+ * fewer positions, so a walk visits fewer nodes (each a likely cache
+ * miss) before it reaches its place. The 4- and 5-byte matches those
+ * trees no longer hold come from two heads of 2^18 hashed slots (1 MiB
+ * each, after the 3-byte heads): the last position with those 4 (5)
+ * bytes is the nearest 4- (5-) byte match, all a tree would have offered
+ * for that length. Tree nodes visited on a 12 MB slice of the bench
+ * corpus at -mx5: 90 M (4-byte roots), 74 M (5-byte roots and a 4-byte
+ * head), 62 M (this). Archive bytes, 4- / 5- / 6-byte roots: the bench
+ * corpus -mx5 7,583,173 / 7,582,893 / 7,584,827, -mx9 7,506,238 /
+ * 7,506,038 / 7,506,621; a 30 MB text tar -mx5 (1,634,867 raw) /
+ * 1,634,365 / 1,633,672, -mx9 (1,573,999 raw) / 1,574,032 / 1,573,750.
+ * 2^16 / 2^20 slots for the 4-byte head with 5-byte roots: no better. */
+#define BT_HEAD_BITS 18u
+#define HEAD_SIZE (1u << BT_HEAD_BITS)
 /* The hash chains' 2- and 3-byte heads are hashed into 512 slots each:
  * 4 KiB that stay in L1, where the bt kinds' 2 x 65536 took 512 KiB of
  * the ~2 MiB the fast levels keep hot. A slot's position may start with
@@ -124,7 +140,7 @@ static uint32_t root_bits(int kind, uint32_t dict_size)
 /* Bytes a position needs ahead of it to be hashed. */
 static uint32_t hash_bytes(int kind)
 {
-    return kind == FZ7_LZ_BT2 ? 2 : kind == FZ7_LZ_BT3 ? 3 : kind == FZ7_LZ_HC5 ? 5 : 4;
+    return kind == FZ7_LZ_BT2 ? 2 : kind == FZ7_LZ_BT3 ? 3 : kind == FZ7_LZ_HC5 ? 5 : kind == FZ7_LZ_BT4 ? 6 : 4;
 }
 
 /* Entries of the 2-byte head table (the first of the heads). */
@@ -133,10 +149,12 @@ static uint32_t hash2_entries(int kind)
     return fz7_lz_is_hc(kind) ? HC_HASH2_SIZE : HASH2_SIZE;
 }
 
-/* Entries of the 3-byte head table (after the 2-byte one). */
+/* Entries of the 3-byte head table (after the 2-byte one); bt4's 4- and
+ * 5-byte heads follow it inside this count (at hash3 + HASH3_SIZE and
+ * hash3 + HASH3_SIZE + HEAD_SIZE). */
 static uint32_t hash3_entries(int kind)
 {
-    return fz7_lz_is_hc(kind) ? HC_HASH3_SIZE : HASH3_SIZE;
+    return fz7_lz_is_hc(kind) ? HC_HASH3_SIZE : kind == FZ7_LZ_BT4 ? HASH3_SIZE + 2 * HEAD_SIZE : HASH3_SIZE;
 }
 
 static uint64_t son_entries(int kind, uint32_t dict_size)
@@ -355,6 +373,32 @@ static inline uint32_t hash3_of(const uint8_t *p)
     return (v * GOLDEN) >> (32 - BT_HASH3_BITS);
 }
 
+static inline uint32_t load32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+/* Slot in bt4's 4-byte head table (hashed, 2^18 slots) of the 4 bytes at p. */
+static inline uint32_t head4_of(const uint8_t *p)
+{
+    return (load32(p) * GOLDEN) >> (32 - BT_HEAD_BITS);
+}
+
+/* Slot in bt4's 5-byte head table (hashed, 2^18 slots) of the 5 bytes at p. */
+static inline uint32_t head5_of(const uint8_t *p)
+{
+    return fz7_lz_hash5(p, 32 - BT_HEAD_BITS);
+}
+
+/* bt4's root hash of the 6 bytes at p, in the top 32 - shift bits. */
+static inline uint32_t hash6_of(const uint8_t *p, uint32_t shift)
+{
+    uint32_t tail = (uint32_t)p[4] | ((uint32_t)p[5] << 8);
+    return ((load32(p) * GOLDEN) ^ (tail * 0x2545F491u)) >> shift;
+}
+
 /* Slot in the binary trees' 2-byte head table of the 2 bytes at p. */
 static inline uint32_t bt_hash2_of(const uint8_t *p)
 {
@@ -378,6 +422,8 @@ __attribute__((always_inline)) static inline uint32_t root_kind(const fz7_lz_mf 
         /* Fewer candidates fail on 5-byte chains (7-Zip's fast levels
          * use hc5 as well). */
         return fz7_lz_hash5(p, mf->hash4_shift);
+    case FZ7_LZ_BT4:
+        return hash6_of(p, mf->hash4_shift);   /* smaller trees (BT_HEAD_BITS) */
     default: {
         uint32_t v = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
         return (v * GOLDEN) >> mf->hash4_shift;
@@ -416,10 +462,34 @@ __attribute__((always_inline)) static inline uint32_t near3(const fz7_lz_mf *mf,
     return n;
 }
 
+/* bt4's head of `bytes` (4 or 5) bytes, its candidate d bytes back: like
+ * near3, appended when its first `bytes` bytes are equal and it extends
+ * past *best. d_prev: the shorter head's candidate, just tried (a
+ * candidate tried before cannot extend past *best again; skipping the
+ * repeat only saves the compare). */
+__attribute__((always_inline)) static inline uint32_t near_head(const fz7_lz_mf *mf, const uint8_t *cur, uint32_t d,
+                                                               uint32_t d_prev, uint32_t bytes, uint32_t lim,
+                                                               fz7_lz_match *m, uint32_t n, uint32_t *best)
+{
+    if (d != d_prev && d - 1 < mf->dict_size && *best < lim && load32(cur - d) == load32(cur)
+        && (bytes == 4 || cur[4 - (ptrdiff_t)d] == cur[4])) {
+        uint32_t len = extend(mf, cur, cur - d, bytes, lim);
+        if (len > *best) {
+            m[n].len = len;
+            m[n].dist = d;
+            n++;
+            *best = len;
+        }
+    }
+    return n;
+}
+
 /* The binary trees' 2- and 3-byte heads: the last earlier position whose
  * 2 bytes hash to the same slot (counted when they are equal) and
- * likewise for 3 bytes. Updates the heads and appends matches longer than
- * *best. kind:
+ * likewise for 3 bytes, and for bt4 4 and 5 bytes (its trees hold 6-byte
+ * repeats). Updates the heads and appends matches longer than *best. The
+ * heads' distances grow with their byte count, so the matches stay the
+ * nearest of their lengths. kind:
  * mf->kind (a constant on each bt path, which inlines it). The hash
  * chains have their own, hc_near_matches. */
 __attribute__((always_inline)) static inline uint32_t near_matches_kind(fz7_lz_mf *mf, const uint8_t *cur,
@@ -431,11 +501,17 @@ __attribute__((always_inline)) static inline uint32_t near_matches_kind(fz7_lz_m
     uint32_t h2 = bt_hash2_of(cur);
     uint32_t d2 = stored - mf->hash2[h2];
     mf->hash2[h2] = stored;
-    uint32_t d3 = 0;
+    uint32_t d3 = 0, d4 = 0, d5 = 0;
     if (kind != FZ7_LZ_BT2 && kind != FZ7_LZ_BT3) {
         uint32_t h3 = hash3_of(cur);
         d3 = stored - mf->hash3[h3];
         mf->hash3[h3] = stored;
+        uint32_t *head4 = mf->hash3 + HASH3_SIZE, *head5 = head4 + HEAD_SIZE;
+        uint32_t h4 = head4_of(cur), h5 = head5_of(cur);
+        d4 = stored - head4[h4];
+        head4[h4] = stored;
+        d5 = stored - head5[h5];
+        head5[h5] = stored;
     }
     if (d2 - 1 < mf->dict_size && cur[-(ptrdiff_t)d2] == cur[0] && cur[1 - (ptrdiff_t)d2] == cur[1]) {
         uint32_t len = extend(mf, cur, cur - d2, 2, lim);
@@ -444,7 +520,12 @@ __attribute__((always_inline)) static inline uint32_t near_matches_kind(fz7_lz_m
         n++;
         *best = len;
     }
-    return near3(mf, cur, d2, d3, lim, m, n, best);
+    n = near3(mf, cur, d2, d3, lim, m, n, best);
+    if (kind == FZ7_LZ_BT4) {
+        n = near_head(mf, cur, d4, d3, 4, lim, m, n, best);
+        n = near_head(mf, cur, d5, d4, 5, lim, m, n, best);
+    }
+    return n;
 }
 
 /* Slot in the hash chains' 3-byte head table of the 3 bytes at p. */
@@ -626,8 +707,11 @@ __attribute__((always_inline)) static inline void bt_start(fz7_lz_mf *mf, bt_wal
             w->best = best;
         } else {
             mf->hash2[bt_hash2_of(cur)] = w->stored;
-            if (kind == FZ7_LZ_BT4)
+            if (kind == FZ7_LZ_BT4) {
                 mf->hash3[hash3_of(cur)] = w->stored;
+                mf->hash3[HASH3_SIZE + head4_of(cur)] = w->stored;
+                mf->hash3[HASH3_SIZE + HEAD_SIZE + head5_of(cur)] = w->stored;
+            }
         }
     }
     w->cand = mf->hash4[r];
@@ -818,10 +902,15 @@ static int bt_find_pair(fz7_lz_mf *mf, fz7_lz_match *ma, uint32_t *na, fz7_lz_ma
 
 __attribute__((always_inline)) static inline void prefetch_kind(const fz7_lz_mf *mf, int kind)
 {
-    if (mf->end - mf->pos < PREFETCH_HEADS + 4)
+    if (mf->end - mf->pos < PREFETCH_HEADS + 6)
         return;
     const uint8_t *far = mf->buf + mf->pos + PREFETCH_HEADS;
     __builtin_prefetch(&mf->hash4[root_kind(mf, far, kind)], 1);
+    if (kind == FZ7_LZ_BT4) {
+        /* bt4's 4- and 5-byte heads (2 MiB together) miss L2 too. */
+        __builtin_prefetch(&mf->hash3[HASH3_SIZE + head4_of(far)], 1);
+        __builtin_prefetch(&mf->hash3[HASH3_SIZE + HEAD_SIZE + head5_of(far)], 1);
+    }
     const uint8_t *near = mf->buf + mf->pos + PREFETCH_NODE;
     uint32_t delta = mf->pos + PREFETCH_NODE + mf->offset - mf->hash4[root_kind(mf, near, kind)];
     if (delta - 1 < mf->dict_size) {

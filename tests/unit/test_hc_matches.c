@@ -180,14 +180,14 @@ static void test_hb5(void **state)
 
 /* At -mx1 (dict 256 KiB) the window (1-2 MiB) and the heads plus links
  * (1.5 MiB) each take one 2 MiB huge page; bt4 counts its tables as they
- * are (2- and 3-byte heads of 1024 slots each, 4-byte heads, two links a
- * position). */
+ * are (2- and 3-byte heads of 1024 slots each, the 4- and 5-byte heads
+ * of 2^18 each, the 6-byte tree roots, two links a position). */
 static void test_memusage(void **state)
 {
     (void)state;
     assert_int_equal(fz7_lz_mf_memusage(FZ7_LZ_HC5, 1u << 18, 300), 4u << 20);
     uint64_t window = (1u << 18) + 300 + (1u << 20);
-    uint64_t bt4 = window + 4 * (1024 + 1024 + (1u << 17) + 2 * ((1u << 18) + 1));
+    uint64_t bt4 = window + 4 * (1024 + 1024 + 2 * (1u << 18) + (1u << 17) + 2 * ((1u << 18) + 1));
     assert_int_equal(fz7_lz_mf_memusage(FZ7_LZ_BT4, 1u << 18, 300), bt4);
     /* 64 KiB: the window (just over 1 MiB) takes a huge page; heads and
      * links (0.5 MiB) stay in small ones. */
