@@ -122,6 +122,13 @@ static void big_free(void *p, size_t n)
         munmap(p, map_len(n));
 }
 
+/* Bits of the root table: half the dictionary's positions, 2^16..2^24.
+ * bt4 stops at 2^23 (32 MiB): its roots hash 6 bytes, and a tree is
+ * ordered by the bytes, so two 6-byte contexts sharing a root still give
+ * the same matches until the depth cut. The bench corpus at -mx5 (32 MiB
+ * dictionary): 330,512 -> 297,372 KB peak RSS (7zz 328,544 KB),
+ * 7,584,827 -> 7,583,595 B; -mx9 7,506,621 -> 7,506,858 B (7zz
+ * 7,509,765); a 30 MB text tar the same bytes at -mx5 and -mx9. */
 static uint32_t root_bits(int kind, uint32_t dict_size)
 {
     if (kind == FZ7_LZ_BT2)
@@ -134,6 +141,8 @@ static uint32_t root_bits(int kind, uint32_t dict_size)
         bits = 16;
     if (bits > 24)
         bits = 24;
+    if (kind == FZ7_LZ_BT4 && bits > 23)
+        bits = 23;
     return bits;
 }
 
