@@ -133,17 +133,7 @@ static uint32_t root_bits(int kind, uint32_t dict_size)
 {
     if (kind == FZ7_LZ_BT2)
         return 16;
-    uint32_t bits = 0;
-    while (bits < 32 && ((uint64_t)1 << bits) < dict_size)
-        bits++;
-    bits = bits > 0 ? bits - 1 : 0;
-    if (bits < 16)
-        bits = 16;
-    if (bits > 24)
-        bits = 24;
-    if (kind == FZ7_LZ_BT4 && bits > 23)
-        bits = 23;
-    return bits;
+    return fz7_lz_head_bits(dict_size, kind == FZ7_LZ_BT4 ? 23 : 24);
 }
 
 /* Bytes a position needs ahead of it to be hashed. */
@@ -482,13 +472,7 @@ __attribute__((always_inline)) static inline uint32_t near_head(const fz7_lz_mf 
 {
     if (d != d_prev && d - 1 < mf->dict_size && *best < lim && load32(cur - d) == load32(cur)
         && (bytes == 4 || cur[4 - (ptrdiff_t)d] == cur[4])) {
-        uint32_t len = extend(mf, cur, cur - d, bytes, lim);
-        if (len > *best) {
-            m[n].len = len;
-            m[n].dist = d;
-            n++;
-            *best = len;
-        }
+        fz7_lz_keep_longer(m, &n, best, extend(mf, cur, cur - d, bytes, lim), d, lim);
     }
     return n;
 }

@@ -52,14 +52,7 @@ uint32_t fz7_lz_hb_bits(uint32_t dict_size)
      * 16, so up to HB_BITS_MAX the candidates are hc5's. 16 bits at -mx1
      * (4 MiB instead of 8): bench corpus 9,313,205 -> 9,323,461 B and no
      * faster. */
-    uint32_t bits = 0;
-    while (bits < 32 && ((uint64_t)1 << bits) < dict_size)
-        bits++;
-    bits = bits > 0 ? bits - 1 : 0;
-    if (bits < 16)
-        bits = 16;
-    if (bits > HB_BITS_MAX)
-        bits = HB_BITS_MAX;
+    uint32_t bits = fz7_lz_head_bits(dict_size, HB_BITS_MAX);
 #ifdef HB_BITS
     bits = HB_BITS;   /* for measuring other table sizes */
 #endif
@@ -167,13 +160,7 @@ static inline uint32_t extend(const fz7_lz_mf *mf, const uint8_t *a, const uint8
 static inline uint32_t try_near(const fz7_lz_mf *mf, const uint8_t *cur, uint32_t d, uint32_t from, uint32_t lim,
                                 fz7_lz_match *m, uint32_t n, uint32_t *best)
 {
-    uint32_t len = extend(mf, cur, cur - d, from, lim);
-    if (len > *best) {
-        m[n].len = len;
-        m[n].dist = d;
-        n++;
-        *best = len;
-    }
+    fz7_lz_keep_longer(m, &n, best, extend(mf, cur, cur - d, from, lim), d, lim);
     return n;
 }
 

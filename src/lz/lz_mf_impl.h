@@ -73,6 +73,20 @@ __attribute__((always_inline)) static inline uint32_t fz7_lz_extend_by(fz7_lz_ma
     return start + match_len(a + start, b + start, lim - start);
 }
 
+/* Hash bits of a head table for a dictionary of dict_size bytes: one
+ * slot per two positions (log2 of dict_size rounded up, minus 1), at
+ * least 16 and at most max_bits. */
+static inline uint32_t fz7_lz_head_bits(uint32_t dict_size, uint32_t max_bits)
+{
+    uint32_t bits = 0;
+    while (bits < 32 && ((uint64_t)1 << bits) < dict_size)
+        bits++;
+    bits = bits > 0 ? bits - 1 : 0;
+    if (bits < 16)
+        bits = 16;
+    return bits > max_bits ? max_bits : bits;
+}
+
 /* The tail of a candidate walk: appends (len, dist) to m[*n] when len
  * beats *best, which it becomes. Returns 1 once len reaches lim (no
  * longer match can follow: the walk stops), else 0. */
