@@ -137,15 +137,21 @@ static inline uint32_t bucket_of(const fz7_lz_mf *mf, const uint8_t *p)
     return fz7_lz_hash5(p, mf->hash4_shift);
 }
 
-#define hash2_of fz7_lz_hc_hash2
-#define hash3_of fz7_lz_hc_hash3
-
-/* Records stored as the newest position of bucket h. */
-static inline void insert(const fz7_lz_mf *mf, uint8_t *ring, uint32_t h, uint32_t stored)
+/* Records stored as the newest position of bucket h (lines: mf->hash4,
+ * passed in so that a loop can keep it in a local). */
+static inline void insert(uint32_t *lines, uint8_t *ring, uint32_t h, uint32_t stored)
 {
     uint32_t i = (ring[h] + 1u) & (HB_WAYS - 1);
     ring[h] = (uint8_t)i;
-    mf->hash4[(size_t)h * HB_WORDS + i] = stored;
+    lines[(size_t)h * HB_WORDS + i] = stored;
+}
+
+/* Records stored in the 2- and 3-byte heads for the bytes at p. */
+static inline void insert_near(uint32_t *hash2, uint32_t *hash3, const uint8_t *p, uint32_t stored)
+{
+    uint32_t v = fz7_get32le(p);
+    hash2[fz7_lz_hc_hash2_of(v)] = stored;
+    hash3[fz7_lz_hc_hash3_of(v)] = stored;
 }
 
 /* Length of the common run of a and b from start, at most lim: 8 bytes
@@ -240,7 +246,7 @@ static uint32_t search(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_m
                 break;
         }
     }
-    insert(mf, ring, h, stored);
+    insert(mf->hash4, ring, h, stored);
     return n;
 }
 
@@ -266,9 +272,8 @@ void fz7_lz_hb_skip(fz7_lz_mf *mf, uint32_t count)
                 continue;
             const uint8_t *p = mf->buf + mf->pos;
             uint32_t stored = mf->pos + mf->offset;
-            mf->hash2[hash2_of(p)] = stored;
-            mf->hash3[hash3_of(p)] = stored;
-            insert(mf, ring_of(mf), bucket_of(mf, p), stored);
+            insert_near(mf->hash2, mf->hash3, p, stored);
+            insert(mf->hash4, ring_of(mf), bucket_of(mf, p), stored);
         }
         return;
     }
@@ -283,13 +288,8 @@ void fz7_lz_hb_skip(fz7_lz_mf *mf, uint32_t count)
         uint32_t ahead = fz7_lz_hash5(p + HB_AHEAD_LINE, shift);
         __builtin_prefetch(lines + (size_t)ahead * HB_WORDS, 1);
         __builtin_prefetch(ring + ahead, 1);
-        uint32_t v = fz7_get32le(p);
-        hash2[fz7_lz_hc_hash2_of(v)] = stored;
-        hash3[fz7_lz_hc_hash3_of(v)] = stored;
-        uint32_t h = fz7_lz_hash5(p, shift);
-        uint32_t i = (ring[h] + 1u) & (HB_WAYS - 1);
-        ring[h] = (uint8_t)i;
-        lines[(size_t)h * HB_WORDS + i] = stored;
+        insert_near(hash2, hash3, p, stored);
+        insert(lines, ring, fz7_lz_hash5(p, shift), stored);
     }
     mf->pos += count;
 }
