@@ -2,11 +2,12 @@
  *
  * A hash chain (hc5) finds its next candidate only after loading the
  * previous one's link: one dependent cache miss per step. hb5 keeps, per
- * 5-byte hash, the 16 newest positions in one 64-byte line, so a search
- * loads one line and has every candidate at once (their bytes are then
- * independent loads the core overlaps), and the line of a position a few
- * bytes ahead can be requested early. With the same hash bits and depth
- * <= 16 it visits exactly the candidates hc5 visits, newest first. */
+ * 5-byte hash, the 16 newest positions in one 64-byte line (the 8 newest
+ * in half a line when a search visits at most 8), so a search loads one
+ * line and has every candidate at once (their bytes are then independent
+ * loads the core overlaps), and the line of a position a few bytes ahead
+ * can be requested early. With the same hash bits and depth <= 16 it
+ * visits exactly the candidates hc5 visits, newest first. */
 #include "lz/lz_mf.h"
 #include "lz/lz_mf_impl.h"
 
@@ -18,10 +19,13 @@
  * one byte per bucket (128 KiB at -mx1, mostly in L2), so recording a
  * position only stores into its bucket's line and does not wait for it
  * (the index inside the line made skip runs wait on each line: 15% of
- * the process). */
-#define HB_WORDS 16u
-#define HB_WAYS HB_WORDS
-#define HB_LINE (HB_WORDS * sizeof(uint32_t))
+ * the process). 16 ways (a 64-byte line) when a search visits more than
+ * 8 candidates; 8 ways (half a line) when it visits at most 8: the older
+ * 8 of 16 would never be read, so the same bytes hold twice the buckets,
+ * and the candidates are those of 16 ways at one more hash bit. */
+#define HB_WAYS_MAX 16u
+#define HB_WAYS_FEW 8u
+#define HB_LINE (HB_WAYS_MAX * sizeof(uint32_t))
 
 /* The 2- and 3-byte heads: the same 512-slot hashed tables as the hash
  * chains (lz_mf.c), so their near matches are the same too. */
@@ -59,6 +63,29 @@ uint32_t fz7_lz_hb_bits(uint32_t dict_size)
     return bits;
 }
 
+/* Ways per bucket for a search of depth candidates. */
+static uint32_t ways_for(uint32_t depth)
+{
+    return depth <= HB_WAYS_FEW ? HB_WAYS_FEW : HB_WAYS_MAX;
+}
+
+/* log2 of the buckets of `ways` ways: 16 ways as fz7_lz_hb_bits; 8 ways
+ * one slot per dictionary position (dict_size / 8 buckets), at least 2^16
+ * (the same floor as hc5's heads, so up to 512 KiB the candidates are
+ * still hc5's). */
+static uint32_t bits_for(uint32_t dict_size, uint32_t ways)
+{
+    if (ways == HB_WAYS_MAX)
+        return fz7_lz_hb_bits(dict_size);
+    uint32_t bits = fz7_lz_head_bits(dict_size >> 2, HB_BITS_MAX);
+#ifdef HB_BITS
+    bits = HB_BITS;
+#endif
+    return bits;
+}
+
+/* An upper bound: the depth is not known here, and 8-way tables (depth
+ * <= 8) are at most half of the 16-way one counted. */
 uint64_t fz7_lz_hb_table_bytes(uint32_t dict_size)
 {
     return ((uint64_t)1 << fz7_lz_hb_bits(dict_size)) * (HB_LINE + 1) + HB_HEADS * sizeof(uint32_t);
@@ -66,8 +93,9 @@ uint64_t fz7_lz_hb_table_bytes(uint32_t dict_size)
 
 int fz7_lz_hb_alloc(fz7_lz_mf *mf)
 {
-    uint32_t bits = fz7_lz_hb_bits(mf->dict_size);
-    size_t lines = ((size_t)1 << bits) * HB_LINE;
+    uint32_t ways = ways_for(mf->depth);
+    uint32_t bits = bits_for(mf->dict_size, ways);
+    size_t lines = ((size_t)ways << bits) * sizeof(uint32_t);
     size_t bytes = lines + HB_HEADS * sizeof(uint32_t) + ((size_t)1 << bits);
     uint8_t *p;
     if (lines >= HUGE_PAGE) {
@@ -96,11 +124,18 @@ int fz7_lz_hb_alloc(fz7_lz_mf *mf)
     mf->hash2 = (uint32_t *)(p + lines);
     mf->hash3 = mf->hash2 + (1u << HB_HASH2_BITS);
     mf->son = NULL;
-    mf->hash4_mask = (uint32_t)(((size_t)1 << bits) * HB_WORDS - 1);
+    /* ways is hash4's words over its buckets: (hash4_mask + 1) >> bits. */
+    mf->hash4_mask = (uint32_t)(((size_t)ways << bits) - 1);
     mf->hash4_shift = 32 - bits;
-    if (mf->depth > HB_WAYS)
-        mf->depth = HB_WAYS;
+    if (mf->depth > ways)
+        mf->depth = ways;
     return 0;
+}
+
+/* log2 of mf's buckets. */
+static inline uint32_t bits_of(const fz7_lz_mf *mf)
+{
+    return 32 - mf->hash4_shift;
 }
 
 void fz7_lz_hb_free(fz7_lz_mf *mf)
@@ -108,7 +143,7 @@ void fz7_lz_hb_free(fz7_lz_mf *mf)
     if (!mf->hash4)
         return;
     size_t lines = ((size_t)mf->hash4_mask + 1) * sizeof(uint32_t);
-    size_t bytes = lines + HB_HEADS * sizeof(uint32_t) + lines / HB_LINE;
+    size_t bytes = lines + HB_HEADS * sizeof(uint32_t) + ((size_t)1 << bits_of(mf));
     if (lines >= HUGE_PAGE)
         munmap(mf->hash4, (bytes + 4095) & ~(size_t)4095);
     else
@@ -137,13 +172,18 @@ static inline uint32_t bucket_of(const fz7_lz_mf *mf, const uint8_t *p)
     return fz7_lz_hash5(p, mf->hash4_shift);
 }
 
+/* The functions below take the ways per bucket as a constant (8 or 16:
+ * the callers at the end pick one), so bucket addresses and ring indexes
+ * stay shifts and masks. */
+
 /* Records stored as the newest position of bucket h (lines: mf->hash4,
  * passed in so that a loop can keep it in a local). */
-static inline void insert(uint32_t *lines, uint8_t *ring, uint32_t h, uint32_t stored)
+__attribute__((always_inline)) static inline void insert(uint32_t *lines, uint8_t *ring, uint32_t h, uint32_t stored,
+                                                         uint32_t ways)
 {
-    uint32_t i = (ring[h] + 1u) & (HB_WAYS - 1);
+    uint32_t i = (ring[h] + 1u) & (ways - 1);
     ring[h] = (uint8_t)i;
-    lines[(size_t)h * HB_WORDS + i] = stored;
+    lines[(size_t)h * ways + i] = stored;
 }
 
 /* Records stored in the 2- and 3-byte heads for the bytes at p. */
@@ -172,19 +212,19 @@ static inline uint32_t try_near(const fz7_lz_mf *mf, const uint8_t *cur, uint32_
 
 /* Requests the bucket HB_AHEAD_LINE positions ahead and the newest
  * candidate's bytes of the position HB_AHEAD_BYTES ahead. */
-static inline void prefetch(const fz7_lz_mf *mf)
+__attribute__((always_inline)) static inline void prefetch(const fz7_lz_mf *mf, uint32_t ways)
 {
     if (mf->end - mf->pos < HB_AHEAD_LINE + 5)
         return;
     const uint8_t *p = mf->buf + mf->pos;
     uint32_t ahead = bucket_of(mf, p + HB_AHEAD_LINE);
-    __builtin_prefetch(mf->hash4 + (size_t)ahead * HB_WORDS, 1);
+    __builtin_prefetch(mf->hash4 + (size_t)ahead * ways, 1);
     __builtin_prefetch(ring_of(mf) + ahead, 1);
     uint32_t h = bucket_of(mf, p + HB_AHEAD_BYTES);
-    const uint32_t *b = mf->hash4 + (size_t)h * HB_WORDS;
+    const uint32_t *b = mf->hash4 + (size_t)h * ways;
     uint32_t head = ring_of(mf)[h], stored = mf->pos + HB_AHEAD_BYTES + mf->offset;
     for (uint32_t k = 0; k < HB_PF_N; k++) {
-        uint32_t delta = stored - b[(head - k) & (HB_WAYS - 1)];
+        uint32_t delta = stored - b[(head - k) & (ways - 1)];
         if (delta - 1 >= mf->dict_size)
             break;
         __builtin_prefetch(p + HB_AHEAD_BYTES - delta, 0);
@@ -192,7 +232,8 @@ static inline void prefetch(const fz7_lz_mf *mf)
 }
 
 /* Search of pos (lim bytes at most, >= 5), then pos recorded. */
-static uint32_t search(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_match *m)
+__attribute__((always_inline)) static inline uint32_t search(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim,
+                                                             fz7_lz_match *m, uint32_t ways)
 {
     uint32_t stored = mf->pos + mf->offset;
     uint32_t best = 1, n = 0;
@@ -211,7 +252,7 @@ static uint32_t search(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_m
         n = try_near(mf, cur, d3, 3, lim, m, n, &best);
     uint8_t *ring = ring_of(mf);
     uint32_t h = bucket_of(mf, cur);
-    const uint32_t *b = mf->hash4 + (size_t)h * HB_WORDS;
+    const uint32_t *b = mf->hash4 + (size_t)h * ways;
     uint32_t head = ring[h];
     if (best < lim && lim >= 8) {
         /* Each candidate's first 8 bytes against cur's: the loads do not
@@ -221,7 +262,7 @@ static uint32_t search(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_m
         memcpy(&c8, cur, 8);
         uint32_t depth = mf->depth, dict_size = mf->dict_size;
         for (uint32_t k = 0; k < depth; k++) {
-            uint32_t delta = stored - b[(head - k) & (HB_WAYS - 1)];
+            uint32_t delta = stored - b[(head - k) & (ways - 1)];
             if (delta - 1 >= dict_size)
                 break;   /* older ones are farther still */
             uint64_t x;
@@ -238,7 +279,7 @@ static uint32_t search(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_m
         }
     } else if (best < lim) {
         for (uint32_t k = 0; k < mf->depth; k++) {
-            uint32_t delta = stored - b[(head - k) & (HB_WAYS - 1)];
+            uint32_t delta = stored - b[(head - k) & (ways - 1)];
             if (delta - 1 >= mf->dict_size)
                 break;
             uint32_t len = mf->match_len(cur - delta, cur, lim);
@@ -246,23 +287,23 @@ static uint32_t search(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_m
                 break;
         }
     }
-    insert(mf->hash4, ring, h, stored);
+    insert(mf->hash4, ring, h, stored, ways);
     return n;
 }
 
-uint32_t fz7_lz_hb_find(fz7_lz_mf *mf, fz7_lz_match *matches)
+__attribute__((always_inline)) static inline uint32_t find(fz7_lz_mf *mf, fz7_lz_match *matches, uint32_t ways)
 {
-    prefetch(mf);
+    prefetch(mf, ways);
     uint32_t avail = mf->end - mf->pos;
     uint32_t lim = avail < mf->nice_len ? avail : mf->nice_len;
     uint32_t n = 0;
     if (lim >= 5)
-        n = search(mf, mf->buf + mf->pos, lim, matches);
+        n = search(mf, mf->buf + mf->pos, lim, matches, ways);
     mf->pos++;
     return n;
 }
 
-void fz7_lz_hb_skip(fz7_lz_mf *mf, uint32_t count)
+__attribute__((always_inline)) static inline void skip(fz7_lz_mf *mf, uint32_t count, uint32_t ways)
 {
     if (mf->end - mf->pos < count + HB_AHEAD_LINE + 8) {
         /* Near the end: positions with fewer than 5 bytes are not
@@ -273,7 +314,7 @@ void fz7_lz_hb_skip(fz7_lz_mf *mf, uint32_t count)
             const uint8_t *p = mf->buf + mf->pos;
             uint32_t stored = mf->pos + mf->offset;
             insert_near(mf->hash2, mf->hash3, p, stored);
-            insert(mf->hash4, ring_of(mf), bucket_of(mf, p), stored);
+            insert(mf->hash4, ring_of(mf), bucket_of(mf, p), stored, ways);
         }
         return;
     }
@@ -286,10 +327,31 @@ void fz7_lz_hb_skip(fz7_lz_mf *mf, uint32_t count)
     uint32_t shift = mf->hash4_shift;
     for (uint32_t k = 0; k < count; k++, p++, stored++) {
         uint32_t ahead = fz7_lz_hash5(p + HB_AHEAD_LINE, shift);
-        __builtin_prefetch(lines + (size_t)ahead * HB_WORDS, 1);
+        __builtin_prefetch(lines + (size_t)ahead * ways, 1);
         __builtin_prefetch(ring + ahead, 1);
         insert_near(hash2, hash3, p, stored);
-        insert(lines, ring, fz7_lz_hash5(p, shift), stored);
+        insert(lines, ring, fz7_lz_hash5(p, shift), stored, ways);
     }
     mf->pos += count;
+}
+
+/* True when mf's buckets have 8 ways (hash4's words over its buckets). */
+static inline int few_ways(const fz7_lz_mf *mf)
+{
+    return (((size_t)mf->hash4_mask + 1) >> bits_of(mf)) == HB_WAYS_FEW;
+}
+
+uint32_t fz7_lz_hb_find(fz7_lz_mf *mf, fz7_lz_match *matches)
+{
+    if (few_ways(mf))
+        return find(mf, matches, HB_WAYS_FEW);
+    return find(mf, matches, HB_WAYS_MAX);
+}
+
+void fz7_lz_hb_skip(fz7_lz_mf *mf, uint32_t count)
+{
+    if (few_ways(mf))
+        skip(mf, count, HB_WAYS_FEW);
+    else
+        skip(mf, count, HB_WAYS_MAX);
 }

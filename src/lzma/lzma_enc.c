@@ -32,8 +32,9 @@
 
 fz7_status fz7_lzma_enc_preset(fz7_lzma_enc_opts *o, unsigned level)
 {
-    /* 7zz 26.02 -mx1..9 dictionary sizes (LZMA2:n in `7zz l -slt`). */
-    static const uint32_t dict_log[10] = {18, 18, 20, 22, 24, 25, 26, 27, 28, 28};
+    /* 7zz 26.02 -mx2..9 dictionary sizes (LZMA2:n in `7zz l -slt`); -mx1
+     * takes 1 MiB instead of 7zz's 256 KiB (see its depth below). */
+    static const uint32_t dict_log[10] = {18, 20, 20, 22, 24, 25, 26, 27, 28, 28};
     if (!o || level > 9)
         return FZ7_E_ARG;
     memset(o, 0, sizeof(*o));
@@ -58,13 +59,20 @@ fz7_status fz7_lzma_enc_preset(fz7_lzma_enc_opts *o, unsigned level)
     if (level >= 1 && level <= 4)
         o->mf = FZ7_LZMA_MF_HB5;
     o->nice_len = level >= 7 ? 64 : 32;
-    /* -mx1 visits 11 candidates, -mx2..4 16 (hc5 walked 14 there), not
-     * the automatic 16 + nice_len / 2: hc5's chain walk is mostly
-     * dependent loads. The fast parser's distance rules (lzma_enc_fast.c)
-     * gained more than the links cost: bench corpus at -mx1 9,252,604 ->
-     * 9,313,196 B (7zz: 9,328,441), at -mx4 8,782,178 -> 8,809,535 B
-     * (7zz: 8,851,316). */
-    o->depth = level == 1 ? 11 : level >= 2 && level <= 4 ? 16 : 0;
+    /* -mx2..4 visit 16 candidates (hc5 walked 14 there), not the
+     * automatic 16 + nice_len / 2: hc5's chain walk is mostly dependent
+     * loads. The fast parser's distance rules (lzma_enc_fast.c) gained
+     * more than the links cost: bench corpus at -mx4 8,782,178 ->
+     * 8,809,535 B (7zz: 8,851,316). -mx1 buys ratio with a 1 MiB
+     * dictionary and spends it on speed: 5 candidates, so 8-way buckets
+     * (lz_mf_bucket.c: 2^17 of them, 4 MiB instead of 8). Against 256 KiB
+     * and 11 candidates (7zz -mx1), -mmt1: bench corpus 9,313,187 ->
+     * 9,244,824 B (7zz 9,328,423), a 30 MB text tar 4,346,785 -> 2,036,481
+     * (7zz 4,357,791), a 40 MB source tar 8,806,807 -> 8,668,949 (7zz
+     * 8,851,186); bench corpus CPU over 7zz's, medians of 11 interleaved
+     * rounds on a loaded machine, 0.783 -> 0.706 (depth 6: 0.727 and
+     * 9,189,642 B; 7: 0.754; 8: 0.762). */
+    o->depth = level == 1 ? 5 : level >= 2 && level <= 4 ? 16 : 0;
     o->end_marker = 0;
     return FZ7_OK;
 }

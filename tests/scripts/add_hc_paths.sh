@@ -40,7 +40,7 @@ while IFS='|' read -r args method; do
     [ "$got" = "$want" ] || fail "$args: extracted bytes differ"
     echo "ok: $args -> $(stat -c %s "a$n.7z") bytes, $method"
 done <<'CASES'
--mx1|LZMA2:18
+-mx1|LZMA2:20
 -mx1 -md=64k|LZMA2:16
 -mx1 -md=64k -mmf=hc4|LZMA2:16
 -mx3 -md=64k -mfb=273|LZMA2:16

@@ -473,6 +473,7 @@ static void test_tail_blocks(void **state)
     }
     fz7_lzma_enc_opts o;
     assert_int_equal(fz7_lzma_enc_preset(&o, 1), FZ7_OK);
+    o.dict_size = 256u << 10;   /* the plan below is for a 256 KiB dictionary */
     const uint64_t block = (uint64_t)1 << 20;
     fz7_lzma_enc_opts hinted = o;
     fz7_lzma_enc_reduce_dict(&hinted, n);
