@@ -53,9 +53,9 @@
 uint32_t fz7_lz_hb_bits(uint32_t dict_size)
 {
     /* hc5's head bits (one bucket per head): log2(dict) - 1, at least
-     * 16, so up to HB_BITS_MAX the candidates are hc5's. 16 bits at -mx1
-     * (4 MiB instead of 8): bench corpus 9,313,205 -> 9,323,461 B and no
-     * faster. */
+     * 16, so up to HB_BITS_MAX the candidates are hc5's. 16 bits at the
+     * former -mx1 (256 KiB, 11 candidates; 4 MiB instead of 8): bench
+     * corpus 9,313,205 -> 9,323,461 B and no faster. */
     uint32_t bits = fz7_lz_head_bits(dict_size, HB_BITS_MAX);
 #ifdef HB_BITS
     bits = HB_BITS;   /* for measuring other table sizes */
@@ -72,7 +72,9 @@ static uint32_t ways_for(uint32_t depth)
 /* log2 of the buckets of `ways` ways: 16 ways as fz7_lz_hb_bits; 8 ways
  * one slot per dictionary position (dict_size / 8 buckets), at least 2^16
  * (the same floor as hc5's heads, so up to 512 KiB the candidates are
- * still hc5's). */
+ * still hc5's). -mx1 (1 MiB, 5 candidates): 2^17 buckets, 4 MiB; 2^16
+ * (2 MiB) measured as fast and 0.5 % larger (bench corpus 9,232,740 B
+ * against 9,189,642 at depth 6). */
 static uint32_t bits_for(uint32_t dict_size, uint32_t ways)
 {
     if (ways == HB_WAYS_MAX)
