@@ -256,6 +256,19 @@ static void init_price_table(struct fz7_lzma_enc *e)
     e->price_table[0] = price_of_prob(8);
     for (uint32_t i = 1; i < (FZ7_LZMA_PROB_ONE >> FZ7_PRICE_SHIFT); i++)
         e->price_table[i] = price_of_prob((i << FZ7_PRICE_SHIFT) + (1u << (FZ7_PRICE_SHIFT - 1)));
+    fz7_lzma_bit_prices_init(e);
+}
+
+void fz7_lzma_bit_prices_init(struct fz7_lzma_enc *e)
+{
+    /* p = 0 never occurs (probabilities stay in 31..2017): its bit-1 price,
+     * past the table's end, is left at the largest. */
+    e->bit_prices[0][0] = (uint8_t)e->price_table[0];
+    e->bit_prices[1][0] = (uint8_t)e->price_table[0];
+    for (uint32_t p = 1; p < FZ7_LZMA_PROB_ONE; p++) {
+        e->bit_prices[0][p] = (uint8_t)e->price_table[p >> FZ7_PRICE_SHIFT];
+        e->bit_prices[1][p] = (uint8_t)e->price_table[(FZ7_LZMA_PROB_ONE - p) >> FZ7_PRICE_SHIFT];
+    }
 }
 
 static uint32_t tree_reverse_price(const struct fz7_lzma_enc *e, const fz7_lzma_prob *probs, unsigned count, uint32_t value)
