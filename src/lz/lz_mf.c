@@ -908,13 +908,23 @@ __attribute__((always_inline)) static inline void prefetch_kind(const fz7_lz_mf 
     }
     const uint8_t *near = mf->buf + mf->pos + PREFETCH_NODE;
     uint32_t delta = mf->pos + PREFETCH_NODE + mf->offset - mf->hash4[root_kind(mf, near, kind)];
-    if (delta - 1 < mf->dict_size) {
-        uint32_t slot = mf->cyclic_pos + PREFETCH_NODE;
-        slot = slot >= mf->cyclic_size ? slot - mf->cyclic_size : slot;
-        slot = slot >= delta ? slot - delta : slot - delta + mf->cyclic_size;
-        __builtin_prefetch(&mf->son[(fz7_lz_is_hc(kind) ? 1 : 2) * (size_t)slot], 1);
-        __builtin_prefetch(near - delta, 0);
+    if (fz7_lz_is_hc(kind)) {
+        if (delta - 1 < mf->dict_size) {
+            uint32_t slot = mf->cyclic_pos + PREFETCH_NODE;
+            slot = slot >= mf->cyclic_size ? slot - mf->cyclic_size : slot;
+            slot = slot >= delta ? slot - delta : slot - delta + mf->cyclic_size;
+            __builtin_prefetch(&mf->son[slot], 1);
+            __builtin_prefetch(near - delta, 0);
+        }
+        return;
     }
+    /* The trees: as in bt_step, the candidate's node lies PREFETCH_NODE -
+     * delta slots from pos's, with no in-reach test and no wrap fix-up (a
+     * wrong address only loses the prefetch). */
+    intptr_t x = (intptr_t)PREFETCH_NODE - (intptr_t)delta;
+    __builtin_prefetch((const void *)((uintptr_t)&mf->son[2 * (size_t)mf->cyclic_pos]
+                                      + (uintptr_t)(x * 2 * (intptr_t)sizeof(mf->son[0]))), 1);
+    __builtin_prefetch((const void *)((uintptr_t)mf->buf + mf->pos + (uintptr_t)x), 0);
 }
 
 /* prefetch_kind for the hash chains (their 2- and 3-byte heads stay in
