@@ -302,19 +302,27 @@ static void tree_leaf_prices(const struct fz7_lzma_enc *e, const fz7_lzma_prob *
     }
 }
 
+/* Length prices for every pos state: prices[ps][len - 2]. Only lengths up
+ * to nice_len are filled: the normal parser takes a longer match or rep
+ * without pricing it, and never reads further (its look-ups stop at
+ * nice_len - 2; one more is kept). */
 static void fill_len_prices(struct fz7_lzma_enc *e, const fz7_lzma_len_probs *lp, uint32_t prices[][FZ7_LZMA_LEN_SYMBOLS])
 {
     uint32_t c0 = fz7_price_bit(e, lp->choice, 0);
     uint32_t c1 = fz7_price_bit(e, lp->choice, 1);
     uint32_t c10 = c1 + fz7_price_bit(e, lp->choice2, 0);
     uint32_t c11 = c1 + fz7_price_bit(e, lp->choice2, 1);
+    const uint32_t below_high = FZ7_LZMA_LEN_LOW_SYMBOLS + FZ7_LZMA_LEN_MID_SYMBOLS;
+    uint32_t used = e->opts.nice_len < FZ7_LZMA_LEN_SYMBOLS ? e->opts.nice_len : FZ7_LZMA_LEN_SYMBOLS;
+    uint32_t high_used = used > below_high ? used - below_high : 0;
     uint32_t high[FZ7_LZMA_LEN_HIGH_SYMBOLS];
-    tree_leaf_prices(e, lp->high, FZ7_LZMA_LEN_HIGH_BITS, c11, high);
+    if (high_used > 0)
+        tree_leaf_prices(e, lp->high, FZ7_LZMA_LEN_HIGH_BITS, c11, high);
     for (uint32_t ps = 0; ps <= e->pos_mask; ps++) {
         uint32_t *p = prices[ps];
         tree_leaf_prices(e, lp->low[ps], FZ7_LZMA_LEN_LOW_BITS, c0, p);
         tree_leaf_prices(e, lp->mid[ps], FZ7_LZMA_LEN_MID_BITS, c10, p + FZ7_LZMA_LEN_LOW_SYMBOLS);
-        memcpy(p + FZ7_LZMA_LEN_LOW_SYMBOLS + FZ7_LZMA_LEN_MID_SYMBOLS, high, sizeof(high));
+        memcpy(p + below_high, high, high_used * sizeof(high[0]));
     }
 }
 
