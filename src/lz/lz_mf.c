@@ -975,7 +975,13 @@ __attribute__((always_inline)) static inline uint32_t find_kind(fz7_lz_mf *mf, f
     if (mf->pending) {
         /* Searched with the previous position. */
         n = mf->pending_count;
-        memcpy(matches, mf->pending_matches, n * sizeof(matches[0]));
+        /* Two matches per step, inline (n is a handful; a libc call per
+         * position cost more than the copy). An odd n copies one stale
+         * entry past the count: both arrays hold FZ7_LZ_MATCHES_MAX, an
+         * even number, so the step stays inside them. */
+        _Static_assert(FZ7_LZ_MATCHES_MAX % 2 == 0, "pending matches copy two at a time");
+        for (uint32_t i = 0; i < n; i += 2)
+            memcpy(&matches[i], &mf->pending_matches[i], 2 * sizeof(matches[0]));
         mf->pending = 0;
         advance(mf);
         return n;
