@@ -264,6 +264,19 @@ static void init_price_table(struct fz7_lzma_enc *e)
     e->price_table[0] = price_of_prob(8);
     for (uint32_t i = 1; i < (FZ7_LZMA_PROB_ONE >> FZ7_PRICE_SHIFT); i++)
         e->price_table[i] = price_of_prob((i << FZ7_PRICE_SHIFT) + (1u << (FZ7_PRICE_SHIFT - 1)));
+    fz7_lzma_bit_prices_init(e);
+}
+
+void fz7_lzma_bit_prices_init(struct fz7_lzma_enc *e)
+{
+    /* p = 0 never occurs (probabilities stay in 31..2017): its bit-1 price,
+     * past the table's end, is left at the largest. */
+    e->bit_prices[0][0] = (uint8_t)e->price_table[0];
+    e->bit_prices[1][0] = (uint8_t)e->price_table[0];
+    for (uint32_t p = 1; p < FZ7_LZMA_PROB_ONE; p++) {
+        e->bit_prices[0][p] = (uint8_t)e->price_table[p >> FZ7_PRICE_SHIFT];
+        e->bit_prices[1][p] = (uint8_t)e->price_table[(FZ7_LZMA_PROB_ONE - p) >> FZ7_PRICE_SHIFT];
+    }
 }
 
 static uint32_t tree_reverse_price(const struct fz7_lzma_enc *e, const fz7_lzma_prob *probs, unsigned count, uint32_t value)
@@ -297,19 +310,27 @@ static void tree_leaf_prices(const struct fz7_lzma_enc *e, const fz7_lzma_prob *
     }
 }
 
+/* Length prices for every pos state: prices[ps][len - 2]. Only lengths up
+ * to nice_len are filled: the normal parser takes a longer match or rep
+ * without pricing it, and never reads further (its look-ups stop at
+ * nice_len - 2; one more is kept). */
 static void fill_len_prices(struct fz7_lzma_enc *e, const fz7_lzma_len_probs *lp, uint32_t prices[][FZ7_LZMA_LEN_SYMBOLS])
 {
     uint32_t c0 = fz7_price_bit(e, lp->choice, 0);
     uint32_t c1 = fz7_price_bit(e, lp->choice, 1);
     uint32_t c10 = c1 + fz7_price_bit(e, lp->choice2, 0);
     uint32_t c11 = c1 + fz7_price_bit(e, lp->choice2, 1);
+    const uint32_t below_high = FZ7_LZMA_LEN_LOW_SYMBOLS + FZ7_LZMA_LEN_MID_SYMBOLS;
+    uint32_t used = e->opts.nice_len < FZ7_LZMA_LEN_SYMBOLS ? e->opts.nice_len : FZ7_LZMA_LEN_SYMBOLS;
+    uint32_t high_used = used > below_high ? used - below_high : 0;
     uint32_t high[FZ7_LZMA_LEN_HIGH_SYMBOLS];
-    tree_leaf_prices(e, lp->high, FZ7_LZMA_LEN_HIGH_BITS, c11, high);
+    if (high_used > 0)
+        tree_leaf_prices(e, lp->high, FZ7_LZMA_LEN_HIGH_BITS, c11, high);
     for (uint32_t ps = 0; ps <= e->pos_mask; ps++) {
         uint32_t *p = prices[ps];
         tree_leaf_prices(e, lp->low[ps], FZ7_LZMA_LEN_LOW_BITS, c0, p);
         tree_leaf_prices(e, lp->mid[ps], FZ7_LZMA_LEN_MID_BITS, c10, p + FZ7_LZMA_LEN_LOW_SYMBOLS);
-        memcpy(p + FZ7_LZMA_LEN_LOW_SYMBOLS + FZ7_LZMA_LEN_MID_SYMBOLS, high, sizeof(high));
+        memcpy(p + below_high, high, high_used * sizeof(high[0]));
     }
 }
 

@@ -80,6 +80,9 @@ struct fz7_lzma_enc {
 
     /* Prices (normal mode). */
     uint32_t price_table[FZ7_LZMA_PROB_ONE >> FZ7_PRICE_SHIFT];
+    /* price_table spread over every probability and both bits (see
+     * fz7_lzma_bit_prices_init): bit_prices[bit][p]; 4 KiB, all <= 128. */
+    uint8_t bit_prices[2][FZ7_LZMA_PROB_ONE];
     uint32_t match_len_prices[FZ7_LZMA_POS_STATES_MAX][FZ7_LZMA_LEN_SYMBOLS];
     uint32_t rep_len_prices[FZ7_LZMA_POS_STATES_MAX][FZ7_LZMA_LEN_SYMBOLS];
     uint32_t slot_prices[FZ7_LZMA_DIST_STATES][FZ7_LZMA_DIST_SLOTS];
@@ -105,14 +108,18 @@ fz7_status fz7_lzma2_mt_write(struct fz7_lzma_enc *e, const uint8_t *data, size_
 fz7_status fz7_lzma2_mt_finish(struct fz7_lzma_enc *e);
 void fz7_lzma2_mt_free(struct fz7_lzma2_mt *mt);
 
+/* Fills bit_prices from price_table (lzma_enc.c; price_table entries
+ * must be below 256): bit_prices[0][p] = price_table[p >> 4] and
+ * bit_prices[1][p] = price_table[(2048 - p) >> 4], p in 1..2047. */
+void fz7_lzma_bit_prices_init(struct fz7_lzma_enc *e);
+
 /* Price of coding bit (0, or any other value for a 1) with probability p
- * (of a 0): the table at p, or at 2048 - p for a 1. Branch-free, as
- * literal bits are as good as random: with mask all ones,
- * (p ^ mask) + 2049 is 2048 - p. */
+ * (of a 0): price_table at p, or at 2048 - p for a 1, read as one load
+ * from bit_prices (no arithmetic on p; literal bits are as good as
+ * random, so the bit is an index, not a branch). */
 static inline uint32_t fz7_price_bit(const struct fz7_lzma_enc *e, fz7_lzma_prob p, unsigned bit)
 {
-    uint32_t mask = 0u - (uint32_t)(bit != 0);
-    return e->price_table[(((uint32_t)p ^ mask) + (mask & (FZ7_LZMA_PROB_ONE + 1))) >> FZ7_PRICE_SHIFT];
+    return e->bit_prices[bit != 0][p];
 }
 
 /* Equal leading bytes of a and b, at most limit (the match finder's
@@ -195,9 +202,11 @@ static inline uint32_t fz7_lzma_literal_price(const struct fz7_lzma_enc *e, uint
     uint32_t mb = match_byte;
     uint32_t c = (uint32_t)cur | 0x100; /* c >> 8: 1, then the bits so far */
     uint32_t price = 0;
+    const uint8_t *bp = e->bit_prices[0];
     do {
         mb <<= 1;
-        price += fz7_price_bit(e, probs[offs + (mb & offs) + (c >> 8)], (c >> 7) & 1);
+        /* (c << 4) & 0x800: the bit to code, as the row of bit_prices. */
+        price += bp[((c << 4) & FZ7_LZMA_PROB_ONE) + probs[offs + (mb & offs) + (c >> 8)]];
         c <<= 1;
         offs &= ~(mb ^ c);
     } while (c < 0x10000);

@@ -174,15 +174,19 @@ static void try_x_lit_rep0(struct fz7_lzma_enc *e, uint32_t *len_end, uint32_t c
     uint32_t len2 = 2 + fz7_lzma_match_len(e, q + 2, q + 2 - d, lim - 2);
     uint64_t pos_a = pos + len;
     uint32_t ps_a = (uint32_t)pos_a & e->pos_mask;
-    uint32_t price = price_x + fz7_price_bit(e, e->probs->is_match[st_x][ps_a], 0)
-                   + fz7_lzma_literal_price(e, pos_a, st_x, p[len - 1], p[len], p[(ptrdiff_t)len - (ptrdiff_t)d]);
     uint32_t st_b = fz7_lzma_state_after_literal(st_x);
     uint32_t ps_b = (uint32_t)(pos_a + 1) & e->pos_mask;
-    price += fz7_lzma_rep_price(e, 0, st_b, ps_b) + e->rep_len_prices[ps_b][len2 - 2];
+    uint32_t price = price_x + fz7_price_bit(e, e->probs->is_match[st_x][ps_a], 0)
+                   + fz7_lzma_rep_price(e, 0, st_b, ps_b) + e->rep_len_prices[ps_b][len2 - 2];
     uint32_t off = c + len + 1 + len2;
     fz7_lzma_opt *opt = e->opt;
     while (*len_end < off)
         opt[++*len_end].price = FZ7_PRICE_INFINITY;
+    /* The literal's price only adds: without it the step must already
+     * beat the node, else it cannot (the literal walk is the dear part). */
+    if (price >= opt[off].price)
+        return;
+    price += fz7_lzma_literal_price(e, pos_a, st_x, p[len - 1], p[len], p[(ptrdiff_t)len - (ptrdiff_t)d]);
     if (price < opt[off].price) {
         set_opt(&opt[off], price, c + len, 0, 1);
         opt[off].has_prev2 = 1;
@@ -336,12 +340,19 @@ void fz7_lzma_parse_normal(struct fz7_lzma_enc *e)
         const uint8_t cb = p[0];
         const uint8_t mb = r0_ok ? p[-(ptrdiff_t)d0] : (uint8_t)~cb;
 
-        uint32_t lit_price = cur_price + fz7_price_bit(e, pr->is_match[st][cps], 0)
-                           + fz7_lzma_literal_price(e, pos, st, p[-1], cb, mb);
+        /* The literal's walk only when it can matter: when the literal
+         * might beat node c + 1 (its price only adds to lit_price), or
+         * below for a literal then rep0. */
+        uint32_t lit_price = cur_price + fz7_price_bit(e, pr->is_match[st][cps], 0);
+        int lit_priced = 0;
         int next_is_lit = 0;
         if (lit_price < opt[c + 1].price) {
-            set_opt(&opt[c + 1], lit_price, c, BACK_LITERAL, 0);
-            next_is_lit = 1;
+            lit_price += fz7_lzma_literal_price(e, pos, st, p[-1], cb, mb);
+            lit_priced = 1;
+            if (lit_price < opt[c + 1].price) {
+                set_opt(&opt[c + 1], lit_price, c, BACK_LITERAL, 0);
+                next_is_lit = 1;
+            }
         }
         uint32_t match_price = cur_price + fz7_price_bit(e, pr->is_match[st][cps], 1);
         if (mb == cb && !(opt[c + 1].pos_prev == c && opt[c + 1].back == 0 && !opt[c + 1].lit_first)) {
@@ -370,6 +381,8 @@ void fz7_lzma_parse_normal(struct fz7_lzma_enc *e)
                 uint32_t price = lit_price + fz7_lzma_rep_price(e, 0, st2, ps2) + e->rep_len_prices[ps2][len - 2];
                 uint32_t off = c + 1 + len;
                 grow_end(opt, &len_end, off);
+                if (!lit_priced && price < opt[off].price)
+                    price += fz7_lzma_literal_price(e, pos, st, p[-1], cb, mb);
                 if (price < opt[off].price)
                     set_opt(&opt[off], price, c, 0, 1);
             }
