@@ -77,6 +77,8 @@ struct fz7_lzma2_pool {
     pthread_mutex_t lock;
     pthread_cond_t work;   /* a slot was queued, or shutdown */
     pthread_cond_t done;   /* a slot finished */
+    fz7_lzma_enc *cache;   /* with one thread: the encoder write() codes
+                            * blocks with (each worker keeps its own) */
 };
 
 struct fz7_lzma2_mt {
@@ -161,17 +163,49 @@ static size_t start_after(struct fz7_lzma_enc *e, const uint8_t *prefix, size_t 
     return fed - plen;
 }
 
+/* True when an encoder made with options a codes as one made with b:
+ * every field but size_hint (which only sizes its huge pages). */
+static int same_coding(const fz7_lzma_enc_opts *a, const fz7_lzma_enc_opts *b)
+{
+    return a->dict_size == b->dict_size && a->lc == b->lc && a->lp == b->lp && a->pb == b->pb
+           && a->mode == b->mode && a->nice_len == b->nice_len && a->mf == b->mf && a->depth == b->depth
+           && a->end_marker == b->end_marker && a->mf_thread == b->mf_thread;
+}
+
+/* The encoder of a block, in *cache: the thread's encoder of the block
+ * before, started over (fz7_lzma_enc_reset: the same bytes as a new one,
+ * without mapping and faulting in its tables and window again and with no
+ * table walk: about 4 ms of CPU per block at -mx1), or, when its options
+ * differ or it cannot be reset (a match finder thread), a new one. */
+static fz7_status block_encoder(const fz7_lzma_enc_opts *opts, fz7_ostream *dst, fz7_lzma_enc **cache)
+{
+    if (*cache && same_coding(&(*cache)->opts, opts) && fz7_lzma_enc_reset(*cache, dst) == FZ7_OK)
+        return FZ7_OK;
+    TR("block encoder %s\n", *cache ? "replaced" : "new");
+    fz7_lzma_enc_free(*cache);
+    *cache = NULL;
+    return fz7_lzma2_enc_new(opts, dst, cache);
+}
+
 /* Compresses one block into its slot as a complete LZMA2 stream, then drops
  * the stream's end byte so that blocks can be joined. A block with a
- * prefix continues the previous block's dictionary (start_after). */
-static void encode_block(const struct fz7_lzma2_mt *mt, mt_slot *b)
+ * prefix continues the previous block's dictionary (start_after). The
+ * encoder stays in *cache for the thread's next block (freed after an
+ * error). */
+static void encode_block(const struct fz7_lzma2_mt *mt, mt_slot *b, fz7_lzma_enc **cache)
 {
     slot_sink sink = {{slot_write}, b};
-    fz7_lzma_enc *e = NULL;
     b->out_len = 0;
     const uint8_t *data = b->in + mt->prime;
     size_t n = b->in_len;
-    fz7_status st = fz7_lzma2_enc_new(&mt->block_opts, &sink.base, &e);
+#ifdef FZ7_MT_TRACE
+    double c0 = tr_cpu();
+#endif
+    fz7_status st = block_encoder(&mt->block_opts, &sink.base, cache);
+    fz7_lzma_enc *e = *cache;
+#ifdef FZ7_MT_TRACE
+    double c1 = tr_cpu();
+#endif
     if (st == FZ7_OK && b->prefix_len) {
         size_t taken = start_after(e, data - b->prefix_len, b->prefix_len, data, n);
         if (taken == SIZE_MAX)
@@ -181,11 +215,15 @@ static void encode_block(const struct fz7_lzma2_mt *mt, mt_slot *b)
             n -= taken;
         }
     }
+    TR("setup seq %llu new %.4f prefix %.4f\n", (unsigned long long)b->seq, c1 - c0, tr_cpu() - c1);
     if (st == FZ7_OK)
         st = fz7_lzma_enc_write(e, data, n);
     if (st == FZ7_OK)
         st = fz7_lzma_enc_finish(e);
-    fz7_lzma_enc_free(e);
+    if (st != FZ7_OK) {
+        fz7_lzma_enc_free(e);
+        *cache = NULL;
+    }
     if (st == FZ7_OK && (b->out_len == 0 || b->out[b->out_len - 1] != 0x00))
         st = FZ7_E_DATA; /* cannot happen: finish() ends with 0x00 */
     if (st == FZ7_OK)
@@ -210,21 +248,33 @@ static mt_slot *next_queued(fz7_lzma2_pool *pool)
     return NULL;
 }
 
+/* A worker codes queued blocks with one encoder it keeps (encode_block),
+ * and frees it when no encoder uses the pool any more (detach wakes it),
+ * so that an idle pool holds no encoder's memory. */
 static void *worker_main(void *arg)
 {
     fz7_lzma2_pool *pool = arg;
+    fz7_lzma_enc *cache = NULL;
     pthread_mutex_lock(&pool->lock);
     for (;;) {
         mt_slot *b;
-        while (!pool->shutdown && (b = next_queued(pool)) == NULL)
+        while (!pool->shutdown && (b = next_queued(pool)) == NULL) {
+            if (cache && !pool->first) {
+                pthread_mutex_unlock(&pool->lock);
+                fz7_lzma_enc_free(cache);
+                cache = NULL;
+                pthread_mutex_lock(&pool->lock);
+                continue;
+            }
             pthread_cond_wait(&pool->work, &pool->lock);
+        }
         if (pool->shutdown)
             break;
         b->state = SLOT_RUNNING;
         pthread_mutex_unlock(&pool->lock);
         TR("start %p seq %llu len %zu thr %lx cpu %.4f\n", (void *)b->owner, (unsigned long long)b->seq,
            b->in_len, (unsigned long)pthread_self() & 0xfffff, tr_cpu());
-        encode_block(b->owner, b);
+        encode_block(b->owner, b, &cache);
         TR("end   %p seq %llu out %zu thr %lx cpu %.4f\n", (void *)b->owner, (unsigned long long)b->seq,
            b->out_len, (unsigned long)pthread_self() & 0xfffff, tr_cpu());
         pthread_mutex_lock(&pool->lock);
@@ -232,6 +282,7 @@ static void *worker_main(void *arg)
         pthread_cond_broadcast(&pool->done);
     }
     pthread_mutex_unlock(&pool->lock);
+    fz7_lzma_enc_free(cache);
     return NULL;
 }
 
@@ -291,7 +342,7 @@ static void submit(struct fz7_lzma_enc *e)
     if (mt->prime && b->in_len == b->want)
         memcpy(mt->tail, b->in + mt->prime + b->in_len - mt->prime, mt->prime);
     if (mt->pool->started == 0) {
-        encode_block(mt, b);
+        encode_block(mt, b, &mt->pool->cache);
         b->state = SLOT_DONE;
         return;
     }
@@ -514,6 +565,7 @@ void fz7_lzma2_pool_free(fz7_lzma2_pool *pool)
     pthread_cond_destroy(&pool->work);
     pthread_cond_destroy(&pool->done);
     pthread_mutex_destroy(&pool->lock);
+    fz7_lzma_enc_free(pool->cache);
     free(pool->workers);
     free(pool);
 }
@@ -540,7 +592,14 @@ static void detach(struct fz7_lzma2_mt *mt)
         p = &(*p)->next;
     if (*p)
         *p = mt->next;
+    /* The last encoder left: the workers free their encoders. */
+    if (!pool->first)
+        pthread_cond_broadcast(&pool->work);
+    fz7_lzma_enc *cache = pool->first ? NULL : pool->cache;
+    if (cache)
+        pool->cache = NULL;
     pthread_mutex_unlock(&pool->lock);
+    fz7_lzma_enc_free(cache);
 }
 
 void fz7_lzma2_mt_free(struct fz7_lzma2_mt *mt)
