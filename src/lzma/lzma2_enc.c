@@ -48,6 +48,15 @@ static double tr_t0;
 #define TR(...) ((void)0)
 #endif
 
+/* Block slots over the thread count. Blocks are written in input order,
+ * so a slot frees only when the oldest block is done: with one slot over,
+ * a thread that finished a later block idles while the oldest is coded
+ * (blocks of one size take up to 2x each other's CPU time on the bench
+ * corpus). Two over: -mx1 -mmt2 replayed from 5 runs' block times, 0.4-2 %
+ * less wall time (threads idle 0.057-0.078 s instead of 0.072-0.093 s),
+ * three over another 0-2 %. Each slot holds a block and its output. */
+#define MT_SLOTS_OVER 2u
+
 enum slot_state { SLOT_FREE, SLOT_FILLING, SLOT_QUEUED, SLOT_RUNNING, SLOT_DONE };
 
 struct fz7_lzma2_mt;
@@ -56,7 +65,9 @@ typedef struct mt_slot {
     struct fz7_lzma2_mt *owner; /* the encoder whose block this is */
     enum slot_state state;
     uint64_t seq;          /* block number, in input order */
-    uint8_t *in;           /* prime + block_size bytes: the block starts at in + prime */
+    uint8_t *in;           /* prime + block_size bytes: the block starts at in + prime
+                            * (NULL once the block is coded: back to the pool) */
+    size_t in_cap;         /* bytes allocated at in */
     size_t want;           /* bytes the block is cut at (plan_len) */
     size_t in_len;         /* bytes of the block */
     size_t prefix_len;     /* bytes before the block it starts from (0 or prime) */
@@ -64,6 +75,15 @@ typedef struct mt_slot {
     size_t out_len, out_cap;
     fz7_status status;
 } mt_slot;
+
+/* A buffer kept for reuse (struct fz7_lzma2_pool). At most MT_SPARES_MAX
+ * of each kind: the slots of the encoders that overlap (two 7z folders of
+ * up to 8 threads each) without more. */
+typedef struct spare_buf {
+    uint8_t *p;
+    size_t cap;
+} spare_buf;
+#define MT_SPARES_MAX 20u
 
 /* Worker threads and the one lock over every slot of the encoders that use
  * them. The encoders are listed in the order they were made: a worker takes
@@ -79,6 +99,15 @@ struct fz7_lzma2_pool {
     pthread_cond_t done;   /* a slot finished */
     fz7_lzma_enc *cache;   /* with one thread: the encoder write() codes
                             * blocks with (each worker keeps its own) */
+    /* Buffers of earlier blocks, of any encoder on the pool, kept for the
+     * next blocks: a block's input is dead once it is coded and its output
+     * once it is written out. Memory new to the process costs a page fault
+     * and the kernel's zeroing per page, about 1 ms of CPU per MiB on this
+     * VM: without these, each 7z folder after the first faulted in its
+     * slots afresh (-mx1 -mmt2 on the bench corpus: 9,026 page faults
+     * without, 8,190 with; 662 at -mmt1). */
+    spare_buf spare_in[MT_SPARES_MAX], spare_out[MT_SPARES_MAX];
+    uint32_t n_spare_in, n_spare_out;
 };
 
 struct fz7_lzma2_mt {
@@ -251,6 +280,76 @@ static mt_slot *next_queued(fz7_lzma2_pool *pool)
 /* A worker codes queued blocks with one encoder it keeps (encode_block),
  * and frees it when no encoder uses the pool any more (detach wakes it),
  * so that an idle pool holds no encoder's memory. */
+/* A kept buffer of at least need bytes and at most twice that (the
+ * smallest), or with need 0 the largest; NULL if none. *cap: its size.
+ * Caller holds the pool's lock. */
+static uint8_t *take_spare(spare_buf *list, uint32_t *n, size_t need, size_t *cap)
+{
+    uint32_t best = *n;
+    for (uint32_t i = 0; i < *n; i++) {
+        size_t c = list[i].cap;
+        if (need ? c >= need && c / 2 <= need && (best == *n || c < list[best].cap)
+                 : best == *n || c > list[best].cap)
+            best = i;
+    }
+    if (best == *n)
+        return NULL;
+    uint8_t *p = list[best].p;
+    *cap = list[best].cap;
+    list[best] = list[--*n];
+    return p;
+}
+
+/* Keeps p (cap bytes; NULL: nothing) for a later block, or frees it when
+ * the list is full. Caller holds the pool's lock. */
+static void keep_spare(spare_buf *list, uint32_t *n, uint8_t *p, size_t cap)
+{
+    if (!p)
+        return;
+    if (*n < MT_SPARES_MAX) {
+        list[*n].p = p;
+        list[*n].cap = cap;
+        ++*n;
+    } else {
+        free(p);
+    }
+}
+
+/* Frees the kept buffers larger than twice the largest input buffer an
+ * encoder still on the pool asks for (all of them when none is left), so
+ * that an idle pool or one now cutting smaller blocks holds no more than
+ * its encoders may. Caller holds the pool's lock. */
+static void trim_spares(fz7_lzma2_pool *pool)
+{
+    size_t most = 0;
+    for (struct fz7_lzma2_mt *m = pool->first; m; m = m->next)
+        if (m->prime + m->block_size > most)
+            most = m->prime + (size_t)m->block_size;
+    spare_buf *lists[2] = {pool->spare_in, pool->spare_out};
+    uint32_t *counts[2] = {&pool->n_spare_in, &pool->n_spare_out};
+    for (int k = 0; k < 2; k++) {
+        for (uint32_t i = 0; i < *counts[k];) {
+            if (lists[k][i].cap / 2 > most || most == 0) {
+                free(lists[k][i].p);
+                lists[k][i] = lists[k][--*counts[k]];
+            } else {
+                i++;
+            }
+        }
+    }
+}
+
+/* Gives a slot about to be coded a kept output buffer if it has none.
+ * Caller holds the pool's lock. */
+static void take_out(fz7_lzma2_pool *pool, mt_slot *b)
+{
+    if (!b->out) {
+        b->out = take_spare(pool->spare_out, &pool->n_spare_out, 0, &b->out_cap);
+        if (!b->out)
+            b->out_cap = 0;
+    }
+}
+
 static void *worker_main(void *arg)
 {
     fz7_lzma2_pool *pool = arg;
@@ -271,6 +370,7 @@ static void *worker_main(void *arg)
         if (pool->shutdown)
             break;
         b->state = SLOT_RUNNING;
+        take_out(pool, b);
         pthread_mutex_unlock(&pool->lock);
         TR("start %p seq %llu len %zu thr %lx cpu %.4f\n", (void *)b->owner, (unsigned long long)b->seq,
            b->in_len, (unsigned long)pthread_self() & 0xfffff, tr_cpu());
@@ -278,6 +378,8 @@ static void *worker_main(void *arg)
         TR("end   %p seq %llu out %zu thr %lx cpu %.4f\n", (void *)b->owner, (unsigned long long)b->seq,
            b->out_len, (unsigned long)pthread_self() & 0xfffff, tr_cpu());
         pthread_mutex_lock(&pool->lock);
+        keep_spare(pool->spare_in, &pool->n_spare_in, b->in, b->in_cap);
+        b->in = NULL;
         b->state = SLOT_DONE;
         pthread_cond_broadcast(&pool->done);
     }
@@ -327,6 +429,11 @@ static fz7_status emit_done(struct fz7_lzma_enc *e, int wait)
         pthread_mutex_lock(&pool->lock);
         b->state = SLOT_FREE;
         mt->next_emit++;
+        if (pool->started > 0) {
+            keep_spare(pool->spare_out, &pool->n_spare_out, b->out, b->out_cap);
+            b->out = NULL;
+            b->out_cap = 0;
+        }
         pthread_mutex_unlock(&pool->lock);
         wait = 0;
     }
@@ -409,12 +516,16 @@ static fz7_status take_slot(struct fz7_lzma_enc *e)
             b->want = (size_t)plan_len(mt, mt->next_off);
             b->prefix_len = mt->prime && b->seq > 0 ? mt->prime : 0;
         }
+        size_t need = mt->prime + (size_t)mt->block_size;
+        if (b && !b->in)
+            b->in = take_spare(mt->pool->spare_in, &mt->pool->n_spare_in, need, &b->in_cap);
         pthread_mutex_unlock(&mt->pool->lock);
         if (b) {
             if (!b->in) {
-                b->in = malloc(mt->prime + mt->block_size);
+                b->in = malloc(need);
                 if (!b->in)
                     return FZ7_E_MEM;
+                b->in_cap = need;
             }
             /* Every block before this one was full: tail is its end. */
             if (b->prefix_len)
@@ -566,6 +677,10 @@ void fz7_lzma2_pool_free(fz7_lzma2_pool *pool)
     pthread_cond_destroy(&pool->done);
     pthread_mutex_destroy(&pool->lock);
     fz7_lzma_enc_free(pool->cache);
+    for (uint32_t i = 0; i < pool->n_spare_in; i++)
+        free(pool->spare_in[i].p);
+    for (uint32_t i = 0; i < pool->n_spare_out; i++)
+        free(pool->spare_out[i].p);
     free(pool->workers);
     free(pool);
 }
@@ -592,6 +707,13 @@ static void detach(struct fz7_lzma2_mt *mt)
         p = &(*p)->next;
     if (*p)
         *p = mt->next;
+    for (uint32_t i = 0; i < mt->nslots; i++) {
+        mt_slot *b = &mt->slots[i];
+        keep_spare(pool->spare_in, &pool->n_spare_in, b->in, b->in_cap);
+        keep_spare(pool->spare_out, &pool->n_spare_out, b->out, b->out_cap);
+        b->in = b->out = NULL;
+    }
+    trim_spares(pool);
     /* The last encoder left: the workers free their encoders. */
     if (!pool->first)
         pthread_cond_broadcast(&pool->work);
@@ -642,15 +764,6 @@ static uint64_t pick_block_size(const fz7_lzma_enc_opts *opts, uint64_t block_si
  * prefix are multiples of 16, so other block sizes get no prefix. */
 #define MT_PRIME_MAX ((uint64_t)2 << 20)
 #define MT_TAIL_DIV 4u
-
-/* Block slots over the thread count. Blocks are written in input order,
- * so a slot frees only when the oldest block is done: with one slot over,
- * a thread that finished a later block idles while the oldest is coded
- * (blocks of one size take up to 2x each other's CPU time on the bench
- * corpus). Two over: -mx1 -mmt2 replayed from 5 runs' block times, 0.4-2 %
- * less wall time (threads idle 0.057-0.078 s instead of 0.072-0.093 s),
- * three over another 0-2 %. Each slot holds a block and its output. */
-#define MT_SLOTS_OVER 2u
 
 static size_t pick_prime(const fz7_lzma_enc_opts *block_opts, uint64_t block_size)
 {
