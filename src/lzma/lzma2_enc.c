@@ -12,6 +12,10 @@
  * fit in one block gets no cut at all: one encoder whose match finder
  * searches on the second thread (lz/lz_mf_mt.h), the same bytes.
  *
+ * A worker keeps one encoder and starts it over for each block (no new
+ * tables), and a worker with nothing else to do begins on the block still
+ * being filled, coding its bytes as they come (the output is the same).
+ *
  * The worker threads form a pool that several encoders may share one after
  * the other (fz7_lzma2_pool_new): an encoder whose input has ended
  * (fz7_lzma2_mt_end_input) keeps its last blocks in the pool while the next
@@ -71,6 +75,10 @@ typedef struct mt_slot {
     size_t want;           /* bytes the block is cut at (plan_len) */
     size_t in_len;         /* bytes of the block */
     size_t prefix_len;     /* bytes before the block it starts from (0 or prime) */
+    size_t shown;          /* bytes of the block a worker may read (the
+                            * pool's lock): it starts on a block still being
+                            * filled when it has nothing else to do */
+    int complete;          /* shown is the whole block (the pool's lock) */
     uint8_t *out;          /* the block's chunks (no end byte) */
     size_t out_len, out_cap;
     fz7_status status;
@@ -97,6 +105,7 @@ struct fz7_lzma2_pool {
     pthread_mutex_t lock;
     pthread_cond_t work;   /* a slot was queued, or shutdown */
     pthread_cond_t done;   /* a slot finished */
+    pthread_cond_t fill;   /* a slot being coded got bytes or its end */
     fz7_lzma_enc *cache;   /* with one thread: the encoder write() codes
                             * blocks with (each worker keeps its own) */
     /* Buffers of earlier blocks, of any encoder on the pool, kept for the
@@ -216,9 +225,29 @@ static fz7_status block_encoder(const fz7_lzma_enc_opts *opts, fz7_ostream *dst,
     return fz7_lzma2_enc_new(opts, dst, cache);
 }
 
+/* Bytes a worker waits for before it starts on a block still being filled
+ * (or the whole block, if shorter): start_after needs more than a longest
+ * match after the prefix to record the prefix as a full block would. */
+#define MT_STREAM_START ((size_t)64 << 10)
+
+/* Waits until at least `least` bytes of block b are shown or the block is
+ * complete; returns the bytes shown, *complete whether that is all. */
+static size_t wait_shown(fz7_lzma2_pool *pool, mt_slot *b, size_t least, int *complete)
+{
+    pthread_mutex_lock(&pool->lock);
+    while (!b->complete && b->shown < least)
+        pthread_cond_wait(&pool->fill, &pool->lock);
+    size_t n = b->shown;
+    *complete = b->complete;
+    pthread_mutex_unlock(&pool->lock);
+    return n;
+}
+
 /* Compresses one block into its slot as a complete LZMA2 stream, then drops
  * the stream's end byte so that blocks can be joined. A block with a
  * prefix continues the previous block's dictionary (start_after). The
+ * block may still be being filled: its bytes are coded as they are shown
+ * (the encoder's output does not depend on the pieces it is given). The
  * encoder stays in *cache for the thread's next block (freed after an
  * error). */
 static void encode_block(const struct fz7_lzma2_mt *mt, mt_slot *b, fz7_lzma_enc **cache)
@@ -226,7 +255,9 @@ static void encode_block(const struct fz7_lzma2_mt *mt, mt_slot *b, fz7_lzma_enc
     slot_sink sink = {{slot_write}, b};
     b->out_len = 0;
     const uint8_t *data = b->in + mt->prime;
-    size_t n = b->in_len;
+    int complete = 0;
+    size_t n = wait_shown(mt->pool, b, b->want < MT_STREAM_START ? b->want : MT_STREAM_START, &complete);
+    size_t done = 0;
 #ifdef FZ7_MT_TRACE
     double c0 = tr_cpu();
 #endif
@@ -236,17 +267,22 @@ static void encode_block(const struct fz7_lzma2_mt *mt, mt_slot *b, fz7_lzma_enc
     double c1 = tr_cpu();
 #endif
     if (st == FZ7_OK && b->prefix_len) {
-        size_t taken = start_after(e, data - b->prefix_len, b->prefix_len, data, n);
-        if (taken == SIZE_MAX)
+        done = start_after(e, data - b->prefix_len, b->prefix_len, data, n);
+        if (done == SIZE_MAX)
             st = FZ7_E_DATA; /* cannot happen: the window holds a dictionary */
-        else {
-            data += taken;
-            n -= taken;
-        }
     }
     TR("setup seq %llu new %.4f prefix %.4f\n", (unsigned long long)b->seq, c1 - c0, tr_cpu() - c1);
-    if (st == FZ7_OK)
-        st = fz7_lzma_enc_write(e, data, n);
+    while (st == FZ7_OK) {
+        if (done < n)
+            st = fz7_lzma_enc_write(e, data + done, n - done);
+        done = n;
+        if (complete || st != FZ7_OK)
+            break;
+        n = wait_shown(mt->pool, b, done + 1, &complete);
+    }
+    /* After an error too, the slot is the main thread's until it is full. */
+    while (!complete)
+        n = wait_shown(mt->pool, b, n + 1, &complete);
     if (st == FZ7_OK)
         st = fz7_lzma_enc_finish(e);
     if (st != FZ7_OK) {
@@ -439,7 +475,8 @@ static fz7_status emit_done(struct fz7_lzma_enc *e, int wait)
     }
 }
 
-/* Hands the filled slot to a worker (or encodes it here with one thread). */
+/* Ends the filling block: shows its last bytes to the worker that may
+ * already code it (or encodes it here with one thread). */
 static void submit(struct fz7_lzma_enc *e)
 {
     struct fz7_lzma2_mt *mt = e->mt;
@@ -449,14 +486,28 @@ static void submit(struct fz7_lzma_enc *e)
     if (mt->prime && b->in_len == b->want)
         memcpy(mt->tail, b->in + mt->prime + b->in_len - mt->prime, mt->prime);
     if (mt->pool->started == 0) {
+        b->shown = b->in_len;
+        b->complete = 1;
         encode_block(mt, b, &mt->pool->cache);
         b->state = SLOT_DONE;
         return;
     }
     TR("submit %p seq %llu len %zu\n", (void *)mt, (unsigned long long)b->seq, b->in_len);
     pthread_mutex_lock(&mt->pool->lock);
-    b->state = SLOT_QUEUED;
-    pthread_cond_signal(&mt->pool->work);
+    b->shown = b->in_len;
+    b->complete = 1;
+    pthread_cond_broadcast(&mt->pool->fill);
+    pthread_mutex_unlock(&mt->pool->lock);
+}
+
+/* Shows a worker the bytes of the filling block so far (it is queued from
+ * the start: a worker with nothing else to do begins on it). */
+static void show(struct fz7_lzma2_mt *mt, mt_slot *b)
+{
+    pthread_mutex_lock(&mt->pool->lock);
+    b->shown = b->in_len;
+    if (b->state == SLOT_RUNNING)
+        pthread_cond_broadcast(&mt->pool->fill);
     pthread_mutex_unlock(&mt->pool->lock);
 }
 
@@ -513,6 +564,8 @@ static fz7_status take_slot(struct fz7_lzma_enc *e)
             b->state = SLOT_FILLING;
             b->seq = mt->next_seq++;
             b->in_len = 0;
+            b->shown = 0;
+            b->complete = 0;
             b->want = (size_t)plan_len(mt, mt->next_off);
             b->prefix_len = mt->prime && b->seq > 0 ? mt->prime : 0;
         }
@@ -531,6 +584,12 @@ static fz7_status take_slot(struct fz7_lzma_enc *e)
             if (b->prefix_len)
                 memcpy(b->in, mt->tail, b->prefix_len);
             mt->filling = b;
+            if (mt->pool->started > 0) {
+                pthread_mutex_lock(&mt->pool->lock);
+                b->state = SLOT_QUEUED;
+                pthread_cond_signal(&mt->pool->work);
+                pthread_mutex_unlock(&mt->pool->lock);
+            }
             return FZ7_OK;
         }
         st = emit_done(e, 1);
@@ -561,6 +620,8 @@ fz7_status fz7_lzma2_mt_write(struct fz7_lzma_enc *e, const uint8_t *data, size_
         e->bytes_in += k;
         if (b->in_len == b->want)
             submit(e);
+        else if (mt->pool->started > 0)
+            show(mt, b);
     }
     return emit_done(e, 0);
 }
@@ -576,11 +637,19 @@ static void end_input(struct fz7_lzma_enc *e)
     if (mt->filling && mt->filling->in_len > 0) {
         submit(e);
     } else if (mt->filling) {
+        /* An empty block: dropped, unless a worker has begun on it (it
+         * then codes it to nothing). */
         pthread_mutex_lock(&mt->pool->lock);
-        mt->filling->state = SLOT_FREE;
-        mt->next_seq--;
+        int running = mt->filling->state == SLOT_RUNNING;
+        if (!running) {
+            mt->filling->state = SLOT_FREE;
+            mt->next_seq--;
+        }
         pthread_mutex_unlock(&mt->pool->lock);
-        mt->filling = NULL;
+        if (running)
+            submit(e);
+        else
+            mt->filling = NULL;
     }
 }
 
@@ -639,6 +708,7 @@ fz7_status fz7_lzma2_pool_new(uint32_t threads, fz7_lzma2_pool **out)
     pthread_mutex_init(&pool->lock, NULL);
     pthread_cond_init(&pool->work, NULL);
     pthread_cond_init(&pool->done, NULL);
+    pthread_cond_init(&pool->fill, NULL);
     pool->workers = calloc(threads, sizeof(pthread_t));
     if (!pool->workers) {
         fz7_lzma2_pool_free(pool);
@@ -675,6 +745,7 @@ void fz7_lzma2_pool_free(fz7_lzma2_pool *pool)
         pthread_join(pool->workers[i], NULL);
     pthread_cond_destroy(&pool->work);
     pthread_cond_destroy(&pool->done);
+    pthread_cond_destroy(&pool->fill);
     pthread_mutex_destroy(&pool->lock);
     fz7_lzma_enc_free(pool->cache);
     for (uint32_t i = 0; i < pool->n_spare_in; i++)
@@ -697,6 +768,11 @@ static void detach(struct fz7_lzma2_mt *mt)
             if (mt->slots[i].state == SLOT_QUEUED)
                 mt->slots[i].state = SLOT_FREE;
             running |= mt->slots[i].state == SLOT_RUNNING;
+            /* A block still being filled ends where it is. */
+            if (mt->slots[i].state == SLOT_RUNNING && !mt->slots[i].complete) {
+                mt->slots[i].complete = 1;
+                pthread_cond_broadcast(&pool->fill);
+            }
         }
         if (!running)
             break;

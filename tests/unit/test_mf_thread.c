@@ -6,7 +6,10 @@
  * 2 MiB prefix of fz7_lzma2_enc_new_mt) and the one-block path of
  * fz7_lzma2_enc_new_mt; and an encoder freed mid-stream must not hang.
  * Encoders sharing one worker pool (fz7_lzma2_pool) give new_mt's bytes;
- * an input of known size ends in shorter blocks, at the offsets planned. */
+ * an input of known size ends in shorter blocks, at the offsets planned.
+ * An encoder or match finder started over (fz7_lzma_enc_reset,
+ * fz7_lz_mf_reset) gives what a new one gives, and blocks coded while
+ * they are still being filled give the one-thread stream. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -14,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "lz/lz_mf_mt.h"
@@ -699,6 +703,62 @@ static void test_reset(void **state)
     free(m.p);
 }
 
+/* Level `level` (bt4 at 5: its prefix needs nice_len bytes after it),
+ * a 256 KiB dictionary, 1 MiB blocks written with pauses. */
+static void stream_case(int level)
+{
+    fz7_lzma_enc_opts o;
+    assert_int_equal(fz7_lzma_enc_preset(&o, (unsigned)level), FZ7_OK);
+    o.dict_size = 256 << 10;
+    const uint64_t block = (uint64_t)1 << 20;
+    const size_t n = g_n;
+    tu_membuf ref;
+    encode_mt_of(&o, 1, block, g_in, n, &ref);
+    static const size_t pauses[] = {100, 70000, 300000, (1 << 20) + 5, (1 << 20) + 65535, (3 << 19) + 1};
+    tu_membuf got = {{tu_membuf_write}, NULL, 0, 0};
+    fz7_lzma_enc *e = NULL;
+    assert_int_equal(fz7_lzma2_enc_new_mt(&o, 2, block, &got.base, &e), FZ7_OK);
+    size_t at = 0;
+    for (size_t i = 0; i <= sizeof(pauses) / sizeof(pauses[0]); i++) {
+        size_t to = i < sizeof(pauses) / sizeof(pauses[0]) && pauses[i] < n ? pauses[i] : n;
+        for (; at < to; at += 4099)
+            assert_int_equal(fz7_lzma_enc_write(e, g_in + at, to - at < 4099 ? to - at : 4099), FZ7_OK);
+        at = to;
+        usleep(30000);
+    }
+    assert_int_equal(fz7_lzma_enc_finish(e), FZ7_OK);
+    fz7_lzma_enc_free(e);
+    assert_same("blocks coded while filled", &ref, &got);
+    print_message("-mx%d streamed blocks: %zu -> %zu bytes, as on one thread\n", level, n, ref.n);
+    free(got.p);
+    free(ref.p);
+}
+
+/* A worker with nothing to do begins on the block still being filled and
+ * codes its bytes as they come: pauses in the input let it start (and
+ * wait for more) mid-block, at a block's first bytes and inside its
+ * prefix's first 64 KiB; the stream is the one-thread stream all the same.
+ * An encoder freed while a worker codes its filling block must not hang. */
+static void test_stream(void **state)
+{
+    (void)state;
+    for (int level = 1; level <= 5; level += 4)
+        stream_case(level);
+    fz7_lzma_enc_opts o;
+    assert_int_equal(fz7_lzma_enc_preset(&o, 1), FZ7_OK);
+    const uint64_t block = (uint64_t)1 << 20;
+    fz7_lzma_enc *e = NULL;
+    for (int k = 0; k < 3; k++) {
+        tu_membuf m = {{tu_membuf_write}, NULL, 0, 0};
+        assert_int_equal(fz7_lzma2_enc_new_mt(&o, 2, block, &m.base, &e), FZ7_OK);
+        size_t len = k == 0 ? 1000 : k == 1 ? 200000 : (size_t)(block + 100000);
+        assert_int_equal(fz7_lzma_enc_write(e, g_in, len), FZ7_OK);
+        usleep(30000);
+        fz7_lzma_enc_free(e);
+        free(m.p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -711,6 +771,7 @@ int main(void)
         cmocka_unit_test(test_tail_blocks),
         cmocka_unit_test(test_free_early),
         cmocka_unit_test(test_reset),
+        cmocka_unit_test(test_stream),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
