@@ -1094,3 +1094,33 @@ void fz7_lz_mf_skip(fz7_lz_mf *mf, uint32_t count)
         advance(mf);
     }
 }
+
+/* Empties the match finder for a new input, keeping its memory (the
+ * tables are neither freed nor cleared). Every stored position is below
+ * offset + end, so the new stream's positions start cyclic_size (more
+ * than dict_size) past the last one: each old entry is then as far out
+ * of reach as an empty (0) one, and every search (which always checks
+ * the distance before using an entry) finds what a fresh match finder
+ * would. Only when the positions would come near the top of the 32 bits
+ * are the tables cleared. */
+void fz7_lz_mf_reset(fz7_lz_mf *mf)
+{
+    uint64_t next = (uint64_t)mf->offset + mf->end + mf->cyclic_size;
+    if (next > 0xFFFFFFFFu - (uint64_t)mf->buf_size - 1) {
+        if (mf->kind == FZ7_LZ_HB5) {
+            fz7_lz_hb_normalise(mf, 0xFFFFFFFFu);   /* every entry to 0 */
+        } else {
+            size_t heads = hash2_entries(mf->kind) + hash3_entries(mf->kind) + (size_t)mf->hash4_mask + 1;
+            memset(mf->hash2, 0, heads * sizeof(uint32_t));
+            memset(mf->son, 0, (size_t)son_entries(mf->kind, mf->dict_size) * sizeof(uint32_t));
+        }
+        next = mf->cyclic_size;
+    }
+    mf->offset = (uint32_t)next;
+    mf->pos = mf->end = 0;
+    mf->cyclic_pos = 0;
+    mf->released = 0;
+    mf->huge_end = 0;
+    mf->pending = 0;
+    mf->pending_count = 0;
+}

@@ -95,6 +95,11 @@ uint32_t fz7_lz_mf_find(fz7_lz_mf *mf, fz7_lz_match *matches);
 /* Records n positions without collecting matches and advances past them. */
 void fz7_lz_mf_skip(fz7_lz_mf *mf, uint32_t n);
 
+/* Empties mf for a new input as if it were fresh from fz7_lz_mf_init
+ * (the same matches from then on), keeping its window and tables. Not
+ * while a searcher thread (lz_mf_mt.h) uses it. */
+void fz7_lz_mf_reset(fz7_lz_mf *mf);
+
 /* hb5 (lz_mf_bucket.c), the hash-bucket finder: per 5-byte hash one
  * 64-byte bucket of the 16 newest positions (hash4: the buckets, hash4_mask
  * + 1 words, then the 2-/3-byte heads and a byte per bucket; son unused;

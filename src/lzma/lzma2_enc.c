@@ -12,6 +12,10 @@
  * fit in one block gets no cut at all: one encoder whose match finder
  * searches on the second thread (lz/lz_mf_mt.h), the same bytes.
  *
+ * A worker keeps one encoder and starts it over for each block (no new
+ * tables), and a worker with nothing else to do begins on the block still
+ * being filled, coding its bytes as they come (the output is the same).
+ *
  * The worker threads form a pool that several encoders may share one after
  * the other (fz7_lzma2_pool_new): an encoder whose input has ended
  * (fz7_lzma2_mt_end_input) keeps its last blocks in the pool while the next
@@ -48,6 +52,15 @@ static double tr_t0;
 #define TR(...) ((void)0)
 #endif
 
+/* Block slots over the thread count. Blocks are written in input order,
+ * so a slot frees only when the oldest block is done: with one slot over,
+ * a thread that finished a later block idles while the oldest is coded
+ * (blocks of one size take up to 2x each other's CPU time on the bench
+ * corpus). Two over: -mx1 -mmt2 replayed from 5 runs' block times, 0.4-2 %
+ * less wall time (threads idle 0.057-0.078 s instead of 0.072-0.093 s),
+ * three over another 0-2 %. Each slot holds a block and its output. */
+#define MT_SLOTS_OVER 2u
+
 enum slot_state { SLOT_FREE, SLOT_FILLING, SLOT_QUEUED, SLOT_RUNNING, SLOT_DONE };
 
 struct fz7_lzma2_mt;
@@ -56,14 +69,29 @@ typedef struct mt_slot {
     struct fz7_lzma2_mt *owner; /* the encoder whose block this is */
     enum slot_state state;
     uint64_t seq;          /* block number, in input order */
-    uint8_t *in;           /* prime + block_size bytes: the block starts at in + prime */
+    uint8_t *in;           /* prime + block_size bytes: the block starts at in + prime
+                            * (NULL once the block is coded: back to the pool) */
+    size_t in_cap;         /* bytes allocated at in */
     size_t want;           /* bytes the block is cut at (plan_len) */
     size_t in_len;         /* bytes of the block */
     size_t prefix_len;     /* bytes before the block it starts from (0 or prime) */
+    size_t shown;          /* bytes of the block a worker may read (the
+                            * pool's lock): it starts on a block still being
+                            * filled when it has nothing else to do */
+    int complete;          /* shown is the whole block (the pool's lock) */
     uint8_t *out;          /* the block's chunks (no end byte) */
     size_t out_len, out_cap;
     fz7_status status;
 } mt_slot;
+
+/* A buffer kept for reuse (struct fz7_lzma2_pool). At most MT_SPARES_MAX
+ * of each kind: the slots of the encoders that overlap (two 7z folders of
+ * up to 8 threads each) without more. */
+typedef struct spare_buf {
+    uint8_t *p;
+    size_t cap;
+} spare_buf;
+#define MT_SPARES_MAX 20u
 
 /* Worker threads and the one lock over every slot of the encoders that use
  * them. The encoders are listed in the order they were made: a worker takes
@@ -77,6 +105,18 @@ struct fz7_lzma2_pool {
     pthread_mutex_t lock;
     pthread_cond_t work;   /* a slot was queued, or shutdown */
     pthread_cond_t done;   /* a slot finished */
+    pthread_cond_t fill;   /* a slot being coded got bytes or its end */
+    fz7_lzma_enc *cache;   /* with one thread: the encoder write() codes
+                            * blocks with (each worker keeps its own) */
+    /* Buffers of earlier blocks, of any encoder on the pool, kept for the
+     * next blocks: a block's input is dead once it is coded and its output
+     * once it is written out. Memory new to the process costs a page fault
+     * and the kernel's zeroing per page, about 1 ms of CPU per MiB on this
+     * VM: without these, each 7z folder after the first faulted in its
+     * slots afresh (-mx1 -mmt2 on the bench corpus: 9,026 page faults
+     * without, 8,190 with; 662 at -mmt1). */
+    spare_buf spare_in[MT_SPARES_MAX], spare_out[MT_SPARES_MAX];
+    uint32_t n_spare_in, n_spare_out;
 };
 
 struct fz7_lzma2_mt {
@@ -161,31 +201,94 @@ static size_t start_after(struct fz7_lzma_enc *e, const uint8_t *prefix, size_t 
     return fed - plen;
 }
 
+/* True when an encoder made with options a codes as one made with b:
+ * every field but size_hint (which only sizes its huge pages). */
+static int same_coding(const fz7_lzma_enc_opts *a, const fz7_lzma_enc_opts *b)
+{
+    return a->dict_size == b->dict_size && a->lc == b->lc && a->lp == b->lp && a->pb == b->pb
+           && a->mode == b->mode && a->nice_len == b->nice_len && a->mf == b->mf && a->depth == b->depth
+           && a->end_marker == b->end_marker && a->mf_thread == b->mf_thread;
+}
+
+/* The encoder of a block, in *cache: the thread's encoder of the block
+ * before, started over (fz7_lzma_enc_reset: the same bytes as a new one,
+ * without mapping and faulting in its tables and window again and with no
+ * table walk: about 4 ms of CPU per block at -mx1), or, when its options
+ * differ or it cannot be reset (a match finder thread), a new one. */
+static fz7_status block_encoder(const fz7_lzma_enc_opts *opts, fz7_ostream *dst, fz7_lzma_enc **cache)
+{
+    if (*cache && same_coding(&(*cache)->opts, opts) && fz7_lzma_enc_reset(*cache, dst) == FZ7_OK)
+        return FZ7_OK;
+    TR("block encoder %s\n", *cache ? "replaced" : "new");
+    fz7_lzma_enc_free(*cache);
+    *cache = NULL;
+    return fz7_lzma2_enc_new(opts, dst, cache);
+}
+
+/* Bytes a worker waits for before it starts on a block still being filled
+ * (or the whole block, if shorter): start_after needs more than a longest
+ * match after the prefix to record the prefix as a full block would. */
+#define MT_STREAM_START ((size_t)64 << 10)
+
+/* Waits until at least `least` bytes of block b are shown or the block is
+ * complete; returns the bytes shown, *complete whether that is all. */
+static size_t wait_shown(fz7_lzma2_pool *pool, mt_slot *b, size_t least, int *complete)
+{
+    pthread_mutex_lock(&pool->lock);
+    while (!b->complete && b->shown < least)
+        pthread_cond_wait(&pool->fill, &pool->lock);
+    size_t n = b->shown;
+    *complete = b->complete;
+    pthread_mutex_unlock(&pool->lock);
+    return n;
+}
+
 /* Compresses one block into its slot as a complete LZMA2 stream, then drops
  * the stream's end byte so that blocks can be joined. A block with a
- * prefix continues the previous block's dictionary (start_after). */
-static void encode_block(const struct fz7_lzma2_mt *mt, mt_slot *b)
+ * prefix continues the previous block's dictionary (start_after). The
+ * block may still be being filled: its bytes are coded as they are shown
+ * (the encoder's output does not depend on the pieces it is given). The
+ * encoder stays in *cache for the thread's next block (freed after an
+ * error). */
+static void encode_block(const struct fz7_lzma2_mt *mt, mt_slot *b, fz7_lzma_enc **cache)
 {
     slot_sink sink = {{slot_write}, b};
-    fz7_lzma_enc *e = NULL;
     b->out_len = 0;
     const uint8_t *data = b->in + mt->prime;
-    size_t n = b->in_len;
-    fz7_status st = fz7_lzma2_enc_new(&mt->block_opts, &sink.base, &e);
+    int complete = 0;
+    size_t n = wait_shown(mt->pool, b, b->want < MT_STREAM_START ? b->want : MT_STREAM_START, &complete);
+    size_t done = 0;
+#ifdef FZ7_MT_TRACE
+    double c0 = tr_cpu();
+#endif
+    fz7_status st = block_encoder(&mt->block_opts, &sink.base, cache);
+    fz7_lzma_enc *e = *cache;
+#ifdef FZ7_MT_TRACE
+    double c1 = tr_cpu();
+#endif
     if (st == FZ7_OK && b->prefix_len) {
-        size_t taken = start_after(e, data - b->prefix_len, b->prefix_len, data, n);
-        if (taken == SIZE_MAX)
+        done = start_after(e, data - b->prefix_len, b->prefix_len, data, n);
+        if (done == SIZE_MAX)
             st = FZ7_E_DATA; /* cannot happen: the window holds a dictionary */
-        else {
-            data += taken;
-            n -= taken;
-        }
     }
-    if (st == FZ7_OK)
-        st = fz7_lzma_enc_write(e, data, n);
+    TR("setup seq %llu new %.4f prefix %.4f\n", (unsigned long long)b->seq, c1 - c0, tr_cpu() - c1);
+    while (st == FZ7_OK) {
+        if (done < n)
+            st = fz7_lzma_enc_write(e, data + done, n - done);
+        done = n;
+        if (complete || st != FZ7_OK)
+            break;
+        n = wait_shown(mt->pool, b, done + 1, &complete);
+    }
+    /* After an error too, the slot is the main thread's until it is full. */
+    while (!complete)
+        n = wait_shown(mt->pool, b, n + 1, &complete);
     if (st == FZ7_OK)
         st = fz7_lzma_enc_finish(e);
-    fz7_lzma_enc_free(e);
+    if (st != FZ7_OK) {
+        fz7_lzma_enc_free(e);
+        *cache = NULL;
+    }
     if (st == FZ7_OK && (b->out_len == 0 || b->out[b->out_len - 1] != 0x00))
         st = FZ7_E_DATA; /* cannot happen: finish() ends with 0x00 */
     if (st == FZ7_OK)
@@ -210,28 +313,114 @@ static mt_slot *next_queued(fz7_lzma2_pool *pool)
     return NULL;
 }
 
+/* A worker codes queued blocks with one encoder it keeps (encode_block),
+ * and frees it when no encoder uses the pool any more (detach wakes it),
+ * so that an idle pool holds no encoder's memory. */
+/* A kept buffer of at least need bytes and at most twice that (the
+ * smallest), or with need 0 the largest; NULL if none. *cap: its size.
+ * Caller holds the pool's lock. */
+static uint8_t *take_spare(spare_buf *list, uint32_t *n, size_t need, size_t *cap)
+{
+    uint32_t best = *n;
+    for (uint32_t i = 0; i < *n; i++) {
+        size_t c = list[i].cap;
+        if (need ? c >= need && c / 2 <= need && (best == *n || c < list[best].cap)
+                 : best == *n || c > list[best].cap)
+            best = i;
+    }
+    if (best == *n)
+        return NULL;
+    uint8_t *p = list[best].p;
+    *cap = list[best].cap;
+    list[best] = list[--*n];
+    return p;
+}
+
+/* Keeps p (cap bytes; NULL: nothing) for a later block, or frees it when
+ * the list is full. Caller holds the pool's lock. */
+static void keep_spare(spare_buf *list, uint32_t *n, uint8_t *p, size_t cap)
+{
+    if (!p)
+        return;
+    if (*n < MT_SPARES_MAX) {
+        list[*n].p = p;
+        list[*n].cap = cap;
+        ++*n;
+    } else {
+        free(p);
+    }
+}
+
+/* Frees the kept buffers larger than twice the largest input buffer an
+ * encoder still on the pool asks for (all of them when none is left), so
+ * that an idle pool or one now cutting smaller blocks holds no more than
+ * its encoders may. Caller holds the pool's lock. */
+static void trim_spares(fz7_lzma2_pool *pool)
+{
+    size_t most = 0;
+    for (struct fz7_lzma2_mt *m = pool->first; m; m = m->next)
+        if (m->prime + m->block_size > most)
+            most = m->prime + (size_t)m->block_size;
+    spare_buf *lists[2] = {pool->spare_in, pool->spare_out};
+    uint32_t *counts[2] = {&pool->n_spare_in, &pool->n_spare_out};
+    for (int k = 0; k < 2; k++) {
+        for (uint32_t i = 0; i < *counts[k];) {
+            if (lists[k][i].cap / 2 > most || most == 0) {
+                free(lists[k][i].p);
+                lists[k][i] = lists[k][--*counts[k]];
+            } else {
+                i++;
+            }
+        }
+    }
+}
+
+/* Gives a slot about to be coded a kept output buffer if it has none.
+ * Caller holds the pool's lock. */
+static void take_out(fz7_lzma2_pool *pool, mt_slot *b)
+{
+    if (!b->out) {
+        b->out = take_spare(pool->spare_out, &pool->n_spare_out, 0, &b->out_cap);
+        if (!b->out)
+            b->out_cap = 0;
+    }
+}
+
 static void *worker_main(void *arg)
 {
     fz7_lzma2_pool *pool = arg;
+    fz7_lzma_enc *cache = NULL;
     pthread_mutex_lock(&pool->lock);
     for (;;) {
         mt_slot *b;
-        while (!pool->shutdown && (b = next_queued(pool)) == NULL)
+        while (!pool->shutdown && (b = next_queued(pool)) == NULL) {
+            if (cache && !pool->first) {
+                pthread_mutex_unlock(&pool->lock);
+                fz7_lzma_enc_free(cache);
+                cache = NULL;
+                pthread_mutex_lock(&pool->lock);
+                continue;
+            }
             pthread_cond_wait(&pool->work, &pool->lock);
+        }
         if (pool->shutdown)
             break;
         b->state = SLOT_RUNNING;
+        take_out(pool, b);
         pthread_mutex_unlock(&pool->lock);
         TR("start %p seq %llu len %zu thr %lx cpu %.4f\n", (void *)b->owner, (unsigned long long)b->seq,
            b->in_len, (unsigned long)pthread_self() & 0xfffff, tr_cpu());
-        encode_block(b->owner, b);
+        encode_block(b->owner, b, &cache);
         TR("end   %p seq %llu out %zu thr %lx cpu %.4f\n", (void *)b->owner, (unsigned long long)b->seq,
            b->out_len, (unsigned long)pthread_self() & 0xfffff, tr_cpu());
         pthread_mutex_lock(&pool->lock);
+        keep_spare(pool->spare_in, &pool->n_spare_in, b->in, b->in_cap);
+        b->in = NULL;
         b->state = SLOT_DONE;
         pthread_cond_broadcast(&pool->done);
     }
     pthread_mutex_unlock(&pool->lock);
+    fz7_lzma_enc_free(cache);
     return NULL;
 }
 
@@ -276,12 +465,18 @@ static fz7_status emit_done(struct fz7_lzma_enc *e, int wait)
         pthread_mutex_lock(&pool->lock);
         b->state = SLOT_FREE;
         mt->next_emit++;
+        if (pool->started > 0) {
+            keep_spare(pool->spare_out, &pool->n_spare_out, b->out, b->out_cap);
+            b->out = NULL;
+            b->out_cap = 0;
+        }
         pthread_mutex_unlock(&pool->lock);
         wait = 0;
     }
 }
 
-/* Hands the filled slot to a worker (or encodes it here with one thread). */
+/* Ends the filling block: shows its last bytes to the worker that may
+ * already code it (or encodes it here with one thread). */
 static void submit(struct fz7_lzma_enc *e)
 {
     struct fz7_lzma2_mt *mt = e->mt;
@@ -291,14 +486,28 @@ static void submit(struct fz7_lzma_enc *e)
     if (mt->prime && b->in_len == b->want)
         memcpy(mt->tail, b->in + mt->prime + b->in_len - mt->prime, mt->prime);
     if (mt->pool->started == 0) {
-        encode_block(mt, b);
+        b->shown = b->in_len;
+        b->complete = 1;
+        encode_block(mt, b, &mt->pool->cache);
         b->state = SLOT_DONE;
         return;
     }
     TR("submit %p seq %llu len %zu\n", (void *)mt, (unsigned long long)b->seq, b->in_len);
     pthread_mutex_lock(&mt->pool->lock);
-    b->state = SLOT_QUEUED;
-    pthread_cond_signal(&mt->pool->work);
+    b->shown = b->in_len;
+    b->complete = 1;
+    pthread_cond_broadcast(&mt->pool->fill);
+    pthread_mutex_unlock(&mt->pool->lock);
+}
+
+/* Shows a worker the bytes of the filling block so far (it is queued from
+ * the start: a worker with nothing else to do begins on it). */
+static void show(struct fz7_lzma2_mt *mt, mt_slot *b)
+{
+    pthread_mutex_lock(&mt->pool->lock);
+    b->shown = b->in_len;
+    if (b->state == SLOT_RUNNING)
+        pthread_cond_broadcast(&mt->pool->fill);
     pthread_mutex_unlock(&mt->pool->lock);
 }
 
@@ -355,20 +564,32 @@ static fz7_status take_slot(struct fz7_lzma_enc *e)
             b->state = SLOT_FILLING;
             b->seq = mt->next_seq++;
             b->in_len = 0;
+            b->shown = 0;
+            b->complete = 0;
             b->want = (size_t)plan_len(mt, mt->next_off);
             b->prefix_len = mt->prime && b->seq > 0 ? mt->prime : 0;
         }
+        size_t need = mt->prime + (size_t)mt->block_size;
+        if (b && !b->in)
+            b->in = take_spare(mt->pool->spare_in, &mt->pool->n_spare_in, need, &b->in_cap);
         pthread_mutex_unlock(&mt->pool->lock);
         if (b) {
             if (!b->in) {
-                b->in = malloc(mt->prime + mt->block_size);
+                b->in = malloc(need);
                 if (!b->in)
                     return FZ7_E_MEM;
+                b->in_cap = need;
             }
             /* Every block before this one was full: tail is its end. */
             if (b->prefix_len)
                 memcpy(b->in, mt->tail, b->prefix_len);
             mt->filling = b;
+            if (mt->pool->started > 0) {
+                pthread_mutex_lock(&mt->pool->lock);
+                b->state = SLOT_QUEUED;
+                pthread_cond_signal(&mt->pool->work);
+                pthread_mutex_unlock(&mt->pool->lock);
+            }
             return FZ7_OK;
         }
         st = emit_done(e, 1);
@@ -399,6 +620,8 @@ fz7_status fz7_lzma2_mt_write(struct fz7_lzma_enc *e, const uint8_t *data, size_
         e->bytes_in += k;
         if (b->in_len == b->want)
             submit(e);
+        else if (mt->pool->started > 0)
+            show(mt, b);
     }
     return emit_done(e, 0);
 }
@@ -414,11 +637,19 @@ static void end_input(struct fz7_lzma_enc *e)
     if (mt->filling && mt->filling->in_len > 0) {
         submit(e);
     } else if (mt->filling) {
+        /* An empty block: dropped, unless a worker has begun on it (it
+         * then codes it to nothing). */
         pthread_mutex_lock(&mt->pool->lock);
-        mt->filling->state = SLOT_FREE;
-        mt->next_seq--;
+        int running = mt->filling->state == SLOT_RUNNING;
+        if (!running) {
+            mt->filling->state = SLOT_FREE;
+            mt->next_seq--;
+        }
         pthread_mutex_unlock(&mt->pool->lock);
-        mt->filling = NULL;
+        if (running)
+            submit(e);
+        else
+            mt->filling = NULL;
     }
 }
 
@@ -477,6 +708,7 @@ fz7_status fz7_lzma2_pool_new(uint32_t threads, fz7_lzma2_pool **out)
     pthread_mutex_init(&pool->lock, NULL);
     pthread_cond_init(&pool->work, NULL);
     pthread_cond_init(&pool->done, NULL);
+    pthread_cond_init(&pool->fill, NULL);
     pool->workers = calloc(threads, sizeof(pthread_t));
     if (!pool->workers) {
         fz7_lzma2_pool_free(pool);
@@ -513,7 +745,13 @@ void fz7_lzma2_pool_free(fz7_lzma2_pool *pool)
         pthread_join(pool->workers[i], NULL);
     pthread_cond_destroy(&pool->work);
     pthread_cond_destroy(&pool->done);
+    pthread_cond_destroy(&pool->fill);
     pthread_mutex_destroy(&pool->lock);
+    fz7_lzma_enc_free(pool->cache);
+    for (uint32_t i = 0; i < pool->n_spare_in; i++)
+        free(pool->spare_in[i].p);
+    for (uint32_t i = 0; i < pool->n_spare_out; i++)
+        free(pool->spare_out[i].p);
     free(pool->workers);
     free(pool);
 }
@@ -530,6 +768,11 @@ static void detach(struct fz7_lzma2_mt *mt)
             if (mt->slots[i].state == SLOT_QUEUED)
                 mt->slots[i].state = SLOT_FREE;
             running |= mt->slots[i].state == SLOT_RUNNING;
+            /* A block still being filled ends where it is. */
+            if (mt->slots[i].state == SLOT_RUNNING && !mt->slots[i].complete) {
+                mt->slots[i].complete = 1;
+                pthread_cond_broadcast(&pool->fill);
+            }
         }
         if (!running)
             break;
@@ -540,7 +783,21 @@ static void detach(struct fz7_lzma2_mt *mt)
         p = &(*p)->next;
     if (*p)
         *p = mt->next;
+    for (uint32_t i = 0; i < mt->nslots; i++) {
+        mt_slot *b = &mt->slots[i];
+        keep_spare(pool->spare_in, &pool->n_spare_in, b->in, b->in_cap);
+        keep_spare(pool->spare_out, &pool->n_spare_out, b->out, b->out_cap);
+        b->in = b->out = NULL;
+    }
+    trim_spares(pool);
+    /* The last encoder left: the workers free their encoders. */
+    if (!pool->first)
+        pthread_cond_broadcast(&pool->work);
+    fz7_lzma_enc *cache = pool->first ? NULL : pool->cache;
+    if (cache)
+        pool->cache = NULL;
     pthread_mutex_unlock(&pool->lock);
+    fz7_lzma_enc_free(cache);
 }
 
 void fz7_lzma2_mt_free(struct fz7_lzma2_mt *mt)
@@ -583,15 +840,6 @@ static uint64_t pick_block_size(const fz7_lzma_enc_opts *opts, uint64_t block_si
  * prefix are multiples of 16, so other block sizes get no prefix. */
 #define MT_PRIME_MAX ((uint64_t)2 << 20)
 #define MT_TAIL_DIV 4u
-
-/* Block slots over the thread count. Blocks are written in input order,
- * so a slot frees only when the oldest block is done: with one slot over,
- * a thread that finished a later block idles while the oldest is coded
- * (blocks of one size take up to 2x each other's CPU time on the bench
- * corpus). Two over: -mx1 -mmt2 replayed from 5 runs' block times, 0.4-2 %
- * less wall time (threads idle 0.057-0.078 s instead of 0.072-0.093 s),
- * three over another 0-2 %. Each slot holds a block and its output. */
-#define MT_SLOTS_OVER 2u
 
 static size_t pick_prime(const fz7_lzma_enc_opts *block_opts, uint64_t block_size)
 {

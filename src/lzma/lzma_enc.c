@@ -819,3 +819,41 @@ uint8_t fz7_lzma2_enc_dict_prop(const fz7_lzma_enc *e)
 
 uint64_t fz7_lzma_enc_bytes_in(const fz7_lzma_enc *e) { return e->bytes_in; }
 uint64_t fz7_lzma_enc_bytes_out(const fz7_lzma_enc *e) { return e->bytes_out; }
+
+/* ---- Reuse -------------------------------------------------------------- */
+
+/* The state is zeroed as calloc gave it to enc_new and set up as enc_new
+ * does; the buffers, the probabilities' memory and the match finder (its
+ * tables kept, emptied by fz7_lz_mf_reset) stay. So a field added to the
+ * struct starts at 0 here as it does there. */
+fz7_status fz7_lzma_enc_reset(fz7_lzma_enc *e, fz7_ostream *dst)
+{
+    if (!e || !dst || e->mt || e->mf_mt)
+        return FZ7_E_ARG;
+    fz7_lzma_enc_opts opts = e->opts;
+    int lzma2 = e->lzma2;
+    fz7_lz_mf mf = e->mf;
+    uint8_t *out = e->out;
+    size_t out_cap = e->out_cap;
+    fz7_lzma_probs *probs = e->probs;
+    fz7_lzma_decision *queue = e->queue;
+    fz7_lzma_opt *opt = e->opt;
+    memset(e, 0, sizeof(*e));
+    e->opts = opts;
+    e->lzma2 = lzma2;
+    e->dst = dst;
+    e->mf = mf;
+    fz7_lz_mf_reset(&e->mf);
+    e->out = out;
+    e->out_cap = out_cap;
+    e->probs = probs;
+    e->queue = queue;
+    e->opt = opt;
+    e->pos_mask = (1u << opts.pb) - 1;
+    init_price_table(e);
+    reset_model(e);
+    e->rc.out = e->out;
+    fz7_rc_reset(&e->rc);
+    e->need_dict_reset = e->need_props = e->need_state_reset = 1;
+    return FZ7_OK;
+}

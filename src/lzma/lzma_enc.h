@@ -199,6 +199,15 @@ fz7_status fz7_lzma_enc_finish(fz7_lzma_enc *enc);
 /* Frees the encoder (NULL is fine). Does not touch dst. */
 void fz7_lzma_enc_free(fz7_lzma_enc *enc);
 
+/* Starts the encoder over on a new stream to dst (not owned), keeping its
+ * memory: from then on it gives the bytes a new encoder of its kind with
+ * the same options would (its match finder is emptied without clearing
+ * its tables: lz_mf.h fz7_lz_mf_reset). Any state is fine, finished or
+ * not, after an error too. FZ7_E_ARG for NULL arguments, a multi-threaded
+ * handle (fz7_lzma2_enc_new_mt) or an encoder whose match finder runs on
+ * a thread (opts.mf_thread); the encoder is then unchanged. */
+fz7_status fz7_lzma_enc_reset(fz7_lzma_enc *enc, fz7_ostream *dst);
+
 /* The 5 LZMA1 properties bytes: (pb * 5 + lp) * 9 + lc, then the
  * dictionary size as 32-bit little endian (7z coder properties; the first
  * 5 bytes of a .lzma header). Valid for both kinds of encoder. */

@@ -6,7 +6,10 @@
  * 2 MiB prefix of fz7_lzma2_enc_new_mt) and the one-block path of
  * fz7_lzma2_enc_new_mt; and an encoder freed mid-stream must not hang.
  * Encoders sharing one worker pool (fz7_lzma2_pool) give new_mt's bytes;
- * an input of known size ends in shorter blocks, at the offsets planned. */
+ * an input of known size ends in shorter blocks, at the offsets planned.
+ * An encoder or match finder started over (fz7_lzma_enc_reset,
+ * fz7_lz_mf_reset) gives what a new one gives, and blocks coded while
+ * they are still being filled give the one-thread stream. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -14,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "lz/lz_mf_mt.h"
@@ -559,6 +563,203 @@ static void test_free_early(void **state)
     assert_int_equal(fz7_lzma_enc_check(&o), FZ7_E_ARG);
 }
 
+/* Writes in[0..n) to e in pieces of `step` bytes and finishes it (finish
+ * 0: the stream is left open). */
+static void write_all(fz7_lzma_enc *e, const uint8_t *in, size_t n, size_t step, int finish)
+{
+    for (size_t at = 0; at < n; at += step)
+        assert_int_equal(fz7_lzma_enc_write(e, in + at, n - at < step ? n - at : step), FZ7_OK);
+    if (finish)
+        assert_int_equal(fz7_lzma_enc_finish(e), FZ7_OK);
+}
+
+/* One encoder reset (fz7_lzma_enc_reset) between inputs must give each
+ * input the bytes a new encoder gives it: after a finished stream, after
+ * one left open, after an empty one, with a second input that repeats the
+ * first's bytes (an old table entry left within reach would find them). */
+static void reset_case(const char *name, const fz7_lzma_enc_opts *o, int lzma2)
+{
+    const size_t na = g_n < ((size_t)3 << 19) ? g_n : (size_t)3 << 19;
+    struct { const uint8_t *p; size_t n; int finish; } in[] = {
+        {g_in, na, 1},                        /* moves a small window */
+        {g_in + 1000, 700000, 1},             /* the first's bytes again */
+        {g_in + 5, 5000, 0},                  /* left open */
+        {g_in + 200000, 300000, 1},
+        {g_in, 0, 1},                         /* empty */
+        {g_in + 3, 12, 1},                    /* tiny */
+        {g_in + 4096, 600000, 1},
+    };
+    tu_membuf got = {{tu_membuf_write}, NULL, 0, 0};
+    fz7_lzma_enc *e = NULL;
+    assert_int_equal(lzma2 ? fz7_lzma2_enc_new(o, &got.base, &e) : fz7_lzma_enc_new(o, &got.base, &e), FZ7_OK);
+    for (size_t k = 0; k < sizeof(in) / sizeof(in[0]); k++) {
+        if (k > 0) {
+            got.n = 0;
+            assert_int_equal(fz7_lzma_enc_reset(e, &got.base), FZ7_OK);
+        }
+        write_all(e, in[k].p, in[k].n, 65537, in[k].finish);
+        if (!in[k].finish)
+            continue;
+        assert_int_equal(fz7_lzma_enc_bytes_in(e), in[k].n);
+        assert_int_equal(fz7_lzma_enc_bytes_out(e), got.n);
+        tu_membuf ref = {{tu_membuf_write}, NULL, 0, 0};
+        fz7_lzma_enc *f = NULL;
+        assert_int_equal(lzma2 ? fz7_lzma2_enc_new(o, &ref.base, &f) : fz7_lzma_enc_new(o, &ref.base, &f), FZ7_OK);
+        write_all(f, in[k].p, in[k].n, 65537, 1);
+        fz7_lzma_enc_free(f);
+        char what[160];
+        snprintf(what, sizeof(what), "%s %s, input %zu after a reset", name, lzma2 ? "LZMA2" : "LZMA", k);
+        assert_same(what, &ref, &got);
+        free(ref.p);
+    }
+    fz7_lzma_enc_free(e);
+    free(got.p);
+}
+
+/* The match finder alone, reset after a stream whose positions came near
+ * the top of 32 bits (the tables are then cleared) and after one that did
+ * not (old entries pushed out of reach): every search of the next input
+ * returns what a fresh match finder's does. */
+static void mf_reset_case(int kind, int near_top)
+{
+    fz7_lz_mf a, b;
+    assert_int_equal(fz7_lz_mf_init(&a, kind, 65536, 4096, 32, 0, 0), 0);
+    assert_int_equal(fz7_lz_mf_init(&b, kind, 65536, 4096, 32, 0, 0), 0);
+    /* Nothing stored yet: any offset from cyclic_size up is valid. */
+    a.offset = near_top ? 0xFFFFFFFFu - a.buf_size - 1 : a.cyclic_size;
+    size_t first = near_top ? 200000 : g_n;
+    for (size_t at = 0; at < first;) {
+        size_t got = fz7_lz_mf_append(&a, g_in + at, first - at < 65536 ? first - at : 65536);
+        at += got;
+        fz7_lz_mf_skip(&a, fz7_lz_mf_avail(&a) - (at < first ? 32 : 0));
+    }
+    uint32_t old_offset = a.offset;
+    fz7_lz_mf_reset(&a);
+    if (near_top)
+        assert_int_equal(a.offset, a.cyclic_size);
+    else
+        assert_true(a.offset > old_offset);
+    static fz7_lz_match ma[FZ7_LZ_MATCHES_MAX], mb[FZ7_LZ_MATCHES_MAX];
+    const uint8_t *in = g_in + 3000;   /* the same bytes again, shifted */
+    size_t n = 400000, searches = 0, found = 0;
+    for (size_t at = 0; at < n || fz7_lz_mf_avail(&b) > 0;) {
+        if (at < n) {
+            size_t k = n - at < 65536 ? n - at : 65536;
+            assert_int_equal(fz7_lz_mf_append(&a, in + at, k), k);
+            assert_int_equal(fz7_lz_mf_append(&b, in + at, k), k);
+            at += k;
+        }
+        while (fz7_lz_mf_avail(&b) > (at < n ? 32u : 0u)) {
+            uint32_t na = fz7_lz_mf_find(&a, ma), nb = fz7_lz_mf_find(&b, mb);
+            assert_int_equal(na, nb);
+            assert_memory_equal(ma, mb, nb * sizeof(mb[0]));
+            searches++;
+            found += nb > 0;
+        }
+    }
+    assert_int_equal(searches, n);
+    print_message("kind %d near_top %d: %zu of %zu searches found\n", kind, near_top, found, searches);
+    assert_true(found > n / 4);
+    fz7_lz_mf_free(&a);
+    fz7_lz_mf_free(&b);
+}
+
+static void test_reset(void **state)
+{
+    (void)state;
+    static const case_opts cases[] = {
+        {"hb5 -mx1 d=256k", 1, 256 << 10, -1},
+        {"hb5 -mx3 d=64k", 3, 64 << 10, -1},
+        {"hc5 -mx1 d=256k", 1, 256 << 10, FZ7_LZMA_MF_HC5},
+        {"hc4 -mx1 d=64k", 1, 64 << 10, FZ7_LZMA_MF_HC4},
+        {"bt4 -mx5 d=256k", 5, 256 << 10, -1},
+        {"bt2 -mx9 d=64k", 9, 64 << 10, FZ7_LZMA_MF_BT2},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        fz7_lzma_enc_opts o = opts_of(&cases[i], 0);
+        reset_case(cases[i].name, &o, 1);
+        if (i == 0 || i == 4) {
+            o.end_marker = 1;
+            reset_case(cases[i].name, &o, 0);
+        }
+    }
+    static const int kinds[] = {FZ7_LZ_HB5, FZ7_LZ_HC5, FZ7_LZ_HC4, FZ7_LZ_BT4, FZ7_LZ_BT3};
+    for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+        mf_reset_case(kinds[i], 0);
+        mf_reset_case(kinds[i], 1);
+    }
+    /* Refused: a multi-threaded handle, a finder on its thread, NULL. */
+    fz7_lzma_enc_opts o = opts_of(&BT4_MX5, 1);
+    tu_membuf m = {{tu_membuf_write}, NULL, 0, 0};
+    fz7_lzma_enc *e = NULL;
+    assert_int_equal(fz7_lzma2_enc_new(&o, &m.base, &e), FZ7_OK);
+    assert_int_equal(fz7_lzma_enc_reset(e, &m.base), FZ7_E_ARG);
+    fz7_lzma_enc_free(e);
+    o.mf_thread = 0;
+    assert_int_equal(fz7_lzma2_enc_new_mt(&o, 2, (uint64_t)1 << 20, &m.base, &e), FZ7_OK);
+    assert_int_equal(fz7_lzma_enc_reset(e, &m.base), FZ7_E_ARG);
+    assert_int_equal(fz7_lzma_enc_reset(e, NULL), FZ7_E_ARG);
+    assert_int_equal(fz7_lzma_enc_reset(NULL, &m.base), FZ7_E_ARG);
+    fz7_lzma_enc_free(e);
+    free(m.p);
+}
+
+/* Level `level` (bt4 at 5: its prefix needs nice_len bytes after it),
+ * a 256 KiB dictionary, 1 MiB blocks written with pauses. */
+static void stream_case(int level)
+{
+    fz7_lzma_enc_opts o;
+    assert_int_equal(fz7_lzma_enc_preset(&o, (unsigned)level), FZ7_OK);
+    o.dict_size = 256 << 10;
+    const uint64_t block = (uint64_t)1 << 20;
+    const size_t n = g_n;
+    tu_membuf ref;
+    encode_mt_of(&o, 1, block, g_in, n, &ref);
+    static const size_t pauses[] = {100, 70000, 300000, (1 << 20) + 5, (1 << 20) + 65535, (3 << 19) + 1};
+    tu_membuf got = {{tu_membuf_write}, NULL, 0, 0};
+    fz7_lzma_enc *e = NULL;
+    assert_int_equal(fz7_lzma2_enc_new_mt(&o, 2, block, &got.base, &e), FZ7_OK);
+    size_t at = 0;
+    for (size_t i = 0; i <= sizeof(pauses) / sizeof(pauses[0]); i++) {
+        size_t to = i < sizeof(pauses) / sizeof(pauses[0]) && pauses[i] < n ? pauses[i] : n;
+        for (; at < to; at += 4099)
+            assert_int_equal(fz7_lzma_enc_write(e, g_in + at, to - at < 4099 ? to - at : 4099), FZ7_OK);
+        at = to;
+        usleep(30000);
+    }
+    assert_int_equal(fz7_lzma_enc_finish(e), FZ7_OK);
+    fz7_lzma_enc_free(e);
+    assert_same("blocks coded while filled", &ref, &got);
+    print_message("-mx%d streamed blocks: %zu -> %zu bytes, as on one thread\n", level, n, ref.n);
+    free(got.p);
+    free(ref.p);
+}
+
+/* A worker with nothing to do begins on the block still being filled and
+ * codes its bytes as they come: pauses in the input let it start (and
+ * wait for more) mid-block, at a block's first bytes and inside its
+ * prefix's first 64 KiB; the stream is the one-thread stream all the same.
+ * An encoder freed while a worker codes its filling block must not hang. */
+static void test_stream(void **state)
+{
+    (void)state;
+    for (int level = 1; level <= 5; level += 4)
+        stream_case(level);
+    fz7_lzma_enc_opts o;
+    assert_int_equal(fz7_lzma_enc_preset(&o, 1), FZ7_OK);
+    const uint64_t block = (uint64_t)1 << 20;
+    fz7_lzma_enc *e = NULL;
+    for (int k = 0; k < 3; k++) {
+        tu_membuf m = {{tu_membuf_write}, NULL, 0, 0};
+        assert_int_equal(fz7_lzma2_enc_new_mt(&o, 2, block, &m.base, &e), FZ7_OK);
+        size_t len = k == 0 ? 1000 : k == 1 ? 200000 : (size_t)(block + 100000);
+        assert_int_equal(fz7_lzma_enc_write(e, g_in, len), FZ7_OK);
+        usleep(30000);
+        fz7_lzma_enc_free(e);
+        free(m.p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -570,6 +771,8 @@ int main(void)
         cmocka_unit_test(test_pool),
         cmocka_unit_test(test_tail_blocks),
         cmocka_unit_test(test_free_early),
+        cmocka_unit_test(test_reset),
+        cmocka_unit_test(test_stream),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
