@@ -64,15 +64,19 @@ fz7_status fz7_lzma_enc_preset(fz7_lzma_enc_opts *o, unsigned level)
      * loads. The fast parser's distance rules (lzma_enc_fast.c) gained
      * more than the links cost: bench corpus at -mx4 8,782,178 ->
      * 8,809,535 B (7zz: 8,851,316). -mx1 buys ratio with a 1 MiB
-     * dictionary and spends it on speed: 5 candidates, so 8-way buckets
+     * dictionary and spends it on speed: 6 candidates, so 8-way buckets
      * (lz_mf_bucket.c: 2^17 of them, 4 MiB instead of 8). Against 256 KiB
-     * and 11 candidates (7zz -mx1), -mmt1: bench corpus 9,313,187 ->
-     * 9,244,824 B (7zz 9,328,423), a 30 MB text tar 4,346,785 -> 2,036,481
-     * (7zz 4,357,791), a 40 MB source tar 8,806,807 -> 8,668,949 (7zz
-     * 8,851,186); bench corpus CPU over 7zz's, medians of 11 interleaved
-     * rounds on a loaded machine, 0.783 -> 0.706 (depth 6: 0.727 and
-     * 9,189,642 B; 7: 0.754; 8: 0.762). */
-    o->depth = level == 1 ? 5 : level >= 2 && level <= 4 ? 16 : 0;
+     * and 11 candidates (7zz -mx1), -mmt1 at depth 5: bench corpus
+     * 9,313,187 -> 9,244,824 B (7zz 9,328,423), a 30 MB text tar
+     * 4,346,785 -> 2,036,481 (7zz 4,357,791), a 40 MB source tar
+     * 8,806,807 -> 8,668,949 (7zz 8,851,186). Depth 6, not 5: the bench
+     * corpus's English text alone is 2,558,400 B at 6 and 2,582,365 at 5
+     * (7zz 2,547,690; 256 KiB and 11 candidates gave 2,552,783); every
+     * other corpus file is under 7zz's at both. Bench corpus, 12
+     * interleaved rounds on a quiet machine, 7zz's CPU over ours (median
+     * of per-round ratios): depth 5 1.374x, 6 1.347x (9,189,661 B), 7
+     * 1.314x; 256 KiB and 11 candidates 1.247x. */
+    o->depth = level == 1 ? 6 : level >= 2 && level <= 4 ? 16 : 0;
     o->end_marker = 0;
     return FZ7_OK;
 }
