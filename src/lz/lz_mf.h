@@ -101,14 +101,16 @@ void fz7_lz_mf_skip(fz7_lz_mf *mf, uint32_t n);
 void fz7_lz_mf_reset(fz7_lz_mf *mf);
 
 /* hb5 (lz_mf_bucket.c), the hash-bucket finder: per 5-byte hash one
- * 64-byte bucket of the 16 newest positions (hash4: the buckets, hash4_mask
- * + 1 words, then the 2-/3-byte heads and a byte per bucket; son unused;
- * depth at most 16). lz_mf.c hands its kind over to these; the window is
+ * bucket of the newest positions: 16 in a 64-byte line, or 8 in half a
+ * line when the depth is at most 8, as at -mx1 (hash4: the buckets, then
+ * the 2-/3-byte heads and a byte per bucket; son unused; depth at most
+ * 16). lz_mf.c hands its kind over to these; the window is
  * shared. */
 
 /* log2 of the buckets for a dictionary of dict_size bytes. */
 uint32_t fz7_lz_hb_bits(uint32_t dict_size);
-/* Bytes of the buckets and the 2-/3-byte heads. */
+/* Bytes of the buckets and the 2-/3-byte heads, counted as 16-way: an
+ * upper bound for the 8-way tables of depth <= 8. */
 uint64_t fz7_lz_hb_table_bytes(uint32_t dict_size);
 /* Allocates the tables of mf (dict_size and depth set); 0 or -1. */
 int fz7_lz_hb_alloc(fz7_lz_mf *mf);

@@ -5,7 +5,7 @@
  * min(nice_len, avail)), in reach, with lengths strictly increasing; the
  * same sequence under every dispatch level; through window moves and skip
  * runs; hb5, the bucket finder, against them. Also the memory the
- * one-huge-page layout of -mx1 reports. */
+ * one-huge-page layout of a 256 KiB dictionary (7zz's -mx1) reports. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -138,7 +138,7 @@ static void same_at_every_level(int kind, uint32_t dict_size, uint32_t nice_len)
 static void test_hc5_mx1(void **state)
 {
     (void)state;
-    same_at_every_level(FZ7_LZ_HC5, 1u << 18, 32);   /* -mx1: the one-page layout */
+    same_at_every_level(FZ7_LZ_HC5, 1u << 18, 32);   /* 256 KiB: the one-page layout */
 }
 
 static void test_hc5_small_dict(void **state)
@@ -178,7 +178,7 @@ static void test_hb5(void **state)
     }
 }
 
-/* At -mx1 (dict 256 KiB) the window (1-2 MiB) and the heads plus links
+/* With a 256 KiB dictionary (7zz's -mx1; fz7's is 1 MiB) the window (1-2 MiB) and the heads plus links
  * (1.5 MiB) each take one 2 MiB huge page; bt4 counts its tables as they
  * are (2- and 3-byte heads of 1024 slots each, the 4- and 5-byte heads
  * of 2^18 each, the 6-byte tree roots, two links a position). */
@@ -193,9 +193,9 @@ static void test_memusage(void **state)
      * links (0.5 MiB) stay in small ones. */
     uint64_t hc = (2u << 20) + 4 * (512 + 512 + 65536 + (1u << 16) + 1);
     assert_int_equal(fz7_lz_mf_memusage(FZ7_LZ_HC5, 1u << 16, 300), hc);
-    /* hb5 at -mx1: the window's huge page, 2^17 buckets of 64 bytes and
-     * their index bytes, the 2- and 3-byte heads; from -mx2 (1 MiB) on
-     * at most 2^18 buckets. */
+    /* hb5 at 256 KiB: the window's huge page, 2^17 buckets of 64 bytes
+     * and their index bytes, the 2- and 3-byte heads (16-way, the upper
+     * bound); from 1 MiB on at most 2^18 buckets. */
     assert_int_equal(fz7_lz_mf_memusage(FZ7_LZ_HB5, 1u << 18, 300), (2u << 20) + (1u << 17) * 65 + 4096);
     uint64_t hb_mx4 = (16u << 20) + 300 + (4u << 20) + (1u << 18) * 65 + 4096;
     assert_int_equal(fz7_lz_mf_memusage(FZ7_LZ_HB5, 16u << 20, 300), hb_mx4);
