@@ -690,6 +690,18 @@ static void run(struct fz7_lzma_enc *e, int finishing)
 
 /* ---- Public stream API -------------------------------------------------- */
 
+/* The state every new stream starts from (enc_new, fz7_lzma_enc_reset):
+ * prices, the model, an empty range coder, and a first chunk that resets
+ * the dictionary, the properties and the state. */
+static void start_stream(struct fz7_lzma_enc *e)
+{
+    init_price_table(e);
+    reset_model(e);
+    e->rc.out = e->out;
+    fz7_rc_reset(&e->rc);
+    e->need_dict_reset = e->need_props = e->need_state_reset = 1;
+}
+
 static fz7_status enc_new(const fz7_lzma_enc_opts *opts, fz7_ostream *dst, int lzma2, fz7_lzma_enc **out)
 {
     if (!out)
@@ -722,11 +734,7 @@ static fz7_status enc_new(const fz7_lzma_enc_opts *opts, fz7_ostream *dst, int l
      * one thread. */
     if (mf_thread_used(opts) && fz7_lz_mf_mt_start(&e->mf, &e->mf_mt) != 0)
         e->mf_mt = NULL;
-    init_price_table(e);
-    reset_model(e);
-    e->rc.out = e->out;
-    fz7_rc_reset(&e->rc);
-    e->need_dict_reset = e->need_props = e->need_state_reset = 1;
+    start_stream(e);
     *out = e;
     return FZ7_OK;
 }
@@ -854,10 +862,6 @@ fz7_status fz7_lzma_enc_reset(fz7_lzma_enc *e, fz7_ostream *dst)
     e->queue = queue;
     e->opt = opt;
     e->pos_mask = (1u << opts.pb) - 1;
-    init_price_table(e);
-    reset_model(e);
-    e->rc.out = e->out;
-    fz7_rc_reset(&e->rc);
-    e->need_dict_reset = e->need_props = e->need_state_reset = 1;
+    start_stream(e);
     return FZ7_OK;
 }
