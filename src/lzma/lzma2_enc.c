@@ -313,9 +313,6 @@ static mt_slot *next_queued(fz7_lzma2_pool *pool)
     return NULL;
 }
 
-/* A worker codes queued blocks with one encoder it keeps (encode_block),
- * and frees it when no encoder uses the pool any more (detach wakes it),
- * so that an idle pool holds no encoder's memory. */
 /* A kept buffer of at least need bytes and at most twice that (the
  * smallest), or with need 0 the largest; NULL if none. *cap: its size.
  * Caller holds the pool's lock. */
@@ -386,6 +383,9 @@ static void take_out(fz7_lzma2_pool *pool, mt_slot *b)
     }
 }
 
+/* A worker codes queued blocks with one encoder it keeps (encode_block),
+ * and frees it when no encoder uses the pool any more (detach wakes it),
+ * so that an idle pool holds no encoder's memory. */
 static void *worker_main(void *arg)
 {
     fz7_lzma2_pool *pool = arg;
