@@ -330,7 +330,10 @@ static fz7_status write_xz(add_run *r, int fd, char *why, size_t whylen)
     xo.size_hint = r->stdin_mode ? 0 : it->size;
     /* Several threads: independent xz blocks compressed side by side, as
      * xz -T makes them (readers can then decode them in parallel too). */
-    fz7_settings_pick_mt(&r->set, xo.size_hint, &xo.threads, &xo.mt_block_size);
+    fz7_lzma_plan plan = fz7_settings_pick_mt(&r->set, xo.size_hint);
+    xo.threads = plan.threads;
+    xo.mt_block_size = plan.block_size;
+    xo.lzma.mf_thread = plan.mf_thread;
     if (xo.threads > 1 && xo.mt_block_size)
         xo.block_size = xo.mt_block_size;
     fz7_xz_writer *w = NULL;

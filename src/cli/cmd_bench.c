@@ -10,6 +10,7 @@
 #include "crypto/aes.h"
 #include "lzma/lzma_dec.h"
 #include "lzma/lzma_enc.h"
+#include "lzma/lzma_presets.h"
 
 #include <ctype.h>
 #include <pthread.h>

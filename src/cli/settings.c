@@ -5,6 +5,7 @@
 
 #include "cli/cli.h"
 #include "format/archive.h"
+#include "lzma/lzma_presets.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -227,167 +228,15 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
         return st;
     }
     /* -mmt: N threads, 1 = off; not given or on = every core. */
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    s->threads = o->threads >= 1 ? (uint32_t)o->threads : ncpu > 0 ? (uint32_t)ncpu : 1;
-    if (s->threads > FZ7_LZMA2_MT_THREADS_MAX)
-        s->threads = FZ7_LZMA2_MT_THREADS_MAX;
-    /* What the encoders' threads may use: -mmemuse, or 3/4 of RAM. */
-    s->mem_limit = o->memuse_bytes;
-    if (!s->mem_limit) {
-        long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
-        bool known = pages > 0 && psize > 0;
-        s->mem_limit = known ? (uint64_t)pages * (uint64_t)psize / 4 * 3 : UINT64_MAX;
-        if (o->memuse_percent && known)
-            s->mem_limit = (uint64_t)pages * (uint64_t)psize / 100 * o->memuse_percent;
-    }
+    s->threads = fz7_lzma_threads(o->threads >= 1 ? (uint32_t)o->threads : 0);
+    s->mem_limit = fz7_lzma_mem_cap(o->memuse_bytes, o->memuse_percent);
     return FZ7_OK;
 }
 
-/* Threads and LZMA2 block size for `bytes` of input (0 = unknown).
- *
- * Policy (-mmt, issue 8): cut the input so every core has work on an input
- * like the 37.8 MB bench corpus. A 7z folder gets MT_7Z_BLOCKS_PER_THREAD
- * blocks per thread: each block after the first starts from the last
- * 2 MiB of the one before (lzma2_enc.c), so a cut costs little, and the
- * threads take the blocks in turn, which evens out parts of the input that
- * are slower to code (on the corpus, one block per thread left one thread
- * 10.9 s of work and the other 6.5 s at -mx5). An xz file gets one
- * independent block per thread (xz blocks share nothing, so each cut costs
- * more). A 7z block is at most MT_7Z_BLOCK_DICTS dictionaries (16 MiB
- * at -mx1 since its dictionary is 1 MiB; a 4 MiB cap there measured no
- * faster: 12 quiet rounds, -mmt2 over -mmt1 wall 1.78x against 1.82x,
- * 1.0008x bytes against 1.0007x), and the encoder cuts the last block's worth of a folder into
- * quarter blocks (lzma2_enc.c, plan_len), so that the threads end
- * together (h44; measured below). The block is
- * bytes / blocks rounded up to 64 KiB, at least a
- * floor of 3 dictionaries (and 1 MiB): a block shorter than that cuts off
- * matches the dictionary would have found. A floor capped at 4 MiB cost
- * 6.4 % on a 28 MB tree of source and /usr/share/doc at -mx5 (the new-user
- * trial) though only 0.8 % on the corpus, so the ratio wins: at -mx5 and
- * above (32 MiB and more) only inputs over 96 MiB are cut. An input
- * of at most one floor stays one solid stream; with 2+ threads its match
- * finder (bt kinds) searches on a second thread (lz/lz_mf_mt.h, the same
- * bytes as -mmt1): threads 2 and block 0 say so, which
- * fz7_lzma2_enc_new_mt turns into that encoder for an input of one block
- * and fz7_settings_folder_opts into opts.mf_thread. An unknown size (a
- * pipe) gets the encoder's default of 3 dictionaries per block.
- * The output depends only on the input, the settings and the thread count
- * picked here (-mmt N, lowered by the memory cap below), never on timing:
- * -mmt2 and -mmt4 give different archives, two -mmt2 runs the same one.
- *
- * Measured on the bench corpus, -mmt2 over -mmt1 on 2 cores, as bytes
- * and as one-thread CPU seconds over the busiest path (main thread plus,
- * per folder, the busier worker; the machine was too loaded for wall
- * times): 7z -mx1 1.0003x bytes, 1.76x; -mx5 1.0082x, 1.96x; -mx9
- * 1.0084x, 1.71x (one block per thread: -mx5 1.0073x but 1.66x, one
- * thread 10.9 s and the other 6.5 s; without the 2 MiB start 1.013x).
- * xz of the corpus tar: -mx1 1.0004x, 1.53x; -mx5 1.0073x, 1.99x; -mx9
- * 1.0081x, 1.66x. The old rule (never under 3 dictionaries) kept the
- * corpus on one thread at -mx5 and above.
- * h44 (blocks of at most 16 dictionaries, quarter blocks at a folder's
- * end): -mx1 1.0009x bytes (9321803 against 9313208; 1.0005x before);
- * the threads' idle time at the end, over half the blocks' CPU, went from
- * 8 % to 2.5 % (CPU block times of 6 runs replayed in the pool's order),
- * for 17 blocks instead of 8 (+1.5 % instructions: the prefixes' match
- * finder passes). -mx2 1.0009x, -mx3 1.0010x; -mx5 and -mx9 archives of
- * the corpus are unchanged (one stream).
- * The 7z writer keeps one pool of N workers for all folders and starts a
- * folder's blocks while the last blocks of the one before are still coded
- * (7z_write.c, the pending folder; the same bytes): only the last folder
- * ends with a thread idle. On the corpus at -mx1 the busiest thread then
- * holds 0-2 % less CPU than with a wait at every folder's end (block CPU
- * times of 5 runs replayed both ways; 6-9 % in 2 runs on a loaded machine;
- * cmake.elf's BCJ folder is the second of two), the last folder's tail is
- * 5-6 % over half the blocks' CPU, and
- * two threads side by side take 5-18 % more CPU each than one alone on
- * this 2-core VM (two -mmt1 processes show the same), which caps -mmt2 near
- * 1.75x of -mmt1 whatever the schedule.
- *
- * Memory: each thread holds a whole encoder (-mx5: about 370 MB with one
- * thread, less per thread when blocks shrink the dictionary); fewer
- * threads when their encoders would not fit in s->mem_limit, and then
- * fewer, longer blocks. */
-#define MT_BLOCK_ROUND ((uint64_t)64 << 10)
-#define MT_7Z_BLOCKS_PER_THREAD 2u
-#define MT_7Z_BLOCK_DICTS 16u
-/* The smallest stream whose match finder gets a thread: starting one
- * costs about as much as searching a few KiB. */
-#define MF_THREAD_MIN ((uint64_t)64 << 10)
-
-/* True when a one-stream input of `bytes` with options lo (reduced to it)
- * should search on a second thread. Only the binary trees: their skip is
- * a whole search anyway, while hash chains and buckets (hb5) skip far
- * cheaper than they search, and the thread searches every position. */
-static bool mf_thread_pays(const fz7_settings *s, const fz7_lzma_enc_opts *lo, uint64_t bytes)
+fz7_lzma_plan fz7_settings_pick_mt(const fz7_settings *s, uint64_t bytes)
 {
-    if (s->threads < 2 || bytes < MF_THREAD_MIN || lo->mf == FZ7_LZMA_MF_HC4 || lo->mf == FZ7_LZMA_MF_HC5
-        || lo->mf == FZ7_LZMA_MF_HB5)
-        return false;
-    fz7_lzma_enc_opts o = *lo;
-    o.mf_thread = 1;
-    uint64_t need = fz7_lzma_enc_memusage(&o);
-    return need && need <= s->mem_limit;
-}
-
-/* The smallest block worth a thread for dictionary dict (bytes). */
-static uint64_t mt_floor(uint32_t dict)
-{
-    uint64_t f = (uint64_t)dict * 3;
-    if (f < FZ7_LZMA2_MT_BLOCK_MIN)
-        f = FZ7_LZMA2_MT_BLOCK_MIN;
-    return f;
-}
-
-/* The block for `bytes` in `blocks` blocks (cap: the longest, 0 = any). */
-static uint64_t mt_block_for(uint64_t bytes, uint32_t blocks, uint32_t dict, uint64_t cap)
-{
-    uint64_t b = (bytes + blocks - 1) / blocks;
-    if (cap && b > cap)
-        b = cap;
-    b = (b + MT_BLOCK_ROUND - 1) / MT_BLOCK_ROUND * MT_BLOCK_ROUND;
-    if (b < mt_floor(dict))
-        b = mt_floor(dict);
-    if (b > FZ7_LZMA2_MT_BLOCK_MAX)
-        b = FZ7_LZMA2_MT_BLOCK_MAX;
-    return b;
-}
-
-void fz7_settings_pick_mt(const fz7_settings *s, uint64_t bytes, uint32_t *threads,
-                          uint64_t *block)
-{
-    *threads = s->threads;
-    *block = 0;
-    fz7_lzma_enc_opts lo = s->lzma;
-    if (bytes)
-        fz7_lzma_enc_reduce_dict(&lo, bytes);
-    if (s->method != FZ7_7Z_LZMA2 || *threads <= 1) {
-        *threads = 1;
-        return;
-    }
-    if (bytes && bytes <= mt_floor(lo.dict_size)) {
-        *threads = mf_thread_pays(s, &lo, bytes) ? 2 : 1;
-        return;
-    }
-    while (*threads > 1) {
-        if (bytes) {
-            uint32_t per = s->xz ? 1 : MT_7Z_BLOCKS_PER_THREAD;
-            uint64_t cap = s->xz ? 0 : (uint64_t)lo.dict_size * MT_7Z_BLOCK_DICTS;
-            *block = mt_block_for(bytes, *threads * per, lo.dict_size, cap);
-            uint64_t blocks = (bytes + *block - 1) / *block;
-            if (blocks < *threads)
-                *threads = (uint32_t)blocks;   /* no thread without a block */
-            if (*threads <= 1)
-                break;
-        }
-        uint64_t need = fz7_lzma2_mt_memusage(&lo, *threads, *block);
-        if (need && need <= s->mem_limit)
-            break;
-        (*threads)--;
-    }
-    if (*threads <= 1) {
-        *threads = 1;
-        *block = 0;
-    }
+    fz7_lzma_plan_in in = {bytes, s->threads, s->mem_limit, s->method == FZ7_7Z_LZMA2, s->xz};
+    return fz7_lzma_plan_threads(&s->lzma, &in);
 }
 
 /* ---- folders ------------------------------------------------------------ */
@@ -462,22 +311,18 @@ void fz7_settings_folder_opts(const fz7_settings *s, const fz7_7zaes_key *key, u
     fo->bcj_x86 = bcj;
     fo->bcj2 = s->bcj2 && s->method != FZ7_7Z_COPY;
     fo->folder_bytes = folder_bytes;
-    fz7_settings_pick_mt(s, folder_bytes, &fo->threads, &fo->mt_block_size);
+    /* The dictionary follows the whole archive's bytes, as 7zz's does. */
+    if (size_hint && s->method != FZ7_7Z_COPY)
+        fz7_lzma_enc_reduce_dict(&fo->lzma, size_hint);
+    if (s->method != FZ7_7Z_COPY) {
+        fz7_lzma_plan p = fz7_settings_pick_mt(s, folder_bytes);
+        fo->threads = p.threads;
+        fo->mt_block_size = p.block_size;
+        fo->lzma.mf_thread = p.mf_thread;
+    }
     /* The writer starts a folder's blocks while the last blocks of the one
      * before are still coded when both coders fit in the limit together. */
     fo->mt_mem_limit = s->mem_limit;
-    /* One stream with its match finder on a second thread: said in the
-     * options, so that the writer makes one encoder (an LZMA folder too). */
-    bool one_stream = s->method == FZ7_7Z_LZMA2 && fo->threads == 2 && fo->mt_block_size == 0;
-    if (s->method == FZ7_7Z_LZMA && folder_bytes) {
-        fz7_lzma_enc_opts lo = s->lzma;
-        fz7_lzma_enc_reduce_dict(&lo, folder_bytes);
-        one_stream = mf_thread_pays(s, &lo, folder_bytes);
-    }
-    if (folder_bytes && one_stream) {
-        fo->threads = 1;
-        fo->lzma.mf_thread = 1;
-    }
 }
 
 bool fz7_settings_bcj_again(const fz7_settings *s, const char *old_method)

@@ -8,6 +8,7 @@
 #include "cli/options.h"
 #include "format/7z_write.h"
 #include "format/xz_write.h"
+#include "lzma/lzma_presets.h"
 #include "fsio/read_tree.h"
 
 #include <stdbool.h>
@@ -68,12 +69,10 @@ void fz7_settings_item_times(const fz7_settings *s, const fz7_tree_item *it, fz7
  * lines (a method or parameter fz7 cannot use), our reason under them. */
 int fz7_settings_fail(fz7_status st, const char *why);
 
-/* LZMA2 encoder threads and block size (bytes; 0 = the encoder's default)
- * for a folder or xz stream of `bytes` input bytes (0 = unknown). One
- * thread unless the input holds more than 3 dictionaries per block, fewer
- * threads when their encoders would not fit in s->mem_limit. */
-void fz7_settings_pick_mt(const fz7_settings *s, uint64_t bytes, uint32_t *threads,
-                          uint64_t *block);
+/* The thread plan (lzma_presets.h fz7_lzma_plan_threads) of a folder or
+ * xz stream of `bytes` input bytes (0 = unknown) with s's options,
+ * threads and memory cap. */
+fz7_lzma_plan fz7_settings_pick_mt(const fz7_settings *s, uint64_t bytes);
 
 /* Coder options of a new 7z folder: s's method, LZMA parameters and Delta,
  * x86 BCJ in front when bcj, 7zAES with key (NULL = not encrypted).

@@ -11,6 +11,7 @@
 #include "check/check.h"
 #include "filter/bcj2.h"
 #include "filter/filter.h"
+#include "lzma/lzma_presets.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -408,24 +409,13 @@ static void bcj2_free(fz7_7z_writer *w)
     }
 }
 
-/* The BCJ2 encoder and its side streams' coders. Call and jump targets
- * are 4-byte big-endian addresses: LZMA with lc0 lp2 (literal context
- * from the byte's position in the address), a 1 MiB dictionary and
- * nice_len 128 at every level, as 7-Zip does (7zz's side streams of
- * cmake.elf are 1.2 % smaller with nice_len 128 than with 64). */
+/* The BCJ2 encoder and its side streams' coders (their options:
+ * fz7_lzma_bcj2_side_preset). */
 static fz7_status bcj2_begin(fz7_7z_writer *w, const fz7_7z_folder_opts *o, folder_rec *f)
 {
     fz7_lzma_enc_opts so;
-    fz7_status st = fz7_lzma_enc_preset(&so, 9);
-    if (st != FZ7_OK)
-        return st;
-    so.dict_size = (uint32_t)1 << 20;
-    so.lc = 0;
-    so.lp = 2;
-    so.pb = 2;
-    so.nice_len = 128;
-    if (o->size_hint)
-        fz7_lzma_enc_reduce_dict(&so, o->size_hint);
+    fz7_lzma_bcj2_side_preset(&so, o->size_hint);
+    fz7_status st = FZ7_OK;
     fz7_ostream *dst[FZ7_BCJ2_STREAMS];
     w->bcj2_main = (main_sink){{main_sink_write}, w};
     dst[FZ7_BCJ2_MAIN] = &w->bcj2_main.os;
@@ -531,10 +521,7 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
         return st;
     w->folder_mem = 0;
     if (pooled) {
-        fz7_lzma_enc_opts mo = o->lzma;
-        if (o->size_hint)
-            fz7_lzma_enc_reduce_dict(&mo, o->size_hint);
-        w->folder_mem = fz7_lzma2_mt_memusage(&mo, o->threads, o->mt_block_size);
+        w->folder_mem = fz7_lzma2_mt_memusage(&o->lzma, o->threads, o->mt_block_size);
     }
     /* Both folders' coders must fit in the limit together, else the
      * pending folder ends first. */
@@ -562,10 +549,8 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
          * 20.8 MB). Other lc/lp values are the caller's and stay. */
         if (o->bcj_x86 && o->bcj2 && lo.lc == 3 && lo.lp == 0)
             lo.lc = 4;
-        if (o->size_hint)
-            fz7_lzma_enc_reduce_dict(&lo, o->size_hint);
-        /* The dictionary follows the whole archive's bytes (as 7zz's does),
-         * but this folder's encoder sees only folder_bytes: told so, its
+        /* The dictionary follows the whole archive's bytes (the caller
+         * fitted it), but this folder's encoder sees only folder_bytes: told so, its
          * match finder offers huge pages only for the part of its tables it
          * will fill (-mx5 on the bench corpus: 1 MiB less peak memory). */
         if (o->folder_bytes && (!lo.size_hint || o->folder_bytes < lo.size_hint))
@@ -1225,11 +1210,8 @@ static fz7_status build_header(const fz7_7z_writer *w, bytebuf *b)
 static fz7_status encode_header(fz7_7z_writer *w, bytebuf *header, const fz7_7zaes_key *key)
 {
     fz7_lzma_enc_opts lo;
-    fz7_status st = fz7_lzma_enc_preset(&lo, 5);
-    if (st != FZ7_OK)
-        return st;
-    lo.dict_size = (uint32_t)1 << 20;
-    fz7_lzma_enc_reduce_dict(&lo, header->n);
+    fz7_lzma_header_preset(&lo, header->n);
+    fz7_status st = FZ7_OK;
     bytebuf packed = {0};
     mem_sink ms = {{mem_write}, &packed};
     folder_rec f = {0};

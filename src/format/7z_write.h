@@ -44,8 +44,9 @@ typedef struct fz7_7z_folder_opts {
     unsigned delta_distance;  /* Delta (03) in front of the method, 1..256
                                  bytes; 0 = none; not together with BCJ */
     const fz7_7zaes_key *key; /* encrypt with 7zAES (06F10701); NULL = no */
-    uint64_t size_hint;       /* bytes the input will hold, for shrinking the
-                                 dictionary as 7-Zip does; 0 = unknown */
+    uint64_t size_hint;       /* bytes the whole input will hold (0 = unknown),
+                                 for the BCJ2 side streams' dictionary; the
+                                 caller fits lzma's (fz7_lzma_enc_reduce_dict) */
     uint32_t threads;         /* LZMA2 encoder threads; 0 or 1 = one solid
                                  stream, more = fz7_lzma2_enc_new_pooled on
                                  the writer's pool */

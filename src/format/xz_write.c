@@ -9,6 +9,7 @@
 
 #include "check/check.h"
 #include "filter/filter.h"
+#include "lzma/lzma_presets.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -356,8 +357,7 @@ static void *job_run(void *arg)
         fz7_delta_init(&ds, o->delta_distance);
         fz7_delta_encode(&ds, j->in, j->in_len);
     }
-    fz7_lzma_enc_opts lo = o->lzma;
-    fz7_lzma_enc_reduce_dict(&lo, j->in_len);
+    fz7_lzma_enc_opts lo = fz7_lzma2_block_opts(&o->lzma, j->in_len);
     mem_out m = {{mem_out_write}, NULL, 0, 0};
     fz7_lzma_enc *enc = NULL;
     fz7_status st = fz7_lzma2_enc_new(&lo, &m.os, &enc);

@@ -188,9 +188,11 @@ uint64_t fz7_lz_mf_memusage(int kind, uint32_t dict_size, uint32_t keep_extra)
 }
 
 int fz7_lz_mf_init(fz7_lz_mf *mf, int kind, uint32_t dict_size, uint32_t keep_extra,
-                   uint32_t nice_len, uint32_t depth, uint64_t size_hint)
+                   uint32_t nice_len, uint32_t depth, uint32_t ways, uint64_t size_hint)
 {
     memset(mf, 0, sizeof(*mf));
+    if (depth == 0 || (kind == FZ7_LZ_HB5 && ways != 8 && ways != 16))
+        return -1;
     uint64_t window = (uint64_t)dict_size + keep_extra + block_size(dict_size);
     if (window > 0xC0000000u)
         return -1;
@@ -200,9 +202,8 @@ int fz7_lz_mf_init(fz7_lz_mf *mf, int kind, uint32_t dict_size, uint32_t keep_ex
     mf->keep_before = dict_size + keep_extra;
     mf->buf_size = (uint32_t)window;
     mf->nice_len = nice_len;
-    if (depth == 0)
-        depth = (16 + nice_len / 2) >> (fz7_lz_is_hc(kind) || kind == FZ7_LZ_HB5 ? 1 : 0);
     mf->depth = depth;
+    mf->ways = ways;
     uint32_t bits = root_bits(kind, dict_size);
     mf->hash4_mask = (1u << bits) - 1;
     mf->hash4_shift = 32 - bits;

@@ -47,6 +47,7 @@ typedef struct fz7_lz_mf {
     uint32_t cyclic_pos;   /* slot of pos */
     uint32_t nice_len;     /* search stops at a match this long */
     uint32_t depth;        /* candidates visited per search */
+    uint32_t ways;         /* hb5: positions per bucket, 8 or 16 */
     uint32_t hash4_mask;   /* hash4 has hash4_mask + 1 entries */
     uint32_t hash4_shift;  /* 32 - log2(entries): the hash keeps the top bits */
     int kind;              /* FZ7_LZ_HC4 .. FZ7_LZ_HC5 */
@@ -69,12 +70,15 @@ typedef struct fz7_lz_mf {
 uint64_t fz7_lz_mf_memusage(int kind, uint32_t dict_size, uint32_t keep_extra);
 
 /* Allocates a match finder. kind: FZ7_LZ_HC4..FZ7_LZ_HB5; dict_size: the
- * largest distance (bytes); nice_len 2..273; depth: candidates per search
- * (0 = automatic); size_hint: bytes the whole input is expected to hold
- * (0 = unknown), which only decides how much memory is offered as huge
- * pages, never the matches. Returns 0, or -1 if allocation fails. */
+ * largest distance (bytes); nice_len 2..273; depth: candidates per search,
+ * at least 1 (hb5: at most ways); ways: hb5's positions per bucket, 8 or
+ * 16 (other kinds ignore it); size_hint: bytes the whole input is
+ * expected to hold (0 = unknown), which only decides how much memory is
+ * offered as huge pages, never the matches. The encoder's values come
+ * from lzma/lzma_presets.h. Returns 0, or -1 for a bad depth or ways or
+ * if allocation fails. */
 int fz7_lz_mf_init(fz7_lz_mf *mf, int kind, uint32_t dict_size, uint32_t keep_extra,
-                   uint32_t nice_len, uint32_t depth, uint64_t size_hint);
+                   uint32_t nice_len, uint32_t depth, uint32_t ways, uint64_t size_hint);
 
 /* Frees what init allocated (a zeroed struct is fine). */
 void fz7_lz_mf_free(fz7_lz_mf *mf);

@@ -63,12 +63,6 @@ uint32_t fz7_lz_hb_bits(uint32_t dict_size)
     return bits;
 }
 
-/* Ways per bucket for a search of depth candidates. */
-static uint32_t ways_for(uint32_t depth)
-{
-    return depth <= HB_WAYS_FEW ? HB_WAYS_FEW : HB_WAYS_MAX;
-}
-
 /* log2 of the buckets of `ways` ways: 16 ways as fz7_lz_hb_bits; 8 ways
  * one slot per dictionary position (dict_size / 8 buckets), at least 2^16
  * (the same floor as hc5's heads, so up to 512 KiB the candidates are
@@ -95,7 +89,7 @@ uint64_t fz7_lz_hb_table_bytes(uint32_t dict_size)
 
 int fz7_lz_hb_alloc(fz7_lz_mf *mf)
 {
-    uint32_t ways = ways_for(mf->depth);
+    uint32_t ways = mf->ways;
     uint32_t bits = bits_for(mf->dict_size, ways);
     size_t lines = ((size_t)ways << bits) * sizeof(uint32_t);
     size_t bytes = lines + HB_HEADS * sizeof(uint32_t) + ((size_t)1 << bits);

@@ -22,6 +22,7 @@
  * encoder's blocks queue behind them, so a 7z writer can start its next
  * folder while the last blocks of the one before are still being coded. */
 #include "lzma/lzma_enc_impl.h"
+#include "lzma/lzma_presets.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -820,47 +821,11 @@ void fz7_lzma2_mt_free(struct fz7_lzma2_mt *mt)
 /* Block size in bytes for a requested one (0 = automatic). */
 static uint64_t pick_block_size(const fz7_lzma_enc_opts *opts, uint64_t block_size)
 {
-    if (block_size == 0) {
-        block_size = (uint64_t)opts->dict_size * 3;
-        if (block_size < FZ7_LZMA2_MT_BLOCK_MIN)
-            block_size = FZ7_LZMA2_MT_BLOCK_MIN;
-    }
-    return block_size;
+    return block_size ? block_size : fz7_lzma2_block_floor(opts->dict_size);
 }
 
-/* Bytes of the previous block each later block starts from (0 = none):
- * MT_PRIME_MAX, or less for a smaller dictionary or block. Measured on the
- * 37.8 MB bench corpus, `fz7 a -mx5 -mmt2` with two blocks per folder over
- * -mmt1: 1.0132x the bytes with no prefix, 1.0086x with 512 KiB, 1.0069x
- * with 1 MiB, 1.0039x with 2 MiB, 1.0006x with 4 MiB; with four blocks per
- * folder 1.0104x with 1 MiB, 1.0071x with 2 MiB. The prefix costs the
- * block's thread a match finder pass (most of the cost of coding it). The
- * encoder counts positions from the prefix, the decoder from the stream's
- * start; they agree modulo 16 (pb, lp <= 4) when the block size and the
- * prefix are multiples of 16, so other block sizes get no prefix.
- * The fast modes (-mx1..4) start from half the dictionary: their prefix
- * pass is most of a block's setup (-mx1, 1 MiB dictionary: 3.2 ms of CPU
- * for a whole-dictionary prefix, on 1-7 MiB blocks of 34-210 ms), and the
- * shorter prefix allows shorter tail blocks. Bench corpus, -mx1 -mmt2
- * over -mmt1, 14 interleaved rounds on a quiet machine: 1 MiB 1.809x
- * wall as a ratio of medians, 1.776x as the median of per-round ratios,
- * 1.0007x bytes; 512 KiB 1.841x / 1.841x, 1.0015x bytes (eighth tail
- * blocks on top: 1.778x, 1.0023x). */
-#define MT_PRIME_MAX ((uint64_t)2 << 20)
+/* Each block's last bytes are cut into blocks of block_size / MT_TAIL_DIV. */
 #define MT_TAIL_DIV 4u
-
-static size_t pick_prime(const fz7_lzma_enc_opts *block_opts, uint64_t block_size)
-{
-    if (block_size % 16 != 0)
-        return 0;
-    uint64_t w = MT_PRIME_MAX;
-    uint64_t reach = block_opts->mode == FZ7_LZMA_MODE_FAST ? block_opts->dict_size / 2 : block_opts->dict_size;
-    if (w > reach)
-        w = reach;
-    if (w > block_size)
-        w = block_size;
-    return (size_t)(w & ~(uint64_t)15);
-}
 
 /* The blocks the input's last bytes are cut into: a quarter block, at
  * least the prefix (a block's prefix then comes from the block before). */
@@ -870,14 +835,6 @@ static uint64_t pick_tail_block(uint64_t block_size, size_t prime)
     if (t < prime)
         t = prime;
     return t;
-}
-
-/* The options every block is encoded with. */
-static fz7_lzma_enc_opts block_options(const fz7_lzma_enc_opts *opts, uint64_t block_size)
-{
-    fz7_lzma_enc_opts o = *opts;
-    fz7_lzma_enc_reduce_dict(&o, block_size);
-    return o;
 }
 
 /* True when the input is known to fit in one block and there are threads
@@ -891,7 +848,7 @@ static int one_block(const fz7_lzma_enc_opts *opts, uint32_t threads, uint64_t b
  * (the same dictionary), the caller's size hint, a match finder thread. */
 static fz7_lzma_enc_opts one_block_options(const fz7_lzma_enc_opts *opts, uint64_t block_size)
 {
-    fz7_lzma_enc_opts o = block_options(opts, block_size);
+    fz7_lzma_enc_opts o = fz7_lzma2_block_opts(opts, block_size);
     o.size_hint = opts->size_hint;
     o.mf_thread = 1;
     return o;
@@ -908,8 +865,8 @@ uint64_t fz7_lzma2_mt_memusage(const fz7_lzma_enc_opts *opts, uint32_t threads, 
         fz7_lzma_enc_opts o = one_block_options(opts, block_size);
         return fz7_lzma_enc_memusage(&o);
     }
-    fz7_lzma_enc_opts o = block_options(opts, block_size);
-    uint64_t prime = pick_prime(&o, block_size);
+    fz7_lzma_enc_opts o = fz7_lzma2_block_opts(opts, block_size);
+    uint64_t prime = fz7_lzma2_block_prefix(&o, block_size);
     /* Per thread an encoder; per slot the prefix, the input block and its
      * output (about the block's size at worst: stored chunks add 3 bytes
      * per 64 KiB, the buffer doubles past it); one tail. */
@@ -936,10 +893,10 @@ static fz7_status new_on_pool(const fz7_lzma_enc_opts *opts, fz7_lzma2_pool *poo
     e->dst = dst;
     mt->pool = pool;
     mt->own_pool = own_pool;
-    mt->block_opts = block_options(opts, block_size);
+    mt->block_opts = fz7_lzma2_block_opts(opts, block_size);
     e->opts = mt->block_opts;
     mt->block_size = block_size;
-    mt->prime = pick_prime(&mt->block_opts, block_size);
+    mt->prime = fz7_lzma2_block_prefix(&mt->block_opts, block_size);
     mt->total = opts->size_hint;
     mt->tail_block = pick_tail_block(block_size, mt->prime);
     mt->threads = pool->threads;

@@ -5,6 +5,7 @@
  * price tables the normal parser reads, and frames the output: one range
  * coded stream for LZMA1, chunks for LZMA2 (xz-file-format.txt 5.3.1). */
 #include "lzma/lzma_enc_impl.h"
+#include "lzma/lzma_presets.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -29,57 +30,6 @@
 #define MT_SLACK ((uint32_t)256 << 10)
 
 /* ---- Options ------------------------------------------------------------ */
-
-fz7_status fz7_lzma_enc_preset(fz7_lzma_enc_opts *o, unsigned level)
-{
-    /* 7zz 26.02 -mx2..9 dictionary sizes (LZMA2:n in `7zz l -slt`); -mx1
-     * takes 1 MiB instead of 7zz's 256 KiB (see its depth below). */
-    static const uint32_t dict_log[10] = {18, 20, 20, 22, 24, 25, 26, 27, 28, 28};
-    if (!o || level > 9)
-        return FZ7_E_ARG;
-    memset(o, 0, sizeof(*o));
-    o->dict_size = (uint32_t)1 << dict_log[level];
-    o->lc = 3;
-    o->lp = 0;
-    o->pb = 2;
-    o->mode = level >= 5 ? FZ7_LZMA_MODE_NORMAL : FZ7_LZMA_MODE_FAST;
-    /* 7-Zip's fast levels chain on a 5-byte hash: fewer dead candidates;
-     * measured here about 1% smaller and faster than hc4. */
-    o->mf = level >= 5 ? FZ7_LZMA_MF_BT4 : FZ7_LZMA_MF_HC5;
-    /* -mx1..4 take hc5's candidates from hash buckets instead
-     * (lz_mf_bucket.c): one line per search, not a chain of dependent
-     * loads. -mx1 gives the same bytes; -mx2..4 cap the buckets at 2^18
-     * (16 MiB, below hc5's 2^19..2^23 heads) and spend part of the time
-     * saved on 16 candidates instead of 14. Bench corpus, CPU medians of
-     * 5-9 interleaved runs on a loaded machine, before -> now (7zz):
-     * -mx1 1.54 -> 1.37 s, 9,313,205 B both (1.75 s, 9,328,441 B);
-     * -mx2 1.99 -> 1.51 s, 8,968,459 -> 8,947,920 B (2.64 s, 9,018,724);
-     * -mx3 2.57 -> 1.57 s, 8,823,072 -> 8,811,493 B (3.60 s, 8,867,153);
-     * -mx4 2.92 -> 1.70 s, 8,809,544 -> 8,801,777 B (4.44 s, 8,851,316). */
-    if (level >= 1 && level <= 4)
-        o->mf = FZ7_LZMA_MF_HB5;
-    o->nice_len = level >= 7 ? 64 : 32;
-    /* -mx2..4 visit 16 candidates (hc5 walked 14 there), not the
-     * automatic 16 + nice_len / 2: hc5's chain walk is mostly dependent
-     * loads. The fast parser's distance rules (lzma_enc_fast.c) gained
-     * more than the links cost: bench corpus at -mx4 8,782,178 ->
-     * 8,809,535 B (7zz: 8,851,316). -mx1 buys ratio with a 1 MiB
-     * dictionary and spends it on speed: 6 candidates, so 8-way buckets
-     * (lz_mf_bucket.c: 2^17 of them, 4 MiB instead of 8). Against 256 KiB
-     * and 11 candidates (7zz -mx1), -mmt1 at depth 5: bench corpus
-     * 9,313,187 -> 9,244,824 B (7zz 9,328,423), a 30 MB text tar
-     * 4,346,785 -> 2,036,481 (7zz 4,357,791), a 40 MB source tar
-     * 8,806,807 -> 8,668,949 (7zz 8,851,186). Depth 6, not 5: the bench
-     * corpus's English text alone is 2,558,400 B at 6 and 2,582,365 at 5
-     * (7zz 2,547,690; 256 KiB and 11 candidates gave 2,552,783); every
-     * other corpus file is under 7zz's at both. Bench corpus, 12
-     * interleaved rounds on a quiet machine, 7zz's CPU over ours (median
-     * of per-round ratios): depth 5 1.374x, 6 1.347x (9,189,661 B), 7
-     * 1.314x; 256 KiB and 11 candidates 1.247x. */
-    o->depth = level == 1 ? 6 : level >= 2 && level <= 4 ? 16 : 0;
-    o->end_marker = 0;
-    return FZ7_OK;
-}
 
 fz7_status fz7_lzma_enc_check(const fz7_lzma_enc_opts *o)
 {
@@ -193,26 +143,11 @@ fz7_status fz7_lzma_enc_parse_param(fz7_lzma_enc_opts *opts, const char *param)
     return FZ7_OK;
 }
 
-void fz7_lzma_enc_reduce_dict(fz7_lzma_enc_opts *opts, uint64_t input_size)
-{
-    opts->size_hint = input_size;
-    for (unsigned i = 12; i < 32; i++) {
-        uint64_t a = (uint64_t)1 << i, b = (uint64_t)3 << (i - 1);
-        uint64_t fit = input_size <= a ? a : input_size <= b ? b : 0;
-        if (fit) {
-            if (fit < opts->dict_size)
-                opts->dict_size = (uint32_t)fit;
-            return;
-        }
-    }
-}
-
-/* True when o asks for a match finder thread that will run. hb5 runs
- * without: the thread would search every position, where hb5's skip
- * only records them (a 3 MB tar at -mx3 -mmt2: CPU 0.09 -> 0.35 s). */
+/* True when o asks for a match finder thread that will run (the one
+ * rule: lzma_presets.c). */
 static int mf_thread_used(const fz7_lzma_enc_opts *o)
 {
-    return o->mf_thread && o->mf != FZ7_LZMA_MF_HB5;
+    return o->mf_thread && fz7_lzma_mf_thread_pays(o->mf);
 }
 
 uint64_t fz7_lzma_enc_memusage(const fz7_lzma_enc_opts *o)
@@ -725,7 +660,8 @@ static fz7_status enc_new(const fz7_lzma_enc_opts *opts, fz7_ostream *dst, int l
     if (opts->mode == FZ7_LZMA_MODE_NORMAL)
         e->opt = malloc(FZ7_LZMA_OPTS * sizeof(fz7_lzma_opt));
     if (!e->out || !e->probs || !e->queue || (opts->mode == FZ7_LZMA_MODE_NORMAL && !e->opt)
-        || fz7_lz_mf_init(&e->mf, (int)opts->mf, opts->dict_size, KEEP_EXTRA, opts->nice_len, opts->depth,
+        || fz7_lz_mf_init(&e->mf, (int)opts->mf, opts->dict_size, KEEP_EXTRA, opts->nice_len,
+                          fz7_lzma_mf_depth(opts), fz7_lzma_hb5_ways(fz7_lzma_mf_depth(opts)),
                           opts->size_hint) != 0) {
         fz7_lzma_enc_free(e);
         return FZ7_E_MEM;

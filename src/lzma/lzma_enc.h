@@ -34,8 +34,9 @@ typedef enum fz7_lzma_mf {
 #define FZ7_LZMA_NICE_MIN 5u
 #define FZ7_LZMA_NICE_MAX 273u /* also the longest match LZMA can code */
 
-/* Encoder options. Fill with fz7_lzma_enc_preset(), then change fields
- * or apply 7-Zip parameter strings with fz7_lzma_enc_parse_param(). */
+/* Encoder options. Fill with fz7_lzma_enc_preset() (lzma_presets.h), then
+ * change fields or apply 7-Zip parameter strings with
+ * fz7_lzma_enc_parse_param(). */
 typedef struct fz7_lzma_enc_opts {
     uint32_t dict_size;  /* bytes, FZ7_LZMA_DICT_MIN..FZ7_LZMA_DICT_ENC_MAX (d=) */
     uint32_t lc;         /* literal context bits 0..8 (lc=) */
@@ -44,27 +45,21 @@ typedef struct fz7_lzma_enc_opts {
     fz7_lzma_mode mode;  /* parser (a=0|1) */
     uint32_t nice_len;   /* 5..273: a match this long is taken at once (fb=) */
     fz7_lzma_mf mf;      /* match finder (mf=) */
-    uint32_t depth;      /* match finder cut value (mc=); 0 = automatic */
+    uint32_t depth;      /* match finder cut value (mc=); 0 = automatic
+                          * (fz7_lzma_mf_depth) */
     int end_marker;      /* LZMA1 only: finish() writes the end marker (eos=) */
     uint64_t size_hint;  /* bytes the whole input is expected to hold, 0 =
-                          * unknown (fz7_lzma_enc_reduce_dict sets it): sizes
+                          * unknown (fz7_lzma_enc_reduce_dict in
+                          * lzma_presets.h sets it): sizes
                           * the huge-page part of the match finder's memory,
                           * never changes the output */
     int mf_thread;       /* 1: the match finder searches on a thread of its
                           * own while the caller's thread parses and codes
-                          * (lz/lz_mf_mt.h; about 1.5x faster on two cores
-                          * at -mx5, the same output); 0: one thread. If the
-                          * thread cannot start, the encoder runs on one;
-                          * hb5 always does (see mf_thread_used). */
+                          * (lz/lz_mf_mt.h; the same output) when
+                          * fz7_lzma_mf_thread_pays(mf), else on one; 0: one
+                          * thread. If the thread cannot start, the encoder
+                          * runs on one. */
 } fz7_lzma_enc_opts;
-
-/* Fills opts for compression level 0..9 with 7-Zip's -mx mapping (as
- * 7zz 26 reports it): 1-4 fast parser + hc5, 5-9 normal parser + bt4;
- * dictionary 1:256 KiB 2:1 MiB 3:4 MiB 4:16 MiB 5:32 MiB 6:64 MiB
- * 7:128 MiB 8,9:256 MiB; nice_len 32 up to level 6, 64 from 7; lc=3 lp=0
- * pb=2, depth automatic, no end marker. Level 0 gets level 1's options
- * (the caller stores instead of compressing). FZ7_E_ARG if level > 9. */
-fz7_status fz7_lzma_enc_preset(fz7_lzma_enc_opts *opts, unsigned level);
 
 /* Applies one 7-Zip method parameter: "d=64m" (also "d=24" = 2^24 bytes,
  * suffixes b/k/m/g), "fb=64", "mf=bt4|bt3|bt2|hc4|hc5|hb5", "lc=3", "lp=0", "pb=2",
@@ -75,13 +70,6 @@ fz7_status fz7_lzma_enc_parse_param(fz7_lzma_enc_opts *opts, const char *param);
 /* Checks every field; FZ7_E_ARG if one is out of range. LZMA2 also
  * requires lc + lp <= 4 (checked by fz7_lzma2_enc_new). */
 fz7_status fz7_lzma_enc_check(const fz7_lzma_enc_opts *opts);
-
-/* Shrinks opts->dict_size when the whole input is known to be input_size
- * bytes, as 7-Zip does: to the smallest 2^n or 3*2^n >= input_size (never
- * below FZ7_LZMA_DICT_MIN, never above the current value), and records
- * input_size in opts->size_hint. Saves memory and gives the same
- * dictionary property bytes 7zz writes. */
-void fz7_lzma_enc_reduce_dict(fz7_lzma_enc_opts *opts, uint64_t input_size);
 
 /* Bytes of memory an encoder with these options allocates (window,
  * match finder tables, price tables, output buffers, and with mf_thread

@@ -71,7 +71,11 @@ static void generate(void)
 static uint64_t run_depth(int kind, uint32_t dict_size, uint32_t nice_len, uint32_t depth, uint64_t *count)
 {
     fz7_lz_mf mf;
-    assert_int_equal(fz7_lz_mf_init(&mf, kind, dict_size, 300, nice_len, depth, 0), 0);
+    /* depth 0: the encoder's automatic depth; hb5's ways as the encoder
+     * picks them (lzma_presets.h). */
+    if (depth == 0)
+        depth = (16 + nice_len / 2) >> (kind == FZ7_LZ_BT2 || kind == FZ7_LZ_BT3 || kind == FZ7_LZ_BT4 ? 0 : 1);
+    assert_int_equal(fz7_lz_mf_init(&mf, kind, dict_size, 300, nice_len, depth, depth <= 8 ? 8 : 16, 0), 0);
     fz7_lz_match m[FZ7_LZ_MATCHES_MAX];
     uint64_t digest = 0xCBF29CE484222325ull, found = 0;
     size_t in = 0;

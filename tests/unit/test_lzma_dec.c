@@ -15,6 +15,7 @@
 #include "lzma/lzma_dec.h"
 #include "test_util.h"
 #include "lzma/lzma_enc.h"
+#include "lzma/lzma_presets.h"
 #include "lzma/range_enc.h"
 
 /* The decoders compiled a second time, under other names, with the

@@ -14,6 +14,7 @@
 
 #include "lzma/lzma_dec.h"
 #include "lzma/lzma_enc.h"
+#include "lzma/lzma_presets.h"
 #include "test_util.h"
 
 /* ---- helpers ------------------------------------------------------------ */

@@ -23,6 +23,7 @@
 #include "lz/lz_mf_mt.h"
 #include "lzma/lzma_dec.h"
 #include "lzma/lzma_enc.h"
+#include "lzma/lzma_presets.h"
 #include "test_util.h"
 
 static uint8_t *g_in;
@@ -623,8 +624,8 @@ static void reset_case(const char *name, const fz7_lzma_enc_opts *o, int lzma2)
 static void mf_reset_case(int kind, int near_top)
 {
     fz7_lz_mf a, b;
-    assert_int_equal(fz7_lz_mf_init(&a, kind, 65536, 4096, 32, 0, 0), 0);
-    assert_int_equal(fz7_lz_mf_init(&b, kind, 65536, 4096, 32, 0, 0), 0);
+    assert_int_equal(fz7_lz_mf_init(&a, kind, 65536, 4096, 32, 16, 16, 0), 0);
+    assert_int_equal(fz7_lz_mf_init(&b, kind, 65536, 4096, 32, 16, 16, 0), 0);
     /* Nothing stored yet: any offset from cyclic_size up is valid. */
     a.offset = near_top ? 0xFFFFFFFFu - a.buf_size - 1 : a.cyclic_size;
     size_t first = near_top ? 200000 : g_n;

@@ -21,6 +21,7 @@
 #include "format/decode_pool.h"
 #include "format/xz_write.h"
 #include "lzma/lzma_enc.h"
+#include "lzma/lzma_presets.h"
 #include "test_util.h"
 
 /* Text-like bytes from a fixed seed: words from a small vocabulary, so

@@ -18,6 +18,7 @@
 #include "format/archive.h"
 #include "format/xz_write.h"
 #include "fsio/read_tree.h"
+#include "lzma/lzma_presets.h"
 
 static char *tmp_path(const char *suffix)
 {
@@ -118,6 +119,8 @@ static void write_sample_7z(const char *path, fz7_7z_method m, bool bcj, bool hc
     if (m != FZ7_7Z_COPY)
         assert_int_equal(fz7_lzma_enc_preset(&fo.lzma, 5), FZ7_OK);
     fo.size_hint = na + nb;
+    if (m != FZ7_7Z_COPY)
+        fz7_lzma_enc_reduce_dict(&fo.lzma, fo.size_hint);
     assert_int_equal(fz7_7z_writer_begin_folder(w, &fo), FZ7_OK);
     fz7_7z_entry_meta am = {.name = "d/a", .attrib = fz7_7z_attrib_from_mode(S_IFREG | 0644),
                             .is_dir = false, .has_mtime = true, .mtime = 1600000002,

@@ -1,0 +1,218 @@
+/* lzma_presets.c - the level policy and the multi-thread plan
+ * (lzma_presets.h). Every choice of what a level means or how a stream is
+ * cut for threads lives here; the measurements behind them are in
+ * bench/RESULTS.md. */
+#include "lzma/lzma_presets.h"
+
+#include <string.h>
+#include <unistd.h>
+
+/* ---- Levels ------------------------------------------------------------- */
+
+fz7_status fz7_lzma_enc_preset(fz7_lzma_enc_opts *o, unsigned level)
+{
+    /* 7zz's -mx2..9 dictionaries; -mx1 takes 1 MiB instead of 256 KiB
+     * and spends the ratio it buys on speed (6 candidates). */
+    static const uint8_t dict_log[10] = {18, 20, 20, 22, 24, 25, 26, 27, 28, 28};
+    if (!o || level > 9)
+        return FZ7_E_ARG;
+    memset(o, 0, sizeof(*o));
+    o->dict_size = (uint32_t)1 << dict_log[level];
+    o->lc = 3;
+    o->lp = 0;
+    o->pb = 2;
+    o->mode = level >= 5 ? FZ7_LZMA_MODE_NORMAL : FZ7_LZMA_MODE_FAST;
+    /* The fast levels search hash buckets on hc5's 5-byte hash: one cache
+     * line per search instead of a chain of dependent loads. */
+    o->mf = level >= 5 ? FZ7_LZMA_MF_BT4 : level >= 1 ? FZ7_LZMA_MF_HB5 : FZ7_LZMA_MF_HC5;
+    o->nice_len = level >= 7 ? 64 : 32;
+    /* -mx2..4 visit 16 candidates, not the automatic 16 + nice_len / 2:
+     * the fast parser's distance rules gain more than the extra links. */
+    o->depth = level == 1 ? 6 : level >= 2 && level <= 4 ? 16 : 0;
+    o->end_marker = 0;
+    return FZ7_OK;
+}
+
+void fz7_lzma_bcj2_side_preset(fz7_lzma_enc_opts *o, uint64_t input_size)
+{
+    (void)fz7_lzma_enc_preset(o, 9);
+    o->dict_size = (uint32_t)1 << 20;
+    o->lc = 0;
+    o->lp = 2;
+    o->pb = 2;
+    o->nice_len = 128;
+    if (input_size)
+        fz7_lzma_enc_reduce_dict(o, input_size);
+}
+
+void fz7_lzma_header_preset(fz7_lzma_enc_opts *o, uint64_t header_bytes)
+{
+    (void)fz7_lzma_enc_preset(o, 5);
+    o->dict_size = (uint32_t)1 << 20;
+    fz7_lzma_enc_reduce_dict(o, header_bytes);
+}
+
+void fz7_lzma_enc_reduce_dict(fz7_lzma_enc_opts *opts, uint64_t input_size)
+{
+    opts->size_hint = input_size;
+    for (unsigned i = 12; i < 32; i++) {
+        uint64_t a = (uint64_t)1 << i, b = (uint64_t)3 << (i - 1);
+        uint64_t fit = input_size <= a ? a : input_size <= b ? b : 0;
+        if (fit) {
+            if (fit < opts->dict_size)
+                opts->dict_size = (uint32_t)fit;
+            return;
+        }
+    }
+}
+
+uint32_t fz7_lzma_mf_depth(const fz7_lzma_enc_opts *o)
+{
+    if (o->depth)
+        return o->depth;
+    bool chain = o->mf == FZ7_LZMA_MF_HC4 || o->mf == FZ7_LZMA_MF_HC5 || o->mf == FZ7_LZMA_MF_HB5;
+    return (16 + o->nice_len / 2) >> (chain ? 1 : 0);
+}
+
+uint32_t fz7_lzma_hb5_ways(uint32_t depth)
+{
+    return depth <= 8 ? 8 : 16;
+}
+
+bool fz7_lzma_mf_thread_pays(fz7_lzma_mf mf)
+{
+    return mf == FZ7_LZMA_MF_BT2 || mf == FZ7_LZMA_MF_BT3 || mf == FZ7_LZMA_MF_BT4;
+}
+
+/* ---- LZMA2 blocks ------------------------------------------------------- */
+
+uint64_t fz7_lzma2_block_floor(uint32_t dict_size)
+{
+    uint64_t f = (uint64_t)dict_size * 3;
+    return f < FZ7_LZMA2_MT_BLOCK_MIN ? FZ7_LZMA2_MT_BLOCK_MIN : f;
+}
+
+fz7_lzma_enc_opts fz7_lzma2_block_opts(const fz7_lzma_enc_opts *opts, uint64_t block_size)
+{
+    fz7_lzma_enc_opts o = *opts;
+    fz7_lzma_enc_reduce_dict(&o, block_size);
+    return o;
+}
+
+/* The longest prefix: most of what a cut costs comes back by 2 MiB. */
+#define PREFIX_MAX ((uint64_t)2 << 20)
+
+size_t fz7_lzma2_block_prefix(const fz7_lzma_enc_opts *block_opts, uint64_t block_size)
+{
+    if (block_size % 16 != 0)
+        return 0;
+    uint64_t w = PREFIX_MAX;
+    uint64_t reach = block_opts->mode == FZ7_LZMA_MODE_FAST ? block_opts->dict_size / 2 : block_opts->dict_size;
+    if (w > reach)
+        w = reach;
+    if (w > block_size)
+        w = block_size;
+    return (size_t)(w & ~(uint64_t)15);
+}
+
+/* ---- Threads and memory ------------------------------------------------- */
+
+uint32_t fz7_lzma_threads(uint32_t asked)
+{
+    if (!asked) {
+        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        asked = ncpu > 0 ? (uint32_t)ncpu : 1;
+    }
+    return asked > FZ7_LZMA2_MT_THREADS_MAX ? FZ7_LZMA2_MT_THREADS_MAX : asked;
+}
+
+uint64_t fz7_lzma_mem_cap(uint64_t limit_bytes, unsigned percent)
+{
+    if (limit_bytes)
+        return limit_bytes;
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || psize <= 0)
+        return UINT64_MAX;
+    uint64_t ram = (uint64_t)pages * (uint64_t)psize;
+    if (percent >= 1 && percent <= 100)
+        return ram / 100 * percent;
+    return ram / 4 * 3;
+}
+
+/* Blocks are rounded up to this. */
+#define BLOCK_ROUND ((uint64_t)64 << 10)
+/* A 7z folder's blocks per thread: the threads take them in turn, which
+ * evens out parts of the input that are slower to code. */
+#define BLOCKS_PER_THREAD 2u
+/* A 7z block is at most this many dictionaries. */
+#define BLOCK_DICTS 16u
+/* The smallest stream whose match finder gets a thread: starting one
+ * costs about as much as searching a few KiB. */
+#define MF_THREAD_MIN ((uint64_t)64 << 10)
+
+/* The block for `bytes` in `blocks` blocks (cap: the longest, 0 = any). */
+static uint64_t block_for(uint64_t bytes, uint32_t blocks, uint32_t dict, uint64_t cap)
+{
+    uint64_t b = (bytes + blocks - 1) / blocks;
+    if (cap && b > cap)
+        b = cap;
+    b = (b + BLOCK_ROUND - 1) / BLOCK_ROUND * BLOCK_ROUND;
+    if (b < fz7_lzma2_block_floor(dict))
+        b = fz7_lzma2_block_floor(dict);
+    if (b > FZ7_LZMA2_MT_BLOCK_MAX)
+        b = FZ7_LZMA2_MT_BLOCK_MAX;
+    return b;
+}
+
+/* One stream of `bytes` with options lo (fitted to it): its match finder
+ * on a thread of its own when that pays and fits. */
+static bool one_stream_mf_thread(const fz7_lzma_enc_opts *lo, const fz7_lzma_plan_in *in)
+{
+    if (in->threads < 2 || in->bytes < MF_THREAD_MIN || !fz7_lzma_mf_thread_pays(lo->mf))
+        return false;
+    fz7_lzma_enc_opts o = *lo;
+    o.mf_thread = 1;
+    uint64_t need = fz7_lzma_enc_memusage(&o);
+    return need && need <= in->mem_limit;
+}
+
+fz7_lzma_plan fz7_lzma_plan_threads(const fz7_lzma_enc_opts *opts, const fz7_lzma_plan_in *in)
+{
+    fz7_lzma_plan p = {1, 0, false};
+    fz7_lzma_enc_opts lo = *opts;
+    if (in->bytes)
+        fz7_lzma_enc_reduce_dict(&lo, in->bytes);
+    if (!in->lzma2) {
+        p.mf_thread = in->bytes && one_stream_mf_thread(&lo, in);
+        return p;
+    }
+    if (in->threads <= 1)
+        return p;
+    if (in->bytes && in->bytes <= fz7_lzma2_block_floor(lo.dict_size)) {
+        p.mf_thread = one_stream_mf_thread(&lo, in);
+        return p;
+    }
+    uint32_t threads = in->threads;
+    uint64_t block = 0;
+    while (threads > 1) {
+        if (in->bytes) {
+            uint32_t per = in->independent ? 1 : BLOCKS_PER_THREAD;
+            uint64_t cap = in->independent ? 0 : (uint64_t)lo.dict_size * BLOCK_DICTS;
+            block = block_for(in->bytes, threads * per, lo.dict_size, cap);
+            uint64_t blocks = (in->bytes + block - 1) / block;
+            if (blocks < threads)
+                threads = (uint32_t)blocks;   /* no thread without a block */
+            if (threads <= 1)
+                break;
+        }
+        uint64_t need = fz7_lzma2_mt_memusage(&lo, threads, block);
+        if (need && need <= in->mem_limit)
+            break;
+        threads--;
+    }
+    if (threads > 1) {
+        p.threads = threads;
+        p.block_size = block;
+    }
+    return p;
+}

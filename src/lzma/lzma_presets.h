@@ -1,0 +1,125 @@
+/* lzma_presets.h - what a compression level means and how an LZMA/LZMA2
+ * stream's work is cut for threads and memory, decided in one place
+ * (lzma_presets.c): the -mx0..9 options, every value derived from them
+ * (automatic depth, hb5's ways, the dictionary fitted to the input), and
+ * the multi-thread plan (threads, block size, the block floor and
+ * prefix, the match finder's own thread, the memory cap). The encoders
+ * (lzma_enc.c, lzma2_enc.c) and the containers take what these give. */
+#ifndef FZ7_LZMA_PRESETS_H
+#define FZ7_LZMA_PRESETS_H
+
+#include "lzma/lzma_enc.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Fills opts for compression level 0..9 (7-Zip's -mx), as 7zz 26 maps
+ * it except where fz7 measured better:
+ *   level  dictionary  parser  finder  nice_len  depth
+ *   1      1 MiB       fast    hb5     32        6 (8-way buckets)
+ *   2      1 MiB       fast    hb5     32        16
+ *   3      4 MiB       fast    hb5     32        16
+ *   4      16 MiB      fast    hb5     32        16
+ *   5      32 MiB      normal  bt4     32        automatic
+ *   6      64 MiB      normal  bt4     32        automatic
+ *   7      128 MiB     normal  bt4     64        automatic
+ *   8, 9   256 MiB     normal  bt4     64        automatic
+ *   0      256 KiB     fast    hc5     32        automatic
+ * lc=3 lp=0 pb=2, no end marker. A 7z archive stores at level 0; an xz
+ * file, which cannot, codes with level 0's options. FZ7_E_ARG if
+ * level > 9. */
+fz7_status fz7_lzma_enc_preset(fz7_lzma_enc_opts *opts, unsigned level);
+
+/* The options of BCJ2's call and jump streams (4-byte big-endian
+ * addresses) at every level: LZMA with lc0 lp2, a 1 MiB dictionary and
+ * nice_len 128, as 7-Zip does, fitted to input_size (0 = unknown) as
+ * fz7_lzma_enc_reduce_dict does. */
+void fz7_lzma_bcj2_side_preset(fz7_lzma_enc_opts *opts, uint64_t input_size);
+
+/* The options of a 7z archive's compressed header of header_bytes:
+ * level 5's with a 1 MiB dictionary, fitted to header_bytes. */
+void fz7_lzma_header_preset(fz7_lzma_enc_opts *opts, uint64_t header_bytes);
+
+/* Shrinks opts->dict_size when the whole input is known to be input_size
+ * bytes, as 7-Zip does: to the smallest 2^n or 3*2^n >= input_size (never
+ * below FZ7_LZMA_DICT_MIN, never above the current value), and records
+ * input_size in opts->size_hint. Saves memory and gives the same
+ * dictionary property bytes 7zz writes. */
+void fz7_lzma_enc_reduce_dict(fz7_lzma_enc_opts *opts, uint64_t input_size);
+
+/* The candidates per search the match finder gets: opts->depth, or when
+ * that is 0 (automatic) 16 + nice_len / 2, halved for the hash chains
+ * and buckets (hc4, hc5, hb5), whose steps cost more than a tree's. */
+uint32_t fz7_lzma_mf_depth(const fz7_lzma_enc_opts *opts);
+
+/* hb5's positions per bucket for a search of depth candidates: 8 (half a
+ * cache line) when depth <= 8, since the older 8 of 16 would never be
+ * read, else 16. */
+uint32_t fz7_lzma_hb5_ways(uint32_t depth);
+
+/* True when a match finder of this kind gains from a thread of its own
+ * (lz/lz_mf_mt.h): only the binary trees, whose skip costs a whole
+ * search anyway; hash chains and buckets skip far cheaper than they
+ * search, and the thread searches every position. */
+bool fz7_lzma_mf_thread_pays(fz7_lzma_mf mf);
+
+/* The smallest LZMA2 block worth a thread for a dictionary of dict_size
+ * bytes: 3 dictionaries (a shorter block cuts off matches the dictionary
+ * would have found), at least FZ7_LZMA2_MT_BLOCK_MIN. Also the block of
+ * a multi-threaded encoder asked for block size 0. */
+uint64_t fz7_lzma2_block_floor(uint32_t dict_size);
+
+/* The options each block of block_size bytes is encoded with: opts with
+ * the dictionary fitted to the block (fz7_lzma_enc_reduce_dict). */
+fz7_lzma_enc_opts fz7_lzma2_block_opts(const fz7_lzma_enc_opts *opts, uint64_t block_size);
+
+/* Bytes of the block before that each later block of a multi-threaded
+ * LZMA2 stream starts from (0 = none): 2 MiB, at most the dictionary
+ * (half of it for the fast parser, whose prefix pass is most of a
+ * block's setup) and the block, in multiples of 16; 0 when block_size is
+ * not a multiple of 16 (the encoder's and decoder's positions must agree
+ * modulo 16 for pb and lp). block_opts: fz7_lzma2_block_opts(). */
+size_t fz7_lzma2_block_prefix(const fz7_lzma_enc_opts *block_opts, uint64_t block_size);
+
+/* Encoder threads when -mmt is not given (asked 0): every core, at most
+ * FZ7_LZMA2_MT_THREADS_MAX; an asked count is capped the same way. */
+uint32_t fz7_lzma_threads(uint32_t asked);
+
+/* Bytes the encoders may use: limit_bytes when not 0 (-mmemuse=N), else
+ * percent of RAM when percent is 1..100 (-mmemuse=pN%), else 3/4 of RAM
+ * (UINT64_MAX when RAM is unknown). */
+uint64_t fz7_lzma_mem_cap(uint64_t limit_bytes, unsigned percent);
+
+/* What a multi-thread plan is asked for. */
+typedef struct fz7_lzma_plan_in {
+    uint64_t bytes;           /* the stream's input (a 7z folder, an xz file); 0 = unknown */
+    uint32_t threads;         /* threads the user allows (fz7_lzma_threads) */
+    uint64_t mem_limit;       /* bytes the stream's encoders may use */
+    bool lzma2;               /* LZMA2 (blocks on threads); else LZMA1: one stream */
+    bool independent;         /* one independent block per thread (xz
+                                 blocks), not blocks of one LZMA2 stream */
+} fz7_lzma_plan_in;
+
+/* How the stream is coded. */
+typedef struct fz7_lzma_plan {
+    uint32_t threads;         /* LZMA2 block threads; 1 = one stream */
+    uint64_t block_size;      /* bytes per block when threads > 1; 0 =
+                                 fz7_lzma2_block_floor (unknown size) */
+    bool mf_thread;           /* one stream whose match finder searches on
+                                 a second thread (opts.mf_thread) */
+} fz7_lzma_plan;
+
+/* Plans the threads of one stream with options opts (the level's, before
+ * fitting to the input). A 7z folder gets 2 blocks per thread, each after
+ * the first starting from a prefix of the one before; an xz file one
+ * independent block per thread. A block is bytes / blocks rounded up to
+ * 64 KiB, at least fz7_lzma2_block_floor of the dictionary fitted to
+ * bytes, at most 16 dictionaries for 7z. An input of at most one floor
+ * stays one stream, its match finder on a second thread when
+ * fz7_lzma_mf_thread_pays and the input has 64 KiB or more. Threads are
+ * lowered until the encoders fit in mem_limit (fz7_lzma2_mt_memusage).
+ * The output of the stream depends only on opts and the plan. */
+fz7_lzma_plan fz7_lzma_plan_threads(const fz7_lzma_enc_opts *opts, const fz7_lzma_plan_in *in);
+
+#endif
