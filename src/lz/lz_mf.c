@@ -889,12 +889,8 @@ static int bt_find_pair(fz7_lz_mf *mf, fz7_lz_match *ma, uint32_t *na, fz7_lz_ma
  * started here, so stale values cost time at worst, never output.
  * always_inline: GCC takes a static function that only prefetches for
  * pure and deletes its calls (the old prefetch_next never ran). */
-#ifndef PREFETCH_HEADS
 #define PREFETCH_HEADS 16u
-#endif
-#ifndef PREFETCH_NODE
 #define PREFETCH_NODE 4u
-#endif
 
 __attribute__((always_inline)) static inline void prefetch_kind(const fz7_lz_mf *mf, int kind)
 {
@@ -1010,7 +1006,7 @@ __attribute__((always_inline)) static inline uint32_t find_kind(fz7_lz_mf *mf, f
 uint32_t fz7_lz_mf_find(fz7_lz_mf *mf, fz7_lz_match *matches)
 {
     if (mf->kind == FZ7_LZ_HB5)
-        return fz7_lz_hb_find(mf, matches);
+        return fz7_lz_mf_find_hb5(mf, matches);
     if (mf->kind == FZ7_LZ_HC5)
         return find_kind(mf, matches, FZ7_LZ_HC5);
     if (mf->kind == FZ7_LZ_HC4)
@@ -1056,7 +1052,7 @@ __attribute__((always_inline)) static inline void hc_skip_run(fz7_lz_mf *mf, uin
 void fz7_lz_mf_skip(fz7_lz_mf *mf, uint32_t count)
 {
     if (mf->kind == FZ7_LZ_HB5) {
-        fz7_lz_hb_skip(mf, count);
+        fz7_lz_mf_skip_hb5(mf, count);
         return;
     }
     if (count > 0 && mf->pending) {

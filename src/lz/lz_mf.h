@@ -1,5 +1,7 @@
-/* lz_mf.h - the sliding window and match finders (hc4, bt2, bt3, bt4) the
- * LZMA encoder searches for earlier occurrences of the bytes ahead.
+/* lz_mf.h - the sliding window and match finders the LZMA encoder
+ * searches for earlier occurrences of the bytes ahead: hash chains over a
+ * 4- or 5-byte hash (hc4, hc5), binary trees (bt2, bt3, bt4) and hash
+ * buckets on hc5's hash (hb5, lz_mf_bucket.c).
  *
  * The window keeps the last dictionary-size bytes before the read position
  * plus the input not yet searched. Hash tables and chains/trees store
@@ -14,8 +16,17 @@
 
 #include "cpu/dispatch.h"
 
-/* Kinds of match finder (same numbering as fz7_lzma_mf in lzma_enc.h). */
-enum { FZ7_LZ_HC4 = 0, FZ7_LZ_BT2, FZ7_LZ_BT3, FZ7_LZ_BT4, FZ7_LZ_HC5, FZ7_LZ_HB5 };
+/* Kinds of match finder (7-Zip's mf=hc4|bt2|bt3|bt4|hc5, and fz7's hb5):
+ * hash chains over a 4- or 5-byte hash, binary trees over a 2-, 3- or
+ * 4-byte hash, hash buckets on hc5's hash (lz_mf_bucket.c). */
+typedef enum fz7_lz_kind {
+    FZ7_LZ_HC4 = 0,
+    FZ7_LZ_BT2,
+    FZ7_LZ_BT3,
+    FZ7_LZ_BT4,
+    FZ7_LZ_HC5,
+    FZ7_LZ_HB5
+} fz7_lz_kind;
 
 /* Hash chains (hc4, hc5) keep one link per slot; binary trees two. */
 static inline int fz7_lz_is_hc(int kind) { return kind == FZ7_LZ_HC4 || kind == FZ7_LZ_HC5; }
@@ -50,7 +61,7 @@ typedef struct fz7_lz_mf {
     uint32_t ways;         /* hb5: positions per bucket, 8 or 16 */
     uint32_t hash4_mask;   /* hash4 has hash4_mask + 1 entries */
     uint32_t hash4_shift;  /* 32 - log2(entries): the hash keeps the top bits */
-    int kind;              /* FZ7_LZ_HC4 .. FZ7_LZ_HC5 */
+    int kind;              /* FZ7_LZ_HC4 .. FZ7_LZ_HB5 */
     uint32_t *hash2;       /* 1024 heads keyed by a hash of the next 2
                             * bytes (compared before a match counts) */
     uint32_t *hash3;       /* 1024 heads keyed by a hash of 3 bytes */
@@ -104,26 +115,11 @@ void fz7_lz_mf_skip(fz7_lz_mf *mf, uint32_t n);
  * while a searcher thread (lz_mf_mt.h) uses it. */
 void fz7_lz_mf_reset(fz7_lz_mf *mf);
 
-/* hb5 (lz_mf_bucket.c), the hash-bucket finder: per 5-byte hash one
- * bucket of the newest positions: 16 in a 64-byte line, or 8 in half a
- * line when the depth is at most 8, as at -mx1 (hash4: the buckets, then
- * the 2-/3-byte heads and a byte per bucket; son unused; depth at most
- * 16). lz_mf.c hands its kind over to these; the window is
- * shared. */
-
-/* log2 of the buckets for a dictionary of dict_size bytes. */
-uint32_t fz7_lz_hb_bits(uint32_t dict_size);
-/* Bytes of the buckets and the 2-/3-byte heads, counted as 16-way: an
- * upper bound for the 8-way tables of depth <= 8. */
-uint64_t fz7_lz_hb_table_bytes(uint32_t dict_size);
-/* Allocates the tables of mf (dict_size and depth set); 0 or -1. */
-int fz7_lz_hb_alloc(fz7_lz_mf *mf);
-/* Frees what fz7_lz_hb_alloc allocated (none: nothing). */
-void fz7_lz_hb_free(fz7_lz_mf *mf);
-/* Lowers every stored position by sub (0 when it would go below 1). */
-void fz7_lz_hb_normalise(fz7_lz_mf *mf, uint32_t sub);
-/* fz7_lz_mf_find and fz7_lz_mf_skip for hb5. */
-uint32_t fz7_lz_hb_find(fz7_lz_mf *mf, fz7_lz_match *matches);
-void fz7_lz_hb_skip(fz7_lz_mf *mf, uint32_t count);
+/* The fast parser's hook into hb5: fz7_lz_mf_find and fz7_lz_mf_skip of a
+ * finder of kind FZ7_LZ_HB5 (lz_mf_bucket.c) without the dispatch on the
+ * kind at each position, the same results, for a caller that checked the
+ * kind once. */
+uint32_t fz7_lz_mf_find_hb5(fz7_lz_mf *mf, fz7_lz_match *matches);
+void fz7_lz_mf_skip_hb5(fz7_lz_mf *mf, uint32_t count);
 
 #endif

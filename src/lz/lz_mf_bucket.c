@@ -40,9 +40,6 @@
  * (by then its bucket is in cache). Loads only: never changes output. */
 #define HB_AHEAD_LINE 16u
 #define HB_AHEAD_BYTES 4u
-/* Candidates whose bytes are requested: the newest only (4 or all 11 at
- * -mx1 measured slower: they crowd out the loads the search waits on). */
-#define HB_PF_N 1u
 
 /* At most 2^18 buckets (16 MiB): -mx2..4 (dictionaries of 1-16 MiB,
  * hc5 heads of 2^19..2^23) then keep their tables in a fraction of
@@ -56,28 +53,20 @@ uint32_t fz7_lz_hb_bits(uint32_t dict_size)
      * 16, so up to HB_BITS_MAX the candidates are hc5's. 16 bits at the
      * former -mx1 (256 KiB, 11 candidates; 4 MiB instead of 8): bench
      * corpus 9,313,205 -> 9,323,461 B and no faster. */
-    uint32_t bits = fz7_lz_head_bits(dict_size, HB_BITS_MAX);
-#ifdef HB_BITS
-    bits = HB_BITS;   /* for measuring other table sizes */
-#endif
-    return bits;
+    return fz7_lz_head_bits(dict_size, HB_BITS_MAX);
 }
 
 /* log2 of the buckets of `ways` ways: 16 ways as fz7_lz_hb_bits; 8 ways
  * one slot per dictionary position (dict_size / 8 buckets), at least 2^16
  * (the same floor as hc5's heads, so up to 512 KiB the candidates are
- * still hc5's). -mx1 (1 MiB, 5 candidates): 2^17 buckets, 4 MiB; 2^16
+ * still hc5's). -mx1 (1 MiB, 6 candidates): 2^17 buckets, 4 MiB; 2^16
  * (2 MiB) measured as fast and 0.5 % larger (bench corpus 9,232,740 B
  * against 9,189,642 at depth 6). */
 static uint32_t bits_for(uint32_t dict_size, uint32_t ways)
 {
     if (ways == HB_WAYS_MAX)
         return fz7_lz_hb_bits(dict_size);
-    uint32_t bits = fz7_lz_head_bits(dict_size >> 2, HB_BITS_MAX);
-#ifdef HB_BITS
-    bits = HB_BITS;
-#endif
-    return bits;
+    return fz7_lz_head_bits(dict_size >> 2, HB_BITS_MAX);
 }
 
 /* An upper bound: the depth is not known here, and 8-way tables (depth
@@ -207,7 +196,7 @@ static inline uint32_t try_near(const fz7_lz_mf *mf, const uint8_t *cur, uint32_
 }
 
 /* Requests the bucket HB_AHEAD_LINE positions ahead and the newest
- * candidate's bytes of the position HB_AHEAD_BYTES ahead. */
+ * candidate's bytes of the position HB_AHEAD_BYTES ahead (loads only). */
 __attribute__((always_inline)) static inline void prefetch(const fz7_lz_mf *mf, uint32_t ways)
 {
     if (mf->end - mf->pos < HB_AHEAD_LINE + 5)
@@ -218,13 +207,12 @@ __attribute__((always_inline)) static inline void prefetch(const fz7_lz_mf *mf, 
     __builtin_prefetch(ring_of(mf) + ahead, 1);
     uint32_t h = bucket_of(mf, p + HB_AHEAD_BYTES);
     const uint32_t *b = mf->hash4 + (size_t)h * ways;
+    /* Only the newest candidate's bytes: requesting more crowds out the
+     * loads the search waits on. */
     uint32_t head = ring_of(mf)[h], stored = mf->pos + HB_AHEAD_BYTES + mf->offset;
-    for (uint32_t k = 0; k < HB_PF_N; k++) {
-        uint32_t delta = stored - b[(head - k) & (ways - 1)];
-        if (delta - 1 >= mf->dict_size)
-            break;
+    uint32_t delta = stored - b[head & (ways - 1)];
+    if (delta - 1 < mf->dict_size)
         __builtin_prefetch(p + HB_AHEAD_BYTES - delta, 0);
-    }
 }
 
 /* Search of pos (lim bytes at most, >= 5), then pos recorded. */
@@ -337,14 +325,14 @@ static inline int few_ways(const fz7_lz_mf *mf)
     return (((size_t)mf->hash4_mask + 1) >> bits_of(mf)) == HB_WAYS_FEW;
 }
 
-uint32_t fz7_lz_hb_find(fz7_lz_mf *mf, fz7_lz_match *matches)
+uint32_t fz7_lz_mf_find_hb5(fz7_lz_mf *mf, fz7_lz_match *matches)
 {
     if (few_ways(mf))
         return find(mf, matches, HB_WAYS_FEW);
     return find(mf, matches, HB_WAYS_MAX);
 }
 
-void fz7_lz_hb_skip(fz7_lz_mf *mf, uint32_t count)
+void fz7_lz_mf_skip_hb5(fz7_lz_mf *mf, uint32_t count)
 {
     if (few_ways(mf))
         skip(mf, count, HB_WAYS_FEW);

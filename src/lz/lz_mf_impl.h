@@ -11,6 +11,25 @@
 #include "fz7_common.h"
 #include "lz/lz_mf.h"
 
+/* hb5 (lz_mf_bucket.c), the hash-bucket finder: per 5-byte hash one
+ * bucket of the newest positions: 16 in a 64-byte line, or 8 in half a
+ * line (the ways given to fz7_lz_mf_init; hash4: the buckets, then
+ * the 2-/3-byte heads and a byte per bucket; son unused; depth at most
+ * 16). lz_mf.c hands its kind over to these; the window is
+ * shared. */
+
+/* log2 of the buckets for a dictionary of dict_size bytes. */
+uint32_t fz7_lz_hb_bits(uint32_t dict_size);
+/* Bytes of the buckets and the 2-/3-byte heads, counted as 16-way: an
+ * upper bound for the 8-way tables of depth <= 8. */
+uint64_t fz7_lz_hb_table_bytes(uint32_t dict_size);
+/* Allocates the tables of mf (dict_size and depth set); 0 or -1. */
+int fz7_lz_hb_alloc(fz7_lz_mf *mf);
+/* Frees what fz7_lz_hb_alloc allocated (none: nothing). */
+void fz7_lz_hb_free(fz7_lz_mf *mf);
+/* Lowers every stored position by sub (0 when it would go below 1). */
+void fz7_lz_hb_normalise(fz7_lz_mf *mf, uint32_t sub);
+
 #define FZ7_LZ_GOLDEN 0x9E3779B1u
 /* Bits of the hashed 2- and 3-byte head tables of hc4/hc5/hb5 (the
  * reasons and measurements are in lz_mf.c). */

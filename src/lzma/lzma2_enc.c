@@ -28,38 +28,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A timeline for tuning the schedule: built with -DFZ7_MT_TRACE, the pool
- * prints each block's submit, start and end (wall seconds since the first
- * event, and the worker's CPU seconds) to stderr. Off in every other build. */
-#ifdef FZ7_MT_TRACE
-#include <stdio.h>
-#include <time.h>
-static double tr_clock(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-static double tr_t0;
-#define tr_cpu() tr_clock(CLOCK_THREAD_CPUTIME_ID)
-#define TR(...)                                                                                    \
-    do {                                                                                           \
-        if (!tr_t0)                                                                                \
-            tr_t0 = tr_clock(CLOCK_MONOTONIC);                                                     \
-        fprintf(stderr, "%9.4f ", tr_clock(CLOCK_MONOTONIC) - tr_t0);                              \
-        fprintf(stderr, __VA_ARGS__);                                                              \
-    } while (0)
-#else
-#define TR(...) ((void)0)
-#endif
 
 /* Block slots over the thread count. Blocks are written in input order,
  * so a slot frees only when the oldest block is done: with one slot over,
  * a thread that finished a later block idles while the oldest is coded
- * (blocks of one size take up to 2x each other's CPU time on the bench
- * corpus). Two over: -mx1 -mmt2 replayed from 5 runs' block times, 0.4-2 %
- * less wall time (threads idle 0.057-0.078 s instead of 0.072-0.093 s),
- * three over another 0-2 %. Each slot holds a block and its output. */
+ * (blocks of one size vary in CPU time). Each slot holds a block and its
+ * output (bench/RESULTS.md has the measurement). */
 #define MT_SLOTS_OVER 2u
 
 enum slot_state { SLOT_FREE, SLOT_FILLING, SLOT_QUEUED, SLOT_RUNNING, SLOT_DONE };
@@ -112,10 +86,8 @@ struct fz7_lzma2_pool {
     /* Buffers of earlier blocks, of any encoder on the pool, kept for the
      * next blocks: a block's input is dead once it is coded and its output
      * once it is written out. Memory new to the process costs a page fault
-     * and the kernel's zeroing per page, about 1 ms of CPU per MiB on this
-     * VM: without these, each 7z folder after the first faulted in its
-     * slots afresh (-mx1 -mmt2 on the bench corpus: 9,026 page faults
-     * without, 8,190 with; 662 at -mmt1). */
+     * and the kernel's zeroing per page: without these, each 7z folder
+     * after the first would fault in its slots afresh. */
     spare_buf spare_in[MT_SPARES_MAX], spare_out[MT_SPARES_MAX];
     uint32_t n_spare_in, n_spare_out;
 };
@@ -220,7 +192,6 @@ static fz7_status block_encoder(const fz7_lzma_enc_opts *opts, fz7_ostream *dst,
 {
     if (*cache && same_coding(&(*cache)->opts, opts) && fz7_lzma_enc_reset(*cache, dst) == FZ7_OK)
         return FZ7_OK;
-    TR("block encoder %s\n", *cache ? "replaced" : "new");
     fz7_lzma_enc_free(*cache);
     *cache = NULL;
     return fz7_lzma2_enc_new(opts, dst, cache);
@@ -259,20 +230,13 @@ static void encode_block(const struct fz7_lzma2_mt *mt, mt_slot *b, fz7_lzma_enc
     int complete = 0;
     size_t n = wait_shown(mt->pool, b, b->want < MT_STREAM_START ? b->want : MT_STREAM_START, &complete);
     size_t done = 0;
-#ifdef FZ7_MT_TRACE
-    double c0 = tr_cpu();
-#endif
     fz7_status st = block_encoder(&mt->block_opts, &sink.base, cache);
     fz7_lzma_enc *e = *cache;
-#ifdef FZ7_MT_TRACE
-    double c1 = tr_cpu();
-#endif
     if (st == FZ7_OK && b->prefix_len) {
         done = start_after(e, data - b->prefix_len, b->prefix_len, data, n);
         if (done == SIZE_MAX)
             st = FZ7_E_DATA; /* cannot happen: the window holds a dictionary */
     }
-    TR("setup seq %llu new %.4f prefix %.4f\n", (unsigned long long)b->seq, c1 - c0, tr_cpu() - c1);
     while (st == FZ7_OK) {
         if (done < n)
             st = fz7_lzma_enc_write(e, data + done, n - done);
@@ -409,11 +373,7 @@ static void *worker_main(void *arg)
         b->state = SLOT_RUNNING;
         take_out(pool, b);
         pthread_mutex_unlock(&pool->lock);
-        TR("start %p seq %llu len %zu thr %lx cpu %.4f\n", (void *)b->owner, (unsigned long long)b->seq,
-           b->in_len, (unsigned long)pthread_self() & 0xfffff, tr_cpu());
         encode_block(b->owner, b, &cache);
-        TR("end   %p seq %llu out %zu thr %lx cpu %.4f\n", (void *)b->owner, (unsigned long long)b->seq,
-           b->out_len, (unsigned long)pthread_self() & 0xfffff, tr_cpu());
         pthread_mutex_lock(&pool->lock);
         keep_spare(pool->spare_in, &pool->n_spare_in, b->in, b->in_cap);
         b->in = NULL;
@@ -444,12 +404,8 @@ static fz7_status emit_done(struct fz7_lzma_enc *e, int wait)
     for (;;) {
         pthread_mutex_lock(&pool->lock);
         mt_slot *b = slot_of_seq(mt, mt->next_emit);
-        if (b && wait && b->state != SLOT_DONE)
-            TR("main wait seq %llu\n", (unsigned long long)mt->next_emit);
         while (b && wait && b->state != SLOT_DONE)
             pthread_cond_wait(&pool->done, &pool->lock);
-        if (wait)
-            TR("main waited\n");
         int ready = b && b->state == SLOT_DONE;
         pthread_mutex_unlock(&pool->lock);
         if (!ready)
@@ -493,7 +449,6 @@ static void submit(struct fz7_lzma_enc *e)
         b->state = SLOT_DONE;
         return;
     }
-    TR("submit %p seq %llu len %zu\n", (void *)mt, (unsigned long long)b->seq, b->in_len);
     pthread_mutex_lock(&mt->pool->lock);
     b->shown = b->in_len;
     b->complete = 1;
@@ -705,7 +660,6 @@ fz7_status fz7_lzma2_pool_new(uint32_t threads, fz7_lzma2_pool **out)
     if (!pool)
         return FZ7_E_MEM;
     pool->threads = threads;
-    TR("pool new %u\n", threads);
     pthread_mutex_init(&pool->lock, NULL);
     pthread_cond_init(&pool->work, NULL);
     pthread_cond_init(&pool->done, NULL);
@@ -739,7 +693,6 @@ void fz7_lzma2_pool_free(fz7_lzma2_pool *pool)
         return;
     pthread_mutex_lock(&pool->lock);
     pool->shutdown = 1;
-    TR("pool free main cpu %.4f\n", tr_cpu());
     pthread_cond_broadcast(&pool->work);
     pthread_mutex_unlock(&pool->lock);
     for (uint32_t i = 0; i < pool->started; i++)

@@ -37,7 +37,7 @@ fz7_status fz7_lzma_enc_check(const fz7_lzma_enc_opts *o)
         || o->lc > FZ7_LZMA_LC_MAX || o->lp > FZ7_LZMA_LP_MAX || o->pb > FZ7_LZMA_PB_MAX
         || (o->mode != FZ7_LZMA_MODE_FAST && o->mode != FZ7_LZMA_MODE_NORMAL)
         || o->nice_len < FZ7_LZMA_NICE_MIN || o->nice_len > FZ7_LZMA_NICE_MAX
-        || (unsigned)o->mf > FZ7_LZMA_MF_HB5 || o->depth > (1u << 30) || (o->mf_thread != 0 && o->mf_thread != 1))
+        || (unsigned)o->mf > FZ7_LZ_HB5 || o->depth > (1u << 30) || (o->mf_thread != 0 && o->mf_thread != 1))
         return FZ7_E_ARG;
     return FZ7_OK;
 }
@@ -96,12 +96,12 @@ fz7_status fz7_lzma_enc_parse_param(fz7_lzma_enc_opts *opts, const char *param)
             m[k] = (char)tolower((unsigned char)val[k]);
         if (strlen(val) != 3)
             return FZ7_E_ARG;
-        if (strcmp(m, "hc4") == 0) o.mf = FZ7_LZMA_MF_HC4;
-        else if (strcmp(m, "hc5") == 0) o.mf = FZ7_LZMA_MF_HC5;
-        else if (strcmp(m, "hb5") == 0) o.mf = FZ7_LZMA_MF_HB5;
-        else if (strcmp(m, "bt2") == 0) o.mf = FZ7_LZMA_MF_BT2;
-        else if (strcmp(m, "bt3") == 0) o.mf = FZ7_LZMA_MF_BT3;
-        else if (strcmp(m, "bt4") == 0) o.mf = FZ7_LZMA_MF_BT4;
+        if (strcmp(m, "hc4") == 0) o.mf = FZ7_LZ_HC4;
+        else if (strcmp(m, "hc5") == 0) o.mf = FZ7_LZ_HC5;
+        else if (strcmp(m, "hb5") == 0) o.mf = FZ7_LZ_HB5;
+        else if (strcmp(m, "bt2") == 0) o.mf = FZ7_LZ_BT2;
+        else if (strcmp(m, "bt3") == 0) o.mf = FZ7_LZ_BT3;
+        else if (strcmp(m, "bt4") == 0) o.mf = FZ7_LZ_BT4;
         else return FZ7_E_ARG;
     } else {
         if (parse_number(val, &v, strcmp(name, "d") == 0, &suffix) != 0)

@@ -10,6 +10,7 @@
 
 #include "fz7_common.h"
 #include <stdbool.h>
+#include "lz/lz_mf.h"          /* fz7_lz_kind */
 #include "lzma/lzma_common.h" /* FZ7_LZMA_DICT_MIN, FZ7_LZMA_LC_MAX, ... */
 
 /* Parser: fast = greedy/lazy (7-Zip a=0, -mx1..4); normal = optimal
@@ -19,16 +20,6 @@ typedef enum fz7_lzma_mode {
     FZ7_LZMA_MODE_NORMAL = 1
 } fz7_lzma_mode;
 
-/* Match finder: hash chains over a 4- or 5-byte hash, or binary trees
- * over a 2-, 3- or 4-byte hash (7-Zip's mf=hc4|bt2|bt3|bt4|hc5). */
-typedef enum fz7_lzma_mf {
-    FZ7_LZMA_MF_HC4 = 0,
-    FZ7_LZMA_MF_BT2,
-    FZ7_LZMA_MF_BT3,
-    FZ7_LZMA_MF_BT4,
-    FZ7_LZMA_MF_HC5,
-    FZ7_LZMA_MF_HB5   /* fz7's own: hc5's hash, 16-position buckets (lz_mf_bucket.c) */
-} fz7_lzma_mf;
 
 #define FZ7_LZMA_DICT_ENC_MAX ((uint32_t)1536 << 20)
 #define FZ7_LZMA_NICE_MIN 5u
@@ -44,7 +35,7 @@ typedef struct fz7_lzma_enc_opts {
     uint32_t pb;         /* position bits 0..4 (pb=) */
     fz7_lzma_mode mode;  /* parser (a=0|1) */
     uint32_t nice_len;   /* 5..273: a match this long is taken at once (fb=) */
-    fz7_lzma_mf mf;      /* match finder (mf=) */
+    fz7_lz_kind mf;      /* match finder (mf=; lz/lz_mf.h) */
     uint32_t depth;      /* match finder cut value (mc=); 0 = automatic
                           * (fz7_lzma_mf_depth) */
     int end_marker;      /* LZMA1 only: finish() writes the end marker (eos=) */

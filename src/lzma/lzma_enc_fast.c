@@ -59,14 +59,14 @@ __attribute__((always_inline)) static inline uint32_t best_rep(const struct fz7_
     return best;
 }
 
-/* fz7_lzma_enc_next_matches and fz7_lzma_enc_skip, with hb5 called
- * straight when it searches on this thread (direct = 1; the fast levels'
+/* fz7_lzma_enc_next_matches and fz7_lzma_enc_skip, through hb5's hook
+ * (lz_mf.h) when it searches on this thread (direct = 1; the fast levels'
  * own finder): the same bookkeeping, one dispatch less per position. */
 __attribute__((always_inline)) static inline uint32_t next_matches(struct fz7_lzma_enc *e, int direct)
 {
     if (!direct)
         return fz7_lzma_enc_next_matches(e);
-    e->match_count = fz7_lz_hb_find(&e->mf, e->matches);
+    e->match_count = fz7_lz_mf_find_hb5(&e->mf, e->matches);
     e->ahead++;
     return e->match_count;
 }
@@ -77,7 +77,7 @@ __attribute__((always_inline)) static inline void skip(struct fz7_lzma_enc *e, u
         fz7_lzma_enc_skip(e, n);
         return;
     }
-    fz7_lz_hb_skip(&e->mf, n);
+    fz7_lz_mf_skip_hb5(&e->mf, n);
     e->ahead += n;
 }
 

@@ -24,7 +24,7 @@ fz7_status fz7_lzma_enc_preset(fz7_lzma_enc_opts *o, unsigned level)
     o->mode = level >= 5 ? FZ7_LZMA_MODE_NORMAL : FZ7_LZMA_MODE_FAST;
     /* The fast levels search hash buckets on hc5's 5-byte hash: one cache
      * line per search instead of a chain of dependent loads. */
-    o->mf = level >= 5 ? FZ7_LZMA_MF_BT4 : level >= 1 ? FZ7_LZMA_MF_HB5 : FZ7_LZMA_MF_HC5;
+    o->mf = level >= 5 ? FZ7_LZ_BT4 : level >= 1 ? FZ7_LZ_HB5 : FZ7_LZ_HC5;
     o->nice_len = level >= 7 ? 64 : 32;
     /* -mx2..4 visit 16 candidates, not the automatic 16 + nice_len / 2:
      * the fast parser's distance rules gain more than the extra links. */
@@ -70,7 +70,7 @@ uint32_t fz7_lzma_mf_depth(const fz7_lzma_enc_opts *o)
 {
     if (o->depth)
         return o->depth;
-    bool chain = o->mf == FZ7_LZMA_MF_HC4 || o->mf == FZ7_LZMA_MF_HC5 || o->mf == FZ7_LZMA_MF_HB5;
+    bool chain = o->mf == FZ7_LZ_HC4 || o->mf == FZ7_LZ_HC5 || o->mf == FZ7_LZ_HB5;
     return (16 + o->nice_len / 2) >> (chain ? 1 : 0);
 }
 
@@ -79,9 +79,9 @@ uint32_t fz7_lzma_hb5_ways(uint32_t depth)
     return depth <= 8 ? 8 : 16;
 }
 
-bool fz7_lzma_mf_thread_pays(fz7_lzma_mf mf)
+bool fz7_lzma_mf_thread_pays(fz7_lz_kind mf)
 {
-    return mf == FZ7_LZMA_MF_BT2 || mf == FZ7_LZMA_MF_BT3 || mf == FZ7_LZMA_MF_BT4;
+    return mf == FZ7_LZ_BT2 || mf == FZ7_LZ_BT3 || mf == FZ7_LZ_BT4;
 }
 
 /* ---- LZMA2 blocks ------------------------------------------------------- */

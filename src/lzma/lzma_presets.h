@@ -62,7 +62,7 @@ uint32_t fz7_lzma_hb5_ways(uint32_t depth);
  * (lz/lz_mf_mt.h): only the binary trees, whose skip costs a whole
  * search anyway; hash chains and buckets skip far cheaper than they
  * search, and the thread searches every position. */
-bool fz7_lzma_mf_thread_pays(fz7_lzma_mf mf);
+bool fz7_lzma_mf_thread_pays(fz7_lz_kind mf);
 
 /* The smallest LZMA2 block worth a thread for a dictionary of dict_size
  * bytes: 3 dictionaries (a shorter block cuts off matches the dictionary

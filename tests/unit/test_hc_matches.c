@@ -17,6 +17,7 @@
 
 #include "cpu/cpu.h"
 #include "lz/lz_mf.h"
+#include "lz/lz_mf_impl.h" /* fz7_lz_hb_bits */
 #include "test_util.h"
 
 #define INPUT_BYTES (3u << 20)

@@ -318,12 +318,12 @@ static void test_settings_matrix(void **state)
 {
     (void)state;
     uint32_t seed = 1000;
-    for (int mf = 0; mf <= FZ7_LZMA_MF_HC5; mf++)
+    for (int mf = 0; mf <= FZ7_LZ_HC5; mf++)
         for (int mode = 0; mode < 2; mode++)
             for (int v = 0; v < 6; v++) {
                 fz7_lzma_enc_opts o;
                 fz7_lzma_enc_preset(&o, mode ? 5 : 1);
-                o.mf = (fz7_lzma_mf)mf;
+                o.mf = (fz7_lz_kind)mf;
                 o.dict_size = v == 0 ? 4096 : (uint32_t)1 << (12 + 2 * v);
                 o.lc = (uint32_t)(v % 5);
                 o.lp = (uint32_t)((v + mf) % 3);
@@ -360,7 +360,7 @@ static void test_big_sliding(void **state)
     round_trip(&o, 0, IN_MIXED, (size_t)5 << 20, 78, 1);
     fz7_lzma_enc_preset(&o, 5);
     o.dict_size = 1 << 18;
-    o.mf = FZ7_LZMA_MF_BT4;
+    o.mf = FZ7_LZ_BT4;
     round_trip(&o, 1, IN_MIXED, (size_t)9 << 19, 79, 1);
 }
 
@@ -423,14 +423,14 @@ static void test_options(void **state)
     assert_int_equal(fz7_lzma_enc_preset(&o, 1), FZ7_OK);
     assert_int_equal(o.dict_size, 1u << 20);   /* -mx1: 1 MiB, 7zz 256 KiB */
     assert_int_equal(o.mode, FZ7_LZMA_MODE_FAST);
-    assert_int_equal(o.mf, FZ7_LZMA_MF_HB5);
+    assert_int_equal(o.mf, FZ7_LZ_HB5);
     assert_int_equal(o.nice_len, 32);
     assert_int_equal(fz7_lzma_enc_preset(&o, 4), FZ7_OK);
-    assert_int_equal(o.mf, FZ7_LZMA_MF_HB5);
+    assert_int_equal(o.mf, FZ7_LZ_HB5);
     assert_int_equal(fz7_lzma_enc_preset(&o, 5), FZ7_OK);
     assert_int_equal(o.dict_size, 32u << 20);
     assert_int_equal(o.mode, FZ7_LZMA_MODE_NORMAL);
-    assert_int_equal(o.mf, FZ7_LZMA_MF_BT4);
+    assert_int_equal(o.mf, FZ7_LZ_BT4);
     assert_int_equal(fz7_lzma_enc_preset(&o, 9), FZ7_OK);
     assert_int_equal(o.dict_size, 256u << 20);
     assert_int_equal(o.nice_len, 64);
@@ -446,13 +446,13 @@ static void test_options(void **state)
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "fb=274"), FZ7_E_ARG);
     assert_int_equal(o.nice_len, 273);
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "mf=hc4"), FZ7_OK);
-    assert_int_equal(o.mf, FZ7_LZMA_MF_HC4);
+    assert_int_equal(o.mf, FZ7_LZ_HC4);
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "mf=HC5"), FZ7_OK);
-    assert_int_equal(o.mf, FZ7_LZMA_MF_HC5);
+    assert_int_equal(o.mf, FZ7_LZ_HC5);
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "mf=BT2"), FZ7_OK);
-    assert_int_equal(o.mf, FZ7_LZMA_MF_BT2);
+    assert_int_equal(o.mf, FZ7_LZ_BT2);
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "mf=Hb5"), FZ7_OK);
-    assert_int_equal(o.mf, FZ7_LZMA_MF_HB5);
+    assert_int_equal(o.mf, FZ7_LZ_HB5);
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "mf=bt5"), FZ7_E_ARG);
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "lc=4"), FZ7_OK);
     assert_int_equal(o.lc, 4);

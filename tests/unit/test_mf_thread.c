@@ -126,7 +126,7 @@ static fz7_lzma_enc_opts opts_of(const case_opts *c, int mf_thread)
     assert_int_equal(fz7_lzma_enc_preset(&o, c->level), FZ7_OK);
     o.dict_size = c->dict;
     if (c->mf >= 0)
-        o.mf = (fz7_lzma_mf)c->mf;
+        o.mf = (fz7_lz_kind)c->mf;
     o.mf_thread = mf_thread;
     return o;
 }
@@ -243,11 +243,11 @@ static void test_other_finders(void **state)
 {
     (void)state;
     static const case_opts cases[] = {
-        {"bt2 -mx5 d=64k", 5, 64 << 10, FZ7_LZMA_MF_BT2},
-        {"bt3 -mx7 d=128k", 7, 128 << 10, FZ7_LZMA_MF_BT3},
-        {"hc4 -mx5 d=64k", 5, 64 << 10, FZ7_LZMA_MF_HC4},
-        {"hc4 -mx3 d=128k", 3, 128 << 10, FZ7_LZMA_MF_HC4},
-        {"hc5 -mx1 d=64k", 1, 64 << 10, FZ7_LZMA_MF_HC5},
+        {"bt2 -mx5 d=64k", 5, 64 << 10, FZ7_LZ_BT2},
+        {"bt3 -mx7 d=128k", 7, 128 << 10, FZ7_LZ_BT3},
+        {"hc4 -mx5 d=64k", 5, 64 << 10, FZ7_LZ_HC4},
+        {"hc4 -mx3 d=128k", 3, 128 << 10, FZ7_LZ_HC4},
+        {"hc5 -mx1 d=64k", 1, 64 << 10, FZ7_LZ_HC5},
     };
     size_t n = g_n < ((size_t)1 << 20) ? g_n : (size_t)1 << 20;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -262,7 +262,7 @@ static void test_pieces_and_tiny(void **state)
 {
     (void)state;
     static const case_opts small = {"bt4 -mx5 d=64k", 5, 64 << 10, -1};
-    static const case_opts hc = {"hc4 -mx5 d=64k", 5, 64 << 10, FZ7_LZMA_MF_HC4};
+    static const case_opts hc = {"hc4 -mx5 d=64k", 5, 64 << 10, FZ7_LZ_HC4};
     same_both_ways(&small, 1, g_in, 300000, 1);
     same_both_ways(&small, 1, g_in, 300000, 7);
     same_both_ways(&hc, 1, g_in, 200000, 7);
@@ -671,10 +671,10 @@ static void test_reset(void **state)
     static const case_opts cases[] = {
         {"hb5 -mx1 d=256k", 1, 256 << 10, -1},
         {"hb5 -mx3 d=64k", 3, 64 << 10, -1},
-        {"hc5 -mx1 d=256k", 1, 256 << 10, FZ7_LZMA_MF_HC5},
-        {"hc4 -mx1 d=64k", 1, 64 << 10, FZ7_LZMA_MF_HC4},
+        {"hc5 -mx1 d=256k", 1, 256 << 10, FZ7_LZ_HC5},
+        {"hc4 -mx1 d=64k", 1, 64 << 10, FZ7_LZ_HC4},
         {"bt4 -mx5 d=256k", 5, 256 << 10, -1},
-        {"bt2 -mx9 d=64k", 9, 64 << 10, FZ7_LZMA_MF_BT2},
+        {"bt2 -mx9 d=64k", 9, 64 << 10, FZ7_LZ_BT2},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         fz7_lzma_enc_opts o = opts_of(&cases[i], 0);
