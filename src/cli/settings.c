@@ -236,7 +236,17 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
 fz7_lzma_plan fz7_settings_pick_mt(const fz7_settings *s, uint64_t bytes)
 {
     fz7_lzma_plan_in in = {bytes, s->threads, s->mem_limit, s->method == FZ7_7Z_LZMA2, s->xz};
-    return fz7_lzma_plan_threads(&s->lzma, &in);
+    fz7_lzma_plan p = fz7_lzma_plan_threads(&s->lzma, &in);
+    /* Said once a run: the archive is written, on fewer threads. */
+    static bool told;
+    if (p.lowered && !told) {
+        told = true;
+        fprintf(stderr, "fz7: fewer threads than -mmt%u (%u coder%s%s): the memory limit is %llu MB "
+                        "(-mmemuse)\n",
+                s->threads, p.threads, p.threads == 1 ? "" : "s", p.mf_thread ? " with match finder threads" : "",
+                (unsigned long long)(s->mem_limit / 1000000));
+    }
+    return p;
 }
 
 /* ---- folders ------------------------------------------------------------ */

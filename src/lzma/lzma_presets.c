@@ -5,6 +5,7 @@
 #include "lzma/lzma_presets.h"
 
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 /* ---- Levels ------------------------------------------------------------- */
@@ -126,17 +127,30 @@ uint32_t fz7_lzma_threads(uint32_t asked)
     return asked > FZ7_LZMA2_MT_THREADS_MAX ? FZ7_LZMA2_MT_THREADS_MAX : asked;
 }
 
+/* 3/4 of the smaller of RLIMIT_AS and RLIMIT_DATA, UINT64_MAX without. */
+static uint64_t rlimit_cap(void)
+{
+    static const int which[] = {RLIMIT_AS, RLIMIT_DATA};
+    uint64_t cap = UINT64_MAX;
+    for (size_t i = 0; i < sizeof which / sizeof which[0]; i++) {
+        struct rlimit r;
+        if (getrlimit(which[i], &r) == 0 && r.rlim_cur != RLIM_INFINITY && (uint64_t)r.rlim_cur / 4 * 3 < cap)
+            cap = (uint64_t)r.rlim_cur / 4 * 3;
+    }
+    return cap;
+}
+
 uint64_t fz7_lzma_mem_cap(uint64_t limit_bytes, unsigned percent)
 {
     if (limit_bytes)
         return limit_bytes;
+    uint64_t cap = rlimit_cap();
     long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
     if (pages <= 0 || psize <= 0)
-        return UINT64_MAX;
+        return cap;
     uint64_t ram = (uint64_t)pages * (uint64_t)psize;
-    if (percent >= 1 && percent <= 100)
-        return ram / 100 * percent;
-    return ram / 4 * 3;
+    uint64_t part = percent >= 1 && percent <= 100 ? ram / 100 * percent : ram / 4 * 3;
+    return part < cap ? part : cap;
 }
 
 /* Blocks are rounded up to this. */
@@ -144,17 +158,21 @@ uint64_t fz7_lzma_mem_cap(uint64_t limit_bytes, unsigned percent)
 /* A 7z folder's blocks per thread: the threads take them in turn, which
  * evens out parts of the input that are slower to code. */
 #define BLOCKS_PER_THREAD 2u
-/* A 7z block is at most this many dictionaries. */
-#define BLOCK_DICTS 16u
+/* A block is at most this many dictionaries (and the block floor): with
+ * threads + 2 blocks in flight, each with its output, memory then follows
+ * the dictionary and the threads, never the input's size. */
+#define BLOCK_DICTS 4u
 /* The smallest stream whose match finder gets a thread: starting one
  * costs about as much as searching a few KiB. */
 #define MF_THREAD_MIN ((uint64_t)64 << 10)
 
-/* The block for `bytes` in `blocks` blocks (cap: the longest, 0 = any). */
-static uint64_t block_for(uint64_t bytes, uint32_t blocks, uint32_t dict, uint64_t cap)
+/* The block for `bytes` in `blocks` blocks: at least the floor, at most
+ * BLOCK_DICTS dictionaries. */
+static uint64_t block_for(uint64_t bytes, uint32_t blocks, uint32_t dict)
 {
     uint64_t b = (bytes + blocks - 1) / blocks;
-    if (cap && b > cap)
+    uint64_t cap = (uint64_t)dict * BLOCK_DICTS;
+    if (b > cap)
         b = cap;
     b = (b + BLOCK_ROUND - 1) / BLOCK_ROUND * BLOCK_ROUND;
     if (b < fz7_lzma2_block_floor(dict))
@@ -166,39 +184,47 @@ static uint64_t block_for(uint64_t bytes, uint32_t blocks, uint32_t dict, uint64
 
 /* One stream of `bytes` with options lo (fitted to it): its match finder
  * on a thread of its own when that pays and fits. */
-static bool one_stream_mf_thread(const fz7_lzma_enc_opts *lo, const fz7_lzma_plan_in *in)
+static bool one_stream_mf_thread(const fz7_lzma_enc_opts *lo, const fz7_lzma_plan_in *in, bool *lowered)
 {
-    if (in->threads < 2 || in->bytes < MF_THREAD_MIN || !fz7_lzma_mf_thread_pays(lo->mf))
+    if (in->threads < 2 || (in->bytes && in->bytes < MF_THREAD_MIN) || !fz7_lzma_mf_thread_pays(lo->mf))
         return false;
     fz7_lzma_enc_opts o = *lo;
     o.mf_thread = 1;
     uint64_t need = fz7_lzma_enc_memusage(&o);
-    return need && need <= in->mem_limit;
+    if (need && need <= in->mem_limit)
+        return true;
+    *lowered = true;
+    return false;
 }
 
 fz7_lzma_plan fz7_lzma_plan_threads(const fz7_lzma_enc_opts *opts, const fz7_lzma_plan_in *in)
 {
-    fz7_lzma_plan p = {1, 0, false};
+    fz7_lzma_plan p = {1, 0, false, false};
     fz7_lzma_enc_opts lo = *opts;
     if (in->bytes)
         fz7_lzma_enc_reduce_dict(&lo, in->bytes);
     if (!in->lzma2) {
-        p.mf_thread = in->bytes && one_stream_mf_thread(&lo, in);
+        p.mf_thread = in->bytes && one_stream_mf_thread(&lo, in, &p.lowered);
         return p;
     }
     if (in->threads <= 1)
         return p;
-    if (in->bytes && in->bytes <= fz7_lzma2_block_floor(lo.dict_size)) {
-        p.mf_thread = one_stream_mf_thread(&lo, in);
+    /* A binary tree's stream takes two threads, its match finder searching
+     * on the second (as 7-Zip gives its bt streams two): for the same
+     * threads half the encoders, so half the memory, and one stream at
+     * -mmt2 (the bytes of -mmt1). */
+    bool bt = fz7_lzma_mf_thread_pays(lo.mf);
+    uint32_t threads = bt ? in->threads / 2 : in->threads;
+    if (threads <= 1 || (in->bytes && in->bytes <= fz7_lzma2_block_floor(lo.dict_size))) {
+        p.mf_thread = one_stream_mf_thread(&lo, in, &p.lowered);
         return p;
     }
-    uint32_t threads = in->threads;
+    lo.mf_thread = bt;
     uint64_t block = 0;
     while (threads > 1) {
         if (in->bytes) {
             uint32_t per = in->independent ? 1 : BLOCKS_PER_THREAD;
-            uint64_t cap = in->independent ? 0 : (uint64_t)lo.dict_size * BLOCK_DICTS;
-            block = block_for(in->bytes, threads * per, lo.dict_size, cap);
+            block = block_for(in->bytes, threads * per, lo.dict_size);
             uint64_t blocks = (in->bytes + block - 1) / block;
             if (blocks < threads)
                 threads = (uint32_t)blocks;   /* no thread without a block */
@@ -208,11 +234,17 @@ fz7_lzma_plan fz7_lzma_plan_threads(const fz7_lzma_enc_opts *opts, const fz7_lzm
         uint64_t need = fz7_lzma2_mt_memusage(&lo, threads, block);
         if (need && need <= in->mem_limit)
             break;
+        p.lowered = true;
         threads--;
     }
     if (threads > 1) {
         p.threads = threads;
         p.block_size = block;
+        p.mf_thread = bt;
+    } else {
+        bool lowered = p.lowered;
+        p.mf_thread = one_stream_mf_thread(&lo, in, &p.lowered);
+        p.lowered = lowered || p.lowered;
     }
     return p;
 }

@@ -87,8 +87,11 @@ size_t fz7_lzma2_block_prefix(const fz7_lzma_enc_opts *block_opts, uint64_t bloc
 uint32_t fz7_lzma_threads(uint32_t asked);
 
 /* Bytes the encoders may use: limit_bytes when not 0 (-mmemuse=N), else
- * percent of RAM when percent is 1..100 (-mmemuse=pN%), else 3/4 of RAM
- * (UINT64_MAX when RAM is unknown). */
+ * percent of RAM when percent is 1..100 (-mmemuse=pN%), else 3/4 of RAM;
+ * without limit_bytes at most 3/4 of the address space or data segment
+ * the process may map (RLIMIT_AS, RLIMIT_DATA: `ulimit -v`), the rest
+ * left to threads' stacks and heaps and the archive's own buffers.
+ * UINT64_MAX when nothing is known. */
 uint64_t fz7_lzma_mem_cap(uint64_t limit_bytes, unsigned percent);
 
 /* What a multi-thread plan is asked for. */
@@ -106,20 +109,26 @@ typedef struct fz7_lzma_plan {
     uint32_t threads;         /* LZMA2 block threads; 1 = one stream */
     uint64_t block_size;      /* bytes per block when threads > 1; 0 =
                                  fz7_lzma2_block_floor (unknown size) */
-    bool mf_thread;           /* one stream whose match finder searches on
-                                 a second thread (opts.mf_thread) */
+    bool mf_thread;           /* the match finder of each stream (the one
+                                 stream, or every block's) searches on a
+                                 thread of its own (opts.mf_thread) */
+    bool lowered;             /* fewer threads than asked for, to fit
+                                 mem_limit */
 } fz7_lzma_plan;
 
 /* Plans the threads of one stream with options opts (the level's, before
- * fitting to the input). A 7z folder gets 2 blocks per thread, each after
- * the first starting from a prefix of the one before; an xz file one
- * independent block per thread. A block is bytes / blocks rounded up to
- * 64 KiB, at least fz7_lzma2_block_floor of the dictionary fitted to
- * bytes, at most 16 dictionaries for 7z. An input of at most one floor
- * stays one stream, its match finder on a second thread when
- * fz7_lzma_mf_thread_pays and the input has 64 KiB or more. Threads are
- * lowered until the encoders fit in mem_limit (fz7_lzma2_mt_memusage).
- * The output of the stream depends only on opts and the plan. */
+ * fitting to the input). Binary trees (fz7_lzma_mf_thread_pays) take two
+ * threads per encoder, the match finder on the second; the others one.
+ * With two encoders or more, a 7z folder gets 2 blocks per encoder, each
+ * after the first starting from a prefix of the one before; an xz file
+ * one independent block per encoder. A block is bytes / blocks rounded up
+ * to 64 KiB, at least fz7_lzma2_block_floor and at most 4 dictionaries
+ * (of the dictionary fitted to bytes), so memory follows the settings,
+ * not the input. An input of at most one floor, or one encoder, is one
+ * stream (its match finder on a second thread when that pays and the
+ * input is unknown or has 64 KiB or more). Encoders are dropped until
+ * they fit in mem_limit (fz7_lzma2_mt_memusage; then lowered is set). The
+ * output of the stream depends only on opts and the plan. */
 fz7_lzma_plan fz7_lzma_plan_threads(const fz7_lzma_enc_opts *opts, const fz7_lzma_plan_in *in);
 
 #endif
