@@ -162,16 +162,21 @@ uint64_t fz7_lzma_mem_cap(uint64_t limit_bytes, unsigned percent)
  * threads + 2 blocks in flight, each with its output, memory then follows
  * the dictionary and the threads, never the input's size. */
 #define BLOCK_DICTS 4u
+/* Independent (xz) blocks share no prefix, so each cut costs more: they
+ * are at least this long when the dictionary allows (-mx1..3). */
+#define INDEPENDENT_BLOCK_MIN ((uint64_t)16 << 20)
 /* The smallest stream whose match finder gets a thread: starting one
  * costs about as much as searching a few KiB. */
 #define MF_THREAD_MIN ((uint64_t)64 << 10)
 
 /* The block for `bytes` in `blocks` blocks: at least the floor, at most
- * BLOCK_DICTS dictionaries. */
-static uint64_t block_for(uint64_t bytes, uint32_t blocks, uint32_t dict)
+ * BLOCK_DICTS dictionaries (independent blocks: or INDEPENDENT_BLOCK_MIN). */
+static uint64_t block_for(uint64_t bytes, uint32_t blocks, uint32_t dict, bool independent)
 {
     uint64_t b = (bytes + blocks - 1) / blocks;
     uint64_t cap = (uint64_t)dict * BLOCK_DICTS;
+    if (independent && cap < INDEPENDENT_BLOCK_MIN)
+        cap = INDEPENDENT_BLOCK_MIN;
     if (b > cap)
         b = cap;
     b = (b + BLOCK_ROUND - 1) / BLOCK_ROUND * BLOCK_ROUND;
@@ -224,7 +229,7 @@ fz7_lzma_plan fz7_lzma_plan_threads(const fz7_lzma_enc_opts *opts, const fz7_lzm
     while (threads > 1) {
         if (in->bytes) {
             uint32_t per = in->independent ? 1 : BLOCKS_PER_THREAD;
-            block = block_for(in->bytes, threads * per, lo.dict_size);
+            block = block_for(in->bytes, threads * per, lo.dict_size, in->independent);
             uint64_t blocks = (in->bytes + block - 1) / block;
             if (blocks < threads)
                 threads = (uint32_t)blocks;   /* no thread without a block */

@@ -123,8 +123,8 @@ typedef struct fz7_lzma_plan {
  * after the first starting from a prefix of the one before; an xz file
  * one independent block per encoder. A block is bytes / blocks rounded up
  * to 64 KiB, at least fz7_lzma2_block_floor and at most 4 dictionaries
- * (of the dictionary fitted to bytes), so memory follows the settings,
- * not the input. An input of at most one floor, or one encoder, is one
+ * (of the dictionary fitted to bytes; independent blocks at most 16 MiB
+ * when that is more), so memory follows the settings, not the input. An input of at most one floor, or one encoder, is one
  * stream (its match finder on a second thread when that pays and the
  * input is unknown or has 64 KiB or more). Encoders are dropped until
  * they fit in mem_limit (fz7_lzma2_mt_memusage; then lowered is set). The

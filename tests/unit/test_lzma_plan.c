@@ -52,8 +52,10 @@ static void test_fast_levels(void **state)
     expect(plan(&o, 7 * MiB, 2, UINT64_MAX, false), 2, 3 * MiB, false, false);
     /* At most one floor: one stream, and hb5 gets no match finder thread. */
     expect(plan(&o, 3 * MiB, 2, UINT64_MAX, false), 1, 0, false, false);
-    /* xz: one independent block per thread, at most 4 dictionaries. */
-    expect(plan(&o, 10 * MiB, 2, UINT64_MAX, true), 2, 4 * MiB, false, false);
+    /* xz: one independent block per thread, at most 4 dictionaries or
+     * 16 MiB (they share no prefix: each cut costs more). */
+    expect(plan(&o, 10 * MiB, 2, UINT64_MAX, true), 2, 5 * MiB, false, false);
+    expect(plan(&o, GiB, 2, UINT64_MAX, true), 2, 16 * MiB, false, false);
     expect(plan(&o, 7 * MiB, 2, UINT64_MAX, true), 2, (7 * MiB / 2 + 0xFFFF) & ~(uint64_t)0xFFFF, false, false);
     expect(plan(&o, GiB, 1, UINT64_MAX, false), 1, 0, false, false);
 }
