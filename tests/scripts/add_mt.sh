@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# add_mt.sh - multi-threaded compression (issue 8): `fz7 a -mmt2` cuts an
+# add_mt.sh - multi-threaded compression: `fz7 a -mmt4 -mx5` (two bt4
+# encoders, each with its match finder on a thread of its own) cuts an
 # input of 8 MiB into LZMA2 blocks compressed side by side (-md=1m: blocks
-# are at least 3 dictionaries; one xz block of 4 MiB per thread). The 7z
+# are at least 3 dictionaries; one xz block of 4 MiB per encoder). The 7z
 # and xz archives must pass `7zz t` and `xz -t`, extract to the input, be
 # the same bytes on every run, cost at most 1 % over -mmt1, and the xz file
 # must hold 2 blocks with both sizes in their headers. The 7z folder's
 # LZMA2 stream (second block continues the first one's dictionary) must
 # also decode in xz's raw LZMA2 decoder. At -mx5 (not cut: one stream
-# whose match finder has a thread) -mmt2 must give -mmt1's bytes.
+# whose match finder has a thread) -mmt2 must give -mmt1's bytes, as
+# must -mmt2 with -md=1m (one bt4 encoder: two threads).
 set -u
 . "$(dirname "$0")/lib_add.sh"
 need_tools 7zz xz sha256sum cmp
@@ -35,12 +37,14 @@ cat in/a.txt in/b.tar > all.bin
 # ratio_ok BIG SMALL: BIG <= 1.01 * SMALL, in integers.
 ratio_ok() { [ $(( $1 * 100 )) -le $(( $2 * 101 )) ]; }
 
-# 7z: -mmt1, and -mmt2 twice.
+# 7z: -mmt1, -mmt4 twice, and -mmt2 (one encoder: -mmt1's bytes).
 (cd in && "$FZ7" a -bsp0 -mx5 -md=1m -mmt1 ../one.7z a.txt b.tar >/dev/null) || fail "a -mmt1 one.7z"
-(cd in && "$FZ7" a -bsp0 -mx5 -md=1m -mmt2 ../two.7z a.txt b.tar >/dev/null) || fail "a -mmt2 two.7z"
-(cd in && "$FZ7" a -bsp0 -mx5 -md=1m -mmt2 ../two_again.7z a.txt b.tar >/dev/null) || fail "a -mmt2 two_again.7z"
-cmp -s two.7z two_again.7z || fail "-mmt2 7z differs between two runs"
-cmp -s one.7z two.7z && fail "-mmt2 7z is the -mmt1 archive: no second block"
+(cd in && "$FZ7" a -bsp0 -mx5 -md=1m -mmt4 ../two.7z a.txt b.tar >/dev/null) || fail "a -mmt4 two.7z"
+(cd in && "$FZ7" a -bsp0 -mx5 -md=1m -mmt4 ../two_again.7z a.txt b.tar >/dev/null) || fail "a -mmt4 two_again.7z"
+(cd in && "$FZ7" a -bsp0 -mx5 -md=1m -mmt2 ../bt2.7z a.txt b.tar >/dev/null) || fail "a -mmt2 bt2.7z"
+cmp -s two.7z two_again.7z || fail "-mmt4 7z differs between two runs"
+cmp -s one.7z two.7z && fail "-mmt4 7z is the -mmt1 archive: no second block"
+cmp -s one.7z bt2.7z || fail "-mx5 -md=1m -mmt2 (one bt4 encoder) is not the -mmt1 archive"
 for f in one.7z two.7z; do
     7zz t "$f" >/dev/null || fail "7zz t $f"
     "$FZ7" t "$f" >/dev/null || fail "fz7 t $f"
@@ -49,7 +53,7 @@ for f in one.7z two.7z; do
     cmp -s "out_$f/a.txt" in/a.txt && cmp -s "out_$f/b.tar" in/b.tar || fail "$f extracts other bytes"
 done
 s1=$(stat -c %s one.7z); s2=$(stat -c %s two.7z)
-ratio_ok "$s2" "$s1" || fail "7z -mmt2 is $s2 bytes, over 1.01 x $s1 (-mmt1)"
+ratio_ok "$s2" "$s1" || fail "7z -mmt4 is $s2 bytes, over 1.01 x $s1 (-mmt1)"
 
 # -mx1 (256 KiB dictionary): 2 MiB blocks, and the folder ends in blocks
 # of 512 KiB (lzma2_enc.c, plan_len; test_mf_thread checks the offsets). The same bytes on two runs, decoded by 7zz, within 1 %.
@@ -74,11 +78,11 @@ tail -c +33 two.7z | head -c "$packed" > two.lzma2
 xz --format=raw --lzma2=dict="$dict" -dc two.lzma2 > two.raw || fail "xz raw LZMA2 decode of two.7z's stream"
 cmp -s two.raw all.bin || fail "xz raw LZMA2 decode of two.7z's stream gives other bytes"
 
-# xz: -mmt1, and -mmt2 twice.
+# xz: -mmt1, and -mmt4 twice.
 "$FZ7" a -bsp0 -txz -mx5 -md=1m -mmt1 one.xz all.bin >/dev/null || fail "a -txz -mmt1"
-"$FZ7" a -bsp0 -txz -mx5 -md=1m -mmt2 two.xz all.bin >/dev/null || fail "a -txz -mmt2"
-"$FZ7" a -bsp0 -txz -mx5 -md=1m -mmt2 two_again.xz all.bin >/dev/null || fail "a -txz -mmt2 again"
-cmp -s two.xz two_again.xz || fail "-mmt2 xz differs between two runs"
+"$FZ7" a -bsp0 -txz -mx5 -md=1m -mmt4 two.xz all.bin >/dev/null || fail "a -txz -mmt4"
+"$FZ7" a -bsp0 -txz -mx5 -md=1m -mmt4 two_again.xz all.bin >/dev/null || fail "a -txz -mmt4 again"
+cmp -s two.xz two_again.xz || fail "-mmt4 xz differs between two runs"
 for f in one.xz two.xz; do
     xz -t "$f" || fail "xz -t $f"
     7zz t "$f" >/dev/null || fail "7zz t $f"
@@ -86,14 +90,14 @@ for f in one.xz two.xz; do
     "$FZ7" x -so "$f" 2>/dev/null | cmp -s - all.bin || fail "fz7 x -so $f gives other bytes"
 done
 s1=$(stat -c %s one.xz); s2=$(stat -c %s two.xz)
-ratio_ok "$s2" "$s1" || fail "xz -mmt2 is $s2 bytes, over 1.01 x $s1 (-mmt1)"
+ratio_ok "$s2" "$s1" || fail "xz -mmt4 is $s2 bytes, over 1.01 x $s1 (-mmt1)"
 # xz --robot -lvv: "block" lines; field 13 is the header flags (c = compressed
 # size, u = uncompressed size present), field 8 the uncompressed size.
 blocks=$(xz --robot -lvv one.xz | awk -F'\t' '$1 == "block"' | wc -l)
 [ "$blocks" = 1 ] || fail "one.xz has $blocks blocks, not 1"
 xz --robot -lvv two.xz | awk -F'\t' '$1 == "block" {print $8, $13}' > two.blocks
 [ "$(wc -l < two.blocks)" = 2 ] || fail "two.xz has $(wc -l < two.blocks) blocks, not 2"
-# The cut (settings.c, fz7_settings_pick_mt): one block per thread, 8 MiB / 2.
+# The cut (lzma_presets.c, fz7_lzma_plan_threads): one block per encoder, 8 MiB / 2.
 [ "$(cat two.blocks)" = "4194304 cu
 4194304 cu" ] || fail "two.xz blocks (uncompressed size, flags): $(tr '\n' ';' < two.blocks)"
 
@@ -189,4 +193,4 @@ else
 fi
 echo "add_mt.sh: 4 folders at -mx1: -mmt1 $m1, -mmt2 $m2 bytes ($refnote)"
 
-echo "add_mt.sh: 7z and xz, -mmt1 vs -mmt2 on 8 MiB of $src: passed (7z $(stat -c %s one.7z) -> $(stat -c %s two.7z), xz $s1 -> $s2 bytes)"
+echo "add_mt.sh: 7z and xz, -mmt1 vs -mmt4 on 8 MiB of $src: passed (7z $(stat -c %s one.7z) -> $(stat -c %s two.7z), xz $s1 -> $s2 bytes)"
