@@ -11,6 +11,7 @@
 
 #include "../../src/cli/options.c"
 #include "../../src/cli/cli_common.c"
+#include "../../src/cli/archive_type.c"
 
 #define ARGV(...) ((char *[]){"fz7", __VA_ARGS__, NULL})
 #define ARGC(...) ((int)(sizeof((char *[]){"fz7", __VA_ARGS__}) / sizeof(char *)))
