@@ -35,6 +35,8 @@ struct fz7_archive {
 fz7_status fz7_7z_open(fz7_archive *a, char *err, size_t errlen);
 fz7_status fz7_xz_open(fz7_archive *a, char *err, size_t errlen);
 fz7_status fz7_lzma_alone_open(fz7_archive *a, char *err, size_t errlen);
+/* An .lz (lzip) file of one or more members (lzip_read.c). */
+fz7_status fz7_lzip_open(fz7_archive *a, char *err, size_t errlen);
 /* A 7z archive behind a self-extractor stub: the first signature whose
  * start header CRC checks and whose next header lies in the file. */
 fz7_status fz7_7z_sfx_open(fz7_archive *a, char *err, size_t errlen);
