@@ -41,6 +41,10 @@ typedef struct fz7_7z_folder_opts {
     uint64_t folder_bytes;    /* this folder's input bytes when known (0 =
                                  unknown): BCJ2's file size for an entry
                                  whose size is not given */
+    uint32_t branch_id;       /* a branch filter in front of the method, by its
+                                 7z method ID: 03030205 PPC, 03030401 IA64,
+                                 03030501 ARM, 03030701 ARMT, 03030805 SPARC,
+                                 0A ARM64; 0 = none; not with BCJ or Delta */
     unsigned delta_distance;  /* Delta (03) in front of the method, 1..256
                                  bytes; 0 = none; not together with BCJ */
     const fz7_7zaes_key *key; /* encrypt with 7zAES (06F10701); NULL = no */
