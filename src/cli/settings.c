@@ -92,6 +92,8 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, char *why,
         s->method = FZ7_7Z_LZMA;
     else if (method_named(name, nlen, "Copy"))
         s->method = FZ7_7Z_COPY;
+    else if (method_named(name, nlen, "BZip2"))
+        s->method = FZ7_7Z_BZIP2;
     else if (method_named(name, nlen, "BCJ") || method_named(name, nlen, "x86")) {
         s->bcj = 1;
         s->bcj2 = false;
@@ -252,7 +254,8 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
     s->solid = o->solid;
     if (!s->solid && s->method == FZ7_7Z_COPY)
         s->solid = "off";   /* 7-Zip stores -mx0 one folder per file */
-    if (s->method != FZ7_7Z_COPY && (st = fz7_lzma_enc_check(&s->lzma)) != FZ7_OK) {
+    if (s->method != FZ7_7Z_COPY && s->method != FZ7_7Z_BZIP2 &&
+        (st = fz7_lzma_enc_check(&s->lzma)) != FZ7_OK) {
         snprintf(why, whylen, "bad LZMA parameters");
         return st;
     }
@@ -491,7 +494,10 @@ void fz7_settings_folder_opts(const fz7_settings *s, const fz7_7zaes_key *key, u
     fo->branch_id = s->branch_id;
     fo->size_hint = size_hint;
     fo->bcj_x86 = bcj;
-    fo->bcj2 = s->bcj2 && s->method != FZ7_7Z_COPY;
+    fo->bcj2 = s->bcj2 && s->method != FZ7_7Z_COPY && s->method != FZ7_7Z_BZIP2;
+    /* BZip2's block as 7-Zip sizes it: 100 kB at -mx1, 500 kB at -mx3,
+     * 900 kB from -mx5. */
+    fo->bzip2_block = s->level <= 2 ? 1 : s->level <= 4 ? 5 : 9;
     fo->folder_bytes = folder_bytes;
     fz7_settings_pick_mt(s, folder_bytes, &fo->threads, &fo->mt_block_size);
     /* The writer starts a folder's blocks while the last blocks of the one

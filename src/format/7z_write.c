@@ -9,6 +9,7 @@
 #include "format/fd_ostream.h"
 
 #include "check/check.h"
+#include "codec/codec.h"
 #include "filter/bcj2.h"
 #include "filter/filter.h"
 
@@ -236,7 +237,8 @@ struct fz7_7z_writer {
     /* The open folder, if any. */
     bool in_folder, in_file;
     uint64_t folder_start;        /* file offset of its pack stream */
-    fz7_lzma_enc *enc;            /* NULL for Copy */
+    fz7_lzma_enc *enc;            /* NULL for Copy and BZip2 */
+    fz7_bzip2_enc *bz;            /* BZip2 folders' encoder */
     fz7_7zaes_writer *aes;        /* NULL without a password */
     fz7_ostream *method_dst;      /* where the method writes: the sink or aes */
     bool bcj;
@@ -560,7 +562,14 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
         f->aes_props_len = fz7_7zaes_writer_props(w->aes, f->aes_props);
         w->method_dst = fz7_7zaes_writer_stream(w->aes);
     }
-    if (o->method != FZ7_7Z_COPY) {
+    if (o->method == FZ7_7Z_BZIP2) {
+        st = fz7_bzip2_enc_new(o->bzip2_block, w->method_dst, &w->bz);
+        if (st != FZ7_OK) {
+            fz7_7zaes_writer_free(w->aes);
+            w->aes = NULL;
+            return st;
+        }
+    } else if (o->method != FZ7_7Z_COPY) {
         fz7_lzma_enc_opts lo = o->lzma;
         /* BCJ2's main stream is x86 code without branch operands: lc=4
          * compresses it better than LZMA's default lc=3 lp=0 (-mx9:
@@ -663,6 +672,8 @@ static fz7_status to_method(fz7_7z_writer *w, const uint8_t *p, size_t n)
 {
     if (w->enc)
         return fz7_lzma_enc_write(w->enc, p, n);
+    if (w->bz)
+        return fz7_bzip2_enc_write(w->bz, p, n);
     return w->method_dst->write(w->method_dst, p, n);
 }
 
@@ -766,6 +777,8 @@ fz7_status fz7_7z_writer_end_folder(fz7_7z_writer *w)
         /* Nothing went in: drop the coders' few bytes and the folder. */
         fz7_lzma_enc_free(w->enc);
         w->enc = NULL;
+        fz7_bzip2_enc_free(w->bz);
+        w->bz = NULL;
         fz7_7zaes_writer_free(w->aes);
         w->aes = NULL;
         bcj2_free(w);
@@ -806,7 +819,12 @@ fz7_status fz7_7z_writer_end_folder(fz7_7z_writer *w)
     }
     if (st == FZ7_OK && w->enc)
         st = fz7_lzma_enc_finish(w->enc);
-    f->method_out = w->enc ? fz7_lzma_enc_bytes_out(w->enc) : method_in;
+    if (st == FZ7_OK && w->bz)
+        st = fz7_bzip2_enc_finish(w->bz);
+    f->method_out = w->enc ? fz7_lzma_enc_bytes_out(w->enc)
+                  : w->bz ? fz7_bzip2_enc_bytes_out(w->bz) : method_in;
+    fz7_bzip2_enc_free(w->bz);
+    w->bz = NULL;
     if (st == FZ7_OK && w->aes)
         st = fz7_7zaes_writer_finish(w->aes, NULL);
     uint64_t main_end = w->out.pos;
@@ -848,10 +866,12 @@ static void put_method(bytebuf *b, const folder_rec *f)
     static const uint8_t id_copy[] = {0x00};
     static const uint8_t id_lzma[] = {0x03, 0x01, 0x01};
     static const uint8_t id_lzma2[] = {0x21};
+    static const uint8_t id_bzip2[] = {0x04, 0x02, 0x02};
     switch (f->method) {
     case FZ7_7Z_COPY: put_coder(b, id_copy, sizeof id_copy, NULL, 0); break;
     case FZ7_7Z_LZMA: put_coder(b, id_lzma, sizeof id_lzma, f->props, f->props_len); break;
     case FZ7_7Z_LZMA2: put_coder(b, id_lzma2, sizeof id_lzma2, f->props, f->props_len); break;
+    case FZ7_7Z_BZIP2: put_coder(b, id_bzip2, sizeof id_bzip2, NULL, 0); break;
     }
 }
 
@@ -1371,6 +1391,7 @@ void fz7_7z_writer_free(fz7_7z_writer *w)
     if (!w)
         return;
     fz7_lzma_enc_free(w->enc);
+    fz7_bzip2_enc_free(w->bz);
     fz7_7zaes_writer_free(w->aes);
     fz7_lzma_enc_free(w->pend_enc);
     fz7_7zaes_writer_free(w->pend_aes);

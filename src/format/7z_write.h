@@ -23,7 +23,8 @@ uint32_t fz7_7z_attrib_from_mode(uint32_t st_mode);
 typedef enum fz7_7z_method {
     FZ7_7Z_COPY = 0,   /* Methods.txt 00 */
     FZ7_7Z_LZMA,       /* 030101 */
-    FZ7_7Z_LZMA2       /* 21 */
+    FZ7_7Z_LZMA2,      /* 21 */
+    FZ7_7Z_BZIP2       /* 040202 (libbz2) */
 } fz7_7z_method;
 
 /* Coders of one folder: [x86 BCJ or Delta ->] method [-> 7zAES], or with
@@ -34,6 +35,7 @@ typedef enum fz7_7z_method {
 typedef struct fz7_7z_folder_opts {
     fz7_7z_method method;
     fz7_lzma_enc_opts lzma;   /* LZMA/LZMA2 only */
+    int bzip2_block;          /* BZip2 only: block size in 100 kB, 1..9 */
     bool bcj_x86;             /* x86 BCJ (03030103) in front of the method */
     bool bcj2;                /* with bcj_x86: BCJ2 (0303011B) instead of BCJ;
                                  not with Copy. Its main stream gets lc=4

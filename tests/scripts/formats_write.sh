@@ -168,5 +168,13 @@ fi
 "$FZ7" a -bd -m0=RISCV br_r.7z $f >/dev/null 2>&1; rc=$?
 check "-m0=RISCV (no encoder) refused, rc=$rc" "[ $rc -eq 2 ] && [ ! -e br_r.7z ]"
 
+# --- BZip2 as a 7z method (libbz2), with BCJ on an executable and 7zAES ---
+cp "$FZ7" exe.bin
+"$FZ7" a -bd -m0=BZip2 bz.7z dir exe.bin >/dev/null 2>&1; rc=$?
+mkdir -p bzx && 7zz x -y -obzx bz.7z >/dev/null 2>&1
+check "-m0=BZip2 rc=$rc, 7zz extracts it" "[ $rc -eq 0 ] && tree_sig bzx/dir | cmp -s - src.sig && cmp -s bzx/exe.bin exe.bin && 7zz l -slt bz.7z | grep -qx 'Method = BCJ BZip2'"
+"$FZ7" a -bd -m0=BZip2 -mx1 -psecret -mhe bze.7z dir >/dev/null 2>&1
+check "-m0=BZip2 -p -mhe: 7zz tests it" "7zz t -psecret bze.7z >/dev/null 2>&1 && \"$FZ7\" t -psecret bze.7z >/dev/null 2>&1"
+
 echo "formats_write: $pass passed, $failed failed"
 [ $failed -eq 0 ]
