@@ -45,9 +45,10 @@ static uint32_t lzip_dict(uint8_t ds)
     return d < 4096 ? 0 : d;
 }
 
-/* Decodes member m into cb->data; checks its CRC32 and data size. */
+/* Decodes member m into cb->data; checks its CRC32 and data size.
+ * *cb_failed: the error is the callback's own (no detail then). */
 static fz7_status decode_member(fz7_archive *a, const lzip_member *m, const fz7_extract_cb *cb,
-                                uint8_t *buf, char *detail, size_t dlen)
+                                uint8_t *buf, char *detail, size_t dlen, bool *cb_failed)
 {
     uint8_t props[5] = {3 + 9 * (0 + 5 * 2)};   /* lc=3 lp=0 pb=2 */
     fz7_put32le(props + 1, m->dict);
@@ -67,8 +68,8 @@ static fz7_status decode_member(fz7_archive *a, const lzip_member *m, const fz7_
             crc = fz7_crc32(crc, buf, got);
             fz7_status cst = cb->data(cb->ctx, buf, got);
             if (cst != FZ7_OK) {
+                *cb_failed = true;
                 st = cst;
-                snprintf(detail, dlen, "cb");
                 break;
             }
         }
@@ -77,10 +78,12 @@ static fz7_status decode_member(fz7_archive *a, const lzip_member *m, const fz7_
     }
     fz7_istream_free(dec);
     fz7_istream_free(in);
+    if (*cb_failed)
+        return st;
     if (st == FZ7_E_MEMLIMIT)
         snprintf(detail, dlen, "LZMA dictionary of %" PRIu32 " bytes exceeds the memory limit",
                  m->dict);
-    else if (st != FZ7_OK && !detail[0])
+    else if (st != FZ7_OK)
         snprintf(detail, dlen, "%s in the member at offset %" PRIu64 " after %" PRIu64
                  " bytes of output", fz7_status_str(st), m->start, produced);
     else if (st == FZ7_OK && produced != m->data_size) {
@@ -108,11 +111,12 @@ static fz7_status lzip_extract(fz7_archive *a, const bool *select, const fz7_ext
     if (!buf)
         return FZ7_E_MEM;
     char detail[200] = "";
+    bool cb_failed = false;
     for (size_t i = 0; i < p->n && st == FZ7_OK; i++)
-        st = decode_member(a, &p->m[i], cb, buf, detail, sizeof detail);
+        st = decode_member(a, &p->m[i], cb, buf, detail, sizeof detail, &cb_failed);
     free(buf);
-    if (st != FZ7_OK && !strcmp(detail, "cb"))
-        return st;   /* the callback's own failure */
+    if (cb_failed)
+        return st;
     if (st == FZ7_E_IO || st == FZ7_E_MEM) {
         snprintf(err, errlen, "%s", st == FZ7_E_IO ? "Read error" : "Out of memory");
         return st;
@@ -178,6 +182,13 @@ fz7_status fz7_lzip_open(fz7_archive *a, char *err, size_t errlen)
         }
         if (p->n == cap) {
             size_t nc = cap ? cap * 2 : 4;
+            /* A file of many tiny members: their list counts against the
+             * memory limit like any other header data. */
+            if ((uint64_t)nc * sizeof *p->m > a->opts.mem_limit) {
+                snprintf(err, errlen, "The list of lzip members exceeds the memory limit");
+                st = FZ7_E_MEMLIMIT;
+                break;
+            }
             lzip_member *nm = realloc(p->m, nc * sizeof *nm);
             if (!nm) {
                 st = FZ7_E_MEM;
