@@ -351,9 +351,10 @@ int fz7_cmd_extract(const struct fz7_options *o)
         return rc;
     r.a = a;
     bool piped = o->from_stdin && fz7_archive_get_info(a)->format == FZ7_FORMAT_XZ;
-    bool tail = fz7_archive_get_info(a)->tail_size > 0;
+    const char *arc_warning = fz7_archive_warning(a);
+    bool tail = arc_warning != NULL;
     if (tail) /* 7-Zip 26 says it before the block and in it; exit code 0 */
-        fprintf(r.out, "\nWARNINGS:\n%s\n\n", FZ7_TAIL_WARNING);
+        fprintf(r.out, "\nWARNINGS:\n%s\n\n", arc_warning);
     if (piped)
         fprintf(r.out, "--\nPath = \nType = xz\n");
     else

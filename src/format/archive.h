@@ -67,6 +67,9 @@ typedef struct fz7_archive_info {
     const char *characteristics; /* 7-Zip's "Characteristics = " value, or
                                NULL (xz: "BlockPackSize BlockUnpackSize"
                                when first block headers carry sizes) */
+    bool headers_error;     /* opened in spite of a damaged header (7z: a
+                               zeroed start header); 7-Zip warns "Headers
+                               Error" and exits 0 */
     bool sizes_unknown;     /* the archive's extent is known only after
                                decoding (.lzma, a salvaged .xz): 7-Zip shows
                                no Physical Size and no packed sizes */
