@@ -61,5 +61,29 @@ head -c 40 z.7z > cut.7z
 [ $rc = 2 ] && [ $r7 = 2 ] && grep -q 'no header was found' f.err && ok ||
   bad "t cut.7z: exit $rc (7zz $r7), stderr '$(cat f.err)'"
 
+# ---- xz files whose sizes are impossible ----
+# l, t and x all fail (7zz: exit 2 for l and t; xz -l exits 1 on the index
+# one and reads no block header).
+MKXZ="python3 $HERE/mkxz.py"
+for k in index-uncomp-overflow:"xz: the index's sizes add up to more than 2^63-1 (offset 84)" \
+         block-header-csize:"Bad compressed size in block header"; do
+  name=${k%%:*} why=${k#*:}
+  $MKXZ $name.xz $name
+  7zz l $name.xz >/dev/null 2>&1; r7=$?
+  [ $r7 = 2 ] && ok || bad "7zz l $name.xz: exit $r7, want 2 (the generator changed?)"
+  for c in l t; do
+    "$FZ7" $c $name.xz >f.out 2>f.err; rc=$?
+    [ $rc = 2 ] && grep -qxF "ERROR: $name.xz : $why" f.err && ok ||
+      bad "$c $name.xz: exit $rc, stderr '$(cat f.err)'"
+  done
+done
+$MKXZ good.xz good && "$FZ7" l good.xz >/dev/null 2>&1 && "$FZ7" t good.xz >/dev/null 2>&1 && ok ||
+  bad "l/t good.xz (mkxz.py's sound file) failed"
+for f in bad-3-index-uncomp-overflow.xz bad-1-block_header-4.xz; do
+  [ -f "${FZ7_SHARED:-/nonexistent}/corpus/xz/$f" ] || continue
+  "$FZ7" l "$FZ7_SHARED/corpus/xz/$f" >/dev/null 2>&1; rc=$?
+  [ $rc = 2 ] && ok || bad "l $f: exit $rc, want 2"
+done
+
 echo "recover.sh: $pass passed, $failed failed"
 [ "$failed" = 0 ] && [ "$pass" -gt 0 ]
