@@ -524,8 +524,11 @@ static fz7_status parse_streams_info(cursor *c, fz7_7z_streams *s)
 
 /* ---- FilesInfo ---- */
 
-/* One UTF-16LE name (units[0..n)) as UTF-8; unpaired surrogates become
- * U+FFFD. */
+/* One UTF-16LE name (units[0..n)) as the bytes of a Linux name: UTF-8,
+ * except that U+EF80..U+EFFF, 7-Zip's escapes for bytes that are not
+ * UTF-8 (7z_write.c), give back those bytes, and an unpaired surrogate is
+ * written as its three-byte form, as 7zz does, so that distinct names stay
+ * distinct. */
 static char *utf16_to_utf8(const uint8_t *units, size_t n)
 {
     char *out = malloc(n * 3 + 1), *o = out;
@@ -540,9 +543,9 @@ static char *utf16_to_utf8(const uint8_t *units, size_t n)
                 i++;
             }
         }
-        if (u >= 0xD800 && u < 0xE000)
-            u = 0xFFFD;
-        if (u < 0x80) {
+        if (u >= 0xEF80 && u <= 0xEFFF) {
+            *o++ = (char)(u - 0xEF00);
+        } else if (u < 0x80) {
             *o++ = (char)u;
         } else if (u < 0x800) {
             *o++ = (char)(0xC0 | (u >> 6));

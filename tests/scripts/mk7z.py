@@ -80,7 +80,7 @@ def main():
         if any(empty_file):
             v = bits(empty_file)
             h += b"\x0f" + number(len(v)) + v
-    names = b"\x00" + b"".join(e[1].encode("utf-16-le") + b"\x00\x00" for e in entries)
+    names = b"\x00" + b"".join(e[1].encode("utf-16-le", "surrogatepass") + b"\x00\x00" for e in entries)
     h += b"\x11" + number(len(names)) + names
     attrs = bytearray(b"\x01\x00")
     for kind, _, _ in entries:
