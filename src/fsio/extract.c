@@ -37,7 +37,6 @@ struct fz7_disk {
     size_t link_len;
     bool link_too_long;
     bool handlers_set;       /* signal handlers installed by fz7_disk_open */
-    bool allow_dangerous;    /* -snld */
     char *root_full;         /* the output folder's absolute path, once needed */
 };
 
@@ -186,7 +185,8 @@ fz7_status fz7_disk_open(const char *out_dir, fz7_disk **out, char *err, size_t 
 
 void fz7_disk_allow_dangerous_links(fz7_disk *d, bool allow)
 {
-    d->allow_dangerous = allow;
+    (void)d; /* every link that stays below the output folder is made anyway */
+    (void)allow;
 }
 
 int fz7_disk_lookup(fz7_disk *d, const char *path, struct stat *st)
@@ -423,18 +423,20 @@ static fz7_status publish(fz7_disk *d, char *err, size_t errlen)
     return FZ7_E_IO;
 }
 
-/* Symlink targets, by the rules 7-Zip 26.02 follows (found by trying it,
- * see tests/scripts/hostile_extract.sh). Components are resolved from the
- * link's folder (from the output folder for an absolute target); empty
- * and "." components do not count. Refused: any ".." (with -snld: a ".."
- * after a name, or one climbing above the output folder), a target that
- * names no name (with -snld: one that resolves to the output folder
- * itself), and, checked after those, a target passing through a symlink
- * that exists on disk. */
+/* Symlink targets: a link is made when what it names stays below the
+ * output folder, as tar restores a tree's own links (7-Zip 26.02 refuses
+ * every ".." without -snld). Components are resolved from the link's
+ * folder (from the output folder for an absolute target); empty and "."
+ * components do not count. Refused: a ".." that climbs above the output
+ * folder, a ".." after a name (that name may be replaced by a link later
+ * in the archive, so where ".." lands is not known now), and, checked after
+ * those, a target passing through a symlink that exists on disk (only its
+ * last component may be one: a chain of links that each stay below the
+ * output folder stays below it). The link's own folder is a real one:
+ * fz7_disk_begin() refuses to create anything below a symlink. */
 typedef enum link_verdict { LINK_OK, LINK_DANGEROUS, LINK_VIA_LINK, LINK_NO_MEMORY } link_verdict;
 
-static link_verdict check_link(fz7_disk *d, const char *link_path, const char *target,
-                               char **resolved_out)
+static link_verdict check_link(const char *link_path, const char *target, char **resolved_out)
 {
     *resolved_out = NULL;
     bool absolute = target[0] == '/';
@@ -453,11 +455,11 @@ static link_verdict check_link(fz7_disk *d, const char *link_path, const char *t
     for (size_t i = 0; i < dir_len; i++)
         depth += res[i] == '/';
     depth += dir_len > 0;
-    bool seen_name = false, via_link = false;
+    bool seen_name = false, via_link = false, last_is_link = false;
     for (const char *p = target; *p;) {
         size_t cl = strcspn(p, "/");
         if (cl == 2 && p[0] == '.' && p[1] == '.') {
-            if (!d->allow_dangerous || seen_name || depth == 0) {
+            if (seen_name || depth == 0) {
                 free(res);
                 return LINK_DANGEROUS;
             }
@@ -466,6 +468,7 @@ static link_verdict check_link(fz7_disk *d, const char *link_path, const char *t
             res[len] = 0;
             depth--;
         } else if (cl > 0 && !(cl == 1 && p[0] == '.')) {
+            via_link |= last_is_link;
             if (len)
                 res[len++] = '/';
             memcpy(res + len, p, cl);
@@ -474,16 +477,11 @@ static link_verdict check_link(fz7_disk *d, const char *link_path, const char *t
             depth++;
             seen_name = true;
             struct stat st;
-            if (!via_link && lstat(res, &st) == 0 && S_ISLNK(st.st_mode))
-                via_link = true;
+            last_is_link = lstat(res, &st) == 0 && S_ISLNK(st.st_mode);
         }
         p += cl;
         while (*p == '/')
             p++;
-    }
-    if (d->allow_dangerous ? depth == 0 : !seen_name) {
-        free(res);
-        return LINK_DANGEROUS;
     }
     if (via_link) {
         free(res);
@@ -551,7 +549,7 @@ static fz7_status write_link(fz7_disk *d, char *err, size_t errlen)
     if (!*shown) /* "/" alone: 7-Zip creates nothing and says nothing */
         return FZ7_OK;
     char *resolved;
-    link_verdict v = check_link(d, d->final_path, d->link, &resolved);
+    link_verdict v = check_link(d->final_path, d->link, &resolved);
     if (v == LINK_NO_MEMORY)
         return FZ7_E_MEM;
     if (v != LINK_OK) {

@@ -48,8 +48,9 @@ fz7_status fz7_disk_safe_path(const char *archive_path, bool is_dir, char **out)
  * FZ7_E_IO with a reason in err when out_dir cannot be created or entered. */
 fz7_status fz7_disk_open(const char *out_dir, fz7_disk **out, char *err, size_t errlen);
 
-/* -snld: lets symbolic links climb out of their folder with leading ".."
- * as long as they stay below the output folder (see fz7_disk_end). */
+/* -snld: 7-Zip's switch to allow links with ".."; fz7 already makes every
+ * link that stays below the output folder (see fz7_disk_end), so it
+ * changes nothing. */
 void fz7_disk_allow_dangerous_links(fz7_disk *d, bool allow);
 
 /* Looks up path below the output folder without following symlinks
@@ -78,10 +79,11 @@ fz7_status fz7_disk_data(fz7_disk *d, const uint8_t *p, size_t n, char *err, siz
 
 /* Ends the item: keep == true renames it to its final name (replacing an
  * existing file or symlink), false removes the temporary file.
- * A symlink is checked first, by 7-Zip 26.02's rules: its target must not
- * use ".." (with -snld: only leading ".." that stay below the output
- * folder), must name something below the output folder other than the
- * folder itself, and must not pass through a symlink already on disk. A
+ * A symlink is checked first: its target must stay below the output
+ * folder (the output folder itself is allowed), using ".." only before its
+ * first name, and must not pass through a symlink already on disk (its
+ * last component may be one). 7-Zip 26.02 refuses every ".." and a target
+ * naming the output folder unless -snld; tar's rule is followed here. A
  * refused link is not created, an empty file with item.perm takes its
  * name (as with 7-Zip): FZ7_E_ARG with err = "Dangerous link path
  * was ignored : NAME : TARGET" (or "Dangerous link via another link was
