@@ -616,6 +616,55 @@ fz7_status fz7_disk_end(fz7_disk *d, bool keep, char *err, size_t errlen)
     return s;
 }
 
+fz7_status fz7_disk_end_damaged(fz7_disk *d, char **kept_as, char *err, size_t errlen)
+{
+    *kept_as = NULL;
+    if (!d->active || d->item.kind != FZ7_DISK_FILE || !d->header_written)
+        return fz7_disk_end(d, false, err, errlen);
+    fz7_status s = d->fill ? flush(d, d->buf, d->fill, err, errlen) : FZ7_OK;
+    d->fill = 0;
+    if (archive_write_finish_entry(d->aw) < ARCHIVE_WARN && s == FZ7_OK) {
+        snprintf(err, errlen, "%s: %s", d->final_path, archive_error_string(d->aw));
+        s = FZ7_E_IO;
+    }
+    struct stat st;
+    if (s == FZ7_OK && lstat(d->final_path, &st) == 0) {
+        size_t n = strlen(d->final_path);
+        char *beside = malloc(n + sizeof ".damaged");
+        if (!beside) {
+            s = FZ7_E_MEM;
+        } else {
+            memcpy(beside, d->final_path, n);
+            memcpy(beside + n, ".damaged", sizeof ".damaged");
+            if (lstat(beside, &st) == 0 || errno != ENOENT) {
+                char *other = NULL;
+                s = fz7_disk_free_name(d, beside, &other);
+                free(beside);
+                beside = other;
+                if (s != FZ7_OK)
+                    snprintf(err, errlen, "%s: no free name for the damaged data", d->final_path);
+            }
+        }
+        if (s == FZ7_OK) {
+            free(d->final_path);
+            d->final_path = beside;
+            *kept_as = strdup(beside);
+            if (!*kept_as)
+                s = FZ7_E_MEM;
+        }
+    }
+    if (s == FZ7_OK)
+        s = publish(d, err, errlen);
+    else
+        unlink(d->temp_path);
+    if (s != FZ7_OK) {
+        free(*kept_as);
+        *kept_as = NULL;
+    }
+    clear_item(d);
+    return s;
+}
+
 int fz7_disk_errno(const fz7_disk *d)
 {
     int e = archive_errno(d->aw);

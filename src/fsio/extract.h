@@ -4,7 +4,8 @@
  *
  * A file's data goes to a temporary name in its final directory and is
  * renamed to the final name only when the caller says the entry decoded
- * and checked OK, so no damaged file ever sits under its final name. */
+ * and checked OK, so no damaged file ever replaces one (a damaged one is
+ * kept only where nothing was: fz7_disk_end_damaged). */
 #ifndef FZ7_EXTRACT_H
 #define FZ7_EXTRACT_H
 
@@ -91,6 +92,15 @@ fz7_status fz7_disk_data(fz7_disk *d, const uint8_t *p, size_t n, char *err, siz
  * path below the output folder ("/etc/x" -> "<output folder>/etc/x").
  * Otherwise FZ7_E_IO / FZ7_E_DATA with a reason in err. */
 fz7_status fz7_disk_end(fz7_disk *d, bool keep, char *err, size_t errlen);
+
+/* Ends a file item whose data failed its CRC or could not all be decoded,
+ * keeping what was written so a person can salvage it (7-Zip keeps such a
+ * file too): under its final name when nothing is there, else beside what
+ * is there as "NAME.damaged" (or "NAME_1.damaged", ...), so a file already
+ * on disk is never replaced by a damaged one; *kept_as (malloc'ed) then
+ * names it, else it is NULL. Other items end as with keep == false.
+ * FZ7_E_IO with a reason in err, FZ7_E_MEM. */
+fz7_status fz7_disk_end_damaged(fz7_disk *d, char **kept_as, char *err, size_t errlen);
 
 /* The system errno behind the last failed fz7_disk_begin (libarchive's
  * archive_errno), or 0 when the failure was not a system error. */
