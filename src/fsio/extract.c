@@ -16,7 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#ifdef SYS_openat2
+#include <linux/openat2.h>
+#endif
 
 #define DISK_BUF_SIZE ((size_t)1 << 20) /* bytes per archive_write_data call */
 #define LINK_MAX_TARGET 4096
@@ -189,9 +193,9 @@ void fz7_disk_allow_dangerous_links(fz7_disk *d, bool allow)
     (void)allow;
 }
 
-int fz7_disk_lookup(fz7_disk *d, const char *path, struct stat *st)
+/* The lookup by lstat of each parent, for kernels without openat2. */
+static int lookup_by_lstat(const char *path, struct stat *st)
 {
-    (void)d;
     char *copy = strdup(path);
     if (!copy)
         return -1;
@@ -213,6 +217,53 @@ int fz7_disk_lookup(fz7_disk *d, const char *path, struct stat *st)
     if (lstat(path, st) == 0)
         return 1;
     return errno == ENOENT ? 0 : -1;
+}
+
+/* The folder of path below the current directory, opened by the kernel's
+ * own walk refusing symlinks and anything outside (openat2 with
+ * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS): >= 0 a descriptor (O_PATH),
+ * -2 a parent is missing, -1 a parent is a symlink, not a folder, or
+ * outside, -3 openat2 is not there. */
+static int open_parent_beneath(const char *path)
+{
+#ifdef SYS_openat2
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
+    if (!dir)
+        return -1;
+    struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+                           .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+    int fd = (int)syscall(SYS_openat2, AT_FDCWD, dir[0] ? dir : ".", &how, sizeof how);
+    int e = errno;
+    free(dir);
+    if (fd >= 0)
+        return fd;
+    if (e == ENOSYS || e == EPERM) /* old kernel, or a seccomp filter */
+        return -3;
+    return e == ENOENT ? -2 : -1;
+#else
+    (void)path;
+    return -3;
+#endif
+}
+
+int fz7_disk_lookup(fz7_disk *d, const char *path, struct stat *st)
+{
+    (void)d;
+    int dfd = open_parent_beneath(path);
+    if (dfd == -3)
+        return lookup_by_lstat(path, st);
+    if (dfd == -2)
+        return 0;
+    if (dfd < 0)
+        return -1;
+    const char *slash = strrchr(path, '/');
+    int r = fstatat(dfd, slash ? slash + 1 : path, st, AT_SYMLINK_NOFOLLOW);
+    int e = errno;
+    close(dfd);
+    if (r == 0)
+        return 1;
+    return e == ENOENT ? 0 : -1;
 }
 
 fz7_status fz7_disk_free_name(fz7_disk *d, const char *path, char **out)

@@ -54,9 +54,11 @@ fz7_status fz7_disk_open(const char *out_dir, fz7_disk **out, char *err, size_t 
  * changes nothing. */
 void fz7_disk_allow_dangerous_links(fz7_disk *d, bool allow);
 
-/* Looks up path below the output folder without following symlinks
- * (lstat, parents included): 1 exists (*st filled), 0 absent, -1 a parent
- * is a symlink or not a directory (the write would be refused). */
+/* Looks up path below the output folder without following symlinks: its
+ * folder is opened by openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS), the
+ * kernel's walk (lstat of each parent where openat2 is missing), and the
+ * name looked up in it. 1 exists (*st filled), 0 absent, -1 a parent is a
+ * symlink or not a directory (the write would be refused). */
 int fz7_disk_lookup(fz7_disk *d, const char *path, struct stat *st);
 
 /* A name that does not exist yet for path: "dir/name_1.ext", "_2", ...
