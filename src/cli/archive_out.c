@@ -4,6 +4,8 @@
 #include "cli/archive_out.h"
 #include "cli/cli.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 bool fz7_ends_with(const char *s, const char *suffix)
@@ -171,6 +175,76 @@ bool fz7_archive_name(const char *archive, const char *ext, char *path, size_t c
 static char g_temp_path[PATH_MAX + 32];
 static char g_copy_path[PATH_MAX + 32];
 static volatile sig_atomic_t g_temp_live, g_copy_live;
+/* Each temporary file stays flock()ed by an extra descriptor until it is
+ * renamed or removed, so the next run can tell a live one from one that a
+ * crash left (the kernel drops the lock with the process). */
+static int g_temp_lock = -1, g_copy_lock = -1;
+
+static void unlock_fd(int *lock)
+{
+    if (*lock >= 0)
+        close(*lock);
+    *lock = -1;
+}
+
+/* Locks the file behind fd through a second descriptor kept in *lock. */
+static void lock_fd(int fd, int *lock)
+{
+    unlock_fd(lock);
+    *lock = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (*lock >= 0 && flock(*lock, LOCK_EX | LOCK_NB) != 0)
+        unlock_fd(lock);
+}
+
+/* Removes the temporary files "<name>.fz7tmpXXXXXX" in dir that an earlier
+ * run killed on the way (SIGKILL, power loss) left: only regular files of
+ * ours, of exactly that name pattern, that no live process holds locked. */
+static void remove_stale_temps(const char *dir, const char *name)
+{
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return;
+    DIR *dp = fdopendir(dfd);
+    if (!dp) {
+        close(dfd);
+        return;
+    }
+    size_t nl = strlen(name);
+    static const char tag[] = ".fz7tmp";
+    struct dirent *de;
+    while ((de = readdir(dp)) != NULL) {
+        const char *n = de->d_name;
+        if (strncmp(n, name, nl) != 0 || strncmp(n + nl, tag, sizeof tag - 1) != 0)
+            continue;
+        const char *x = n + nl + sizeof tag - 1;
+        size_t k = 0;
+        while (x[k] && (isalnum((unsigned char)x[k])))
+            k++;
+        if (k != 6 || x[k])
+            continue;
+        int fd = openat(dfd, n, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        struct stat a, b;
+        if (fstat(fd, &a) == 0 && S_ISREG(a.st_mode) && a.st_uid == geteuid() &&
+            flock(fd, LOCK_EX | LOCK_NB) == 0 && fstatat(dfd, n, &b, AT_SYMLINK_NOFOLLOW) == 0 &&
+            a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+            unlinkat(dfd, n, 0);
+        close(fd);
+    }
+    closedir(dp);
+}
+
+/* The folder part of a temporary name made by temp_name() ("." when it
+ * has none) into buf. */
+static void temp_dir_of(const char *temp, char *buf, size_t cap)
+{
+    const char *slash = strrchr(temp, '/');
+    if (!slash)
+        snprintf(buf, cap, ".");
+    else
+        snprintf(buf, cap, "%.*s", slash == temp ? 1 : (int)(slash - temp), temp);
+}
 
 static void on_signal(int sig)
 {
@@ -234,6 +308,17 @@ int fz7_temp_create(const char *path, const char *work_dir, FILE *out, int *fd)
         return FZ7_EXIT_USAGE;
     }
     install_signals();
+    char tdir[sizeof g_temp_path];
+    const char *slash = strrchr(path, '/');
+    temp_dir_of(g_temp_path, tdir, sizeof tdir);
+    remove_stale_temps(tdir, slash ? slash + 1 : path);
+    if (dir) { /* -w: the copy goes beside the archive */
+        char adir[sizeof g_temp_path];
+        if (temp_name(adir, sizeof adir, path, NULL)) {
+            temp_dir_of(adir, tdir, sizeof tdir);
+            remove_stale_temps(tdir, slash ? slash + 1 : path);
+        }
+    }
     *fd = mkstemp(g_temp_path);
     if (*fd < 0) {
         int err = errno;
@@ -243,6 +328,7 @@ int fz7_temp_create(const char *path, const char *work_dir, FILE *out, int *fd)
         return FZ7_EXIT_FATAL;
     }
     g_temp_live = 1;
+    lock_fd(*fd, &g_temp_lock);
     return 0;
 }
 
@@ -258,6 +344,8 @@ void fz7_temp_drop(int fd)
         unlink(g_copy_path);
         g_copy_live = 0;
     }
+    unlock_fd(&g_temp_lock);
+    unlock_fd(&g_copy_lock);
 }
 
 /* Copies all of from into to (both open file descriptors). 0 or errno. */
@@ -294,6 +382,7 @@ static int commit_by_copy(const char *path, mode_t mode)
     if (to < 0)
         return errno;
     g_copy_live = 1;
+    lock_fd(to, &g_copy_lock);
     int from = open(g_temp_path, O_RDONLY | O_CLOEXEC);
     int err = from < 0 ? errno : copy_fd(from, to);
     if (from >= 0)
@@ -307,8 +396,10 @@ static int commit_by_copy(const char *path, mode_t mode)
     if (err)
         return err;
     g_copy_live = 0;
+    unlock_fd(&g_copy_lock);
     unlink(g_temp_path);
     g_temp_live = 0;
+    unlock_fd(&g_temp_lock);
     return 0;
 }
 
@@ -340,6 +431,7 @@ fz7_status fz7_temp_commit(int fd, const char *path, const struct stat *old_sb, 
         }
     }
     g_temp_live = 0;
+    unlock_fd(&g_temp_lock);
     /* Make the rename itself durable. */
     const char *slash = strrchr(path, '/');
     char dir[PATH_MAX];

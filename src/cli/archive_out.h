@@ -71,7 +71,9 @@ bool fz7_archive_name(const char *archive, const char *ext, char *path, size_t c
 
 /* Creates the temporary file "<dir>/<name>.fz7tmpXXXXXX" for the archive
  * path: dir is work_dir (-w{dir}; "" = $TMPDIR or /tmp, as 7-Zip's -w
- * alone), or path's own folder when work_dir is NULL. Installs handlers
+ * alone), or path's own folder when work_dir is NULL. It is held flock()ed
+ * while it lives; temporary files of that pattern for the same archive
+ * name that no process holds (left by a crash) are removed first. Installs handlers
  * that remove it on SIGINT/SIGTERM/SIGHUP/SIGQUIT (SIGXFSZ is ignored, so
  * ulimit -f gives EFBIG). Returns 0 with *fd set, or an exit code after
  * printing the error (name too long: 7, cannot create: 2). One temporary

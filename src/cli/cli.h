@@ -76,6 +76,10 @@ const char *fz7_entry_path(const fz7_entry *e);
 /* 7-Zip's warning for bytes after the end of an archive (tail_size). */
 #define FZ7_TAIL_WARNING "There are data after the end of archive"
 
+/* The archive-level warning 7-Zip prints in "WARNINGS:" (a tail, a
+ * salvaged header), or NULL; it counts as one warning, exit code 0. */
+const char *fz7_archive_warning(const fz7_archive *a);
+
 /* The "--\nPath = ...\nType = ..." block of 7-Zip (with its "WARNINGS:"
  * line and "Tail Size = " when the archive has a tail). */
 void fz7_print_archive_block(FILE *out, const char *path, const fz7_archive *a);

@@ -218,12 +218,20 @@ static const char *type_name(fz7_format f)
     return "?";
 }
 
+const char *fz7_archive_warning(const fz7_archive *a)
+{
+    const fz7_archive_info *in = fz7_archive_get_info(a);
+    if (in->headers_error)
+        return "Headers Error";
+    return in->tail_size ? FZ7_TAIL_WARNING : NULL;
+}
+
 void fz7_print_archive_block(FILE *out, const char *path, const fz7_archive *a)
 {
     const fz7_archive_info *in = fz7_archive_get_info(a);
     fprintf(out, "--\nPath = %s\nType = %s\n", path, in->type_name ? in->type_name : type_name(in->format));
-    if (in->tail_size)
-        fprintf(out, "WARNINGS:\n%s\n", FZ7_TAIL_WARNING);
+    if (fz7_archive_warning(a))
+        fprintf(out, "WARNINGS:\n%s\n", fz7_archive_warning(a));
     if (in->offset)
         fprintf(out, "Offset = %llu\n", (unsigned long long)in->offset);
     if (!in->sizes_unknown)

@@ -530,6 +530,13 @@ int fz7_cmd_add(const struct fz7_options *o)
         return FZ7_EXIT_USAGE;
     }
 
+    struct stat vol_sb;
+    if (fz7_archive_is_volume_name(path) && stat(path, &vol_sb) == 0) {
+        /* Adding to a volume set would rewrite .001 alone (7zz refuses). */
+        fprintf(stderr, "\n\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
+        return FZ7_EXIT_FATAL;
+    }
+
     add_run r;
     memset(&r, 0, sizeof r);
     r.o = o;

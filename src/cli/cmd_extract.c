@@ -308,6 +308,25 @@ static fz7_status on_end(void *ctx, size_t index, fz7_status result, const char 
         return FZ7_OK;
     if (result != FZ7_OK)
         entry_error(r, result, e, detail);
+    /* Decoded bytes that failed their check are kept for salvage (7-Zip
+     * keeps them too), never over a file that is already there. Not after
+     * a wrong password (7-Zip keeps those): nothing to salvage, and the
+     * file would stand in the way of the retry. */
+    bool damaged = result == FZ7_E_CRC || result == FZ7_E_DATA || result == FZ7_E_TRUNCATED;
+    if (r->writing && damaged && !e->is_symlink && r->fatal == FZ7_OK) {
+        char err[600], *kept_as = NULL;
+        fz7_status s = fz7_disk_end_damaged(r->disk, &kept_as, err, sizeof err);
+        r->writing = false;
+        fz7_progress_clear(r->progress);
+        fflush(r->out);
+        if (s != FZ7_OK)
+            fprintf(stderr, "ERROR: Cannot write output file : %s  (in %s: %s)\n", fz7_entry_path(e),
+                    r->o->archive, err);
+        else if (kept_as)
+            fprintf(stderr, "ERROR: %s : the damaged data were kept as %s beside the existing file  (in %s)\n",
+                    fz7_entry_path(e), kept_as, r->o->archive);
+        free(kept_as);
+    }
     if (r->writing) {
         char err[600];
         fz7_status s = fz7_disk_end(r->disk, result == FZ7_OK, err, sizeof err);
@@ -351,9 +370,10 @@ int fz7_cmd_extract(const struct fz7_options *o)
         return rc;
     r.a = a;
     bool piped = o->from_stdin && fz7_archive_get_info(a)->format == FZ7_FORMAT_XZ;
-    bool tail = fz7_archive_get_info(a)->tail_size > 0;
+    const char *arc_warning = fz7_archive_warning(a);
+    bool tail = arc_warning != NULL;
     if (tail) /* 7-Zip 26 says it before the block and in it; exit code 0 */
-        fprintf(r.out, "\nWARNINGS:\n%s\n\n", FZ7_TAIL_WARNING);
+        fprintf(r.out, "\nWARNINGS:\n%s\n\n", arc_warning);
     if (piped)
         fprintf(r.out, "--\nPath = \nType = xz\n");
     else

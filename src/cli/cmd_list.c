@@ -272,7 +272,7 @@ int fz7_cmd_list(const struct fz7_options *o)
             fprintf(out, ", %llu folders", (unsigned long long)dirs);
         fputc('\n', out);
     }
-    if (fz7_archive_get_info(a)->tail_size && !bare) /* a warning, exit code 0 (7-Zip 26) */
+    if (fz7_archive_warning(a) && !bare) /* a warning, exit code 0 (7-Zip 26) */
         fprintf(out, "\nWarnings: 1\n");
     free(in_blocks);
     fz7_archive_close(a);

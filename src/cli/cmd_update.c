@@ -455,6 +455,12 @@ int fz7_cmd_update(const struct fz7_options *o)
         return FZ7_EXIT_USAGE;
     }
 
+    if (fz7_archive_is_volume_name(path)) {
+        /* A volume set is not rewritten in place (7zz refuses the same). */
+        fprintf(stderr, "\n\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
+        return FZ7_EXIT_FATAL;
+    }
+
     update_run r;
     memset(&r, 0, sizeof r);
     r.o = o;

@@ -124,6 +124,10 @@ static fz7_status rd_u64(cursor *c, uint64_t *v)
     return FZ7_OK;
 }
 
+/* A property ID: a UINT64 like every number of the header (7zFormat.txt,
+ * "Property IDs"), so an ID may take up to nine bytes. */
+static fz7_status rd_id(cursor *c, uint64_t *id) { return rd_num(c, id); }
+
 /* Skips a property's data: UINT64 size, then that many bytes. */
 static fz7_status skip_data(cursor *c)
 {
@@ -198,8 +202,8 @@ static fz7_status parse_pack_info(cursor *c, fz7_7z_streams *s)
         return st;
     bool have_sizes = false;
     for (;;) {
-        uint8_t id;
-        TRY(rd_byte(c, &id));
+        uint64_t id;
+        TRY(rd_id(c, &id));
         if (id == K_END)
             break;
         if (id == K_SIZE) {
@@ -332,9 +336,10 @@ static fz7_status parse_folder(cursor *c, fz7_7z_folder *f)
 
 static fz7_status parse_unpack_info(cursor *c, fz7_7z_streams *s)
 {
-    uint8_t id, external;
+    uint64_t id;
+    uint8_t external;
     fz7_status st;
-    TRY(rd_byte(c, &id));
+    TRY(rd_id(c, &id));
     if (id != K_FOLDER)
         return fail(c, FZ7_E_FORMAT, "Headers Error: expected folders");
     TRY(rd_count(c, c->left / 2, "folder", &s->num_folders));
@@ -354,14 +359,14 @@ static fz7_status parse_unpack_info(cursor *c, fz7_7z_streams *s)
     }
     if (next_pack > s->num_pack)
         return fail(c, FZ7_E_FORMAT, "Headers Error: folders use more pack streams than exist");
-    TRY(rd_byte(c, &id));
+    TRY(rd_id(c, &id));
     if (id != K_CODERS_UNPACK_SIZE)
         return fail(c, FZ7_E_FORMAT, "Headers Error: expected unpack sizes");
     for (uint64_t i = 0; i < s->num_folders; i++)
         for (uint32_t o = 0; o < s->folders[i].num_coders; o++)
             TRY(rd_num(c, &s->folders[i].unpack_sizes[o]));
     for (;;) {
-        TRY(rd_byte(c, &id));
+        TRY(rd_id(c, &id));
         if (id == K_END)
             break;
         if (id == K_CRC) {
@@ -416,11 +421,11 @@ static fz7_status default_substreams(cursor *c, fz7_7z_streams *s)
 
 static fz7_status parse_substreams(cursor *c, fz7_7z_streams *s)
 {
-    uint8_t id;
+    uint64_t id;
     fz7_status st;
     for (uint64_t i = 0; i < s->num_folders; i++)
         s->folders[i].num_substreams = 1;
-    TRY(rd_byte(c, &id));
+    TRY(rd_id(c, &id));
     if (id == K_NUM_UNPACK_STREAM) {
         /* Sizes take a byte each (all but the last of a folder), so the
          * header bounds the total. */
@@ -434,7 +439,7 @@ static fz7_status parse_substreams(cursor *c, fz7_7z_streams *s)
                 budget -= n - 1;
             s->folders[i].num_substreams = n;
         }
-        TRY(rd_byte(c, &id));
+        TRY(rd_id(c, &id));
     }
     TRY(alloc_substreams(c, s));
     uint64_t k = 0;
@@ -454,7 +459,7 @@ static fz7_status parse_substreams(cursor *c, fz7_7z_streams *s)
         s->sub_sizes[k++] = left;
     }
     if (id == K_SIZE)
-        TRY(rd_byte(c, &id));
+        TRY(rd_id(c, &id));
 
     /* Digests cover the substreams whose CRC the folder does not give. */
     uint64_t missing = 0;
@@ -489,38 +494,41 @@ static fz7_status parse_substreams(cursor *c, fz7_7z_streams *s)
         } else {
             TRY(skip_data(c));
         }
-        TRY(rd_byte(c, &id));
+        TRY(rd_id(c, &id));
     }
     return FZ7_OK;
 }
 
 static fz7_status parse_streams_info(cursor *c, fz7_7z_streams *s)
 {
-    uint8_t id;
-    TRY(rd_byte(c, &id));
+    uint64_t id;
+    TRY(rd_id(c, &id));
     if (id == K_PACK_INFO) {
         TRY(parse_pack_info(c, s));
-        TRY(rd_byte(c, &id));
+        TRY(rd_id(c, &id));
     }
     if (id == K_UNPACK_INFO) {
         TRY(parse_unpack_info(c, s));
-        TRY(rd_byte(c, &id));
+        TRY(rd_id(c, &id));
     }
     if (id == K_SUBSTREAMS_INFO) {
         TRY(parse_substreams(c, s));
-        TRY(rd_byte(c, &id));
+        TRY(rd_id(c, &id));
     } else {
         TRY(default_substreams(c, s));
     }
     if (id != K_END)
-        return fail(c, FZ7_E_FORMAT, "Headers Error: unexpected property %u in streams info", id);
+        return fail(c, FZ7_E_FORMAT, "Headers Error: unexpected property %" PRIu64 " in streams info", id);
     return FZ7_OK;
 }
 
 /* ---- FilesInfo ---- */
 
-/* One UTF-16LE name (units[0..n)) as UTF-8; unpaired surrogates become
- * U+FFFD. */
+/* One UTF-16LE name (units[0..n)) as the bytes of a Linux name: UTF-8,
+ * except that U+EF80..U+EFFF, 7-Zip's escapes for bytes that are not
+ * UTF-8 (7z_write.c), give back those bytes, and an unpaired surrogate is
+ * written as its three-byte form, as 7zz does, so that distinct names stay
+ * distinct. */
 static char *utf16_to_utf8(const uint8_t *units, size_t n)
 {
     char *out = malloc(n * 3 + 1), *o = out;
@@ -535,9 +543,9 @@ static char *utf16_to_utf8(const uint8_t *units, size_t n)
                 i++;
             }
         }
-        if (u >= 0xD800 && u < 0xE000)
-            u = 0xFFFD;
-        if (u < 0x80) {
+        if (u >= 0xEF80 && u <= 0xEFFF) {
+            *o++ = (char)(u - 0xEF00);
+        } else if (u < 0x80) {
             *o++ = (char)u;
         } else if (u < 0x800) {
             *o++ = (char)(0xC0 | (u >> 6));
@@ -848,17 +856,17 @@ static fz7_status parse_files_info(cursor *c, fz7_archive *a, fz7_7z_db *db)
 
 static fz7_status parse_header(cursor *c, fz7_archive *a, fz7_7z_db *db)
 {
-    uint8_t id;
-    TRY(rd_byte(c, &id));
+    uint64_t id;
+    TRY(rd_id(c, &id));
     if (id == K_ARCHIVE_PROPERTIES) {
         for (;;) {
-            uint8_t type;
-            TRY(rd_byte(c, &type));
+            uint64_t type;
+            TRY(rd_id(c, &type));
             if (type == 0)
                 break;
             TRY(skip_data(c));
         }
-        TRY(rd_byte(c, &id));
+        TRY(rd_id(c, &id));
     }
     if (id == K_ADDITIONAL_STREAMS_INFO) {
         /* Only external properties refer to it, and those are refused. */
@@ -866,11 +874,11 @@ static fz7_status parse_header(cursor *c, fz7_archive *a, fz7_7z_db *db)
         fz7_status st = parse_streams_info(c, &extra);
         fz7_7z_streams_free(&extra);
         TRY(st);
-        TRY(rd_byte(c, &id));
+        TRY(rd_id(c, &id));
     }
     if (id == K_MAIN_STREAMS_INFO) {
         TRY(parse_streams_info(c, &db->main));
-        TRY(rd_byte(c, &id));
+        TRY(rd_id(c, &id));
     }
     if (id == K_FILES_INFO) {
         TRY(parse_files_info(c, a, db));
@@ -883,7 +891,7 @@ static fz7_status parse_header(cursor *c, fz7_archive *a, fz7_7z_db *db)
         return fail(c, FZ7_E_FORMAT, "Headers Error: streams without files");
     }
     if (id != K_END)
-        return fail(c, FZ7_E_FORMAT, "Headers Error: unexpected property %u in header", id);
+        return fail(c, FZ7_E_FORMAT, "Headers Error: unexpected property %" PRIu64 " in header", id);
     if (c->left != 0)
         return fail(c, FZ7_E_FORMAT, "Headers Error: %zu bytes after the end of the header", c->left);
     return FZ7_OK;
@@ -1023,43 +1031,22 @@ static fz7_status check_start_header(const fz7_archive *a, cursor *c, const uint
     return FZ7_OK;
 }
 
-/* Opens the archive whose signature header is at start. */
-static fz7_status open_at(fz7_archive *a, uint64_t start, char *err, size_t errlen)
+/* Reads and parses the next header of len bytes at pos into a and db;
+ * with nh_crc NULL its CRC is unknown (a salvaged start header). */
+static fz7_status read_next_header(fz7_archive *a, fz7_7z_db *db, uint64_t start, uint64_t pos,
+                                   size_t len, const uint32_t *nh_crc, char *err, size_t errlen)
 {
-    uint8_t sh[SIGNATURE_HEADER_BYTES];
     cursor ec = {NULL, 0, err, errlen, a->opts.mem_limit, start};
-    if (a->file_size - start < SIGNATURE_HEADER_BYTES)
-        return fail(&ec, FZ7_E_TRUNCATED, "Unexpected end of archive");
-    TRY(fz7_volumes_pread(a->vol, sh, sizeof sh, start));
-    uint64_t nh_offset, nh_size;
-    uint32_t nh_crc;
-    TRY(check_start_header(a, &ec, sh, start, &nh_offset, &nh_size, &nh_crc));
-    if (nh_size > a->opts.mem_limit || nh_size > SIZE_MAX)
-        return fail(&ec, FZ7_E_MEMLIMIT, "Header of %" PRIu64 " bytes exceeds the memory limit", nh_size);
-    fz7_status st;
-
-    fz7_7z_db *db = calloc(1, sizeof *db);
-    if (!db)
-        return FZ7_E_MEM;
-    a->priv = db;
-    a->ops = &ops_7z;
-    uint64_t header_end = SIGNATURE_HEADER_BYTES + nh_offset + nh_size;
-    if (nh_size == 0) {   /* an empty archive */
-        if (nh_offset != 0 || nh_crc != 0)
-            return fail(&ec, FZ7_E_FORMAT, "Headers Error: empty header");
-        return fill_info(a, db, header_end);
-    }
-    uint8_t *buf = malloc((size_t)nh_size);
+    uint8_t *buf = malloc(len);
     if (!buf)
         return FZ7_E_MEM;
-    size_t len = (size_t)nh_size;
-    st = fz7_volumes_pread(a->vol, buf, len, start + SIGNATURE_HEADER_BYTES + nh_offset);
-    if (st == FZ7_OK && fz7_crc32(0, buf, len) != nh_crc)
+    fz7_status st = fz7_volumes_pread(a->vol, buf, len, pos);
+    if (st == FZ7_OK && nh_crc && fz7_crc32(0, buf, len) != *nh_crc)
         st = fail(&ec, FZ7_E_CRC, "Headers Error: header CRC mismatch");
     for (int level = 0; st == FZ7_OK; level++) {
         cursor c = {buf, len, err, errlen, a->opts.mem_limit, start};
-        uint8_t id;
-        st = rd_byte(&c, &id);
+        uint64_t id;
+        st = rd_id(&c, &id);
         if (st != FZ7_OK)
             break;
         if (id == K_HEADER) {
@@ -1067,7 +1054,7 @@ static fz7_status open_at(fz7_archive *a, uint64_t start, char *err, size_t errl
             break;
         }
         if (id != K_ENCODED_HEADER || level == MAX_ENCODED_HEADER_LEVELS) {
-            st = fail(&c, FZ7_E_FORMAT, "Headers Error: unexpected header type %u", id);
+            st = fail(&c, FZ7_E_FORMAT, "Headers Error: unexpected header type %" PRIu64, id);
             break;
         }
         uint8_t *next = NULL;
@@ -1080,6 +1067,114 @@ static fz7_status open_at(fz7_archive *a, uint64_t start, char *err, size_t errl
         }
     }
     free(buf);
+    return st;
+}
+
+/* Forgets what a failed read_next_header() left in a and db. */
+static void reset_db(fz7_archive *a, fz7_7z_db *db)
+{
+    for (size_t i = 0; i < a->count; i++)
+        free(a->entries[i].path);
+    free(a->entries);
+    a->entries = NULL;
+    a->count = 0;
+    fz7_7z_streams_free(&db->main);
+    free(db->entry_substream);
+    memset(db, 0, sizeof *db);
+    a->info.header_encrypted = false;
+}
+
+/* How much of the file's end a zeroed start header's next header is
+ * looked for in. */
+#define SALVAGE_SEARCH_BYTES ((size_t)1 << 20)
+
+/* A start header whose 24 bytes after the version are all zero (an
+ * archive whose writer died before it went back to fill them in): the next
+ * header is taken to run to the end of the file and to begin at one of the
+ * two openings a writer puts there, kEncodedHeader kPackInfo or kHeader
+ * kMainStreamsInfo; the candidates nearest the end are tried first and
+ * the first that parses wins. */
+static fz7_status salvage_next_header(fz7_archive *a, fz7_7z_db *db, uint64_t start,
+                                      uint64_t *header_end, char *err, size_t errlen)
+{
+    uint64_t room = a->file_size - start - SIGNATURE_HEADER_BYTES;
+    size_t n = room < SALVAGE_SEARCH_BYTES ? (size_t)room : SALVAGE_SEARCH_BYTES;
+    uint64_t base = a->file_size - n;
+    uint8_t *tail = malloc(n ? n : 1);
+    if (!tail)
+        return FZ7_E_MEM;
+    fz7_status st = fz7_volumes_pread(a->vol, tail, n, base);
+    fz7_status best = FZ7_E_FORMAT;
+    for (size_t i = n >= 2 ? n - 2 : 0; st == FZ7_OK && n >= 2; i--) {
+        if ((tail[i] == K_ENCODED_HEADER && tail[i + 1] == K_PACK_INFO) ||
+            (tail[i] == K_HEADER && tail[i + 1] == K_MAIN_STREAMS_INFO)) {
+            char quiet[8] = "";
+            fz7_status r = read_next_header(a, db, start, base + i, n - i, NULL, quiet, sizeof quiet);
+            if (r == FZ7_OK) {
+                *header_end = a->file_size - start;
+                free(tail);
+                return FZ7_OK;
+            }
+            reset_db(a, db);
+            /* A password or memory problem says more than "not found". */
+            if (r == FZ7_E_NEED_PASSWORD || r == FZ7_E_PASSWORD || r == FZ7_E_MEMLIMIT || r == FZ7_E_MEM)
+                best = r;
+        }
+        if (i == 0)
+            break;
+    }
+    free(tail);
+    if (st != FZ7_OK)
+        return st;
+    cursor ec = {NULL, 0, err, errlen, a->opts.mem_limit, start};
+    if (best == FZ7_E_NEED_PASSWORD || best == FZ7_E_PASSWORD)
+        return fail(&ec, best, "Cannot open encrypted archive. Wrong password?");
+    return fail(&ec, best, "Headers Error: start header is empty and no header was found");
+}
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i])
+            return false;
+    return true;
+}
+
+/* Opens the archive whose signature header is at start. */
+static fz7_status open_at(fz7_archive *a, uint64_t start, char *err, size_t errlen)
+{
+    uint8_t sh[SIGNATURE_HEADER_BYTES];
+    cursor ec = {NULL, 0, err, errlen, a->opts.mem_limit, start};
+    if (a->file_size - start < SIGNATURE_HEADER_BYTES)
+        return fail(&ec, FZ7_E_TRUNCATED, "Unexpected end of archive");
+    TRY(fz7_volumes_pread(a->vol, sh, sizeof sh, start));
+    fz7_7z_db *db = calloc(1, sizeof *db);
+    if (!db)
+        return FZ7_E_MEM;
+    a->priv = db;
+    a->ops = &ops_7z;
+    fz7_status st;
+    uint64_t header_end;
+    if (sh[6] == 0 && all_zero(sh + 8, SIGNATURE_HEADER_BYTES - 8) &&
+        a->file_size - start > SIGNATURE_HEADER_BYTES) {
+        /* 7-Zip opens these too and warns "Headers Error". */
+        TRY(salvage_next_header(a, db, start, &header_end, err, errlen));
+        a->info.headers_error = true;
+        return fill_info(a, db, header_end);
+    }
+    uint64_t nh_offset, nh_size;
+    uint32_t nh_crc;
+    TRY(check_start_header(a, &ec, sh, start, &nh_offset, &nh_size, &nh_crc));
+    if (nh_size > a->opts.mem_limit || nh_size > SIZE_MAX)
+        return fail(&ec, FZ7_E_MEMLIMIT, "Header of %" PRIu64 " bytes exceeds the memory limit", nh_size);
+    header_end = SIGNATURE_HEADER_BYTES + nh_offset + nh_size;
+    if (nh_size == 0) {   /* an empty archive */
+        if (nh_offset != 0 || nh_crc != 0)
+            return fail(&ec, FZ7_E_FORMAT, "Headers Error: empty header");
+        return fill_info(a, db, header_end);
+    }
+    st = read_next_header(a, db, start, start + SIGNATURE_HEADER_BYTES + nh_offset, (size_t)nh_size,
+                          &nh_crc, err, errlen);
     if (st == FZ7_OK)
         st = fill_info(a, db, header_end);
     if (st != FZ7_OK && errlen && !err[0])

@@ -967,8 +967,18 @@ static void put_unpack_sizes(bytebuf *b, const folder_rec *f)
         bb_number(b, f->unpack_size);   /* filters do not change the size */
 }
 
-/* Appends name as UTF-16LE with its terminating 0. Bytes that are not
- * valid UTF-8 become U+FFFD. */
+static void put_unit(bytebuf *b, uint32_t u)
+{
+    uint8_t t[2] = {(uint8_t)u, (uint8_t)(u >> 8)};
+    bb_bytes(b, t, 2);
+}
+
+/* Appends name as UTF-16LE with its terminating 0. Names are bytes on
+ * Linux: a byte that does not start valid UTF-8 (RFC 3629: no overlong
+ * forms, surrogates or code points past U+10FFFF) is written as U+EF00
+ * plus the byte, the escape 7-Zip uses, and so are each of the bytes of a
+ * character in U+EF80..U+EFFF, so that reading the name back (7z_read.c)
+ * gives the same bytes. */
 static void put_utf16(bytebuf *b, const char *s)
 {
     const uint8_t *p = (const uint8_t *)s;
@@ -992,19 +1002,21 @@ static void put_utf16(bytebuf *b, const char *s)
         }
         if (len == 0 || (len == 3 && (c < 0x800 || (c >= 0xD800 && c < 0xE000))) ||
             (len == 4 && (c < 0x10000 || c > 0x10FFFF))) {
-            c = 0xFFFD;
-            len = 1;
+            put_unit(b, 0xEF00 + *p++);
+            continue;
+        }
+        if (c >= 0xEF80 && c <= 0xEFFF) {   /* would read back as escapes */
+            for (size_t i = 0; i < len; i++)
+                put_unit(b, 0xEF00 + *p++);
+            continue;
         }
         p += len;
-        uint8_t t[4];
         if (c >= 0x10000) {
             uint32_t v = c - 0x10000;
-            uint16_t hi = (uint16_t)(0xD800 + (v >> 10)), lo = (uint16_t)(0xDC00 + (v & 0x3FF));
-            t[0] = (uint8_t)hi; t[1] = (uint8_t)(hi >> 8); t[2] = (uint8_t)lo; t[3] = (uint8_t)(lo >> 8);
-            bb_bytes(b, t, 4);
+            put_unit(b, 0xD800 + (v >> 10));
+            put_unit(b, 0xDC00 + (v & 0x3FF));
         } else {
-            t[0] = (uint8_t)c; t[1] = (uint8_t)(c >> 8);
-            bb_bytes(b, t, 2);
+            put_unit(b, c);
         }
     }
     bb_byte(b, 0);

@@ -165,3 +165,5 @@ void fz7_dict_name(uint64_t bytes, char *out, size_t cap)
     else
         snprintf(out, cap, "%" PRIu64 "b", bytes);
 }
+
+bool fz7_archive_is_volume_name(const char *path) { return fz7_volumes_is_first_name(path); }

@@ -67,6 +67,9 @@ typedef struct fz7_archive_info {
     const char *characteristics; /* 7-Zip's "Characteristics = " value, or
                                NULL (xz: "BlockPackSize BlockUnpackSize"
                                when first block headers carry sizes) */
+    bool headers_error;     /* opened in spite of a damaged header (7z: a
+                               zeroed start header); 7-Zip warns "Headers
+                               Error" and exits 0 */
     bool sizes_unknown;     /* the archive's extent is known only after
                                decoding (.lzma, a salvaged .xz): 7-Zip shows
                                no Physical Size and no packed sizes */
@@ -116,6 +119,10 @@ fz7_status fz7_archive_open_fd(int fd, const char *name, const fz7_open_opts *op
 void fz7_archive_close(fz7_archive *a);
 
 const fz7_archive_info *fz7_archive_get_info(const fz7_archive *a);
+
+/* True when path names the first volume of a split archive ("x.7z.001"),
+ * which fz7_archive_open reads with the volumes after it. */
+bool fz7_archive_is_volume_name(const char *path);
 size_t fz7_archive_count(const fz7_archive *a);
 const fz7_entry *fz7_archive_entry(const fz7_archive *a, size_t i);
 

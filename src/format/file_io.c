@@ -149,6 +149,8 @@ static size_t first_volume_digits(const char *path)
     return n;
 }
 
+bool fz7_volumes_is_first_name(const char *path) { return first_volume_digits(path) > 0; }
+
 /* The path of volume number k (1-based) of a set whose first volume is
  * first (with digits digits), in a new string; wider when k needs it. */
 static char *volume_name(const char *first, size_t digits, uint64_t k)

@@ -34,6 +34,10 @@ typedef struct fz7_volumes fz7_volumes;
  * but cannot be opened is FZ7_E_IO too. FZ7_E_MEM. */
 fz7_status fz7_volumes_open(const char *path, fz7_volumes **out, char *err, size_t errlen);
 
+/* True when path names a first volume ("x.7z.001", "x.zip.01"): the name
+ * fz7_volumes_open reads as a volume set. */
+bool fz7_volumes_is_first_name(const char *path);
+
 /* Closes every volume and frees v (NULL is allowed). */
 void fz7_volumes_close(fz7_volumes *v);
 

@@ -121,8 +121,10 @@ fz7_status fz7_xz_block_header_parse(const uint8_t *h, size_t header_size,
         return FZ7_E_UNSUPPORTED;
     }
     size_t pos = 2;
+    /* Header, data and check together stay below 2^63 (3.1.3). */
     if ((flags & 0x40) &&
-        (!fz7_xz_vli_decode(h, end, &pos, &bh->compressed) || bh->compressed == 0)) {
+        (!fz7_xz_vli_decode(h, end, &pos, &bh->compressed) || bh->compressed == 0 ||
+         bh->compressed > (FZ7_XZ_VLI_MAX & ~(uint64_t)3) - header_size)) {
         fz7_xz_msg(detail, dlen, "Bad compressed size in block header");
         return FZ7_E_DATA;
     }

@@ -44,6 +44,8 @@ typedef struct {
     char check[16];     /* info.check: "CRC64", or "Check-N" for others */
     bool header_pack_size, header_unpack_size; /* a first block header has one */
     char characteristics[40];
+    bool impossible;    /* the index was read whole and lists sizes no xz
+                           file can have: no salvage (7-Zip fails too) */
 } xz_priv;
 
 static uint64_t round_up4(uint64_t x) { return (x + 3) & ~(uint64_t)3; }
@@ -118,6 +120,7 @@ static fz7_status parse_index(fz7_archive *a, xz_priv *x, uint64_t off, uint64_t
         uint64_t padded = round_up4(rec.unpadded);
         if (padded > FZ7_XZ_VLI_MAX - *blocks_size ||
             rec.uncompressed > FZ7_XZ_VLI_MAX - *total_uncompressed) {
+            x->impossible = true;
             st = FZ7_E_FORMAT;
             break;
         }
@@ -126,7 +129,8 @@ static fz7_status parse_index(fz7_archive *a, xz_priv *x, uint64_t off, uint64_t
         x->records[x->nrecords++] = rec;
     }
     if (st != FZ7_OK) {
-        fz7_xz_msg(err, errlen, "xz: bad record in the index at offset %" PRIu64, off);
+        fz7_xz_msg(err, errlen, x->impossible ? "xz: the index's sizes add up to more than 2^63-1 (offset %" PRIu64 ")"
+                                              : "xz: bad record in the index at offset %" PRIu64, off);
         st = st == FZ7_E_IO ? st : FZ7_E_FORMAT;
         goto out;
     }
@@ -787,7 +791,7 @@ fz7_status fz7_xz_open(fz7_archive *a, char *err, size_t errlen)
     uint64_t total = 0;
     st = scan_streams(a, p, &total, err, errlen);
     if (st != FZ7_OK && st != FZ7_E_IO && st != FZ7_E_MEM && st != FZ7_E_MEMLIMIT &&
-        a->opts.xz_salvage && salvage_method(a, p) == FZ7_OK) {
+        a->opts.xz_salvage && !p->impossible && salvage_method(a, p) == FZ7_OK) {
         st = fz7_xz_stream_attach(a, p->method);
         free(p->streams);
         free(p->records);

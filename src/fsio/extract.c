@@ -16,7 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#ifdef SYS_openat2
+#include <linux/openat2.h>
+#endif
 
 #define DISK_BUF_SIZE ((size_t)1 << 20) /* bytes per archive_write_data call */
 #define LINK_MAX_TARGET 4096
@@ -37,7 +41,6 @@ struct fz7_disk {
     size_t link_len;
     bool link_too_long;
     bool handlers_set;       /* signal handlers installed by fz7_disk_open */
-    bool allow_dangerous;    /* -snld */
     char *root_full;         /* the output folder's absolute path, once needed */
 };
 
@@ -186,12 +189,13 @@ fz7_status fz7_disk_open(const char *out_dir, fz7_disk **out, char *err, size_t 
 
 void fz7_disk_allow_dangerous_links(fz7_disk *d, bool allow)
 {
-    d->allow_dangerous = allow;
+    (void)d; /* every link that stays below the output folder is made anyway */
+    (void)allow;
 }
 
-int fz7_disk_lookup(fz7_disk *d, const char *path, struct stat *st)
+/* The lookup by lstat of each parent, for kernels without openat2. */
+static int lookup_by_lstat(const char *path, struct stat *st)
 {
-    (void)d;
     char *copy = strdup(path);
     if (!copy)
         return -1;
@@ -213,6 +217,53 @@ int fz7_disk_lookup(fz7_disk *d, const char *path, struct stat *st)
     if (lstat(path, st) == 0)
         return 1;
     return errno == ENOENT ? 0 : -1;
+}
+
+/* The folder of path below the current directory, opened by the kernel's
+ * own walk refusing symlinks and anything outside (openat2 with
+ * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS): >= 0 a descriptor (O_PATH),
+ * -2 a parent is missing, -1 a parent is a symlink, not a folder, or
+ * outside, -3 openat2 is not there. */
+static int open_parent_beneath(const char *path)
+{
+#ifdef SYS_openat2
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
+    if (!dir)
+        return -1;
+    struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+                           .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+    int fd = (int)syscall(SYS_openat2, AT_FDCWD, dir[0] ? dir : ".", &how, sizeof how);
+    int e = errno;
+    free(dir);
+    if (fd >= 0)
+        return fd;
+    if (e == ENOSYS || e == EPERM) /* old kernel, or a seccomp filter */
+        return -3;
+    return e == ENOENT ? -2 : -1;
+#else
+    (void)path;
+    return -3;
+#endif
+}
+
+int fz7_disk_lookup(fz7_disk *d, const char *path, struct stat *st)
+{
+    (void)d;
+    int dfd = open_parent_beneath(path);
+    if (dfd == -3)
+        return lookup_by_lstat(path, st);
+    if (dfd == -2)
+        return 0;
+    if (dfd < 0)
+        return -1;
+    const char *slash = strrchr(path, '/');
+    int r = fstatat(dfd, slash ? slash + 1 : path, st, AT_SYMLINK_NOFOLLOW);
+    int e = errno;
+    close(dfd);
+    if (r == 0)
+        return 1;
+    return e == ENOENT ? 0 : -1;
 }
 
 fz7_status fz7_disk_free_name(fz7_disk *d, const char *path, char **out)
@@ -423,18 +474,20 @@ static fz7_status publish(fz7_disk *d, char *err, size_t errlen)
     return FZ7_E_IO;
 }
 
-/* Symlink targets, by the rules 7-Zip 26.02 follows (found by trying it,
- * see tests/scripts/hostile_extract.sh). Components are resolved from the
- * link's folder (from the output folder for an absolute target); empty
- * and "." components do not count. Refused: any ".." (with -snld: a ".."
- * after a name, or one climbing above the output folder), a target that
- * names no name (with -snld: one that resolves to the output folder
- * itself), and, checked after those, a target passing through a symlink
- * that exists on disk. */
+/* Symlink targets: a link is made when what it names stays below the
+ * output folder, as tar restores a tree's own links (7-Zip 26.02 refuses
+ * every ".." without -snld). Components are resolved from the link's
+ * folder (from the output folder for an absolute target); empty and "."
+ * components do not count. Refused: a ".." that climbs above the output
+ * folder, a ".." after a name (that name may be replaced by a link later
+ * in the archive, so where ".." lands is not known now), and, checked after
+ * those, a target passing through a symlink that exists on disk (only its
+ * last component may be one: a chain of links that each stay below the
+ * output folder stays below it). The link's own folder is a real one:
+ * fz7_disk_begin() refuses to create anything below a symlink. */
 typedef enum link_verdict { LINK_OK, LINK_DANGEROUS, LINK_VIA_LINK, LINK_NO_MEMORY } link_verdict;
 
-static link_verdict check_link(fz7_disk *d, const char *link_path, const char *target,
-                               char **resolved_out)
+static link_verdict check_link(const char *link_path, const char *target, char **resolved_out)
 {
     *resolved_out = NULL;
     bool absolute = target[0] == '/';
@@ -453,11 +506,11 @@ static link_verdict check_link(fz7_disk *d, const char *link_path, const char *t
     for (size_t i = 0; i < dir_len; i++)
         depth += res[i] == '/';
     depth += dir_len > 0;
-    bool seen_name = false, via_link = false;
+    bool seen_name = false, via_link = false, last_is_link = false;
     for (const char *p = target; *p;) {
         size_t cl = strcspn(p, "/");
         if (cl == 2 && p[0] == '.' && p[1] == '.') {
-            if (!d->allow_dangerous || seen_name || depth == 0) {
+            if (seen_name || depth == 0) {
                 free(res);
                 return LINK_DANGEROUS;
             }
@@ -466,6 +519,7 @@ static link_verdict check_link(fz7_disk *d, const char *link_path, const char *t
             res[len] = 0;
             depth--;
         } else if (cl > 0 && !(cl == 1 && p[0] == '.')) {
+            via_link |= last_is_link;
             if (len)
                 res[len++] = '/';
             memcpy(res + len, p, cl);
@@ -474,16 +528,11 @@ static link_verdict check_link(fz7_disk *d, const char *link_path, const char *t
             depth++;
             seen_name = true;
             struct stat st;
-            if (!via_link && lstat(res, &st) == 0 && S_ISLNK(st.st_mode))
-                via_link = true;
+            last_is_link = lstat(res, &st) == 0 && S_ISLNK(st.st_mode);
         }
         p += cl;
         while (*p == '/')
             p++;
-    }
-    if (d->allow_dangerous ? depth == 0 : !seen_name) {
-        free(res);
-        return LINK_DANGEROUS;
     }
     if (via_link) {
         free(res);
@@ -551,7 +600,7 @@ static fz7_status write_link(fz7_disk *d, char *err, size_t errlen)
     if (!*shown) /* "/" alone: 7-Zip creates nothing and says nothing */
         return FZ7_OK;
     char *resolved;
-    link_verdict v = check_link(d, d->final_path, d->link, &resolved);
+    link_verdict v = check_link(d->final_path, d->link, &resolved);
     if (v == LINK_NO_MEMORY)
         return FZ7_E_MEM;
     if (v != LINK_OK) {
@@ -613,6 +662,55 @@ fz7_status fz7_disk_end(fz7_disk *d, bool keep, char *err, size_t errlen)
         } else {
             s = write_link(d, err, errlen);
         }
+    }
+    clear_item(d);
+    return s;
+}
+
+fz7_status fz7_disk_end_damaged(fz7_disk *d, char **kept_as, char *err, size_t errlen)
+{
+    *kept_as = NULL;
+    if (!d->active || d->item.kind != FZ7_DISK_FILE || !d->header_written)
+        return fz7_disk_end(d, false, err, errlen);
+    fz7_status s = d->fill ? flush(d, d->buf, d->fill, err, errlen) : FZ7_OK;
+    d->fill = 0;
+    if (archive_write_finish_entry(d->aw) < ARCHIVE_WARN && s == FZ7_OK) {
+        snprintf(err, errlen, "%s: %s", d->final_path, archive_error_string(d->aw));
+        s = FZ7_E_IO;
+    }
+    struct stat st;
+    if (s == FZ7_OK && lstat(d->final_path, &st) == 0) {
+        size_t n = strlen(d->final_path);
+        char *beside = malloc(n + sizeof ".damaged");
+        if (!beside) {
+            s = FZ7_E_MEM;
+        } else {
+            memcpy(beside, d->final_path, n);
+            memcpy(beside + n, ".damaged", sizeof ".damaged");
+            if (lstat(beside, &st) == 0 || errno != ENOENT) {
+                char *other = NULL;
+                s = fz7_disk_free_name(d, beside, &other);
+                free(beside);
+                beside = other;
+                if (s != FZ7_OK)
+                    snprintf(err, errlen, "%s: no free name for the damaged data", d->final_path);
+            }
+        }
+        if (s == FZ7_OK) {
+            free(d->final_path);
+            d->final_path = beside;
+            *kept_as = strdup(beside);
+            if (!*kept_as)
+                s = FZ7_E_MEM;
+        }
+    }
+    if (s == FZ7_OK)
+        s = publish(d, err, errlen);
+    else
+        unlink(d->temp_path);
+    if (s != FZ7_OK) {
+        free(*kept_as);
+        *kept_as = NULL;
     }
     clear_item(d);
     return s;

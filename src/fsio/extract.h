@@ -4,7 +4,8 @@
  *
  * A file's data goes to a temporary name in its final directory and is
  * renamed to the final name only when the caller says the entry decoded
- * and checked OK, so no damaged file ever sits under its final name. */
+ * and checked OK, so no damaged file ever replaces one (a damaged one is
+ * kept only where nothing was: fz7_disk_end_damaged). */
 #ifndef FZ7_EXTRACT_H
 #define FZ7_EXTRACT_H
 
@@ -48,13 +49,16 @@ fz7_status fz7_disk_safe_path(const char *archive_path, bool is_dir, char **out)
  * FZ7_E_IO with a reason in err when out_dir cannot be created or entered. */
 fz7_status fz7_disk_open(const char *out_dir, fz7_disk **out, char *err, size_t errlen);
 
-/* -snld: lets symbolic links climb out of their folder with leading ".."
- * as long as they stay below the output folder (see fz7_disk_end). */
+/* -snld: 7-Zip's switch to allow links with ".."; fz7 already makes every
+ * link that stays below the output folder (see fz7_disk_end), so it
+ * changes nothing. */
 void fz7_disk_allow_dangerous_links(fz7_disk *d, bool allow);
 
-/* Looks up path below the output folder without following symlinks
- * (lstat, parents included): 1 exists (*st filled), 0 absent, -1 a parent
- * is a symlink or not a directory (the write would be refused). */
+/* Looks up path below the output folder without following symlinks: its
+ * folder is opened by openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS), the
+ * kernel's walk (lstat of each parent where openat2 is missing), and the
+ * name looked up in it. 1 exists (*st filled), 0 absent, -1 a parent is a
+ * symlink or not a directory (the write would be refused). */
 int fz7_disk_lookup(fz7_disk *d, const char *path, struct stat *st);
 
 /* A name that does not exist yet for path: "dir/name_1.ext", "_2", ...
@@ -78,10 +82,11 @@ fz7_status fz7_disk_data(fz7_disk *d, const uint8_t *p, size_t n, char *err, siz
 
 /* Ends the item: keep == true renames it to its final name (replacing an
  * existing file or symlink), false removes the temporary file.
- * A symlink is checked first, by 7-Zip 26.02's rules: its target must not
- * use ".." (with -snld: only leading ".." that stay below the output
- * folder), must name something below the output folder other than the
- * folder itself, and must not pass through a symlink already on disk. A
+ * A symlink is checked first: its target must stay below the output
+ * folder (the output folder itself is allowed), using ".." only before its
+ * first name, and must not pass through a symlink already on disk (its
+ * last component may be one). 7-Zip 26.02 refuses every ".." and a target
+ * naming the output folder unless -snld; tar's rule is followed here. A
  * refused link is not created, an empty file with item.perm takes its
  * name (as with 7-Zip): FZ7_E_ARG with err = "Dangerous link path
  * was ignored : NAME : TARGET" (or "Dangerous link via another link was
@@ -89,6 +94,15 @@ fz7_status fz7_disk_data(fz7_disk *d, const uint8_t *p, size_t n, char *err, siz
  * path below the output folder ("/etc/x" -> "<output folder>/etc/x").
  * Otherwise FZ7_E_IO / FZ7_E_DATA with a reason in err. */
 fz7_status fz7_disk_end(fz7_disk *d, bool keep, char *err, size_t errlen);
+
+/* Ends a file item whose data failed its CRC or could not all be decoded,
+ * keeping what was written so a person can salvage it (7-Zip keeps such a
+ * file too): under its final name when nothing is there, else beside what
+ * is there as "NAME.damaged" (or "NAME_1.damaged", ...), so a file already
+ * on disk is never replaced by a damaged one; *kept_as (malloc'ed) then
+ * names it, else it is NULL. Other items end as with keep == false.
+ * FZ7_E_IO with a reason in err, FZ7_E_MEM. */
+fz7_status fz7_disk_end_damaged(fz7_disk *d, char **kept_as, char *err, size_t errlen);
 
 /* The system errno behind the last failed fz7_disk_begin (libarchive's
  * archive_errno), or 0 when the failure was not a system error. */

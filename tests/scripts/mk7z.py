@@ -3,7 +3,9 @@
 entry names, for tests that need archives other tools refuse to make
 (hostile "../" paths, symlinks followed by files through them).
 
-Usage: mk7z.py OUT.7z SPEC...   SPEC is f:PATH:DATA, l:PATH:TARGET or d:PATH
+Usage: mk7z.py [--archive-props HEX] OUT.7z SPEC...
+SPEC is f:PATH:DATA, l:PATH:TARGET or d:PATH; --archive-props puts HEX (the
+bytes between kArchiveProperties and its kEnd) into the header.
 (7zFormat.txt: signature header, PackInfo, UnPackInfo, SubStreamsInfo, FilesInfo).
 """
 import struct
@@ -32,7 +34,12 @@ def bits(flags):
 
 
 def main():
-    out_path, specs = sys.argv[1], sys.argv[2:]
+    args = sys.argv[1:]
+    archive_props = None
+    if args[0] == "--archive-props":
+        archive_props = bytes.fromhex(args[1])
+        args = args[2:]
+    out_path, specs = args[0], args[1:]
     entries = []
     for s in specs:
         kind, rest = s.split(":", 1)
@@ -45,6 +52,8 @@ def main():
     packed = b"".join(e[2] for e in streams)
 
     h = bytearray(b"\x01")                      # kHeader
+    if archive_props is not None:
+        h += b"\x02" + archive_props + b"\x00"     # kArchiveProperties
     if streams:
         h += b"\x04"                            # kMainStreamsInfo
         h += b"\x06" + number(0) + number(len(streams)) + b"\x09"
@@ -71,7 +80,7 @@ def main():
         if any(empty_file):
             v = bits(empty_file)
             h += b"\x0f" + number(len(v)) + v
-    names = b"\x00" + b"".join(e[1].encode("utf-16-le") + b"\x00\x00" for e in entries)
+    names = b"\x00" + b"".join(e[1].encode("utf-16-le", "surrogatepass") + b"\x00\x00" for e in entries)
     h += b"\x11" + number(len(names)) + names
     attrs = bytearray(b"\x01\x00")
     for kind, _, _ in entries:
