@@ -5,7 +5,8 @@
 # machine is shared).
 #
 # Usage: tests/fuzz/run.sh [-b BUILD_DIR] [-s SECONDS] [-n RUNS] [HARNESS...]
-#   HARNESS: 7z xz lzma lzma2 7zaes bcj2 ppmd deflate (default: all)
+#   HARNESS: 7z xz lzma lzma2 7zaes bcj2 ppmd deflate (decoders) and
+#   enc_lzma enc_lzma2 enc_mt enc_xz enc_7z liblzma (write side; default: all)
 #   -n RUNS stops a harness after RUNS executions (or SECONDS, whichever
 #   comes first; default: time only). -s 0 only builds. Findings (crash-*, leak-*, timeout-*, oom-*) go to
 #   BUILD_DIR/findings/HARNESS/; the last line per harness gives executions
@@ -25,7 +26,7 @@ while getopts b:s:n: opt; do
     esac
 done
 shift $((OPTIND - 1))
-HARNESSES=${*:-7z xz lzma lzma2 7zaes bcj2 ppmd deflate}
+HARNESSES=${*:-7z xz lzma lzma2 7zaes bcj2 ppmd deflate enc_lzma enc_lzma2 enc_mt enc_xz enc_7z liblzma}
 
 # --- toolchain: clang with libFuzzer's runtime (installed if missing) ---
 have_fuzzer() {
@@ -49,6 +50,7 @@ make -C "$BUILD/lib" -j2 fz7core >/dev/null || { make -C "$BUILD/lib" fz7core 2>
 # as CMake wrote them for the fz7 binary.
 LIBS=$(sed -n 's/.* libfz7core\.a //p' "$BUILD/lib/CMakeFiles/fz7.dir/link.txt" 2>/dev/null)
 LIBS=${LIBS:--larchive -lbz2 -lpthread}
+LIBS="$LIBS -llzma"   # liblzma: the independent decoder (fuzz binaries only)
 for h in $HARNESSES; do
     [ -f "$HERE/fuzz_$h.c" ] || { echo "run.sh: no harness fuzz_$h.c" >&2; exit 2; }
     if [ ! "$BUILD/fuzz_$h" -nt "$BUILD/lib/libfz7core.a" ] || [ "$HERE/fuzz_$h.c" -nt "$BUILD/fuzz_$h" ] ||
@@ -66,6 +68,9 @@ for h in $HARNESSES; do
     corpus=$BUILD/corpus/$h findings=$BUILD/findings/$h
     mkdir -p "$corpus" "$findings"
     case $h in 7z|xz) maxlen=65536 ;; *) maxlen=16384 ;; esac
+    # the committed, minimised corpus (tests/fuzz/corpus/HARNESS) joins the seeds
+    [ -d "$BUILD/seeds/$h" ] || mkdir -p "$BUILD/seeds/$h"
+    [ -d "$HERE/corpus/$h" ] && cp -n "$HERE/corpus/$h"/* "$BUILD/seeds/$h/" 2>/dev/null
     # one process (no -jobs: that forks a worker logging into the cwd)
     # -timeout=60: a 1.4 KB Deflate64 stream that expands to 11 MB (0.07 s
     # natively) passed 10 s under ASan at nice 19 on a loaded machine.
