@@ -28,11 +28,22 @@
  * allocated (libFuzzer's -rss_limit_mb catches the rest). */
 #define FUZZ_MEM_LIMIT ((uint64_t)64 << 20)
 
-/* Bytes fuzz_archive lets one input decode before it stops extracting: a
- * mutated size field makes PPMd or LZMA decode garbage for as long as the
- * header says (most of the 7z harness's time went there), and nothing
- * past the first MiB reaches code the first MiB did not. */
-#define FUZZ_OUT_CAP ((uint64_t)1 << 20)
+/* Bytes fuzz_archive lets one input decode before it stops extracting
+ * (checked after each 64 KiB the extractor hands out), the memory limit
+ * it gives the decoders, and its decoder threads (2: the non-solid
+ * decode pool is reached). A mutated size field makes PPMd decode garbage
+ * for as long as the header says, and 16 MiB PPMd models (7zz's default)
+ * took most of the 7z harness's time: PPMd itself is fuzzed by fuzz_ppmd,
+ * and the seeds made here use 64 KiB dictionaries and 1 MiB models. */
+#ifndef FUZZ_OUT_CAP
+#define FUZZ_OUT_CAP ((uint64_t)128 << 10)
+#endif
+#ifndef FUZZ_ARCHIVE_MEM_LIMIT
+#define FUZZ_ARCHIVE_MEM_LIMIT ((uint64_t)16 << 20)
+#endif
+#ifndef FUZZ_ARCHIVE_THREADS
+#define FUZZ_ARCHIVE_THREADS 2
+#endif
 
 /* Aborts with a message: the harness found a mismatch (libFuzzer keeps the
  * input as a crash). */
@@ -148,13 +159,14 @@ static inline fz7_status fuzz_cb_end(void *ctx, size_t i, fz7_status r, const ch
 }
 
 /* Opens the archive in the memfd fd (the archive API opens a path; a memfd
- * keeps it in memory), lists every entry and extracts all of them into
- * x. Returns the open status. */
-static inline fz7_status fuzz_archive_fd(int fd, const char *password, unsigned threads, fuzz_extract *x)
+ * keeps it in memory) with the decoders' memory limit mem_limit, lists
+ * every entry and extracts all of them into x. Returns the open status. */
+static inline fz7_status fuzz_archive_fd(int fd, const char *password, unsigned threads, uint64_t mem_limit,
+                                         fuzz_extract *x)
 {
     char path[64], err[512];
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    fz7_open_opts o = {.password = password, .mem_limit = FUZZ_MEM_LIMIT, .threads = threads};
+    fz7_open_opts o = {.password = password, .mem_limit = mem_limit, .threads = threads};
     fz7_archive *a;
     fz7_status st = fz7_archive_open(path, &o, &a, err, sizeof err);
     if (st == FZ7_OK) {
@@ -181,14 +193,15 @@ static inline int fuzz_memfd(const uint8_t *data, size_t size)
 }
 
 /* Opens data as an archive with password, lists every entry and extracts
- * all of them (at most FUZZ_OUT_CAP bytes) through counting callbacks. */
+ * all of them (at most FUZZ_OUT_CAP bytes) through counting callbacks, on
+ * one thread (libFuzzer's coverage must not depend on scheduling). */
 static inline void fuzz_archive(const uint8_t *data, size_t size, const char *password)
 {
     int fd = fuzz_memfd(data, size);
     if (fd < 0)
         return;
     fuzz_extract x = {.cap = FUZZ_OUT_CAP};
-    fuzz_archive_fd(fd, password, 1, &x);
+    fuzz_archive_fd(fd, password, FUZZ_ARCHIVE_THREADS, FUZZ_ARCHIVE_MEM_LIMIT, &x);
     close(fd);
     /* The 7zAES key cache has a fixed number of slots: keeping it makes
      * mutations of one encrypted seed skip the 2^19-round KDF. */

@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_buf out;
     fuzz_buf_init(&out);
     fuzz_extract x = {.cap = UINT64_MAX, .collect = &out};
-    fz7_status st = fuzz_archive_fd(fd, "fuzz", 1, &x);
+    fz7_status st = fuzz_archive_fd(fd, "fuzz", 1, FUZZ_MEM_LIMIT, &x);
     FUZZ_CHECK(st == FZ7_OK && x.worst == FZ7_OK, "fz7: open %s, extract %s", fz7_status_str(st),
                fz7_status_str(x.worst));
     FUZZ_CHECK(x.sum >= entries, "entries");

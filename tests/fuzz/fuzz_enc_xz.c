@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                    pread(fd, file.p, (size_t)fsize, 0) == fsize, "read back");
     file.n = (size_t)fsize;
     fuzz_extract x = {.cap = UINT64_MAX, .collect = &out};
-    st = fuzz_archive_fd(fd, NULL, 1, &x);
+    st = fuzz_archive_fd(fd, NULL, 1, FUZZ_MEM_LIMIT, &x);
     FUZZ_CHECK(st == FZ7_OK && x.worst == FZ7_OK, "fz7: open %s, extract %s", fz7_status_str(st),
                fz7_status_str(x.worst));
     fuzz_same("fz7", data, size, out.p, out.n);

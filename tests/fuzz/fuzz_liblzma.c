@@ -77,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         int fd = fuzz_memfd(enc.p, enc.n);
         fuzz_extract x = {.cap = UINT64_MAX, .collect = &out};
-        st = fuzz_archive_fd(fd, NULL, 1 + (b[0] >> 7), &x);
+        st = fuzz_archive_fd(fd, NULL, 1 + (b[0] >> 7), FUZZ_MEM_LIMIT, &x);
         FUZZ_CHECK(st == FZ7_OK && x.worst == FZ7_OK, "fz7 xz: open %s, extract %s", fz7_status_str(st),
                    fz7_status_str(x.worst));
         close(fd);
