@@ -74,13 +74,14 @@ for h in $HARNESSES; do
     # one process (no -jobs: that forks a worker logging into the cwd)
     # -timeout=60: a 1.4 KB Deflate64 stream that expands to 11 MB (0.07 s
     # natively) passed 10 s under ASan at nice 19 on a loaded machine.
-    (cd "$BUILD" && exec "$BUILD/fuzz_$h" -max_total_time="$SECS" -runs="$RUNS" -timeout=60 -rss_limit_mb=1024 \
+    (cd "$BUILD" && exec /usr/bin/time -f "cpu: %U s user %S s sys" "$BUILD/fuzz_$h" -max_total_time="$SECS" -runs="$RUNS" -timeout=60 -rss_limit_mb=1024 \
         -max_len=$maxlen -artifact_prefix="$findings/" -print_final_stats=1 \
         "$corpus" "$BUILD/seeds/$h") >"$BUILD/fuzz_$h.log" 2>&1
     rc=$?
     last=$(grep -E '^#[0-9]+' "$BUILD/fuzz_$h.log" | tail -1)
     execs=$(grep -m1 '^stat::number_of_executed_units' "$BUILD/fuzz_$h.log" | awk '{print $2}')
-    echo "$h: exit $rc, executions ${execs:-?}; $last"
+    cpu=$(grep '^cpu: ' "$BUILD/fuzz_$h.log" | tail -1)
+    echo "$h: exit $rc, executions ${execs:-?}, ${cpu:-cpu: ?}; $last"
     ls "$findings" | sed "s|^|  finding: $findings/|"
     [ "$rc" = 0 ] || status=1
 done
