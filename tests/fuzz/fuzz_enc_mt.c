@@ -58,6 +58,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     st = encode_mt(&c, c.threads, big, n, &many, &propn);
     FUZZ_CHECK(st == FZ7_OK, "%u threads, flags %u: %s", c.threads, c.flags, fz7_status_str(st));
     FUZZ_CHECK(prop1 == propn, "dictionary byte %u vs %u", prop1, propn);
+    fuzz_check_lzma2(big, n, &one, prop1);
+    fuzz_check_lzma2(big, n, &many, propn);
     fuzz_same("threads", one.p, one.n, many.p, many.n);
     fuzz_check_lzma2(big, n, &many, propn);
     fuzz_buf_free(&one), fuzz_buf_free(&many);
