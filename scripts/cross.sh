@@ -66,7 +66,10 @@ build() {
             -c "$ROOT/src/lzma/$s.c" -o "$o" || return 1
     done
     rm -f "$dir/libportable.a" && ar rcs "$dir/libportable.a" "$dir/obj/portable_lzma_dec.o" "$dir/obj/portable_lzma2_dec.o" || return 1
-    $cc $CFLAGS "$ROOT/tests/cross/enc_hashes.c" "$lib" -o "$dir/enc_hashes" || return 1
+    # static: Debian 12's qemu-s390x (7.2) aborts every dynamically linked
+    # s390x program with "stack smashing detected", even an empty main()
+    $cc $CFLAGS -static "$ROOT/tests/cross/enc_hashes.c" "$lib" -o "$dir/enc_hashes" || return 1
+    echo 'int main(void) { return 0; }' >"$dir/empty.c" && $cc "$dir/empty.c" -o "$dir/empty" || return 1
     for t in $TESTS; do
         # cmocka.h is the same header for every target; the library is the target's
         $cc $CFLAGS -idirafter /usr/include -I"$ROOT/tests/unit" "$ROOT/tests/unit/$t.c" "$dir/libportable.a" "$lib" \
@@ -92,7 +95,13 @@ for a in $ARCHES; do
     echo "cross.sh: $a: building"
     build "$a-linux-gnu-gcc" "$dir" "$a-linux-gnu" || { echo "cross.sh: $a: build failed" >&2; status=1; continue; }
     export QEMU_LD_PREFIX=/usr/$a-linux-gnu
+    # the unit tests link the target's libcmocka.so (Debian has no static
+    # one): they run only where qemu runs dynamically linked programs
+    dyn_ok=1
+    "qemu-$a" "$dir/empty" >/dev/null 2>&1 || dyn_ok=0
+    [ "$dyn_ok" = 1 ] || echo "cross.sh: $a: SKIP unit tests: qemu-$a cannot run a dynamically linked empty program here"
     for t in $TESTS; do
+        [ "$dyn_ok" = 1 ] || break
         # FZ7_SHARED unset: the tests use generated data (the bench corpus
         # under qemu would take many minutes)
         if env -u FZ7_SHARED LD_LIBRARY_PATH="/usr/lib/$a-linux-gnu" "qemu-$a" "$dir/$t" >"$dir/$t.log" 2>&1; then
