@@ -73,6 +73,18 @@ static inline uint32_t fz7_lz_hash5(const uint8_t *p, uint32_t shift)
     return ((v * FZ7_LZ_GOLDEN) ^ ((uint32_t)p[4] * 0x2545F491u)) >> shift;
 }
 
+/* The index (0..7) of the first differing byte of two 8-byte words loaded
+ * from memory as they are (memcpy), given their XOR (non-zero): the lowest
+ * set bit on little-endian machines, the highest on big-endian ones. */
+static inline uint32_t fz7_lz_first_diff8(uint64_t diff)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return (uint32_t)__builtin_clzll(diff) >> 3;
+#else
+    return (uint32_t)__builtin_ctzll(diff) >> 3;
+#endif
+}
+
 /* Length of the common run of a and b from start, at most lim: the first
  * 8 bytes inline (most candidates differ there), the rest through the
  * dispatched match_len kernel. Same result either way. */
@@ -86,7 +98,7 @@ __attribute__((always_inline)) static inline uint32_t fz7_lz_extend_by(fz7_lz_ma
         memcpy(&y, b + start, 8);
         uint64_t diff = x ^ y;
         if (diff != 0)
-            return start + ((uint32_t)__builtin_ctzll(diff) >> 3);
+            return start + fz7_lz_first_diff8(diff);
         return start + 8 + match_len(a + start + 8, b + start + 8, lim - start - 8);
     }
     return start + match_len(a + start, b + start, lim - start);

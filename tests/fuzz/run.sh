@@ -5,7 +5,8 @@
 # machine is shared).
 #
 # Usage: tests/fuzz/run.sh [-b BUILD_DIR] [-s SECONDS] [-n RUNS] [HARNESS...]
-#   HARNESS: 7z xz lzma lzma2 7zaes bcj2 ppmd deflate (default: all)
+#   HARNESS: 7z xz lzma lzma2 7zaes bcj2 ppmd deflate (decoders) and
+#   enc_lzma enc_lzma2 enc_mt enc_xz enc_7z liblzma (write side; default: all)
 #   -n RUNS stops a harness after RUNS executions (or SECONDS, whichever
 #   comes first; default: time only). -s 0 only builds. Findings (crash-*, leak-*, timeout-*, oom-*) go to
 #   BUILD_DIR/findings/HARNESS/; the last line per harness gives executions
@@ -25,7 +26,7 @@ while getopts b:s:n: opt; do
     esac
 done
 shift $((OPTIND - 1))
-HARNESSES=${*:-7z xz lzma lzma2 7zaes bcj2 ppmd deflate}
+HARNESSES=${*:-7z xz lzma lzma2 7zaes bcj2 ppmd deflate enc_lzma enc_lzma2 enc_mt enc_xz enc_7z liblzma}
 
 # --- toolchain: clang with libFuzzer's runtime (installed if missing) ---
 have_fuzzer() {
@@ -61,16 +62,20 @@ for h in $HARNESSES; do
     corpus=$BUILD/corpus/$h findings=$BUILD/findings/$h
     mkdir -p "$corpus" "$findings"
     case $h in 7z|xz) maxlen=65536 ;; *) maxlen=16384 ;; esac
+    # the committed, minimised corpus (tests/fuzz/corpus/HARNESS) joins the seeds
+    [ -d "$BUILD/seeds/$h" ] || mkdir -p "$BUILD/seeds/$h"
+    [ -d "$HERE/corpus/$h" ] && cp -n "$HERE/corpus/$h"/* "$BUILD/seeds/$h/" 2>/dev/null
     # one process (no -jobs: that forks a worker logging into the cwd)
     # -timeout=60: a 1.4 KB Deflate64 stream that expands to 11 MB (0.07 s
     # natively) passed 10 s under ASan at nice 19 on a loaded machine.
-    (cd "$BUILD" && exec "$BUILD/fuzz_$h" -max_total_time="$SECS" -runs="$RUNS" -timeout=60 -rss_limit_mb=1024 \
+    (cd "$BUILD" && exec /usr/bin/time -f "cpu: %U s user %S s sys" "$BUILD/fuzz_$h" -max_total_time="$SECS" -runs="$RUNS" -timeout=60 -rss_limit_mb=1024 \
         -max_len=$maxlen -artifact_prefix="$findings/" -print_final_stats=1 \
         "$corpus" "$BUILD/seeds/$h") >"$BUILD/fuzz_$h.log" 2>&1
     rc=$?
     last=$(grep -E '^#[0-9]+' "$BUILD/fuzz_$h.log" | tail -1)
     execs=$(grep -m1 '^stat::number_of_executed_units' "$BUILD/fuzz_$h.log" | awk '{print $2}')
-    echo "$h: exit $rc, executions ${execs:-?}; $last"
+    cpu=$(grep '^cpu: ' "$BUILD/fuzz_$h.log" | tail -1)
+    echo "$h: exit $rc, executions ${execs:-?}, ${cpu:-cpu: ?}; $last"
     ls "$findings" | sed "s|^|  finding: $findings/|"
     [ "$rc" = 0 ] || status=1
 done

@@ -9,7 +9,7 @@ set -u
 OUT=${1:?usage: seeds.sh OUT_DIR}
 HERE=$(cd "$(dirname "$0")" && pwd)
 SHARED=${FZ7_SHARED:-$HERE/../../../shared}
-rm -rf "$OUT" && mkdir -p "$OUT"/{7z,xz,lzma,lzma2,7zaes,bcj2,ppmd,deflate} || exit 1
+rm -rf "$OUT" && mkdir -p "$OUT"/{7z,xz,lzma,lzma2,7zaes,bcj2,ppmd,deflate,enc_lzma,enc_lzma2,enc_mt,enc_xz,enc_7z,liblzma} || exit 1
 T=$(mktemp -d) && trap 'rm -rf "$T"' EXIT
 
 # Sample inputs: text, x86-like code with E8/E9 bytes, zeros, random.
@@ -88,4 +88,17 @@ if command -v 7zz >/dev/null && [ -n "$py" ]; then
     (cd "$T/in" && 7zz a -m0=Deflate64 -mhc=off "$T/deflate64.7z" code.bin >/dev/null 2>&1)
     "$py" "$HERE/seeds_cut.py" "$T" "$OUT" || echo "seeds.sh: seeds_cut.py failed" >&2
 fi
+# --- write-side harnesses: option bytes (fuzz_common.h fuzz_take_cfg, or
+# fuzz_liblzma.c's 8) in front of the sample inputs ---
+n=0
+for cfg in '\x00\x00\xff\x00\x00\x04\x00\x00\x00\x00' '\x05\x00\xff\x00\x00\x07\x02\x01\x03\x41' \
+           '\x09\x00\xff\x00\x00\x05\x16\x02\x10\xc2' '\xa3\x07\x00\x40\x90\x00\x0b\x0d\x7f\x0f' \
+           '\xb7\x0a\x2c\xff\x00\x1a\x25\x0e\x05\x88'; do
+    for f in text.txt code.bin zeros.bin random.bin; do
+        n=$((n + 1))
+        for h in enc_lzma enc_lzma2 enc_mt enc_xz enc_7z liblzma; do
+            { printf "$cfg"; head -c 4000 "$T/in/$f"; } >"$OUT/$h/seed_$n"
+        done
+    done
+done
 for h in "$OUT"/*; do echo "seeds.sh: $(basename "$h"): $(ls "$h" | wc -l) seeds"; done
