@@ -14,6 +14,7 @@
 #include "format/xz_write.h"
 #include "lzma/lzma_dec.h"
 #include "lzma/lzma_enc.h"
+#include "lzma/lzma_presets.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,7 +180,7 @@ int main(int argc, char **argv)
     for (unsigned mf = 0; mf < 6; mf++)
         for (unsigned mode = 0; mode < 2; mode++) {
             fz7_lzma_enc_preset(&o, mode ? 5 : 3);
-            o.mf = (fz7_lzma_mf)mf, o.dict_size = 1 << 16, o.mf_thread = mode;
+            o.mf = (fz7_lz_kind)mf, o.dict_size = 1 << 16, o.mf_thread = mode;
             snprintf(name, sizeof name, "lzma2-%s-a%u-d64k", mfs[mf], mode), run(name, &o, 1, 1, in, n);
         }
     fz7_lzma_enc_preset(&o, 5);

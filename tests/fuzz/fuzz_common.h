@@ -14,6 +14,7 @@
 #include "format/archive.h"
 #include "lzma/lzma_dec.h"
 #include "lzma/lzma_enc.h"
+#include "lzma/lzma_presets.h"
 
 #include <lzma.h>
 #include <stdbool.h>
@@ -240,7 +241,7 @@ static inline bool fuzz_take_cfg(const uint8_t **p, size_t *n, bool lzma2, fuzz_
     fz7_lzma_enc_preset(&c->lzma, c->level);
     if (b[0] >= 160) {          /* own parser / match finder / nice / depth */
         c->lzma.mode = b[1] & 1 ? FZ7_LZMA_MODE_NORMAL : FZ7_LZMA_MODE_FAST;
-        c->lzma.mf = (fz7_lzma_mf)((b[1] >> 1) % 6);
+        c->lzma.mf = (fz7_lz_kind)((b[1] >> 1) % 6);
         c->lzma.nice_len = FZ7_LZMA_NICE_MIN + b[3] % (FZ7_LZMA_NICE_MAX - FZ7_LZMA_NICE_MIN + 1);
         c->lzma.depth = b[4] < 128 ? 0 : b[4] - 127;
     }
