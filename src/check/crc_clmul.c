@@ -2,7 +2,7 @@
  * multiplication folding: PCLMULQDQ on 128-bit lanes and VPCLMULQDQ on
  * 512-bit registers. One folding core serves both polynomials; only the
  * constants and the final Barrett reduction differ. */
-#include "cpu/kernels.h"
+#include "check/check_kernels.h"
 
 #ifdef FZ7_HAVE_X86_KERNELS
 

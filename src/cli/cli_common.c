@@ -4,7 +4,6 @@
 #include "cli/cli.h"
 
 #include "cpu/cpu.h"
-#include "cpu/dispatch.h"
 
 #include <ctype.h>
 #include <errno.h>

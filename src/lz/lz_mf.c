@@ -247,7 +247,7 @@ tables_done:
     mf->offset = mf->cyclic_size;
     if ((uint64_t)mf->buf_size * 2 + mf->cyclic_size < 0xFFFFFFFFu)
         mf->offset = 0xFFFFFFFFu - 2 * mf->buf_size;
-    mf->match_len = fz7_dispatch_get()->match_len;
+    mf->match_len = fz7_match_len_pick()->fn;
     return 0;
 }
 

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cpu/dispatch.h"
+#include "lz/match_len.h"
 
 /* Kinds of match finder (same numbering as fz7_lzma_mf in lzma_enc.h). */
 enum { FZ7_LZ_HC4 = 0, FZ7_LZ_BT2, FZ7_LZ_BT3, FZ7_LZ_BT4, FZ7_LZ_HC5, FZ7_LZ_HB5 };
