@@ -2,7 +2,7 @@
  * slicing-by-8. The portable twins of the carry-less-multiplication kernels,
  * which also finish their heads and tails (fewer than 64 bytes). */
 #include "check/check_kernels.h"
-#include "fz7_common.h"
+#include "cpu/bytes.h"
 
 #include <pthread.h>
 
