@@ -23,6 +23,11 @@ section .text
 %define HEADEND r9              ; BUF + 16 * (blocks in the head)
 %define NEWIV0  r10             ; last ciphertext block, the IV for the
 %define NEWIV1  r11             ;   next call (saved before it is overwritten)
+%define NBYTES  rax             ; 16 * NBLK, to find the last block
+%define SHIFT   rcx             ; .first: 2 * blocks left (NBLK's register, no
+%define SHIFT8  cl              ;   longer needed there)
+%define MASK32  eax             ; .first: (1 << SHIFT) - 1, qwords to load
+%define KMASK   k1              ; .first: MASK32 as an opmask
 
 %define DATA_BASE  0            ; zmm0..zmm7: blocks being decrypted
 %define CHAIN_BASE 8            ; zmm8..zmm15: previous ciphertext ^ last key
@@ -36,8 +41,8 @@ section .text
 %define GROUP_REGS  8           ; registers per main-loop iteration
 %define GROUP_BYTES 512         ; 8 registers x 64 bytes
 %define GROUP_BLOCKS 32
-%define PREFETCH_DIST 2048      ; bytes below the group: 4 groups ahead
-                                ; (+15-40% on 64 MiB buffers here)
+%define PREFETCH_DIST 2048      ; bytes below the group: 4 groups ahead, so
+                                ; lines of buffers larger than the cache arrive in time
 
 ; AES_DEC_ROUNDS w, n: rounds 1..13 (AESDEC with round keys 1..13) on data
 ; registers 0..n-1 of width w, round-major so the n chains interleave.
@@ -68,10 +73,10 @@ fz7_aes_cbc_dec_vaes512:
 %endrep
 
         ; The last ciphertext block becomes the IV of the next call.
-        mov     rax, NBLK
-        shl     rax, 4
-        mov     NEWIV0, [BUF + rax - 16]
-        mov     NEWIV1, [BUF + rax - 8]
+        mov     NBYTES, NBLK
+        shl     NBYTES, 4
+        mov     NEWIV0, [BUF + NBYTES - 16]
+        mov     NEWIV1, [BUF + NBYTES - 8]
 
         ; Head = the first ((nblocks - 1) mod 32) + 1 blocks (1..32); the
         ; rest is whole groups of 32 blocks, each with a block before it.
@@ -80,7 +85,7 @@ fz7_aes_cbc_dec_vaes512:
         inc     HEADEND
         shl     HEADEND, 4
         add     HEADEND, BUF
-        lea     PTR, [BUF + rax - GROUP_BYTES]
+        lea     PTR, [BUF + NBYTES - GROUP_BYTES]
         cmp     NBLK, GROUP_BLOCKS      ; no whole group besides the head
         jbe     .head
 
@@ -132,21 +137,21 @@ align 32
         ; The first 1..4 blocks at BUF, masked: qword mask (1 << 2r) - 1 for
         ; r blocks. Their chaining operand is [iv, c0, c1, c2], made by
         ; shifting the IV (lane 3 of IVREG) in below the ciphertext.
-        lea     rcx, [PTR + 64]         ; NBLK is no longer needed: rcx
-        sub     rcx, BUF                ;   becomes the shift count
-        shr     rcx, 3                  ; 2r
-        mov     eax, 1
-        shl     eax, cl
-        dec     eax
-        kmovw   k1, eax
-        vmovdqu64 DATA(zmm, 0) {k1}{z}, [BUF]
+        lea     SHIFT, [PTR + 64]
+        sub     SHIFT, BUF
+        shr     SHIFT, 3                ; 2r
+        mov     MASK32, 1
+        shl     MASK32, SHIFT8
+        dec     MASK32
+        kmovw   KMASK, MASK32
+        vmovdqu64 DATA(zmm, 0) {KMASK}{z}, [BUF]
         vbroadcasti32x4 IVREG, [IVP]
         valignq CHAIN(zmm, 0), DATA(zmm, 0), IVREG, 6
         vpxorq  DATA(zmm, 0), DATA(zmm, 0), KEY(zmm, 0)
         AES_DEC_ROUNDS zmm, 1
         vpxorq  CHAIN(zmm, 0), CHAIN(zmm, 0), KEY(zmm, 14)
         vaesdeclast DATA(zmm, 0), DATA(zmm, 0), CHAIN(zmm, 0)
-        vmovdqu64 [BUF] {k1}, DATA(zmm, 0)
+        vmovdqu64 [BUF] {KMASK}, DATA(zmm, 0)
 
         mov     [IVP], NEWIV0
         mov     [IVP + 8], NEWIV1

@@ -11,7 +11,6 @@
 #include <time.h>
 
 #include "cpu/cpu.h"
-#include "cpu/kernels.h"
 #include "crypto/aes.h"
 #include "crypto/aes7z.h"
 
@@ -62,21 +61,20 @@ int main(int argc, char **argv)
     fz7_aes256_expand(&k, key);
 
     const fz7_cpu_features *f = fz7_cpu_features_get();
-    (void)f;
-    struct { const char *name; cbc_fn fn; int dec; int ok; } paths[] = {
-        {"portable", fz7_aes_cbc_dec_portable, 1, 1},
-        {"portable", fz7_aes_cbc_enc_portable, 0, 1},
-#ifdef FZ7_HAVE_X86_KERNELS
-        {"aesni", fz7_aes_cbc_dec_aesni, 1, f->aesni && f->sse41},
-        {"aesni", fz7_aes_cbc_enc_aesni, 0, f->aesni && f->sse41},
-        {"vaes256", fz7_aes_cbc_dec_vaes256, 1, f->aesni && f->vaes && f->avx2},
-#ifdef FZ7_HAVE_NASM
-        {"vaes512", fz7_aes_cbc_dec_vaes512, 1, f->vaes && f->avx512f},
-#endif
-#endif
-    };
+    struct { const char *name; cbc_fn fn; int dec; int ok; } paths[16];
+    size_t np = 0;
+    for (int dec = 1; dec >= 0; dec--) {
+        size_t nk;
+        const fz7_aes_cbc_kernel *ks = dec ? fz7_aes_cbc_dec_kernels(&nk) : fz7_aes_cbc_enc_kernels(&nk);
+        for (size_t i = 0; i < nk && np < sizeof paths / sizeof paths[0]; i++, np++) {
+            paths[np].name = ks[i].info.name;
+            paths[np].fn = ks[i].fn;
+            paths[np].dec = dec;
+            paths[np].ok = fz7_cpu_can_run(ks[i].info.need);
+        }
+    }
     printf("CPU: %s\nbuffer %zu MiB, best of %d, MB/s of process CPU time\n", f->brand, mib, repeats);
-    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+    for (size_t p = 0; p < np; p++) {
         if (!paths[p].ok) {
             printf("%-8s %s: skipped (CPU lacks the features)\n", paths[p].name,
                    paths[p].dec ? "decrypt" : "encrypt");

@@ -12,7 +12,8 @@
 #include <time.h>
 
 #include "cpu/cpu.h"
-#include "cpu/kernels.h"
+#include "check/check_kernels.h"
+#include "lz/match_len.h"
 
 typedef uint32_t (*crc32_fn)(uint32_t, const uint8_t *, size_t);
 typedef uint64_t (*crc64_fn)(uint64_t, const uint8_t *, size_t);
@@ -149,21 +150,21 @@ int main(int argc, char **argv)
 
     const fz7_cpu_features *f = fz7_cpu_features_get();
     fz7_cpu_level max = fz7_cpu_max_level();
-    bench_path paths[] = {
-        {K_CRC32, "portable", FN(fz7_crc32_portable), true},
-        {K_CRC64, "portable", FN(fz7_crc64_portable), true},
-        {K_SHA256, "portable", FN(fz7_sha256_blocks_portable), true},
-        {K_MLEN, "portable", FN(fz7_match_len_portable), true},
-#ifdef FZ7_HAVE_X86_KERNELS
-        {K_CRC32, "pclmulqdq", FN(fz7_crc32_pclmul), max >= FZ7_LEVEL_AVX2 && f->pclmulqdq && f->sse41},
-        {K_CRC32, "vpclmulqdq-512", FN(fz7_crc32_vpclmul512), max >= FZ7_LEVEL_AVX512 && f->vpclmulqdq},
-        {K_CRC64, "pclmulqdq", FN(fz7_crc64_pclmul), max >= FZ7_LEVEL_AVX2 && f->pclmulqdq && f->sse41},
-        {K_CRC64, "vpclmulqdq-512", FN(fz7_crc64_vpclmul512), max >= FZ7_LEVEL_AVX512 && f->vpclmulqdq},
-        {K_SHA256, "sha-ni", FN(fz7_sha256_blocks_shani), max >= FZ7_LEVEL_AVX2 && f->sha && f->sse41},
-        {K_MLEN, "avx2", FN(fz7_match_len_avx2), max >= FZ7_LEVEL_AVX2},
-        {K_MLEN, "avx512", FN(fz7_match_len_avx512), max >= FZ7_LEVEL_AVX512},
-#endif
-    };
+    bench_path paths[16];
+    size_t np = 0, nk;
+#define ADD_FAMILY(kind, list)                                                     \
+    for (size_t i = 0; i < nk && np < sizeof paths / sizeof paths[0]; i++)         \
+        paths[np++] = (bench_path){kind, (list)[i].info.name, FN((list)[i].fn),    \
+                                   fz7_cpu_can_run((list)[i].info.need)}
+    const fz7_crc32_kernel *c32 = fz7_crc32_kernels(&nk);
+    ADD_FAMILY(K_CRC32, c32);
+    const fz7_crc64_kernel *c64 = fz7_crc64_kernels(&nk);
+    ADD_FAMILY(K_CRC64, c64);
+    const fz7_sha256_kernel *sha = fz7_sha256_kernels(&nk);
+    ADD_FAMILY(K_SHA256, sha);
+    const fz7_match_len_kernel *ml = fz7_match_len_kernels(&nk);
+    ADD_FAMILY(K_MLEN, ml);
+#undef ADD_FAMILY
     static const char *kind_names[] = {"crc32", "crc64", "sha256", "match_len"};
     static const char *methods_7zz[] = {"CRC32", "CRC64", "SHA256", NULL};
     double best_fz7[4] = {0};
@@ -172,7 +173,7 @@ int main(int argc, char **argv)
     printf("GB/s = 1e9 bytes per CPU second, best of several passes\n");
     printf("%-10s %-16s %12s %12s\n", "kernel", "path", "GB/s 256KiB", "GB/s big");
     for (int k = 0; k < 4; k++) {
-        for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        for (size_t i = 0; i < np; i++) {
             const bench_path *bp = &paths[i];
             if ((int)bp->kind != k)
                 continue;

@@ -23,4 +23,6 @@ for a in "${archives[@]}"; do
   echo "== fz7 t $a"; "$fz7" t "$a"
   echo "== fz7 x $a"; "$fz7" x -y -o"$work/out" "$a" >/dev/null && echo "extracted to $work/out"
 done
-find "$work/out" | head -20
+# awk, not head: head exits after 20 lines, find then dies of SIGPIPE and
+# pipefail turns that into exit 141.
+find "$work/out" | awk 'NR <= 20'

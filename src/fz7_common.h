@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cpu/bytes.h" /* fz7_get32le, fz7_put64le, ... */
+
 typedef enum fz7_status {
     FZ7_OK = 0,
     FZ7_E_MEM,           /* malloc failed (exit 8) */
@@ -56,24 +58,5 @@ fz7_istream *fz7_istream_from_memory(const uint8_t *buf, size_t n);
 
 /* Default decoder memory limit in bytes (dictionaries, header buffers). */
 #define FZ7_DEFAULT_MEM_LIMIT ((uint64_t)4 << 30)
-
-/* Little-endian loads and stores. */
-static inline uint16_t fz7_get16le(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
-static inline uint32_t fz7_get32le(const uint8_t *p)
-{
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
-static inline uint64_t fz7_get64le(const uint8_t *p)
-{
-    return (uint64_t)fz7_get32le(p) | ((uint64_t)fz7_get32le(p + 4) << 32);
-}
-static inline void fz7_put32le(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
-}
-static inline void fz7_put64le(uint8_t *p, uint64_t v)
-{
-    fz7_put32le(p, (uint32_t)v); fz7_put32le(p + 4, (uint32_t)(v >> 32));
-}
 
 #endif

@@ -1,5 +1,6 @@
 /* check.h - CRC32 (7z), CRC64 (xz) and SHA-256 (xz check, 7zAES KDF).
- * All go through the dispatch table. */
+ * Each uses the fastest kernel of its family the CPU level allows
+ * (check_kernels.h). */
 #ifndef FZ7_CHECK_H
 #define FZ7_CHECK_H
 

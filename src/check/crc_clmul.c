@@ -2,7 +2,7 @@
  * multiplication folding: PCLMULQDQ on 128-bit lanes and VPCLMULQDQ on
  * 512-bit registers. One folding core serves both polynomials; only the
  * constants and the final Barrett reduction differ. */
-#include "cpu/kernels.h"
+#include "check/check_kernels.h"
 
 #ifdef FZ7_HAVE_X86_KERNELS
 
@@ -99,11 +99,11 @@ static const crc_clmul_consts crc64_k = {
 #define TARGET_VPCLMUL512 \
     __attribute__((target("avx512f,avx512bw,avx512vl,vpclmulqdq,pclmul,sse4.1")))
 
-/* Measured crossovers: below 32 bytes the table CRC is as fast as one fold
- * and the reduction; below 512 the xmm path beats the zmm one. From 16 KiB
- * on, hashing the bytes up to a 64-byte boundary with the table first pays
- * for itself (unaligned zmm loads split cache lines: -10% at 64 KiB); for
- * shorter inputs it costs more than it saves. */
+/* Crossovers: below 32 bytes the table CRC is as fast as one fold and the
+ * reduction; below 512 the xmm path beats the zmm one. From 16 KiB on,
+ * hashing the bytes up to a 64-byte boundary with the table first pays for
+ * itself (unaligned zmm loads split cache lines); for shorter inputs it
+ * costs more than it saves. */
 #define CLMUL_MIN_BYTES 32
 #define VPCLMUL_MIN_BYTES 512
 #define VPCLMUL_ALIGN_MIN_BYTES 16384

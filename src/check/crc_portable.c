@@ -1,8 +1,8 @@
 /* crc_portable.c - table-driven CRC-32 and CRC-64 (reflected polynomials),
  * slicing-by-8. The portable twins of the carry-less-multiplication kernels,
  * which also finish their heads and tails (fewer than 64 bytes). */
-#include "cpu/kernels.h"
-#include "fz7_common.h"
+#include "check/check_kernels.h"
+#include "cpu/bytes.h"
 
 #include <pthread.h>
 

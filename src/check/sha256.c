@@ -2,8 +2,7 @@
  * compression functions, portable and SHA-NI, kept together so that they
  * share the round constants. */
 #include "check/check.h"
-#include "cpu/dispatch.h"
-#include "cpu/kernels.h"
+#include "check/check_kernels.h"
 
 #include <string.h>
 
@@ -97,6 +96,24 @@ void fz7_sha256_blocks_shani(uint32_t state[8], const uint8_t *p, size_t nblocks
 }
 #endif
 
+static const fz7_sha256_kernel sha256_kernels[] = {
+    {{"portable", {FZ7_LEVEL_PORTABLE, 0}}, fz7_sha256_blocks_portable},
+#ifdef FZ7_HAVE_X86_KERNELS
+    {{"sha-ni", {FZ7_LEVEL_AVX2, FZ7_CPU_SHA | FZ7_CPU_SSE41}}, fz7_sha256_blocks_shani},
+#endif
+};
+
+const fz7_sha256_kernel *fz7_sha256_kernels(size_t *n)
+{
+    *n = sizeof sha256_kernels / sizeof sha256_kernels[0];
+    return sha256_kernels;
+}
+
+const fz7_sha256_kernel *fz7_sha256_pick(void)
+{
+    return FZ7_KERNEL_PICK(sha256_kernels);
+}
+
 void fz7_sha256_init(fz7_sha256 *s)
 {
     static const uint32_t iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
@@ -109,7 +126,7 @@ void fz7_sha256_init(fz7_sha256 *s)
 void fz7_sha256_update(fz7_sha256 *s, const void *data, size_t n)
 {
     const uint8_t *p = data;
-    void (*blocks)(uint32_t *, const uint8_t *, size_t) = fz7_dispatch_get()->sha256_blocks;
+    fz7_sha256_blocks_fn blocks = fz7_sha256_pick()->fn;
     s->total += n;
     if (s->fill) {
         size_t take = 64 - s->fill < n ? 64 - s->fill : n;

@@ -5,7 +5,6 @@
 #include "cli/archive_type.h"
 
 #include "cpu/cpu.h"
-#include "cpu/dispatch.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,12 +1,13 @@
 /* cmd_bench.c - `fz7 b`: LZMA compression and decompression speeds per
- * dictionary size on generated data, and the speeds of the dispatch table's
- * kernels (CRC32, CRC64, SHA256, AES256CBC) at every CPU level from the one
+ * dictionary size on generated data, and the speeds of the kernels
+ * (CRC32, CRC64, SHA256, AES256CBC) at every CPU level from the one
  * in use down to portable, so each SIMD path's gain is visible. */
 #include "cli/cli.h"
 
 #include "check/check.h"
+#include "check/check_kernels.h"
 #include "cpu/cpu.h"
-#include "cpu/dispatch.h"
+#include "lz/match_len.h"
 #include "crypto/aes.h"
 #include "lzma/lzma_dec.h"
 #include "lzma/lzma_enc.h"
@@ -344,7 +345,7 @@ static int bench_lzma(const uint32_t *dicts, size_t ndicts, unsigned threads, un
     generate_data(data, data_len, 0x667A37u);
 
     printf("LZMA (level 5: normal parser, bt4, nice_len 32), %u thread%s, match_len: %s\n",
-           threads, threads == 1 ? "" : "s", fz7_dispatch_get()->match_len_path);
+           threads, threads == 1 ? "" : "s", fz7_match_len_pick()->info.name);
     printf("Rating: estimated MIPS from fz7's model (not comparable with 7-Zip's)\n\n");
     printf("%-6s %-30s  | %s\n", "", "         Compressing", "     Decompressing");
     printf(ROW_TEXT, "Dict", "Speed", "Usage", "Ratio", "Rating", "Speed", "Usage", "Rating");
@@ -394,7 +395,7 @@ static int bench_lzma(const uint32_t *dicts, size_t ndicts, unsigned threads, un
                 char label[32];
                 snprintf(label, sizeof label, "%s", fz7_cpu_level_name((fz7_cpu_level)lv));
                 printf("%-9s %-10s compress %8.2f MB/s   decompress %8.2f MB/s\n", label,
-                       fz7_dispatch_get()->match_len_path, r.c_speed / 1e6, r.d_speed / 1e6);
+                       fz7_match_len_pick()->info.name, r.c_speed / 1e6, r.d_speed / 1e6);
                 fflush(stdout);
             }
         }
@@ -408,14 +409,15 @@ static int bench_lzma(const uint32_t *dicts, size_t ndicts, unsigned threads, un
 
 typedef enum kernel_id { K_CRC32, K_CRC64, K_SHA256, K_AES_DEC, K_AES_ENC } kernel_id;
 
-static const char *kernel_path(const fz7_dispatch *d, kernel_id k)
+/* The name of kernel k's pick at the level in use. */
+static const char *kernel_path(kernel_id k)
 {
     switch (k) {
-    case K_CRC32: return d->crc32_path;
-    case K_CRC64: return d->crc64_path;
-    case K_SHA256: return d->sha256_path;
-    case K_AES_DEC: return d->aes_cbc_dec_path;
-    case K_AES_ENC: return d->aes_cbc_enc_path;
+    case K_CRC32: return fz7_crc32_pick()->info.name;
+    case K_CRC64: return fz7_crc64_pick()->info.name;
+    case K_SHA256: return fz7_sha256_pick()->info.name;
+    case K_AES_DEC: return fz7_aes_cbc_dec_pick()->info.name;
+    case K_AES_ENC: return fz7_aes_cbc_enc_pick()->info.name;
     }
     return "?";
 }
@@ -427,11 +429,16 @@ static const char *kernel_name(kernel_id k)
     return names[k];
 }
 
-/* Runs kernel k over buf[0..n) until KERNEL_SECONDS pass; bytes per second.
- * The results feed `sink` so no call can be left out. */
-static double kernel_speed(const fz7_dispatch *d, kernel_id k, uint8_t *buf, size_t n,
-                           const fz7_aes256_key *key, uint64_t *sink)
+/* Runs kernel k (its pick at the level in use) over buf[0..n) until
+ * KERNEL_SECONDS pass; bytes per second. The results feed `sink` so no call
+ * can be left out. */
+static double kernel_speed(kernel_id k, uint8_t *buf, size_t n, const fz7_aes256_key *key,
+                           uint64_t *sink)
 {
+    fz7_crc32_fn crc32 = fz7_crc32_pick()->fn;
+    fz7_crc64_fn crc64 = fz7_crc64_pick()->fn;
+    fz7_sha256_blocks_fn sha256 = fz7_sha256_pick()->fn;
+    fz7_aes_cbc_fn dec = fz7_aes_cbc_dec_pick()->fn, enc = fz7_aes_cbc_enc_pick()->fn;
     uint32_t state[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                          0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
     uint8_t iv[16] = {0};
@@ -442,11 +449,11 @@ static double kernel_speed(const fz7_dispatch *d, kernel_id k, uint8_t *buf, siz
     do {
         for (size_t i = 0; i < batch; i++) {
             switch (k) {
-            case K_CRC32: c32 = d->crc32(c32, buf, n); break;
-            case K_CRC64: c64 = d->crc64(c64, buf, n); break;
-            case K_SHA256: d->sha256_blocks(state, buf, n / 64); break;
-            case K_AES_DEC: d->aes_cbc_dec(key->dec, iv, buf, n / 16); break;
-            case K_AES_ENC: d->aes_cbc_enc(key->enc, iv, buf, n / 16); break;
+            case K_CRC32: c32 = crc32(c32, buf, n); break;
+            case K_CRC64: c64 = crc64(c64, buf, n); break;
+            case K_SHA256: sha256(state, buf, n / 64); break;
+            case K_AES_DEC: dec(key->dec, iv, buf, n / 16); break;
+            case K_AES_ENC: enc(key->enc, iv, buf, n / 16); break;
             }
         }
         done += (uint64_t)batch * n;
@@ -494,14 +501,13 @@ static int bench_kernels(const kernel_id *ks, size_t nk)
         double speeds[3][N_KERNEL_SIZES];
         for (int lv = (int)start; lv >= (int)FZ7_LEVEL_PORTABLE; lv--) {
             fz7_cpu_set_level((fz7_cpu_level)lv);
-            const fz7_dispatch *d = fz7_dispatch_get();
             for (size_t s = 0; s < N_KERNEL_SIZES; s++)
-                speeds[lv][s] = kernel_speed(d, ks[i], buf, KERNEL_SIZES[s], key, &sink);
+                speeds[lv][s] = kernel_speed(ks[i], buf, KERNEL_SIZES[s], key, &sink);
         }
         for (int lv = (int)start; lv >= (int)FZ7_LEVEL_PORTABLE; lv--) {
             fz7_cpu_set_level((fz7_cpu_level)lv);
             printf("  %-12s %-16s", fz7_cpu_level_name((fz7_cpu_level)lv),
-                   kernel_path(fz7_dispatch_get(), ks[i]));
+                   kernel_path(ks[i]));
             for (size_t s = 0; s < N_KERNEL_SIZES; s++)
                 printf(" %12.0f", speeds[lv][s] / 1e6);
             double base = speeds[FZ7_LEVEL_PORTABLE][N_KERNEL_SIZES - 1];
@@ -565,7 +571,6 @@ static int method_bit(const char *name)
 static void print_header(unsigned threads)
 {
     const fz7_cpu_features *f = fz7_cpu_features_get();
-    const fz7_dispatch *d = fz7_dispatch_get();
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     printf("\nfz7 %s benchmark\n", FZ7_VERSION);
     printf("CPU: %s\n", f->brand[0] ? f->brand : "unknown");
@@ -574,8 +579,9 @@ static void print_header(unsigned threads)
            fz7_cpu_level_name(fz7_cpu_level_get()), fz7_cpu_level_name(fz7_cpu_max_level()));
     printf("Kernels: crc32 %s, crc64 %s, sha256 %s, aes_cbc_dec %s, aes_cbc_enc %s, "
            "match_len %s\n\n",
-           d->crc32_path, d->crc64_path, d->sha256_path, d->aes_cbc_dec_path, d->aes_cbc_enc_path,
-           d->match_len_path);
+           fz7_crc32_pick()->info.name, fz7_crc64_pick()->info.name,
+           fz7_sha256_pick()->info.name, fz7_aes_cbc_dec_pick()->info.name,
+           fz7_aes_cbc_enc_pick()->info.name, fz7_match_len_pick()->info.name);
 }
 
 int fz7_cmd_bench(const struct fz7_options *o)

@@ -2,8 +2,11 @@
  * "Command Line Error:" messages (exit 7) and runs the command. */
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "check/check_kernels.h"
 #include "cpu/cpu.h"
-#include "cpu/dispatch.h"
+#include "crypto/aes.h"
+#include "crypto/aes7z.h"
+#include "lz/match_len.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -13,14 +16,14 @@
 static void print_version(void)
 {
     const fz7_cpu_features *f = fz7_cpu_features_get();
-    const fz7_dispatch *d = fz7_dispatch_get();
     printf("fz7 %s : 7z/xz archiver (7-Zip compatible command line)\n", FZ7_VERSION);
     printf("CPU: %s\n", f->brand[0] ? f->brand : "unknown");
     printf("Dispatch level: %s (highest supported: %s)\n", fz7_cpu_level_name(fz7_cpu_level_get()),
            fz7_cpu_level_name(fz7_cpu_max_level()));
     printf("crc32: %s\ncrc64: %s\nsha256: %s\naes_cbc_dec: %s\naes_cbc_enc: %s\nmatch_len: %s\n",
-           d->crc32_path, d->crc64_path, d->sha256_path, d->aes_cbc_dec_path, d->aes_cbc_enc_path,
-           d->match_len_path);
+           fz7_crc32_pick()->info.name, fz7_crc64_pick()->info.name,
+           fz7_sha256_pick()->info.name, fz7_aes_cbc_dec_pick()->info.name,
+           fz7_aes_cbc_enc_pick()->info.name, fz7_match_len_pick()->info.name);
 }
 
 static void print_usage(void)
@@ -158,6 +161,7 @@ int main(int argc, char **argv)
         rc = 7;
         break;
     }
+    fz7_7zaes_cache_clear();
     fz7_options_free(&o);
     fflush(stdout);
     return rc;

@@ -1,7 +1,10 @@
-/* cpu.c - CPUID/XGETBV feature detection and the FZ7_CPU level. */
+/* cpu.c - CPUID/XGETBV feature detection, the FZ7_CPU level and the
+ * kernel-pick rule. Detection runs once (pthread_once); the level is an
+ * atomic, as tests and `fz7 b` lower it while other threads may pick. */
 #include "cpu/cpu.h"
-#include "cpu/dispatch.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,9 +14,10 @@
 #endif
 
 static fz7_cpu_features g_features;
+static uint32_t g_feature_bits;        /* FZ7_CPU_* of g_features */
 static fz7_cpu_level g_max_level = FZ7_LEVEL_PORTABLE;
-static fz7_cpu_level g_level = FZ7_LEVEL_PORTABLE;
-static int g_detected;
+static atomic_int g_level;
+static pthread_once_t g_detect_once = PTHREAD_ONCE_INIT;
 
 #ifdef FZ7_X86
 static unsigned long long read_xcr0(void)
@@ -78,11 +82,17 @@ static void trim_brand(char *s)
         s[--len] = 0;
 }
 
-static void detect(void)
+static uint32_t feature_bits(const fz7_cpu_features *f)
 {
-    if (g_detected)
-        return;
-    g_detected = 1;
+    return (f->sse41 ? FZ7_CPU_SSE41 : 0) | (f->pclmulqdq ? FZ7_CPU_PCLMULQDQ : 0) |
+           (f->aesni ? FZ7_CPU_AESNI : 0) | (f->sha ? FZ7_CPU_SHA : 0) | (f->bmi2 ? FZ7_CPU_BMI2 : 0) |
+           (f->avx2 ? FZ7_CPU_AVX2 : 0) | (f->avx512f ? FZ7_CPU_AVX512F : 0) |
+           (f->avx512bw ? FZ7_CPU_AVX512BW : 0) | (f->vaes ? FZ7_CPU_VAES : 0) |
+           (f->vpclmulqdq ? FZ7_CPU_VPCLMULQDQ : 0);
+}
+
+static void detect_once(void)
+{
     memset(&g_features, 0, sizeof g_features);
 #ifdef FZ7_X86
     detect_x86(&g_features);
@@ -96,19 +106,26 @@ static void detect(void)
         g_max_level = FZ7_LEVEL_AVX2;
     if (g_max_level == FZ7_LEVEL_AVX2 && f->avx512f && f->avx512bw && f->avx512vl)
         g_max_level = FZ7_LEVEL_AVX512;
-    g_level = g_max_level;
+    g_feature_bits = feature_bits(f);
+    fz7_cpu_level level = g_max_level;
     const char *env = getenv("FZ7_CPU");
     if (env) {
-        fz7_cpu_level want = g_level;
+        fz7_cpu_level want = level;
         if (!strcmp(env, "portable"))
             want = FZ7_LEVEL_PORTABLE;
         else if (!strcmp(env, "avx2"))
             want = FZ7_LEVEL_AVX2;
         else if (!strcmp(env, "avx512"))
             want = FZ7_LEVEL_AVX512;
-        if (want < g_level)
-            g_level = want;
+        if (want < level)
+            level = want;
     }
+    atomic_store(&g_level, (int)level);
+}
+
+static void detect(void)
+{
+    pthread_once(&g_detect_once, detect_once);
 }
 
 const fz7_cpu_features *fz7_cpu_features_get(void)
@@ -126,14 +143,13 @@ fz7_cpu_level fz7_cpu_max_level(void)
 fz7_cpu_level fz7_cpu_level_get(void)
 {
     detect();
-    return g_level;
+    return (fz7_cpu_level)atomic_load(&g_level);
 }
 
 void fz7_cpu_set_level(fz7_cpu_level level)
 {
     detect();
-    g_level = level < g_max_level ? level : g_max_level;
-    fz7_dispatch_reset();
+    atomic_store(&g_level, (int)(level < g_max_level ? level : g_max_level));
 }
 
 const char *fz7_cpu_level_name(fz7_cpu_level level)
@@ -143,4 +159,21 @@ const char *fz7_cpu_level_name(fz7_cpu_level level)
     case FZ7_LEVEL_AVX512: return "avx512";
     default: return "portable";
     }
+}
+
+bool fz7_cpu_can_run(fz7_kernel_need need)
+{
+    detect();
+    return need.level <= g_max_level && (need.features & ~g_feature_bits) == 0;
+}
+
+size_t fz7_kernel_pick(const void *table, size_t n, size_t stride)
+{
+    fz7_cpu_level level = fz7_cpu_level_get();
+    for (size_t i = n; i-- > 1;) {
+        const fz7_kernel_info *k = (const fz7_kernel_info *)((const char *)table + i * stride);
+        if (k->need.level <= level && fz7_cpu_can_run(k->need))
+            return i;
+    }
+    return 0;
 }

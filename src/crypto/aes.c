@@ -3,7 +3,6 @@
  * bit k of 64 state bytes = 4 blocks) and the S-box is computed as x^254 in
  * GF(2^8) then the affine map (FIPS-197 5.1.1). Correct, not fast. */
 #include "crypto/aes.h"
-#include "cpu/kernels.h"
 
 #include <string.h>
 
@@ -382,4 +381,49 @@ void fz7_aes256_expand(fz7_aes256_key *k, const uint8_t key[FZ7_AES256_KEY_BYTES
 void fz7_aes256_wipe(fz7_aes256_key *k)
 {
     explicit_bzero(k, sizeof *k);
+}
+
+/* ---- The kernel tables ----
+ * AES-NI needs SSE4.1 too; VAES on ymm also AVX2; VAES on zmm waits for the
+ * avx512 level. CBC encryption is one serial chain: only AES-NI helps. */
+static const fz7_aes_cbc_kernel dec_kernels[] = {
+    {{"portable", {FZ7_LEVEL_PORTABLE, 0}}, fz7_aes_cbc_dec_portable},
+#ifdef FZ7_HAVE_X86_KERNELS
+    {{"aesni", {FZ7_LEVEL_AVX2, FZ7_CPU_AESNI | FZ7_CPU_SSE41}}, fz7_aes_cbc_dec_aesni},
+    {{"vaes256", {FZ7_LEVEL_AVX2, FZ7_CPU_AESNI | FZ7_CPU_SSE41 | FZ7_CPU_VAES | FZ7_CPU_AVX2}},
+     fz7_aes_cbc_dec_vaes256},
+#ifdef FZ7_HAVE_NASM
+    {{"vaes512", {FZ7_LEVEL_AVX512, FZ7_CPU_AESNI | FZ7_CPU_SSE41 | FZ7_CPU_VAES | FZ7_CPU_AVX512F}},
+     fz7_aes_cbc_dec_vaes512},
+#endif
+#endif
+};
+
+static const fz7_aes_cbc_kernel enc_kernels[] = {
+    {{"portable", {FZ7_LEVEL_PORTABLE, 0}}, fz7_aes_cbc_enc_portable},
+#ifdef FZ7_HAVE_X86_KERNELS
+    {{"aesni", {FZ7_LEVEL_AVX2, FZ7_CPU_AESNI | FZ7_CPU_SSE41}}, fz7_aes_cbc_enc_aesni},
+#endif
+};
+
+const fz7_aes_cbc_kernel *fz7_aes_cbc_dec_kernels(size_t *n)
+{
+    *n = sizeof dec_kernels / sizeof dec_kernels[0];
+    return dec_kernels;
+}
+
+const fz7_aes_cbc_kernel *fz7_aes_cbc_enc_kernels(size_t *n)
+{
+    *n = sizeof enc_kernels / sizeof enc_kernels[0];
+    return enc_kernels;
+}
+
+const fz7_aes_cbc_kernel *fz7_aes_cbc_dec_pick(void)
+{
+    return FZ7_KERNEL_PICK(dec_kernels);
+}
+
+const fz7_aes_cbc_kernel *fz7_aes_cbc_enc_pick(void)
+{
+    return FZ7_KERNEL_PICK(enc_kernels);
 }

@@ -5,7 +5,7 @@
 #include "crypto/aes7z.h"
 #include "crypto/aes.h"
 #include "check/check.h"
-#include "cpu/dispatch.h"
+#include "check/check_kernels.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -138,7 +138,7 @@ static fz7_status derive_uncached(const uint8_t *salt, size_t salt_len, const ui
             memcpy(buf + u * unit, salt, salt_len);
             memcpy(buf + u * unit + salt_len, pw, pw_len);
         }
-        void (*blocks)(uint32_t *, const uint8_t *, size_t) = fz7_dispatch_get()->sha256_blocks;
+        fz7_sha256_blocks_fn blocks = fz7_sha256_pick()->fn;
         const size_t nblocks = k * unit / 64;
         uint8_t *ctr0 = buf + salt_len + pw_len;
         for (uint64_t i = 0; i < rounds; i += k) {
@@ -171,14 +171,6 @@ typedef struct cache_slot {
 static cache_slot g_cache[CACHE_SLOTS];
 static uint64_t g_cache_clock;
 static pthread_mutex_t g_cache_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static pthread_once_t g_cache_atexit = PTHREAD_ONCE_INIT;
-
-/* A safety net: cached keys are wiped at exit even if nobody clears them. */
-static void register_cache_wipe(void)
-{
-    atexit(fz7_7zaes_cache_clear);
-}
 
 static void slot_wipe(cache_slot *c)
 {
@@ -240,7 +232,6 @@ fz7_status fz7_7zaes_derive_key(const uint8_t *salt, size_t salt_len,
     if (!pw_copy)
         return FZ7_OK;             /* the key is right; it is just not cached */
     memcpy(pw_copy, password_utf16, pw_len);
-    pthread_once(&g_cache_atexit, register_cache_wipe);
     pthread_mutex_lock(&g_cache_lock);
     if (cache_find(salt, salt_len, password_utf16, pw_len, power)) {
         explicit_bzero(pw_copy, pw_len);
@@ -291,6 +282,7 @@ typedef struct aes7z_reader {
     fz7_istream base;
     fz7_istream *src;
     fz7_aes256_key key;
+    fz7_aes_cbc_fn decrypt;        /* picked when the reader is made */
     uint8_t iv[16];
     uint8_t *buf;                  /* BATCH_BYTES */
     size_t pos, end;               /* plaintext ready in buf[pos, end) */
@@ -320,7 +312,7 @@ static size_t decrypt_blocks(aes7z_reader *r, uint8_t *p, size_t n)
 {
     size_t whole = n & ~(size_t)15;
     if (whole)
-        fz7_dispatch_get()->aes_cbc_dec(r->key.dec, r->iv, p, whole / 16);
+        r->decrypt(r->key.dec, r->iv, p, whole / 16);
     return whole;
 }
 
@@ -400,6 +392,7 @@ fz7_status fz7_7zaes_istream_new(fz7_istream *src, const uint8_t *props, size_t 
     r->base.read = reader_read;
     r->base.destroy = reader_destroy;
     r->src = src;
+    r->decrypt = fz7_aes_cbc_dec_pick()->fn;
     memcpy(r->iv, pr.iv, 16);
     r->buf = malloc(BATCH_BYTES);
     st = r->buf ? key_for(password, &pr, &r->key) : FZ7_E_MEM;
@@ -422,6 +415,7 @@ struct fz7_7zaes_key {
 struct fz7_7zaes_writer {
     fz7_ostream base;              /* the plaintext sink */
     const fz7_7zaes_key *key;
+    fz7_aes_cbc_fn encrypt;        /* picked when the writer is made */
     fz7_ostream *dst;
     uint8_t iv0[16];               /* for the properties */
     uint8_t iv[16];                /* the running chain */
@@ -477,7 +471,7 @@ void fz7_7zaes_key_free(fz7_7zaes_key *key)
 
 static fz7_status flush_batch(fz7_7zaes_writer *w)
 {
-    fz7_dispatch_get()->aes_cbc_enc(w->key->key.enc, w->iv, w->buf, w->fill / 16);
+    w->encrypt(w->key->key.enc, w->iv, w->buf, w->fill / 16);
     fz7_status st = w->dst->write(w->dst, w->buf, w->fill);
     w->written += w->fill;
     w->fill = 0;
@@ -508,6 +502,7 @@ fz7_status fz7_7zaes_writer_new(const fz7_7zaes_key *key, fz7_ostream *dst,
         return FZ7_E_MEM;
     w->base.write = writer_write;
     w->key = key;
+    w->encrypt = fz7_aes_cbc_enc_pick()->fn;
     w->dst = dst;
     w->buf = malloc(BATCH_BYTES);
     fz7_status st = w->buf ? random_bytes(w->iv0, 16) : FZ7_E_MEM;

@@ -33,13 +33,14 @@ fz7_status fz7_7zaes_derive_key(const uint8_t *salt, size_t salt_len,
 size_t fz7_7zaes_password_utf16(const char *utf8, uint8_t *out);
 
 /* Wipes (explicit_bzero) and forgets every cached password and key. Call
- * when the archive operation ends. */
+ * when the archive operation ends (fz7's main does after every command);
+ * nothing wipes them at exit otherwise. */
 void fz7_7zaes_cache_clear(void);
 
 /* Wraps src (ciphertext, a multiple of 16 bytes) in a decrypting istream
  * that yields the plaintext including the final block's padding (the 7z
  * reader stops at the coder's unpack size). Decrypts in batches of up to
- * 256 KiB through the dispatch table's aes_cbc_dec.
+ * 256 KiB with the decryption kernel picked when it is made (aes.h).
  * password: UTF-8, NULL when none was given (gives FZ7_E_NEED_PASSWORD).
  * Does not own src. Errors: FZ7_E_UNSUPPORTED for properties it cannot
  * honour (more than 2^24 KDF rounds), FZ7_E_FORMAT for malformed ones,

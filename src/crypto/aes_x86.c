@@ -97,8 +97,8 @@ void fz7_aes_cbc_dec_vaes256(const void *rk, uint8_t iv[16], uint8_t *buf, size_
 
     while (nblocks >= 2 * VAES_REGS) {
         __m256i c[VAES_REGS], x[VAES_REGS], chain[VAES_REGS];
-        /* Ask for the lines a few iterations ahead (measured: faster on
-         * buffers that do not fit in the cache; prefetches never fault). */
+        /* Ask for the lines a few iterations ahead: buffers that do not fit
+         * in the cache would wait on them (prefetches never fault). */
 #pragma GCC unroll 4
         for (int j = 0; j < 4; j++)
             _mm_prefetch((const char *)buf + VAES_PREFETCH + 64 * j, _MM_HINT_T0);

@@ -7,7 +7,6 @@
 #include "format/7z_internal.h"
 
 #include "check/check.h"
-#include "cpu/dispatch.h"
 #include "format/decode_pool.h"
 
 #include <inttypes.h>
@@ -235,8 +234,6 @@ static void readahead_wrap(fz7_istream **in)
     r->base.read = readahead_read;
     r->base.destroy = readahead_destroy;
     r->inner = *in;
-    /* The kernel table is chosen lazily; choose it before the thread runs. */
-    (void)fz7_dispatch_get();
     pthread_mutex_init(&r->lock, NULL);
     pthread_cond_init(&r->filled, NULL);
     pthread_cond_init(&r->emptied, NULL);

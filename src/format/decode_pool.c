@@ -3,7 +3,6 @@
  * consumer waits for the oldest. pthread mutex + two condition variables. */
 #include "format/decode_pool.h"
 
-#include "cpu/dispatch.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -67,8 +66,6 @@ fz7_decode_pool *fz7_decode_pool_start(size_t njobs, unsigned threads, size_t wi
         return NULL;
     if (threads > FZ7_DECODE_THREADS_MAX)
         threads = FZ7_DECODE_THREADS_MAX;
-    /* The kernel table is chosen lazily; choose it before any worker runs. */
-    (void)fz7_dispatch_get();
     fz7_decode_pool *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;

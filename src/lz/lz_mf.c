@@ -248,7 +248,7 @@ tables_done:
     mf->offset = mf->cyclic_size;
     if ((uint64_t)mf->buf_size * 2 + mf->cyclic_size < 0xFFFFFFFFu)
         mf->offset = 0xFFFFFFFFu - 2 * mf->buf_size;
-    mf->match_len = fz7_dispatch_get()->match_len;
+    mf->match_len = fz7_match_len_pick()->fn;
     return 0;
 }
 
@@ -373,17 +373,10 @@ static inline uint32_t hash3_of(const uint8_t *p)
     return (v * GOLDEN) >> (32 - BT_HASH3_BITS);
 }
 
-static inline uint32_t load32(const uint8_t *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-
 /* Slot in bt4's 4-byte head table (hashed, 2^18 slots) of the 4 bytes at p. */
 static inline uint32_t head4_of(const uint8_t *p)
 {
-    return (load32(p) * GOLDEN) >> (32 - BT_HEAD_BITS);
+    return (fz7_get32le(p) * GOLDEN) >> (32 - BT_HEAD_BITS);
 }
 
 /* Slot in bt4's 5-byte head table (hashed, 2^18 slots) of the 5 bytes at p. */
@@ -396,7 +389,7 @@ static inline uint32_t head5_of(const uint8_t *p)
 static inline uint32_t hash6_of(const uint8_t *p, uint32_t shift)
 {
     uint32_t tail = (uint32_t)p[4] | ((uint32_t)p[5] << 8);
-    return ((load32(p) * GOLDEN) ^ (tail * 0x2545F491u)) >> shift;
+    return ((fz7_get32le(p) * GOLDEN) ^ (tail * 0x2545F491u)) >> shift;
 }
 
 /* Slot in the binary trees' 2-byte head table of the 2 bytes at p. */
@@ -471,7 +464,7 @@ __attribute__((always_inline)) static inline uint32_t near_head(const fz7_lz_mf 
                                                                uint32_t d_prev, uint32_t bytes, uint32_t lim,
                                                                fz7_lz_match *m, uint32_t n, uint32_t *best)
 {
-    if (d != d_prev && d - 1 < mf->dict_size && *best < lim && load32(cur - d) == load32(cur)
+    if (d != d_prev && d - 1 < mf->dict_size && *best < lim && fz7_get32le(cur - d) == fz7_get32le(cur)
         && (bytes == 4 || cur[4 - (ptrdiff_t)d] == cur[4])) {
         fz7_lz_keep_longer(m, &n, best, extend(mf, cur, cur - d, bytes, lim), d, lim);
     }
@@ -1016,11 +1009,6 @@ uint32_t fz7_lz_mf_find(fz7_lz_mf *mf, fz7_lz_match *matches)
     return find_kind(mf, matches, mf->kind);
 }
 
-static inline uint32_t load32le(const uint8_t *p)
-{
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
-
 /* hc4/hc5 skipping n positions that all have 5 bytes ahead and no slot
  * wrap: only heads and chain links change (the values hc_find stores).
  * The positions of a run do not wait on each other, so the core overlaps
@@ -1038,7 +1026,7 @@ __attribute__((always_inline)) static inline void hc_skip_run(fz7_lz_mf *mf, uin
     for (uint32_t k = 0; k < n; k++, p++, stored++) {
         if (k >= from)
             __builtin_prefetch(&mf->hash4[root_kind(mf, p + PREFETCH_HEADS, kind)], 1);
-        uint32_t v = load32le(p);
+        uint32_t v = fz7_get32le(p);
         mf->hash2[((v & 0xFFFFu) * GOLDEN) >> (32 - HC_HASH2_BITS)] = stored;
         mf->hash3[((v & 0xFFFFFFu) * GOLDEN) >> (32 - HC_HASH3_BITS)] = stored;
         uint32_t *head = &mf->hash4[root_kind(mf, p, kind)];

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cpu/dispatch.h"
+#include "lz/match_len.h"
 
 /* Kinds of match finder (7-Zip's mf=hc4|bt2|bt3|bt4|hc5, and fz7's hb5):
  * hash chains over a 4- or 5-byte hash, binary trees over a 2-, 3- or

@@ -6,7 +6,7 @@
  * needs no padding after its window. a and b may overlap and need no
  * alignment. The AVX2 path finishes with one overlapping load that ends
  * exactly at limit; the AVX-512 path masks its last load. */
-#include "cpu/kernels.h"
+#include "lz/match_len.h"
 
 #ifdef FZ7_HAVE_X86_KERNELS
 

@@ -12,8 +12,6 @@
 #include <cmocka.h>
 
 #include "cpu/cpu.h"
-#include "cpu/dispatch.h"
-#include "cpu/kernels.h"
 #include "crypto/aes.h"
 #include "crypto/aes7z.h"
 #include "check/check.h"
@@ -36,28 +34,25 @@ static int g_npaths;
 static void add_path(const char *name, cbc_fn fn, int dec, int available)
 {
     g_paths[g_npaths++] = (path){name, fn, dec, available};
-    if (!available)
-        printf("test_aes: SKIP path %s (CPU lacks the features)\n", name);
+    printf("test_aes: %s path %s %s%s\n", available ? "RUN " : "SKIP", dec ? "dec" : "enc", name,
+           available ? "" : " (CPU lacks the features)");
 }
 
+/* Every kernel of both tables (crypto/aes.h). */
 static int setup_paths(void **state)
 {
     (void)state;
-    const fz7_cpu_features *f = fz7_cpu_features_get();
-    (void)f;
     g_npaths = 0;
-    add_path("dec portable", fz7_aes_cbc_dec_portable, 1, 1);
-    add_path("enc portable", fz7_aes_cbc_enc_portable, 0, 1);
-#ifdef FZ7_HAVE_X86_KERNELS
-    add_path("dec aesni", fz7_aes_cbc_dec_aesni, 1, f->aesni && f->sse41);
-    add_path("enc aesni", fz7_aes_cbc_enc_aesni, 0, f->aesni && f->sse41);
-    add_path("dec vaes256", fz7_aes_cbc_dec_vaes256, 1, f->aesni && f->vaes && f->avx2);
-#ifdef FZ7_HAVE_NASM
-    add_path("dec vaes512", fz7_aes_cbc_dec_vaes512, 1, f->aesni && f->vaes && f->avx512f);
-#else
+    for (int dec = 1; dec >= 0; dec--) {
+        size_t n;
+        const fz7_aes_cbc_kernel *ks = dec ? fz7_aes_cbc_dec_kernels(&n) : fz7_aes_cbc_enc_kernels(&n);
+        for (size_t i = 0; i < n && g_npaths < 8; i++)
+            add_path(ks[i].info.name, ks[i].fn, dec, fz7_cpu_can_run(ks[i].info.need));
+    }
+#ifndef FZ7_HAVE_NASM
     printf("test_aes: SKIP path dec vaes512 (built without NASM)\n");
 #endif
-#else
+#ifndef FZ7_HAVE_X86_KERNELS
     printf("test_aes: SKIP x86 paths (not an x86-64 build)\n");
 #endif
     return 0;
@@ -112,21 +107,23 @@ static void test_nist_cbc(void **state)
             assert_memory_equal(iv, ct + 48, 16);
         }
     }
-    /* The dispatch table on every level gives the same answers. */
+    /* The kernels picked at every level give the same answers. */
     for (int lvl = 0; lvl <= (int)fz7_cpu_max_level(); lvl++) {
         fz7_cpu_set_level((fz7_cpu_level)lvl);
-        const fz7_dispatch *d = fz7_dispatch_get();
+        const fz7_aes_cbc_kernel *dk = fz7_aes_cbc_dec_pick(), *ek = fz7_aes_cbc_enc_pick();
         uint8_t buf[64], iv[16];
         memcpy(buf, ct, 64);
         memcpy(iv, iv0, 16);
-        d->aes_cbc_dec(k.dec, iv, buf, 4);
+        dk->fn(k.dec, iv, buf, 4);
         assert_memory_equal(buf, pt, 64);
         memcpy(iv, iv0, 16);
-        d->aes_cbc_enc(k.enc, iv, buf, 4);
+        ek->fn(k.enc, iv, buf, 4);
         assert_memory_equal(buf, ct, 64);
         printf("test_aes: level %s: dec %s, enc %s\n", fz7_cpu_level_name((fz7_cpu_level)lvl),
-               d->aes_cbc_dec_path, d->aes_cbc_enc_path);
+               dk->info.name, ek->info.name);
     }
+    for (int l = (int)fz7_cpu_max_level() + 1; l <= (int)FZ7_LEVEL_AVX512; l++)
+        printf("test_aes: SKIP level %s (CPU/OS lacks it)\n", fz7_cpu_level_name((fz7_cpu_level)l));
     fz7_cpu_set_level(fz7_cpu_max_level());
 }
 
@@ -217,7 +214,7 @@ static void test_differential(void **state)
         memcpy(ref, in, 16 * n);
         fz7_aes_cbc_enc_portable(k.enc, iv, ref, n);
         memcpy(iv, iv0, 16);
-        fz7_dispatch_get()->aes_cbc_dec(k.dec, iv, ref, n);
+        fz7_aes_cbc_dec_pick()->fn(k.dec, iv, ref, n);
         assert_memory_equal(ref, in, 16 * n);
     }
     free(ref);

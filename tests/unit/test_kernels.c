@@ -15,9 +15,9 @@
 #include <cmocka.h>
 
 #include "check/check.h"
+#include "check/check_kernels.h"
 #include "cpu/cpu.h"
-#include "cpu/dispatch.h"
-#include "cpu/kernels.h"
+#include "lz/match_len.h"
 #include "test_util.h"
 
 typedef uint32_t (*crc32_fn)(uint32_t, const uint8_t *, size_t);
@@ -32,43 +32,37 @@ typedef struct path {
 } path;
 
 enum { CRC32_PATHS, CRC64_PATHS, SHA_PATHS, MLEN_PATHS, KINDS };
-static path g_paths[KINDS][3];
+static path g_paths[KINDS][4];
 static int g_npaths[KINDS];
-
-static void add_path(int kind, const char *name, void (*fn)(void), bool have)
-{
-    g_paths[kind][g_npaths[kind]++] = (path){name, fn, have};
-}
 
 #define FN(f) ((void (*)(void))(f))
 
-/* The paths this CPU can run, by the same rules as dispatch.c. */
+/* Copies a family's table: every kernel built in, have = the CPU can run
+ * it. */
+#define ADD_FAMILY(kind, list, n)                                              \
+    for (size_t i_ = 0; i_ < (n) && g_npaths[kind] < 4; i_++)                  \
+        g_paths[kind][g_npaths[kind]++] = (path){(list)[i_].info.name, FN((list)[i_].fn), \
+                                                 fz7_cpu_can_run((list)[i_].info.need)}
+
+/* Every kernel of the four families; prints the ones this CPU cannot run. */
 static void find_paths(void)
 {
     if (g_npaths[0])
         return;
-    add_path(CRC32_PATHS, "portable", FN(fz7_crc32_portable), true);
-    add_path(CRC64_PATHS, "portable", FN(fz7_crc64_portable), true);
-    add_path(SHA_PATHS, "portable", FN(fz7_sha256_blocks_portable), true);
-    add_path(MLEN_PATHS, "portable", FN(fz7_match_len_portable), true);
-#ifdef FZ7_HAVE_X86_KERNELS
-    const fz7_cpu_features *f = fz7_cpu_features_get();
-    fz7_cpu_level max = fz7_cpu_max_level();
-    bool clmul = max >= FZ7_LEVEL_AVX2 && f->pclmulqdq && f->sse41;
-    bool vclmul = clmul && max >= FZ7_LEVEL_AVX512 && f->vpclmulqdq;
-    add_path(CRC32_PATHS, "pclmulqdq", FN(fz7_crc32_pclmul), clmul);
-    add_path(CRC32_PATHS, "vpclmulqdq-512", FN(fz7_crc32_vpclmul512), vclmul);
-    add_path(CRC64_PATHS, "pclmulqdq", FN(fz7_crc64_pclmul), clmul);
-    add_path(CRC64_PATHS, "vpclmulqdq-512", FN(fz7_crc64_vpclmul512), vclmul);
-    add_path(SHA_PATHS, "sha-ni", FN(fz7_sha256_blocks_shani), max >= FZ7_LEVEL_AVX2 && f->sha && f->sse41);
-    add_path(MLEN_PATHS, "avx2", FN(fz7_match_len_avx2), max >= FZ7_LEVEL_AVX2);
-    add_path(MLEN_PATHS, "avx512", FN(fz7_match_len_avx512), max >= FZ7_LEVEL_AVX512);
-#endif
+    size_t n;
+    const fz7_crc32_kernel *c32 = fz7_crc32_kernels(&n);
+    ADD_FAMILY(CRC32_PATHS, c32, n);
+    const fz7_crc64_kernel *c64 = fz7_crc64_kernels(&n);
+    ADD_FAMILY(CRC64_PATHS, c64, n);
+    const fz7_sha256_kernel *sha = fz7_sha256_kernels(&n);
+    ADD_FAMILY(SHA_PATHS, sha, n);
+    const fz7_match_len_kernel *ml = fz7_match_len_kernels(&n);
+    ADD_FAMILY(MLEN_PATHS, ml, n);
     static const char *kinds[KINDS] = {"crc32", "crc64", "sha256_blocks", "match_len"};
     for (int k = 0; k < KINDS; k++)
         for (int i = 0; i < g_npaths[k]; i++)
-            if (!g_paths[k][i].have)
-                printf("SKIP %s path %s: not supported by this CPU\n", kinds[k], g_paths[k][i].name);
+            printf("%s %s path %s%s\n", g_paths[k][i].have ? "RUN " : "SKIP", kinds[k],
+                   g_paths[k][i].name, g_paths[k][i].have ? "" : ": not supported by this CPU");
 }
 
 /* splitmix64: a fixed seed per test, printed with every failure. */
@@ -186,14 +180,13 @@ static void test_sha256_fips_vectors(void **state)
     free(d);
 }
 
-/* Each level selects the paths dispatch.c promises, by name. */
+/* Each level picks the kernels the families' tables promise, by name. */
 static void test_dispatch_paths(void **state)
 {
     (void)state;
     find_paths();
     for (int lvl = 0; lvl <= (int)fz7_cpu_max_level(); lvl++) {
         fz7_cpu_set_level((fz7_cpu_level)lvl);
-        const fz7_dispatch *t = fz7_dispatch_get();
         const char *crc = "portable", *sha = "portable", *ml = "portable";
         if (lvl >= FZ7_LEVEL_AVX2) {
             if (g_npaths[CRC32_PATHS] > 1 && g_paths[CRC32_PATHS][1].have)
@@ -204,14 +197,16 @@ static void test_dispatch_paths(void **state)
                 sha = "sha-ni";
             ml = lvl >= FZ7_LEVEL_AVX512 ? "avx512" : "avx2";
         }
-        assert_string_equal(t->crc32_path, crc);
-        assert_string_equal(t->crc64_path, crc);
-        assert_string_equal(t->sha256_path, sha);
-        assert_string_equal(t->match_len_path, ml);
+        assert_string_equal(fz7_crc32_pick()->info.name, crc);
+        assert_string_equal(fz7_crc64_pick()->info.name, crc);
+        assert_string_equal(fz7_sha256_pick()->info.name, sha);
+        assert_string_equal(fz7_match_len_pick()->info.name, ml);
         printf("level %s: crc32 %s, crc64 %s, sha256 %s, match_len %s\n",
-               fz7_cpu_level_name((fz7_cpu_level)lvl), t->crc32_path, t->crc64_path,
-               t->sha256_path, t->match_len_path);
+               fz7_cpu_level_name((fz7_cpu_level)lvl), fz7_crc32_pick()->info.name,
+               fz7_crc64_pick()->info.name, fz7_sha256_pick()->info.name,
+               fz7_match_len_pick()->info.name);
     }
+    tu_print_skipped_levels("test_kernels");
     fz7_cpu_set_level(fz7_cpu_max_level());
 }
 

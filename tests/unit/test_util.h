@@ -6,6 +6,7 @@
 #define FZ7_TEST_UTIL_H
 
 #include "check/check.h"
+#include "cpu/cpu.h"
 #include "format/archive.h"
 #include "fz7_common.h"
 
@@ -14,6 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+/* Prints the CPU levels above this CPU's highest, which a test that runs
+ * every level cannot cover here. */
+static inline void tu_print_skipped_levels(const char *test)
+{
+    for (int l = (int)fz7_cpu_max_level() + 1; l <= (int)FZ7_LEVEL_AVX512; l++)
+        printf("%s: SKIP level %s (CPU/OS lacks it)\n", test, fz7_cpu_level_name((fz7_cpu_level)l));
+}
 
 /* The whole file at path in a malloc'ed buffer (at least 1 byte), its
  * size in *n; NULL when the file cannot be opened. A short read fails. */
