@@ -60,6 +60,7 @@ fz7_status fz7_scan_inputs(const struct fz7_options *o, fz7_tree *tree, fz7_scan
     fz7_tree_opts to = {0};
     to.recurse = o->recurse == FZ7_ON;
     to.store_symlinks = o->store_symlinks;
+    to.full_paths = o->full_paths;
     to.exclude = ex;
     to.n_exclude = o->n_excludes;
     to.warn = scan_warn;

@@ -349,7 +349,7 @@ static int open_stdin(const struct fz7_options *o, FILE *out, const char *verb,
         s = fz7_archive_open("/dev/stdin", &opts, out_arc, err, sizeof err);
         if (s == FZ7_E_NEED_PASSWORD)
             snprintf(err, sizeof err, "encrypted headers need a password (-p{password} or "
-                     "-spf{file}; stdin carries the archive)");
+                     "--password-file={file}; stdin carries the archive)");
     }
     if (s != FZ7_OK)
         return open_error(o, out, "stdin", s, err);

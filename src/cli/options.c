@@ -81,15 +81,15 @@ static int read_listfile(parser *p, const char *path, int rmode, bool exclude)
     return rc;
 }
 
-/* -spf{file}: the password is the first line of file ("-" = stdin),
- * without its line end; an empty first line is an empty password. */
+/* --password-file=FILE: the password is the first line of FILE ("-" =
+ * stdin), without its line end; an empty first line is an empty password. */
 static int read_password_file(parser *p)
 {
     struct fz7_options *o = p->o;
     const char *path = o->password_file;
     bool from_stdin = strcmp(path, "-") == 0;
     if (from_stdin && o->from_stdin)
-        return usage_error(p, 7, "-spf- and -si both read stdin:", "-spf-");
+        return usage_error(p, 7, "--password-file=- and -si both read stdin:", "--password-file=-");
     FILE *f = from_stdin ? stdin : fopen(path, "r");
     if (!f) {
         char msg[256];
@@ -273,6 +273,14 @@ static int parse_switch(parser *p, const char *arg)
 {
     struct fz7_options *o = p->o;
     const char *s = arg + 1;
+    if (!strncmp(s, "-password-file=", 15)) {
+        if (!s[15])
+            return usage_error(p, 7, "Too short switch:", arg);
+        o->password_file = s + 15;
+        o->password = NULL;
+        o->ask_password = false;
+        return 0;
+    }
     if (!strcasecmp(s, "-version") || !strcasecmp(s, "-help") || !strcasecmp(s, "h") ||
         !strcmp(s, "?")) {
         o->command = FZ7_CMD_VERSION;
@@ -372,11 +380,11 @@ static int parse_switch(parser *p, const char *arg)
         return usage_error(p, 7, "Unknown switch:", arg);
     case 's':
         if (!strncasecmp(s, "spf", 3)) {
-            if (!s[3])
-                return usage_error(p, 7, "Too short switch:", arg);
-            o->password_file = s + 3;
-            o->password = NULL;
-            o->ask_password = false;
+            /* -spf: fully qualified paths; -spf2: the same without the
+             * root ('/'), as 7-Zip names them on Linux. */
+            if (s[3] && strcmp(s + 3, "2"))
+                return usage_error(p, 7, "Unsupported -spf:", s + 3);
+            o->full_paths = s[3] ? 2 : 1;
             return 0;
         }
         if (!strcasecmp(s, "slt")) {

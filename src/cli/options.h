@@ -65,12 +65,13 @@ struct fz7_options {
     bool yes;                  /* -y: assume Yes on every query */
 
     /* Password: -p{pw} sets password; -p alone sets ask_password;
-     * -spf{file} reads it from the first line of file ("-": stdin), which
-     * keeps it out of the process list. The last of -p / -spf wins. */
+     * --password-file=FILE reads it from the first line of FILE ("-":
+     * stdin), which keeps it out of the process list. The last of -p /
+     * --password-file wins. */
     const char *password;      /* UTF-8, argv storage or password_buf; never printed */
     bool ask_password;
-    const char *password_file; /* -spf{file}, or NULL */
-    char *password_buf;        /* the line read for -spf (wiped and freed by
+    const char *password_file; /* --password-file=FILE, or NULL */
+    char *password_buf;        /* the line read for it (wiped and freed by
                                   fz7_options_free) */
 
     /* Listing and output. */
@@ -104,6 +105,8 @@ struct fz7_options {
     unsigned memuse_percent;   /* -mmemuse=p{N} or {N}%: percent of RAM */
 
     /* Files. */
+    int full_paths;            /* -spf: 1 paths as given (absolute kept);
+                                  -spf2: 2, absolute without the '/'; 0 */
     bool store_symlinks;       /* -snl: store symlinks as links */
     bool allow_dangerous_links; /* -snld: extract symlinks climbing with leading ".." */
     bool to_stdout;            /* -so: write data to stdout */

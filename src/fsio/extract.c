@@ -189,6 +189,12 @@ void fz7_disk_allow_dangerous_links(fz7_disk *d, bool allow)
     d->allow_dangerous = allow;
 }
 
+void fz7_disk_allow_absolute(fz7_disk *d, bool allow)
+{
+    archive_write_disk_set_options(d->aw, allow ? SECURE_FLAGS & ~ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS
+                                                : SECURE_FLAGS);
+}
+
 int fz7_disk_lookup(fz7_disk *d, const char *path, struct stat *st)
 {
     (void)d;

@@ -52,6 +52,10 @@ fz7_status fz7_disk_open(const char *out_dir, fz7_disk **out, char *err, size_t 
  * as long as they stay below the output folder (see fz7_disk_end). */
 void fz7_disk_allow_dangerous_links(fz7_disk *d, bool allow);
 
+/* x -spf: lets an item path start with '/' (written at that absolute
+ * path, as 7-Zip's -spf extracts); ".." parts are still refused. */
+void fz7_disk_allow_absolute(fz7_disk *d, bool allow);
+
 /* Looks up path below the output folder without following symlinks
  * (lstat, parents included): 1 exists (*st filled), 0 absent, -1 a parent
  * is a symlink or not a directory (the write would be refused). */

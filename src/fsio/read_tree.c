@@ -70,6 +70,19 @@ char *fz7_archive_name_of(const char *arg)
     return out;
 }
 
+char *fz7_archive_name_full(const char *arg, int full_paths)
+{
+    if (full_paths == 1) {
+        size_t n = strlen(arg);
+        while (n > 1 && arg[n - 1] == '/')
+            n--;
+        return dup_range(arg, n);
+    }
+    if (full_paths == 2 && arg[0] == '/')
+        return fz7_archive_name_of(arg + 1);   /* a "." or ".." part still gives the last part */
+    return fz7_archive_name_of(arg);
+}
+
 /* Matches the pattern's parts against the path's parts. */
 bool fz7_match_rule_test(const fz7_match_rule *w, const char *path)
 {
@@ -347,7 +360,7 @@ fz7_status fz7_tree_add(fz7_tree *t, const char *arg, bool recursive_wildcard,
             warn(o, arg, errno);
             return FZ7_E_IO;
         }
-        char *name = fz7_archive_name_of(arg);
+        char *name = fz7_archive_name_full(arg, o->full_paths);
         if (!name)
             return FZ7_E_MEM;
         fz7_status st = walk(t, arg, name, NULL, false, o);
@@ -359,7 +372,18 @@ fz7_status fz7_tree_add(fz7_tree *t, const char *arg, bool recursive_wildcard,
     if (!dir)
         return FZ7_E_MEM;
     const char *pattern = slash ? slash + 1 : arg;
-    char *base = fz7_archive_name_of(dir);
+    /* The folder is named as a path inside it would be: "./t/s*" gives
+     * "sub", as "./t/sub" gives "sub" (7-Zip drops the whole prefix). */
+    char *probe = join_name(dir, "\x01");
+    char *base = probe ? fz7_archive_name_full(probe, o->full_paths) : NULL;
+    free(probe);
+    if (base) {
+        char *cut = strrchr(base, '/');
+        if (cut && slash)   /* no folder given: the "." stands for none */
+            *cut = 0;
+        else
+            base[0] = 0;
+    }
     fz7_status st = base ? walk(t, dir, base, pattern, recursive_wildcard || o->recurse, o)
                          : FZ7_E_MEM;
     free(base);
