@@ -6,12 +6,12 @@
 _fz7_switches()
 {
     local cmd=$1
-    local common="-- -bb0 -bb1 -bb2 -bb3 -bsp0 -bsp1 -bsp2 -bse0 -bse1 -bse2 -bso0 -bso1 -bso2
+    local common="-- -bb0 -bb1 -bb2 -bb3 -bt -bsp0 -bsp1 -bsp2 -bse0 -bse1 -bse2 -bso0 -bso1 -bso2
         -i! -i@ -ir! -ir@ -m -mmt -mmemuse= -p --password-file= -r -r- -si -ssc -ssc- -t7z -txz -tlzma
         -x! -x@ -xr! -xr@ -y"
     case $cmd in
     a) echo "$common -mx0 -mx1 -mx3 -mx5 -mx7 -mx9 -m0= -md= -mfb= -mhc=off -mhe=on -ms=on
-             -ms=off -mf=off -sdel -snl -so -spf -spf2 -w" ;;
+             -ms=off -mf=off -sdel -snl -so -spf -spf2 -sse -mtm=off -mtc=on -mta=on -mtr=off -w" ;;
     x|e) echo "$common -aoa -aos -aot -aou -o -so -spf" ;;
     l) echo "$common -slt" ;;
     t) echo "$common" ;;

@@ -375,8 +375,12 @@ static int parse_switch(parser *p, const char *arg)
             o->ba = true;
             return 0;
         }
-        if (!strcasecmp(s, "bt") || !strcasecmp(s, "bd"))
-            return 0; /* timing / no progress bar: accepted, no effect */
+        if (!strcasecmp(s, "bt")) {
+            o->bt = true;
+            return 0;
+        }
+        if (!strcasecmp(s, "bd"))
+            return 0; /* no progress bar: fz7 draws one only on a terminal (-bsp) */
         return usage_error(p, 7, "Unknown switch:", arg);
     case 's':
         if (!strncasecmp(s, "spf", 3)) {
@@ -430,14 +434,20 @@ static int parse_switch(parser *p, const char *arg)
             o->stamp_newest = true;
             return 0;
         }
+        if (!strncasecmp(s, "scrc", 4)) {
+            o->scrc = s + 4;   /* the hash sums; x/e/t refuse it (not written yet) */
+            return 0;
+        }
+        if (!strcasecmp(s, "sse")) {
+            /* 7zz 26.02 stops on a file it cannot open; a name missing at
+             * the scan stays a warning (exit 1, archive written). */
+            o->stop_on_open_error = true;
+            return 0;
+        }
         /* Accepted as 7-Zip accepts them, with nothing to change here:
          * -scs/-scc name charsets (fz7 reads and prints UTF-8), -ssw reads
-         * files open for writing (always so on Linux), -scrc picks the
-         * hash of the h command, -sse stops on inputs that cannot be
-         * opened (7zz 26.02 still writes the archive and exits 1 for a
-         * missing one, as fz7 does). */
-        if (!strncasecmp(s, "scs", 3) || !strncasecmp(s, "scc", 3) || !strncasecmp(s, "scrc", 4)
-            || !strcasecmp(s, "ssw") || !strcasecmp(s, "sse"))
+         * files open for writing (always so on Linux). */
+        if (!strncasecmp(s, "scs", 3) || !strncasecmp(s, "scc", 3) || !strcasecmp(s, "ssw"))
             return 0;
         return usage_error(p, 7, "Unknown switch:", arg);
     }

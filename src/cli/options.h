@@ -79,6 +79,7 @@ struct fz7_options {
     bool ba;                   /* -ba: no banner or headers (l: entries only) */
     int bb;                    /* -bb[0-3]: log level (0 default; -bb = 1) */
     int bsp;                   /* -bsp{0|1}: progress stream; -1 default */
+    bool bt;                   /* -bt: the "Kernel Time = ..." block at the end */
     const char *bso, *bse;     /* -bso{N}/-bse{N}: "0" "1" "2" or ""; NULL when not given */
 
     /* Archive type. */
@@ -113,6 +114,8 @@ struct fz7_options {
     bool from_stdin;           /* -si[{name}]: read data from stdin */
     const char *stdin_name;    /* -si{name}, or NULL */
     bool delete_after;         /* -sdel: delete files after adding */
+    const char *scrc;          /* -scrc[{method}]: the text after "-scrc", or NULL */
+    bool stop_on_open_error;   /* -sse: an input that cannot be opened ends a/u (exit 2) */
     bool stamp_newest;         /* -stl: the archive gets the newest added item's mtime */
     const char *work_dir;      /* -w{dir}; "" for -w alone (temp folder) */
 };
