@@ -71,7 +71,8 @@ fz7_answer fz7_ask_overwrite(FILE *out, const char *disk_path, uint64_t disk_siz
                              int64_t disk_mtime, const char *entry_path, uint64_t entry_size,
                              bool entry_has_mtime, int64_t entry_mtime);
 
-/* Where status text goes: stdout, or stderr when data goes to stdout. */
+/* Where status text goes: stdout, or nowhere (/dev/null) when data goes
+ * to stdout, as 7-Zip. */
 FILE *fz7_msg_stream(const struct fz7_options *o);
 
 /* "\nfz7 0.1.0 (x86_64) : ..." banner as 7-Zip opens every command;

@@ -242,7 +242,17 @@ fz7_answer fz7_ask_overwrite(FILE *out, const char *disk_path, uint64_t disk_siz
 
 /* ---- output ---- */
 
-FILE *fz7_msg_stream(const struct fz7_options *o) { return o->to_stdout ? stderr : stdout; }
+FILE *fz7_msg_stream(const struct fz7_options *o)
+{
+    if (!o->to_stdout)
+        return stdout;
+    /* As 7-Zip: with data on stdout the log goes nowhere; errors still
+     * reach stderr. */
+    static FILE *none;
+    if (!none)
+        none = fopen("/dev/null", "w");
+    return none ? none : stderr;
+}
 
 static bool g_bare;
 
@@ -252,12 +262,16 @@ void fz7_print_banner(FILE *out)
 {
     if (g_bare)
         return;
-    fprintf(out, "\nfz7 %s (%s) : 7z/xz archiver : %s kernels\n\n", FZ7_VERSION,
+    /* Two lines, as 7-Zip's banner: the program, then the machine. */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    fprintf(out, "\nfz7 %s (%s) : 7z/xz archiver\n %d-bit Threads:%ld kernels:%s\n\n",
+            FZ7_VERSION,
 #if defined(__x86_64__)
             "x64",
 #else
             "generic",
 #endif
+            (int)(sizeof(void *) * 8), cores > 0 ? cores : 1L,
             fz7_cpu_level_name(fz7_cpu_level_get()));
 }
 

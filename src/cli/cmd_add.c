@@ -473,6 +473,35 @@ int fz7_cmd_add(const struct fz7_options *o)
     struct stat old_sb;
     bool exists = stat(path, &old_sb) == 0;
 
+    /* An existing .7z is opened first, as 7-Zip does (its block comes
+     * before the scan). */
+    if (exists && !xz) {
+        fz7_open_opts oo = {0};
+        char err[256] = "";
+        fprintf(out, "Open archive: %s\n", path);
+        st = fz7_open_asking(path, &oo, out, &r.password, &asked, &old, err, sizeof err);
+        if (st == FZ7_E_NEED_PASSWORD && !r.password) {
+            rc = fz7_break_signaled();
+            goto done;
+        }
+        if (st != FZ7_OK) {
+            fflush(out);
+            fprintf(stderr, "ERROR: %s\n%s : %s\n", path, path,
+                    err[0] ? err : fz7_status_str(st));
+            rc = FZ7_EXIT_FATAL;
+            goto done;
+        }
+        if (fz7_archive_get_info(old)->format != FZ7_FORMAT_7Z) {
+            fflush(out);
+            fprintf(stderr, "ERROR: %s : the existing file is not a .7z archive\n", path);
+            rc = FZ7_EXIT_FATAL;
+            goto done;
+        }
+        fz7_print_archive_block(out, path, old);
+        fputc('\n', out);
+        fz7_settings_times_from(&r.set, old);
+    }
+
     /* Scan. */
     if (o->from_stdin) {
         st = stdin_item(&r, base, xz);
@@ -512,30 +541,6 @@ int fz7_cmd_add(const struct fz7_options *o)
 
     /* An existing .7z: keep the entries not replaced by new ones. */
     if (exists && !xz) {
-        fz7_open_opts oo = {0};
-        char err[256] = "";
-        fprintf(out, "Open archive: %s\n", path);
-        st = fz7_open_asking(path, &oo, out, &r.password, &asked, &old, err, sizeof err);
-        if (st == FZ7_E_NEED_PASSWORD && !r.password) {
-            rc = fz7_break_signaled();
-            goto done;
-        }
-        if (st != FZ7_OK) {
-            fflush(out);
-            fprintf(stderr, "ERROR: %s\n%s : %s\n", path, path,
-                    err[0] ? err : fz7_status_str(st));
-            rc = FZ7_EXIT_FATAL;
-            goto done;
-        }
-        if (fz7_archive_get_info(old)->format != FZ7_FORMAT_7Z) {
-            fflush(out);
-            fprintf(stderr, "ERROR: %s : the existing file is not a .7z archive\n", path);
-            rc = FZ7_EXIT_FATAL;
-            goto done;
-        }
-        fz7_print_archive_block(out, path, old);
-        fputc('\n', out);
-        fz7_settings_times_from(&r.set, old);
         size_t n = fz7_archive_count(old);
         keep = calloc(n ? n : 1, sizeof *keep);
         r.replaces = calloc(r.tree.count ? r.tree.count : 1, sizeof *r.replaces);
@@ -648,6 +653,8 @@ int fz7_cmd_add(const struct fz7_options *o)
     fprintf(out, "\nFiles read from disk: %llu\nArchive size: ", (unsigned long long)r.files_read);
     fz7_print_size(out, size);
     fputc('\n', out);
+    if (o->delete_after)
+        fputc('\n', out);   /* 7-Zip's line for its deleting stage */
     rc = fz7_print_write_end(out, &r.scan, r.warnings);
     if (o->stamp_newest && r.tree.count) {
         /* -stl: the archive's mtime is the newest added item's, as 7-Zip. */

@@ -42,7 +42,7 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, char *why,
             s->sort_by_type = !(strcasecmp(val, "off") == 0 || strcmp(val, "-") == 0);
             return FZ7_OK;
         }
-        static const char *const ignored[] = {"yx", "mt", "c", "memuse",
+        static const char *const ignored[] = {"yx", "mt", "mtf", "c", "memuse",
                                               "hcf", "ba", "b"};
         for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++)
             if (method_named(m, klen, ignored[i]))
