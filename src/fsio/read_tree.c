@@ -6,6 +6,7 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdlib.h>
@@ -202,6 +203,30 @@ static bool parts_match(const char *rel, const char *pattern, bool recursive)
 /* Walks root. pattern == NULL: root and everything below it are wanted,
  * named base_name/...; otherwise entries below root whose last part matches
  * pattern (at depth 1, or any depth when recursive), with their contents. */
+/* A folder libarchive could not enter: its message is "PATH: Couldn't
+ * visit directory" with no errno. Warns as 7-Zip does, with the folder's
+ * name and a '/' and the real errno (opendir's); false when the message
+ * is not of that form. */
+static bool warn_unvisited(const fz7_tree_opts *o, const char *msg)
+{
+    const char *colon = msg ? strstr(msg, ": Couldn't visit directory") : NULL;
+    if (!colon || colon == msg)
+        return false;
+    char *path = malloc((size_t)(colon - msg) + 2);
+    if (!path)
+        return false;
+    memcpy(path, msg, (size_t)(colon - msg));
+    path[colon - msg] = 0;
+    DIR *d = opendir(path);
+    int e = d ? EIO : errno;
+    if (d)
+        closedir(d);
+    strcat(path, "/");
+    warn(o, path, e);
+    free(path);
+    return true;
+}
+
 static fz7_status walk(fz7_tree *t, const char *root, const char *base_name, const char *pattern,
                        bool recursive, const fz7_tree_opts *o)
 {
@@ -243,6 +268,8 @@ static fz7_status walk(fz7_tree *t, const char *root, const char *base_name, con
             break;
         }
         if (r < ARCHIVE_WARN || !src) {   /* FAILED / RETRY: this entry is unusable */
+            if (!src && archive_errno(ad) <= 0 && warn_unvisited(o, archive_error_string(ad)))
+                continue;
             warn(o, src ? src : root, archive_errno(ad));
             if (first) {
                 st = FZ7_E_IO;

@@ -78,6 +78,12 @@ if [ "$(id -u)" != 0 ] || command -v setpriv >/dev/null; then
     same "missing name exit" "$?" 1
     same "missing name: Scan WARNINGS on stdout" "$(tail -6 out.txt)" "$(printf '\nScan WARNINGS for files and folders:\n\nmissing : errno=2 : No such file or directory\n----------------\nScan WARNINGS: 1')"
     same "missing name: stderr" "$(cat err.txt)" "$(printf '\nWARNING: errno=2 : No such file or directory\nmissing')"
+    mkdir -p ud/locked && printf 'z\n' >ud/locked/f && chmod 000 ud/locked
+    as_user "$FZ7" a ud.7z ud >out.txt 2>err.txt
+    same "unreadable folder exit" "$?" 1
+    same "unreadable folder: the real errno, name with /" "$(cat err.txt)" "$(printf '\nWARNING: errno=13 : Permission denied\nud/locked/')"
+    same "unreadable folder: Scan WARNINGS line" "$(grep ' : errno=' out.txt)" "ud/locked/ : errno=13 : Permission denied"
+    chmod 755 ud/locked
     cd "$S"
 else
     echo "SKIP: unreadable-file checks (root without setpriv)"
