@@ -165,5 +165,13 @@ head -c 60 pp.7z >short.7z
 "$FZ7" t short.7z >out.txt 2>err.txt
 same "truncated: ERRORS reason" "$(sed -n 7p err.txt)" "Unexpected end of archive"
 
+# --- l: a line break inside a name is printed as '_', as 7zz ----------------
+mkdir -p nl && printf 'x' >"nl/$(printf 'a\nb')"
+(cd nl && "$FZ7" a ../nl.7z . >/dev/null 2>&1)
+same "l: newline in a name" "$("$FZ7" l nl.7z | grep -c '  a_b$')" 1
+same "l -slt: newline in a name" "$("$FZ7" l -slt nl.7z | grep -c '^Path = a_b$')" 1
+rm -rf xnl && "$FZ7" x -oxnl nl.7z >/dev/null 2>&1
+same "x keeps the name itself" "$(ls xnl | od -c | head -1 | tr -s ' ')" "0000000 a \n b \n"
+
 echo "switches: $pass passed, $fail failed"
 [ "$fail" = 0 ]
