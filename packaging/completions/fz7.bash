@@ -1,18 +1,18 @@
 # fz7.bash - bash completion for fz7: the command, 7-Zip style switches
-# (with folder names after -o/-w and file names after -spf), archive names
+# (with folder names after -o/-w and file names after --password-file=), archive names
 # (*.7z, *.xz, *.txz, *.lzma and folders) for the archive argument, any file
 # after it. Needs nothing from the bash-completion package.
 
 _fz7_switches()
 {
     local cmd=$1
-    local common="-- -bb0 -bb1 -bb2 -bb3 -bsp0 -bsp1 -bsp2 -bse0 -bse1 -bse2 -bso0 -bso1 -bso2
-        -i! -i@ -ir! -ir@ -m -mmt -mmemuse= -p -r -r- -si -spf -ssc -ssc- -t7z -txz -tlzma -ttar -tzip -tgzip -tbzip2
+    local common="-- -bb0 -bb1 -bb2 -bb3 -bt -bsp0 -bsp1 -bsp2 -bse0 -bse1 -bse2 -bso0 -bso1 -bso2
+        -i! -i@ -ir! -ir@ -m -mmt -mmemuse= -p --password-file= -r -r- -si -ssc -ssc- -t7z -txz -tlzma -ttar -tzip -tgzip -tbzip2
         -x! -x@ -xr! -xr@ -y"
     case $cmd in
     a) echo "$common -mx0 -mx1 -mx3 -mx5 -mx7 -mx9 -m0= -md= -mfb= -mhc=off -mhe=on -ms=on
-             -ms=off -mf=off -sdel -snl -so -w" ;;
-    x|e) echo "$common -aoa -aos -aot -aou -o -so" ;;
+             -ms=off -mf=off -sdel -snl -so -spf -spf2 -sse -mtm=off -mtc=on -mta=on -mtr=off -w" ;;
+    x|e) echo "$common -aoa -aos -aot -aou -o -so -spf" ;;
     l) echo "$common -slt" ;;
     t) echo "$common" ;;
     h) echo "-scrcCRC32 -scrcCRC64 -scrcSHA256 -scrcSHA1 -scrcMD5 -scrcXXH64 -scrcSHA384
@@ -63,16 +63,15 @@ _fz7()
         done < <(compgen -d -- "${cur:2}")
         compopt -o nospace 2>/dev/null
         return 0 ;;
-    -spf*)
+    --password-file=*)
         local f
-        COMPREPLY=("-spf-")
         while IFS= read -r f; do
-            [ -n "$f" ] && COMPREPLY+=("-spf$f")
-        done < <(compgen -f -- "${cur:4}")
+            [ -n "$f" ] && COMPREPLY+=("--password-file=$f")
+        done < <(compgen -f -- "${cur:16}")
         return 0 ;;
     -*)
         COMPREPLY=($(compgen -W "$(_fz7_switches "$cmd")" -- "$cur"))
-        case ${COMPREPLY[0]} in *=|*!|*@|-m|-o|-p|-w|-spf) compopt -o nospace ;; esac 2>/dev/null
+        case ${COMPREPLY[0]} in *=|*!|*@|-m|-o|-p|-w) compopt -o nospace ;; esac 2>/dev/null
         return 0 ;;
     esac
     # Words that are not switches after the command: the archive, then files.

@@ -34,19 +34,34 @@ int fz7_write_exit_code(fz7_status st)
 
 /* ---- input scanning ----------------------------------------------------- */
 
+/* 7-Zip's immediate form of a warning, on stderr, and its line kept for
+ * the block at the end. */
+static void keep_warning(fz7_scan_warnings *sw, char ***lines, size_t *n, const char *path, int err)
+{
+    (*sw->count)++;
+    fflush(stdout);
+    fprintf(stderr, "\nWARNING: errno=%d : %s\n%s\n\n", err, strerror(err), path);
+    char line[PATH_MAX + 128];
+    snprintf(line, sizeof line, "%s : errno=%d : %s", path, err, strerror(err));
+    char **grown = realloc(*lines, (*n + 1) * sizeof *grown);
+    if (!grown)
+        return;
+    *lines = grown;
+    grown[*n] = strdup(line);
+    if (grown[*n])
+        (*n)++;
+}
+
 static void scan_warn(void *ctx, const char *path, int err)
 {
     fz7_scan_warnings *sw = ctx;
-    (*sw->count)++;
-    char line[PATH_MAX + 128];
-    snprintf(line, sizeof line, "%s : errno=%d : %s", path, err, strerror(err));
-    char **n = realloc(sw->lines, (sw->n + 1) * sizeof *n);
-    if (!n)
-        return;
-    sw->lines = n;
-    n[sw->n] = strdup(line);
-    if (n[sw->n])
-        sw->n++;
+    keep_warning(sw, &sw->lines, &sw->n, path, err);
+}
+
+void fz7_open_warn(fz7_scan_warnings *sw, FILE *out, const char *path, int err)
+{
+    fflush(out);
+    keep_warning(sw, &sw->open_lines, &sw->n_open, path, err);
 }
 
 fz7_status fz7_scan_inputs(const struct fz7_options *o, fz7_tree *tree, fz7_scan_warnings *sw)
@@ -70,6 +85,7 @@ fz7_status fz7_scan_inputs_ordered(const struct fz7_options *o, fz7_tree *tree,
     fz7_tree_opts to = {0};
     to.recurse = o->recurse == FZ7_ON;
     to.store_symlinks = o->store_symlinks;
+    to.full_paths = o->full_paths;
     to.exclude = ex;
     to.n_exclude = o->n_excludes;
     to.warn = scan_warn;
@@ -93,20 +109,22 @@ void fz7_scan_warnings_print(const fz7_scan_warnings *sw, FILE *out)
 {
     if (!sw->n)
         return;
-    fflush(out);
-    fprintf(stderr, "\nScan WARNINGS for files and folders:\n\n");
+    fprintf(out, "\nScan WARNINGS for files and folders:\n\n");
     for (size_t i = 0; i < sw->n; i++)
-        fprintf(stderr, "%s\n", sw->lines[i]);
-    fprintf(stderr, "----------------\nScan WARNINGS: %zu\n", sw->n);
+        fprintf(out, "%s\n", sw->lines[i]);
+    fprintf(out, "----------------\nScan WARNINGS: %zu\n", sw->n);
 }
 
 void fz7_scan_warnings_free(fz7_scan_warnings *sw)
 {
     for (size_t i = 0; i < sw->n; i++)
         free(sw->lines[i]);
+    for (size_t i = 0; i < sw->n_open; i++)
+        free(sw->open_lines[i]);
     free(sw->lines);
-    sw->lines = NULL;
-    sw->n = 0;
+    free(sw->open_lines);
+    sw->lines = sw->open_lines = NULL;
+    sw->n = sw->n_open = 0;
 }
 
 /* ---- messages ------------------------------------------------------------- */
@@ -152,10 +170,17 @@ void fz7_tree_counts(const fz7_tree *tree, uint64_t *dirs, uint64_t *files, uint
 int fz7_print_write_end(FILE *out, const fz7_scan_warnings *sw, size_t warnings)
 {
     fz7_scan_warnings_print(sw, out);
-    if (warnings) {
-        fprintf(out, "\nWARNINGS: %zu\n", warnings);
-        return FZ7_EXIT_WARNING;
+    if (sw->n_open) {
+        fprintf(out, "\nWARNINGS for files:\n\n");
+        for (size_t i = 0; i < sw->n_open; i++)
+            fprintf(out, "%s\n", sw->open_lines[i]);
+        fprintf(out, "----------------\nWARNING: Cannot open %zu file%s\n", sw->n_open,
+                sw->n_open == 1 ? "" : "s");
     }
+    if (warnings > sw->n + sw->n_open)
+        fprintf(out, "\nWARNINGS: %zu\n", warnings - sw->n - sw->n_open);
+    if (warnings)
+        return FZ7_EXIT_WARNING;
     fprintf(out, "Everything is Ok\n");
     return 0;
 }

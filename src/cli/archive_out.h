@@ -27,7 +27,14 @@ typedef struct fz7_scan_warnings {
     size_t *count;   /* the command's warning counter: raised once per warning */
     char **lines;    /* "path : errno=N : text", n of them (malloc'ed) */
     size_t n;
+    char **open_lines; /* the same for files that could not be opened when read */
+    size_t n_open;
 } fz7_scan_warnings;
+
+/* A file that cannot be opened (or read) while the archive is written:
+ * 7-Zip's "WARNING: errno=N : text" and path on stderr now, and a line of
+ * the "WARNINGS for files:" block at the end. */
+void fz7_open_warn(fz7_scan_warnings *sw, FILE *out, const char *path, int err);
 
 /* Adds o's names (everything here, "*", when none are given, as 7-Zip
  * does) to tree with o's -r, -snl and -x! switches, then sorts it. A file
@@ -40,8 +47,8 @@ fz7_status fz7_scan_inputs(const struct fz7_options *o, fz7_tree *tree, fz7_scan
 fz7_status fz7_scan_inputs_ordered(const struct fz7_options *o, fz7_tree *tree,
                                    fz7_scan_warnings *sw, bool sort);
 
-/* Prints sw's "Scan WARNINGS for files and folders:" block on stderr
- * (nothing when there are none); out is flushed first. */
+/* Prints sw's "Scan WARNINGS for files and folders:" block on out, as
+ * 7-Zip does (nothing when there are none). */
 void fz7_scan_warnings_print(const fz7_scan_warnings *sw, FILE *out);
 
 /* Frees sw's lines. */
@@ -59,9 +66,10 @@ void fz7_print_counts(FILE *f, const char *what, uint64_t dirs, uint64_t files, 
  * bytes, for the counts lines. */
 void fz7_tree_counts(const fz7_tree *tree, uint64_t *dirs, uint64_t *files, uint64_t *bytes);
 
-/* The end of a write that succeeded: sw's scan warnings, then
- * "WARNINGS: N" with warnings > 0 (returns the exit code 1) or
- * "Everything is Ok" (returns 0). */
+/* The end of a write that succeeded: sw's scan warnings, its "WARNINGS
+ * for files:" block and "WARNING: Cannot open N files", "WARNINGS: N" for
+ * other warnings; returns the exit code 1 with any of them, else prints
+ * "Everything is Ok" and returns 0. */
 int fz7_print_write_end(FILE *out, const fz7_scan_warnings *sw, size_t warnings);
 
 /* The archive's file name: archive, with ext (".7z", ".xz") added when its

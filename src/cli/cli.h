@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "crypto/aes7z.h"
 #include "format/archive.h"
 
 #include <stdbool.h>
@@ -33,9 +34,29 @@ bool fz7_wildcard_match(const char *pattern, const char *path, bool recursive,
 bool fz7_selected(const struct fz7_options *o, const char *path);
 
 /* Asks for a password on the terminal with echo off, or reads the first
- * line of stdin when it is not a terminal (as 7-Zip). Returns a malloc'ed
- * string, or NULL at end of input. */
-char *fz7_ask_password(void);
+ * line of stdin when it is not a terminal (as 7-Zip, whose prompt then
+ * goes to out). Returns a malloc'ed string, or NULL at end of input. */
+char *fz7_ask_password(FILE *out);
+
+/* A new password (a -p): typed twice on a terminal; one line of stdin
+ * otherwise, as 7-Zip reads it. NULL at end of input or when the two
+ * differ (*differ set). */
+char *fz7_ask_new_password(FILE *out, bool *differ);
+
+/* No answer at the end of input: 7-Zip's "Break signaled", exit 255. */
+int fz7_break_signaled(void);
+
+/* Opens path with *password (may be NULL); when the headers are encrypted
+ * and no password was given, asks once (fz7_ask_password) and opens again.
+ * *asked gets the typed password (free it; NULL when none was asked or at
+ * end of input) and *password then points at it. Returns the open status. */
+fz7_status fz7_open_asking(const char *path, const fz7_open_opts *opts, FILE *out,
+                           const char **password, char **asked, fz7_archive **a, char *err,
+                           size_t errlen);
+
+/* The 7zAES key for a password (none for NULL or ""): 0, or the exit code
+ * after printing why the key could not be made. */
+int fz7_password_key(const char *password, fz7_7zaes_key **key);
 
 /* The answers of the overwrite question. */
 typedef enum fz7_answer {
@@ -50,7 +71,8 @@ fz7_answer fz7_ask_overwrite(FILE *out, const char *disk_path, uint64_t disk_siz
                              int64_t disk_mtime, const char *entry_path, uint64_t entry_size,
                              bool entry_has_mtime, int64_t entry_mtime);
 
-/* Where status text goes: stdout, or stderr when data goes to stdout. */
+/* Where status text goes: stdout, or nowhere (/dev/null) when data goes
+ * to stdout, as 7-Zip. */
 FILE *fz7_msg_stream(const struct fz7_options *o);
 
 /* "\nfz7 0.1.0 (x86_64) : ..." banner as 7-Zip opens every command;

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <termios.h>
 #include <time.h>
@@ -116,14 +117,16 @@ static char *read_line(FILE *in)
     return line;
 }
 
-char *fz7_ask_password(void)
+char *fz7_ask_password(FILE *out)
 {
     if (!isatty(STDIN_FILENO)) {
         /* As 7-Zip: a password piped in (echo pw | fz7 x a.7z) is read
          * from the first line; at end of input there is none. */
-        fprintf(stderr, "\nEnter password (will not be echoed):\n");
+        fprintf(out, "\nEnter password (will not be echoed):\n");
+        fflush(out);
         return read_line(stdin);
     }
+    fflush(out);
     fprintf(stderr, "Enter password:");
     fflush(stderr);
     struct termios old, quiet;
@@ -139,6 +142,66 @@ char *fz7_ask_password(void)
         tcsetattr(STDIN_FILENO, TCSAFLUSH, &old);
     fputc('\n', stderr);
     return pw;
+}
+
+static void free_password(char *pw)
+{
+    if (pw) {
+        explicit_bzero(pw, strlen(pw));
+        free(pw);
+    }
+}
+
+char *fz7_ask_new_password(FILE *out, bool *differ)
+{
+    *differ = false;
+    char *pw = fz7_ask_password(out);
+    if (!pw || !isatty(STDIN_FILENO))
+        return pw;
+    char *again = fz7_ask_password(out);
+    *differ = !again || strcmp(again, pw) != 0;
+    free_password(again);
+    if (*differ) {
+        free_password(pw);
+        return NULL;
+    }
+    return pw;
+}
+
+int fz7_break_signaled(void)
+{
+    fflush(stdout);
+    fprintf(stderr, "\n\nBreak signaled\n");
+    return FZ7_EXIT_BREAK;
+}
+
+fz7_status fz7_open_asking(const char *path, const fz7_open_opts *opts, FILE *out,
+                           const char **password, char **asked, fz7_archive **a, char *err,
+                           size_t errlen)
+{
+    *asked = NULL;
+    fz7_open_opts oo = *opts;
+    oo.password = *password;
+    fz7_status s = fz7_archive_open(path, &oo, a, err, errlen);
+    if (s != FZ7_E_NEED_PASSWORD || *password)
+        return s;
+    *asked = fz7_ask_password(out);
+    if (!*asked)
+        return s;
+    *password = oo.password = *asked;
+    return fz7_archive_open(path, &oo, a, err, errlen);
+}
+
+int fz7_password_key(const char *password, fz7_7zaes_key **key)
+{
+    *key = NULL;
+    if (!password || !password[0])
+        return 0;
+    fz7_status st = fz7_7zaes_key_new(password, key);
+    if (st == FZ7_OK)
+        return 0;
+    fprintf(stderr, "\nERROR: cannot derive the encryption key: %s\n", fz7_status_str(st));
+    return st == FZ7_E_MEM ? FZ7_EXIT_MEMORY : FZ7_EXIT_FATAL;
 }
 
 fz7_answer fz7_ask_overwrite(FILE *out, const char *disk_path, uint64_t disk_size,
@@ -179,7 +242,17 @@ fz7_answer fz7_ask_overwrite(FILE *out, const char *disk_path, uint64_t disk_siz
 
 /* ---- output ---- */
 
-FILE *fz7_msg_stream(const struct fz7_options *o) { return o->to_stdout ? stderr : stdout; }
+FILE *fz7_msg_stream(const struct fz7_options *o)
+{
+    if (!o->to_stdout)
+        return stdout;
+    /* As 7-Zip: with data on stdout the log goes nowhere; errors still
+     * reach stderr. */
+    static FILE *none;
+    if (!none)
+        none = fopen("/dev/null", "w");
+    return none ? none : stderr;
+}
 
 static bool g_bare;
 
@@ -189,12 +262,16 @@ void fz7_print_banner(FILE *out)
 {
     if (g_bare)
         return;
-    fprintf(out, "\nfz7 %s (%s) : 7z/xz archiver : %s kernels\n\n", FZ7_VERSION,
+    /* Two lines, as 7-Zip's banner: the program, then the machine. */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    fprintf(out, "\nfz7 %s (%s) : 7z/xz archiver\n %d-bit Threads:%ld kernels:%s\n\n",
+            FZ7_VERSION,
 #if defined(__x86_64__)
             "x64",
 #else
             "generic",
 #endif
+            (int)(sizeof(void *) * 8), cores > 0 ? cores : 1L,
             fz7_cpu_level_name(fz7_cpu_level_get()));
 }
 
@@ -299,15 +376,63 @@ static void print_size_line(FILE *out, uint64_t n)
                 (unsigned long long)((n + (1 << 20) - 1) >> 20));
 }
 
-/* An archive that does not open. 7-Zip 26 ends `l` with "Errors: 1" and
- * t/x/e with the "Can't open as archive" counts. */
+/* The format 7-Zip tries first for an archive name: by -t, else by the
+ * extension; NULL when neither names one. */
+static const char *expected_type(const struct fz7_options *o, const char *path)
+{
+    if (o->type != FZ7_TYPE_AUTO)
+        return fz7_type_display(o->type, o->type_name);
+    const char *dot = strrchr(path, '.');
+    if (!dot || strchr(dot, '/'))
+        return NULL;
+    if (!strcasecmp(dot, ".7z"))
+        return "7z";
+    if (!strcasecmp(dot, ".xz") || !strcasecmp(dot, ".txz"))
+        return "xz";
+    if (!strcasecmp(dot, ".lzma"))
+        return "lzma";
+    return NULL;
+}
+
+/* An archive that does not open, in 7-Zip 26's lines: "ERROR: <arc>" and
+ * the reason (l: on one line with " : "), for a file of the expected
+ * type "Open ERROR: Cannot open the file as [7z] archive" and an
+ * "ERRORS:" block; fz7's own detail, when it says more, on a line after.
+ * `l` ends with "Errors: 1", t/x/e with the "Can't open as archive"
+ * counts. */
 static int open_error(const struct fz7_options *o, FILE *out, const char *path, fz7_status st,
                       const char *err)
 {
     bool listing = o->command == FZ7_CMD_LIST;
+    const char *type = expected_type(o, path);
     fflush(out);
-    fprintf(stderr, "%sERROR: %s : %s\n%s", listing ? "\n" : "", path,
-            err[0] ? err : fz7_status_str(st), listing ? "\n\n" : "");
+    if (st == FZ7_E_NEED_PASSWORD || st == FZ7_E_PASSWORD) {
+        const char *m = fz7_entry_error_words(FZ7_E_NEED_PASSWORD, true);
+        if (listing)
+            fprintf(stderr, "\nERROR: %s : %s\n\n\n", path, m);
+        else
+            fprintf(stderr, "ERROR: %s\n%s\n\n", path, m);
+    } else if (type && st != FZ7_E_MEM && st != FZ7_E_IO && st != FZ7_E_MEMLIMIT &&
+               st != FZ7_E_UNSUPPORTED) {
+        /* 7-Zip's xz reader calls any bad start "Is not archive". */
+        const char *why = st == FZ7_E_TRUNCATED ? "Unexpected end of archive"
+                          : st == FZ7_E_FORMAT || !strcmp(type, "xz") ? "Is not archive"
+                          : "Headers Error";
+        fprintf(stderr, "%sERROR: %s%s%s\nOpen ERROR: Cannot open the file as [%s] archive\n\n\n"
+                        "ERRORS:\n%s\n",
+                listing ? "\n" : "", path, listing ? " : " : "\n", path, type, why);
+        if (err[0] && strcmp(err, why) && st != FZ7_E_FORMAT)
+            fprintf(stderr, "%s\n", err);
+        if (listing)
+            fputc('\n', stderr);
+    } else {
+        const char *m = st == FZ7_E_FORMAT ? "Cannot open the file as archive"
+                        : err[0] ? err : fz7_status_str(st);
+        if (listing)
+            fprintf(stderr, "\nERROR: %s : %s\n\n\n", path, m);
+        else
+            fprintf(stderr, "ERROR: %s\n%s\n\n", path, m);
+    }
     if (listing)
         fprintf(out, "\n\nErrors: 1\n");
     else if (st != FZ7_E_MEM && st != FZ7_E_IO) /* damaged headers, wrong password too */
@@ -353,7 +478,7 @@ static int open_stdin(const struct fz7_options *o, FILE *out, const char *verb,
         s = fz7_archive_open("/dev/stdin", &opts, out_arc, err, sizeof err);
         if (s == FZ7_E_NEED_PASSWORD)
             snprintf(err, sizeof err, "encrypted headers need a password (-p{password} or "
-                     "-spf{file}; stdin carries the archive)");
+                     "--password-file={file}; stdin carries the archive)");
     }
     if (s != FZ7_OK)
         return open_error(o, out, "stdin", s, err);
@@ -397,34 +522,22 @@ int fz7_open_for_read(const struct fz7_options *o, FILE *out, const char *verb, 
 
     set_noname(path);
     const char *password = o->password;
-    char err[512];
+    char err[512] = "";
     fz7_archive *a = NULL;
-    for (int attempt = 0;; attempt++) {
-        fz7_open_opts opts = {.password = password, .mem_limit = mem_limit_of(o),
-                              .threads = decode_threads_of(o), .xz_salvage = true};
-        fz7_status s = fz7_archive_open(path, &opts, &a, err, sizeof err);
-        if (s == FZ7_E_NEED_PASSWORD && !password && attempt == 0) {
-            fflush(out);
-            *password_out = fz7_ask_password();
-            if (!*password_out) {
-                fprintf(stderr, "ERROR: %s : Cannot open encrypted archive: a password is needed "
-                                "(give -p{password}, or a line on stdin)\n", path);
-                return FZ7_EXIT_FATAL;
-            }
-            password = *password_out;
-            continue;
-        }
-        if (s != FZ7_OK)
-            return open_error(o, out, path, s, err);
-        break;
+    fz7_open_opts opts = {.mem_limit = mem_limit_of(o), .threads = decode_threads_of(o),
+                          .xz_salvage = true};
+    fz7_status s = fz7_open_asking(path, &opts, out, &password, password_out, &a, err, sizeof err);
+    if (s == FZ7_E_NEED_PASSWORD && !password) { /* no answer: as 7-Zip */
+        if (o->command != FZ7_CMD_LIST)
+            fputc('\n', out);
+        return fz7_break_signaled();
     }
+    if (s != FZ7_OK)
+        return open_error(o, out, path, s, err);
     if (!fz7_type_matches(o->type, o->type_name, fz7_archive_get_info(a))) {
         fz7_archive_close(a);
         fflush(out);
-        char why[64];
-        snprintf(why, sizeof why, "Cannot open the file as [%s] archive",
-                 fz7_type_display(o->type, o->type_name));
-        return open_error(o, out, path, FZ7_E_FORMAT, why);
+        return open_error(o, out, path, FZ7_E_FORMAT, "");
     }
     if (need_data && !password) {
         bool encrypted = false;
@@ -433,18 +546,14 @@ int fz7_open_for_read(const struct fz7_options *o, FILE *out, const char *verb, 
             encrypted = e->encrypted && fz7_selected(o, fz7_entry_path(e));
         }
         if (encrypted) {
-            fflush(out);
-            *password_out = fz7_ask_password();
-            if (!*password_out) {
-                fz7_archive_close(a);
-                fprintf(stderr, "ERROR: %s : encrypted entries need a password "
-                                "(give -p{password}, or a line on stdin)\n", path);
-                return FZ7_EXIT_FATAL;
-            }
+            *password_out = fz7_ask_password(out);
             fz7_archive_close(a);
-            fz7_open_opts opts = {.password = *password_out, .mem_limit = mem_limit_of(o),
-                                  .threads = decode_threads_of(o), .xz_salvage = true};
-            fz7_status s = fz7_archive_open(path, &opts, &a, err, sizeof err);
+            if (!*password_out) {
+                fputc('\n', out);
+                return fz7_break_signaled();
+            }
+            opts.password = *password_out;
+            s = fz7_archive_open(path, &opts, &a, err, sizeof err);
             if (s != FZ7_OK)
                 return open_error(o, out, path, s, err);
         }

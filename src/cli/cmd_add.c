@@ -47,14 +47,30 @@ typedef struct add_run {
     const char *password;    /* -p, or asked for */
     fz7_7zaes_key *key;      /* derived once per archive */
     fz7_progress *progress;  /* the line on a terminal (-bsp); NULL = off */
+    int sse_errno;           /* -sse: the error that stopped the command */
+    bool *replaces;          /* per tree item: an old entry has its name (-bb1 "U") */
 } add_run;
 
-static void read_warn(add_run *r, const char *path, int err)
+/* An input that cannot be opened or read: a warning, or with -sse the end
+ * of the command (FZ7_E_IO; nothing is written, as 7-Zip). */
+static fz7_status read_warn(add_run *r, const char *path, int err)
 {
-    r->warnings++;
     fz7_progress_clear(r->progress);
-    fflush(r->out);
-    fprintf(stderr, "WARNING: %s : %s\n", path, strerror(err));
+    fz7_open_warn(&r->scan, r->out, path, err);
+    if (!r->o->stop_on_open_error)
+        return FZ7_OK;
+    r->sse_errno = err;
+    return FZ7_E_IO;
+}
+
+/* -bb1: "+ name" for each file whose data goes in, as 7-Zip lists them. */
+static void list_added(add_run *r, const fz7_tree_item *it)
+{
+    if (r->o->bb < 1 || r->stdin_mode)
+        return;
+    fz7_progress_clear(r->progress);
+    bool u = r->replaces && r->replaces[it - r->tree.items];
+    fprintf(r->out, "%c %s\n", u ? 'U' : '+', it->name);
 }
 
 static fz7_status scan_inputs(add_run *r, dev_t skip_dev, ino_t skip_ino, bool have_skip)
@@ -242,7 +258,7 @@ static fz7_status write_7z(add_run *r, int fd, fz7_archive *old, const bool *kee
             if (it->kind == FZ7_ITEM_FILE) {
                 int in = open_input(r, it);   /* an unreadable empty file is still unreadable */
                 if (in < 0) {
-                    read_warn(r, it->disk_path, errno);
+                    st = read_warn(r, it->disk_path, errno);
                     continue;
                 }
                 close_input(in);
@@ -264,9 +280,10 @@ static fz7_status write_7z(add_run *r, int fd, fz7_archive *old, const bool *kee
         st = fz7_7z_writer_begin_folder(w, &fo);
         for (size_t k = pf->first; st == FZ7_OK && k < pf->first + pf->count; k++) {
             fz7_tree_item *it = &t->items[plan.order[k]];
+            list_added(r, it);
             int in = open_input(r, it);
             if (in < 0) {
-                read_warn(r, it->disk_path, errno);
+                st = read_warn(r, it->disk_path, errno);
                 continue;
             }
             fz7_7z_entry_meta m;
@@ -276,8 +293,8 @@ static fz7_status write_7z(add_run *r, int fd, fz7_archive *old, const bool *kee
             if (st == FZ7_OK)
                 st = pump(r, it, in, sink_7z, w, &rerr);
             close_input(in);
-            if (rerr)
-                read_warn(r, it->disk_path, rerr);
+            if (rerr && st == FZ7_OK)
+                st = read_warn(r, it->disk_path, rerr);
             if (st == FZ7_OK)
                 st = fz7_7z_writer_end_file(w);
             r->files_read++;
@@ -320,6 +337,7 @@ static fz7_status write_xz(add_run *r, int fd, char *why, size_t whylen)
     const fz7_tree_item *it = the_one_file(r, "an xz", why, whylen);
     if (!it)
         return FZ7_E_FORMAT;
+    list_added(r, it);
     int in = open_input(r, it);
     if (in < 0) {
         read_warn(r, it->disk_path, errno);
@@ -558,47 +576,50 @@ int fz7_cmd_add(const struct fz7_options *o)
     bool *keep = NULL;
     int rc = 0;
 
-    /* -p: one key for every folder (and the header with -mhe). */
+    /* -p: one key for every folder (and the header with -mhe); -p alone
+     * asks once the archive is opened, as 7-Zip does. */
     char *asked = NULL;
     r.password = o->password;
-    if (!r.password && o->ask_password) {
-        asked = fz7_ask_password();
-        if (!asked) {
-            fprintf(stderr, "\nERROR: no password was given (stdin is not a terminal)\n");
-            rc = FZ7_EXIT_FATAL;
-            goto done;
-        }
-        /* A new password is typed twice, as 7-Zip asks for it. */
-        char *again = fz7_ask_password();
-        bool same = again && strcmp(again, asked) == 0;
-        if (again) {
-            explicit_bzero(again, strlen(again));
-            free(again);
-        }
-        if (!same) {
-            fprintf(stderr, "\nERROR: the two passwords differ\n");
-            rc = FZ7_EXIT_FATAL;
-            goto done;
-        }
-        r.password = asked;
-    }
-    if (r.password && (xz || la)) {
+    if ((r.password || o->ask_password) && (xz || la)) {
         fprintf(stderr, "\nERROR: %s archives cannot be encrypted by fz7\n",
                 xz ? "xz" : fz7_type_display(type, NULL));
         rc = FZ7_EXIT_USAGE;
         goto done;
     }
-    if (r.password && r.password[0]) {
-        st = fz7_7zaes_key_new(r.password, &r.key);
-        if (st != FZ7_OK) {
-            fprintf(stderr, "\nERROR: cannot derive the encryption key: %s\n", fz7_status_str(st));
-            rc = exit_code_of(st);
-            goto done;
-        }
-    }
 
     struct stat old_sb;
     bool exists = stat(path, &old_sb) == 0;
+
+    /* An existing .7z is opened first, as 7-Zip does (its block comes
+     * before the scan). */
+    if (exists && !one_stream) {
+        fz7_open_opts oo = {0};
+        char err[256] = "";
+        fprintf(out, "Open archive: %s\n", path);
+        st = fz7_open_asking(path, &oo, out, &r.password, &asked, &old, err, sizeof err);
+        if (st == FZ7_E_NEED_PASSWORD && !r.password) {
+            rc = fz7_break_signaled();
+            goto done;
+        }
+        if (st != FZ7_OK) {
+            fflush(out);
+            fprintf(stderr, "ERROR: %s\n%s : %s\n", path, path,
+                    err[0] ? err : fz7_status_str(st));
+            rc = FZ7_EXIT_FATAL;
+            goto done;
+        }
+        if (!fz7_type_matches(la ? type : FZ7_TYPE_7Z, NULL, fz7_archive_get_info(old))) {
+            fflush(out);
+            fprintf(stderr, "ERROR: %s : the existing file is not a %s archive\n", path,
+                    la ? fz7_type_display(type, NULL) : ".7z");
+            rc = FZ7_EXIT_FATAL;
+            goto done;
+        }
+        fz7_print_archive_block(out, path, old);
+        fputc('\n', out);
+        if (!la)
+            fz7_settings_times_from(&r.set, old);
+    }
 
     /* Scan. */
     if (o->from_stdin) {
@@ -642,32 +663,10 @@ int fz7_cmd_add(const struct fz7_options *o)
 
     /* An existing .7z: keep the entries not replaced by new ones. */
     if (exists && !one_stream) {
-        fz7_open_opts oo = {0};
-        oo.password = r.password;
-        char err[256] = "";
-        fprintf(out, "Open archive: %s\n", path);
-        st = fz7_archive_open(path, &oo, &old, err, sizeof err);
-        if (st != FZ7_OK) {
-            fflush(out);
-            fprintf(stderr, "ERROR: %s\n%s : %s\n", path, path,
-                    err[0] ? err : fz7_status_str(st));
-            rc = FZ7_EXIT_FATAL;
-            goto done;
-        }
-        if (!fz7_type_matches(la ? type : FZ7_TYPE_7Z, NULL, fz7_archive_get_info(old))) {
-            fflush(out);
-            fprintf(stderr, "ERROR: %s : the existing file is not a %s archive\n", path,
-                    la ? fz7_type_display(type, NULL) : ".7z");
-            rc = FZ7_EXIT_FATAL;
-            goto done;
-        }
-        fz7_print_archive_block(out, path, old);
-        fputc('\n', out);
-        if (!la)
-            fz7_settings_times_from(&r.set, old);
         size_t n = fz7_archive_count(old);
         keep = calloc(n ? n : 1, sizeof *keep);
-        if (!keep) {
+        r.replaces = calloc(r.tree.count ? r.tree.count : 1, sizeof *r.replaces);
+        if (!keep || !r.replaces) {
             rc = FZ7_EXIT_MEMORY;
             goto done;
         }
@@ -677,7 +676,7 @@ int fz7_cmd_add(const struct fz7_options *o)
             keep[i] = !e->is_anti;
             for (size_t k = 0; keep[i] && k < r.tree.count; k++)
                 if (strcmp(r.tree.items[k].name, e->path) == 0)
-                    keep[i] = false;
+                    keep[i] = false, r.replaces[k] = true;
             if (keep[i]) {
                 if (e->is_dir)
                     kept_dirs++;
@@ -693,6 +692,24 @@ int fz7_cmd_add(const struct fz7_options *o)
     fz7_print_counts(out, "Add new data to archive: ", n_dirs, n_files, n_bytes);
     fputc('\n', out);
     fflush(out);
+
+    if (!r.password && o->ask_password) {
+        bool differ;
+        asked = fz7_ask_new_password(out, &differ);
+        if (!asked) {
+            if (differ) {
+                fprintf(stderr, "\nERROR: the two passwords differ\n");
+                rc = FZ7_EXIT_FATAL;
+            } else {
+                rc = fz7_break_signaled();
+            }
+            goto done;
+        }
+        r.password = asked;
+    }
+    rc = fz7_password_key(r.password, &r.key);
+    if (rc)
+        goto done;
 
     r.buf = malloc(READ_CHUNK);
     if (!r.buf) {
@@ -741,6 +758,12 @@ int fz7_cmd_add(const struct fz7_options *o)
         st = fz7_temp_commit(fd, path, exists ? &old_sb : NULL, &size, &werr);
     else
         fz7_temp_drop(fd);
+    if (r.sse_errno) { /* -sse: 7-Zip's end, nothing written */
+        fflush(out);
+        fprintf(stderr, "\n\nSystem ERROR:\nerrno=%d : %s\n", r.sse_errno, strerror(r.sse_errno));
+        rc = FZ7_EXIT_FATAL;
+        goto done;
+    }
     if (st != FZ7_OK) {
         fflush(out);
         if (st == FZ7_E_IO)
@@ -755,6 +778,8 @@ int fz7_cmd_add(const struct fz7_options *o)
     fprintf(out, "\nFiles read from disk: %llu\nArchive size: ", (unsigned long long)r.files_read);
     fz7_print_size(out, size);
     fputc('\n', out);
+    if (o->delete_after)
+        fputc('\n', out);   /* 7-Zip's line for its deleting stage */
     rc = fz7_print_write_end(out, &r.scan, r.warnings);
     if (o->stamp_newest && r.tree.count) {
         /* -stl: the archive's mtime is the newest added item's, as 7-Zip. */
@@ -790,6 +815,7 @@ done:
     free(r.buf);
     fz7_scan_warnings_free(&r.scan);
     free(keep);
+    free(r.replaces);
     if (old)
         fz7_archive_close(old);
     fz7_tree_free(&r.tree);

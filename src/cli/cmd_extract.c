@@ -217,6 +217,19 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
     free(last);
     if (s != FZ7_OK)
         return s;
+    if (r->o->full_paths && !r->flat && stored[0] == '/' && !e->is_symlink && path[0]) {
+        /* x -spf: an absolute name is written where it says, as 7-Zip does
+         * (its ".." parts are dropped all the same). */
+        char *abs = malloc(strlen(path) + 2);
+        if (!abs) {
+            free(path);
+            return FZ7_E_MEM;
+        }
+        abs[0] = '/';
+        strcpy(abs + 1, path);
+        free(path);
+        path = abs;
+    }
     if (!path[0]) { /* "..", "." as a folder: the output folder itself */
         free(path);
         list_written(r, e);
@@ -408,8 +421,10 @@ int fz7_cmd_extract(const struct fz7_options *o)
     if (r.mode == RUN_DISK && n_selected > 0) /* as 7-Zip: no -o folder for nothing */
         s = fz7_disk_open(o->out_dir, &r.disk, err, sizeof err);
     bool no_out_dir = s != FZ7_OK;
-    if (r.disk)
+    if (r.disk) {
         fz7_disk_allow_dangerous_links(r.disk, o->allow_dangerous_links);
+        fz7_disk_allow_absolute(r.disk, o->full_paths != 0);
+    }
     if (s == FZ7_OK && n_selected > 0) {
         fz7_extract_cb cb = {.ctx = &r, .begin = on_begin, .data = on_data, .end = on_end};
         s = fz7_archive_extract(a, select, &cb, err, sizeof err);

@@ -15,6 +15,14 @@
 #define ATTR_UNIX_EXTENSION 0x8000
 
 /* The 5-character Attr column: D R H S A or '.'. */
+/* A name as 7-Zip lists it: a line break inside it printed as '_', so
+ * one entry stays one line. */
+static void put_name(FILE *out, const char *name)
+{
+    for (const char *p = name; *p; p++)
+        fputc(*p == '\n' || *p == '\r' ? '_' : *p, out);
+}
+
 static void attr_column(const fz7_entry *e, char out[6])
 {
     uint32_t a = e->has_attrib ? e->attrib : 0;
@@ -128,8 +136,11 @@ static void list_technical(FILE *out, const fz7_archive *a, const fz7_entry *e, 
 {
     fz7_format f = fz7_archive_get_info(a)->format;
     bool is7z = f == FZ7_FORMAT_7Z || f == FZ7_FORMAT_OTHER;   /* per-entry fields */
-    if (is7z)
-        fprintf(out, "Path = %s\n", fz7_entry_path(e));
+    if (is7z) {
+        fputs("Path = ", out);
+        put_name(out, fz7_entry_path(e));
+        fputc('\n', out);
+    }
     if (e->has_size || is7z)
         fprintf(out, "Size = %llu\n", (unsigned long long)e->size);
     else
@@ -249,8 +260,9 @@ int fz7_cmd_list(const struct fz7_options *o)
             snprintf(size, sizeof size, "%llu", (unsigned long long)e->size);
         if (!packed_blank(a, e, in_block))
             snprintf(packed, sizeof packed, "%llu", (unsigned long long)e->packed_size);
-        fprintf(out, "%-19s %s %12s %12s  %s\n", t, attr, size, packed,
-                fz7_entry_path(e));
+        fprintf(out, "%-19s %s %12s %12s  ", t, attr, size, packed);
+        put_name(out, fz7_entry_path(e));
+        fputc('\n', out);
     }
     if (!o->slt && !bare) {
         char t[32] = "";

@@ -42,6 +42,8 @@ typedef struct update_run {
     char **new_name;              /* rn: per old entry, or NULL = unchanged */
     fz7_tree tree;                /* u: files found on disk ... */
     bool *add;                    /* ... and which of them go in */
+    bool *replaces;               /* ... and which replace an old entry (-bb1 "U") */
+    int sse_errno;                /* -sse: the error that stopped the command */
     const char *password;         /* -p or asked for; NULL = none */
     fz7_7zaes_key *key;
     uint8_t *buf;
@@ -119,8 +121,9 @@ static fz7_status plan_update(update_run *r, const struct stat *arc_sb, bool arc
 
     size_t n = r->tree.count;
     r->add = calloc(n ? n : 1, sizeof *r->add);
+    r->replaces = calloc(n ? n : 1, sizeof *r->replaces);
     size_t *by_path = malloc((r->n_old ? r->n_old : 1) * sizeof *by_path);
-    if (!r->add || !by_path) {
+    if (!r->add || !r->replaces || !by_path) {
         free(by_path);
         return FZ7_E_MEM;
     }
@@ -170,6 +173,8 @@ static fz7_status plan_update(update_run *r, const struct stat *arc_sb, bool arc
         if (replace) {
             r->add[k] = true;
             r->fate[found] = FATE_REPLACE;
+            if (r->replaces)
+                r->replaces[k] = true;
         }
     }
     free(by_path);
@@ -221,13 +226,17 @@ static fz7_status write_empty_entries(update_run *r, fz7_7z_writer *w)
 static fz7_status write_item(update_run *r, fz7_7z_writer *w, const fz7_tree_item *it)
 {
     int fd = -1;
+    if (r->o->bb >= 1) /* as 7-Zip: "+" a new file, "U" one that replaces an entry */
+        fprintf(r->out, "%c %s\n", r->replaces && r->replaces[it - r->tree.items] ? 'U' : '+',
+                it->name);
     if (it->kind != FZ7_ITEM_SYMLINK) {
         fd = open(it->disk_path, O_RDONLY | O_CLOEXEC);
         if (fd < 0) {
-            r->warnings++;
-            fflush(r->out);
-            fprintf(stderr, "WARNING: %s : %s\n", it->disk_path, strerror(errno));
-            return FZ7_OK;
+            fz7_open_warn(&r->scan, r->out, it->disk_path, errno);
+            if (!r->o->stop_on_open_error)
+                return FZ7_OK;
+            r->sse_errno = errno;
+            return FZ7_E_IO;
         }
     }
     fz7_7z_entry_meta m = {0};
@@ -242,9 +251,7 @@ static fz7_status write_item(update_run *r, fz7_7z_writer *w, const fz7_tree_ite
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
-            r->warnings++;
-            fflush(r->out);
-            fprintf(stderr, "WARNING: %s : %s\n", it->disk_path, strerror(errno));
+            fz7_open_warn(&r->scan, r->out, it->disk_path, errno);
             break;
         }
         if (n == 0)
@@ -412,6 +419,11 @@ static int commit_archive(update_run *r, bool exists, const struct stat *old_sb)
         st = fz7_temp_commit(fd, path, exists ? old_sb : NULL, &size, &werr);
     else
         fz7_temp_drop(fd);
+    if (r->sse_errno) { /* -sse: 7-Zip's end, the archive left as it was */
+        fflush(r->out);
+        fprintf(stderr, "\n\nSystem ERROR:\nerrno=%d : %s\n", r->sse_errno, strerror(r->sse_errno));
+        return FZ7_EXIT_FATAL;
+    }
     if (st != FZ7_OK) {
         fflush(r->out);
         fprintf(stderr, "\nERROR: %s : %s\n", path,
@@ -422,7 +434,7 @@ static int commit_archive(update_run *r, bool exists, const struct stat *old_sb)
             (unsigned long long)r->files_read);
     fz7_print_size(r->out, size);
     fputc('\n', r->out);
-    if (r->o->bb >= 1)
+    if (r->o->bb >= 3) /* fz7's own detail, below 7-Zip's -bb1 lines */
         fprintf(r->out, "Folders copied as they were: %llu, compressed again: %llu\n",
                 (unsigned long long)r->copied_folders, (unsigned long long)r->repacked_folders);
     return 0;
@@ -480,19 +492,11 @@ int fz7_cmd_update(const struct fz7_options *o)
     if (exists) {
         fprintf(out, "Open archive: %s\n", path);
         char err[512] = "";
-        for (int attempt = 0;; attempt++) {
-            fz7_open_opts oo = {0};
-            oo.password = r.password;
-            st = fz7_archive_open(path, &oo, &r.old, err, sizeof err);
-            if (st == FZ7_E_NEED_PASSWORD && !r.password && attempt == 0) {
-                fflush(out);
-                asked = fz7_ask_password();
-                if (asked) {
-                    r.password = asked;
-                    continue;
-                }
-            }
-            break;
+        fz7_open_opts oo = {0};
+        st = fz7_open_asking(path, &oo, out, &r.password, &asked, &r.old, err, sizeof err);
+        if (st == FZ7_E_NEED_PASSWORD && !r.password) {
+            rc = fz7_break_signaled();
+            goto done;
         }
         if (st == FZ7_OK && fz7_archive_get_info(r.old)->format != FZ7_FORMAT_7Z) {
             st = FZ7_E_FORMAT;
@@ -513,14 +517,9 @@ int fz7_cmd_update(const struct fz7_options *o)
 
     /* Kept data that must be decoded needs the password; new data is
      * encrypted with it too (-p), as 7-Zip does. */
-    if (r.password && r.password[0]) {
-        st = fz7_7zaes_key_new(r.password, &r.key);
-        if (st != FZ7_OK) {
-            fprintf(stderr, "\nERROR: cannot derive the encryption key: %s\n", fz7_status_str(st));
-            rc = fz7_write_exit_code(st);
-            goto done;
-        }
-    }
+    rc = fz7_password_key(r.password, &r.key);
+    if (rc)
+        goto done;
 
     r.fate = calloc(r.n_old ? r.n_old : 1, sizeof *r.fate);
     r.new_name = calloc(r.n_old ? r.n_old : 1, sizeof *r.new_name);
@@ -554,15 +553,10 @@ int fz7_cmd_update(const struct fz7_options *o)
     for (size_t i = 0; !r.password && i < r.n_old; i++) {
         const fz7_entry *e = fz7_archive_entry(r.old, i);
         if (e->encrypted && e->has_stream && r.fate[i] != FATE_KEEP) {
-            fflush(out);
-            asked = fz7_ask_password();
+            asked = fz7_ask_password(out);
             r.password = asked;
-            if (asked && asked[0] && (st = fz7_7zaes_key_new(asked, &r.key)) != FZ7_OK) {
-                fprintf(stderr, "\nERROR: cannot derive the encryption key: %s\n",
-                        fz7_status_str(st));
-                rc = fz7_write_exit_code(st);
+            if ((rc = fz7_password_key(asked, &r.key)) != 0)
                 goto done;
-            }
             if (asked) {
                 /* The reader keeps the password it was opened with. */
                 fz7_archive *again = NULL;
@@ -631,6 +625,7 @@ done:
     free(r.new_name);
     free(r.fate);
     free(r.add);
+    free(r.replaces);
     if (r.old)
         fz7_archive_close(r.old);
     fz7_tree_free(&r.tree);

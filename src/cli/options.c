@@ -82,15 +82,15 @@ static int read_listfile(parser *p, const char *path, int rmode, bool exclude)
     return rc;
 }
 
-/* -spf{file}: the password is the first line of file ("-" = stdin),
- * without its line end; an empty first line is an empty password. */
+/* --password-file=FILE: the password is the first line of FILE ("-" =
+ * stdin), without its line end; an empty first line is an empty password. */
 static int read_password_file(parser *p)
 {
     struct fz7_options *o = p->o;
     const char *path = o->password_file;
     bool from_stdin = strcmp(path, "-") == 0;
     if (from_stdin && o->from_stdin)
-        return usage_error(p, 7, "-spf- and -si both read stdin:", "-spf-");
+        return usage_error(p, 7, "--password-file=- and -si both read stdin:", "--password-file=-");
     FILE *f = from_stdin ? stdin : fopen(path, "r");
     if (!f) {
         char msg[256];
@@ -274,6 +274,14 @@ static int parse_switch(parser *p, const char *arg)
 {
     struct fz7_options *o = p->o;
     const char *s = arg + 1;
+    if (!strncmp(s, "-password-file=", 15)) {
+        if (!s[15])
+            return usage_error(p, 7, "Too short switch:", arg);
+        o->password_file = s + 15;
+        o->password = NULL;
+        o->ask_password = false;
+        return 0;
+    }
     if (!strcasecmp(s, "-version") || !strcasecmp(s, "-help") || !strcasecmp(s, "h") ||
         !strcmp(s, "?")) {
         o->command = FZ7_CMD_VERSION;
@@ -361,16 +369,20 @@ static int parse_switch(parser *p, const char *arg)
             o->ba = true;
             return 0;
         }
-        if (!strcasecmp(s, "bt") || !strcasecmp(s, "bd"))
-            return 0; /* timing / no progress bar: accepted, no effect */
+        if (!strcasecmp(s, "bt")) {
+            o->bt = true;
+            return 0;
+        }
+        if (!strcasecmp(s, "bd"))
+            return 0; /* no progress bar: fz7 draws one only on a terminal (-bsp) */
         return usage_error(p, 7, "Unknown switch:", arg);
     case 's':
         if (!strncasecmp(s, "spf", 3)) {
-            if (!s[3])
-                return usage_error(p, 7, "Too short switch:", arg);
-            o->password_file = s + 3;
-            o->password = NULL;
-            o->ask_password = false;
+            /* -spf: fully qualified paths; -spf2: the same without the
+             * root ('/'), as 7-Zip names them on Linux. */
+            if (s[3] && strcmp(s + 3, "2"))
+                return usage_error(p, 7, "Unsupported -spf:", s + 3);
+            o->full_paths = s[3] ? 2 : 1;
             return 0;
         }
         if (!strcasecmp(s, "slt")) {
@@ -416,12 +428,16 @@ static int parse_switch(parser *p, const char *arg)
             o->stamp_newest = true;
             return 0;
         }
+        if (!strcasecmp(s, "sse")) {
+            /* 7zz 26.02 stops on a file it cannot open; a name missing at
+             * the scan stays a warning (exit 1, archive written). */
+            o->stop_on_open_error = true;
+            return 0;
+        }
         /* Accepted as 7-Zip accepts them, with nothing to change here:
          * -scs/-scc name charsets (fz7 reads and prints UTF-8), -ssw reads
-         * files open for writing (always so on Linux), -scrc picks the
-         * hash of the h command, -sse stops on inputs that cannot be
-         * opened (7zz 26.02 still writes the archive and exits 1 for a
-         * missing one, as fz7 does). */
+         * files open for writing (always so on Linux). -scrc chooses the
+         * hashes of the h command. */
         if (!strncasecmp(s, "scrc", 4)) {
             const char **h = realloc(o->hashes, (o->n_hashes + 1) * sizeof *h);
             if (!h)
@@ -430,8 +446,7 @@ static int parse_switch(parser *p, const char *arg)
             o->hashes[o->n_hashes++] = s + 4;
             return 0;
         }
-        if (!strncasecmp(s, "scs", 3) || !strncasecmp(s, "scc", 3)
-            || !strcasecmp(s, "ssw") || !strcasecmp(s, "sse"))
+        if (!strncasecmp(s, "scs", 3) || !strncasecmp(s, "scc", 3) || !strcasecmp(s, "ssw"))
             return 0;
         return usage_error(p, 7, "Unknown switch:", arg);
     }

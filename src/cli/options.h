@@ -73,12 +73,13 @@ struct fz7_options {
     bool yes;                  /* -y: assume Yes on every query */
 
     /* Password: -p{pw} sets password; -p alone sets ask_password;
-     * -spf{file} reads it from the first line of file ("-": stdin), which
-     * keeps it out of the process list. The last of -p / -spf wins. */
+     * --password-file=FILE reads it from the first line of FILE ("-":
+     * stdin), which keeps it out of the process list. The last of -p /
+     * --password-file wins. */
     const char *password;      /* UTF-8, argv storage or password_buf; never printed */
     bool ask_password;
-    const char *password_file; /* -spf{file}, or NULL */
-    char *password_buf;        /* the line read for -spf (wiped and freed by
+    const char *password_file; /* --password-file=FILE, or NULL */
+    char *password_buf;        /* the line read for it (wiped and freed by
                                   fz7_options_free) */
 
     /* Listing and output. */
@@ -86,6 +87,7 @@ struct fz7_options {
     bool ba;                   /* -ba: no banner or headers (l: entries only) */
     int bb;                    /* -bb[0-3]: log level (0 default; -bb = 1) */
     int bsp;                   /* -bsp{0|1}: progress stream; -1 default */
+    bool bt;                   /* -bt: the "Kernel Time = ..." block at the end */
     const char *bso, *bse;     /* -bso{N}/-bse{N}: "0" "1" "2" or ""; NULL when not given */
 
     /* Archive type. */
@@ -113,12 +115,15 @@ struct fz7_options {
     unsigned memuse_percent;   /* -mmemuse=p{N} or {N}%: percent of RAM */
 
     /* Files. */
+    int full_paths;            /* -spf: 1 paths as given (absolute kept);
+                                  -spf2: 2, absolute without the '/'; 0 */
     bool store_symlinks;       /* -snl: store symlinks as links */
     bool allow_dangerous_links; /* -snld: extract symlinks climbing with leading ".." */
     bool to_stdout;            /* -so: write data to stdout */
     bool from_stdin;           /* -si[{name}]: read data from stdin */
     const char *stdin_name;    /* -si{name}, or NULL */
     bool delete_after;         /* -sdel: delete files after adding */
+    bool stop_on_open_error;   /* -sse: an input that cannot be opened ends a/u (exit 2) */
     bool stamp_newest;         /* -stl: the archive gets the newest added item's mtime */
     const char **hashes;       /* -scrc{method} for h, in order given ("*" all);
                                   n_hashes 0: CRC32 */

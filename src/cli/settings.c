@@ -57,21 +57,29 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, char *why,
             s->sort_by_type = !(strcasecmp(val, "off") == 0 || strcmp(val, "-") == 0);
             return FZ7_OK;
         }
-        static const char *const ignored[] = {"yx", "mt", "c", "tr", "memuse",
+        static const char *const ignored[] = {"yx", "mt", "mtf", "c", "memuse",
                                               "hcf", "ba", "b"};
         for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++)
             if (method_named(m, klen, ignored[i]))
                 return FZ7_OK;
         /* -mtc, -mta, -mtm: which times go into FilesInfo. 7zz takes on,
          * off, + and - (and nothing: on), and refuses 0, 1 and the rest. */
-        static const char *const time_switch[FZ7_TIME_KINDS] = {"tc", "ta", "tm"};
-        for (int k = 0; k < FZ7_TIME_KINDS; k++) {
-            if (!method_named(m, klen, time_switch[k]))
+        /* -mtr: the attributes, the same way. */
+        static const char *const time_switch[FZ7_TIME_KINDS + 1] = {"tc", "ta", "tm", "tr"};
+        for (int k = 0; k <= FZ7_TIME_KINDS; k++) {
+            bool sign = !eq && klen == 3 && (m[2] == '-' || m[2] == '+');   /* -mtm- */
+            if (!method_named(m, sign ? 2 : klen, time_switch[k]))
                 continue;
+            if (sign)
+                val = m + 2;
             bool on = !val[0] || strcasecmp(val, "on") == 0 || strcmp(val, "+") == 0;
             if (!on && strcasecmp(val, "off") != 0 && strcmp(val, "-") != 0) {
                 snprintf(why, whylen, "bad value: -m%s", m);
                 return FZ7_E_ARG;
+            }
+            if (k == FZ7_TIME_KINDS) {
+                s->no_attrib = !on;
+                return FZ7_OK;
             }
             s->store_time[k] = on;
             s->time_given[k] = true;
@@ -161,6 +169,7 @@ void fz7_settings_item_times(const fz7_settings *s, const fz7_tree_item *it, fz7
     m->atime = it->atime;
     m->atime_nsec = it->atime_nsec;
     m->has_mtime = s->store_time[FZ7_TIME_M];
+    m->no_attrib = s->no_attrib;
     m->mtime = it->mtime;
     m->mtime_nsec = it->mtime_nsec;
 }

@@ -42,6 +42,7 @@ typedef struct fz7_settings {
     bool store_time[FZ7_TIME_KINDS]; /* [FZ7_TIME_C/_A/_M]: -mtc, -mta, -mtm; for a
                                  new archive off, off, on as in 7-Zip */
     bool time_given[FZ7_TIME_KINDS]; /* the switch was given (fz7_settings_times_from) */
+    bool no_attrib;           /* -mtr=off: no attributes stored */
     uint32_t threads;         /* -mmt: LZMA2 encoder threads (every core when
                                  not given), 1..FZ7_LZMA2_MT_THREADS_MAX */
     uint64_t mem_limit;       /* bytes the encoders' threads may use: -mmemuse,

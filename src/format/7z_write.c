@@ -158,6 +158,7 @@ static uint64_t filetime_of(int64_t sec, uint32_t nsec)
 typedef struct entry_rec {
     char *name;
     uint32_t attrib;
+    bool has_attrib;
     bool is_dir, has_stream;
     bool has_time[3];             /* kCTime, kATime, kMTime */
     uint64_t time[3];             /* FILETIME, when has_time */
@@ -362,6 +363,7 @@ static fz7_status push_entry(fz7_7z_writer *w, const fz7_7z_entry_meta *m, bool 
     if (!e->name)
         return FZ7_E_MEM;
     e->attrib = m->attrib;
+    e->has_attrib = !m->no_attrib;
     e->is_dir = m->is_dir;
     e->has_time[0] = m->has_ctime;
     e->time[0] = filetime_of(m->ctime, m->ctime_nsec);
@@ -1243,9 +1245,14 @@ static void put_files_info(bytebuf *b, const fz7_7z_writer *w)
                 bb_u64(b, ent[i]->time[k]);
     }
 
-    put_vector_head(b, K_WIN_ATTRIBUTES, n, NULL, n, 4);
+    size_t n_attrib = 0;
     for (size_t i = 0; i < n; i++)
-        bb_u32(b, ent[i]->attrib);
+        n_attrib += bits[i] = ent[i]->has_attrib;
+    if (n_attrib)
+        put_vector_head(b, K_WIN_ATTRIBUTES, n, n_attrib == n ? NULL : bits, n_attrib, 4);
+    for (size_t i = 0; i < n; i++)
+        if (ent[i]->has_attrib)
+            bb_u32(b, ent[i]->attrib);
 
     bb_byte(b, K_END);
     free(bits);

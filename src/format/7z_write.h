@@ -68,6 +68,7 @@ typedef struct fz7_7z_folder_opts {
 typedef struct fz7_7z_entry_meta {
     const char *name;     /* UTF-8, '/'-separated (stored as UTF-16LE) */
     uint32_t attrib;      /* see fz7_7z_attrib_from_mode */
+    bool no_attrib;       /* no kWinAttributes for it (7-Zip's -mtr=off) */
     bool is_dir;
     bool has_mtime;
     int64_t mtime;        /* seconds since 1970-01-01 UTC */

@@ -193,6 +193,12 @@ void fz7_disk_allow_dangerous_links(fz7_disk *d, bool allow)
     (void)allow;
 }
 
+void fz7_disk_allow_absolute(fz7_disk *d, bool allow)
+{
+    archive_write_disk_set_options(d->aw, allow ? SECURE_FLAGS & ~ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS
+                                                : SECURE_FLAGS);
+}
+
 /* The lookup by lstat of each parent, for kernels without openat2. */
 static int lookup_by_lstat(const char *path, struct stat *st)
 {
@@ -250,7 +256,10 @@ static int open_parent_beneath(const char *path)
 int fz7_disk_lookup(fz7_disk *d, const char *path, struct stat *st)
 {
     (void)d;
-    int dfd = open_parent_beneath(path);
+    /* only x -spf lets an absolute name through (fz7_disk_allow_absolute):
+     * it is outside the output folder on purpose, so the beneath walk
+     * would refuse it */
+    int dfd = path[0] == '/' ? -3 : open_parent_beneath(path);
     if (dfd == -3)
         return lookup_by_lstat(path, st);
     if (dfd == -2)

@@ -54,6 +54,10 @@ fz7_status fz7_disk_open(const char *out_dir, fz7_disk **out, char *err, size_t 
  * changes nothing. */
 void fz7_disk_allow_dangerous_links(fz7_disk *d, bool allow);
 
+/* x -spf: lets an item path start with '/' (written at that absolute
+ * path, as 7-Zip's -spf extracts); ".." parts are still refused. */
+void fz7_disk_allow_absolute(fz7_disk *d, bool allow);
+
 /* Looks up path below the output folder without following symlinks: its
  * folder is opened by openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS), the
  * kernel's walk (lstat of each parent where openat2 is missing), and the

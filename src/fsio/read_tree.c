@@ -6,6 +6,7 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdlib.h>
@@ -68,6 +69,19 @@ char *fz7_archive_name_of(const char *arg)
         out[last_start ? last_len : 0] = 0;
     }
     return out;
+}
+
+char *fz7_archive_name_full(const char *arg, int full_paths)
+{
+    if (full_paths == 1) {
+        size_t n = strlen(arg);
+        while (n > 1 && arg[n - 1] == '/')
+            n--;
+        return dup_range(arg, n);
+    }
+    if (full_paths == 2 && arg[0] == '/')
+        return fz7_archive_name_of(arg + 1);   /* a "." or ".." part still gives the last part */
+    return fz7_archive_name_of(arg);
 }
 
 /* Matches the pattern's parts against the path's parts. */
@@ -189,6 +203,30 @@ static bool parts_match(const char *rel, const char *pattern, bool recursive)
 /* Walks root. pattern == NULL: root and everything below it are wanted,
  * named base_name/...; otherwise entries below root whose last part matches
  * pattern (at depth 1, or any depth when recursive), with their contents. */
+/* A folder libarchive could not enter: its message is "PATH: Couldn't
+ * visit directory" with no errno. Warns as 7-Zip does, with the folder's
+ * name and a '/' and the real errno (opendir's); false when the message
+ * is not of that form. */
+static bool warn_unvisited(const fz7_tree_opts *o, const char *msg)
+{
+    const char *colon = msg ? strstr(msg, ": Couldn't visit directory") : NULL;
+    if (!colon || colon == msg)
+        return false;
+    char *path = malloc((size_t)(colon - msg) + 2);
+    if (!path)
+        return false;
+    memcpy(path, msg, (size_t)(colon - msg));
+    path[colon - msg] = 0;
+    DIR *d = opendir(path);
+    int e = d ? EIO : errno;
+    if (d)
+        closedir(d);
+    strcat(path, "/");
+    warn(o, path, e);
+    free(path);
+    return true;
+}
+
 static fz7_status walk(fz7_tree *t, const char *root, const char *base_name, const char *pattern,
                        bool recursive, const fz7_tree_opts *o)
 {
@@ -230,6 +268,8 @@ static fz7_status walk(fz7_tree *t, const char *root, const char *base_name, con
             break;
         }
         if (r < ARCHIVE_WARN || !src) {   /* FAILED / RETRY: this entry is unusable */
+            if (!src && archive_errno(ad) <= 0 && warn_unvisited(o, archive_error_string(ad)))
+                continue;
             warn(o, src ? src : root, archive_errno(ad));
             if (first) {
                 st = FZ7_E_IO;
@@ -347,7 +387,7 @@ fz7_status fz7_tree_add(fz7_tree *t, const char *arg, bool recursive_wildcard,
             warn(o, arg, errno);
             return FZ7_E_IO;
         }
-        char *name = fz7_archive_name_of(arg);
+        char *name = fz7_archive_name_full(arg, o->full_paths);
         if (!name)
             return FZ7_E_MEM;
         fz7_status st = walk(t, arg, name, NULL, false, o);
@@ -359,7 +399,18 @@ fz7_status fz7_tree_add(fz7_tree *t, const char *arg, bool recursive_wildcard,
     if (!dir)
         return FZ7_E_MEM;
     const char *pattern = slash ? slash + 1 : arg;
-    char *base = fz7_archive_name_of(dir);
+    /* The folder is named as a path inside it would be: "./t/s*" gives
+     * "sub", as "./t/sub" gives "sub" (7-Zip drops the whole prefix). */
+    char *probe = join_name(dir, "\x01");
+    char *base = probe ? fz7_archive_name_full(probe, o->full_paths) : NULL;
+    free(probe);
+    if (base) {
+        char *cut = strrchr(base, '/');
+        if (cut && slash)   /* no folder given: the "." stands for none */
+            *cut = 0;
+        else
+            base[0] = 0;
+    }
     fz7_status st = base ? walk(t, dir, base, pattern, recursive_wildcard || o->recurse, o)
                          : FZ7_E_MEM;
     free(base);

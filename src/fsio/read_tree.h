@@ -12,7 +12,8 @@ typedef enum fz7_item_kind { FZ7_ITEM_FILE, FZ7_ITEM_DIR, FZ7_ITEM_SYMLINK } fz7
 
 /* One input found on disk. */
 typedef struct fz7_tree_item {
-    char *name;         /* archive path: UTF-8, '/'-separated, relative, no "." or ".." */
+    char *name;         /* archive path: UTF-8, '/'-separated, relative, no "." or ".."
+                           (with full_paths 1: the path as given) */
     char *disk_path;    /* path to open on disk */
     char *link_target;  /* FZ7_ITEM_SYMLINK only: the link's text */
     fz7_item_kind kind;
@@ -44,6 +45,8 @@ typedef void (*fz7_tree_warn_fn)(void *ctx, const char *path, int errnum);
 typedef struct fz7_tree_opts {
     bool recurse;               /* -r: wildcard names match in subfolders too */
     bool store_symlinks;        /* -snl: keep links as links; else follow them as 7-Zip does */
+    int full_paths;             /* 0 7-Zip's default names; 1 (-spf) the path as
+                                   given; 2 (-spf2) an absolute path without '/' */
     const fz7_match_rule *exclude; size_t n_exclude;  /* -x! rules */
     fz7_tree_warn_fn warn;      /* may be NULL */
     void *warn_ctx;
@@ -76,6 +79,11 @@ bool fz7_has_wildcard(const char *s);
  * fz7_tree_add). Returns a malloc'd string ("" when nothing is left, e.g.
  * "."), NULL on allocation failure. */
 char *fz7_archive_name_of(const char *arg);
+
+/* The same with 7-Zip's -spf (full_paths 1: the path as given, less a
+ * trailing '/') or -spf2 (2: an absolute path without "." or ".." parts
+ * loses only its leading '/'; others as full_paths 0). */
+char *fz7_archive_name_full(const char *arg, int full_paths);
 
 void fz7_tree_free(fz7_tree *t);
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # manifest_xz.sh - every row of corpus/xz/MANIFEST.tsv: `ok` files extract
 # (x -o) to one file of exactly the listed size and SHA-256 and `t` exits 0;
-# `error` files make `t` exit 2 with one error line naming the file.
+# `error` files make `t` exit 2 with one error line naming the file (or,
+# for a file that does not open, 7zz's ERROR / Open ERROR block).
 set -u
 : "${FZ7:?FZ7 must name the fz7 binary}"
 case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
@@ -42,8 +43,13 @@ while IFS=$'\t' read -r file expect size sha; do
         "$FZ7" t "$f" >/dev/null 2>"$S/err"
         rc=$?
         lines=$(grep -c . "$S/err")
+        first=$(head -1 "$S/err")
         if [ $rc != 2 ]; then
             why="t exit $rc, want 2"
+        elif [ "$first" = "ERROR: $f" ]; then
+            # An archive that does not open: 7zz's block, the file named first.
+            [ "$(sed -n 3p "$S/err")" = "Open ERROR: Cannot open the file as [xz] archive" ] ||
+                why="want 7zz's Open ERROR line, got: $(tr '\n' '|' <"$S/err")"
         elif [ "$lines" != 1 ] || ! grep -qF "$file" "$S/err"; then
             why="want one error line naming the file, got: $(tr '\n' '|' <"$S/err")"
         fi

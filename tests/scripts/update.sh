@@ -167,7 +167,7 @@ rm -f hid.7z
 (cd t && 7zz a -bd -pPW -mhe=on ../hid.7z . > /dev/null) || fail "7zz a -mhe"
 cp hid.7z f.7z
 "$FZ7" rn -bd f.7z one_byte renamed < /dev/null > log 2>&1; rc=$?
-[ "$rc" = 2 ] || { cat log; fail "rn on -mhe archive without password exited $rc"; }
+[ "$rc" = 255 ] || { cat log; fail "rn on -mhe archive without password exited $rc (7zz: 255)"; }
 cmp f.7z hid.7z || fail "rn without the header password changed the archive"
 "$FZ7" rn -bd -pPW f.7z one_byte renamed > log 2>&1 || { cat log; fail "rn -p on -mhe archive"; }
 7zz l -pWRONG f.7z > log 2>&1 && fail "the header is no longer encrypted after rn"

@@ -1,0 +1,219 @@
+#!/usr/bin/env bash
+# compat_switches.sh - every command and switch of `7zz --help` and the -m
+# parameters 7zz documents for 7z and xz, each run through 7zz and fz7 in
+# two copies of the same folder, comparing the exit code, the files
+# written (archives by their entries: path, size, CRC, attributes, times)
+# and the output lines once the banner, the archive sizes and timings are
+# normalised. A row is "same" or says why not; a "same" row that differs
+# fails the script. With --table FILE the rows are also written to FILE as
+# a Markdown table (docs/compat.md is made so).
+set -u
+: "${FZ7:?FZ7 must name the fz7 binary}"
+case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
+command -v 7zz >/dev/null || { echo "SKIP: 7zz not installed"; exit 77; }
+TABLE=
+[ "${1:-}" = --table ] && TABLE=$2 && case $TABLE in /*) ;; *) TABLE=$PWD/$TABLE ;; esac
+S=${FZ7_SCRATCH:-$(mktemp -d)}
+rm -rf "$S" && mkdir -p "$S/fixture" && cd "$S/fixture" || exit 1
+
+# The fixture both programs start from (made once, copied for each row).
+mkdir -p src/sub src/empty_dir
+printf 'hello\n' >src/a.txt
+head -c 3000 /dev/zero | tr '\0' 'b' >src/b.bin
+printf 'nested\n' >src/sub/c.txt
+: >src/sub/empty.txt
+printf 'one\n' >one.txt
+touch -d '2024-01-02 03:04:05' src/a.txt src/b.bin src/sub/c.txt src/sub/empty.txt src/sub src/empty_dir src one.txt
+printf 'pw\n' >pw.txt
+printf 'src/a.txt\n' >list.txt
+7zz a -bd arc.7z src >/dev/null
+7zz a -bd -ppw enc.7z src >/dev/null
+7zz a -bd -ppw -mhe=on henc.7z src >/dev/null
+7zz a -bd -txz one.xz one.txt >/dev/null
+cp arc.7z arc2.7z
+printf 'junk\n' >junk.7z
+find . -exec touch -h -d '2024-01-02 03:04:05' {} +
+
+pass=0 fail=0 rows=0
+table_rows=()
+
+# Output lines both programs print, made comparable.
+norm() {
+    sed -E -e '/^7-Zip \(z\) [0-9]/d' -e '/^fz7 [0-9]+\.[0-9]+/d' -e '/^ 64-bit /d' \
+        -e 's/^(Archive size: |Physical Size = |Headers Size = |Compressed: |Packed Size = |Offset = )[0-9].*/\1N/' \
+        -e 's/= +[0-9.]+ = +[0-9]+%/= T/' \
+        -e "s#$1#ROOT#g" "$2"
+}
+
+# What a folder holds after the command: files by content, archives the
+# command made by their entries.
+state() {
+    (cd "$1" && find . -mindepth 1 ! -name '.out' ! -name '.err' | LC_ALL=C sort | while IFS= read -r f; do
+        if [ -d "$f" ] && [ ! -L "$f" ]; then
+            echo "D $f"
+        elif [ -L "$f" ]; then
+            echo "L $f $(readlink "$f")"
+        elif cmp -s "$f" "$S/fixture/$f" 2>/dev/null; then
+            echo "F $f (fixture)"
+        else
+            case $f in
+            *.7z|*.xz|*.7z.0*)
+                echo "A $f"
+                7zz l -slt -ppw "$f" 2>/dev/null </dev/null | sed -n '/^----------$/,$p' |
+                    grep -E '^(Path|Size|CRC|Attributes|Modified|Folder|Encrypted) = ' ;;
+            *) echo "F $f $(md5sum <"$f" | cut -c1-32)" ;;
+            esac
+        fi
+    done)
+}
+
+# row STATUS ARGS... : STATUS "same" or why not ("Windows-only", "not yet: ...").
+row() {
+    local status=$1; shift
+    rows=$((rows + 1))
+    local d7=$S/r$rows/7zz df=$S/r$rows/fz7
+    mkdir -p "$d7" "$df"
+    cp -a "$S/fixture/." "$d7/" && cp -a "$S/fixture/." "$df/"
+    (cd "$d7" && 7zz "$@" >.out 2>.err </dev/null); local r7=$?
+    (cd "$df" && "$FZ7" "$@" >.out 2>.err </dev/null); local rf=$?
+    local why=""
+    [ "$r7" = "$rf" ] || why="exit $rf, 7zz $r7"
+    if [ -z "$why" ] && [ "$(state "$d7")" != "$(state "$df")" ]; then
+        why="files differ"
+    fi
+    if [ -z "$why" ] && [ "$(norm "$d7" "$d7/.out")" != "$(norm "$df" "$df/.out")" ]; then
+        why="stdout differs"
+    fi
+    if [ -z "$why" ] && [ "$(norm "$d7" "$d7/.err")" != "$(norm "$df" "$df/.err")" ]; then
+        why="stderr differs"
+    fi
+    local shown="$*"
+    if [ "$status" = same ]; then
+        if [ -z "$why" ]; then
+            pass=$((pass + 1)); echo "same       | $shown"
+        else
+            fail=$((fail + 1)); echo "FAIL       | $shown | $why"
+            diff <(state "$d7") <(state "$df") | head -5
+            diff <(norm "$d7" "$d7/.out") <(norm "$df" "$df/.out") | head -8
+            diff <(norm "$d7" "$d7/.err") <(norm "$df" "$df/.err") | head -8
+        fi
+    else
+        [ -z "$why" ] && why="(now the same)"
+        echo "not same   | $shown | $status [$why]"
+    fi
+    table_rows+=("| \`fz7 ${shown//|/\\|}\` | ${status//|/\\|} |")
+    rm -rf "$S/r$rows"
+}
+
+# --- commands ------------------------------------------------------------------
+row same a new.7z src
+row same a new.7z one.txt src/a.txt
+row same a -txz new.xz one.txt
+row same a arc.7z one.txt
+row same l arc.7z
+row same l -slt arc.7z
+row same l -ba arc.7z
+row same t arc.7z
+row same x arc.7z -oout
+row same x arc.7z -oout src/sub
+row same e arc.7z -oout
+row same u arc.7z one.txt
+row same d arc.7z src/a.txt
+row same rn arc.7z src/a.txt src/z.txt
+row "not yet: fmt22 writes the h command" h one.txt
+row "not yet: fmt22 writes the i command" i
+row "different by design: fz7 b measures its own kernels" b -mmt1 -md18 1
+# --- switches --------------------------------------------------------------------
+row same x -- arc.7z -oout
+row "not yet: -ai (archive wildcards)" x -ai!arc.7z -oout
+row "not yet: -ax (archive wildcards)" x -ax!arc2.7z '*.7z' -oout
+row same x arc.7z -oout -aoa
+row same x arc.7z -oout -aos
+row "not yet: -an" x -an -ai!arc.7z -oout
+row same t -bb0 arc.7z
+row same t -bb1 arc.7z
+row same a -bb1 new.7z src
+row same t -bd arc.7z
+row same t -bso0 arc.7z
+row same t -bse0 junk.7z
+row same t -bsp0 arc.7z
+row same l -bt arc.7z
+row same x arc.7z -oout -ir!c.txt
+row same x arc.7z -oout -i@list.txt
+row same a new.7z src -mx1
+row same a new.7z src -mmt1
+row same x arc.7z -oout -y
+row same t -ppw enc.7z
+row same t -pwrong henc.7z
+row same t henc.7z
+row same x -r arc.7z '*.txt' -oout
+row "not yet: -sa (archive name mode)" a -saa new src
+row same l -scsUTF-8 @list.txt arc.7z
+row same l -sccUTF-8 arc.7z
+row "not yet: -scrc sums after x/e/t" t -scrc arc.7z
+row same a -sdel new.7z one.txt
+row "Windows-only: -seml (e-mail)" a -seml new.7z one.txt
+row "not yet: -sfx" a -sfx new.exe one.txt
+row "not same: -si from /dev/null: 7zz stores the device's mode and mtime, fz7 a regular file of now" a -sinamed.txt new.7z
+row "not yet: -slp (large pages)" a -slp new.7z one.txt
+row same l -slt arc.7z
+row same a -snh new.7z src
+row same a -snl new.7z src
+row "Windows-only: -sni (NT security)" a -sni new.7z one.txt
+row "Windows-only: -sns (NTFS streams)" a -sns new.7z one.txt
+row same x -so arc.7z src/a.txt
+row "not yet: -spd" a -spd new.7z one.txt
+row "not yet: -spe" x -spe arc.7z -oout
+row same a -spf new.7z src/sub
+row same a -spf2 new.7z src/sub
+row same l -ssc- arc.7z SRC/A.TXT
+row same a -sse new.7z one.txt missing.txt
+row "not yet: -ssp" a -ssp new.7z one.txt
+row same a -ssw new.7z one.txt
+row same a -stl new.7z src
+row "not yet: -stm (affinity)" a -stm1 new.7z one.txt
+row "not yet: -stx" t -stxzip arc.7z
+row same t -t7z arc.7z
+row same t -txz one.xz
+row "not yet: fmt22 writes -ttar/-tzip" a -ttar new.tar one.txt
+row "not yet: update rules -u" u -up0q0r2x2y2z1w2 arc.7z one.txt
+row "not yet: volumes -v" a -v1k new.7z src
+row "not same: a -w folder that cannot be written is one ERROR line naming the temporary file" a -wtmp_missing_dir new.7z one.txt
+row same x arc.7z -oout -x!src/sub
+row "not yet: -xm!/-xw! forms" x arc.7z -oout '-xw!src/sub'
+row same x arc.7z -oout -xr!c.txt
+# --- -m parameters for 7z and xz ------------------------------------------------------
+for m in -mx0 -mx9 -m0=LZMA -m0=LZMA2:d=1m -m0=Copy -md=1m -mfb=64 -mmc=10 -mlc=4 -mlp=1 -mpb=1 \
+         -mmf=bt3 -mmf=hc4 -ma=0 -ms=off -ms=e -ms=4f -mqs=on -mf=off -mf=BCJ -mf=BCJ2 -mf=Delta:4 \
+         -mhc=off -mhe=on -mtm=off -mtc=on -mta=on -mtr=off -mmt=off -mmtf=off -myx=9 -mmemuse=p50; do
+    case $m in
+    -mhe=on) row same a -ppw $m new.7z src ;;
+    *) row same a $m new.7z src ;;
+    esac
+done
+row "not yet: fmt22 writes -m0=PPMd" a -m0=PPMd new.7z src
+row "not yet: fmt22 writes -m0=BZip2" a -m0=BZip2 new.7z src
+row "not yet: fmt22 writes -m0=Deflate" a -m0=Deflate new.7z src
+row "not yet: fmt22 writes -m0=ARM64" a -m0=ARM64 new.7z src
+for m in -mx1 -mx9 -mmt2 -md=1m -mfb=32; do
+    row same a -txz $m new.xz one.txt
+done
+row "fz7 extra: -mcheck picks the xz check (7zz: E_INVALIDARG, exit 2)" a -txz -mcheck=sha256 new.xz one.txt
+row "fz7 extra: -mf=x86 for xz (7zz: E_INVALIDARG, exit 2)" a -txz -mf=x86 new.xz one.txt
+
+echo "compat_switches: $rows rows, $pass same, $fail failed"
+if [ -n "$TABLE" ]; then
+    {
+        echo "# fz7 and 7zz 26.02, switch by switch"
+        echo
+        echo "Made by \`tests/scripts/compat_switches.sh --table docs/compat.md\`: each case runs"
+        echo "through 7zz and fz7 in two copies of one folder and compares the exit code, the"
+        echo "files written (archives by their entries) and the output lines (banner, archive"
+        echo "sizes and timings normalised). \"same\" rows are checked by CTest."
+        echo
+        echo "| case | result |"
+        echo "|---|---|"
+        printf '%s\n' "${table_rows[@]}"
+    } >"$TABLE"
+fi
+[ "$fail" = 0 ]

@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# switches.sh - 7-Zip switches a backup script uses, each checked for its
+# exact exit code, the files written and the fixed texts: -spf/-spf2 (full
+# paths, not a password file), --password-file, -sse, -bb1 on a, -bt,
+# -scrc on x, the timestamp switches, one password line from a pipe and
+# the messages scripts grep.
+set -u
+: "${FZ7:?FZ7 must name the fz7 binary}"
+case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
+S=${FZ7_SCRATCH:-$(mktemp -d)}
+rm -rf "$S" && mkdir -p "$S" && cd "$S" || exit 1
+
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+same() { if [ "$2" = "$3" ]; then ok; else bad "$1: got [$2] want [$3]"; fi; }
+paths() { "$FZ7" l -slt "$1" | sed -n 's/^Path = //p' | tail -n +2 | tr '\n' ' '; }
+
+mkdir -p t/sub && printf 'hi\n' >t/sub/f
+
+# --- -spf / -spf2: names as given -------------------------------------------
+"$FZ7" a -spf spf.7z "$S/t/sub/f" ./t/sub >out.txt 2>err.txt
+same "a -spf exit" "$?" 0
+same "a -spf names (7zz order)" "$(paths spf.7z)" "./t/sub $S/t/sub/f ./t/sub/f "
+"$FZ7" a -spf2 spf2.7z "$S/t/sub/f" ./t/sub >out.txt 2>err.txt
+same "a -spf2 exit" "$?" 0
+same "a -spf2 names" "$(paths spf2.7z)" "sub sub/f ${S#/}/t/sub/f "
+"$FZ7" a plain.7z "$S/t/sub/f" >out.txt 2>err.txt
+same "a without -spf: last part" "$(paths plain.7z)" "f "
+"$FZ7" a -spfx bad.7z t >out.txt 2>err.txt
+same "-spfx exit" "$?" 7
+same "-spfx message" "$(cat err.txt)" "$(printf '\nCommand Line Error:\nUnsupported -spf:\nx')"
+[ ! -e bad.7z ] && ok || bad "-spfx wrote an archive"
+# x: below -o without -spf; at the absolute path with it (as 7zz).
+mkdir -p abs && printf 'abs\n' >abs/g
+"$FZ7" a -spf abs.7z "$S/abs/g" >/dev/null 2>&1
+rm -rf abs
+"$FZ7" x -oout1 abs.7z >out.txt 2>err.txt
+same "x of /name exit" "$?" 0
+[ -f "out1/${S#/}/abs/g" ] && [ ! -e abs ] && ok || bad "x without -spf left -o"
+"$FZ7" x -spf -oout2 abs.7z >out.txt 2>err.txt
+same "x -spf exit" "$?" 0
+same "x -spf: written at the absolute path" "$(cat abs/g 2>&1)" "abs"
+same "x -spf: nothing below -o" "$(ls -A out2 2>/dev/null | wc -l)" 0
+
+# --- --password-file ----------------------------------------------------------
+printf 'pw1\n' >pw.txt
+"$FZ7" a --password-file=pw.txt pf.7z t >/dev/null 2>&1
+same "a --password-file exit" "$?" 0
+"$FZ7" t -ppw1 pf.7z >/dev/null 2>&1
+same "the file's line is the password" "$?" 0
+"$FZ7" t --password-file= pf.7z >out.txt 2>err.txt
+same "--password-file= empty exit" "$?" 7
+
+# --- an input that cannot be opened: 7zz's lines; -sse ends the command ----
+# As root every file opens: the checks then run as nobody (setpriv).
+as_user() { if [ "$(id -u)" = 0 ]; then setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; else "$@"; fi; }
+if [ "$(id -u)" != 0 ] || command -v setpriv >/dev/null; then
+    mkdir -p ro && chmod 777 ro && cd ro && mkdir d && printf 'a\n' >d/a && printf 's\n' >secret && chmod 000 secret
+    chmod -R a+rwX d
+    as_user "$FZ7" a x.7z d secret >out.txt 2>err.txt
+    same "unreadable file exit" "$?" 1
+    same "unreadable file: stderr" "$(cat err.txt)" "$(printf '\nWARNING: errno=13 : Permission denied\nsecret')"
+    same "unreadable file: end block" "$(tail -6 out.txt)" "$(printf '\nWARNINGS for files:\n\nsecret : errno=13 : Permission denied\n----------------\nWARNING: Cannot open 1 file')"
+    same "unreadable file: the rest is stored" "$("$FZ7" l -slt x.7z | sed -n 's/^Path = //p' | tail -n +2 | tr '\n' ' ')" "d d/a "
+    rm -f x.7z
+    as_user "$FZ7" a -sse x.7z d secret >out.txt 2>err.txt
+    same "-sse exit" "$?" 2
+    [ ! -e x.7z ] && ok || bad "-sse wrote an archive"
+    same "-sse stderr" "$(cat err.txt)" "$(printf '\nWARNING: errno=13 : Permission denied\nsecret\n\n\n\nSystem ERROR:\nerrno=13 : Permission denied')"
+    same "-sse stdout ends after the counts" "$(tail -2 out.txt | tr "\n" "|")" "Add new data to archive: 1 folder, 2 files, 4 bytes (1 KiB)||"
+    "$FZ7" a old.7z d >/dev/null 2>&1
+    cp old.7z keep.7z
+    as_user "$FZ7" u -sse old.7z d secret >out.txt 2>err.txt
+    same "u -sse exit" "$?" 2
+    cmp -s old.7z keep.7z && ok || bad "u -sse changed the archive"
+    "$FZ7" a miss.7z d missing >out.txt 2>err.txt
+    same "missing name exit" "$?" 1
+    same "missing name: Scan WARNINGS on stdout" "$(tail -6 out.txt)" "$(printf '\nScan WARNINGS for files and folders:\n\nmissing : errno=2 : No such file or directory\n----------------\nScan WARNINGS: 1')"
+    same "missing name: stderr" "$(cat err.txt)" "$(printf '\nWARNING: errno=2 : No such file or directory\nmissing')"
+    mkdir -p ud/locked && printf 'z\n' >ud/locked/f && chmod 000 ud/locked
+    as_user "$FZ7" a ud.7z ud >out.txt 2>err.txt
+    same "unreadable folder exit" "$?" 1
+    same "unreadable folder: the real errno, name with /" "$(cat err.txt)" "$(printf '\nWARNING: errno=13 : Permission denied\nud/locked/')"
+    same "unreadable folder: Scan WARNINGS line" "$(grep ' : errno=' out.txt)" "ud/locked/ : errno=13 : Permission denied"
+    chmod 755 ud/locked
+    cd "$S"
+else
+    echo "SKIP: unreadable-file checks (root without setpriv)"
+fi
+
+# --- -bb1 on a/u: "+ name", "U name" ---------------------------------------
+mkdir -p bb/d && printf 'a\n' >bb/d/a && printf 'b\n' >bb/d/b && : >bb/d/empty
+(cd bb && "$FZ7" a -bb1 bb.7z d >../out.txt 2>&1)
+same "a -bb1 lines" "$(grep '^[+U] ' out.txt | tr '\n' ' ')" "+ d/a + d/b "
+printf 'a2\n' >bb/d/a && touch -d '2030-01-01' bb/d/a && printf 'c\n' >bb/d/c
+(cd bb && "$FZ7" u -bb1 bb.7z d >../out.txt 2>&1)
+same "u -bb1 lines" "$(grep '^[+U] ' out.txt | tr '\n' ' ')" "U d/a + d/c "
+(cd bb && "$FZ7" a bb2.7z d >../out.txt 2>&1)
+same "a -bb0 lists nothing" "$(grep -c '^[+U] ' out.txt)" 0
+
+# --- -bt: the times block --------------------------------------------------
+"$FZ7" l -bt bb/bb.7z >out.txt 2>err.txt
+same "-bt exit" "$?" 0
+same "-bt block" "$(tail -4 out.txt | sed 's/= *[0-9.]* = *[0-9]*%/= T/')" "$(printf 'Kernel  Time = T\nUser    Time = T\nProcess Time = T\nGlobal  Time = T')"
+same "-bt Global 100%" "$(tail -1 out.txt | sed 's/.* = *//')" "100%"
+
+# --- -scrc on x/e/t: refused (no sums yet), never ignored --------------------
+"$FZ7" t -scrcSHA256 bb/bb.7z >out.txt 2>err.txt
+same "t -scrc exit" "$?" 7
+same "t -scrc message" "$(cat err.txt)" "$(printf '\nCommand Line Error:\nUnsupported switch on x/e/t (no hash sums yet):\n-scrcSHA256')"
+
+# --- -mtr and the time switches: 7zz's bytes --------------------------------
+printf 'x\n' >tf && touch -d '2020-02-02 02:02:02' tf
+"$FZ7" a -mhc=off -mtr=off tr.7z tf >/dev/null 2>&1
+same "-mtr=off exit" "$?" 0
+same "-mtr=off: no Attributes" "$("$FZ7" l -slt tr.7z | grep -c '^Attributes = .')" 0
+"$FZ7" a -mhc=off -mtr- tr2.7z tf >/dev/null 2>&1
+cmp -s tr.7z tr2.7z && ok || bad "-mtr- is -mtr=off"
+"$FZ7" a -mhc=off tr3.7z tf >/dev/null 2>&1
+same "default: Attributes" "$("$FZ7" l -slt tr3.7z | grep '^Attributes')" "Attributes = A -rw-r--r--"
+"$FZ7" a -mhc=off -mtm- tm.7z tf >/dev/null 2>&1
+same "-mtm- exit" "$?" 0
+same "-mtm-: no Modified" "$("$FZ7" l -slt tm.7z | grep -c '^Modified = .')" 0
+"$FZ7" a -mtr=x bad.7z tf >/dev/null 2>&1
+same "-mtr=x exit" "$?" 2
+if command -v 7zz >/dev/null; then
+    for sw in -mtr=off -mtr -mtr- -mtm=off -mtm- -mtc=on -mta=on -mtc+ -mta=off; do
+        rm -f z1.7z z2.7z
+        7zz a -mhc=off $sw z1.7z tf >/dev/null 2>&1
+        "$FZ7" a -mhc=off $sw z2.7z tf >/dev/null 2>&1
+        cmp -s z1.7z z2.7z && ok || bad "$sw: not 7zz's bytes"
+    done
+fi
+
+# --- passwords from a pipe: one line, as 7zz; none -> Break signaled -------
+printf 'pw\n' | "$FZ7" a -p -mhe=on pp.7z bb/d >out.txt 2>err.txt
+same "a -p -mhe from a pipe exit" "$?" 0
+same "a -p -mhe: one prompt, on stdout" "$(grep -c 'Enter password (will not be echoed):' out.txt)" 1
+same "a -p -mhe: nothing on stderr" "$(cat err.txt)" ""
+"$FZ7" t -ppw pp.7z >/dev/null 2>&1
+same "the piped line is the password" "$?" 0
+"$FZ7" a -p pq.7z bb/d </dev/null >out.txt 2>err.txt
+same "a -p, empty pipe exit" "$?" 255
+same "a -p, empty pipe stderr" "$(cat err.txt)" "$(printf '\n\nBreak signaled')"
+[ ! -e pq.7z ] && ok || bad "a -p with no password wrote an archive"
+
+# --- open errors: 7zz's lines ---------------------------------------------
+printf 'junk\n' >junk.7z && cp junk.7z junk.bin
+"$FZ7" t junk.7z >out.txt 2>err.txt
+same "t junk.7z exit" "$?" 2
+same "t junk.7z stderr" "$(cat err.txt)" "$(printf 'ERROR: junk.7z\njunk.7z\nOpen ERROR: Cannot open the file as [7z] archive\n\n\nERRORS:\nIs not archive')"
+same "t junk.7z stdout" "$(tail -5 out.txt)" "$(printf "\nCan't open as archive: 1\nFiles: 0\nSize:       0\nCompressed: 0")"
+"$FZ7" l junk.7z >out.txt 2>err.txt
+same "l junk.7z stderr" "$(cat err.txt)" "$(printf '\nERROR: junk.7z : junk.7z\nOpen ERROR: Cannot open the file as [7z] archive\n\n\nERRORS:\nIs not archive')"
+"$FZ7" t junk.bin >out.txt 2>err.txt
+same "t junk.bin stderr" "$(cat err.txt)" "$(printf 'ERROR: junk.bin\nCannot open the file as archive')"
+"$FZ7" t -pwrong pp.7z >out.txt 2>err.txt
+same "wrong header password exit" "$?" 2
+same "wrong header password stderr" "$(cat err.txt)" "$(printf 'ERROR: pp.7z\nCannot open encrypted archive. Wrong password?')"
+"$FZ7" t pp.7z </dev/null >out.txt 2>err.txt
+same "no header password exit" "$?" 255
+same "no header password stderr" "$(cat err.txt)" "$(printf '\n\nBreak signaled')"
+head -c 60 pp.7z >short.7z
+"$FZ7" t short.7z >out.txt 2>err.txt
+same "truncated: ERRORS reason" "$(sed -n 7p err.txt)" "Unexpected end of archive"
+
+# --- l: a line break inside a name is printed as '_', as 7zz ----------------
+mkdir -p nl && printf 'x' >"nl/$(printf 'a\nb')"
+(cd nl && "$FZ7" a ../nl.7z . >/dev/null 2>&1)
+same "l: newline in a name" "$("$FZ7" l nl.7z | grep -c '  a_b$')" 1
+same "l -slt: newline in a name" "$("$FZ7" l -slt nl.7z | grep -c '^Path = a_b$')" 1
+rm -rf xnl && "$FZ7" x -oxnl nl.7z >/dev/null 2>&1
+same "x keeps the name itself" "$(ls xnl | od -c | head -1 | tr -s ' ')" "0000000 a \n b \n"
+
+echo "switches: $pass passed, $fail failed"
+[ "$fail" = 0 ]
