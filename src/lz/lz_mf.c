@@ -334,8 +334,14 @@ size_t fz7_lz_mf_append(fz7_lz_mf *mf, const uint8_t *data, size_t n)
         mf->pos -= drop;
         mf->end -= drop;
         mf->offset += drop;
+        /* The move rewrites pages but does not remap them: those already
+         * collapsed stay huge, unless pages were given back (those come
+         * back small). Collapsing them again would copy 2 MiB per move,
+         * and with several encoders the kernel's compaction for it took
+         * most of the process's system time. */
+        if (mf->released > 0)
+            mf->huge_end = 0;
         mf->released = 0;
-        mf->huge_end = 0;
         if (mf->offset > 0xFFFFFFFFu - mf->buf_size - 1)
             normalise(mf);
     } else {
@@ -1246,8 +1252,9 @@ void fz7_lz_mf_reset(fz7_lz_mf *mf)
     mf->offset = (uint32_t)next;
     mf->pos = mf->end = 0;
     mf->cyclic_pos = 0;
+    if (mf->released > 0)
+        mf->huge_end = 0;   /* as after a window move */
     mf->released = 0;
-    mf->huge_end = 0;
     mf->pending = 0;
     mf->pending_count = 0;
     mf->run_left = 0;
