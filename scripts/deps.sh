@@ -3,7 +3,8 @@
 # Skips apt-get when every package is already there, so CI reruns are fast.
 set -euo pipefail
 pkgs=(build-essential cmake nasm pkg-config libarchive-dev libbz2-dev libcmocka-dev
-      7zip xz-utils libarchive-tools python3 bc libzstd-dev liblz4-dev libbrotli-dev)
+      7zip xz-utils libarchive-tools python3 bc libzstd-dev liblz4-dev libbrotli-dev
+      libssl-dev libxxhash-dev lzip)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -7,7 +7,7 @@ _fz7_switches()
 {
     local cmd=$1
     local common="-- -bb0 -bb1 -bb2 -bb3 -bsp0 -bsp1 -bsp2 -bse0 -bse1 -bse2 -bso0 -bso1 -bso2
-        -i! -i@ -ir! -ir@ -m -mmt -mmemuse= -p -r -r- -si -spf -ssc -ssc- -t7z -txz -tlzma
+        -i! -i@ -ir! -ir@ -m -mmt -mmemuse= -p -r -r- -si -spf -ssc -ssc- -t7z -txz -tlzma -ttar -tzip -tgzip -tbzip2
         -x! -x@ -xr! -xr@ -y"
     case $cmd in
     a) echo "$common -mx0 -mx1 -mx3 -mx5 -mx7 -mx9 -m0= -md= -mfb= -mhc=off -mhe=on -ms=on
@@ -15,6 +15,8 @@ _fz7_switches()
     x|e) echo "$common -aoa -aos -aot -aou -o -so" ;;
     l) echo "$common -slt" ;;
     t) echo "$common" ;;
+    h) echo "-scrcCRC32 -scrcCRC64 -scrcSHA256 -scrcSHA1 -scrcMD5 -scrcXXH64 -scrcSHA384
+             -scrcSHA512 -scrcSHA3-256 -scrc* -ba -r" ;;
     b) echo "-mm=LZMA -mm=CRC32 -mm=CRC64 -mm=SHA256 -mm=AES256CBC -mm=* -md22 -md23 -md24
              -md25 -mmt -mmt1 -mmt2" ;;
     esac
@@ -30,7 +32,7 @@ _fz7_archives()
             COMPREPLY+=("$f/")
         else
             case ${f,,} in
-            *.7z|*.xz|*.txz|*.lzma|*.tlz|*.7z.001) COMPREPLY+=("$f") ;;
+            *.7z|*.xz|*.txz|*.lzma|*.tlz|*.7z.001|*.tar|*.zip|*.gz|*.tgz|*.bz2|*.tbz2|*.lz) COMPREPLY+=("$f") ;;
             esac
         fi
     done < <(compgen -f -- "$cur")
@@ -49,7 +51,7 @@ _fz7()
         esac
     done
     if [ -z "$cmd" ]; then
-        COMPREPLY=($(compgen -W "a b e l t x --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "a b e h i l t x --help --version" -- "$cur"))
         return 0
     fi
     cmd=${cmd,,}

@@ -47,6 +47,12 @@ static void scan_warn(void *ctx, const char *path, int err)
 
 fz7_status fz7_scan_inputs(const struct fz7_options *o, fz7_tree *tree, fz7_scan_warnings *sw)
 {
+    return fz7_scan_inputs_ordered(o, tree, sw, true);
+}
+
+fz7_status fz7_scan_inputs_ordered(const struct fz7_options *o, fz7_tree *tree,
+                                   fz7_scan_warnings *sw, bool sort)
+{
     fz7_match_rule *ex = NULL;
     if (o->n_excludes) {
         ex = calloc(o->n_excludes, sizeof *ex);
@@ -74,7 +80,8 @@ fz7_status fz7_scan_inputs(const struct fz7_options *o, fz7_tree *tree, fz7_scan
         st = FZ7_OK;   /* reported as a warning already */
     if (st != FZ7_OK)
         return st;
-    fz7_tree_sort(tree);
+    if (sort)
+        fz7_tree_sort(tree);
     return FZ7_OK;
 }
 

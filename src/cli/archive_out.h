@@ -35,6 +35,11 @@ typedef struct fz7_scan_warnings {
  * FZ7_OK, or FZ7_E_MEM (tree keeps what was found). */
 fz7_status fz7_scan_inputs(const struct fz7_options *o, fz7_tree *tree, fz7_scan_warnings *sw);
 
+/* The same, sorted only when sort; unsorted, the items come in the order
+ * the folders were read (`h` lists them so, as 7-Zip does). */
+fz7_status fz7_scan_inputs_ordered(const struct fz7_options *o, fz7_tree *tree,
+                                   fz7_scan_warnings *sw, bool sort);
+
 /* Prints sw's "Scan WARNINGS for files and folders:" block on stderr
  * (nothing when there are none); out is flushed first. */
 void fz7_scan_warnings_print(const fz7_scan_warnings *sw, FILE *out);

@@ -2,6 +2,7 @@
  * terminal questions (password with echo off, overwrite), opening an
  * archive with a password, and the archive block of the output. */
 #include "cli/cli.h"
+#include "cli/archive_type.h"
 
 #include "cpu/cpu.h"
 #include "cpu/dispatch.h"
@@ -326,10 +327,6 @@ static unsigned decode_threads_of(const struct fz7_options *o)
     return o->threads > 0 ? (unsigned)o->threads : 0;
 }
 
-static fz7_format wanted_format(fz7_type t)
-{
-    return t == FZ7_TYPE_XZ ? FZ7_FORMAT_XZ : t == FZ7_TYPE_LZMA ? FZ7_FORMAT_LZMA : FZ7_FORMAT_7Z;
-}
 
 /* -si: an xz file on stdin is read in one forward pass (a pipe cannot
  * seek); a 7z or lzma file is read only when stdin is a regular file
@@ -363,13 +360,12 @@ int fz7_open_for_read(const struct fz7_options *o, FILE *out, const char *verb, 
     *password_out = NULL;
     if (o->from_stdin) {
         int rc = open_stdin(o, out, verb, out_arc);
-        if (rc == 0 && o->type != FZ7_TYPE_AUTO &&
-            fz7_archive_get_info(*out_arc)->format != wanted_format(o->type)) {
+        if (rc == 0 && !fz7_type_matches(o->type, o->type_name, fz7_archive_get_info(*out_arc))) {
             fz7_archive_close(*out_arc);
             *out_arc = NULL;
             fflush(out);
             fprintf(stderr, "ERROR: stdin : Cannot open the file as [%s] archive\n",
-                    o->type == FZ7_TYPE_LZMA ? "lzma" : "7z");
+                    fz7_type_display(o->type, o->type_name));
             return FZ7_EXIT_FATAL;
         }
         return rc;
@@ -415,12 +411,12 @@ int fz7_open_for_read(const struct fz7_options *o, FILE *out, const char *verb, 
             return open_error(o, out, path, s, err);
         break;
     }
-    if (o->type != FZ7_TYPE_AUTO && fz7_archive_get_info(a)->format != wanted_format(o->type)) {
+    if (!fz7_type_matches(o->type, o->type_name, fz7_archive_get_info(a))) {
         fz7_archive_close(a);
         fflush(out);
         char why[64];
         snprintf(why, sizeof why, "Cannot open the file as [%s] archive",
-                 o->type == FZ7_TYPE_XZ ? "xz" : o->type == FZ7_TYPE_LZMA ? "lzma" : "7z");
+                 fz7_type_display(o->type, o->type_name));
         return open_error(o, out, path, FZ7_E_FORMAT, why);
     }
     if (need_data && !password) {

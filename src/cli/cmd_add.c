@@ -1,8 +1,9 @@
 /* cmd_add.c - `fz7 a`: scan the inputs, plan folders as 7-Zip does, and
- * write a .7z or .xz into a temporary file beside the archive that is
+ * write a .7z, .xz, tar, zip, gzip or bzip2 file into a temporary file beside the archive that is
  * renamed over it only when complete; any failure or signal removes the
  * temporary file and leaves an existing archive untouched. */
 #include "cli/archive_out.h"
+#include "cli/archive_type.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/options.h"
@@ -11,6 +12,7 @@
 #include "cli/settings.h"
 #include "format/7z_write.h"
 #include "format/archive.h"
+#include "format/la_write.h"
 #include "format/xz_write.h"
 #include "fsio/read_tree.h"
 
@@ -300,22 +302,24 @@ static fz7_status sink_xz(void *w, const uint8_t *p, size_t n)
     return fz7_xz_writer_write(w, p, n);
 }
 
+/* The one file a single-stream format (xz, gzip, bzip2) holds; NULL with
+ * why set when the inputs are not exactly one file (7-Zip: E_INVALIDARG,
+ * exit 2). */
+static const fz7_tree_item *the_one_file(const add_run *r, const char *fmt, char *why,
+                                         size_t whylen)
+{
+    if (r->tree.count == 1 && r->tree.items[0].kind != FZ7_ITEM_DIR)
+        return &r->tree.items[0];
+    snprintf(why, whylen, "E_INVALIDARG : %s archive holds exactly one file (%zu items were given)",
+             fmt, r->tree.count);
+    return NULL;
+}
+
 static fz7_status write_xz(add_run *r, int fd, char *why, size_t whylen)
 {
-    const fz7_tree_item *it = NULL;
-    size_t files = 0;
-    for (size_t i = 0; i < r->tree.count; i++) {
-        if (r->tree.items[i].kind != FZ7_ITEM_DIR) {
-            it = &r->tree.items[i];
-            files++;
-        }
-    }
-    if (files != 1 || r->tree.count != 1) {
-        /* 7-Zip: E_INVALIDARG, exit 2. */
-        snprintf(why, whylen, "E_INVALIDARG : an xz archive holds exactly one file (%zu items were given)",
-                 r->tree.count);
+    const fz7_tree_item *it = the_one_file(r, "an xz", why, whylen);
+    if (!it)
         return FZ7_E_FORMAT;
-    }
     int in = open_input(r, it);
     if (in < 0) {
         read_warn(r, it->disk_path, errno);
@@ -347,6 +351,95 @@ static fz7_status write_xz(add_run *r, int fd, char *why, size_t whylen)
         st = fz7_xz_writer_finish(w);
     r->files_read++;
     fz7_xz_writer_free(w);
+    return st;
+}
+
+/* ---- tar, zip, gzip, bzip2 (libarchive's writers) ----------------------- */
+
+static fz7_status sink_la(void *w, const uint8_t *p, size_t n)
+{
+    return fz7_la_writer_write(w, p, n);
+}
+
+/* An old entry an update keeps: no new item has its name. */
+static bool la_keep_old(void *ctx, const char *name)
+{
+    const add_run *r = ctx;
+    for (size_t k = 0; k < r->tree.count; k++)
+        if (strcmp(r->tree.items[k].name, name) == 0)
+            return false;
+    return true;
+}
+
+static fz7_status write_la(add_run *r, int fd, fz7_la_kind kind, const char *old_path, char *why,
+                           size_t whylen)
+{
+    size_t first = 0, end = r->tree.count;
+    if (kind == FZ7_LA_GZIP || kind == FZ7_LA_BZIP2) {
+        const fz7_tree_item *one = the_one_file(r, kind == FZ7_LA_GZIP ? "a gzip" : "a bzip2",
+                                                why, whylen);
+        if (!one)
+            return FZ7_E_FORMAT;
+    }
+    int level = r->o->level;
+    fz7_la_writer *w = NULL;
+    fz7_status st = fz7_la_writer_new(fd, kind, level, &w, why, whylen);
+    if (st != FZ7_OK)
+        return st;
+    if (old_path) {
+        uint64_t d, f, b;
+        st = fz7_la_writer_copy(w, old_path, la_keep_old, r, &d, &f, &b);
+        if (st != FZ7_OK)
+            snprintf(why, whylen, "%s : %s", old_path, fz7_la_writer_error(w));
+    }
+    for (size_t i = first; i < end && st == FZ7_OK; i++) {
+        const fz7_tree_item *it = &r->tree.items[i];
+        fz7_la_entry e = {.name = it->name, .mode = it->mode, .size = it->size,
+                          .mtime = it->mtime, .mtime_nsec = it->mtime_nsec,
+                          .link_target = it->link_target};
+        if (it->kind == FZ7_ITEM_DIR) {
+            e.mode = S_IFDIR | (it->mode & 07777);
+            e.size = 0;
+        } else if (it->kind == FZ7_ITEM_SYMLINK) {
+            e.mode = S_IFLNK | (it->mode & 07777);
+            e.size = 0;
+        } else {
+            e.mode = S_IFREG | (it->mode & 07777);
+        }
+        if (it->kind != FZ7_ITEM_FILE) {
+            st = fz7_la_writer_begin(w, &e);
+            continue;
+        }
+        int in = open_input(r, it);
+        if (in < 0) {
+            read_warn(r, it->disk_path, errno);
+            continue;
+        }
+        /* A file's size goes into its header first (tar): the size read
+         * now, in case it changed since the scan. */
+        struct stat sb;
+        if (!r->stdin_mode && fstat(in, &sb) == 0 && S_ISREG(sb.st_mode))
+            e.size = (uint64_t)sb.st_size;
+        if (r->stdin_mode && kind != FZ7_LA_GZIP && kind != FZ7_LA_BZIP2) {
+            close_input(in);
+            snprintf(why, whylen, "E_NOTIMPL : -si needs a format of one stream (xz, gzip, bzip2)");
+            st = FZ7_E_UNSUPPORTED;
+            break;
+        }
+        st = fz7_la_writer_begin(w, &e);
+        int rerr = 0;
+        if (st == FZ7_OK)
+            st = pump(r, it, in, sink_la, w, &rerr);
+        close_input(in);
+        r->files_read++;
+        if (rerr)
+            read_warn(r, it->disk_path, rerr);
+    }
+    if (st == FZ7_OK)
+        st = fz7_la_writer_finish(w);
+    if (st != FZ7_OK && !why[0])
+        snprintf(why, whylen, "%s", fz7_la_writer_error(w));
+    fz7_la_writer_free(w);
     return st;
 }
 
@@ -404,19 +497,32 @@ int fz7_cmd_add(const struct fz7_options *o)
         return FZ7_EXIT_USAGE;
     }
 
-    /* The archive name: 7-Zip adds ".7z" (".xz" with -txz) when the name has
-     * no extension. */
-    bool xz = o->type == FZ7_TYPE_XZ ||
-              (o->type == FZ7_TYPE_AUTO && (fz7_ends_with(o->archive, ".xz") || fz7_ends_with(o->archive, ".txz")));
-    if (o->type == FZ7_TYPE_LZMA) {
-        /* 7-Zip cannot create .lzma either. */
+    /* The format: -t, else the name's extension as 7-Zip reads it (a
+     * .tar.gz is a gzip file of one file, as 7-Zip writes it); a name
+     * without an extension gets the format's. */
+    const char *canon = NULL;
+    fz7_type type = o->type != FZ7_TYPE_AUTO ? o->type : fz7_type_of_archive_name(o->archive, &canon);
+    if (type == FZ7_TYPE_LZMA || type == FZ7_TYPE_OTHER) {
+        /* Formats 7-Zip (lzma, cab, iso, ...) or fz7 (wim) cannot create. */
         fprintf(stderr, "\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
+        return FZ7_EXIT_FATAL;
+    }
+    bool xz = type == FZ7_TYPE_XZ;
+    bool la = type == FZ7_TYPE_TAR || type == FZ7_TYPE_ZIP || type == FZ7_TYPE_GZIP ||
+              type == FZ7_TYPE_BZIP2;
+    fz7_la_kind la_kind = type == FZ7_TYPE_TAR ? FZ7_LA_TAR : type == FZ7_TYPE_ZIP ? FZ7_LA_ZIP
+                          : type == FZ7_TYPE_GZIP ? FZ7_LA_GZIP : FZ7_LA_BZIP2;
+    bool one_stream = xz || (la && (la_kind == FZ7_LA_GZIP || la_kind == FZ7_LA_BZIP2));
+    if (la && (o->n_methods || o->threads >= 0 || o->header_encrypt != FZ7_UNSET ||
+               o->header_compress != FZ7_UNSET || o->solid || o->filters)) {
+        /* Only -mx applies to these here; 7-Zip rejects 7z's parameters too. */
+        fprintf(stderr, "\n\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n");
         return FZ7_EXIT_FATAL;
     }
     const char *base = strrchr(o->archive, '/');   /* -si names the entry after it */
     base = base ? base + 1 : o->archive;
     char path[PATH_MAX];
-    if (!fz7_archive_name(o->archive, xz ? ".xz" : ".7z", path, sizeof path)) {
+    if (!fz7_archive_name(o->archive, fz7_type_extension(type), path, sizeof path)) {
         fprintf(stderr, "\nERROR: archive name too long\n");
         return FZ7_EXIT_USAGE;
     }
@@ -427,11 +533,11 @@ int fz7_cmd_add(const struct fz7_options *o)
     r.out = out;
     r.scan.count = &r.warnings;
     char why[512] = "";
-    fz7_status st = fz7_settings_make(o, xz, &r.set, why, sizeof why);
+    fz7_status st = la ? FZ7_OK : fz7_settings_make(o, xz, &r.set, why, sizeof why);
     if (st != FZ7_OK)
         return fz7_settings_fail(st, why);
 
-    if (o->to_stdout && !xz) {
+    if (o->to_stdout && !xz && !la) {
         /* 7-Zip cannot stream a .7z either: its header points backwards. */
         fprintf(stderr, "\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
         return FZ7_EXIT_FATAL;
@@ -466,8 +572,9 @@ int fz7_cmd_add(const struct fz7_options *o)
         }
         r.password = asked;
     }
-    if (r.password && xz) {
-        fprintf(stderr, "\nERROR: xz archives cannot be encrypted\n");
+    if (r.password && (xz || la)) {
+        fprintf(stderr, "\nERROR: %s archives cannot be encrypted by fz7\n",
+                xz ? "xz" : fz7_type_display(type, NULL));
         rc = FZ7_EXIT_USAGE;
         goto done;
     }
@@ -485,7 +592,7 @@ int fz7_cmd_add(const struct fz7_options *o)
 
     /* Scan. */
     if (o->from_stdin) {
-        st = stdin_item(&r, base, xz);
+        st = stdin_item(&r, base, one_stream);
     } else {
         fprintf(out, "Scanning the drive:\n");
         st = scan_inputs(&r, exists ? old_sb.st_dev : 0, exists ? old_sb.st_ino : 0, exists);
@@ -505,23 +612,26 @@ int fz7_cmd_add(const struct fz7_options *o)
     /* An existing .xz is never replaced: it holds one file and cannot take
      * another, and a file of another kind is not ours to overwrite (7zz
      * refuses both; xz(1) without -f too). */
-    if (exists && xz && !o->to_stdout) {
+    if (exists && one_stream && !o->to_stdout) {
         fz7_open_opts oo = {0};
         char err[256] = "";
         st = fz7_archive_open(path, &oo, &old, err, sizeof err);
-        bool is_xz = st == FZ7_OK && fz7_archive_get_info(old)->format == FZ7_FORMAT_XZ;
+        bool same = st == FZ7_OK && fz7_type_matches(type, NULL, fz7_archive_get_info(old));
+        const char *tn = fz7_type_display(type, NULL);
         fflush(out);
-        if (is_xz)
-            fprintf(stderr, "ERROR: %s : E_INVALIDARG : an xz archive holds one file and cannot be "
-                            "updated; remove it or choose another name\n", path);
+        if (same)
+            fprintf(stderr, "ERROR: %s : E_INVALIDARG : %s %s archive holds one file and cannot be "
+                            "updated; remove it or choose another name\n", path,
+                    xz ? "an" : "a", tn);
         else
-            fprintf(stderr, "ERROR: %s : Cannot open the file as [xz] archive; it is not replaced\n", path);
+            fprintf(stderr, "ERROR: %s : Cannot open the file as [%s] archive; it is not replaced\n",
+                    path, tn);
         rc = FZ7_EXIT_FATAL;
         goto done;
     }
 
     /* An existing .7z: keep the entries not replaced by new ones. */
-    if (exists && !xz) {
+    if (exists && !one_stream) {
         fz7_open_opts oo = {0};
         oo.password = r.password;
         char err[256] = "";
@@ -534,15 +644,17 @@ int fz7_cmd_add(const struct fz7_options *o)
             rc = FZ7_EXIT_FATAL;
             goto done;
         }
-        if (fz7_archive_get_info(old)->format != FZ7_FORMAT_7Z) {
+        if (!fz7_type_matches(la ? type : FZ7_TYPE_7Z, NULL, fz7_archive_get_info(old))) {
             fflush(out);
-            fprintf(stderr, "ERROR: %s : the existing file is not a .7z archive\n", path);
+            fprintf(stderr, "ERROR: %s : the existing file is not a %s archive\n", path,
+                    la ? fz7_type_display(type, NULL) : ".7z");
             rc = FZ7_EXIT_FATAL;
             goto done;
         }
         fz7_print_archive_block(out, path, old);
         fputc('\n', out);
-        fz7_settings_times_from(&r.set, old);
+        if (!la)
+            fz7_settings_times_from(&r.set, old);
         size_t n = fz7_archive_count(old);
         keep = calloc(n ? n : 1, sizeof *keep);
         if (!keep) {
@@ -581,12 +693,13 @@ int fz7_cmd_add(const struct fz7_options *o)
     r.progress = fz7_progress_start(o, o->from_stdin ? 0 : n_bytes);
     if (o->to_stdout) {
         /* -so: straight to stdout; .xz only, as 7-Zip (a .7z needs seeking). */
-        if (!xz) {
+        if (!xz && !la) {
             fprintf(stderr, "\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
             rc = FZ7_EXIT_FATAL;
             goto done;
         }
-        st = write_xz(&r, STDOUT_FILENO, why, sizeof why);
+        st = la ? write_la(&r, STDOUT_FILENO, la_kind, NULL, why, sizeof why)
+                : write_xz(&r, STDOUT_FILENO, why, sizeof why);
         fz7_progress_end(r.progress);
         r.progress = NULL;
         if (st != FZ7_OK) {
@@ -607,7 +720,9 @@ int fz7_cmd_add(const struct fz7_options *o)
     if (rc)
         goto done;
     errno = 0;
-    st = xz ? write_xz(&r, fd, why, sizeof why) : write_7z(&r, fd, old, keep, why, sizeof why);
+    st = xz ? write_xz(&r, fd, why, sizeof why)
+         : la ? write_la(&r, fd, la_kind, old ? path : NULL, why, sizeof why)
+              : write_7z(&r, fd, old, keep, why, sizeof why);
     int werr = errno;
     fz7_progress_end(r.progress);
     r.progress = NULL;

@@ -3,6 +3,7 @@
  * stay as they are (no decoding, no password), re-compress the others, and
  * write the result to a temporary file renamed over the archive. */
 #include "cli/archive_out.h"
+#include "cli/archive_type.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/options.h"
@@ -435,9 +436,11 @@ int fz7_cmd_update(const struct fz7_options *o)
         fprintf(stderr, "\nCommand Line Error:\nCannot find archive name\n");
         return FZ7_EXIT_USAGE;
     }
-    if (o->type == FZ7_TYPE_XZ || o->type == FZ7_TYPE_LZMA || fz7_ends_with(o->archive, ".xz") ||
-        fz7_ends_with(o->archive, ".txz")) {
-        /* 7-Zip cannot update a one-file stream either. */
+    const char *canon = NULL;
+    fz7_type type = o->type != FZ7_TYPE_AUTO ? o->type : fz7_type_of_archive_name(o->archive, &canon);
+    if (type != FZ7_TYPE_AUTO && type != FZ7_TYPE_7Z) {
+        /* 7-Zip cannot update a one-file stream either; fz7's u/d/rn write
+         * 7z only (tar and zip take new files through `a`). */
         fprintf(stderr, "\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
         return FZ7_EXIT_FATAL;
     }

@@ -27,4 +27,13 @@ int fz7_cmd_extract(const struct fz7_options *o);
  * optional number of passes in place of the archive) (cmd_bench.c). */
 int fz7_cmd_bench(const struct fz7_options *o);
 
+/* `h`: hashes of the named files (every file below the current folder
+ * without names) in 7-Zip's table, -scrc{method} choosing the hashes
+ * (cmd_hash.c). */
+int fz7_cmd_hash(const struct fz7_options *o);
+
+/* `i`: the formats, codecs and hashers fz7 supports, in 7-Zip's layout
+ * (cmd_info.c). */
+int fz7_cmd_info(const struct fz7_options *o);
+
 #endif

@@ -31,6 +31,8 @@ static void print_usage(void)
            "  b : Benchmark [passes] [-mm={LZMA|CRC32|CRC64|SHA256|AES256CBC|*}] [-md{N}] [-mmt{N}]\n"
            "  d : Delete files from archive\n"
            "  e : Extract files from archive (without using directory names)\n"
+           "  h : Calculate hash values for files\n"
+           "  i : Show information about supported formats\n"
            "  l : List contents of archive\n"
            "  rn : Rename files in archive\n"
            "  t : Test integrity of archive\n"
@@ -56,7 +58,8 @@ static void print_usage(void)
            "  -snl : store symbolic links as links\n"
            "  -so : write data to stdout\n"
            "  -ssc[-] : set sensitive case mode\n"
-           "  -t{Type} : Set type of archive (7z, xz, lzma)\n"
+           "  -scrc[CRC32|CRC64|SHA256|SHA1|MD5|XXH64|SHA384|SHA512|SHA3-256|*] : set hash function for h\n"
+           "  -t{Type} : Set type of archive (7z, xz, tar, zip, gzip, bzip2; lzma read only)\n"
            "  -w[{path}] : assign Work directory\n"
            "  -x[r[-|0]]{@listfile|!wildcard} : eXclude filenames\n"
            "  -y : assume Yes on all queries\n"
@@ -109,6 +112,16 @@ int main(int argc, char **argv)
     }
     apply_output_streams(&o);
     fz7_set_bare(o.ba);
+    if (o.type == FZ7_TYPE_UNKNOWN && o.command != FZ7_CMD_VERSION && o.command != FZ7_CMD_BENCH &&
+        o.command != FZ7_CMD_HASH && o.command != FZ7_CMD_INFO) {
+        /* A -t name 7-Zip does not know: its error once the command starts. */
+        FILE *out = fz7_msg_stream(&o);
+        fz7_print_banner(out);
+        fflush(out);
+        fprintf(stderr, "\n\nERROR:\nUnsupported archive type\n");
+        fz7_options_free(&o);
+        return FZ7_EXIT_FATAL;
+    }
     switch (o.command) {
     case FZ7_CMD_VERSION:
         print_version();
@@ -117,6 +130,12 @@ int main(int argc, char **argv)
         break;
     case FZ7_CMD_BENCH:
         rc = fz7_cmd_bench(&o);
+        break;
+    case FZ7_CMD_HASH:
+        rc = fz7_cmd_hash(&o);
+        break;
+    case FZ7_CMD_INFO:
+        rc = fz7_cmd_info(&o);
         break;
     case FZ7_CMD_ADD:
         rc = fz7_cmd_add(&o);

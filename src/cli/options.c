@@ -4,6 +4,7 @@
  * their own recursion (-xr!, -ir-!) take the -r state, which may come after
  * them, so recursion is resolved once every argument has been read. */
 #include "cli/options.h"
+#include "cli/archive_type.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -323,16 +324,9 @@ static int parse_switch(parser *p, const char *arg)
     case 'i':
         return parse_selection(p, arg, s + 1, tolower((unsigned char)s[0]) == 'x');
     case 't':
-        if (!strcasecmp(s + 1, "7z"))
-            o->type = FZ7_TYPE_7Z;
-        else if (!strcasecmp(s + 1, "xz"))
-            o->type = FZ7_TYPE_XZ;
-        else if (!strcasecmp(s + 1, "lzma"))
-            o->type = FZ7_TYPE_LZMA;
-        else if (!s[1])
+        if (!s[1])
             return usage_error(p, 7, "Too short switch:", arg);
-        else
-            return usage_error(p, 7, "Unsupported archive type:", arg);
+        o->type = fz7_type_parse(s + 1, &o->type_name);
         return 0;
     case 'm':
         return parse_method(p, arg, s + 1);
@@ -428,7 +422,15 @@ static int parse_switch(parser *p, const char *arg)
          * hash of the h command, -sse stops on inputs that cannot be
          * opened (7zz 26.02 still writes the archive and exits 1 for a
          * missing one, as fz7 does). */
-        if (!strncasecmp(s, "scs", 3) || !strncasecmp(s, "scc", 3) || !strncasecmp(s, "scrc", 4)
+        if (!strncasecmp(s, "scrc", 4)) {
+            const char **h = realloc(o->hashes, (o->n_hashes + 1) * sizeof *h);
+            if (!h)
+                return usage_error(p, 8, "Can't allocate required memory", NULL);
+            o->hashes = h;
+            o->hashes[o->n_hashes++] = s + 4;
+            return 0;
+        }
+        if (!strncasecmp(s, "scs", 3) || !strncasecmp(s, "scc", 3)
             || !strcasecmp(s, "ssw") || !strcasecmp(s, "sse"))
             return 0;
         return usage_error(p, 7, "Unknown switch:", arg);
@@ -451,7 +453,8 @@ static fz7_command command_of(const char *s)
     case 'b': return FZ7_CMD_BENCH;
     case 'u': return FZ7_CMD_UPDATE;
     case 'd': return FZ7_CMD_DELETE;
-    case 'h': return FZ7_CMD_VERSION;
+    case 'h': return FZ7_CMD_HASH;
+    case 'i': return FZ7_CMD_INFO;
     }
     return FZ7_CMD_NONE;
 }
@@ -544,7 +547,8 @@ int fz7_options_parse(int argc, char **argv, struct fz7_options *o, char *err_ki
                                          o->command == FZ7_CMD_TEST || o->command == FZ7_CMD_LIST);
     if (reads_stdin && !o->archive)
         o->archive = "";
-    if (o->command != FZ7_CMD_VERSION && o->command != FZ7_CMD_BENCH && !o->archive)
+    if (o->command != FZ7_CMD_VERSION && o->command != FZ7_CMD_BENCH && !o->archive
+        && o->command != FZ7_CMD_HASH && o->command != FZ7_CMD_INFO)
         return usage_error(&p, 7, "Cannot find archive name", NULL);
     /* rn: the names come in old/new pairs, as 7-Zip requires. */
     if (o->command == FZ7_CMD_RENAME && o->n_names % 2)
@@ -562,6 +566,7 @@ void fz7_options_free(struct fz7_options *o)
     free(o->names);
     free(o->excludes);
     free(o->methods);
+    free(o->hashes);
     if (o->password_buf) {
         explicit_bzero(o->password_buf, strlen(o->password_buf));
         free(o->password_buf);

@@ -20,7 +20,9 @@ typedef enum fz7_command {
     FZ7_CMD_UPDATE,     /* u: add new and newer files, keep the rest */
     FZ7_CMD_DELETE,     /* d: delete the selected entries */
     FZ7_CMD_RENAME,     /* rn: names after the archive are old/new pairs */
-    FZ7_CMD_VERSION,    /* --version, -h, --help, h */
+    FZ7_CMD_VERSION,    /* --version, -h, --help */
+    FZ7_CMD_HASH,       /* h: hashes of files (-scrc{method}) */
+    FZ7_CMD_INFO,       /* i: formats, codecs and hashers */
 } fz7_command;
 
 /* What to do when an extracted file already exists (-ao...). */
@@ -32,8 +34,14 @@ typedef enum fz7_overwrite {
     FZ7_OVERWRITE_RENAME_OLD, /* -aot: rename the existing file to name_1.ext */
 } fz7_overwrite;
 
-/* -t{type}: the archive type to create (a) or to require (x/e/l/t). */
-typedef enum fz7_type { FZ7_TYPE_AUTO = 0, FZ7_TYPE_7Z, FZ7_TYPE_XZ, FZ7_TYPE_LZMA } fz7_type;
+/* -t{type}: the archive type to create (a) or to require (x/e/l/t).
+ * OTHER: a type 7-Zip knows that fz7 does not write (type_name says
+ * which); UNKNOWN: a name 7-Zip does not know ("Unsupported archive
+ * type", exit 2, once the command runs). */
+typedef enum fz7_type {
+    FZ7_TYPE_AUTO = 0, FZ7_TYPE_7Z, FZ7_TYPE_XZ, FZ7_TYPE_LZMA, FZ7_TYPE_TAR, FZ7_TYPE_ZIP,
+    FZ7_TYPE_GZIP, FZ7_TYPE_BZIP2, FZ7_TYPE_OTHER, FZ7_TYPE_UNKNOWN
+} fz7_type;
 
 /* A wildcard of the selection: a name after the archive, -i!, -x!, or a
  * line of an @listfile. recursive: match at any depth (-r, -ir!, -xr!). */
@@ -81,7 +89,8 @@ struct fz7_options {
     const char *bso, *bse;     /* -bso{N}/-bse{N}: "0" "1" "2" or ""; NULL when not given */
 
     /* Archive type. */
-    fz7_type type;             /* -t{7z|xz|lzma} */
+    fz7_type type;             /* -t{7z|xz|lzma|tar|zip|gzip|bzip2|...} */
+    const char *type_name;     /* 7-Zip's spelling of the -t type, or NULL */
 
     /* Compression (for `a`). methods keeps, in command-line order, every -m
      * switch not given a field of its own, without the leading "-m":
@@ -111,6 +120,9 @@ struct fz7_options {
     const char *stdin_name;    /* -si{name}, or NULL */
     bool delete_after;         /* -sdel: delete files after adding */
     bool stamp_newest;         /* -stl: the archive gets the newest added item's mtime */
+    const char **hashes;       /* -scrc{method} for h, in order given ("*" all);
+                                  n_hashes 0: CRC32 */
+    size_t n_hashes;
     const char *work_dir;      /* -w{dir}; "" for -w alone (temp folder) */
 };
 

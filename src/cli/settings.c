@@ -22,6 +22,20 @@
  * with BCJ (7zz: 7,723,938 B), in less CPU time, and 7zz reads it. */
 #define BCJ2_FROM_LEVEL 5
 
+/* The 7z method ID of a branch filter named name[0..n) (7-Zip's names:
+ * PPC, IA64, ARM, ARMT, SPARC, ARM64), 0 for any other name. */
+static uint32_t fz7_branch_filter_id(const char *name, size_t n)
+{
+    static const struct { const char *name; uint32_t id; } k[] = {
+        {"PPC", 0x03030205}, {"IA64", 0x03030401}, {"ARM", 0x03030501},
+        {"ARMT", 0x03030701}, {"SPARC", 0x03030805}, {"ARM64", 0x0A},
+    };
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+        if (strlen(k[i].name) == n && strncasecmp(name, k[i].name, n) == 0)
+            return k[i].id;
+    return 0;
+}
+
 static bool method_named(const char *name, size_t n, const char *want)
 {
     return strlen(want) == n && strncasecmp(name, want, n) == 0;
@@ -78,6 +92,8 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, char *why,
         s->method = FZ7_7Z_LZMA;
     else if (method_named(name, nlen, "Copy"))
         s->method = FZ7_7Z_COPY;
+    else if (method_named(name, nlen, "BZip2"))
+        s->method = FZ7_7Z_BZIP2;
     else if (method_named(name, nlen, "BCJ") || method_named(name, nlen, "x86")) {
         s->bcj = 1;
         s->bcj2 = false;
@@ -85,6 +101,9 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, char *why,
     } else if (method_named(name, nlen, "BCJ2")) {
         s->bcj = 1;
         s->bcj2 = true;
+        return FZ7_OK;
+    } else if (fz7_branch_filter_id(name, nlen)) {
+        s->branch_id = fz7_branch_filter_id(name, nlen);
         return FZ7_OK;
     } else if (method_named(name, nlen, "Delta")) {
         unsigned d = colon ? (unsigned)strtoul(colon + 1, NULL, 10) : 1;
@@ -186,6 +205,8 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
             s->bcj = 1, s->bcj2 = false;
         else if (strcasecmp(o->filters, "BCJ2") == 0)
             s->bcj = 1, s->bcj2 = true;
+        else if (fz7_branch_filter_id(o->filters, strlen(o->filters)))
+            s->branch_id = fz7_branch_filter_id(o->filters, strlen(o->filters));
         else if (strncasecmp(o->filters, "Delta:", 6) == 0) {
             unsigned d = (unsigned)strtoul(o->filters + 6, NULL, 10);
             if (d < 1 || d > 256) {
@@ -209,6 +230,17 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
         snprintf(why, whylen, "xz archives support only the LZMA2 method");
         return FZ7_E_UNSUPPORTED;
     }
+    if (xz && s->branch_id) {
+        snprintf(why, whylen, "fz7 writes branch filters other than x86 BCJ in 7z archives only");
+        return FZ7_E_UNSUPPORTED;
+    }
+    if (s->branch_id && (s->delta || s->bcj == 1)) {
+        snprintf(why, whylen, "one filter per folder: %s with BCJ or Delta is not supported",
+                 "a branch filter");
+        return FZ7_E_UNSUPPORTED;
+    }
+    if (s->branch_id)
+        s->bcj = 0;   /* the named filter replaces the automatic x86 BCJ */
     if (s->delta && s->bcj == 1) {
         snprintf(why, whylen, "BCJ and Delta together are not supported");
         return FZ7_E_UNSUPPORTED;
@@ -222,7 +254,8 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
     s->solid = o->solid;
     if (!s->solid && s->method == FZ7_7Z_COPY)
         s->solid = "off";   /* 7-Zip stores -mx0 one folder per file */
-    if (s->method != FZ7_7Z_COPY && (st = fz7_lzma_enc_check(&s->lzma)) != FZ7_OK) {
+    if (s->method != FZ7_7Z_COPY && s->method != FZ7_7Z_BZIP2 &&
+        (st = fz7_lzma_enc_check(&s->lzma)) != FZ7_OK) {
         snprintf(why, whylen, "bad LZMA parameters");
         return st;
     }
@@ -458,9 +491,13 @@ void fz7_settings_folder_opts(const fz7_settings *s, const fz7_7zaes_key *key, u
     fo->lzma = s->lzma;
     fo->key = key;
     fo->delta_distance = s->delta;
+    fo->branch_id = s->branch_id;
     fo->size_hint = size_hint;
     fo->bcj_x86 = bcj;
-    fo->bcj2 = s->bcj2 && s->method != FZ7_7Z_COPY;
+    fo->bcj2 = s->bcj2 && s->method != FZ7_7Z_COPY && s->method != FZ7_7Z_BZIP2;
+    /* BZip2's block as 7-Zip sizes it: 100 kB at -mx1, 500 kB at -mx3,
+     * 900 kB from -mx5. */
+    fo->bzip2_block = s->level <= 2 ? 1 : s->level <= 4 ? 5 : 9;
     fo->folder_bytes = folder_bytes;
     fz7_settings_pick_mt(s, folder_bytes, &fo->threads, &fo->mt_block_size);
     /* The writer starts a folder's blocks while the last blocks of the one

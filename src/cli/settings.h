@@ -33,6 +33,8 @@ typedef struct fz7_settings {
                                  -mf=BCJ2, -m1=BCJ2, and by default from
                                  -mx8 as 7zz 26 does */
     unsigned delta;           /* Delta distance in bytes (-mf=Delta:N), 0 none */
+    uint32_t branch_id;       /* a branch filter for other CPUs (-m0=ARM64,
+                                 -mf=PPC, ...): its 7z method ID; 0 none */
     fz7_xz_check check;       /* xz block check (-mcheck=, -mcrc=); CRC64 default */
     bool header_compress;     /* -mhc (default on) */
     const char *solid;        /* -ms spec for fz7_7z_plan_solid; "off" for Copy */

@@ -31,6 +31,18 @@ fz7_status fz7_deflate_istream_new(fz7_istream *src, bool deflate64, fz7_istream
  * FZ7_E_TRUNCATED, FZ7_E_MEM, and src's errors. */
 fz7_status fz7_bzip2_istream_new(fz7_istream *src, uint64_t mem_limit, fz7_istream **out);
 
+/* BZip2 encoder (through libbz2): one bzip2 stream of block_100k * 100 000
+ * byte blocks (1..9) pushed to dst (not owned). Memory about
+ * block_100k * 0.8 MB + 600 KB. Errors: FZ7_E_ARG (bad block size, or
+ * libbz2 refused), FZ7_E_MEM, and dst's errors. */
+typedef struct fz7_bzip2_enc fz7_bzip2_enc;
+fz7_status fz7_bzip2_enc_new(int block_100k, fz7_ostream *dst, fz7_bzip2_enc **out);
+fz7_status fz7_bzip2_enc_write(fz7_bzip2_enc *e, const uint8_t *p, size_t n);
+/* Ends the stream (its last block and CRC). */
+fz7_status fz7_bzip2_enc_finish(fz7_bzip2_enc *e);
+uint64_t fz7_bzip2_enc_bytes_out(const fz7_bzip2_enc *e);
+void fz7_bzip2_enc_free(fz7_bzip2_enc *e);
+
 /* PPMd variant H (Shkarin's PPMd var.H with 7-Zip's range coder), as the 7z
  * method 030401 stores it. props: 5 bytes, the model order (2..64) and the
  * model memory size in bytes (uint32 LE, 2 KiB .. 4 GiB - 37). out_size: the

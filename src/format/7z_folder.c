@@ -207,7 +207,6 @@ char *fz7_7z_method_union(const fz7_7z_method_set *m)
 
 /* ---- Graph checks ---- */
 
-static bool risc_arch(uint64_t id, fz7_bcj_arch *arch);
 
 /* Coders open_coder() can decode (given valid properties). */
 static bool coder_known(uint64_t id)
@@ -219,7 +218,7 @@ static bool coder_known(uint64_t id)
            id == FZ7_7Z_ID_BZIP2 || id == FZ7_7Z_ID_PPMD || id == 0x0B /* RISCV */ ||
            (id == 0x04F71101 && fz7_zstd_supported()) ||
            (id == 0x04F71102 && fz7_brotli_supported()) ||
-           (id == 0x04F71104 && fz7_lz4_supported()) || risc_arch(id, &arch);
+           (id == 0x04F71104 && fz7_lz4_supported()) || fz7_7z_branch_arch(id, &arch);
 }
 
 /* In streams the decoder of a coder takes. */
@@ -368,8 +367,7 @@ static fz7_status unsupported(build_ctx *b, uint64_t id)
     return FZ7_E_UNSUPPORTED;
 }
 
-/* The fixed-width BCJ filters by 7z method ID (Methods.txt). */
-static bool risc_arch(uint64_t id, fz7_bcj_arch *arch)
+bool fz7_7z_branch_arch(uint64_t id, fz7_bcj_arch *arch)
 {
     switch (id) {
     case 0x03030205: *arch = FZ7_BCJ_PPC; return true;
@@ -411,7 +409,7 @@ static fz7_status open_coder(build_ctx *b, const fz7_7z_coder *c, fz7_istream **
         return unsupported(b, c->id);
     if (c->id == FZ7_7Z_ID_BCJ2) {
         st = fz7_bcj2_istream_new(in, out_size, out);
-    } else if (risc_arch(c->id, &arch)) {
+    } else if (fz7_7z_branch_arch(c->id, &arch)) {
         if (c->props_len != 0 && c->props_len != 4)
             return unsupported(b, c->id);
         st = fz7_bcj_risc_istream_new(in[0], arch, c->props_len ? fz7_get32le(p) : 0, out);

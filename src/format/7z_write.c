@@ -9,6 +9,7 @@
 #include "format/fd_ostream.h"
 
 #include "check/check.h"
+#include "codec/codec.h"
 #include "filter/bcj2.h"
 #include "filter/filter.h"
 
@@ -168,6 +169,7 @@ typedef struct folder_rec {
     bool bcj;
     uint8_t delta;                /* Delta distance - 1, when has_delta */
     bool has_delta;
+    uint32_t branch_id;           /* a RISC branch filter's method ID, 0 none */
     bool aes;
     uint8_t props[5];
     size_t props_len;
@@ -235,11 +237,14 @@ struct fz7_7z_writer {
     /* The open folder, if any. */
     bool in_folder, in_file;
     uint64_t folder_start;        /* file offset of its pack stream */
-    fz7_lzma_enc *enc;            /* NULL for Copy */
+    fz7_lzma_enc *enc;            /* NULL for Copy and BZip2 */
+    fz7_bzip2_enc *bz;            /* BZip2 folders' encoder */
     fz7_7zaes_writer *aes;        /* NULL without a password */
     fz7_ostream *method_dst;      /* where the method writes: the sink or aes */
     bool bcj;
     fz7_bcj_x86_state bcj_state;
+    bool risc;                    /* a branch filter other than x86 (bcj_buf too) */
+    fz7_bcj_risc_state risc_state;
     bool delta;
     fz7_delta_state delta_state;
     uint8_t *bcj_buf;             /* the filter's staging buffer (BCJ or Delta) */
@@ -510,9 +515,12 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
         return FZ7_E_MEM;
     folder_rec *f = &w->folders[w->n_folders];
     memset(f, 0, sizeof *f);
+    fz7_bcj_arch arch = FZ7_BCJ_ARM64;
     if (o->delta_distance > 256 || (o->delta_distance && o->bcj_x86) ||
-        (o->bcj_x86 && o->bcj2 && o->method == FZ7_7Z_COPY))
+        (o->bcj_x86 && o->bcj2 && o->method == FZ7_7Z_COPY) ||
+        (o->branch_id && (o->bcj_x86 || o->delta_distance || !fz7_7z_branch_arch(o->branch_id, &arch))))
         return FZ7_E_ARG;
+    f->branch_id = o->branch_id;
     f->method = o->method;
     f->bcj = o->bcj_x86;
     f->has_delta = o->delta_distance != 0;
@@ -554,7 +562,14 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
         f->aes_props_len = fz7_7zaes_writer_props(w->aes, f->aes_props);
         w->method_dst = fz7_7zaes_writer_stream(w->aes);
     }
-    if (o->method != FZ7_7Z_COPY) {
+    if (o->method == FZ7_7Z_BZIP2) {
+        st = fz7_bzip2_enc_new(o->bzip2_block, w->method_dst, &w->bz);
+        if (st != FZ7_OK) {
+            fz7_7zaes_writer_free(w->aes);
+            w->aes = NULL;
+            return st;
+        }
+    } else if (o->method != FZ7_7Z_COPY) {
         fz7_lzma_enc_opts lo = o->lzma;
         /* BCJ2's main stream is x86 code without branch operands: lc=4
          * compresses it better than LZMA's default lc=3 lp=0 (-mx9:
@@ -607,7 +622,10 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
     w->bcj_fill = 0;
     if (w->delta)
         fz7_delta_init(&w->delta_state, o->delta_distance);
-    if (w->bcj || w->delta) {
+    w->risc = o->branch_id != 0;
+    if (w->risc)
+        w->risc_state = (fz7_bcj_risc_state){arch, 0};
+    if (w->bcj || w->delta || w->risc) {
         if (!w->bcj_buf && !(w->bcj_buf = malloc(BCJ_BUF_SIZE))) {
             fz7_lzma_enc_free(w->enc);
             w->enc = NULL;
@@ -654,7 +672,18 @@ static fz7_status to_method(fz7_7z_writer *w, const uint8_t *p, size_t n)
 {
     if (w->enc)
         return fz7_lzma_enc_write(w->enc, p, n);
+    if (w->bz)
+        return fz7_bzip2_enc_write(w->bz, p, n);
     return w->method_dst->write(w->method_dst, p, n);
+}
+
+/* Converts a prefix of bcj_buf with the folder's branch filter (x86 or
+ * another CPU's); returns its length. */
+static size_t branch_encode(fz7_7z_writer *w)
+{
+    if (w->risc)
+        return fz7_bcj_risc_code(&w->risc_state, w->bcj_buf, w->bcj_fill, true);
+    return fz7_bcj_x86_encode(&w->bcj_state, w->bcj_buf, w->bcj_fill);
 }
 
 static fz7_status to_filter(fz7_7z_writer *w, const uint8_t *p, size_t n)
@@ -675,7 +704,7 @@ static fz7_status to_filter(fz7_7z_writer *w, const uint8_t *p, size_t n)
     }
     if (w->bcj2)
         return fz7_bcj2_enc_write(w->bcj2, p, n);
-    if (!w->bcj)
+    if (!w->bcj && !w->risc)
         return to_method(w, p, n);
     while (n) {
         size_t take = BCJ_BUF_SIZE - w->bcj_fill;
@@ -687,7 +716,7 @@ static fz7_status to_filter(fz7_7z_writer *w, const uint8_t *p, size_t n)
         n -= take;
         if (w->bcj_fill < BCJ_BUF_SIZE)
             break;
-        size_t done = fz7_bcj_x86_encode(&w->bcj_state, w->bcj_buf, w->bcj_fill);
+        size_t done = branch_encode(w);
         fz7_status st = to_method(w, w->bcj_buf, done);
         if (st != FZ7_OK)
             return st;
@@ -748,6 +777,8 @@ fz7_status fz7_7z_writer_end_folder(fz7_7z_writer *w)
         /* Nothing went in: drop the coders' few bytes and the folder. */
         fz7_lzma_enc_free(w->enc);
         w->enc = NULL;
+        fz7_bzip2_enc_free(w->bz);
+        w->bz = NULL;
         fz7_7zaes_writer_free(w->aes);
         w->aes = NULL;
         bcj2_free(w);
@@ -761,8 +792,8 @@ fz7_status fz7_7z_writer_end_folder(fz7_7z_writer *w)
             w->failed = st;
         return st;
     }
-    if (w->bcj && w->bcj_fill) {
-        size_t done = fz7_bcj_x86_encode(&w->bcj_state, w->bcj_buf, w->bcj_fill);
+    if ((w->bcj || w->risc) && w->bcj_fill) {
+        size_t done = branch_encode(w);
         (void)done;   /* the rest passes through unchanged at the end */
         st = to_method(w, w->bcj_buf, w->bcj_fill);
         w->bcj_fill = 0;
@@ -788,7 +819,12 @@ fz7_status fz7_7z_writer_end_folder(fz7_7z_writer *w)
     }
     if (st == FZ7_OK && w->enc)
         st = fz7_lzma_enc_finish(w->enc);
-    f->method_out = w->enc ? fz7_lzma_enc_bytes_out(w->enc) : method_in;
+    if (st == FZ7_OK && w->bz)
+        st = fz7_bzip2_enc_finish(w->bz);
+    f->method_out = w->enc ? fz7_lzma_enc_bytes_out(w->enc)
+                  : w->bz ? fz7_bzip2_enc_bytes_out(w->bz) : method_in;
+    fz7_bzip2_enc_free(w->bz);
+    w->bz = NULL;
     if (st == FZ7_OK && w->aes)
         st = fz7_7zaes_writer_finish(w->aes, NULL);
     uint64_t main_end = w->out.pos;
@@ -830,10 +866,12 @@ static void put_method(bytebuf *b, const folder_rec *f)
     static const uint8_t id_copy[] = {0x00};
     static const uint8_t id_lzma[] = {0x03, 0x01, 0x01};
     static const uint8_t id_lzma2[] = {0x21};
+    static const uint8_t id_bzip2[] = {0x04, 0x02, 0x02};
     switch (f->method) {
     case FZ7_7Z_COPY: put_coder(b, id_copy, sizeof id_copy, NULL, 0); break;
     case FZ7_7Z_LZMA: put_coder(b, id_lzma, sizeof id_lzma, f->props, f->props_len); break;
     case FZ7_7Z_LZMA2: put_coder(b, id_lzma2, sizeof id_lzma2, f->props, f->props_len); break;
+    case FZ7_7Z_BZIP2: put_coder(b, id_bzip2, sizeof id_bzip2, NULL, 0); break;
     }
 }
 
@@ -893,7 +931,7 @@ static void put_folder(bytebuf *b, const folder_rec *f)
         put_folder_bcj2(b, f);
         return;
     }
-    unsigned n = 1u + f->bcj + f->has_delta + f->aes;
+    unsigned n = 1u + f->bcj + f->has_delta + (f->branch_id != 0) + f->aes;
     bb_number(b, n);
     if (f->aes)
         put_coder(b, id_aes, sizeof id_aes, f->aes_props, f->aes_props_len);
@@ -902,6 +940,15 @@ static void put_folder(bytebuf *b, const folder_rec *f)
         put_coder(b, id_bcj, sizeof id_bcj, NULL, 0);
     if (f->has_delta)
         put_coder(b, id_delta, sizeof id_delta, &f->delta, 1);
+    if (f->branch_id) {
+        /* The ID's bytes big endian, without leading zero bytes. */
+        uint8_t id[4];
+        size_t len = 0;
+        for (int shift = 24; shift >= 0; shift -= 8)
+            if (len || (f->branch_id >> shift) & 0xFF || shift == 0)
+                id[len++] = (uint8_t)(f->branch_id >> shift);
+        put_coder(b, id, len, NULL, 0);
+    }
     for (unsigned k = 0; k + 1 < n; k++) {
         bb_number(b, k + 1);   /* InIndex */
         bb_number(b, k);       /* OutIndex */
@@ -931,7 +978,7 @@ static void put_unpack_sizes(bytebuf *b, const folder_rec *f)
     if (f->aes)
         bb_number(b, f->method_out);
     bb_number(b, f->unpack_size);
-    if (f->bcj || f->has_delta)
+    if (f->bcj || f->has_delta || f->branch_id)
         bb_number(b, f->unpack_size);   /* filters do not change the size */
 }
 
@@ -1344,6 +1391,7 @@ void fz7_7z_writer_free(fz7_7z_writer *w)
     if (!w)
         return;
     fz7_lzma_enc_free(w->enc);
+    fz7_bzip2_enc_free(w->bz);
     fz7_7zaes_writer_free(w->aes);
     fz7_lzma_enc_free(w->pend_enc);
     fz7_7zaes_writer_free(w->pend_aes);

@@ -23,7 +23,8 @@ uint32_t fz7_7z_attrib_from_mode(uint32_t st_mode);
 typedef enum fz7_7z_method {
     FZ7_7Z_COPY = 0,   /* Methods.txt 00 */
     FZ7_7Z_LZMA,       /* 030101 */
-    FZ7_7Z_LZMA2       /* 21 */
+    FZ7_7Z_LZMA2,      /* 21 */
+    FZ7_7Z_BZIP2       /* 040202 (libbz2) */
 } fz7_7z_method;
 
 /* Coders of one folder: [x86 BCJ or Delta ->] method [-> 7zAES], or with
@@ -34,6 +35,7 @@ typedef enum fz7_7z_method {
 typedef struct fz7_7z_folder_opts {
     fz7_7z_method method;
     fz7_lzma_enc_opts lzma;   /* LZMA/LZMA2 only */
+    int bzip2_block;          /* BZip2 only: block size in 100 kB, 1..9 */
     bool bcj_x86;             /* x86 BCJ (03030103) in front of the method */
     bool bcj2;                /* with bcj_x86: BCJ2 (0303011B) instead of BCJ;
                                  not with Copy. Its main stream gets lc=4
@@ -41,6 +43,10 @@ typedef struct fz7_7z_folder_opts {
     uint64_t folder_bytes;    /* this folder's input bytes when known (0 =
                                  unknown): BCJ2's file size for an entry
                                  whose size is not given */
+    uint32_t branch_id;       /* a branch filter in front of the method, by its
+                                 7z method ID: 03030205 PPC, 03030401 IA64,
+                                 03030501 ARM, 03030701 ARMT, 03030805 SPARC,
+                                 0A ARM64; 0 = none; not with BCJ or Delta */
     unsigned delta_distance;  /* Delta (03) in front of the method, 1..256
                                  bytes; 0 = none; not together with BCJ */
     const fz7_7zaes_key *key; /* encrypt with 7zAES (06F10701); NULL = no */

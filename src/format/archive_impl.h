@@ -6,6 +6,7 @@
 #include "format/archive.h"
 #include "format/file_io.h"
 
+#include <locale.h>
 #include <stdio.h>
 
 typedef struct fz7_archive_ops {
@@ -34,12 +35,20 @@ struct fz7_archive {
 fz7_status fz7_7z_open(fz7_archive *a, char *err, size_t errlen);
 fz7_status fz7_xz_open(fz7_archive *a, char *err, size_t errlen);
 fz7_status fz7_lzma_alone_open(fz7_archive *a, char *err, size_t errlen);
+/* An .lz (lzip) file of one or more members (lzip_read.c). */
+fz7_status fz7_lzip_open(fz7_archive *a, char *err, size_t errlen);
 /* A 7z archive behind a self-extractor stub: the first signature whose
  * start header CRC checks and whose next header lies in the file. */
 fz7_status fz7_7z_sfx_open(fz7_archive *a, char *err, size_t errlen);
 /* Zip, tar (plain or gz/bz2/xz/zstd/lz4-compressed), cpio, iso9660, rar
  * and rar5 through libarchive (read only). */
 fz7_status fz7_libarchive_open(fz7_archive *a, char *err, size_t errlen);
+
+/* Switches this thread to a UTF-8 LC_CTYPE around libarchive calls, so
+ * names convert as UTF-8 whatever the process locale; returns what
+ * fz7_la_utf8_leave restores ((locale_t)0: nothing changed). */
+locale_t fz7_la_utf8_enter(void);
+void fz7_la_utf8_leave(locale_t old);
 
 /* Makes a, an .xz file whose index or footer could not be read, one that
  * is decoded in one forward pass from offset 0 of a->fd (xz_stream.c): one

@@ -444,7 +444,7 @@ static void resolve_links(fz7_archive *a)
  * locale a UTF-8 zip name converts to nothing. These calls run with a
  * UTF-8 LC_CTYPE for this thread only (uselocale), the process's locale
  * untouched. Returns the locale to restore, or 0 when none was set. */
-static locale_t utf8_locale_enter(void)
+locale_t fz7_la_utf8_enter(void)
 {
     static const char *const names[] = {"C.UTF-8", "C.utf8", "en_US.UTF-8"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -460,7 +460,7 @@ static locale_t utf8_locale_enter(void)
     return (locale_t)0;
 }
 
-static void utf8_locale_leave(locale_t old)
+void fz7_la_utf8_leave(locale_t old)
 {
     if (old == (locale_t)0)
         return;
@@ -565,9 +565,9 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
 static fz7_status la_extract(fz7_archive *a, const bool *select, const fz7_extract_cb *cb,
                              char *err, size_t errlen)
 {
-    locale_t old = utf8_locale_enter();
+    locale_t old = fz7_la_utf8_enter();
     fz7_status st = extract_in_locale(a, select, cb, err, errlen);
-    utf8_locale_leave(old);
+    fz7_la_utf8_leave(old);
     return st;
 }
 
@@ -693,8 +693,8 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
 
 fz7_status fz7_libarchive_open(fz7_archive *a, char *err, size_t errlen)
 {
-    locale_t old = utf8_locale_enter();
+    locale_t old = fz7_la_utf8_enter();
     fz7_status st = open_in_locale(a, err, errlen);
-    utf8_locale_leave(old);
+    fz7_la_utf8_leave(old);
     return st;
 }

@@ -403,6 +403,56 @@ static void xzs_close(fz7_archive *a)
 
 static const fz7_archive_ops xzs_ops = {xzs_extract, xzs_close};
 
+/* A format that needs its end before its start (lzip) read from a pipe:
+ * the bytes so far (head) and the rest of fd go to an unlinked temporary
+ * file, which is then opened as a file; the one entry is named as a
+ * stream's (name, or "~"). */
+static fz7_status open_spooled(int fd, const uint8_t *head, size_t head_len, const char *name,
+                               const fz7_open_opts *opts, fz7_archive **out, char *err,
+                               size_t errlen)
+{
+    static char spool_path[64];   /* a->path points here for the archive's life */
+    FILE *tf = tmpfile();
+    if (!tf) {
+        fz7_xz_msg(err, errlen, "cannot create a temporary file: %s", strerror(errno));
+        return FZ7_E_IO;
+    }
+    fz7_status st = fwrite(head, 1, head_len, tf) == head_len ? FZ7_OK : FZ7_E_IO;
+    uint8_t *buf = st == FZ7_OK ? malloc(IN_BUF_BYTES) : NULL;
+    if (st == FZ7_OK && !buf)
+        st = FZ7_E_MEM;
+    while (st == FZ7_OK) {
+        ssize_t n = read(fd, buf, IN_BUF_BYTES);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 || (n > 0 && fwrite(buf, 1, (size_t)n, tf) != (size_t)n))
+            st = FZ7_E_IO;
+        if (n <= 0)
+            break;
+    }
+    free(buf);
+    if (st == FZ7_OK && fflush(tf) != 0)
+        st = FZ7_E_IO;
+    if (st == FZ7_OK) {
+        snprintf(spool_path, sizeof spool_path, "/proc/self/fd/%d", fileno(tf));
+        st = fz7_archive_open(spool_path, opts, out, err, errlen);
+    } else {
+        fz7_xz_msg(err, errlen, "Read error: %s", strerror(errno));
+    }
+    fclose(tf);   /* the archive holds its own descriptor of the file */
+    if (st == FZ7_OK && (*out)->count == 1) {
+        char *p = strdup(name && name[0] ? name : "~");
+        if (!p) {
+            fz7_archive_close(*out);
+            *out = NULL;
+            return FZ7_E_MEM;
+        }
+        free((*out)->entries[0].path);
+        (*out)->entries[0].path = p;
+    }
+    return st;
+}
+
 fz7_status fz7_archive_open_fd(int fd, const char *name, const fz7_open_opts *opts,
                                fz7_archive **out, char *err, size_t errlen)
 {
@@ -461,6 +511,13 @@ fz7_status fz7_archive_open_fd(int fd, const char *name, const fz7_open_opts *op
         fz7_xz_msg(err, errlen, "a 7z archive can not be read from a pipe (its headers are at "
                    "the end); give the file name, or redirect the file: < archive.7z");
         st = FZ7_E_UNSUPPORTED;
+    } else if (x->in_len >= 4 && memcmp(in, "LZIP", 4) == 0) {
+        /* lzip's sizes are in its trailers: read it whole first. */
+        fz7_archive *lz = NULL;
+        st = open_spooled(fd, in, x->in_len, name, opts, &lz, err, errlen);
+        fz7_archive_close(a);
+        *out = lz;
+        return st;
     } else if (x->in_len < sizeof header_magic ||
                memcmp(in, header_magic, sizeof header_magic) != 0) {
         st = FZ7_E_FORMAT;

@@ -40,23 +40,18 @@ if ! have_fuzzer; then
     have_fuzzer || { echo "run.sh: clang cannot build libFuzzer targets" >&2; exit 1; }
 fi
 
-# --- the library, instrumented; then one binary per harness ---
-FLAGS="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined"
-cmake -S "$ROOT" -B "$BUILD/lib" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=None \
-    -DCMAKE_C_FLAGS="$FLAGS" -DFZ7_TESTS=OFF >/dev/null || exit 1
-make -C "$BUILD/lib" -j2 fz7core >/dev/null || { make -C "$BUILD/lib" fz7core 2>&1 | grep -m5 error; exit 1; }
-# The libraries fz7core links (libarchive, bzip2, optional zstd/lz4/brotli),
-# as CMake wrote them for the fz7 binary.
-LIBS=$(sed -n 's/.* libfz7core\.a //p' "$BUILD/lib/CMakeFiles/fz7.dir/link.txt" 2>/dev/null)
-LIBS=${LIBS:--larchive -lbz2 -lpthread}
+# --- the harnesses (FZ7_FUZZ: libraries instrumented, ASan + UBSan) ---
+targets=
 for h in $HARNESSES; do
     [ -f "$HERE/fuzz_$h.c" ] || { echo "run.sh: no harness fuzz_$h.c" >&2; exit 2; }
-    if [ ! "$BUILD/fuzz_$h" -nt "$BUILD/lib/libfz7core.a" ] || [ "$HERE/fuzz_$h.c" -nt "$BUILD/fuzz_$h" ] ||
-        [ "$HERE/fuzz_common.h" -nt "$BUILD/fuzz_$h" ]; then
-        clang $FLAGS -fsanitize=fuzzer -D_GNU_SOURCE -I"$ROOT/src" "$HERE/fuzz_$h.c" \
-            "$BUILD/lib/libfz7core.a" $LIBS -o "$BUILD/fuzz_$h" || exit 1
-    fi
+    targets="$targets fuzz_$h"
 done
+cmake -S "$ROOT" -B "$BUILD" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=None \
+    -DCMAKE_C_FLAGS="-g -O1 -fno-omit-frame-pointer" -DFZ7_FUZZ=ON -DFZ7_SANITIZE=ON \
+    -DFZ7_TESTS=OFF >/dev/null || exit 1
+# shellcheck disable=SC2086
+cmake --build "$BUILD" -j2 --target $targets >/dev/null ||
+    { cmake --build "$BUILD" --target $targets 2>&1 | grep -m5 error; exit 1; }
 [ "$SECS" = 0 ] && { echo "run.sh: built in $BUILD"; exit 0; }
 
 # --- seeds, then one fuzzer at a time ---

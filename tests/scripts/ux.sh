@@ -139,7 +139,7 @@ comp() {
         _fz7; printf "%s\n" "${COMPREPLY[@]}" | LC_ALL=C sort | tr "\n" " "' _ \
         "$ROOT/packaging/completions/fz7.bash" "$@")
 }
-same "complete command" "$(comp fz7 '')" "--help --version a b e l t x "
+same "complete command" "$(comp fz7 '')" "--help --version a b e h i l t x "
 same "complete archive" "$(comp fz7 x '')" "a.7z b.xz c.TXZ d.lzma dir/ "
 same "complete files after archive" "$(comp fz7 a a.7z e)" "e.txt "
 same "complete -ao" "$(comp fz7 x a.7z -ao)" "-aoa -aos -aot -aou "

@@ -1,6 +1,5 @@
 /* test_cli_options.c - the command-line parser (7-Zip switches, -m list,
- * exit codes of bad usage) and 7-Zip's wildcard rules. The cli/ sources
- * build into the fz7 binary, not fz7core, so they are compiled in here. */
+ * exit codes of bad usage) and 7-Zip's wildcard rules. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -9,8 +8,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../src/cli/options.c"
-#include "../../src/cli/cli_common.c"
+#include "cli/cli.h"
+#include "cli/options.h"
 
 #define ARGV(...) ((char *[]){"fz7", __VA_ARGS__, NULL})
 #define ARGC(...) ((int)(sizeof((char *[]){"fz7", __VA_ARGS__}) / sizeof(char *)))

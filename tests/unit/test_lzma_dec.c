@@ -15,53 +15,13 @@
 #include "lzma/lzma_dec.h"
 #include "test_util.h"
 #include "lzma/lzma_enc.h"
+#include "lzma/range_dec.h"
 #include "lzma/range_enc.h"
 
-/* The decoders compiled a second time, under other names, with the
- * portable twins of the x86-64 cmov bit decoders (FZ7_LZMA_NO_ASM), so
- * every vector also checks those. */
-#define FZ7_LZMA_NO_ASM
-#define fz7_lzma_dec_new portable_lzma_dec_new
-#define fz7_lzma_dec_free portable_lzma_dec_free
-#define fz7_lzma_dec_set_props portable_lzma_dec_set_props
-#define fz7_lzma_dec_reset_state portable_lzma_dec_reset_state
-#define fz7_lzma_dec_reset_dict portable_lzma_dec_reset_dict
-#define fz7_lzma_dec_rc_init portable_lzma_dec_rc_init
-#define fz7_lzma_dec_make_room portable_lzma_dec_make_room
-#define fz7_lzma_dec_take portable_lzma_dec_take
-#define fz7_lzma_dec_put_raw portable_lzma_dec_put_raw
-#define fz7_lzma_dec_run portable_lzma_dec_run
-#define fz7_lzma_dec_end_marker_next portable_lzma_dec_end_marker_next
-#define fz7_lzma_istream_new portable_lzma_istream_new
-#define fz7_lzma2_dict_size portable_lzma2_dict_size
-#define fz7_lzma2_istream_new_sized portable_lzma2_istream_new_sized
-#define fz7_lzma2_istream_new portable_lzma2_istream_new
-/* lzma_dec.h's declarations under the new names (the header itself is
- * already included). */
-void fz7_lzma_dec_free(fz7_lzma_dec *d);
-void fz7_lzma_dec_reset_state(fz7_lzma_dec *d);
-fz7_status fz7_lzma_istream_new(fz7_istream *src, const uint8_t props[5], uint64_t unpack_size,
-                                uint64_t mem_limit, fz7_istream **out);
-fz7_status fz7_lzma2_istream_new(fz7_istream *src, uint8_t dict_prop, uint64_t mem_limit, fz7_istream **out);
-#include "lzma/lzma_dec.c"
-#define decode_more lzma2_decode_more
-#include "lzma/lzma2_dec.c"
-#undef decode_more
-#undef fz7_lzma_dec_new
-#undef fz7_lzma_dec_free
-#undef fz7_lzma_dec_set_props
-#undef fz7_lzma_dec_reset_state
-#undef fz7_lzma_dec_reset_dict
-#undef fz7_lzma_dec_rc_init
-#undef fz7_lzma_dec_make_room
-#undef fz7_lzma_dec_take
-#undef fz7_lzma_dec_put_raw
-#undef fz7_lzma_dec_run
-#undef fz7_lzma_dec_end_marker_next
-#undef fz7_lzma_istream_new
-#undef fz7_lzma2_dict_size
-#undef fz7_lzma2_istream_new_sized
-#undef fz7_lzma2_istream_new
+/* The decoders built a second time with the portable twins of the x86-64
+ * cmov bit decoders (fz7lzmadec_portable), so every vector also checks
+ * those. */
+#include "lzma_dec_portable.h"
 
 /* When set, open_dec() builds the portable decoders. */
 static int g_portable;

@@ -1,11 +1,10 @@
-/* lzma_dec_bench.c - decode-speed check for the LZMA/LZMA2 decoders.
+/* lzma_dec.c (fz7bench_lzma_dec) - decode-speed check for the LZMA/LZMA2
+ * decoders.
  *
- * Usage: lzma_dec_bench FILE.lzma            (.lzma: 13-byte header)
- *        lzma_dec_bench -2 DICTPROP FILE.raw  (raw LZMA2 stream)
+ * Usage: fz7bench_lzma_dec FILE.lzma            (.lzma: 13-byte header)
+ *        fz7bench_lzma_dec -2 DICTPROP FILE.raw  (raw LZMA2 stream)
  * Prints the SHA-256 of the output, its size and the best MB/s of a few
- * runs (HASH=0: no hashing). Not a test: it asserts nothing.
- * Build: gcc -O2 -Isrc -D_GNU_SOURCE tests/bench/lzma_dec_bench.c
- *        BUILD/libfz7core.a -larchive -lpthread */
+ * runs (HASH=0: no hashing). Not a test: it asserts nothing. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

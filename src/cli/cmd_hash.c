@@ -1,0 +1,561 @@
+/* cmd_hash.c - `fz7 h`: hashes of files in 7-Zip's table. CRC32, CRC64
+ * and SHA-256 are fz7's own kernels; SHA-1, MD5, SHA-384, SHA-512 and
+ * SHA3-256 come from OpenSSL's libcrypto, XXH64 from libxxhash.
+ *
+ * The two sums are 7-Zip's: "for data" adds every file's digest as a
+ * little-endian number, "for data and names" adds, for every file and
+ * folder, the hash of 16 bytes (byte 0 is 1 for a folder), the item's data
+ * digest (zeros for a folder) and its path in UTF-16LE. The carry out of
+ * the digest's width is kept in 32 more bits and printed as "-XXXXXXXX"
+ * when the sum holds other than one item. */
+#include "check/check.h"
+#include "cli/archive_out.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "fsio/read_tree.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+typedef enum hash_id { H_CRC32, H_CRC64, H_SHA256, H_SHA1, H_MD5, H_XXH64, H_SHA384, H_SHA512,
+                       H_SHA3_256, H_COUNT } hash_id;
+
+typedef struct hash_kind {
+    const char *name;
+    unsigned size;      /* digest bytes */
+    bool numeric;       /* printed as an upper-case number (little-endian digest) */
+} hash_kind;
+
+/* 7-Zip's order: the columns follow it whatever order -scrc gave. */
+static const hash_kind k_hashes[H_COUNT] = {
+    {"CRC32", 4, true},   {"CRC64", 8, true},   {"SHA256", 32, false},
+    {"SHA1", 20, false},  {"MD5", 16, false},   {"XXH64", 8, true},
+    {"SHA384", 48, false}, {"SHA512", 64, false}, {"SHA3-256", 32, false},
+};
+
+#define MAX_DIGEST 64
+#define SUM_BYTES (MAX_DIGEST + 4)
+
+typedef struct hasher {
+    hash_id id;
+    uint32_t crc32;
+    uint64_t crc64;
+    fz7_sha256 sha256;
+    XXH64_state_t *xxh;
+    EVP_MD_CTX *evp;
+    uint8_t digest[MAX_DIGEST];     /* the current file's */
+    uint8_t sum_data[SUM_BYTES];
+    uint8_t sum_names[SUM_BYTES];
+} hasher;
+
+static const EVP_MD *evp_of(hash_id id)
+{
+    switch (id) {
+    case H_SHA1: return EVP_sha1();
+    case H_MD5: return EVP_md5();
+    case H_SHA384: return EVP_sha384();
+    case H_SHA512: return EVP_sha512();
+    case H_SHA3_256: return EVP_sha3_256();
+    default: return NULL;
+    }
+}
+
+static bool h_init(hasher *h)
+{
+    switch (h->id) {
+    case H_CRC32: h->crc32 = 0; return true;
+    case H_CRC64: h->crc64 = 0; return true;
+    case H_SHA256: fz7_sha256_init(&h->sha256); return true;
+    case H_XXH64:
+        if (!h->xxh && !(h->xxh = XXH64_createState()))
+            return false;
+        return XXH64_reset(h->xxh, 0) == XXH_OK;
+    default:
+        if (!h->evp && !(h->evp = EVP_MD_CTX_new()))
+            return false;
+        return EVP_DigestInit_ex(h->evp, evp_of(h->id), NULL) == 1;
+    }
+}
+
+static void h_update(hasher *h, const void *p, size_t n)
+{
+    switch (h->id) {
+    case H_CRC32: h->crc32 = fz7_crc32(h->crc32, p, n); break;
+    case H_CRC64: h->crc64 = fz7_crc64(h->crc64, p, n); break;
+    case H_SHA256: fz7_sha256_update(&h->sha256, p, n); break;
+    case H_XXH64: XXH64_update(h->xxh, p, n); break;
+    default: EVP_DigestUpdate(h->evp, p, n); break;
+    }
+}
+
+/* The digest as 7-Zip keeps it: numbers little-endian, the others in
+ * their own byte order. */
+static void h_final(hasher *h, uint8_t *out)
+{
+    switch (h->id) {
+    case H_CRC32: fz7_put32le(out, h->crc32); break;
+    case H_CRC64: fz7_put64le(out, h->crc64); break;
+    case H_SHA256: fz7_sha256_final(&h->sha256, out); break;
+    case H_XXH64: fz7_put64le(out, XXH64_digest(h->xxh)); break;
+    default: {
+        unsigned len = 0;
+        EVP_DigestFinal_ex(h->evp, out, &len);
+        break;
+    }
+    }
+}
+
+/* sum += digest (size bytes, little-endian), the carry into the 4 bytes
+ * beyond. */
+static void sum_add(uint8_t *sum, const uint8_t *digest, unsigned size)
+{
+    unsigned carry = 0;
+    for (unsigned i = 0; i < size + 4; i++) {
+        carry += sum[i] + (i < size ? digest[i] : 0);
+        sum[i] = (uint8_t)carry;
+        carry >>= 8;
+    }
+}
+
+static void print_digest(FILE *out, const hash_kind *k, const uint8_t *d)
+{
+    if (k->numeric)
+        for (unsigned i = k->size; i-- > 0;)
+            fprintf(out, "%02X", d[i]);
+    else
+        for (unsigned i = 0; i < k->size; i++)
+            fprintf(out, "%02x", d[i]);
+}
+
+static void print_sum(FILE *out, const hash_kind *k, const uint8_t *sum, bool with_carry)
+{
+    print_digest(out, k, sum);
+    if (with_carry)
+        fprintf(out, "-%08X", fz7_get32le(sum + k->size));
+}
+
+static void print_dashes(FILE *out, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        fputc('-', out);
+}
+
+/* The -scrc values as a set; false (name in *bad) for one fz7 does not
+ * know. */
+static bool pick_hashes(const struct fz7_options *o, bool *use)
+{
+    memset(use, 0, H_COUNT * sizeof *use);
+    if (!o->n_hashes) {
+        use[H_CRC32] = true;
+        return true;
+    }
+    for (size_t i = 0; i < o->n_hashes; i++) {
+        const char *v = o->hashes[i];
+        if (!v[0]) {
+            use[H_CRC32] = true;
+            continue;
+        }
+        if (!strcmp(v, "*")) {
+            for (int k = 0; k < H_COUNT; k++)
+                use[k] = true;
+            continue;
+        }
+        int found = -1;
+        for (int k = 0; k < H_COUNT; k++)
+            if (!strcasecmp(v, k_hashes[k].name))
+                found = k;
+        if (found < 0)
+            return false;
+        use[found] = true;
+    }
+    return true;
+}
+
+/* Hashes one file's data with every hasher; errno on a read error. */
+static int hash_file(const char *path, hasher *hs, size_t n, uint8_t *buf, size_t cap)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    int err = 0;
+    for (;;) {
+        ssize_t got = read(fd, buf, cap);
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            err = errno;
+            break;
+        }
+        if (got == 0)
+            break;
+        for (size_t i = 0; i < n; i++)
+            h_update(&hs[i], buf, (size_t)got);
+    }
+    close(fd);
+    return err;
+}
+
+/* The name part of the names sum: 16 bytes, the data digest, the path
+ * as UTF-16LE (code points above U+FFFF as surrogate pairs). */
+static void hash_name(hasher *h, const char *name, bool dir)
+{
+    uint8_t pre[16] = {0};
+    pre[0] = dir ? 1 : 0;
+    unsigned size = k_hashes[h->id].size;
+    uint8_t zero[MAX_DIGEST] = {0};
+    h_init(h);
+    h_update(h, pre, sizeof pre);
+    h_update(h, dir ? zero : h->digest, size);
+    const unsigned char *s = (const unsigned char *)name;
+    while (*s) {
+        uint32_t c = *s++;
+        int more = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : 0;
+        if (more)
+            c &= 0x3Fu >> more;
+        while (more-- > 0 && (*s & 0xC0) == 0x80)
+            c = (c << 6) | (*s++ & 0x3F);
+        uint8_t u[4];
+        if (c >= 0x10000) {
+            c -= 0x10000;
+            uint16_t hi = (uint16_t)(0xD800 | (c >> 10)), lo = (uint16_t)(0xDC00 | (c & 0x3FF));
+            u[0] = (uint8_t)hi, u[1] = (uint8_t)(hi >> 8), u[2] = (uint8_t)lo, u[3] = (uint8_t)(lo >> 8);
+            h_update(h, u, 4);
+        } else {
+            u[0] = (uint8_t)c, u[1] = (uint8_t)(c >> 8);
+            h_update(h, u, 2);
+        }
+    }
+    uint8_t d[MAX_DIGEST];
+    h_final(h, d);
+    sum_add(h->sum_names, d, size);
+}
+
+/* ---- 7-Zip's listing order -------------------------------------------- */
+
+/* The order 7-Zip hashes in: each folder followed at once by what it
+ * holds (depth first), siblings in the order the folder was read. */
+typedef struct order_key {
+    const char *name;
+    size_t parent_len;   /* bytes of the parent's path; 0 at the top */
+    size_t index;
+} order_key;
+
+static int cmp_key(const void *a, const void *b)
+{
+    const order_key *x = a, *y = b;
+    size_t n = x->parent_len < y->parent_len ? x->parent_len : y->parent_len;
+    int c = memcmp(x->name, y->name, n);
+    if (c)
+        return c;
+    if (x->parent_len != y->parent_len)
+        return x->parent_len < y->parent_len ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Appends item k and, for a folder, its descendants to order. */
+static void emit_dfs(const fz7_tree *t, const order_key *keys, size_t n, size_t k,
+                     size_t *order, size_t *used, unsigned depth)
+{
+    order[(*used)++] = k;
+    const fz7_tree_item *it = &t->items[k];
+    if (it->kind != FZ7_ITEM_DIR || depth > 4096)
+        return;
+    size_t len = strlen(it->name);
+    /* First key whose parent is this folder. */
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        const order_key *m = &keys[mid];
+        size_t pn = m->parent_len < len ? m->parent_len : len;
+        int c = memcmp(m->name, it->name, pn);
+        if (c < 0 || (c == 0 && m->parent_len < len))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < n && keys[lo].parent_len == len && memcmp(keys[lo].name, it->name, len) == 0; lo++)
+        emit_dfs(t, keys, n, keys[lo].index, order, used, depth + 1);
+}
+
+typedef struct dir_name {
+    const char *name;
+    size_t len;
+} dir_name;
+
+static int cmp_dir(const void *a, const void *b)
+{
+    const dir_name *x = a, *y = b;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->name, y->name, n);
+    return c ? c : x->len < y->len ? -1 : x->len > y->len;
+}
+
+/* The tree's indices in 7-Zip's order; NULL when out of memory. */
+static size_t *listing_order(const fz7_tree *t)
+{
+    size_t n = t->count;
+    order_key *keys = malloc((n ? n : 1) * sizeof *keys);
+    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    dir_name *dirs = malloc((n ? n : 1) * sizeof *dirs);
+    if (!keys || !order || !dirs) {
+        free(keys);
+        free(order);
+        free(dirs);
+        return NULL;
+    }
+    size_t nd = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *nm = t->items[i].name;
+        const char *slash = strrchr(nm, '/');
+        keys[i] = (order_key){nm, slash ? (size_t)(slash - nm) : 0, i};
+        if (t->items[i].kind == FZ7_ITEM_DIR)
+            dirs[nd++] = (dir_name){nm, strlen(nm)};
+    }
+    qsort(keys, n, sizeof *keys, cmp_key);
+    qsort(dirs, nd, sizeof *dirs, cmp_dir);
+    size_t used = 0;
+    for (size_t i = 0; i < n; i++) {
+        /* A root: an item whose parent folder is not itself listed. */
+        const char *nm = t->items[i].name;
+        const char *slash = strrchr(nm, '/');
+        dir_name parent = {nm, slash ? (size_t)(slash - nm) : 0};
+        if (!slash || !bsearch(&parent, dirs, nd, sizeof *dirs, cmp_dir))
+            emit_dfs(t, keys, n, i, order, &used, 0);
+    }
+    free(keys);
+    free(dirs);
+    if (used != n) {  /* cannot happen: every item has one root */
+        free(order);
+        return NULL;
+    }
+    return order;
+}
+
+/* Drops repeated names (a file named twice on the command line), keeping
+ * the first, as 7-Zip hashes each item once; the order stays. */
+static int cmp_name_idx(const void *a, const void *b, void *ctx)
+{
+    const fz7_tree *t = ctx;
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    int c = strcmp(t->items[x].name, t->items[y].name);
+    return c ? c : x < y ? -1 : x > y;
+}
+
+static bool drop_repeats(fz7_tree *t)
+{
+    size_t n = t->count;
+    size_t *idx = malloc((n ? n : 1) * sizeof *idx);
+    bool *drop = calloc(n ? n : 1, sizeof *drop);
+    if (!idx || !drop) {
+        free(idx);
+        free(drop);
+        return false;
+    }
+    for (size_t i = 0; i < n; i++)
+        idx[i] = i;
+    qsort_r(idx, n, sizeof *idx, cmp_name_idx, t);
+    for (size_t i = 1; i < n; i++)
+        if (!strcmp(t->items[idx[i]].name, t->items[idx[i - 1]].name))
+            drop[idx[i]] = true;
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (drop[i]) {
+            free(t->items[i].name);
+            free(t->items[i].disk_path);
+            free(t->items[i].link_target);
+            continue;
+        }
+        t->items[w++] = t->items[i];
+    }
+    t->count = w;
+    free(idx);
+    free(drop);
+    return true;
+}
+
+int fz7_cmd_hash(const struct fz7_options *o)
+{
+    FILE *out = fz7_msg_stream(o);
+    fz7_print_banner(out);
+
+    /* The first name sits in the archive's place of the command line. */
+    struct fz7_options so = *o;
+    fz7_wildcard *names = NULL;
+    if (o->archive) {
+        names = malloc((o->n_names + 1) * sizeof *names);
+        if (!names)
+            return FZ7_EXIT_MEMORY;
+        names[0] = (fz7_wildcard){(char *)o->archive, o->recurse == FZ7_ON};
+        memcpy(names + 1, o->names, o->n_names * sizeof *names);
+        so.names = names;
+        so.n_names = o->n_names + 1;
+    }
+    size_t warnings = 0;
+    fz7_scan_warnings sw = {.count = &warnings};
+    fz7_tree tree = {0};
+    if (!o->ba)
+        fprintf(out, "Scanning\n");
+    fz7_status st = fz7_scan_inputs_ordered(&so, &tree, &sw, false);
+    free(names);
+    hasher hs[H_COUNT];
+    memset(hs, 0, sizeof hs);
+    size_t nh = 0;
+    uint8_t *buf = NULL;
+    size_t *order = NULL;
+    int rc = 0;
+    if (st == FZ7_OK && !drop_repeats(&tree))
+        st = FZ7_E_MEM;
+    if (st != FZ7_OK) {
+        fprintf(stderr, "\nERROR: %s\n", fz7_status_str(st));
+        rc = FZ7_EXIT_MEMORY;
+        goto done;
+    }
+    uint64_t n_dirs, n_files, n_bytes;
+    fz7_tree_counts(&tree, &n_dirs, &n_files, &n_bytes);
+    if (!o->ba) {
+        fz7_print_counts(out, "", n_dirs, n_files, n_bytes);
+        fputc('\n', out);
+    }
+    bool use[H_COUNT];
+    if (!pick_hashes(o, use)) {
+        fflush(out);
+        fprintf(stderr, "\n\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
+        rc = FZ7_EXIT_FATAL;
+        goto done;
+    }
+    for (int k = 0; k < H_COUNT; k++)
+        if (use[k])
+            hs[nh++].id = (hash_id)k;
+    /* Reads of 32 KiB land in a buffer that stays in the cache: the
+     * kernel's copy into it costs a quarter of the system time that
+     * reads of 1 MiB cost. */
+    const size_t cap = (size_t)32 << 10;
+    buf = malloc(cap);
+    if (!buf) {
+        rc = FZ7_EXIT_MEMORY;
+        goto done;
+    }
+
+    if (!o->ba) {
+        for (size_t i = 0; i < nh; i++) {
+            const hash_kind *k = &k_hashes[hs[i].id];
+            fprintf(out, "%-*s ", (int)(2 * k->size), k->name);
+        }
+        fprintf(out, "%13s  Name\n", "Size");
+        for (size_t i = 0; i < nh; i++) {
+            print_dashes(out, 2 * k_hashes[hs[i].id].size);
+            fputc(' ', out);
+        }
+        fprintf(out, "-------------  ------------\n");
+    }
+    order = listing_order(&tree);
+    if (!order) {
+        rc = FZ7_EXIT_MEMORY;
+        goto done;
+    }
+    uint64_t hashed_bytes = 0;
+    for (size_t t = 0; t < tree.count; t++) {
+        const fz7_tree_item *it = &tree.items[order[t]];
+        bool dir = it->kind == FZ7_ITEM_DIR;
+        uint64_t size = 0;
+        if (!dir) {
+            for (size_t i = 0; i < nh; i++)
+                if (!h_init(&hs[i])) {
+                    rc = FZ7_EXIT_MEMORY;
+                    goto done;
+                }
+            int err;
+            if (it->kind == FZ7_ITEM_SYMLINK) {
+                size = strlen(it->link_target);
+                for (size_t i = 0; i < nh; i++)
+                    h_update(&hs[i], it->link_target, size);
+                err = 0;
+            } else {
+                err = hash_file(it->disk_path, hs, nh, buf, cap);
+                size = it->size;
+            }
+            if (err) {
+                warnings++;
+                fflush(out);
+                fprintf(stderr, "\nERROR: %s : %s\n", it->disk_path, strerror(err));
+                continue;
+            }
+            for (size_t i = 0; i < nh; i++) {
+                h_final(&hs[i], hs[i].digest);
+                sum_add(hs[i].sum_data, hs[i].digest, k_hashes[hs[i].id].size);
+            }
+            hashed_bytes += size;
+        }
+        for (size_t i = 0; i < nh; i++) {
+            const hash_kind *k = &k_hashes[hs[i].id];
+            if (dir)
+                fprintf(out, "%*s ", (int)(2 * k->size), "");
+            else {
+                print_digest(out, k, hs[i].digest);
+                fputc(' ', out);
+            }
+            hash_name(&hs[i], it->name, dir);
+        }
+        if (dir)
+            fprintf(out, "%13s  %s/\n", "", it->name);
+        else
+            fprintf(out, "%13llu  %s\n", (unsigned long long)size, it->name);
+    }
+    if (o->ba)
+        goto end;
+    for (size_t i = 0; i < nh; i++) {
+        print_dashes(out, 2 * k_hashes[hs[i].id].size);
+        fputc(' ', out);
+    }
+    fprintf(out, "-------------  ------------\n");
+    for (size_t i = 0; i < nh; i++) {
+        print_sum(out, &k_hashes[hs[i].id], hs[i].sum_data, n_files != 1);
+        fputc(' ', out);
+    }
+    fprintf(out, "%13llu  \n\n", (unsigned long long)hashed_bytes);
+    bool several = n_files != 1 || n_dirs != 0;
+    if (n_dirs)
+        fprintf(out, "Folders: %llu\n", (unsigned long long)n_dirs);
+    if (several)
+        fprintf(out, "Files: %llu\n", (unsigned long long)n_files);
+    fprintf(out, "Size: %llu\n\n", (unsigned long long)hashed_bytes);
+    for (size_t i = 0; i < nh; i++) {
+        const hash_kind *k = &k_hashes[hs[i].id];
+        fprintf(out, "%-6s %-23s", k->name, "for data:");
+        print_sum(out, k, hs[i].sum_data, n_files != 1);
+        fputc('\n', out);
+        if (several) {
+            fprintf(out, "%-6s %-23s", k->name, "for data and names:");
+            print_sum(out, k, hs[i].sum_names, n_files + n_dirs != 1);
+            fputc('\n', out);
+        }
+        fputc('\n', out);
+    }
+end:
+    rc = warnings ? FZ7_EXIT_WARNING : 0;
+    fz7_scan_warnings_print(&sw, out);
+    if (!o->ba && !warnings)
+        fprintf(out, "Everything is Ok\n");
+    else if (!o->ba && warnings != sw.n)
+        fprintf(out, "\nWARNINGS: %zu\n", warnings);
+done:
+    for (size_t i = 0; i < H_COUNT; i++) {
+        if (hs[i].xxh)
+            XXH64_freeState(hs[i].xxh);
+        if (hs[i].evp)
+            EVP_MD_CTX_free(hs[i].evp);
+    }
+    free(buf);
+    free(order);
+    fz7_scan_warnings_free(&sw);
+    fz7_tree_free(&tree);
+    return rc;
+}

@@ -1,0 +1,57 @@
+/* la_write.h - tar, zip, gzip and bzip2 output through libarchive's
+ * writers: the formats fz7 writes besides its own 7z and xz. gzip and
+ * bzip2 hold one file (libarchive's raw format behind the filter); tar and
+ * zip hold a tree. The compressors are libarchive's (zlib, libbz2), so fz7
+ * itself links no zlib. */
+#ifndef FZ7_LA_WRITE_H
+#define FZ7_LA_WRITE_H
+
+#include "fz7_common.h"
+
+#include <stdbool.h>
+
+typedef enum fz7_la_kind { FZ7_LA_TAR, FZ7_LA_ZIP, FZ7_LA_GZIP, FZ7_LA_BZIP2 } fz7_la_kind;
+
+/* One entry's header. mode: st_mode with its S_IFMT bits (regular file,
+ * directory or symlink); size: bytes of data to follow (0 for a directory
+ * or symlink); link_target: a symlink's text, else NULL. */
+typedef struct fz7_la_entry {
+    const char *name;       /* UTF-8, '/'-separated, no trailing '/' */
+    uint32_t mode;
+    uint64_t size;
+    int64_t mtime;
+    uint32_t mtime_nsec;
+    const char *link_target;
+} fz7_la_entry;
+
+typedef struct fz7_la_writer fz7_la_writer;
+
+/* Starts an archive of the given kind written to fd (not closed by the
+ * writer). level: 7-Zip's -mx 0..9 (0 = stored for zip; gzip and bzip2
+ * take 1..9, 0 meaning 1). Errors: FZ7_E_MEM, FZ7_E_IO (message in err). */
+fz7_status fz7_la_writer_new(int fd, fz7_la_kind kind, int level, fz7_la_writer **out,
+                             char *err, size_t errlen);
+
+/* Starts an entry; its data follows through fz7_la_writer_write (exactly
+ * e->size bytes for a regular file). */
+fz7_status fz7_la_writer_begin(fz7_la_writer *w, const fz7_la_entry *e);
+fz7_status fz7_la_writer_write(fz7_la_writer *w, const uint8_t *p, size_t n);
+
+/* Copies every entry of the tar or zip at old_path whose name keep() accepts
+ * (the entries an update keeps), data included. *kept_* count them.
+ * Errors: FZ7_E_FORMAT (not a readable archive of this kind), FZ7_E_DATA,
+ * FZ7_E_IO, FZ7_E_MEM; message in the writer (fz7_la_writer_error). */
+fz7_status fz7_la_writer_copy(fz7_la_writer *w, const char *old_path,
+                              bool (*keep)(void *ctx, const char *name), void *ctx,
+                              uint64_t *kept_dirs, uint64_t *kept_files, uint64_t *kept_bytes);
+
+/* Ends the archive (tar's end blocks, zip's central directory, the
+ * compressor's trailer). */
+fz7_status fz7_la_writer_finish(fz7_la_writer *w);
+
+/* libarchive's message for the last failure ("" when none). */
+const char *fz7_la_writer_error(const fz7_la_writer *w);
+
+void fz7_la_writer_free(fz7_la_writer *w);
+
+#endif

@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# formats_write.sh - what `a` writes for an archive name's extension or -t,
+# beside 7zz 26.02: tar and zip of a tree read back byte for byte by 7zz,
+# bsdtar, tar and unzip; gzip/bzip2 of one file by gzip/bzip2/7zz, and 7zz's
+# own tar/zip/gz/bz2 read by fz7; a .tar.gz/.tgz of a folder, wim/cab/lzma
+# and an unknown -t are refused with 7zz's exit code; -t checks the type on
+# l/t/x as 7zz does; an existing tar is updated. `h` prints 7zz's table and
+# sums (after the banner) for a tree, -scrc*, single files and folders;
+# .lz files made by lzip (one and several members, from a pipe, damaged)
+# are read by x/t/l.
+set -u
+: "${FZ7:?FZ7 must name the fz7 binary}"
+case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
+for t in 7zz bsdtar python3; do
+    command -v $t >/dev/null || { echo "SKIP: $t not installed"; exit 77; }
+done
+S=${FZ7_SCRATCH:-$(mktemp -d)}
+rm -rf "$S" && mkdir -p "$S" && cd "$S" || exit 1
+export LC_ALL=C.UTF-8
+pass=0
+failed=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
+check() { if eval "$2"; then ok; else bad "$1"; fi; }
+
+mkdir -p dir/sub/deep dir/empty "dir/ünï"
+python3 - <<'PY'
+import random
+r = random.Random(22)
+open("dir/random.bin", "wb").write(r.randbytes(200_000))
+open("dir/sub/numbers.txt", "w").write("".join(f"{i}\n" for i in range(50000)))
+open("dir/sub/deep/a.txt", "w").write("hello\n")
+open("dir/ünï/名前.txt", "w").write("grüße\n")
+open("dir/zero", "w").close()
+PY
+tree_sig() { (cd "$1" && find . -mindepth 1 \( -type f -printf '%p f %m %s\n' -o -type d -printf '%p d\n' \) | LC_ALL=C sort; \
+              find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum); }
+tree_sig dir >src.sig
+
+# --- tar and zip of a tree, read back by other tools ---
+"$FZ7" a -bd t1.tar dir >/dev/null 2>&1; rc=$?
+check "a t1.tar rc=$rc" "[ $rc -eq 0 ] && [ \"\$(head -c 262 t1.tar | tail -c 5)\" = ustar ]"
+mkdir -p r_tar && tar -xf t1.tar -C r_tar 2>/dev/null
+check "tar reads fz7's tar" "tree_sig r_tar/dir | cmp -s - src.sig"
+mkdir -p r_7t && 7zz x -y -or_7t t1.tar >/dev/null 2>&1
+check "7zz reads fz7's tar" "tree_sig r_7t/dir | cmp -s - src.sig"
+"$FZ7" a -bd -mx9 t2.zip dir >/dev/null 2>&1; rc=$?
+check "a t2.zip rc=$rc" "[ $rc -eq 0 ] && [ \"\$(head -c 2 t2.zip)\" = PK ]"
+mkdir -p r_7z && 7zz x -y -or_7z t2.zip >/dev/null 2>&1
+check "7zz reads fz7's zip" "tree_sig r_7z/dir | cmp -s - src.sig"
+mkdir -p r_bz && bsdtar -xf t2.zip -C r_bz 2>/dev/null
+check "bsdtar reads fz7's zip" "tree_sig r_bz/dir | cmp -s - src.sig"
+"$FZ7" a -bd -mx0 t3.zip dir/sub/numbers.txt >/dev/null 2>&1
+check "-mx0 zip is stored" "[ \$(stat -c %s t3.zip) -gt 288890 ]"
+"$FZ7" a -bd -ttar t4 dir >/dev/null 2>&1
+check "-ttar adds .tar" "[ -f t4.tar ] && 7zz t t4.tar >/dev/null 2>&1"
+"$FZ7" a -bd -tzip t5.bin dir >/dev/null 2>&1
+check "-tzip wins over the name" "[ \"\$(head -c 2 t5.bin)\" = PK ]"
+
+# --- one-file formats ---
+f=dir/sub/numbers.txt
+for spec in "g1.gz:gzip -dc" "g2.tgz:gzip -dc" "b1.bz2:bzip2 -dc" "b2.tbz2:bzip2 -dc" \
+            "g3.gz:7zz x -so" "b3.bz2:7zz x -so"; do
+    name=${spec%%:*}; reader=${spec#*:}
+    "$FZ7" a -bd "$name" $f >/dev/null 2>&1; rc=$?
+    check "a $name rc=$rc, read by $reader" "[ $rc -eq 0 ] && $reader $name 2>/dev/null | cmp -s - $f"
+done
+"$FZ7" a -bd -tgzip g4 $f >/dev/null 2>&1
+check "-tgzip adds .gz" "gzip -dc g4.gz | cmp -s - $f"
+"$FZ7" a -bd -tbzip2 -so x $f 2>/dev/null >s1.bz2
+check "-tbzip2 -so" "bzip2 -dc s1.bz2 | cmp -s - $f"
+
+# --- refusals, exit codes as 7zz's ---
+for spec in "x1.tar.gz dir" "x2.tgz dir" "x3.gz dir" "x4.bz2 dir" "x5.txz dir" \
+            "x7.cab $f" "x8.lzma $f" "x9.zst $f" "-tfoo x11 $f" "-tgz x12 $f"; do
+    "$FZ7" a -bd $spec >fz.out 2>fz.err; a=$?
+    7zz a -bd $(echo "$spec" | sed 's/^x/z/; s/ x/ z/') >z.out 2>z.err; b=$?
+    check "a $spec: fz7 rc=$a 7zz rc=$b" "[ $a -eq $b ] && [ $a -eq 2 ]"
+    n=$(echo "$spec" | awk '{print $(NF-1)}')
+    check "a $spec wrote nothing" "! ls ${n}* >/dev/null 2>&1"
+    check "a $spec: 7zz's error line" "[ \"\$(grep -v '^\$' fz.err | tail -1)\" = \"\$(grep -v '^\$' z.err | tail -1)\" ] || grep -q E_INVALIDARG fz.err"
+done
+
+# wim: 7zz writes it, fz7 does not: refused as 7zz refuses cab (E_NOTIMPL).
+for spec in "x6.wim dir" "-twim x10 $f"; do
+    "$FZ7" a -bd $spec >/dev/null 2>fz.err; a=$?
+    check "a $spec: rc=$a, E_NOTIMPL, nothing written" "[ $a -eq 2 ] && grep -qx 'E_NOTIMPL : Not implemented' fz.err && ! ls x6* x10* >/dev/null 2>&1"
+done
+
+# --- 7zz's files read by fz7, -t on reading ---
+7zz a -bd z1.tar dir >/dev/null 2>&1; 7zz a -bd z2.zip dir >/dev/null 2>&1
+7zz a -bd z3.gz $f >/dev/null 2>&1; 7zz a -bd z4.bz2 $f >/dev/null 2>&1
+mkdir -p f1 f2
+"$FZ7" x -bd -y -ttar -of1 z1.tar >/dev/null 2>&1; check "fz7 -ttar x 7zz's tar" "tree_sig f1/dir | cmp -s - src.sig"
+"$FZ7" x -bd -y -tzip -of2 z2.zip >/dev/null 2>&1; check "fz7 -tzip x 7zz's zip" "tree_sig f2/dir | cmp -s - src.sig"
+check "fz7 -tgzip 7zz's gz" "\"$FZ7\" x -tgzip -so z3.gz 2>/dev/null | cmp -s - $f"
+check "fz7 -tbzip2 7zz's bz2" "\"$FZ7\" x -tbzip2 -so z4.bz2 2>/dev/null | cmp -s - $f"
+for spec in "-tzip z1.tar" "-ttar z2.zip" "-tgzip z4.bz2" "-t7z z1.tar"; do
+    "$FZ7" t -bd $spec >/dev/null 2>&1; a=$?; 7zz t -bd $spec >/dev/null 2>&1; b=$?
+    check "t $spec: fz7 rc=$a 7zz rc=$b" "[ $a -eq $b ] && [ $a -eq 2 ]"
+done
+"$FZ7" l -tfoo z1.tar >/dev/null 2>fz.err; a=$?
+check "l -tfoo rc=$a" "[ $a -eq 2 ] && grep -qx 'Unsupported archive type' fz.err"
+
+# --- updating a tar ---
+cp t1.tar up.tar
+echo new >new.txt
+"$FZ7" a -bd up.tar new.txt >/dev/null 2>&1; rc=$?
+check "update tar rc=$rc" "[ $rc -eq 0 ] && tar -tf up.tar | grep -qx new.txt && [ \$(tar -tf up.tar | wc -l) -eq \$((\$(tar -tf t1.tar | wc -l) + 1)) ]"
+
+# --- h: 7zz's output after the banner ---
+hcmp() {
+    "$FZ7" h "$@" >h1 2>&1; a=$?
+    7zz h "$@" >h2 2>&1; b=$?
+    local skip1=3 skip2=4
+    case " $* " in *" -ba "*) skip1=1 skip2=1 ;; esac
+    check "h $*: rc $a/$b, same lines" "[ $a -eq $b ] && diff <(tail -n +$skip1 h1) <(tail -n +$skip2 h2) >/dev/null"
+}
+hcmp dir
+hcmp '-scrc*' dir
+hcmp -scrcSHA256 dir/random.bin dir/sub/numbers.txt
+hcmp -scrcsha1 -scrcCRC64 -scrcXXH64 -scrcMD5 dir/sub
+hcmp -scrcSHA3-256 -scrcSHA512 -scrcSHA384 $f
+hcmp dir/empty
+hcmp -ba -scrcCRC32 dir
+hcmp -scrcBLAKE2SP $f
+check "h CRC32 of numbers.txt" "\"$FZ7\" h -ba $f | grep -q \"^\$(python3 -c 'import zlib;print(\"%08X\"%zlib.crc32(open(\"$f\",\"rb\").read()))') \""
+
+# --- lzip ---
+if command -v lzip >/dev/null; then
+    cat dir/random.bin dir/sub/numbers.txt >both.bin
+    lzip -k -c dir/random.bin >l1.lz; lzip -c -0 dir/sub/numbers.txt >l2.lz
+    cat l1.lz l2.lz >multi.lz
+    check "x -so one member" "\"$FZ7\" x -so l1.lz 2>/dev/null | cmp -s - dir/random.bin"
+    check "x -so two members" "\"$FZ7\" x -so multi.lz 2>/dev/null | cmp -s - both.bin"
+    check "t two members" "\"$FZ7\" t multi.lz >/dev/null 2>&1"
+    check "l: type and size" "\"$FZ7\" l -slt multi.lz 2>/dev/null | grep -qx 'Type = lzip' && \"$FZ7\" l -slt multi.lz | grep -qx \"Size = \$(stat -c %s both.bin)\""
+    check "x from a pipe" "cat multi.lz | \"$FZ7\" x -si -so 2>/dev/null | cmp -s - both.bin"
+    mkdir -p lx && "$FZ7" x -bd -olx multi.lz >/dev/null 2>&1
+    check "x names the file after the archive" "cmp -s lx/multi both.bin"
+    cp l1.lz dmg.lz
+    printf '\x55\x55' | dd of=dmg.lz bs=1 seek=3000 conv=notrunc 2>/dev/null
+    "$FZ7" t -bd dmg.lz >/dev/null 2>&1; rc=$?
+    check "damaged .lz: t rc=$rc" "[ $rc -eq 2 ]"
+    head -c 5000 l1.lz >cut.lz
+    "$FZ7" t -bd cut.lz >/dev/null 2>&1; rc=$?
+    check "cut .lz: t rc=$rc" "[ $rc -eq 2 ]"
+    tar -cf - dir | lzip >tl.tar.lz
+    check ".tar.lz gives the tar" "\"$FZ7\" x -so tl.tar.lz 2>/dev/null | tar -tf - | grep -q numbers.txt"
+else
+    echo "lzip not installed: lzip cases skipped"
+fi
+
+# --- branch filters for other CPUs in 7z (-m0=ARM64, -mf=PPC, ...): 7zz
+# decodes them byte for byte; on an ARM64 library ARM64 makes it smaller ---
+for m in ARM64 PPC IA64 ARM ARMT SPARC; do
+    "$FZ7" a -bd -m0=$m br_$m.7z dir/random.bin dir/sub/numbers.txt >/dev/null 2>&1; rc=$?
+    check "-m0=$m rc=$rc, 7zz reads it" "[ $rc -eq 0 ] && 7zz l -slt br_$m.7z | grep -q \"^Method = .*$m\" && 7zz x -so br_$m.7z dir/sub/numbers.txt 2>/dev/null | cmp -s - dir/sub/numbers.txt && 7zz t br_$m.7z >/dev/null 2>&1"
+done
+"$FZ7" a -bd -mf=SPARC -m0=Copy br_c.7z dir/random.bin >/dev/null 2>&1
+check "-mf=SPARC with Copy" "7zz x -so br_c.7z 2>/dev/null | cmp -s - dir/random.bin"
+arm=/usr/aarch64-linux-gnu/lib/libc.so.6
+if [ -f $arm ]; then
+    "$FZ7" a -bd -mx5 -mf=ARM64 br_arm.7z $arm >/dev/null 2>&1
+    "$FZ7" a -bd -mx5 -mf=off br_plain.7z $arm >/dev/null 2>&1
+    check "ARM64 filter shrinks an ARM64 library" "[ \$(stat -c %s br_arm.7z) -lt \$(stat -c %s br_plain.7z) ] && 7zz x -so br_arm.7z 2>/dev/null | cmp -s - $arm"
+fi
+"$FZ7" a -bd -m0=RISCV br_r.7z $f >/dev/null 2>&1; rc=$?
+check "-m0=RISCV (no encoder) refused, rc=$rc" "[ $rc -eq 2 ] && [ ! -e br_r.7z ]"
+
+# --- BZip2 as a 7z method (libbz2), with BCJ on an executable and 7zAES ---
+cp "$FZ7" exe.bin
+"$FZ7" a -bd -m0=BZip2 bz.7z dir exe.bin >/dev/null 2>&1; rc=$?
+mkdir -p bzx && 7zz x -y -obzx bz.7z >/dev/null 2>&1
+check "-m0=BZip2 rc=$rc, 7zz extracts it" "[ $rc -eq 0 ] && tree_sig bzx/dir | cmp -s - src.sig && cmp -s bzx/exe.bin exe.bin && 7zz l -slt bz.7z | grep -qx 'Method = BCJ BZip2'"
+"$FZ7" a -bd -m0=BZip2 -mx1 -psecret -mhe bze.7z dir >/dev/null 2>&1
+check "-m0=BZip2 -p -mhe: 7zz tests it" "7zz t -psecret bze.7z >/dev/null 2>&1 && \"$FZ7\" t -psecret bze.7z >/dev/null 2>&1"
+
+echo "formats_write: $pass passed, $failed failed"
+[ $failed -eq 0 ]
