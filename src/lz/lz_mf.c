@@ -335,8 +335,14 @@ size_t fz7_lz_mf_append(fz7_lz_mf *mf, const uint8_t *data, size_t n)
         mf->pos -= drop;
         mf->end -= drop;
         mf->offset += drop;
+        /* The move rewrites pages but does not remap them: those already
+         * collapsed stay huge, unless pages were given back (those come
+         * back small). Collapsing them again would copy 2 MiB per move,
+         * and with several encoders the kernel's compaction for it took
+         * most of the process's system time. */
+        if (mf->released > 0)
+            mf->huge_end = 0;
         mf->released = 0;
-        mf->huge_end = 0;
         if (mf->offset > 0xFFFFFFFFu - mf->buf_size - 1)
             normalise(mf);
     } else {
@@ -946,6 +952,83 @@ __attribute__((always_inline)) static inline void prefetch_ahead(const fz7_lz_mf
     prefetch_kind(mf, mf->kind);
 }
 
+/* Advances pos by n (n below cyclic_size). */
+static inline void advance_by(fz7_lz_mf *mf, uint32_t n)
+{
+    mf->pos += n;
+    mf->cyclic_pos += n;
+    if (mf->cyclic_pos >= mf->cyclic_size)
+        mf->cyclic_pos -= mf->cyclic_size;
+}
+
+/* Binary trees at positions inside a run of one byte value: at such a
+ * position q the root's head is q - 1 and the bytes up to lim are equal,
+ * so the walk stops at its first candidate, q's node takes q - 1's
+ * children, every head of the run's bytes becomes q, and the only match
+ * is lim bytes at distance 1 (the 2-byte head finds it first). bt_run
+ * records up to count positions from pos that satisfy it as those walks
+ * would, without hashing each, and returns how many (0 unless pos is such
+ * a position; pos itself is not moved); *lim: pos's lim. full: only
+ * positions with lim = nice_len (their result does not depend on how
+ * much input follows). A 9-byte run at pos - 1 is checked first, so
+ * other data pays one compare. */
+static uint32_t bt_run(fz7_lz_mf *mf, uint32_t count, uint32_t *lim, int full)
+{
+    uint32_t pos = mf->pos, end = mf->end, hb = hash_bytes(mf->kind);
+    const uint8_t *b = mf->buf;
+    if (pos == 0 || end - pos < 8 || count == 0)
+        return 0;
+    uint64_t x, y;
+    memcpy(&x, b + pos - 1, 8);
+    memcpy(&y, b + pos, 8);
+    if (x != y || mf->depth == 0)
+        return 0;
+    uint32_t stored = pos + mf->offset;
+    uint32_t r = root_of(mf, b + pos);
+    if (mf->hash4[r] != stored - 1)
+        return 0;
+    /* b[pos - 1 .. run_end) hold one value; looked at no further than
+     * count positions need. */
+    uint64_t need = (uint64_t)count + mf->nice_len;
+    uint32_t scan = need < end - pos ? (uint32_t)need : end - pos;
+    uint32_t run_end = pos + 8 + mf->match_len(b + pos + 8, b + pos + 7, scan - 8);
+    /* q qualifies while q + lim <= run_end, lim = min(end - q, nice_len) >= hb. */
+    uint32_t last;   /* one past the last qualifying position */
+    if (run_end == end && !full)
+        last = end - hb + 1;
+    else if (run_end - pos >= mf->nice_len)
+        last = run_end - mf->nice_len + 1;
+    else
+        return 0;
+    uint32_t n = last - pos < count ? last - pos : count;
+    uint32_t prev = mf->cyclic_pos == 0 ? mf->cyclic_size - 1 : mf->cyclic_pos - 1;
+    uint32_t c0 = mf->son[2 * (size_t)prev], c1 = mf->son[2 * (size_t)prev + 1];
+    uint32_t cyc = mf->cyclic_pos;
+    for (uint32_t k = 0; k < n; k++) {
+        mf->son[2 * (size_t)cyc] = c0;
+        mf->son[2 * (size_t)cyc + 1] = c1;
+        if (++cyc == mf->cyclic_size)
+            cyc = 0;
+    }
+    uint32_t top = stored + n - 1;
+    const uint8_t *cur = b + pos;
+    mf->hash4[r] = top;
+    if (mf->kind != FZ7_LZ_BT2) {
+        mf->hash2[bt_hash2_of(cur)] = top;
+        if (mf->kind == FZ7_LZ_BT4) {
+            mf->hash3[hash3_of(cur)] = top;
+            mf->hash3[HASH3_SIZE + head4_of(cur)] = top;
+            mf->hash3[HASH3_SIZE + HEAD_SIZE + head5_of(cur)] = top;
+        }
+    }
+    *lim = end - pos < mf->nice_len ? end - pos : mf->nice_len;
+    return n;
+}
+
+/* Positions a search records ahead in a run (bt_run): the run is scanned
+ * once per this many, not once per position. */
+#define BT_RUN_AHEAD 4096u
+
 /* True when pos and pos + 1 can be searched as a pair: enough bytes
  * that both get lim = nice_len. */
 static inline int pair_ok(const fz7_lz_mf *mf)
@@ -957,6 +1040,19 @@ static inline int pair_ok(const fz7_lz_mf *mf)
  * its own copy, its hashes without a switch on the kind per position. */
 __attribute__((always_inline)) static inline uint32_t find_kind(fz7_lz_mf *mf, fz7_lz_match *matches, int kind)
 {
+    if (!fz7_lz_is_hc(kind) && !mf->pending) {
+        uint32_t lim, n = 1;
+        if (mf->run_left > 0)
+            mf->run_left--;
+        else if ((n = bt_run(mf, BT_RUN_AHEAD, &lim, 1)) > 0)
+            mf->run_left = n - 1;
+        if (n > 0) {
+            matches[0].len = mf->nice_len;
+            matches[0].dist = 1;
+            advance(mf);
+            return 1;
+        }
+    }
     if (fz7_lz_is_hc(kind))
         hc_prefetch(mf, kind);
     else
@@ -1058,6 +1154,19 @@ void fz7_lz_mf_skip(fz7_lz_mf *mf, uint32_t count)
         return;
     }
     while (count-- > 0) {
+        uint32_t lim, run = mf->run_left;
+        if (run > 0) {
+            /* Recorded by a search already. */
+            run = run < count + 1 ? run : count + 1;
+            mf->run_left -= run;
+        } else if (!fz7_lz_is_hc(mf->kind)) {
+            run = bt_run(mf, count + 1, &lim, 0);
+        }
+        if (run > 0) {
+            advance_by(mf, run);
+            count -= run - 1;
+            continue;
+        }
         prefetch_ahead(mf);
         if (mf->pending) {
             mf->pending = 0;
@@ -1078,6 +1187,30 @@ void fz7_lz_mf_skip(fz7_lz_mf *mf, uint32_t count)
         }
         advance(mf);
     }
+}
+
+/* Nothing links to a position that was never recorded, and a passed
+ * position's slot keeps the links of the position cyclic_size earlier,
+ * which every walk and chain step already treats as out of reach. */
+void fz7_lz_mf_pass(fz7_lz_mf *mf, uint32_t n)
+{
+    mf->pending = 0;
+    mf->run_left = 0;
+    mf->pos += n;
+    mf->cyclic_pos = (uint32_t)(((uint64_t)mf->cyclic_pos + n) % mf->cyclic_size);
+}
+
+uint32_t fz7_lz_mf_probe(const fz7_lz_mf *mf, uint32_t idx, uint32_t lim)
+{
+    if (mf->kind == FZ7_LZ_HB5)
+        return fz7_lz_hb_probe(mf, idx, lim);
+    const uint8_t *p = mf->buf + idx;
+    uint32_t delta = idx + mf->offset - mf->hash4[root_of(mf, p)];
+    if (delta - 1 >= mf->dict_size || delta > idx)
+        return 0;
+    if (lim > mf->end - idx)
+        lim = mf->end - idx;
+    return mf->match_len(p, p - delta, lim);
 }
 
 /* Empties the match finder for a new input, keeping its memory (the
@@ -1104,8 +1237,10 @@ void fz7_lz_mf_reset(fz7_lz_mf *mf)
     mf->offset = (uint32_t)next;
     mf->pos = mf->end = 0;
     mf->cyclic_pos = 0;
+    if (mf->released > 0)
+        mf->huge_end = 0;   /* as after a window move */
     mf->released = 0;
-    mf->huge_end = 0;
     mf->pending = 0;
     mf->pending_count = 0;
+    mf->run_left = 0;
 }

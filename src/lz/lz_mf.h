@@ -72,6 +72,10 @@ typedef struct fz7_lz_mf {
      * inserted, wait here for the next find (skip drops them). */
     int pending;
     uint32_t pending_count;
+    /* Positions after pos inside a run of one byte value that a search
+     * already recorded (lz_mf.c, bt_run): each is found as nice_len bytes
+     * at distance 1 without a walk. */
+    uint32_t run_left;
     fz7_lz_match pending_matches[FZ7_LZ_MATCHES_MAX];
 } fz7_lz_mf;
 
@@ -109,6 +113,21 @@ uint32_t fz7_lz_mf_find(fz7_lz_mf *mf, fz7_lz_match *matches);
 
 /* Records n positions without collecting matches and advances past them. */
 void fz7_lz_mf_skip(fz7_lz_mf *mf, uint32_t n);
+
+/* Advances past n positions without recording them (no table changes):
+ * later searches do not find matches into those bytes, and everything
+ * they do find stays valid. For bytes stored as they are (LZMA2
+ * uncompressed chunks), where matches are not worth looking for. */
+void fz7_lz_mf_pass(fz7_lz_mf *mf, uint32_t n);
+
+/* Bytes the position at buffer index idx (at or after pos, with at least
+ * 8 bytes after it, nothing from pos on recorded) shares with the newest
+ * recorded position of its root hash (tree, chain or bucket), at most lim;
+ * 0 when there is none in reach. Reads only: a cheap test whether bytes
+ * ahead repeat what the dictionary holds. */
+uint32_t fz7_lz_mf_probe(const fz7_lz_mf *mf, uint32_t idx, uint32_t lim);
+/* fz7_lz_mf_probe for hb5 (lz_mf_bucket.c). */
+uint32_t fz7_lz_hb_probe(const fz7_lz_mf *mf, uint32_t idx, uint32_t lim);
 
 /* Empties mf for a new input as if it were fresh from fz7_lz_mf_init
  * (the same matches from then on), keeping its window and tables. Not

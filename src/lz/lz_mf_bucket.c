@@ -339,3 +339,16 @@ void fz7_lz_mf_skip_hb5(fz7_lz_mf *mf, uint32_t count)
     else
         skip(mf, count, HB_WAYS_MAX);
 }
+
+uint32_t fz7_lz_hb_probe(const fz7_lz_mf *mf, uint32_t idx, uint32_t lim)
+{
+    const uint8_t *p = mf->buf + idx;
+    uint32_t h = bucket_of(mf, p);
+    uint32_t ways = (mf->hash4_mask + 1) >> bits_of(mf);
+    uint32_t delta = idx + mf->offset - mf->hash4[(size_t)h * ways + ring_of(mf)[h]];
+    if (delta - 1 >= mf->dict_size || delta > idx)
+        return 0;
+    if (lim > mf->end - idx)
+        lim = mf->end - idx;
+    return mf->match_len(p, p - delta, lim);
+}

@@ -583,6 +583,44 @@ static void close_chunk(struct fz7_lzma_enc *e)
     e->chunk_start = e->pos;
 }
 
+/* LZMA2, queue empty: the coder's next bytes (a piece, or all that is
+ * left when finishing) stored as one uncompressed chunk if
+ * fz7_lzma2_store_worthy says so; the match finder passes over them,
+ * recording only their anchors (fz7_lzma2_store_anchor). The
+ * model is kept: the decoder's state and reps do not change over an
+ * uncompressed chunk either. Returns 1 when it stored. */
+static int store_piece(struct fz7_lzma_enc *e)
+{
+    uint32_t idx = e->mf.pos - e->ahead;
+    uint32_t n = e->mf.end - idx;
+    if (n > FZ7_LZMA2_STORE_PIECE)
+        n = FZ7_LZMA2_STORE_PIECE;
+    e->store_next = e->pos + FZ7_LZMA2_STORE_PIECE;
+    if (n < FZ7_LZMA2_STORE_MIN || !fz7_lzma2_store_worthy(&e->mf, idx, n))
+        return 0;
+    close_chunk(e);
+    uint8_t h[3] = {e->need_dict_reset ? 0x01 : 0x02, (uint8_t)((n - 1) >> 8), (uint8_t)(n - 1)};
+    emit(e, h, 3);
+    emit(e, e->mf.buf + idx, n);
+    e->need_dict_reset = 0;
+    /* Past the bytes, recording only their anchors. */
+    uint32_t at = e->mf.pos, stop = idx + n;
+    for (uint32_t i = at; i + 8 <= stop; i++) {
+        if (fz7_lzma2_store_anchor(e->mf.buf + i)) {
+            fz7_lz_mf_pass(&e->mf, i - e->mf.pos);
+            fz7_lz_mf_skip(&e->mf, 1);
+            i = e->mf.pos - 1;
+        }
+    }
+    fz7_lz_mf_pass(&e->mf, stop - e->mf.pos);
+    e->ahead = 0;
+    e->have_matches = 0;
+    e->pos += n;
+    e->chunk_start = e->pos;
+    e->store_next = e->pos;
+    return 1;
+}
+
 static void code_next(struct fz7_lzma_enc *e)
 {
     fz7_lzma_decision d = e->queue[e->queue_head];
@@ -604,7 +642,15 @@ static void code_next(struct fz7_lzma_enc *e)
  * finishing). */
 static void run(struct fz7_lzma_enc *e, int finishing)
 {
-    const uint32_t want = FZ7_LZMA_LOOKAHEAD + (e->mf_mt ? MT_SLACK : 0);
+    /* Not with the finder thread, which has recorded the positions ahead
+     * already (a timing-dependent count): passing over them there would
+     * make the output depend on timing. Its streams keep coding such
+     * bytes (close_chunk still stores them), so they differ from a
+     * one-thread stream's only where this stores. */
+    const int store = e->lzma2 && !e->opts.mf_thread;
+    /* With store pieces: a whole piece past the coder before a test, so
+     * that the test sees the same bytes however the input arrives. */
+    const uint32_t want = FZ7_LZMA_LOOKAHEAD + (e->mf_mt ? MT_SLACK : 0) + (store ? FZ7_LZMA2_STORE_PIECE : 0);
     while (!e->error) {
         if (e->queue_len == 0) {
             uint32_t coder_idx = e->mf.pos - e->ahead;
@@ -612,6 +658,8 @@ static void run(struct fz7_lzma_enc *e, int finishing)
                 break;
             if (!finishing && fz7_lz_mf_avail(&e->mf) < want)
                 break;
+            if (store && e->pos >= e->store_next && store_piece(e))
+                continue;
             if (e->opts.mode == FZ7_LZMA_MODE_NORMAL) {
                 refresh_prices(e);
                 fz7_lzma_parse_normal(e);

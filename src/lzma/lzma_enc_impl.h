@@ -96,12 +96,34 @@ struct fz7_lzma_enc {
     int need_dict_reset, need_props, need_state_reset;
 
     uint64_t bytes_in, bytes_out;
+    uint64_t store_next;   /* LZMA2: pos at which the coder next tries to
+                            * store a piece as it is (store_piece) */
 
     /* Multi-threaded LZMA2 (lzma2_enc.c): when set, this handle only cuts
      * the input into blocks and writes their chunks; the fields above
      * besides opts, dst, error, finished and the byte counts are unused. */
     struct fz7_lzma2_mt *mt;
 };
+
+/* LZMA2 store pieces: the coder, at a decision boundary, tests the next
+ * FZ7_LZMA2_STORE_PIECE bytes (fewer only at the end of the input, at
+ * least FZ7_LZMA2_STORE_MIN) with fz7_lzma2_store_worthy and, if they pass,
+ * writes them as one uncompressed chunk (its largest size) without
+ * searching them; a piece that fails is coded and the next test comes a
+ * piece later. */
+#define FZ7_LZMA2_STORE_PIECE ((uint32_t)1 << 16)
+#define FZ7_LZMA2_STORE_MIN ((uint32_t)4096)
+
+/* lzma2_store.c: 1 when the n bytes at buffer index idx of mf's window
+ * (n <= FZ7_LZMA2_STORE_PIECE, none of them recorded yet) look
+ * incompressible to LZMA (flat in every lc = 3 literal context, almost no
+ * repeats inside, no anchor repeating the dictionary); 0 otherwise. */
+int fz7_lzma2_store_worthy(const fz7_lz_mf *mf, uint32_t idx, uint32_t n);
+/* lzma2_store.c: 1 when the position at p (8 bytes readable) is an anchor,
+ * about one in 2^FZ7_LZMA2_ANCHOR_BITS, chosen by its 4 bytes: the
+ * positions of stored bytes the match finder still records. */
+#define FZ7_LZMA2_ANCHOR_BITS 8u
+int fz7_lzma2_store_anchor(const uint8_t *p);
 
 /* lzma2_enc.c: write/finish/free of a multi-threaded handle. */
 fz7_status fz7_lzma2_mt_write(struct fz7_lzma_enc *e, const uint8_t *data, size_t n);

@@ -1,0 +1,123 @@
+/* lzma2_store.c - recognises bytes that LZMA would not make smaller
+ * (random bytes, compressed or encrypted data), so that the LZMA2 encoder
+ * stores them in uncompressed chunks (xz-file-format.txt 5.3.1, control
+ * 0x01/0x02) at copying speed instead of searching and pricing every byte
+ * only to store them anyway.
+ *
+ * The test is pure (the bytes given, nothing else), so the output depends
+ * only on the input. It says "store" only when both hold:
+ * - the bytes' distribution in each of the 8 literal contexts of lc = 3
+ *   (the top 3 bits of the previous byte) is flat: the chi-square sum over
+ *   the 8 x 256 counts stays within noise plus a small excess, which bounds
+ *   what an ideal order-1 coder with those contexts could gain to about a
+ *   quarter of a percent, less than LZMA's adaptive coder pays to learn its
+ *   probabilities; text, code, tables and executables are far outside;
+ * - there are hardly any repeats: 4-byte hashes of the positions, looked up
+ *   in a small table of earlier ones, find 8-byte repeats covering less
+ *   than 1/256 of the bytes (periodic data with a flat histogram, such as
+ *   a byte ramp, is full of them);
+ * - no anchor (a position whose 4 bytes hash to 0 in the top bits: chosen
+ *   by content, so every copy of some bytes has the same ones) starts 32
+ *   bytes that the match finder's newest candidate for it also holds. The
+ *   encoder records the anchors of what it stores, so a second copy of
+ *   stored bytes (a file backed up twice) is found and coded as matches.
+ * That last test reads the match finder, which is the same for a given
+ * input and settings: the output stays a function of the input. */
+#include "lzma/lzma_enc_impl.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* The first bytes are looked at alone first: most compressible data is
+ * rejected there, for the price of one small histogram. */
+#define QUICK_BYTES 4096u
+#define REPEAT_BITS 12u
+#define REPEAT_MIN 8u
+
+/* Chi-square of the counts c[0..255] of n bytes against a flat
+ * distribution: 256 * sum(c^2) / n - n, in integers (the same everywhere). */
+static uint64_t chi2_flat(const uint32_t *c, uint32_t n)
+{
+    if (n == 0)
+        return 0;
+    uint64_t sq = 0;
+    for (unsigned b = 0; b < 256; b++)
+        sq += (uint64_t)c[b] * c[b];
+    uint64_t v = (sq << 8) / n;
+    return v > n ? v - n : 0;
+}
+
+static int flat_enough(const uint8_t *p, uint32_t n)
+{
+    uint32_t c[256] = {0};
+    uint32_t q = n < QUICK_BYTES ? n : QUICK_BYTES;
+    for (uint32_t i = 0; i < q; i++)
+        c[p[i]]++;
+    /* A flat histogram of q bytes gives 255 +- 23: 700 is far outside. */
+    if (chi2_flat(c, q) > 700)
+        return 0;
+    static const uint32_t zero[256];
+    uint32_t ctx[8][256];
+    for (unsigned k = 0; k < 8; k++)
+        memcpy(ctx[k], zero, sizeof(zero));
+    uint32_t nctx[8] = {0};
+    for (uint32_t i = 1; i < n; i++) {
+        unsigned k = p[i - 1] >> 5;
+        ctx[k][p[i]]++;
+        nctx[k]++;
+    }
+    uint64_t sum = 0;
+    for (unsigned k = 0; k < 8; k++)
+        sum += chi2_flat(ctx[k], nctx[k]);
+    /* Noise alone: about 8 * 255 = 2040 +- 64. The excess allowed grows
+     * with n: a chi-square excess x over n bytes bounds an ideal coder's
+     * gain near x / (2 ln 2 n) bits per byte. */
+    return sum <= 2440u + n / 32u;
+}
+
+static int few_repeats(const uint8_t *p, uint32_t n)
+{
+    uint16_t last[1u << REPEAT_BITS];
+    memset(last, 0xFF, sizeof(last));
+    uint32_t covered = 0;
+    uint32_t i = 0;
+    while (i + REPEAT_MIN <= n && i < 0xFFFF) {
+        uint32_t v;
+        memcpy(&v, p + i, 4);
+        uint32_t h = (v * 0x9E3779B1u) >> (32 - REPEAT_BITS);
+        uint32_t j = last[h];
+        last[h] = (uint16_t)i;
+        if (j != 0xFFFF && memcmp(p + j, p + i, REPEAT_MIN) == 0) {
+            uint32_t len = REPEAT_MIN;
+            while (i + len < n && p[j + len] == p[i + len])
+                len++;
+            covered += len;
+            if (covered > n / 256)
+                return 0;
+            i += len;
+            continue;
+        }
+        i++;
+    }
+    return 1;
+}
+
+int fz7_lzma2_store_anchor(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return (v * 0x2545F491u) >> (32 - FZ7_LZMA2_ANCHOR_BITS) == 0;
+}
+
+int fz7_lzma2_store_worthy(const fz7_lz_mf *mf, uint32_t idx, uint32_t n)
+{
+    const uint8_t *p = mf->buf + idx;
+    if (!flat_enough(p, n) || !few_repeats(p, n))
+        return 0;
+    /* Repeats of the dictionary: the anchors of stored bytes are recorded
+     * (store_piece), so a second copy of them meets its first here. */
+    for (uint32_t i = 0; i + 8 <= n; i++)
+        if (fz7_lzma2_store_anchor(p + i) && fz7_lz_mf_probe(mf, idx + i, 32) >= 32)
+            return 0;
+    return 1;
+}
