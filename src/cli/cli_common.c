@@ -421,7 +421,9 @@ static int open_error(const struct fz7_options *o, FILE *out, const char *path, 
         fprintf(stderr, "%sERROR: %s%s%s\nOpen ERROR: Cannot open the file as [%s] archive\n\n\n"
                         "ERRORS:\n%s\n",
                 listing ? "\n" : "", path, listing ? " : " : "\n", path, type, why);
-        if (err[0] && strcmp(err, why) && st != FZ7_E_FORMAT)
+        /* the reader's own reason (which header, which offset) unless it is
+         * only the generic "not this format" */
+        if (err[0] && strcmp(err, why) && strcmp(err, "Cannot open the file as archive"))
             fprintf(stderr, "%s\n", err);
         if (listing)
             fputc('\n', stderr);

@@ -521,6 +521,12 @@ int fz7_cmd_add(const struct fz7_options *o)
     /* The format: -t, else the name's extension as 7-Zip reads it (a
      * .tar.gz is a gzip file of one file, as 7-Zip writes it); a name
      * without an extension gets the format's. */
+    struct stat vol_sb;
+    if (fz7_archive_is_volume_name(o->archive) && stat(o->archive, &vol_sb) == 0) {
+        /* Adding to a volume set would rewrite .001 alone (7zz refuses). */
+        fprintf(stderr, "\n\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
+        return FZ7_EXIT_FATAL;
+    }
     const char *canon = NULL;
     fz7_type type = o->type != FZ7_TYPE_AUTO ? o->type : fz7_type_of_archive_name(o->archive, &canon);
     if (type == FZ7_TYPE_LZMA || type == FZ7_TYPE_OTHER) {
@@ -548,12 +554,6 @@ int fz7_cmd_add(const struct fz7_options *o)
         return FZ7_EXIT_USAGE;
     }
 
-    struct stat vol_sb;
-    if (fz7_archive_is_volume_name(path) && stat(path, &vol_sb) == 0) {
-        /* Adding to a volume set would rewrite .001 alone (7zz refuses). */
-        fprintf(stderr, "\n\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
-        return FZ7_EXIT_FATAL;
-    }
 
     add_run r;
     memset(&r, 0, sizeof r);

@@ -448,6 +448,11 @@ int fz7_cmd_update(const struct fz7_options *o)
         fprintf(stderr, "\nCommand Line Error:\nCannot find archive name\n");
         return FZ7_EXIT_USAGE;
     }
+    if (fz7_archive_is_volume_name(o->archive)) {
+        /* A volume set is not rewritten in place (7zz refuses the same). */
+        fprintf(stderr, "\n\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
+        return FZ7_EXIT_FATAL;
+    }
     const char *canon = NULL;
     fz7_type type = o->type != FZ7_TYPE_AUTO ? o->type : fz7_type_of_archive_name(o->archive, &canon);
     if (type != FZ7_TYPE_AUTO && type != FZ7_TYPE_7Z) {
@@ -467,11 +472,6 @@ int fz7_cmd_update(const struct fz7_options *o)
         return FZ7_EXIT_USAGE;
     }
 
-    if (fz7_archive_is_volume_name(path)) {
-        /* A volume set is not rewritten in place (7zz refuses the same). */
-        fprintf(stderr, "\n\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
-        return FZ7_EXIT_FATAL;
-    }
 
     update_run r;
     memset(&r, 0, sizeof r);

@@ -112,7 +112,7 @@ check "update tar rc=$rc" "[ $rc -eq 0 ] && tar -tf up.tar | grep -qx new.txt &&
 hcmp() {
     "$FZ7" h "$@" >h1 2>&1; a=$?
     7zz h "$@" >h2 2>&1; b=$?
-    local skip1=3 skip2=4
+    local skip1=4 skip2=4
     case " $* " in *" -ba "*) skip1=1 skip2=1 ;; esac
     check "h $*: rc $a/$b, same lines" "[ $a -eq $b ] && diff <(tail -n +$skip1 h1) <(tail -n +$skip2 h2) >/dev/null"
 }

@@ -22,7 +22,7 @@ pass=0 failed=0
 ok() { pass=$((pass + 1)); }
 bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
 # stdout without the banner line (the second), as fz7 and 7zz differ there
-body() { grep -v '^ 64-bit locale\|^fz7 .*archiver\|^7-Zip (z)' "$1"; }
+body() { grep -v '^ 64-bit \|^fz7 .*archiver\|^7-Zip (z)' "$1"; }
 
 # ---- a property ID as a 9-byte NUMBER ----
 # kArchiveProperties holding one property of ID 0x80 written in nine bytes
@@ -73,7 +73,7 @@ for k in index-uncomp-overflow:"xz: the index's sizes add up to more than 2^63-1
   [ $r7 = 2 ] && ok || bad "7zz l $name.xz: exit $r7, want 2 (the generator changed?)"
   for c in l t; do
     "$FZ7" $c $name.xz >f.out 2>f.err; rc=$?
-    [ $rc = 2 ] && grep -qxF "ERROR: $name.xz : $why" f.err && ok ||
+    [ $rc = 2 ] && grep -qxF "Open ERROR: Cannot open the file as [xz] archive" f.err && grep -qxF "$why" f.err && ok ||
       bad "$c $name.xz: exit $rc, stderr '$(cat f.err)'"
   done
 done
