@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(fd >= 0 && fz7_7z_writer_new(fd, &w) == FZ7_OK, "writer");
     uint32_t seed = c.piece_seed | 1;
     size_t off = 0;
-    char names[8][8];
+    char names[8][16];
     for (unsigned f = 0; f < folders; f++) {
         FUZZ_CHECK(fz7_7z_writer_begin_folder(w, &fo) == FZ7_OK, "folder");
         for (unsigned i = f * entries / folders; i < (f + 1) * entries / folders; i++) {
