@@ -99,6 +99,16 @@ fz7_status fz7_archive_extract(fz7_archive *a, const bool *select, const fz7_ext
     return a->ops->extract(a, select, cb, err, errlen);
 }
 
+fz7_entry *fz7_single_entry_new(const fz7_archive *a)
+{
+    fz7_entry *e = calloc(1, sizeof *e);
+    if (e && !(e->path = fz7_strip_compressed_suffix(a->path))) {
+        free(e);
+        e = NULL;
+    }
+    return e;
+}
+
 char *fz7_strip_compressed_suffix(const char *archive_path)
 {
     const char *base = strrchr(archive_path, '/');

@@ -63,6 +63,11 @@ fz7_status fz7_xz_stream_attach(fz7_archive *a, const char *method);
  * and "~" when it has none, so it never equals the archive's name. */
 char *fz7_strip_compressed_suffix(const char *archive_path);
 
+/* The one entry of a compressed file (xz, .lzma, .lz), zeroed but for its
+ * path (fz7_strip_compressed_suffix of the archive's). NULL when out of
+ * memory; the caller frees entry and path. */
+fz7_entry *fz7_single_entry_new(const fz7_archive *a);
+
 /* A dictionary size in bytes as 7-Zip prints it in method names: "24" for
  * 2^24, else "192k", "3m" or "<n>b". Writes at most cap bytes to out. */
 void fz7_dict_name(uint64_t bytes, char *out, size_t cap);

@@ -214,17 +214,9 @@ fz7_status fz7_lzip_open(fz7_archive *a, char *err, size_t errlen)
         pos = start;
     }
     fz7_entry *e = NULL;
-    if (st == FZ7_OK) {
-        e = calloc(1, sizeof *e);
-        if (e)
-            e->path = fz7_strip_compressed_suffix(a->path);
-        if (!e || !e->path)
-            st = FZ7_E_MEM;
-    }
+    if (st == FZ7_OK && !(e = fz7_single_entry_new(a)))
+        st = FZ7_E_MEM;
     if (st != FZ7_OK) {
-        if (e)
-            free(e->path);
-        free(e);
         free(p->m);
         free(p);
         if (st == FZ7_E_IO)

@@ -132,10 +132,8 @@ fz7_status fz7_lzma_alone_open(fz7_archive *a, char *err, size_t errlen)
         return FZ7_E_FORMAT;
 
     lzma_alone_priv *p = calloc(1, sizeof *p);
-    fz7_entry *e = calloc(1, sizeof *e);
-    if (e)
-        e->path = fz7_strip_compressed_suffix(a->path);
-    if (!p || !e || !e->path) {
+    fz7_entry *e = fz7_single_entry_new(a);
+    if (!p || !e) {
         free(p);
         if (e)
             free(e->path);

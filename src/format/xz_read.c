@@ -803,13 +803,8 @@ fz7_status fz7_xz_open(fz7_archive *a, char *err, size_t errlen)
     if (st == FZ7_OK)
         st = build_method(a, p, err, errlen);
     fz7_entry *e = NULL;
-    if (st == FZ7_OK) {
-        e = calloc(1, sizeof *e);
-        if (e)
-            e->path = fz7_strip_compressed_suffix(a->path);
-        if (!e || !e->path)
-            st = FZ7_E_MEM;
-    }
+    if (st == FZ7_OK && !(e = fz7_single_entry_new(a)))
+        st = FZ7_E_MEM;
     if (st != FZ7_OK) {
         if (st == FZ7_E_IO && errlen && !err[0])
             fz7_xz_msg(err, errlen, "Read error");
