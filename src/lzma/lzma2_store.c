@@ -5,7 +5,7 @@
  * only to store them anyway.
  *
  * The test is pure (the bytes given, nothing else), so the output depends
- * only on the input. It says "store" only when both hold:
+ * only on the input. It says "store" only when all three hold:
  * - the bytes' distribution in each of the 8 literal contexts of lc = 3
  *   (the top 3 bits of the previous byte) is flat: the chi-square sum over
  *   the 8 x 256 counts stays within noise plus a small excess, which bounds
@@ -56,10 +56,7 @@ static int flat_enough(const uint8_t *p, uint32_t n)
     /* A flat histogram of q bytes gives 255 +- 23: 700 is far outside. */
     if (chi2_flat(c, q) > 700)
         return 0;
-    static const uint32_t zero[256];
-    uint32_t ctx[8][256];
-    for (unsigned k = 0; k < 8; k++)
-        memcpy(ctx[k], zero, sizeof(zero));
+    uint32_t ctx[8][256] = {{0}};
     uint32_t nctx[8] = {0};
     for (uint32_t i = 1; i < n; i++) {
         unsigned k = p[i - 1] >> 5;
@@ -82,9 +79,7 @@ static int few_repeats(const uint8_t *p, uint32_t n)
     uint32_t covered = 0;
     uint32_t i = 0;
     while (i + REPEAT_MIN <= n && i < 0xFFFF) {
-        uint32_t v;
-        memcpy(&v, p + i, 4);
-        uint32_t h = (v * 0x9E3779B1u) >> (32 - REPEAT_BITS);
+        uint32_t h = (fz7_get32le(p + i) * 0x9E3779B1u) >> (32 - REPEAT_BITS);
         uint32_t j = last[h];
         last[h] = (uint16_t)i;
         if (j != 0xFFFF && memcmp(p + j, p + i, REPEAT_MIN) == 0) {
@@ -104,9 +99,9 @@ static int few_repeats(const uint8_t *p, uint32_t n)
 
 int fz7_lzma2_store_anchor(const uint8_t *p)
 {
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return (v * 0x2545F491u) >> (32 - FZ7_LZMA2_ANCHOR_BITS) == 0;
+    /* little-endian, as every hash that decides output: the same bytes on
+     * every machine */
+    return (fz7_get32le(p) * 0x2545F491u) >> (32 - FZ7_LZMA2_ANCHOR_BITS) == 0;
 }
 
 int fz7_lzma2_store_worthy(const fz7_lz_mf *mf, uint32_t idx, uint32_t n)
