@@ -3,8 +3,11 @@
  * The searcher owns the hash tables and a copy of the coder's fz7_lz_mf
  * (same window and tables, its own pos). It searches every position in
  * order and writes one record per position into a ring of 32-bit words:
- * the match count, then len and dist of each match. The coder reads the
- * records in the same order (skip drops them). Window moves and the
+ * the match count, then len and dist of each match. Positions inside a
+ * run of one byte value (lz_mf.c, bt_run), each of which finds nice_len
+ * bytes at distance 1, share one record: RUN_FLAG | their count, so a
+ * gigabyte of zeros is a few hundred thousand words, not three per byte.
+ * The coder reads the records in the same order (skip drops them). Window moves and the
  * renumbering of stored positions happen on the coder's side while the
  * searcher is paused, between two positions. */
 #include "lz/lz_mf_mt.h"
@@ -25,6 +28,14 @@
 /* Records the searcher writes between two looks at the lock (to wake a
  * coder that went to sleep; it publishes every record as it goes). */
 #define BATCH 64u
+/* A record's first word with this bit: that many positions, each with the
+ * one match nice_len bytes at distance 1 (a match count is at most
+ * FZ7_LZ_MATCHES_MAX). */
+#define RUN_FLAG 0x80000000u
+/* A record's first word with this bit: a pass of that many positions, no
+ * matches at any (the piece test took them). */
+#define PASS_FLAG 0x40000000u
+_Static_assert(FZ7_LZ_MATCHES_MAX < PASS_FLAG, "a match count never looks like a run or a pass");
 /* A coder that caught up with the searcher sleeps until the searcher is
  * this many positions ahead (or stops): the coder is the faster side, and
  * waking it for every record would keep it spinning or cost a wake-up
@@ -42,6 +53,9 @@ struct fz7_lz_mf_mt {
     fz7_lz_mf *view;       /* the coder's: window, pos (next result to read), end */
     fz7_lz_mf finder;      /* the searcher's copy: same window and tables */
     uint32_t *ring;
+    fz7_lz_piece_test test;
+    uint32_t piece, retest;
+    uint64_t next_test;    /* the searcher's: no test before this position */
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t wake_searcher, wake_coder;
@@ -68,6 +82,8 @@ struct fz7_lz_mf_mt {
     uint64_t freed_pub;    /* freed, as last stored */
     uint64_t told;         /* freed when the searcher was last woken */
     uint64_t pos;          /* stream position of view->pos */
+    uint32_t run;          /* positions of the last run record not yet read */
+    uint64_t pass_start, pass_end;  /* the last pass record read: its positions */
     int populate;          /* 1 until MADV_POPULATE_WRITE fails */
     int heads_done;        /* the hash heads were populated */
     uint64_t son_done;     /* son bytes from the start populated */
@@ -97,6 +113,35 @@ static uint64_t searchable(const fz7_lz_mf_mt *mt)
     return limit > want ? limit : want;
 }
 
+/* A piece test is due at pos: the searcher makes it before searching pos. */
+static inline int test_due(const fz7_lz_mf_mt *mt, uint64_t pos)
+{
+    return mt->test && pos >= mt->next_test && !mt->finder.pending && mt->finder.run_left == 0;
+}
+
+/* A due test at pos may run with the input up to end: a whole piece
+ * follows, or no more input can come before the coder reads pos (it is
+ * finished, or the coder waits for pos: then it appends nothing until it
+ * has the test's record), so the test sees the same bytes whatever the
+ * timing. */
+static inline int test_may_run(const fz7_lz_mf_mt *mt, uint64_t pos, uint64_t end, int finished, uint64_t want)
+{
+    return end - pos >= mt->piece || finished || want > pos;
+}
+
+/* Makes the piece test due at pos (test_due, test_may_run); returns the
+ * positions of the pass it wrote to the ring at *w, or 0. */
+static uint32_t piece_test(fz7_lz_mf_mt *mt, uint64_t pos, uint64_t *w)
+{
+    fz7_lz_mf *f = &mt->finder;
+    uint32_t n = f->end - f->pos < mt->piece ? f->end - f->pos : mt->piece;
+    uint32_t m = mt->test(f, n);
+    mt->next_test = pos + (m > 0 ? m : mt->retest);
+    if (m > 0)
+        mt->ring[(*w)++ & RING_MASK] = PASS_FLAG | m;
+    return m;
+}
+
 static void *searcher_main(void *arg)
 {
     fz7_lz_mf_mt *mt = arg;
@@ -118,7 +163,8 @@ static void *searcher_main(void *arg)
         }
         uint64_t limit = searchable(mt);
         freed = atomic_load_explicit(&mt->freed, memory_order_acquire);
-        if (pos >= limit || w - freed > RING_WORDS - RECORD_WORDS_MAX) {
+        if (pos >= limit || w - freed > RING_WORDS - RECORD_WORDS_MAX
+            || (test_due(mt, pos) && !test_may_run(mt, pos, mt->end, mt->finished, mt->want))) {
             /* Stuck: the coder gets what there is. */
             if (mt->coder_waiting)
                 pthread_cond_signal(&mt->wake_coder);
@@ -128,21 +174,43 @@ static void *searcher_main(void *arg)
             continue;
         }
         f->end = (uint32_t)(mt->end - mt->base);
+        /* What a test in this batch may go by (taken with f->end). */
+        uint64_t end = mt->end, want = mt->want;
+        int finished = mt->finished;
         pthread_mutex_unlock(&mt->lock);
-        uint64_t stop = limit - pos > BATCH ? pos + BATCH : limit;
-        while (pos < stop) {
+        for (uint32_t records = 0; pos < limit && records < BATCH; records++) {
             if (w - freed > RING_WORDS - RECORD_WORDS_MAX) {
                 freed = atomic_load_explicit(&mt->freed, memory_order_acquire);
                 if (w - freed > RING_WORDS - RECORD_WORDS_MAX)
                     break;
             }
-            uint32_t n = fz7_lz_mf_find(f, m);
-            ring[w++ & RING_MASK] = n;
-            for (uint32_t k = 0; k < n; k++) {
-                ring[w++ & RING_MASK] = m[k].len;
-                ring[w++ & RING_MASK] = m[k].dist;
+            if (test_due(mt, pos)) {
+                if (!test_may_run(mt, pos, end, finished, want))
+                    break;
+                uint32_t passed = piece_test(mt, pos, &w);
+                if (passed > 0) {
+                    pos += passed;
+                    atomic_store_explicit(&mt->written, w, memory_order_release);
+                    continue;
+                }
             }
+            uint32_t n = fz7_lz_mf_find(f, m);
             pos++;
+            if (f->run_left > 0 && limit - pos > 0) {
+                /* A run: the positions find has recorded already (all
+                 * below limit: each has nice_len bytes of the run after
+                 * it) share this record; skip passes them at once. */
+                uint32_t more = limit - pos < f->run_left ? (uint32_t)(limit - pos) : f->run_left;
+                fz7_lz_mf_skip(f, more);
+                pos += more;
+                ring[w++ & RING_MASK] = RUN_FLAG | (1 + more);
+            } else {
+                ring[w++ & RING_MASK] = n;
+                for (uint32_t k = 0; k < n; k++) {
+                    ring[w++ & RING_MASK] = m[k].len;
+                    ring[w++ & RING_MASK] = m[k].dist;
+                }
+            }
             atomic_store_explicit(&mt->written, w, memory_order_release);
             if (atomic_load_explicit(&mt->leave, memory_order_relaxed))
                 break;
@@ -156,7 +224,8 @@ static void *searcher_main(void *arg)
     return NULL;
 }
 
-int fz7_lz_mf_mt_start(fz7_lz_mf *view, fz7_lz_mf_mt **out)
+int fz7_lz_mf_mt_start(fz7_lz_mf *view, fz7_lz_piece_test test, uint32_t piece, uint32_t retest,
+                       fz7_lz_mf_mt **out)
 {
     *out = NULL;
     fz7_lz_mf_mt *mt = calloc(1, sizeof(*mt));
@@ -169,6 +238,9 @@ int fz7_lz_mf_mt_start(fz7_lz_mf *view, fz7_lz_mf_mt **out)
     mt->view = view;
     mt->finder = *view;
     mt->ring = ring;
+    mt->test = test;
+    mt->piece = piece;
+    mt->retest = retest;
     mt->populate = 1;
     atomic_init(&mt->written, 0);
     atomic_init(&mt->freed, 0);
@@ -337,7 +409,9 @@ static void wait_record(fz7_lz_mf_mt *mt, uint32_t count)
     if (mt->populate)
         populate_tables(mt);
     pthread_mutex_lock(&mt->lock);
-    if (ask && mt->want < upto)
+    /* Also when not asking: a searcher waiting to make a piece test
+     * (test_may_run) makes it once the coder waits past it. */
+    if (mt->want < upto)
         mt->want = upto;
     if (mt->searcher_waiting)
         pthread_cond_signal(&mt->wake_searcher);
@@ -369,19 +443,62 @@ static inline int have_record(fz7_lz_mf_mt *mt, uint32_t count)
     return 1;
 }
 
+/* Takes the first word of the record at read (published): a run sets
+ * mt->run to its positions after the first; returns the match count. */
+static inline uint32_t open_record(fz7_lz_mf_mt *mt)
+{
+    uint32_t w = mt->ring[mt->read++ & RING_MASK];
+    if (w & RUN_FLAG) {
+        mt->run = (w & ~RUN_FLAG) - 1;
+        return RUN_FLAG;
+    }
+    if (w & PASS_FLAG) {
+        mt->pass_start = mt->pos;
+        mt->pass_end = mt->pos + (w & ~PASS_FLAG);
+        return 0;
+    }
+    return w;
+}
+
+/* Positions of the open pass not yet read. */
+static inline uint64_t pass_left(const fz7_lz_mf_mt *mt)
+{
+    return mt->pass_end > mt->pos ? mt->pass_end - mt->pos : 0;
+}
+
+uint32_t fz7_lz_mf_mt_pass_at(fz7_lz_mf_mt *mt, uint32_t behind)
+{
+    if (pass_left(mt) > 0 || behind > 0)
+        return pass_left(mt) > 0 && mt->pos - behind == mt->pass_start ? (uint32_t)(mt->pass_end - mt->pass_start) : 0;
+    if (mt->run > 0 || !have_record(mt, 1))
+        return 0;
+    uint32_t w = mt->ring[mt->read & RING_MASK];
+    return (w & PASS_FLAG) && !(w & RUN_FLAG) ? w & ~PASS_FLAG : 0;
+}
+
 uint32_t fz7_lz_mf_mt_find(fz7_lz_mf_mt *mt, fz7_lz_match *matches)
 {
     uint32_t n = 0;
-    if (have_record(mt, 1)) {
+    if (mt->run > 0) {
+        mt->run--;
+        n = RUN_FLAG;
+    } else if (pass_left(mt) > 0) {
+        n = 0;
+    } else if (have_record(mt, 1)) {
+        n = open_record(mt);
         const uint32_t *ring = mt->ring;
         uint64_t r = mt->read;
-        n = ring[r++ & RING_MASK];
-        for (uint32_t k = 0; k < n; k++) {
+        for (uint32_t k = 0; k < n && n != RUN_FLAG; k++) {
             matches[k].len = ring[r++ & RING_MASK];
             matches[k].dist = ring[r++ & RING_MASK];
         }
         mt->read = r;
         release_words(mt, 0);
+    }
+    if (n == RUN_FLAG) {
+        matches[0].len = mt->finder.nice_len;
+        matches[0].dist = 1;
+        n = 1;
     }
     mt->view->pos++;
     mt->pos++;
@@ -390,11 +507,21 @@ uint32_t fz7_lz_mf_mt_find(fz7_lz_mf_mt *mt, fz7_lz_match *matches)
 
 void fz7_lz_mf_mt_skip(fz7_lz_mf_mt *mt, uint32_t n)
 {
-    for (; n > 0; n--) {
-        if (have_record(mt, n))
-            mt->read += 1 + 2 * (uint64_t)mt->ring[mt->read & RING_MASK];
-        mt->view->pos++;
-        mt->pos++;
+    while (n > 0) {
+        uint32_t step = 1;
+        if (mt->run > 0) {
+            step = mt->run < n ? mt->run : n;
+            mt->run -= step;
+        } else if (pass_left(mt) > 0) {
+            step = pass_left(mt) < n ? (uint32_t)pass_left(mt) : n;
+        } else if (have_record(mt, n)) {
+            uint32_t count = open_record(mt);
+            if (count != RUN_FLAG)
+                mt->read += 2 * (uint64_t)count;
+        }
+        mt->view->pos += step;
+        mt->pos += step;
+        n -= step;
     }
     release_words(mt, 0);
 }

@@ -24,14 +24,29 @@ typedef struct fz7_lz_mf_mt fz7_lz_mf_mt;
  * ring of results and the searcher's state). */
 uint64_t fz7_lz_mf_mt_memusage(void);
 
+/* A test of the searcher's for pieces of input not worth searching (LZMA2
+ * stores them as they are): called with f at a position t that nothing
+ * from t on is recorded for, and n (at most the piece size, fewer only
+ * when no more input can come first) bytes from t in the window. Returns
+ * 0 to search them, or m (at most n) after moving f past the next m
+ * positions, recording what it likes of them: the coder then reads them
+ * as a pass (fz7_lz_mf_mt_pass_at). It must depend only on f and those
+ * bytes, so that the output does not depend on timing. */
+typedef uint32_t (*fz7_lz_piece_test)(fz7_lz_mf *f, uint32_t n);
+
 /* Starts the searcher for view, a match finder fresh from fz7_lz_mf_init
  * (nothing appended yet); the searcher shares its window and tables, which
  * stay owned by the caller (fz7_lz_mf_free after fz7_lz_mf_mt_stop). From
  * then on the caller uses the fz7_lz_mf_mt_* calls below instead of
  * fz7_lz_mf_append/find/skip, and reads view->buf, pos and end as before.
- * Returns 0, or -1 if allocation or the thread failed (nothing started;
- * view is unchanged and usable on its own). */
-int fz7_lz_mf_mt_start(fz7_lz_mf *view, fz7_lz_mf_mt **out);
+ * test (NULL: none) gets up to piece bytes; it is made at the first
+ * position with nothing recorded ahead of it from the start, at the end
+ * of a pass, and retest positions after a failed test. The caller keeps
+ * piece bytes appended past the positions it reads, so that tests see
+ * whole pieces. Returns 0, or -1 if allocation or the thread failed
+ * (nothing started; view is unchanged and usable on its own). */
+int fz7_lz_mf_mt_start(fz7_lz_mf *view, fz7_lz_piece_test test, uint32_t piece, uint32_t retest,
+                       fz7_lz_mf_mt **out);
 
 /* fz7_lz_mf_append for the threaded finder: copies up to n bytes into the
  * window (pausing the searcher when the window has to move down first) and
@@ -48,6 +63,12 @@ uint32_t fz7_lz_mf_mt_find(fz7_lz_mf_mt *mt, fz7_lz_match *matches);
 
 /* fz7_lz_mf_skip: drops the results of the next n positions. */
 void fz7_lz_mf_mt_skip(fz7_lz_mf_mt *mt, uint32_t n);
+
+/* The length of the pass (a piece the test took; its positions read as no
+ * matches) that starts behind positions before view->pos, or 0 when none
+ * starts there. behind: positions already read past that point (the
+ * coder's look-ahead). May wait for the searcher's next record. */
+uint32_t fz7_lz_mf_mt_pass_at(fz7_lz_mf_mt *mt, uint32_t behind);
 
 /* Stops and joins the searcher in any state and frees the ring (NULL is
  * fine). The view's window and tables are left to fz7_lz_mf_free. */

@@ -82,7 +82,9 @@ static int few_repeats(const uint8_t *p, uint32_t n)
         uint32_t h = (fz7_get32le(p + i) * 0x9E3779B1u) >> (32 - REPEAT_BITS);
         uint32_t j = last[h];
         last[h] = (uint16_t)i;
-        if (j != 0xFFFF && memcmp(p + j, p + i, REPEAT_MIN) == 0) {
+        /* One load each, not a call per position (REPEAT_MIN is 8). */
+        _Static_assert(REPEAT_MIN == 8, "one 8-byte compare");
+        if (j != 0xFFFF && fz7_get64le(p + j) == fz7_get64le(p + i)) {
             uint32_t len = REPEAT_MIN;
             while (i + len < n && p[j + len] == p[i + len])
                 len++;
@@ -115,4 +117,24 @@ int fz7_lzma2_store_worthy(const fz7_lz_mf *mf, uint32_t idx, uint32_t n)
         if (fz7_lzma2_store_anchor(p + i) && fz7_lz_mf_probe(mf, idx + i, 32) >= 32)
             return 0;
     return 1;
+}
+
+void fz7_lzma2_store_pass(fz7_lz_mf *mf, uint32_t stop)
+{
+    for (uint32_t i = mf->pos; i + 8 <= stop; i++) {
+        if (fz7_lzma2_store_anchor(mf->buf + i)) {
+            fz7_lz_mf_pass(mf, i - mf->pos);
+            fz7_lz_mf_skip(mf, 1);
+            i = mf->pos - 1;
+        }
+    }
+    fz7_lz_mf_pass(mf, stop - mf->pos);
+}
+
+uint32_t fz7_lzma2_store_test(fz7_lz_mf *mf, uint32_t n)
+{
+    if (n < FZ7_LZMA2_STORE_MIN || !fz7_lzma2_store_worthy(mf, mf->pos, n))
+        return 0;
+    fz7_lzma2_store_pass(mf, mf->pos + n);
+    return n;
 }

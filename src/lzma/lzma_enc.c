@@ -589,6 +589,23 @@ static void close_chunk(struct fz7_lzma_enc *e)
  * recording only their anchors (fz7_lzma2_store_anchor). The
  * model is kept: the decoder's state and reps do not change over an
  * uncompressed chunk either. Returns 1 when it stored. */
+/* Writes the n bytes at the coder's position (buffer index idx) as one
+ * uncompressed chunk; the open chunk is closed (close_chunk, which reads
+ * the coder's position from the match finder's) and the match finder is
+ * past them already. */
+static void emit_stored(struct fz7_lzma_enc *e, uint32_t idx, uint32_t n)
+{
+    uint8_t h[3] = {e->need_dict_reset ? 0x01 : 0x02, (uint8_t)((n - 1) >> 8), (uint8_t)(n - 1)};
+    emit(e, h, 3);
+    emit(e, e->mf.buf + idx, n);
+    e->need_dict_reset = 0;
+    e->ahead = 0;
+    e->have_matches = 0;
+    e->pos += n;
+    e->chunk_start = e->pos;
+    e->store_next = e->pos;
+}
+
 static int store_piece(struct fz7_lzma_enc *e)
 {
     uint32_t idx = e->mf.pos - e->ahead;
@@ -599,25 +616,22 @@ static int store_piece(struct fz7_lzma_enc *e)
     if (n < FZ7_LZMA2_STORE_MIN || !fz7_lzma2_store_worthy(&e->mf, idx, n))
         return 0;
     close_chunk(e);
-    uint8_t h[3] = {e->need_dict_reset ? 0x01 : 0x02, (uint8_t)((n - 1) >> 8), (uint8_t)(n - 1)};
-    emit(e, h, 3);
-    emit(e, e->mf.buf + idx, n);
-    e->need_dict_reset = 0;
-    /* Past the bytes, recording only their anchors. */
-    uint32_t at = e->mf.pos, stop = idx + n;
-    for (uint32_t i = at; i + 8 <= stop; i++) {
-        if (fz7_lzma2_store_anchor(e->mf.buf + i)) {
-            fz7_lz_mf_pass(&e->mf, i - e->mf.pos);
-            fz7_lz_mf_skip(&e->mf, 1);
-            i = e->mf.pos - 1;
-        }
-    }
-    fz7_lz_mf_pass(&e->mf, stop - e->mf.pos);
-    e->ahead = 0;
-    e->have_matches = 0;
-    e->pos += n;
-    e->chunk_start = e->pos;
-    e->store_next = e->pos;
+    fz7_lzma2_store_pass(&e->mf, idx + n);
+    emit_stored(e, idx, n);
+    return 1;
+}
+
+/* LZMA2 with the match finder's thread, queue empty: stores the pass the
+ * searcher made from the coder's position, if one starts there. */
+static int store_pass(struct fz7_lzma_enc *e)
+{
+    uint32_t n = fz7_lz_mf_mt_pass_at(e->mf_mt, e->ahead);
+    if (n == 0)
+        return 0;
+    uint32_t idx = e->mf.pos - e->ahead;
+    close_chunk(e);
+    fz7_lz_mf_mt_skip(e->mf_mt, n - e->ahead);
+    emit_stored(e, idx, n);
     return 1;
 }
 
@@ -642,15 +656,17 @@ static void code_next(struct fz7_lzma_enc *e)
  * finishing). */
 static void run(struct fz7_lzma_enc *e, int finishing)
 {
-    /* Not with the finder thread, which has recorded the positions ahead
-     * already (a timing-dependent count): passing over them there would
-     * make the output depend on timing. Its streams keep coding such
-     * bytes (close_chunk still stores them), so they differ from a
-     * one-thread stream's only where this stores. */
+    /* The coder tests pieces itself on one thread; the finder's thread
+     * tests them where it stands (fz7_lzma2_store_test), so its streams
+     * store other pieces than a one-thread stream. An encoder whose
+     * thread did not start does not store: its output is that of the
+     * thread without the test. */
     const int store = e->lzma2 && !e->opts.mf_thread;
+    const int store_mt = e->lzma2 && e->mf_mt;
     /* With store pieces: a whole piece past the coder before a test, so
      * that the test sees the same bytes however the input arrives. */
-    const uint32_t want = FZ7_LZMA_LOOKAHEAD + (e->mf_mt ? MT_SLACK : 0) + (store ? FZ7_LZMA2_STORE_PIECE : 0);
+    const uint32_t want = FZ7_LZMA_LOOKAHEAD + (e->mf_mt ? MT_SLACK : 0)
+                          + (store || store_mt ? FZ7_LZMA2_STORE_PIECE : 0);
     while (!e->error) {
         if (e->queue_len == 0) {
             uint32_t coder_idx = e->mf.pos - e->ahead;
@@ -659,6 +675,8 @@ static void run(struct fz7_lzma_enc *e, int finishing)
             if (!finishing && fz7_lz_mf_avail(&e->mf) < want)
                 break;
             if (store && e->pos >= e->store_next && store_piece(e))
+                continue;
+            if (store_mt && store_pass(e))
                 continue;
             if (e->opts.mode == FZ7_LZMA_MODE_NORMAL) {
                 refresh_prices(e);
@@ -716,7 +734,9 @@ static fz7_status enc_new(const fz7_lzma_enc_opts *opts, fz7_ostream *dst, int l
     }
     /* No thread (allocation or pthread_create failed): the same bytes on
      * one thread. */
-    if (mf_thread_used(opts) && fz7_lz_mf_mt_start(&e->mf, &e->mf_mt) != 0)
+    if (mf_thread_used(opts)
+        && fz7_lz_mf_mt_start(&e->mf, lzma2 ? fz7_lzma2_store_test : NULL, FZ7_LZMA2_STORE_PIECE,
+                              FZ7_LZMA2_STORE_RETEST_MT, &e->mf_mt) != 0)
         e->mf_mt = NULL;
     start_stream(e);
     *out = e;

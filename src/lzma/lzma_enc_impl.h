@@ -105,13 +105,20 @@ struct fz7_lzma_enc {
     struct fz7_lzma2_mt *mt;
 };
 
-/* LZMA2 store pieces: the coder, at a decision boundary, tests the next
- * FZ7_LZMA2_STORE_PIECE bytes (fewer only at the end of the input, at
- * least FZ7_LZMA2_STORE_MIN) with fz7_lzma2_store_worthy and, if they pass,
- * writes them as one uncompressed chunk (its largest size) without
- * searching them; a piece that fails is coded and the next test comes a
- * piece later. */
+/* LZMA2 store pieces: the next FZ7_LZMA2_STORE_PIECE bytes (fewer only at
+ * the end of the input, at least FZ7_LZMA2_STORE_MIN) are tested with
+ * fz7_lzma2_store_worthy and, if they pass, written as one uncompressed
+ * chunk (its largest size) without searching them; a piece that fails is
+ * coded and the next test comes a piece later. On one thread the coder
+ * tests at a decision boundary; with the match finder's thread the
+ * searcher tests where it stands (fz7_lzma2_store_test: it has recorded
+ * positions ahead of the coder, a timing-dependent count) and the coder
+ * stores the pieces that it reaches at a decision boundary. */
 #define FZ7_LZMA2_STORE_PIECE ((uint32_t)1 << 16)
+/* The searcher tests again this far after a failed test: it stores only
+ * the pieces the coder reaches at a decision boundary, so it looks more
+ * often than the coder, which tests wherever it stands. */
+#define FZ7_LZMA2_STORE_RETEST_MT (FZ7_LZMA2_STORE_PIECE / 4)
 #define FZ7_LZMA2_STORE_MIN ((uint32_t)4096)
 
 /* lzma2_store.c: 1 when the n bytes at buffer index idx of mf's window
@@ -124,6 +131,13 @@ int fz7_lzma2_store_worthy(const fz7_lz_mf *mf, uint32_t idx, uint32_t n);
  * positions of stored bytes the match finder still records. */
 #define FZ7_LZMA2_ANCHOR_BITS 8u
 int fz7_lzma2_store_anchor(const uint8_t *p);
+/* lzma2_store.c: moves mf from pos to buffer index stop without searching,
+ * recording only the anchors (the bytes between are stored as they are). */
+void fz7_lzma2_store_pass(fz7_lz_mf *mf, uint32_t stop);
+/* lzma2_store.c: the match finder thread's piece test (fz7_lz_piece_test):
+ * the n bytes at mf->pos, if fz7_lzma2_store_worthy (and at least
+ * FZ7_LZMA2_STORE_MIN), passed over as fz7_lzma2_store_pass does. */
+uint32_t fz7_lzma2_store_test(fz7_lz_mf *mf, uint32_t n);
 
 /* lzma2_enc.c: write/finish/free of a multi-threaded handle. */
 fz7_status fz7_lzma2_mt_write(struct fz7_lzma_enc *e, const uint8_t *data, size_t n);
