@@ -75,3 +75,37 @@ fz7_istream *fz7_istream_from_memory(const uint8_t *buf, size_t n)
     m->left = n;
     return &m->base;
 }
+
+void fz7_membuf_init(fz7_membuf *m)
+{
+    *m = (fz7_membuf){{fz7_membuf_write}, NULL, 0, 0};
+}
+
+fz7_status fz7_membuf_write(fz7_ostream *s, const uint8_t *buf, size_t n)
+{
+    fz7_membuf *m = (fz7_membuf *)s;
+    if (n > m->cap - m->n) {
+        size_t cap = m->cap ? m->cap : 256;
+        while (cap - m->n < n) {
+            if (cap > SIZE_MAX / 2)
+                return FZ7_E_MEM;
+            cap *= 2;
+        }
+        uint8_t *p = realloc(m->p, cap);
+        if (!p)
+            return FZ7_E_MEM;
+        m->p = p;
+        m->cap = cap;
+    }
+    if (n > 0)
+        memcpy(m->p + m->n, buf, n);
+    m->n += n;
+    return FZ7_OK;
+}
+
+void fz7_membuf_free(fz7_membuf *m)
+{
+    free(m->p);
+    m->p = NULL;
+    m->n = m->cap = 0;
+}

@@ -52,6 +52,22 @@ struct fz7_ostream {
     fz7_status (*write)(fz7_ostream *s, const uint8_t *buf, size_t n);
 };
 
+/* A growable memory ostream: each write appends to p (n bytes used of
+ * cap), which doubles as needed from 256 bytes (small enough to keep
+ * one per 7z folder). FZ7_E_MEM when it cannot
+ * grow (what it holds stays). Start it with fz7_membuf_init (or set
+ * base.write to fz7_membuf_write and the rest to zero); free p with
+ * fz7_membuf_free or free(). */
+typedef struct fz7_membuf {
+    fz7_ostream base;
+    uint8_t *p;
+    size_t n, cap;
+} fz7_membuf;
+
+void fz7_membuf_init(fz7_membuf *m);
+fz7_status fz7_membuf_write(fz7_ostream *s, const uint8_t *buf, size_t n);
+void fz7_membuf_free(fz7_membuf *m);
+
 /* An istream over a caller-owned memory buffer (no copy). Returns NULL on
  * allocation failure. */
 fz7_istream *fz7_istream_from_memory(const uint8_t *buf, size_t n);

@@ -10,10 +10,10 @@
 #include "cli/progress.h"
 #include "cli/repack.h"
 #include "cli/settings.h"
-#include "format/7z_write.h"
+#include "format/7z/7z_write.h"
 #include "format/archive.h"
 #include "format/la_write.h"
-#include "format/xz_write.h"
+#include "format/xz/xz_write.h"
 #include "fsio/read_tree.h"
 
 #include <errno.h>

@@ -119,30 +119,6 @@ static void generate_data(uint8_t *buf, size_t n, uint64_t seed)
 
 /* ---- LZMA ---------------------------------------------------------------- */
 
-typedef struct mem_sink {
-    fz7_ostream base;
-    uint8_t *buf;
-    size_t len, cap;
-} mem_sink;
-
-static fz7_status sink_write(fz7_ostream *s, const uint8_t *p, size_t n)
-{
-    mem_sink *m = (mem_sink *)s;
-    if (n > m->cap - m->len) {
-        size_t cap = m->cap ? m->cap : MIB;
-        while (cap - m->len < n)
-            cap *= 2;
-        uint8_t *b = realloc(m->buf, cap);
-        if (!b)
-            return FZ7_E_MEM;
-        m->buf = b;
-        m->cap = cap;
-    }
-    memcpy(m->buf + m->len, p, n);
-    m->len += n;
-    return FZ7_OK;
-}
-
 /* One thread's share of an LZMA row. */
 typedef struct lzma_job {
     const uint8_t *data;
@@ -156,7 +132,7 @@ typedef struct lzma_job {
     double c_sec, d_sec;
 } lzma_job;
 
-static fz7_status lzma_compress(lzma_job *j, mem_sink *sink, uint8_t props[5])
+static fz7_status lzma_compress(lzma_job *j, fz7_membuf *sink, uint8_t props[5])
 {
     fz7_lzma_enc_opts opts;
     fz7_lzma_enc_preset(&opts, 5);
@@ -180,14 +156,14 @@ static fz7_status lzma_compress(lzma_job *j, mem_sink *sink, uint8_t props[5])
     fz7_lzma_enc_props(enc, props);
     fz7_lzma_enc_free(enc);
     j->in_bytes = pos;
-    j->packed_bytes = sink->len;
+    j->packed_bytes = sink->n;
     return st;
 }
 
-static fz7_status lzma_decompress_once(const mem_sink *sink, const uint8_t props[5], uint8_t *out,
+static fz7_status lzma_decompress_once(const fz7_membuf *sink, const uint8_t props[5], uint8_t *out,
                                        size_t n)
 {
-    fz7_istream *src = fz7_istream_from_memory(sink->buf, sink->len);
+    fz7_istream *src = fz7_istream_from_memory(sink->p, sink->n);
     if (!src)
         return FZ7_E_MEM;
     fz7_istream *dec;
@@ -207,7 +183,8 @@ static fz7_status lzma_decompress_once(const mem_sink *sink, const uint8_t props
 static void *lzma_worker(void *arg)
 {
     lzma_job *j = arg;
-    mem_sink sink = {.base = {sink_write}};
+    fz7_membuf sink;
+    fz7_membuf_init(&sink);
     uint8_t props[5];
     j->st = lzma_compress(j, &sink, props);
     uint8_t *out = j->st == FZ7_OK ? malloc(j->in_bytes ? j->in_bytes : 1) : NULL;
@@ -223,7 +200,7 @@ static void *lzma_worker(void *arg)
         j->mismatch = j->st == FZ7_OK && memcmp(out, j->data, j->in_bytes) != 0;
     }
     free(out);
-    free(sink.buf);
+    fz7_membuf_free(&sink);
     return NULL;
 }
 

@@ -9,7 +9,7 @@
 #include "cli/options.h"
 #include "cli/repack.h"
 #include "cli/settings.h"
-#include "format/7z_write.h"
+#include "format/7z/7z_write.h"
 #include "format/archive.h"
 #include "fsio/read_tree.h"
 

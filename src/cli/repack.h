@@ -6,7 +6,7 @@
 #define FZ7_CLI_REPACK_H
 
 #include "cli/settings.h"
-#include "format/7z_write.h"
+#include "format/7z/7z_write.h"
 #include "format/archive.h"
 
 #include <stdbool.h>

@@ -6,8 +6,8 @@
 #define FZ7_SETTINGS_H
 
 #include "cli/options.h"
-#include "format/7z_write.h"
-#include "format/xz_write.h"
+#include "format/7z/7z_write.h"
+#include "format/xz/xz_write.h"
 #include "lzma/lzma_presets.h"
 #include "fsio/read_tree.h"
 

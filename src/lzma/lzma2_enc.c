@@ -54,8 +54,7 @@ typedef struct mt_slot {
                             * pool's lock): it starts on a block still being
                             * filled when it has nothing else to do */
     int complete;          /* shown is the whole block (the pool's lock) */
-    uint8_t *out;          /* the block's chunks (no end byte) */
-    size_t out_len, out_cap;
+    fz7_membuf out;        /* the block's chunks (no end byte) */
     fz7_status status;
 } mt_slot;
 
@@ -113,30 +112,6 @@ struct fz7_lzma2_mt {
     int own_pool;          /* made by fz7_lzma2_enc_new_mt: freed with it */
     struct fz7_lzma2_mt *next; /* the next encoder using the pool */
 };
-
-/* Output sink of one block: the slot's growing buffer. */
-typedef struct slot_sink {
-    fz7_ostream base;
-    mt_slot *slot;
-} slot_sink;
-
-static fz7_status slot_write(fz7_ostream *s, const uint8_t *buf, size_t n)
-{
-    mt_slot *b = ((slot_sink *)s)->slot;
-    if (b->out_len + n > b->out_cap) {
-        size_t cap = b->out_cap ? b->out_cap : 65536;
-        while (cap < b->out_len + n)
-            cap *= 2;
-        uint8_t *p = realloc(b->out, cap);
-        if (!p)
-            return FZ7_E_MEM;
-        b->out = p;
-        b->out_cap = cap;
-    }
-    memcpy(b->out + b->out_len, buf, n);
-    b->out_len += n;
-    return FZ7_OK;
-}
 
 /* Makes a new encoder start after `prefix` (plen bytes) as if it had
  * coded it: the prefix goes through the match finder (skip, no symbols)
@@ -224,13 +199,13 @@ static size_t wait_shown(fz7_lzma2_pool *pool, mt_slot *b, size_t least, int *co
  * error). */
 static void encode_block(const struct fz7_lzma2_mt *mt, mt_slot *b, fz7_lzma_enc **cache)
 {
-    slot_sink sink = {{slot_write}, b};
-    b->out_len = 0;
+    b->out.base.write = fz7_membuf_write;
+    b->out.n = 0;
     const uint8_t *data = b->in + mt->prime;
     int complete = 0;
     size_t n = wait_shown(mt->pool, b, b->want < MT_STREAM_START ? b->want : MT_STREAM_START, &complete);
     size_t done = 0;
-    fz7_status st = block_encoder(&mt->block_opts, &sink.base, cache);
+    fz7_status st = block_encoder(&mt->block_opts, &b->out.base, cache);
     fz7_lzma_enc *e = *cache;
     if (st == FZ7_OK && b->prefix_len) {
         done = start_after(e, data - b->prefix_len, b->prefix_len, data, n);
@@ -254,10 +229,10 @@ static void encode_block(const struct fz7_lzma2_mt *mt, mt_slot *b, fz7_lzma_enc
         fz7_lzma_enc_free(e);
         *cache = NULL;
     }
-    if (st == FZ7_OK && (b->out_len == 0 || b->out[b->out_len - 1] != 0x00))
+    if (st == FZ7_OK && (b->out.n == 0 || b->out.p[b->out.n - 1] != 0x00))
         st = FZ7_E_DATA; /* cannot happen: finish() ends with 0x00 */
     if (st == FZ7_OK)
-        b->out_len--;
+        b->out.n--;
     b->status = st;
 }
 
@@ -341,10 +316,10 @@ static void trim_spares(fz7_lzma2_pool *pool)
  * Caller holds the pool's lock. */
 static void take_out(fz7_lzma2_pool *pool, mt_slot *b)
 {
-    if (!b->out) {
-        b->out = take_spare(pool->spare_out, &pool->n_spare_out, 0, &b->out_cap);
-        if (!b->out)
-            b->out_cap = 0;
+    if (!b->out.p) {
+        b->out.p = take_spare(pool->spare_out, &pool->n_spare_out, 0, &b->out.cap);
+        if (!b->out.p)
+            b->out.cap = 0;
     }
 }
 
@@ -413,19 +388,19 @@ static fz7_status emit_done(struct fz7_lzma_enc *e, int wait)
         /* Only this thread changes a DONE slot. */
         if (b->status != FZ7_OK)
             return b->status;
-        if (b->out_len) {
-            fz7_status st = e->dst->write(e->dst, b->out, b->out_len);
+        if (b->out.n) {
+            fz7_status st = e->dst->write(e->dst, b->out.p, b->out.n);
             if (st != FZ7_OK)
                 return st;
-            e->bytes_out += b->out_len;
+            e->bytes_out += b->out.n;
         }
         pthread_mutex_lock(&pool->lock);
         b->state = SLOT_FREE;
         mt->next_emit++;
         if (pool->started > 0) {
-            keep_spare(pool->spare_out, &pool->n_spare_out, b->out, b->out_cap);
-            b->out = NULL;
-            b->out_cap = 0;
+            keep_spare(pool->spare_out, &pool->n_spare_out, b->out.p, b->out.cap);
+            b->out.p = NULL;
+            b->out.cap = 0;
         }
         pthread_mutex_unlock(&pool->lock);
         wait = 0;
@@ -740,8 +715,9 @@ static void detach(struct fz7_lzma2_mt *mt)
     for (uint32_t i = 0; i < mt->nslots; i++) {
         mt_slot *b = &mt->slots[i];
         keep_spare(pool->spare_in, &pool->n_spare_in, b->in, b->in_cap);
-        keep_spare(pool->spare_out, &pool->n_spare_out, b->out, b->out_cap);
-        b->in = b->out = NULL;
+        keep_spare(pool->spare_out, &pool->n_spare_out, b->out.p, b->out.cap);
+        b->in = NULL;
+        b->out.p = NULL;
     }
     trim_spares(pool);
     /* The last encoder left: the workers free their encoders. */
@@ -764,7 +740,7 @@ void fz7_lzma2_mt_free(struct fz7_lzma2_mt *mt)
         fz7_lzma2_pool_free(mt->pool);
     for (uint32_t i = 0; mt->slots && i < mt->nslots; i++) {
         free(mt->slots[i].in);
-        free(mt->slots[i].out);
+        free(mt->slots[i].out.p);
     }
     free(mt->slots);
     free(mt->tail);

@@ -11,7 +11,7 @@
  *
  * Usage: enc_hashes [BYTES]   (default 393216; exit 1 on a mismatch) */
 #include "check/check.h"
-#include "format/xz_write.h"
+#include "format/xz/xz_write.h"
 #include "lzma/lzma_dec.h"
 #include "lzma/lzma_enc.h"
 #include "lzma/lzma_presets.h"
@@ -22,28 +22,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-typedef struct sink {
-    fz7_ostream os;
-    uint8_t *p;
-    size_t n, cap;
-} sink;
-
-static fz7_status put(fz7_ostream *s, const uint8_t *b, size_t n)
-{
-    sink *k = (sink *)s;
-    if (k->n + n > k->cap) {
-        size_t cap = k->cap ? k->cap * 2 : 65536;
-        while (cap < k->n + n)
-            cap *= 2;
-        uint8_t *q = realloc(k->p, cap);
-        if (!q)
-            return FZ7_E_MEM;
-        k->p = q, k->cap = cap;
-    }
-    memcpy(k->p + k->n, b, n);
-    k->n += n;
-    return FZ7_OK;
-}
+typedef fz7_membuf sink;
 
 static int failures;
 
@@ -85,11 +64,11 @@ static void check_back(const char *name, const sink *k, const uint8_t *props, in
 static void run(const char *name, const fz7_lzma_enc_opts *opts, int kind, unsigned threads, const uint8_t *in,
                 size_t n)
 {
-    sink k = {.os = {put}};
+    sink k = {.base = {fz7_membuf_write}};
     fz7_lzma_enc *e = NULL;
-    fz7_status st = kind == 0   ? fz7_lzma_enc_new(opts, &k.os, &e)
-                    : kind == 1 ? fz7_lzma2_enc_new(opts, &k.os, &e)
-                                : fz7_lzma2_enc_new_mt(opts, threads, (uint64_t)1 << 20, &k.os, &e);
+    fz7_status st = kind == 0   ? fz7_lzma_enc_new(opts, &k.base, &e)
+                    : kind == 1 ? fz7_lzma2_enc_new(opts, &k.base, &e)
+                                : fz7_lzma2_enc_new_mt(opts, threads, (uint64_t)1 << 20, &k.base, &e);
     /* pieces of 100 000 bytes: the output must not depend on them either */
     for (size_t off = 0; st == FZ7_OK && off < n; off += 100000)
         st = fz7_lzma_enc_write(e, in + off, n - off < 100000 ? n - off : 100000);
@@ -113,7 +92,7 @@ static void run(const char *name, const fz7_lzma_enc_opts *opts, int kind, unsig
 /* An .xz file written to a memfd (the writer needs an fd). */
 static void run_xz(const char *name, const fz7_xz_opts *o, const uint8_t *in, size_t n)
 {
-    sink k = {.os = {put}};
+    sink k = {.base = {fz7_membuf_write}};
     int fd = memfd_create("enc_hashes", 0);
     fz7_xz_writer *w = NULL;
     fz7_status st = fd < 0 ? FZ7_E_IO : fz7_xz_writer_new(fd, o, &w);

@@ -5,7 +5,7 @@
  * folders, bit 6 compressed header, bit 7 encrypted data and header. The
  * archive must list the entries in order and extract to the data. */
 #include "fuzz_common.h"
-#include "format/7z_write.h"
+#include "format/7z/7z_write.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

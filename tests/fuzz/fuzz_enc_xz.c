@@ -6,7 +6,7 @@
  * MiB). The file must read back to the data through fz7's archive API
  * and through liblzma's stream decoder. */
 #include "fuzz_common.h"
-#include "format/xz_write.h"
+#include "format/xz/xz_write.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

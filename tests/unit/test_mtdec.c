@@ -16,10 +16,10 @@
 #include <cmocka.h>
 
 #include "check/check.h"
-#include "format/7z_write.h"
+#include "format/7z/7z_write.h"
 #include "format/archive.h"
 #include "format/decode_pool.h"
-#include "format/xz_write.h"
+#include "format/xz/xz_write.h"
 #include "lzma/lzma_enc.h"
 #include "lzma/lzma_presets.h"
 #include "test_util.h"

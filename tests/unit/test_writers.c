@@ -14,9 +14,9 @@
 #include <cmocka.h>
 
 #include "check/check.h"
-#include "format/7z_write.h"
+#include "format/7z/7z_write.h"
 #include "format/archive.h"
-#include "format/xz_write.h"
+#include "format/xz/xz_write.h"
 #include "fsio/read_tree.h"
 #include "lzma/lzma_presets.h"
 

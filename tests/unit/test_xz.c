@@ -19,7 +19,7 @@
 
 #include "check/check.h"
 #include "format/archive.h"
-#include "format/xz_parse.h"
+#include "format/xz/xz_parse.h"
 #include "lzma/lzma_dec.h"
 #include "test_util.h"
 

@@ -2,7 +2,7 @@
  * encoded) header, its streams info and files info, turned into fz7_entry
  * items (7zFormat.txt). Every count and size in the header is checked
  * against the bytes that could hold it before anything is allocated. */
-#include "format/7z_internal.h"
+#include "format/7z/7z_internal.h"
 
 #include "check/check.h"
 #include "format/file_io.h"

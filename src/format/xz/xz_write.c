@@ -3,7 +3,7 @@
  * (xz-file-format.txt 2-4). On a seekable fd each block header is reserved
  * at its largest size and rewritten with the real sizes when the block
  * ends; Header Padding (3.1.6) absorbs the difference. */
-#include "format/xz_write.h"
+#include "format/xz/xz_write.h"
 
 #include "format/fd_ostream.h"
 
@@ -305,30 +305,6 @@ static fz7_status add_index(fz7_xz_writer *w, uint64_t unpadded, uint64_t uncomp
  * dictionary start afresh in each), as xz -T makes them, so readers can
  * decode them in parallel too. */
 
-typedef struct mem_out {
-    fz7_ostream os;
-    uint8_t *p;
-    size_t n, cap;
-} mem_out;
-
-static fz7_status mem_out_write(fz7_ostream *os, const uint8_t *p, size_t n)
-{
-    mem_out *m = (mem_out *)os;
-    if (m->n + n > m->cap) {
-        size_t nc = m->cap ? m->cap : 1 << 16;
-        while (nc < m->n + n)
-            nc *= 2;
-        uint8_t *q = realloc(m->p, nc);
-        if (!q)
-            return FZ7_E_MEM;
-        m->p = q;
-        m->cap = nc;
-    }
-    memcpy(m->p + m->n, p, n);
-    m->n += n;
-    return FZ7_OK;
-}
-
 static void *job_run(void *arg)
 {
     xz_job *j = arg;
@@ -358,9 +334,10 @@ static void *job_run(void *arg)
         fz7_delta_encode(&ds, j->in, j->in_len);
     }
     fz7_lzma_enc_opts lo = fz7_lzma2_block_opts(&o->lzma, j->in_len);
-    mem_out m = {{mem_out_write}, NULL, 0, 0};
+    fz7_membuf m;
+    fz7_membuf_init(&m);
     fz7_lzma_enc *enc = NULL;
-    fz7_status st = fz7_lzma2_enc_new(&lo, &m.os, &enc);
+    fz7_status st = fz7_lzma2_enc_new(&lo, &m.base, &enc);
     if (st == FZ7_OK)
         st = fz7_lzma_enc_write(enc, j->in, j->in_len);
     if (st == FZ7_OK)

@@ -2,11 +2,11 @@
  * both .xz readers (xz_read.c seeks, xz_stream.c reads a pipe once), so
  * the two agree on what a valid block or index is and say it the same
  * way (xz-file-format.txt 3.1, 3.4, 4, 5). */
-#include "format/xz_parse.h"
+#include "format/xz/xz_parse.h"
 
 #include "filter/bcj_riscv.h"
 #include "filter/filter.h"
-#include "format/xz_vli.h"
+#include "format/xz/xz_vli.h"
 #include "lzma/lzma_dec.h"
 
 #include <inttypes.h>

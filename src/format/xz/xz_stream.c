@@ -5,7 +5,7 @@
  * (xz-file-format.txt 2, 3, 4), and since nothing can be looked up first
  * the index is checked against the blocks already decoded. */
 #include "format/archive_impl.h"
-#include "format/xz_parse.h"
+#include "format/xz/xz_parse.h"
 #include "lzma/lzma_dec.h"
 
 #include <errno.h>

@@ -5,8 +5,8 @@
 #include "format/archive_impl.h"
 #include "format/decode_pool.h"
 #include "format/file_io.h"
-#include "format/xz_parse.h"
-#include "format/xz_vli.h"
+#include "format/xz/xz_parse.h"
+#include "format/xz/xz_vli.h"
 #include "lzma/lzma_dec.h"
 
 #include <inttypes.h>

@@ -2,7 +2,7 @@
  * as 7-Zip lists them, and turning it into a chain of fz7_istream stages
  * from the pack streams up to the folder's main output (7zFormat.txt,
  * Folder; Methods.txt for the IDs). */
-#include "format/7z_internal.h"
+#include "format/7z/7z_internal.h"
 
 #include "codec/codec.h"
 #include "crypto/aes7z.h"

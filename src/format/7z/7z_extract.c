@@ -4,7 +4,7 @@
  * several folders (non-solid archives), worker threads decode the next
  * folders into bounded buffers while this thread hands out the current
  * one; larger folders stream in fixed chunks. */
-#include "format/7z_internal.h"
+#include "format/7z/7z_internal.h"
 
 #include "check/check.h"
 #include "format/decode_pool.h"

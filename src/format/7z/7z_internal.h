@@ -2,7 +2,7 @@
  * (7z_read.c), the coder graph builder (7z_folder.c) and extraction
  * (7z_extract.c). Terms follow 7zFormat.txt: a folder is a graph of coders
  * joined by bind pairs, fed by pack streams, whose main output is split into
- * substreams (the files). Not for use outside src/format/7z_*. */
+ * substreams (the files). Not for use outside src/format/7z/7z_*. */
 #ifndef FZ7_7Z_INTERNAL_H
 #define FZ7_7Z_INTERNAL_H
 

@@ -3,9 +3,9 @@
  * them (7zFormat.txt: PackInfo, UnPackInfo, SubStreamsInfo, FilesInfo),
  * optionally LZMA-encoded behind a kEncodedHeader, then the signature
  * header with the start header CRC. */
-#include "format/7z_write.h"
+#include "format/7z/7z_write.h"
 
-#include "format/7z_internal.h"
+#include "format/7z/7z_internal.h"
 #include "format/fd_ostream.h"
 
 #include "check/check.h"
@@ -49,34 +49,14 @@ uint32_t fz7_7z_attrib_from_mode(uint32_t st_mode)
 /* ---- a growable byte buffer for the header ----------------------------- */
 
 typedef struct bytebuf {
-    uint8_t *p;
-    size_t n, cap;
+    fz7_membuf m;  /* m.p, m.n: the bytes */
     bool failed;   /* an allocation failed; later appends are dropped */
 } bytebuf;
 
-static void bb_reserve(bytebuf *b, size_t extra)
-{
-    if (b->failed || b->n + extra <= b->cap)
-        return;
-    size_t nc = b->cap ? b->cap : 256;
-    while (nc < b->n + extra)
-        nc *= 2;
-    uint8_t *q = realloc(b->p, nc);
-    if (!q) {
-        b->failed = true;
-        return;
-    }
-    b->p = q;
-    b->cap = nc;
-}
-
 static void bb_bytes(bytebuf *b, const void *p, size_t n)
 {
-    bb_reserve(b, n);
-    if (b->failed)
-        return;
-    memcpy(b->p + b->n, p, n);
-    b->n += n;
+    if (!b->failed && fz7_membuf_write(&b->m.base, p, n) != FZ7_OK)
+        b->failed = true;
 }
 
 static void bb_byte(bytebuf *b, uint8_t v) { bb_bytes(b, &v, 1); }
@@ -311,10 +291,10 @@ static fz7_status settle(fz7_7z_writer *w)
         w->folder_start = w->out.pos;
         if (st == FZ7_OK && k->held.failed)
             st = FZ7_E_MEM;
-        if (st == FZ7_OK && k->held.n)
-            st = fz7_fd_ostream_write(&w->out.os, k->held.p, k->held.n);
+        if (st == FZ7_OK && k->held.m.n)
+            st = fz7_fd_ostream_write(&w->out.os, k->held.m.p, k->held.m.n);
     }
-    free(k->held.p);
+    free(k->held.m.p);
     k->held = (bytebuf){0};
     if (st != FZ7_OK)
         w->failed = st;
@@ -411,7 +391,7 @@ static void bcj2_free(fz7_7z_writer *w)
         side_stream *s = &w->side[k];
         fz7_lzma_enc_free(s->enc);
         fz7_7zaes_writer_free(s->aes);
-        free(s->packed.p);
+        free(s->packed.m.p);
         memset(s, 0, sizeof *s);
     }
 }
@@ -464,7 +444,7 @@ static fz7_status bcj2_end(fz7_7z_writer *w, folder_rec *f)
             st = fz7_7zaes_writer_finish(s->aes, NULL);
         if (st == FZ7_OK && s->packed.failed)
             st = FZ7_E_MEM;
-        f->side_pack[k] = s->packed.n;
+        f->side_pack[k] = s->packed.m.n;
     }
     return st;
 }
@@ -477,8 +457,8 @@ static fz7_status bcj2_write_sides(fz7_7z_writer *w)
     fz7_status st = FZ7_OK;
     for (int i = 0; st == FZ7_OK && i < 3; i++) {
         const bytebuf *b = &w->side[order[i]].packed;
-        if (b->n)
-            st = fz7_fd_ostream_write(&w->out.os, b->p, b->n);
+        if (b->m.n)
+            st = fz7_fd_ostream_write(&w->out.os, b->m.p, b->m.n);
     }
     return st;
 }
@@ -542,7 +522,7 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
     }
     w->cur_sink = w->pend_enc ? !w->cur_sink : w->cur_sink;
     pack_sink *sink = &w->sinks[w->cur_sink];
-    *sink = (pack_sink){{pack_sink_write}, w, w->pend_enc != NULL, {0}};
+    *sink = (pack_sink){.os = {pack_sink_write}, .w = w, .holding = w->pend_enc != NULL};
     w->method_dst = &sink->os;
     if (o->key) {
         st = fz7_7zaes_writer_new(o->key, &sink->os, &w->aes);
@@ -1105,7 +1085,7 @@ static size_t number_size(uint64_t v)
  * at least two bytes goes before it. */
 static void put_align(bytebuf *b, size_t head, size_t align)
 {
-    size_t gap = (align - (b->n + head) % align) % align;
+    size_t gap = (align - (b->m.n + head) % align) % align;
     if (!gap)
         return;
     if (gap < 2)
@@ -1223,11 +1203,11 @@ static void put_files_info(bytebuf *b, const fz7_7z_writer *w)
         put_utf16(&names, ent[i]->name);
     if (names.failed)
         b->failed = true;
-    put_align(b, 2 + number_size(names.n), 16);   /* id, size, external byte */
+    put_align(b, 2 + number_size(names.m.n), 16);   /* id, size, external byte */
     bb_byte(b, K_NAME);
-    bb_number(b, names.n);
-    bb_bytes(b, names.p, names.n);
-    free(names.p);
+    bb_number(b, names.m.n);
+    bb_bytes(b, names.m.p, names.m.n);
+    free(names.m.p);
 
     /* 7-Zip's order: kCTime, kATime, kMTime. */
     static const uint8_t time_id[3] = {K_CTIME, K_ATIME, K_MTIME};
@@ -1276,14 +1256,14 @@ static fz7_status build_header(const fz7_7z_writer *w, bytebuf *b)
 static fz7_status encode_header(fz7_7z_writer *w, bytebuf *header, const fz7_7zaes_key *key)
 {
     fz7_lzma_enc_opts lo;
-    fz7_lzma_header_preset(&lo, header->n);
+    fz7_lzma_header_preset(&lo, header->m.n);
     fz7_status st = FZ7_OK;
     bytebuf packed = {0};
     mem_sink ms = {{mem_write}, &packed};
     folder_rec f = {0};
     f.method = FZ7_7Z_LZMA;
     f.props_len = 5;
-    f.unpack_size = header->n;
+    f.unpack_size = header->m.n;
     fz7_7zaes_writer *aes = NULL;
     fz7_ostream *dst = &ms.os;
     if (key) {
@@ -1297,7 +1277,7 @@ static fz7_status encode_header(fz7_7z_writer *w, bytebuf *header, const fz7_7za
     fz7_lzma_enc *enc = NULL;
     st = fz7_lzma_enc_new(&lo, dst, &enc);
     if (st == FZ7_OK)
-        st = fz7_lzma_enc_write(enc, header->p, header->n);
+        st = fz7_lzma_enc_write(enc, header->m.p, header->m.n);
     if (st == FZ7_OK)
         st = fz7_lzma_enc_finish(enc);
     if (enc) {
@@ -1309,12 +1289,12 @@ static fz7_status encode_header(fz7_7z_writer *w, bytebuf *header, const fz7_7za
     fz7_lzma_enc_free(enc);
     fz7_7zaes_writer_free(aes);
     if (st != FZ7_OK) {
-        free(packed.p);
+        free(packed.m.p);
         return st;
     }
     uint64_t pack_pos = w->out.pos - SIGNATURE_HEADER_SIZE;
-    st = fz7_fd_ostream_write(&w->out.os, packed.p, packed.n);
-    free(packed.p);
+    st = fz7_fd_ostream_write(&w->out.os, packed.m.p, packed.m.n);
+    free(packed.m.p);
     if (st != FZ7_OK)
         return st;
 
@@ -1324,7 +1304,7 @@ static fz7_status encode_header(fz7_7z_writer *w, bytebuf *header, const fz7_7za
     bb_number(&b, pack_pos);
     bb_number(&b, 1);
     bb_byte(&b, K_SIZE);
-    bb_number(&b, packed.n);
+    bb_number(&b, packed.m.n);
     bb_byte(&b, K_END);
     bb_byte(&b, K_UNPACK_INFO);
     bb_byte(&b, K_FOLDER);
@@ -1335,14 +1315,14 @@ static fz7_status encode_header(fz7_7z_writer *w, bytebuf *header, const fz7_7za
     put_unpack_sizes(&b, &f);
     bb_byte(&b, K_CRC);
     bb_byte(&b, 1);
-    bb_u32(&b, fz7_crc32(0, header->p, header->n));
+    bb_u32(&b, fz7_crc32(0, header->m.p, header->m.n));
     bb_byte(&b, K_END);
     bb_byte(&b, K_END);
     if (b.failed) {
-        free(b.p);
+        free(b.m.p);
         return FZ7_E_MEM;
     }
-    free(header->p);
+    free(header->m.p);
     *header = b;
     return FZ7_OK;
 }
@@ -1363,25 +1343,25 @@ fz7_status fz7_7z_writer_finish(fz7_7z_writer *w, const fz7_7z_header_opts *h)
             st = encode_header(w, &header, h->key);
     }
     uint64_t header_offset = w->out.pos - SIGNATURE_HEADER_SIZE;
-    if (st == FZ7_OK && header.n)
-        st = fz7_fd_ostream_write(&w->out.os, header.p, header.n);
+    if (st == FZ7_OK && header.m.n)
+        st = fz7_fd_ostream_write(&w->out.os, header.m.p, header.m.n);
     if (st == FZ7_OK)
         st = fz7_fd_ostream_flush(&w->out);
     if (st == FZ7_OK) {
         /* SignatureHeader: signature, version 0.4, StartHeaderCRC, then the
          * StartHeader it covers. */
         uint8_t sig[SIGNATURE_HEADER_SIZE] = {'7', 'z', 0xBC, 0xAF, 0x27, 0x1C, 0, 4};
-        if (header.n) {
+        if (header.m.n) {
             fz7_put64le(sig + 12, header_offset);
-            fz7_put64le(sig + 20, header.n);
-            fz7_put32le(sig + 28, fz7_crc32(0, header.p, header.n));
+            fz7_put64le(sig + 20, header.m.n);
+            fz7_put32le(sig + 28, fz7_crc32(0, header.m.p, header.m.n));
         }
         fz7_put32le(sig + 8, fz7_crc32(0, sig + 12, 20));
         ssize_t r = pwrite(w->out.fd, sig, sizeof sig, 0);
         if (r != (ssize_t)sizeof sig)
             st = FZ7_E_IO;
     }
-    free(header.p);
+    free(header.m.p);
     if (st != FZ7_OK)
         w->failed = st;
     return st;
@@ -1398,7 +1378,7 @@ void fz7_7z_writer_free(fz7_7z_writer *w)
     fz7_7zaes_writer_free(w->pend_aes);
     fz7_lzma2_pool_free(w->pool);
     for (int k = 0; k < 2; k++)
-        free(w->sinks[k].held.p);
+        free(w->sinks[k].held.m.p);
     bcj2_free(w);
     for (size_t i = 0; i < w->n_entries; i++)
         free(w->entries[i].name);
@@ -1571,8 +1551,8 @@ fz7_status fz7_7z_writer_copy_folder(fz7_7z_writer *w, struct fz7_archive *src, 
     for (uint32_t i = 0; i < sf->num_coders; i++)
         bb_number(&sizes, sf->unpack_sizes[i]);
     if (rec.failed || sizes.failed) {
-        free(rec.p);
-        free(sizes.p);
+        free(rec.m.p);
+        free(sizes.m.p);
         return FZ7_E_MEM;
     }
 
@@ -1612,8 +1592,8 @@ fz7_status fz7_7z_writer_copy_folder(fz7_7z_writer *w, struct fz7_archive *src, 
     if (st != FZ7_OK) {
         /* Entries already pushed describe a folder that is not there: the
          * writer stays failed. */
-        free(rec.p);
-        free(sizes.p);
+        free(rec.m.p);
+        free(sizes.m.p);
         free(packs);
         w->failed = st;
         return st;
@@ -1623,10 +1603,10 @@ fz7_status fz7_7z_writer_copy_folder(fz7_7z_writer *w, struct fz7_archive *src, 
     f->pack_size = w->out.pos - start;
     f->unpack_size = unpack;
     f->num_substreams = n;
-    f->raw_folder = rec.p;
-    f->raw_folder_len = rec.n;
-    f->raw_sizes = sizes.p;
-    f->raw_sizes_len = sizes.n;
+    f->raw_folder = rec.m.p;
+    f->raw_folder_len = rec.m.n;
+    f->raw_sizes = sizes.m.p;
+    f->raw_sizes_len = sizes.m.n;
     f->raw_pack_sizes = packs;
     f->raw_n_packs = packs ? (size_t)sf->num_packed : 0;
     w->n_folders++;
