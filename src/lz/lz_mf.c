@@ -357,7 +357,7 @@ size_t fz7_lz_mf_append(fz7_lz_mf *mf, const uint8_t *data, size_t n)
     return n;
 }
 
-typedef fz7_lz_match_len_fn match_len_fn;
+typedef fz7_match_len_fn match_len_fn;
 #define extend_by fz7_lz_extend_by
 
 static inline uint32_t extend(const fz7_lz_mf *mf, const uint8_t *a, const uint8_t *b, uint32_t start, uint32_t lim)

@@ -252,7 +252,7 @@ __attribute__((always_inline)) static inline uint32_t search(fz7_lz_mf *mf, cons
             uint64_t x;
             memcpy(&x, cur - delta, 8);
             uint64_t diff = x ^ c8;
-            uint32_t len = diff != 0 ? fz7_lz_first_diff8(diff) : 8;
+            uint32_t len = diff != 0 ? fz7_first_diff8(diff) : 8;
             /* All 8 equal: the rest decides, unless byte best differs
              * (the next 8 inline too: most such matches end there, and
              * the call to match_len is spared). */

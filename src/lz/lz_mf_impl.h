@@ -36,8 +36,6 @@ void fz7_lz_hb_normalise(fz7_lz_mf *mf, uint32_t sub);
 #define FZ7_LZ_HC_HASH2_BITS 9u
 #define FZ7_LZ_HC_HASH3_BITS 9u
 
-typedef uint32_t (*fz7_lz_match_len_fn)(const uint8_t *a, const uint8_t *b, uint32_t limit);
-
 /* Slots of the 2- and 3-byte heads from the word of the bytes at p (one
  * load for both): the same as fz7_lz_hc_hash2/3 of p. */
 static inline uint32_t fz7_lz_hc_hash2_of(uint32_t v)
@@ -73,35 +71,12 @@ static inline uint32_t fz7_lz_hash5(const uint8_t *p, uint32_t shift)
     return ((v * FZ7_LZ_GOLDEN) ^ ((uint32_t)p[4] * 0x2545F491u)) >> shift;
 }
 
-/* The index (0..7) of the first differing byte of two 8-byte words loaded
- * from memory as they are (memcpy), given their XOR (non-zero): the lowest
- * set bit on little-endian machines, the highest on big-endian ones. */
-static inline uint32_t fz7_lz_first_diff8(uint64_t diff)
+/* Length of the common run of a and b from start, at most lim
+ * (fz7_match_len_step from start). */
+__attribute__((always_inline)) static inline uint32_t fz7_lz_extend_by(fz7_match_len_fn match_len, const uint8_t *a,
+                                                                      const uint8_t *b, uint32_t start, uint32_t lim)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    return (uint32_t)__builtin_clzll(diff) >> 3;
-#else
-    return (uint32_t)__builtin_ctzll(diff) >> 3;
-#endif
-}
-
-/* Length of the common run of a and b from start, at most lim: the first
- * 8 bytes inline (most candidates differ there), the rest through the
- * dispatched match_len kernel. Same result either way. */
-__attribute__((always_inline)) static inline uint32_t fz7_lz_extend_by(fz7_lz_match_len_fn match_len,
-                                                                      const uint8_t *a, const uint8_t *b,
-                                                                      uint32_t start, uint32_t lim)
-{
-    if (lim - start >= 8) {
-        uint64_t x, y;
-        memcpy(&x, a + start, 8);
-        memcpy(&y, b + start, 8);
-        uint64_t diff = x ^ y;
-        if (diff != 0)
-            return start + fz7_lz_first_diff8(diff);
-        return start + 8 + match_len(a + start + 8, b + start + 8, lim - start - 8);
-    }
-    return start + match_len(a + start, b + start, lim - start);
+    return start + fz7_match_len_step(match_len, a + start, b + start, lim - start);
 }
 
 /* Hash bits of a head table for a dictionary of dict_size bytes: one

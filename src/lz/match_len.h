@@ -9,10 +9,40 @@
 #define FZ7_MATCH_LEN_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "cpu/cpu.h"
 
 typedef uint32_t (*fz7_match_len_fn)(const uint8_t *a, const uint8_t *b, uint32_t limit);
+
+/* The index (0..7) of the first differing byte of two 8-byte words loaded
+ * from memory as they are (memcpy), given their XOR (non-zero): the lowest
+ * set bit on little-endian machines, the highest on big-endian ones. */
+static inline uint32_t fz7_first_diff8(uint64_t diff)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return (uint32_t)__builtin_clzll(diff) >> 3;
+#else
+    return (uint32_t)__builtin_ctzll(diff) >> 3;
+#endif
+}
+
+/* fn(a, b, limit) with the first 8 bytes compared inline (most runs end
+ * there, and a call per candidate costs more than the compare): the same
+ * result, the kernel only for longer runs. */
+__attribute__((always_inline)) static inline uint32_t fz7_match_len_step(fz7_match_len_fn fn, const uint8_t *a,
+                                                                        const uint8_t *b, uint32_t limit)
+{
+    if (limit >= 8) {
+        uint64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        if (x != y)
+            return fz7_first_diff8(x ^ y);
+        return 8 + fn(a + 8, b + 8, limit - 8);
+    }
+    return fn(a, b, limit);
+}
 
 typedef struct fz7_match_len_kernel {
     fz7_kernel_info info;

@@ -158,26 +158,12 @@ static inline uint32_t fz7_price_bit(const struct fz7_lzma_enc *e, fz7_lzma_prob
     return e->bit_prices[bit != 0][p];
 }
 
-/* Equal leading bytes of a and b, at most limit (the match finder's
- * dispatched match_len): the first 8 bytes inline, as most runs end
- * there, the rest through the kernel. Same result either way. */
+/* Equal leading bytes of a and b, at most limit, through the match
+ * finder's kernel (fz7_match_len_step). */
 static inline uint32_t fz7_lzma_match_len(const struct fz7_lzma_enc *e, const uint8_t *a, const uint8_t *b,
                                           uint32_t limit)
 {
-    if (limit >= 8) {
-        uint64_t x, y;
-        memcpy(&x, a, 8);
-        memcpy(&y, b, 8);
-#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__
-        if (x != y)
-            return (uint32_t)__builtin_ctzll(x ^ y) >> 3;
-#else
-        if (x != y)
-            return (uint32_t)__builtin_clzll(x ^ y) >> 3;
-#endif
-        return 8 + e->mf.match_len(a + 8, b + 8, limit - 8);
-    }
-    return e->mf.match_len(a, b, limit);
+    return fz7_match_len_step(e->mf.match_len, a, b, limit);
 }
 
 /* Parsers: append at least one decision to the queue. */
