@@ -25,7 +25,7 @@
 
 /* Bytes read from an input file per read(): 128 KiB. The encoder copies
  * them into its window, so a larger buffer only adds to the peak memory
- * (1 MiB of it at -mx5, issue 8) without fewer copies. */
+ * without saving any copies. */
 #define READ_CHUNK ((size_t)128 << 10)
 
 /* What becomes of an old entry. */

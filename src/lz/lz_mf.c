@@ -15,14 +15,10 @@
 #include <sys/mman.h>
 
 /* The binary trees' 2- and 3-byte heads are hashed into 1024 slots each
- * too (they were 65536 exact / 65536 hashed: 512 KiB that competed with
- * the trees for L2). Only recent positions survive in so few slots, and
+ * too (2 x 65536 slots would take 512 KiB that competes with the trees
+ * for L2). Only recent positions survive in so few slots, and
  * those are the near matches worth their price; the far ones the 4-byte
- * tree finds anyway. Measured on the bench corpus (one solid 7z) and a
- * 30 MB tar of /usr/include: -mx5 7,583,168 -> 7,583,170 B and
- * 1,635,294 -> 1,635,016 B; -mx9 7,508,118 -> 7,506,235 B and
- * 1,575,013 -> 1,574,148 B (1024 / 65536 slots: 7,582,459, 1,635,173,
- * 7,506,514, 1,574,575 B). */
+ * tree finds anyway, so the archives stay about the same size. */
 #define BT_HASH2_BITS 10u
 #define BT_HASH3_BITS 10u
 #define HASH2_SIZE (1u << BT_HASH2_BITS)
@@ -33,25 +29,18 @@
  * trees no longer hold come from two heads of 2^18 hashed slots (1 MiB
  * each, after the 3-byte heads): the last position with those 4 (5)
  * bytes is the nearest 4- (5-) byte match, all a tree would have offered
- * for that length. Tree nodes visited on a 12 MB slice of the bench
- * corpus at -mx5: 90 M (4-byte roots), 74 M (5-byte roots and a 4-byte
- * head), 62 M (this). Archive bytes, 4- / 5- / 6-byte roots: the bench
- * corpus -mx5 7,583,173 / 7,582,893 / 7,584,827, -mx9 7,506,238 /
- * 7,506,038 / 7,506,621; a 30 MB text tar -mx5 (1,634,867 raw) /
- * 1,634,365 / 1,633,672, -mx9 (1,573,999 raw) / 1,574,032 / 1,573,750.
- * 2^16 / 2^20 slots for the 4-byte head with 5-byte roots: no better. */
+ * for that length. The ratio stays about that of 4-byte roots; fewer or
+ * more head slots did no better. */
 #define BT_HEAD_BITS 18u
 #define HEAD_SIZE (1u << BT_HEAD_BITS)
 /* The hash chains' 2- and 3-byte heads are hashed into 512 slots each:
- * 4 KiB that stay in L1, where the bt kinds' 2 x 65536 took 512 KiB of
+ * 4 KiB that stay in L1, where 2 x 65536 slots would take 512 KiB of
  * the ~2 MiB the fast levels keep hot. A slot's position may start with
  * other bytes (checked), and a small 3-byte table remembers only recent
  * positions, which suits the fast parser: it has no prices, and a far
- * 3-byte match costs more bits than its literals. Measured on the bench
- * corpus at -mx1: 9,683,501 -> 9,652,881 B (65536 exact / 65536 slots
- * before), and smaller at -mx1..4 on a source tree too. 512 slots
- * instead of 1024 (-mx1 with depth 12): 8,811,674 -> 8,802,680 B on a
- * 40 MB tar of headers and docs; the bench corpus 125 B larger. */
+ * 3-byte match costs more bits than its literals. So the small tables
+ * give smaller archives than large exact ones at -mx1..4, and 512 slots
+ * do as well as 1024. */
 #define HC_HASH2_BITS FZ7_LZ_HC_HASH2_BITS
 #define HC_HASH2_SIZE (1u << HC_HASH2_BITS)
 #define HC_HASH3_BITS FZ7_LZ_HC_HASH3_BITS
@@ -60,9 +49,9 @@
 
 /* Extra window room beyond keep_before: the block filled between moves.
  * A move copies keep_before bytes, so a quarter of the dictionary costs
- * four bytes copied per input byte (milliseconds beside the seconds the
- * match finder spends) and keeps a long input's window a quarter of the
- * dictionary smaller than half a dictionary would. (An eighth measured
+ * four bytes copied per input byte (little beside the match finder's
+ * work) and keeps a long input's window a quarter of the
+ * dictionary smaller than half a dictionary would. (An eighth is
  * worse on an input just longer than the dictionary: one move at the end
  * pins the whole window, where release_dead would have trimmed it.) */
 static uint32_t block_size(uint32_t dict_size)
@@ -125,10 +114,8 @@ static void big_free(void *p, size_t n)
 /* Bits of the root table: half the dictionary's positions, 2^16..2^24.
  * bt4 stops at 2^23 (32 MiB): its roots hash 6 bytes, and a tree is
  * ordered by the bytes, so two 6-byte contexts sharing a root still give
- * the same matches until the depth cut. The bench corpus at -mx5 (32 MiB
- * dictionary): 330,512 -> 297,372 KB peak RSS (7zz 328,544 KB),
- * 7,584,827 -> 7,583,595 B; -mx9 7,506,621 -> 7,506,858 B (7zz
- * 7,509,765); a 30 MB text tar the same bytes at -mx5 and -mx9. */
+ * the same matches until the depth cut: stopping there saves peak
+ * memory for about the same archive. */
 static uint32_t root_bits(int kind, uint32_t dict_size)
 {
     if (kind == FZ7_LZ_BT2)
@@ -306,8 +293,8 @@ static void release_dead(fz7_lz_mf *mf)
 #endif
 }
 
-/* The window's bytes are read at random too (measured 4% faster on huge
- * pages), but a huge page faulted in at the write front pins 2 MiB
+/* The window's bytes are read at random too (huge pages save TLB misses
+ * there as well), but a huge page faulted in at the write front pins 2 MiB
  * ahead of the data. So the window is written in 4 KiB pages and each
  * 2 MiB page, once full, is collapsed into a huge one (a copy of 2 MiB;
  * kernels without MADV_COLLAPSE keep the small pages). */
@@ -739,7 +726,7 @@ static inline uint32_t bt_extend(const bt_tables t, const uint8_t *a, const uint
 /* Visits one candidate; returns 0 once the walk is over (both links of
  * the last node written). The side is a branch on purpose: a
  * branch-free select makes the next node's load wait for this node's
- * bytes (measured 25% slower), a predicted branch issues it at once. */
+ * bytes, a predicted branch issues it at once. */
 __attribute__((always_inline)) static inline int bt_step(const bt_tables t, bt_walk *w)
 {
     uint32_t delta = w->stored - w->cand;
@@ -758,7 +745,7 @@ __attribute__((always_inline)) static inline int bt_step(const bt_tables t, bt_w
      * and p. No test that the child exists or is in reach and no slot
      * wrap: for those the address is off and the prefetch is lost, which
      * costs less than the branches (only the address is used, never the
-     * load; measured 8-9 % less CPU at -mx9 and -mx5). */
+     * load). */
     uint32_t len = w->len[0] < w->len[1] ? w->len[0] : w->len[1];
     for (int k = 0; k < 2; k++) {
         intptr_t x = (int32_t)(pair[k] - w->cand);
@@ -926,8 +913,8 @@ __attribute__((always_inline)) static inline void prefetch_kind(const fz7_lz_mf 
 /* prefetch_kind for the hash chains (their 2- and 3-byte heads stay in
  * L1): the 4-/5-byte head PREFETCH_HEADS ahead; PREFETCH_NODE ahead the first candidate's chain
  * link and bytes. (Also requesting the second candidate two positions
- * ahead, or the first ones of the search after a skip run, measured
- * slower.) */
+ * ahead, or the first ones of the search after a skip run, costs more
+ * than it saves.) */
 __attribute__((always_inline)) static inline void hc_prefetch(const fz7_lz_mf *mf, int kind)
 {
     if (mf->end - mf->pos < PREFETCH_HEADS + 5)

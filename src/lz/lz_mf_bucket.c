@@ -18,11 +18,11 @@
 /* Positions per bucket, a ring: the index of the newest is kept apart,
  * one byte per bucket (128 KiB at -mx1, mostly in L2), so recording a
  * position only stores into its bucket's line and does not wait for it
- * (the index inside the line made skip runs wait on each line: 15% of
- * the process). 16 ways (a 64-byte line) when a search visits more than
- * 8 candidates; 8 ways (half a line) when it visits at most 8: the older
- * 8 of 16 would never be read, so the same bytes hold twice the buckets,
- * and the candidates are those of 16 ways at one more hash bit. */
+ * (the index inside the line made skip runs wait on each line). 16
+ * ways (a 64-byte line) when a search visits more than 8 candidates;
+ * 8 ways (half a line) when it visits at most 8: the older 8 of 16
+ * would never be read, so the same bytes hold twice the buckets, and
+ * the candidates are those of 16 ways at one more hash bit. */
 #define HB_WAYS_MAX 16u
 #define HB_WAYS_FEW 8u
 #define HB_LINE (HB_WAYS_MAX * sizeof(uint32_t))
@@ -44,24 +44,22 @@
 /* At most 2^18 buckets (16 MiB): -mx2..4 (dictionaries of 1-16 MiB,
  * hc5 heads of 2^19..2^23) then keep their tables in a fraction of
  * hc5's memory and, with more hash values per bucket, lose a little
- * ratio (bench corpus -mx4: 8,809,544 -> 8,830,981 B) for much time. */
+ * ratio for much time. */
 #define HB_BITS_MAX 18u
 
 uint32_t fz7_lz_hb_bits(uint32_t dict_size)
 {
     /* hc5's head bits (one bucket per head): log2(dict) - 1, at least
-     * 16, so up to HB_BITS_MAX the candidates are hc5's. 16 bits at the
-     * former -mx1 (256 KiB, 11 candidates; 4 MiB instead of 8): bench
-     * corpus 9,313,205 -> 9,323,461 B and no faster. */
+     * 16, so up to HB_BITS_MAX the candidates are hc5's. One bit fewer
+     * (half the table) loses ratio without gaining speed. */
     return fz7_lz_head_bits(dict_size, HB_BITS_MAX);
 }
 
 /* log2 of the buckets of `ways` ways: 16 ways as fz7_lz_hb_bits; 8 ways
  * one slot per dictionary position (dict_size / 8 buckets), at least 2^16
  * (the same floor as hc5's heads, so up to 512 KiB the candidates are
- * still hc5's). -mx1 (1 MiB, 6 candidates): 2^17 buckets, 4 MiB; 2^16
- * (2 MiB) measured as fast and 0.5 % larger (bench corpus 9,232,740 B
- * against 9,189,642 at depth 6). */
+ * still hc5's). -mx1 (1 MiB, 6 candidates): 2^17 buckets, 4 MiB; half
+ * as many would be no faster and lose ratio. */
 static uint32_t bits_for(uint32_t dict_size, uint32_t ways)
 {
     if (ways == HB_WAYS_MAX)

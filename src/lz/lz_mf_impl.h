@@ -32,7 +32,7 @@ void fz7_lz_hb_normalise(fz7_lz_mf *mf, uint32_t sub);
 
 #define FZ7_LZ_GOLDEN 0x9E3779B1u
 /* Bits of the hashed 2- and 3-byte head tables of hc4/hc5/hb5 (the
- * reasons and measurements are in lz_mf.c). */
+ * reasons are in lz_mf.c). */
 #define FZ7_LZ_HC_HASH2_BITS 9u
 #define FZ7_LZ_HC_HASH3_BITS 9u
 

@@ -40,13 +40,14 @@ _Static_assert(FZ7_LZ_MATCHES_MAX < PASS_FLAG, "a match count never looks like a
  * this many positions ahead (or stops): the coder is the faster side, and
  * waking it for every record would keep it spinning or cost a wake-up
  * per record; on a loaded machine each wake-up may wait for a time slice,
- * so few of them. A few microseconds of futex per 4096 positions (about
- * a millisecond of searching). */
+ * so few of them: the futex calls then cost little beside the searching
+ * between them. */
 #define AHEAD 4096u
 /* Ring words the coder reads between two notes to the searcher. */
 #define FREE_STEP 4096u
-/* Looks at the ring before the coder sleeps: a record is searched in
- * about a microsecond, so this rides out gaps much shorter than that. */
+/* Looks at the ring before the coder sleeps: these few looks take much
+ * less than the search of one record, so they ride out only the short
+ * gaps. */
 #define SPINS 50
 
 struct fz7_lz_mf_mt {

@@ -161,7 +161,7 @@ static int same_coding(const fz7_lzma_enc_opts *a, const fz7_lzma_enc_opts *b)
 /* The encoder of a block, in *cache: the thread's encoder of the block
  * before, started over (fz7_lzma_enc_reset: the same bytes as a new one,
  * without mapping and faulting in its tables and window again and with no
- * table walk: about 4 ms of CPU per block at -mx1), or, when its options
+ * table walk: setup each block would otherwise pay), or, when its options
  * differ or it cannot be reset (a match finder thread), a new one. */
 static fz7_status block_encoder(const fz7_lzma_enc_opts *opts, fz7_ostream *dst, fz7_lzma_enc **cache)
 {
@@ -450,12 +450,9 @@ static void show(struct fz7_lzma2_mt *mt, mt_slot *b)
  * block_size. Every cut stays a multiple of 16 (pick_prime). An input
  * longer than its size hint goes on in blocks of block_size. (Two quarter
  * blocks at the start as well, for a second thread to start sooner, cost
- * more in cuts than they won: each cut costs a block about 4 ms of CPU at
- * -mx1, its tables' first use and the prefix's match finder pass, while
- * the main thread reads a 4 MiB block in about 5 ms. Modelled on the
- * bench corpus from its 1 MiB blocks' CPU times, -mx1 -mmt2 over -mmt1
- * before the slowdown of two threads side by side: 1.86x with them,
- * 1.87x without, 1.80x with uniform blocks of a quarter folder.) */
+ * more in cuts than they won: each cut costs a block its tables' first
+ * use and the prefix's match finder pass, about as long as the main
+ * thread takes to read a block.) */
 static uint64_t plan_len(const struct fz7_lzma2_mt *mt, uint64_t off)
 {
     uint64_t b = mt->block_size, t = mt->tail_block;

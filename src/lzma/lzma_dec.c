@@ -30,9 +30,8 @@ static size_t round_up16(uint64_t n) { return (size_t)((n + 15) & ~(uint64_t)15)
  * large window costs nothing for a short stream. Large ones are 2 MiB
  * aligned (huge pages where the system gives them unasked) but no longer
  * ask for them with MADV_HUGEPAGE: with defrag=madvise each 2 MiB fault
- * may compact memory first, and after extraction had filled the page
- * cache that cost 0.03-0.11 s of sys time per 32 MiB window (4 KiB pages:
- * 0.02-0.04 s), while the decoder's own time did not measurably change.
+ * may compact memory first, which costs sys time once the page cache is
+ * full, and the decoder itself was no faster on huge pages.
  * The run loop takes the position's low bits from the write pointer, so
  * the start is at least 16-byte aligned. NULL on failure. */
 #define HUGE_PAGE ((size_t)2 << 20)
@@ -51,9 +50,9 @@ static uint8_t *alloc_dict(size_t n)
 
 /* A large window gets its pages faulted in by a second thread a little
  * ahead of the decoder: the kernel's zeroing of the window (and any
- * huge-page compaction, which took up to 0.1 s on a busy machine) then
- * runs beside the decoding thread instead of in it. The thread stays at
- * most PREFAULT_AHEAD bytes past the write position, so a stream that
+ * huge-page compaction) then runs beside the decoding thread instead of
+ * in it. The thread stays at most PREFAULT_AHEAD bytes past the write
+ * position, so a stream that
  * declares a large size but ends early commits little more memory than
  * it wrote. MADV_POPULATE_WRITE maps pages without changing bytes already
  * written, so it may run alongside the decoder. Linux 5.14 and later;

@@ -15,7 +15,8 @@
 #include <stdint.h>
 
 /* Fills opts for compression level 0..9 (7-Zip's -mx), as 7zz 26 maps
- * it except where fz7 measured better:
+ * it except where fz7's own choice gives a better ratio or speed
+ * (lzma_presets.c says why):
  *   level  dictionary  parser  finder  nice_len  depth
  *   1      1 MiB       fast    hb5     32        6 (8-way buckets)
  *   2      1 MiB       fast    hb5     32        16

@@ -137,8 +137,8 @@
  * last level (its children lie outside the tree). Same results as
  * RC_BIT_SEL with the children probs[2 * sym], probs[2 * sym + 1]; the
  * x86-64 version is one asm block because the compiler's version of that
- * spent 27 instructions per bit (register copies, separate address
- * arithmetic for the two child loads) where 21 do. */
+ * spends more instructions per bit (register copies, separate address
+ * arithmetic for the two child loads). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(FZ7_LZMA_NO_ASM)
 #define RC_TREE_STEP_SEL(probs, sym, pv)                                        \
     do {                                                                        \

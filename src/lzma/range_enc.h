@@ -42,9 +42,9 @@ static inline void fz7_rc_carry(uint8_t *next)
 }
 
 /* Writes the top byte of low at *next (carry first); returns the new low.
- * Carries come with a quarter to a third of the shifts (bench corpus) and
- * as good as random, so one is added without a branch; only a byte that
- * wraps (a 0xFF) takes the branch that passes it on. */
+ * Carries come often and as good as random, so one is added without a
+ * branch; only a byte that wraps (a 0xFF) takes the branch that passes it
+ * on. */
 static inline uint64_t fz7_rc_shift(uint8_t **next, uint64_t low)
 {
     uint8_t *p = *next;

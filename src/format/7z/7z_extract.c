@@ -19,7 +19,7 @@
 /* The piece read, checked and handed to data() at a time. `t` copies each
  * piece out of the decoder's dictionary and CRCs it: at 64 KiB the piece
  * buffer stays in L1/L2 and takes little of the L2 that holds the recent
- * dictionary (far matches' sources); 256 KiB was about 1 % slower. */
+ * dictionary (far matches' sources), which a larger piece would evict. */
 #define CHUNK_BYTES ((size_t)64 << 10)
 #define MT_FOLDER_MAX ((uint64_t)256 << 20)   /* largest folder output buffered */
 
@@ -60,9 +60,8 @@ static void folder_buffer_destroy(fz7_istream *s)
  * them. The ring yields exactly what the folder's chain would have: the
  * bytes, then the chain's end or error. The decoding thread copies into
  * the slots: 256 KiB slots keep that copy's footprint in its L2 small
- * (1 MiB slots took about 1 % more CPU, and the first slot came later:
- * `x` wall time on a busy machine was 9 % higher); 16 of them keep 4 MiB
- * of slack for writes that block. */
+ * and hand the first bytes over sooner than larger ones; 16 of them keep
+ * 4 MiB of slack for writes that block. */
 #define RA_SLOTS 16
 #define RA_CHUNK ((size_t)256 << 10)
 #define RA_MIN ((uint64_t)4 << 20)   /* smaller folders are read directly */
@@ -71,10 +70,10 @@ static void folder_buffer_destroy(fz7_istream *s)
  * meanwhile do not count) against the consumer, CRC and data() (wall
  * time: a write that blocks counts); the read-ahead thread starts only if
  * the consumer took at least 1 / RA_USE_SHARE of the decoder's time.
- * Writing files (`x`) took 10-12 % on the bench corpus and gains from the
- * overlap; testing (`t`) took 0.6-0.8 %, and there the thread only costs
- * (its slots evict part of the decoder's cache; one more thread on a busy
- * machine). */
+ * Writing files (`x`) takes well over that share and gains from the
+ * overlap; testing (`t`) takes well under it, and there the thread only
+ * costs (its slots evict part of the decoder's cache, and it is one more
+ * thread competing for the cores). */
 #define RA_PROBE ((uint64_t)1 << 20)
 #define RA_USE_SHARE 32
 

@@ -541,15 +541,14 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
     } else if (o->method != FZ7_7Z_COPY) {
         fz7_lzma_enc_opts lo = o->lzma;
         /* BCJ2's main stream is x86 code without branch operands: lc=4
-         * compresses it better than LZMA's default lc=3 lp=0 (-mx9:
-         * cmake.elf -3.2 KB, gdb and ctest -5.4 KB each, node +1.2 KB of
-         * 20.8 MB). Other lc/lp values are the caller's and stay. */
+         * mostly compresses it better than LZMA's default lc=3 lp=0.
+         * Other lc/lp values are the caller's and stay. */
         if (o->bcj_x86 && o->bcj2 && lo.lc == 3 && lo.lp == 0)
             lo.lc = 4;
         /* The dictionary follows the whole archive's bytes (the caller
          * fitted it), but this folder's encoder sees only folder_bytes: told so, its
          * match finder offers huge pages only for the part of its tables it
-         * will fill (-mx5 on the bench corpus: 1 MiB less peak memory). */
+         * will fill, which lowers peak memory. */
         if (o->folder_bytes && (!lo.size_hint || o->folder_bytes < lo.size_hint))
             lo.size_hint = o->folder_bytes;
         if (o->method == FZ7_7Z_LZMA)
