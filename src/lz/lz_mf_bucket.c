@@ -305,6 +305,21 @@ __attribute__((always_inline)) static inline void skip(fz7_lz_mf *mf, uint32_t c
     const uint8_t *p = mf->buf + mf->pos;
     uint32_t stored = mf->pos + mf->offset;
     uint8_t *ring = ring_of(mf);
+    if (count > ways && fz7_get64le(p) == fz7_get64le(p + 1)
+        && mf->match_len(p + 1, p, count + 3) == count + 3) {
+        /* A run of one byte value: every position has the same 5 bytes,
+         * so the same bucket and heads. Only the last `ways` survive in
+         * the ring; starting the ring index where the earlier ones would
+         * have left it gives the same bucket as recording them all. */
+        uint32_t h = fz7_lz_hash5(p, mf->hash4_shift);
+        uint32_t skipped = count - ways;
+        ring[h] = (uint8_t)((ring[h] + skipped) & (ways - 1));
+        for (uint32_t k = skipped; k < count; k++)
+            insert(mf->hash4, ring, h, stored + k, ways);
+        insert_near(mf->hash2, mf->hash3, p, stored + count - 1);
+        mf->pos += count;
+        return;
+    }
     uint32_t *lines = mf->hash4, *hash2 = mf->hash2, *hash3 = mf->hash3;
     uint32_t shift = mf->hash4_shift;
     for (uint32_t k = 0; k < count; k++, p++, stored++) {
