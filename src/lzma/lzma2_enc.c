@@ -763,20 +763,22 @@ static uint64_t pick_tail_block(uint64_t block_size, size_t prime)
     return t;
 }
 
-/* True when the input is known to fit in one block and there are threads
- * to spare: one stream, its match finder on the second thread. */
-static int one_block(const fz7_lzma_enc_opts *opts, uint32_t threads, uint64_t block_size)
+/* True when the input is known to fit in one block: one stream, whatever
+ * the threads (the tail plan would cut it, and a cut loses the matches
+ * beyond its prefix, so the bytes would depend on the thread count). */
+static int one_block(const fz7_lzma_enc_opts *opts, uint64_t block_size)
 {
-    return threads >= 2 && opts->size_hint > 0 && opts->size_hint <= block_size;
+    return opts->size_hint > 0 && opts->size_hint <= block_size;
 }
 
 /* The options of the one-stream encoder one_block() picks: a block's
- * (the same dictionary), the caller's size hint, a match finder thread. */
-static fz7_lzma_enc_opts one_block_options(const fz7_lzma_enc_opts *opts, uint64_t block_size)
+ * (the same dictionary), the caller's size hint, a match finder thread
+ * when there is a second thread (the same bytes either way). */
+static fz7_lzma_enc_opts one_block_options(const fz7_lzma_enc_opts *opts, uint64_t block_size, uint32_t threads)
 {
     fz7_lzma_enc_opts o = fz7_lzma2_block_opts(opts, block_size);
     o.size_hint = opts->size_hint;
-    o.mf_thread = 1;
+    o.mf_thread = threads >= 2;
     return o;
 }
 
@@ -787,8 +789,8 @@ uint64_t fz7_lzma2_mt_memusage(const fz7_lzma_enc_opts *opts, uint32_t threads, 
     block_size = pick_block_size(opts, block_size);
     if (block_size < FZ7_LZMA2_MT_BLOCK_MIN || block_size > FZ7_LZMA2_MT_BLOCK_MAX)
         return 0;
-    if (one_block(opts, threads, block_size)) {
-        fz7_lzma_enc_opts o = one_block_options(opts, block_size);
+    if (one_block(opts, block_size)) {
+        fz7_lzma_enc_opts o = one_block_options(opts, block_size, threads);
         return fz7_lzma_enc_memusage(&o);
     }
     fz7_lzma_enc_opts o = fz7_lzma2_block_opts(opts, block_size);
@@ -868,8 +870,8 @@ fz7_status fz7_lzma2_enc_new_mt(const fz7_lzma_enc_opts *opts, uint32_t threads,
     fz7_status st = check_mt_args(opts, threads, &block_size, dst, out);
     if (st != FZ7_OK)
         return st;
-    if (one_block(opts, threads, block_size)) {
-        fz7_lzma_enc_opts o = one_block_options(opts, block_size);
+    if (one_block(opts, block_size)) {
+        fz7_lzma_enc_opts o = one_block_options(opts, block_size, threads);
         return fz7_lzma2_enc_new(&o, dst, out);
     }
     fz7_lzma2_pool *pool = NULL;
@@ -886,8 +888,8 @@ fz7_status fz7_lzma2_enc_new_pooled(const fz7_lzma_enc_opts *opts, fz7_lzma2_poo
     fz7_status st = check_mt_args(opts, pool->threads, &block_size, dst, out);
     if (st != FZ7_OK)
         return st;
-    if (one_block(opts, pool->threads, block_size)) {
-        fz7_lzma_enc_opts o = one_block_options(opts, block_size);
+    if (one_block(opts, block_size)) {
+        fz7_lzma_enc_opts o = one_block_options(opts, block_size, pool->threads);
         return fz7_lzma2_enc_new(&o, dst, out);
     }
     return new_on_pool(opts, pool, 0, block_size, dst, out);
