@@ -86,13 +86,17 @@ fz7_status fz7_scan_inputs_ordered(const struct fz7_options *o, fz7_tree *tree,
     to.recurse = o->recurse == FZ7_ON;
     to.store_symlinks = o->store_symlinks;
     to.full_paths = o->full_paths;
+    to.no_wildcards = o->no_wildcards;
     to.exclude = ex;
     to.n_exclude = o->n_excludes;
     to.warn = scan_warn;
     to.warn_ctx = sw;
     fz7_status st = FZ7_OK;
-    if (o->n_names == 0)
-        st = fz7_tree_add(tree, "*", false, &to);   /* 7-Zip: everything here */
+    if (o->n_names == 0) {
+        fz7_tree_opts all = to;   /* 7-Zip: everything here, -spd or not */
+        all.no_wildcards = false;
+        st = fz7_tree_add(tree, "*", false, &all);
+    }
     for (size_t i = 0; i < o->n_names && (st == FZ7_OK || st == FZ7_E_IO); i++)
         st = fz7_tree_add(tree, o->names[i].pattern, o->names[i].recursive, &to);
     free(ex);

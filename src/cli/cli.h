@@ -26,6 +26,11 @@ enum {
  * components are compared one to one ('*' and '?' never cross '/'); a
  * pattern matching the leading components selects everything below them;
  * a recursive pattern may start at any depth. */
+/* open(path, O_RDONLY) for an input to archive; with -ssp (no_atime)
+ * without updating its access time where the kernel allows it (O_NOATIME
+ * needs the file's owner: others are opened as usual). */
+int fz7_open_input(const char *path, bool no_atime);
+
 bool fz7_wildcard_match(const char *pattern, const char *path, bool recursive,
                         bool case_sensitive);
 
@@ -78,6 +83,12 @@ FILE *fz7_msg_stream(const struct fz7_options *o);
 /* "\nfz7 0.1.0 (x86_64) : ..." banner as 7-Zip opens every command;
  * nothing with -ba (fz7_set_bare), as 7-Zip. */
 void fz7_print_banner(FILE *out);
+
+/* -stm: restricts the process (and the threads it starts later) to the
+ * CPUs of hex_mask (bit n: CPU n), and has the banner say so, as 7zz does
+ * ("Set process affinity mask: ", with the error when no CPU of the mask
+ * exists; the process then runs where it was allowed to). */
+void fz7_set_affinity(const char *hex_mask);
 
 /* -ba: the banner and the "Scanning the drive" lines are left out. */
 void fz7_set_bare(bool bare);

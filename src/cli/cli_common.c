@@ -8,6 +8,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -15,6 +17,20 @@
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
+
+int fz7_open_input(const char *path, bool no_atime)
+{
+#ifdef O_NOATIME
+    if (no_atime) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOATIME);
+        if (fd >= 0 || errno != EPERM)
+            return fd;
+    }
+#else
+    (void)no_atime;
+#endif
+    return open(path, O_RDONLY | O_CLOEXEC);
+}
 
 /* ---- wildcards ---- */
 
@@ -255,6 +271,20 @@ FILE *fz7_msg_stream(const struct fz7_options *o)
 }
 
 static bool g_bare;
+static const char *g_affinity;   /* -stm's mask as given, NULL without */
+static int g_affinity_errno;
+
+void fz7_set_affinity(const char *hex_mask)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    uint64_t mask = strtoull(hex_mask, NULL, 16);
+    for (unsigned c = 0; c < 64 && c < CPU_SETSIZE; c++)
+        if (mask >> c & 1)
+            CPU_SET(c, &set);
+    g_affinity = hex_mask;
+    g_affinity_errno = sched_setaffinity(0, sizeof set, &set) == 0 ? 0 : errno;
+}
 
 void fz7_set_bare(bool bare) { g_bare = bare; }
 
@@ -273,6 +303,12 @@ void fz7_print_banner(FILE *out)
 #endif
             (int)(sizeof(void *) * 8), cores > 0 ? cores : 1L,
             fz7_cpu_level_name(fz7_cpu_level_get()));
+    if (g_affinity) {
+        fprintf(out, "Set process affinity mask: %s", g_affinity);
+        if (g_affinity_errno)
+            fprintf(out, " : ERROR : errno=%d : %s", g_affinity_errno, strerror(g_affinity_errno));
+        fputc('\n', out);
+    }
 }
 
 void fz7_format_time(char *buf, size_t cap, int64_t t)

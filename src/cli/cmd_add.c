@@ -109,7 +109,7 @@ static int open_input(const add_run *r, const fz7_tree_item *it)
         return STDIN_FILENO;
     if (it->kind == FZ7_ITEM_SYMLINK)
         return INT_MAX;
-    return open(it->disk_path, O_RDONLY | O_CLOEXEC);
+    return fz7_open_input(it->disk_path, r->o->no_atime);
 }
 
 static void close_input(int fd)

@@ -230,7 +230,7 @@ static fz7_status write_item(update_run *r, fz7_7z_writer *w, const fz7_tree_ite
         fprintf(r->out, "%c %s\n", r->replaces && r->replaces[it - r->tree.items] ? 'U' : '+',
                 it->name);
     if (it->kind != FZ7_ITEM_SYMLINK) {
-        fd = open(it->disk_path, O_RDONLY | O_CLOEXEC);
+        fd = fz7_open_input(it->disk_path, r->o->no_atime);
         if (fd < 0) {
             fz7_open_warn(&r->scan, r->out, it->disk_path, errno);
             if (!r->o->stop_on_open_error)

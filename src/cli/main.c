@@ -134,7 +134,9 @@ int main(int argc, char **argv)
     if (rc != 0) {
         fflush(stdout);
         if (rc == 7)
-            fprintf(stderr, "\nCommand Line Error:\n%s\n%s\n", kind, arg);
+            /* 7zz prints one more empty line before a bad switch postfix. */
+            fprintf(stderr, "%s\nCommand Line Error:\n%s\n%s\n",
+                    strncmp(kind, "Unsupported switch postfix", 26) == 0 ? "\n" : "", kind, arg);
         else if (rc == 2)
             fprintf(stderr, "\nSystem ERROR:\n%s\n%s\n", kind, arg);
         else
@@ -142,6 +144,8 @@ int main(int argc, char **argv)
         fz7_options_free(&o);
         return rc;
     }
+    if (o.affinity)
+        fz7_set_affinity(o.affinity);
     if (o.n_hashes && (o.command == FZ7_CMD_EXTRACT || o.command == FZ7_CMD_EXTRACT_FLAT ||
                    o.command == FZ7_CMD_TEST)) {
         /* 7-Zip prints the sums of the extracted data; fz7 does not yet, and

@@ -428,6 +428,30 @@ static int parse_switch(parser *p, const char *arg)
             o->stamp_newest = true;
             return 0;
         }
+        if (!strcasecmp(s, "spd")) {
+            o->no_wildcards = true;
+            return 0;
+        }
+        if (!strcasecmp(s, "ssp")) {
+            o->no_atime = true;
+            return 0;
+        }
+        /* -slp/-slp-: large pages. fz7 offers its big tables as huge pages
+         * (THP) either way, so there is nothing to change. */
+        if (!strcasecmp(s, "slp") || !strcasecmp(s, "slp-"))
+            return 0;
+        if (!strncasecmp(s, "stm", 3)) {
+            /* -stm{HexMask}: as 7zz, one to 16 hex digits. */
+            const char *h = s + 3;
+            size_t len = strlen(h);
+            bool ok = len >= 1 && len <= 16;
+            for (size_t i = 0; ok && i < len; i++)
+                ok = isxdigit((unsigned char)h[i]) != 0;
+            if (!ok)
+                return usage_error(p, 7, "Unsupported switch postfix -stm", h);
+            o->affinity = h;
+            return 0;
+        }
         if (!strcasecmp(s, "sse")) {
             /* 7zz 26.02 stops on a file it cannot open; a name missing at
              * the scan stays a warning (exit 1, archive written). */

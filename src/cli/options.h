@@ -125,6 +125,9 @@ struct fz7_options {
     bool delete_after;         /* -sdel: delete files after adding */
     bool stop_on_open_error;   /* -sse: an input that cannot be opened ends a/u (exit 2) */
     bool stamp_newest;         /* -stl: the archive gets the newest added item's mtime */
+    bool no_wildcards;         /* -spd: '*' and '?' in names are plain characters */
+    bool no_atime;             /* -ssp: inputs read without updating their access time */
+    const char *affinity;      /* -stm: the hex mask as given (bit n: CPU n), or NULL */
     const char **hashes;       /* -scrc{method} for h, in order given ("*" all);
                                   n_hashes 0: CRC32 */
     size_t n_hashes;

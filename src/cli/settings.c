@@ -189,6 +189,7 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
 {
     memset(s, 0, sizeof *s);
     s->xz = xz;
+    s->no_atime = o->no_atime;
     s->level = o->level >= 0 ? o->level : 5;
     if (s->level > 9)
         s->level = 9;
@@ -295,9 +296,9 @@ fz7_lzma_plan fz7_settings_pick_mt(const fz7_settings *s, uint64_t bytes)
 
 /* x86 code by its header: ELF for 386/x86-64, PE for i386/AMD64, Mach-O
  * for x86/x86-64. */
-static bool is_x86_executable(const char *path)
+static bool is_x86_executable(const char *path, bool no_atime)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = fz7_open_input(path, no_atime);
     if (fd < 0)
         return false;
     uint8_t h[512];
@@ -409,7 +410,7 @@ fz7_status fz7_settings_plan(const fz7_settings *s, const fz7_tree *t, const boo
         const fz7_tree_item *it = &t->items[i];
         exe[i] = s->bcj == 1 ||
                  (s->bcj < 0 && it->kind == FZ7_ITEM_FILE && !from_stdin && it->size &&
-                  (!take || take[i]) && is_x86_executable(it->disk_path));
+                  (!take || take[i]) && is_x86_executable(it->disk_path, s->no_atime));
     }
     /* Default solid block: 256 dictionaries, within 16 MiB..4 GiB (7zz
      * -mx1, 256 KiB dictionary, cuts 1 MiB files into blocks of 64 MiB). */

@@ -48,6 +48,8 @@ typedef struct fz7_settings {
     uint64_t mem_limit;       /* bytes the encoders' threads may use: -mmemuse,
                                  or 3/4 of RAM */
     bool sort_by_type;        /* -mqs: files sorted by extension, then path */
+    bool no_atime;            /* -ssp: the header checks read inputs without
+                               * updating their access time */
 } fz7_settings;
 
 /* Reads the compression switches of o into *s (xz: for an .xz archive).

@@ -177,7 +177,7 @@ static void warn(const fz7_tree_opts *o, const char *path, int e)
 }
 
 /* True when rel's first part (or with recursive, any part) matches. */
-static bool parts_match(const char *rel, const char *pattern, bool recursive)
+static bool parts_match(const char *rel, const char *pattern, bool recursive, bool literal)
 {
     char part[4096];
     const char *p = rel;
@@ -189,7 +189,7 @@ static bool parts_match(const char *rel, const char *pattern, bool recursive)
         if (n < sizeof part) {
             memcpy(part, s, n);
             part[n] = 0;
-            if (fnmatch(pattern, part, 0) == 0)
+            if (literal ? strcmp(pattern, part) == 0 : fnmatch(pattern, part, 0) == 0)
                 return true;
         }
         if (!recursive)
@@ -322,7 +322,7 @@ static fz7_status walk(fz7_tree *t, const char *root, const char *base_name, con
             /* Wanted when some part of rel matches: the first part, or
              * any part when recursive (then it is inside a matched folder
              * or matches itself). */
-            want = parts_match(rel, pattern, recursive);
+            want = parts_match(rel, pattern, recursive, o->no_wildcards);
             descend = is_dir && (want || recursive);
         }
         char *name = join_name(base_name, rel);

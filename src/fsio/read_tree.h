@@ -47,6 +47,7 @@ typedef struct fz7_tree_opts {
     bool store_symlinks;        /* -snl: keep links as links; else follow them as 7-Zip does */
     int full_paths;             /* 0 7-Zip's default names; 1 (-spf) the path as
                                    given; 2 (-spf2) an absolute path without '/' */
+    bool no_wildcards;          /* -spd: '*' and '?' are plain characters of names */
     const fz7_match_rule *exclude; size_t n_exclude;  /* -x! rules */
     fz7_tree_warn_fn warn;      /* may be NULL */
     void *warn_ctx;

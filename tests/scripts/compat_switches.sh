@@ -155,23 +155,26 @@ row same a -sdel new.7z one.txt
 row "Windows-only: -seml (e-mail)" a -seml new.7z one.txt
 row "not yet: -sfx" a -sfx new.exe one.txt
 row "not same: -si from /dev/null: 7zz stores the device's mode and mtime, fz7 a regular file of now" a -sinamed.txt new.7z
-row "not yet: -slp (large pages)" a -slp new.7z one.txt
+row same a -slp new.7z one.txt
 row same l -slt arc.7z
 row same a -snh new.7z src
 row same a -snl new.7z src
 row "Windows-only: -sni (NT security)" a -sni new.7z one.txt
 row "Windows-only: -sns (NTFS streams)" a -sns new.7z one.txt
 row same x -so arc.7z src/a.txt
-row "not yet: -spd" a -spd new.7z one.txt
+row same a -spd new.7z one.txt
+row same a -spd new.7z "*.txt"
+row same a new.7z "*.txt"
 row "not yet: -spe" x -spe arc.7z -oout
 row same a -spf new.7z src/sub
 row same a -spf2 new.7z src/sub
 row same l -ssc- arc.7z SRC/A.TXT
 row same a -sse new.7z one.txt missing.txt
-row "not yet: -ssp" a -ssp new.7z one.txt
+row same a -ssp new.7z one.txt
 row same a -ssw new.7z one.txt
 row same a -stl new.7z src
-row "not yet: -stm (affinity)" a -stm1 new.7z one.txt
+row same a -stm1 new.7z one.txt
+row same a -stmzz new.7z one.txt
 row "not yet: -stx" t -stxzip arc.7z
 row same t -t7z arc.7z
 row same t -txz one.xz

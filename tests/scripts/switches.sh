@@ -2,8 +2,8 @@
 # switches.sh - 7-Zip switches a backup script uses, each checked for its
 # exact exit code, the files written and the fixed texts: -spf/-spf2 (full
 # paths, not a password file), --password-file, -sse, -bb1 on a, -bt,
-# -scrc on x, the timestamp switches, one password line from a pipe and
-# the messages scripts grep.
+# -scrc on x, the timestamp switches, -ssp, -stm, -spd, one password line
+# from a pipe and the messages scripts grep.
 set -u
 : "${FZ7:?FZ7 must name the fz7 binary}"
 case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
@@ -175,6 +175,33 @@ same "l: newline in a name" "$("$FZ7" l nl.7z | grep -c '  a_b$')" 1
 same "l -slt: newline in a name" "$("$FZ7" l -slt nl.7z | grep -c '^Path = a_b$')" 1
 rm -rf xnl && "$FZ7" x -oxnl nl.7z >/dev/null 2>&1
 same "x keeps the name itself" "$(ls xnl | od -c | head -1 | tr -s ' ')" "0000000 a \n b \n"
+
+# --- -ssp: inputs keep their access time; -stm: the affinity line ---------
+mkdir -p at && printf 'atime\n' >at/f
+touch -a -d '2020-01-02 03:04:05' at/f
+cat at/f >/dev/null
+if [ "$(stat -c %X at/f)" = "$(date -d '2020-01-02 03:04:05' +%s)" ]; then
+    echo "SKIP: -ssp: reading does not update access times here (noatime)"
+else
+    touch -a -d '2020-01-02 03:04:05' at/f
+    "$FZ7" a -ssp ssp.7z at/f >out.txt 2>err.txt
+    same "-ssp exit" "$?" 0
+    same "-ssp keeps the access time" "$(stat -c %X at/f)" "$(date -d '2020-01-02 03:04:05' +%s)"
+    "$FZ7" a nossp.7z at/f >out.txt 2>err.txt
+    [ "$(stat -c %X at/f)" != "$(date -d '2020-01-02 03:04:05' +%s)" ] && ok || bad "without -ssp the read did not show"
+fi
+"$FZ7" a -stm1 stm.7z at/f >out.txt 2>err.txt
+same "-stm1 exit" "$?" 0
+same "-stm1 line" "$(grep -c '^Set process affinity mask: 1$' out.txt)" 1
+"$FZ7" a -stmq stm2.7z at/f >out.txt 2>err.txt
+same "-stmq exit" "$?" 7
+same "-stmq message" "$(cat err.txt)" "$(printf '\n\nCommand Line Error:\nUnsupported switch postfix -stm\nq')"
+# -spd: a '*' is a character of the name: nothing matches, nothing to warn
+"$FZ7" a -spd spd.7z 'at/*' >out.txt 2>err.txt
+same "-spd exit" "$?" 0
+same "-spd: no entries" "$("$FZ7" l -slt spd.7z | grep -c '^Path = ')" 1
+"$FZ7" a nospd.7z 'at/*' >out.txt 2>err.txt
+same "without -spd: the wildcard matches" "$("$FZ7" l -slt nospd.7z | grep -c '^Path = ')" 2
 
 echo "switches: $pass passed, $fail failed"
 [ "$fail" = 0 ]
