@@ -121,13 +121,14 @@ static inline int test_due(const fz7_lz_mf_mt *mt, uint64_t pos)
 }
 
 /* A due test at pos may run with the input up to end: a whole piece
- * follows, or no more input can come before the coder reads pos (it is
- * finished, or the coder waits for pos: then it appends nothing until it
- * has the test's record), so the test sees the same bytes whatever the
- * timing. */
+ * follows, and after it the longest match a recorded position of the
+ * piece compares (its anchors' tree walks and probes read that far), or
+ * no more input can come before the coder reads pos (it is finished, or
+ * the coder waits for pos: then it appends nothing until it has the
+ * test's record), so the test sees the same bytes whatever the timing. */
 static inline int test_may_run(const fz7_lz_mf_mt *mt, uint64_t pos, uint64_t end, int finished, uint64_t want)
 {
-    return end - pos >= mt->piece || finished || want > pos;
+    return end - pos >= (uint64_t)mt->piece + FZ7_LZ_MATCHES_MAX || finished || want > pos;
 }
 
 /* Makes the piece test due at pos (test_due, test_may_run); returns the
@@ -322,6 +323,13 @@ size_t fz7_lz_mf_mt_append(fz7_lz_mf_mt *mt, const uint8_t *data, size_t n)
         pthread_cond_signal(&mt->wake_searcher);
     pthread_mutex_unlock(&mt->lock);
     return got;
+}
+
+void fz7_lz_mf_mt_tests_from(fz7_lz_mf_mt *mt, uint64_t pos)
+{
+    pthread_mutex_lock(&mt->lock);
+    mt->next_test = pos;
+    pthread_mutex_unlock(&mt->lock);
 }
 
 void fz7_lz_mf_mt_finish(fz7_lz_mf_mt *mt)

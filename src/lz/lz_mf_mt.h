@@ -61,6 +61,10 @@ void fz7_lz_mf_mt_finish(fz7_lz_mf_mt *mt);
  * needed); advances view->pos. matches: FZ7_LZ_MATCHES_MAX entries. */
 uint32_t fz7_lz_mf_mt_find(fz7_lz_mf_mt *mt, fz7_lz_match *matches);
 
+/* No piece test before stream position pos (bytes the caller only skips,
+ * such as an LZMA2 block's prefix). Before the first append. */
+void fz7_lz_mf_mt_tests_from(fz7_lz_mf_mt *mt, uint64_t pos);
+
 /* fz7_lz_mf_skip: drops the results of the next n positions. */
 void fz7_lz_mf_mt_skip(fz7_lz_mf_mt *mt, uint32_t n);
 

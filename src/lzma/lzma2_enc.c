@@ -125,6 +125,11 @@ static size_t start_after(struct fz7_lzma_enc *e, const uint8_t *prefix, size_t 
                           size_t n)
 {
     size_t fed = 0, done = 0; /* bytes of prefix+data appended; prefix positions skipped */
+    /* The prefix is skipped, never coded: no store pieces there (the bytes
+     * after it that the skip waits with depend on what the block has shown,
+     * so a test there would depend on timing). */
+    if (e->mf_mt)
+        fz7_lz_mf_mt_tests_from(e->mf_mt, plen);
     while (done < plen) {
         size_t got = 0;
         if (fed < plen + n) {
