@@ -1,6 +1,8 @@
 /* archive.c - opens an archive by content and hands it to its reader. */
 #include "format/archive_impl.h"
 
+#include "check/check.h"
+
 #include <strings.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -177,3 +179,41 @@ void fz7_dict_name(uint64_t bytes, char *out, size_t cap)
 }
 
 bool fz7_archive_is_volume_name(const char *path) { return fz7_volumes_is_first_name(path); }
+
+fz7_status fz7_pump_decoded(fz7_istream *dec, const fz7_extract_cb *cb, uint8_t *buf, size_t cap,
+                            uint64_t *produced, uint32_t *crc, bool *cb_failed)
+{
+    fz7_status st = FZ7_OK;
+    for (bool more = true; more;) {
+        size_t fill = 0;
+        while (fill < cap) {
+            size_t got = 0;
+            st = dec->read(dec, buf + fill, cap - fill, &got);
+            if (st != FZ7_OK || got == 0) {
+                more = false;
+                break;
+            }
+            fill += got;
+        }
+        if (fill == 0)
+            break;
+        *produced += fill;
+        if (crc)
+            *crc = fz7_crc32(*crc, buf, fill);
+        fz7_status cst = cb->data(cb->ctx, buf, fill);
+        if (cst != FZ7_OK) {
+            *cb_failed = true;
+            return cst;
+        }
+    }
+    return st;
+}
+
+fz7_status fz7_end_one(const fz7_extract_cb *cb, fz7_status st, const char *detail, char *err, size_t errlen)
+{
+    if (st == FZ7_E_IO || st == FZ7_E_MEM) {
+        snprintf(err, errlen, "%s", st == FZ7_E_IO ? "Read error" : "Out of memory");
+        return st;
+    }
+    return cb->end(cb->ctx, 0, st, st == FZ7_OK ? NULL : detail);
+}

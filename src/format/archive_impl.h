@@ -56,6 +56,19 @@ void fz7_la_utf8_leave(locale_t old);
  * given (copied; the first block's filters). FZ7_E_MEM. */
 fz7_status fz7_xz_stream_attach(fz7_archive *a, const char *method);
 
+/* The one-entry readers' (lzma_alone.c, lzip_read.c) data path: reads
+ * dec until it ends or fails, handing cb->data chunks of up to cap bytes
+ * of buf (what was decoded before an error still goes out). Adds the
+ * bytes to *produced and, if crc is not NULL, to the CRC32 *crc. Returns
+ * dec's status, or the callback's with *cb_failed set. */
+fz7_status fz7_pump_decoded(fz7_istream *dec, const fz7_extract_cb *cb, uint8_t *buf, size_t cap,
+                            uint64_t *produced, uint32_t *crc, bool *cb_failed);
+
+/* Ends such an entry: a read or memory error goes to err ("Read error",
+ * "Out of memory") and is returned as it is; anything else is passed to
+ * cb->end with detail (NULL when st is FZ7_OK). */
+fz7_status fz7_end_one(const fz7_extract_cb *cb, fz7_status st, const char *detail, char *err, size_t errlen);
+
 /* The name the one entry of a compressed file gets: the archive's base
  * name without a volume number (".001") and its .xz/.lzma/.gz/.bz2/.zst/
  * .lz4/.Z suffix (.txz, .tgz, .tbz2, .tzst -> .tar), as 7-Zip names it;

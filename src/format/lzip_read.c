@@ -60,22 +60,8 @@ static fz7_status decode_member(fz7_archive *a, const lzip_member *m, const fz7_
     fz7_status st = fz7_lzma_istream_new(in, props, UINT64_MAX, a->opts.mem_limit, &dec);
     uint64_t produced = 0;
     uint32_t crc = 0;
-    while (st == FZ7_OK) {
-        size_t got = 0;
-        st = dec->read(dec, buf, LZIP_OUT_CHUNK, &got);
-        if (got) {
-            produced += got;
-            crc = fz7_crc32(crc, buf, got);
-            fz7_status cst = cb->data(cb->ctx, buf, got);
-            if (cst != FZ7_OK) {
-                *cb_failed = true;
-                st = cst;
-                break;
-            }
-        }
-        if (st == FZ7_OK && got == 0)
-            break;
-    }
+    if (st == FZ7_OK)
+        st = fz7_pump_decoded(dec, cb, buf, LZIP_OUT_CHUNK, &produced, &crc, cb_failed);
     fz7_istream_free(dec);
     fz7_istream_free(in);
     if (*cb_failed)
@@ -115,13 +101,7 @@ static fz7_status lzip_extract(fz7_archive *a, const bool *select, const fz7_ext
     for (size_t i = 0; i < p->n && st == FZ7_OK; i++)
         st = decode_member(a, &p->m[i], cb, buf, detail, sizeof detail, &cb_failed);
     free(buf);
-    if (cb_failed)
-        return st;
-    if (st == FZ7_E_IO || st == FZ7_E_MEM) {
-        snprintf(err, errlen, "%s", st == FZ7_E_IO ? "Read error" : "Out of memory");
-        return st;
-    }
-    return cb->end(cb->ctx, 0, st, st == FZ7_OK ? NULL : detail);
+    return cb_failed ? st : fz7_end_one(cb, st, detail, err, errlen);
 }
 
 static void lzip_close(fz7_archive *a)

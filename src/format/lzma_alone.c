@@ -56,38 +56,13 @@ static fz7_status lzma_alone_extract(fz7_archive *a, const bool *select, const f
     st = fz7_lzma_istream_new(in, p->props, p->unpack_size, a->opts.mem_limit, &dec);
     uint64_t produced = 0;
     bool cb_failed = false;
-    bool more = st == FZ7_OK;
-    while (more) {
-        /* Gather a chunk; what was decoded before an error still goes out. */
-        size_t fill = 0;
-        while (fill < LZMA_ALONE_OUT_CHUNK) {
-            size_t got = 0;
-            st = dec->read(dec, buf + fill, LZMA_ALONE_OUT_CHUNK - fill, &got);
-            if (st != FZ7_OK || got == 0) {
-                more = false;
-                break;
-            }
-            fill += got;
-        }
-        if (fill == 0)
-            break;
-        produced += fill;
-        fz7_status cst = cb->data(cb->ctx, buf, fill);
-        if (cst != FZ7_OK) {
-            cb_failed = true;
-            st = cst;
-            break;
-        }
-    }
+    if (st == FZ7_OK)
+        st = fz7_pump_decoded(dec, cb, buf, LZMA_ALONE_OUT_CHUNK, &produced, NULL, &cb_failed);
     fz7_istream_free(dec);
     fz7_istream_free(in);
     free(buf);
     if (cb_failed)
         return st;
-    if (st == FZ7_E_IO || st == FZ7_E_MEM) {
-        snprintf(err, errlen, "%s", st == FZ7_E_IO ? "Read error" : "Out of memory");
-        return st;
-    }
     char detail[128];
     detail[0] = 0;
     if (st == FZ7_OK && p->unpack_size != UINT64_MAX && produced != p->unpack_size) {
@@ -101,7 +76,7 @@ static fz7_status lzma_alone_extract(fz7_archive *a, const bool *select, const f
         snprintf(detail, sizeof detail, "%s after %" PRIu64 " bytes of output",
                  fz7_status_str(st), produced);
     }
-    return cb->end(cb->ctx, 0, st, st == FZ7_OK ? NULL : detail);
+    return fz7_end_one(cb, st, detail, err, errlen);
 }
 
 static void lzma_alone_close(fz7_archive *a)
