@@ -15,6 +15,7 @@
 #include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 bool fz7_ends_with(const char *s, const char *suffix)
@@ -323,8 +324,39 @@ static bool temp_name(char *buf, size_t cap, const char *path, const char *dir)
     return n >= 0 && (size_t)n < cap;
 }
 
+/* Creates the folders above path that are missing, as 7-Zip does for a
+ * new archive ("a dir/sub/new.7z"); a failure shows when the temporary
+ * file cannot be made there. */
+static void make_parent_dirs(const char *path)
+{
+    char buf[PATH_MAX];
+    size_t len = strlen(path);
+    if (len >= sizeof buf)
+        return;
+    memcpy(buf, path, len + 1);
+    char *last = strrchr(buf, '/');
+    if (!last || last == buf)
+        return;
+    *last = 0;
+    struct stat sb;
+    if (stat(buf, &sb) == 0)
+        return;
+    for (char *p = buf + 1; ; p++) {
+        if (*p == '/' || *p == 0) {
+            char c = *p;
+            *p = 0;
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+                return;
+            *p = c;
+            if (!c)
+                return;
+        }
+    }
+}
+
 int fz7_temp_create(const char *path, const char *work_dir, FILE *out, int *fd)
 {
+    make_parent_dirs(path);
     /* -w alone: the system's temporary folder, as 7-Zip. */
     const char *dir = work_dir;
     if (dir && !dir[0]) {
@@ -359,6 +391,22 @@ int fz7_temp_create(const char *path, const char *work_dir, FILE *out, int *fd)
     g_temp_live = 1;
     lock_fd(*fd, &g_temp_lock);
     return 0;
+}
+
+void fz7_delete_inputs(const fz7_tree *tree, const bool *keep)
+{
+    for (size_t i = tree->count; i-- > 0;)
+        if (tree->items[i].kind != FZ7_ITEM_DIR && !(keep && keep[i]))
+            unlink(tree->items[i].disk_path);
+    for (size_t i = tree->count; i-- > 0;)
+        if (tree->items[i].kind == FZ7_ITEM_DIR && !(keep && keep[i]))
+            rmdir(tree->items[i].disk_path);
+}
+
+void fz7_stamp_archive(const char *path, int64_t sec, uint32_t nsec)
+{
+    struct timespec ts[2] = {{0, UTIME_OMIT}, {(time_t)sec, (long)nsec}};
+    utimensat(AT_FDCWD, path, ts, 0);
 }
 
 void fz7_temp_drop(int fd)

@@ -77,7 +77,8 @@ int fz7_print_write_end(FILE *out, const fz7_scan_warnings *sw, size_t warnings)
  * in cap bytes. */
 bool fz7_archive_name(const char *archive, const char *ext, char *path, size_t cap);
 
-/* Creates the temporary file "<dir>/<name>.fz7tmpXXXXXX" for the archive
+/* Creates the folders above path that are missing (as 7-Zip does), then
+ * the temporary file "<dir>/<name>.fz7tmpXXXXXX" for the archive
  * path: dir is work_dir (-w{dir}; "" = $TMPDIR or /tmp, as 7-Zip's -w
  * alone), or path's own folder when work_dir is NULL. It is held flock()ed
  * while it lives; temporary files of that pattern for the same archive
@@ -98,6 +99,14 @@ int fz7_temp_create(const char *path, const char *work_dir, FILE *out, int *fd);
  * removed and path is left as it was. */
 fz7_status fz7_temp_commit(int fd, const char *path, const struct stat *old_sb, uint64_t *size,
                            int *err);
+
+/* -sdel once the archive is complete: removes the files of tree, then its
+ * folders deepest first (a folder that is not empty stays); items whose
+ * keep[i] is true (keep may be NULL) are left alone. */
+void fz7_delete_inputs(const fz7_tree *tree, const bool *keep);
+
+/* -stl: gives path the modification time sec/nsec (the newest item's). */
+void fz7_stamp_archive(const char *path, int64_t sec, uint32_t nsec);
 
 /* Closes fd (when >= 0) and removes the temporary file. */
 void fz7_temp_drop(int fd);

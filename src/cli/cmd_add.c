@@ -10,6 +10,7 @@
 #include "cli/progress.h"
 #include "cli/repack.h"
 #include "cli/settings.h"
+#include "cli/update_rules.h"
 #include "format/7z/7z_write.h"
 #include "format/archive.h"
 #include "format/la_write.h"
@@ -511,6 +512,11 @@ static int exit_code_of(fz7_status st)
 
 int fz7_cmd_add(const struct fz7_options *o)
 {
+    /* With -u the rules decide per item, and -u-/-u!name choose the
+     * archives: the update path does all of it (7zz's `a` is its `u` with
+     * the rules p1q1r2x2y2z2w2). */
+    if (fz7_has_update_rules(o))
+        return fz7_cmd_update(o);
     FILE *out = fz7_msg_stream(o);
     fz7_print_banner(out);
     if (!o->archive) {
@@ -789,20 +795,10 @@ int fz7_cmd_add(const struct fz7_options *o)
                 || (r.tree.items[i].mtime == r.tree.items[newest].mtime
                     && r.tree.items[i].mtime_nsec > r.tree.items[newest].mtime_nsec))
                 newest = i;
-        struct timespec ts[2] = {{0, UTIME_OMIT},
-                                 {(time_t)r.tree.items[newest].mtime,
-                                  (long)r.tree.items[newest].mtime_nsec}};
-        utimensat(AT_FDCWD, path, ts, 0);
+        fz7_stamp_archive(path, r.tree.items[newest].mtime, r.tree.items[newest].mtime_nsec);
     }
-    if (o->delete_after && rc == 0) {
-        /* -sdel: files first, then folders deepest first. */
-        for (size_t i = r.tree.count; i-- > 0;)
-            if (r.tree.items[i].kind != FZ7_ITEM_DIR)
-                unlink(r.tree.items[i].disk_path);
-        for (size_t i = r.tree.count; i-- > 0;)
-            if (r.tree.items[i].kind == FZ7_ITEM_DIR)
-                rmdir(r.tree.items[i].disk_path);
-    }
+    if (o->delete_after && rc == 0)
+        fz7_delete_inputs(&r.tree, NULL);   /* -sdel: files first, then folders */
 
 done:
     fz7_progress_end(r.progress);

@@ -338,6 +338,17 @@ static int parse_switch(parser *p, const char *arg)
         return 0;
     case 'm':
         return parse_method(p, arg, s + 1);
+    case 'u': {
+        /* -u{rules}: kept as given; update_rules.c reads them. */
+        if (!s[1])
+            return usage_error(p, 7, "Too short switch:", arg);
+        const char **u = realloc(o->update_rules, (o->n_update_rules + 1) * sizeof *u);
+        if (!u)
+            return usage_error(p, 8, "Can't allocate required memory", NULL);
+        o->update_rules = u;
+        o->update_rules[o->n_update_rules++] = s + 1;
+        return 0;
+    }
     case 'w':
         o->work_dir = s + 1;
         return 0;
@@ -606,6 +617,7 @@ void fz7_options_free(struct fz7_options *o)
     free(o->excludes);
     free(o->methods);
     free(o->hashes);
+    free(o->update_rules);
     if (o->password_buf) {
         explicit_bzero(o->password_buf, strlen(o->password_buf));
         free(o->password_buf);
