@@ -276,9 +276,15 @@ static void temp_dir_of(const char *temp, char *buf, size_t cap)
         snprintf(buf, cap, "%.*s", slash == temp ? 1 : (int)(slash - temp), temp);
 }
 
+/* The volumes being cut from the temporary archive (removed on a signal). */
+static char **g_vol_paths;
+static volatile sig_atomic_t g_vols_live;
+
 static void on_signal(int sig)
 {
     (void)sig;
+    for (sig_atomic_t i = 0; i < g_vols_live; i++)
+        unlink(g_vol_paths[i]);
     if (g_temp_live)
         unlink(g_temp_path);
     if (g_copy_live)
@@ -391,6 +397,189 @@ int fz7_temp_create(const char *path, const char *work_dir, FILE *out, int *fd)
     g_temp_live = 1;
     lock_fd(*fd, &g_temp_lock);
     return 0;
+}
+
+int fz7_volume_sizes(const struct fz7_options *o, uint64_t **sizes, size_t *n)
+{
+    *n = 0;
+    *sizes = calloc(o->n_volume_sizes ? o->n_volume_sizes : 1, sizeof **sizes);
+    if (!*sizes)
+        return 8;
+    for (size_t i = 0; i < o->n_volume_sizes; i++) {
+        const char *v = o->volume_sizes[i];
+        char *end;
+        errno = 0;
+        unsigned long long x = isdigit((unsigned char)v[0]) ? strtoull(v, &end, 10) : 0;
+        unsigned shift = 0;
+        bool ok = isdigit((unsigned char)v[0]) && errno == 0;
+        if (ok && *end) {
+            const char *units = "bkmgt", *u = strchr(units, tolower((unsigned char)*end));
+            ok = u && end[1] == 0;
+            shift = ok ? 10u * (unsigned)(u - units) : 0;
+        }
+        if (!ok || (shift && x > (UINT64_MAX >> shift))) {
+            fflush(stdout);
+            fprintf(stderr, "\n\nCommand Line Error:\nIncorrect volume size:\n%s\n", v);
+            free(*sizes);
+            *sizes = NULL;
+            return 7;
+        }
+        (*sizes)[(*n)++] = (uint64_t)x << shift;
+    }
+    if (*n && (*sizes)[*n - 1] == 0) {
+        fflush(stdout);
+        fprintf(stderr, "\n\nCommand Line Error:\nzero size last volume is not allowed\n");
+        free(*sizes);
+        *sizes = NULL;
+        *n = 0;
+        return 7;
+    }
+    return 0;
+}
+
+void fz7_volume_name(const char *path, size_t k, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s.%03zu", path, k + 1);
+}
+
+int fz7_refuse_volume_set(FILE *out, const char *path)
+{
+    char vol1[PATH_MAX + 16];
+    struct stat sb;
+    fz7_volume_name(path, 0, vol1, sizeof vol1);
+    if (stat(vol1, &sb) != 0)
+        return 0;
+    fprintf(out, "\nError:\nUpdating for multivolume archives is not implemented\n%s\n", vol1);
+    fflush(out);
+    fprintf(stderr, "\n\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
+    return FZ7_EXIT_FATAL;
+}
+
+int fz7_print_exists(FILE *out, const char *path)
+{
+    fprintf(out, "\nError:\nThe file already exists\n%s\nerrno=%d : %s\n", path, EEXIST,
+            strerror(EEXIST));
+    fflush(out);
+    fprintf(stderr, "\n\nSystem ERROR:\nerrno=%d : %s\n", EEXIST, strerror(EEXIST));
+    return FZ7_EXIT_FATAL;
+}
+
+/* Makes the names just made in path's folder durable. */
+static void fsync_parent(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path + 1) : 1, slash ? path : ".");
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+    }
+}
+
+/* Copies len bytes at offset off of fd into the new file name. 0 or errno. */
+static int write_volume(int fd, uint64_t off, uint64_t len, const char *name, uint8_t *buf,
+                        size_t cap)
+{
+    int to = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (to < 0)
+        return errno;
+    g_vols_live++;
+    int err = 0;
+    while (!err && len) {
+        size_t want = len < cap ? (size_t)len : cap;
+        ssize_t n = pread(fd, buf, want, (off_t)off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            err = n < 0 ? errno : EIO;
+            break;
+        }
+        for (ssize_t done = 0; !err && done < n;) {
+            ssize_t w = write(to, buf + done, (size_t)(n - done));
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w < 0)
+                err = errno;
+            else
+                done += w;
+        }
+        off += (uint64_t)n;
+        len -= (uint64_t)n;
+    }
+    if (!err && fsync(to) != 0)
+        err = errno;
+    if (close(to) != 0 && !err)
+        err = errno;
+    return err;
+}
+
+fz7_status fz7_temp_commit_volumes(int fd, const char *path, const uint64_t *sizes,
+                                   size_t n_sizes, uint64_t *size, size_t *n_volumes, int *err)
+{
+    *size = 0;
+    *n_volumes = 0;
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || fsync(fd) != 0) {
+        *err = errno;
+        fz7_temp_drop(fd);
+        return FZ7_E_IO;
+    }
+    uint64_t total = (uint64_t)sb.st_size;
+    /* How many volumes: whole ones of their size, the last one the rest
+     * (an empty archive is still one volume). */
+    size_t n = 0;
+    for (uint64_t at = 0; n == 0 || at < total; n++) {
+        uint64_t v = sizes[n < n_sizes ? n : n_sizes - 1];
+        at = total - at <= v ? total : at + v;
+        if (n >= ((size_t)1 << 24)) { /* a bound on the names made: 16 Mi volumes */
+            *err = EFBIG;
+            fz7_temp_drop(fd);
+            return FZ7_E_IO;
+        }
+    }
+    size_t cap = (size_t)1 << 20;
+    uint8_t *buf = malloc(cap);
+    char **names = calloc(n, sizeof *names);
+    bool ok = buf && names;
+    for (size_t k = 0; ok && k < n; k++) {
+        names[k] = malloc(PATH_MAX + 16);
+        ok = names[k] != NULL;
+        if (ok)
+            fz7_volume_name(path, k, names[k], PATH_MAX + 16);
+    }
+    int e = ok ? 0 : ENOMEM;
+    g_vol_paths = names;
+    uint64_t at = 0;
+    for (size_t k = 0; !e && k < n; k++) {
+        uint64_t v = sizes[k < n_sizes ? k : n_sizes - 1];
+        uint64_t len = total - at < v || k == n - 1 ? total - at : v;
+        e = write_volume(fd, at, len, names[k], buf, cap);
+        if (e == EEXIST)
+            break;   /* not ours: left alone */
+        at += len;
+    }
+    if (e) {
+        /* Only the volumes this run made (an existing one failed EEXIST
+         * before it was counted). */
+        for (sig_atomic_t i = g_vols_live; i-- > 0;)
+            unlink(names[i]);
+    }
+    g_vols_live = 0;
+    g_vol_paths = NULL;
+    for (size_t k = 0; names && k < n; k++)
+        free(names[k]);
+    free(names);
+    free(buf);
+    fz7_temp_drop(fd);   /* the single archive: the volumes hold it now */
+    if (e) {
+        *err = e;
+        return FZ7_E_IO;
+    }
+    fsync_parent(path);
+    *size = total;
+    *n_volumes = n;
+    return FZ7_OK;
 }
 
 void fz7_delete_inputs(const fz7_tree *tree, const bool *keep)
@@ -510,13 +699,6 @@ fz7_status fz7_temp_commit(int fd, const char *path, const struct stat *old_sb, 
     g_temp_live = 0;
     unlock_fd(&g_temp_lock);
     /* Make the rename itself durable. */
-    const char *slash = strrchr(path, '/');
-    char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path + 1) : 1, slash ? path : ".");
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
-    }
+    fsync_parent(path);
     return FZ7_OK;
 }

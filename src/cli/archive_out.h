@@ -108,6 +108,35 @@ void fz7_delete_inputs(const fz7_tree *tree, const bool *keep);
 /* -stl: gives path the modification time sec/nsec (the newest item's). */
 void fz7_stamp_archive(const char *path, int64_t sec, uint32_t nsec);
 
+/* -v{Size}[b|k|m|g|t] (a bare number is bytes): o's volume sizes, in
+ * order; the last one repeats. *n 0 without -v. Returns 0; 7 after
+ * printing 7-Zip's "Command Line Error" ("Incorrect volume size:", "zero
+ * size last volume is not allowed"); 8 out of memory. Free *sizes. */
+int fz7_volume_sizes(const struct fz7_options *o, uint64_t **sizes, size_t *n);
+
+/* The name of volume k (0-based) of the archive path: "path.001", ... */
+void fz7_volume_name(const char *path, size_t k, char *buf, size_t cap);
+
+/* With -v: when path.001 exists, 7-Zip's "Updating for multivolume archives
+ * is not implemented" on out and E_NOTIMPL on stderr, and exit code 2;
+ * else 0 (a volume set is never rewritten). */
+int fz7_refuse_volume_set(FILE *out, const char *path);
+
+/* 7-Zip's stop for an archive it will not overwrite: on out, after the
+ * scan, "Error: The file already exists" with path and errno; on stderr
+ * "System ERROR:". Returns exit code 2. */
+int fz7_print_exists(FILE *out, const char *path);
+
+/* fz7_temp_commit for a volume set: the complete temporary archive is cut
+ * into path.001, path.002, ... of sizes[k] bytes (the last size repeats;
+ * the last volume holds the rest), each a new file (an existing one is
+ * EEXIST) fsynced before the temporary file is removed, so the volumes
+ * joined are the archive byte for byte. On failure or a signal the
+ * volumes made so far are removed too. *size gets the archive size,
+ * *n_volumes the count. FZ7_E_IO with *err = errno on failure. */
+fz7_status fz7_temp_commit_volumes(int fd, const char *path, const uint64_t *sizes,
+                                   size_t n_sizes, uint64_t *size, size_t *n_volumes, int *err);
+
 /* Closes fd (when >= 0) and removes the temporary file. */
 void fz7_temp_drop(int fd);
 

@@ -57,6 +57,8 @@ typedef struct update_run {
     fz7_scan_warnings scan;       /* .count points at warnings */
     uint64_t files_read;
     uint64_t copied_folders, repacked_folders;
+    const uint64_t *vols;         /* -v: volume sizes (n_vols of them), or none */
+    size_t n_vols;
 } update_run;
 
 /* ---- deciding each entry's fate ------------------------------------------ */
@@ -503,10 +505,19 @@ static int commit_archive(update_run *r, bool exists, const struct stat *old_sb)
     fz7_status st = write_archive(r, fd, why, sizeof why);
     int werr = errno;
     uint64_t size = 0;
-    if (st == FZ7_OK)
+    size_t n_volumes = 0;
+    bool cutting = st == FZ7_OK && r->n_vols;
+    if (cutting)
+        st = fz7_temp_commit_volumes(fd, path, r->vols, r->n_vols, &size, &n_volumes, &werr);
+    else if (st == FZ7_OK)
         st = fz7_temp_commit(fd, path, exists ? old_sb : NULL, &size, &werr);
     else
         fz7_temp_drop(fd);
+    if (st != FZ7_OK && cutting) {   /* a volume that exists, a full disk: as 7zz */
+        fflush(r->out);
+        fprintf(stderr, "\n\nSystem ERROR:\nerrno=%d : %s\n", werr, strerror(werr));
+        return FZ7_EXIT_FATAL;
+    }
     if (r->sse_errno) { /* -sse: 7-Zip's end, the archive left as it was */
         fflush(r->out);
         fprintf(stderr, "\n\nSystem ERROR:\nerrno=%d : %s\n", r->sse_errno, strerror(r->sse_errno));
@@ -522,13 +533,16 @@ static int commit_archive(update_run *r, bool exists, const struct stat *old_sb)
             (unsigned long long)r->files_read);
     fz7_print_size(r->out, size);
     fputc('\n', r->out);
+    if (r->n_vols)
+        fprintf(r->out, "Volumes: %zu\n", n_volumes);
     if (r->o->bb >= 3) /* fz7's own detail, below 7-Zip's -bb1 lines */
         fprintf(r->out, "Folders copied as they were: %llu, compressed again: %llu\n",
                 (unsigned long long)r->copied_folders, (unsigned long long)r->repacked_folders);
     return 0;
 }
 
-static int update_targets(const struct fz7_options *o, FILE *out, const fz7_update_targets *ts);
+static int update_targets(const struct fz7_options *o, FILE *out, const fz7_update_targets *ts,
+                          const uint64_t *vols, size_t n_vols);
 
 /* -stl: the archive just written gets the mtime of its newest entry, kept
  * or read from disk, as 7zz gives it. */
@@ -579,13 +593,19 @@ int fz7_cmd_update(const struct fz7_options *o)
             }
         }
     }
-    int rc = update_targets(o, out, &ts);
+    uint64_t *vols = NULL;
+    size_t n_vols = 0;
+    int rc = fz7_volume_sizes(o, &vols, &n_vols);
+    if (rc == 0)
+        rc = update_targets(o, out, &ts, vols, n_vols);
+    free(vols);
     fz7_update_targets_free(&ts);
     return rc;
 }
 
-/* fz7_cmd_update once the archives to write are known. */
-static int update_targets(const struct fz7_options *o, FILE *out, const fz7_update_targets *ts0)
+/* fz7_cmd_update once the archives to write (and -v's sizes) are known. */
+static int update_targets(const struct fz7_options *o, FILE *out, const fz7_update_targets *ts0,
+                          const uint64_t *vols, size_t n_vols)
 {
     fz7_update_targets ts = *ts0;
     if (fz7_archive_is_volume_name(o->archive)) {
@@ -638,6 +658,8 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
     r.scan.count = &r.warnings;
     r.path = path;
     r.password = o->password;
+    r.vols = vols;
+    r.n_vols = n_vols;
     char *asked = NULL;
     int rc = 0;
     char why[512] = "";
@@ -649,6 +671,13 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
 
     struct stat old_sb;
     bool exists = stat(path, &old_sb) == 0;
+    if (r.n_vols && (rc = fz7_refuse_volume_set(out, path)) != 0)
+        goto done;
+    /* -v writes new volumes only: an existing archive is not opened, and
+     * the command stops once the disk is scanned, as 7zz does. */
+    bool refuse_existing = exists && r.n_vols;
+    if (refuse_existing)
+        exists = false;
     if (exists) {
         fprintf(out, "Open archive: %s\n", path);
         char err[512] = "";
@@ -712,17 +741,17 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
         rc = fz7_write_exit_code(st);
         goto done;
     }
+    if (refuse_existing) {
+        rc = fz7_print_exists(out, path);
+        goto done;
+    }
 
     /* The extra archives are new files: one that exists already stops the
      * command before anything is written, as in 7zz. */
     for (size_t k = 0; k < ts.n; k++) {
         struct stat sb;
         if (ts.t[k].path && lstat(ts_paths[k], &sb) == 0) {
-            fprintf(out, "\nError:\nThe file already exists\n%s\nerrno=%d : %s\n", ts_paths[k],
-                    EEXIST, strerror(EEXIST));
-            fflush(out);
-            fprintf(stderr, "\n\nSystem ERROR:\nerrno=%d : %s\n", EEXIST, strerror(EEXIST));
-            rc = FZ7_EXIT_FATAL;
+            rc = fz7_print_exists(out, ts_paths[k]);
             goto done;
         }
     }

@@ -138,6 +138,10 @@ struct fz7_options {
      * wrong with one as 7-Zip does, once the banner is out. */
     const char **update_rules;
     size_t n_update_rules;
+    /* Volume sizes: the text after each -v ("10m", "1000"), in order;
+     * archive_out.h reads them (fz7_volume_sizes). */
+    const char **volume_sizes;
+    size_t n_volume_sizes;
 };
 
 /* Parses argv (argv[0] is the program) into *o. On bad usage returns 7

@@ -61,7 +61,7 @@ state() {
             echo "F $f (fixture)"
         else
             case $f in
-            *.7z|*.xz|*.7z.0*)
+            *.7z|*.xz|*.7z.0*|*.xz.0*)
                 echo "A $f"
                 7zz l -slt -ppw "$f" 2>/dev/null </dev/null | sed -n '/^----------$/,$p' |
                     grep -E '^(Path|Size|CRC|Attributes|Modified|Folder|Encrypted) = ' ;;
@@ -190,7 +190,11 @@ row same u -uq3 old.7z src
 row same u old.7z src -u- '-up0q0!new.7z'
 row same d old.7z src/a.txt -u- '-u!new.7z'
 row same u -uq2 arc.7z one.txt
-row "not yet: volumes -v" a -v1k new.7z src
+row same a -v1k new.7z src
+row same a -v1k -v2k new.7z src
+row same a -vx new.7z src
+row same u -v1k arc.7z one.txt
+row same a -txz -v1k new.xz one.txt
 row "not same: a -w folder that cannot be written is one ERROR line naming the temporary file" a -wtmp_missing_dir new.7z one.txt
 row same x arc.7z -oout -x!src/sub
 row "not yet: -xm!/-xw! forms" x arc.7z -oout '-xw!src/sub'
