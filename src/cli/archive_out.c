@@ -592,9 +592,20 @@ void fz7_delete_inputs(const fz7_tree *tree, const bool *keep)
             rmdir(tree->items[i].disk_path);
 }
 
-void fz7_stamp_archive(const char *path, int64_t sec, uint32_t nsec)
+void fz7_newest_take(fz7_newest *n, int64_t sec, uint32_t nsec)
 {
-    struct timespec ts[2] = {{0, UTIME_OMIT}, {(time_t)sec, (long)nsec}};
+    if (!n->any || sec > n->sec || (sec == n->sec && nsec > n->nsec)) {
+        n->any = true;
+        n->sec = sec;
+        n->nsec = nsec;
+    }
+}
+
+void fz7_newest_stamp(const fz7_newest *n, const char *path)
+{
+    if (!n->any)
+        return;
+    struct timespec ts[2] = {{0, UTIME_OMIT}, {(time_t)n->sec, (long)n->nsec}};
     utimensat(AT_FDCWD, path, ts, 0);
 }
 

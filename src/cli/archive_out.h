@@ -105,8 +105,16 @@ fz7_status fz7_temp_commit(int fd, const char *path, const struct stat *old_sb, 
  * keep[i] is true (keep may be NULL) are left alone. */
 void fz7_delete_inputs(const fz7_tree *tree, const bool *keep);
 
-/* -stl: gives path the modification time sec/nsec (the newest item's). */
-void fz7_stamp_archive(const char *path, int64_t sec, uint32_t nsec);
+/* -stl: the newest of the times offered to fz7_newest_take (zeroed first);
+ * fz7_newest_stamp gives it to path as its modification time (nothing
+ * when no time was offered). */
+typedef struct fz7_newest {
+    bool any;
+    int64_t sec;
+    uint32_t nsec;
+} fz7_newest;
+void fz7_newest_take(fz7_newest *n, int64_t sec, uint32_t nsec);
+void fz7_newest_stamp(const fz7_newest *n, const char *path);
 
 /* -v{Size}[b|k|m|g|t] (a bare number is bytes): o's volume sizes, in
  * order; the last one repeats. *n 0 without -v. Returns 0; 7 after

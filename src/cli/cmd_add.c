@@ -834,15 +834,18 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
     if (o->delete_after)
         fputc('\n', out);   /* 7-Zip's line for its deleting stage */
     rc = fz7_print_write_end(out, &r.scan, r.warnings);
-    if (o->stamp_newest && r.tree.count && !n_vols) {
-        /* -stl: the archive's mtime is the newest added item's, as 7-Zip. */
-        size_t newest = 0;
-        for (size_t i = 1; i < r.tree.count; i++)
-            if (r.tree.items[i].mtime > r.tree.items[newest].mtime
-                || (r.tree.items[i].mtime == r.tree.items[newest].mtime
-                    && r.tree.items[i].mtime_nsec > r.tree.items[newest].mtime_nsec))
-                newest = i;
-        fz7_stamp_archive(path, r.tree.items[newest].mtime, r.tree.items[newest].mtime_nsec);
+    if (o->stamp_newest && !n_vols) {
+        /* -stl: the archive's mtime is its newest entry's, kept ones
+         * included, as 7-Zip gives it. */
+        fz7_newest nw = {0};
+        for (size_t i = 0; i < r.tree.count; i++)
+            fz7_newest_take(&nw, r.tree.items[i].mtime, r.tree.items[i].mtime_nsec);
+        for (size_t i = 0; old && keep && i < fz7_archive_count(old); i++) {
+            const fz7_entry *e = fz7_archive_entry(old, i);
+            if (keep[i] && e->has_mtime)
+                fz7_newest_take(&nw, e->mtime, e->mtime_nsec);
+        }
+        fz7_newest_stamp(&nw, path);
     }
     if (o->delete_after && rc == 0)
         fz7_delete_inputs(&r.tree, NULL);   /* -sdel: files first, then folders */

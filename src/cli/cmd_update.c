@@ -548,22 +548,16 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
  * or read from disk, as 7zz gives it. */
 static void stamp_newest(const update_run *r)
 {
-    bool any = false;
-    int64_t sec = 0;
-    uint32_t nsec = 0;
+    fz7_newest nw = {0};
     for (size_t i = 0; i < r->n_old; i++) {
         const fz7_entry *e = fz7_archive_entry(r->old, i);
-        if (r->fate[i] == FATE_KEEP && e->has_mtime &&
-            (!any || e->mtime > sec || (e->mtime == sec && e->mtime_nsec > nsec)))
-            any = true, sec = e->mtime, nsec = e->mtime_nsec;
+        if (r->fate[i] == FATE_KEEP && e->has_mtime)
+            fz7_newest_take(&nw, e->mtime, e->mtime_nsec);
     }
-    for (size_t k = 0; r->add && k < r->tree.count; k++) {
-        const fz7_tree_item *it = &r->tree.items[k];
-        if (r->add[k] && (!any || it->mtime > sec || (it->mtime == sec && it->mtime_nsec > nsec)))
-            any = true, sec = it->mtime, nsec = it->mtime_nsec;
-    }
-    if (any)
-        fz7_stamp_archive(r->path, sec, nsec);
+    for (size_t k = 0; r->add && k < r->tree.count; k++)
+        if (r->add[k])
+            fz7_newest_take(&nw, r->tree.items[k].mtime, r->tree.items[k].mtime_nsec);
+    fz7_newest_stamp(&nw, r->path);
 }
 
 int fz7_cmd_update(const struct fz7_options *o)

@@ -99,6 +99,13 @@ expect arc.7z 'p.dat=old p.dat q.txt=old q.txt w.txt=old w.txt x.txt=old x.txt z
 LAST="u -uq3"; run 0 u arc.7z '*.txt' -uq3
 expect arc.7z 'q.txt=ANTI p.dat=old p.dat x.txt=old x.txt z.txt=old z.txt r.txt=new r w.txt=new w.txt longer y.txt=new y'
 grep -qx '1 anti-file' out || fail "u -uq3: no '1 anti-file' line"
+# fz7 l lists the anti-item as 7zz does (table and -slt's Anti line).
+for sw in "" -slt; do
+    diff <(7zz l $sw w/arc.7z | sed -n '/^---/,$p') <("$FZ7" l $sw w/arc.7z | sed -n '/^---/,$p') >/dev/null ||
+        { diff <(7zz l $sw w/arc.7z | sed -n '/^---/,$p') <("$FZ7" l $sw w/arc.7z | sed -n '/^---/,$p');
+          fail "fz7 l $sw of anti-items differs from 7zz"; }
+    checks=$((checks + 1))
+done
 LAST="u -ux3"; run 0 u arc.7z '*.txt' -ux3
 expect arc.7z 'x.txt=ANTI p.dat=old p.dat q.txt=old q.txt z.txt=old z.txt r.txt=new r w.txt=new w.txt longer y.txt=new y'
 LAST="u -ur3"; run 0 u arc.7z '*.txt' -ur3
@@ -165,7 +172,9 @@ expect arc.7z 'p.dat=old p.dat r.txt=new r w.txt=new w.txt longer x.txt=new x y.
 [ "$(cd w && ls)" = "$(printf 'arc.7z\np.dat')" ] || fail "a -uq0 -sdel left $(cd w && ls | tr '\n' ' ')"
 LAST="u -stl x.txt"; run 0 u arc.7z x.txt -stl
 [ "$(date -r w/arc.7z +%F)" = 2024-01-02 ] || fail "u -stl: archive time $(date -r w/arc.7z)"
-checks=$((checks + 3))
+LAST="a -stl x.txt"; run 0 a arc.7z x.txt -stl
+[ "$(date -r w/arc.7z +%F)" = 2024-01-02 ] || fail "a -stl: archive time $(date -r w/arc.7z), not the kept entries' newest"
+checks=$((checks + 4))
 
 # Bad spellings: 7zz's error, exit 7, nothing written.
 for bad in z q2 p2 r1 q4 k1 '!' 'q0!' q0x x; do
