@@ -793,6 +793,25 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
         r.path = t->path ? ts_paths[k] : path;
         r.files_read = 0;
         print_plan(&r, !t->path && exists, !t->path);
+        if (!r.password && o->ask_password) {
+            /* -p alone and no password met yet: asked once, before the
+             * first archive is written, as 7zz does (new data is
+             * encrypted with it). */
+            bool differ = false;
+            asked = fz7_ask_new_password(out, &differ);
+            if (!asked) {
+                if (differ) {
+                    fprintf(stderr, "\nERROR: the two passwords differ\n");
+                    rc = FZ7_EXIT_FATAL;
+                } else {
+                    rc = fz7_break_signaled();
+                }
+                goto done;
+            }
+            r.password = asked;
+            if ((rc = fz7_password_key(asked, &r.key)) != 0)
+                goto done;
+        }
         rc = commit_archive(&r, !t->path && exists, &old_sb);
         if (rc == 0 && o->stamp_newest)
             stamp_newest(&r);

@@ -176,6 +176,14 @@ LAST="a -stl x.txt"; run 0 a arc.7z x.txt -stl
 [ "$(date -r w/arc.7z +%F)" = 2024-01-02 ] || fail "a -stl: archive time $(date -r w/arc.7z), not the kept entries' newest"
 checks=$((checks + 4))
 
+# -p alone asks once (one line of stdin here) and encrypts the new data.
+rm -rf w; cp -a base w
+(cd w && echo pw | "$FZ7" a -p -uq0 new.7z '*.txt' >../out 2>../err); rc=$?
+[ "$rc" = 0 ] && grep -q '^Enter password' out && 7zz t -ppw w/new.7z >/dev/null 2>&1 &&
+    [ "$(7zz l -slt -ppw w/new.7z | grep -c '^Encrypted = +')" = 5 ] ||
+    fail "a -p -uq0: exit $rc, not 5 encrypted entries"
+checks=$((checks + 1))
+
 # Bad spellings: 7zz's error, exit 7, nothing written.
 for bad in z q2 p2 r1 q4 k1 '!' 'q0!' q0x x; do
     LAST="u -u$bad"; run 7 u arc.7z '*.txt' "-u$bad"
