@@ -442,6 +442,20 @@ void fz7_volume_name(const char *path, size_t k, char *buf, size_t cap)
     snprintf(buf, cap, "%s.%03zu", path, k + 1);
 }
 
+int fz7_print_update_open_error(FILE *out, const char *path, const char *type, const char *err,
+                                fz7_status st)
+{
+    fflush(out);
+    if (strcmp(err, "Cannot open the file as archive") == 0)
+        fprintf(stderr, "ERROR: %s\n%s\nOpen ERROR: Cannot open the file as [%s] archive\n\n\n"
+                        "ERRORS:\nIs not archive\n\n\nSystem ERROR:\nerrno=%d : %s\n",
+                path, path, type, EPERM, strerror(EPERM));
+    else
+        fprintf(stderr, "ERROR: %s\n%s\nOpen ERROR: %s\n", path, path,
+                err[0] ? err : fz7_status_str(st));
+    return FZ7_EXIT_FATAL;
+}
+
 int fz7_refuse_volume_set(FILE *out, const char *path)
 {
     char vol1[PATH_MAX + 16];

@@ -125,6 +125,13 @@ int fz7_volume_sizes(const struct fz7_options *o, uint64_t **sizes, size_t *n);
 /* The name of volume k (0-based) of the archive path: "path.001", ... */
 void fz7_volume_name(const char *path, size_t k, char *buf, size_t cap);
 
+/* a/u/d/rn: the archive to update cannot be opened (err: the reader's
+ * reason, or ""). As 7zz 26.02 on stderr: "ERROR: path", path, "Open ERROR:
+ * ..."; a file no reader knows gets the "[type] archive" words and 7zz's
+ * "ERRORS: Is not archive" and "System ERROR:" block too. Returns 2. */
+int fz7_print_update_open_error(FILE *out, const char *path, const char *type, const char *err,
+                                fz7_status st);
+
 /* With -v: when path.001 exists, 7-Zip's "Updating for multivolume archives
  * is not implemented" on out and E_NOTIMPL on stderr, and exit code 2;
  * else 0 (a volume set is never rewritten). */

@@ -638,6 +638,10 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
             rc = fz7_break_signaled();
             goto done;
         }
+        if (st != FZ7_OK && !la) {
+            rc = fz7_print_update_open_error(out, path, "7z", err, st);
+            goto done;
+        }
         if (st != FZ7_OK) {
             fflush(out);
             fprintf(stderr, "ERROR: %s\n%s : %s\n", path, path,

@@ -686,10 +686,7 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
             snprintf(err, sizeof err, "Cannot open the file as [7z] archive");
         }
         if (st != FZ7_OK) {
-            fflush(out);
-            fprintf(stderr, "ERROR: %s\n%s\nOpen ERROR: %s\n", path, path,
-                    err[0] ? err : fz7_status_str(st));
-            rc = FZ7_EXIT_FATAL;
+            rc = fz7_print_update_open_error(out, path, "7z", err, st);
             goto done;
         }
         fz7_print_archive_block(out, path, r.old);

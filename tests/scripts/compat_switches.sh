@@ -190,6 +190,8 @@ row same u -uq3 old.7z src
 row same u old.7z src -u- '-up0q0!new.7z'
 row same d old.7z src/a.txt -u- '-u!new.7z'
 row same u -uq2 arc.7z one.txt
+row same a junk.7z one.txt
+row same u junk.7z one.txt
 row same a -v1k new.7z src
 row same a -v1k -v2k new.7z src
 row same a -vx new.7z src
