@@ -47,15 +47,20 @@ static uint64_t chi2_flat(const uint32_t *c, uint32_t n)
     return v > n ? v - n : 0;
 }
 
-static int flat_enough(const uint8_t *p, uint32_t n)
+/* The first QUICK_BYTES alone, order 0. */
+static int quick_flat(const uint8_t *p, uint32_t n)
 {
     uint32_t c[256] = {0};
     uint32_t q = n < QUICK_BYTES ? n : QUICK_BYTES;
     for (uint32_t i = 0; i < q; i++)
         c[p[i]]++;
     /* A flat histogram of q bytes gives 255 +- 23: 700 is far outside. */
-    if (chi2_flat(c, q) > 700)
-        return 0;
+    return chi2_flat(c, q) <= 700;
+}
+
+/* All n bytes in the 8 literal contexts. */
+static int flat_enough(const uint8_t *p, uint32_t n)
+{
     uint32_t ctx[8][256] = {{0}};
     uint32_t nctx[8] = {0};
     for (uint32_t i = 1; i < n; i++) {
@@ -109,7 +114,9 @@ int fz7_lzma2_store_anchor(const uint8_t *p)
 int fz7_lzma2_store_worthy(const fz7_lz_mf *mf, uint32_t idx, uint32_t n)
 {
     const uint8_t *p = mf->buf + idx;
-    if (!flat_enough(p, n) || !few_repeats(p, n))
+    /* Cheapest first: repeating data, flat at order 1, fails few_repeats
+     * within its first period. */
+    if (!quick_flat(p, n) || !few_repeats(p, n) || !flat_enough(p, n))
         return 0;
     /* Repeats of the dictionary: the anchors of stored bytes are recorded
      * (store_piece), so a second copy of them meets its first here. */
