@@ -184,6 +184,16 @@ rm -rf w; cp -a base w
     fail "a -p -uq0: exit $rc, not 5 encrypted entries"
 checks=$((checks + 1))
 
+# -r makes a plain name a wildcard at any depth (7-Zip): every z.txt, and
+# a name that matches nothing is no warning.
+rm -rf w; cp -a base w; mkdir w/sub; echo "deep z" >w/sub/z.txt
+(cd w && "$FZ7" a -r n.7z z.txt >../out 2>../err); rc=$?
+[ "$rc" = 0 ] && [ "$(entries w/n.7z)" = 'sub/z.txt=deep z z.txt=old z.txt' ] ||
+    fail "a -r n.7z z.txt: exit $rc, $(entries w/n.7z)"
+(cd w && "$FZ7" a -r m.7z missing.txt >../out 2>../err); rc=$?
+[ "$rc" = 0 ] && [ ! -s err ] || fail "a -r m.7z missing.txt: exit $rc"
+checks=$((checks + 2))
+
 # Bad spellings: 7zz's error, exit 7, nothing written.
 for bad in z q2 p2 r1 q4 k1 '!' 'q0!' q0x x; do
     LAST="u -u$bad"; run 7 u arc.7z '*.txt' "-u$bad"
