@@ -590,8 +590,14 @@ int fz7_cmd_update(const struct fz7_options *o)
     uint64_t *vols = NULL;
     size_t n_vols = 0;
     int rc = fz7_volume_sizes(o, &vols, &n_vols);
-    if (rc == 0)
+    if (rc == 0 && n_vols && o->command == FZ7_CMD_RENAME) {
+        /* rn writes no volumes; 7zz 26.02 ends so, with or without the archive. */
+        fflush(out);
+        fprintf(stderr, "\n\nERROR:\ncan't find archive\n");
+        rc = FZ7_EXIT_FATAL;
+    } else if (rc == 0) {
         rc = update_targets(o, out, &ts, vols, n_vols);
+    }
     free(vols);
     fz7_update_targets_free(&ts);
     return rc;

@@ -25,7 +25,7 @@ static bool parse_one(const char *s, uint8_t act[FZ7_PAIR_STATES], const char **
     *name = NULL;
     while (*s) {
         const char *l = strchr(STATE_LETTERS, tolower((unsigned char)*s));
-        if (!l || !*s) {
+        if (!l) {
             if (*s != '!' || !s[1])
                 return false;
             *name = s + 1;

@@ -93,6 +93,9 @@ cp old.7z old.keep
     [ -z "$(ls old.7z.* 2>/dev/null)" ] || fail "a -v1k over an archive: exit $rc"
 "$FZ7" u -bd -v1k old.7z src >out 2>err; rc=$?
 [ "$rc" = 2 ] && grep -qx 'The file already exists' out && cmp -s old.7z old.keep || fail "u -v1k: exit $rc"
+"$FZ7" rn -bd -v1k old.7z src/a.txt src/b.txt >out 2>err; rc=$?
+[ "$rc" = 2 ] && [ "$(cat err)" = "$(printf '\n\nERROR:\ncan'"'"'t find archive')" ] && cmp -s old.7z old.keep ||
+    fail "rn -v1k: exit $rc, not 7zz's end"
 echo x >set.7z.001
 "$FZ7" a -bd -v1k set.7z src >out 2>err; rc=$?
 [ "$rc" = 2 ] && grep -qx 'Updating for multivolume archives is not implemented' out &&
@@ -118,6 +121,6 @@ done
 [ "$rc" = 2 ] || fail "a -v16k over ulimit -f: exit $rc, not 2"
 [ -z "$(ls -A | grep -E '^full\.7z')" ] || fail "a -v16k over ulimit -f left $(ls -A | grep full)"
 cd .. || exit 1
-checks=$((checks + 8))
+checks=$((checks + 9))
 
 echo "add_volumes: $checks checks passed"
