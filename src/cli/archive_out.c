@@ -662,10 +662,28 @@ static int copy_fd(int from, int to)
     }
 }
 
+/* Renames from over to; with noreplace (a new archive that must not take
+ * the place of a file that appeared meanwhile) it fails with EEXIST
+ * instead: renameat2's RENAME_NOREPLACE, or link and unlink where the file
+ * system has no such rename. 0 or -1 with errno. */
+static int rename_to(const char *from, const char *to, bool noreplace)
+{
+    if (!noreplace)
+        return rename(from, to);
+    if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOSYS)
+        return -1;
+    if (link(from, to) != 0)
+        return -1;
+    unlink(from);
+    return 0;
+}
+
 /* The temporary archive is on another file system than path (-w): copy it
  * to a second temporary file beside path, complete that one (mode, fsync)
  * and rename it over path; the first is removed. 0 or errno. */
-static int commit_by_copy(const char *path, mode_t mode)
+static int commit_by_copy(const char *path, mode_t mode, bool noreplace)
 {
     if (!temp_name(g_copy_path, sizeof g_copy_path, path, NULL))
         return ENAMETOOLONG;
@@ -682,7 +700,7 @@ static int commit_by_copy(const char *path, mode_t mode)
         err = errno;
     if (close(to) != 0 && !err)
         err = errno;
-    if (!err && rename(g_copy_path, path) != 0)
+    if (!err && rename_to(g_copy_path, path, noreplace) != 0)
         err = errno;
     if (err)
         return err;
@@ -694,8 +712,22 @@ static int commit_by_copy(const char *path, mode_t mode)
     return 0;
 }
 
+static fz7_status temp_commit(int fd, const char *path, const struct stat *old_sb,
+                              bool noreplace, uint64_t *size, int *err);
+
 fz7_status fz7_temp_commit(int fd, const char *path, const struct stat *old_sb, uint64_t *size,
                            int *err)
+{
+    return temp_commit(fd, path, old_sb, false, size, err);
+}
+
+fz7_status fz7_temp_commit_new(int fd, const char *path, uint64_t *size, int *err)
+{
+    return temp_commit(fd, path, NULL, true, size, err);
+}
+
+static fz7_status temp_commit(int fd, const char *path, const struct stat *old_sb,
+                              bool noreplace, uint64_t *size, int *err)
 {
     *size = 0;
     struct stat sb;
@@ -714,8 +746,8 @@ fz7_status fz7_temp_commit(int fd, const char *path, const struct stat *old_sb, 
         fz7_temp_drop(-1);
         return FZ7_E_IO;
     }
-    if (rename(g_temp_path, path) != 0) {
-        *err = errno == EXDEV ? commit_by_copy(path, mode) : errno;
+    if (rename_to(g_temp_path, path, noreplace) != 0) {
+        *err = errno == EXDEV ? commit_by_copy(path, mode, noreplace) : errno;
         if (*err) {
             fz7_temp_drop(-1);
             return FZ7_E_IO;

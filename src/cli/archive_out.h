@@ -152,6 +152,11 @@ int fz7_print_exists(FILE *out, const char *path);
 fz7_status fz7_temp_commit_volumes(int fd, const char *path, const uint64_t *sizes,
                                    size_t n_sizes, uint64_t *size, size_t *n_volumes, int *err);
 
+/* fz7_temp_commit for an archive that must be new (-u...!name): path is
+ * never replaced; a file that appeared there meanwhile (or an earlier
+ * archive of this run of the same name) fails it with *err = EEXIST. */
+fz7_status fz7_temp_commit_new(int fd, const char *path, uint64_t *size, int *err);
+
 /* Closes fd (when >= 0) and removes the temporary file. */
 void fz7_temp_drop(int fd);
 

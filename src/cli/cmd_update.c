@@ -57,6 +57,7 @@ typedef struct update_run {
     fz7_scan_warnings scan;       /* .count points at warnings */
     uint64_t files_read;
     uint64_t copied_folders, repacked_folders;
+    bool extra;                   /* writing a -u...!name archive (never replaces a file) */
     const uint64_t *vols;         /* -v: volume sizes (n_vols of them), or none */
     size_t n_vols;
 } update_run;
@@ -509,10 +510,20 @@ static int commit_archive(update_run *r, bool exists, const struct stat *old_sb)
     bool cutting = st == FZ7_OK && r->n_vols;
     if (cutting)
         st = fz7_temp_commit_volumes(fd, path, r->vols, r->n_vols, &size, &n_volumes, &werr);
+    else if (st == FZ7_OK && r->extra)
+        st = fz7_temp_commit_new(fd, path, &size, &werr);
     else if (st == FZ7_OK)
         st = fz7_temp_commit(fd, path, exists ? old_sb : NULL, &size, &werr);
     else
         fz7_temp_drop(fd);
+    if (st == FZ7_E_IO && r->extra && werr == EEXIST) {
+        /* An extra archive named twice (or made meanwhile): 7zz's words. */
+        fprintf(r->out, "\nError:\ncannot open file\n%s\nerrno=%d : %s\n", path, EEXIST,
+                strerror(EEXIST));
+        fflush(r->out);
+        fprintf(stderr, "\n\nSystem ERROR:\nerrno=%d : %s\n", EEXIST, strerror(EEXIST));
+        return FZ7_EXIT_FATAL;
+    }
     if (st != FZ7_OK && cutting) {   /* a volume that exists, a full disk: as 7zz */
         fflush(r->out);
         fprintf(stderr, "\n\nSystem ERROR:\nerrno=%d : %s\n", werr, strerror(werr));
@@ -794,6 +805,7 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
         if (o->command != FZ7_CMD_RENAME)
             plan_target(&r, t);
         r.path = t->path ? ts_paths[k] : path;
+        r.extra = t->path != NULL;
         r.files_read = 0;
         print_plan(&r, !t->path && exists, !t->path);
         if (!r.password && o->ask_password) {

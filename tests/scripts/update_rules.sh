@@ -214,6 +214,14 @@ rm -rf w; cp -a base w; cp arc.7z w/; echo keep >w/j.7z
 grep -qx 'The file already exists' out || fail "u -u!existing: no 7zz message"
 [ "$(cat w/j.7z)" = keep ] || fail "u -u!existing: j.7z overwritten"
 cmp -s arc.7z w/arc.7z || fail "u -u!existing: arc.7z rewritten"
+# The same extra name twice: the second never replaces the first (7zz's
+# 'cannot open file', exit 2); what was written is complete.
+rm -rf w; cp -a base w; cp arc.7z w/
+(cd w && "$FZ7" u arc.7z '*.txt' '-u!n.7z' '-uq0!n.7z' >../out 2>../err); rc=$?
+[ "$rc" = 2 ] && grep -qx 'cannot open file' out || fail "u -u!n.7z -uq0!n.7z: exit $rc"
+LAST="u -u!n.7z -uq0!n.7z"
+expect n.7z 'p.dat=old p.dat q.txt=old q.txt x.txt=old x.txt z.txt=old z.txt r.txt=new r w.txt=new w.txt longer y.txt=new y'
+[ -z "$(cd w && ls -A | grep fz7tmp)" ] || fail "u -u!n.7z twice left a temporary file"
 if [ "$(id -u)" != 0 ]; then
     rm -rf w; cp -a base w; cp arc.7z w/; mkdir w/ro; chmod 555 w/ro
     (cd w && "$FZ7" u arc.7z '*.txt' '-u!ro/n.7z' >../out 2>../err); rc=$?
