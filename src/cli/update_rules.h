@@ -45,8 +45,9 @@ typedef struct fz7_update_targets {
 } fz7_update_targets;
 
 /* Reads o's -u switches for o->command (a: p1q1r2x2y2z2w2, u:
- * p1q1r2x1y2z1w2, d: p1q0r0x0y0z0w0; each -u starts from these, the last one without !name sets the
- * archive's own rules, -u- drops the archive itself). Returns 0; 7 after
+ * p1q1r2x1y2z1w2, d: p1q0r0x0y0z0w0; each -u starts from these, the last
+ * one without !name sets the archive's own rules, -u- drops the archive
+ * itself, rn takes no rules). Returns 0; 7 after
  * printing 7-Zip's "Command Line Error" on stderr for a bad spelling (or a
  * second archive for rn); 8 out of memory. */
 int fz7_update_targets_parse(const struct fz7_options *o, fz7_update_targets *ts);
@@ -60,7 +61,7 @@ bool fz7_update_target_needs_scan(const fz7_update_target *t);
 void fz7_update_targets_free(fz7_update_targets *ts);
 
 /* True when o has a -u switch (a then goes the update way). */
-static inline int fz7_has_update_rules(const struct fz7_options *o)
+static inline bool fz7_has_update_rules(const struct fz7_options *o)
 {
     return o->n_update_rules != 0;
 }
