@@ -15,6 +15,7 @@
 #include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 bool fz7_ends_with(const char *s, const char *suffix)
@@ -275,9 +276,15 @@ static void temp_dir_of(const char *temp, char *buf, size_t cap)
         snprintf(buf, cap, "%.*s", slash == temp ? 1 : (int)(slash - temp), temp);
 }
 
+/* The volumes being cut from the temporary archive (removed on a signal). */
+static char **g_vol_paths;
+static volatile sig_atomic_t g_vols_live;
+
 static void on_signal(int sig)
 {
     (void)sig;
+    for (sig_atomic_t i = 0; i < g_vols_live; i++)
+        unlink(g_vol_paths[i]);
     if (g_temp_live)
         unlink(g_temp_path);
     if (g_copy_live)
@@ -323,8 +330,39 @@ static bool temp_name(char *buf, size_t cap, const char *path, const char *dir)
     return n >= 0 && (size_t)n < cap;
 }
 
+/* Creates the folders above path that are missing, as 7-Zip does for a
+ * new archive ("a dir/sub/new.7z"); a failure shows when the temporary
+ * file cannot be made there. */
+static void make_parent_dirs(const char *path)
+{
+    char buf[PATH_MAX];
+    size_t len = strlen(path);
+    if (len >= sizeof buf)
+        return;
+    memcpy(buf, path, len + 1);
+    char *last = strrchr(buf, '/');
+    if (!last || last == buf)
+        return;
+    *last = 0;
+    struct stat sb;
+    if (stat(buf, &sb) == 0)
+        return;
+    for (char *p = buf + 1; ; p++) {
+        if (*p == '/' || *p == 0) {
+            char c = *p;
+            *p = 0;
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+                return;
+            *p = c;
+            if (!c)
+                return;
+        }
+    }
+}
+
 int fz7_temp_create(const char *path, const char *work_dir, FILE *out, int *fd)
 {
+    make_parent_dirs(path);
     /* -w alone: the system's temporary folder, as 7-Zip. */
     const char *dir = work_dir;
     if (dir && !dir[0]) {
@@ -359,6 +397,230 @@ int fz7_temp_create(const char *path, const char *work_dir, FILE *out, int *fd)
     g_temp_live = 1;
     lock_fd(*fd, &g_temp_lock);
     return 0;
+}
+
+int fz7_volume_sizes(const struct fz7_options *o, uint64_t **sizes, size_t *n)
+{
+    *n = 0;
+    *sizes = calloc(o->n_volume_sizes ? o->n_volume_sizes : 1, sizeof **sizes);
+    if (!*sizes)
+        return 8;
+    for (size_t i = 0; i < o->n_volume_sizes; i++) {
+        const char *v = o->volume_sizes[i];
+        char *end;
+        errno = 0;
+        unsigned long long x = isdigit((unsigned char)v[0]) ? strtoull(v, &end, 10) : 0;
+        unsigned shift = 0;
+        bool ok = isdigit((unsigned char)v[0]) && errno == 0;
+        if (ok && *end) {
+            const char *units = "bkmgt", *u = strchr(units, tolower((unsigned char)*end));
+            ok = u && end[1] == 0;
+            shift = ok ? 10u * (unsigned)(u - units) : 0;
+        }
+        if (!ok || (shift && x > (UINT64_MAX >> shift))) {
+            fflush(stdout);
+            fprintf(stderr, "\n\nCommand Line Error:\nIncorrect volume size:\n%s\n", v);
+            free(*sizes);
+            *sizes = NULL;
+            return 7;
+        }
+        (*sizes)[(*n)++] = (uint64_t)x << shift;
+    }
+    if (*n && (*sizes)[*n - 1] == 0) {
+        fflush(stdout);
+        fprintf(stderr, "\n\nCommand Line Error:\nzero size last volume is not allowed\n");
+        free(*sizes);
+        *sizes = NULL;
+        *n = 0;
+        return 7;
+    }
+    return 0;
+}
+
+void fz7_volume_name(const char *path, size_t k, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s.%03zu", path, k + 1);
+}
+
+int fz7_print_update_open_error(FILE *out, const char *path, const char *type, const char *err,
+                                fz7_status st)
+{
+    fflush(out);
+    if (strcmp(err, "Cannot open the file as archive") == 0)
+        fprintf(stderr, "ERROR: %s\n%s\nOpen ERROR: Cannot open the file as [%s] archive\n\n\n"
+                        "ERRORS:\nIs not archive\n\n\nSystem ERROR:\nerrno=%d : %s\n",
+                path, path, type, EPERM, strerror(EPERM));
+    else
+        fprintf(stderr, "ERROR: %s\n%s\nOpen ERROR: %s\n", path, path,
+                err[0] ? err : fz7_status_str(st));
+    return FZ7_EXIT_FATAL;
+}
+
+int fz7_refuse_volume_set(FILE *out, const char *path)
+{
+    char vol1[PATH_MAX + 16];
+    struct stat sb;
+    fz7_volume_name(path, 0, vol1, sizeof vol1);
+    if (stat(vol1, &sb) != 0)
+        return 0;
+    fprintf(out, "\nError:\nUpdating for multivolume archives is not implemented\n%s\n", vol1);
+    fflush(out);
+    fprintf(stderr, "\n\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
+    return FZ7_EXIT_FATAL;
+}
+
+int fz7_print_exists(FILE *out, const char *path)
+{
+    fprintf(out, "\nError:\nThe file already exists\n%s\nerrno=%d : %s\n", path, EEXIST,
+            strerror(EEXIST));
+    fflush(out);
+    fprintf(stderr, "\n\nSystem ERROR:\nerrno=%d : %s\n", EEXIST, strerror(EEXIST));
+    return FZ7_EXIT_FATAL;
+}
+
+/* Makes the names just made in path's folder durable. */
+static void fsync_parent(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path + 1) : 1, slash ? path : ".");
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+    }
+}
+
+/* Copies len bytes at offset off of fd into the new file name. 0 or errno. */
+static int write_volume(int fd, uint64_t off, uint64_t len, const char *name, uint8_t *buf,
+                        size_t cap)
+{
+    int to = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (to < 0)
+        return errno;
+    g_vols_live++;
+    int err = 0;
+    while (!err && len) {
+        size_t want = len < cap ? (size_t)len : cap;
+        ssize_t n = pread(fd, buf, want, (off_t)off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            err = n < 0 ? errno : EIO;
+            break;
+        }
+        for (ssize_t done = 0; !err && done < n;) {
+            ssize_t w = write(to, buf + done, (size_t)(n - done));
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w < 0)
+                err = errno;
+            else
+                done += w;
+        }
+        off += (uint64_t)n;
+        len -= (uint64_t)n;
+    }
+    if (!err && fsync(to) != 0)
+        err = errno;
+    if (close(to) != 0 && !err)
+        err = errno;
+    return err;
+}
+
+fz7_status fz7_temp_commit_volumes(int fd, const char *path, const uint64_t *sizes,
+                                   size_t n_sizes, uint64_t *size, size_t *n_volumes, int *err)
+{
+    *size = 0;
+    *n_volumes = 0;
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || fsync(fd) != 0) {
+        *err = errno;
+        fz7_temp_drop(fd);
+        return FZ7_E_IO;
+    }
+    uint64_t total = (uint64_t)sb.st_size;
+    /* How many volumes: whole ones of their size, the last one the rest
+     * (an empty archive is still one volume). */
+    size_t n = 0;
+    for (uint64_t at = 0; n == 0 || at < total; n++) {
+        uint64_t v = sizes[n < n_sizes ? n : n_sizes - 1];
+        at = total - at <= v ? total : at + v;
+        if (n >= ((size_t)1 << 24)) { /* a bound on the names made: 16 Mi volumes */
+            *err = EFBIG;
+            fz7_temp_drop(fd);
+            return FZ7_E_IO;
+        }
+    }
+    size_t cap = (size_t)1 << 20;
+    uint8_t *buf = malloc(cap);
+    char **names = calloc(n, sizeof *names);
+    bool ok = buf && names;
+    for (size_t k = 0; ok && k < n; k++) {
+        names[k] = malloc(PATH_MAX + 16);
+        ok = names[k] != NULL;
+        if (ok)
+            fz7_volume_name(path, k, names[k], PATH_MAX + 16);
+    }
+    int e = ok ? 0 : ENOMEM;
+    g_vol_paths = names;
+    uint64_t at = 0;
+    for (size_t k = 0; !e && k < n; k++) {
+        uint64_t v = sizes[k < n_sizes ? k : n_sizes - 1];
+        uint64_t len = total - at < v || k == n - 1 ? total - at : v;
+        e = write_volume(fd, at, len, names[k], buf, cap);
+        if (e == EEXIST)
+            break;   /* not ours: left alone */
+        at += len;
+    }
+    if (e) {
+        /* Only the volumes this run made (an existing one failed EEXIST
+         * before it was counted). */
+        for (sig_atomic_t i = g_vols_live; i-- > 0;)
+            unlink(names[i]);
+    }
+    g_vols_live = 0;
+    g_vol_paths = NULL;
+    for (size_t k = 0; names && k < n; k++)
+        free(names[k]);
+    free(names);
+    free(buf);
+    fz7_temp_drop(fd);   /* the single archive: the volumes hold it now */
+    if (e) {
+        *err = e;
+        return FZ7_E_IO;
+    }
+    fsync_parent(path);
+    *size = total;
+    *n_volumes = n;
+    return FZ7_OK;
+}
+
+void fz7_delete_inputs(const fz7_tree *tree, const bool *keep)
+{
+    for (size_t i = tree->count; i-- > 0;)
+        if (tree->items[i].kind != FZ7_ITEM_DIR && !(keep && keep[i]))
+            unlink(tree->items[i].disk_path);
+    for (size_t i = tree->count; i-- > 0;)
+        if (tree->items[i].kind == FZ7_ITEM_DIR && !(keep && keep[i]))
+            rmdir(tree->items[i].disk_path);
+}
+
+void fz7_newest_take(fz7_newest *n, int64_t sec, uint32_t nsec)
+{
+    if (!n->any || sec > n->sec || (sec == n->sec && nsec > n->nsec)) {
+        n->any = true;
+        n->sec = sec;
+        n->nsec = nsec;
+    }
+}
+
+void fz7_newest_stamp(const fz7_newest *n, const char *path)
+{
+    if (!n->any)
+        return;
+    struct timespec ts[2] = {{0, UTIME_OMIT}, {(time_t)n->sec, (long)n->nsec}};
+    utimensat(AT_FDCWD, path, ts, 0);
 }
 
 void fz7_temp_drop(int fd)
@@ -400,10 +662,28 @@ static int copy_fd(int from, int to)
     }
 }
 
+/* Renames from over to; with noreplace (a new archive that must not take
+ * the place of a file that appeared meanwhile) it fails with EEXIST
+ * instead: renameat2's RENAME_NOREPLACE, or link and unlink where the file
+ * system has no such rename. 0 or -1 with errno. */
+static int rename_to(const char *from, const char *to, bool noreplace)
+{
+    if (!noreplace)
+        return rename(from, to);
+    if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOSYS)
+        return -1;
+    if (link(from, to) != 0)
+        return -1;
+    unlink(from);
+    return 0;
+}
+
 /* The temporary archive is on another file system than path (-w): copy it
  * to a second temporary file beside path, complete that one (mode, fsync)
  * and rename it over path; the first is removed. 0 or errno. */
-static int commit_by_copy(const char *path, mode_t mode)
+static int commit_by_copy(const char *path, mode_t mode, bool noreplace)
 {
     if (!temp_name(g_copy_path, sizeof g_copy_path, path, NULL))
         return ENAMETOOLONG;
@@ -420,7 +700,7 @@ static int commit_by_copy(const char *path, mode_t mode)
         err = errno;
     if (close(to) != 0 && !err)
         err = errno;
-    if (!err && rename(g_copy_path, path) != 0)
+    if (!err && rename_to(g_copy_path, path, noreplace) != 0)
         err = errno;
     if (err)
         return err;
@@ -432,8 +712,22 @@ static int commit_by_copy(const char *path, mode_t mode)
     return 0;
 }
 
+static fz7_status temp_commit(int fd, const char *path, const struct stat *old_sb,
+                              bool noreplace, uint64_t *size, int *err);
+
 fz7_status fz7_temp_commit(int fd, const char *path, const struct stat *old_sb, uint64_t *size,
                            int *err)
+{
+    return temp_commit(fd, path, old_sb, false, size, err);
+}
+
+fz7_status fz7_temp_commit_new(int fd, const char *path, uint64_t *size, int *err)
+{
+    return temp_commit(fd, path, NULL, true, size, err);
+}
+
+static fz7_status temp_commit(int fd, const char *path, const struct stat *old_sb,
+                              bool noreplace, uint64_t *size, int *err)
 {
     *size = 0;
     struct stat sb;
@@ -452,8 +746,8 @@ fz7_status fz7_temp_commit(int fd, const char *path, const struct stat *old_sb, 
         fz7_temp_drop(-1);
         return FZ7_E_IO;
     }
-    if (rename(g_temp_path, path) != 0) {
-        *err = errno == EXDEV ? commit_by_copy(path, mode) : errno;
+    if (rename_to(g_temp_path, path, noreplace) != 0) {
+        *err = errno == EXDEV ? commit_by_copy(path, mode, noreplace) : errno;
         if (*err) {
             fz7_temp_drop(-1);
             return FZ7_E_IO;
@@ -462,13 +756,6 @@ fz7_status fz7_temp_commit(int fd, const char *path, const struct stat *old_sb, 
     g_temp_live = 0;
     unlock_fd(&g_temp_lock);
     /* Make the rename itself durable. */
-    const char *slash = strrchr(path, '/');
-    char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path + 1) : 1, slash ? path : ".");
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
-    }
+    fsync_parent(path);
     return FZ7_OK;
 }

@@ -77,7 +77,8 @@ int fz7_print_write_end(FILE *out, const fz7_scan_warnings *sw, size_t warnings)
  * in cap bytes. */
 bool fz7_archive_name(const char *archive, const char *ext, char *path, size_t cap);
 
-/* Creates the temporary file "<dir>/<name>.fz7tmpXXXXXX" for the archive
+/* Creates the folders above path that are missing (as 7-Zip does), then
+ * the temporary file "<dir>/<name>.fz7tmpXXXXXX" for the archive
  * path: dir is work_dir (-w{dir}; "" = $TMPDIR or /tmp, as 7-Zip's -w
  * alone), or path's own folder when work_dir is NULL. It is held flock()ed
  * while it lives; temporary files of that pattern for the same archive
@@ -98,6 +99,63 @@ int fz7_temp_create(const char *path, const char *work_dir, FILE *out, int *fd);
  * removed and path is left as it was. */
 fz7_status fz7_temp_commit(int fd, const char *path, const struct stat *old_sb, uint64_t *size,
                            int *err);
+
+/* -sdel once the archive is complete: removes the files of tree, then its
+ * folders deepest first (a folder that is not empty stays); items whose
+ * keep[i] is true (keep may be NULL) are left alone. */
+void fz7_delete_inputs(const fz7_tree *tree, const bool *keep);
+
+/* -stl: the newest of the times offered to fz7_newest_take (zeroed first);
+ * fz7_newest_stamp gives it to path as its modification time (nothing
+ * when no time was offered). */
+typedef struct fz7_newest {
+    bool any;
+    int64_t sec;
+    uint32_t nsec;
+} fz7_newest;
+void fz7_newest_take(fz7_newest *n, int64_t sec, uint32_t nsec);
+void fz7_newest_stamp(const fz7_newest *n, const char *path);
+
+/* -v{Size}[b|k|m|g|t] (a bare number is bytes): o's volume sizes, in
+ * order; the last one repeats. *n 0 without -v. Returns 0; 7 after
+ * printing 7-Zip's "Command Line Error" ("Incorrect volume size:", "zero
+ * size last volume is not allowed"); 8 out of memory. Free *sizes. */
+int fz7_volume_sizes(const struct fz7_options *o, uint64_t **sizes, size_t *n);
+
+/* The name of volume k (0-based) of the archive path: "path.001", ... */
+void fz7_volume_name(const char *path, size_t k, char *buf, size_t cap);
+
+/* a/u/d/rn: the archive to update cannot be opened (err: the reader's
+ * reason, or ""). As 7zz 26.02 on stderr: "ERROR: path", path, "Open ERROR:
+ * ..."; a file no reader knows gets the "[type] archive" words and 7zz's
+ * "ERRORS: Is not archive" and "System ERROR:" block too. Returns 2. */
+int fz7_print_update_open_error(FILE *out, const char *path, const char *type, const char *err,
+                                fz7_status st);
+
+/* With -v: when path.001 exists, 7-Zip's "Updating for multivolume archives
+ * is not implemented" on out and E_NOTIMPL on stderr, and exit code 2;
+ * else 0 (a volume set is never rewritten). */
+int fz7_refuse_volume_set(FILE *out, const char *path);
+
+/* 7-Zip's stop for an archive it will not overwrite: on out, after the
+ * scan, "Error: The file already exists" with path and errno; on stderr
+ * "System ERROR:". Returns exit code 2. */
+int fz7_print_exists(FILE *out, const char *path);
+
+/* fz7_temp_commit for a volume set: the complete temporary archive is cut
+ * into path.001, path.002, ... of sizes[k] bytes (the last size repeats;
+ * the last volume holds the rest), each a new file (an existing one is
+ * EEXIST) fsynced before the temporary file is removed, so the volumes
+ * joined are the archive byte for byte. On failure or a signal the
+ * volumes made so far are removed too. *size gets the archive size,
+ * *n_volumes the count. FZ7_E_IO with *err = errno on failure. */
+fz7_status fz7_temp_commit_volumes(int fd, const char *path, const uint64_t *sizes,
+                                   size_t n_sizes, uint64_t *size, size_t *n_volumes, int *err);
+
+/* fz7_temp_commit for an archive that must be new (-u...!name): path is
+ * never replaced; a file that appeared there meanwhile (or an earlier
+ * archive of this run of the same name) fails it with *err = EEXIST. */
+fz7_status fz7_temp_commit_new(int fd, const char *path, uint64_t *size, int *err);
 
 /* Closes fd (when >= 0) and removes the temporary file. */
 void fz7_temp_drop(int fd);

@@ -10,6 +10,7 @@
 #include "cli/progress.h"
 #include "cli/repack.h"
 #include "cli/settings.h"
+#include "cli/update_rules.h"
 #include "format/7z/7z_write.h"
 #include "format/archive.h"
 #include "format/la_write.h"
@@ -509,10 +510,32 @@ static int exit_code_of(fz7_status st)
     return st == FZ7_E_UNSUPPORTED ? FZ7_EXIT_USAGE : fz7_write_exit_code(st);
 }
 
+static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *vols,
+                       size_t n_vols);
+
 int fz7_cmd_add(const struct fz7_options *o)
 {
+    /* With -u the rules decide per item, and -u-/-u!name choose the
+     * archives: the update path does all of it (7zz's `a` is its `u` with
+     * the rules p1q1r2x2y2z2w2). */
+    if (fz7_has_update_rules(o))
+        return fz7_cmd_update(o);
     FILE *out = fz7_msg_stream(o);
     fz7_print_banner(out);
+    /* -v: the archive is cut into volumes once complete. */
+    uint64_t *vols = NULL;
+    size_t n_vols = 0;
+    int rc = fz7_volume_sizes(o, &vols, &n_vols);
+    if (rc == 0)
+        rc = add_archive(o, out, vols, n_vols);
+    free(vols);
+    return rc;
+}
+
+/* fz7_cmd_add once the banner is out; vols[n_vols]: -v's sizes. */
+static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *vols,
+                       size_t n_vols)
+{
     if (!o->archive) {
         fprintf(stderr, "\nCommand Line Error:\nCannot find archive name\n");
         return FZ7_EXIT_USAGE;
@@ -565,6 +588,16 @@ int fz7_cmd_add(const struct fz7_options *o)
     if (st != FZ7_OK)
         return fz7_settings_fail(st, why);
 
+    if (o->to_stdout && n_vols) {   /* 7zz cannot cut a stream into volumes either */
+        fprintf(stderr, "\n\nSystem ERROR:\nE_FAIL : Unspecified error\n");
+        return FZ7_EXIT_FATAL;
+    }
+    if (n_vols) {
+        int vrc = fz7_refuse_volume_set(out, path);
+        if (vrc)
+            return vrc;
+    }
+
     if (o->to_stdout && !xz && !la) {
         /* 7-Zip cannot stream a .7z either: its header points backwards. */
         fprintf(stderr, "\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
@@ -589,6 +622,10 @@ int fz7_cmd_add(const struct fz7_options *o)
 
     struct stat old_sb;
     bool exists = stat(path, &old_sb) == 0;
+    /* With -v an existing archive is not updated: 7zz stops after the scan. */
+    bool refuse_existing = exists && n_vols;
+    if (refuse_existing)
+        exists = false;
 
     /* An existing .7z is opened first, as 7-Zip does (its block comes
      * before the scan). */
@@ -599,6 +636,10 @@ int fz7_cmd_add(const struct fz7_options *o)
         st = fz7_open_asking(path, &oo, out, &r.password, &asked, &old, err, sizeof err);
         if (st == FZ7_E_NEED_PASSWORD && !r.password) {
             rc = fz7_break_signaled();
+            goto done;
+        }
+        if (st != FZ7_OK && !la) {
+            rc = fz7_print_update_open_error(out, path, "7z", err, st);
             goto done;
         }
         if (st != FZ7_OK) {
@@ -638,6 +679,10 @@ int fz7_cmd_add(const struct fz7_options *o)
     if (!o->from_stdin) {
         fz7_print_counts(out, "", n_dirs, n_files, n_bytes);
         fputc('\n', out);
+    }
+    if (refuse_existing) {
+        rc = fz7_print_exists(out, path);
+        goto done;
     }
 
     /* An existing .xz is never replaced: it holds one file and cannot take
@@ -754,13 +799,23 @@ int fz7_cmd_add(const struct fz7_options *o)
     fz7_progress_end(r.progress);
     r.progress = NULL;
     uint64_t size = 0;
-    if (st == FZ7_OK)
+    size_t n_volumes = 0;
+    bool cutting = st == FZ7_OK && n_vols;
+    if (cutting)
+        st = fz7_temp_commit_volumes(fd, path, vols, n_vols, &size, &n_volumes, &werr);
+    else if (st == FZ7_OK)
         st = fz7_temp_commit(fd, path, exists ? &old_sb : NULL, &size, &werr);
     else
         fz7_temp_drop(fd);
     if (r.sse_errno) { /* -sse: 7-Zip's end, nothing written */
         fflush(out);
         fprintf(stderr, "\n\nSystem ERROR:\nerrno=%d : %s\n", r.sse_errno, strerror(r.sse_errno));
+        rc = FZ7_EXIT_FATAL;
+        goto done;
+    }
+    if (st != FZ7_OK && cutting) {   /* a volume that exists, a full disk: as 7zz */
+        fflush(out);
+        fprintf(stderr, "\n\nSystem ERROR:\nerrno=%d : %s\n", werr, strerror(werr));
         rc = FZ7_EXIT_FATAL;
         goto done;
     }
@@ -778,31 +833,26 @@ int fz7_cmd_add(const struct fz7_options *o)
     fprintf(out, "\nFiles read from disk: %llu\nArchive size: ", (unsigned long long)r.files_read);
     fz7_print_size(out, size);
     fputc('\n', out);
+    if (n_vols)
+        fprintf(out, "Volumes: %zu\n", n_volumes);
     if (o->delete_after)
         fputc('\n', out);   /* 7-Zip's line for its deleting stage */
     rc = fz7_print_write_end(out, &r.scan, r.warnings);
-    if (o->stamp_newest && r.tree.count) {
-        /* -stl: the archive's mtime is the newest added item's, as 7-Zip. */
-        size_t newest = 0;
-        for (size_t i = 1; i < r.tree.count; i++)
-            if (r.tree.items[i].mtime > r.tree.items[newest].mtime
-                || (r.tree.items[i].mtime == r.tree.items[newest].mtime
-                    && r.tree.items[i].mtime_nsec > r.tree.items[newest].mtime_nsec))
-                newest = i;
-        struct timespec ts[2] = {{0, UTIME_OMIT},
-                                 {(time_t)r.tree.items[newest].mtime,
-                                  (long)r.tree.items[newest].mtime_nsec}};
-        utimensat(AT_FDCWD, path, ts, 0);
+    if (o->stamp_newest && !n_vols) {
+        /* -stl: the archive's mtime is its newest entry's, kept ones
+         * included, as 7-Zip gives it. */
+        fz7_newest nw = {0};
+        for (size_t i = 0; i < r.tree.count; i++)
+            fz7_newest_take(&nw, r.tree.items[i].mtime, r.tree.items[i].mtime_nsec);
+        for (size_t i = 0; old && keep && i < fz7_archive_count(old); i++) {
+            const fz7_entry *e = fz7_archive_entry(old, i);
+            if (keep[i] && e->has_mtime)
+                fz7_newest_take(&nw, e->mtime, e->mtime_nsec);
+        }
+        fz7_newest_stamp(&nw, path);
     }
-    if (o->delete_after && rc == 0) {
-        /* -sdel: files first, then folders deepest first. */
-        for (size_t i = r.tree.count; i-- > 0;)
-            if (r.tree.items[i].kind != FZ7_ITEM_DIR)
-                unlink(r.tree.items[i].disk_path);
-        for (size_t i = r.tree.count; i-- > 0;)
-            if (r.tree.items[i].kind == FZ7_ITEM_DIR)
-                rmdir(r.tree.items[i].disk_path);
-    }
+    if (o->delete_after && rc == 0)
+        fz7_delete_inputs(&r.tree, NULL);   /* -sdel: files first, then folders */
 
 done:
     fz7_progress_end(r.progress);

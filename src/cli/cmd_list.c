@@ -58,8 +58,10 @@ static void attributes_field(const fz7_entry *e, char *out, size_t cap)
     static const char letters[] = "RHS8DAdNTsLCOIE"; /* bits 0..14 */
     size_t n = 0;
     out[0] = 0;
-    if (!e->has_attrib)
+    if (!e->has_attrib) { /* 7-Zip still shows a folder as one */
+        snprintf(out, cap, "%s", e->is_dir ? "D" : "");
         return;
+    }
     for (int bit = 0; bit < 15 && n + 1 < cap; bit++)
         if (e->attrib & (1u << bit))
             out[n++] = letters[bit];
@@ -114,7 +116,7 @@ static bool *entries_in_block(const fz7_archive *a, size_t n)
  * prints a property's line, blank where an entry lacks it, once any entry
  * of the archive has it). */
 typedef struct {
-    bool crc, ctime, atime;
+    bool crc, ctime, atime, anti, attrib;
 } slt_lines;
 
 /* One "Created = " / "Accessed = " line (or its blank form). */
@@ -157,13 +159,16 @@ static void list_technical(FILE *out, const fz7_archive *a, const fz7_entry *e, 
         } else {
             fprintf(out, "Modified = \n");
         }
+        if (any.anti)
+            fprintf(out, "Anti = %c\n", e->is_anti ? '+' : '-');
         if (any.ctime)
             time_line(out, "Created", e->has_ctime, e->ctime, e->ctime_nsec);
         if (any.atime)
             time_line(out, "Accessed", e->has_atime, e->atime, e->atime_nsec);
         char attrs[64];
         attributes_field(e, attrs, sizeof attrs);
-        fprintf(out, "Attributes = %s\n", attrs);
+        if (any.attrib)
+            fprintf(out, "Attributes = %s\n", attrs);
         if (e->has_crc)
             fprintf(out, "CRC = %08X\n", e->crc);
         else if (any.crc)
@@ -210,12 +215,14 @@ int fz7_cmd_list(const struct fz7_options *o)
     }
 
     size_t n = fz7_archive_count(a);
-    slt_lines any = {false, false, false};
+    slt_lines any = {false, false, false, false, false};
     for (size_t i = 0; i < n; i++) {
         const fz7_entry *e = fz7_archive_entry(a, i);
         any.crc |= e->has_crc;
         any.ctime |= e->has_ctime;
         any.atime |= e->has_atime;
+        any.anti |= e->is_anti;
+        any.attrib |= e->has_attrib;
     }
     bool *in_blocks = entries_in_block(a, n);
     uint64_t files = 0, dirs = 0, total_size = 0, total_packed = 0;
@@ -231,7 +238,7 @@ int fz7_cmd_list(const struct fz7_options *o)
         fprintf(out, "   Date      Time    Attr         Size   Compressed  Name\n%s", DASHES);
     for (size_t i = 0; i < n; i++) {
         const fz7_entry *e = fz7_archive_entry(a, i);
-        if (e->is_anti || !fz7_selected(o, fz7_entry_path(e)))
+        if (!fz7_selected(o, fz7_entry_path(e)))   /* anti-items too, as 7-Zip lists them */
             continue;
         if (e->is_dir)
             dirs++;

@@ -1,7 +1,9 @@
-/* cmd_update.c - `fz7 u`, `fz7 d` and `fz7 rn` on a .7z: decide per entry
- * what stays, goes, is renamed or replaced; copy folders whose entries all
- * stay as they are (no decoding, no password), re-compress the others, and
- * write the result to a temporary file renamed over the archive. */
+/* cmd_update.c - `fz7 u`, `fz7 d`, `fz7 rn` (and `fz7 a` with -u) on a
+ * .7z: decide per entry by the update rules what stays, goes, is renamed,
+ * replaced or becomes an anti-item; copy folders whose entries all stay as
+ * they are (no decoding, no password), re-compress the others, and write
+ * each result (the archive, each -u...!name) to a temporary file renamed
+ * into place. */
 #include "cli/archive_out.h"
 #include "cli/archive_type.h"
 #include "cli/cli.h"
@@ -9,6 +11,7 @@
 #include "cli/options.h"
 #include "cli/repack.h"
 #include "cli/settings.h"
+#include "cli/update_rules.h"
 #include "format/7z/7z_write.h"
 #include "format/archive.h"
 #include "fsio/read_tree.h"
@@ -29,7 +32,7 @@
 #define READ_CHUNK ((size_t)128 << 10)
 
 /* What becomes of an old entry. */
-typedef enum entry_fate { FATE_KEEP = 0, FATE_DELETE, FATE_REPLACE } entry_fate;
+typedef enum entry_fate { FATE_KEEP = 0, FATE_DELETE, FATE_REPLACE, FATE_ANTI } entry_fate;
 
 typedef struct update_run {
     const struct fz7_options *o;
@@ -42,7 +45,10 @@ typedef struct update_run {
     char **new_name;              /* rn: per old entry, or NULL = unchanged */
     fz7_tree tree;                /* u: files found on disk ... */
     bool *add;                    /* ... and which of them go in */
+    bool *anti_new;               /* ... which become anti-items (-ur3) */
     bool *replaces;               /* ... and which replace an old entry (-bb1 "U") */
+    int64_t *pair_of_item;        /* ... the old entry of each (-1 none, -2 the archive) */
+    fz7_pair_state *state;        /* per old entry; NULL when the disk is not scanned */
     int sse_errno;                /* -sse: the error that stopped the command */
     const char *password;         /* -p or asked for; NULL = none */
     fz7_7zaes_key *key;
@@ -51,20 +57,12 @@ typedef struct update_run {
     fz7_scan_warnings scan;       /* .count points at warnings */
     uint64_t files_read;
     uint64_t copied_folders, repacked_folders;
+    bool extra;                   /* writing a -u...!name archive (never replaces a file) */
+    const uint64_t *vols;         /* -v: volume sizes (n_vols of them), or none */
+    size_t n_vols;
 } update_run;
 
 /* ---- deciding each entry's fate ------------------------------------------ */
-
-/* d: entries the names select (a folder's name selects what is under it;
- * -r lets a wildcard match at any depth), minus -x! exclusions; without
- * names every entry, as 7-Zip does. */
-static void plan_delete(update_run *r)
-{
-    const struct fz7_options *o = r->o;
-    for (size_t i = 0; i < r->n_old; i++)
-        if (fz7_selected(o, fz7_archive_entry(r->old, i)->path))
-            r->fate[i] = FATE_DELETE;
-}
 
 /* rn: the first pair whose old name is the entry's path, or a leading part
  * of it (a folder renames everything below it). */
@@ -106,13 +104,13 @@ static int64_t ticks_of(int64_t sec, uint32_t nsec)
     return sec * 10000000 + (int64_t)(nsec / 100u);
 }
 
-/* u: scan the names on disk (everything here when none are given, as
- * 7-Zip does); a file not in the archive is added; one in it replaces the
- * entry when it is newer, or has the same time and another size (7-Zip's
- * default -u rules: p1q1r2x1y2z1w2); an entry without a time stays, and a
- * folder is replaced by the same rules, as 7zz 26 does. Entries not on
- * disk stay. */
-static fz7_status plan_update(update_run *r, const struct stat *arc_sb, bool arc_exists)
+/* a, u (and d with rules that need it): scan the names on disk (everything here when none are given, as
+ * 7-Zip does) and pair each item with the archive's entry of the same
+ * name and kind (a file and a folder of one name are two items, as in
+ * 7zz); an entry's state says which is newer, by FILETIME ticks: an entry
+ * without a time counts as newer than the file (7zz keeps it under u's
+ * rules, whatever its size). Entries the names do not select are p. */
+static fz7_status pair_inputs(update_run *r, const struct stat *arc_sb, bool arc_exists)
 {
     const struct fz7_options *o = r->o;
     fz7_status st = fz7_scan_inputs(o, &r->tree, &r->scan);
@@ -121,14 +119,20 @@ static fz7_status plan_update(update_run *r, const struct stat *arc_sb, bool arc
 
     size_t n = r->tree.count;
     r->add = calloc(n ? n : 1, sizeof *r->add);
+    r->anti_new = calloc(n ? n : 1, sizeof *r->anti_new);
     r->replaces = calloc(n ? n : 1, sizeof *r->replaces);
+    r->pair_of_item = malloc((n ? n : 1) * sizeof *r->pair_of_item);
+    r->state = malloc((r->n_old ? r->n_old : 1) * sizeof *r->state);
     size_t *by_path = malloc((r->n_old ? r->n_old : 1) * sizeof *by_path);
-    if (!r->add || !r->replaces || !by_path) {
+    if (!r->add || !r->anti_new || !r->replaces || !r->pair_of_item || !r->state || !by_path) {
         free(by_path);
         return FZ7_E_MEM;
     }
-    for (size_t i = 0; i < r->n_old; i++)
+    for (size_t i = 0; i < r->n_old; i++) {
         by_path[i] = i;
+        r->state[i] = fz7_selected(o, fz7_archive_entry(r->old, i)->path) ? FZ7_PAIR_ARCHIVE_ONLY
+                                                                           : FZ7_PAIR_UNMATCHED;
+    }
     g_sort_case_sensitive = o->case_sensitive;
     g_sort_arc = r->old;
     if (r->n_old)
@@ -136,49 +140,75 @@ static fz7_status plan_update(update_run *r, const struct stat *arc_sb, bool arc
 
     for (size_t k = 0; k < n; k++) {
         const fz7_tree_item *it = &r->tree.items[k];
+        r->pair_of_item[k] = -1;
         /* Never the archive itself. */
         if (arc_exists && it->kind == FZ7_ITEM_FILE && it->dev == (uint64_t)arc_sb->st_dev &&
-            it->ino == (uint64_t)arc_sb->st_ino)
+            it->ino == (uint64_t)arc_sb->st_ino) {
+            r->pair_of_item[k] = -2;
             continue;
+        }
         size_t lo = 0, hi = r->n_old;
-        int64_t found = -1;
-        while (lo < hi) {
+        while (lo < hi) {   /* the first entry of that name */
             size_t mid = lo + (hi - lo) / 2;
             const char *p = fz7_archive_entry(r->old, by_path[mid])->path;
             int c = o->case_sensitive ? strcmp(it->name, p) : strcasecmp(it->name, p);
-            if (c == 0) {
-                found = (int64_t)by_path[mid];
-                break;
-            }
-            if (c < 0)
+            if (c <= 0)
                 hi = mid;
             else
                 lo = mid + 1;
         }
-        if (found < 0) {
-            r->add[k] = true;
-            continue;
+        int64_t found = -1;
+        for (; found < 0 && lo < r->n_old; lo++) {
+            const fz7_entry *e = fz7_archive_entry(r->old, by_path[lo]);
+            int c = o->case_sensitive ? strcmp(it->name, e->path) : strcasecmp(it->name, e->path);
+            if (c != 0)
+                break;
+            bool paired = r->state[by_path[lo]] > FZ7_PAIR_ARCHIVE_ONLY;
+            if (!paired && e->is_dir == (it->kind == FZ7_ITEM_DIR))
+                found = (int64_t)by_path[lo];
         }
+        if (found < 0)
+            continue;
+        r->pair_of_item[k] = found;
         const fz7_entry *e = fz7_archive_entry(r->old, (size_t)found);
-        bool replace;   /* a folder too, when newer on disk, as 7-Zip does */
-        if (e->is_dir != (it->kind == FZ7_ITEM_DIR)) {
-            replace = true;
-        } else if (!e->has_mtime) {
-            replace = false;   /* 7zz keeps an entry without a time, whatever its size */
+        fz7_pair_state ps;
+        if (!e->has_mtime) {
+            ps = FZ7_PAIR_ARCHIVE_NEWER;
         } else {
             int64_t disk = ticks_of(it->mtime, it->mtime_nsec);
             int64_t arc = ticks_of(e->mtime, e->mtime_nsec);
-            replace = disk > arc || (disk == arc && it->size != e->size);
+            ps = disk < arc ? FZ7_PAIR_ARCHIVE_NEWER : disk > arc ? FZ7_PAIR_ARCHIVE_OLDER
+                 : it->size == e->size ? FZ7_PAIR_SAME : FZ7_PAIR_UNKNOWN;
         }
-        if (replace) {
-            r->add[k] = true;
-            r->fate[found] = FATE_REPLACE;
-            if (r->replaces)
-                r->replaces[k] = true;
-        }
+        r->state[found] = ps;
     }
     free(by_path);
     return FZ7_OK;
+}
+
+/* The fates for one archive to write, by t's rules: per old entry keep,
+ * delete, replace (by its file on disk) or anti-item; per item on disk
+ * whether it is read (add), is an anti-item, or replaces an entry. */
+static void plan_target(update_run *r, const fz7_update_target *t)
+{
+    for (size_t i = 0; i < r->n_old; i++) {
+        /* Without a scan every selected entry is q (not on disk). */
+        fz7_pair_state ps = r->state ? r->state[i]
+                            : fz7_selected(r->o, fz7_archive_entry(r->old, i)->path)
+                                ? FZ7_PAIR_ARCHIVE_ONLY : FZ7_PAIR_UNMATCHED;
+        unsigned a = t->act[ps];
+        r->fate[i] = a == FZ7_ACT_COPY ? FATE_KEEP : a == FZ7_ACT_COMPRESS ? FATE_REPLACE
+                     : a == FZ7_ACT_ANTI ? FATE_ANTI : FATE_DELETE;
+    }
+    for (size_t k = 0; r->add && k < r->tree.count; k++) {
+        int64_t pair = r->pair_of_item[k];
+        unsigned a = pair == -2 ? FZ7_ACT_IGNORE
+                     : pair < 0 ? t->act[FZ7_PAIR_DISK_ONLY]
+                     : r->fate[pair] == FATE_REPLACE ? FZ7_ACT_COMPRESS : FZ7_ACT_IGNORE;
+        r->add[k] = a == FZ7_ACT_COMPRESS;
+        r->anti_new[k] = a == FZ7_ACT_ANTI;   /* a pair's anti-item is its entry's */
+        r->replaces[k] = pair >= 0 && r->add[k];
+    }
 }
 
 /* ---- writing --------------------------------------------------------------- */
@@ -186,7 +216,7 @@ static fz7_status plan_update(update_run *r, const struct stat *arc_sb, bool arc
 /* Whether old entry i goes into the new archive as it is. */
 static bool stays(const update_run *r, size_t i)
 {
-    return r->fate[i] == FATE_KEEP && !fz7_archive_entry(r->old, i)->is_anti;
+    return r->fate[i] == FATE_KEEP;   /* an old anti-item too, as 7zz keeps it */
 }
 
 static void meta_of_entry(const update_run *r, size_t i, fz7_7z_entry_meta *m)
@@ -205,6 +235,18 @@ static fz7_status write_empty_entries(update_run *r, fz7_7z_writer *w)
             fz7_7z_entry_meta m;
             meta_of_entry(r, i, &m);
             st = fz7_7z_writer_add_empty(w, &m);
+        } else if (r->fate[i] == FATE_ANTI) {
+            const fz7_entry *e = fz7_archive_entry(r->old, i);
+            fz7_7z_entry_meta m = {.name = e->path, .is_dir = e->is_dir, .is_anti = true};
+            st = fz7_7z_writer_add_empty(w, &m);
+        }
+    }
+    for (size_t i = 0; st == FZ7_OK && r->anti_new && i < r->tree.count; i++) {
+        if (r->anti_new[i]) {
+            const fz7_tree_item *it = &r->tree.items[i];
+            fz7_7z_entry_meta m = {.name = it->name, .is_dir = it->kind == FZ7_ITEM_DIR,
+                                   .is_anti = true};
+            st = fz7_7z_writer_add_empty(w, &m);
         }
     }
     for (size_t i = 0; st == FZ7_OK && r->add && i < r->tree.count; i++) {
@@ -215,8 +257,7 @@ static fz7_status write_empty_entries(update_run *r, fz7_7z_writer *w)
             m.attrib = fz7_7z_attrib_from_mode(it->mode);
             m.is_dir = it->kind == FZ7_ITEM_DIR;
             fz7_settings_item_times(&r->set, it, &m);
-            st = fz7_7z_writer_add_empty(w, &m);
-            r->files_read += !m.is_dir;
+            st = fz7_7z_writer_add_empty(w, &m);   /* not "read": 7zz counts data only */
         }
     }
     return st;
@@ -289,7 +330,7 @@ static fz7_status write_archive(update_run *r, int fd, char *why, size_t whylen)
     /* The dictionary is shrunk to all the archive will hold, as `a` does. */
     uint64_t size_hint = 0;
     for (size_t i = 0; i < r->n_old; i++)
-        if (r->fate[i] == FATE_KEEP && !fz7_archive_entry(r->old, i)->is_anti)
+        if (r->fate[i] == FATE_KEEP)
             size_hint += fz7_archive_entry(r->old, i)->size;
     for (size_t i = 0; r->add && i < r->tree.count; i++)
         if (r->add[i] && r->tree.items[i].kind != FZ7_ITEM_DIR)
@@ -401,6 +442,56 @@ static fz7_status write_archive(update_run *r, int fd, char *why, size_t whylen)
     return st;
 }
 
+/* The lines 7-Zip prints before writing an archive: what is deleted
+ * (the archive itself only), kept and added, and the anti-items. */
+static void print_plan(update_run *r, bool updating, bool itself)
+{
+    FILE *out = r->out;
+    uint64_t del[3] = {0}, keep[3] = {0}, add[3] = {0};   /* folders, files, bytes */
+    uint64_t anti[2] = {0};                               /* folders, files */
+    for (size_t i = 0; i < r->n_old; i++) {
+        const fz7_entry *e = fz7_archive_entry(r->old, i);
+        if (r->fate[i] == FATE_ANTI) {
+            anti[!e->is_dir]++;
+            continue;
+        }
+        uint64_t *c = r->fate[i] == FATE_DELETE ? del : r->fate[i] == FATE_KEEP ? keep : NULL;
+        if (!c)
+            continue;
+        if (e->is_dir)
+            c[0]++;
+        else
+            c[1]++, c[2] += e->size;
+    }
+    for (size_t i = 0; r->add && i < r->tree.count; i++) {
+        bool dir = r->tree.items[i].kind == FZ7_ITEM_DIR;
+        if (r->anti_new[i])
+            anti[!dir]++;
+        if (!r->add[i])
+            continue;
+        if (dir)
+            add[0]++;
+        else
+            add[1]++, add[2] += r->tree.items[i].size;
+    }
+    fprintf(out, "%s archive: %s\n\n", updating ? "Updating" : "Creating", r->path);
+    if (itself && (del[0] || del[1]))
+        fz7_print_counts(out, "\nDelete data from archive: ", del[0], del[1], del[2]);
+    if (keep[0] || keep[1])
+        fz7_print_counts(out, "Keep old data in archive: ", keep[0], keep[1], keep[2]);
+    fz7_print_counts(out, "Add new data to archive: ", add[0], add[1], add[2]);
+    if (anti[0] || anti[1]) {
+        if (anti[0])
+            fprintf(out, "%llu anti-folder%s%s", (unsigned long long)anti[0],
+                    anti[0] == 1 ? "" : "s", anti[1] ? ", " : "");
+        if (anti[1])
+            fprintf(out, "%llu anti-file%s", (unsigned long long)anti[1], anti[1] == 1 ? "" : "s");
+        fputc('\n', out);
+    }
+    fputc('\n', out);
+    fflush(out);
+}
+
 /* Writes the new archive beside path and renames it over path; on any
  * failure the temporary file is removed and path left as it was. */
 static int commit_archive(update_run *r, bool exists, const struct stat *old_sb)
@@ -415,10 +506,29 @@ static int commit_archive(update_run *r, bool exists, const struct stat *old_sb)
     fz7_status st = write_archive(r, fd, why, sizeof why);
     int werr = errno;
     uint64_t size = 0;
-    if (st == FZ7_OK)
+    size_t n_volumes = 0;
+    bool cutting = st == FZ7_OK && r->n_vols;
+    if (cutting)
+        st = fz7_temp_commit_volumes(fd, path, r->vols, r->n_vols, &size, &n_volumes, &werr);
+    else if (st == FZ7_OK && r->extra)
+        st = fz7_temp_commit_new(fd, path, &size, &werr);
+    else if (st == FZ7_OK)
         st = fz7_temp_commit(fd, path, exists ? old_sb : NULL, &size, &werr);
     else
         fz7_temp_drop(fd);
+    if (st == FZ7_E_IO && r->extra && werr == EEXIST) {
+        /* An extra archive named twice (or made meanwhile): 7zz's words. */
+        fprintf(r->out, "\nError:\ncannot open file\n%s\nerrno=%d : %s\n", path, EEXIST,
+                strerror(EEXIST));
+        fflush(r->out);
+        fprintf(stderr, "\n\nSystem ERROR:\nerrno=%d : %s\n", EEXIST, strerror(EEXIST));
+        return FZ7_EXIT_FATAL;
+    }
+    if (st != FZ7_OK && cutting) {   /* a volume that exists, a full disk: as 7zz */
+        fflush(r->out);
+        fprintf(stderr, "\n\nSystem ERROR:\nerrno=%d : %s\n", werr, strerror(werr));
+        return FZ7_EXIT_FATAL;
+    }
     if (r->sse_errno) { /* -sse: 7-Zip's end, the archive left as it was */
         fflush(r->out);
         fprintf(stderr, "\n\nSystem ERROR:\nerrno=%d : %s\n", r->sse_errno, strerror(r->sse_errno));
@@ -434,10 +544,31 @@ static int commit_archive(update_run *r, bool exists, const struct stat *old_sb)
             (unsigned long long)r->files_read);
     fz7_print_size(r->out, size);
     fputc('\n', r->out);
+    if (r->n_vols)
+        fprintf(r->out, "Volumes: %zu\n", n_volumes);
     if (r->o->bb >= 3) /* fz7's own detail, below 7-Zip's -bb1 lines */
         fprintf(r->out, "Folders copied as they were: %llu, compressed again: %llu\n",
                 (unsigned long long)r->copied_folders, (unsigned long long)r->repacked_folders);
     return 0;
+}
+
+static int update_targets(const struct fz7_options *o, FILE *out, const fz7_update_targets *ts,
+                          const uint64_t *vols, size_t n_vols);
+
+/* -stl: the archive just written gets the mtime of its newest entry, kept
+ * or read from disk, as 7zz gives it. */
+static void stamp_newest(const update_run *r)
+{
+    fz7_newest nw = {0};
+    for (size_t i = 0; i < r->n_old; i++) {
+        const fz7_entry *e = fz7_archive_entry(r->old, i);
+        if (r->fate[i] == FATE_KEEP && e->has_mtime)
+            fz7_newest_take(&nw, e->mtime, e->mtime_nsec);
+    }
+    for (size_t k = 0; r->add && k < r->tree.count; k++)
+        if (r->add[k])
+            fz7_newest_take(&nw, r->tree.items[k].mtime, r->tree.items[k].mtime_nsec);
+    fz7_newest_stamp(&nw, r->path);
 }
 
 int fz7_cmd_update(const struct fz7_options *o)
@@ -448,6 +579,46 @@ int fz7_cmd_update(const struct fz7_options *o)
         fprintf(stderr, "\nCommand Line Error:\nCannot find archive name\n");
         return FZ7_EXIT_USAGE;
     }
+    /* The archives to write and their rules (-u), checked as 7zz checks them. */
+    fz7_update_targets ts = {0};
+    int prc = fz7_update_targets_parse(o, &ts);
+    if (prc) {
+        fz7_update_targets_free(&ts);
+        return prc;
+    }
+    /* -sdel removes what was read, so 7zz takes it only with rules that
+     * read every file on disk (r, x, y, z and w all 2). */
+    for (size_t k = 0; o->delete_after && o->command != FZ7_CMD_RENAME && k < ts.n; k++) {
+        for (unsigned st = FZ7_PAIR_DISK_ONLY; st < FZ7_PAIR_STATES; st++) {
+            if (ts.t[k].act[st] != FZ7_ACT_COMPRESS) {
+                fflush(out);
+                fprintf(stderr, "\n\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
+                fz7_update_targets_free(&ts);
+                return FZ7_EXIT_FATAL;
+            }
+        }
+    }
+    uint64_t *vols = NULL;
+    size_t n_vols = 0;
+    int rc = fz7_volume_sizes(o, &vols, &n_vols);
+    if (rc == 0 && n_vols && o->command == FZ7_CMD_RENAME) {
+        /* rn writes no volumes; 7zz 26.02 ends so, with or without the archive. */
+        fflush(out);
+        fprintf(stderr, "\n\nERROR:\ncan't find archive\n");
+        rc = FZ7_EXIT_FATAL;
+    } else if (rc == 0) {
+        rc = update_targets(o, out, &ts, vols, n_vols);
+    }
+    free(vols);
+    fz7_update_targets_free(&ts);
+    return rc;
+}
+
+/* fz7_cmd_update once the archives to write (and -v's sizes) are known. */
+static int update_targets(const struct fz7_options *o, FILE *out, const fz7_update_targets *ts0,
+                          const uint64_t *vols, size_t n_vols)
+{
+    fz7_update_targets ts = *ts0;
     if (fz7_archive_is_volume_name(o->archive)) {
         /* A volume set is not rewritten in place (7zz refuses the same). */
         fprintf(stderr, "\n\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
@@ -471,7 +642,25 @@ int fz7_cmd_update(const struct fz7_options *o)
         fprintf(stderr, "\nERROR: archive name too long\n");
         return FZ7_EXIT_USAGE;
     }
-
+    /* The extra archives' names get ".7z" the same way. */
+    char **ts_paths = calloc(ts.n ? ts.n : 1, sizeof *ts_paths);
+    if (!ts_paths)
+        return FZ7_EXIT_MEMORY;
+    for (size_t k = 0; k < ts.n; k++) {
+        if (!ts.t[k].path)
+            continue;
+        ts_paths[k] = malloc(PATH_MAX);
+        if (!ts_paths[k] || !fz7_archive_name(ts.t[k].path, ".7z", ts_paths[k], PATH_MAX)) {
+            bool mem = !ts_paths[k];
+            for (size_t j = 0; j <= k; j++)
+                free(ts_paths[j]);
+            free(ts_paths);
+            if (mem)
+                return FZ7_EXIT_MEMORY;
+            fprintf(stderr, "\nERROR: archive name too long\n");
+            return FZ7_EXIT_USAGE;
+        }
+    }
 
     update_run r;
     memset(&r, 0, sizeof r);
@@ -480,15 +669,26 @@ int fz7_cmd_update(const struct fz7_options *o)
     r.scan.count = &r.warnings;
     r.path = path;
     r.password = o->password;
+    r.vols = vols;
+    r.n_vols = n_vols;
     char *asked = NULL;
     int rc = 0;
     char why[512] = "";
     fz7_status st = fz7_settings_make(o, false, &r.set, why, sizeof why);
-    if (st != FZ7_OK)
-        return fz7_settings_fail(st, why);
+    if (st != FZ7_OK) {
+        rc = fz7_settings_fail(st, why);
+        goto done;
+    }
 
     struct stat old_sb;
     bool exists = stat(path, &old_sb) == 0;
+    if (r.n_vols && (rc = fz7_refuse_volume_set(out, path)) != 0)
+        goto done;
+    /* -v writes new volumes only: an existing archive is not opened, and
+     * the command stops once the disk is scanned, as 7zz does. */
+    bool refuse_existing = exists && r.n_vols;
+    if (refuse_existing)
+        exists = false;
     if (exists) {
         fprintf(out, "Open archive: %s\n", path);
         char err[512] = "";
@@ -503,10 +703,7 @@ int fz7_cmd_update(const struct fz7_options *o)
             snprintf(err, sizeof err, "Cannot open the file as [7z] archive");
         }
         if (st != FZ7_OK) {
-            fflush(out);
-            fprintf(stderr, "ERROR: %s\n%s\nOpen ERROR: %s\n", path, path,
-                    err[0] ? err : fz7_status_str(st));
-            rc = FZ7_EXIT_FATAL;
+            rc = fz7_print_update_open_error(out, path, "7z", err, st);
             goto done;
         }
         fz7_print_archive_block(out, path, r.old);
@@ -528,13 +725,18 @@ int fz7_cmd_update(const struct fz7_options *o)
         rc = FZ7_EXIT_MEMORY;
         goto done;
     }
-    if (o->command == FZ7_CMD_DELETE) {
-        plan_delete(&r);
-    } else if (o->command == FZ7_CMD_RENAME) {
+    if (ts.n == 0) {   /* -u- alone: nothing to write, nothing scanned (as 7zz) */
+        fprintf(out, "Everything is Ok\n");
+        goto done;
+    }
+    bool scan = false;
+    for (size_t k = 0; k < ts.n; k++)
+        scan |= fz7_update_target_needs_scan(&ts.t[k]);
+    if (o->command == FZ7_CMD_RENAME) {
         st = plan_rename(&r);
-    } else {
+    } else if (scan) {
         fprintf(out, "Scanning the drive:\n");
-        st = plan_update(&r, &old_sb, exists);
+        st = pair_inputs(&r, &old_sb, exists);
         if (st == FZ7_OK) {
             uint64_t dirs, files, bytes;
             fz7_tree_counts(&r.tree, &dirs, &files, &bytes);
@@ -547,71 +749,107 @@ int fz7_cmd_update(const struct fz7_options *o)
         rc = fz7_write_exit_code(st);
         goto done;
     }
+    if (refuse_existing) {
+        rc = fz7_print_exists(out, path);
+        goto done;
+    }
 
-    /* Kept entries of an encrypted folder that loses some entries are
-     * decoded again: ask for the password then, as 7-Zip does. */
-    for (size_t i = 0; !r.password && i < r.n_old; i++) {
-        const fz7_entry *e = fz7_archive_entry(r.old, i);
-        if (e->encrypted && e->has_stream && r.fate[i] != FATE_KEEP) {
-            asked = fz7_ask_password(out);
-            r.password = asked;
-            if ((rc = fz7_password_key(asked, &r.key)) != 0)
-                goto done;
-            if (asked) {
-                /* The reader keeps the password it was opened with. */
-                fz7_archive *again = NULL;
-                fz7_open_opts oo = {0};
-                oo.password = asked;
-                char err[512] = "";
-                st = fz7_archive_open(path, &oo, &again, err, sizeof err);
-                if (st != FZ7_OK || fz7_archive_count(again) != r.n_old) {
-                    if (again)
-                        fz7_archive_close(again);
-                    fprintf(stderr, "ERROR: %s : %s\n", path, err[0] ? err : fz7_status_str(st));
-                    rc = FZ7_EXIT_FATAL;
-                    goto done;
-                }
-                fz7_archive_close(r.old);
-                r.old = again;
-            }
-            break;
+    /* The extra archives are new files: one that exists already stops the
+     * command before anything is written, as in 7zz. */
+    for (size_t k = 0; k < ts.n; k++) {
+        struct stat sb;
+        if (ts.t[k].path && lstat(ts_paths[k], &sb) == 0) {
+            rc = fz7_print_exists(out, ts_paths[k]);
+            goto done;
         }
     }
 
-    /* The lines 7-Zip prints before writing. */
-    uint64_t del[3] = {0}, keep[3] = {0}, add[3] = {0};   /* folders, files, bytes */
-    for (size_t i = 0; i < r.n_old; i++) {
-        const fz7_entry *e = fz7_archive_entry(r.old, i);
-        uint64_t *c = r.fate[i] == FATE_DELETE ? del : r.fate[i] == FATE_KEEP ? keep : NULL;
-        if (!c)
-            continue;
-        if (e->is_dir)
-            c[0]++;
-        else
-            c[1]++, c[2] += e->size;
+    /* Kept entries of an encrypted folder that loses some entries are
+     * decoded again: ask for the password then, as 7-Zip does. */
+    bool need_password = false;
+    for (size_t k = 0; !r.password && k < ts.n && !need_password; k++) {
+        if (o->command != FZ7_CMD_RENAME)
+            plan_target(&r, &ts.t[k]);
+        for (size_t i = 0; i < r.n_old && !need_password; i++) {
+            const fz7_entry *e = fz7_archive_entry(r.old, i);
+            need_password = e->encrypted && e->has_stream && r.fate[i] != FATE_KEEP;
+        }
     }
-    for (size_t i = 0; r.add && i < r.tree.count; i++) {
-        if (!r.add[i])
-            continue;
-        if (r.tree.items[i].kind == FZ7_ITEM_DIR)
-            add[0]++;
-        else
-            add[1]++, add[2] += r.tree.items[i].size;
+    if (need_password) {
+        asked = fz7_ask_password(out);
+        r.password = asked;
+        if ((rc = fz7_password_key(asked, &r.key)) != 0)
+            goto done;
+        if (asked) {
+            /* The reader keeps the password it was opened with. */
+            fz7_archive *again = NULL;
+            fz7_open_opts oo = {0};
+            oo.password = asked;
+            char err[512] = "";
+            st = fz7_archive_open(path, &oo, &again, err, sizeof err);
+            if (st != FZ7_OK || fz7_archive_count(again) != r.n_old) {
+                if (again)
+                    fz7_archive_close(again);
+                fprintf(stderr, "ERROR: %s : %s\n", path, err[0] ? err : fz7_status_str(st));
+                rc = FZ7_EXIT_FATAL;
+                goto done;
+            }
+            fz7_archive_close(r.old);
+            r.old = again;
+        }
     }
-    fprintf(out, "%s archive: %s\n\n", exists ? "Updating" : "Creating", path);
-    if (del[0] || del[1])
-        fz7_print_counts(out, "\nDelete data from archive: ", del[0], del[1], del[2]);
-    if (keep[0] || keep[1])
-        fz7_print_counts(out, "Keep old data in archive: ", keep[0], keep[1], keep[2]);
-    fz7_print_counts(out, "Add new data to archive: ", add[0], add[1], add[2]);
-    fputc('\n', out);
-    fflush(out);
 
-    rc = commit_archive(&r, exists, &old_sb);
+    /* Each archive in turn: the archive itself first, then each -u...!name. */
+    for (size_t k = 0; k < ts.n && rc == 0; k++) {
+        const fz7_update_target *t = &ts.t[k];
+        if (o->command != FZ7_CMD_RENAME)
+            plan_target(&r, t);
+        r.path = t->path ? ts_paths[k] : path;
+        r.extra = t->path != NULL;
+        r.files_read = 0;
+        print_plan(&r, !t->path && exists, !t->path);
+        if (!r.password && o->ask_password) {
+            /* -p alone and no password met yet: asked once, before the
+             * first archive is written, as 7zz does (new data is
+             * encrypted with it). */
+            bool differ = false;
+            asked = fz7_ask_new_password(out, &differ);
+            if (!asked) {
+                if (differ) {
+                    fprintf(stderr, "\nERROR: the two passwords differ\n");
+                    rc = FZ7_EXIT_FATAL;
+                } else {
+                    rc = fz7_break_signaled();
+                }
+                goto done;
+            }
+            r.password = asked;
+            if ((rc = fz7_password_key(asked, &r.key)) != 0)
+                goto done;
+        }
+        rc = commit_archive(&r, !t->path && exists, &old_sb);
+        if (rc == 0 && o->stamp_newest)
+            stamp_newest(&r);
+    }
+    if (rc == 0 && o->delete_after)
+        fputc('\n', out);   /* 7-Zip's line for its deleting stage */
     if (rc == 0)
         rc = fz7_print_write_end(out, &r.scan, r.warnings);
+    if (rc == 0 && o->delete_after && r.pair_of_item) {
+        /* -sdel: every file read (the rules read all); never the archive. */
+        bool *skip = calloc(r.tree.count ? r.tree.count : 1, sizeof *skip);
+        if (skip) {
+            for (size_t k = 0; k < r.tree.count; k++)
+                skip[k] = r.pair_of_item[k] == -2;
+            fz7_delete_inputs(&r.tree, skip);
+            free(skip);
+        }
+    }
 
 done:
+    for (size_t k = 0; k < ts.n; k++)
+        free(ts_paths[k]);
+    free(ts_paths);
     fz7_7zaes_key_free(r.key);
     fz7_7zaes_cache_clear();
     if (asked) {
@@ -625,7 +863,10 @@ done:
     free(r.new_name);
     free(r.fate);
     free(r.add);
+    free(r.anti_new);
     free(r.replaces);
+    free(r.pair_of_item);
+    free(r.state);
     if (r.old)
         fz7_archive_close(r.old);
     fz7_tree_free(&r.tree);

@@ -8,12 +8,14 @@
 
 struct fz7_options;
 
-/* `a`: create or add to a .7z/.xz archive (cmd_add.c). */
+/* `a`: create or add to a .7z/.xz archive (cmd_add.c); with -u switches
+ * it is fz7_cmd_update with a's rules. */
 int fz7_cmd_add(const struct fz7_options *o);
 
-/* `u`, `d` and `rn` on a .7z, chosen by o->command: the result goes to a
- * temporary file renamed over the archive; folders whose entries all stay
- * unchanged are copied without re-compressing (cmd_update.c). */
+/* `u`, `d` and `rn` on a .7z (and `a` with -u), chosen by o->command and
+ * the -u rules: each result goes to a temporary file renamed into place;
+ * folders whose entries all stay unchanged are copied without
+ * re-compressing (cmd_update.c). */
 int fz7_cmd_update(const struct fz7_options *o);
 
 /* `l` (with -slt: technical listing) (cmd_list.c). */

@@ -338,6 +338,22 @@ static int parse_switch(parser *p, const char *arg)
         return 0;
     case 'm':
         return parse_method(p, arg, s + 1);
+    case 'u':
+    case 'v': {
+        /* -u{rules}, -v{size}: kept as given; update_rules.c and
+         * archive_out.c read them once the banner is out, as 7zz does. */
+        if (!s[1])
+            return usage_error(p, 7, "Too short switch:", arg);
+        bool u = tolower((unsigned char)s[0]) == 'u';
+        const char ***list = u ? &o->update_rules : &o->volume_sizes;
+        size_t *n = u ? &o->n_update_rules : &o->n_volume_sizes;
+        const char **grown = realloc(*list, (*n + 1) * sizeof *grown);
+        if (!grown)
+            return usage_error(p, 8, "Can't allocate required memory", NULL);
+        *list = grown;
+        grown[(*n)++] = s + 1;
+        return 0;
+    }
     case 'w':
         o->work_dir = s + 1;
         return 0;
@@ -606,6 +622,8 @@ void fz7_options_free(struct fz7_options *o)
     free(o->excludes);
     free(o->methods);
     free(o->hashes);
+    free(o->update_rules);
+    free(o->volume_sizes);
     if (o->password_buf) {
         explicit_bzero(o->password_buf, strlen(o->password_buf));
         free(o->password_buf);

@@ -132,6 +132,16 @@ struct fz7_options {
                                   n_hashes 0: CRC32 */
     size_t n_hashes;
     const char *work_dir;      /* -w{dir}; "" for -w alone (temp folder) */
+
+    /* Update rules: the text after each -u, in order ("p0q0r2", "-",
+     * "q0!new.7z"); read by a/u/d/rn (update_rules.h), which say what is
+     * wrong with one as 7-Zip does, once the banner is out. */
+    const char **update_rules;
+    size_t n_update_rules;
+    /* Volume sizes: the text after each -v ("10m", "1000"), in order;
+     * archive_out.h reads them (fz7_volume_sizes). */
+    const char **volume_sizes;
+    size_t n_volume_sizes;
 };
 
 /* Parses argv (argv[0] is the program) into *o. On bad usage returns 7

@@ -13,6 +13,7 @@ void fz7_repack_meta(const fz7_entry *e, const char *name, fz7_7z_entry_meta *m)
     m->name = name ? name : e->path;
     m->attrib = e->has_attrib ? e->attrib : fz7_7z_attrib_from_mode(e->mode);
     m->is_dir = e->is_dir;
+    m->is_anti = e->is_anti;
     m->has_mtime = e->has_mtime;
     m->mtime = e->mtime;
     m->mtime_nsec = e->mtime_nsec;

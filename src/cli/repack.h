@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The new entry's metadata from old entry e (attributes, folder flag,
- * modification time), named name, or e's path when name is NULL. */
+/* The new entry's metadata from old entry e (attributes, folder and
+ * anti-item flags, times), named name, or e's path when name is NULL. */
 void fz7_repack_meta(const fz7_entry *e, const char *name, fz7_7z_entry_meta *m);
 
 /* What a repack did, and the entry whose extraction failed, if one did. */

@@ -380,7 +380,10 @@ static fz7_status walk(fz7_tree *t, const char *root, const char *base_name, con
 fz7_status fz7_tree_add(fz7_tree *t, const char *arg, bool recursive_wildcard,
                         const fz7_tree_opts *o)
 {
-    if (!fz7_has_wildcard(arg)) {
+    /* With recursion a plain name is a wildcard too, as in 7-Zip: "f.txt"
+     * is every f.txt at any depth, and one that matches nothing is no
+     * warning. */
+    if (!fz7_has_wildcard(arg) && !(recursive_wildcard || o->recurse)) {
         struct stat sb;
         int rc = o->store_symlinks ? lstat(arg, &sb) : stat(arg, &sb);
         if (rc != 0) {

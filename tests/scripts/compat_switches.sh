@@ -31,6 +31,10 @@ printf 'src/a.txt\n' >list.txt
 7zz a -bd -ppw -mhe=on henc.7z src >/dev/null
 7zz a -bd -txz one.xz one.txt >/dev/null
 cp arc.7z arc2.7z
+# old.7z also holds src/gone.txt, which is not on disk (-u's state q).
+printf 'gone\n' >src/gone.txt
+7zz a -bd old.7z src >/dev/null
+rm src/gone.txt
 printf 'junk\n' >junk.7z
 find . -exec touch -h -d '2024-01-02 03:04:05' {} +
 
@@ -57,7 +61,7 @@ state() {
             echo "F $f (fixture)"
         else
             case $f in
-            *.7z|*.xz|*.7z.0*)
+            *.7z|*.xz|*.7z.0*|*.xz.0*)
                 echo "A $f"
                 7zz l -slt -ppw "$f" 2>/dev/null </dev/null | sed -n '/^----------$/,$p' |
                     grep -E '^(Path|Size|CRC|Attributes|Modified|Folder|Encrypted) = ' ;;
@@ -179,8 +183,20 @@ row "not yet: -stx" t -stxzip arc.7z
 row same t -t7z arc.7z
 row same t -txz one.xz
 row same a -ttar new.tar one.txt
-row "not yet: update rules -u" u -up0q0r2x2y2z1w2 arc.7z one.txt
-row "not yet: volumes -v" a -v1k new.7z src
+row same u -up0q0r2x2y2z1w2 arc.7z one.txt
+row same a -uq0 old.7z src
+row same u -uq0 old.7z src
+row same u -uq3 old.7z src
+row same u old.7z src -u- '-up0q0!new.7z'
+row same d old.7z src/a.txt -u- '-u!new.7z'
+row same u -uq2 arc.7z one.txt
+row same a junk.7z one.txt
+row same u junk.7z one.txt
+row same a -v1k new.7z src
+row same a -v1k -v2k new.7z src
+row same a -vx new.7z src
+row same u -v1k arc.7z one.txt
+row same a -txz -v1k new.xz one.txt
 row "not same: a -w folder that cannot be written is one ERROR line naming the temporary file" a -wtmp_missing_dir new.7z one.txt
 row same x arc.7z -oout -x!src/sub
 row "not yet: -xm!/-xw! forms" x arc.7z -oout '-xw!src/sub'

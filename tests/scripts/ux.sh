@@ -139,7 +139,7 @@ comp() {
         _fz7; printf "%s\n" "${COMPREPLY[@]}" | LC_ALL=C sort | tr "\n" " "' _ \
         "$ROOT/packaging/completions/fz7.bash" "$@")
 }
-same "complete command" "$(comp fz7 '')" "--help --version a b e h i l t x "
+same "complete command" "$(comp fz7 '')" "--help --version a b d e h i l rn t u x "
 same "complete archive" "$(comp fz7 x '')" "a.7z b.xz c.TXZ d.lzma dir/ "
 same "complete files after archive" "$(comp fz7 a a.7z e)" "e.txt "
 same "complete -ao" "$(comp fz7 x a.7z -ao)" "-aoa -aos -aot -aou "
@@ -147,6 +147,8 @@ same "complete -o folder" "$(comp fz7 x a.7z -od)" "-odir/ "
 same "complete b -mm" "$(comp fz7 b -mm=S)" "-mm=SHA256 "
 same "complete --password-file" "$(comp fz7 t --password-file=d)" "--password-file=d.lzma --password-file=dir "
 same "complete -spf" "$(comp fz7 a a.7z -spf)" "-spf -spf2 "
+same "complete u -u" "$(comp fz7 u a.7z -u)" "-u! -u- -up0q0r2x2y2z1w2 -uq0 -uq3 "
+same "complete d -u" "$(comp fz7 d a.7z -u)" "-u! -u- -up0 -up3 "
 
 echo "ux: $pass passed, $fail failed"
 [ "$fail" = 0 ]

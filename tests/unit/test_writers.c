@@ -224,6 +224,77 @@ static void test_7z_copy_encoded_header(void **s) { (void)s; run_7z_case(FZ7_7Z_
 static void test_7z_lzma2_bcj(void **s) { (void)s; run_7z_case(FZ7_7Z_LZMA2, true, true); }
 static void test_7z_lzma(void **s) { (void)s; run_7z_case(FZ7_7Z_LZMA, false, false); }
 
+/* Anti-items (kAnti): in 7-Zip's order (after the other entries without
+ * data; anti files by path, then anti folders deepest first), with their
+ * kEmptyStream/kEmptyFile/kAnti vectors as 7zz writes them, and read back
+ * without times or attributes. */
+static void test_7z_anti_items(void **s)
+{
+    (void)s;
+    char *path = tmp_path(".7z");
+    FILE *f = fopen(path, "w+b");
+    assert_non_null(f);
+    fz7_7z_writer *w;
+    assert_int_equal(fz7_7z_writer_new(fileno(f), &w), FZ7_OK);
+    fz7_7z_writer_order_7zip(w);
+    static const struct { const char *name; bool dir, anti; } add[] = {
+        {"d1/e", false, true}, {"d1", true, true}, {"n/ne", false, false},
+        {"d1/sub", true, true}, {"a", true, false}, {"e1", false, true},
+    };
+    for (size_t i = 0; i < sizeof add / sizeof add[0]; i++) {
+        fz7_7z_entry_meta m = {.name = add[i].name, .is_dir = add[i].dir, .is_anti = add[i].anti,
+                               .attrib = fz7_7z_attrib_from_mode(add[i].dir ? S_IFDIR | 0755
+                                                                            : S_IFREG | 0644),
+                               .has_mtime = true, .mtime = 1600000000};
+        assert_int_equal(fz7_7z_writer_add_empty(w, &m), FZ7_OK);
+    }
+    fz7_7z_folder_opts fo;
+    memset(&fo, 0, sizeof fo);
+    fo.method = FZ7_7Z_COPY;
+    assert_int_equal(fz7_7z_writer_begin_folder(w, &fo), FZ7_OK);
+    fz7_7z_entry_meta xm = {.name = "x", .attrib = fz7_7z_attrib_from_mode(S_IFREG | 0644),
+                            .has_mtime = true, .mtime = 1600000000};
+    assert_int_equal(fz7_7z_writer_begin_file(w, &xm), FZ7_OK);
+    assert_int_equal(fz7_7z_writer_write(w, (const uint8_t *)"x\n", 2), FZ7_OK);
+    assert_int_equal(fz7_7z_writer_end_file(w), FZ7_OK);
+    assert_int_equal(fz7_7z_writer_end_folder(w), FZ7_OK);
+    fz7_7z_header_opts ho = {false, NULL};
+    assert_int_equal(fz7_7z_writer_finish(w, &ho), FZ7_OK);
+    fz7_7z_writer_free(w);
+    fclose(f);
+
+    /* Seven entries, six without data: a, n/ne, d1/e, e1, d1/sub, d1. */
+    size_t n;
+    uint8_t *raw = read_all(path, &n);
+    static const uint8_t vectors[] = {0x05, 0x07, 0x0E, 0x01, 0xFC, 0x0F, 0x01, 0x70,
+                                      0x10, 0x01, 0x3C};
+    bool found = false;
+    for (size_t i = 0; !found && i + sizeof vectors <= n; i++)
+        found = memcmp(raw + i, vectors, sizeof vectors) == 0;
+    assert_true(found);
+    free(raw);
+
+    fz7_archive *arc;
+    char err[200];
+    assert_int_equal(fz7_archive_open(path, NULL, &arc, err, sizeof err), FZ7_OK);
+    assert_int_equal(fz7_archive_count(arc), 7);
+    static const struct { const char *name; bool dir, anti; } want[] = {
+        {"a", true, false}, {"n/ne", false, false}, {"d1/e", false, true}, {"e1", false, true},
+        {"d1/sub", true, true}, {"d1", true, true}, {"x", false, false},
+    };
+    for (size_t i = 0; i < 7; i++) {
+        const fz7_entry *e = fz7_archive_entry(arc, i);
+        assert_string_equal(e->path, want[i].name);
+        assert_int_equal(e->is_dir, want[i].dir);
+        assert_int_equal(e->is_anti, want[i].anti);
+        assert_int_equal(e->has_mtime, !want[i].anti);
+        assert_int_equal(e->has_attrib, !want[i].anti);
+    }
+    fz7_archive_close(arc);
+    unlink(path);
+    free(path);
+}
+
 /* An archive of nothing is the 32-byte signature header alone, as 7-Zip
  * writes it; a folder that got no bytes is dropped. */
 static void test_7z_empty(void **s)
@@ -429,6 +500,7 @@ int main(void)
         cmocka_unit_test(test_7z_lzma2_bcj),
         cmocka_unit_test(test_7z_lzma),
         cmocka_unit_test(test_7z_empty),
+        cmocka_unit_test(test_7z_anti_items),
         cmocka_unit_test(test_xz_empty_like_xz),
         cmocka_unit_test(test_xz_blocks_with_sizes),
         cmocka_unit_test(test_plan_solid),

@@ -25,7 +25,7 @@ enum {
     K_END = 0x00, K_HEADER = 0x01, K_MAIN_STREAMS_INFO = 0x04, K_FILES_INFO = 0x05,
     K_PACK_INFO = 0x06, K_UNPACK_INFO = 0x07, K_SUBSTREAMS_INFO = 0x08, K_SIZE = 0x09,
     K_CRC = 0x0A, K_FOLDER = 0x0B, K_CODERS_UNPACK_SIZE = 0x0C, K_NUM_UNPACK_STREAM = 0x0D,
-    K_EMPTY_STREAM = 0x0E, K_EMPTY_FILE = 0x0F, K_NAME = 0x11, K_CTIME = 0x12,
+    K_EMPTY_STREAM = 0x0E, K_EMPTY_FILE = 0x0F, K_ANTI = 0x10, K_NAME = 0x11, K_CTIME = 0x12,
     K_ATIME = 0x13, K_MTIME = 0x14,
     K_WIN_ATTRIBUTES = 0x15, K_ENCODED_HEADER = 0x17, K_DUMMY = 0x19
 };
@@ -139,7 +139,7 @@ typedef struct entry_rec {
     char *name;
     uint32_t attrib;
     bool has_attrib;
-    bool is_dir, has_stream;
+    bool is_dir, has_stream, is_anti;
     bool has_time[3];             /* kCTime, kATime, kMTime */
     uint64_t time[3];             /* FILETIME, when has_time */
     uint64_t size;
@@ -352,6 +352,9 @@ static fz7_status push_entry(fz7_7z_writer *w, const fz7_7z_entry_meta *m, bool 
     e->has_time[2] = m->has_mtime;
     e->time[2] = filetime_of(m->mtime, m->mtime_nsec);
     e->has_stream = has_stream;
+    e->is_anti = m->is_anti && !has_stream;
+    if (e->is_anti) /* nothing but the name and the folder flag */
+        e->has_attrib = e->has_time[0] = e->has_time[1] = e->has_time[2] = false;
     w->n_entries++;
     return FZ7_OK;
 }
@@ -1126,9 +1129,13 @@ static int cmp_path(const char *a, const char *b)
 static int cmp_empty_entry(const void *x, const void *y)
 {
     const entry_rec *a = *(const entry_rec *const *)x, *b = *(const entry_rec *const *)y;
-    if (a->is_dir != b->is_dir)
-        return a->is_dir ? -1 : 1;
+    if (a->is_anti != b->is_anti)
+        return a->is_anti ? 1 : -1;
+    if (a->is_dir != b->is_dir) /* folders first; anti-folders last */
+        return a->is_dir != a->is_anti ? -1 : 1;
     int c = cmp_path(a->name, b->name);
+    if (a->is_anti && a->is_dir) /* deepest first: a folder is removed once empty */
+        c = -c;
     return c ? c : a < b ? -1 : a > b;   /* the same name: the order added */
 }
 
@@ -1166,11 +1173,12 @@ static void put_files_info(bytebuf *b, const fz7_7z_writer *w)
     bb_number(b, n);
 
     size_t n_empty = 0;
-    bool any_empty_file = false;
+    bool any_empty_file = false, any_anti = false;
     for (size_t i = 0; i < n; i++) {
         if (!ent[i]->has_stream) {
             n_empty++;
             any_empty_file |= !ent[i]->is_dir;
+            any_anti |= ent[i]->is_anti;
         }
     }
     bool *bits = malloc((n ? n : 1) * sizeof *bits);
@@ -1191,6 +1199,15 @@ static void put_files_info(bytebuf *b, const fz7_7z_writer *w)
                 if (!ent[i]->has_stream)
                     bits[k++] = !ent[i]->is_dir;
             bb_byte(b, K_EMPTY_FILE);
+            bb_number(b, (n_empty + 7) / 8);
+            bb_bits(b, bits, n_empty);
+        }
+        if (any_anti) {
+            size_t k = 0;
+            for (size_t i = 0; i < n; i++)
+                if (!ent[i]->has_stream)
+                    bits[k++] = ent[i]->is_anti;
+            bb_byte(b, K_ANTI);
             bb_number(b, (n_empty + 7) / 8);
             bb_bits(b, bits, n_empty);
         }

@@ -70,6 +70,10 @@ typedef struct fz7_7z_entry_meta {
     uint32_t attrib;      /* see fz7_7z_attrib_from_mode */
     bool no_attrib;       /* no kWinAttributes for it (7-Zip's -mtr=off) */
     bool is_dir;
+    bool is_anti;         /* an anti-item (kAnti): deletes name when the archive is
+                             applied over an older one; fz7_7z_writer_add_empty only.
+                             It is stored with its name and folder flag alone (no
+                             times, no attributes), as 7-Zip stores them */
     bool has_mtime;
     int64_t mtime;        /* seconds since 1970-01-01 UTC */
     uint32_t mtime_nsec;
@@ -91,8 +95,8 @@ typedef struct fz7_7z_writer fz7_7z_writer;
  * (the signature header is written last, at offset 0). FZ7_E_MEM, FZ7_E_IO. */
 fz7_status fz7_7z_writer_new(int fd, fz7_7z_writer **out);
 
-/* Adds an entry without data: a directory or an empty file
- * (kEmptyStream/kEmptyFile). Not inside a folder. */
+/* Adds an entry without data: a directory, an empty file or an anti-item
+ * (kEmptyStream/kEmptyFile/kAnti). Not inside a folder. */
 fz7_status fz7_7z_writer_add_empty(fz7_7z_writer *w, const fz7_7z_entry_meta *m);
 
 /* Opens a folder (solid block); entries with data go between begin and
@@ -121,7 +125,8 @@ fz7_status fz7_7z_writer_end_folder(fz7_7z_writer *w);
 
 /* Makes FilesInfo list the entries as 7-Zip does (a, u, d, rn of 7zz):
  * those without data first (folders, then files, each by path with '/'
- * first), then the others in data order. Without it entries are listed in
+ * first; then anti-items: files by path, folders by path backwards so that
+ * a folder's anti-items come before its own), then the others in data order. Without it entries are listed in
  * the order they were added (entry index = order of the add calls). */
 void fz7_7z_writer_order_7zip(fz7_7z_writer *w);
 
