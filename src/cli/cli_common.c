@@ -715,10 +715,11 @@ static char *join_path(const char *dir, const char *name)
     return p;
 }
 
-/* Adds the regular files below dir ("" the current folder) that w
- * matches, down to depth levels more (symlinked folders not entered). */
-static int walk_matches(const struct fz7_options *o, const fz7_wildcard *w, const char *dir,
-                        unsigned depth, fz7_archive_list *l)
+/* Adds the regular files below dir ("" the current folder) whose path
+ * after its first root_len bytes w matches, down to depth levels more
+ * (symlinked folders not entered). */
+static int walk_matches(const struct fz7_options *o, const fz7_wildcard *w, size_t root_len,
+                        const char *dir, unsigned depth, fz7_archive_list *l)
 {
     DIR *d = opendir(dir[0] ? dir : ".");
     if (!d)
@@ -740,9 +741,10 @@ static int walk_matches(const struct fz7_options *o, const fz7_wildcard *w, cons
         }
         if (S_ISDIR(st.st_mode)) {
             if (depth > 1 && !S_ISLNK(lst.st_mode))
-                rc = walk_matches(o, w, p, depth - 1, l);
+                rc = walk_matches(o, w, root_len, p, depth - 1, l);
             free(p);
-        } else if (S_ISREG(st.st_mode) && fz7_wildcard_selects(w, p, false, o->case_sensitive)) {
+        } else if (S_ISREG(st.st_mode) &&
+                   fz7_wildcard_selects(w, p + root_len, false, o->case_sensitive)) {
             rc = add_path(l, p, (uint64_t)st.st_size);
         } else {
             free(p);
@@ -752,6 +754,16 @@ static int walk_matches(const struct fz7_options *o, const fz7_wildcard *w, cons
     return rc;
 }
 
+/* A name or folder of the command line that is not there: 7-Zip's lines. */
+static int no_such_path(FILE *out, const char *path)
+{
+    int en = errno;
+    fflush(out);
+    fprintf(stderr, "\nERROR: errno=%d : %s\n%s\n\n\n\nSystem ERROR:\nerrno=%d : %s\n", en,
+            strerror(en), path, en, strerror(en));
+    return FZ7_EXIT_FATAL;
+}
+
 /* One archive name or -ai wildcard: a name as it is, a wildcard by a
  * walk from its leading folders without wildcards. */
 static int add_archives(const struct fz7_options *o, const fz7_wildcard *w, fz7_archive_list *l,
@@ -759,17 +771,14 @@ static int add_archives(const struct fz7_options *o, const fz7_wildcard *w, fz7_
 {
     if (w->literal || o->no_wildcards || (!has_wildcard(w->pattern) && !w->recursive)) {
         struct stat st;
-        if (stat(w->pattern, &st) != 0) { /* 7-Zip's form of it */
-            int en = errno;
-            fflush(out);
-            fprintf(stderr, "\nERROR: errno=%d : %s\n%s\n\n\n\nSystem ERROR:\nerrno=%d : %s\n", en,
-                    strerror(en), w->pattern, en, strerror(en));
-            return FZ7_EXIT_FATAL;
-        }
+        if (stat(w->pattern, &st) != 0)
+            return no_such_path(out, w->pattern);
         char *p = strdup(w->pattern);
         return !p || add_path(l, p, (uint64_t)st.st_size) ? FZ7_EXIT_MEMORY : 0;
     }
-    /* The walk starts at the last '/' before the first wildcard. */
+    /* The walk starts at the last '/' before the first wildcard; below it
+     * a recursive pattern may match at any depth (7-Zip's -air with d and
+     * *.7z takes d/a.7z and d/sub/b.7z, never x/d/c.7z). */
     const char *first = strpbrk(w->pattern, "*?");
     size_t root_len = 0;
     for (const char *c = w->pattern; c < first; c++)
@@ -778,11 +787,20 @@ static int add_archives(const struct fz7_options *o, const fz7_wildcard *w, fz7_
     char *root = strndup(w->pattern, root_len);
     if (!root)
         return FZ7_EXIT_MEMORY;
+    struct stat rst;
+    if (root_len > 1 && stat(root, &rst) != 0) { /* named as 7-Zip names it: no '/' */
+        root[root_len - 1] = 0;
+        int rc = no_such_path(out, root);
+        free(root);
+        return rc;
+    }
     unsigned depth = 1;
     for (const char *c = w->pattern + root_len; *c; c++)
         if (*c == '/' && c[1])
             depth++;
-    int rc = walk_matches(o, w, root, w->recursive ? 64 : depth, l);
+    fz7_wildcard rest = *w;
+    rest.pattern = w->pattern + root_len;
+    int rc = walk_matches(o, &rest, root_len, root, w->recursive ? 64 : depth, l);
     free(root);
     return rc ? FZ7_EXIT_MEMORY : 0;
 }

@@ -498,6 +498,15 @@ static int extract_one(const struct fz7_options *o, const char *path, totals *t)
     r.progress = fz7_progress_start(o, total);
     r.select = select;
 
+    /* As 7-Zip, a password is asked for when the first encrypted entry is
+     * reached: what comes before it (folders, empty files) is out by then. */
+    size_t locked = n;
+    if (!o->password && !password)
+        for (size_t i = 0; i < n && locked == n; i++)
+            if (select[i] && fz7_archive_entry(a, i)->encrypted)
+                locked = i;
+    /* By its full name: the disk writer works in the -o folder. */
+    char *real_path = locked < n ? realpath(path, NULL) : NULL;
     char err[600] = "";
     fz7_status s = FZ7_OK;
     if (r.mode == RUN_DISK && n_selected > 0) /* as 7-Zip: no -o folder for nothing */
@@ -507,13 +516,6 @@ static int extract_one(const struct fz7_options *o, const char *path, totals *t)
         fz7_disk_allow_dangerous_links(r.disk, o->allow_dangerous_links);
         fz7_disk_allow_absolute(r.disk, o->full_paths != 0);
     }
-    /* As 7-Zip, a password is asked for when the first encrypted entry is
-     * reached: what comes before it (folders, empty files) is out by then. */
-    size_t locked = n;
-    if (!o->password && !password)
-        for (size_t i = 0; i < n && locked == n; i++)
-            if (select[i] && fz7_archive_entry(a, i)->encrypted)
-                locked = i;
     if (s == FZ7_OK && n_selected > 0) {
         fz7_extract_cb cb = {.ctx = &r, .begin = on_begin, .data = on_data, .end = on_end};
         bool *later = NULL;
@@ -536,7 +538,7 @@ static int extract_one(const struct fz7_options *o, const char *path, totals *t)
                 r.asked_eof = true;
             } else {
                 fz7_archive *b;
-                rc = fz7_reopen_with_password(o, path, r.out, password, &b);
+                rc = fz7_reopen_with_password(o, real_path ? real_path : path, r.out, password, &b);
                 if (rc) {
                     s = FZ7_E_ARG;
                     r.reopen_rc = rc;
@@ -554,6 +556,7 @@ static int extract_one(const struct fz7_options *o, const char *path, totals *t)
             fz7_disk_end(r.disk, false, e2, sizeof e2);
         }
     }
+    free(real_path);
     char cerr[600] = "";
     if (r.disk && fz7_disk_close(r.disk, cerr, sizeof cerr) != FZ7_OK) {
         fflush(r.out);

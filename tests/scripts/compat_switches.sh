@@ -132,6 +132,8 @@ row same x -ai!arc.7z -oout
 row same x -an -ai!arc.7z -oout
 row same t -an arc.7z
 row same t '-air!arc*.7z' -an
+row same l -an '-air!*.7z' '-ax!enc.7z' '-ax!henc.7z'
+row same t -an '-air!nodir/*.7z'
 row same t '-aiq!x' -an
 row same x 'arc*.7z' -oout
 row same x 'nomatch*.7z' -oout
