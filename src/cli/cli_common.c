@@ -853,7 +853,8 @@ int fz7_find_archives(const struct fz7_options *o, FILE *out, fz7_archive_list *
         l->paths[w++] = l->paths[i];
     }
     l->n = w;
-    qsort(l->paths, l->n, sizeof *l->paths, cmp_path);
+    if (l->n > 1)
+        qsort(l->paths, l->n, sizeof *l->paths, cmp_path);
     for (size_t i = 0; i + 1 < l->n; i++) {
         char *a = realpath(l->paths[i], NULL), *b = realpath(l->paths[i + 1], NULL);
         bool dup = a && b && !strcmp(a, b);

@@ -169,6 +169,22 @@ int main(int argc, char **argv)
     }
     if (o.affinity)
         fz7_set_affinity(o.affinity);
+    if (o.command == FZ7_CMD_ADD || o.command == FZ7_CMD_UPDATE) {
+        /* The scan of a and u matches names without m and w-: refused
+         * rather than ignored. */
+        const fz7_wildcard *odd = NULL;
+        for (size_t i = 0; !odd && i < o.n_names + o.n_excludes; i++) {
+            const fz7_wildcard *w = i < o.n_names ? &o.names[i] : &o.excludes[i - o.n_names];
+            if (w->mark || w->literal)
+                odd = w;
+        }
+        if (odd) {
+            fprintf(stderr, "\n\nCommand Line Error:\nUnsupported wildcard mode (m, w-) for a and u:\n%s\n",
+                    odd->pattern);
+            fz7_options_free(&o);
+            return FZ7_EXIT_USAGE;
+        }
+    }
     char named[PATH_MAX + 16];
     if ((o.command == FZ7_CMD_ADD || o.command == FZ7_CMD_UPDATE) && o.archive &&
         !fz7_apply_name_mode(&o, named, sizeof named)) {

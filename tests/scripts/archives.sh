@@ -181,6 +181,9 @@ run a n4. one.txt
 [ -f n4 ] && [ ! -e n4. ] && ok || bad "a n4.: not written as n4"
 run a -saq n5 one.txt
 same "-saq exit" "$(rc)" 7
+run a n6.7z one.txt '-xm!one.txt'
+same "a refuses -xm! (its scan has no mark mode)" "$(rc)" 7
+[ ! -e n6.7z ] && ok || bad "a -xm! wrote an archive"
 cd ..
 
 # --- a password is asked at the first encrypted entry, as 7zz -----------------
