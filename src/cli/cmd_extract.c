@@ -613,15 +613,17 @@ static int extract_one(const struct fz7_options *o, const char *path, totals *t)
         t->with_errors++;
         return FZ7_EXIT_FATAL;
     }
-    t->ok++;
     if (r.warnings) {
         fprintf(r.out, "\nWarnings: %lu\n", r.warnings + tail);
+        t->ok++;
         return FZ7_EXIT_WARNING;
     }
     fprintf(r.out, "Everything is Ok\n");
-    if (tail) {
+    if (tail) { /* 7-Zip: not an OK archive, but exit code 0 */
         t->with_warnings++;
         t->open_warnings++;
+    } else {
+        t->ok++;
     }
     return FZ7_EXIT_OK;
 }

@@ -193,7 +193,7 @@ typedef struct list_totals {
     uint64_t files, dirs, size, packed;
     int64_t newest;
     bool have_newest, size_blank;
-    unsigned long ok, errors;
+    unsigned long ok, errors, warnings;
 } list_totals;
 
 static void print_total_line(FILE *out, bool have_newest, int64_t newest, const char *tsize,
@@ -315,8 +315,8 @@ static int list_one(const struct fz7_options *o, const char *path, list_totals *
         lt->have_newest = true;
     }
     lt->ok++;
-    if (fz7_archive_warning(a) && !bare) /* a warning, exit code 0 (7-Zip 26) */
-        fprintf(out, "\nWarnings: 1\n");
+    if (fz7_archive_warning(a)) /* a warning, exit code 0 (7-Zip 26), after the totals */
+        lt->warnings++;
     free(in_blocks);
     fz7_archive_close(a);
     free(password);
@@ -348,7 +348,7 @@ int fz7_cmd_list(const struct fz7_options *o)
     bool several = list.n > 1;
     uint64_t bytes = list.bytes;
     fz7_archive_list_free(&list);
-    if (rc == FZ7_EXIT_BREAK || (!several && !cant_open) || o->ba)
+    if (rc == FZ7_EXIT_BREAK || (!several && !cant_open && !lt.warnings) || o->ba)
         return rc;
     if (several && !o->slt) {
         char tsize[24] = "", tpacked[24] = "";
@@ -360,6 +360,8 @@ int fz7_cmd_list(const struct fz7_options *o)
         fprintf(out, "\nArchives: %lu\nVolumes: %lu\nTotal archives size: %llu\n", lt.ok, lt.ok,
                 (unsigned long long)bytes);
     }
+    if (lt.warnings)
+        fprintf(out, "\nWarnings: %lu\n", lt.warnings);
     if (lt.errors)
         fprintf(out, "\nErrors: %lu\n", lt.errors);
     return rc;

@@ -35,6 +35,8 @@ printf 'junk\n' >junk.7z
 # Two archives, the second with a damaged stored entry (a CRC error).
 mkdir two && cp arc.7z two/arc.7z && 7zz a -bd -mx0 two/bad.7z one.txt >/dev/null &&
     printf '\377' | dd of=two/bad.7z bs=1 seek=32 conv=notrunc 2>/dev/null
+# Two archives, the second with bytes after its end (a warning, exit 0).
+mkdir tail && cp arc.7z tail/a.7z && cp arc.7z tail/b.7z && printf 'tail' >>tail/b.7z
 find . -exec touch -h -d '2024-01-02 03:04:05' {} +
 
 pass=0 fail=0 rows=0
@@ -139,6 +141,9 @@ row same x 'arc*.7z' -oout
 row same x 'nomatch*.7z' -oout
 row same l 'arc*.7z'
 row same l -ba '*.7z'
+row same t 'tail/*.7z'
+row same l 'tail/*.7z'
+row same l tail/b.7z
 row "not same: fz7's ERROR line adds the archive and the expected and found CRC" t 'two/*.7z'
 row "not same: fz7's ERROR line adds the archive and the expected and found CRC" x 'two/*.7z' -oout
 row same x -ax!arc2.7z '*.7z' -oout
