@@ -11,6 +11,7 @@
 #include "fsio/extract.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -42,6 +43,8 @@ typedef struct run {
     const char *arc_path;    /* the archive, as its messages name it */
     const char *root;        /* -spe: the root folder not written, or NULL */
     size_t root_len;
+    bool root_time_set;      /* -spe: the root folder's mtime, once met */
+    struct timespec root_time;
     fz7_hash_sums *sums;     /* -scrc, or NULL */
     bool asked_eof;          /* no password came at the end of input */
     int reopen_rc;           /* the archive did not open again with it */
@@ -265,6 +268,11 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
         path = abs;
     }
     if (!path[0]) { /* "..", "." as a folder: the output folder itself */
+        if (r->root && e->is_dir && !stored[0] && e->has_mtime) {
+            r->root_time_set = true; /* -spe: its time goes to the output folder */
+            r->root_time.tv_sec = (time_t)e->mtime;
+            r->root_time.tv_nsec = (long)e->mtime_nsec;
+        }
         free(path);
         list_written(r, e);
         return FZ7_OK;
@@ -562,6 +570,11 @@ static int extract_one(const struct fz7_options *o, const char *path, totals *t)
         fflush(r.out);
         fprintf(stderr, "WARNING: %s : %s\n", path, cerr);
         r.warnings++;
+    }
+    if (r.root_time_set && o->out_dir) {
+        /* -spe: the output folder stands for the root folder, as in 7-Zip. */
+        struct timespec ts[2] = {{.tv_nsec = UTIME_OMIT}, r.root_time};
+        utimensat(AT_FDCWD, o->out_dir, ts, 0);
     }
     fz7_progress_end(r.progress);
     r.progress = NULL;

@@ -31,6 +31,7 @@ head -c 3000 /dev/zero | tr '\0' 'b' >src/b.bin
 printf 'nested\n' >src/sub/c.txt
 : >src/sub/empty.txt
 printf 'one\n' >one.txt
+touch -d '2024-01-02 03:04:05' src
 "$FZ7" a -bd arc.7z src >/dev/null || exit 1
 "$FZ7" a -bd -ppw enc.7z src >/dev/null || exit 1
 cd .. || exit 1
@@ -135,6 +136,7 @@ fresh
 run x -spe arc.7z -oo/src
 same "-spe exit" "$(rc)" 0
 same "-spe tree" "$(tree o)" "$SRC_TREE"
+same "-spe: the root folder's time on the -o folder" "$(stat -c %Y o/src)" "$(date -d '2024-01-02 03:04:05' +%s)"
 run x -spe arc.7z -oo2
 same "-spe, other folder name" "$(tree o2)" "$SRC_TREE"
 cd ..
