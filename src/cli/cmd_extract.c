@@ -290,8 +290,13 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
             path = resolve_existing(r, e, path, &st);
             if (r->quit || r->broken)
                 return FZ7_E_ARG;
-            if (!path)
+            if (!path) { /* skipped: from -bb2 listed as ". name", as 7-Zip */
+                if (r->o->bb >= 2) {
+                    fz7_progress_clear(r->progress);
+                    fprintf(r->out, ". %s\n", fz7_entry_path(e));
+                }
                 return FZ7_OK;
+            }
             if (S_ISDIR(st.st_mode) && fz7_disk_lookup(r->disk, path, &st) > 0 &&
                 S_ISDIR(st.st_mode) && rmdir(path) != 0) {
                 disk_error(r, "Cannot delete output folder", errno, path);

@@ -138,6 +138,7 @@ row same l -an '-air!*.7z' '-ax!enc.7z' '-ax!henc.7z'
 row same t -an '-air!nodir/*.7z'
 row same t '-aiq!x' -an
 row same x 'arc*.7z' -oout
+row same x 'arc*.7z' -oout -aos -bb2
 row same x 'nomatch*.7z' -oout
 row same l 'arc*.7z'
 row same l -ba '*.7z'
