@@ -8,23 +8,29 @@ _fz7_switches()
     local cmd=$1
     local common="-- -bb0 -bb1 -bb2 -bb3 -bt -bsp0 -bsp1 -bsp2 -bse0 -bse1 -bse2 -bso0 -bso1 -bso2
         -i! -i@ -ir! -ir@ -m -mmt -mmemuse= -p --password-file= -r -r- -si -ssc -ssc- -t7z -txz -tlzma -ttar -tzip -tgzip -tbzip2
-        -x! -x@ -xr! -xr@ -im! -iw-! -xm! -xw-! -y"
-    # The archives of x/e/t/l, and the sums of x/e/t.
-    local arcs="-ai! -ai@ -air! -ax! -ax@ -axr! -an -stx7z -stxxz -stxzip -stxtar"
-    local sums="-scrc -scrcCRC32 -scrcCRC64 -scrcSHA256 -scrcSHA1 -scrcMD5 -scrcXXH64
-        -scrcSHA384 -scrcSHA512 -scrcSHA3-256 -scrc*"
+        -x! -x@ -xr! -xr@ -y"
     case $cmd in
     a) echo "$common -mx0 -mx1 -mx3 -mx5 -mx7 -mx9 -m0= -md= -mfb= -mhc=off -mhe=on -ms=on
-             -ms=off -mf=off -sdel -snl -so -spf -spf2 -sse -mtm=off -mtc=on -mta=on -mtr=off -w
-             -saa -sae -sas" ;;
-    x) echo "$common $arcs $sums -aoa -aos -aot -aou -o -so -spe -spf" ;;
-    e) echo "$common $arcs $sums -aoa -aos -aot -aou -o -so -spf" ;;
-    l) echo "$common $arcs -slt" ;;
-    t) echo "$common $arcs $sums" ;;
+             -ms=off -mf=off -sdel -snl -so -spf -spf2 -sse -mtm=off -mtc=on -mta=on -mtr=off -w" ;;
+    x|e) echo "$common -aoa -aos -aot -aou -o -so -spf" ;;
+    l) echo "$common -slt" ;;
+    t) echo "$common" ;;
     h) echo "-scrcCRC32 -scrcCRC64 -scrcSHA256 -scrcSHA1 -scrcMD5 -scrcXXH64 -scrcSHA384
              -scrcSHA512 -scrcSHA3-256 -scrc* -ba -r" ;;
     b) echo "-mm=LZMA -mm=CRC32 -mm=CRC64 -mm=SHA256 -mm=AES256CBC -mm=* -md22 -md23 -md24
              -md25 -mmt -mmt1 -mmt2" ;;
+    esac
+    # The archives of x/e/t/l and their entries' wildcard modes, the sums
+    # of x/e/t, -spe, and the archive-name modes of a/u.
+    local arcs="-ai! -ai@ -air! -ax! -ax@ -axr! -an -stx7z -stxxz -stxzip -stxtar
+        -im! -iw-! -xm! -xw-!"
+    local sums="-scrc -scrcCRC32 -scrcCRC64 -scrcSHA256 -scrcSHA1 -scrcMD5 -scrcXXH64
+        -scrcSHA384 -scrcSHA512 -scrcSHA3-256 -scrc*"
+    case $cmd in
+    x) echo "$arcs $sums -spe" ;;
+    e|t) echo "$arcs $sums" ;;
+    l) echo "$arcs" ;;
+    a|u) echo "-saa -sae -sas" ;;
     esac
 }
 
