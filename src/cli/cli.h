@@ -51,6 +51,7 @@ bool fz7_selected(const struct fz7_options *o, const char *path);
 typedef struct fz7_archive_list {
     char **paths;
     size_t n, cap;
+    size_t folders;  /* folders named or matched (their files are in paths) */
     uint64_t bytes;  /* their sizes together */
 } fz7_archive_list;
 

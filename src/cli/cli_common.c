@@ -449,13 +449,17 @@ static void set_noname(const char *archive)
         *dot = 0;
 }
 
-static void print_size_line(FILE *out, size_t files, uint64_t n)
+static void print_size_line(FILE *out, size_t folders, size_t files, uint64_t n)
 {
-    fprintf(out, "%zu file%s, %llu bytes ", files, files == 1 ? "" : "s", (unsigned long long)n);
-    if (n < ((uint64_t)10 << 20))
-        fprintf(out, "(%llu KiB)\n", (unsigned long long)((n + 1023) >> 10));
+    if (folders)
+        fprintf(out, "%zu folder%s, ", folders, folders == 1 ? "" : "s");
+    fprintf(out, "%zu file%s, %llu bytes", files, files == 1 ? "" : "s", (unsigned long long)n);
+    if (n == 0)
+        fputc('\n', out);
+    else if (n < ((uint64_t)10 << 20))
+        fprintf(out, " (%llu KiB)\n", (unsigned long long)((n + 1023) >> 10));
     else
-        fprintf(out, "(%llu MiB)\n", (unsigned long long)((n + (1 << 20) - 1) >> 20));
+        fprintf(out, " (%llu MiB)\n", (unsigned long long)((n + (1 << 20) - 1) >> 20));
 }
 
 /* The format 7-Zip tries first for an archive name: by -t, else by the
@@ -715,6 +719,15 @@ static char *join_path(const char *dir, const char *name)
     return p;
 }
 
+/* True when an -ax wildcard takes path out. */
+static bool archive_excluded(const struct fz7_options *o, const char *path, bool is_dir)
+{
+    for (size_t k = 0; k < o->n_archive_excludes; k++)
+        if (fz7_wildcard_selects(&o->archive_excludes[k], path, is_dir, o->case_sensitive))
+            return true;
+    return false;
+}
+
 /* Adds the regular files below dir ("" the current folder) whose path
  * after its first root_len bytes w matches, down to depth levels more
  * (symlinked folders not entered). */
@@ -739,8 +752,16 @@ static int walk_matches(const struct fz7_options *o, const fz7_wildcard *w, size
             free(p);
             continue;
         }
-        if (S_ISDIR(st.st_mode)) {
-            if (depth > 1 && !S_ISLNK(lst.st_mode))
+        if (S_ISDIR(st.st_mode) && (S_ISLNK(lst.st_mode) || archive_excluded(o, p, true))) {
+            free(p);
+        } else if (S_ISDIR(st.st_mode) && fz7_wildcard_selects(w, p + root_len, true,
+                                                                o->case_sensitive)) {
+            /* A folder that matches: every file below it, as 7-Zip. */
+            l->folders++;
+            rc = walk_matches(o, w, root_len, p, 64, l);
+            free(p);
+        } else if (S_ISDIR(st.st_mode)) {
+            if (depth > 1)
                 rc = walk_matches(o, w, root_len, p, depth - 1, l);
             free(p);
         } else if (S_ISREG(st.st_mode) &&
@@ -773,6 +794,14 @@ static int add_archives(const struct fz7_options *o, const fz7_wildcard *w, fz7_
         struct stat st;
         if (stat(w->pattern, &st) != 0)
             return no_such_path(out, w->pattern);
+        if (S_ISDIR(st.st_mode) && archive_excluded(o, w->pattern, true))
+            return 0;
+        if (S_ISDIR(st.st_mode)) { /* a folder: every file below it */
+            fz7_wildcard all = {.pattern = "*", .recursive = true};
+            l->folders++;
+            return walk_matches(o, &all, strlen(w->pattern) + 1, w->pattern, 64, l)
+                   ? FZ7_EXIT_MEMORY : 0;
+        }
         char *p = strdup(w->pattern);
         return !p || add_path(l, p, (uint64_t)st.st_size) ? FZ7_EXIT_MEMORY : 0;
     }
@@ -839,12 +868,8 @@ int fz7_find_archives(const struct fz7_options *o, FILE *out, fz7_archive_list *
     size_t w = 0;
     l->bytes = 0;
     for (size_t i = 0; i < l->n; i++) {
-        bool out_ = false;
-        for (size_t k = 0; !out_ && k < o->n_archive_excludes; k++)
-            out_ = fz7_wildcard_selects(&o->archive_excludes[k], l->paths[i], false,
-                                        o->case_sensitive);
         struct stat st;
-        if (out_) {
+        if (archive_excluded(o, l->paths[i], false)) {
             free(l->paths[i]);
             continue;
         }
@@ -876,7 +901,7 @@ int fz7_find_archives(const struct fz7_options *o, FILE *out, fz7_archive_list *
         return FZ7_EXIT_USAGE;
     }
     if (!o->ba)
-        print_size_line(out, l->n, l->bytes);
+        print_size_line(out, l->folders, l->n, l->bytes);
     return 0;
 }
 

@@ -352,9 +352,10 @@ int fz7_cmd_list(const struct fz7_options *o)
         return rc;
     if (several && !o->slt) {
         char tsize[24] = "", tpacked[24] = "";
-        if (!lt.size_blank)
+        if (!lt.size_blank && lt.ok) /* none listed: both columns blank */
             snprintf(tsize, sizeof tsize, "%llu", (unsigned long long)lt.size);
-        snprintf(tpacked, sizeof tpacked, "%llu", (unsigned long long)lt.packed);
+        if (lt.ok)
+            snprintf(tpacked, sizeof tpacked, "%llu", (unsigned long long)lt.packed);
         fputc('\n', out);
         print_total_line(out, lt.have_newest, lt.newest, tsize, tpacked, lt.files, lt.dirs);
         fprintf(out, "\nArchives: %lu\nVolumes: %lu\nTotal archives size: %llu\n", lt.ok, lt.ok,

@@ -105,6 +105,11 @@ same "-air below a folder that is not there: stderr" "$(head -3 err.txt | tr '\n
 run t -an '-ai!d/*.7z' '-axr!b.7z' '-ax!z.7z'
 same "-axr at any depth, -ax at the top only" "$(grep '^Testing archive: ' out.txt | tr '\n' '|')" \
     "Testing archive: d/a.7z|Testing archive: d/z.7z|"
+run t -an '-ai!d' '-axr!b.7z'
+same "a folder: its files, the sub folder counted" "$(grep ' files, ' out.txt | sed 's/ bytes.*//')" \
+    "2 folders, 2 files, $(($(stat -c %s d/a.7z) * 2))"
+same "a folder: the files in order" "$(grep '^Testing archive: ' out.txt | tr '\n' '|')" \
+    "Testing archive: d/a.7z|Testing archive: d/z.7z|"
 printf 'd/a.7z\nd/z.7z\n' >arcs.txt
 run l -ba -an -ai@arcs.txt src/a.txt
 same "-ai@ listfile, -an name" "$(awk '{print $NF}' out.txt | tr '\n' ' ')" "src/a.txt src/a.txt "

@@ -142,6 +142,8 @@ row same x 'arc*.7z' -oout -aos -bb2
 row same x 'nomatch*.7z' -oout
 row same l 'arc*.7z'
 row same l -ba '*.7z'
+row same t src
+row same l 'src/*' -axr!sub
 row same t 'tail/*.7z'
 row same l 'tail/*.7z'
 row same l tail/b.7z
