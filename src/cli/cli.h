@@ -124,6 +124,10 @@ typedef enum fz7_answer {
     FZ7_ANSWER_RENAME_ALL, FZ7_ANSWER_QUIT, FZ7_ANSWER_EOF
 } fz7_answer;
 
+/* "N bytes" as 7-Zip sizes a file for people: with " (K KiB)" (rounded
+ * up) below 10 MiB, " (M MiB)" from there, nothing more for 0. */
+void fz7_print_bytes(FILE *out, uint64_t n);
+
 /* Prints 7-Zip's "(Y)es / (N)o / (A)lways / (S)kip all / A(u)to rename all
  * / (Q)uit?" and reads one answer line from stdin (asked again on an
  * unknown answer). FZ7_ANSWER_EOF at end of input. */
@@ -163,6 +167,11 @@ int fz7_open_for_read(const struct fz7_options *o, const char *path, FILE *out, 
  * the first encrypted one are out): 0, or the exit code after the error. */
 int fz7_reopen_with_password(const struct fz7_options *o, const char *path, FILE *out,
                              const char *password, fz7_archive **a);
+
+/* After an archive: a password asked for (*asked, may be NULL) becomes
+ * *kept when none is kept yet, for the archives after it (as 7-Zip asks
+ * once); otherwise it is wiped and freed. kept NULL: only wipe *asked. */
+void fz7_keep_password(char **kept, char **asked);
 
 /* The summary after the one archive of a command did not open ("Can't
  * open as archive: 1" and zero counts; l: "Errors: 1"). */

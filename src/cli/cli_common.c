@@ -267,6 +267,17 @@ int fz7_password_key(const char *password, fz7_7zaes_key **key)
     return st == FZ7_E_MEM ? FZ7_EXIT_MEMORY : FZ7_EXIT_FATAL;
 }
 
+void fz7_print_bytes(FILE *out, uint64_t n)
+{
+    fprintf(out, "%llu bytes", (unsigned long long)n);
+    if (n == 0)
+        return;
+    if (n < ((uint64_t)10 << 20))
+        fprintf(out, " (%llu KiB)", (unsigned long long)((n + 1023) >> 10));
+    else
+        fprintf(out, " (%llu MiB)", (unsigned long long)((n + (1 << 20) - 1) >> 20));
+}
+
 fz7_answer fz7_ask_overwrite(FILE *out, const char *disk_path, uint64_t disk_size,
                              int64_t disk_mtime, const char *entry_path, uint64_t entry_size,
                              bool entry_has_mtime, int64_t entry_mtime)
@@ -275,12 +286,13 @@ fz7_answer fz7_ask_overwrite(FILE *out, const char *disk_path, uint64_t disk_siz
     fz7_format_time(t1, sizeof t1, disk_mtime);
     if (entry_has_mtime)
         fz7_format_time(t2, sizeof t2, entry_mtime);
-    fprintf(out, "\nWould you like to replace the existing file:\n"
-                 "  Path:     %s\n  Size:     %llu bytes\n  Modified: %s\n"
-                 "with the file from archive:\n"
-                 "  Path:     %s\n  Size:     %llu bytes\n  Modified: %s\n",
-            disk_path, (unsigned long long)disk_size, t1, entry_path,
-            (unsigned long long)entry_size, t2);
+    fprintf(out, "\nWould you like to replace the existing file:\n  Path:     %s\n  Size:     ",
+            disk_path);
+    fz7_print_bytes(out, disk_size);
+    fprintf(out, "\n  Modified: %s\nwith the file from archive:\n  Path:     %s\n  Size:     ", t1,
+            entry_path);
+    fz7_print_bytes(out, entry_size);
+    fprintf(out, "\n  Modified: %s\n", t2);
     for (;;) {
         fprintf(out, "? (Y)es / (N)o / (A)lways / (S)kip all / A(u)to rename all / (Q)uit? ");
         fflush(out);
@@ -453,13 +465,9 @@ static void print_size_line(FILE *out, size_t folders, size_t files, uint64_t n)
 {
     if (folders)
         fprintf(out, "%zu folder%s, ", folders, folders == 1 ? "" : "s");
-    fprintf(out, "%zu file%s, %llu bytes", files, files == 1 ? "" : "s", (unsigned long long)n);
-    if (n == 0)
-        fputc('\n', out);
-    else if (n < ((uint64_t)10 << 20))
-        fprintf(out, " (%llu KiB)\n", (unsigned long long)((n + 1023) >> 10));
-    else
-        fprintf(out, " (%llu MiB)\n", (unsigned long long)((n + (1 << 20) - 1) >> 20));
+    fprintf(out, "%zu file%s, ", files, files == 1 ? "" : "s");
+    fz7_print_bytes(out, n);
+    fputc('\n', out);
 }
 
 /* The format 7-Zip tries first for an archive name: by -t, else by the
@@ -682,6 +690,20 @@ int fz7_reopen_with_password(const struct fz7_options *o, const char *path, FILE
         return open_error(o, out, path, s, err, false, NULL);
     }
     return 0;
+}
+
+void fz7_keep_password(char **kept, char **asked)
+{
+    if (kept && !*kept) {
+        *kept = *asked;
+        *asked = NULL;
+        return;
+    }
+    if (*asked) {
+        explicit_bzero(*asked, strlen(*asked));
+        free(*asked);
+        *asked = NULL;
+    }
 }
 
 /* ---- the archives of a command line ---- */

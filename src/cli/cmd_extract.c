@@ -77,7 +77,7 @@ static void entry_error(run *r, fz7_status st, const fz7_entry *e, const char *d
  * directory (malloc'ed; NULL when out of memory). */
 static char *shown_path(const run *r, const char *path)
 {
-    const char *od = r->o->out_dir && r->o->out_dir[0] ? r->o->out_dir : "";
+    const char *od = r->o->out_dir && r->o->out_dir[0] ? r->o->out_dir : "./"; /* as 7-Zip */
     size_t odl = strlen(od);
     size_t cap = odl + strlen(path) + 2;
     char *p = malloc(cap);
@@ -417,6 +417,7 @@ typedef struct totals {
     uint64_t files, folders, size, compressed;
     unsigned long archives, ok, cant_open, with_errors, with_warnings, open_warnings, sub_errors;
     unsigned long failed;    /* did not open for a read or memory failure */
+    char *password;          /* the one asked for, used for the archives after */
     fz7_hash_sums *sums;     /* -scrc; NULL without it */
 } totals;
 
@@ -491,7 +492,7 @@ static int extract_one(const struct fz7_options *o, const char *path, totals *t)
     bool *select = calloc(n ? n : 1, sizeof *select);
     if (!select) {
         fz7_archive_close(a);
-        free(password);
+        fz7_keep_password(NULL, &password);
         fprintf(stderr, "ERROR: Can't allocate required memory\n");
         return FZ7_EXIT_MEMORY;
     }
@@ -591,7 +592,7 @@ static int extract_one(const struct fz7_options *o, const char *path, totals *t)
     uint64_t phy_size = fz7_archive_get_info(a)->phy_size + fz7_archive_get_info(a)->tail_size;
     free(select);
     fz7_archive_close(a);
-    free(password);
+    fz7_keep_password(&t->password, &password);
 
     fflush(r.out);
     if (r.asked_eof || r.broken) { /* no answer at the end of input */
@@ -691,7 +692,10 @@ int fz7_cmd_extract(const struct fz7_options *o)
     }
     bool stopped = false, no_summary = false;
     for (size_t i = 0; i < list.n && !stopped; i++) {
-        int r = extract_one(o, list.paths[i], &t);
+        struct fz7_options each = *o; /* as 7-Zip: a password typed once serves the rest */
+        if (!each.password && t.password)
+            each.password = t.password;
+        int r = extract_one(&each, list.paths[i], &t);
         if (r < 0) { /* an output folder that cannot be made ends it all */
             no_summary = true;
             r = -r;
@@ -709,5 +713,6 @@ int fz7_cmd_extract(const struct fz7_options *o)
     else if (!stopped && !(!several && t.failed))
         print_summary(out, &t, several);
     fz7_hash_sums_free(t.sums);
+    fz7_keep_password(NULL, &t.password);
     return rc;
 }

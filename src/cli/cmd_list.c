@@ -319,7 +319,7 @@ static int list_one(const struct fz7_options *o, const char *path, list_totals *
         lt->warnings++;
     free(in_blocks);
     fz7_archive_close(a);
-    free(password);
+    fz7_keep_password(NULL, &password);
     return FZ7_EXIT_OK;
 }
 
@@ -335,7 +335,7 @@ int fz7_cmd_list(const struct fz7_options *o)
     list_totals lt = {0};
     bool cant_open = false;
     for (size_t i = 0; i < list.n; i++) {
-        int r = list_one(o, list.paths[i], &lt);
+        int r = list_one(o, list.paths[i], &lt); /* 7-Zip asks for each archive's headers */
         if (r < 0) { /* did not open: the next one is listed all the same */
             cant_open = true;
             r = -r;

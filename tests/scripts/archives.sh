@@ -206,5 +206,13 @@ same "password from stdin exit" "$?" 0
 same "password from stdin tree" "$(tree out2)" "$SRC_TREE"
 cd ..
 
+# --- one password typed serves the archives after it, as 7zz ------------------
+fresh; cp enc.7z enc2.7z
+printf 'pw\n' | "$FZ7" t 'enc*.7z' >out.txt 2>err.txt
+same "one password for two archives: exit" "$?" 0
+same "one password for two archives: asked once" "$(grep -c 'Enter password' out.txt)" 1
+same "one password for two archives: summary" "$(grep 'OK archives' out.txt)" "OK archives: 2"
+cd ..
+
 echo "archives: $pass passed, $fail failed"
 [ "$fail" = 0 ]

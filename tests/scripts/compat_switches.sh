@@ -165,6 +165,7 @@ row same x arc.7z -oout -i@list.txt
 row same a new.7z src -mx1
 row same a new.7z src -mmt1
 row same x arc.7z -oout -y
+row same x arc.7z src/a.txt
 row same t -ppw enc.7z
 row same t -pwrong henc.7z
 row same t henc.7z
