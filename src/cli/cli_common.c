@@ -637,7 +637,15 @@ int fz7_open_for_read(const struct fz7_options *o, const char *path, FILE *out, 
     fz7_archive *a = NULL;
     fz7_open_opts opts = {.mem_limit = mem_limit_of(o), .threads = decode_threads_of(o),
                           .xz_salvage = true};
-    fz7_status s = fz7_open_asking(path, &opts, out, &password, password_out, &a, err, sizeof err);
+    fz7_status s = FZ7_E_NEED_PASSWORD;
+    if (o->command == FZ7_CMD_LIST && !password) {
+        /* l: 7-Zip's empty line comes before the question, not after it. */
+        s = fz7_archive_open(path, &opts, &a, err, sizeof err);
+        if (s == FZ7_E_NEED_PASSWORD)
+            fputc('\n', out);
+    }
+    if (s == FZ7_E_NEED_PASSWORD)
+        s = fz7_open_asking(path, &opts, out, &password, password_out, &a, err, sizeof err);
     if (s == FZ7_E_NEED_PASSWORD && !password) { /* no answer: as 7-Zip */
         if (o->command != FZ7_CMD_LIST)
             fputc('\n', out);

@@ -232,7 +232,8 @@ static int list_one(const struct fz7_options *o, const char *path, list_totals *
     else if (o->from_stdin && fz7_archive_get_info(a)->format == FZ7_FORMAT_XZ)
         fprintf(out, "\n--\nPath = \nType = xz\n\n"); /* sizes unknown until read */
     else {
-        fputc('\n', out);
+        if (!password) /* after a question the empty line came before it */
+            fputc('\n', out);
         fz7_print_archive_block(out, path, a);
         fputc('\n', out);
     }

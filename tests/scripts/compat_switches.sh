@@ -169,6 +169,7 @@ row same x arc.7z src/a.txt
 row same t -ppw enc.7z
 row same t -pwrong henc.7z
 row same t henc.7z
+row same l henc.7z
 row same x -r arc.7z '*.txt' -oout
 row same a -saa new src
 row same a -saa new.xz one.txt
