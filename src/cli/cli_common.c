@@ -641,7 +641,7 @@ int fz7_open_for_read(const struct fz7_options *o, const char *path, FILE *out, 
     if (o->command == FZ7_CMD_LIST && !password) {
         /* l: 7-Zip's empty line comes before the question, not after it. */
         s = fz7_archive_open(path, &opts, &a, err, sizeof err);
-        if (s == FZ7_E_NEED_PASSWORD)
+        if (s == FZ7_E_NEED_PASSWORD && !o->ba)
             fputc('\n', out);
     }
     if (s == FZ7_E_NEED_PASSWORD)
