@@ -666,6 +666,7 @@ typedef struct bt_walk {
     const uint8_t *cur;
     uint32_t stored, cyclic;  /* the position (stored value) and its slot */
     uint32_t cand, depth, lim, best, n;
+    uint32_t full;            /* the distance where the walk reached lim, or 0 */
     uint32_t len[2];
     uint32_t *link[2];
     fz7_lz_match *m;
@@ -700,6 +701,7 @@ __attribute__((always_inline)) static inline void bt_start(fz7_lz_mf *mf, bt_wal
     w->link[0] = links + 1;
     w->len[0] = w->len[1] = 0;
     w->depth = mf->depth;
+    w->full = 0;
 }
 
 /* The tables as a walk reads them, copied into locals: the walk's stores
@@ -762,6 +764,7 @@ __attribute__((always_inline)) static inline int bt_step(const bt_tables t, bt_w
         }
         if (len == w->lim) {
             /* Equal as far as we look: cand's subtrees become ours. */
+            w->full = delta;
             *w->link[1] = pair[0];
             *w->link[0] = pair[1];
             return 0;
@@ -796,6 +799,7 @@ __attribute__((always_inline)) static inline uint32_t bt_find_kind(fz7_lz_mf *mf
     const bt_tables t = bt_tables_of(mf);
     while (bt_step(t, &w))
         ;
+    mf->repeat_dist = lim == mf->nice_len ? w.full : 0;
     return w.n;
 }
 
@@ -840,6 +844,7 @@ __attribute__((always_inline)) static inline int bt_find_pair_kind(fz7_lz_mf *mf
         go_b = bt_step(t, &b);
     mf->son[2 * (size_t)b.cyclic] = links_b[0];
     mf->son[2 * (size_t)b.cyclic + 1] = links_b[1];
+    mf->repeat_dist = b.full;
     if (na)
         *na = a.n;
     if (nb)
@@ -1016,6 +1021,128 @@ static uint32_t bt_run(fz7_lz_mf *mf, uint32_t count, uint32_t *lim, int full)
  * once per this many, not once per position. */
 #define BT_RUN_AHEAD 4096u
 
+/* Positions bt_repeat records at most in one call. */
+#define BT_REPEAT_MAX 65536u
+
+/* Collecting near matches at a repeat position (bt_repeat) whose bytes
+ * equal those d back for lim: 1 if the near candidate e back, which the
+ * search tries before reaching d (in the order of near_matches_kind),
+ * matches lim bytes, making that the longest match; 0 if it does not or
+ * e is d (the longest is then lim bytes at d, whatever follows). e: a
+ * candidate whose first `bytes` bytes (2 to 5) are to be compared; prev:
+ * the one tried before it (the same distance is not tried again). *done:
+ * set once e is d. */
+__attribute__((always_inline)) static inline int near_elsewhere(const fz7_lz_mf *mf, const uint8_t *cur,
+                                                               uint32_t e, uint32_t prev, uint32_t bytes,
+                                                               uint32_t lim, uint32_t d, int *done)
+{
+    static const uint32_t mask[4] = {0xFFFFu, 0xFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu};
+    if (*done || e == prev)
+        return 0;
+    if (e == d) {
+        *done = 1;   /* its bytes are equal: the search would stop there */
+        return 0;
+    }
+    if (e - 1 >= mf->dict_size || ((fz7_get32le(cur - e) ^ fz7_get32le(cur)) & mask[bytes - 2]) != 0
+        || (bytes == 5 && cur[4 - (ptrdiff_t)e] != cur[4]))
+        return 0;
+    return cur[lim - 1] == cur[(ptrdiff_t)lim - 1 - (ptrdiff_t)e] && extend(mf, cur, cur - e, bytes, lim) == lim;
+}
+
+/* Binary trees in data that repeats at a distance d (a block copied, a
+ * period): when pos's root head is pos - d and the nice_len bytes there
+ * equal pos's, the walk stops at that first candidate, pos's node takes
+ * its children, and the longest match is nice_len bytes at d unless a
+ * near candidate tried first gets as long (near_elsewhere). bt_repeat
+ * records up to max such positions from pos as their walks would, with
+ * d = mf->repeat_dist (the previous position's, checked here: a stale
+ * hint costs only the check), and returns how many (pos is not moved).
+ * collect: each of them must have nice_len bytes at d as its longest
+ * match (the only one its search then returns: the parsers take a match
+ * of nice_len as it is); else (skip) only the tables count. */
+__attribute__((always_inline)) static inline uint32_t bt_repeat(fz7_lz_mf *mf, int collect, uint32_t max, int kind)
+{
+    uint32_t d = mf->repeat_dist, lim = mf->nice_len, avail = mf->end - mf->pos;
+    if (d - 1 >= mf->dict_size || avail < lim || mf->depth == 0)
+        return 0;
+    if (max > avail - lim + 1)
+        max = avail - lim + 1;
+    if (max > BT_REPEAT_MAX)
+        max = BT_REPEAT_MAX;
+    const uint8_t *cur = mf->buf + mf->pos;
+    uint32_t stored = mf->pos + mf->offset;
+    if (mf->hash4[root_kind(mf, cur, kind)] != stored - d || extend(mf, cur, cur - d, 0, lim) != lim) {
+        mf->repeat_dist = 0;
+        return 0;
+    }
+    uint32_t cyc = mf->cyclic_pos, from = slot_of(mf, d), k = 0;
+    uint32_t *son = mf->son;
+    for (; k < max; k++, cur++, stored++) {
+        if (k + PREFETCH_HEADS < max) {
+            /* The heads a few positions on (their tables outgrow L2). */
+            const uint8_t *far = cur + PREFETCH_HEADS;
+            __builtin_prefetch(&mf->hash4[root_kind(mf, far, kind)], 1);
+            if (kind == FZ7_LZ_BT4) {
+                __builtin_prefetch(&mf->hash3[HASH3_SIZE + head4_of(far)], 1);
+                __builtin_prefetch(&mf->hash3[HASH3_SIZE + HEAD_SIZE + head5_of(far)], 1);
+            }
+        }
+        /* Position k - 1 matched lim bytes at d: one more byte for k. */
+        if (k > 0 && cur[lim - 1] != cur[(ptrdiff_t)lim - 1 - (ptrdiff_t)d])
+            break;
+        uint32_t *head = &mf->hash4[root_kind(mf, cur, kind)];
+        if (*head != stored - d)
+            break;
+        /* The near heads as bt_start keeps them: bt3 the 2-byte one, bt4
+         * those of 2, 3, 4 and 5 bytes (the last two in hash3's tail). */
+        uint32_t *h2 = NULL, *h3 = NULL, *h4 = NULL, *h5 = NULL;
+        if (kind != FZ7_LZ_BT2) {
+            h2 = &mf->hash2[bt_hash2_of(cur)];
+            if (kind == FZ7_LZ_BT4) {
+                h3 = &mf->hash3[hash3_of(cur)];
+                h4 = &mf->hash3[HASH3_SIZE + head4_of(cur)];
+                h5 = &mf->hash3[HASH3_SIZE + HEAD_SIZE + head5_of(cur)];
+            }
+        }
+        if (collect && kind != FZ7_LZ_BT2) {
+            int done = 0;
+            uint32_t e2 = stored - *h2;
+            if (near_elsewhere(mf, cur, e2, 0, 2, lim, d, &done))
+                break;
+            if (kind == FZ7_LZ_BT4) {
+                uint32_t e3 = stored - *h3, e4 = stored - *h4;
+                if (near_elsewhere(mf, cur, e3, e2, 3, lim, d, &done)
+                    || near_elsewhere(mf, cur, e4, e3, 4, lim, d, &done)
+                    || (!done && near_elsewhere(mf, cur, stored - *h5, e4, 5, lim, d, &done)))
+                    break;
+            }
+        }
+        *head = stored;
+        if (kind != FZ7_LZ_BT2) {
+            *h2 = stored;
+            if (kind == FZ7_LZ_BT4)
+                *h3 = *h4 = *h5 = stored;
+        }
+        son[2 * (size_t)cyc] = son[2 * (size_t)from];
+        son[2 * (size_t)cyc + 1] = son[2 * (size_t)from + 1];
+        if (++cyc == mf->cyclic_size)
+            cyc = 0;
+        if (++from == mf->cyclic_size)
+            from = 0;
+    }
+    return k;
+}
+
+uint32_t fz7_lz_mf_repeat(fz7_lz_mf *mf, uint32_t max, uint32_t *dist)
+{
+    if (mf->repeat_dist == 0 || mf->pending || mf->run_left > 0 || fz7_lz_is_hc(mf->kind))
+        return 0;
+    uint32_t k = mf->kind == FZ7_LZ_BT4 ? bt_repeat(mf, 1, max, FZ7_LZ_BT4) : bt_repeat(mf, 1, max, mf->kind);
+    *dist = mf->repeat_dist;
+    advance_by(mf, k);
+    return k;
+}
+
 /* True when pos and pos + 1 can be searched as a pair: enough bytes
  * that both get lim = nice_len. */
 static inline int pair_ok(const fz7_lz_mf *mf)
@@ -1036,6 +1163,12 @@ __attribute__((always_inline)) static inline uint32_t find_kind(fz7_lz_mf *mf, f
         if (n > 0) {
             matches[0].len = mf->nice_len;
             matches[0].dist = 1;
+            advance(mf);
+            return 1;
+        }
+        if (mf->repeat_dist != 0 && bt_repeat(mf, 1, 1, kind) > 0) {
+            matches[0].len = mf->nice_len;
+            matches[0].dist = mf->repeat_dist;
             advance(mf);
             return 1;
         }
@@ -1154,6 +1287,13 @@ void fz7_lz_mf_skip(fz7_lz_mf *mf, uint32_t count)
             count -= run - 1;
             continue;
         }
+        if (!mf->pending && mf->repeat_dist != 0 && !fz7_lz_is_hc(mf->kind)
+            && (run = mf->kind == FZ7_LZ_BT4 ? bt_repeat(mf, 0, count + 1, FZ7_LZ_BT4)
+                                             : bt_repeat(mf, 0, count + 1, mf->kind)) > 0) {
+            advance_by(mf, run);
+            count -= run - 1;
+            continue;
+        }
         prefetch_ahead(mf);
         if (mf->pending) {
             mf->pending = 0;
@@ -1230,4 +1370,5 @@ void fz7_lz_mf_reset(fz7_lz_mf *mf)
     mf->pending = 0;
     mf->pending_count = 0;
     mf->run_left = 0;
+    mf->repeat_dist = 0;
 }

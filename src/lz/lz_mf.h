@@ -76,6 +76,10 @@ typedef struct fz7_lz_mf {
      * already recorded (lz_mf.c, bt_run): each is found as nice_len bytes
      * at distance 1 without a walk. */
     uint32_t run_left;
+    /* Binary trees: the distance at which the last position searched
+     * matched nice_len bytes (0: none), a hint for bt_repeat in lz_mf.c,
+     * which checks it before use. */
+    uint32_t repeat_dist;
     fz7_lz_match pending_matches[FZ7_LZ_MATCHES_MAX];
 } fz7_lz_mf;
 
@@ -108,11 +112,20 @@ static inline uint32_t fz7_lz_mf_avail(const fz7_lz_mf *mf) { return mf->end - m
 
 /* Searches pos, records it in the tables and advances pos by one. Writes
  * matches with strictly increasing len (each the nearest of its length
- * found, lengths at most min(nice_len, avail)) and returns how many. */
+ * found, lengths at most min(nice_len, avail)) and returns how many. When
+ * the longest has nice_len bytes the binary trees may return it alone:
+ * the parsers take such a match as it is and look at no other. */
 uint32_t fz7_lz_mf_find(fz7_lz_mf *mf, fz7_lz_match *matches);
 
 /* Records n positions without collecting matches and advances past them. */
 void fz7_lz_mf_skip(fz7_lz_mf *mf, uint32_t n);
+
+/* For the binary trees in data that repeats (a copied block, a period):
+ * records up to max positions from pos, each of which fz7_lz_mf_find
+ * would return as the one match of nice_len bytes at *dist, advances past
+ * them and returns how many (0: pos is not such a position, nothing
+ * done). Same tables as finding each. */
+uint32_t fz7_lz_mf_repeat(fz7_lz_mf *mf, uint32_t max, uint32_t *dist);
 
 /* Advances past n positions without recording them (no table changes):
  * later searches do not find matches into those bytes, and everything

@@ -3,10 +3,12 @@
  * The searcher owns the hash tables and a copy of the coder's fz7_lz_mf
  * (same window and tables, its own pos). It searches every position in
  * order and writes one record per position into a ring of 32-bit words:
- * the match count, then len and dist of each match. Positions inside a
- * run of one byte value (lz_mf.c, bt_run), each of which finds nice_len
- * bytes at distance 1, share one record: RUN_FLAG | their count, so a
- * gigabyte of zeros is a few hundred thousand words, not three per byte.
+ * the match count, then len and dist of each match. Consecutive positions
+ * whose one match is nice_len bytes at the same distance (a run of one
+ * byte value, lz_mf.c's bt_run, at distance 1; repeating data,
+ * fz7_lz_mf_repeat) share one record: RUN_FLAG | their count, then the
+ * distance, so a gigabyte of zeros is a few hundred thousand words, not
+ * three per byte.
  * The coder reads the records in the same order (skip drops them). Window moves and the
  * renumbering of stored positions happen on the coder's side while the
  * searcher is paused, between two positions. */
@@ -29,8 +31,8 @@
  * coder that went to sleep; it publishes every record as it goes). */
 #define BATCH 64u
 /* A record's first word with this bit: that many positions, each with the
- * one match nice_len bytes at distance 1 (a match count is at most
- * FZ7_LZ_MATCHES_MAX). */
+ * one match nice_len bytes at the distance in the record's second word (a
+ * match count is at most FZ7_LZ_MATCHES_MAX). */
 #define RUN_FLAG 0x80000000u
 /* A record's first word with this bit: a pass of that many positions, no
  * matches at any (the piece test took them). */
@@ -84,6 +86,7 @@ struct fz7_lz_mf_mt {
     uint64_t told;         /* freed when the searcher was last woken */
     uint64_t pos;          /* stream position of view->pos */
     uint32_t run;          /* positions of the last run record not yet read */
+    uint32_t run_dist;     /* their match's distance */
     uint64_t pass_start, pass_end;  /* the last pass record read: its positions */
     int populate;          /* 1 until MADV_POPULATE_WRITE fails */
     int heads_done;        /* the hash heads were populated */
@@ -196,16 +199,34 @@ static void *searcher_main(void *arg)
                     continue;
                 }
             }
+            uint32_t d, more = 0;
+            if (f->repeat_dist != 0) {
+                /* Up to the next test (due only at a position's start). */
+                uint64_t cap = limit - pos;
+                if (mt->test && mt->next_test - pos < cap)
+                    cap = mt->next_test - pos;
+                more = fz7_lz_mf_repeat(f, cap < UINT32_MAX ? (uint32_t)cap : UINT32_MAX, &d);
+            }
+            if (more > 0) {
+                pos += more;
+                ring[w++ & RING_MASK] = RUN_FLAG | more;
+                ring[w++ & RING_MASK] = d;
+                atomic_store_explicit(&mt->written, w, memory_order_release);
+                if (atomic_load_explicit(&mt->leave, memory_order_relaxed))
+                    break;
+                continue;
+            }
             uint32_t n = fz7_lz_mf_find(f, m);
             pos++;
             if (f->run_left > 0 && limit - pos > 0) {
                 /* A run: the positions find has recorded already (all
                  * below limit: each has nice_len bytes of the run after
                  * it) share this record; skip passes them at once. */
-                uint32_t more = limit - pos < f->run_left ? (uint32_t)(limit - pos) : f->run_left;
+                more = limit - pos < f->run_left ? (uint32_t)(limit - pos) : f->run_left;
                 fz7_lz_mf_skip(f, more);
                 pos += more;
                 ring[w++ & RING_MASK] = RUN_FLAG | (1 + more);
+                ring[w++ & RING_MASK] = 1;
             } else {
                 ring[w++ & RING_MASK] = n;
                 for (uint32_t k = 0; k < n; k++) {
@@ -357,10 +378,10 @@ static void populate(fz7_lz_mf_mt *mt, uint8_t *p, uint64_t from, uint64_t to)
     uintptr_t a = ((uintptr_t)p + from + 4095) & ~(uintptr_t)4095;
     uintptr_t b = ((uintptr_t)p + to) & ~(uintptr_t)4095;
     if (b > a && madvise((void *)a, b - a, MADV_POPULATE_WRITE) != 0)
-        mt->populate = 0;
+        mt->populate = 1;
 #else
     (void)p, (void)from, (void)to;
-    mt->populate = 0;
+    mt->populate = 1;
 #endif
 }
 
@@ -459,6 +480,7 @@ static inline uint32_t open_record(fz7_lz_mf_mt *mt)
     uint32_t w = mt->ring[mt->read++ & RING_MASK];
     if (w & RUN_FLAG) {
         mt->run = (w & ~RUN_FLAG) - 1;
+        mt->run_dist = mt->ring[mt->read++ & RING_MASK];
         return RUN_FLAG;
     }
     if (w & PASS_FLAG) {
@@ -506,7 +528,7 @@ uint32_t fz7_lz_mf_mt_find(fz7_lz_mf_mt *mt, fz7_lz_match *matches)
     }
     if (n == RUN_FLAG) {
         matches[0].len = mt->finder.nice_len;
-        matches[0].dist = 1;
+        matches[0].dist = mt->run_dist;
         n = 1;
     }
     mt->view->pos++;

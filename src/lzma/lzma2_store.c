@@ -47,56 +47,15 @@ static uint64_t chi2_flat(const uint32_t *c, uint32_t n)
     return v > n ? v - n : 0;
 }
 
-static int flat_enough(const uint8_t *p, uint32_t n)
+/* The first QUICK_BYTES alone, order 0. */
+static int quick_flat(const uint8_t *p, uint32_t n)
 {
     uint32_t c[256] = {0};
     uint32_t q = n < QUICK_BYTES ? n : QUICK_BYTES;
     for (uint32_t i = 0; i < q; i++)
         c[p[i]]++;
     /* A flat histogram of q bytes gives 255 +- 23: 700 is far outside. */
-    if (chi2_flat(c, q) > 700)
-        return 0;
-    uint32_t ctx[8][256] = {{0}};
-    uint32_t nctx[8] = {0};
-    for (uint32_t i = 1; i < n; i++) {
-        unsigned k = p[i - 1] >> 5;
-        ctx[k][p[i]]++;
-        nctx[k]++;
-    }
-    uint64_t sum = 0;
-    for (unsigned k = 0; k < 8; k++)
-        sum += chi2_flat(ctx[k], nctx[k]);
-    /* Noise alone: about 8 * 255 = 2040 +- 64. The excess allowed grows
-     * with n: a chi-square excess x over n bytes bounds an ideal coder's
-     * gain near x / (2 ln 2 n) bits per byte. */
-    return sum <= 2440u + n / 32u;
-}
-
-static int few_repeats(const uint8_t *p, uint32_t n)
-{
-    uint16_t last[1u << REPEAT_BITS];
-    memset(last, 0xFF, sizeof(last));
-    uint32_t covered = 0;
-    uint32_t i = 0;
-    while (i + REPEAT_MIN <= n && i < 0xFFFF) {
-        uint32_t h = (fz7_get32le(p + i) * 0x9E3779B1u) >> (32 - REPEAT_BITS);
-        uint32_t j = last[h];
-        last[h] = (uint16_t)i;
-        /* One load each, not a call per position (REPEAT_MIN is 8). */
-        _Static_assert(REPEAT_MIN == 8, "one 8-byte compare");
-        if (j != 0xFFFF && fz7_get64le(p + j) == fz7_get64le(p + i)) {
-            uint32_t len = REPEAT_MIN;
-            while (i + len < n && p[j + len] == p[i + len])
-                len++;
-            covered += len;
-            if (covered > n / 256)
-                return 0;
-            i += len;
-            continue;
-        }
-        i++;
-    }
-    return 1;
+    return chi2_flat(c, q) <= 700;
 }
 
 int fz7_lzma2_store_anchor(const uint8_t *p)
@@ -106,14 +65,76 @@ int fz7_lzma2_store_anchor(const uint8_t *p)
     return (fz7_get32le(p) * 0x2545F491u) >> (32 - FZ7_LZMA2_ANCHOR_BITS) == 0;
 }
 
+/* The 8 bytes at a equal those at b (one compare: no byte order involved). */
+static inline int same8(const uint8_t *a, const uint8_t *b)
+{
+    uint64_t x, y;
+    memcpy(&x, a, 8);
+    memcpy(&y, b, 8);
+    return x == y;
+}
+
+/* Anchors the one pass keeps for probing after it (about n / 256 of them
+ * in flat data; a piece with more probes the rest in a second scan). */
+#define ANCHORS_MAX 1024u
+
+/* The order-1 histogram, the repeat scan and the anchor search (the
+ * last two in one pass), then the verdicts: the AND of the three tests
+ * described at the top, each computed as far as needed. */
 int fz7_lzma2_store_worthy(const fz7_lz_mf *mf, uint32_t idx, uint32_t n)
 {
     const uint8_t *p = mf->buf + idx;
-    if (!flat_enough(p, n) || !few_repeats(p, n))
+    if (!quick_flat(p, n))
+        return 0;
+    uint32_t ctx[8][256] = {{0}};
+    uint32_t nctx[8] = {0};
+    uint16_t last[1u << REPEAT_BITS];
+    memset(last, 0xFF, sizeof(last));
+    uint32_t covered = 0, rep_at = 0;   /* the repeat scan's next position */
+    uint32_t anchors[ANCHORS_MAX], na = 0, scanned = n;
+    _Static_assert(REPEAT_MIN == 8, "the repeat scan and the anchors read 8 bytes");
+    for (uint32_t i = 1; i < n; i++)
+        ctx[p[i - 1] >> 5][p[i]]++;
+    for (unsigned k = 0; k < 8; k++)
+        for (unsigned b = 0; b < 256; b++)
+            nctx[k] += ctx[k][b];
+    for (uint32_t i = 0; i + 8 <= n; i++) {
+        if (i == rep_at && i < 0xFFFF) {
+            uint32_t h = (fz7_get32le(p + i) * 0x9E3779B1u) >> (32 - REPEAT_BITS);
+            uint32_t j = last[h];
+            last[h] = (uint16_t)i;
+            rep_at = i + 1;
+            if (j != 0xFFFF && same8(p + j, p + i)) {
+                uint32_t len = REPEAT_MIN;
+                while (i + len < n && p[j + len] == p[i + len])
+                    len++;
+                covered += len;
+                if (covered > n / 256)
+                    return 0;
+                rep_at = i + len;
+            }
+        }
+        if (fz7_lzma2_store_anchor(p + i)) {
+            if (na < ANCHORS_MAX)
+                anchors[na++] = i;
+            else if (scanned == n)
+                scanned = i;
+        }
+    }
+    uint64_t sum = 0;
+    for (unsigned k = 0; k < 8; k++)
+        sum += chi2_flat(ctx[k], nctx[k]);
+    /* Noise alone: about 8 * 255 = 2040 +- 64. The excess allowed grows
+     * with n: a chi-square excess x over n bytes bounds an ideal coder's
+     * gain near x / (2 ln 2 n) bits per byte. */
+    if (sum > 2440u + n / 32u)
         return 0;
     /* Repeats of the dictionary: the anchors of stored bytes are recorded
      * (store_piece), so a second copy of them meets its first here. */
-    for (uint32_t i = 0; i + 8 <= n; i++)
+    for (uint32_t a = 0; a < na; a++)
+        if (fz7_lz_mf_probe(mf, idx + anchors[a], 32) >= 32)
+            return 0;
+    for (uint32_t i = scanned; i + 8 <= n; i++)
         if (fz7_lzma2_store_anchor(p + i) && fz7_lz_mf_probe(mf, idx + i, 32) >= 32)
             return 0;
     return 1;

@@ -263,6 +263,77 @@ static void test_other_finders(void **state)
     }
 }
 
+/* Repeating data from a fixed seed: periods of 2, 7, 300 and 4093 bytes,
+ * a copied 150 KB stretch, and periods broken every few thousand bytes by
+ * one changed byte (the repeat path must stop and start again there). */
+static size_t make_repeats(uint8_t *out, size_t cap)
+{
+    size_t n = 0;
+    g_x = 0x5851F42D4C957F2Dull;
+    static const uint32_t periods[] = {4093, 2, 7, 300, 4093, 61};
+    for (size_t k = 0; k < sizeof(periods) / sizeof(periods[0]) && n < cap; k++) {
+        uint32_t d = periods[k];
+        for (uint32_t i = 0; i < d && n < cap; i++)
+            out[n++] = (uint8_t)rnd();
+        size_t end = n + (k % 2 ? 40000 : 300000);
+        for (uint32_t i = 0; n < end && n < cap; i++, n++)
+            out[n] = k >= 4 && rnd() % 5000 == 0 ? (uint8_t)rnd() : out[n - d];
+        /* Text-like bytes, then a copy of an earlier stretch. */
+        for (size_t i = 0; i < 20000 && n < cap; i++)
+            out[n++] = (uint8_t)("abcdefgh ij\n"[rnd() % 12]);
+        if (n > 200000 && n + 150000 <= cap) {
+            memmove(out + n, out + n - 200000, 150000);
+            n += 150000;
+        }
+    }
+    return n;
+}
+
+/* FNV-1a of a stream. */
+static uint64_t digest_of(const tu_membuf *m)
+{
+    uint64_t h = 0xCBF29CE484222325ull;
+    for (size_t i = 0; i < m->n; i++)
+        h = (h ^ m->p[i]) * 0x100000001B3ull;
+    return h;
+}
+
+/* Repeating data (make_repeats) through bt4 at the -mx5 and -mx9
+ * settings, bt2 and bt3: one-thread and threaded bytes equal, the stream
+ * decodes, and it is byte for byte what the tree walk at every position
+ * gave before the binary trees recorded repeats without it (the digests,
+ * sizes and hashes below). */
+static void test_repeats(void **state)
+{
+    (void)state;
+    static const struct {
+        case_opts c;
+        size_t bytes;
+        uint64_t digest;
+    } cases[] = {
+        {{"bt4 -mx5 d=256k", 5, 256 << 10, -1}, 66048, 0x15a341ed902dafcdull},
+        {{"bt4 -mx9 d=1m", 9, 1 << 20, -1}, 66628, 0x060bbbb4b2414c7eull},
+        {{"bt2 -mx5 d=256k", 5, 256 << 10, FZ7_LZ_BT2}, 66217, 0x306b3ebd56f36654ull},
+        {{"bt3 -mx7 d=256k", 7, 256 << 10, FZ7_LZ_BT3}, 66192, 0xf191a801cb82534cull},
+    };
+    uint8_t *in = malloc(INPUT_MAX);
+    assert_non_null(in);
+    size_t n = make_repeats(in, INPUT_MAX);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        size_t out = same_both_ways(&cases[i].c, 1, in, n, 65536);
+        fz7_lzma_enc_opts o = opts_of(&cases[i].c, 1);
+        tu_membuf m;
+        encode(&o, 1, in, n, 65536, &m);
+        check_decodes(&m, o.dict_size, in, n);
+        uint64_t h = digest_of(&m);
+        print_message("%s: %zu -> %zu bytes, digest %016llx\n", cases[i].c.name, n, out, (unsigned long long)h);
+        assert_int_equal(m.n, cases[i].bytes);
+        assert_true(h == cases[i].digest);
+        free(m.p);
+    }
+    free(in);
+}
+
 /* write() pieces of 1 and 7 bytes (every append tells the searcher), and
  * inputs shorter than nice_len, of one byte, and empty. */
 static void test_pieces_and_tiny(void **state)
@@ -877,6 +948,7 @@ int main(void)
         cmocka_unit_test(test_bt4_levels),
         cmocka_unit_test(test_renumbering),
         cmocka_unit_test(test_other_finders),
+        cmocka_unit_test(test_repeats),
         cmocka_unit_test(test_pieces_and_tiny),
         cmocka_unit_test(test_blocks),
         cmocka_unit_test(test_pool),
