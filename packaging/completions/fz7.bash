@@ -24,6 +24,18 @@ _fz7_switches()
     b) echo "-mm=LZMA -mm=CRC32 -mm=CRC64 -mm=SHA256 -mm=AES256CBC -mm=* -md22 -md23 -md24
              -md25 -mmt -mmt1 -mmt2" ;;
     esac
+    # The archives of x/e/t/l and their entries' wildcard modes, the sums
+    # of x/e/t, -spe, and the archive-name modes of a/u.
+    local arcs="-ai! -ai@ -air! -ax! -ax@ -axr! -an -stx7z -stxxz -stxzip -stxtar
+        -im! -iw-! -xm! -xw-!"
+    local sums="-scrc -scrcCRC32 -scrcCRC64 -scrcSHA256 -scrcSHA1 -scrcMD5 -scrcXXH64
+        -scrcSHA384 -scrcSHA512 -scrcSHA3-256 -scrc*"
+    case $cmd in
+    x) echo "$arcs $sums -spe" ;;
+    e|t) echo "$arcs $sums" ;;
+    l) echo "$arcs" ;;
+    a|u) echo "-saa -sae -sas" ;;
+    esac
 }
 
 # Files whose names end like an archive, and folders (to walk into).
@@ -75,7 +87,7 @@ _fz7()
         return 0 ;;
     -*)
         COMPREPLY=($(compgen -W "$(_fz7_switches "$cmd")" -- "$cur"))
-        case ${COMPREPLY[0]} in *=|*!|*@|-m|-o|-p|-w) compopt -o nospace ;; esac 2>/dev/null
+        case ${COMPREPLY[0]} in *=|*!|*@|-m|-o|-p|-w|-stx*) compopt -o nospace ;; esac 2>/dev/null
         return 0 ;;
     esac
     # Words that are not switches after the command: the archive, then files.

@@ -3,6 +3,7 @@
  * in its order (the first format with an extension is the one created). */
 #include "cli/archive_type.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -166,4 +167,28 @@ const char *fz7_type_display(fz7_type t, const char *canon)
     case FZ7_TYPE_BZIP2: return "bzip2";
     default: return "7z";
     }
+}
+
+bool fz7_apply_name_mode(struct fz7_options *o, char *buf, size_t cap)
+{
+    const char *base = strrchr(o->archive, '/');
+    base = base ? base + 1 : o->archive;
+    size_t len = strlen(o->archive);
+    int n;
+    if (o->name_mode == 'a') {
+        fz7_type t = o->type != FZ7_TYPE_AUTO ? o->type : FZ7_TYPE_7Z;
+        n = snprintf(buf, cap, "%s%s", o->archive, fz7_type_extension(t));
+        o->name_mode = 'e';
+    } else if (o->name_mode != 'e' && len > 1 && base[0] && o->archive[len - 1] == '.' &&
+               strcmp(base, ".") && strcmp(base, "..")) {
+        /* "name." asks for no extension at all, as 7-Zip reads it. */
+        n = snprintf(buf, cap, "%.*s", (int)(len - 1), o->archive);
+        o->name_mode = 'e';
+    } else {
+        return true;
+    }
+    if (n < 0 || (size_t)n >= cap)
+        return false;
+    o->archive = buf;
+    return true;
 }

@@ -29,4 +29,11 @@ bool fz7_type_matches(fz7_type t, const char *canon, const fz7_archive_info *inf
 /* 7-Zip's name of type t for "Cannot open the file as [name] archive". */
 const char *fz7_type_display(fz7_type t, const char *canon);
 
+/* -sa{a|e|s} for `a` and `u`: with 'a' the type's extension is added to
+ * o->archive whatever it ends with; a name ending in '.' (default mode)
+ * loses the dot and gets no extension. The new name goes to buf and
+ * o->archive, and o->name_mode becomes 'e' (the name is final). False when
+ * it does not fit cap. */
+bool fz7_apply_name_mode(struct fz7_options *o, char *buf, size_t cap);
+
 #endif

@@ -34,9 +34,64 @@ int fz7_open_input(const char *path, bool no_atime);
 bool fz7_wildcard_match(const char *pattern, const char *path, bool recursive,
                         bool case_sensitive);
 
-/* True when the entry path is selected by o's names (all when none) and
- * not excluded by o's excludes. */
+/* True when w selects path (an entry's, or a file's for -ai/-ax): as
+ * fz7_wildcard_match, by bytes with w-, and with m only a folder for a
+ * pattern ending in '/' and only a file for one without. */
+bool fz7_wildcard_selects(const fz7_wildcard *w, const char *path, bool is_dir,
+                          bool case_sensitive);
+
+/* True when the entry path (is_dir: a folder) is selected by o's names (all
+ * when none) and not excluded by o's excludes. */
+bool fz7_selected_item(const struct fz7_options *o, const char *path, bool is_dir);
+
+/* fz7_selected_item for an entry that is not a folder. */
 bool fz7_selected(const struct fz7_options *o, const char *path);
+
+/* The archives x/e/t/l run on, sorted by path as 7-Zip runs them. */
+typedef struct fz7_archive_list {
+    char **paths;
+    size_t n, cap;
+    size_t folders;  /* folders named or matched (their files are in paths) */
+    uint64_t bytes;  /* their sizes together */
+} fz7_archive_list;
+
+/* With -si: the one archive "" (stdin). Else prints "Scanning the drive
+ * for archives:" and finds the archives: the
+ * name after the command (a wildcard there matches files of its folder)
+ * and the -ai wildcards, less -ax's. Then prints "N files, B bytes" and
+ * returns 0, or prints 7-Zip's error (a name that is not there; none found:
+ * "Cannot find archive", exit 7; one archive twice) and returns the exit
+ * code. Free *l with fz7_archive_list_free. */
+int fz7_find_archives(const struct fz7_options *o, FILE *out, fz7_archive_list *l);
+
+void fz7_archive_list_free(fz7_archive_list *l);
+
+/* 7-Zip's sums over the items of x/e/t -scrc (and h): per hasher, the
+ * digests of the files' data added up, and the digests of name and data
+ * added up over files and folders (cmd_hash.c). */
+typedef struct fz7_hash_sums fz7_hash_sums;
+
+/* The hashers -scrc names (CRC32 without a name, '*' all): 0, or exit code
+ * 2 after 7-Zip's "E_NOTIMPL" for a name fz7 does not know (8: memory). */
+int fz7_hash_sums_new(const struct fz7_options *o, FILE *out, fz7_hash_sums **sums);
+
+/* A file's data in pieces between begin and end (name: its path in the
+ * archive, '/'-separated). */
+void fz7_hash_sums_file_begin(fz7_hash_sums *h);
+void fz7_hash_sums_data(fz7_hash_sums *h, const void *p, size_t n);
+void fz7_hash_sums_file_end(fz7_hash_sums *h, const char *name);
+
+/* A folder: in the names sum only. */
+void fz7_hash_sums_folder(fz7_hash_sums *h, const char *name);
+
+/* "CRC32  for data:  ..." lines, each hasher's block ending in a blank line. */
+void fz7_hash_sums_print(const fz7_hash_sums *h, FILE *out);
+
+/* Frees h (NULL: nothing). */
+void fz7_hash_sums_free(fz7_hash_sums *h);
+
+/* False when a -stx names a type 7-Zip does not know. */
+bool fz7_excluded_types_known(const struct fz7_options *o);
 
 /* Asks for a password on the terminal with echo off, or reads the first
  * line of stdin when it is not a terminal (as 7-Zip, whose prompt then
@@ -69,6 +124,10 @@ typedef enum fz7_answer {
     FZ7_ANSWER_RENAME_ALL, FZ7_ANSWER_QUIT, FZ7_ANSWER_EOF
 } fz7_answer;
 
+/* "N bytes" as 7-Zip sizes a file for people: with " (K KiB)" (rounded
+ * up) below 10 MiB, " (M MiB)" from there, nothing more for 0. */
+void fz7_print_bytes(FILE *out, uint64_t n);
+
 /* Prints 7-Zip's "(Y)es / (N)o / (A)lways / (S)kip all / A(u)to rename all
  * / (Q)uit?" and reads one answer line from stdin (asked again on an
  * unknown answer). FZ7_ANSWER_EOF at end of input. */
@@ -93,13 +152,30 @@ void fz7_set_affinity(const char *hex_mask);
 /* -ba: the banner and the "Scanning the drive" lines are left out. */
 void fz7_set_bare(bool bare);
 
-/* Opens o->archive for reading: uses o->password, asks for one when the
- * headers are encrypted (and, when need_data is true, when a selected
- * entry is encrypted). On failure prints the error lines and returns the
- * exit code (> 0) with *out NULL; password_out keeps a prompted password
- * (free it). */
-int fz7_open_for_read(const struct fz7_options *o, FILE *out, const char *verb, bool need_data,
-                      fz7_archive **out_arc, char **password_out);
+/* Prints "<verb> archive: <path>" and opens path for reading (o->from_stdin:
+ * stdin): uses o->password, asks for one when the headers are encrypted
+ * (and, when need_data is true, when a selected entry is encrypted). An
+ * archive of a -stx type is one that does not open. On failure prints the
+ * error lines and returns the exit code (> 0) with *out NULL; *cant_open
+ * tells a file that is no archive of a known type, or a damaged or locked
+ * one, from a read or memory failure. password_out keeps a prompted
+ * password (free it). */
+int fz7_open_for_read(const struct fz7_options *o, const char *path, FILE *out, const char *verb,
+                      bool need_data, fz7_archive **out_arc, char **password_out, bool *cant_open);
+
+/* Opens path again with password (one asked for once the entries before
+ * the first encrypted one are out): 0, or the exit code after the error. */
+int fz7_reopen_with_password(const struct fz7_options *o, const char *path, FILE *out,
+                             const char *password, fz7_archive **a);
+
+/* After an archive: a password asked for (*asked, may be NULL) becomes
+ * *kept when none is kept yet, for the archives after it (as 7-Zip asks
+ * once); otherwise it is wiped and freed. kept NULL: only wipe *asked. */
+void fz7_keep_password(char **kept, char **asked);
+
+/* The summary after the one archive of a command did not open ("Can't
+ * open as archive: 1" and zero counts; l: "Errors: 1"). */
+void fz7_print_cant_open_summary(const struct fz7_options *o, FILE *out);
 
 /* An entry's path for listing, selection and extraction: e->path, or for
  * an entry stored without a name, the archive's base name without its

@@ -7,6 +7,7 @@
 #include "cpu/cpu.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -83,11 +84,26 @@ static size_t split(const char *path, const char **b, const char **e)
     return n;
 }
 
-bool fz7_wildcard_match(const char *pattern, const char *path, bool recursive,
-                        bool case_sensitive)
+/* One component against another, as a glob or (literal) byte for byte. */
+static bool component_match(const char *p, const char *pe, const char *s, const char *se,
+                            bool cs, bool literal)
+{
+    if (!literal)
+        return glob_component(p, pe, s, se, cs);
+    if (pe - p != se - s)
+        return false;
+    for (; p < pe; p++, s++)
+        if (!char_eq(*p, *s, cs))
+            return false;
+    return true;
+}
+
+static bool match_parts(const char *pattern, const char *path, bool recursive, bool cs,
+                        bool literal, size_t *matched_len)
 {
     const char *pb[MAX_COMPONENTS], *pe[MAX_COMPONENTS], *sb[MAX_COMPONENTS], *se[MAX_COMPONENTS];
     size_t m = split(pattern, pb, pe), n = split(path, sb, se);
+    *matched_len = n;
     if (m == 0)
         return true;
     if (n < m)
@@ -95,26 +111,57 @@ bool fz7_wildcard_match(const char *pattern, const char *path, bool recursive,
     size_t last_start = recursive ? n - m : 0;
     for (size_t k = 0; k <= last_start; k++) {
         size_t j = 0;
-        while (j < m && glob_component(pb[j], pe[j], sb[k + j], se[k + j], case_sensitive))
+        while (j < m && component_match(pb[j], pe[j], sb[k + j], se[k + j], cs, literal))
             j++;
-        if (j == m)
+        if (j == m) {
+            *matched_len = k + m == n ? n : k + m; /* components up to the match */
             return true;
+        }
     }
     return false;
 }
 
-bool fz7_selected(const struct fz7_options *o, const char *path)
+bool fz7_wildcard_match(const char *pattern, const char *path, bool recursive,
+                        bool case_sensitive)
+{
+    size_t len;
+    return match_parts(pattern, path, recursive, case_sensitive, false, &len);
+}
+
+bool fz7_wildcard_selects(const fz7_wildcard *w, const char *path, bool is_dir,
+                          bool case_sensitive)
+{
+    size_t plen = strlen(w->pattern), matched, n;
+    if (!match_parts(w->pattern, path, w->recursive, case_sensitive, w->literal, &matched))
+        return false;
+    if (w->mark != 1)
+        return true;
+    /* m: a trailing '/' asks for a folder, its absence for a file. The
+     * matched item is the path itself or, when the pattern matched its
+     * leading components, one of its parent folders. */
+    const char *b[MAX_COMPONENTS], *e[MAX_COMPONENTS];
+    n = split(path, b, e);
+    bool item_is_dir = matched < n ? true : is_dir;
+    bool wants_dir = plen > 0 && w->pattern[plen - 1] == '/';
+    return item_is_dir == wants_dir;
+}
+
+bool fz7_selected_item(const struct fz7_options *o, const char *path, bool is_dir)
 {
     bool in = o->n_names == 0;
     for (size_t i = 0; !in && i < o->n_names; i++)
-        in = fz7_wildcard_match(o->names[i].pattern, path, o->names[i].recursive, o->case_sensitive);
+        in = fz7_wildcard_selects(&o->names[i], path, is_dir, o->case_sensitive);
     if (!in)
         return false;
     for (size_t i = 0; i < o->n_excludes; i++)
-        if (fz7_wildcard_match(o->excludes[i].pattern, path, o->excludes[i].recursive,
-                               o->case_sensitive))
+        if (fz7_wildcard_selects(&o->excludes[i], path, is_dir, o->case_sensitive))
             return false;
     return true;
+}
+
+bool fz7_selected(const struct fz7_options *o, const char *path)
+{
+    return fz7_selected_item(o, path, false);
 }
 
 /* ---- terminal questions ---- */
@@ -220,6 +267,17 @@ int fz7_password_key(const char *password, fz7_7zaes_key **key)
     return st == FZ7_E_MEM ? FZ7_EXIT_MEMORY : FZ7_EXIT_FATAL;
 }
 
+void fz7_print_bytes(FILE *out, uint64_t n)
+{
+    fprintf(out, "%llu bytes", (unsigned long long)n);
+    if (n == 0)
+        return;
+    if (n < ((uint64_t)10 << 20))
+        fprintf(out, " (%llu KiB)", (unsigned long long)((n + 1023) >> 10));
+    else
+        fprintf(out, " (%llu MiB)", (unsigned long long)((n + (1 << 20) - 1) >> 20));
+}
+
 fz7_answer fz7_ask_overwrite(FILE *out, const char *disk_path, uint64_t disk_size,
                              int64_t disk_mtime, const char *entry_path, uint64_t entry_size,
                              bool entry_has_mtime, int64_t entry_mtime)
@@ -228,12 +286,13 @@ fz7_answer fz7_ask_overwrite(FILE *out, const char *disk_path, uint64_t disk_siz
     fz7_format_time(t1, sizeof t1, disk_mtime);
     if (entry_has_mtime)
         fz7_format_time(t2, sizeof t2, entry_mtime);
-    fprintf(out, "\nWould you like to replace the existing file:\n"
-                 "  Path:     %s\n  Size:     %llu bytes\n  Modified: %s\n"
-                 "with the file from archive:\n"
-                 "  Path:     %s\n  Size:     %llu bytes\n  Modified: %s\n",
-            disk_path, (unsigned long long)disk_size, t1, entry_path,
-            (unsigned long long)entry_size, t2);
+    fprintf(out, "\nWould you like to replace the existing file:\n  Path:     %s\n  Size:     ",
+            disk_path);
+    fz7_print_bytes(out, disk_size);
+    fprintf(out, "\n  Modified: %s\nwith the file from archive:\n  Path:     %s\n  Size:     ", t1,
+            entry_path);
+    fz7_print_bytes(out, entry_size);
+    fprintf(out, "\n  Modified: %s\n", t2);
     for (;;) {
         fprintf(out, "? (Y)es / (N)o / (A)lways / (S)kip all / A(u)to rename all / (Q)uit? ");
         fflush(out);
@@ -402,14 +461,13 @@ static void set_noname(const char *archive)
         *dot = 0;
 }
 
-static void print_size_line(FILE *out, uint64_t n)
+static void print_size_line(FILE *out, size_t folders, size_t files, uint64_t n)
 {
-    if (n < ((uint64_t)10 << 20))
-        fprintf(out, "1 file, %llu bytes (%llu KiB)\n", (unsigned long long)n,
-                (unsigned long long)((n + 1023) >> 10));
-    else
-        fprintf(out, "1 file, %llu bytes (%llu MiB)\n", (unsigned long long)n,
-                (unsigned long long)((n + (1 << 20) - 1) >> 20));
+    if (folders)
+        fprintf(out, "%zu folder%s, ", folders, folders == 1 ? "" : "s");
+    fprintf(out, "%zu file%s, ", files, files == 1 ? "" : "s");
+    fz7_print_bytes(out, n);
+    fputc('\n', out);
 }
 
 /* The format 7-Zip tries first for an archive name: by -t, else by the
@@ -437,10 +495,12 @@ static const char *expected_type(const struct fz7_options *o, const char *path)
  * `l` ends with "Errors: 1", t/x/e with the "Can't open as archive"
  * counts. */
 static int open_error(const struct fz7_options *o, FILE *out, const char *path, fz7_status st,
-                      const char *err)
+                      const char *err, bool excluded_type, bool *cant_open)
 {
     bool listing = o->command == FZ7_CMD_LIST;
-    const char *type = expected_type(o, path);
+    const char *type = excluded_type ? NULL : expected_type(o, path);
+    if (cant_open)
+        *cant_open = st != FZ7_E_MEM && st != FZ7_E_IO; /* damaged headers, wrong password too */
     fflush(out);
     if (st == FZ7_E_NEED_PASSWORD || st == FZ7_E_PASSWORD) {
         const char *m = fz7_entry_error_words(FZ7_E_NEED_PASSWORD, true);
@@ -471,11 +531,15 @@ static int open_error(const struct fz7_options *o, FILE *out, const char *path, 
         else
             fprintf(stderr, "ERROR: %s\n%s\n\n", path, m);
     }
-    if (listing)
-        fprintf(out, "\n\nErrors: 1\n");
-    else if (st != FZ7_E_MEM && st != FZ7_E_IO) /* damaged headers, wrong password too */
-        fprintf(out, "\nCan't open as archive: 1\nFiles: 0\nSize:       0\nCompressed: 0\n");
     return st == FZ7_E_MEM ? FZ7_EXIT_MEMORY : FZ7_EXIT_FATAL;
+}
+
+void fz7_print_cant_open_summary(const struct fz7_options *o, FILE *out)
+{
+    if (o->command == FZ7_CMD_LIST)
+        fprintf(out, "\n\nErrors: 1\n");
+    else
+        fprintf(out, "\nCan't open as archive: 1\nFiles: 0\nSize:       0\nCompressed: 0\n");
 }
 
 /* -mmemuse as a decoder memory limit in bytes; 0 = the default. */
@@ -502,7 +566,7 @@ static unsigned decode_threads_of(const struct fz7_options *o)
  * seek); a 7z or lzma file is read only when stdin is a regular file
  * (redirected), through its /dev/stdin name. */
 static int open_stdin(const struct fz7_options *o, FILE *out, const char *verb,
-                      fz7_archive **out_arc)
+                      fz7_archive **out_arc, bool *cant_open)
 {
     fprintf(out, "\n%s archive: \n", verb);
     char err[512];
@@ -519,17 +583,41 @@ static int open_stdin(const struct fz7_options *o, FILE *out, const char *verb,
                      "--password-file={file}; stdin carries the archive)");
     }
     if (s != FZ7_OK)
-        return open_error(o, out, "stdin", s, err);
+        return open_error(o, out, "stdin", s, err, false, cant_open);
     return 0;
 }
 
-int fz7_open_for_read(const struct fz7_options *o, FILE *out, const char *verb, bool need_data,
-                      fz7_archive **out_arc, char **password_out)
+/* True when -stx names the type of the opened archive. */
+static bool type_excluded(const struct fz7_options *o, const fz7_archive *a)
+{
+    for (size_t i = 0; i < o->n_excluded_types; i++) {
+        const char *canon = NULL;
+        fz7_type t = fz7_type_parse(o->excluded_types[i], &canon);
+        if (t != FZ7_TYPE_UNKNOWN && t != FZ7_TYPE_AUTO &&
+            fz7_type_matches(t, canon, fz7_archive_get_info(a)))
+            return true;
+    }
+    return false;
+}
+
+bool fz7_excluded_types_known(const struct fz7_options *o)
+{
+    for (size_t i = 0; i < o->n_excluded_types; i++) {
+        const char *canon = NULL;
+        if (fz7_type_parse(o->excluded_types[i], &canon) == FZ7_TYPE_UNKNOWN)
+            return false;
+    }
+    return true;
+}
+
+int fz7_open_for_read(const struct fz7_options *o, const char *path, FILE *out, const char *verb,
+                      bool need_data, fz7_archive **out_arc, char **password_out, bool *cant_open)
 {
     *out_arc = NULL;
     *password_out = NULL;
+    *cant_open = false;
     if (o->from_stdin) {
-        int rc = open_stdin(o, out, verb, out_arc);
+        int rc = open_stdin(o, out, verb, out_arc, cant_open);
         if (rc == 0 && !fz7_type_matches(o->type, o->type_name, fz7_archive_get_info(*out_arc))) {
             fz7_archive_close(*out_arc);
             *out_arc = NULL;
@@ -540,23 +628,8 @@ int fz7_open_for_read(const struct fz7_options *o, FILE *out, const char *verb, 
         }
         return rc;
     }
-    const char *path = o->archive;
-    if (!o->ba)
-        fprintf(out, "Scanning the drive for archives:\n");
-    struct stat st;
-    if (stat(path, &st) != 0) { /* 7-Zip's form of it */
-        int en = errno;
-        fflush(out);
-        fprintf(stderr, "\nERROR: errno=%d : %s\n%s\n\n\n\nSystem ERROR:\nerrno=%d : %s\n", en,
-                strerror(en), path, en, strerror(en));
-        return FZ7_EXIT_FATAL;
-    }
-    if (!o->ba) {
-        print_size_line(out, (uint64_t)st.st_size);
+    if (!o->ba || o->command != FZ7_CMD_LIST) /* -ba: l prints its entries only */
         fprintf(out, "\n%s archive: %s\n", verb, path);
-    } else if (o->command != FZ7_CMD_LIST) { /* -ba: l prints its entries only */
-        fprintf(out, "\n%s archive: %s\n", verb, path);
-    }
 
     set_noname(path);
     const char *password = o->password;
@@ -564,24 +637,37 @@ int fz7_open_for_read(const struct fz7_options *o, FILE *out, const char *verb, 
     fz7_archive *a = NULL;
     fz7_open_opts opts = {.mem_limit = mem_limit_of(o), .threads = decode_threads_of(o),
                           .xz_salvage = true};
-    fz7_status s = fz7_open_asking(path, &opts, out, &password, password_out, &a, err, sizeof err);
+    fz7_status s = FZ7_E_NEED_PASSWORD;
+    if (o->command == FZ7_CMD_LIST && !password) {
+        /* l: 7-Zip's empty line comes before the question, not after it. */
+        s = fz7_archive_open(path, &opts, &a, err, sizeof err);
+        if (s == FZ7_E_NEED_PASSWORD && !o->ba)
+            fputc('\n', out);
+    }
+    if (s == FZ7_E_NEED_PASSWORD)
+        s = fz7_open_asking(path, &opts, out, &password, password_out, &a, err, sizeof err);
     if (s == FZ7_E_NEED_PASSWORD && !password) { /* no answer: as 7-Zip */
         if (o->command != FZ7_CMD_LIST)
             fputc('\n', out);
         return fz7_break_signaled();
     }
     if (s != FZ7_OK)
-        return open_error(o, out, path, s, err);
+        return open_error(o, out, path, s, err, false, cant_open);
+    if (type_excluded(o, a)) { /* -stx: as a file of no known type */
+        fz7_archive_close(a);
+        fflush(out);
+        return open_error(o, out, path, FZ7_E_FORMAT, "", true, cant_open);
+    }
     if (!fz7_type_matches(o->type, o->type_name, fz7_archive_get_info(a))) {
         fz7_archive_close(a);
         fflush(out);
-        return open_error(o, out, path, FZ7_E_FORMAT, "");
+        return open_error(o, out, path, FZ7_E_FORMAT, "", false, cant_open);
     }
     if (need_data && !password) {
         bool encrypted = false;
         for (size_t i = 0; i < fz7_archive_count(a) && !encrypted; i++) {
             const fz7_entry *e = fz7_archive_entry(a, i);
-            encrypted = e->encrypted && fz7_selected(o, fz7_entry_path(e));
+            encrypted = e->encrypted && fz7_selected_item(o, fz7_entry_path(e), e->is_dir);
         }
         if (encrypted) {
             *password_out = fz7_ask_password(out);
@@ -593,9 +679,266 @@ int fz7_open_for_read(const struct fz7_options *o, FILE *out, const char *verb, 
             opts.password = *password_out;
             s = fz7_archive_open(path, &opts, &a, err, sizeof err);
             if (s != FZ7_OK)
-                return open_error(o, out, path, s, err);
+                return open_error(o, out, path, s, err, false, cant_open);
         }
     }
     *out_arc = a;
     return 0;
+}
+
+int fz7_reopen_with_password(const struct fz7_options *o, const char *path, FILE *out,
+                             const char *password, fz7_archive **a)
+{
+    char err[512] = "";
+    fz7_open_opts opts = {.password = password, .mem_limit = mem_limit_of(o),
+                          .threads = decode_threads_of(o), .xz_salvage = true};
+    fz7_status s = fz7_archive_open(path, &opts, a, err, sizeof err);
+    if (s != FZ7_OK) {
+        *a = NULL;
+        return open_error(o, out, path, s, err, false, NULL);
+    }
+    return 0;
+}
+
+void fz7_keep_password(char **kept, char **asked)
+{
+    if (kept && !*kept) {
+        *kept = *asked;
+        *asked = NULL;
+        return;
+    }
+    if (*asked) {
+        explicit_bzero(*asked, strlen(*asked));
+        free(*asked);
+        *asked = NULL;
+    }
+}
+
+/* ---- the archives of a command line ---- */
+
+static bool has_wildcard(const char *s) { return strpbrk(s, "*?") != NULL; }
+
+static int add_path(fz7_archive_list *l, char *path, uint64_t size)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 8;
+        char **n = realloc(l->paths, cap * sizeof *n);
+        if (!n) {
+            free(path);
+            return -1;
+        }
+        l->paths = n;
+        l->cap = cap;
+    }
+    l->paths[l->n++] = path;
+    l->bytes += size;
+    return 0;
+}
+
+static char *join_path(const char *dir, const char *name)
+{
+    size_t dl = strlen(dir), nl = strlen(name);
+    char *p = malloc(dl + nl + 2);
+    if (!p)
+        return NULL;
+    memcpy(p, dir, dl);
+    size_t k = dl;
+    if (dl && dir[dl - 1] != '/')
+        p[k++] = '/';
+    memcpy(p + k, name, nl + 1);
+    return p;
+}
+
+/* True when an -ax wildcard takes path out. */
+static bool archive_excluded(const struct fz7_options *o, const char *path, bool is_dir)
+{
+    for (size_t k = 0; k < o->n_archive_excludes; k++)
+        if (fz7_wildcard_selects(&o->archive_excludes[k], path, is_dir, o->case_sensitive))
+            return true;
+    return false;
+}
+
+/* Adds the regular files below dir ("" the current folder) whose path
+ * after its first root_len bytes w matches, down to depth levels more
+ * (symlinked folders not entered). */
+static int walk_matches(const struct fz7_options *o, const fz7_wildcard *w, size_t root_len,
+                        const char *dir, unsigned depth, fz7_archive_list *l)
+{
+    DIR *d = opendir(dir[0] ? dir : ".");
+    if (!d)
+        return 0; /* a folder that cannot be read holds no archive */
+    int rc = 0;
+    struct dirent *de;
+    while (rc == 0 && (de = readdir(d)) != NULL) {
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+            continue;
+        char *p = join_path(dir, de->d_name);
+        if (!p) {
+            rc = -1;
+            break;
+        }
+        struct stat st, lst;
+        if (stat(p, &st) != 0 || lstat(p, &lst) != 0) {
+            free(p);
+            continue;
+        }
+        if (S_ISDIR(st.st_mode) && (S_ISLNK(lst.st_mode) || archive_excluded(o, p, true))) {
+            free(p);
+        } else if (S_ISDIR(st.st_mode) && fz7_wildcard_selects(w, p + root_len, true,
+                                                                o->case_sensitive)) {
+            /* A folder that matches: every file below it, as 7-Zip. */
+            l->folders++;
+            rc = walk_matches(o, w, root_len, p, 64, l);
+            free(p);
+        } else if (S_ISDIR(st.st_mode)) {
+            if (depth > 1)
+                rc = walk_matches(o, w, root_len, p, depth - 1, l);
+            free(p);
+        } else if (S_ISREG(st.st_mode) &&
+                   fz7_wildcard_selects(w, p + root_len, false, o->case_sensitive)) {
+            rc = add_path(l, p, (uint64_t)st.st_size);
+        } else {
+            free(p);
+        }
+    }
+    closedir(d);
+    return rc;
+}
+
+/* A name or folder of the command line that is not there: 7-Zip's lines. */
+static int no_such_path(FILE *out, const char *path)
+{
+    int en = errno;
+    fflush(out);
+    fprintf(stderr, "\nERROR: errno=%d : %s\n%s\n\n\n\nSystem ERROR:\nerrno=%d : %s\n", en,
+            strerror(en), path, en, strerror(en));
+    return FZ7_EXIT_FATAL;
+}
+
+/* One archive name or -ai wildcard: a name as it is, a wildcard by a
+ * walk from its leading folders without wildcards. */
+static int add_archives(const struct fz7_options *o, const fz7_wildcard *w, fz7_archive_list *l,
+                        FILE *out)
+{
+    if (w->literal || o->no_wildcards || (!has_wildcard(w->pattern) && !w->recursive)) {
+        struct stat st;
+        if (stat(w->pattern, &st) != 0)
+            return no_such_path(out, w->pattern);
+        if (S_ISDIR(st.st_mode) && archive_excluded(o, w->pattern, true))
+            return 0;
+        if (S_ISDIR(st.st_mode)) { /* a folder: every file below it */
+            fz7_wildcard all = {.pattern = "*", .recursive = true};
+            l->folders++;
+            return walk_matches(o, &all, strlen(w->pattern) + 1, w->pattern, 64, l)
+                   ? FZ7_EXIT_MEMORY : 0;
+        }
+        char *p = strdup(w->pattern);
+        return !p || add_path(l, p, (uint64_t)st.st_size) ? FZ7_EXIT_MEMORY : 0;
+    }
+    /* The walk starts at the last '/' before the first wildcard; below it
+     * a recursive pattern may match at any depth (7-Zip's -air with d and
+     * *.7z takes d/a.7z and d/sub/b.7z, never x/d/c.7z). */
+    const char *first = strpbrk(w->pattern, "*?");
+    size_t root_len = 0;
+    for (const char *c = w->pattern; c < first; c++)
+        if (*c == '/')
+            root_len = (size_t)(c - w->pattern) + 1;
+    char *root = strndup(w->pattern, root_len);
+    if (!root)
+        return FZ7_EXIT_MEMORY;
+    struct stat rst;
+    if (root_len > 1 && stat(root, &rst) != 0) { /* named as 7-Zip names it: no '/' */
+        root[root_len - 1] = 0;
+        int rc = no_such_path(out, root);
+        free(root);
+        return rc;
+    }
+    unsigned depth = 1;
+    for (const char *c = w->pattern + root_len; *c; c++)
+        if (*c == '/' && c[1])
+            depth++;
+    fz7_wildcard rest = *w;
+    rest.pattern = w->pattern + root_len;
+    int rc = walk_matches(o, &rest, root_len, root, w->recursive ? 64 : depth, l);
+    free(root);
+    return rc ? FZ7_EXIT_MEMORY : 0;
+}
+
+static int cmp_path(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int fz7_find_archives(const struct fz7_options *o, FILE *out, fz7_archive_list *l)
+{
+    memset(l, 0, sizeof *l);
+    if (o->from_stdin) { /* -si: the one archive, named "" in messages */
+        char *p = strdup("");
+        if (!p || add_path(l, p, 0)) {
+            fprintf(stderr, "ERROR: Can't allocate required memory\n");
+            return FZ7_EXIT_MEMORY;
+        }
+        return 0;
+    }
+    if (!o->ba)
+        fprintf(out, "Scanning the drive for archives:\n");
+    int rc = 0;
+    if (o->archive) {
+        fz7_wildcard w = {.pattern = (char *)o->archive};
+        rc = add_archives(o, &w, l, out);
+    }
+    for (size_t i = 0; rc == 0 && i < o->n_archive_names; i++)
+        rc = add_archives(o, &o->archive_names[i], l, out);
+    if (rc) {
+        if (rc == FZ7_EXIT_MEMORY)
+            fprintf(stderr, "ERROR: Can't allocate required memory\n");
+        fz7_archive_list_free(l);
+        return rc;
+    }
+    size_t w = 0;
+    l->bytes = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        struct stat st;
+        if (archive_excluded(o, l->paths[i], false)) {
+            free(l->paths[i]);
+            continue;
+        }
+        if (stat(l->paths[i], &st) == 0)
+            l->bytes += (uint64_t)st.st_size;
+        l->paths[w++] = l->paths[i];
+    }
+    l->n = w;
+    if (l->n > 1)
+        qsort(l->paths, l->n, sizeof *l->paths, cmp_path);
+    for (size_t i = 0; i + 1 < l->n; i++) {
+        char *a = realpath(l->paths[i], NULL), *b = realpath(l->paths[i + 1], NULL);
+        bool dup = a && b && !strcmp(a, b);
+        if (dup) {
+            fflush(out);
+            fprintf(stderr, "\n\nCommand Line Error:\nDuplicate archive path:\n%s\n", a);
+        }
+        free(a);
+        free(b);
+        if (dup) {
+            fz7_archive_list_free(l);
+            return FZ7_EXIT_USAGE;
+        }
+    }
+    if (l->n == 0) {
+        fflush(out);
+        fprintf(stderr, "\n\nCommand Line Error:\nCannot find archive\n");
+        fz7_archive_list_free(l);
+        return FZ7_EXIT_USAGE;
+    }
+    if (!o->ba)
+        print_size_line(out, l->folders, l->n, l->bytes);
+    return 0;
+}
+
+void fz7_archive_list_free(fz7_archive_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->paths[i]);
+    free(l->paths);
+    memset(l, 0, sizeof *l);
 }

@@ -572,7 +572,8 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
     const char *base = strrchr(o->archive, '/');   /* -si names the entry after it */
     base = base ? base + 1 : o->archive;
     char path[PATH_MAX];
-    if (!fz7_archive_name(o->archive, fz7_type_extension(type), path, sizeof path)) {
+    const char *ext = o->name_mode == 'e' ? "" : fz7_type_extension(type); /* -sae, -saa */
+    if (!fz7_archive_name(o->archive, ext, path, sizeof path)) {
         fprintf(stderr, "\nERROR: archive name too long\n");
         return FZ7_EXIT_USAGE;
     }

@@ -11,6 +11,7 @@
 #include "fsio/extract.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -39,6 +40,14 @@ typedef struct run {
     size_t next_index;       /* the entry after the last one begun */
     unsigned long errors, warnings;
     bool quit, broken;       /* (Q)uit, or end of input at a question */
+    const char *arc_path;    /* the archive, as its messages name it */
+    const char *root;        /* -spe: the root folder not written, or NULL */
+    size_t root_len;
+    bool root_time_set;      /* -spe: the root folder's mtime, once met */
+    struct timespec root_time;
+    fz7_hash_sums *sums;     /* -scrc, or NULL */
+    bool asked_eof;          /* no password came at the end of input */
+    int reopen_rc;           /* the archive did not open again with it */
     fz7_status fatal;
     char fatal_msg[600];
 } run;
@@ -48,7 +57,7 @@ static void warn(run *r, const char *what, const char *path, const char *detail)
     fz7_progress_clear(r->progress);
     fflush(r->out);
     fprintf(stderr, "WARNING: %s : %s%s%s  (in %s)\n", what, path, detail ? " : " : "",
-            detail ? detail : "", r->o->archive);
+            detail ? detail : "", r->arc_path);
     r->warnings++;
 }
 
@@ -59,21 +68,34 @@ static void entry_error(run *r, fz7_status st, const fz7_entry *e, const char *d
         detail = NULL;
     fz7_progress_clear(r->progress);
     fflush(r->out);
-    fprintf(stderr, "ERROR: %s : %s  (in %s%s%s)\n", words, fz7_entry_path(e), r->o->archive,
+    fprintf(stderr, "ERROR: %s : %s  (in %s%s%s)\n", words, fz7_entry_path(e), r->arc_path,
             detail ? ": " : "", detail ? detail : "");
     r->errors++;
+}
+
+/* A path below the output folder as 7-Zip shows it: below the current
+ * directory (malloc'ed; NULL when out of memory). */
+static char *shown_path(const run *r, const char *path)
+{
+    const char *od = r->o->out_dir && r->o->out_dir[0] ? r->o->out_dir : "./"; /* as 7-Zip */
+    size_t odl = strlen(od);
+    size_t cap = odl + strlen(path) + 2;
+    char *p = malloc(cap);
+    if (p)
+        snprintf(p, cap, "%s%s%s", od, odl && od[odl - 1] != '/' ? "/" : "", path);
+    return p;
 }
 
 /* An entry's path could not be written: 7-Zip's form of the message, with
  * the path as it is below the current directory. */
 static void disk_error(run *r, const char *what, int err, const char *path)
 {
-    const char *od = r->o->out_dir && r->o->out_dir[0] ? r->o->out_dir : "";
-    size_t odl = strlen(od);
+    char *shown = shown_path(r, path);
     fz7_progress_clear(r->progress);
     fflush(r->out);
-    fprintf(stderr, "ERROR: %s : errno=%d : %s : %s%s%s\n", what, err, strerror(err), od,
-            odl && od[odl - 1] != '/' ? "/" : "", path);
+    fprintf(stderr, "ERROR: %s : errno=%d : %s : %s\n", what, err, strerror(err),
+            shown ? shown : path);
+    free(shown);
     r->errors++;
 }
 
@@ -126,8 +148,11 @@ static char *resolve_existing(run *r, const fz7_entry *e, char *path, const stru
             return path;
         case FZ7_OVERWRITE_ASK: {
             fz7_progress_clear(r->progress);
-            fz7_answer ans = fz7_ask_overwrite(r->out, path, (uint64_t)st->st_size, st->st_mtime,
-                                               fz7_entry_path(e), e->size, e->has_mtime, e->mtime);
+            char *shown = shown_path(r, path);
+            fz7_answer ans = fz7_ask_overwrite(r->out, shown ? shown : path, (uint64_t)st->st_size,
+                                               st->st_mtime, fz7_entry_path(e), e->size,
+                                               e->has_mtime, e->mtime);
+            free(shown);
             switch (ans) {
             case FZ7_ANSWER_YES: return path;
             case FZ7_ANSWER_NO: free(path); return NULL;
@@ -186,6 +211,13 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
         r->files++;
     r->size += e->size;
     fz7_progress_item(r->progress, fz7_entry_path(e));
+    if (r->sums && !e->is_anti) {
+        /* 7-Zip's t sums folders' names too; x and e only the files. */
+        if (!e->is_dir)
+            fz7_hash_sums_file_begin(r->sums);
+        else if (r->mode == RUN_TEST)
+            fz7_hash_sums_folder(r->sums, fz7_entry_path(e));
+    }
     if (r->mode == RUN_TEST) {
         if (r->o->bb >= 1) { /* folders with a '/', as 7-Zip lists them */
             const char *name = fz7_entry_path(e);
@@ -200,6 +232,11 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
 
     /* `e` keeps the last name as stored ("a/.." is "..", made safe below). */
     const char *stored = fz7_entry_path(e);
+    if (r->root) { /* -spe: the root folder is the output folder */
+        stored += r->root_len;
+        while (*stored == '/')
+            stored++;
+    }
     char *last = NULL;
     if (r->flat) {
         size_t end = strlen(stored);
@@ -231,6 +268,11 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
         path = abs;
     }
     if (!path[0]) { /* "..", "." as a folder: the output folder itself */
+        if (r->root && e->is_dir && !stored[0] && e->has_mtime) {
+            r->root_time_set = true; /* -spe: its time goes to the output folder */
+            r->root_time.tv_sec = (time_t)e->mtime;
+            r->root_time.tv_nsec = (long)e->mtime_nsec;
+        }
         free(path);
         list_written(r, e);
         return FZ7_OK;
@@ -248,8 +290,13 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
             path = resolve_existing(r, e, path, &st);
             if (r->quit || r->broken)
                 return FZ7_E_ARG;
-            if (!path)
+            if (!path) { /* skipped: from -bb2 listed as ". name", as 7-Zip */
+                if (r->o->bb >= 2) {
+                    fz7_progress_clear(r->progress);
+                    fprintf(r->out, ". %s\n", fz7_entry_path(e));
+                }
                 return FZ7_OK;
+            }
             if (S_ISDIR(st.st_mode) && fz7_disk_lookup(r->disk, path, &st) > 0 &&
                 S_ISDIR(st.st_mode) && rmdir(path) != 0) {
                 disk_error(r, "Cannot delete output folder", errno, path);
@@ -281,7 +328,7 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
     } else if (s == FZ7_E_IO) {
         fflush(r->out);
         fprintf(stderr, "ERROR: Cannot open output file : %s  (in %s: %s)\n", fz7_entry_path(e),
-                r->o->archive, err);
+                r->arc_path, err);
         r->errors++;
         s = FZ7_OK;
     }
@@ -293,6 +340,8 @@ static fz7_status on_data(void *ctx, const uint8_t *p, size_t n)
 {
     run *r = ctx;
     fz7_progress_add(r->progress, n);
+    if (r->sums && r->cur && !r->cur->is_dir)
+        fz7_hash_sums_data(r->sums, p, n);
     if (r->mode == RUN_STDOUT) {
         if (r->cur && !r->cur->is_dir && fwrite(p, 1, n, stdout) != n) {
             snprintf(r->fatal_msg, sizeof r->fatal_msg, "Cannot write to stdout");
@@ -319,6 +368,8 @@ static fz7_status on_end(void *ctx, size_t index, fz7_status result, const char 
     const fz7_entry *e = r->cur;
     if (!e)
         return FZ7_OK;
+    if (r->sums && !e->is_dir && !e->is_anti)
+        fz7_hash_sums_file_end(r->sums, fz7_entry_path(e));
     if (result != FZ7_OK)
         entry_error(r, result, e, detail);
     /* Decoded bytes that failed their check are kept for salvage (7-Zip
@@ -334,10 +385,10 @@ static fz7_status on_end(void *ctx, size_t index, fz7_status result, const char 
         fflush(r->out);
         if (s != FZ7_OK)
             fprintf(stderr, "ERROR: Cannot write output file : %s  (in %s: %s)\n", fz7_entry_path(e),
-                    r->o->archive, err);
+                    r->arc_path, err);
         else if (kept_as)
             fprintf(stderr, "ERROR: %s : the damaged data were kept as %s beside the existing file  (in %s)\n",
-                    fz7_entry_path(e), kept_as, r->o->archive);
+                    fz7_entry_path(e), kept_as, r->arc_path);
         free(kept_as);
     }
     if (r->writing) {
@@ -352,7 +403,7 @@ static fz7_status on_end(void *ctx, size_t index, fz7_status result, const char 
         } else if (s != FZ7_OK && result == FZ7_OK) {
             fflush(r->out);
             fprintf(stderr, "ERROR: Cannot write output file : %s  (in %s: %s)\n", fz7_entry_path(e),
-                    r->o->archive, err);
+                    r->arc_path, err);
             r->errors++;
         }
     }
@@ -360,27 +411,71 @@ static fz7_status on_end(void *ctx, size_t index, fz7_status result, const char 
     return FZ7_OK;
 }
 
-int fz7_cmd_extract(const struct fz7_options *o)
+/* What x, e and t add up over the archives of one command line, for the
+ * summary after the last. */
+typedef struct totals {
+    uint64_t files, folders, size, compressed;
+    unsigned long archives, ok, cant_open, with_errors, with_warnings, open_warnings, sub_errors;
+    unsigned long failed;    /* did not open for a read or memory failure */
+    char *password;          /* the one asked for, used for the archives after */
+    fz7_hash_sums *sums;     /* -scrc; NULL without it */
+} totals;
+
+/* -spe: the archive's one root folder when it is named as the output
+ * folder (every entry lies in it), else NULL. */
+static const char *root_to_drop(const struct fz7_options *o, fz7_archive *a, size_t *len)
 {
-    run r = {.o = o, .overwrite = o->overwrite};
+    if (!o->eliminate_root || o->command != FZ7_CMD_EXTRACT || o->to_stdout || !o->out_dir)
+        return NULL;
+    const char *od = o->out_dir;
+    size_t end = strlen(od);
+    while (end > 1 && od[end - 1] == '/')
+        end--;
+    size_t start = end;
+    while (start > 0 && od[start - 1] != '/')
+        start--;
+    *len = end - start;
+    size_t n = fz7_archive_count(a);
+    if (*len == 0 || n == 0)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        const char *p = fz7_entry_path(fz7_archive_entry(a, i));
+        if (strncmp(p, od + start, *len) || (p[*len] && p[*len] != '/'))
+            return NULL;
+    }
+    return od + start;
+}
+
+/* One archive: its block, its entries, its own result lines; the counts go
+ * to *t. Returns the archive's exit code (255: stop here). */
+static int extract_one(const struct fz7_options *o, const char *path, totals *t)
+{
+    run r = {.o = o, .overwrite = o->overwrite, .sums = t->sums};
     r.mode = o->command == FZ7_CMD_TEST ? RUN_TEST : o->to_stdout ? RUN_STDOUT : RUN_DISK;
     r.flat = o->command == FZ7_CMD_EXTRACT_FLAT;
     r.out = fz7_msg_stream(o);
+    r.arc_path = path;
     r.umask_bits = umask(0);
     umask(r.umask_bits);
     struct stat arc_st;
-    if (!o->from_stdin && o->archive && stat(o->archive, &arc_st) == 0) {
+    if (!o->from_stdin && stat(path, &arc_st) == 0) {
         r.has_arc_mtime = true;
         r.arc_mtime = arc_st.st_mtim;
     }
-    fz7_print_banner(r.out);
+    t->archives++;
 
     fz7_archive *a;
     char *password;
-    int rc = fz7_open_for_read(o, r.out, o->command == FZ7_CMD_TEST ? "Testing" : "Extracting",
-                               true, &a, &password);
-    if (rc)
+    bool cant_open;
+    int rc = fz7_open_for_read(o, path, r.out, o->command == FZ7_CMD_TEST ? "Testing" : "Extracting",
+                               false, &a, &password, &cant_open);
+    if (rc) {
+        if (cant_open)
+            t->cant_open++;
+        else if (rc != FZ7_EXIT_BREAK)
+            t->failed++;
         return rc;
+    }
     r.a = a;
     bool piped = o->from_stdin && fz7_archive_get_info(a)->format == FZ7_FORMAT_XZ;
     const char *arc_warning = fz7_archive_warning(a);
@@ -390,22 +485,23 @@ int fz7_cmd_extract(const struct fz7_options *o)
     if (piped)
         fprintf(r.out, "--\nPath = \nType = xz\n");
     else
-        fz7_print_archive_block(r.out, o->archive, a);
+        fz7_print_archive_block(r.out, path, a);
     fputc('\n', r.out);
 
     size_t n = fz7_archive_count(a);
     bool *select = calloc(n ? n : 1, sizeof *select);
     if (!select) {
         fz7_archive_close(a);
-        free(password);
+        fz7_keep_password(NULL, &password);
         fprintf(stderr, "ERROR: Can't allocate required memory\n");
         return FZ7_EXIT_MEMORY;
     }
+    r.root = root_to_drop(o, a, &r.root_len);
     uint64_t total = 0;
     size_t n_selected = 0;
     for (size_t i = 0; i < n; i++) {
         const fz7_entry *e = fz7_archive_entry(a, i);
-        select[i] = fz7_selected(o, fz7_entry_path(e));
+        select[i] = fz7_selected_item(o, fz7_entry_path(e), e->is_dir);
         if (select[i]) {
             total += e->size;
             n_selected++;
@@ -416,6 +512,15 @@ int fz7_cmd_extract(const struct fz7_options *o)
     r.progress = fz7_progress_start(o, total);
     r.select = select;
 
+    /* As 7-Zip, a password is asked for when the first encrypted entry is
+     * reached: what comes before it (folders, empty files) is out by then. */
+    size_t locked = n;
+    if (!o->password && !password)
+        for (size_t i = 0; i < n && locked == n; i++)
+            if (select[i] && fz7_archive_entry(a, i)->encrypted)
+                locked = i;
+    /* By its full name: the disk writer works in the -o folder. */
+    char *real_path = locked < n ? realpath(path, NULL) : NULL;
     char err[600] = "";
     fz7_status s = FZ7_OK;
     if (r.mode == RUN_DISK && n_selected > 0) /* as 7-Zip: no -o folder for nothing */
@@ -427,17 +532,55 @@ int fz7_cmd_extract(const struct fz7_options *o)
     }
     if (s == FZ7_OK && n_selected > 0) {
         fz7_extract_cb cb = {.ctx = &r, .begin = on_begin, .data = on_data, .end = on_end};
-        s = fz7_archive_extract(a, select, &cb, err, sizeof err);
+        bool *later = NULL;
+        if (locked < n) {
+            later = calloc(n, sizeof *later);
+            if (!later)
+                s = FZ7_E_MEM;
+            for (size_t i = locked; later && i < n; i++) {
+                later[i] = select[i];
+                select[i] = false;
+            }
+        }
+        if (s == FZ7_OK)
+            s = fz7_archive_extract(a, select, &cb, err, sizeof err);
+        if (s == FZ7_OK && later && !r.broken && !r.quit) {
+            fz7_progress_clear(r.progress);
+            password = fz7_ask_password(r.out);
+            if (!password) {
+                r.broken = true;
+                r.asked_eof = true;
+            } else {
+                fz7_archive *b;
+                rc = fz7_reopen_with_password(o, real_path ? real_path : path, r.out, password, &b);
+                if (rc) {
+                    s = FZ7_E_ARG;
+                    r.reopen_rc = rc;
+                } else {
+                    fz7_archive_close(a);
+                    a = r.a = b;
+                    memcpy(select, later, n * sizeof *select);
+                    s = fz7_archive_extract(a, select, &cb, err, sizeof err);
+                }
+            }
+        }
+        free(later);
         if (r.writing) { /* stopped inside an entry: drop its temporary file */
             char e2[64];
             fz7_disk_end(r.disk, false, e2, sizeof e2);
         }
     }
+    free(real_path);
     char cerr[600] = "";
     if (r.disk && fz7_disk_close(r.disk, cerr, sizeof cerr) != FZ7_OK) {
         fflush(r.out);
-        fprintf(stderr, "WARNING: %s : %s\n", o->archive, cerr);
+        fprintf(stderr, "WARNING: %s : %s\n", path, cerr);
         r.warnings++;
+    }
+    if (r.root_time_set && o->out_dir) {
+        /* -spe: the output folder stands for the root folder, as in 7-Zip. */
+        struct timespec ts[2] = {{.tv_nsec = UTIME_OMIT}, r.root_time};
+        utimensat(AT_FDCWD, o->out_dir, ts, 0);
     }
     fz7_progress_end(r.progress);
     r.progress = NULL;
@@ -449,12 +592,21 @@ int fz7_cmd_extract(const struct fz7_options *o)
     uint64_t phy_size = fz7_archive_get_info(a)->phy_size + fz7_archive_get_info(a)->tail_size;
     free(select);
     fz7_archive_close(a);
-    free(password);
+    fz7_keep_password(&t->password, &password);
 
     fflush(r.out);
-    if (r.broken || r.quit) {
+    if (r.asked_eof || r.broken) { /* no answer at the end of input */
+        fputc('\n', r.out);
+        fflush(r.out);
+        return fz7_break_signaled();
+    }
+    if (r.quit) {
         fprintf(stderr, "\nBreak signaled\n");
         return FZ7_EXIT_BREAK;
+    }
+    if (r.reopen_rc) {
+        t->with_errors++;
+        return r.reopen_rc;
     }
     const char *errno_at = strstr(err, "errno=");
     if (s != FZ7_OK && no_out_dir && errno_at) {
@@ -462,33 +614,105 @@ int fz7_cmd_extract(const struct fz7_options *o)
         int en = atoi(errno_at + 6);
         fprintf(stderr, "\nERROR:\n%s\n\n\nSystem ERROR:\nerrno=%d : %s\n", err, en, strerror(en));
         fputc('\n', r.out);
-        return FZ7_EXIT_FATAL;
+        return -FZ7_EXIT_FATAL; /* the end: no summary */
     }
     if (s != FZ7_OK) {
         const char *why = r.fatal != FZ7_OK ? r.fatal_msg : err[0] ? err : fz7_status_str(s);
-        fprintf(stderr, "ERROR: %s : %s\n", o->archive, why);
-        fprintf(r.out, "\nArchives with Errors: 1\n");
+        fprintf(stderr, "ERROR: %s : %s\n", path, why);
+        t->with_errors++;
         return s == FZ7_E_MEM ? FZ7_EXIT_MEMORY : FZ7_EXIT_FATAL;
     }
+    t->files += r.files;
+    t->folders += r.folders;
+    t->size += r.size;
+    t->compressed += phy_size;
     if (r.errors) {
-        /* 7-Zip 26 repeats the count after the archives line. */
-        fprintf(r.out, "\nSub items Errors: %lu\n\nArchives with Errors: 1\n\nSub items Errors: %lu\n",
-                r.errors, r.errors);
+        fprintf(r.out, "\nSub items Errors: %lu\n", r.errors);
+        t->sub_errors += r.errors;
+        t->with_errors++;
         return FZ7_EXIT_FATAL;
     }
     if (r.warnings) {
         fprintf(r.out, "\nWarnings: %lu\n", r.warnings + tail);
-        fputc('\n', r.out);
-    } else if (tail) {
-        fprintf(r.out, "Everything is Ok\n\nArchives with Warnings: 1\n\nWarnings: 1\n");
-    } else {
-        fprintf(r.out, "Everything is Ok\n\n");
+        t->ok++;
+        return FZ7_EXIT_WARNING;
     }
-    if (r.folders)
-        fprintf(r.out, "Folders: %llu\n", (unsigned long long)r.folders);
-    if (r.folders || r.files != 1) /* 7-Zip leaves out "Files: 1" alone */
-        fprintf(r.out, "Files: %llu\n", (unsigned long long)r.files);
-    fprintf(r.out, "Size:       %llu\nCompressed: %llu\n", (unsigned long long)r.size,
-            (unsigned long long)phy_size);
-    return r.warnings ? FZ7_EXIT_WARNING : FZ7_EXIT_OK;
+    fprintf(r.out, "Everything is Ok\n");
+    if (tail) { /* 7-Zip: not an OK archive, but exit code 0 */
+        t->with_warnings++;
+        t->open_warnings++;
+    } else {
+        t->ok++;
+    }
+    return FZ7_EXIT_OK;
+}
+
+/* 7-Zip's summary after the last archive: the archive counts when there
+ * were several, then errors, or the item counts and the -scrc sums. */
+static void print_summary(FILE *out, const totals *t, bool several)
+{
+    fputc('\n', out);
+    if (several)
+        fprintf(out, "Archives: %lu\nOK archives: %lu\n", t->archives, t->ok);
+    if (t->cant_open)
+        fprintf(out, "Can't open as archive: %lu\n", t->cant_open);
+    if (t->with_errors)
+        fprintf(out, "Archives with Errors: %lu\n", t->with_errors);
+    if (t->with_warnings)
+        fprintf(out, "Archives with Warnings: %lu\n\nWarnings: %lu\n", t->with_warnings,
+                t->open_warnings);
+    if (t->sub_errors)
+        fprintf(out, "\nSub items Errors: %lu\n", t->sub_errors);
+    if (t->with_errors)
+        return;
+    if (t->folders)
+        fprintf(out, "Folders: %llu\n", (unsigned long long)t->folders);
+    if (t->folders || t->files != 1) /* 7-Zip leaves out "Files: 1" alone */
+        fprintf(out, "Files: %llu\n", (unsigned long long)t->files);
+    fprintf(out, "Size:       %llu\nCompressed: %llu\n", (unsigned long long)t->size,
+            (unsigned long long)t->compressed);
+    if (t->sums) {
+        fputc('\n', out);
+        fz7_hash_sums_print(t->sums, out);
+    }
+}
+
+int fz7_cmd_extract(const struct fz7_options *o)
+{
+    FILE *out = fz7_msg_stream(o);
+    fz7_print_banner(out);
+    fz7_archive_list list;
+    int rc = fz7_find_archives(o, out, &list);
+    if (rc)
+        return rc;
+    totals t = {0};
+    if (o->n_hashes && (rc = fz7_hash_sums_new(o, out, &t.sums)) != 0) {
+        fz7_archive_list_free(&list);
+        return rc;
+    }
+    bool stopped = false, no_summary = false;
+    for (size_t i = 0; i < list.n && !stopped; i++) {
+        struct fz7_options each = *o; /* as 7-Zip: a password typed once serves the rest */
+        if (!each.password && t.password)
+            each.password = t.password;
+        int r = extract_one(&each, list.paths[i], &t);
+        if (r < 0) { /* an output folder that cannot be made ends it all */
+            no_summary = true;
+            r = -r;
+        }
+        stopped = r == FZ7_EXIT_BREAK || no_summary;
+        if (r > rc && rc != FZ7_EXIT_BREAK)
+            rc = r;
+    }
+    bool several = list.n > 1;
+    fz7_archive_list_free(&list);
+    fflush(out);
+    if (stopped && !no_summary && several)
+        fprintf(out, "Archives: %lu\nOK archives: %lu\n", t.archives, t.ok);
+    /* A single archive that failed on a read or memory error has no summary. */
+    else if (!stopped && !(!several && t.failed))
+        print_summary(out, &t, several);
+    fz7_hash_sums_free(t.sums);
+    fz7_keep_password(NULL, &t.password);
+    return rc;
 }

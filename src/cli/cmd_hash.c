@@ -238,6 +238,105 @@ static void hash_name(hasher *h, const char *name, bool dir)
     sum_add(h->sum_names, d, size);
 }
 
+/* ---- sums over items, for h and for x/e/t -scrc ----------------------- */
+
+struct fz7_hash_sums {
+    hasher hs[H_COUNT];
+    size_t nh;
+    uint64_t files, folders;   /* items added */
+};
+
+/* The "for data" and "for data and names" lines of every hasher: the
+ * carry shows unless the sum holds one item; the names line only when
+ * the items are other than one file. */
+static void print_sum_lines(FILE *out, const hasher *hs, size_t nh, uint64_t n_files,
+                            uint64_t n_dirs)
+{
+    bool several = n_files != 1 || n_dirs != 0;
+    for (size_t i = 0; i < nh; i++) {
+        const hash_kind *k = &k_hashes[hs[i].id];
+        fprintf(out, "%-6s %-23s", k->name, "for data:");
+        print_sum(out, k, hs[i].sum_data, n_files != 1);
+        fputc('\n', out);
+        if (several) {
+            fprintf(out, "%-6s %-23s", k->name, "for data and names:");
+            print_sum(out, k, hs[i].sum_names, n_files + n_dirs != 1);
+            fputc('\n', out);
+        }
+        fputc('\n', out);
+    }
+}
+
+static bool pick_hashes(const struct fz7_options *o, bool *use);
+
+int fz7_hash_sums_new(const struct fz7_options *o, FILE *out, fz7_hash_sums **sums)
+{
+    *sums = NULL;
+    bool use[H_COUNT];
+    if (!pick_hashes(o, use)) {
+        fflush(out);
+        fprintf(stderr, "\n\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
+        return FZ7_EXIT_FATAL;
+    }
+    fz7_hash_sums *h = calloc(1, sizeof *h);
+    if (!h) {
+        fprintf(stderr, "ERROR: Can't allocate required memory\n");
+        return FZ7_EXIT_MEMORY;
+    }
+    for (int k = 0; k < H_COUNT; k++)
+        if (use[k])
+            h->hs[h->nh++].id = (hash_id)k;
+    *sums = h;
+    return 0;
+}
+
+void fz7_hash_sums_file_begin(fz7_hash_sums *h)
+{
+    for (size_t i = 0; i < h->nh; i++)
+        h_init(&h->hs[i]); /* a failed state is caught at the end */
+}
+
+void fz7_hash_sums_data(fz7_hash_sums *h, const void *p, size_t n)
+{
+    for (size_t i = 0; i < h->nh; i++)
+        h_update(&h->hs[i], p, n);
+}
+
+void fz7_hash_sums_file_end(fz7_hash_sums *h, const char *name)
+{
+    for (size_t i = 0; i < h->nh; i++) {
+        h_final(&h->hs[i], h->hs[i].digest);
+        sum_add(h->hs[i].sum_data, h->hs[i].digest, k_hashes[h->hs[i].id].size);
+        hash_name(&h->hs[i], name, false);
+    }
+    h->files++;
+}
+
+void fz7_hash_sums_folder(fz7_hash_sums *h, const char *name)
+{
+    for (size_t i = 0; i < h->nh; i++)
+        hash_name(&h->hs[i], name, true);
+    h->folders++;
+}
+
+void fz7_hash_sums_print(const fz7_hash_sums *h, FILE *out)
+{
+    print_sum_lines(out, h->hs, h->nh, h->files, h->folders);
+}
+
+void fz7_hash_sums_free(fz7_hash_sums *h)
+{
+    if (!h)
+        return;
+    for (size_t i = 0; i < H_COUNT; i++) {
+        if (h->hs[i].xxh)
+            XXH64_freeState(h->hs[i].xxh);
+        if (h->hs[i].evp)
+            EVP_MD_CTX_free(h->hs[i].evp);
+    }
+    free(h);
+}
+
 /* ---- 7-Zip's listing order -------------------------------------------- */
 
 /* The order 7-Zip hashes in: each folder followed at once by what it
@@ -393,7 +492,7 @@ int fz7_cmd_hash(const struct fz7_options *o)
         names = malloc((o->n_names + 1) * sizeof *names);
         if (!names)
             return FZ7_EXIT_MEMORY;
-        names[0] = (fz7_wildcard){(char *)o->archive, o->recurse == FZ7_ON};
+        names[0] = (fz7_wildcard){.pattern = (char *)o->archive, .recursive = o->recurse == FZ7_ON};
         memcpy(names + 1, o->names, o->n_names * sizeof *names);
         so.names = names;
         so.n_names = o->n_names + 1;
@@ -405,8 +504,8 @@ int fz7_cmd_hash(const struct fz7_options *o)
         fprintf(out, "Scanning\n");
     fz7_status st = fz7_scan_inputs_ordered(&so, &tree, &sw, false);
     free(names);
-    hasher hs[H_COUNT];
-    memset(hs, 0, sizeof hs);
+    fz7_hash_sums *sums = NULL;
+    hasher *hs = NULL;
     size_t nh = 0;
     uint8_t *buf = NULL;
     size_t *order = NULL;
@@ -424,16 +523,11 @@ int fz7_cmd_hash(const struct fz7_options *o)
         fz7_print_counts(out, "", n_dirs, n_files, n_bytes);
         fputc('\n', out);
     }
-    bool use[H_COUNT];
-    if (!pick_hashes(o, use)) {
-        fflush(out);
-        fprintf(stderr, "\n\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
-        rc = FZ7_EXIT_FATAL;
+    rc = fz7_hash_sums_new(o, out, &sums);
+    if (rc)
         goto done;
-    }
-    for (int k = 0; k < H_COUNT; k++)
-        if (use[k])
-            hs[nh++].id = (hash_id)k;
+    hs = sums->hs;
+    nh = sums->nh;
     /* Reads of 32 KiB land in a buffer that stays in the cache: the
      * kernel's copy into it costs a quarter of the system time that
      * reads of 1 MiB cost. */
@@ -527,18 +621,7 @@ int fz7_cmd_hash(const struct fz7_options *o)
     if (several)
         fprintf(out, "Files: %llu\n", (unsigned long long)n_files);
     fprintf(out, "Size: %llu\n\n", (unsigned long long)hashed_bytes);
-    for (size_t i = 0; i < nh; i++) {
-        const hash_kind *k = &k_hashes[hs[i].id];
-        fprintf(out, "%-6s %-23s", k->name, "for data:");
-        print_sum(out, k, hs[i].sum_data, n_files != 1);
-        fputc('\n', out);
-        if (several) {
-            fprintf(out, "%-6s %-23s", k->name, "for data and names:");
-            print_sum(out, k, hs[i].sum_names, n_files + n_dirs != 1);
-            fputc('\n', out);
-        }
-        fputc('\n', out);
-    }
+    print_sum_lines(out, hs, nh, n_files, n_dirs);
 end:
     rc = warnings ? FZ7_EXIT_WARNING : 0;
     fz7_scan_warnings_print(&sw, out);
@@ -547,12 +630,7 @@ end:
     else if (!o->ba && warnings != sw.n)
         fprintf(out, "\nWARNINGS: %zu\n", warnings);
 done:
-    for (size_t i = 0; i < H_COUNT; i++) {
-        if (hs[i].xxh)
-            XXH64_freeState(hs[i].xxh);
-        if (hs[i].evp)
-            EVP_MD_CTX_free(hs[i].evp);
-    }
+    fz7_hash_sums_free(sums);
     free(buf);
     free(order);
     fz7_scan_warnings_free(&sw);

@@ -193,24 +193,53 @@ static void list_technical(FILE *out, const fz7_archive *a, const fz7_entry *e, 
 static const char DASHES[] =
     "------------------- ----- ------------ ------------  ------------------------\n";
 
-int fz7_cmd_list(const struct fz7_options *o)
+/* What l adds up over several archives, for the totals after the last. */
+typedef struct list_totals {
+    uint64_t files, dirs, size, packed;
+    int64_t newest;
+    bool have_newest, size_blank;
+    unsigned long ok, errors, warnings;
+} list_totals;
+
+static void print_total_line(FILE *out, bool have_newest, int64_t newest, const char *tsize,
+                             const char *tpacked, uint64_t files, uint64_t dirs)
+{
+    char t[32] = "";
+    if (have_newest)
+        fz7_format_time(t, sizeof t, newest);
+    fprintf(out, "%s%-19s       %12s %12s  %llu files", DASHES, t, tsize, tpacked,
+            (unsigned long long)files);
+    if (dirs)
+        fprintf(out, ", %llu folders", (unsigned long long)dirs);
+    fputc('\n', out);
+}
+
+/* One archive's block, entries and total line; its counts go to *lt. */
+static int list_one(const struct fz7_options *o, const char *path, list_totals *lt)
 {
     FILE *out = stdout;
     bool bare = o->ba; /* -ba: the entries alone, as 7-Zip */
-    if (!bare)
-        fz7_print_banner(out);
     fz7_archive *a;
     char *password;
-    int rc = fz7_open_for_read(o, out, "Listing", false, &a, &password);
-    if (rc)
+    bool cant_open;
+    int rc = fz7_open_for_read(o, path, out, "Listing", false, &a, &password, &cant_open);
+    if (rc == FZ7_EXIT_BREAK)
         return rc;
+    if (rc) { /* l counts every archive that did not open as an error */
+        (void)cant_open;
+        lt->errors++;
+        if (!o->ba)
+            fputc('\n', out);
+        return -rc;
+    }
     if (bare)
         ;
     else if (o->from_stdin && fz7_archive_get_info(a)->format == FZ7_FORMAT_XZ)
         fprintf(out, "\n--\nPath = \nType = xz\n\n"); /* sizes unknown until read */
     else {
-        fputc('\n', out);
-        fz7_print_archive_block(out, o->archive, a);
+        if (!password) /* after a question the empty line came before it */
+            fputc('\n', out);
+        fz7_print_archive_block(out, path, a);
         fputc('\n', out);
     }
 
@@ -238,7 +267,7 @@ int fz7_cmd_list(const struct fz7_options *o)
         fprintf(out, "   Date      Time    Attr         Size   Compressed  Name\n%s", DASHES);
     for (size_t i = 0; i < n; i++) {
         const fz7_entry *e = fz7_archive_entry(a, i);
-        if (!fz7_selected(o, fz7_entry_path(e)))   /* anti-items too, as 7-Zip lists them */
+        if (!fz7_selected_item(o, fz7_entry_path(e), e->is_dir))   /* anti-items too, as 7-Zip lists them */
             continue;
         if (e->is_dir)
             dirs++;
@@ -272,9 +301,6 @@ int fz7_cmd_list(const struct fz7_options *o)
         fputc('\n', out);
     }
     if (!o->slt && !bare) {
-        char t[32] = "";
-        if (have_newest)
-            fz7_format_time(t, sizeof t, newest);
         /* When no listed entry shows a packed size (later files of a solid
          * block, .lzma, a salvaged .xz), 7-Zip totals the whole archive. */
         const fz7_archive_info *in = fz7_archive_get_info(a);
@@ -285,16 +311,67 @@ int fz7_cmd_list(const struct fz7_options *o)
             snprintf(tsize, sizeof tsize, "%llu", (unsigned long long)total_size);
         if (!(o->from_stdin && in->format == FZ7_FORMAT_XZ)) /* a pipe: not read yet */
             snprintf(tpacked, sizeof tpacked, "%llu", (unsigned long long)total_packed);
-        fprintf(out, "%s%-19s       %12s %12s  %llu files", DASHES, t, tsize, tpacked,
-                (unsigned long long)files);
-        if (dirs)
-            fprintf(out, ", %llu folders", (unsigned long long)dirs);
-        fputc('\n', out);
+        print_total_line(out, have_newest, newest, tsize, tpacked, files, dirs);
     }
-    if (fz7_archive_warning(a) && !bare) /* a warning, exit code 0 (7-Zip 26) */
-        fprintf(out, "\nWarnings: 1\n");
+    lt->files += files;
+    lt->dirs += dirs;
+    lt->size += total_size;
+    lt->packed += total_packed;
+    lt->size_blank |= size_blank;
+    if (have_newest && (!lt->have_newest || newest > lt->newest)) {
+        lt->newest = newest;
+        lt->have_newest = true;
+    }
+    lt->ok++;
+    if (fz7_archive_warning(a)) /* a warning, exit code 0 (7-Zip 26), after the totals */
+        lt->warnings++;
     free(in_blocks);
     fz7_archive_close(a);
-    free(password);
+    fz7_keep_password(NULL, &password);
     return FZ7_EXIT_OK;
+}
+
+int fz7_cmd_list(const struct fz7_options *o)
+{
+    FILE *out = stdout;
+    if (!o->ba)
+        fz7_print_banner(out);
+    fz7_archive_list list;
+    int rc = fz7_find_archives(o, out, &list);
+    if (rc)
+        return rc;
+    list_totals lt = {0};
+    bool cant_open = false;
+    for (size_t i = 0; i < list.n; i++) {
+        int r = list_one(o, list.paths[i], &lt); /* 7-Zip asks for each archive's headers */
+        if (r < 0) { /* did not open: the next one is listed all the same */
+            cant_open = true;
+            r = -r;
+        }
+        if (r > rc)
+            rc = r;
+        if (r == FZ7_EXIT_BREAK)
+            break;
+    }
+    bool several = list.n > 1;
+    uint64_t bytes = list.bytes;
+    fz7_archive_list_free(&list);
+    if (rc == FZ7_EXIT_BREAK || (!several && !cant_open && !lt.warnings) || o->ba)
+        return rc;
+    if (several && !o->slt) {
+        char tsize[24] = "", tpacked[24] = "";
+        if (!lt.size_blank && lt.ok) /* none listed: both columns blank */
+            snprintf(tsize, sizeof tsize, "%llu", (unsigned long long)lt.size);
+        if (lt.ok)
+            snprintf(tpacked, sizeof tpacked, "%llu", (unsigned long long)lt.packed);
+        fputc('\n', out);
+        print_total_line(out, lt.have_newest, lt.newest, tsize, tpacked, lt.files, lt.dirs);
+        fprintf(out, "\nArchives: %lu\nVolumes: %lu\nTotal archives size: %llu\n", lt.ok, lt.ok,
+                (unsigned long long)bytes);
+    }
+    if (lt.warnings)
+        fprintf(out, "\nWarnings: %lu\n", lt.warnings);
+    if (lt.errors)
+        fprintf(out, "\nErrors: %lu\n", lt.errors);
+    return rc;
 }

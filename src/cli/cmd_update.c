@@ -638,7 +638,7 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
     }
     /* The archive name: 7-Zip adds ".7z" when the name has no extension. */
     char path[PATH_MAX];
-    if (!fz7_archive_name(o->archive, ".7z", path, sizeof path)) {
+    if (!fz7_archive_name(o->archive, o->name_mode == 'e' ? "" : ".7z", path, sizeof path)) {
         fprintf(stderr, "\nERROR: archive name too long\n");
         return FZ7_EXIT_USAGE;
     }

@@ -1,5 +1,6 @@
 /* main.c - fz7's entry point: parses the 7-Zip-style command line, prints
  * "Command Line Error:" messages (exit 7) and runs the command. */
+#include "cli/archive_type.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "check/check_kernels.h"
@@ -9,6 +10,7 @@
 #include "lz/match_len.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +121,21 @@ static void print_times(FILE *out, const struct timespec *start)
                 i == 3 ? 100u : global >= 0.01 ? (unsigned)(t[i] * 100 / global) : 0u);
 }
 
+/* The command-line errors 7zz finds only after it has read every switch
+ * (its banner is out by then). */
+static bool after_switches(const char *kind)
+{
+    static const char *const late[] = {"Cannot find archive name", "Unsupported command:",
+                                       "Cannot find command",
+                                       "There is no second file name for rename pair:",
+                                       "Unsupported -spf:", "Incorrect wildcard type marker",
+                                       "The file operation error for listfile"};
+    for (size_t i = 0; i < sizeof late / sizeof *late; i++)
+        if (!strcmp(kind, late[i]))
+            return true;
+    return false;
+}
+
 int main(int argc, char **argv)
 {
     struct timespec start;
@@ -133,10 +150,16 @@ int main(int argc, char **argv)
     int rc = fz7_options_parse(argc, argv, &o, kind, sizeof kind, arg, sizeof arg);
     if (rc != 0) {
         fflush(stdout);
-        if (rc == 7)
-            /* 7zz prints one more empty line before a bad switch postfix. */
-            fprintf(stderr, "%s\nCommand Line Error:\n%s\n%s\n",
-                    strncmp(kind, "Unsupported switch postfix", 26) == 0 ? "\n" : "", kind, arg);
+        if (rc == 7) {
+            /* Found once the switches are read: 7zz has printed its banner. */
+            if (after_switches(kind) && !o.ba && !(o.bso && o.bso[0] == '0')) {
+                fz7_print_banner(stdout);
+                fflush(stdout);
+            }
+            fprintf(stderr, "\n\nCommand Line Error:\n%s\n", kind);
+            if (arg[0])
+                fprintf(stderr, "%s\n", arg);
+        }
         else if (rc == 2)
             fprintf(stderr, "\nSystem ERROR:\n%s\n%s\n", kind, arg);
         else
@@ -146,18 +169,32 @@ int main(int argc, char **argv)
     }
     if (o.affinity)
         fz7_set_affinity(o.affinity);
-    if (o.n_hashes && (o.command == FZ7_CMD_EXTRACT || o.command == FZ7_CMD_EXTRACT_FLAT ||
-                   o.command == FZ7_CMD_TEST)) {
-        /* 7-Zip prints the sums of the extracted data; fz7 does not yet, and
-         * a switch accepted and ignored would let a script trust nothing. */
-        fprintf(stderr, "\nCommand Line Error:\nUnsupported switch on x/e/t (no hash sums yet):\n-scrc%s\n",
-                o.hashes[0]);
+    if (o.command == FZ7_CMD_ADD || o.command == FZ7_CMD_UPDATE) {
+        /* The scan of a and u matches names without m and w-: refused
+         * rather than ignored. */
+        const fz7_wildcard *odd = NULL;
+        for (size_t i = 0; !odd && i < o.n_names + o.n_excludes; i++) {
+            const fz7_wildcard *w = i < o.n_names ? &o.names[i] : &o.excludes[i - o.n_names];
+            if (w->mark || w->literal)
+                odd = w;
+        }
+        if (odd) {
+            fprintf(stderr, "\n\nCommand Line Error:\nUnsupported wildcard mode (m, w-) for a and u:\n%s\n",
+                    odd->pattern);
+            fz7_options_free(&o);
+            return FZ7_EXIT_USAGE;
+        }
+    }
+    char named[PATH_MAX + 16];
+    if ((o.command == FZ7_CMD_ADD || o.command == FZ7_CMD_UPDATE) && o.archive &&
+        !fz7_apply_name_mode(&o, named, sizeof named)) {
+        fprintf(stderr, "\nERROR: archive name too long\n");
         fz7_options_free(&o);
-        return 7;
+        return FZ7_EXIT_USAGE;
     }
     apply_output_streams(&o);
     fz7_set_bare(o.ba);
-    if (o.type == FZ7_TYPE_UNKNOWN && o.command != FZ7_CMD_VERSION && o.command != FZ7_CMD_BENCH &&
+    if ((o.type == FZ7_TYPE_UNKNOWN || !fz7_excluded_types_known(&o)) && o.command != FZ7_CMD_VERSION && o.command != FZ7_CMD_BENCH &&
         o.command != FZ7_CMD_HASH && o.command != FZ7_CMD_INFO) {
         /* A -t name 7-Zip does not know: its error once the command starts. */
         FILE *out = fz7_msg_stream(&o);

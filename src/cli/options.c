@@ -18,6 +18,9 @@ typedef struct pending_wildcard {
     char *pattern;
     int rmode;
     bool exclude;
+    bool archive;      /* -ai / -ax: names archives, not entries */
+    bool literal;      /* w- */
+    uint8_t mark;      /* m, m2 */
 } pending_wildcard;
 
 typedef struct parser {
@@ -35,7 +38,8 @@ static int usage_error(parser *p, int code, const char *kind, const char *arg)
     return code;
 }
 
-static int add_wildcard(parser *p, const char *pattern, int rmode, bool exclude)
+/* Adds a wildcard with how's recursion, target and modes. */
+static int add_wildcard(parser *p, const char *pattern, const pending_wildcard *how)
 {
     if (p->n_wc == p->cap_wc) {
         size_t cap = p->cap_wc ? p->cap_wc * 2 : 16;
@@ -48,19 +52,21 @@ static int add_wildcard(parser *p, const char *pattern, int rmode, bool exclude)
     char *copy = strdup(pattern);
     if (!copy)
         return -1;
-    p->wc[p->n_wc++] = (pending_wildcard){copy, rmode, exclude};
+    p->wc[p->n_wc] = *how;
+    p->wc[p->n_wc++].pattern = copy;
     return 0;
 }
 
 /* Reads a list file: one name per line, blank lines skipped, trailing
  * spaces and CR removed. */
-static int read_listfile(parser *p, const char *path, int rmode, bool exclude)
+static int read_listfile(parser *p, const char *path, const pending_wildcard *how)
 {
     FILE *f = fopen(path, "r");
-    if (!f) {
-        char msg[256];
-        snprintf(msg, sizeof msg, "The file operation error for listfile: %s", strerror(errno));
-        return usage_error(p, 7, msg, path);
+    if (!f) { /* 7-Zip's three lines: what, errno, the file */
+        char msg[4200];
+        int en = errno;
+        snprintf(msg, sizeof msg, "errno=%d : %s\n%s", en, strerror(en), path);
+        return usage_error(p, 7, "The file operation error for listfile", msg);
     }
     char *line = NULL;
     size_t cap = 0;
@@ -72,7 +78,7 @@ static int read_listfile(parser *p, const char *path, int rmode, bool exclude)
             line[--len] = 0;
         if (len == 0)
             continue;
-        if (add_wildcard(p, line, rmode, exclude) != 0) {
+        if (add_wildcard(p, line, how) != 0) {
             rc = usage_error(p, 8, "Can't allocate required memory", NULL);
             break;
         }
@@ -116,27 +122,35 @@ static int read_password_file(parser *p)
     return 0;
 }
 
-/* -x / -i: [r|r-|r0] then !wildcard or @listfile. */
-static int parse_selection(parser *p, const char *arg, const char *rest, bool exclude)
+/* -x / -i / -ax / -ai: [r[-|0]][m[-|2]][w[-]] then !wildcard or @listfile
+ * (7zz takes the three modifiers in any order). */
+static int parse_selection(parser *p, const char *arg, const char *rest, bool exclude,
+                           bool archive)
 {
-    int rmode = -1;
-    if (rest[0] == 'r' || rest[0] == 'R') {
-        rest++;
-        if (*rest == '-') {
-            rmode = 0;
-            rest++;
-        } else if (*rest == '0') {
-            rmode = 1;
-            rest++;
+    pending_wildcard how = {.rmode = -1, .exclude = exclude, .archive = archive};
+    const char *postfix = rest;
+    for (;;) {
+        char c = (char)tolower((unsigned char)rest[0]);
+        if (c == 'r') {
+            how.rmode = rest[1] == '-' ? 0 : 1;
+            rest += rest[1] == '-' || rest[1] == '0' ? 2 : 1;
+        } else if (c == 'm') {
+            how.mark = rest[1] == '-' ? 0 : rest[1] == '2' ? 2 : 1;
+            rest += rest[1] == '-' || rest[1] == '2' ? 2 : 1;
+        } else if (c == 'w') {
+            how.literal = rest[1] == '-';
+            rest += rest[1] == '-' ? 2 : 1;
         } else {
-            rmode = 1;
+            break;
         }
     }
-    if (rest[0] == '!' && rest[1])
-        return add_wildcard(p, rest + 1, rmode, exclude) ? usage_error(p, 8, "Can't allocate required memory", NULL) : 0;
-    if (rest[0] == '@' && rest[1])
-        return read_listfile(p, rest + 1, rmode, exclude);
-    return usage_error(p, 7, rest[0] ? "Incorrect switch postfix:" : "Too short switch:", arg);
+    if (!rest[0] || !rest[1])
+        return usage_error(p, 7, "Too short switch:", arg);
+    if (rest[0] == '!')
+        return add_wildcard(p, rest + 1, &how) ? usage_error(p, 8, "Can't allocate required memory", NULL) : 0;
+    if (rest[0] == '@')
+        return read_listfile(p, rest + 1, &how);
+    return usage_error(p, 7, "Incorrect wildcard type marker", postfix);
 }
 
 /* "", "+", "on", "=on" -> 1; "-", "off", "=off" -> 0; else -1. */
@@ -309,6 +323,14 @@ static int parse_switch(parser *p, const char *arg)
         o->yes = true;
         return 0;
     case 'a':
+        if (tolower((unsigned char)s[1]) == 'i' || tolower((unsigned char)s[1]) == 'x')
+            return parse_selection(p, arg, s + 2, tolower((unsigned char)s[1]) == 'x', true);
+        if (tolower((unsigned char)s[1]) == 'n') {
+            if (s[2])
+                return usage_error(p, 7, "Too long switch:", arg);
+            o->no_archive_name = true;
+            return 0;
+        }
         if (tolower((unsigned char)s[1]) != 'o')
             return usage_error(p, 7, "Unknown switch:", arg);
         if (!s[2] || s[3])
@@ -330,7 +352,7 @@ static int parse_switch(parser *p, const char *arg)
         return 0;
     case 'x':
     case 'i':
-        return parse_selection(p, arg, s + 1, tolower((unsigned char)s[0]) == 'x');
+        return parse_selection(p, arg, s + 1, tolower((unsigned char)s[0]) == 'x', false);
     case 't':
         if (!s[1])
             return usage_error(p, 7, "Too short switch:", arg);
@@ -399,6 +421,32 @@ static int parse_switch(parser *p, const char *arg)
             if (s[3] && strcmp(s + 3, "2"))
                 return usage_error(p, 7, "Unsupported -spf:", s + 3);
             o->full_paths = s[3] ? 2 : 1;
+            return 0;
+        }
+        if (!strcasecmp(s, "spe")) {
+            o->eliminate_root = true;
+            return 0;
+        }
+        if (!strncasecmp(s, "stx", 3)) {
+            if (!s[3])
+                return usage_error(p, 7, "Too short switch:", arg);
+            const char **t = realloc(o->excluded_types, (o->n_excluded_types + 1) * sizeof *t);
+            if (!t)
+                return usage_error(p, 8, "Can't allocate required memory", NULL);
+            o->excluded_types = t;
+            o->excluded_types[o->n_excluded_types++] = s + 3;
+            return 0;
+        }
+        if (!strncasecmp(s, "sa", 2)) {
+            /* -sa{a|e|s}: when `a` adds the type's extension to the name. */
+            char m = (char)tolower((unsigned char)s[2]);
+            if (!m)
+                return usage_error(p, 7, "Too short switch:", arg);
+            if (s[3])
+                return usage_error(p, 7, "Too long switch:", arg);
+            if (m != 'a' && m != 'e' && m != 's')
+                return usage_error(p, 7, "Incorrect switch postfix:", arg);
+            o->name_mode = m;
             return 0;
         }
         if (!strcasecmp(s, "slt")) {
@@ -514,26 +562,44 @@ static fz7_command command_of(const char *s)
     return FZ7_CMD_NONE;
 }
 
-/* Moves the pending wildcards into o->names / o->excludes. */
+/* Moves the pending wildcards into o->names / o->excludes and the archive
+ * lists. -ai/-ax wildcards do not take the -r state: they recurse only
+ * when they say so. */
 static int finish_wildcards(parser *p)
 {
     struct fz7_options *o = p->o;
-    size_t n_inc = 0, n_exc = 0;
+    size_t count[4] = {0};
     for (size_t i = 0; i < p->n_wc; i++)
-        p->wc[i].exclude ? n_exc++ : n_inc++;
-    o->names = calloc(n_inc ? n_inc : 1, sizeof *o->names);
-    o->excludes = calloc(n_exc ? n_exc : 1, sizeof *o->excludes);
-    if (!o->names || !o->excludes)
-        return usage_error(p, 8, "Can't allocate required memory", NULL);
+        count[p->wc[i].archive * 2 + p->wc[i].exclude]++;
+    fz7_wildcard **lists[4] = {&o->names, &o->excludes, &o->archive_names, &o->archive_excludes};
+    size_t *lens[4] = {&o->n_names, &o->n_excludes, &o->n_archive_names, &o->n_archive_excludes};
+    for (int k = 0; k < 4; k++) {
+        *lists[k] = calloc(count[k] ? count[k] : 1, sizeof **lists[k]);
+        if (!*lists[k])
+            return usage_error(p, 8, "Can't allocate required memory", NULL);
+    }
     bool rdefault = o->recurse == FZ7_ON;
     for (size_t i = 0; i < p->n_wc; i++) {
-        fz7_wildcard w = {p->wc[i].pattern, p->wc[i].rmode < 0 ? rdefault : p->wc[i].rmode == 1};
+        const pending_wildcard *pw = &p->wc[i];
+        bool recursive = pw->rmode < 0 ? rdefault && !pw->archive : pw->rmode == 1;
+        fz7_wildcard w = {pw->pattern, recursive, pw->literal, pw->mark};
         p->wc[i].pattern = NULL;
-        if (p->wc[i].exclude)
-            o->excludes[o->n_excludes++] = w;
-        else
-            o->names[o->n_names++] = w;
+        int k = pw->archive * 2 + pw->exclude;
+        (*lists[k])[(*lens[k])++] = w;
     }
+    return 0;
+}
+
+/* -an: the name after the command is the first file name. */
+static int archive_name_to_names(parser *p)
+{
+    const pending_wildcard plain = {.rmode = -1};
+    if (add_wildcard(p, p->o->archive, &plain) != 0)
+        return usage_error(p, 8, "Can't allocate required memory", NULL);
+    pending_wildcard last = p->wc[p->n_wc - 1];
+    memmove(p->wc + 1, p->wc, (p->n_wc - 1) * sizeof *p->wc);
+    p->wc[0] = last;
+    p->o->archive = NULL;
     return 0;
 }
 
@@ -555,6 +621,7 @@ int fz7_options_parse(int argc, char **argv, struct fz7_options *o, char *err_ki
         err_arg[0] = 0;
 
     bool switches = true, have_command = false;
+    const pending_wildcard plain = {.rmode = -1};
     int rc = 0;
     for (int i = 1; i < argc && rc == 0; i++) {
         const char *a = argv[i];
@@ -577,11 +644,13 @@ int fz7_options_parse(int argc, char **argv, struct fz7_options *o, char *err_ki
         } else if (!o->archive) {
             o->archive = a;
         } else if (a[0] == '@' && a[1] && switches) {
-            rc = read_listfile(&p, a + 1, -1, false);
-        } else if (add_wildcard(&p, a, -1, false) != 0) {
+            rc = read_listfile(&p, a + 1, &plain);
+        } else if (add_wildcard(&p, a, &plain) != 0) {
             rc = usage_error(&p, 8, "Can't allocate required memory", NULL);
         }
     }
+    if (rc == 0 && o->no_archive_name && o->archive)
+        rc = archive_name_to_names(&p);
     if (rc == 0)
         rc = finish_wildcards(&p);
     if (rc == 0 && o->password_file)
@@ -602,8 +671,10 @@ int fz7_options_parse(int argc, char **argv, struct fz7_options *o, char *err_ki
                                          o->command == FZ7_CMD_TEST || o->command == FZ7_CMD_LIST);
     if (reads_stdin && !o->archive)
         o->archive = "";
+    /* With -an the archives come from -ai (none: "Cannot find archive" once
+     * the scan has run, as 7zz). */
     if (o->command != FZ7_CMD_VERSION && o->command != FZ7_CMD_BENCH && !o->archive
-        && o->command != FZ7_CMD_HASH && o->command != FZ7_CMD_INFO)
+        && o->command != FZ7_CMD_HASH && o->command != FZ7_CMD_INFO && !o->no_archive_name)
         return usage_error(&p, 7, "Cannot find archive name", NULL);
     /* rn: the names come in old/new pairs, as 7-Zip requires. */
     if (o->command == FZ7_CMD_RENAME && o->n_names % 2)
@@ -618,8 +689,15 @@ void fz7_options_free(struct fz7_options *o)
         free(o->names[i].pattern);
     for (size_t i = 0; i < o->n_excludes; i++)
         free(o->excludes[i].pattern);
+    for (size_t i = 0; i < o->n_archive_names; i++)
+        free(o->archive_names[i].pattern);
+    for (size_t i = 0; i < o->n_archive_excludes; i++)
+        free(o->archive_excludes[i].pattern);
     free(o->names);
     free(o->excludes);
+    free(o->archive_names);
+    free(o->archive_excludes);
+    free(o->excluded_types);
     free(o->methods);
     free(o->hashes);
     free(o->update_rules);

@@ -48,6 +48,9 @@ typedef enum fz7_type {
 typedef struct fz7_wildcard {
     char *pattern;      /* as given, '/'-separated */
     bool recursive;
+    bool literal;       /* w-: '*' and '?' are plain characters */
+    uint8_t mark;       /* m: 1, a trailing '/' selects folders only and none
+                           files only; m2: 2, either; 0 (m-): the '/' is dropped */
 } fz7_wildcard;
 
 /* Tri-state switch value: not given, off, on. */
@@ -65,12 +68,22 @@ struct fz7_options {
     fz7_wildcard *excludes;
     size_t n_excludes;
     fz7_tristate recurse;      /* -r (on), -r- (off), not given */
+    /* Archives (x/e/t/l): archive_names, the -ai wildcards and lines of -ai@
+     * files; archive_excludes, -ax's. With -an the name after the command is
+     * a file name and archive is NULL. */
+    fz7_wildcard *archive_names;
+    size_t n_archive_names;
+    fz7_wildcard *archive_excludes;
+    size_t n_archive_excludes;
+    bool no_archive_name;      /* -an */
     bool case_sensitive;       /* -ssc (default on Linux) / -ssc- */
 
     /* Extraction. */
     const char *out_dir;       /* -o{dir}; NULL = current directory */
     fz7_overwrite overwrite;   /* -ao{a|s|u|t}; -y makes ASK into ALL */
     bool yes;                  /* -y: assume Yes on every query */
+    bool eliminate_root;       /* -spe: x into a folder named as the archive's
+                                  one root folder drops that folder */
 
     /* Password: -p{pw} sets password; -p alone sets ask_password;
      * --password-file=FILE reads it from the first line of FILE ("-":
@@ -93,6 +106,11 @@ struct fz7_options {
     /* Archive type. */
     fz7_type type;             /* -t{7z|xz|lzma|tar|zip|gzip|bzip2|...} */
     const char *type_name;     /* 7-Zip's spelling of the -t type, or NULL */
+    const char **excluded_types; /* -stx{Type}: names as given, opened as no archive */
+    size_t n_excluded_types;
+    char name_mode;            /* -sa{a|e|s}: 'a' always add the type's
+                                  extension, 'e' the name exactly, 's' (or 0)
+                                  add it to a name without one */
 
     /* Compression (for `a`). methods keeps, in command-line order, every -m
      * switch not given a field of its own, without the leading "-m":

@@ -2,7 +2,7 @@
 # switches.sh - 7-Zip switches a backup script uses, each checked for its
 # exact exit code, the files written and the fixed texts: -spf/-spf2 (full
 # paths, not a password file), --password-file, -sse, -bb1 on a, -bt,
-# -scrc on x, the timestamp switches, -ssp, -stm, -spd, one password line
+# the timestamp switches, -ssp, -stm, -spd, one password line
 # from a pipe and the messages scripts grep.
 set -u
 : "${FZ7:?FZ7 must name the fz7 binary}"
@@ -32,7 +32,7 @@ same "a -spf2 names" "$(sorted_paths spf2.7z)" "$(printf '%s\n' sub sub/f "${S#/
 same "a without -spf: last part" "$(paths plain.7z)" "f "
 "$FZ7" a -spfx bad.7z t >out.txt 2>err.txt
 same "-spfx exit" "$?" 7
-same "-spfx message" "$(cat err.txt)" "$(printf '\nCommand Line Error:\nUnsupported -spf:\nx')"
+same "-spfx message" "$(cat err.txt)" "$(printf '\n\nCommand Line Error:\nUnsupported -spf:\nx')"
 [ ! -e bad.7z ] && ok || bad "-spfx wrote an archive"
 # x: below -o without -spf; at the absolute path with it (as 7zz).
 mkdir -p abs && printf 'abs\n' >abs/g
@@ -107,11 +107,6 @@ same "a -bb0 lists nothing" "$(grep -c '^[+U] ' out.txt)" 0
 same "-bt exit" "$?" 0
 same "-bt block" "$(tail -4 out.txt | sed 's/= *[0-9.]* = *[0-9]*%/= T/')" "$(printf 'Kernel  Time = T\nUser    Time = T\nProcess Time = T\nGlobal  Time = T')"
 same "-bt Global 100%" "$(tail -1 out.txt | sed 's/.* = *//')" "100%"
-
-# --- -scrc on x/e/t: refused (no sums yet), never ignored --------------------
-"$FZ7" t -scrcSHA256 bb/bb.7z >out.txt 2>err.txt
-same "t -scrc exit" "$?" 7
-same "t -scrc message" "$(cat err.txt)" "$(printf '\nCommand Line Error:\nUnsupported switch on x/e/t (no hash sums yet):\n-scrcSHA256')"
 
 # --- -mtr and the time switches: 7zz's bytes --------------------------------
 printf 'x\n' >tf && touch -d '2020-02-02 02:02:02' tf

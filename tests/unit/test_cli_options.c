@@ -140,6 +140,81 @@ static void test_wildcards(void **state)
     assert_false(fz7_wildcard_match("*a*b*c", "xxaxxbxxcx", false, true));
 }
 
+/* -ai/-ax name archives (not entries) and do not take the -r state; -an
+ * makes the archive name the first file name; the r/m/w modifiers in any
+ * order. */
+static void test_archive_switches(void **state)
+{
+    (void)state;
+    struct fz7_options o;
+    assert_int_equal(PARSE(&o, "t", "-r", "-an", "first.txt", "-air!*.7z", "-ax!b.7z",
+                           "-ai!c.7z", "-xmw-!d/", "-xwm2!e", "-spe", "-stxzip", "-stx7z"), 0);
+    assert_null(o.archive);
+    assert_true(o.no_archive_name);
+    assert_int_equal(o.n_names, 1);
+    assert_string_equal(o.names[0].pattern, "first.txt");
+    assert_int_equal(o.n_archive_names, 2);
+    assert_string_equal(o.archive_names[0].pattern, "*.7z");
+    assert_true(o.archive_names[0].recursive);
+    assert_false(o.archive_names[1].recursive); /* -r is for entries only */
+    assert_int_equal(o.n_archive_excludes, 1);
+    assert_string_equal(o.archive_excludes[0].pattern, "b.7z");
+    assert_int_equal(o.n_excludes, 2);
+    assert_int_equal(o.excludes[0].mark, 1);
+    assert_true(o.excludes[0].literal);
+    assert_int_equal(o.excludes[1].mark, 2);
+    assert_false(o.excludes[1].literal);
+    assert_true(o.eliminate_root);
+    assert_int_equal(o.n_excluded_types, 2);
+    assert_string_equal(o.excluded_types[1], "7z");
+    fz7_options_free(&o);
+
+    assert_int_equal(PARSE(&o, "x", "-ai!a.7z"), 7); /* no name and no -an */
+    assert_string_equal(kind, "Cannot find archive name");
+    fz7_options_free(&o);
+    assert_int_equal(PARSE(&o, "x", "-an"), 0);      /* "Cannot find archive" later */
+    fz7_options_free(&o);
+    assert_int_equal(PARSE(&o, "t", "a.7z", "-iq!x"), 7);
+    assert_string_equal(kind, "Incorrect wildcard type marker");
+    assert_string_equal(arg, "q!x");
+    fz7_options_free(&o);
+    assert_int_equal(PARSE(&o, "t", "a.7z", "-ai"), 7);
+    assert_string_equal(kind, "Too short switch:");
+    fz7_options_free(&o);
+    assert_int_equal(PARSE(&o, "t", "a.7z", "-anx"), 7);
+    assert_string_equal(kind, "Too long switch:");
+    fz7_options_free(&o);
+
+    assert_int_equal(PARSE(&o, "a", "-saa", "new", "f"), 0);
+    assert_int_equal(o.name_mode, 'a');
+    fz7_options_free(&o);
+    assert_int_equal(PARSE(&o, "a", "-saq", "new", "f"), 7);
+    assert_string_equal(kind, "Incorrect switch postfix:");
+    fz7_options_free(&o);
+    assert_int_equal(PARSE(&o, "a", "-saee", "new", "f"), 7);
+    assert_string_equal(kind, "Too long switch:");
+    fz7_options_free(&o);
+}
+
+/* m: a trailing '/' selects folders (and what they hold), none files; w-:
+ * no wildcards. */
+static void test_wildcard_modes(void **state)
+{
+    (void)state;
+    fz7_wildcard dir = {.pattern = "src/sub/", .mark = 1};
+    fz7_wildcard file = {.pattern = "src/sub", .mark = 1};
+    fz7_wildcard lit = {.pattern = "src/s*", .literal = true};
+    fz7_wildcard glob = {.pattern = "src/s*"};
+    assert_true(fz7_wildcard_selects(&dir, "src/sub", true, true));
+    assert_true(fz7_wildcard_selects(&dir, "src/sub/c.txt", false, true));
+    assert_false(fz7_wildcard_selects(&file, "src/sub", true, true));
+    assert_false(fz7_wildcard_selects(&file, "src/sub/c.txt", false, true));
+    assert_true(fz7_wildcard_selects(&file, "src/sub", false, true)); /* a file named so */
+    assert_false(fz7_wildcard_selects(&lit, "src/sub", true, true));
+    assert_true(fz7_wildcard_selects(&lit, "src/s*", false, true));
+    assert_true(fz7_wildcard_selects(&glob, "src/sub", true, true));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -147,6 +222,8 @@ int main(void)
         cmocka_unit_test(test_method_switches),
         cmocka_unit_test(test_bad_usage),
         cmocka_unit_test(test_wildcards),
+        cmocka_unit_test(test_archive_switches),
+        cmocka_unit_test(test_wildcard_modes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
