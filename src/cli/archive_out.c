@@ -759,3 +759,101 @@ static fz7_status temp_commit(int fd, const char *path, const struct stat *old_s
     fsync_parent(path);
     return FZ7_OK;
 }
+
+/* A module is a few hundred KiB; more is not one. */
+#define SFX_MAX ((size_t)64 << 20)
+
+/* Opens dir/name (dir NULL: name as it is) into shown; -1 with errno. */
+static int sfx_open(const char *dir, const char *name, char *shown, size_t cap)
+{
+    int n = dir ? snprintf(shown, cap, "%s/%s", dir, name) : snprintf(shown, cap, "%s", name);
+    if (n < 0 || (size_t)n >= cap) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return open(shown, O_RDONLY | O_CLOEXEC);
+}
+
+int fz7_sfx_load(const char *name, FILE *out, uint8_t **stub, size_t *len, char *shown, size_t cap)
+{
+    *stub = NULL;
+    *len = 0;
+    if (!name[0])
+        name = "7zCon.sfx";
+    int fd = -1, err = ENOENT;
+    if (!strchr(name, '/')) {
+        char self[PATH_MAX];
+        ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (k > 0) {
+            self[k] = 0;
+            char *slash = strrchr(self, '/');
+            if (slash) {
+                *slash = 0;
+                fd = sfx_open(self[0] ? self : "/", name, shown, cap);
+            }
+        }
+        if (fd < 0)
+            fd = sfx_open(".", name, shown, cap);
+    } else {
+        fd = sfx_open(NULL, name, shown, cap);
+    }
+    struct stat sb;
+    if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size <= SFX_MAX) {
+        *len = (size_t)sb.st_size;
+        *stub = malloc(*len ? *len : 1);
+        size_t got = 0;
+        while (*stub && got < *len) {
+            ssize_t r = read(fd, *stub + got, *len - got);
+            if (r <= 0)
+                break;
+            got += (size_t)r;
+        }
+        if (*stub && got == *len) {
+            close(fd);
+            return 0;
+        }
+        err = *stub ? EIO : ENOMEM;
+        free(*stub);
+        *stub = NULL;
+    } else if (fd >= 0) {
+        err = S_ISREG(sb.st_mode) ? EFBIG : EISDIR;
+    } else {
+        err = errno;
+    }
+    if (fd >= 0)
+        close(fd);
+    fprintf(out, "\nError:\ncannot find specified SFX module\n%s\nerrno=%d : %s\n", name, err, strerror(err));
+    fflush(out);
+    fprintf(stderr, "\n\nSystem ERROR:\nerrno=%d : %s\n", err, strerror(err));
+    return FZ7_EXIT_FATAL;
+}
+
+fz7_status fz7_temp_prepend(int fd, const uint8_t *stub, size_t len, int *err)
+{
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) {
+        *err = errno;
+        return FZ7_E_IO;
+    }
+    size_t cap = (size_t)1 << 20;
+    uint8_t *buf = malloc(cap);
+    if (!buf) {
+        *err = ENOMEM;
+        return FZ7_E_MEM;
+    }
+    fz7_status st = FZ7_OK;
+    for (uint64_t end = (uint64_t)sb.st_size; end > 0 && st == FZ7_OK;) {
+        size_t k = end < cap ? (size_t)end : cap;
+        end -= k;
+        if (pread(fd, buf, k, (off_t)end) != (ssize_t)k || pwrite(fd, buf, k, (off_t)(end + len)) != (ssize_t)k)
+            st = FZ7_E_IO;
+    }
+    if (st == FZ7_OK && len && pwrite(fd, stub, len, 0) != (ssize_t)len)
+        st = FZ7_E_IO;
+    if (st == FZ7_OK && lseek(fd, 0, SEEK_END) < 0)
+        st = FZ7_E_IO;
+    if (st != FZ7_OK)
+        *err = errno ? errno : EIO;
+    free(buf);
+    return st;
+}

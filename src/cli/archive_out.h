@@ -160,4 +160,18 @@ fz7_status fz7_temp_commit_new(int fd, const char *path, uint64_t *size, int *er
 /* Closes fd (when >= 0) and removes the temporary file. */
 void fz7_temp_drop(int fd);
 
+/* -sfx{name}: loads the self-extractor module put before a 7z archive.
+ * name ("" for 7zCon.sfx) is looked for beside the fz7 binary, then, when
+ * it has no '/', in the current folder ("./name"). 0 with *stub (malloc'd,
+ * *len bytes, at most 64 MiB) and shown (the path as 7-Zip prints it); on
+ * failure prints 7-Zip's "cannot find specified SFX module" error (out,
+ * then stderr) and returns FZ7_EXIT_FATAL. */
+int fz7_sfx_load(const char *name, FILE *out, uint8_t **stub, size_t *len, char *shown, size_t cap);
+
+/* Puts len bytes of stub before the archive in the temporary file fd,
+ * moving its bytes up in place (from the end, so nothing is overwritten
+ * before it is copied); the offset is left at the end. FZ7_E_IO with *err
+ * = errno. */
+fz7_status fz7_temp_prepend(int fd, const uint8_t *stub, size_t len, int *err);
+
 #endif

@@ -122,6 +122,17 @@ fz7_type fz7_type_of_archive_name(const char *path, const char **canon)
     return FZ7_TYPE_AUTO;
 }
 
+fz7_type fz7_type_for_writing(const char *path, const char **canon)
+{
+    fz7_type t = fz7_type_of_archive_name(path, canon);
+    const char *dot = strrchr(path, '.');
+    if (t == FZ7_TYPE_OTHER && dot && !strchr(dot, '/') && strcasecmp(dot, ".exe") == 0) {
+        *canon = NULL;   /* a self-extractor's name: 7-Zip writes 7z under it */
+        return FZ7_TYPE_7Z;
+    }
+    return t;
+}
+
 const char *fz7_type_extension(fz7_type t)
 {
     switch (t) {

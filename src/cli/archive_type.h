@@ -20,6 +20,10 @@ fz7_type fz7_type_parse(const char *name, const char **canon);
 fz7_type fz7_type_of_archive_name(const char *path, const char **canon);
 
 /* The extension `a` appends to a name without one ("7z", "tar", "gz"...). */
+/* fz7_type_of_archive_name for a/u: an .exe name is a 7z archive, as
+ * 7-Zip writes it (the name of a self-extractor, -sfx). */
+fz7_type fz7_type_for_writing(const char *path, const char **canon);
+
 const char *fz7_type_extension(fz7_type t);
 
 /* True when the opened archive is of the type -t asked for (canon: the

@@ -551,7 +551,7 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
         return FZ7_EXIT_FATAL;
     }
     const char *canon = NULL;
-    fz7_type type = o->type != FZ7_TYPE_AUTO ? o->type : fz7_type_of_archive_name(o->archive, &canon);
+    fz7_type type = o->type != FZ7_TYPE_AUTO ? o->type : fz7_type_for_writing(o->archive, &canon);
     if (type == FZ7_TYPE_LZMA || type == FZ7_TYPE_OTHER) {
         /* Formats 7-Zip (lzma, cab, iso, ...) or fz7 (wim) cannot create. */
         fprintf(stderr, "\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
@@ -572,7 +572,8 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
     const char *base = strrchr(o->archive, '/');   /* -si names the entry after it */
     base = base ? base + 1 : o->archive;
     char path[PATH_MAX];
-    const char *ext = o->name_mode == 'e' ? "" : fz7_type_extension(type); /* -sae, -saa */
+    /* -sae, -saa; -sfx: no extension added (7-Zip adds .exe on Windows only) */
+    const char *ext = o->name_mode == 'e' || o->sfx ? "" : fz7_type_extension(type);
     if (!fz7_archive_name(o->archive, ext, path, sizeof path)) {
         fprintf(stderr, "\nERROR: archive name too long\n");
         return FZ7_EXIT_USAGE;
@@ -605,10 +606,20 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
         return FZ7_EXIT_FATAL;
     }
 
+    if (o->sfx && n_vols) {   /* 7zz writes the module alone before .001: not done here */
+        fprintf(stderr, "\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
+        return FZ7_EXIT_FATAL;
+    }
+
     /* From here on every exit goes through done:. */
     fz7_archive *old = NULL;
     bool *keep = NULL;
     int rc = 0;
+    uint8_t *sfx = NULL;   /* -sfx: the module's bytes */
+    size_t sfx_len = 0;
+    char sfx_shown[PATH_MAX] = "";
+    if (o->sfx && (rc = fz7_sfx_load(o->sfx, out, &sfx, &sfx_len, sfx_shown, sizeof sfx_shown)) != 0)
+        goto done;
 
     /* -p: one key for every folder (and the header with -mhe); -p alone
      * asks once the archive is opened, as 7-Zip does. */
@@ -735,6 +746,12 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
     } else {
         fprintf(out, "Creating archive: %s\n\n", path);
     }
+    if (sfx && (xz || la)) {   /* a module runs 7z archives only */
+        fflush(out);
+        fprintf(stderr, "\n\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n");
+        rc = FZ7_EXIT_FATAL;
+        goto done;
+    }
     fz7_print_counts(out, "Add new data to archive: ", n_dirs, n_files, n_bytes);
     fputc('\n', out);
     fflush(out);
@@ -802,6 +819,8 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
     uint64_t size = 0;
     size_t n_volumes = 0;
     bool cutting = st == FZ7_OK && n_vols;
+    if (st == FZ7_OK && sfx)
+        st = fz7_temp_prepend(fd, sfx, sfx_len, &werr);
     if (cutting)
         st = fz7_temp_commit_volumes(fd, path, vols, n_vols, &size, &n_volumes, &werr);
     else if (st == FZ7_OK)
@@ -831,6 +850,11 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
         goto done;
     }
 
+    if (sfx) {
+        fprintf(out, "Write SFX: %s : ", sfx_shown);
+        fz7_print_size(out, sfx_len);
+        fputc('\n', out);
+    }
     fprintf(out, "\nFiles read from disk: %llu\nArchive size: ", (unsigned long long)r.files_read);
     fz7_print_size(out, size);
     fputc('\n', out);
@@ -856,6 +880,7 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
         fz7_delete_inputs(&r.tree, NULL);   /* -sdel: files first, then folders */
 
 done:
+    free(sfx);
     fz7_progress_end(r.progress);
     fz7_7zaes_key_free(r.key);
     fz7_7zaes_cache_clear();

@@ -36,6 +36,9 @@ typedef enum entry_fate { FATE_KEEP = 0, FATE_DELETE, FATE_REPLACE, FATE_ANTI } 
 
 typedef struct update_run {
     const struct fz7_options *o;
+    uint8_t *sfx;                 /* -sfx: the module put before the archive (not the extras) */
+    size_t sfx_len;
+    char sfx_shown[PATH_MAX];     /* its path as printed */
     fz7_settings set;             /* how new and re-compressed data is compressed */
     FILE *out;
     const char *path;             /* the archive */
@@ -508,6 +511,8 @@ static int commit_archive(update_run *r, bool exists, const struct stat *old_sb)
     uint64_t size = 0;
     size_t n_volumes = 0;
     bool cutting = st == FZ7_OK && r->n_vols;
+    if (st == FZ7_OK && r->sfx && !r->extra)
+        st = fz7_temp_prepend(fd, r->sfx, r->sfx_len, &werr);
     if (cutting)
         st = fz7_temp_commit_volumes(fd, path, r->vols, r->n_vols, &size, &n_volumes, &werr);
     else if (st == FZ7_OK && r->extra)
@@ -539,6 +544,11 @@ static int commit_archive(update_run *r, bool exists, const struct stat *old_sb)
         fprintf(stderr, "\nERROR: %s : %s\n", path,
                 why[0] ? why : st == FZ7_E_IO && werr ? strerror(werr) : fz7_status_str(st));
         return fz7_write_exit_code(st);
+    }
+    if (r->sfx && !r->extra) {
+        fprintf(r->out, "Write SFX: %s : ", r->sfx_shown);
+        fz7_print_size(r->out, r->sfx_len);
+        fputc('\n', r->out);
     }
     fprintf(r->out, "\nFiles read from disk: %llu\nArchive size: ",
             (unsigned long long)r->files_read);
@@ -625,7 +635,7 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
         return FZ7_EXIT_FATAL;
     }
     const char *canon = NULL;
-    fz7_type type = o->type != FZ7_TYPE_AUTO ? o->type : fz7_type_of_archive_name(o->archive, &canon);
+    fz7_type type = o->type != FZ7_TYPE_AUTO ? o->type : fz7_type_for_writing(o->archive, &canon);
     if (type != FZ7_TYPE_AUTO && type != FZ7_TYPE_7Z) {
         /* 7-Zip cannot update a one-file stream either; fz7's u/d/rn write
          * 7z only (tar and zip take new files through `a`). */
@@ -674,6 +684,13 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
     char *asked = NULL;
     int rc = 0;
     char why[512] = "";
+    if (o->sfx && n_vols) {   /* as in cmd_add.c */
+        fprintf(stderr, "\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
+        rc = FZ7_EXIT_FATAL;
+        goto done;
+    }
+    if (o->sfx && (rc = fz7_sfx_load(o->sfx, out, &r.sfx, &r.sfx_len, r.sfx_shown, sizeof r.sfx_shown)) != 0)
+        goto done;
     fz7_status st = fz7_settings_make(o, false, &r.set, why, sizeof why);
     if (st != FZ7_OK) {
         rc = fz7_settings_fail(st, why);
@@ -847,6 +864,7 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
     }
 
 done:
+    free(r.sfx);
     for (size_t k = 0; k < ts.n; k++)
         free(ts_paths[k]);
     free(ts_paths);

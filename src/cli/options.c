@@ -484,6 +484,10 @@ static int parse_switch(parser *p, const char *arg)
             o->case_sensitive = false;
             return 0;
         }
+        if (!strncasecmp(s, "sfx", 3)) {
+            o->sfx = s + 3;
+            return 0;
+        }
         if (!strcasecmp(s, "sdel")) {
             o->delete_after = true;
             return 0;

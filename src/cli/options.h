@@ -150,6 +150,7 @@ struct fz7_options {
                                   n_hashes 0: CRC32 */
     size_t n_hashes;
     const char *work_dir;      /* -w{dir}; "" for -w alone (temp folder) */
+    const char *sfx;           /* -sfx{module}; "" for -sfx alone; NULL: none */
 
     /* Update rules: the text after each -u, in order ("p0q0r2", "-",
      * "q0!new.7z"); read by a/u/d/rn (update_rules.h), which say what is

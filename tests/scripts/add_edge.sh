@@ -3,7 +3,8 @@
 # files, incompressible data, long and non-ASCII names, -ms=off against
 # solid, -mhc=off, updating an existing archive, an unreadable input (exit
 # 1, archive still complete), and failing writes (ulimit -f, SIGTERM): the
-# old archive stays as it was and no temporary file is left.
+# old archive stays as it was and no temporary file is left. -sfx: the
+# module's bytes, then the archive fz7 writes without it.
 set -u
 . "$(dirname "$0")/lib_add.sh"
 need_tools 7zz xz
@@ -232,4 +233,25 @@ printf 'precious\n' > prec.txt && cp prec.txt prec.orig
 "$FZ7" a -bd -txz prec.txt one.txt > log 2>&1; rc=$?
 [ $rc = 2 ] || { cat log; fail "a -txz onto an existing prec.txt: exit $rc, expected 2"; }
 cmp prec.txt prec.orig || fail "a -txz overwrote prec.txt"
+
+# -sfx: module bytes first, then byte for byte the archive written without
+# -sfx; 7zz and fz7 extract it; a missing module is 7zz's error, exit 2,
+# and nothing is written.
+mkdir -p sfx && printf 'x\n' > sfx/a.txt && touch -d '2024-01-02 03:04:05' sfx/a.txt
+head -c 5000 /dev/urandom > mod.sfx
+rm -f sfxplain.7z self.exe none.exe
+"$FZ7" a -bd sfxplain.7z ./sfx/a.txt > log 2>&1 || { cat log; fail "plain archive for -sfx"; }
+"$FZ7" a -bd -sfxmod.sfx self.exe ./sfx/a.txt > log 2>&1 || { cat log; fail "a -sfx"; }
+grep -qx 'Write SFX: ./mod.sfx : 5000 bytes (5 KiB)' log || { cat log; fail "no Write SFX line"; }
+[ "$(stat -c %s self.exe)" = $((5000 + $(stat -c %s sfxplain.7z))) ] || fail "-sfx archive size"
+cmp <(head -c 5000 self.exe) mod.sfx || fail "-sfx: the module is not the archive's start"
+cmp <(tail -c +5001 self.exe) sfxplain.7z || fail "-sfx: the archive after the module differs"
+rm -rf out && 7zz x -oout self.exe > log 2>&1 || { cat log; fail "7zz x of the -sfx archive"; }
+cmp out/a.txt sfx/a.txt || fail "7zz x of the -sfx archive: wrong bytes"
+rm -rf out && "$FZ7" x -oout self.exe > log 2>&1 || { cat log; fail "fz7 x of the -sfx archive"; }
+cmp out/a.txt sfx/a.txt || fail "fz7 x of the -sfx archive: wrong bytes"
+"$FZ7" a -bd -sfxno_such.sfx none.exe ./sfx/a.txt > log 2>&1; rc=$?
+[ $rc = 2 ] || { cat log; fail "a -sfx with a missing module: exit $rc, expected 2"; }
+grep -qx 'cannot find specified SFX module' log || { cat log; fail "missing module: not 7zz's text"; }
+[ ! -e none.exe ] || fail "a -sfx with a missing module wrote none.exe"
 echo PASS

@@ -25,6 +25,7 @@ printf 'nested\n' >src/sub/c.txt
 printf 'one\n' >one.txt
 touch -d '2024-01-02 03:04:05' src/a.txt src/b.bin src/sub/c.txt src/sub/empty.txt src/sub src/empty_dir src one.txt
 printf 'pw\n' >pw.txt
+printf 'MZ stub' >mod.sfx   # a self-extractor module for -sfx
 printf 'src/a.txt\n' >list.txt
 7zz a -bd arc.7z src >/dev/null
 7zz a -bd -ppw enc.7z src >/dev/null
@@ -66,7 +67,7 @@ state() {
             echo "F $f (fixture)"
         else
             case $f in
-            *.7z|*.xz|*.7z.0*|*.xz.0*|./new)
+            *.7z|*.xz|*.7z.0*|*.xz.0*|./new|*.exe)
                 echo "A $f"
                 7zz l -slt -ppw "$f" 2>/dev/null </dev/null | sed -n '/^----------$/,$p' |
                     grep -E '^(Path|Size|CRC|Attributes|Modified|Folder|Encrypted) = ' ;;
@@ -191,7 +192,12 @@ row same e '-scrc*' arc.7z -oout
 row same t -scrcfoo arc.7z
 row same a -sdel new.7z one.txt
 row "Windows-only: -seml (e-mail)" a -seml new.7z one.txt
-row "not yet: -sfx" a -sfx new.exe one.txt
+row same a -sfx new.exe one.txt
+row same a -sfxmod.sfx new.exe one.txt
+row same a -sfxmod.sfx new one.txt
+row same u -sfxmod.sfx arc.7z one.txt
+row same a -txz -sfxmod.sfx new.xz one.txt
+row same a plain.exe one.txt
 row "not same: -si from /dev/null: 7zz stores the device's mode and mtime, fz7 a regular file of now" a -sinamed.txt new.7z
 row same a -slp new.7z one.txt
 row same l -slt arc.7z
