@@ -52,12 +52,17 @@ typedef struct run {
     char fatal_msg[600];
 } run;
 
+/* fz7's detail after a line of 7-Zip's (which scripts match whole): on a
+ * line of its own, "  (in ARCHIVE: detail)"; arguments archive, ": " or
+ * "", detail or "". */
+#define FZ7_DETAIL_IN "  (in %s%s%s)"
+
 static void warn(run *r, const char *what, const char *path, const char *detail)
 {
     fz7_progress_clear(r->progress);
     fflush(r->out);
-    fprintf(stderr, "WARNING: %s : %s%s%s  (in %s)\n", what, path, detail ? " : " : "",
-            detail ? detail : "", r->arc_path);
+    fprintf(stderr, "WARNING: %s : %s%s%s\n" FZ7_DETAIL_IN "\n", what, path, detail ? " : " : "",
+            detail ? detail : "", r->arc_path, "", "");
     r->warnings++;
 }
 
@@ -68,7 +73,7 @@ static void entry_error(run *r, fz7_status st, const fz7_entry *e, const char *d
         detail = NULL;
     fz7_progress_clear(r->progress);
     fflush(r->out);
-    fprintf(stderr, "ERROR: %s : %s  (in %s%s%s)\n", words, fz7_entry_path(e), r->arc_path,
+    fprintf(stderr, "ERROR: %s : %s\n" FZ7_DETAIL_IN "\n", words, fz7_entry_path(e), r->arc_path,
             detail ? ": " : "", detail ? detail : "");
     r->errors++;
 }
@@ -327,8 +332,8 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
         s = FZ7_OK;
     } else if (s == FZ7_E_IO) {
         fflush(r->out);
-        fprintf(stderr, "ERROR: Cannot open output file : %s  (in %s: %s)\n", fz7_entry_path(e),
-                r->arc_path, err);
+        fprintf(stderr, "ERROR: Cannot open output file : %s\n" FZ7_DETAIL_IN "\n", fz7_entry_path(e),
+                r->arc_path, ": ", err);
         r->errors++;
         s = FZ7_OK;
     }
@@ -384,11 +389,11 @@ static fz7_status on_end(void *ctx, size_t index, fz7_status result, const char 
         fz7_progress_clear(r->progress);
         fflush(r->out);
         if (s != FZ7_OK)
-            fprintf(stderr, "ERROR: Cannot write output file : %s  (in %s: %s)\n", fz7_entry_path(e),
-                    r->arc_path, err);
+            fprintf(stderr, "ERROR: Cannot write output file : %s\n" FZ7_DETAIL_IN "\n", fz7_entry_path(e),
+                    r->arc_path, ": ", err);
         else if (kept_as)
-            fprintf(stderr, "ERROR: %s : the damaged data were kept as %s beside the existing file  (in %s)\n",
-                    fz7_entry_path(e), kept_as, r->arc_path);
+            fprintf(stderr, "ERROR: %s : the damaged data were kept as %s beside the existing file\n" FZ7_DETAIL_IN "\n",
+                    fz7_entry_path(e), kept_as, r->arc_path, "", "");
         free(kept_as);
     }
     if (r->writing) {
@@ -402,8 +407,8 @@ static fz7_status on_end(void *ctx, size_t index, fz7_status result, const char 
             r->errors++;
         } else if (s != FZ7_OK && result == FZ7_OK) {
             fflush(r->out);
-            fprintf(stderr, "ERROR: Cannot write output file : %s  (in %s: %s)\n", fz7_entry_path(e),
-                    r->arc_path, err);
+            fprintf(stderr, "ERROR: Cannot write output file : %s\n" FZ7_DETAIL_IN "\n", fz7_entry_path(e),
+                    r->arc_path, ": ", err);
             r->errors++;
         }
     }

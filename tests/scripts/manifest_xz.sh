@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # manifest_xz.sh - every row of corpus/xz/MANIFEST.tsv: `ok` files extract
 # (x -o) to one file of exactly the listed size and SHA-256 and `t` exits 0;
-# `error` files make `t` exit 2 with one error line naming the file (or,
+# `error` files make `t` exit 2 with 7zz's error line and a detail line naming the file (or,
 # for a file that does not open, 7zz's ERROR / Open ERROR block).
 set -u
 : "${FZ7:?FZ7 must name the fz7 binary}"
@@ -50,8 +50,10 @@ while IFS=$'\t' read -r file expect size sha; do
             # An archive that does not open: 7zz's block, the file named first.
             [ "$(sed -n 3p "$S/err")" = "Open ERROR: Cannot open the file as [xz] archive" ] ||
                 why="want 7zz's Open ERROR line, got: $(tr '\n' '|' <"$S/err")"
-        elif [ "$lines" != 1 ] || ! grep -qF "$file" "$S/err"; then
-            why="want one error line naming the file, got: $(tr '\n' '|' <"$S/err")"
+        elif [ "$lines" != 2 ] || [ "${first#ERROR: }" = "$first" ] ||
+            ! sed -n 2p "$S/err" | grep -q "^  (in .*$file"; then
+            # 7zz's ERROR line, then fz7's detail naming the file on its own.
+            why="want 7zz's ERROR line and a detail line naming the file, got: $(tr '\n' '|' <"$S/err")"
         fi
     fi
     if [ -z "$why" ]; then
