@@ -464,6 +464,37 @@ __attribute__((always_inline)) static inline uint32_t near_head(const fz7_lz_mf 
     return n;
 }
 
+/* The binary trees' near heads for the bytes at p, the slots every bt
+ * path updates: bt3 the 2-byte one, bt4 those of 2, 3, 4 and 5 bytes (the
+ * last two in hash3's tail); NULL where the kind has none. */
+typedef struct bt_heads {
+    uint32_t *h2, *h3, *h4, *h5;
+} bt_heads;
+
+__attribute__((always_inline)) static inline bt_heads bt_heads_of(const fz7_lz_mf *mf, const uint8_t *p, int kind)
+{
+    bt_heads h = {NULL, NULL, NULL, NULL};
+    if (kind != FZ7_LZ_BT2) {
+        h.h2 = &mf->hash2[bt_hash2_of(p)];
+        if (kind == FZ7_LZ_BT4) {
+            h.h3 = &mf->hash3[hash3_of(p)];
+            h.h4 = &mf->hash3[HASH3_SIZE + head4_of(p)];
+            h.h5 = &mf->hash3[HASH3_SIZE + HEAD_SIZE + head5_of(p)];
+        }
+    }
+    return h;
+}
+
+/* Sets the heads of bt_heads_of to v. */
+__attribute__((always_inline)) static inline void bt_heads_set(bt_heads h, uint32_t v, int kind)
+{
+    if (kind != FZ7_LZ_BT2) {
+        *h.h2 = v;
+        if (kind == FZ7_LZ_BT4)
+            *h.h3 = *h.h4 = *h.h5 = v;
+    }
+}
+
 /* The binary trees' 2- and 3-byte heads: the last earlier position whose
  * 2 bytes hash to the same slot (counted when they are equal) and
  * likewise for 3 bytes, and for bt4 4 and 5 bytes (its trees hold 6-byte
@@ -478,21 +509,15 @@ __attribute__((always_inline)) static inline uint32_t near_matches_kind(fz7_lz_m
                                                                        int kind)
 {
     uint32_t n = 0;
-    uint32_t h2 = bt_hash2_of(cur);
-    uint32_t d2 = stored - mf->hash2[h2];
-    mf->hash2[h2] = stored;
+    bt_heads h = bt_heads_of(mf, cur, kind);
+    uint32_t d2 = stored - *h.h2;
     uint32_t d3 = 0, d4 = 0, d5 = 0;
-    if (kind != FZ7_LZ_BT2 && kind != FZ7_LZ_BT3) {
-        uint32_t h3 = hash3_of(cur);
-        d3 = stored - mf->hash3[h3];
-        mf->hash3[h3] = stored;
-        uint32_t *head4 = mf->hash3 + HASH3_SIZE, *head5 = head4 + HEAD_SIZE;
-        uint32_t h4 = head4_of(cur), h5 = head5_of(cur);
-        d4 = stored - head4[h4];
-        head4[h4] = stored;
-        d5 = stored - head5[h5];
-        head5[h5] = stored;
+    if (kind == FZ7_LZ_BT4) {
+        d3 = stored - *h.h3;
+        d4 = stored - *h.h4;
+        d5 = stored - *h.h5;
     }
+    bt_heads_set(h, stored, kind);
     if (d2 - 1 < mf->dict_size && cur[-(ptrdiff_t)d2] == cur[0] && cur[1 - (ptrdiff_t)d2] == cur[1]) {
         uint32_t len = extend(mf, cur, cur - d2, 2, lim);
         m[n].len = len;
@@ -687,12 +712,7 @@ __attribute__((always_inline)) static inline void bt_start(fz7_lz_mf *mf, bt_wal
             w->n = near_matches_kind(mf, cur, w->stored, w->lim, w->m, &best, kind);
             w->best = best;
         } else {
-            mf->hash2[bt_hash2_of(cur)] = w->stored;
-            if (kind == FZ7_LZ_BT4) {
-                mf->hash3[hash3_of(cur)] = w->stored;
-                mf->hash3[HASH3_SIZE + head4_of(cur)] = w->stored;
-                mf->hash3[HASH3_SIZE + HEAD_SIZE + head5_of(cur)] = w->stored;
-            }
+            bt_heads_set(bt_heads_of(mf, cur, kind), w->stored, kind);
         }
     }
     w->cand = mf->hash4[r];
@@ -1005,14 +1025,7 @@ static uint32_t bt_run(fz7_lz_mf *mf, uint32_t count, uint32_t *lim, int full)
     uint32_t top = stored + n - 1;
     const uint8_t *cur = b + pos;
     mf->hash4[r] = top;
-    if (mf->kind != FZ7_LZ_BT2) {
-        mf->hash2[bt_hash2_of(cur)] = top;
-        if (mf->kind == FZ7_LZ_BT4) {
-            mf->hash3[hash3_of(cur)] = top;
-            mf->hash3[HASH3_SIZE + head4_of(cur)] = top;
-            mf->hash3[HASH3_SIZE + HEAD_SIZE + head5_of(cur)] = top;
-        }
-    }
+    bt_heads_set(bt_heads_of(mf, cur, mf->kind), top, mf->kind);
     *lim = end - pos < mf->nice_len ? end - pos : mf->nice_len;
     return n;
 }
@@ -1093,36 +1106,22 @@ __attribute__((always_inline)) static inline uint32_t bt_repeat(fz7_lz_mf *mf, i
         uint32_t *head = &mf->hash4[root_kind(mf, cur, kind)];
         if (*head != stored - d)
             break;
-        /* The near heads as bt_start keeps them: bt3 the 2-byte one, bt4
-         * those of 2, 3, 4 and 5 bytes (the last two in hash3's tail). */
-        uint32_t *h2 = NULL, *h3 = NULL, *h4 = NULL, *h5 = NULL;
-        if (kind != FZ7_LZ_BT2) {
-            h2 = &mf->hash2[bt_hash2_of(cur)];
-            if (kind == FZ7_LZ_BT4) {
-                h3 = &mf->hash3[hash3_of(cur)];
-                h4 = &mf->hash3[HASH3_SIZE + head4_of(cur)];
-                h5 = &mf->hash3[HASH3_SIZE + HEAD_SIZE + head5_of(cur)];
-            }
-        }
+        bt_heads h = bt_heads_of(mf, cur, kind);
         if (collect && kind != FZ7_LZ_BT2) {
             int done = 0;
-            uint32_t e2 = stored - *h2;
+            uint32_t e2 = stored - *h.h2;
             if (near_elsewhere(mf, cur, e2, 0, 2, lim, d, &done))
                 break;
             if (kind == FZ7_LZ_BT4) {
-                uint32_t e3 = stored - *h3, e4 = stored - *h4;
+                uint32_t e3 = stored - *h.h3, e4 = stored - *h.h4;
                 if (near_elsewhere(mf, cur, e3, e2, 3, lim, d, &done)
                     || near_elsewhere(mf, cur, e4, e3, 4, lim, d, &done)
-                    || (!done && near_elsewhere(mf, cur, stored - *h5, e4, 5, lim, d, &done)))
+                    || (!done && near_elsewhere(mf, cur, stored - *h.h5, e4, 5, lim, d, &done)))
                     break;
             }
         }
         *head = stored;
-        if (kind != FZ7_LZ_BT2) {
-            *h2 = stored;
-            if (kind == FZ7_LZ_BT4)
-                *h3 = *h4 = *h5 = stored;
-        }
+        bt_heads_set(h, stored, kind);
         son[2 * (size_t)cyc] = son[2 * (size_t)from];
         son[2 * (size_t)cyc + 1] = son[2 * (size_t)from + 1];
         if (++cyc == mf->cyclic_size)
