@@ -102,6 +102,10 @@ char *fz7_ask_password(FILE *out);
  * otherwise, as 7-Zip reads it. NULL at end of input or when the two
  * differ (*differ set). */
 char *fz7_ask_new_password(FILE *out, bool *differ);
+/* fz7_ask_new_password for a and u: 0 with *asked set (free it), else
+ * the exit code after the message ("the two passwords differ", exit 2;
+ * no answer: fz7_break_signaled()). */
+int fz7_ask_new_password_or_fail(FILE *out, char **asked);
 
 /* No answer at the end of input: 7-Zip's "Break signaled", exit 255. */
 int fz7_break_signaled(void);

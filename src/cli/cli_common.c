@@ -942,3 +942,15 @@ void fz7_archive_list_free(fz7_archive_list *l)
     free(l->paths);
     memset(l, 0, sizeof *l);
 }
+
+int fz7_ask_new_password_or_fail(FILE *out, char **asked)
+{
+    bool differ = false;
+    *asked = fz7_ask_new_password(out, &differ);
+    if (*asked)
+        return 0;
+    if (!differ)
+        return fz7_break_signaled();
+    fprintf(stderr, "\nERROR: the two passwords differ\n");
+    return FZ7_EXIT_FATAL;
+}

@@ -757,17 +757,8 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
     fflush(out);
 
     if (!r.password && o->ask_password) {
-        bool differ;
-        asked = fz7_ask_new_password(out, &differ);
-        if (!asked) {
-            if (differ) {
-                fprintf(stderr, "\nERROR: the two passwords differ\n");
-                rc = FZ7_EXIT_FATAL;
-            } else {
-                rc = fz7_break_signaled();
-            }
+        if ((rc = fz7_ask_new_password_or_fail(out, &asked)) != 0)
             goto done;
-        }
         r.password = asked;
     }
     rc = fz7_password_key(r.password, &r.key);

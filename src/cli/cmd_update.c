@@ -829,17 +829,8 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
             /* -p alone and no password met yet: asked once, before the
              * first archive is written, as 7zz does (new data is
              * encrypted with it). */
-            bool differ = false;
-            asked = fz7_ask_new_password(out, &differ);
-            if (!asked) {
-                if (differ) {
-                    fprintf(stderr, "\nERROR: the two passwords differ\n");
-                    rc = FZ7_EXIT_FATAL;
-                } else {
-                    rc = fz7_break_signaled();
-                }
+            if ((rc = fz7_ask_new_password_or_fail(out, &asked)) != 0)
                 goto done;
-            }
             r.password = asked;
             if ((rc = fz7_password_key(asked, &r.key)) != 0)
                 goto done;
