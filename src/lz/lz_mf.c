@@ -277,11 +277,14 @@ static void normalise(fz7_lz_mf *mf)
 /* Bytes more than keep_before behind pos are never read again (the next
  * move of the window drops them): their whole 2 MiB pages are given back
  * as pos advances, so an input somewhat longer than the dictionary does
- * not pin all it has read. */
+ * not pin all it has read. Only until the first move: the next move
+ * writes over every dead page (they lie within keep_before of the
+ * start), so a stream would fault, zero and collapse them again each
+ * block for nothing. */
 static void release_dead(fz7_lz_mf *mf)
 {
 #ifdef MADV_DONTNEED
-    if (mf->buf_size < HUGE_PAGE || mf->pos <= mf->keep_before)
+    if (mf->buf_size < HUGE_PAGE || mf->pos <= mf->keep_before || mf->moved)
         return;
     uint32_t dead = (mf->pos - mf->keep_before) & ~(uint32_t)(HUGE_PAGE - 1);
     if (dead > mf->released) {
@@ -322,6 +325,7 @@ size_t fz7_lz_mf_append(fz7_lz_mf *mf, const uint8_t *data, size_t n)
         mf->pos -= drop;
         mf->end -= drop;
         mf->offset += drop;
+        mf->moved = 1;
         /* The move rewrites pages but does not remap them: those already
          * collapsed stay huge, unless pages were given back (those come
          * back small). Collapsing them again would copy 2 MiB per move,
