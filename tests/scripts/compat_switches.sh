@@ -134,6 +134,7 @@ row same rn arc.7z src/a.txt src/z.txt
 row same h one.txt
 row "different by design: lists the formats and codecs fz7 itself has" i
 row "different by design: fz7 b measures its own kernels" b -mmt1 -md18 1
+row "fz7 extra: --version prints fz7's version block, exit 0 (7zz: Unknown switch, exit 7)" --version
 # --- switches --------------------------------------------------------------------
 row same x -- arc.7z -oout
 row same x -ai!arc.7z -oout
