@@ -485,12 +485,22 @@ static fz7_status stdin_item(add_run *r, const char *archive_base, bool xz)
     memset(&it, 0, sizeof it);
     it.name = own ? own : strdup(name);
     it.disk_path = strdup("stdin");
-    mode_t um = umask(0);
-    umask(um);
     it.kind = FZ7_ITEM_FILE;
-    it.mode = S_IFREG | (0666 & ~um);
-    it.mtime = (int64_t)time(NULL);
-    it.ctime = it.atime = it.mtime;
+    /* 7-Zip stores what fstat says of standard input: a redirected file's
+     * mode and times, a pipe's or /dev/null's (type bits included). */
+    struct stat sb;
+    if (fstat(STDIN_FILENO, &sb) == 0) {
+        it.mode = (uint32_t)sb.st_mode;
+        it.mtime = (int64_t)sb.st_mtim.tv_sec, it.mtime_nsec = (uint32_t)sb.st_mtim.tv_nsec;
+        it.ctime = (int64_t)sb.st_ctim.tv_sec, it.ctime_nsec = (uint32_t)sb.st_ctim.tv_nsec;
+        it.atime = (int64_t)sb.st_atim.tv_sec, it.atime_nsec = (uint32_t)sb.st_atim.tv_nsec;
+    } else {
+        mode_t um = umask(0);
+        umask(um);
+        it.mode = S_IFREG | (0666 & ~um);
+        it.mtime = (int64_t)time(NULL);
+        it.ctime = it.atime = it.mtime;
+    }
     r->tree.items = malloc(sizeof it);
     if (!it.name || !it.disk_path || !r->tree.items) {
         free(it.name);
@@ -752,7 +762,10 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
         rc = FZ7_EXIT_FATAL;
         goto done;
     }
-    fz7_print_counts(out, "Add new data to archive: ", n_dirs, n_files, n_bytes);
+    if (o->from_stdin)   /* the size is not known before the read: 7-Zip's line has none */
+        fputs("Add new data to archive: 1 file\n", out);
+    else
+        fz7_print_counts(out, "Add new data to archive: ", n_dirs, n_files, n_bytes);
     fputc('\n', out);
     fflush(out);
 

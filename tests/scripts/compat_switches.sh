@@ -200,7 +200,9 @@ row same a -sfxmod.sfx new one.txt
 row same u -sfxmod.sfx arc.7z one.txt
 row same a -txz -sfxmod.sfx new.xz one.txt
 row same a plain.exe one.txt
-row "not same: -si from /dev/null: 7zz stores the device's mode and mtime, fz7 a regular file of now" a -sinamed.txt new.7z
+row same a -sinamed.txt new.7z
+row same a -si new.7z
+row same a -txz -si new.xz
 row same a -slp new.7z one.txt
 row same l -slt arc.7z
 row same a -snh new.7z src
