@@ -158,6 +158,34 @@ ls -a | grep -q 'fz7tmp' && fail "a failed write left a temporary file"
 [ -e fresh.7z ] && fail "a failed write left a partial new archive"
 ls -a | grep -q 'fz7tmp' && fail "a failed write left a temporary file (new archive)"
 
+# -w naming a folder that cannot take the temporary file (absent, or a
+# regular file or a path under one; as root only such paths fail): exit 2,
+# 7zz's "cannot open file" block on stdout and its System ERROR on stderr,
+# no archive made, an old one byte for byte as it was.
+printf 'x\n' > wreg
+wcheck() {   # errno text, -w path, command...
+    local want=$1 wdir=$2; shift 2
+    "$FZ7" "$@" > wout 2> werr; rc=$?
+    [ $rc = 2 ] || { cat wout werr; fail "$* : exit $rc, 7zz exits 2"; }
+    [ "$(sed -n '/^Error:$/,$p' wout | sed -E 's/\.fz7tmp[A-Za-z0-9]{6}$/.TMP/' | tr '\n' '|')" = \
+      "Error:|cannot open file|$wdir|$want|" ] || { cat wout; fail "$* : stdout block"; }
+    [ "$(cat werr)" = "$(printf '\n\nSystem ERROR:\n%s' "$want")" ] || { cat werr; fail "$* : stderr"; }
+    ls -a | grep -q 'fz7tmp' && fail "$* left a temporary file"
+    return 0
+}
+wcheck "errno=2 : No such file or directory" no_such_dir/wnew.7z.TMP a -bd -wno_such_dir wnew.7z e2/one
+[ -e wnew.7z ] && fail "a -w{absent} made wnew.7z"
+wcheck "errno=20 : Not a directory" wreg/wnew.7z.TMP a -bd -wwreg wnew.7z e2/one
+wcheck "errno=20 : Not a directory" wreg/sub/wnew.7z.TMP a -bd -wwreg/sub wnew.7z e2/one
+wcheck "errno=2 : No such file or directory" no_such_dir/wnew.xz.TMP a -bd -txz -wno_such_dir wnew.xz e2/one
+[ -e wnew.7z ] || [ -e wnew.xz ] && fail "a -w{unwritable} made an archive"
+wcheck "errno=2 : No such file or directory" no_such_dir/keep.7z.TMP a -bd -wno_such_dir keep.7z e2/one
+cmp keep.7z keep.orig || fail "a -w{absent} changed the old archive"
+wcheck "errno=20 : Not a directory" wreg/keep.7z.TMP u -bd -wwreg keep.7z e2/one
+cmp keep.7z keep.orig || fail "u -w{file} changed the old archive"
+wcheck "errno=20 : Not a directory" wreg/keep.7z.TMP d -bd -wwreg keep.7z many/f1.txt
+cmp keep.7z keep.orig || fail "d -w{file} changed the old archive"
+
 # SIGTERM while writing: either the new archive is complete or the old
 # one is untouched; never a temporary file.
 mkdir -p huge && for i in 1 2 3 4; do text_lines 60000 $((20 + i)) > "huge/t$i"; done

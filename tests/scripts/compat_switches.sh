@@ -4,8 +4,9 @@
 # two copies of the same folder, comparing the exit code, the files
 # written (archives by their entries: path, size, CRC, attributes, times)
 # and the output lines once the banner, the archive sizes and timings are
-# normalised and fz7's own detail lines ("  (in ARCHIVE: ...)", after a
-# line of 7-Zip's) left out. A row is "same" or says why not; a "same" row that differs
+# normalised, the temporary file's suffix (7zz "NAME.tmp", fz7
+# "NAME.fz7tmpXXXXXX") made one, and fz7's own detail lines ("  (in
+# ARCHIVE: ...)", after a line of 7-Zip's) left out. A row is "same" or says why not; a "same" row that differs
 # fails the script. With --table FILE the rows are also written to FILE as
 # a Markdown table (docs/compat.md is made so).
 set -u
@@ -53,6 +54,7 @@ norm() {
     sed -E -e '/^7-Zip \(z\) [0-9]/d' -e '/^fz7 [0-9]+\.[0-9]+/d' -e '/^ 64-bit /d' \
         -e 's/^(Archive size: |Physical Size = |Headers Size = |Compressed: |Packed Size = |Offset = )[0-9].*/\1N/' \
         -e 's/= +[0-9.]+ = +[0-9]+%/= T/' \
+        -e 's/\.(tmp|fz7tmp[A-Za-z0-9]{6})$/.TMP/' \
         -e '/^  \(in .*\)$/d' -e "s#$1#ROOT#g" "$2"
 }
 
@@ -245,7 +247,12 @@ row same a -v1k -v2k new.7z src
 row same a -vx new.7z src
 row same u -v1k arc.7z one.txt
 row same a -txz -v1k new.xz one.txt
-row "not same: a -w folder that cannot be written is one ERROR line naming the temporary file" a -wtmp_missing_dir new.7z one.txt
+row same a -wtmp_missing_dir new.7z one.txt
+row same a -wone.txt new.7z src
+row same a -wone.txt/sub new.7z src
+row same a -wtmp_missing_dir arc.7z one.txt
+row same u -wtmp_missing_dir arc.7z one.txt
+row same a -txz -wtmp_missing_dir new.xz one.txt
 row same x arc.7z -oout -x!src/sub
 row same x arc.7z -oout '-xw!src/sub'
 row same x arc.7z -oout '-xm!src/sub'
