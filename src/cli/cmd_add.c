@@ -597,7 +597,11 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
     r.scan.count = &r.warnings;
     char why[512] = "";
     fz7_status st = la ? FZ7_OK : fz7_settings_make(o, xz, &r.set, why, sizeof why);
-    if (st != FZ7_OK)
+    /* 7-Zip refuses an xz method it cannot write once it starts the
+     * archive, after "Creating archive:"; the scan before it does not use
+     * the settings. */
+    bool xz_refused = xz && (st == FZ7_E_ARG || st == FZ7_E_UNSUPPORTED);
+    if (st != FZ7_OK && !xz_refused)
         return fz7_settings_fail(st, why);
 
     if (o->to_stdout && n_vols) {   /* 7zz cannot cut a stream into volumes either */
@@ -756,9 +760,11 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
     } else {
         fprintf(out, "Creating archive: %s\n\n", path);
     }
-    if (sfx && (xz || la)) {   /* a module runs 7z archives only */
+    if ((sfx && (xz || la)) || xz_refused) {   /* a module runs 7z archives only */
         fflush(out);
         fprintf(stderr, "\n\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n");
+        if (xz_refused)
+            fprintf(stderr, "  (in %s: %s)\n", path, why);
         rc = FZ7_EXIT_FATAL;
         goto done;
     }

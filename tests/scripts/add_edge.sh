@@ -209,6 +209,31 @@ if ! cmp -s sig2.7z keep.orig; then check_7z sig2.7z; fi
 "$FZ7" a -bd -tlzma x.lzma e2/one > log 2>&1
 [ $? = 2 ] || fail "-tlzma: exit code"
 
+# A filter as the only method: stored alone, as 7zz stores it (no LZMA2
+# behind it); 7zz and fz7 give the bytes back. -mx0 -mf=BCJ keeps BCJ in
+# front of Copy. xz has no block without LZMA2: 7zz's E_INVALIDARG, exit 2,
+# after "Creating archive:", and no file.
+for m in ARM64 BCJ Delta:4 ARMT; do
+    rm -f lone.7z
+    "$FZ7" a -bd "-m0=$m" lone.7z many > log 2>&1 || { cat log; fail "-m0=$m alone"; }
+    # The archive's line, then one per entry (the folder many/ has none).
+    [ "$(7zz l -slt lone.7z | grep '^Method = ' | tr '\n' '|')" = \
+      "Method = ${m%%:*}|Method = |Method = $m|Method = $m|Method = $m|Method = $m|Method = $m|" ] ||
+        { 7zz l -slt lone.7z | grep Method; fail "-m0=$m alone: methods"; }
+    check_7z lone.7z
+    extract_same lone.7z mp
+    rm -rf out && "$FZ7" x -oout lone.7z > log 2>&1 && same_tree mp out || fail "-m0=$m alone: fz7 x"
+done
+[ "$(7zz l -slt lone.7z | sed -n 's/^Physical Size = //p')" -gt 55903 ] || fail "-m0=ARMT alone: smaller than its input (compressed?)"
+rm -f cb.7z && "$FZ7" a -bd -mx0 -mf=BCJ cb.7z many > log 2>&1 || fail "-mx0 -mf=BCJ"
+[ "$(7zz l -slt cb.7z | grep -c '^Method = BCJ Copy$')" = 5 ] || fail "-mx0 -mf=BCJ: not BCJ in front of Copy"
+rm -f lone.xz
+"$FZ7" a -bd -txz -m0=BCJ lone.xz e2/one > log 2> err; rc=$?
+[ $rc = 2 ] && [ ! -e lone.xz ] || fail "-txz -m0=BCJ: exit $rc, 7zz exits 2 and writes nothing"
+[ "$(tail -n 2 log)" = "$(printf 'Creating archive: lone.xz\n')" ] || { cat log; fail "-txz -m0=BCJ: stdout does not end with Creating archive"; }
+[ "$(cat err)" = "$(printf '\n\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n  (in lone.xz: an xz block needs LZMA2 after its filters)')" ] ||
+    { cat err; fail "-txz -m0=BCJ: stderr"; }
+
 # -sdel: the inputs go once they are in the archive.
 mkdir -p del/sub && printf 'a\n' > del/a && printf 'b\n' > del/sub/b
 "$FZ7" a -bd -sdel del.7z del > log 2>&1 || { cat log; fail "-sdel"; }

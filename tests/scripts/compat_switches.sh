@@ -76,12 +76,17 @@ state() {
             *.7z|*.xz|*.7z.0*|*.xz.0*|./new|*.exe)
                 echo "A $f"
                 7zz l -slt -ppw "$f" 2>/dev/null </dev/null | sed -n '/^----------$/,$p' |
-                    grep -E '^(Path|Size|CRC|Attributes|Modified|Folder|Encrypted) = ' ;;
+                    grep -E "^(Path|Size|CRC|Attributes|Modified|Folder|Encrypted${with_methods:+|Method}) = " ;;
             *) echo "F $f $(md5sum <"$f" | cut -c1-32)" ;;
             esac
         fi
     done)
 }
+
+# mrow STATUS ARGS... : a row whose archives are also compared by each
+# entry's Method (the coders and their order, from 7zz l -slt).
+with_methods=
+mrow() { with_methods=1; row "$@"; with_methods=; }
 
 # row STATUS ARGS... : STATUS "same" or why not ("Windows-only", "not yet: ...").
 row() {
@@ -117,6 +122,7 @@ row() {
         [ -z "$why" ] && why="(now the same)"
         echo "not same   | $shown | $status [$why]"
     fi
+    [ -n "$with_methods" ] && shown="$shown (entries' Method too)"
     table_rows+=("| \`fz7 ${shown//|/\\|}\` | ${status//|/\\|} |")
     rm -rf "$S/r$rows"
 }
@@ -281,7 +287,14 @@ done
 row "not yet: no PPMd encoder (refused)" a -m0=PPMd new.7z src
 row same a -m0=BZip2 new.7z src
 row "not yet: no Deflate encoder (refused)" a -m0=Deflate new.7z src
-row "not yet: a lone -m0=ARM64 gets LZMA2 behind it (7zz stores the filter alone)" a -m0=ARM64 new.7z src
+for m in -m0=ARM64 -m0=BCJ -m0=Delta:4 "-m0=ARM64 -m1=LZMA2" "-mx0 -mf=BCJ" "-mx0 -mf=ARM64" "-m0=Copy -mf=BCJ"; do
+    mrow same a $m new.7z src
+done
+mrow same a -m0=BCJ -mx9 new.7z src
+mrow same a -ppw -mhe=on -m0=Delta:4 new.7z src
+row same a -txz -m0=BCJ new.xz one.txt
+mrow "not same: -m0=BCJ2 alone gets LZMA2 and LZMA behind it (7zz stores its four streams raw)" a -m0=BCJ2 new.7z src
+mrow "not same: -m0=Copy -m1=BCJ puts BCJ in front of Copy (7zz after it: Copy BCJ)" a -m0=Copy -m1=BCJ new.7z src
 for m in -mx1 -mx9 -mmt2 -md=1m -mfb=32; do
     row same a -txz $m new.xz one.txt
 done
