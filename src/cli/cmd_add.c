@@ -542,6 +542,38 @@ int fz7_cmd_add(const struct fz7_options *o)
     return rc;
 }
 
+/* -sfx with -v, as 7zz does it: the module alone under the archive's name,
+ * the volumes (written already) holding the plain 7z archive. Returns 0,
+ * or the exit code once the error is printed; a failure removes the
+ * n_volumes volumes too, so no half of the pair stays. */
+static int write_sfx_beside(const char *path, const char *work_dir, FILE *out,
+                            const uint8_t *sfx, size_t sfx_len, size_t n_volumes)
+{
+    int fd = -1, werr = 0;
+    uint64_t size = 0;
+    int rc = fz7_temp_create(path, work_dir, out, &fd);
+    if (rc == 0) {
+        fz7_status st = fz7_temp_prepend(fd, sfx, sfx_len, &werr);
+        if (st == FZ7_OK)
+            st = fz7_temp_commit_new(fd, path, &size, &werr);   /* never over a file */
+        else
+            fz7_temp_drop(fd);
+        if (st != FZ7_OK) {
+            fflush(out);
+            fprintf(stderr, "\n\nSystem ERROR:\nerrno=%d : %s\n", werr, strerror(werr));
+            rc = FZ7_EXIT_FATAL;
+        }
+    }
+    if (rc) {
+        char name[PATH_MAX + 16];
+        for (size_t k = 0; k < n_volumes; k++) {
+            fz7_volume_name(path, k, name, sizeof name);
+            unlink(name);
+        }
+    }
+    return rc;
+}
+
 /* fz7_cmd_add once the banner is out; vols[n_vols]: -v's sizes. */
 static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *vols,
                        size_t n_vols)
@@ -616,11 +648,6 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
 
     if (o->to_stdout && !xz && !la) {
         /* 7-Zip cannot stream a .7z either: its header points backwards. */
-        fprintf(stderr, "\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
-        return FZ7_EXIT_FATAL;
-    }
-
-    if (o->sfx && n_vols) {   /* 7zz writes the module alone before .001: not done here */
         fprintf(stderr, "\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
         return FZ7_EXIT_FATAL;
     }
@@ -829,7 +856,7 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
     uint64_t size = 0;
     size_t n_volumes = 0;
     bool cutting = st == FZ7_OK && n_vols;
-    if (st == FZ7_OK && sfx)
+    if (st == FZ7_OK && sfx && !cutting)
         st = fz7_temp_prepend(fd, sfx, sfx_len, &werr);
     if (cutting)
         st = fz7_temp_commit_volumes(fd, path, vols, n_vols, &size, &n_volumes, &werr);
@@ -837,6 +864,9 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
         st = fz7_temp_commit(fd, path, exists ? &old_sb : NULL, &size, &werr);
     else
         fz7_temp_drop(fd);
+    if (st == FZ7_OK && cutting && sfx && !r.sse_errno &&
+        (rc = write_sfx_beside(path, o->work_dir, out, sfx, sfx_len, n_volumes)) != 0)
+        goto done;
     if (r.sse_errno) { /* -sse: 7-Zip's end, nothing written */
         fflush(out);
         fprintf(stderr, "\n\nSystem ERROR:\nerrno=%d : %s\n", r.sse_errno, strerror(r.sse_errno));

@@ -4,7 +4,8 @@
 # solid, -mhc=off, updating an existing archive, an unreadable input (exit
 # 1, archive still complete), and failing writes (ulimit -f, SIGTERM): the
 # old archive stays as it was and no temporary file is left. -sfx: the
-# module's bytes, then the archive fz7 writes without it.
+# module's bytes, then the archive fz7 writes without it; with -v the
+# module alone and the volumes of the plain archive.
 set -u
 . "$(dirname "$0")/lib_add.sh"
 need_tools 7zz xz
@@ -327,4 +328,27 @@ cmp out/a.txt sfx/a.txt || fail "fz7 x of the -sfx archive: wrong bytes"
 [ $rc = 2 ] || { cat log; fail "a -sfx with a missing module: exit $rc, expected 2"; }
 grep -qx 'cannot find specified SFX module' log || { cat log; fail "missing module: not 7zz's text"; }
 [ ! -e none.exe ] || fail "a -sfx with a missing module wrote none.exe"
+# -sfx with -v, as 7zz 26.02 writes it: the module alone under the
+# archive's name, the volumes .001... holding the archive written without
+# -sfx, byte for byte; "Write SFX" and "Volumes" lines, exit 0. A missing
+# module (exit 2) and an existing name (exit 2, "The file already exists")
+# leave no file of this run.
+rm -f selfv.exe*
+"$FZ7" a -bd -v100b -sfxmod.sfx selfv.exe ./sfx/a.txt > log 2>&1 || { cat log; fail "a -sfx -v100b"; }
+nv=$(ls selfv.exe.0* | wc -l)
+[ "$nv" -ge 2 ] || fail "a -sfx -v100b: $nv volumes"
+[ "$(grep -E '^(Write SFX|Volumes|Everything)' log | tr '\n' '|')" = \
+  "Write SFX: ./mod.sfx : 5000 bytes (5 KiB)|Volumes: $nv|Everything is Ok|" ] || { cat log; fail "a -sfx -v: lines"; }
+cmp selfv.exe mod.sfx || fail "a -sfx -v: the file under the archive's name is not the module alone"
+cat selfv.exe.0* | cmp - sfxplain.7z || fail "a -sfx -v: the volumes are not the archive written without -sfx"
+rm -rf out && "$FZ7" x -oout selfv.exe.001 > log 2>&1 && cmp out/a.txt sfx/a.txt || { cat log; fail "x of the -sfx -v volumes"; }
+rm -f nov.exe*
+"$FZ7" a -bd -v100b -sfxno_such.sfx nov.exe ./sfx/a.txt > log 2>&1; rc=$?
+[ $rc = 2 ] && [ -z "$(ls nov.exe* 2>/dev/null)" ] || fail "a -sfx -v with a missing module: exit $rc, $(ls nov.exe* 2>/dev/null)"
+rm -f selfv.exe.0*   # (with .001 there: "Updating for multivolume archives is not implemented")
+"$FZ7" a -bd -v100b -sfxmod.sfx selfv.exe ./sfx/a.txt > log 2> err; rc=$?
+[ $rc = 2 ] && grep -qx 'The file already exists' log && [ "$(tail -n 1 err)" = 'errno=17 : File exists' ] ||
+    { cat log err; fail "a -sfx -v over an existing name: exit $rc"; }
+cmp selfv.exe mod.sfx || fail "a -sfx -v over an existing name changed it"
+[ -z "$(ls selfv.exe.0* 2>/dev/null)" ] || fail "a -sfx -v over an existing name wrote volumes"
 echo PASS

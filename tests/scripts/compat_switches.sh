@@ -73,7 +73,7 @@ state() {
             echo "F $f (fixture)"
         else
             case $f in
-            *.7z|*.xz|*.7z.0*|*.xz.0*|./new|*.exe)
+            *.7z|*.xz|*.7z.0*|*.xz.0*|./new|*.exe|*.exe.0*)
                 echo "A $f"
                 7zz l -slt -ppw "$f" 2>/dev/null </dev/null | sed -n '/^----------$/,$p' |
                     grep -E "^(Path|Size|CRC|Attributes|Modified|Folder|Encrypted${with_methods:+|Method}) = " ;;
@@ -210,6 +210,10 @@ row same a -sfxmod.sfx new.exe one.txt
 row same a -sfxmod.sfx new one.txt
 row same u -sfxmod.sfx arc.7z one.txt
 row same a -txz -sfxmod.sfx new.xz one.txt
+row same a -sfxmod.sfx -v1k new.exe src
+row same a -sfxmod.sfx -v1k -mx0 new.exe src
+row same a -sfx -v1k new.exe src
+row same a -sfxmod.sfx -v1k arc.7z one.txt
 row same a plain.exe one.txt
 row same a -sinamed.txt new.7z
 row same a -si new.7z
