@@ -388,10 +388,13 @@ int fz7_temp_create(const char *path, const char *work_dir, FILE *out, int *fd)
     }
     *fd = mkstemp(g_temp_path);
     if (*fd < 0) {
+        /* 7-Zip's block for a work folder (or the archive's folder) that
+         * cannot take the file, naming the file fz7 tried. */
         int err = errno;
-        fflush(out);
-        fprintf(stderr, "\nERROR: %s : cannot create the temporary file: %s\n", g_temp_path,
+        fprintf(out, "\nError:\ncannot open file\n%s\nerrno=%d : %s\n", g_temp_path, err,
                 strerror(err));
+        fflush(out);
+        fprintf(stderr, "\n\nSystem ERROR:\nerrno=%d : %s\n", err, strerror(err));
         return FZ7_EXIT_FATAL;
     }
     g_temp_live = 1;

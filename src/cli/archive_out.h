@@ -85,7 +85,8 @@ bool fz7_archive_name(const char *archive, const char *ext, char *path, size_t c
  * name that no process holds (left by a crash) are removed first. Installs handlers
  * that remove it on SIGINT/SIGTERM/SIGHUP/SIGQUIT (SIGXFSZ is ignored, so
  * ulimit -f gives EFBIG). Returns 0 with *fd set, or an exit code after
- * printing the error (name too long: 7, cannot create: 2). One temporary
+ * printing the error (name too long: 7; cannot create: 2, with 7-Zip's
+ * "cannot open file" block on out and its System ERROR line). One temporary
  * file at a time per process. */
 int fz7_temp_create(const char *path, const char *work_dir, FILE *out, int *fd);
 

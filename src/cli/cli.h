@@ -200,8 +200,16 @@ const char *fz7_entry_path(const fz7_entry *e);
  * salvaged header), or NULL; it counts as one warning, exit code 0. */
 const char *fz7_archive_warning(const fz7_archive *a);
 
+/* For path naming a first volume ("x.7z.001") that a was opened from:
+ * true, *first = that volume's bytes, *total = the bytes of all volumes.
+ * False for an archive of one file. */
+bool fz7_volume_set_sizes(const char *path, const fz7_archive *a, uint64_t *first,
+                          uint64_t *total);
+
 /* The "--\nPath = ...\nType = ..." block of 7-Zip (with its "WARNINGS:"
- * line and "Tail Size = " when the archive has a tail). */
+ * line and "Tail Size = " when the archive has a tail); for a volume set
+ * (path "x.7z.001") the "Type = Split" block with its volume count and
+ * total size comes first. */
 void fz7_print_archive_block(FILE *out, const char *path, const fz7_archive *a);
 
 /* "YYYY-MM-DD HH:MM:SS" in local time into buf (at least 20 bytes). */

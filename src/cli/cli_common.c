@@ -413,9 +413,34 @@ const char *fz7_archive_warning(const fz7_archive *a)
     return in->tail_size ? FZ7_TAIL_WARNING : NULL;
 }
 
+bool fz7_volume_set_sizes(const char *path, const fz7_archive *a, uint64_t *first,
+                          uint64_t *total)
+{
+    const fz7_archive_info *in = fz7_archive_get_info(a);
+    if (!in->volumes || !fz7_archive_is_volume_name(path))
+        return false;
+    struct stat sb;
+    *first = stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+    *total = in->offset + in->phy_size + in->tail_size;
+    return true;
+}
+
 void fz7_print_archive_block(FILE *out, const char *path, const fz7_archive *a)
 {
     const fz7_archive_info *in = fz7_archive_get_info(a);
+    char joined[PATH_MAX];
+    uint64_t first, total;
+    if (fz7_volume_set_sizes(path, a, &first, &total) && strlen(path) < sizeof joined) {
+        /* A volume set (x.7z.001...): 7-Zip's Split block, its joined
+         * stream, then the archive in it named without the volume number. */
+        strcpy(joined, path);
+        *strrchr(joined, '.') = 0;
+        fprintf(out, "--\nPath = %s\nType = Split\nPhysical Size = %llu\nVolumes = %llu\n"
+                     "Total Physical Size = %llu\n----\nPath = %s\nSize = %llu\n",
+                path, (unsigned long long)first, (unsigned long long)in->volumes,
+                (unsigned long long)total, joined, (unsigned long long)total);
+        path = joined;
+    }
     fprintf(out, "--\nPath = %s\nType = %s\n", path, in->type_name ? in->type_name : type_name(in->format));
     if (fz7_archive_warning(a))
         fprintf(out, "WARNINGS:\n%s\n", fz7_archive_warning(a));

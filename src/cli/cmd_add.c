@@ -483,12 +483,22 @@ static fz7_status stdin_item(add_run *r, const char *archive_base, bool xz)
     memset(&it, 0, sizeof it);
     it.name = own ? own : strdup(name);
     it.disk_path = strdup("stdin");
-    mode_t um = umask(0);
-    umask(um);
     it.kind = FZ7_ITEM_FILE;
-    it.mode = S_IFREG | (0666 & ~um);
-    it.mtime = (int64_t)time(NULL);
-    it.ctime = it.atime = it.mtime;
+    /* 7-Zip stores what fstat says of standard input: a redirected file's
+     * mode and times, a pipe's or /dev/null's (type bits included). */
+    struct stat sb;
+    if (fstat(STDIN_FILENO, &sb) == 0) {
+        it.mode = (uint32_t)sb.st_mode;
+        it.mtime = (int64_t)sb.st_mtim.tv_sec, it.mtime_nsec = (uint32_t)sb.st_mtim.tv_nsec;
+        it.ctime = (int64_t)sb.st_ctim.tv_sec, it.ctime_nsec = (uint32_t)sb.st_ctim.tv_nsec;
+        it.atime = (int64_t)sb.st_atim.tv_sec, it.atime_nsec = (uint32_t)sb.st_atim.tv_nsec;
+    } else {
+        mode_t um = umask(0);
+        umask(um);
+        it.mode = S_IFREG | (0666 & ~um);
+        it.mtime = (int64_t)time(NULL);
+        it.ctime = it.atime = it.mtime;
+    }
     r->tree.items = malloc(sizeof it);
     if (!it.name || !it.disk_path || !r->tree.items) {
         free(it.name);
@@ -527,6 +537,38 @@ int fz7_cmd_add(const struct fz7_options *o)
     if (rc == 0)
         rc = add_archive(o, out, vols, n_vols);
     free(vols);
+    return rc;
+}
+
+/* -sfx with -v, as 7zz does it: the module alone under the archive's name,
+ * the volumes (written already) holding the plain 7z archive. Returns 0,
+ * or the exit code once the error is printed; a failure removes the
+ * n_volumes volumes too, so no half of the pair stays. */
+static int write_sfx_beside(const char *path, const char *work_dir, FILE *out,
+                            const uint8_t *sfx, size_t sfx_len, size_t n_volumes)
+{
+    int fd = -1, werr = 0;
+    uint64_t size = 0;
+    int rc = fz7_temp_create(path, work_dir, out, &fd);
+    if (rc == 0) {
+        fz7_status st = fz7_temp_prepend(fd, sfx, sfx_len, &werr);
+        if (st == FZ7_OK)
+            st = fz7_temp_commit_new(fd, path, &size, &werr);   /* never over a file */
+        else
+            fz7_temp_drop(fd);
+        if (st != FZ7_OK) {
+            fflush(out);
+            fprintf(stderr, "\n\nSystem ERROR:\nerrno=%d : %s\n", werr, strerror(werr));
+            rc = FZ7_EXIT_FATAL;
+        }
+    }
+    if (rc) {
+        char name[PATH_MAX + 16];
+        for (size_t k = 0; k < n_volumes; k++) {
+            fz7_volume_name(path, k, name, sizeof name);
+            unlink(name);
+        }
+    }
     return rc;
 }
 
@@ -585,7 +627,11 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
     r.scan.count = &r.warnings;
     char why[512] = "";
     fz7_status st = la ? FZ7_OK : fz7_settings_make(o, xz, &r.set, why, sizeof why);
-    if (st != FZ7_OK)
+    /* 7-Zip refuses an xz method it cannot write once it starts the
+     * archive, after "Creating archive:"; the scan before it does not use
+     * the settings. */
+    bool xz_refused = xz && (st == FZ7_E_ARG || st == FZ7_E_UNSUPPORTED);
+    if (st != FZ7_OK && !xz_refused)
         return fz7_settings_fail(st, why);
 
     if (o->to_stdout && n_vols) {   /* 7zz cannot cut a stream into volumes either */
@@ -600,11 +646,6 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
 
     if (o->to_stdout && !xz && !la) {
         /* 7-Zip cannot stream a .7z either: its header points backwards. */
-        fprintf(stderr, "\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
-        return FZ7_EXIT_FATAL;
-    }
-
-    if (o->sfx && n_vols) {   /* 7zz writes the module alone before .001: not done here */
         fprintf(stderr, "\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
         return FZ7_EXIT_FATAL;
     }
@@ -744,13 +785,18 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
     } else {
         fprintf(out, "Creating archive: %s\n\n", path);
     }
-    if (sfx && (xz || la)) {   /* a module runs 7z archives only */
+    if ((sfx && (xz || la)) || xz_refused) {   /* a module runs 7z archives only */
         fflush(out);
         fprintf(stderr, "\n\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n");
+        if (xz_refused)
+            fprintf(stderr, "  (in %s: %s)\n", path, why);
         rc = FZ7_EXIT_FATAL;
         goto done;
     }
-    fz7_print_counts(out, "Add new data to archive: ", n_dirs, n_files, n_bytes);
+    if (o->from_stdin)   /* the size is not known before the read: 7-Zip's line has none */
+        fputs("Add new data to archive: 1 file\n", out);
+    else
+        fz7_print_counts(out, "Add new data to archive: ", n_dirs, n_files, n_bytes);
     fputc('\n', out);
     fflush(out);
 
@@ -808,7 +854,7 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
     uint64_t size = 0;
     size_t n_volumes = 0;
     bool cutting = st == FZ7_OK && n_vols;
-    if (st == FZ7_OK && sfx)
+    if (st == FZ7_OK && sfx && !cutting)
         st = fz7_temp_prepend(fd, sfx, sfx_len, &werr);
     if (cutting)
         st = fz7_temp_commit_volumes(fd, path, vols, n_vols, &size, &n_volumes, &werr);
@@ -816,6 +862,9 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
         st = fz7_temp_commit(fd, path, exists ? &old_sb : NULL, &size, &werr);
     else
         fz7_temp_drop(fd);
+    if (st == FZ7_OK && cutting && sfx && !r.sse_errno &&
+        (rc = write_sfx_beside(path, o->work_dir, out, sfx, sfx_len, n_volumes)) != 0)
+        goto done;
     if (r.sse_errno) { /* -sse: 7-Zip's end, nothing written */
         fflush(out);
         fprintf(stderr, "\n\nSystem ERROR:\nerrno=%d : %s\n", r.sse_errno, strerror(r.sse_errno));

@@ -199,6 +199,8 @@ typedef struct list_totals {
     int64_t newest;
     bool have_newest, size_blank;
     unsigned long ok, errors, warnings;
+    uint64_t volumes;       /* files of the listed archives (a volume set: all) */
+    uint64_t more_bytes;    /* volumes after the first ones named, for the size total */
 } list_totals;
 
 static void print_total_line(FILE *out, bool have_newest, int64_t newest, const char *tsize,
@@ -323,6 +325,13 @@ static int list_one(const struct fz7_options *o, const char *path, list_totals *
         lt->have_newest = true;
     }
     lt->ok++;
+    uint64_t first, all;
+    if (fz7_volume_set_sizes(path, a, &first, &all)) {
+        lt->volumes += fz7_archive_get_info(a)->volumes;
+        lt->more_bytes += all > first ? all - first : 0;
+    } else {
+        lt->volumes++;
+    }
     if (fz7_archive_warning(a)) /* a warning, exit code 0 (7-Zip 26), after the totals */
         lt->warnings++;
     free(in_blocks);
@@ -353,8 +362,9 @@ int fz7_cmd_list(const struct fz7_options *o)
         if (r == FZ7_EXIT_BREAK)
             break;
     }
-    bool several = list.n > 1;
-    uint64_t bytes = list.bytes;
+    /* 7-Zip totals again after several archives, or one cut in volumes. */
+    bool several = list.n > 1 || lt.volumes > 1;
+    uint64_t bytes = list.bytes + lt.more_bytes;
     fz7_archive_list_free(&list);
     if (rc == FZ7_EXIT_BREAK || (!several && !cant_open && !lt.warnings) || o->ba)
         return rc;
@@ -366,8 +376,8 @@ int fz7_cmd_list(const struct fz7_options *o)
             snprintf(tpacked, sizeof tpacked, "%llu", (unsigned long long)lt.packed);
         fputc('\n', out);
         print_total_line(out, lt.have_newest, lt.newest, tsize, tpacked, lt.files, lt.dirs);
-        fprintf(out, "\nArchives: %lu\nVolumes: %lu\nTotal archives size: %llu\n", lt.ok, lt.ok,
-                (unsigned long long)bytes);
+        fprintf(out, "\nArchives: %lu\nVolumes: %llu\nTotal archives size: %llu\n", lt.ok,
+                (unsigned long long)lt.volumes, (unsigned long long)bytes);
     }
     if (lt.warnings)
         fprintf(out, "\nWarnings: %lu\n", lt.warnings);

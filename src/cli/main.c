@@ -33,7 +33,7 @@ static void print_version(void)
 
 static void print_usage(void)
 {
-    printf("\nUsage: fz7 <command> [<switches>...] <archive_name> [<file_names>...] [@listfile]\n"
+    printf("Usage: fz7 <command> [<switches>...] <archive_name> [<file_names>...] [@listfile]\n"
            "\n<Commands>\n"
            "  a : Add files to archive\n"
            "  b : Benchmark [passes] [-mm={LZMA|CRC32|CRC64|SHA256|AES256CBC|*}] [-md{N}] [-mmt{N}]\n"
@@ -74,7 +74,8 @@ static void print_usage(void)
            "  -w[{path}] : assign Work directory\n"
            "  -x[r[-|0]]{@listfile|!wildcard} : eXclude filenames\n"
            "  -y : assume Yes on all queries\n"
-           "  --version, -h : version, CPU and kernel paths\n");
+           "  --version : version, CPU and kernel paths\n"
+           "  -h, --help : this help\n");
 }
 
 /* -bso{N} / -bse{N} as 7-Zip reads them: where standard messages (N: 0
@@ -141,7 +142,7 @@ int main(int argc, char **argv)
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
     if (argc < 2) {
-        printf("\nfz7 %s : 7z/xz archiver\n", FZ7_VERSION);
+        fz7_print_banner(stdout);
         print_usage();
         return 0;
     }
@@ -194,8 +195,8 @@ int main(int argc, char **argv)
     }
     apply_output_streams(&o);
     fz7_set_bare(o.ba);
-    if ((o.type == FZ7_TYPE_UNKNOWN || !fz7_excluded_types_known(&o)) && o.command != FZ7_CMD_VERSION && o.command != FZ7_CMD_BENCH &&
-        o.command != FZ7_CMD_HASH && o.command != FZ7_CMD_INFO) {
+    if ((o.type == FZ7_TYPE_UNKNOWN || !fz7_excluded_types_known(&o)) && o.command != FZ7_CMD_VERSION && o.command != FZ7_CMD_HELP &&
+        o.command != FZ7_CMD_BENCH && o.command != FZ7_CMD_HASH && o.command != FZ7_CMD_INFO) {
         /* A -t name 7-Zip does not know: its error once the command starts. */
         FILE *out = fz7_msg_stream(&o);
         fz7_print_banner(out);
@@ -207,6 +208,11 @@ int main(int argc, char **argv)
     switch (o.command) {
     case FZ7_CMD_VERSION:
         print_version();
+        rc = 0;
+        break;
+    case FZ7_CMD_HELP:
+        /* 7zz -h: its banner, then the usage, exit 0. */
+        fz7_print_banner(stdout);
         print_usage();
         rc = 0;
         break;

@@ -296,9 +296,12 @@ static int parse_switch(parser *p, const char *arg)
         o->ask_password = false;
         return 0;
     }
-    if (!strcasecmp(s, "-version") || !strcasecmp(s, "-help") || !strcasecmp(s, "h") ||
-        !strcmp(s, "?")) {
+    if (!strcasecmp(s, "-version")) {
         o->command = FZ7_CMD_VERSION;
+        return 0;
+    }
+    if (!strcasecmp(s, "-help") || !strcasecmp(s, "h") || !strcmp(s, "?")) {
+        o->command = FZ7_CMD_HELP;
         return 0;
     }
     switch (tolower((unsigned char)s[0])) {
@@ -634,9 +637,10 @@ int fz7_options_parse(int argc, char **argv, struct fz7_options *o, char *err_ki
             continue;
         }
         if (switches && a[0] == '-' && a[1]) {
-            bool was_version = o->command == FZ7_CMD_VERSION;
+            bool was_info = o->command == FZ7_CMD_VERSION || o->command == FZ7_CMD_HELP;
             rc = parse_switch(&p, a);
-            if (o->command == FZ7_CMD_VERSION && !was_version && !have_command)
+            if ((o->command == FZ7_CMD_VERSION || o->command == FZ7_CMD_HELP) && !was_info &&
+                !have_command)
                 have_command = true;
             continue;
         }
@@ -677,7 +681,8 @@ int fz7_options_parse(int argc, char **argv, struct fz7_options *o, char *err_ki
         o->archive = "";
     /* With -an the archives come from -ai (none: "Cannot find archive" once
      * the scan has run, as 7zz). */
-    if (o->command != FZ7_CMD_VERSION && o->command != FZ7_CMD_BENCH && !o->archive
+    if (o->command != FZ7_CMD_VERSION && o->command != FZ7_CMD_HELP &&
+        o->command != FZ7_CMD_BENCH && !o->archive
         && o->command != FZ7_CMD_HASH && o->command != FZ7_CMD_INFO && !o->no_archive_name)
         return usage_error(&p, 7, "Cannot find archive name", NULL);
     /* rn: the names come in old/new pairs, as 7-Zip requires. */

@@ -20,7 +20,8 @@ typedef enum fz7_command {
     FZ7_CMD_UPDATE,     /* u: add new and newer files, keep the rest */
     FZ7_CMD_DELETE,     /* d: delete the selected entries */
     FZ7_CMD_RENAME,     /* rn: names after the archive are old/new pairs */
-    FZ7_CMD_VERSION,    /* --version, -h, --help */
+    FZ7_CMD_VERSION,    /* --version: the version block alone */
+    FZ7_CMD_HELP,       /* -h, --help, -?: banner and usage, as 7-Zip */
     FZ7_CMD_HASH,       /* h: hashes of files (-scrc{method}) */
     FZ7_CMD_INFO,       /* i: formats, codecs and hashers */
 } fz7_command;
@@ -58,7 +59,7 @@ typedef enum fz7_tristate { FZ7_UNSET = -1, FZ7_OFF = 0, FZ7_ON = 1 } fz7_trista
 
 struct fz7_options {
     fz7_command command;
-    const char *archive;       /* archive path (argv storage); NULL only for --version */
+    const char *archive;       /* archive path (argv storage); NULL only for --version and -h */
 
     /* Selection. names: the file names after the archive plus the lines of
      * @listfiles and every -i! wildcard (for `a`: the files to add);

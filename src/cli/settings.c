@@ -42,8 +42,10 @@ static bool method_named(const char *name, size_t n, const char *want)
     return strlen(want) == n && strncasecmp(name, want, n) == 0;
 }
 
-/* One -m entry: "0=LZMA2:d=64m", "1=BCJ", "d=64m", "check=crc32", ... */
-static fz7_status apply_method_switch(fz7_settings *s, const char *m, char *why, size_t whylen)
+/* One -m entry: "0=LZMA2:d=64m", "1=BCJ", "d=64m", "check=crc32", ...
+ * *coder gets 1 for a compressor of the chain, 2 for a filter. */
+static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder, char *why,
+                                      size_t whylen)
 {
     const char *eq = strchr(m, '=');
     bool chain = m[0] >= '0' && m[0] <= '9' && eq && (size_t)(eq - m) <= 2;
@@ -95,6 +97,7 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, char *why,
     const char *name = eq + 1;
     const char *colon = strchr(name, ':');
     size_t nlen = colon ? (size_t)(colon - name) : strlen(name);
+    *coder = 2;
     if (method_named(name, nlen, "LZMA2"))
         s->method = FZ7_7Z_LZMA2;
     else if (method_named(name, nlen, "LZMA"))
@@ -126,6 +129,7 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, char *why,
         snprintf(why, whylen, "unsupported method: %.*s", (int)nlen, name);
         return FZ7_E_UNSUPPORTED;
     }
+    *coder = 1;
     while (colon) {
         const char *p = colon + 1;
         colon = strchr(p, ':');
@@ -204,10 +208,26 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
         snprintf(why, whylen, "the LZMA encoder is not available");
         return st;
     }
+    bool chain_method = false, chain_filter = false;
     for (size_t i = 0; i < o->n_methods; i++) {
-        st = apply_method_switch(s, o->methods[i], why, whylen);
+        int coder = 0;
+        st = apply_method_switch(s, o->methods[i], &coder, why, whylen);
         if (st != FZ7_OK)
             return st;
+        chain_method |= coder == 1;
+        chain_filter |= coder == 2;
+    }
+    /* A chain of filters alone (-m0=ARM64): 7-Zip writes the filter with
+     * no compressor after it; xz has no such block (7zz: E_INVALIDARG). */
+    if (chain_filter && !chain_method) {
+        if (xz) {
+            snprintf(why, whylen, "an xz block needs LZMA2 after its filters");
+            return FZ7_E_ARG;
+        }
+        /* BCJ2 alone keeps LZMA2 for its main stream and LZMA for the
+         * call and jump streams (7zz stores the four streams raw). */
+        if (!(s->bcj == 1 && s->bcj2))
+            s->method = FZ7_7Z_NONE;
     }
     if (o->filters) {
         if (strcasecmp(o->filters, "off") == 0 || strcmp(o->filters, "-") == 0)
@@ -258,14 +278,16 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
     }
     if (s->delta)
         s->bcj = 0;   /* Delta replaces the automatic BCJ */
-    if (s->method == FZ7_7Z_COPY)
+    if (s->method == FZ7_7Z_COPY && s->bcj != 1)
+        s->bcj = 0;   /* no automatic BCJ for Copy; one the chain names stays */
+    if (s->method == FZ7_7Z_NONE && s->bcj < 0)
         s->bcj = 0;
     if (xz && s->bcj < 0)
         s->bcj = 0;   /* xz, like 7-Zip's xz, filters only when asked */
     s->solid = o->solid;
     if (!s->solid && s->method == FZ7_7Z_COPY)
         s->solid = "off";   /* 7-Zip stores -mx0 one folder per file */
-    if (s->method != FZ7_7Z_COPY && s->method != FZ7_7Z_BZIP2 &&
+    if (s->method != FZ7_7Z_COPY && s->method != FZ7_7Z_BZIP2 && s->method != FZ7_7Z_NONE &&
         (st = fz7_lzma_enc_check(&s->lzma)) != FZ7_OK) {
         snprintf(why, whylen, "bad LZMA parameters");
         return st;
@@ -363,15 +385,17 @@ void fz7_settings_folder_opts(const fz7_settings *s, const fz7_7zaes_key *key, u
     fo->branch_id = s->branch_id;
     fo->size_hint = size_hint;
     fo->bcj_x86 = bcj;
-    fo->bcj2 = s->bcj2 && s->method != FZ7_7Z_COPY && s->method != FZ7_7Z_BZIP2;
+    fo->bcj2 = s->bcj2 && s->method != FZ7_7Z_COPY && s->method != FZ7_7Z_BZIP2 &&
+               s->method != FZ7_7Z_NONE;
     /* BZip2's block as 7-Zip sizes it: 100 kB at -mx1, 500 kB at -mx3,
      * 900 kB from -mx5. */
     fo->bzip2_block = s->level <= 2 ? 1 : s->level <= 4 ? 5 : 9;
     fo->folder_bytes = folder_bytes;
     /* The dictionary follows the whole archive's bytes, as 7zz's does. */
-    if (size_hint && s->method != FZ7_7Z_COPY)
+    bool coder = s->method != FZ7_7Z_COPY && s->method != FZ7_7Z_NONE;
+    if (size_hint && coder)
         fz7_lzma_enc_reduce_dict(&fo->lzma, size_hint);
-    if (s->method != FZ7_7Z_COPY) {
+    if (coder) {
         fz7_lzma_plan p = fz7_settings_pick_mt(s, folder_bytes);
         fo->threads = p.threads;
         fo->mt_block_size = p.block_size;

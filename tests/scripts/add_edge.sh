@@ -4,7 +4,8 @@
 # solid, -mhc=off, updating an existing archive, an unreadable input (exit
 # 1, archive still complete), and failing writes (ulimit -f, SIGTERM): the
 # old archive stays as it was and no temporary file is left. -sfx: the
-# module's bytes, then the archive fz7 writes without it.
+# module's bytes, then the archive fz7 writes without it; with -v the
+# module alone and the volumes of the plain archive.
 set -u
 . "$(dirname "$0")/lib_add.sh"
 need_tools 7zz xz
@@ -158,6 +159,34 @@ ls -a | grep -q 'fz7tmp' && fail "a failed write left a temporary file"
 [ -e fresh.7z ] && fail "a failed write left a partial new archive"
 ls -a | grep -q 'fz7tmp' && fail "a failed write left a temporary file (new archive)"
 
+# -w naming a folder that cannot take the temporary file (absent, or a
+# regular file or a path under one; as root only such paths fail): exit 2,
+# 7zz's "cannot open file" block on stdout and its System ERROR on stderr,
+# no archive made, an old one byte for byte as it was.
+printf 'x\n' > wreg
+wcheck() {   # errno text, -w path, command...
+    local want=$1 wdir=$2; shift 2
+    "$FZ7" "$@" > wout 2> werr; rc=$?
+    [ $rc = 2 ] || { cat wout werr; fail "$* : exit $rc, 7zz exits 2"; }
+    [ "$(sed -n '/^Error:$/,$p' wout | sed -E 's/\.fz7tmp[A-Za-z0-9]{6}$/.TMP/' | tr '\n' '|')" = \
+      "Error:|cannot open file|$wdir|$want|" ] || { cat wout; fail "$* : stdout block"; }
+    [ "$(cat werr)" = "$(printf '\n\nSystem ERROR:\n%s' "$want")" ] || { cat werr; fail "$* : stderr"; }
+    ls -a | grep -q 'fz7tmp' && fail "$* left a temporary file"
+    return 0
+}
+wcheck "errno=2 : No such file or directory" no_such_dir/wnew.7z.TMP a -bd -wno_such_dir wnew.7z e2/one
+[ -e wnew.7z ] && fail "a -w{absent} made wnew.7z"
+wcheck "errno=20 : Not a directory" wreg/wnew.7z.TMP a -bd -wwreg wnew.7z e2/one
+wcheck "errno=20 : Not a directory" wreg/sub/wnew.7z.TMP a -bd -wwreg/sub wnew.7z e2/one
+wcheck "errno=2 : No such file or directory" no_such_dir/wnew.xz.TMP a -bd -txz -wno_such_dir wnew.xz e2/one
+[ -e wnew.7z ] || [ -e wnew.xz ] && fail "a -w{unwritable} made an archive"
+wcheck "errno=2 : No such file or directory" no_such_dir/keep.7z.TMP a -bd -wno_such_dir keep.7z e2/one
+cmp keep.7z keep.orig || fail "a -w{absent} changed the old archive"
+wcheck "errno=20 : Not a directory" wreg/keep.7z.TMP u -bd -wwreg keep.7z e2/one
+cmp keep.7z keep.orig || fail "u -w{file} changed the old archive"
+wcheck "errno=20 : Not a directory" wreg/keep.7z.TMP d -bd -wwreg keep.7z many/f1.txt
+cmp keep.7z keep.orig || fail "d -w{file} changed the old archive"
+
 # SIGTERM while writing: either the new archive is complete or the old
 # one is untouched; never a temporary file.
 mkdir -p huge && for i in 1 2 3 4; do text_lines 60000 $((20 + i)) > "huge/t$i"; done
@@ -181,6 +210,31 @@ if ! cmp -s sig2.7z keep.orig; then check_7z sig2.7z; fi
 "$FZ7" a -bd -tlzma x.lzma e2/one > log 2>&1
 [ $? = 2 ] || fail "-tlzma: exit code"
 
+# A filter as the only method: stored alone, as 7zz stores it (no LZMA2
+# behind it); 7zz and fz7 give the bytes back. -mx0 -mf=BCJ keeps BCJ in
+# front of Copy. xz has no block without LZMA2: 7zz's E_INVALIDARG, exit 2,
+# after "Creating archive:", and no file.
+for m in ARM64 BCJ Delta:4 ARMT; do
+    rm -f lone.7z
+    "$FZ7" a -bd "-m0=$m" lone.7z many > log 2>&1 || { cat log; fail "-m0=$m alone"; }
+    # The archive's line, then one per entry (the folder many/ has none).
+    [ "$(7zz l -slt lone.7z | grep '^Method = ' | tr '\n' '|')" = \
+      "Method = ${m%%:*}|Method = |Method = $m|Method = $m|Method = $m|Method = $m|Method = $m|" ] ||
+        { 7zz l -slt lone.7z | grep Method; fail "-m0=$m alone: methods"; }
+    check_7z lone.7z
+    extract_same lone.7z mp
+    rm -rf out && "$FZ7" x -oout lone.7z > log 2>&1 && same_tree mp out || fail "-m0=$m alone: fz7 x"
+done
+[ "$(7zz l -slt lone.7z | sed -n 's/^Physical Size = //p')" -gt 55903 ] || fail "-m0=ARMT alone: smaller than its input (compressed?)"
+rm -f cb.7z && "$FZ7" a -bd -mx0 -mf=BCJ cb.7z many > log 2>&1 || fail "-mx0 -mf=BCJ"
+[ "$(7zz l -slt cb.7z | grep -c '^Method = BCJ Copy$')" = 5 ] || fail "-mx0 -mf=BCJ: not BCJ in front of Copy"
+rm -f lone.xz
+"$FZ7" a -bd -txz -m0=BCJ lone.xz e2/one > log 2> err; rc=$?
+[ $rc = 2 ] && [ ! -e lone.xz ] || fail "-txz -m0=BCJ: exit $rc, 7zz exits 2 and writes nothing"
+[ "$(tail -n 2 log)" = "$(printf 'Creating archive: lone.xz\n')" ] || { cat log; fail "-txz -m0=BCJ: stdout does not end with Creating archive"; }
+[ "$(cat err)" = "$(printf '\n\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n  (in lone.xz: an xz block needs LZMA2 after its filters)')" ] ||
+    { cat err; fail "-txz -m0=BCJ: stderr"; }
+
 # -sdel: the inputs go once they are in the archive.
 mkdir -p del/sub && printf 'a\n' > del/a && printf 'b\n' > del/sub/b
 "$FZ7" a -bd -sdel del.7z del > log 2>&1 || { cat log; fail "-sdel"; }
@@ -193,6 +247,26 @@ text_lines 3000 5 > stdin.txt
 7zz x -so si.7z si | cmp - stdin.txt || fail "-si .7z: entry 'si' differs"
 "$FZ7" a -bd -sinamed.txt sin.xz < stdin.txt > log 2>&1 && xz -dc sin.xz | cmp - stdin.txt || fail "-si .xz"
 "$FZ7" a -bd -si -so any.xz < stdin.txt 2> log | xz -dc | cmp - stdin.txt || fail "-si -so .xz"
+# -si stores what fstat says of stdin, as 7zz: a redirected file's mode and
+# mtime, /dev/null's (a character device) for empty input; the counts line
+# has no byte size (7zz does not know it before the read).
+chmod 640 stdin.txt && touch -d '2020-01-02 03:04:05.123456789' stdin.txt
+"$FZ7" a -si sim.7z < stdin.txt > log 2>&1 || { cat log; fail "-si from a file"; }
+grep -qx 'Add new data to archive: 1 file' log || { cat log; fail "-si counts line"; }
+[ "$(7zz l -slt sim.7z | grep -E '^(Modified|Attributes) = ' | tr '\n' '|')" = \
+  "Modified = 2020-01-02 03:04:05.1234567|Attributes = A -rw-r-----|" ] || fail "-si: the file's mode and mtime"
+devnull="$(stat -c %A /dev/null)|$(date -u -d "@$(stat -c %.9Y /dev/null)" '+%Y-%m-%d %H:%M:%S.%N' | cut -c1-27)"
+for t in 7z xz; do
+    rm -f sinull.$t
+    TZ=UTC "$FZ7" a -bd -si -t$t sinull.$t < /dev/null > log 2>&1; rc=$?
+    [ $rc = 0 ] || { cat log; fail "-si -t$t from /dev/null: exit $rc, 7zz exits 0"; }
+    [ "$(grep -E '^(Add new|Files read|Everything)' log | tr '\n' '|')" = \
+      "Add new data to archive: 1 file|Files read from disk: 1|Everything is Ok|" ] || { cat log; fail "-si -t$t from /dev/null: lines"; }
+done
+[ "$(TZ=UTC 7zz l -slt sinull.7z | sed -n '/^----------$/,$p' | grep -E '^(Path|Size|Attributes|Modified) = ' | tr '\n' '|')" = \
+  "Path = sinull|Size = 0|Modified = ${devnull#*|}|Attributes = A ${devnull%%|*}|" ] || {
+    TZ=UTC 7zz l -slt sinull.7z; fail "-si from /dev/null: not an empty entry with /dev/null's mode and mtime"; }
+[ "$(xz -dc sinull.xz | wc -c)" = 0 ] && [ "$(stat -c %s sinull.xz)" = 32 ] || fail "-si -txz from /dev/null: not an empty 32-byte .xz"
 [ -e any.xz ] && fail "-so wrote a file"
 "$FZ7" a -bd -so nope.7z stdin.txt > /dev/null 2>&1
 [ $? = 2 ] || fail "-so with .7z must fail with exit 2 as 7-Zip"
@@ -254,4 +328,27 @@ cmp out/a.txt sfx/a.txt || fail "fz7 x of the -sfx archive: wrong bytes"
 [ $rc = 2 ] || { cat log; fail "a -sfx with a missing module: exit $rc, expected 2"; }
 grep -qx 'cannot find specified SFX module' log || { cat log; fail "missing module: not 7zz's text"; }
 [ ! -e none.exe ] || fail "a -sfx with a missing module wrote none.exe"
+# -sfx with -v, as 7zz 26.02 writes it: the module alone under the
+# archive's name, the volumes .001... holding the archive written without
+# -sfx, byte for byte; "Write SFX" and "Volumes" lines, exit 0. A missing
+# module (exit 2) and an existing name (exit 2, "The file already exists")
+# leave no file of this run.
+rm -f selfv.exe*
+"$FZ7" a -bd -v100b -sfxmod.sfx selfv.exe ./sfx/a.txt > log 2>&1 || { cat log; fail "a -sfx -v100b"; }
+nv=$(ls selfv.exe.0* | wc -l)
+[ "$nv" -ge 2 ] || fail "a -sfx -v100b: $nv volumes"
+[ "$(grep -E '^(Write SFX|Volumes|Everything)' log | tr '\n' '|')" = \
+  "Write SFX: ./mod.sfx : 5000 bytes (5 KiB)|Volumes: $nv|Everything is Ok|" ] || { cat log; fail "a -sfx -v: lines"; }
+cmp selfv.exe mod.sfx || fail "a -sfx -v: the file under the archive's name is not the module alone"
+cat selfv.exe.0* | cmp - sfxplain.7z || fail "a -sfx -v: the volumes are not the archive written without -sfx"
+rm -rf out && "$FZ7" x -oout selfv.exe.001 > log 2>&1 && cmp out/a.txt sfx/a.txt || { cat log; fail "x of the -sfx -v volumes"; }
+rm -f nov.exe*
+"$FZ7" a -bd -v100b -sfxno_such.sfx nov.exe ./sfx/a.txt > log 2>&1; rc=$?
+[ $rc = 2 ] && [ -z "$(ls nov.exe* 2>/dev/null)" ] || fail "a -sfx -v with a missing module: exit $rc, $(ls nov.exe* 2>/dev/null)"
+rm -f selfv.exe.0*   # (with .001 there: "Updating for multivolume archives is not implemented")
+"$FZ7" a -bd -v100b -sfxmod.sfx selfv.exe ./sfx/a.txt > log 2> err; rc=$?
+[ $rc = 2 ] && grep -qx 'The file already exists' log && [ "$(tail -n 1 err)" = 'errno=17 : File exists' ] ||
+    { cat log err; fail "a -sfx -v over an existing name: exit $rc"; }
+cmp selfv.exe mod.sfx || fail "a -sfx -v over an existing name changed it"
+[ -z "$(ls selfv.exe.0* 2>/dev/null)" ] || fail "a -sfx -v over an existing name wrote volumes"
 echo PASS

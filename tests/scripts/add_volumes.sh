@@ -123,4 +123,41 @@ done
 cd .. || exit 1
 checks=$((checks + 9))
 
+# l, l -slt and t on a volume set show 7zz's Split block (the first
+# volume's size, the volume count, the joined size) before the 7z block,
+# which names the set without .001; l adds 7zz's Archives/Volumes/Total
+# archives size lines after more than one volume, not after a set of one.
+mkdir -p lv && cd lv || exit 1
+printf 'hello\n' >a.txt && head -c 5000 /dev/urandom >r.bin
+"$FZ7" a -bd -mx0 -v2k set.7z a.txt r.bin >/dev/null 2>&1 || fail "a -v2k for l"
+v1=$(stat -c %s set.7z.001); tot=$(cat set.7z.0* | wc -c); nv=$(ls set.7z.0* | wc -l)
+[ "$v1" = 2048 ] && [ "$nv" = 3 ] || fail "a -mx0 -v2k: $nv volumes, the first $v1 bytes"
+split_block="--|Path = set.7z.001|Type = Split|Physical Size = 2048|Volumes = 3|Total Physical Size = $tot|----|Path = set.7z|Size = $tot|--|Path = set.7z|Type = 7z|Physical Size = $tot|"
+for c in l "l -slt" t; do
+    "$FZ7" $c set.7z.001 >out 2>err; rc=$?
+    [ "$rc" = 0 ] && [ ! -s err ] || fail "$c set.7z.001: exit $rc"
+    [ "$(awk '/^--$/ { on = 1 } on { print } /^Physical Size/ && on && ++n == 2 { exit }' out | tr '\n' '|')" = "$split_block" ] ||
+        { cat out; fail "$c set.7z.001: not 7zz's Split block"; }
+done
+"$FZ7" l set.7z.001 >out 2>&1
+[ "$(tail -n 4 out | tr '\n' '|')" = "|Archives: 1|Volumes: 3|Total archives size: $tot|" ] ||
+    { cat out; fail "l set.7z.001: no Archives/Volumes/Total lines"; }
+[ "$(grep -c '  2 files$' out)" = 2 ] || fail "l set.7z.001: the totals line is not printed twice, as 7zz"
+"$FZ7" l -slt set.7z.001 >out 2>&1
+grep -q '^Archives: ' out && fail "l -slt set.7z.001 printed the Archives lines (7zz does not)"
+"$FZ7" a -bd -v100k one.7z a.txt >/dev/null 2>&1 && [ -f one.7z.001 ] && [ ! -e one.7z.002 ] || fail "a -v100k: one volume"
+one=$(stat -c %s one.7z.001)
+"$FZ7" l one.7z.001 >out 2>&1
+[ "$(sed -n '/^--$/,/^Size = /p; /^Size = /q' out | tr '\n' '|')" = "--|Path = one.7z.001|Type = Split|Physical Size = $one|Volumes = 1|Total Physical Size = $one|----|Path = one.7z|Size = $one|" ] ||
+    { cat out; fail "l one.7z.001: Split block of a set of one"; }
+grep -q '^Archives: ' out && fail "l one.7z.001 printed the Archives lines (7zz does not for one volume)"
+if command -v 7zz >/dev/null; then
+    for c in l "l -slt" t; do
+        cmp -s <(7zz $c set.7z.001 | tail -n +4) <("$FZ7" $c set.7z.001 | tail -n +4) ||
+            fail "$c set.7z.001: output differs from 7zz's"
+    done
+fi
+cd .. || exit 1
+checks=$((checks + 12))
+
 echo "add_volumes: $checks checks passed"

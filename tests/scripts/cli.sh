@@ -54,6 +54,21 @@ expect_rc 2 "non-archive" "$FZ7" t plain.txt
 same "non-archive message (7zz's lines)" "$(cat err.txt)" "$(printf 'ERROR: plain.txt\nCannot open the file as archive')"
 expect_rc 0 "--version" "$FZ7" --version
 grep -q "^crc32: " out.txt && ok || bad "--version names the crc32 path"
+# --version is the version block alone: nine lines, the usage not after it.
+V() { sed -E -e 's/^fz7 [0-9]+\.[0-9]+\.[0-9]+ /fz7 V /' -e 's/\((x64|generic)\)/(ARCH)/' "$@"; }
+same "--version first line" "$(head -1 out.txt | V)" "fz7 V : 7z/xz archiver (7-Zip compatible command line)"
+same "--version line 3" "$(sed -n 3p out.txt | sed -E 's/[a-z0-9_-]+ \(highest supported: [a-z0-9_-]+\)$/L/')" "Dispatch level: L"
+same "--version keys" "$(V out.txt | cut -d: -f1 | tr '\n' ' ')" "fz7 V  CPU Dispatch level crc32 crc64 sha256 aes_cbc_dec aes_cbc_enc match_len "
+same "--version stderr" "$(cat err.txt)" ""
+# -h and --help: 7zz's shape, the two-line banner, a blank line, the usage.
+for h in -h --help; do
+    expect_rc 0 "$h" "$FZ7" $h
+    same "$h line 1-4" "$(sed -n 1,4p out.txt | V | sed -E 's/Threads:[0-9]+ kernels:[a-z0-9_-]+$/T/')" \
+        "$(printf '\nfz7 V (ARCH) : 7z/xz archiver\n 64-bit T\n')"
+    same "$h usage line" "$(sed -n 5p out.txt)" "Usage: fz7 <command> [<switches>...] <archive_name> [<file_names>...] [@listfile]"
+    same "$h last line" "$(tail -1 out.txt)" "  -h, --help : this help"
+    same "$h no version block" "$(grep -c '^crc32: ' out.txt)" 0
+done
 expect_rc 2 "-t7z on an xz file" "$FZ7" l -txz cp.7z
 
 # --- t and l ---

@@ -492,7 +492,8 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
     memset(f, 0, sizeof *f);
     fz7_bcj_arch arch = FZ7_BCJ_ARM64;
     if (o->delta_distance > 256 || (o->delta_distance && o->bcj_x86) ||
-        (o->bcj_x86 && o->bcj2 && o->method == FZ7_7Z_COPY) ||
+        (o->bcj_x86 && o->bcj2 && (o->method == FZ7_7Z_COPY || o->method == FZ7_7Z_NONE)) ||
+        (o->method == FZ7_7Z_NONE && !o->bcj_x86 && !o->delta_distance && !o->branch_id) ||
         (o->branch_id && (o->bcj_x86 || o->delta_distance || !fz7_7z_branch_arch(o->branch_id, &arch))))
         return FZ7_E_ARG;
     f->branch_id = o->branch_id;
@@ -541,7 +542,7 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
             w->aes = NULL;
             return st;
         }
-    } else if (o->method != FZ7_7Z_COPY) {
+    } else if (o->method != FZ7_7Z_COPY && o->method != FZ7_7Z_NONE) {
         fz7_lzma_enc_opts lo = o->lzma;
         /* BCJ2's main stream is x86 code without branch operands: lc=4
          * mostly compresses it better than LZMA's default lc=3 lp=0.
@@ -841,6 +842,7 @@ static void put_method(bytebuf *b, const folder_rec *f)
     case FZ7_7Z_LZMA: put_coder(b, id_lzma, sizeof id_lzma, f->props, f->props_len); break;
     case FZ7_7Z_LZMA2: put_coder(b, id_lzma2, sizeof id_lzma2, f->props, f->props_len); break;
     case FZ7_7Z_BZIP2: put_coder(b, id_bzip2, sizeof id_bzip2, NULL, 0); break;
+    case FZ7_7Z_NONE: break;
     }
 }
 
@@ -900,7 +902,7 @@ static void put_folder(bytebuf *b, const folder_rec *f)
         put_folder_bcj2(b, f);
         return;
     }
-    unsigned n = 1u + f->bcj + f->has_delta + (f->branch_id != 0) + f->aes;
+    unsigned n = (f->method != FZ7_7Z_NONE) + f->bcj + f->has_delta + (f->branch_id != 0) + f->aes;
     bb_number(b, n);
     if (f->aes)
         put_coder(b, id_aes, sizeof id_aes, f->aes_props, f->aes_props_len);
@@ -946,7 +948,8 @@ static void put_unpack_sizes(bytebuf *b, const folder_rec *f)
     }
     if (f->aes)
         bb_number(b, f->method_out);
-    bb_number(b, f->unpack_size);
+    if (f->method != FZ7_7Z_NONE)
+        bb_number(b, f->unpack_size);
     if (f->bcj || f->has_delta || f->branch_id)
         bb_number(b, f->unpack_size);   /* filters do not change the size */
 }

@@ -24,7 +24,10 @@ typedef enum fz7_7z_method {
     FZ7_7Z_COPY = 0,   /* Methods.txt 00 */
     FZ7_7Z_LZMA,       /* 030101 */
     FZ7_7Z_LZMA2,      /* 21 */
-    FZ7_7Z_BZIP2       /* 040202 (libbz2) */
+    FZ7_7Z_BZIP2,      /* 040202 (libbz2) */
+    FZ7_7Z_NONE        /* no method coder: the filter (x86 BCJ, Delta or a
+                          branch filter, not BCJ2) alone writes the pack
+                          stream, as 7-Zip's -m0=ARM64 does */
 } fz7_7z_method;
 
 /* Coders of one folder: [x86 BCJ or Delta ->] method [-> 7zAES], or with
