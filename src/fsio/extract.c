@@ -35,6 +35,7 @@ struct fz7_disk {
     char *final_path;
     char *temp_path;         /* files and symlinks */
     bool header_written;     /* a file's temporary entry is open */
+    bool linked;             /* the temporary name is a hard link (fz7_disk_link_file) */
     uint8_t *buf;
     size_t fill;
     char link[LINK_MAX_TARGET + 1];
@@ -379,6 +380,7 @@ static void clear_item(fz7_disk *d)
     d->final_path = d->temp_path = NULL;
     d->active = false;
     d->header_written = false;
+    d->linked = false;
     d->fill = 0;
     d->link_len = 0;
     d->link_too_long = false;
@@ -646,12 +648,67 @@ static fz7_status write_link(fz7_disk *d, char *err, size_t errlen)
     return s;
 }
 
+fz7_status fz7_disk_link_file(fz7_disk *d, const char *target, const struct stat *st, char *err,
+                              size_t errlen)
+{
+    if (!d->active || d->item.kind != FZ7_DISK_FILE || !d->header_written || d->fill) {
+        snprintf(err, errlen, "%s: not a new file", d->active ? d->final_path : target);
+        return FZ7_E_ARG;
+    }
+    struct stat ts;
+    if (fz7_disk_lookup(d, target, &ts) != 1 || !S_ISREG(ts.st_mode) || ts.st_dev != st->st_dev ||
+        ts.st_ino != st->st_ino) {
+        snprintf(err, errlen, "%s: the file to link to is no longer there", target);
+        return FZ7_E_ARG;
+    }
+    char *link_temp = temp_name(d, d->final_path);
+    if (!link_temp) {
+        snprintf(err, errlen, "%s: no temporary name", d->final_path);
+        return FZ7_E_IO;
+    }
+    /* The source's folder opened beneath the output folder, the name
+     * linked without following a symlink, and the new name checked to be
+     * the expected inode: a swap between the lookup and linkat is caught. */
+    int dfd = target[0] == '/' ? -3 : open_parent_beneath(target);
+    const char *base = strrchr(target, '/');
+    base = base ? base + 1 : target;
+    int r = dfd >= 0 ? linkat(dfd, base, AT_FDCWD, link_temp, 0)
+            : dfd == -3 ? linkat(AT_FDCWD, target, AT_FDCWD, link_temp, 0) : -1;
+    int e = dfd >= 0 || dfd == -3 ? errno : ENOENT;
+    if (dfd >= 0)
+        close(dfd);
+    if (r == 0 && (lstat(link_temp, &ts) != 0 || ts.st_dev != st->st_dev || ts.st_ino != st->st_ino)) {
+        unlink(link_temp);
+        r = -1;
+        e = ESTALE;
+    }
+    if (r != 0) {
+        snprintf(err, errlen, "%s: Cannot create hard link to %s: %s", d->final_path, target,
+                 strerror(e));
+        free(link_temp);
+        return FZ7_E_IO;
+    }
+    archive_write_finish_entry(d->aw);
+    unlink(d->temp_path);
+    free(d->temp_path);
+    d->temp_path = link_temp;
+    set_active_temp(link_temp);
+    d->header_written = false;
+    d->linked = true;
+    return FZ7_OK;
+}
+
 fz7_status fz7_disk_end(fz7_disk *d, bool keep, char *err, size_t errlen)
 {
     if (!d->active)
         return FZ7_OK;
     fz7_status s = FZ7_OK;
-    if (d->item.kind == FZ7_DISK_FILE && d->header_written) {
+    if (d->item.kind == FZ7_DISK_FILE && d->linked) {
+        if (keep)
+            s = publish(d, err, errlen);
+        /* rename() leaves both names when they are one file already */
+        unlink(d->temp_path);
+    } else if (d->item.kind == FZ7_DISK_FILE && d->header_written) {
         if (keep && d->fill)
             s = flush(d, d->buf, d->fill, err, errlen);
         d->fill = 0;
@@ -679,7 +736,7 @@ fz7_status fz7_disk_end(fz7_disk *d, bool keep, char *err, size_t errlen)
 fz7_status fz7_disk_end_damaged(fz7_disk *d, char **kept_as, char *err, size_t errlen)
 {
     *kept_as = NULL;
-    if (!d->active || d->item.kind != FZ7_DISK_FILE || !d->header_written)
+    if (!d->active || d->item.kind != FZ7_DISK_FILE || !d->header_written || d->linked)
         return fz7_disk_end(d, false, err, errlen);
     fz7_status s = d->fill ? flush(d, d->buf, d->fill, err, errlen) : FZ7_OK;
     d->fill = 0;
@@ -738,6 +795,8 @@ fz7_status fz7_disk_close(fz7_disk *d, char *err, size_t errlen)
     fz7_status s = FZ7_OK;
     if (d->active && d->temp_path && d->header_written) {
         archive_write_finish_entry(d->aw);
+        unlink(d->temp_path);
+    } else if (d->active && d->temp_path && d->linked) {
         unlink(d->temp_path);
     }
     clear_item(d);

@@ -108,6 +108,17 @@ fz7_status fz7_disk_end(fz7_disk *d, bool keep, char *err, size_t errlen);
  * FZ7_E_IO with a reason in err, FZ7_E_MEM. */
 fz7_status fz7_disk_end_damaged(fz7_disk *d, char **kept_as, char *err, size_t errlen);
 
+/* Makes the file item in progress (begun, no data written yet) a hard
+ * link to target, a regular file written earlier in this run below the
+ * output folder: target is looked up as fz7_disk_lookup does (no
+ * symlinks, nothing outside) and must still be the file st names (same
+ * st_dev and st_ino), so the link never reaches anything else. The link
+ * takes the final name at fz7_disk_end(keep). FZ7_OK when linked; else
+ * the item is untouched (its data can still be written as a copy) and
+ * FZ7_E_IO or FZ7_E_ARG comes back with a reason in err. */
+fz7_status fz7_disk_link_file(fz7_disk *d, const char *target, const struct stat *st, char *err,
+                              size_t errlen);
+
 /* The system errno behind the last failed fz7_disk_begin (libarchive's
  * archive_errno), or 0 when the failure was not a system error. */
 int fz7_disk_errno(const fz7_disk *d);
