@@ -293,7 +293,18 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
         return FZ7_OK;
     }
     fz7_disk_kind kind = e->is_dir ? FZ7_DISK_DIR : e->is_symlink ? FZ7_DISK_SYMLINK : FZ7_DISK_FILE;
-    if (kind != FZ7_DISK_DIR) {
+    if (kind == FZ7_DISK_DIR) {
+        /* A file where a folder goes is kept, even with -y, and the folder
+         * fails as in 7-Zip (its entries then fail too). A symlink holds no
+         * data: -y replaces it (7-Zip writes through it, even outside). */
+        struct stat st;
+        if (fz7_disk_lookup(r->disk, path, &st) > 0 && !S_ISDIR(st.st_mode) &&
+            !(S_ISLNK(st.st_mode) && r->overwrite == FZ7_OVERWRITE_ALL)) {
+            disk_error(r, "Cannot create folder", EEXIST, path);
+            free(path);
+            return FZ7_OK;
+        }
+    } else {
         struct stat st;
         int ex = fz7_disk_lookup(r->disk, path, &st);
         if (ex < 0) { /* a parent is a symlink or a file */
