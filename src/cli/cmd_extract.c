@@ -324,7 +324,7 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
                 return FZ7_OK;
             }
             if (S_ISDIR(st.st_mode) && fz7_disk_lookup(r->disk, path, &st) > 0 &&
-                S_ISDIR(st.st_mode) && rmdir(path) != 0) {
+                S_ISDIR(st.st_mode) && fz7_disk_remove_dir(r->disk, path) != 0) {
                 disk_error(r, "Cannot delete output folder", errno, path);
                 free(path);
                 return FZ7_OK;
