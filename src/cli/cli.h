@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* Exit codes, as 7-Zip's. */
 enum {
@@ -22,15 +23,21 @@ enum {
     FZ7_EXIT_BREAK = 255,  /* the user stopped (or gave no answer) */
 };
 
-/* True when path (an archive path) matches pattern by 7-Zip's rules:
- * components are compared one to one ('*' and '?' never cross '/'); a
- * pattern matching the leading components selects everything below them;
- * a recursive pattern may start at any depth. */
 /* open(path, O_RDONLY) for an input to archive; with -ssp (no_atime)
  * without updating its access time where the kernel allows it (O_NOATIME
  * needs the file's owner: others are opened as usual). */
 int fz7_open_input(const char *path, bool no_atime);
 
+/* Reads from fd into buf until cap bytes or the end of the input: a pipe
+ * gives a few KiB a call, and each write to a coder wakes its threads.
+ * Returns the bytes read (fewer than cap only at the end or before an
+ * error, which the next call returns), 0 at the end, -1 with errno. */
+ssize_t fz7_read_fill(int fd, void *buf, size_t cap);
+
+/* True when path (an archive path) matches pattern by 7-Zip's rules:
+ * components are compared one to one ('*' and '?' never cross '/'); a
+ * pattern matching the leading components selects everything below them;
+ * a recursive pattern may start at any depth. */
 bool fz7_wildcard_match(const char *pattern, const char *path, bool recursive,
                         bool case_sensitive);
 

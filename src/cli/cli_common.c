@@ -33,6 +33,22 @@ int fz7_open_input(const char *path, bool no_atime)
     return open(path, O_RDONLY | O_CLOEXEC);
 }
 
+ssize_t fz7_read_fill(int fd, void *buf, size_t cap)
+{
+    size_t have = 0;
+    while (have < cap) {
+        ssize_t n = read(fd, (uint8_t *)buf + have, cap - have);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && have == 0)
+            return -1;
+        if (n <= 0)
+            break;
+        have += (size_t)n;
+    }
+    return (ssize_t)have;
+}
+
 /* ---- wildcards ---- */
 
 static bool char_eq(char a, char b, bool cs)

@@ -129,10 +129,8 @@ static fz7_status pump(add_run *r, const fz7_tree_item *it, int fd, sink_fn sink
     if (it->kind == FZ7_ITEM_SYMLINK)
         return sink(w, (const uint8_t *)it->link_target, strlen(it->link_target));
     for (;;) {
-        ssize_t n = read(fd, r->buf, READ_CHUNK);
+        ssize_t n = fz7_read_fill(fd, r->buf, READ_CHUNK);
         if (n < 0) {
-            if (errno == EINTR)
-                continue;
             *read_err = errno;
             return FZ7_OK;
         }

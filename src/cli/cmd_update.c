@@ -291,9 +291,7 @@ static fz7_status write_item(update_run *r, fz7_7z_writer *w, const fz7_tree_ite
     if (st == FZ7_OK && it->kind == FZ7_ITEM_SYMLINK)
         st = fz7_7z_writer_write(w, (const uint8_t *)it->link_target, strlen(it->link_target));
     while (st == FZ7_OK && fd >= 0) {
-        ssize_t n = read(fd, r->buf, READ_CHUNK);
-        if (n < 0 && errno == EINTR)
-            continue;
+        ssize_t n = fz7_read_fill(fd, r->buf, READ_CHUNK);
         if (n < 0) {
             fz7_open_warn(&r->scan, r->out, it->disk_path, errno);
             break;

@@ -277,11 +277,14 @@ static void normalise(fz7_lz_mf *mf)
 /* Bytes more than keep_before behind pos are never read again (the next
  * move of the window drops them): their whole 2 MiB pages are given back
  * as pos advances, so an input somewhat longer than the dictionary does
- * not pin all it has read. */
+ * not pin all it has read. Only until the first move: the next move
+ * writes over every dead page (they lie within keep_before of the
+ * start), so a stream would fault, zero and collapse them again each
+ * block for nothing. */
 static void release_dead(fz7_lz_mf *mf)
 {
 #ifdef MADV_DONTNEED
-    if (mf->buf_size < HUGE_PAGE || mf->pos <= mf->keep_before)
+    if (mf->buf_size < HUGE_PAGE || mf->pos <= mf->keep_before || mf->moved)
         return;
     uint32_t dead = (mf->pos - mf->keep_before) & ~(uint32_t)(HUGE_PAGE - 1);
     if (dead > mf->released) {
@@ -322,6 +325,7 @@ size_t fz7_lz_mf_append(fz7_lz_mf *mf, const uint8_t *data, size_t n)
         mf->pos -= drop;
         mf->end -= drop;
         mf->offset += drop;
+        mf->moved = 1;
         /* The move rewrites pages but does not remap them: those already
          * collapsed stay huge, unless pages were given back (those come
          * back small). Collapsing them again would copy 2 MiB per move,
@@ -1062,6 +1066,45 @@ __attribute__((always_inline)) static inline int near_elsewhere(const fz7_lz_mf 
     return cur[lim - 1] == cur[(ptrdiff_t)lim - 1 - (ptrdiff_t)e] && extend(mf, cur, cur - e, bytes, lim) == lim;
 }
 
+/* A repeat position's node takes the children of the node d back: son
+ * pair *cyc gets pair *from, and both cyclic indexes move on. */
+static inline void son_copy_next(fz7_lz_mf *mf, uint32_t *cyc, uint32_t *from)
+{
+    uint32_t *son = mf->son;
+    son[2 * (size_t)*cyc] = son[2 * (size_t)*from];
+    son[2 * (size_t)*cyc + 1] = son[2 * (size_t)*from + 1];
+    if (++*cyc == mf->cyclic_size)
+        *cyc = 0;
+    if (++*from == mf->cyclic_size)
+        *from = 0;
+}
+
+/* bt_repeat after it recorded two periods (2d positions) from its start
+ * s without a break: from there every check it makes at a position q
+ * gives what it gave at q - d while the bytes stay periodic (q's heads,
+ * near heads and compared bytes are those of q - d moved by d, and all
+ * of them lie in the stretch), so only the periodicity is checked: up to
+ * max more positions from cur, whose son pairs are copied one period
+ * back (from cyclic index cyc, d back at from). Their heads are written
+ * only for the last period: q + d overwrites every earlier q's slots.
+ * Returns how many positions it recorded. */
+__attribute__((always_inline)) static inline uint32_t bt_repeat_tail(fz7_lz_mf *mf, const uint8_t *cur, uint32_t max,
+                                                                    uint32_t cyc, uint32_t from, int kind)
+{
+    uint32_t d = mf->repeat_dist, lim = mf->nice_len;
+    /* Position cur + j continues the stretch while byte j + lim - 1 after
+     * cur equals the one d before it. */
+    uint32_t n = extend(mf, cur + lim - 1, cur + lim - 1 - d, 0, max);
+    for (uint32_t j = 0; j < n; j++)
+        son_copy_next(mf, &cyc, &from);
+    uint32_t stored = mf->pos + mf->offset + (uint32_t)(cur - (mf->buf + mf->pos));
+    for (uint32_t j = n > d ? n - d : 0; j < n; j++) {
+        mf->hash4[root_kind(mf, cur + j, kind)] = stored + j;
+        bt_heads_set(bt_heads_of(mf, cur + j, kind), stored + j, kind);
+    }
+    return n;
+}
+
 /* Binary trees in data that repeats at a distance d (a block copied, a
  * period): when pos's root head is pos - d and the nice_len bytes there
  * equal pos's, the walk stops at that first candidate, pos's node takes
@@ -1089,8 +1132,9 @@ __attribute__((always_inline)) static inline uint32_t bt_repeat(fz7_lz_mf *mf, i
         return 0;
     }
     uint32_t cyc = mf->cyclic_pos, from = slot_of(mf, d), k = 0;
-    uint32_t *son = mf->son;
-    for (; k < max; k++, cur++, stored++) {
+    /* Past two periods the rest is periodic (bt_repeat_tail). */
+    uint32_t walk = max > 2 * d ? 2 * d : max;
+    for (; k < walk; k++, cur++, stored++) {
         if (k + PREFETCH_HEADS < max) {
             /* The heads a few positions on (their tables outgrow L2). */
             const uint8_t *far = cur + PREFETCH_HEADS;
@@ -1122,13 +1166,10 @@ __attribute__((always_inline)) static inline uint32_t bt_repeat(fz7_lz_mf *mf, i
         }
         *head = stored;
         bt_heads_set(h, stored, kind);
-        son[2 * (size_t)cyc] = son[2 * (size_t)from];
-        son[2 * (size_t)cyc + 1] = son[2 * (size_t)from + 1];
-        if (++cyc == mf->cyclic_size)
-            cyc = 0;
-        if (++from == mf->cyclic_size)
-            from = 0;
+        son_copy_next(mf, &cyc, &from);
     }
+    if (k == walk && walk < max)
+        k += bt_repeat_tail(mf, cur, max - k, cyc, from, kind);
     return k;
 }
 

@@ -51,6 +51,8 @@ typedef struct fz7_lz_mf {
     uint32_t released;     /* bytes at the start of buf handed back to the
                             * kernel: out of reach, not yet rewritten */
     uint32_t huge_end;     /* buf[0..huge_end) was offered as huge pages */
+    int moved;             /* the window has moved once: dead pages are
+                            * rewritten by the next move, not released */
     uint32_t buf_mapped;   /* bytes mapped for buf when more than buf_size
                             * (a hash chain's window in one huge page) */
     uint32_t dict_size;    /* largest distance returned */

@@ -78,26 +78,21 @@ static inline int same8(const uint8_t *a, const uint8_t *b)
  * in flat data; a piece with more probes the rest in a second scan). */
 #define ANCHORS_MAX 1024u
 
-/* The order-1 histogram, the repeat scan and the anchor search (the
- * last two in one pass), then the verdicts: the AND of the three tests
- * described at the top, each computed as far as needed. */
+/* The repeat scan and the anchor search in one pass, then the order-1
+ * histogram and the verdicts: the AND of the three tests described at
+ * the top, each computed as far as needed. The repeat scan goes first:
+ * in data that repeats (a period longer than QUICK_BYTES) it ends the
+ * test within the first period. */
 int fz7_lzma2_store_worthy(const fz7_lz_mf *mf, uint32_t idx, uint32_t n)
 {
     const uint8_t *p = mf->buf + idx;
     if (!quick_flat(p, n))
         return 0;
-    uint32_t ctx[8][256] = {{0}};
-    uint32_t nctx[8] = {0};
     uint16_t last[1u << REPEAT_BITS];
     memset(last, 0xFF, sizeof(last));
     uint32_t covered = 0, rep_at = 0;   /* the repeat scan's next position */
     uint32_t anchors[ANCHORS_MAX], na = 0, scanned = n;
     _Static_assert(REPEAT_MIN == 8, "the repeat scan and the anchors read 8 bytes");
-    for (uint32_t i = 1; i < n; i++)
-        ctx[p[i - 1] >> 5][p[i]]++;
-    for (unsigned k = 0; k < 8; k++)
-        for (unsigned b = 0; b < 256; b++)
-            nctx[k] += ctx[k][b];
     for (uint32_t i = 0; i + 8 <= n; i++) {
         if (i == rep_at && i < 0xFFFF) {
             uint32_t h = (fz7_get32le(p + i) * 0x9E3779B1u) >> (32 - REPEAT_BITS);
@@ -105,8 +100,9 @@ int fz7_lzma2_store_worthy(const fz7_lz_mf *mf, uint32_t idx, uint32_t n)
             last[h] = (uint16_t)i;
             rep_at = i + 1;
             if (j != 0xFFFF && same8(p + j, p + i)) {
-                uint32_t len = REPEAT_MIN;
-                while (i + len < n && p[j + len] == p[i + len])
+                /* Extended only until the verdict is known. */
+                uint32_t len = REPEAT_MIN, enough = n / 256 + 1 - covered;
+                while (len < enough && i + len < n && p[j + len] == p[i + len])
                     len++;
                 covered += len;
                 if (covered > n / 256)
@@ -121,6 +117,13 @@ int fz7_lzma2_store_worthy(const fz7_lz_mf *mf, uint32_t idx, uint32_t n)
                 scanned = i;
         }
     }
+    uint32_t ctx[8][256] = {{0}};
+    uint32_t nctx[8] = {0};
+    for (uint32_t i = 1; i < n; i++)
+        ctx[p[i - 1] >> 5][p[i]]++;
+    for (unsigned k = 0; k < 8; k++)
+        for (unsigned b = 0; b < 256; b++)
+            nctx[k] += ctx[k][b];
     uint64_t sum = 0;
     for (unsigned k = 0; k < 8; k++)
         sum += chi2_flat(ctx[k], nctx[k]);
