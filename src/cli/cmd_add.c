@@ -412,11 +412,23 @@ static fz7_status write_la(add_run *r, int fd, fz7_la_kind kind, const char *old
         if (st != FZ7_OK)
             snprintf(why, whylen, "%s : %s", old_path, fz7_la_writer_error(w));
     }
+    /* -snh: later names of a hard-linked file become tar hard links, as
+     * 7-Zip writes them (tar only: 7z has no such entry). */
+    size_t *link_first = NULL;
+    if (st == FZ7_OK && r->o->store_hardlinks && kind == FZ7_LA_TAR)
+        st = fz7_tree_hardlink_firsts(&r->tree, &link_first);
     for (size_t i = first; i < end && st == FZ7_OK; i++) {
         const fz7_tree_item *it = &r->tree.items[i];
         fz7_la_entry e = {.name = it->name, .mode = it->mode, .size = it->size,
                           .mtime = it->mtime, .mtime_nsec = it->mtime_nsec,
                           .link_target = it->link_target};
+        if (link_first && link_first[i] != i) {
+            e.mode = S_IFREG | (it->mode & 07777);
+            e.size = 0;
+            e.hardlink = r->tree.items[link_first[i]].name;
+            st = fz7_la_writer_begin(w, &e);
+            continue;
+        }
         if (it->kind == FZ7_ITEM_DIR) {
             e.mode = S_IFDIR | (it->mode & 07777);
             e.size = 0;
@@ -460,6 +472,7 @@ static fz7_status write_la(add_run *r, int fd, fz7_la_kind kind, const char *old
     if (st != FZ7_OK && !why[0])
         snprintf(why, whylen, "%s", fz7_la_writer_error(w));
     fz7_la_writer_free(w);
+    free(link_first);
     return st;
 }
 

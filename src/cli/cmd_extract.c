@@ -19,6 +19,14 @@
 
 typedef enum run_mode { RUN_TEST, RUN_DISK, RUN_STDOUT } run_mode;
 
+/* A file written in this run that a later hard-link entry names: where it
+ * went and which inode it is, so the link is made to that file only. */
+typedef struct link_src {
+    bool needed;             /* some entry is a hard link of this one */
+    char *path;              /* below the output folder, once written */
+    struct stat st;
+} link_src;
+
 typedef struct run {
     const struct fz7_options *o;
     fz7_archive *a;
@@ -33,6 +41,8 @@ typedef struct run {
     /* The entry in progress. */
     const fz7_entry *cur;
     bool writing;            /* a disk item is open */
+    char *cur_path;          /* its disk path, kept when a hard link needs it */
+    link_src *links;         /* per entry, when the archive has hard links; else NULL */
     /* Totals. */
     uint64_t files, folders, size;
     fz7_progress *progress;  /* NULL when off */
@@ -283,7 +293,18 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
         return FZ7_OK;
     }
     fz7_disk_kind kind = e->is_dir ? FZ7_DISK_DIR : e->is_symlink ? FZ7_DISK_SYMLINK : FZ7_DISK_FILE;
-    if (kind != FZ7_DISK_DIR) {
+    if (kind == FZ7_DISK_DIR) {
+        /* A file where a folder goes is kept, even with -y, and the folder
+         * fails as in 7-Zip (its entries then fail too). A symlink holds no
+         * data: -y replaces it (7-Zip writes through it, even outside). */
+        struct stat st;
+        if (fz7_disk_lookup(r->disk, path, &st) > 0 && !S_ISDIR(st.st_mode) &&
+            !(S_ISLNK(st.st_mode) && r->overwrite == FZ7_OVERWRITE_ALL)) {
+            disk_error(r, "Cannot create folder", EEXIST, path);
+            free(path);
+            return FZ7_OK;
+        }
+    } else {
         struct stat st;
         int ex = fz7_disk_lookup(r->disk, path, &st);
         if (ex < 0) { /* a parent is a symlink or a file */
@@ -303,7 +324,7 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
                 return FZ7_OK;
             }
             if (S_ISDIR(st.st_mode) && fz7_disk_lookup(r->disk, path, &st) > 0 &&
-                S_ISDIR(st.st_mode) && rmdir(path) != 0) {
+                S_ISDIR(st.st_mode) && fz7_disk_remove_dir(r->disk, path) != 0) {
                 disk_error(r, "Cannot delete output folder", errno, path);
                 free(path);
                 return FZ7_OK;
@@ -322,6 +343,10 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
     s = fz7_disk_begin(r->disk, &it, err, sizeof err);
     if (s == FZ7_OK) {
         r->writing = kind != FZ7_DISK_DIR;
+        if (kind == FZ7_DISK_FILE && r->links && r->links[index].needed) {
+            free(r->cur_path);
+            r->cur_path = strdup(path);
+        }
         list_written(r, e);
     } else if (s == FZ7_E_ARG) {
         warn(r, "Refused", fz7_entry_path(e), err);
@@ -366,9 +391,21 @@ static fz7_status on_data(void *ctx, const uint8_t *p, size_t n)
     return s;
 }
 
-static fz7_status on_end(void *ctx, size_t index, fz7_status result, const char *detail)
+/* A hard link (tar) is made as a link to the file written for target in
+ * this run, when that file is still there; else its data come as a copy. */
+static bool on_hardlink(void *ctx, size_t index, size_t target)
 {
     (void)index;
+    run *r = ctx;
+    if (!r->writing || !r->links || !r->links[target].path)
+        return false;
+    char err[600];
+    return fz7_disk_link_file(r->disk, r->links[target].path, &r->links[target].st, err,
+                              sizeof err) == FZ7_OK;
+}
+
+static fz7_status on_end(void *ctx, size_t index, fz7_status result, const char *detail)
+{
     run *r = ctx;
     const fz7_entry *e = r->cur;
     if (!e)
@@ -400,6 +437,12 @@ static fz7_status on_end(void *ctx, size_t index, fz7_status result, const char 
         char err[600];
         fz7_status s = fz7_disk_end(r->disk, result == FZ7_OK, err, sizeof err);
         r->writing = false;
+        if (s == FZ7_OK && result == FZ7_OK && r->cur_path &&
+            fz7_disk_lookup(r->disk, r->cur_path, &r->links[index].st) == 1) {
+            free(r->links[index].path);
+            r->links[index].path = r->cur_path;
+            r->cur_path = NULL;
+        }
         if (s == FZ7_E_ARG) { /* a dangerous symlink, not created */
             fz7_progress_clear(r->progress);
             fflush(r->out);
@@ -412,6 +455,8 @@ static fz7_status on_end(void *ctx, size_t index, fz7_status result, const char 
             r->errors++;
         }
     }
+    free(r->cur_path);
+    r->cur_path = NULL;
     r->cur = NULL;
     return FZ7_OK;
 }
@@ -536,7 +581,17 @@ static int extract_one(const struct fz7_options *o, const char *path, totals *t)
         fz7_disk_allow_absolute(r.disk, o->full_paths != 0);
     }
     if (s == FZ7_OK && n_selected > 0) {
-        fz7_extract_cb cb = {.ctx = &r, .begin = on_begin, .data = on_data, .end = on_end};
+        fz7_extract_cb cb = {.ctx = &r, .begin = on_begin, .data = on_data, .end = on_end,
+                             .hardlink = on_hardlink};
+        for (size_t i = 0; i < n && s == FZ7_OK; i++) {
+            const fz7_entry *e = fz7_archive_entry(a, i);
+            if (select[i] && e->is_hardlink && e->hardlink_index < n) {
+                if (!r.links && !(r.links = calloc(n, sizeof *r.links)))
+                    s = FZ7_E_MEM;
+                else
+                    r.links[e->hardlink_index].needed = true;
+            }
+        }
         bool *later = NULL;
         if (locked < n) {
             later = calloc(n, sizeof *later);
@@ -576,6 +631,10 @@ static int extract_one(const struct fz7_options *o, const char *path, totals *t)
         }
     }
     free(real_path);
+    for (size_t i = 0; r.links && i < n; i++)
+        free(r.links[i].path);
+    free(r.links);
+    free(r.cur_path);
     char cerr[600] = "";
     if (r.disk && fz7_disk_close(r.disk, cerr, sizeof cerr) != FZ7_OK) {
         fflush(r.out);

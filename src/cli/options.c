@@ -464,6 +464,7 @@ static int parse_switch(parser *p, const char *arg)
             /* Store hard links as links: 7-Zip 26 does so only in tar and
              * wim; a 7z or xz archive is the same with or without it, so
              * each name of a hard-linked file is stored with its data. */
+            o->store_hardlinks = true;
             return 0;
         }
         if (!strcasecmp(s, "snld")) {

@@ -137,6 +137,7 @@ struct fz7_options {
     int full_paths;            /* -spf: 1 paths as given (absolute kept);
                                   -spf2: 2, absolute without the '/'; 0 */
     bool store_symlinks;       /* -snl: store symlinks as links */
+    bool store_hardlinks;      /* -snh: store hard links as links (tar) */
     bool allow_dangerous_links; /* -snld: extract symlinks climbing with leading ".." */
     bool to_stdout;            /* -so: write data to stdout */
     bool from_stdin;           /* -si[{name}]: read data from stdin */

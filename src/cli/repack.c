@@ -92,7 +92,7 @@ fz7_status fz7_repack_entries(fz7_archive *old, const bool *select, const char *
     memset(res, 0, sizeof *res);
     repack_ctx k = {.w = w, .set = set, .names = names, .cur_folder = -1, .res = res};
     fz7_settings_folder_opts(set, key, size_hint, false, 0, &k.fo);
-    fz7_extract_cb cb = {&k, repack_begin, repack_data, repack_end};
+    fz7_extract_cb cb = {&k, repack_begin, repack_data, repack_end, NULL};
     fz7_status st = fz7_archive_extract(old, select, &cb, why, whylen);
     if (st == FZ7_OK && k.in_folder)
         st = fz7_7z_writer_end_folder(w);

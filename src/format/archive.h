@@ -37,6 +37,9 @@ typedef struct fz7_entry {
     bool is_dir, is_symlink, is_anti;
     bool has_stream;       /* has data in a folder (empty files do not) */
     bool encrypted;        /* its folder has a 7zAES coder */
+    bool is_hardlink;      /* a hard link (tar) to the regular file at
+                              hardlink_index, an earlier entry holding the data */
+    size_t hardlink_index;
 } fz7_entry;
 
 /* Archive-wide facts for `l` and `l -slt`. */
@@ -140,6 +143,10 @@ typedef struct fz7_extract_cb {
      * NULL. Entries after a damaged spot in the same folder get the error
      * too; other folders go on. */
     fz7_status (*end)(void *ctx, size_t index, fz7_status result, const char *detail);
+    /* For an entry with is_hardlink, after begin(): true when the callback
+     * made it a link to the file it wrote for entry target, so no data
+     * follows; false (or hardlink NULL) delivers a copy of target's data. */
+    bool (*hardlink)(void *ctx, size_t index, size_t target);
 } fz7_extract_cb;
 
 /* Decodes the selected entries (select: fz7_archive_count() flags, or NULL

@@ -98,7 +98,9 @@ fz7_status fz7_la_writer_begin(fz7_la_writer *w, const fz7_la_entry *e)
     archive_entry_set_pathname_utf8(ae, e->name);
     archive_entry_set_mode(ae, e->mode);
     archive_entry_set_mtime(ae, (time_t)e->mtime, (long)e->mtime_nsec);
-    if (S_ISREG(e->mode))
+    if (S_ISREG(e->mode) && e->hardlink)
+        archive_entry_set_hardlink_utf8(ae, e->hardlink);
+    if (S_ISREG(e->mode) && !e->hardlink)
         archive_entry_set_size(ae, (la_int64_t)e->size);
     else
         archive_entry_set_size(ae, 0);

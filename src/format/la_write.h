@@ -22,6 +22,9 @@ typedef struct fz7_la_entry {
     int64_t mtime;
     uint32_t mtime_nsec;
     const char *link_target;
+    const char *hardlink;   /* tar: the name of an earlier entry this regular
+                               file is a hard link of (no data follows,
+                               size 0), else NULL */
 } fz7_la_entry;
 
 typedef struct fz7_la_writer fz7_la_writer;

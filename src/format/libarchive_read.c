@@ -431,6 +431,10 @@ static void resolve_links(fz7_archive *a)
             p->link_index[i] = k;
             if (k != SIZE_MAX && p->kinds[k] == LA_LINK_LATER)
                 p->link_index[i] = p->link_index[k];
+            else if (k != SIZE_MAX) {
+                a->entries[i].is_hardlink = true;
+                a->entries[i].hardlink_index = k;
+            }
         } else if (p->kinds[i] == LA_FILE && k != SIZE_MAX && a->entries[k].size == 0 &&
                    a->entries[i].size > 0) {
             p->kinds[k] = LA_LINK_LATER;
@@ -534,7 +538,8 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
                 est = FZ7_E_UNSUPPORTED;
                 snprintf(detail, sizeof detail, "hard link to %s, which is not an earlier file",
                          p->link_targets[i]);
-            } else {
+            } else if (!(p->kinds[i] == LA_HARDLINK && p->kinds[t] == LA_FILE && cb->hardlink &&
+                         cb->hardlink(cb->ctx, i, t))) {
                 est = copy_link_target(a, t, cb, &cb_st, detail, sizeof detail);
             }
         } else if (p->kinds[i] == LA_SPECIAL) {

@@ -1,7 +1,13 @@
-/* extract.c - the disk side of `x` and `e`: libarchive's archive_write_disk
- * with SECURE_NODOTDOT | SECURE_SYMLINKS | SECURE_NOABSOLUTEPATHS does the
- * creating, fz7 adds the temporary-name-then-rename step, big buffers and
- * 7-Zip's rules for "."/".." names and for symlink targets.
+/* extract.c - the disk side of `x` and `e`. Regular files are written by
+ * fz7 itself relative to an open descriptor of their folder: the folder is
+ * reached one component at a time with O_NOFOLLOW | O_DIRECTORY from the
+ * output folder (missing ones made with mkdirat), and the last folder's
+ * descriptor is kept for the next entries in it, so a file costs no walk
+ * of its path and no symlink can be swapped in under it. Folders, symlinks
+ * and -spf absolute paths go through libarchive's archive_write_disk with
+ * SECURE_NODOTDOT | SECURE_SYMLINKS | SECURE_NOABSOLUTEPATHS. fz7 adds the
+ * temporary-name-then-rename step, big buffers and 7-Zip's rules for
+ * "."/".." names and for symlink targets.
  *
  * Paths are relative to the output folder, which is made the current
  * directory, because libarchive refuses absolute paths in secure mode. */
@@ -35,12 +41,23 @@ struct fz7_disk {
     char *final_path;
     char *temp_path;         /* files and symlinks */
     bool header_written;     /* a file's temporary entry is open */
+    bool linked;             /* the temporary name is a hard link (fz7_disk_link_file) */
     uint8_t *buf;
     size_t fill;
     char link[LINK_MAX_TARGET + 1];
     size_t link_len;
     bool link_too_long;
     bool handlers_set;       /* signal handlers installed by fz7_disk_open */
+    /* The descriptor path (regular files below the output folder). */
+    int root_fd;             /* the output folder */
+    char *dir_path;          /* the folder dir_fd is open on, relative ("" = root) */
+    size_t dir_len;
+    int dir_fd;              /* root_fd, another open folder, or -1 */
+    int file_fd;             /* the file item being written this way, or -1 */
+    const char *temp_base;   /* its temporary name inside dir_fd (in temp_path) */
+    int last_errno;          /* errno of the last failure of this path */
+    mode_t umask_bits;
+    long pid;
     char *root_full;         /* the output folder's absolute path, once needed */
 };
 
@@ -150,6 +167,10 @@ fz7_status fz7_disk_open(const char *out_dir, fz7_disk **out, char *err, size_t 
     if (!d)
         return FZ7_E_MEM;
     d->old_cwd = -1;
+    d->root_fd = d->dir_fd = d->file_fd = -1;
+    d->pid = (long)getpid();
+    d->umask_bits = umask(0);
+    umask(d->umask_bits);
     d->buf = malloc(DISK_BUF_SIZE);
     d->aw = archive_write_disk_new();
     if (!d->buf || !d->aw) {
@@ -183,6 +204,13 @@ fz7_status fz7_disk_open(const char *out_dir, fz7_disk **out, char *err, size_t 
             return FZ7_E_IO;
         }
     }
+    d->root_fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (d->root_fd < 0) {
+        snprintf(err, errlen, "Cannot open output directory %s: %s", out_dir && out_dir[0] ? out_dir : ".",
+                 strerror(errno));
+        fz7_disk_close(d, NULL, 0);
+        return FZ7_E_IO;
+    }
     *out = d;
     return FZ7_OK;
 }
@@ -199,7 +227,78 @@ void fz7_disk_allow_absolute(fz7_disk *d, bool allow)
                                                 : SECURE_FLAGS);
 }
 
-/* The lookup by lstat of each parent, for kernels without openat2. */
+/* Drops the kept folder descriptor: called before anything that may
+ * remove, rename or replace a folder (folders, links, renames). */
+static void forget_dir(fz7_disk *d)
+{
+    if (d->dir_fd >= 0 && d->dir_fd != d->root_fd)
+        close(d->dir_fd);
+    d->dir_fd = -1;
+    free(d->dir_path);
+    d->dir_path = NULL;
+    d->dir_len = 0;
+}
+
+/* A descriptor of folder dir[0..len) below the output folder, reached
+ * component by component without following a symlink (O_NOFOLLOW on each:
+ * a link or a file there fails with ENOTDIR). Missing folders are made
+ * when create, else the result is -1 with errno ENOENT. The descriptor
+ * stays owned by d (kept for the next call with the same folder). */
+static int open_dir(fz7_disk *d, const char *dir, size_t len, bool create)
+{
+    if (d->dir_fd >= 0 && d->dir_len == len && memcmp(d->dir_path, dir, len) == 0)
+        return d->dir_fd;
+    if (d->file_fd >= 0) { /* the open file's folder must stay the kept one */
+        errno = EBUSY;
+        return -1;
+    }
+    char *copy = strndup(dir, len);
+    if (!copy) {
+        errno = ENOMEM;
+        return -1;
+    }
+    int fd = d->root_fd;
+    for (char *p = copy; *p;) {
+        size_t cl = strcspn(p, "/");
+        char c = p[cl];
+        p[cl] = 0;
+        int nfd = -1;
+        if (cl == 0 || is_dot_name(p, cl)) {
+            errno = ENOTDIR; /* made safe before: never here */
+        } else {
+            nfd = openat(fd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (nfd < 0 && errno == ENOENT && create) {
+                if (mkdirat(fd, p, 0777) == 0 || errno == EEXIST)
+                    nfd = openat(fd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                else
+                    errno = ENOENT; /* as 7-Zip reports it: the file's folder is missing */
+            }
+            if (nfd < 0 && errno == ELOOP)
+                errno = ENOTDIR;
+        }
+        int e = errno;
+        if (fd != d->root_fd)
+            close(fd);
+        if (nfd < 0) {
+            free(copy);
+            errno = e;
+            return -1;
+        }
+        fd = nfd;
+        p[cl] = c;
+        p += cl;
+        if (c)
+            p++;
+    }
+    forget_dir(d);
+    d->dir_path = copy;
+    d->dir_len = len;
+    d->dir_fd = fd;
+    return fd;
+}
+
+/* The lookup by lstat of each parent: -spf absolute paths, and kernels
+ * without openat2. */
 static int lookup_by_lstat(const char *path, struct stat *st)
 {
     char *copy = strdup(path);
@@ -255,11 +354,19 @@ static int open_parent_beneath(const char *path)
 
 int fz7_disk_lookup(fz7_disk *d, const char *path, struct stat *st)
 {
-    (void)d;
+    if (path[0] != '/') { /* the folder walk of the write path, kept for the write */
+        const char *slash = strrchr(path, '/');
+        int dfd = open_dir(d, path, slash ? (size_t)(slash - path) : 0, false);
+        if (dfd < 0)
+            return errno == ENOENT ? 0 : -1;
+        if (fstatat(dfd, slash ? slash + 1 : path, st, AT_SYMLINK_NOFOLLOW) == 0)
+            return 1;
+        return errno == ENOENT ? 0 : -1;
+    }
     /* only x -spf lets an absolute name through (fz7_disk_allow_absolute):
      * it is outside the output folder on purpose, so the beneath walk
      * would refuse it */
-    int dfd = path[0] == '/' ? -3 : open_parent_beneath(path);
+    int dfd = -3;
     if (dfd == -3)
         return lookup_by_lstat(path, st);
     if (dfd == -2)
@@ -302,6 +409,12 @@ fz7_status fz7_disk_free_name(fz7_disk *d, const char *path, char **out)
     return FZ7_E_IO;
 }
 
+int fz7_disk_remove_dir(fz7_disk *d, const char *path)
+{
+    forget_dir(d);
+    return rmdir(path);
+}
+
 fz7_status fz7_disk_rename_existing(fz7_disk *d, const char *path, char **renamed, char *err,
                                     size_t errlen)
 {
@@ -311,6 +424,7 @@ fz7_status fz7_disk_rename_existing(fz7_disk *d, const char *path, char **rename
         snprintf(err, errlen, "no free name to rename %s", path);
         return s;
     }
+    forget_dir(d); /* path may be a folder */
     if (rename(path, to) != 0) {
         snprintf(err, errlen, "Cannot rename %s to %s: %s", path, to, strerror(errno));
         free(to);
@@ -373,15 +487,73 @@ static fz7_status write_header(fz7_disk *d, struct archive_entry *e, const char 
 
 static void clear_item(fz7_disk *d)
 {
+    if (d->file_fd >= 0) { /* abandoned: never published */
+        close(d->file_fd);
+        unlinkat(d->dir_fd, d->temp_base, 0);
+    }
     set_active_temp(NULL);
     free(d->final_path);
     free(d->temp_path);
     d->final_path = d->temp_path = NULL;
     d->active = false;
     d->header_written = false;
+    d->linked = false;
+    d->file_fd = -1;
+    d->temp_base = NULL;
     d->fill = 0;
     d->link_len = 0;
     d->link_too_long = false;
+}
+
+/* A regular file below the output folder: created under a temporary
+ * name in its folder's descriptor, O_EXCL | O_NOFOLLOW, with its
+ * permission bits (set exactly by fchmod when the umask would cut them). */
+static fz7_status begin_file(fz7_disk *d, char *err, size_t errlen)
+{
+    const char *path = d->final_path;
+    const char *slash = strrchr(path, '/');
+    size_t dl = slash ? (size_t)(slash - path) : 0;
+    /* the walk could go deeper, but no other tool could open the file by
+     * its name: refused as 7-Zip refuses it */
+    int dfd = strlen(path) >= PATH_MAX ? (errno = ENAMETOOLONG, -1) : open_dir(d, path, dl, true);
+    if (dfd < 0) {
+        d->last_errno = errno;
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return FZ7_E_IO;
+    }
+    d->temp_path = malloc(dl + 64);
+    if (!d->temp_path)
+        return FZ7_E_MEM;
+    if (dl) {
+        memcpy(d->temp_path, path, dl);
+        d->temp_path[dl++] = '/';
+    }
+    char *base = d->temp_path + dl;
+    mode_t perm = (mode_t)(d->item.perm & 07777);
+    int fd = -1;
+    for (int tries = 0; tries < 1000 && fd < 0; tries++) {
+        snprintf(base, 64, ".fz7-%ld-%lu.tmp", d->pid, ++d->counter);
+        fd = openat(dfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, perm);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    if (fd < 0) {
+        d->last_errno = errno;
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return FZ7_E_IO;
+    }
+    set_active_temp(d->temp_path);
+    if ((perm & (d->umask_bits | 07000)) && fchmod(fd, perm) != 0) {
+        d->last_errno = errno;
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        close(fd);
+        unlinkat(dfd, base, 0);
+        return FZ7_E_IO;
+    }
+    d->file_fd = fd;
+    d->temp_base = base;
+    d->header_written = true;
+    return FZ7_OK;
 }
 
 fz7_status fz7_disk_begin(fz7_disk *d, const fz7_disk_item *it, char *err, size_t errlen)
@@ -394,6 +566,10 @@ fz7_status fz7_disk_begin(fz7_disk *d, const fz7_disk_item *it, char *err, size_
         return FZ7_E_MEM;
     d->item.path = d->final_path;
     d->active = true;
+    d->last_errno = 0;
+    if (it->kind == FZ7_DISK_FILE && it->path[0] != '/')
+        return begin_file(d, err, errlen);
+    forget_dir(d);
     if (it->kind == FZ7_DISK_DIR) {
         struct archive_entry *e = make_entry(it, it->path, AE_IFDIR);
         if (!e)
@@ -426,6 +602,18 @@ fz7_status fz7_disk_begin(fz7_disk *d, const fz7_disk_item *it, char *err, size_
 
 static fz7_status flush(fz7_disk *d, const uint8_t *p, size_t n, char *err, size_t errlen)
 {
+    while (n > 0 && d->file_fd >= 0) {
+        ssize_t w = write(d->file_fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            snprintf(err, errlen, "%s: write error: %s", d->item.path,
+                     strerror(w < 0 ? errno : ENOSPC));
+            return FZ7_E_IO;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
     while (n > 0) {
         la_ssize_t w = archive_write_data(d->aw, p, n);
         if (w <= 0) {
@@ -476,11 +664,44 @@ fz7_status fz7_disk_data(fz7_disk *d, const uint8_t *p, size_t n, char *err, siz
 /* Renames the finished temporary item to its final name. */
 static fz7_status publish(fz7_disk *d, char *err, size_t errlen)
 {
+    if (d->temp_base) { /* in the kept folder: final_path's folder too */
+        const char *slash = strrchr(d->final_path, '/');
+        if (renameat(d->dir_fd, d->temp_base, d->dir_fd, slash ? slash + 1 : d->final_path) == 0)
+            return FZ7_OK;
+        snprintf(err, errlen, "%s: Cannot rename into place: %s", d->final_path, strerror(errno));
+        unlinkat(d->dir_fd, d->temp_base, 0);
+        return FZ7_E_IO;
+    }
     if (rename(d->temp_path, d->final_path) == 0)
         return FZ7_OK;
     snprintf(err, errlen, "%s: Cannot rename into place: %s", d->final_path, strerror(errno));
     unlink(d->temp_path);
     return FZ7_E_IO;
+}
+
+/* Ends the data of a file written by begin_file: the buffer's rest
+ * (when keep), its times, and the descriptor closed. */
+static fz7_status finish_file(fz7_disk *d, bool keep, char *err, size_t errlen)
+{
+    fz7_status s = keep && d->fill ? flush(d, d->buf, d->fill, err, errlen) : FZ7_OK;
+    d->fill = 0;
+    if (keep && s == FZ7_OK && (d->item.has_mtime || d->item.has_atime)) {
+        struct timespec ts[2] = {{.tv_nsec = UTIME_OMIT}, {.tv_nsec = UTIME_OMIT}};
+        if (d->item.has_atime)
+            ts[0] = (struct timespec){(time_t)d->item.atime, (long)d->item.atime_nsec};
+        if (d->item.has_mtime)
+            ts[1] = (struct timespec){(time_t)d->item.mtime, (long)d->item.mtime_nsec};
+        if (futimens(d->file_fd, ts) != 0) {
+            snprintf(err, errlen, "%s: Cannot set the file time: %s", d->final_path, strerror(errno));
+            s = FZ7_E_IO;
+        }
+    }
+    if (close(d->file_fd) != 0 && s == FZ7_OK && keep) {
+        snprintf(err, errlen, "%s: write error: %s", d->final_path, strerror(errno));
+        s = FZ7_E_IO;
+    }
+    d->file_fd = -1;
+    return s;
 }
 
 /* Symlink targets: a link is made when what it names stays below the
@@ -646,12 +867,86 @@ static fz7_status write_link(fz7_disk *d, char *err, size_t errlen)
     return s;
 }
 
+fz7_status fz7_disk_link_file(fz7_disk *d, const char *target, const struct stat *st, char *err,
+                              size_t errlen)
+{
+    if (!d->active || d->item.kind != FZ7_DISK_FILE || !d->header_written || d->fill) {
+        snprintf(err, errlen, "%s: not a new file", d->active ? d->final_path : target);
+        return FZ7_E_ARG;
+    }
+    /* The source's folder opened beneath the output folder (not through
+     * the kept folder descriptor: that is the item's), the name linked
+     * without following a symlink, and the new name checked to be the
+     * expected inode: a swap between the check and linkat is caught. */
+    int dfd = target[0] == '/' ? -3 : open_parent_beneath(target);
+    const char *base = strrchr(target, '/');
+    base = base ? base + 1 : target;
+    struct stat ts;
+    int found = dfd >= 0 ? fstatat(dfd, base, &ts, AT_SYMLINK_NOFOLLOW) == 0
+                : dfd == -3 ? lookup_by_lstat(target, &ts) == 1 : 0;
+    if (!found || !S_ISREG(ts.st_mode) || ts.st_dev != st->st_dev || ts.st_ino != st->st_ino) {
+        if (dfd >= 0)
+            close(dfd);
+        snprintf(err, errlen, "%s: the file to link to is no longer there", target);
+        return FZ7_E_ARG;
+    }
+    char *link_temp = temp_name(d, d->final_path);
+    if (!link_temp) {
+        if (dfd >= 0)
+            close(dfd);
+        snprintf(err, errlen, "%s: no temporary name", d->final_path);
+        return FZ7_E_IO;
+    }
+    int r = dfd >= 0 ? linkat(dfd, base, AT_FDCWD, link_temp, 0)
+            : dfd == -3 ? linkat(AT_FDCWD, target, AT_FDCWD, link_temp, 0) : -1;
+    int e = dfd >= 0 || dfd == -3 ? errno : ENOENT;
+    if (dfd >= 0)
+        close(dfd);
+    if (r == 0 && (lstat(link_temp, &ts) != 0 || ts.st_dev != st->st_dev || ts.st_ino != st->st_ino)) {
+        unlink(link_temp);
+        r = -1;
+        e = ESTALE;
+    }
+    if (r != 0) {
+        snprintf(err, errlen, "%s: Cannot create hard link to %s: %s", d->final_path, target,
+                 strerror(e));
+        free(link_temp);
+        return FZ7_E_IO;
+    }
+    if (d->file_fd >= 0) {
+        close(d->file_fd);
+        d->file_fd = -1;
+        unlinkat(d->dir_fd, d->temp_base, 0);
+        d->temp_base = NULL;
+    } else {
+        archive_write_finish_entry(d->aw);
+        unlink(d->temp_path);
+    }
+    free(d->temp_path);
+    d->temp_path = link_temp;
+    set_active_temp(link_temp);
+    d->header_written = false;
+    d->linked = true;
+    return FZ7_OK;
+}
+
 fz7_status fz7_disk_end(fz7_disk *d, bool keep, char *err, size_t errlen)
 {
     if (!d->active)
         return FZ7_OK;
     fz7_status s = FZ7_OK;
-    if (d->item.kind == FZ7_DISK_FILE && d->header_written) {
+    if (d->item.kind == FZ7_DISK_FILE && d->linked) {
+        if (keep)
+            s = publish(d, err, errlen);
+        /* rename() leaves both names when they are one file already */
+        unlink(d->temp_path);
+    } else if (d->item.kind == FZ7_DISK_FILE && d->file_fd >= 0) {
+        s = finish_file(d, keep, err, errlen);
+        if (keep && s == FZ7_OK)
+            s = publish(d, err, errlen);
+        else
+            unlinkat(d->dir_fd, d->temp_base, 0);
+    } else if (d->item.kind == FZ7_DISK_FILE && d->header_written) {
         if (keep && d->fill)
             s = flush(d, d->buf, d->fill, err, errlen);
         d->fill = 0;
@@ -669,6 +964,7 @@ fz7_status fz7_disk_end(fz7_disk *d, bool keep, char *err, size_t errlen)
                      d->link_len ? "too long" : "empty");
             s = FZ7_E_DATA;
         } else {
+            forget_dir(d);
             s = write_link(d, err, errlen);
         }
     }
@@ -679,16 +975,21 @@ fz7_status fz7_disk_end(fz7_disk *d, bool keep, char *err, size_t errlen)
 fz7_status fz7_disk_end_damaged(fz7_disk *d, char **kept_as, char *err, size_t errlen)
 {
     *kept_as = NULL;
-    if (!d->active || d->item.kind != FZ7_DISK_FILE || !d->header_written)
+    if (!d->active || d->item.kind != FZ7_DISK_FILE || !d->header_written || d->linked)
         return fz7_disk_end(d, false, err, errlen);
-    fz7_status s = d->fill ? flush(d, d->buf, d->fill, err, errlen) : FZ7_OK;
-    d->fill = 0;
-    if (archive_write_finish_entry(d->aw) < ARCHIVE_WARN && s == FZ7_OK) {
-        snprintf(err, errlen, "%s: %s", d->final_path, archive_error_string(d->aw));
-        s = FZ7_E_IO;
+    fz7_status s = FZ7_OK;
+    if (d->file_fd >= 0) {
+        s = finish_file(d, true, err, errlen);
+    } else {
+        s = d->fill ? flush(d, d->buf, d->fill, err, errlen) : FZ7_OK;
+        d->fill = 0;
+        if (archive_write_finish_entry(d->aw) < ARCHIVE_WARN && s == FZ7_OK) {
+            snprintf(err, errlen, "%s: %s", d->final_path, archive_error_string(d->aw));
+            s = FZ7_E_IO;
+        }
     }
     struct stat st;
-    if (s == FZ7_OK && lstat(d->final_path, &st) == 0) {
+    if (s == FZ7_OK && fz7_disk_lookup(d, d->final_path, &st) == 1) {
         size_t n = strlen(d->final_path);
         char *beside = malloc(n + sizeof ".damaged");
         if (!beside) {
@@ -715,6 +1016,8 @@ fz7_status fz7_disk_end_damaged(fz7_disk *d, char **kept_as, char *err, size_t e
     }
     if (s == FZ7_OK)
         s = publish(d, err, errlen);
+    else if (d->temp_base)
+        unlinkat(d->dir_fd, d->temp_base, 0);
     else
         unlink(d->temp_path);
     if (s != FZ7_OK) {
@@ -727,6 +1030,8 @@ fz7_status fz7_disk_end_damaged(fz7_disk *d, char **kept_as, char *err, size_t e
 
 int fz7_disk_errno(const fz7_disk *d)
 {
+    if (d->last_errno)
+        return d->last_errno;
     int e = archive_errno(d->aw);
     return e > 0 ? e : 0;
 }
@@ -736,11 +1041,19 @@ fz7_status fz7_disk_close(fz7_disk *d, char *err, size_t errlen)
     if (!d)
         return FZ7_OK;
     fz7_status s = FZ7_OK;
-    if (d->active && d->temp_path && d->header_written) {
+    if (d->active && d->file_fd >= 0) {
+        close(d->file_fd);
+        unlinkat(d->dir_fd, d->temp_base, 0);
+    } else if (d->active && d->temp_path && d->header_written) {
         archive_write_finish_entry(d->aw);
+        unlink(d->temp_path);
+    } else if (d->active && d->temp_path && d->linked) {
         unlink(d->temp_path);
     }
     clear_item(d);
+    forget_dir(d);
+    if (d->root_fd >= 0)
+        close(d->root_fd);
     if (d->aw) {
         if (archive_write_close(d->aw) != ARCHIVE_OK && errlen) {
             const char *why = archive_error_string(d->aw);

@@ -1,6 +1,8 @@
-/* extract.h - writing extracted entries to disk safely, through libarchive's
+/* extract.h - writing extracted entries to disk safely below one output
+ * folder: regular files relative to their folder's descriptor, reached
+ * without following symlinks; folders and symlinks through libarchive's
  * archive_write_disk with its secure flags (no "..", no absolute paths, no
- * writing through symlinks), below one output folder.
+ * writing through symlinks).
  *
  * A file's data goes to a temporary name in its final directory and is
  * renamed to the final name only when the caller says the entry decoded
@@ -59,15 +61,20 @@ void fz7_disk_allow_dangerous_links(fz7_disk *d, bool allow);
 void fz7_disk_allow_absolute(fz7_disk *d, bool allow);
 
 /* Looks up path below the output folder without following symlinks: its
- * folder is opened by openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS), the
- * kernel's walk (lstat of each parent where openat2 is missing), and the
- * name looked up in it. 1 exists (*st filled), 0 absent, -1 a parent is a
- * symlink or not a directory (the write would be refused). */
+ * folder is reached one component at a time with O_NOFOLLOW (and kept
+ * open for the write that follows), the name looked up in it; an -spf
+ * absolute path by lstat of each parent. 1 exists (*st filled), 0
+ * absent, -1 a parent is a symlink or not a directory (the write would be
+ * refused). */
 int fz7_disk_lookup(fz7_disk *d, const char *path, struct stat *st);
 
 /* A name that does not exist yet for path: "dir/name_1.ext", "_2", ...
  * (7-Zip's rename scheme). *out is malloc'ed. FZ7_E_MEM, FZ7_E_IO. */
 fz7_status fz7_disk_free_name(fz7_disk *d, const char *path, char **out);
+
+/* Removes the empty folder path (a file of the archive takes its place):
+ * rmdir(), 0 or -1 with errno. */
+int fz7_disk_remove_dir(fz7_disk *d, const char *path);
 
 /* Renames the existing path to a free name (for -aot). The new name is put
  * in *renamed (malloc'ed) when renamed is not NULL. FZ7_E_IO with reason. */
@@ -107,6 +114,17 @@ fz7_status fz7_disk_end(fz7_disk *d, bool keep, char *err, size_t errlen);
  * names it, else it is NULL. Other items end as with keep == false.
  * FZ7_E_IO with a reason in err, FZ7_E_MEM. */
 fz7_status fz7_disk_end_damaged(fz7_disk *d, char **kept_as, char *err, size_t errlen);
+
+/* Makes the file item in progress (begun, no data written yet) a hard
+ * link to target, a regular file written earlier in this run below the
+ * output folder: target is looked up as fz7_disk_lookup does (no
+ * symlinks, nothing outside) and must still be the file st names (same
+ * st_dev and st_ino), so the link never reaches anything else. The link
+ * takes the final name at fz7_disk_end(keep). FZ7_OK when linked; else
+ * the item is untouched (its data can still be written as a copy) and
+ * FZ7_E_IO or FZ7_E_ARG comes back with a reason in err. */
+fz7_status fz7_disk_link_file(fz7_disk *d, const char *target, const struct stat *st, char *err,
+                              size_t errlen);
 
 /* The system errno behind the last failed fz7_disk_begin (libarchive's
  * archive_errno), or 0 when the failure was not a system error. */

@@ -354,6 +354,7 @@ static fz7_status walk(fz7_tree *t, const char *root, const char *base_name, con
         it.atime_nsec = (uint32_t)sb->st_atim.tv_nsec;
         it.dev = (uint64_t)sb->st_dev;
         it.ino = (uint64_t)sb->st_ino;
+        it.nlink = (uint64_t)sb->st_nlink;
         if (is_link) {
             const char *tgt = archive_entry_symlink(e);
             it.link_target = strdup(tgt ? tgt : "");
@@ -460,6 +461,50 @@ void fz7_tree_sort(fz7_tree *t)
         t->items[w++] = t->items[i];
     }
     t->count = w;
+}
+
+static const fz7_tree *g_link_tree; /* for the qsort comparator */
+
+static int by_inode(const void *pa, const void *pb)
+{
+    const fz7_tree_item *a = &g_link_tree->items[*(const size_t *)pa];
+    const fz7_tree_item *b = &g_link_tree->items[*(const size_t *)pb];
+    if (a->dev != b->dev)
+        return a->dev < b->dev ? -1 : 1;
+    if (a->ino != b->ino)
+        return a->ino < b->ino ? -1 : 1;
+    return *(const size_t *)pa < *(const size_t *)pb ? -1 : 1;
+}
+
+fz7_status fz7_tree_hardlink_firsts(const fz7_tree *t, size_t **out)
+{
+    *out = NULL;
+    if (t->count == 0)
+        return FZ7_OK;
+    size_t *first = malloc(t->count * sizeof *first);
+    size_t *linked = malloc(t->count * sizeof *linked);
+    if (!first || !linked) {
+        free(first);
+        free(linked);
+        return FZ7_E_MEM;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < t->count; i++) {
+        first[i] = i;
+        if (t->items[i].kind == FZ7_ITEM_FILE && t->items[i].nlink > 1)
+            linked[n++] = i;
+    }
+    /* sorted by inode, then list order: each run's head is its first name */
+    g_link_tree = t;
+    qsort(linked, n, sizeof *linked, by_inode);
+    for (size_t k = 1; k < n; k++) {
+        const fz7_tree_item *a = &t->items[first[linked[k - 1]]], *b = &t->items[linked[k]];
+        if (a->dev == b->dev && a->ino == b->ino)
+            first[linked[k]] = first[linked[k - 1]];
+    }
+    free(linked);
+    *out = first;
+    return FZ7_OK;
 }
 
 void fz7_tree_free(fz7_tree *t)

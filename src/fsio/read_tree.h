@@ -24,7 +24,9 @@ typedef struct fz7_tree_item {
     int64_t ctime, atime;             /* st_ctime and st_atime (before the file
                                          is read), the same way; -mtc, -mta */
     uint32_t ctime_nsec, atime_nsec;
-    uint64_t dev, ino;  /* st_dev/st_ino, to recognise the archive being written */
+    uint64_t dev, ino;  /* st_dev/st_ino, to recognise the archive being written
+                           and the names of one hard-linked file */
+    uint64_t nlink;     /* st_nlink: more than 1 for a file with other hard links */
 } fz7_tree_item;
 
 /* A growing list of items; zero-initialise before use. */
@@ -85,6 +87,12 @@ char *fz7_archive_name_of(const char *arg);
  * trailing '/') or -spf2 (2: an absolute path without "." or ".." parts
  * loses only its leading '/'; others as full_paths 0). */
 char *fz7_archive_name_full(const char *arg, int full_paths);
+
+/* For -snh: out[i] is the index of the first regular file in t (in list
+ * order) with the same st_dev/st_ino as item i when i is a later name of
+ * a hard-linked file (st_nlink > 1), else i. *out is malloc'ed (t->count
+ * entries; NULL when t is empty). FZ7_E_MEM. */
+fz7_status fz7_tree_hardlink_firsts(const fz7_tree *t, size_t **out);
 
 void fz7_tree_free(fz7_tree *t);
 

@@ -173,7 +173,7 @@ static inline fz7_status fuzz_archive_fd(int fd, const char *password, unsigned 
     if (st == FZ7_OK) {
         for (size_t i = 0; i < fz7_archive_count(a); i++)
             x->sum += strlen(fz7_archive_entry(a, i)->path) + fz7_archive_entry(a, i)->size;
-        fz7_extract_cb cb = {x, fuzz_cb_begin, fuzz_cb_data, fuzz_cb_end};
+        fz7_extract_cb cb = {x, fuzz_cb_begin, fuzz_cb_data, fuzz_cb_end, NULL};
         fz7_status es = fz7_archive_extract(a, NULL, &cb, err, sizeof err);
         if (x->worst == FZ7_OK)
             x->worst = es;

@@ -173,7 +173,7 @@ static fz7_status run(const char *path, const char *password, const bool *select
     fz7_status st = fz7_archive_open(path, &o, &a, err, sizeof err);
     if (st != FZ7_OK)
         return st;
-    fz7_extract_cb cb = {c, c_begin, c_data, c_end};
+    fz7_extract_cb cb = {c, c_begin, c_data, c_end, NULL};
     st = fz7_archive_extract(a, select, &cb, err, sizeof err);
     assert_int_equal(st, FZ7_OK);
     assert_int_equal(c->begins, c->ends);
@@ -682,7 +682,7 @@ static void test_partial_select(void **state)
     assert_true(want != SIZE_MAX);
     sel[want] = true;
     collector c = {0};
-    fz7_extract_cb cb = {&c, c_begin, c_data, c_end};
+    fz7_extract_cb cb = {&c, c_begin, c_data, c_end, NULL};
     assert_int_equal(fz7_archive_extract(a, sel, &cb, err, sizeof err), FZ7_OK);
     assert_int_equal(c.count, 1);
     assert_string_equal(c.items[0].path, "tree/sub/small.txt");
@@ -789,7 +789,7 @@ static void test_damaged_headers(void **state)
         if (fz7_archive_open(bad, &o, &a, err, sizeof err) == FZ7_OK) {
             opened++;
             collector c = {0};
-            fz7_extract_cb cb = {&c, c_begin, c_data, c_end};
+            fz7_extract_cb cb = {&c, c_begin, c_data, c_end, NULL};
             fz7_status st = fz7_archive_extract(a, NULL, &cb, err, sizeof err);
             assert_true(st == FZ7_OK);
             assert_int_equal(c.begins, c.ends);

@@ -941,7 +941,7 @@ static fz7_status extract_all(const char *path, sink *k)
     fz7_status st = fz7_archive_open(path, NULL, &a, err, sizeof err);
     if (st != FZ7_OK)
         return st;
-    fz7_extract_cb cb = {k, s_begin, s_data, s_end};
+    fz7_extract_cb cb = {k, s_begin, s_data, s_end, NULL};
     st = fz7_archive_extract(a, NULL, &cb, err, sizeof err);
     fz7_archive_close(a);
     return st;

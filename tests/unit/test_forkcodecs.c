@@ -552,7 +552,7 @@ static fz7_status extract(const char *path, const char *password, sink *k)
     fz7_status st = fz7_archive_open(path, &o, &a, err, sizeof err);
     if (st != FZ7_OK)
         return st;
-    fz7_extract_cb cb = {k, s_begin, s_data, s_end};
+    fz7_extract_cb cb = {k, s_begin, s_data, s_end, NULL};
     st = fz7_archive_extract(a, NULL, &cb, err, sizeof err);
     fz7_archive_close(a);
     return st;
@@ -810,7 +810,7 @@ static void test_xz_riscv(void **state)
     if (!method || !strstr(method, "RISCV"))
         fail_msg("method \"%s\" does not name RISCV", method ? method : "(null)");
     sink k = {0};
-    fz7_extract_cb cb = {&k, s_begin, s_data, s_end};
+    fz7_extract_cb cb = {&k, s_begin, s_data, s_end, NULL};
     assert_int_equal(fz7_archive_extract(a, NULL, &cb, err, sizeof err), FZ7_OK);
     fz7_archive_close(a);
     if (k.result != FZ7_OK)
@@ -830,7 +830,7 @@ static void test_xz_riscv(void **state)
         free(x);
         assert_int_equal(fz7_archive_open(path, NULL, &a, err, sizeof err), FZ7_OK);
         sink b = {0};
-        fz7_extract_cb cb2 = {&b, s_begin, s_data, s_end};
+        fz7_extract_cb cb2 = {&b, s_begin, s_data, s_end, NULL};
         assert_int_equal(fz7_archive_extract(a, NULL, &cb2, err, sizeof err), FZ7_OK);
         fz7_archive_close(a);
         if (b.result != offs[i].want)

@@ -191,7 +191,7 @@ static inline fz7_status tu_sink_end(void *ctx, size_t index, fz7_status result,
 /* The callbacks that fill s. */
 static inline fz7_extract_cb tu_sink_cb(tu_sink *s)
 {
-    fz7_extract_cb cb = {s, tu_sink_begin, tu_sink_data, tu_sink_end};
+    fz7_extract_cb cb = {s, tu_sink_begin, tu_sink_data, tu_sink_end, NULL};
     return cb;
 }
 

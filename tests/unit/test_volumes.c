@@ -248,7 +248,7 @@ static fz7_archive *open_and_digest(const char *name, digest *d)
         print_message("open %s: %s\n", name, err);
     assert_int_equal(st, FZ7_OK);
     memset(d, 0, sizeof *d);
-    fz7_extract_cb cb = {d, d_begin, d_data, d_end};
+    fz7_extract_cb cb = {d, d_begin, d_data, d_end, NULL};
     assert_int_equal(fz7_archive_extract(a, NULL, &cb, err, sizeof err), FZ7_OK);
     return a;
 }

@@ -192,7 +192,7 @@ static void check_sample_7z(const char *path, const uint8_t *a, size_t na, const
     assert_int_equal(e2->folder, e3->folder);
 
     got *g = calloc(1, sizeof *g);
-    fz7_extract_cb cb = {g, g_begin, g_data, g_end};
+    fz7_extract_cb cb = {g, g_begin, g_data, g_end, NULL};
     assert_int_equal(fz7_archive_extract(arc, NULL, &cb, err, sizeof err), FZ7_OK);
     assert_int_equal(g->errors, 0);
     assert_int_equal(g->len[2], na);
@@ -406,7 +406,7 @@ static void test_xz_blocks_with_sizes(void **s)
         assert_int_equal(fz7_archive_open(path, NULL, &arc, err, sizeof err), FZ7_OK);
         assert_int_equal(fz7_archive_get_info(arc)->num_blocks, 2);
         got *g = calloc(1, sizeof *g);
-        fz7_extract_cb cb = {g, g_begin, g_data, g_end};
+        fz7_extract_cb cb = {g, g_begin, g_data, g_end, NULL};
         assert_int_equal(fz7_archive_extract(arc, NULL, &cb, err, sizeof err), FZ7_OK);
         assert_int_equal(g->errors, 0);
         assert_int_equal(g->len[0], n);
