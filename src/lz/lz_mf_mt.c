@@ -88,9 +88,13 @@ struct fz7_lz_mf_mt {
     uint32_t run;          /* positions of the last run record not yet read */
     uint32_t run_dist;     /* their match's distance */
     uint64_t pass_start, pass_end;  /* the last pass record read: its positions */
-    int populate;          /* 1 until MADV_POPULATE_WRITE fails */
-    int heads_done;        /* the hash heads were populated */
-    uint64_t son_done;     /* son bytes from the start populated */
+
+    /* Either thread's, when it would wait (populate_tables). */
+    _Alignas(64) atomic_int populate;  /* 1 until MADV_POPULATE_WRITE fails */
+    atomic_int heads_claimed;          /* a thread took the hash heads */
+    _Atomic uint64_t son_done;         /* son bytes from the start claimed */
+    uint8_t *heads, *son;              /* the tables (fixed from the start) */
+    uint64_t heads_bytes, son_bytes, son_per;
 };
 
 uint64_t fz7_lz_mf_mt_memusage(void)
@@ -147,6 +151,67 @@ static uint32_t piece_test(fz7_lz_mf_mt *mt, uint64_t pos, uint64_t *w)
     return m;
 }
 
+/* First-touch page faults (the kernel zeroing the tables' pages: 8 bytes
+ * of son per position with bt) are taken by whichever thread would
+ * otherwise wait: the coder while the searcher is the slow one, the
+ * searcher while the coder's appends are (stored pieces). Before it
+ * sleeps, a thread has the kernel map, writable and zeroed, the hash
+ * heads (once; they are hit at random, so any input that fills them
+ * touches the whole table) and the son pages of the positions appended so
+ * far, in 2 MiB steps (pages the searcher is about to touch anyway, so
+ * the peak memory does not grow). No data changes hands: the kernel keeps
+ * the contents of pages already present. */
+#define POPULATE_STEP ((uint64_t)2 << 20)
+
+static void populate(fz7_lz_mf_mt *mt, uint8_t *p, uint64_t from, uint64_t to)
+{
+#ifdef MADV_POPULATE_WRITE
+    uintptr_t a = ((uintptr_t)p + from + 4095) & ~(uintptr_t)4095;
+    uintptr_t b = ((uintptr_t)p + to) & ~(uintptr_t)4095;
+    if (b > a && madvise((void *)a, b - a, MADV_POPULATE_WRITE) != 0)
+        atomic_store_explicit(&mt->populate, 0, memory_order_relaxed);
+#else
+    (void)p, (void)from, (void)to;
+    atomic_store_explicit(&mt->populate, 0, memory_order_relaxed);
+#endif
+}
+
+/* Son bytes of the positions up to stream position end, rounded up to a
+ * step: the searcher comes right behind the appends when it passes over
+ * stored pieces. */
+static uint64_t son_wanted(const fz7_lz_mf_mt *mt, uint64_t end)
+{
+    uint64_t to = (end * mt->son_per + POPULATE_STEP - 1) / POPULATE_STEP * POPULATE_STEP;
+    return to < mt->son_bytes ? to : mt->son_bytes;
+}
+
+/* 1 when populate_tables(mt, end) has work. */
+static int populate_due(fz7_lz_mf_mt *mt, uint64_t end)
+{
+    return atomic_load_explicit(&mt->populate, memory_order_relaxed)
+           && (!atomic_load_explicit(&mt->heads_claimed, memory_order_relaxed)
+               || atomic_load_explicit(&mt->son_done, memory_order_relaxed) < son_wanted(mt, end));
+}
+
+/* Called by whichever thread is about to wait: the coder for records, the
+ * searcher for input (on stored pieces the coder's appends are what is
+ * slow). Each range is claimed by one thread, then mapped unlocked. */
+static void populate_tables(fz7_lz_mf_mt *mt, uint64_t end)
+{
+    if (!atomic_exchange_explicit(&mt->heads_claimed, 1, memory_order_relaxed))
+        populate(mt, mt->heads, 0, mt->heads_bytes);
+    uint64_t to = son_wanted(mt, end);
+    uint64_t done = atomic_load_explicit(&mt->son_done, memory_order_relaxed);
+    while (done < to && atomic_load_explicit(&mt->populate, memory_order_relaxed)) {
+        uint64_t next = done + POPULATE_STEP < to ? done + POPULATE_STEP : to;
+        if (atomic_compare_exchange_weak_explicit(&mt->son_done, &done, next, memory_order_relaxed,
+                                                  memory_order_relaxed)) {
+            populate(mt, mt->son, done, next);
+            done = next;
+        }
+    }
+}
+
 static void *searcher_main(void *arg)
 {
     fz7_lz_mf_mt *mt = arg;
@@ -173,6 +238,13 @@ static void *searcher_main(void *arg)
             /* Stuck: the coder gets what there is. */
             if (mt->coder_waiting)
                 pthread_cond_signal(&mt->wake_coder);
+            uint64_t end = mt->end;
+            if (populate_due(mt, end)) {
+                pthread_mutex_unlock(&mt->lock);
+                populate_tables(mt, end);
+                pthread_mutex_lock(&mt->lock);
+                continue;
+            }
             mt->searcher_waiting = 1;
             pthread_cond_wait(&mt->wake_searcher, &mt->lock);
             mt->searcher_waiting = 0;
@@ -264,7 +336,14 @@ int fz7_lz_mf_mt_start(fz7_lz_mf *view, fz7_lz_piece_test test, uint32_t piece, 
     mt->test = test;
     mt->piece = piece;
     mt->retest = retest;
-    mt->populate = 1;
+    atomic_init(&mt->populate, 1);
+    atomic_init(&mt->heads_claimed, 0);
+    atomic_init(&mt->son_done, 0);
+    mt->heads = (uint8_t *)view->hash4;
+    mt->heads_bytes = ((uint64_t)view->hash4_mask + 1) * sizeof(uint32_t);
+    mt->son = (uint8_t *)view->son;
+    mt->son_per = (fz7_lz_is_hc(view->kind) ? 1 : 2) * sizeof(uint32_t);
+    mt->son_bytes = (uint64_t)view->cyclic_size * mt->son_per;
     atomic_init(&mt->written, 0);
     atomic_init(&mt->freed, 0);
     atomic_init(&mt->leave, 0);
@@ -361,46 +440,6 @@ void fz7_lz_mf_mt_finish(fz7_lz_mf_mt *mt)
     pthread_mutex_unlock(&mt->lock);
 }
 
-/* The searcher would spend a sixteenth of its time on first-touch page
- * faults (the kernel zeroing the tables' pages: 8 bytes of son per
- * position with bt). The idle coder takes them: before it sleeps it has
- * the kernel map, writable and zeroed, the hash heads (once; they are
- * hit at random, so the whole table is touched by any input that fills
- * it) and the son pages of the positions appended so far, in whole 2 MiB
- * steps (pages the searcher is about to touch anyway, so the peak memory
- * does not grow). No data changes hands: the kernel keeps the contents of
- * pages already present. */
-#define POPULATE_STEP ((uint64_t)2 << 20)
-
-static void populate(fz7_lz_mf_mt *mt, uint8_t *p, uint64_t from, uint64_t to)
-{
-#ifdef MADV_POPULATE_WRITE
-    uintptr_t a = ((uintptr_t)p + from + 4095) & ~(uintptr_t)4095;
-    uintptr_t b = ((uintptr_t)p + to) & ~(uintptr_t)4095;
-    if (b > a && madvise((void *)a, b - a, MADV_POPULATE_WRITE) != 0)
-        mt->populate = 1;
-#else
-    (void)p, (void)from, (void)to;
-    mt->populate = 1;
-#endif
-}
-
-static void populate_tables(fz7_lz_mf_mt *mt)
-{
-    const fz7_lz_mf *v = mt->view;
-    if (!mt->heads_done) {
-        mt->heads_done = 1;
-        populate(mt, (uint8_t *)v->hash4, 0, ((uint64_t)v->hash4_mask + 1) * sizeof(uint32_t));
-    }
-    uint64_t per = (fz7_lz_is_hc(v->kind) ? 1 : 2) * sizeof(uint32_t);
-    uint64_t slots = mt->end < v->cyclic_size ? mt->end : v->cyclic_size;
-    uint64_t to = slots * per / POPULATE_STEP * POPULATE_STEP;
-    if (mt->populate && to > mt->son_done) {
-        populate(mt, (uint8_t *)v->son, mt->son_done, to);
-        mt->son_done = to;
-    }
-}
-
 /* Tells the searcher how far the coder has read: always in the ring word
  * it may overwrite, under the lock (with a wake-up) now and then. */
 static inline void release_words(fz7_lz_mf_mt *mt, int force)
@@ -436,8 +475,8 @@ static void wait_record(fz7_lz_mf_mt *mt, uint32_t count)
         }
     }
     release_words(mt, 1);
-    if (mt->populate)
-        populate_tables(mt);
+    if (populate_due(mt, mt->end))
+        populate_tables(mt, mt->end);
     pthread_mutex_lock(&mt->lock);
     /* Also when not asking: a searcher waiting to make a piece test
      * (test_may_run) makes it once the coder waits past it. */
