@@ -42,6 +42,33 @@ static bool method_named(const char *name, size_t n, const char *want)
     return strlen(want) == n && strncasecmp(name, want, n) == 0;
 }
 
+/* -mcrc=N as 7zz reads it: the check's size in bytes, a decimal number
+ * (none: 4). An xz file takes 0, 4, 8 or 32 (none, CRC32, CRC64,
+ * SHA-256); another number is refused only when the stream starts, as 7zz
+ * refuses it. A 7z archive always has CRC32s: the number is ignored. */
+static fz7_status parse_crc_size(fz7_settings *s, const char *val, char *why, size_t whylen)
+{
+    uint64_t n = val[0] ? 0 : 4;
+    for (const char *p = val; *p; p++) {
+        if (*p < '0' || *p > '9' || (n = n * 10 + (uint64_t)(*p - '0')) > UINT32_MAX) {
+            snprintf(why, whylen, "bad value: -mcrc=%s", val);
+            return FZ7_E_ARG;
+        }
+    }
+    s->check_refused = false;
+    if (n == 0)
+        s->check = FZ7_XZ_CHECK_NONE;
+    else if (n == 4)
+        s->check = FZ7_XZ_CHECK_CRC32;
+    else if (n == 8)
+        s->check = FZ7_XZ_CHECK_CRC64;
+    else if (n == 32)
+        s->check = FZ7_XZ_CHECK_SHA256;
+    else
+        s->check_refused = s->xz;
+    return FZ7_OK;
+}
+
 /* One -m entry: "0=LZMA2:d=64m", "1=BCJ", "d=64m", "check=crc32", ...
  * *coder gets 1 for a compressor of the chain, 2 for a filter. */
 static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder, char *why,
@@ -52,9 +79,17 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder
     if (!chain) {
         size_t klen = eq ? (size_t)(eq - m) : strlen(m);
         const char *val = eq ? eq + 1 : "";
-        if (method_named(m, klen, "check") || method_named(m, klen, "crc"))
+        if (method_named(m, klen, "crc"))
+            return parse_crc_size(s, val, why, whylen);
+        /* -mcheck=NAME: fz7's own spelling for xz (7zz has -mcrc only). */
+        if (method_named(m, klen, "check")) {
+            if (!s->xz) {
+                snprintf(why, whylen, "-mcheck applies to xz archives only");
+                return FZ7_E_ARG;
+            }
             return fz7_xz_check_parse(val, &s->check) == FZ7_OK ? FZ7_OK
                    : (snprintf(why, whylen, "unknown check: %s", val), FZ7_E_ARG);
+        }
         if (method_named(m, klen, "qs")) {
             s->sort_by_type = !(strcasecmp(val, "off") == 0 || strcmp(val, "-") == 0);
             return FZ7_OK;
@@ -198,7 +233,7 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
     if (s->level > 9)
         s->level = 9;
     s->method = s->level == 0 && !xz ? FZ7_7Z_COPY : FZ7_7Z_LZMA2;
-    s->check = FZ7_XZ_CHECK_CRC64;
+    s->check = FZ7_XZ_CHECK_CRC32;   /* 7zz's xz default */
     s->header_compress = o->header_compress != FZ7_OFF;
     s->store_time[FZ7_TIME_M] = true;   /* 7-Zip: -mtm on, -mtc and -mta off */
     s->bcj = -1;

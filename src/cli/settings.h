@@ -36,7 +36,10 @@ typedef struct fz7_settings {
     unsigned delta;           /* Delta distance in bytes (-mf=Delta:N), 0 none */
     uint32_t branch_id;       /* a branch filter for other CPUs (-m0=ARM64,
                                  -mf=PPC, ...): its 7z method ID; 0 none */
-    fz7_xz_check check;       /* xz block check (-mcheck=, -mcrc=); CRC64 default */
+    fz7_xz_check check;       /* xz block check (-mcrc=, -mcheck=); CRC32
+                                 by default, as 7zz writes xz */
+    bool check_refused;       /* xz: -mcrc= gave a size no check has (7zz
+                                 refuses it once the stream starts) */
     bool header_compress;     /* -mhc (default on) */
     const char *solid;        /* -ms spec for fz7_7z_plan_solid; "off" for Copy */
     bool store_time[FZ7_TIME_KINDS]; /* [FZ7_TIME_C/_A/_M]: -mtc, -mta, -mtm; for a

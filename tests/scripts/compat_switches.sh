@@ -74,9 +74,12 @@ state() {
         else
             case $f in
             *.7z|*.xz|*.7z.0*|*.xz.0*|./new|*.exe|*.exe.0*)
-                echo "A $f"
+                echo "A $f${with_bytes:+ $(md5sum <"$f" | cut -c1-32)}"
+                # an xz entry's Method names its filters, LZMA2 and the check
+                local m=$with_methods
+                case $f in *.xz) m=1 ;; esac
                 7zz l -slt -ppw "$f" 2>/dev/null </dev/null | sed -n '/^----------$/,$p' |
-                    grep -E "^(Path|Size|CRC|Attributes|Modified|Folder|Encrypted${with_methods:+|Method}) = " ;;
+                    grep -E "^(Path|Size|CRC|Attributes|Modified|Folder|Encrypted${m:+|Method}) = " ;;
             *) echo "F $f $(md5sum <"$f" | cut -c1-32)" ;;
             esac
         fi
@@ -87,6 +90,10 @@ state() {
 # entry's Method (the coders and their order, from 7zz l -slt).
 with_methods=
 mrow() { with_methods=1; row "$@"; with_methods=; }
+
+# brow STATUS ARGS... : a row whose archives must be byte for byte 7zz's.
+with_bytes=
+brow() { with_bytes=1; row "$@"; with_bytes=; }
 
 # row STATUS ARGS... : STATUS "same" or why not ("Windows-only", "not yet: ...").
 row() {
@@ -123,6 +130,7 @@ row() {
         echo "not same   | $shown | $status [$why]"
     fi
     [ -n "$with_methods" ] && shown="$shown (entries' Method too)"
+    [ -n "$with_bytes" ] && shown="$shown (archive's bytes too)"
     table_rows+=("| \`fz7 ${shown//|/\\|}\` | ${status//|/\\|} |")
     rm -rf "$S/r$rows"
 }
@@ -302,6 +310,17 @@ mrow "not same: -m0=Copy -m1=BCJ puts BCJ in front of Copy (7zz after it: Copy B
 for m in -mx1 -mx9 -mmt2 -md=1m -mfb=32; do
     row same a -txz $m new.xz one.txt
 done
+# -mcrc: the check's size in bytes (xz: 0 none, 4 CRC32 = the default, 8
+# CRC64, 32 SHA-256; another number refused once the stream starts); a 7z
+# archive ignores the number.
+for m in -mcrc -mcrc= -mcrc=0 -mcrc=4 -mcrc=08 -mcrc=32 -mcrc=64 -mcrc=crc64 -mcrc=+4; do
+    row same a -txz $m new.xz one.txt
+done
+brow same a -txz new.xz src/sub/empty.txt
+brow same a -txz -mcrc=0 new.xz src/sub/empty.txt
+row same a -mcrc=8 new.7z one.txt
+row same a -mcrc=crc64 new.7z one.txt
+row same a -mcheck=crc64 new.7z one.txt
 row "fz7 extra: -mcheck picks the xz check (7zz: E_INVALIDARG, exit 2)" a -txz -mcheck=sha256 new.xz one.txt
 row "fz7 extra: -mf=x86 for xz (7zz: E_INVALIDARG, exit 2)" a -txz -mf=x86 new.xz one.txt
 

@@ -87,6 +87,8 @@ struct fz7_xz_writer {
     fz7_fd_ostream out;          /* the .xz file */
     fz7_xz_opts opts;
     bool seekable;
+    bool header_reserved;        /* the open block's header is a reservation,
+                                    rewritten with its sizes at its end */
     /* The open block, if any. */
     bool in_block;
     uint64_t block_start;        /* file offset of its header */
@@ -199,7 +201,8 @@ static size_t build_block_header(const fz7_xz_opts *o, uint8_t dict_prop, uint8_
     return total;
 }
 
-static fz7_status begin_block(fz7_xz_writer *w)
+/* empty: the block will get no input, so its header can be final now. */
+static fz7_status begin_block(fz7_xz_writer *w, bool empty)
 {
     /* The encoder first: the header names its (possibly reduced) dictionary. */
     fz7_status st = w->opts.threads > 1
@@ -211,7 +214,8 @@ static fz7_status begin_block(fz7_xz_writer *w)
     w->dict_prop = fz7_lzma2_enc_dict_prop(w->enc);
     uint8_t h[RESERVED_BLOCK_HEADER + 8];
     w->block_start = w->out.pos;
-    if (w->seekable) {
+    w->header_reserved = w->seekable && !empty;
+    if (w->header_reserved) {
         /* Reserve the largest header; rewritten with the sizes later. */
         w->header_size = RESERVED_BLOCK_HEADER;
         memset(h, 0, w->header_size);
@@ -467,7 +471,7 @@ static fz7_status end_block(fz7_xz_writer *w)
     st = fz7_fd_ostream_write(&w->out.os, tail, pad + cs);
     if (st != FZ7_OK)
         return st;
-    if (w->seekable) {
+    if (w->header_reserved) {
         uint8_t h[RESERVED_BLOCK_HEADER + 8];
         size_t hs = build_block_header(&w->opts, w->dict_prop, h, true, compressed, w->block_in,
                                        w->header_size);
@@ -492,7 +496,7 @@ fz7_status fz7_xz_writer_write(fz7_xz_writer *w, const uint8_t *p, size_t n)
     }
     fz7_status st = w->failed;
     while (st == FZ7_OK && n) {
-        if (!w->in_block && (st = begin_block(w)) != FZ7_OK)
+        if (!w->in_block && (st = begin_block(w, false)) != FZ7_OK)
             break;
         size_t take = n;
         if (w->opts.block_size && w->opts.block_size - w->block_in < take)
@@ -514,6 +518,9 @@ fz7_status fz7_xz_writer_finish(fz7_xz_writer *w)
     if (st == FZ7_OK && w->parallel)
         st = parallel_finish(w);
     if (st == FZ7_OK && w->in_block)
+        st = end_block(w);
+    if (st == FZ7_OK && w->n_index == 0 && w->opts.empty_block &&
+        (st = begin_block(w, true)) == FZ7_OK)
         st = end_block(w);
     uint64_t index_size = 0;
     if (st == FZ7_OK) {

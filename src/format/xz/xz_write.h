@@ -22,6 +22,8 @@ typedef struct fz7_xz_opts {
     fz7_xz_check check;       /* FZ7_XZ_CHECK_CRC64 is xz's default */
     bool bcj_x86;             /* x86 BCJ filter (ID 0x04) before LZMA2 */
     unsigned delta_distance;  /* Delta filter (ID 0x03) distance 1..256; 0 = none */
+    bool empty_block;         /* empty input: one empty block, as 7-Zip
+                                 writes it (false: no block, as xz does) */
     uint64_t block_size;      /* uncompressed bytes per block; 0 = one block */
     uint64_t size_hint;       /* input bytes if known (shrinks the dictionary); 0 = unknown */
     uint32_t threads;         /* 0 or 1: one thread. More with block_size
@@ -49,7 +51,8 @@ fz7_status fz7_xz_writer_new(int fd, const fz7_xz_opts *o, fz7_xz_writer **out);
 fz7_status fz7_xz_writer_write(fz7_xz_writer *w, const uint8_t *p, size_t n);
 
 /* Ends the last block, writes the index and the stream footer. Empty
- * input gives a stream without blocks, as xz writes it. */
+ * input gives a stream without blocks, as xz writes it, or with one empty
+ * block (opts.empty_block). */
 fz7_status fz7_xz_writer_finish(fz7_xz_writer *w);
 
 /* Bytes written to fd so far. */
