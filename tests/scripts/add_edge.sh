@@ -33,6 +33,14 @@ mkdir -p e2 && printf 'Z' > e2/one
 (cd e2 && "$FZ7" a -bd ../e2.7z one) > log 2>&1 || { cat log; fail "1-byte file"; }
 check_7z e2.7z
 [ "$(7zz x -so e2.7z one)" = "Z" ] || fail "1-byte file content"
+# A lone entry's header stays plain (kHeader right after the data), as 7zz
+# writes it: 82 bytes for the empty file (50 of header), 119 for the 1-byte
+# file; two entries get an LZMA-encoded header (kEncodedHeader, 0x17).
+hdr_kind() { od -An -tx1 -j$((32 + $(od -An -tu8 -j12 -N8 "$1"))) -N1 "$1" | tr -d ' '; }
+[ "$(stat -c %s e1.7z) $(hdr_kind e1.7z)" = "82 01" ] || fail "e1.7z: $(stat -c %s e1.7z) bytes, header $(hdr_kind e1.7z) (7zz: 82, 01)"
+[ "$(stat -c %s e2.7z) $(hdr_kind e2.7z)" = "119 01" ] || fail "e2.7z: $(stat -c %s e2.7z) bytes, header $(hdr_kind e2.7z) (7zz: 119, 01)"
+(cd e2 && : > two && "$FZ7" a -bd ../e3.7z one two) > log 2>&1 || { cat log; fail "two files"; }
+[ "$(hdr_kind e3.7z)" = 17 ] || fail "e3.7z: two entries, header $(hdr_kind e3.7z) (7zz: 17)"
 "$FZ7" a -bd e2.xz e2/one > log 2>&1 && xz -dc e2.xz | cmp - e2/one || fail "1-byte .xz"
 "$FZ7" a -bd e1.xz e1/empty > log 2>&1 && xz -t e1.xz && [ "$(xz -dc e1.xz | wc -c)" = 0 ] || fail "empty .xz"
 # 7zz's xz of an empty file: one empty block (4 KiB dictionary) and a CRC32

@@ -1276,6 +1276,8 @@ static fz7_status encode_header(fz7_7z_writer *w, bytebuf *header, const fz7_7za
 {
     fz7_lzma_enc_opts lo;
     fz7_lzma_header_preset(&lo, header->m.n);
+    lo.mf = FZ7_LZ_BT2;   /* 7-Zip's header coder: bt2, fb=273 */
+    lo.nice_len = 273;
     fz7_status st = FZ7_OK;
     bytebuf packed = {0};
     mem_sink ms = {{mem_write}, &packed};
@@ -1358,7 +1360,11 @@ fz7_status fz7_7z_writer_finish(fz7_7z_writer *w, const fz7_7z_header_opts *h)
     bytebuf header = {0};
     if (w->n_entries) {
         st = build_header(w, &header);
-        if (st == FZ7_OK && h && (h->compress || h->key))
+        /* 7-Zip leaves the header of a lone entry plain, whatever LZMA
+         * would make of it (the encoded header's own block costs 30 bytes
+         * or more); an encrypted header is always encoded. */
+        bool encode = h && (h->key || (h->compress && w->n_entries > 1));
+        if (st == FZ7_OK && encode)
             st = encode_header(w, &header, h->key);
     }
     uint64_t header_offset = w->out.pos - SIGNATURE_HEADER_SIZE;

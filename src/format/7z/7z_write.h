@@ -88,7 +88,9 @@ typedef struct fz7_7z_entry_meta {
 
 /* Header options for fz7_7z_writer_finish. */
 typedef struct fz7_7z_header_opts {
-    bool compress;             /* LZMA-encode the header (kEncodedHeader); -mhc */
+    bool compress;             /* LZMA-encode the header (kEncodedHeader); -mhc.
+                                  A header of one entry stays plain, as
+                                  7-Zip writes it */
     const fz7_7zaes_key *key;  /* also encrypt it (-mhe; implies compress); NULL = no */
 } fz7_7z_header_opts;
 
