@@ -347,6 +347,8 @@ static fz7_status write_xz(add_run *r, int fd, char *why, size_t whylen)
     xo.lzma = r->set.lzma;
     xo.check = r->set.check;
     xo.bcj_x86 = r->set.bcj == 1;
+    xo.branch = r->set.branch_id != 0;
+    xo.branch_arch = fz7_settings_branch_arch(r->set.branch_id);
     xo.delta_distance = r->set.delta;
     xo.empty_block = true;   /* 7zz's xz */
     /* An empty file known to be empty gets the smallest dictionary in its

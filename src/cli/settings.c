@@ -23,18 +23,29 @@
  * them. */
 #define BCJ2_FROM_LEVEL 5
 
-/* The 7z method ID of a branch filter named name[0..n) (7-Zip's names:
- * PPC, IA64, ARM, ARMT, SPARC, ARM64), 0 for any other name. */
+/* The branch filters by 7-Zip's names: 7z method ID and instruction set. */
+static const struct { const char *name; uint32_t id; fz7_bcj_arch arch; } branch_filters[] = {
+    {"PPC", 0x03030205, FZ7_BCJ_PPC}, {"IA64", 0x03030401, FZ7_BCJ_IA64},
+    {"ARM", 0x03030501, FZ7_BCJ_ARM}, {"ARMT", 0x03030701, FZ7_BCJ_ARMT},
+    {"SPARC", 0x03030805, FZ7_BCJ_SPARC}, {"ARM64", 0x0A, FZ7_BCJ_ARM64},
+};
+
+/* The 7z method ID of a branch filter named name[0..n) (PPC, IA64, ARM,
+ * ARMT, SPARC, ARM64), 0 for any other name. */
 static uint32_t fz7_branch_filter_id(const char *name, size_t n)
 {
-    static const struct { const char *name; uint32_t id; } k[] = {
-        {"PPC", 0x03030205}, {"IA64", 0x03030401}, {"ARM", 0x03030501},
-        {"ARMT", 0x03030701}, {"SPARC", 0x03030805}, {"ARM64", 0x0A},
-    };
-    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
-        if (strlen(k[i].name) == n && strncasecmp(name, k[i].name, n) == 0)
-            return k[i].id;
+    for (size_t i = 0; i < sizeof branch_filters / sizeof branch_filters[0]; i++)
+        if (strlen(branch_filters[i].name) == n && strncasecmp(name, branch_filters[i].name, n) == 0)
+            return branch_filters[i].id;
     return 0;
+}
+
+fz7_bcj_arch fz7_settings_branch_arch(uint32_t id)
+{
+    for (size_t i = 0; i < sizeof branch_filters / sizeof branch_filters[0]; i++)
+        if (branch_filters[i].id == id)
+            return branch_filters[i].arch;
+    return FZ7_BCJ_ARM64;
 }
 
 static bool method_named(const char *name, size_t n, const char *want)
@@ -244,6 +255,7 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
         return st;
     }
     bool chain_method = false, chain_filter = false;
+    long method_at = -1, filter_at = -1;   /* their places in the chain (-mN=) */
     for (size_t i = 0; i < o->n_methods; i++) {
         int coder = 0;
         st = apply_method_switch(s, o->methods[i], &coder, why, whylen);
@@ -251,14 +263,21 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
             return st;
         chain_method |= coder == 1;
         chain_filter |= coder == 2;
+        if (coder == 1)
+            method_at = strtol(o->methods[i], NULL, 10);
+        else if (coder == 2)
+            filter_at = strtol(o->methods[i], NULL, 10);
+    }
+    s->filter_after = chain_method && chain_filter && filter_at > method_at;
+    /* 7zz's xz takes its filter from -mf only: a filter in the chain
+     * (-m0=BCJ -m1=LZMA2, -m0=ARM64) is E_INVALIDARG. */
+    if (chain_filter && xz) {
+        snprintf(why, whylen, "an xz file takes its filter from -mf=, not from -m0=, -m1=...");
+        return FZ7_E_ARG;
     }
     /* A chain of filters alone (-m0=ARM64): 7-Zip writes the filter with
-     * no compressor after it; xz has no such block (7zz: E_INVALIDARG). */
+     * no compressor after it. */
     if (chain_filter && !chain_method) {
-        if (xz) {
-            snprintf(why, whylen, "an xz block needs LZMA2 after its filters");
-            return FZ7_E_ARG;
-        }
         /* BCJ2 alone keeps LZMA2 for its main stream and LZMA for the
          * call and jump streams (7zz stores the four streams raw). */
         if (!(s->bcj == 1 && s->bcj2))
@@ -294,10 +313,6 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
         s->bcj2 = false;
     if (xz && s->method != FZ7_7Z_LZMA2) {
         snprintf(why, whylen, "xz archives support only the LZMA2 method");
-        return FZ7_E_UNSUPPORTED;
-    }
-    if (xz && s->branch_id) {
-        snprintf(why, whylen, "fz7 writes branch filters other than x86 BCJ in 7z archives only");
         return FZ7_E_UNSUPPORTED;
     }
     if (s->branch_id && (s->delta || s->bcj == 1)) {
@@ -418,6 +433,7 @@ void fz7_settings_folder_opts(const fz7_settings *s, const fz7_7zaes_key *key, u
     fo->key = key;
     fo->delta_distance = s->delta;
     fo->branch_id = s->branch_id;
+    fo->filter_after_copy = s->filter_after && s->method == FZ7_7Z_COPY;
     fo->size_hint = size_hint;
     fo->bcj_x86 = bcj;
     fo->bcj2 = s->bcj2 && s->method != FZ7_7Z_COPY && s->method != FZ7_7Z_BZIP2 &&

@@ -240,11 +240,21 @@ done
 [ "$(7zz l -slt lone.7z | sed -n 's/^Physical Size = //p')" -gt 55903 ] || fail "-m0=ARMT alone: smaller than its input (compressed?)"
 rm -f cb.7z && "$FZ7" a -bd -mx0 -mf=BCJ cb.7z many > log 2>&1 || fail "-mx0 -mf=BCJ"
 [ "$(7zz l -slt cb.7z | grep -c '^Method = BCJ Copy$')" = 5 ] || fail "-mx0 -mf=BCJ: not BCJ in front of Copy"
+rm -f cc.7z && "$FZ7" a -bd -m0=Copy -m1=BCJ cc.7z many > log 2>&1 || fail "-m0=Copy -m1=BCJ"
+[ "$(7zz l -slt cc.7z | sed '1,/^----------$/d' | grep -c '^Method = Copy BCJ$')" = 5 ] && 7zz t cc.7z > log 2>&1 ||
+    fail "-m0=Copy -m1=BCJ: not Copy then BCJ as 7zz lists it, or 7zz t fails"
+# xz's branch filters (-mf=ARM64 ...): xz(1) decodes them and names them.
+for f in ARM64:arm64 ARM:arm ARMT:armthumb PPC:powerpc SPARC:sparc IA64:ia64; do
+    rm -f br.xz && "$FZ7" a -bd -txz -mf=${f%%:*} br.xz many/$(ls many | head -1) > log 2>&1 || fail "-txz -mf=${f%%:*}"
+    xz -dc br.xz | cmp -s - many/$(ls many | head -1) || fail "-txz -mf=${f%%:*}: xz -dc differs"
+    [ "$(xz --robot -lvv br.xz | awk -F'\t' '$1 == "block" {print $16}')" = "--${f#*:} --lzma2=dict=$(xz --robot -lvv br.xz | awk -F'\t' '$1 == "block" {print $16}' | sed 's/.*dict=//')" ] ||
+        fail "-txz -mf=${f%%:*}: block filters $(xz --robot -lvv br.xz | awk -F'\t' '$1 == "block" {print $16}')"
+done
 rm -f lone.xz
 "$FZ7" a -bd -txz -m0=BCJ lone.xz e2/one > log 2> err; rc=$?
 [ $rc = 2 ] && [ ! -e lone.xz ] || fail "-txz -m0=BCJ: exit $rc, 7zz exits 2 and writes nothing"
 [ "$(tail -n 2 log)" = "$(printf 'Creating archive: lone.xz\n')" ] || { cat log; fail "-txz -m0=BCJ: stdout does not end with Creating archive"; }
-[ "$(cat err)" = "$(printf '\n\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n  (in lone.xz: an xz block needs LZMA2 after its filters)')" ] ||
+[ "$(cat err)" = "$(printf '\n\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n  (in lone.xz: an xz file takes its filter from -mf=, not from -m0=, -m1=...)')" ] ||
     { cat err; fail "-txz -m0=BCJ: stderr"; }
 
 # -sdel: the inputs go once they are in the archive.

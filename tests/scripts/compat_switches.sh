@@ -312,8 +312,20 @@ done
 mrow same a -m0=BCJ -mx9 new.7z src
 mrow same a -ppw -mhe=on -m0=Delta:4 new.7z src
 row same a -txz -m0=BCJ new.xz one.txt
+for m in "-m0=ARM64 -m1=LZMA2" "-m0=BCJ -m1=LZMA2" "-m0=Delta:4 -m1=LZMA2" "-m0=LZMA2 -m1=BCJ" -m0=LZMA2; do
+    row same a -txz $m new.xz one.txt
+done
+# an xz block's branch filter (the entry's Method names it)
+for f in ARM64 ARM ARMT PPC SPARC IA64 BCJ Delta:4; do
+    row same a -txz -mf=$f new.xz src/b.bin
+done
 mrow "not same: -m0=BCJ2 alone gets LZMA2 and LZMA behind it (7zz stores its four streams raw)" a -m0=BCJ2 new.7z src
-mrow "not same: -m0=Copy -m1=BCJ puts BCJ in front of Copy (7zz after it: Copy BCJ)" a -m0=Copy -m1=BCJ new.7z src
+# a filter named after Copy is listed after it (Copy BCJ), as 7zz lists it
+for m in "-m0=Copy -m1=BCJ" "-m0=Copy -m1=Delta:4" "-m0=Copy -m1=ARM64" "-m0=BCJ -m1=Copy"; do
+    mrow same a $m new.7z src
+done
+mrow same a -ppw -m0=Copy -m1=BCJ new.7z src
+mrow "not same: -m0=LZMA2 -m1=BCJ puts BCJ in front of LZMA2 (7zz runs BCJ over LZMA2's output: LZMA2 BCJ)" a -m0=LZMA2 -m1=BCJ new.7z src
 for m in -mx1 -mx9 -mmt2 -md=1m -mfb=32; do
     row same a -txz $m new.xz one.txt
 done

@@ -152,6 +152,7 @@ typedef struct folder_rec {
     uint8_t delta;                /* Delta distance - 1, when has_delta */
     bool has_delta;
     uint32_t branch_id;           /* a RISC branch filter's method ID, 0 none */
+    bool filter_first;            /* the filter's coder before Copy's */
     bool aes;
     uint8_t props[5];
     size_t props_len;
@@ -498,6 +499,7 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
         return FZ7_E_ARG;
     f->branch_id = o->branch_id;
     f->method = o->method;
+    f->filter_first = o->filter_after_copy && o->method == FZ7_7Z_COPY;
     f->bcj = o->bcj_x86;
     f->has_delta = o->delta_distance != 0;
     f->delta = (uint8_t)(o->delta_distance ? o->delta_distance - 1 : 0);
@@ -906,7 +908,10 @@ static void put_folder(bytebuf *b, const folder_rec *f)
     bb_number(b, n);
     if (f->aes)
         put_coder(b, id_aes, sizeof id_aes, f->aes_props, f->aes_props_len);
-    put_method(b, f);
+    /* Copy changes nothing, so a filter on its far side gives the same
+     * bytes: only the coders' order shows it. */
+    if (!f->filter_first)
+        put_method(b, f);
     if (f->bcj)
         put_coder(b, id_bcj, sizeof id_bcj, NULL, 0);
     if (f->has_delta)
@@ -920,6 +925,8 @@ static void put_folder(bytebuf *b, const folder_rec *f)
                 id[len++] = (uint8_t)(f->branch_id >> shift);
         put_coder(b, id, len, NULL, 0);
     }
+    if (f->filter_first)
+        put_method(b, f);
     for (unsigned k = 0; k + 1 < n; k++) {
         bb_number(b, k + 1);   /* InIndex */
         bb_number(b, k);       /* OutIndex */

@@ -1,10 +1,11 @@
 /* xz_write.h - writing .xz files (xz-file-format.txt): one stream of
- * LZMA2 blocks, optionally behind x86 BCJ or Delta, with the index and the
+ * LZMA2 blocks, optionally behind a branch filter or Delta, with the index and the
  * stream footer. One input file per stream. */
 #ifndef FZ7_XZ_WRITE_H
 #define FZ7_XZ_WRITE_H
 
 #include "fz7_common.h"
+#include "filter/filter.h"
 #include "lzma/lzma_enc.h"
 
 #include <stdbool.h>
@@ -21,6 +22,9 @@ typedef struct fz7_xz_opts {
     fz7_lzma_enc_opts lzma;   /* the LZMA2 encoder's options */
     fz7_xz_check check;       /* FZ7_XZ_CHECK_CRC64 is xz's default */
     bool bcj_x86;             /* x86 BCJ filter (ID 0x04) before LZMA2 */
+    bool branch;              /* a branch filter for another CPU before LZMA2
+                                 (IDs 0x05..0x0A; not with bcj_x86 or Delta): */
+    fz7_bcj_arch branch_arch; /* its instruction set */
     unsigned delta_distance;  /* Delta filter (ID 0x03) distance 1..256; 0 = none */
     bool empty_block;         /* empty input: one empty block, as 7-Zip
                                  writes it (false: no block, as xz does) */
