@@ -243,6 +243,11 @@ rm -f cb.7z && "$FZ7" a -bd -mx0 -mf=BCJ cb.7z many > log 2>&1 || fail "-mx0 -mf
 rm -f cc.7z && "$FZ7" a -bd -m0=Copy -m1=BCJ cc.7z many > log 2>&1 || fail "-m0=Copy -m1=BCJ"
 [ "$(7zz l -slt cc.7z | sed '1,/^----------$/d' | grep -c '^Method = Copy BCJ$')" = 5 ] && 7zz t cc.7z > log 2>&1 ||
     fail "-m0=Copy -m1=BCJ: not Copy then BCJ as 7zz lists it, or 7zz t fails"
+# BCJ2 alone: one coder, its four streams stored raw (as 7zz: Method = BCJ2).
+rm -f b2.7z && "$FZ7" a -bd -m0=BCJ2 b2.7z many > log 2>&1 || fail "-m0=BCJ2"
+[ "$(7zz l -slt b2.7z | sed '1,/^----------$/d' | grep -c '^Method = BCJ2$')" = 5 ] && 7zz t b2.7z > log 2>&1 ||
+    fail "-m0=BCJ2: not BCJ2 alone, or 7zz t fails"
+[ "$(7zz l -slt b2.7z | sed -n 's/^Physical Size = //p')" -gt 55903 ] || fail "-m0=BCJ2: smaller than its input (compressed?)"
 # xz's branch filters (-mf=ARM64 ...): xz(1) decodes them and names them.
 for f in ARM64:arm64 ARM:arm ARMT:armthumb PPC:powerpc SPARC:sparc IA64:ia64; do
     rm -f br.xz && "$FZ7" a -bd -txz -mf=${f%%:*} br.xz many/$(ls many | head -1) > log 2>&1 || fail "-txz -mf=${f%%:*}"
