@@ -42,6 +42,11 @@ printf 'gone\n' >src/gone.txt
 7zz a -bd old.7z src >/dev/null
 rm src/gone.txt
 printf 'junk\n' >junk.7z
+# anti.7z: old.7z updated with -uq3, so src/gone.txt is an anti-item; prev
+# and prevflat hold the names it deletes.
+cp old.7z anti.7z && 7zz u -bd -uq3 anti.7z src >/dev/null
+mkdir -p prev/src prevflat && printf 'x\n' >prev/src/gone.txt && printf 'k\n' >prev/keep.txt &&
+    printf 'x\n' >prevflat/gone.txt
 # Two archives, the second with a damaged stored entry (a CRC error).
 mkdir two && cp arc.7z two/arc.7z && 7zz a -bd -mx0 two/bad.7z one.txt >/dev/null &&
     printf '\377' | dd of=two/bad.7z bs=1 seek=32 conv=notrunc 2>/dev/null
@@ -184,6 +189,15 @@ row same t 'two/*.7z'
 row same x 'two/*.7z' -oout
 row same x -ax!arc2.7z '*.7z' -oout
 row same x arc.7z -oout -aoa
+row same x anti.7z -oprev
+row same x -bb1 anti.7z -oprev -y
+for ao in -aoa -aos -aot -aou; do
+    row same x -bb1 anti.7z -oprev $ao
+done
+row same e anti.7z -oprevflat -y
+row same x -so anti.7z src/a.txt
+row same t -bb1 anti.7z
+row same l anti.7z
 row same x arc.7z -oout -aos
 row same t -bb0 arc.7z
 row same t -bb1 arc.7z
