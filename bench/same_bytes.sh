@@ -31,6 +31,9 @@ else
   files=(brown.txt cmake.elf dpkg-status.txt headers.tar pystdlib.tar random.deb zoneinfo.tar)
 fi
 for f in "${files[@]}"; do cp -p "$corpus/$f" "$work/in/"; done
+# One fixed time for every entry: a fresh copy of the corpus (new mtimes)
+# must not change the 7z archives' bytes.
+touch -d @1700000000 "$work/in" "$work/in"/*
 (cd "$work/in" && tar cf "$work/in.tar" --sort=name --mtime=@0 --owner=0 --group=0 .)
 
 out=$work/list

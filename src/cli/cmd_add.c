@@ -420,17 +420,30 @@ static fz7_status write_la(add_run *r, int fd, fz7_la_kind kind, const char *old
     /* -snh: later names of a hard-linked file become tar hard links, as
      * 7-Zip writes them (tar only: 7z has no such entry). */
     size_t *link_first = NULL;
-    if (st == FZ7_OK && r->o->store_hardlinks && kind == FZ7_LA_TAR)
+    /* holder[f]: the name of inode group f (its first name's index) whose
+     * data was stored; a name that could not be read holds nothing, so the
+     * next name of the group is stored with the data instead. */
+    size_t *holder = NULL;
+    if (st == FZ7_OK && r->o->store_hardlinks && kind == FZ7_LA_TAR) {
         st = fz7_tree_hardlink_firsts(&r->tree, &link_first);
+        if (st == FZ7_OK && link_first) {
+            holder = malloc(r->tree.count * sizeof *holder);
+            if (!holder)
+                st = FZ7_E_MEM;
+            for (size_t i = 0; holder && i < r->tree.count; i++)
+                holder[i] = SIZE_MAX;
+        }
+    }
     for (size_t i = first; i < end && st == FZ7_OK; i++) {
         const fz7_tree_item *it = &r->tree.items[i];
         fz7_la_entry e = {.name = it->name, .mode = it->mode, .size = it->size,
                           .mtime = it->mtime, .mtime_nsec = it->mtime_nsec,
                           .link_target = it->link_target};
-        if (link_first && link_first[i] != i) {
+        size_t group = link_first ? link_first[i] : i;
+        if (group != i && holder[group] != SIZE_MAX) {
             e.mode = S_IFREG | (it->mode & 07777);
             e.size = 0;
-            e.hardlink = r->tree.items[link_first[i]].name;
+            e.hardlink = r->tree.items[holder[group]].name;
             st = fz7_la_writer_begin(w, &e);
             continue;
         }
@@ -471,6 +484,8 @@ static fz7_status write_la(add_run *r, int fd, fz7_la_kind kind, const char *old
         r->files_read++;
         if (rerr)
             read_warn(r, it->disk_path, rerr);
+        else if (holder && it->nlink > 1)
+            holder[group] = i;
     }
     if (st == FZ7_OK)
         st = fz7_la_writer_finish(w);
@@ -478,6 +493,7 @@ static fz7_status write_la(add_run *r, int fd, fz7_la_kind kind, const char *old
         snprintf(why, whylen, "%s", fz7_la_writer_error(w));
     fz7_la_writer_free(w);
     free(link_first);
+    free(holder);
     return st;
 }
 

@@ -74,47 +74,35 @@ static inline int same8(const uint8_t *a, const uint8_t *b)
     return x == y;
 }
 
-/* Anchors the one pass keeps for probing after it (about n / 256 of them
- * in flat data; a piece with more probes the rest in a second scan). */
-#define ANCHORS_MAX 1024u
-
-/* The repeat scan and the anchor search in one pass, then the order-1
- * histogram and the verdicts: the AND of the three tests described at
- * the top, each computed as far as needed. The repeat scan goes first:
- * in data that repeats (a period longer than QUICK_BYTES) it ends the
- * test within the first period. */
-int fz7_lzma2_store_worthy(const fz7_lz_mf *mf, uint32_t idx, uint32_t n)
+/* The repeat scan, the order-1 histogram, the anchor list and the
+ * verdicts: the AND of the three tests described at the top, each
+ * computed as far as needed. The repeat scan goes first: in data that
+ * repeats (a period longer than QUICK_BYTES) it ends the test within the
+ * first period. Each runs as its own loop, which keeps the loops short
+ * enough for the compiler to schedule well. */
+int fz7_lzma2_store_worthy(const fz7_lz_mf *mf, uint32_t idx, uint32_t n, fz7_lzma2_store_scan *scan)
 {
     const uint8_t *p = mf->buf + idx;
     if (!quick_flat(p, n))
         return 0;
+    _Static_assert(REPEAT_MIN == 8, "the repeat scan and the anchors read 8 bytes");
     uint16_t last[1u << REPEAT_BITS];
     memset(last, 0xFF, sizeof(last));
-    uint32_t covered = 0, rep_at = 0;   /* the repeat scan's next position */
-    uint32_t anchors[ANCHORS_MAX], na = 0, scanned = n;
-    _Static_assert(REPEAT_MIN == 8, "the repeat scan and the anchors read 8 bytes");
-    for (uint32_t i = 0; i + 8 <= n; i++) {
-        if (i == rep_at && i < 0xFFFF) {
-            uint32_t h = (fz7_get32le(p + i) * 0x9E3779B1u) >> (32 - REPEAT_BITS);
-            uint32_t j = last[h];
-            last[h] = (uint16_t)i;
-            rep_at = i + 1;
-            if (j != 0xFFFF && same8(p + j, p + i)) {
-                /* Extended only until the verdict is known. */
-                uint32_t len = REPEAT_MIN, enough = n / 256 + 1 - covered;
-                while (len < enough && i + len < n && p[j + len] == p[i + len])
-                    len++;
-                covered += len;
-                if (covered > n / 256)
-                    return 0;
-                rep_at = i + len;
-            }
-        }
-        if (fz7_lzma2_store_anchor(p + i)) {
-            if (na < ANCHORS_MAX)
-                anchors[na++] = i;
-            else if (scanned == n)
-                scanned = i;
+    uint32_t covered = 0;
+    const uint32_t rep_end = n - 7 < 0xFFFF ? n - 7 : 0xFFFF;
+    for (uint32_t i = 0; i < rep_end; i++) {
+        uint32_t h = (fz7_get32le(p + i) * 0x9E3779B1u) >> (32 - REPEAT_BITS);
+        uint32_t j = last[h];
+        last[h] = (uint16_t)i;
+        if (j != 0xFFFF && same8(p + j, p + i)) {
+            /* Extended only until the verdict is known. */
+            uint32_t len = REPEAT_MIN, enough = n / 256 + 1 - covered;
+            while (len < enough && i + len < n && p[j + len] == p[i + len])
+                len++;
+            covered += len;
+            if (covered > n / 256)
+                return 0;
+            i += len - 1;
         }
     }
     uint32_t ctx[8][256] = {{0}};
@@ -133,18 +121,40 @@ int fz7_lzma2_store_worthy(const fz7_lz_mf *mf, uint32_t idx, uint32_t n)
     if (sum > 2440u + n / 32u)
         return 0;
     /* Repeats of the dictionary: the anchors of stored bytes are recorded
-     * (store_piece), so a second copy of them meets its first here. */
-    for (uint32_t a = 0; a < na; a++)
-        if (fz7_lz_mf_probe(mf, idx + anchors[a], 32) >= 32)
-            return 0;
-    for (uint32_t i = scanned; i + 8 <= n; i++)
-        if (fz7_lzma2_store_anchor(p + i) && fz7_lz_mf_probe(mf, idx + i, 32) >= 32)
-            return 0;
+     * (fz7_lzma2_store_pass), so a second copy of them meets its first
+     * here. */
+    scan->idx = idx;
+    scan->end = idx + n;
+    scan->count = 0;
+    scan->listed = n;
+    for (uint32_t i = 0; i + 8 <= n; i++) {
+        if (fz7_lzma2_store_anchor(p + i)) {
+            if (fz7_lz_mf_probe(mf, idx + i, 32) >= 32)
+                return 0;
+            if (scan->count < FZ7_LZMA2_SCAN_ANCHORS)
+                scan->anchor[scan->count++] = i;
+            else if (scan->listed == n)
+                scan->listed = i;
+        }
+    }
     return 1;
 }
 
-void fz7_lzma2_store_pass(fz7_lz_mf *mf, uint32_t stop)
+void fz7_lzma2_store_pass(fz7_lz_mf *mf, uint32_t stop, const fz7_lzma2_store_scan *scan)
 {
+    if (scan && scan->idx <= mf->pos && scan->end == stop) {
+        for (uint32_t a = 0; a < scan->count; a++) {
+            uint32_t at = scan->idx + scan->anchor[a];
+            if (at >= mf->pos) {
+                fz7_lz_mf_pass(mf, at - mf->pos);
+                fz7_lz_mf_skip(mf, 1);
+            }
+        }
+        /* Past the listed ones, if the list was full, the scan below. */
+        uint32_t listed = scan->idx + scan->listed;
+        if (listed > mf->pos)
+            fz7_lz_mf_pass(mf, listed - mf->pos);
+    }
     for (uint32_t i = mf->pos; i + 8 <= stop; i++) {
         if (fz7_lzma2_store_anchor(mf->buf + i)) {
             fz7_lz_mf_pass(mf, i - mf->pos);
@@ -157,8 +167,9 @@ void fz7_lzma2_store_pass(fz7_lz_mf *mf, uint32_t stop)
 
 uint32_t fz7_lzma2_store_test(fz7_lz_mf *mf, uint32_t n)
 {
-    if (n < FZ7_LZMA2_STORE_MIN || !fz7_lzma2_store_worthy(mf, mf->pos, n))
+    fz7_lzma2_store_scan scan;
+    if (n < FZ7_LZMA2_STORE_MIN || !fz7_lzma2_store_worthy(mf, mf->pos, n, &scan))
         return 0;
-    fz7_lzma2_store_pass(mf, mf->pos + n);
+    fz7_lzma2_store_pass(mf, mf->pos + n, &scan);
     return n;
 }

@@ -613,10 +613,11 @@ static int store_piece(struct fz7_lzma_enc *e)
     if (n > FZ7_LZMA2_STORE_PIECE)
         n = FZ7_LZMA2_STORE_PIECE;
     e->store_next = e->pos + FZ7_LZMA2_STORE_PIECE;
-    if (n < FZ7_LZMA2_STORE_MIN || !fz7_lzma2_store_worthy(&e->mf, idx, n))
+    fz7_lzma2_store_scan scan;
+    if (n < FZ7_LZMA2_STORE_MIN || !fz7_lzma2_store_worthy(&e->mf, idx, n, &scan))
         return 0;
     close_chunk(e);
-    fz7_lzma2_store_pass(&e->mf, idx + n);
+    fz7_lzma2_store_pass(&e->mf, idx + n, &scan);
     emit_stored(e, idx, n);
     return 1;
 }

@@ -121,19 +121,32 @@ struct fz7_lzma_enc {
 #define FZ7_LZMA2_STORE_RETEST_MT (FZ7_LZMA2_STORE_PIECE / 4)
 #define FZ7_LZMA2_STORE_MIN ((uint32_t)4096)
 
+/* The anchors fz7_lzma2_store_worthy found in the piece it passed, so that
+ * fz7_lzma2_store_pass need not look for them again: anchor[0..count) are
+ * the offsets from idx of every anchor below offset listed (n, unless the
+ * list filled up first) of the piece [idx, end). */
+#define FZ7_LZMA2_SCAN_ANCHORS 1024u
+typedef struct {
+    uint32_t idx, end, listed, count;
+    uint32_t anchor[FZ7_LZMA2_SCAN_ANCHORS];
+} fz7_lzma2_store_scan;
+
 /* lzma2_store.c: 1 when the n bytes at buffer index idx of mf's window
  * (n <= FZ7_LZMA2_STORE_PIECE, none of them recorded yet) look
  * incompressible to LZMA (flat in every lc = 3 literal context, almost no
- * repeats inside, no anchor repeating the dictionary); 0 otherwise. */
-int fz7_lzma2_store_worthy(const fz7_lz_mf *mf, uint32_t idx, uint32_t n);
+ * repeats inside, no anchor repeating the dictionary), with *scan filled
+ * in for fz7_lzma2_store_pass; 0 otherwise (*scan then undefined). */
+int fz7_lzma2_store_worthy(const fz7_lz_mf *mf, uint32_t idx, uint32_t n, fz7_lzma2_store_scan *scan);
 /* lzma2_store.c: 1 when the position at p (8 bytes readable) is an anchor,
  * about one in 2^FZ7_LZMA2_ANCHOR_BITS, chosen by its 4 bytes: the
  * positions of stored bytes the match finder still records. */
 #define FZ7_LZMA2_ANCHOR_BITS 8u
 int fz7_lzma2_store_anchor(const uint8_t *p);
 /* lzma2_store.c: moves mf from pos to buffer index stop without searching,
- * recording only the anchors (the bytes between are stored as they are). */
-void fz7_lzma2_store_pass(fz7_lz_mf *mf, uint32_t stop);
+ * recording only the anchors (the bytes between are stored as they are).
+ * scan: what fz7_lzma2_store_worthy found for the piece ending at stop, or
+ * NULL; either way the same anchors are recorded. */
+void fz7_lzma2_store_pass(fz7_lz_mf *mf, uint32_t stop, const fz7_lzma2_store_scan *scan);
 /* lzma2_store.c: the match finder thread's piece test (fz7_lz_piece_test):
  * the n bytes at mf->pos, if fz7_lzma2_store_worthy (and at least
  * FZ7_LZMA2_STORE_MIN), passed over as fz7_lzma2_store_pass does. */
