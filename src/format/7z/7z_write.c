@@ -1307,8 +1307,6 @@ static fz7_status encode_header(fz7_7z_writer *w, bytebuf *header, const fz7_7za
 {
     fz7_lzma_enc_opts lo;
     fz7_lzma_header_preset(&lo, header->m.n);
-    lo.mf = FZ7_LZ_BT2;   /* 7-Zip's header coder: bt2, fb=273 */
-    lo.nice_len = 273;
     fz7_status st = FZ7_OK;
     bytebuf packed = {0};
     mem_sink ms = {{mem_write}, &packed};
