@@ -308,7 +308,9 @@ fz7_answer fz7_ask_overwrite(FILE *out, const char *disk_path, uint64_t disk_siz
     fprintf(out, "\n  Modified: %s\nwith the file from archive:\n  Path:     %s\n  Size:     ", t1,
             entry_path);
     fz7_print_bytes(out, entry_size);
-    fprintf(out, "\n  Modified: %s\n", t2);
+    fputc('\n', out);
+    if (entry_has_mtime)   /* 7-Zip leaves the line out for an entry without a time */
+        fprintf(out, "  Modified: %s\n", t2);
     for (;;) {
         fprintf(out, "? (Y)es / (N)o / (A)lways / (S)kip all / A(u)to rename all / (Q)uit? ");
         fflush(out);

@@ -347,8 +347,13 @@ static fz7_status write_xz(add_run *r, int fd, char *why, size_t whylen)
     xo.lzma = r->set.lzma;
     xo.check = r->set.check;
     xo.bcj_x86 = r->set.bcj == 1;
+    xo.branch = r->set.branch_id != 0;
+    xo.branch_arch = fz7_settings_branch_arch(r->set.branch_id);
     xo.delta_distance = r->set.delta;
-    xo.size_hint = r->stdin_mode ? 0 : it->size;
+    xo.empty_block = true;   /* 7zz's xz */
+    /* An empty file known to be empty gets the smallest dictionary in its
+     * empty block, as 7zz writes it (0 would mean "size unknown"). */
+    xo.size_hint = r->stdin_mode ? 0 : it->size ? it->size : 1;
     /* Several threads: independent xz blocks compressed side by side, as
      * xz -T makes them (readers can then decode them in parallel too). */
     fz7_lzma_plan plan = fz7_settings_pick_mt(&r->set, xo.size_hint);
@@ -656,11 +661,11 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
     r.scan.count = &r.warnings;
     char why[512] = "";
     fz7_status st = la ? FZ7_OK : fz7_settings_make(o, xz, &r.set, why, sizeof why);
-    /* 7-Zip refuses an xz method it cannot write once it starts the
-     * archive, after "Creating archive:"; the scan before it does not use
-     * the settings. */
-    bool xz_refused = xz && (st == FZ7_E_ARG || st == FZ7_E_UNSUPPORTED);
-    if (st != FZ7_OK && !xz_refused)
+    /* 7-Zip refuses a method or parameter it cannot use once it starts
+     * the archive, after "Creating archive:"; the scan before it does not
+     * use the settings. */
+    bool refused = st == FZ7_E_ARG || st == FZ7_E_UNSUPPORTED;
+    if (st != FZ7_OK && !refused)
         return fz7_settings_fail(st, why);
 
     if (o->to_stdout && n_vols) {   /* 7zz cannot cut a stream into volumes either */
@@ -814,10 +819,10 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
     } else {
         fprintf(out, "Creating archive: %s\n\n", path);
     }
-    if ((sfx && (xz || la)) || xz_refused) {   /* a module runs 7z archives only */
+    if ((sfx && (xz || la)) || refused) {   /* a module runs 7z archives only */
         fflush(out);
         fprintf(stderr, "\n\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n");
-        if (xz_refused)
+        if (refused)
             fprintf(stderr, "  (in %s: %s)\n", path, why);
         rc = FZ7_EXIT_FATAL;
         goto done;
@@ -828,6 +833,12 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
         fz7_print_counts(out, "Add new data to archive: ", n_dirs, n_files, n_bytes);
     fputc('\n', out);
     fflush(out);
+    if (xz && r.set.check_refused) {   /* 7zz's xz encoder refuses it as it starts */
+        fprintf(stderr, "\n\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n"
+                        "  (in %s: -mcrc takes 0, 4, 8 or 32: the check's size in bytes)\n", path);
+        rc = FZ7_EXIT_FATAL;
+        goto done;
+    }
 
     if (!r.password && o->ask_password) {
         if ((rc = fz7_ask_new_password_or_fail(out, &asked)) != 0)

@@ -242,7 +242,7 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
         }
         return FZ7_OK;
     }
-    if (r->mode == RUN_STDOUT || e->is_anti)
+    if (r->mode == RUN_STDOUT)
         return FZ7_OK;
 
     /* `e` keeps the last name as stored ("a/.." is "..", made safe below). */
@@ -281,6 +281,28 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
         strcpy(abs + 1, path);
         free(path);
         path = abs;
+    }
+    if (e->is_anti) {
+        /* An anti-item deletes the file or empty folder of its name, as
+         * 7-Zip's x does: below the output folder only, never through a
+         * symlink; a folder that is not empty stays. A file is first
+         * asked about, skipped or renamed as an existing file is (-ao). */
+        list_written(r, e);
+        if (r->o->full_paths && stored[0] == '/') {
+            free(path);
+            return FZ7_OK;
+        }
+        struct stat st;
+        if (!e->is_dir && fz7_disk_lookup(r->disk, path, &st) > 0) {
+            path = resolve_existing(r, e, path, &st);
+            if (r->quit || r->broken)
+                return FZ7_E_ARG;
+            if (!path)
+                return FZ7_OK;
+        }
+        (void)fz7_disk_remove_anti(r->disk, path);
+        free(path);
+        return FZ7_OK;
     }
     if (!path[0]) { /* "..", "." as a folder: the output folder itself */
         if (r->root && e->is_dir && !stored[0] && e->has_mtime) {

@@ -23,23 +23,61 @@
  * them. */
 #define BCJ2_FROM_LEVEL 5
 
-/* The 7z method ID of a branch filter named name[0..n) (7-Zip's names:
- * PPC, IA64, ARM, ARMT, SPARC, ARM64), 0 for any other name. */
+/* The branch filters by 7-Zip's names: 7z method ID and instruction set. */
+static const struct { const char *name; uint32_t id; fz7_bcj_arch arch; } branch_filters[] = {
+    {"PPC", 0x03030205, FZ7_BCJ_PPC}, {"IA64", 0x03030401, FZ7_BCJ_IA64},
+    {"ARM", 0x03030501, FZ7_BCJ_ARM}, {"ARMT", 0x03030701, FZ7_BCJ_ARMT},
+    {"SPARC", 0x03030805, FZ7_BCJ_SPARC}, {"ARM64", 0x0A, FZ7_BCJ_ARM64},
+};
+
+/* The 7z method ID of a branch filter named name[0..n) (PPC, IA64, ARM,
+ * ARMT, SPARC, ARM64), 0 for any other name. */
 static uint32_t fz7_branch_filter_id(const char *name, size_t n)
 {
-    static const struct { const char *name; uint32_t id; } k[] = {
-        {"PPC", 0x03030205}, {"IA64", 0x03030401}, {"ARM", 0x03030501},
-        {"ARMT", 0x03030701}, {"SPARC", 0x03030805}, {"ARM64", 0x0A},
-    };
-    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
-        if (strlen(k[i].name) == n && strncasecmp(name, k[i].name, n) == 0)
-            return k[i].id;
+    for (size_t i = 0; i < sizeof branch_filters / sizeof branch_filters[0]; i++)
+        if (strlen(branch_filters[i].name) == n && strncasecmp(name, branch_filters[i].name, n) == 0)
+            return branch_filters[i].id;
     return 0;
+}
+
+fz7_bcj_arch fz7_settings_branch_arch(uint32_t id)
+{
+    for (size_t i = 0; i < sizeof branch_filters / sizeof branch_filters[0]; i++)
+        if (branch_filters[i].id == id)
+            return branch_filters[i].arch;
+    return FZ7_BCJ_ARM64;
 }
 
 static bool method_named(const char *name, size_t n, const char *want)
 {
     return strlen(want) == n && strncasecmp(name, want, n) == 0;
+}
+
+/* -mcrc=N as 7zz reads it: the check's size in bytes, a decimal number
+ * (none: 4). An xz file takes 0, 4, 8 or 32 (none, CRC32, CRC64,
+ * SHA-256); another number is refused only when the stream starts, as 7zz
+ * refuses it. A 7z archive always has CRC32s: the number is ignored. */
+static fz7_status parse_crc_size(fz7_settings *s, const char *val, char *why, size_t whylen)
+{
+    uint64_t n = val[0] ? 0 : 4;
+    for (const char *p = val; *p; p++) {
+        if (*p < '0' || *p > '9' || (n = n * 10 + (uint64_t)(*p - '0')) > UINT32_MAX) {
+            snprintf(why, whylen, "bad value: -mcrc=%s", val);
+            return FZ7_E_ARG;
+        }
+    }
+    s->check_refused = false;
+    if (n == 0)
+        s->check = FZ7_XZ_CHECK_NONE;
+    else if (n == 4)
+        s->check = FZ7_XZ_CHECK_CRC32;
+    else if (n == 8)
+        s->check = FZ7_XZ_CHECK_CRC64;
+    else if (n == 32)
+        s->check = FZ7_XZ_CHECK_SHA256;
+    else
+        s->check_refused = s->xz;
+    return FZ7_OK;
 }
 
 /* One -m entry: "0=LZMA2:d=64m", "1=BCJ", "d=64m", "check=crc32", ...
@@ -52,9 +90,17 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder
     if (!chain) {
         size_t klen = eq ? (size_t)(eq - m) : strlen(m);
         const char *val = eq ? eq + 1 : "";
-        if (method_named(m, klen, "check") || method_named(m, klen, "crc"))
+        if (method_named(m, klen, "crc"))
+            return parse_crc_size(s, val, why, whylen);
+        /* -mcheck=NAME: fz7's own spelling for xz (7zz has -mcrc only). */
+        if (method_named(m, klen, "check")) {
+            if (!s->xz) {
+                snprintf(why, whylen, "-mcheck applies to xz archives only");
+                return FZ7_E_ARG;
+            }
             return fz7_xz_check_parse(val, &s->check) == FZ7_OK ? FZ7_OK
                    : (snprintf(why, whylen, "unknown check: %s", val), FZ7_E_ARG);
+        }
         if (method_named(m, klen, "qs")) {
             s->sort_by_type = !(strcasecmp(val, "off") == 0 || strcmp(val, "-") == 0);
             return FZ7_OK;
@@ -198,7 +244,7 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
     if (s->level > 9)
         s->level = 9;
     s->method = s->level == 0 && !xz ? FZ7_7Z_COPY : FZ7_7Z_LZMA2;
-    s->check = FZ7_XZ_CHECK_CRC64;
+    s->check = FZ7_XZ_CHECK_CRC32;   /* 7zz's xz default */
     s->header_compress = o->header_compress != FZ7_OFF;
     s->store_time[FZ7_TIME_M] = true;   /* 7-Zip: -mtm on, -mtc and -mta off */
     s->bcj = -1;
@@ -209,6 +255,7 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
         return st;
     }
     bool chain_method = false, chain_filter = false;
+    long method_at = -1, filter_at = -1;   /* their places in the chain (-mN=) */
     for (size_t i = 0; i < o->n_methods; i++) {
         int coder = 0;
         st = apply_method_switch(s, o->methods[i], &coder, why, whylen);
@@ -216,17 +263,26 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
             return st;
         chain_method |= coder == 1;
         chain_filter |= coder == 2;
+        if (coder == 1)
+            method_at = strtol(o->methods[i], NULL, 10);
+        else if (coder == 2)
+            filter_at = strtol(o->methods[i], NULL, 10);
+    }
+    s->filter_after = chain_method && chain_filter && filter_at > method_at;
+    /* 7zz's xz takes its filter from -mf only: a filter in the chain
+     * (-m0=BCJ -m1=LZMA2, -m0=ARM64) is E_INVALIDARG. */
+    if (chain_filter && xz) {
+        snprintf(why, whylen, "an xz file takes its filter from -mf=, not from -m0=, -m1=...");
+        return FZ7_E_ARG;
     }
     /* A chain of filters alone (-m0=ARM64): 7-Zip writes the filter with
-     * no compressor after it; xz has no such block (7zz: E_INVALIDARG). */
+     * no compressor after it. */
     if (chain_filter && !chain_method) {
-        if (xz) {
-            snprintf(why, whylen, "an xz block needs LZMA2 after its filters");
-            return FZ7_E_ARG;
-        }
-        /* BCJ2 alone keeps LZMA2 for its main stream and LZMA for the
-         * call and jump streams (7zz stores the four streams raw). */
-        if (!(s->bcj == 1 && s->bcj2))
+        /* BCJ2 alone stores its four streams raw, as 7zz does; with a
+         * password it keeps LZMA2 for its main stream and LZMA for the
+         * call and jump streams (7zz: each of the four raw streams in a
+         * 7zAES of its own). */
+        if (!(s->bcj == 1 && s->bcj2) || !(o->password || o->ask_password))
             s->method = FZ7_7Z_NONE;
     }
     if (o->filters) {
@@ -259,10 +315,6 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
         s->bcj2 = false;
     if (xz && s->method != FZ7_7Z_LZMA2) {
         snprintf(why, whylen, "xz archives support only the LZMA2 method");
-        return FZ7_E_UNSUPPORTED;
-    }
-    if (xz && s->branch_id) {
-        snprintf(why, whylen, "fz7 writes branch filters other than x86 BCJ in 7z archives only");
         return FZ7_E_UNSUPPORTED;
     }
     if (s->branch_id && (s->delta || s->bcj == 1)) {
@@ -383,10 +435,11 @@ void fz7_settings_folder_opts(const fz7_settings *s, const fz7_7zaes_key *key, u
     fo->key = key;
     fo->delta_distance = s->delta;
     fo->branch_id = s->branch_id;
+    fo->filter_after_copy = s->filter_after && s->method == FZ7_7Z_COPY;
     fo->size_hint = size_hint;
     fo->bcj_x86 = bcj;
     fo->bcj2 = s->bcj2 && s->method != FZ7_7Z_COPY && s->method != FZ7_7Z_BZIP2 &&
-               s->method != FZ7_7Z_NONE;
+               (s->method != FZ7_7Z_NONE || (s->bcj == 1 && !key));
     /* BZip2's block as 7-Zip sizes it: 100 kB at -mx1, 500 kB at -mx3,
      * 900 kB from -mx5. */
     fo->bzip2_block = s->level <= 2 ? 1 : s->level <= 4 ? 5 : 9;

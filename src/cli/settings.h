@@ -36,7 +36,12 @@ typedef struct fz7_settings {
     unsigned delta;           /* Delta distance in bytes (-mf=Delta:N), 0 none */
     uint32_t branch_id;       /* a branch filter for other CPUs (-m0=ARM64,
                                  -mf=PPC, ...): its 7z method ID; 0 none */
-    fz7_xz_check check;       /* xz block check (-mcheck=, -mcrc=); CRC64 default */
+    bool filter_after;        /* the chain names the filter after the
+                                 compressor (-m0=Copy -m1=BCJ) */
+    fz7_xz_check check;       /* xz block check (-mcrc=, -mcheck=); CRC32
+                                 by default, as 7zz writes xz */
+    bool check_refused;       /* xz: -mcrc= gave a size no check has (7zz
+                                 refuses it once the stream starts) */
     bool header_compress;     /* -mhc (default on) */
     const char *solid;        /* -ms spec for fz7_7z_plan_solid; "off" for Copy */
     bool store_time[FZ7_TIME_KINDS]; /* [FZ7_TIME_C/_A/_M]: -mtc, -mta, -mtm; for a
@@ -68,6 +73,10 @@ void fz7_settings_times_from(fz7_settings *s, const struct fz7_archive *old);
 /* Sets m's creation, access and modification times from the disk item it,
  * each present as s->store_time says. Other fields of m are left alone. */
 void fz7_settings_item_times(const fz7_settings *s, const fz7_tree_item *it, fz7_7z_entry_meta *m);
+
+/* The instruction set of the branch filter with 7z method ID id (one
+ * fz7_settings_make puts in branch_id). */
+fz7_bcj_arch fz7_settings_branch_arch(uint32_t id);
 
 /* Reports a failed fz7_settings_make (st, why) on stderr and returns the
  * exit code: 8 when memory ran out, else 2 with 7-Zip's E_INVALIDARG

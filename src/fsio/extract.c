@@ -415,6 +415,22 @@ int fz7_disk_remove_dir(fz7_disk *d, const char *path)
     return rmdir(path);
 }
 
+int fz7_disk_remove_anti(fz7_disk *d, const char *path)
+{
+    if (!path[0] || path[0] == '/')
+        return 0;   /* the output folder itself, or outside it (-spf) */
+    const char *slash = strrchr(path, '/');
+    int dfd = open_dir(d, path, slash ? (size_t)(slash - path) : 0, false);
+    if (dfd < 0)
+        return 0;   /* its folder is missing, a symlink or a file */
+    const char *name = slash ? slash + 1 : path;
+    struct stat st;
+    if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return 0;
+    /* a symlink goes itself, never what it points to */
+    return unlinkat(dfd, name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) == 0;
+}
+
 fz7_status fz7_disk_rename_existing(fz7_disk *d, const char *path, char **renamed, char *err,
                                     size_t errlen)
 {

@@ -76,6 +76,13 @@ fz7_status fz7_disk_free_name(fz7_disk *d, const char *path, char **out);
  * rmdir(), 0 or -1 with errno. */
 int fz7_disk_remove_dir(fz7_disk *d, const char *path);
 
+/* An anti-item's removal: what is at path below the output folder goes,
+ * a file or symlink by unlink (the link, never its target), a folder by
+ * rmdir (only when empty). The folder is reached as fz7_disk_lookup does,
+ * without following symlinks; an absolute (-spf) path or "" is left
+ * alone. 1 removed, 0 not (absent, not empty, a parent is a symlink). */
+int fz7_disk_remove_anti(fz7_disk *d, const char *path);
+
 /* Renames the existing path to a free name (for -aot). The new name is put
  * in *renamed (malloc'ed) when renamed is not NULL. FZ7_E_IO with reason. */
 fz7_status fz7_disk_rename_existing(fz7_disk *d, const char *path, char **renamed, char *err,

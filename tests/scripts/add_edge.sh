@@ -33,9 +33,21 @@ mkdir -p e2 && printf 'Z' > e2/one
 (cd e2 && "$FZ7" a -bd ../e2.7z one) > log 2>&1 || { cat log; fail "1-byte file"; }
 check_7z e2.7z
 [ "$(7zz x -so e2.7z one)" = "Z" ] || fail "1-byte file content"
+# A lone entry's header stays plain (kHeader right after the data), as 7zz
+# writes it: 82 bytes for the empty file (50 of header), 119 for the 1-byte
+# file; two entries get an LZMA-encoded header (kEncodedHeader, 0x17).
+hdr_kind() { od -An -tx1 -j$((32 + $(od -An -tu8 -j12 -N8 "$1"))) -N1 "$1" | tr -d ' '; }
+[ "$(stat -c %s e1.7z) $(hdr_kind e1.7z)" = "82 01" ] || fail "e1.7z: $(stat -c %s e1.7z) bytes, header $(hdr_kind e1.7z) (7zz: 82, 01)"
+[ "$(stat -c %s e2.7z) $(hdr_kind e2.7z)" = "119 01" ] || fail "e2.7z: $(stat -c %s e2.7z) bytes, header $(hdr_kind e2.7z) (7zz: 119, 01)"
+(cd e2 && : > two && "$FZ7" a -bd ../e3.7z one two) > log 2>&1 || { cat log; fail "two files"; }
+[ "$(hdr_kind e3.7z)" = 17 ] || fail "e3.7z: two entries, header $(hdr_kind e3.7z) (7zz: 17)"
 "$FZ7" a -bd e2.xz e2/one > log 2>&1 && xz -dc e2.xz | cmp - e2/one || fail "1-byte .xz"
 "$FZ7" a -bd e1.xz e1/empty > log 2>&1 && xz -t e1.xz && [ "$(xz -dc e1.xz | wc -c)" = 0 ] || fail "empty .xz"
-[ "$(stat -c %s e1.xz)" = 32 ] || fail "empty .xz is $(stat -c %s e1.xz) bytes, xz writes 32"
+# 7zz's xz of an empty file: one empty block (4 KiB dictionary) and a CRC32
+# check, 52 bytes, byte for byte (xz(1) writes no block: 32 bytes).
+[ "$(stat -c %s e1.xz)" = 52 ] || fail "empty .xz is $(stat -c %s e1.xz) bytes, 7zz writes 52"
+[ "$(sha256sum < e1.xz | cut -c1-64)" = cea1f2742c83296e2b8c9248219324b361b5df50bde1a00ffccbd774971aab88 ] ||
+    fail "empty .xz differs from 7zz's"
 
 # No files: an empty folder as the current folder and no names.
 mkdir -p nothing && (cd nothing && "$FZ7" a -bd ../none.7z) > log 2>&1 || { cat log; fail "no files"; }
@@ -228,11 +240,26 @@ done
 [ "$(7zz l -slt lone.7z | sed -n 's/^Physical Size = //p')" -gt 55903 ] || fail "-m0=ARMT alone: smaller than its input (compressed?)"
 rm -f cb.7z && "$FZ7" a -bd -mx0 -mf=BCJ cb.7z many > log 2>&1 || fail "-mx0 -mf=BCJ"
 [ "$(7zz l -slt cb.7z | grep -c '^Method = BCJ Copy$')" = 5 ] || fail "-mx0 -mf=BCJ: not BCJ in front of Copy"
+rm -f cc.7z && "$FZ7" a -bd -m0=Copy -m1=BCJ cc.7z many > log 2>&1 || fail "-m0=Copy -m1=BCJ"
+[ "$(7zz l -slt cc.7z | sed '1,/^----------$/d' | grep -c '^Method = Copy BCJ$')" = 5 ] && 7zz t cc.7z > log 2>&1 ||
+    fail "-m0=Copy -m1=BCJ: not Copy then BCJ as 7zz lists it, or 7zz t fails"
+# BCJ2 alone: one coder, its four streams stored raw (as 7zz: Method = BCJ2).
+rm -f b2.7z && "$FZ7" a -bd -m0=BCJ2 b2.7z many > log 2>&1 || fail "-m0=BCJ2"
+[ "$(7zz l -slt b2.7z | sed '1,/^----------$/d' | grep -c '^Method = BCJ2$')" = 5 ] && 7zz t b2.7z > log 2>&1 ||
+    fail "-m0=BCJ2: not BCJ2 alone, or 7zz t fails"
+[ "$(7zz l -slt b2.7z | sed -n 's/^Physical Size = //p')" -gt 55903 ] || fail "-m0=BCJ2: smaller than its input (compressed?)"
+# xz's branch filters (-mf=ARM64 ...): xz(1) decodes them and names them.
+for f in ARM64:arm64 ARM:arm ARMT:armthumb PPC:powerpc SPARC:sparc IA64:ia64; do
+    rm -f br.xz && "$FZ7" a -bd -txz -mf=${f%%:*} br.xz many/$(ls many | head -1) > log 2>&1 || fail "-txz -mf=${f%%:*}"
+    xz -dc br.xz | cmp -s - many/$(ls many | head -1) || fail "-txz -mf=${f%%:*}: xz -dc differs"
+    [ "$(xz --robot -lvv br.xz | awk -F'\t' '$1 == "block" {print $16}')" = "--${f#*:} --lzma2=dict=$(xz --robot -lvv br.xz | awk -F'\t' '$1 == "block" {print $16}' | sed 's/.*dict=//')" ] ||
+        fail "-txz -mf=${f%%:*}: block filters $(xz --robot -lvv br.xz | awk -F'\t' '$1 == "block" {print $16}')"
+done
 rm -f lone.xz
 "$FZ7" a -bd -txz -m0=BCJ lone.xz e2/one > log 2> err; rc=$?
 [ $rc = 2 ] && [ ! -e lone.xz ] || fail "-txz -m0=BCJ: exit $rc, 7zz exits 2 and writes nothing"
 [ "$(tail -n 2 log)" = "$(printf 'Creating archive: lone.xz\n')" ] || { cat log; fail "-txz -m0=BCJ: stdout does not end with Creating archive"; }
-[ "$(cat err)" = "$(printf '\n\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n  (in lone.xz: an xz block needs LZMA2 after its filters)')" ] ||
+[ "$(cat err)" = "$(printf '\n\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n  (in lone.xz: an xz file takes its filter from -mf=, not from -m0=, -m1=...)')" ] ||
     { cat err; fail "-txz -m0=BCJ: stderr"; }
 
 # -sdel: the inputs go once they are in the archive.
@@ -266,7 +293,9 @@ done
 [ "$(TZ=UTC 7zz l -slt sinull.7z | sed -n '/^----------$/,$p' | grep -E '^(Path|Size|Attributes|Modified) = ' | tr '\n' '|')" = \
   "Path = sinull|Size = 0|Modified = ${devnull#*|}|Attributes = A ${devnull%%|*}|" ] || {
     TZ=UTC 7zz l -slt sinull.7z; fail "-si from /dev/null: not an empty entry with /dev/null's mode and mtime"; }
-[ "$(xz -dc sinull.xz | wc -c)" = 0 ] && [ "$(stat -c %s sinull.xz)" = 32 ] || fail "-si -txz from /dev/null: not an empty 32-byte .xz"
+# 7zz's: one empty block, its dictionary the unreduced 32 MiB (size unknown)
+[ "$(xz -dc sinull.xz | wc -c)" = 0 ] && [ "$(sha256sum < sinull.xz | cut -c1-64)" = 7e67712f32824a9b6c6bc265158aabcd2b5999ca6679e1909a47b402d4532140 ] ||
+    fail "-si -txz from /dev/null: not 7zz's empty 52-byte .xz"
 [ -e any.xz ] && fail "-so wrote a file"
 "$FZ7" a -bd -so nope.7z stdin.txt > /dev/null 2>&1
 [ $? = 2 ] || fail "-so with .7z must fail with exit 2 as 7-Zip"

@@ -42,6 +42,11 @@ printf 'gone\n' >src/gone.txt
 7zz a -bd old.7z src >/dev/null
 rm src/gone.txt
 printf 'junk\n' >junk.7z
+# anti.7z: old.7z updated with -uq3, so src/gone.txt is an anti-item; prev
+# and prevflat hold the names it deletes.
+cp old.7z anti.7z && 7zz u -bd -uq3 anti.7z src >/dev/null
+mkdir -p prev/src prevflat && printf 'x\n' >prev/src/gone.txt && printf 'k\n' >prev/keep.txt &&
+    printf 'x\n' >prevflat/gone.txt
 # Two archives, the second with a damaged stored entry (a CRC error).
 mkdir two && cp arc.7z two/arc.7z && 7zz a -bd -mx0 two/bad.7z one.txt >/dev/null &&
     printf '\377' | dd of=two/bad.7z bs=1 seek=32 conv=notrunc 2>/dev/null
@@ -74,9 +79,16 @@ state() {
         else
             case $f in
             *.7z|*.xz|*.7z.0*|*.xz.0*|./new|*.exe|*.exe.0*)
-                echo "A $f"
+                case $with_bytes in
+                bytes) echo "A $f $(md5sum <"$f" | cut -c1-32)" ;;
+                size) echo "A $f $(stat -c %s "$f") bytes" ;;
+                *) echo "A $f" ;;
+                esac
+                # an xz entry's Method names its filters, LZMA2 and the check
+                local m=$with_methods
+                case $f in *.xz) m=1 ;; esac
                 7zz l -slt -ppw "$f" 2>/dev/null </dev/null | sed -n '/^----------$/,$p' |
-                    grep -E "^(Path|Size|CRC|Attributes|Modified|Folder|Encrypted${with_methods:+|Method}) = " ;;
+                    grep -E "^(Path|Size|CRC|Attributes|Modified|Folder|Encrypted${m:+|Method}) = " ;;
             *) echo "F $f $(md5sum <"$f" | cut -c1-32)" ;;
             esac
         fi
@@ -87,6 +99,12 @@ state() {
 # entry's Method (the coders and their order, from 7zz l -slt).
 with_methods=
 mrow() { with_methods=1; row "$@"; with_methods=; }
+
+# brow STATUS ARGS... : a row whose archives must be byte for byte 7zz's.
+with_bytes=
+brow() { with_bytes=bytes; row "$@"; with_bytes=; }
+# srow STATUS ARGS... : a row whose archives must be as long as 7zz's.
+srow() { with_bytes=size; row "$@"; with_bytes=; }
 
 # row STATUS ARGS... : STATUS "same" or why not ("Windows-only", "not yet: ...").
 row() {
@@ -123,6 +141,8 @@ row() {
         echo "not same   | $shown | $status [$why]"
     fi
     [ -n "$with_methods" ] && shown="$shown (entries' Method too)"
+    [ "$with_bytes" = bytes ] && shown="$shown (archive's bytes too)"
+    [ "$with_bytes" = size ] && shown="$shown (archive's size too)"
     table_rows+=("| \`fz7 ${shown//|/\\|}\` | ${status//|/\\|} |")
     rm -rf "$S/r$rows"
 }
@@ -169,6 +189,15 @@ row same t 'two/*.7z'
 row same x 'two/*.7z' -oout
 row same x -ax!arc2.7z '*.7z' -oout
 row same x arc.7z -oout -aoa
+row same x anti.7z -oprev
+row same x -bb1 anti.7z -oprev -y
+for ao in -aoa -aos -aot -aou; do
+    row same x -bb1 anti.7z -oprev $ao
+done
+row same e anti.7z -oprevflat -y
+row same x -so anti.7z src/a.txt
+row same t -bb1 anti.7z
+row same l anti.7z
 row same x arc.7z -oout -aos
 row same t -bb0 arc.7z
 row same t -bb1 arc.7z
@@ -297,11 +326,47 @@ done
 mrow same a -m0=BCJ -mx9 new.7z src
 mrow same a -ppw -mhe=on -m0=Delta:4 new.7z src
 row same a -txz -m0=BCJ new.xz one.txt
-mrow "not same: -m0=BCJ2 alone gets LZMA2 and LZMA behind it (7zz stores its four streams raw)" a -m0=BCJ2 new.7z src
-mrow "not same: -m0=Copy -m1=BCJ puts BCJ in front of Copy (7zz after it: Copy BCJ)" a -m0=Copy -m1=BCJ new.7z src
+for m in "-m0=ARM64 -m1=LZMA2" "-m0=BCJ -m1=LZMA2" "-m0=Delta:4 -m1=LZMA2" "-m0=LZMA2 -m1=BCJ" -m0=LZMA2; do
+    row same a -txz $m new.xz one.txt
+done
+# an xz block's branch filter (the entry's Method names it)
+for f in ARM64 ARM ARMT PPC SPARC IA64 BCJ Delta:4; do
+    row same a -txz -mf=$f new.xz src/b.bin
+done
+mrow same a -m0=BCJ2 new.7z src
+srow same a -m0=BCJ2 new.7z src
+brow same a -mhc=off -m0=BCJ2 new.7z src
+mrow "not same: -ppw -m0=BCJ2 gets LZMA2 and LZMA behind BCJ2 (7zz: each raw stream in a 7zAES)" a -ppw -m0=BCJ2 new.7z src
+# a filter named after Copy is listed after it (Copy BCJ), as 7zz lists it
+for m in "-m0=Copy -m1=BCJ" "-m0=Copy -m1=Delta:4" "-m0=Copy -m1=ARM64" "-m0=BCJ -m1=Copy"; do
+    mrow same a $m new.7z src
+done
+mrow same a -ppw -m0=Copy -m1=BCJ new.7z src
+mrow "not same: -m0=LZMA2 -m1=BCJ puts BCJ in front of LZMA2 (7zz runs BCJ over LZMA2's output: LZMA2 BCJ)" a -m0=LZMA2 -m1=BCJ new.7z src
 for m in -mx1 -mx9 -mmt2 -md=1m -mfb=32; do
     row same a -txz $m new.xz one.txt
 done
+# -mcrc: the check's size in bytes (xz: 0 none, 4 CRC32 = the default, 8
+# CRC64, 32 SHA-256; another number refused once the stream starts); a 7z
+# archive ignores the number.
+for m in -mcrc -mcrc= -mcrc=0 -mcrc=4 -mcrc=08 -mcrc=32 -mcrc=64 -mcrc=crc64 -mcrc=+4; do
+    row same a -txz $m new.xz one.txt
+done
+# 7z archives byte for byte: a lone entry's header stays plain, two or more
+# get an LZMA-encoded header (-mhc=off: always plain).
+for a in src/sub/empty.txt one.txt src/empty_dir "one.txt src/sub/empty.txt"; do
+    brow same a new.7z $a
+done
+# (fz7's LZMA encoder codes this header otherwise, in as many bytes)
+srow same a new.7z src/empty_dir src/sub/empty.txt
+brow same a -mx0 new.7z one.txt
+brow same a -mhc=off new.7z src
+brow same d arc.7z src
+brow same a -txz new.xz src/sub/empty.txt
+brow same a -txz -mcrc=0 new.xz src/sub/empty.txt
+row same a -mcrc=8 new.7z one.txt
+row same a -mcrc=crc64 new.7z one.txt
+row same a -mcheck=crc64 new.7z one.txt
 row "fz7 extra: -mcheck picks the xz check (7zz: E_INVALIDARG, exit 2)" a -txz -mcheck=sha256 new.xz one.txt
 row "fz7 extra: -mf=x86 for xz (7zz: E_INVALIDARG, exit 2)" a -txz -mf=x86 new.xz one.txt
 

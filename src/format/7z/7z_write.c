@@ -152,6 +152,7 @@ typedef struct folder_rec {
     uint8_t delta;                /* Delta distance - 1, when has_delta */
     bool has_delta;
     uint32_t branch_id;           /* a RISC branch filter's method ID, 0 none */
+    bool filter_first;            /* the filter's coder before Copy's */
     bool aes;
     uint8_t props[5];
     size_t props_len;
@@ -419,7 +420,8 @@ static fz7_status bcj2_begin(fz7_7z_writer *w, const fz7_7z_folder_opts *o, fold
             f->side_aes_props_len[k] = fz7_7zaes_writer_props(s->aes, f->side_aes_props[k]);
             s->enc_dst = fz7_7zaes_writer_stream(s->aes);
         }
-        if (st == FZ7_OK && k < 2 && (st = fz7_lzma_enc_new(&so, s->enc_dst, &s->enc)) == FZ7_OK)
+        if (st == FZ7_OK && k < 2 && o->method != FZ7_7Z_NONE &&
+            (st = fz7_lzma_enc_new(&so, s->enc_dst, &s->enc)) == FZ7_OK)
             fz7_lzma_enc_props(s->enc, f->side_props[k]);
         dst[FZ7_BCJ2_CALL + k] = &s->os;
     }
@@ -452,14 +454,20 @@ static fz7_status bcj2_end(fz7_7z_writer *w, folder_rec *f)
     return st;
 }
 
-/* Appends the side streams' pack streams after the main one: rc, call,
- * jump. */
-static fz7_status bcj2_write_sides(fz7_7z_writer *w)
+/* The side stream (0 call, 1 jump, 2 rc) whose pack stream is the
+ * i-th after the main one: rc, call, jump; for BCJ2 alone, as 7-Zip
+ * stores it, call, jump, rc. */
+static int bcj2_side_order(const folder_rec *f, int i)
 {
-    static const int order[3] = {2, 0, 1};
+    return f->method == FZ7_7Z_NONE ? i : (i + 2) % 3;
+}
+
+/* Appends the side streams' pack streams after the main one. */
+static fz7_status bcj2_write_sides(fz7_7z_writer *w, const folder_rec *f)
+{
     fz7_status st = FZ7_OK;
     for (int i = 0; st == FZ7_OK && i < 3; i++) {
-        const bytebuf *b = &w->side[order[i]].packed;
+        const bytebuf *b = &w->side[bcj2_side_order(f, i)].packed;
         if (b->m.n)
             st = fz7_fd_ostream_write(&w->out.os, b->m.p, b->m.n);
     }
@@ -492,12 +500,14 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
     memset(f, 0, sizeof *f);
     fz7_bcj_arch arch = FZ7_BCJ_ARM64;
     if (o->delta_distance > 256 || (o->delta_distance && o->bcj_x86) ||
-        (o->bcj_x86 && o->bcj2 && (o->method == FZ7_7Z_COPY || o->method == FZ7_7Z_NONE)) ||
+        (o->bcj_x86 && o->bcj2 && (o->method == FZ7_7Z_COPY ||
+                                   (o->method == FZ7_7Z_NONE && o->key))) ||
         (o->method == FZ7_7Z_NONE && !o->bcj_x86 && !o->delta_distance && !o->branch_id) ||
         (o->branch_id && (o->bcj_x86 || o->delta_distance || !fz7_7z_branch_arch(o->branch_id, &arch))))
         return FZ7_E_ARG;
     f->branch_id = o->branch_id;
     f->method = o->method;
+    f->filter_first = o->filter_after_copy && o->method == FZ7_7Z_COPY;
     f->bcj = o->bcj_x86;
     f->has_delta = o->delta_distance != 0;
     f->delta = (uint8_t)(o->delta_distance ? o->delta_distance - 1 : 0);
@@ -799,7 +809,7 @@ fz7_status fz7_7z_writer_end_folder(fz7_7z_writer *w)
         st = fz7_7zaes_writer_finish(w->aes, NULL);
     uint64_t main_end = w->out.pos;
     if (st == FZ7_OK && w->bcj2)
-        st = bcj2_write_sides(w);
+        st = bcj2_write_sides(w, f);
     bcj2_free(w);
     fz7_lzma_enc_free(w->enc);
     w->enc = NULL;
@@ -860,6 +870,18 @@ static void put_folder_bcj2(bytebuf *b, const folder_rec *f)
     static const uint8_t plain_packed[] = {2, 6, 1, 0};
     static const uint8_t aes_binds[][2] = {{4, 0}, {5, 1}, {10, 2}, {6, 3}, {9, 4}, {8, 5}, {7, 6}};
     static const uint8_t aes_packed[] = {3, 2, 1, 0};
+    if (f->method == FZ7_7Z_NONE) {
+        /* BCJ2 alone: its four streams are the pack streams, main, call,
+         * jump, rc, as 7-Zip stores them. */
+        bb_number(b, 1);
+        bb_byte(b, 0x10 | sizeof id_bcj2);
+        bb_bytes(b, id_bcj2, sizeof id_bcj2);
+        bb_number(b, 4);
+        bb_number(b, 1);
+        for (unsigned i = 0; i < 4; i++)
+            bb_number(b, i);
+        return;
+    }
     bb_number(b, f->aes ? 8 : 4);
     if (f->aes) {
         put_coder(b, id_aes, sizeof id_aes, f->side_aes_props[1], f->side_aes_props_len[1]);
@@ -906,7 +928,10 @@ static void put_folder(bytebuf *b, const folder_rec *f)
     bb_number(b, n);
     if (f->aes)
         put_coder(b, id_aes, sizeof id_aes, f->aes_props, f->aes_props_len);
-    put_method(b, f);
+    /* Copy changes nothing, so a filter on its far side gives the same
+     * bytes: only the coders' order shows it. */
+    if (!f->filter_first)
+        put_method(b, f);
     if (f->bcj)
         put_coder(b, id_bcj, sizeof id_bcj, NULL, 0);
     if (f->has_delta)
@@ -920,6 +945,8 @@ static void put_folder(bytebuf *b, const folder_rec *f)
                 id[len++] = (uint8_t)(f->branch_id >> shift);
         put_coder(b, id, len, NULL, 0);
     }
+    if (f->filter_first)
+        put_method(b, f);
     for (unsigned k = 0; k + 1 < n; k++) {
         bb_number(b, k + 1);   /* InIndex */
         bb_number(b, k);       /* OutIndex */
@@ -931,6 +958,10 @@ static void put_unpack_sizes(bytebuf *b, const folder_rec *f)
 {
     if (f->raw_sizes) {
         bb_bytes(b, f->raw_sizes, f->raw_sizes_len);
+        return;
+    }
+    if (f->bcj2 && f->method == FZ7_7Z_NONE) {
+        bb_number(b, f->unpack_size);
         return;
     }
     if (f->bcj2) {
@@ -1029,7 +1060,7 @@ static void put_main_streams(bytebuf *b, const fz7_7z_writer *w)
         bb_number(b, f->pack_size);
         if (f->bcj2)
             for (int k = 0; k < 3; k++)
-                bb_number(b, f->side_pack[(k + 2) % 3]);   /* rc, call, jump */
+                bb_number(b, f->side_pack[bcj2_side_order(f, k)]);
     }
     bb_byte(b, K_END);
 
@@ -1358,7 +1389,11 @@ fz7_status fz7_7z_writer_finish(fz7_7z_writer *w, const fz7_7z_header_opts *h)
     bytebuf header = {0};
     if (w->n_entries) {
         st = build_header(w, &header);
-        if (st == FZ7_OK && h && (h->compress || h->key))
+        /* 7-Zip leaves the header of a lone entry plain, whatever LZMA
+         * would make of it (the encoded header's own block costs 30 bytes
+         * or more); an encrypted header is always encoded. */
+        bool encode = h && (h->key || (h->compress && w->n_entries > 1));
+        if (st == FZ7_OK && encode)
             st = encode_header(w, &header, h->key);
     }
     uint64_t header_offset = w->out.pos - SIGNATURE_HEADER_SIZE;

@@ -52,6 +52,9 @@ typedef struct fz7_7z_folder_opts {
                                  0A ARM64; 0 = none; not with BCJ or Delta */
     unsigned delta_distance;  /* Delta (03) in front of the method, 1..256
                                  bytes; 0 = none; not together with BCJ */
+    bool filter_after_copy;   /* Copy only: the filter listed after Copy in
+                                 the folder, as 7-Zip writes -m0=Copy -m1=BCJ
+                                 (the bytes are the same either way) */
     const fz7_7zaes_key *key; /* encrypt with 7zAES (06F10701); NULL = no */
     uint64_t size_hint;       /* bytes the whole input will hold (0 = unknown),
                                  for the BCJ2 side streams' dictionary; the
@@ -88,7 +91,9 @@ typedef struct fz7_7z_entry_meta {
 
 /* Header options for fz7_7z_writer_finish. */
 typedef struct fz7_7z_header_opts {
-    bool compress;             /* LZMA-encode the header (kEncodedHeader); -mhc */
+    bool compress;             /* LZMA-encode the header (kEncodedHeader); -mhc.
+                                  A header of one entry stays plain, as
+                                  7-Zip writes it */
     const fz7_7zaes_key *key;  /* also encrypt it (-mhe; implies compress); NULL = no */
 } fz7_7z_header_opts;
 

@@ -43,6 +43,21 @@ fz7_status fz7_xz_check_parse(const char *name, fz7_xz_check *out)
     return FZ7_E_ARG;
 }
 
+/* The xz filter ID of a branch filter (xz-file-format.txt 5.3.2), 0 for
+ * none. */
+static uint8_t xz_branch_id(fz7_bcj_arch a)
+{
+    switch (a) {
+    case FZ7_BCJ_PPC: return 0x05;
+    case FZ7_BCJ_IA64: return 0x06;
+    case FZ7_BCJ_ARM: return 0x07;
+    case FZ7_BCJ_ARMT: return 0x08;
+    case FZ7_BCJ_SPARC: return 0x09;
+    case FZ7_BCJ_ARM64: return 0x0A;
+    default: return 0;
+    }
+}
+
 static size_t check_size(fz7_xz_check c)
 {
     switch (c) {
@@ -87,6 +102,8 @@ struct fz7_xz_writer {
     fz7_fd_ostream out;          /* the .xz file */
     fz7_xz_opts opts;
     bool seekable;
+    bool header_reserved;        /* the open block's header is a reservation,
+                                    rewritten with its sizes at its end */
     /* The open block, if any. */
     bool in_block;
     uint64_t block_start;        /* file offset of its header */
@@ -96,6 +113,7 @@ struct fz7_xz_writer {
     fz7_lzma_enc *enc;
     uint8_t dict_prop;           /* the open block's LZMA2 dictionary byte */
     fz7_bcj_x86_state bcj;
+    fz7_bcj_risc_state risc;
     fz7_delta_state delta;
     uint8_t *fbuf;               /* filter staging buffer */
     size_t ffill;
@@ -123,7 +141,8 @@ fz7_status fz7_xz_writer_new(int fd, const fz7_xz_opts *o, fz7_xz_writer **out)
     *out = NULL;
     if (check_size(o->check) == 0 && o->check != FZ7_XZ_CHECK_NONE)
         return FZ7_E_ARG;
-    if (o->delta_distance > 256)
+    if (o->delta_distance > 256 || (o->branch && (o->bcj_x86 || o->delta_distance)) ||
+        (o->branch && xz_branch_id(o->branch_arch) == 0))
         return FZ7_E_ARG;
     fz7_xz_writer *w = calloc(1, sizeof *w);
     if (!w)
@@ -170,7 +189,7 @@ static size_t build_block_header(const fz7_xz_opts *o, uint8_t dict_prop, uint8_
                                  uint64_t compressed, uint64_t uncompressed, size_t want_size)
 {
     size_t n = 2;
-    unsigned nfilters = 1 + (o->bcj_x86 ? 1 : 0) + (o->delta_distance ? 1 : 0);
+    unsigned nfilters = 1 + (o->bcj_x86 || o->branch ? 1 : 0) + (o->delta_distance ? 1 : 0);
     uint8_t flags = (uint8_t)(nfilters - 1);
     if (sizes) {
         flags |= 0x40 | 0x80;
@@ -178,8 +197,8 @@ static size_t build_block_header(const fz7_xz_opts *o, uint8_t dict_prop, uint8_
         n += put_vli(h + n, uncompressed);
     }
     h[1] = flags;
-    if (o->bcj_x86) {
-        h[n++] = FILTER_X86;
+    if (o->bcj_x86 || o->branch) {
+        h[n++] = o->branch ? xz_branch_id(o->branch_arch) : FILTER_X86;
         h[n++] = 0;   /* no properties: start offset 0 */
     }
     if (o->delta_distance) {
@@ -199,7 +218,8 @@ static size_t build_block_header(const fz7_xz_opts *o, uint8_t dict_prop, uint8_
     return total;
 }
 
-static fz7_status begin_block(fz7_xz_writer *w)
+/* empty: the block will get no input, so its header can be final now. */
+static fz7_status begin_block(fz7_xz_writer *w, bool empty)
 {
     /* The encoder first: the header names its (possibly reduced) dictionary. */
     fz7_status st = w->opts.threads > 1
@@ -211,7 +231,8 @@ static fz7_status begin_block(fz7_xz_writer *w)
     w->dict_prop = fz7_lzma2_enc_dict_prop(w->enc);
     uint8_t h[RESERVED_BLOCK_HEADER + 8];
     w->block_start = w->out.pos;
-    if (w->seekable) {
+    w->header_reserved = w->seekable && !empty;
+    if (w->header_reserved) {
         /* Reserve the largest header; rewritten with the sizes later. */
         w->header_size = RESERVED_BLOCK_HEADER;
         memset(h, 0, w->header_size);
@@ -223,6 +244,7 @@ static fz7_status begin_block(fz7_xz_writer *w)
         return st;
     w->data_start = w->out.pos;
     fz7_bcj_x86_init(&w->bcj, 0);
+    w->risc = (fz7_bcj_risc_state){w->opts.branch_arch, 0};
     if (w->opts.delta_distance)
         fz7_delta_init(&w->delta, w->opts.delta_distance);
     w->ffill = 0;
@@ -239,10 +261,11 @@ static fz7_status begin_block(fz7_xz_writer *w)
 static fz7_status drain_filters(fz7_xz_writer *w, bool at_end)
 {
     size_t done = w->ffill;
-    if (w->opts.bcj_x86) {
-        done = fz7_bcj_x86_encode(&w->bcj, w->fbuf, w->ffill);
+    if (w->opts.bcj_x86 || w->opts.branch) {
+        done = w->opts.branch ? fz7_bcj_risc_code(&w->risc, w->fbuf, w->ffill, true)
+                              : fz7_bcj_x86_encode(&w->bcj, w->fbuf, w->ffill);
         if (at_end)
-            done = w->ffill;
+            done = w->ffill;   /* a tail too short to convert stays as is */
     }
     if (w->opts.delta_distance)
         fz7_delta_encode(&w->delta, w->fbuf, done);
@@ -261,7 +284,7 @@ static fz7_status feed_block(fz7_xz_writer *w, const uint8_t *p, size_t n)
     default: break;
     }
     w->block_in += n;
-    if (!w->opts.bcj_x86 && !w->opts.delta_distance)
+    if (!w->opts.bcj_x86 && !w->opts.branch && !w->opts.delta_distance)
         return fz7_lzma_enc_write(w->enc, p, n);
     while (n) {
         size_t take = FILTER_BUF_SIZE - w->ffill;
@@ -327,6 +350,10 @@ static void *job_run(void *arg)
         fz7_bcj_x86_state bs;
         fz7_bcj_x86_init(&bs, 0);
         fz7_bcj_x86_encode(&bs, j->in, j->in_len);   /* a tail it cannot convert stays as is */
+    }
+    if (o->branch) {
+        fz7_bcj_risc_state rs = {o->branch_arch, 0};
+        fz7_bcj_risc_code(&rs, j->in, j->in_len, true);
     }
     if (o->delta_distance) {
         fz7_delta_state ds;
@@ -467,7 +494,7 @@ static fz7_status end_block(fz7_xz_writer *w)
     st = fz7_fd_ostream_write(&w->out.os, tail, pad + cs);
     if (st != FZ7_OK)
         return st;
-    if (w->seekable) {
+    if (w->header_reserved) {
         uint8_t h[RESERVED_BLOCK_HEADER + 8];
         size_t hs = build_block_header(&w->opts, w->dict_prop, h, true, compressed, w->block_in,
                                        w->header_size);
@@ -492,7 +519,7 @@ fz7_status fz7_xz_writer_write(fz7_xz_writer *w, const uint8_t *p, size_t n)
     }
     fz7_status st = w->failed;
     while (st == FZ7_OK && n) {
-        if (!w->in_block && (st = begin_block(w)) != FZ7_OK)
+        if (!w->in_block && (st = begin_block(w, false)) != FZ7_OK)
             break;
         size_t take = n;
         if (w->opts.block_size && w->opts.block_size - w->block_in < take)
@@ -514,6 +541,9 @@ fz7_status fz7_xz_writer_finish(fz7_xz_writer *w)
     if (st == FZ7_OK && w->parallel)
         st = parallel_finish(w);
     if (st == FZ7_OK && w->in_block)
+        st = end_block(w);
+    if (st == FZ7_OK && w->n_index == 0 && w->opts.empty_block &&
+        (st = begin_block(w, true)) == FZ7_OK)
         st = end_block(w);
     uint64_t index_size = 0;
     if (st == FZ7_OK) {

@@ -1,10 +1,11 @@
 /* xz_write.h - writing .xz files (xz-file-format.txt): one stream of
- * LZMA2 blocks, optionally behind x86 BCJ or Delta, with the index and the
+ * LZMA2 blocks, optionally behind a branch filter or Delta, with the index and the
  * stream footer. One input file per stream. */
 #ifndef FZ7_XZ_WRITE_H
 #define FZ7_XZ_WRITE_H
 
 #include "fz7_common.h"
+#include "filter/filter.h"
 #include "lzma/lzma_enc.h"
 
 #include <stdbool.h>
@@ -21,7 +22,12 @@ typedef struct fz7_xz_opts {
     fz7_lzma_enc_opts lzma;   /* the LZMA2 encoder's options */
     fz7_xz_check check;       /* FZ7_XZ_CHECK_CRC64 is xz's default */
     bool bcj_x86;             /* x86 BCJ filter (ID 0x04) before LZMA2 */
+    bool branch;              /* a branch filter for another CPU before LZMA2
+                                 (IDs 0x05..0x0A; not with bcj_x86 or Delta): */
+    fz7_bcj_arch branch_arch; /* its instruction set */
     unsigned delta_distance;  /* Delta filter (ID 0x03) distance 1..256; 0 = none */
+    bool empty_block;         /* empty input: one empty block, as 7-Zip
+                                 writes it (false: no block, as xz does) */
     uint64_t block_size;      /* uncompressed bytes per block; 0 = one block */
     uint64_t size_hint;       /* input bytes if known (shrinks the dictionary); 0 = unknown */
     uint32_t threads;         /* 0 or 1: one thread. More with block_size
@@ -49,7 +55,8 @@ fz7_status fz7_xz_writer_new(int fd, const fz7_xz_opts *o, fz7_xz_writer **out);
 fz7_status fz7_xz_writer_write(fz7_xz_writer *w, const uint8_t *p, size_t n);
 
 /* Ends the last block, writes the index and the stream footer. Empty
- * input gives a stream without blocks, as xz writes it. */
+ * input gives a stream without blocks, as xz writes it, or with one empty
+ * block (opts.empty_block). */
 fz7_status fz7_xz_writer_finish(fz7_xz_writer *w);
 
 /* Bytes written to fd so far. */
