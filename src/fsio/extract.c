@@ -549,7 +549,12 @@ static fz7_status begin_file(fz7_disk *d, char *err, size_t errlen)
     int fd = -1;
     for (int tries = 0; tries < 1000 && fd < 0; tries++) {
         snprintf(base, 64, ".fz7-%ld-%lu.tmp", d->pid, ++d->counter);
+        /* named for the signal handler before it exists: a signal right
+         * after the create must not leave it behind */
+        set_active_temp(d->temp_path);
         fd = openat(dfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, perm);
+        if (fd < 0)
+            set_active_temp(NULL);
         if (fd < 0 && errno != EEXIST)
             break;
     }
@@ -558,7 +563,6 @@ static fz7_status begin_file(fz7_disk *d, char *err, size_t errlen)
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return FZ7_E_IO;
     }
-    set_active_temp(d->temp_path);
     if ((perm & (d->umask_bits | 07000)) && fchmod(fd, perm) != 0) {
         d->last_errno = errno;
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
