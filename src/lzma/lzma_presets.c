@@ -10,26 +10,45 @@
 
 /* ---- Levels ------------------------------------------------------------- */
 
+/* One row per level. -mx1 takes a 1 MiB dictionary instead of 7zz's
+ * 256 KiB and spends the ratio it buys on speed. The fast parser's levels
+ * search hash buckets on hc5's 5-byte hash (one cache line per search
+ * instead of a chain of dependent loads); -mx3 and -mx4 put the normal
+ * parser on those buckets, which fills the gap between the fast parser
+ * and the binary tree at a tenth of the tree's memory. From -mx5 up the
+ * tree's longer nice_len buys more than a deeper search, and lc=4 pays on
+ * text and code (it costs a fraction of a percent on tables of numbers). */
+static const struct level_row {
+    uint8_t dict_log, mode, mf, lc;
+    uint16_t nice_len, depth;   /* depth 0: automatic */
+} level_rows[10] = {
+    /*        dict  mode                    mf          lc  nice depth */
+    /* 0 */ {18, FZ7_LZMA_MODE_FAST,   FZ7_LZ_HC5, 3, 32, 0},
+    /* 1 */ {20, FZ7_LZMA_MODE_FAST,   FZ7_LZ_HB5, 3, 32, 6},
+    /* 2 */ {22, FZ7_LZMA_MODE_FAST,   FZ7_LZ_HB5, 3, 32, 16},
+    /* 3 */ {22, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_HB5, 3, 16, 8},
+    /* 4 */ {22, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_HB5, 3, 24, 16},
+    /* 5 */ {25, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_BT4, 3, 48, 0},
+    /* 6 */ {26, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_BT4, 4, 64, 0},
+    /* 7 */ {27, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_BT4, 4, 96, 0},
+    /* 8 */ {28, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_BT4, 4, 160, 0},
+    /* 9 */ {28, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_BT4, 4, 273, 0},
+};
+
 fz7_status fz7_lzma_enc_preset(fz7_lzma_enc_opts *o, unsigned level)
 {
-    /* 7zz's -mx2..9 dictionaries; -mx1 takes 1 MiB instead of 256 KiB
-     * and spends the ratio it buys on speed (6 candidates). */
-    static const uint8_t dict_log[10] = {18, 20, 20, 22, 24, 25, 26, 27, 28, 28};
     if (!o || level > 9)
         return FZ7_E_ARG;
+    const struct level_row *r = &level_rows[level];
     memset(o, 0, sizeof(*o));
-    o->dict_size = (uint32_t)1 << dict_log[level];
-    o->lc = 3;
+    o->dict_size = (uint32_t)1 << r->dict_log;
+    o->lc = r->lc;
     o->lp = 0;
     o->pb = 2;
-    o->mode = level >= 5 ? FZ7_LZMA_MODE_NORMAL : FZ7_LZMA_MODE_FAST;
-    /* The fast levels search hash buckets on hc5's 5-byte hash: one cache
-     * line per search instead of a chain of dependent loads. */
-    o->mf = level >= 5 ? FZ7_LZ_BT4 : level >= 1 ? FZ7_LZ_HB5 : FZ7_LZ_HC5;
-    o->nice_len = level >= 7 ? 64 : 32;
-    /* -mx2..4 visit 16 candidates, not the automatic 16 + nice_len / 2:
-     * the fast parser's distance rules gain more than the extra links. */
-    o->depth = level == 1 ? 6 : level >= 2 && level <= 4 ? 16 : 0;
+    o->mode = (fz7_lzma_mode)r->mode;
+    o->mf = (fz7_lz_kind)r->mf;
+    o->nice_len = r->nice_len;
+    o->depth = r->depth;
     o->end_marker = 0;
     return FZ7_OK;
 }

@@ -14,22 +14,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Fills opts for compression level 0..9 (7-Zip's -mx), as 7zz 26 maps
- * it except where fz7's own choice gives a better ratio or speed
+/* Fills opts for compression level 0..9 (7-Zip's -mx): fz7's own points
+ * on the speed/size curve, each one slower and smaller than the one below
  * (lzma_presets.c says why):
- *   level  dictionary  parser  finder  nice_len  depth
- *   1      1 MiB       fast    hb5     32        6 (8-way buckets)
- *   2      1 MiB       fast    hb5     32        16
- *   3      4 MiB       fast    hb5     32        16
- *   4      16 MiB      fast    hb5     32        16
- *   5      32 MiB      normal  bt4     32        automatic
- *   6      64 MiB      normal  bt4     32        automatic
- *   7      128 MiB     normal  bt4     64        automatic
- *   8, 9   256 MiB     normal  bt4     64        automatic
- *   0      256 KiB     fast    hc5     32        automatic
- * lc=3 lp=0 pb=2, no end marker. A 7z archive stores at level 0; an xz
- * file, which cannot, codes with level 0's options. FZ7_E_ARG if
- * level > 9. */
+ *   level  dictionary  parser  finder  nice_len  depth       lc
+ *   1      1 MiB       fast    hb5     32        6 (8-way)   3
+ *   2      4 MiB       fast    hb5     32        16          3
+ *   3      4 MiB       normal  hb5     16        8 (8-way)   3
+ *   4      4 MiB       normal  hb5     24        16          3
+ *   5      32 MiB      normal  bt4     48        automatic   3
+ *   6      64 MiB      normal  bt4     64        automatic   4
+ *   7      128 MiB     normal  bt4     96        automatic   4
+ *   8      256 MiB     normal  bt4     160       automatic   4
+ *   9      256 MiB     normal  bt4     273       automatic   4
+ *   0      256 KiB     fast    hc5     32        automatic   3
+ * lp=0 pb=2, no end marker. A 7z archive stores at level 0; an xz file,
+ * which cannot, codes with level 0's options. FZ7_E_ARG if level > 9. */
 fz7_status fz7_lzma_enc_preset(fz7_lzma_enc_opts *opts, unsigned level);
 
 /* The options of BCJ2's call and jump streams (4-byte big-endian

@@ -425,15 +425,26 @@ static void test_options(void **state)
     assert_int_equal(o.mode, FZ7_LZMA_MODE_FAST);
     assert_int_equal(o.mf, FZ7_LZ_HB5);
     assert_int_equal(o.nice_len, 32);
+    assert_int_equal(fz7_lzma_enc_preset(&o, 3), FZ7_OK);
+    assert_int_equal(o.mode, FZ7_LZMA_MODE_NORMAL);   /* -mx3/4: normal parser on hb5 */
+    assert_int_equal(o.mf, FZ7_LZ_HB5);
+    assert_int_equal(o.nice_len, 16);
+    assert_int_equal(fz7_lzma_mf_depth(&o), 8);
     assert_int_equal(fz7_lzma_enc_preset(&o, 4), FZ7_OK);
     assert_int_equal(o.mf, FZ7_LZ_HB5);
+    assert_int_equal(o.dict_size, 4u << 20);
     assert_int_equal(fz7_lzma_enc_preset(&o, 5), FZ7_OK);
     assert_int_equal(o.dict_size, 32u << 20);
     assert_int_equal(o.mode, FZ7_LZMA_MODE_NORMAL);
     assert_int_equal(o.mf, FZ7_LZ_BT4);
+    assert_int_equal(o.nice_len, 48);
+    assert_int_equal(o.lc, 3);
+    assert_int_equal(fz7_lzma_enc_preset(&o, 6), FZ7_OK);
+    assert_int_equal(o.lc, 4);
     assert_int_equal(fz7_lzma_enc_preset(&o, 9), FZ7_OK);
     assert_int_equal(o.dict_size, 256u << 20);
-    assert_int_equal(o.nice_len, 64);
+    assert_int_equal(o.nice_len, 273);
+    assert_int_equal(fz7_lzma_mf_depth(&o), 16 + 273 / 2);
 
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "d=64m"), FZ7_OK);
     assert_int_equal(o.dict_size, 64u << 20);
@@ -454,8 +465,8 @@ static void test_options(void **state)
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "mf=Hb5"), FZ7_OK);
     assert_int_equal(o.mf, FZ7_LZ_HB5);
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "mf=bt5"), FZ7_E_ARG);
-    assert_int_equal(fz7_lzma_enc_parse_param(&o, "lc=4"), FZ7_OK);
-    assert_int_equal(o.lc, 4);
+    assert_int_equal(fz7_lzma_enc_parse_param(&o, "lc=1"), FZ7_OK);
+    assert_int_equal(o.lc, 1);
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "lc=9"), FZ7_E_ARG);
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "lp=1"), FZ7_OK);
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "pb=0"), FZ7_OK);

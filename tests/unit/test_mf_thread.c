@@ -131,6 +131,10 @@ static fz7_lzma_enc_opts opts_of(const case_opts *c, int mf_thread)
 {
     fz7_lzma_enc_opts o;
     assert_int_equal(fz7_lzma_enc_preset(&o, c->level), FZ7_OK);
+    /* The cases keep the nice_len and lc they were made with, so their
+     * digests stay valid when a level's row changes. */
+    o.nice_len = c->level >= 7 ? 64 : 32;
+    o.lc = 3;
     o.dict_size = c->dict;
     if (c->mf >= 0)
         o.mf = (fz7_lz_kind)c->mf;
