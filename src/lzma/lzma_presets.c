@@ -17,7 +17,9 @@
  * parser on those buckets, which fills the gap between the fast parser
  * and the binary tree at a tenth of the tree's memory. From -mx5 up the
  * tree's longer nice_len buys more than a deeper search, and lc=4 pays on
- * text and code (it costs a fraction of a percent on tables of numbers). */
+ * text and code (it costs a fraction of a percent on tables of numbers).
+ * -mx5 keeps 16 MiB, half 7zz's: the tree costs 8 bytes a position, and
+ * matches beyond 16 MiB buy little at that level. */
 static const struct level_row {
     uint8_t dict_log, mode, mf, lc;
     uint16_t nice_len, depth;   /* depth 0: automatic */
@@ -28,7 +30,7 @@ static const struct level_row {
     /* 2 */ {22, FZ7_LZMA_MODE_FAST,   FZ7_LZ_HB5, 3, 32, 16},
     /* 3 */ {22, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_HB5, 3, 16, 8},
     /* 4 */ {22, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_HB5, 3, 24, 16},
-    /* 5 */ {25, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_BT4, 3, 48, 0},
+    /* 5 */ {24, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_BT4, 3, 48, 0},
     /* 6 */ {26, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_BT4, 4, 64, 0},
     /* 7 */ {27, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_BT4, 4, 96, 0},
     /* 8 */ {28, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_BT4, 4, 160, 0},

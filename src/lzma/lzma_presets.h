@@ -22,7 +22,7 @@
  *   2      4 MiB       fast    hb5     32        16          3
  *   3      4 MiB       normal  hb5     16        8 (8-way)   3
  *   4      4 MiB       normal  hb5     24        16          3
- *   5      32 MiB      normal  bt4     48        automatic   3
+ *   5      16 MiB      normal  bt4     48        automatic   3
  *   6      64 MiB      normal  bt4     64        automatic   4
  *   7      128 MiB     normal  bt4     96        automatic   4
  *   8      256 MiB     normal  bt4     160       automatic   4

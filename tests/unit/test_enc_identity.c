@@ -215,6 +215,7 @@ static void test_mt_args(void **state)
     (void)state;
     fz7_lzma_enc_opts o;
     fz7_lzma_enc_preset(&o, 5);
+    o.dict_size = 32u << 20;
     tu_membuf m = {{tu_membuf_write}, NULL, 0, 0};
     fz7_lzma_enc *e = NULL;
     assert_int_equal(fz7_lzma2_enc_new_mt(&o, 0, 0, &m.base, &e), FZ7_E_ARG);

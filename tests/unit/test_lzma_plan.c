@@ -84,6 +84,7 @@ static void test_normal_levels(void **state)
 {
     (void)state;
     fz7_lzma_enc_opts o = level(5);
+    o.dict_size = 32u << 20;   /* the plan's figures below are for 32 MiB */
     expect(plan(&o, GiB, 2, UINT64_MAX, false), 1, 0, true, false);
     expect(plan(&o, 0, 2, UINT64_MAX, false), 1, 0, true, false);
     expect(plan(&o, GiB, 3, UINT64_MAX, false), 1, 0, true, false);
