@@ -809,7 +809,7 @@ __attribute__((always_inline)) static inline int bt_step(const bt_tables t, bt_w
 }
 
 /* kind: mf->kind, a constant in the bt4 copies (bt_find_bt4 and
- * bt_find_pair_bt4), so their hashes need no switch on the kind. */
+ * bt_find_group_bt4), so their hashes need no switch on the kind. */
 __attribute__((always_inline)) static inline uint32_t bt_find_kind(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim,
                                                                   fz7_lz_match *m, int collect, int kind)
 {
@@ -827,52 +827,58 @@ __attribute__((always_inline)) static inline uint32_t bt_find_kind(fz7_lz_mf *mf
     return w.n;
 }
 
-/* Searches and inserts pos and pos + 1 together when their roots differ:
- * the two trees share no reachable node, so the walks can run interleaved
- * (two cache misses in flight instead of one) with the result of running
- * them one after the other. One exception is handled: pos + 1 reuses the
- * slot of the node exactly dict_size before pos, which the walk of pos
- * may still visit, so the new node's links are kept aside until both walks
- * end. Both positions need lim = nice_len. Returns 0 (nothing done) when
- * the roots are equal; else 1, with the counts in *na and *nb. */
-__attribute__((always_inline)) static inline int bt_find_pair_kind(fz7_lz_mf *mf, fz7_lz_match *ma, uint32_t *na,
-                                                                  fz7_lz_match *mb, uint32_t *nb, int kind)
+/* Searches and inserts g positions from pos together when their roots
+ * all differ: the trees then share no reachable node, so the walks can
+ * run interleaved (g cache misses in flight instead of one) with the
+ * result of running them one after the other. One exception is handled:
+ * position pos + k reuses the slot of the node exactly dict_size - k + 1
+ * before pos, which an earlier position's walk may still visit, so the
+ * later positions' links are kept aside until all walks end (pos's slot
+ * is out of everyone's reach and is linked during its walk). collect:
+ * pos's matches go to m (count in *n), the later positions' to the
+ * pending queue; else none are kept. Returns 0 (nothing done) unless
+ * every root differs and every position gets lim = nice_len. g: 2 up to
+ * FZ7_LZ_GROUP, a constant in each copy. */
+__attribute__((always_inline)) static inline int bt_find_group_kind(fz7_lz_mf *mf, fz7_lz_match *m, uint32_t *n,
+                                                                   int collect, int kind, int g)
 {
-    const uint8_t *cur = mf->buf + mf->pos;
-    uint32_t ra = root_kind(mf, cur, kind), rb = root_kind(mf, cur + 1, kind);
-    if (ra == rb)
+    if (mf->end - mf->pos <= mf->nice_len + (uint32_t)g - 1)
         return 0;
-    bt_walk a, b;
-    uint32_t links_b[2];
-    a.cur = cur;
-    a.stored = mf->pos + mf->offset;
-    a.cyclic = mf->cyclic_pos;
-    a.lim = mf->nice_len;
-    a.m = ma;
-    b.cur = cur + 1;
-    b.stored = a.stored + 1;
-    b.cyclic = a.cyclic + 1 == mf->cyclic_size ? 0 : a.cyclic + 1;
-    b.lim = mf->nice_len;
-    b.m = mb;
-    bt_start(mf, &a, ra, &mf->son[2 * (size_t)a.cyclic], kind);
-    bt_start(mf, &b, rb, links_b, kind);
+    const uint8_t *cur = mf->buf + mf->pos;
+    uint32_t r[FZ7_LZ_GROUP];
+    for (int k = 0; k < g; k++) {
+        r[k] = root_kind(mf, cur + k, kind);
+        for (int j = 0; j < k; j++)
+            if (r[j] == r[k])
+                return 0;
+    }
+    bt_walk w[FZ7_LZ_GROUP];
+    uint32_t links[FZ7_LZ_GROUP][2];
+    uint32_t cyclic = mf->cyclic_pos;
+    for (int k = 0; k < g; k++) {
+        w[k].cur = cur + k;
+        w[k].stored = mf->pos + mf->offset + (uint32_t)k;
+        w[k].cyclic = cyclic;
+        w[k].lim = mf->nice_len;
+        w[k].m = !collect ? NULL : k == 0 ? m : mf->pending_matches[k - 1];
+        bt_start(mf, &w[k], r[k], k == 0 ? &mf->son[2 * (size_t)cyclic] : links[k], kind);
+        cyclic = cyclic + 1 == mf->cyclic_size ? 0 : cyclic + 1;
+    }
     const bt_tables t = bt_tables_of(mf);
-    int go_a, go_b;
+    unsigned live = (1u << g) - 1;
     do {
-        go_a = bt_step(t, &a);
-        go_b = bt_step(t, &b);
-    } while (go_a && go_b);
-    while (go_a)
-        go_a = bt_step(t, &a);
-    while (go_b)
-        go_b = bt_step(t, &b);
-    mf->son[2 * (size_t)b.cyclic] = links_b[0];
-    mf->son[2 * (size_t)b.cyclic + 1] = links_b[1];
-    mf->repeat_dist = b.full;
-    if (na)
-        *na = a.n;
-    if (nb)
-        *nb = b.n;
+        for (int k = 0; k < g; k++)
+            if ((live >> k & 1) && !bt_step(t, &w[k]))
+                live &= ~(1u << k);
+    } while (live);
+    for (int k = 1; k < g; k++) {
+        mf->son[2 * (size_t)w[k].cyclic] = links[k][0];
+        mf->son[2 * (size_t)w[k].cyclic + 1] = links[k][1];
+        mf->pending_count[k - 1] = w[k].n;
+    }
+    mf->repeat_dist = w[g - 1].full;
+    if (n)
+        *n = w[0].n;
     return 1;
 }
 
@@ -883,17 +889,23 @@ static uint32_t bt_find(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_
     return bt_find_kind(mf, cur, lim, m, collect, mf->kind);
 }
 
-static __attribute__((noinline)) int bt_find_pair_bt4(fz7_lz_mf *mf, fz7_lz_match *ma, uint32_t *na,
-                                                      fz7_lz_match *mb, uint32_t *nb)
+static __attribute__((noinline)) int bt_find_group_bt4(fz7_lz_mf *mf, fz7_lz_match *m, uint32_t *n, int collect,
+                                                       int g)
 {
-    return bt_find_pair_kind(mf, ma, na, mb, nb, FZ7_LZ_BT4);
+    if (g == FZ7_LZ_GROUP)
+        return bt_find_group_kind(mf, m, n, collect, FZ7_LZ_BT4, FZ7_LZ_GROUP);
+    return bt_find_group_kind(mf, m, n, collect, FZ7_LZ_BT4, 2);
 }
 
-static int bt_find_pair(fz7_lz_mf *mf, fz7_lz_match *ma, uint32_t *na, fz7_lz_match *mb, uint32_t *nb)
+/* The group search of g positions (FZ7_LZ_GROUP, or 2 when a group of
+ * FZ7_LZ_GROUP had roots in common or too few bytes). */
+static int bt_find_group(fz7_lz_mf *mf, fz7_lz_match *m, uint32_t *n, int collect, int g)
 {
     if (mf->kind == FZ7_LZ_BT4)
-        return bt_find_pair_bt4(mf, ma, na, mb, nb);
-    return bt_find_pair_kind(mf, ma, na, mb, nb, mf->kind);
+        return bt_find_group_bt4(mf, m, n, collect, g);
+    if (g == FZ7_LZ_GROUP)
+        return bt_find_group_kind(mf, m, n, collect, mf->kind, FZ7_LZ_GROUP);
+    return bt_find_group_kind(mf, m, n, collect, mf->kind, 2);
 }
 
 /* Prefetch distances (positions ahead of pos): the heads are requested
@@ -1183,6 +1195,23 @@ uint32_t fz7_lz_mf_repeat(fz7_lz_mf *mf, uint32_t max, uint32_t *dist)
     return k;
 }
 
+/* After a search of pos and of count positions after it: pos moves on,
+ * and the later positions' matches wait in the queue from its start. */
+static inline void pending_push(fz7_lz_mf *mf, uint32_t count)
+{
+    mf->pending = count;
+    mf->pending_first = 0;
+    advance(mf);
+}
+
+/* Takes (find) or drops (skip) the pending entry of pos; pos moves on. */
+static inline void pending_pop(fz7_lz_mf *mf)
+{
+    mf->pending--;
+    mf->pending_first++;
+    advance(mf);
+}
+
 /* True when pos and pos + 1 can be searched as a pair: enough bytes
  * that both get lim = nice_len. */
 static inline int pair_ok(const fz7_lz_mf *mf)
@@ -1219,24 +1248,27 @@ __attribute__((always_inline)) static inline uint32_t find_kind(fz7_lz_mf *mf, f
         prefetch_kind(mf, kind);
     uint32_t n = 0;
     if (mf->pending) {
-        /* Searched with the previous position. */
-        n = mf->pending_count;
+        /* Searched with an earlier position. */
+        const fz7_lz_match *q = mf->pending_matches[mf->pending_first];
+        n = mf->pending_count[mf->pending_first];
         /* Two matches per step, inline (n is a handful; a libc call per
          * position cost more than the copy). An odd n copies one stale
          * entry past the count: both arrays hold FZ7_LZ_MATCHES_MAX, an
          * even number, so the step stays inside them. */
         _Static_assert(FZ7_LZ_MATCHES_MAX % 2 == 0, "pending matches copy two at a time");
         for (uint32_t i = 0; i < n; i += 2)
-            memcpy(&matches[i], &mf->pending_matches[i], 2 * sizeof(matches[0]));
-        mf->pending = 0;
-        advance(mf);
+            memcpy(&matches[i], &q[i], 2 * sizeof(matches[0]));
+        pending_pop(mf);
         return n;
     }
-    if (pair_ok(mf)
-        && (fz7_lz_is_hc(kind) ? hc_find_pair(mf, matches, &n, mf->pending_matches, &mf->pending_count, kind)
-                               : bt_find_pair(mf, matches, &n, mf->pending_matches, &mf->pending_count))) {
-        mf->pending = 1;
-        advance(mf);
+    if (!fz7_lz_is_hc(kind)) {
+        int g = FZ7_LZ_GROUP;
+        if (bt_find_group(mf, matches, &n, 1, g) || bt_find_group(mf, matches, &n, 1, g = 2)) {
+            pending_push(mf, (uint32_t)g - 1);
+            return n;
+        }
+    } else if (pair_ok(mf) && hc_find_pair(mf, matches, &n, mf->pending_matches[0], &mf->pending_count[0], kind)) {
+        pending_push(mf, 1);
         return n;
     }
     uint32_t avail = mf->end - mf->pos;
@@ -1299,10 +1331,9 @@ void fz7_lz_mf_skip(fz7_lz_mf *mf, uint32_t count)
         fz7_lz_mf_skip_hb5(mf, count);
         return;
     }
-    if (count > 0 && mf->pending) {
-        /* Already searched and inserted with the previous position. */
-        mf->pending = 0;
-        advance(mf);
+    while (count > 0 && mf->pending) {
+        /* Already searched and inserted with an earlier position. */
+        pending_pop(mf);
         count--;
     }
     if (fz7_lz_is_hc(mf->kind) && count > 0 && mf->end - mf->pos >= count + 5
@@ -1335,12 +1366,16 @@ void fz7_lz_mf_skip(fz7_lz_mf *mf, uint32_t count)
             continue;
         }
         prefetch_ahead(mf);
-        if (mf->pending) {
-            mf->pending = 0;
-        } else if (count > 0 && !fz7_lz_is_hc(mf->kind) && pair_ok(mf) && bt_find_pair(mf, NULL, NULL, NULL, NULL)) {
-            advance(mf);
+        /* A group of FZ7_LZ_GROUP when as many are to be skipped, else
+         * of 2; then one position alone. */
+        int g = count >= FZ7_LZ_GROUP - 1 ? FZ7_LZ_GROUP : 2;
+        if (fz7_lz_is_hc(mf->kind) || count == 0
+            || (!bt_find_group(mf, NULL, NULL, 0, g) && (g == 2 || !bt_find_group(mf, NULL, NULL, 0, g = 2))))
+            g = 0;
+        if (g > 0) {
+            advance_by(mf, (uint32_t)g - 1);
             prefetch_ahead(mf);
-            count--;
+            count -= (uint32_t)g - 1;
         } else {
             uint32_t avail = mf->end - mf->pos;
             uint32_t lim = avail < mf->nice_len ? avail : mf->nice_len;
@@ -1408,7 +1443,7 @@ void fz7_lz_mf_reset(fz7_lz_mf *mf)
         mf->huge_end = 0;   /* as after a window move */
     mf->released = 0;
     mf->pending = 0;
-    mf->pending_count = 0;
+    mf->pending_first = 0;
     mf->run_left = 0;
     mf->repeat_dist = 0;
 }

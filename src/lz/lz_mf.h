@@ -41,6 +41,10 @@ typedef struct fz7_lz_match {
  * increase, so nice_len - 1 bounds it; 273 is the largest nice_len). */
 #define FZ7_LZ_MATCHES_MAX 274
 
+/* Positions a binary-tree find searches together (their walks interleaved,
+ * one cache miss in flight per walk). */
+#define FZ7_LZ_GROUP 4
+
 typedef struct fz7_lz_mf {
     uint8_t *buf;          /* the window */
     uint32_t buf_size;     /* bytes allocated for buf */
@@ -70,10 +74,13 @@ typedef struct fz7_lz_mf {
     uint32_t *hash4;       /* heads keyed by a hash of 4 bytes */
     uint32_t *son;         /* hc: 1 link per slot; bt: 2 children per slot */
     uint32_t (*match_len)(const uint8_t *a, const uint8_t *b, uint32_t limit);
-    /* find searches two positions at once: the matches of pos, already
-     * inserted, wait here for the next find (skip drops them). */
-    int pending;
-    uint32_t pending_count;
+    /* find searches up to FZ7_LZ_GROUP positions at once: pending is how
+     * many after pos are already searched and inserted; their matches wait
+     * in pending_matches[pending_first..] for the next finds (skip drops
+     * them). */
+    uint32_t pending;
+    uint32_t pending_first;
+    uint32_t pending_count[FZ7_LZ_GROUP - 1];
     /* Positions after pos inside a run of one byte value that a search
      * already recorded (lz_mf.c, bt_run): each is found as nice_len bytes
      * at distance 1 without a walk. */
@@ -82,7 +89,7 @@ typedef struct fz7_lz_mf {
      * matched nice_len bytes (0: none), a hint for bt_repeat in lz_mf.c,
      * which checks it before use. */
     uint32_t repeat_dist;
-    fz7_lz_match pending_matches[FZ7_LZ_MATCHES_MAX];
+    fz7_lz_match pending_matches[FZ7_LZ_GROUP - 1][FZ7_LZ_MATCHES_MAX];
 } fz7_lz_mf;
 
 /* Bytes fz7_lz_mf_init allocates for these settings (window, hash tables,
