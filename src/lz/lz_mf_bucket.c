@@ -71,7 +71,15 @@ static uint32_t bits_for(uint32_t dict_size, uint32_t ways)
  * <= 8) are at most half of the 16-way one counted. */
 uint64_t fz7_lz_hb_table_bytes(uint32_t dict_size)
 {
-    return ((uint64_t)1 << fz7_lz_hb_bits(dict_size)) * (HB_LINE + 1) + HB_HEADS * sizeof(uint32_t);
+    return ((uint64_t)1 << fz7_lz_hb_bits(dict_size)) * (HB_LINE + HB_WAYS_MAX + 1) + HB_HEADS * sizeof(uint32_t);
+}
+
+/* Bytes of the tags (tags_of below): one per entry of 16-way buckets;
+ * 8-way buckets have none (a search there visits at most 8 candidates,
+ * and the tags would cost more memory and time than they save). */
+static size_t tag_bytes(uint32_t ways, uint32_t bits)
+{
+    return ways == HB_WAYS_MAX ? (size_t)ways << bits : 0;
 }
 
 int fz7_lz_hb_alloc(fz7_lz_mf *mf)
@@ -79,7 +87,7 @@ int fz7_lz_hb_alloc(fz7_lz_mf *mf)
     uint32_t ways = mf->ways;
     uint32_t bits = bits_for(mf->dict_size, ways);
     size_t lines = ((size_t)ways << bits) * sizeof(uint32_t);
-    size_t bytes = lines + HB_HEADS * sizeof(uint32_t) + ((size_t)1 << bits);
+    size_t bytes = lines + HB_HEADS * sizeof(uint32_t) + ((size_t)1 << bits) + tag_bytes(ways, bits);
     uint8_t *p;
     if (lines >= HUGE_PAGE) {
         /* 2 MiB-aligned and offered as huge pages: the buckets are hit
@@ -95,7 +103,7 @@ int fz7_lz_hb_alloc(fz7_lz_mf *mf)
         if (tail > cut - bytes)
             munmap(p + cut, tail - (cut - bytes));
 #ifdef MADV_HUGEPAGE
-        (void)madvise(p, lines & ~(HUGE_PAGE - 1), MADV_HUGEPAGE);
+        (void)madvise(p, bytes & ~(HUGE_PAGE - 1), MADV_HUGEPAGE);   /* the tags are hit at random too */
 #endif
     } else {
         p = aligned_alloc(HB_LINE, (bytes + HB_LINE - 1) & ~(size_t)(HB_LINE - 1));
@@ -126,7 +134,8 @@ void fz7_lz_hb_free(fz7_lz_mf *mf)
     if (!mf->hash4)
         return;
     size_t lines = ((size_t)mf->hash4_mask + 1) * sizeof(uint32_t);
-    size_t bytes = lines + HB_HEADS * sizeof(uint32_t) + ((size_t)1 << bits_of(mf));
+    size_t bytes = lines + HB_HEADS * sizeof(uint32_t) + ((size_t)1 << bits_of(mf))
+                   + tag_bytes((uint32_t)(((size_t)mf->hash4_mask + 1) >> bits_of(mf)), bits_of(mf));
     if (lines >= HUGE_PAGE)
         munmap(mf->hash4, (bytes + 4095) & ~(size_t)4095);
     else
@@ -149,10 +158,26 @@ static inline uint8_t *ring_of(const fz7_lz_mf *mf)
     return (uint8_t *)(mf->hash3 + (1u << HB_HASH3_BITS));
 }
 
+/* 16-way buckets: one tag byte per entry, after the ring, laid out as
+ * the entries: the 8 hash bits below the bucket number of the entry's 5
+ * bytes. A search loads the bytes of only the candidates whose tag is
+ * cur's (a bucket holds many 5-byte values: the others cannot match 5
+ * bytes). */
+static inline uint8_t *tags_of(const fz7_lz_mf *mf)
+{
+    return ring_of(mf) + ((size_t)1 << bits_of(mf));
+}
+
 /* The bucket number of the 5 bytes at p: hc5's root hash (lz_mf.c). */
 static inline uint32_t bucket_of(const fz7_lz_mf *mf, const uint8_t *p)
 {
     return fz7_lz_hash5(p, mf->hash4_shift);
+}
+
+/* The tag of hash word x (fz7_lz_hash5_word) in a table of shift. */
+static inline uint8_t tag_of(uint32_t x, uint32_t shift)
+{
+    return (uint8_t)(x >> (shift - 8));
 }
 
 /* The functions below take the ways per bucket as a constant (8 or 16:
@@ -161,12 +186,21 @@ static inline uint32_t bucket_of(const fz7_lz_mf *mf, const uint8_t *p)
 
 /* Records stored as the newest position of bucket h (lines: mf->hash4,
  * passed in so that a loop can keep it in a local). */
-__attribute__((always_inline)) static inline void insert(uint32_t *lines, uint8_t *ring, uint32_t h, uint32_t stored,
-                                                         uint32_t ways)
+__attribute__((always_inline)) static inline void insert(uint32_t *lines, uint8_t *ring, uint8_t *tags, uint32_t h,
+                                                         uint8_t tag, uint32_t stored, uint32_t ways)
 {
     uint32_t i = (ring[h] + 1u) & (ways - 1);
     ring[h] = (uint8_t)i;
     lines[(size_t)h * ways + i] = stored;
+    if (ways == HB_WAYS_MAX)
+        tags[(size_t)h * ways + i] = tag;
+}
+
+/* insert for the 5 bytes at p (hash word x) in a table of shift. */
+__attribute__((always_inline)) static inline void insert_at(uint32_t *lines, uint8_t *ring, uint8_t *tags, uint32_t x,
+                                                            uint32_t shift, uint32_t stored, uint32_t ways)
+{
+    insert(lines, ring, tags, x >> shift, tag_of(x, shift), stored, ways);
 }
 
 /* Records stored in the 2- and 3-byte heads for the bytes at p. */
@@ -203,6 +237,8 @@ __attribute__((always_inline)) static inline void prefetch(const fz7_lz_mf *mf, 
     uint32_t ahead = bucket_of(mf, p + HB_AHEAD_LINE);
     __builtin_prefetch(mf->hash4 + (size_t)ahead * ways, 1);
     __builtin_prefetch(ring_of(mf) + ahead, 1);
+    if (ways == HB_WAYS_MAX)
+        __builtin_prefetch(tags_of(mf) + (size_t)ahead * ways, 1);
     uint32_t h = bucket_of(mf, p + HB_AHEAD_BYTES);
     const uint32_t *b = mf->hash4 + (size_t)h * ways;
     /* Only the newest candidate's bytes: requesting more crowds out the
@@ -232,9 +268,11 @@ __attribute__((always_inline)) static inline uint32_t search(fz7_lz_mf *mf, cons
     if (d3 != d2 && d3 - 1 < mf->dict_size && best < lim && cur[-(ptrdiff_t)d3] == cur[0]
         && cur[1 - (ptrdiff_t)d3] == cur[1] && cur[2 - (ptrdiff_t)d3] == cur[2])
         n = try_near(mf, cur, d3, 3, lim, m, n, &best);
-    uint8_t *ring = ring_of(mf);
-    uint32_t h = bucket_of(mf, cur);
+    uint8_t *ring = ring_of(mf), *tags = tags_of(mf);
+    uint32_t x = fz7_lz_hash5_word(cur), h = x >> mf->hash4_shift;
+    uint8_t tag = tag_of(x, mf->hash4_shift);
     const uint32_t *b = mf->hash4 + (size_t)h * ways;
+    const uint8_t *tg = tags + (size_t)h * ways;
     uint32_t head = ring[h];
     if (best < lim && lim >= 8) {
         /* Each candidate's first 8 bytes against cur's: the loads do not
@@ -244,7 +282,13 @@ __attribute__((always_inline)) static inline uint32_t search(fz7_lz_mf *mf, cons
         memcpy(&c8, cur, 8);
         uint32_t depth = mf->depth, dict_size = mf->dict_size;
         for (uint32_t k = 0; k < depth; k++) {
-            uint32_t delta = stored - b[(head - k) & (ways - 1)];
+            uint32_t i = (head - k) & (ways - 1);
+            /* Another tag: other 5 bytes. Its match (at most 4 bytes)
+             * is given up even where it would be the longest, for the
+             * load the skip saves. */
+            if (ways == HB_WAYS_MAX && tg[i] != tag)
+                continue;
+            uint32_t delta = stored - b[i];
             if (delta - 1 >= dict_size)
                 break;   /* older ones are farther still */
             uint64_t x;
@@ -269,7 +313,7 @@ __attribute__((always_inline)) static inline uint32_t search(fz7_lz_mf *mf, cons
                 break;
         }
     }
-    insert(mf->hash4, ring, h, stored, ways);
+    insert(mf->hash4, ring, tags, h, tag, stored, ways);
     return n;
 }
 
@@ -296,7 +340,7 @@ __attribute__((always_inline)) static inline void skip(fz7_lz_mf *mf, uint32_t c
             const uint8_t *p = mf->buf + mf->pos;
             uint32_t stored = mf->pos + mf->offset;
             insert_near(mf->hash2, mf->hash3, p, stored);
-            insert(mf->hash4, ring_of(mf), bucket_of(mf, p), stored, ways);
+            insert_at(mf->hash4, ring_of(mf), tags_of(mf), fz7_lz_hash5_word(p), mf->hash4_shift, stored, ways);
         }
         return;
     }
@@ -304,18 +348,18 @@ __attribute__((always_inline)) static inline void skip(fz7_lz_mf *mf, uint32_t c
      * the compiler would reload them at every position. */
     const uint8_t *p = mf->buf + mf->pos;
     uint32_t stored = mf->pos + mf->offset;
-    uint8_t *ring = ring_of(mf);
+    uint8_t *ring = ring_of(mf), *tags = tags_of(mf);
     if (count > ways && fz7_get64le(p) == fz7_get64le(p + 1)
         && mf->match_len(p + 1, p, count + 3) == count + 3) {
         /* A run of one byte value: every position has the same 5 bytes,
          * so the same bucket and heads. Only the last `ways` survive in
          * the ring; starting the ring index where the earlier ones would
          * have left it gives the same bucket as recording them all. */
-        uint32_t h = fz7_lz_hash5(p, mf->hash4_shift);
+        uint32_t x = fz7_lz_hash5_word(p), h = x >> mf->hash4_shift;
         uint32_t skipped = count - ways;
         ring[h] = (uint8_t)((ring[h] + skipped) & (ways - 1));
         for (uint32_t k = skipped; k < count; k++)
-            insert(mf->hash4, ring, h, stored + k, ways);
+            insert_at(mf->hash4, ring, tags, x, mf->hash4_shift, stored + k, ways);
         insert_near(mf->hash2, mf->hash3, p, stored + count - 1);
         mf->pos += count;
         return;
@@ -326,8 +370,10 @@ __attribute__((always_inline)) static inline void skip(fz7_lz_mf *mf, uint32_t c
         uint32_t ahead = fz7_lz_hash5(p + HB_AHEAD_LINE, shift);
         __builtin_prefetch(lines + (size_t)ahead * ways, 1);
         __builtin_prefetch(ring + ahead, 1);
+        if (ways == HB_WAYS_MAX)
+            __builtin_prefetch(tags + (size_t)ahead * ways, 1);
         insert_near(hash2, hash3, p, stored);
-        insert(lines, ring, fz7_lz_hash5(p, shift), stored, ways);
+        insert_at(lines, ring, tags, fz7_lz_hash5_word(p), shift, stored, ways);
     }
     mf->pos += count;
 }

@@ -71,6 +71,13 @@ static inline uint32_t fz7_lz_hash5(const uint8_t *p, uint32_t shift)
     return ((v * FZ7_LZ_GOLDEN) ^ ((uint32_t)p[4] * 0x2545F491u)) >> shift;
 }
 
+/* fz7_lz_hash5 with all 32 bits (hb5 takes a tag from the bits below
+ * the bucket number). */
+static inline uint32_t fz7_lz_hash5_word(const uint8_t *p)
+{
+    return fz7_lz_hash5(p, 0);
+}
+
 /* Length of the common run of a and b from start, at most lim
  * (fz7_match_len_step from start). */
 __attribute__((always_inline)) static inline uint32_t fz7_lz_extend_by(fz7_match_len_fn match_len, const uint8_t *a,
