@@ -20,8 +20,8 @@
  *   level  dictionary  parser  finder  nice_len  depth       lc
  *   1      1 MiB       fast    hb5     32        6 (8-way)   3
  *   2      4 MiB       fast    hb5     32        16          3
- *   3      4 MiB       normal  hb5     16        8 (8-way)   3
- *   4      4 MiB       normal  hb5     24        16          3
+ *   3      4 MiB       normal  hb5     24        16          3
+ *   4      4 MiB       normal  hb5     48        16          3
  *   5      16 MiB      normal  bt4     48        automatic   3
  *   6      64 MiB      normal  bt4     64        automatic   4
  *   7      128 MiB     normal  bt4     96        automatic   4
