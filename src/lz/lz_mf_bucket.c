@@ -272,7 +272,7 @@ __attribute__((always_inline)) static inline uint32_t search(fz7_lz_mf *mf, cons
     uint32_t x = fz7_lz_hash5_word(cur), h = x >> mf->hash4_shift;
     uint8_t tag = tag_of(x, mf->hash4_shift);
     const uint32_t *b = mf->hash4 + (size_t)h * ways;
-    const uint8_t *tg = tags + (size_t)h * ways;
+    const uint8_t *tg = ways == HB_WAYS_MAX ? tags + (size_t)h * ways : NULL;   /* 8 ways: no tags */
     uint32_t head = ring[h];
     if (best < lim && lim >= 8) {
         /* Each candidate's first 8 bytes against cur's: the loads do not
