@@ -889,23 +889,28 @@ static uint32_t bt_find(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_
     return bt_find_kind(mf, cur, lim, m, collect, mf->kind);
 }
 
-static __attribute__((noinline)) int bt_find_group_bt4(fz7_lz_mf *mf, fz7_lz_match *m, uint32_t *n, int collect,
-                                                       int g)
+/* The group search from pos of FZ7_LZ_GROUP positions when max is that
+ * and they qualify, else of 2 (bt_find_group_kind); returns how many
+ * positions were searched, 0 if none. */
+__attribute__((always_inline)) static inline int bt_find_group_any(fz7_lz_mf *mf, fz7_lz_match *m, uint32_t *n,
+                                                                  int collect, int max, int kind)
 {
-    if (g == FZ7_LZ_GROUP)
-        return bt_find_group_kind(mf, m, n, collect, FZ7_LZ_BT4, FZ7_LZ_GROUP);
-    return bt_find_group_kind(mf, m, n, collect, FZ7_LZ_BT4, 2);
+    if (max == FZ7_LZ_GROUP && bt_find_group_kind(mf, m, n, collect, kind, FZ7_LZ_GROUP))
+        return FZ7_LZ_GROUP;
+    return bt_find_group_kind(mf, m, n, collect, kind, 2) ? 2 : 0;
 }
 
-/* The group search of g positions (FZ7_LZ_GROUP, or 2 when a group of
- * FZ7_LZ_GROUP had roots in common or too few bytes). */
-static int bt_find_group(fz7_lz_mf *mf, fz7_lz_match *m, uint32_t *n, int collect, int g)
+static __attribute__((noinline)) int bt_find_group_bt4(fz7_lz_mf *mf, fz7_lz_match *m, uint32_t *n, int collect,
+                                                       int max)
+{
+    return bt_find_group_any(mf, m, n, collect, max, FZ7_LZ_BT4);
+}
+
+static int bt_find_group(fz7_lz_mf *mf, fz7_lz_match *m, uint32_t *n, int collect, int max)
 {
     if (mf->kind == FZ7_LZ_BT4)
-        return bt_find_group_bt4(mf, m, n, collect, g);
-    if (g == FZ7_LZ_GROUP)
-        return bt_find_group_kind(mf, m, n, collect, mf->kind, FZ7_LZ_GROUP);
-    return bt_find_group_kind(mf, m, n, collect, mf->kind, 2);
+        return bt_find_group_bt4(mf, m, n, collect, max);
+    return bt_find_group_any(mf, m, n, collect, max, mf->kind);
 }
 
 /* Prefetch distances (positions ahead of pos): the heads are requested
@@ -1261,9 +1266,9 @@ __attribute__((always_inline)) static inline uint32_t find_kind(fz7_lz_mf *mf, f
         pending_pop(mf);
         return n;
     }
+    int g;
     if (!fz7_lz_is_hc(kind)) {
-        int g = FZ7_LZ_GROUP;
-        if (bt_find_group(mf, matches, &n, 1, g) || bt_find_group(mf, matches, &n, 1, g = 2)) {
+        if ((g = bt_find_group(mf, matches, &n, 1, FZ7_LZ_GROUP)) > 0) {
             pending_push(mf, (uint32_t)g - 1);
             return n;
         }
@@ -1368,10 +1373,9 @@ void fz7_lz_mf_skip(fz7_lz_mf *mf, uint32_t count)
         prefetch_ahead(mf);
         /* A group of FZ7_LZ_GROUP when as many are to be skipped, else
          * of 2; then one position alone. */
-        int g = count >= FZ7_LZ_GROUP - 1 ? FZ7_LZ_GROUP : 2;
-        if (fz7_lz_is_hc(mf->kind) || count == 0
-            || (!bt_find_group(mf, NULL, NULL, 0, g) && (g == 2 || !bt_find_group(mf, NULL, NULL, 0, g = 2))))
-            g = 0;
+        int g = 0;
+        if (!fz7_lz_is_hc(mf->kind) && count > 0)
+            g = bt_find_group(mf, NULL, NULL, 0, count >= FZ7_LZ_GROUP - 1 ? FZ7_LZ_GROUP : 2);
         if (g > 0) {
             advance_by(mf, (uint32_t)g - 1);
             prefetch_ahead(mf);
