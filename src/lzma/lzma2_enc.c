@@ -29,12 +29,13 @@
 #include <string.h>
 
 
-/* Block slots over the thread count. Blocks are written in input order,
- * so a slot frees only when the oldest block is done: with one slot over,
- * a thread that finished a later block idles while the oldest is coded
- * (blocks of one size vary in CPU time). Each slot holds a block and its
- * output (bench/RESULTS.md has the measurement). */
-#define MT_SLOTS_OVER 2u
+/* Block slots over the thread count: one fills while every thread codes.
+ * Blocks are written in input order, so a slot frees only when the oldest
+ * block is done; a second slot over lets a thread that finished a later
+ * block start another, for about 1 % of wall time at the price of one
+ * more block and its output held (bench/RESULTS.md). Each slot holds a
+ * block and its output. */
+#define MT_SLOTS_OVER 1u
 
 enum slot_state { SLOT_FREE, SLOT_FILLING, SLOT_QUEUED, SLOT_RUNNING, SLOT_DONE };
 
@@ -101,8 +102,7 @@ struct fz7_lzma2_mt {
     uint8_t *tail;         /* the last `prime` bytes of the latest full block */
     uint32_t threads;
     uint32_t nslots;       /* threads + MT_SLOTS_OVER: one fills while the others
-                            * encode, one more to fill while the oldest block
-                            * (the next to write) is still coded */
+                            * encode */
     mt_slot *slots;
     mt_slot *filling;      /* the slot taking input, or NULL */
     uint64_t next_seq;     /* number of the next block to fill */

@@ -180,7 +180,7 @@ uint64_t fz7_lzma_mem_cap(uint64_t limit_bytes, unsigned percent)
  * evens out parts of the input that are slower to code. */
 #define BLOCKS_PER_THREAD 2u
 /* A block is at most this many dictionaries (and the block floor): with
- * threads + 2 blocks in flight, each with its output, memory then follows
+ * threads + 1 blocks in flight, each with its output, memory then follows
  * the dictionary and the threads, never the input's size. */
 #define BLOCK_DICTS 4u
 /* Independent (xz) blocks share no prefix, so each cut costs more: they
