@@ -31,10 +31,9 @@
 
 /* Block slots over the thread count: one fills while every thread codes.
  * Blocks are written in input order, so a slot frees only when the oldest
- * block is done; a second slot over lets a thread that finished a later
- * block start another, for about 1 % of wall time at the price of one
- * more block and its output held (bench/RESULTS.md). Each slot holds a
- * block and its output. */
+ * block is done; a second slot over would let a thread that finished a
+ * later block start another, but that gain is within the noise and the
+ * slot holds one more block and its output (bench/RESULTS.md). */
 #define MT_SLOTS_OVER 1u
 
 enum slot_state { SLOT_FREE, SLOT_FILLING, SLOT_QUEUED, SLOT_RUNNING, SLOT_DONE };
@@ -101,8 +100,8 @@ struct fz7_lzma2_mt {
     size_t prime;          /* bytes of the previous block each later block starts from */
     uint8_t *tail;         /* the last `prime` bytes of the latest full block */
     uint32_t threads;
-    uint32_t nslots;       /* threads + MT_SLOTS_OVER: one fills while the others
-                            * encode */
+    uint32_t nslots;       /* threads + MT_SLOTS_OVER: one fills while the
+                            * threads encode */
     mt_slot *slots;
     mt_slot *filling;      /* the slot taking input, or NULL */
     uint64_t next_seq;     /* number of the next block to fill */
