@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "lzma/lzma_enc.h"
+#include "lzma/lzma2_mt.h"
 #include "lzma/lzma_presets.h"
 
 typedef struct sink {

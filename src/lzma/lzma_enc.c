@@ -2,8 +2,8 @@
  *
  * Implements lzma_enc.h. The parsers (lzma_enc_fast.c, lzma_enc_normal.c)
  * queue decisions; this file codes them with the range encoder, keeps the
- * price tables the normal parser reads, and frames the output: one range
- * coded stream for LZMA1, chunks for LZMA2 (xz-file-format.txt 5.3.1). */
+ * price tables the normal parser reads, and ends the output: one range
+ * coded stream for LZMA1; LZMA2's chunks are framed in lzma2_enc.c. */
 #include "lzma/lzma_enc_impl.h"
 #include "lzma/lzma_presets.h"
 
@@ -11,15 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LZMA2_UNPACKED_MAX ((uint32_t)2 << 20)
-#define LZMA2_PACKED_MAX ((uint32_t)1 << 16)
-/* Bytes one symbol can add to the range coder output, with room to spare. */
-#define SYMBOL_BYTES_MAX 64
-#define OUT_BUF_SIZE (LZMA2_PACKED_MAX + 4 * SYMBOL_BYTES_MAX)
+#define OUT_BUF_SIZE (FZ7_LZMA2_CHUNK_PACKED_MAX + 4 * FZ7_LZMA_SYMBOL_BYTES_MAX)
 /* The look-behind the encoder needs besides the dictionary: the parser's
  * look-ahead (the coder trails the match finder by up to that much) and
  * the bytes of an LZMA2 chunk that may have to be stored uncompressed. */
-#define KEEP_EXTRA (FZ7_LZMA_LOOKAHEAD + LZMA2_PACKED_MAX + 64)
+#define KEEP_EXTRA (FZ7_LZMA_LOOKAHEAD + FZ7_LZMA2_CHUNK_PACKED_MAX + 64)
 /* Most input bytes write() copies into the window before encoding them. */
 #define APPEND_STEP ((size_t)64 << 10)
 /* With a match finder thread the coder stops this much earlier than it
@@ -164,16 +160,6 @@ uint64_t fz7_lzma_enc_memusage(const fz7_lzma_enc_opts *o)
     if (mf_thread_used(o))
         n += fz7_lz_mf_mt_memusage();
     return n;
-}
-
-uint8_t fz7_lzma2_dict_prop(uint32_t dict_size)
-{
-    for (uint8_t p = 0; p < 40; p++) {
-        uint64_t size = (uint64_t)(2 | (p & 1)) << (p / 2 + 11);
-        if (size >= dict_size)
-            return p;
-    }
-    return 40;
 }
 
 /* ---- Prices ------------------------------------------------------------- */
@@ -334,7 +320,7 @@ static void refresh_all_prices(struct fz7_lzma_enc *e)
 
 /* ---- Symbol coding ------------------------------------------------------ */
 
-static void reset_model(struct fz7_lzma_enc *e)
+void fz7_lzma_enc_reset_model(struct fz7_lzma_enc *e)
 {
     fz7_lzma_probs_init(e->probs, e->opts.lc, e->opts.lp);
     e->state = 0;
@@ -508,7 +494,7 @@ size_t fz7_lzma_enc_mf_append(struct fz7_lzma_enc *e, const uint8_t *data, size_
 
 /* ---- Output ------------------------------------------------------------- */
 
-static void emit(struct fz7_lzma_enc *e, const uint8_t *p, size_t n)
+void fz7_lzma_enc_emit(struct fz7_lzma_enc *e, const uint8_t *p, size_t n)
 {
     if (e->error || n == 0)
         return;
@@ -525,16 +511,16 @@ static void emit(struct fz7_lzma_enc *e, const uint8_t *p, size_t n)
 static void drain_lzma1(struct fz7_lzma_enc *e)
 {
     size_t n = e->rc.out_pos;
-    if (n + SYMBOL_BYTES_MAX <= e->out_cap)
+    if (n + FZ7_LZMA_SYMBOL_BYTES_MAX <= e->out_cap)
         return;
     size_t keep = n - 1;
     while (keep > 0 && e->out[keep] == 0xFF)
         keep--;
-    emit(e, e->out, keep);
+    fz7_lzma_enc_emit(e, e->out, keep);
     memmove(e->out, e->out + keep, n - keep);
     e->rc.out_pos = n - keep;
-    if (e->rc.out_pos + SYMBOL_BYTES_MAX > e->out_cap) {
-        size_t cap = e->rc.out_pos * 2 + SYMBOL_BYTES_MAX;
+    if (e->rc.out_pos + FZ7_LZMA_SYMBOL_BYTES_MAX > e->out_cap) {
+        size_t cap = e->rc.out_pos * 2 + FZ7_LZMA_SYMBOL_BYTES_MAX;
         uint8_t *p = realloc(e->out, cap);
         if (!p) {
             e->error = FZ7_E_MEM;
@@ -545,97 +531,6 @@ static void drain_lzma1(struct fz7_lzma_enc *e)
     }
 }
 
-/* LZMA2: ends the open chunk (the bytes since chunk_start) as an LZMA
- * chunk, or as an uncompressed chunk when that is not larger. */
-static void close_chunk(struct fz7_lzma_enc *e)
-{
-    uint32_t u = (uint32_t)(e->pos - e->chunk_start);
-    if (u == 0)
-        return;
-    fz7_rc_flush(&e->rc);
-    uint32_t c = (uint32_t)e->rc.out_pos;
-    uint8_t h[6];
-    if (c + 2 >= u) {
-        const uint8_t *data = e->mf.buf + (e->mf.pos - e->ahead) - u;
-        h[0] = e->need_dict_reset ? 0x01 : 0x02;
-        h[1] = (uint8_t)((u - 1) >> 8);
-        h[2] = (uint8_t)(u - 1);
-        emit(e, h, 3);
-        emit(e, data, u);
-        e->need_dict_reset = 0;
-        /* The decoder never saw the symbols just coded: start the model over
-         * and say so in the next LZMA chunk. */
-        reset_model(e);
-        e->need_state_reset = 1;
-    } else {
-        uint8_t ctrl = e->need_dict_reset ? 0xE0 : e->need_props ? 0xC0 : e->need_state_reset ? 0xA0 : 0x80;
-        h[0] = (uint8_t)(ctrl | ((u - 1) >> 16));
-        h[1] = (uint8_t)((u - 1) >> 8);
-        h[2] = (uint8_t)(u - 1);
-        h[3] = (uint8_t)((c - 1) >> 8);
-        h[4] = (uint8_t)(c - 1);
-        h[5] = fz7_lzma_props_encode(e->opts.lc, e->opts.lp, e->opts.pb);
-        emit(e, h, ctrl >= 0xC0 ? 6 : 5);
-        emit(e, e->out, c);
-        e->need_dict_reset = e->need_props = e->need_state_reset = 0;
-    }
-    fz7_rc_reset(&e->rc);
-    e->chunk_start = e->pos;
-}
-
-/* LZMA2, queue empty: the coder's next bytes (a piece, or all that is
- * left when finishing) stored as one uncompressed chunk if
- * fz7_lzma2_store_worthy says so; the match finder passes over them,
- * recording only their anchors (fz7_lzma2_store_anchor). The
- * model is kept: the decoder's state and reps do not change over an
- * uncompressed chunk either. Returns 1 when it stored. */
-/* Writes the n bytes at the coder's position (buffer index idx) as one
- * uncompressed chunk; the open chunk is closed (close_chunk, which reads
- * the coder's position from the match finder's) and the match finder is
- * past them already. */
-static void emit_stored(struct fz7_lzma_enc *e, uint32_t idx, uint32_t n)
-{
-    uint8_t h[3] = {e->need_dict_reset ? 0x01 : 0x02, (uint8_t)((n - 1) >> 8), (uint8_t)(n - 1)};
-    emit(e, h, 3);
-    emit(e, e->mf.buf + idx, n);
-    e->need_dict_reset = 0;
-    e->ahead = 0;
-    e->have_matches = 0;
-    e->pos += n;
-    e->chunk_start = e->pos;
-    e->store_next = e->pos;
-}
-
-static int store_piece(struct fz7_lzma_enc *e)
-{
-    uint32_t idx = e->mf.pos - e->ahead;
-    uint32_t n = e->mf.end - idx;
-    if (n > FZ7_LZMA2_STORE_PIECE)
-        n = FZ7_LZMA2_STORE_PIECE;
-    e->store_next = e->pos + FZ7_LZMA2_STORE_PIECE;
-    fz7_lzma2_store_scan scan;
-    if (n < FZ7_LZMA2_STORE_MIN || !fz7_lzma2_store_worthy(&e->mf, idx, n, &scan))
-        return 0;
-    close_chunk(e);
-    fz7_lzma2_store_pass(&e->mf, idx + n, &scan);
-    emit_stored(e, idx, n);
-    return 1;
-}
-
-/* LZMA2 with the match finder's thread, queue empty: stores the pass the
- * searcher made from the coder's position, if one starts there. */
-static int store_pass(struct fz7_lzma_enc *e)
-{
-    uint32_t n = fz7_lz_mf_mt_pass_at(e->mf_mt, e->ahead);
-    if (n == 0)
-        return 0;
-    uint32_t idx = e->mf.pos - e->ahead;
-    close_chunk(e);
-    fz7_lz_mf_mt_skip(e->mf_mt, n - e->ahead);
-    emit_stored(e, idx, n);
-    return 1;
-}
-
 static void code_next(struct fz7_lzma_enc *e)
 {
     fz7_lzma_decision d = e->queue[e->queue_head];
@@ -643,9 +538,9 @@ static void code_next(struct fz7_lzma_enc *e)
         e->queue_head = 0;
     e->queue_len--;
     if (e->lzma2) {
-        if (e->pos - e->chunk_start + d.len > LZMA2_UNPACKED_MAX
-            || fz7_rc_pending(&e->rc) + SYMBOL_BYTES_MAX > LZMA2_PACKED_MAX)
-            close_chunk(e);
+        if (e->pos - e->chunk_start + d.len > FZ7_LZMA2_CHUNK_UNPACKED_MAX
+            || fz7_rc_pending(&e->rc) + FZ7_LZMA_SYMBOL_BYTES_MAX > FZ7_LZMA2_CHUNK_PACKED_MAX)
+            fz7_lzma2_close_chunk(e);
         code_decision(e, d);
     } else {
         code_decision(e, d);
@@ -675,9 +570,9 @@ static void run(struct fz7_lzma_enc *e, int finishing)
                 break;
             if (!finishing && fz7_lz_mf_avail(&e->mf) < want)
                 break;
-            if (store && e->pos >= e->store_next && store_piece(e))
+            if (store && e->pos >= e->store_next && fz7_lzma2_store_piece(e))
                 continue;
-            if (store_mt && store_pass(e))
+            if (store_mt && fz7_lzma2_store_mt_pass(e))
                 continue;
             if (e->opts.mode == FZ7_LZMA_MODE_NORMAL) {
                 refresh_prices(e);
@@ -698,7 +593,7 @@ static void run(struct fz7_lzma_enc *e, int finishing)
 static void start_stream(struct fz7_lzma_enc *e)
 {
     init_price_table(e);
-    reset_model(e);
+    fz7_lzma_enc_reset_model(e);
     e->rc.out = e->out;
     fz7_rc_reset(&e->rc);
     e->need_dict_reset = e->need_props = e->need_state_reset = 1;
@@ -796,14 +691,12 @@ fz7_status fz7_lzma_enc_finish(fz7_lzma_enc *e)
     if (e->error)
         return e->error;
     if (e->lzma2) {
-        close_chunk(e);
-        uint8_t end = 0x00;
-        emit(e, &end, 1);
+        fz7_lzma2_end_stream(e);
     } else {
         if (e->opts.end_marker)
             code_match(e, FZ7_LZMA_END_MARKER_DIST, FZ7_LZMA_MATCH_LEN_MIN);
         fz7_rc_flush(&e->rc);
-        emit(e, e->out, e->rc.out_pos);
+        fz7_lzma_enc_emit(e, e->out, e->rc.out_pos);
         e->rc.out_pos = 0;
     }
     return e->error;
@@ -827,11 +720,6 @@ void fz7_lzma_enc_props(const fz7_lzma_enc *e, uint8_t props[5])
 {
     props[0] = fz7_lzma_props_encode(e->opts.lc, e->opts.lp, e->opts.pb);
     fz7_put32le(props + 1, e->opts.dict_size);
-}
-
-uint8_t fz7_lzma2_enc_dict_prop(const fz7_lzma_enc *e)
-{
-    return fz7_lzma2_dict_prop(e->opts.dict_size);
 }
 
 uint64_t fz7_lzma_enc_bytes_in(const fz7_lzma_enc *e) { return e->bytes_in; }

@@ -76,94 +76,12 @@ typedef struct fz7_lzma_enc fz7_lzma_enc;
  * options, FZ7_E_MEM if allocation fails. */
 fz7_status fz7_lzma_enc_new(const fz7_lzma_enc_opts *opts, fz7_ostream *dst, fz7_lzma_enc **out);
 
-/* Creates an LZMA2 encoder writing to dst: chunks of at most 2 MiB
- * unpacked and 64 KiB packed, uncompressed chunks where they are smaller,
- * the end byte 0x00 at finish(). opts->end_marker is ignored. FZ7_E_ARG
+/* Creates an LZMA2 encoder writing to dst (chunk framing: lzma2_enc.c; on
+ * several threads: lzma2_mt.h): chunks of at most 2 MiB unpacked and
+ * 64 KiB packed, uncompressed chunks where they are smaller, the end byte
+ * 0x00 at finish(). opts->end_marker is ignored. FZ7_E_ARG
  * for bad options or lc + lp > 4, FZ7_E_MEM if allocation fails. */
 fz7_status fz7_lzma2_enc_new(const fz7_lzma_enc_opts *opts, fz7_ostream *dst, fz7_lzma_enc **out);
-
-/* Multi-threaded LZMA2 (lzma2_enc.c). The input is cut into blocks of
- * block_size bytes; with opts->size_hint known, the last block's worth
- * is cut into blocks of block_size / 4 (each at least the start taken
- * from the block before, below) so the threads end together. Each block is compressed by
- * one of `threads` worker threads as LZMA2 chunks, and the blocks' chunks
- * are written to dst in input order, then the end byte 0x00: one ordinary
- * LZMA2 stream any LZMA2 decoder reads (7z coder "LZMA2", xz filter 0x21).
- * The first block resets the dictionary. When block_size is a multiple of
- * 16, each later block starts from the last min(2 MiB, dictionary) bytes
- * of the block before (its matches may reach into them; its first chunk
- * resets state and properties, not the dictionary); otherwise it resets
- * the dictionary too. (Independent xz blocks: one fz7_lzma2_enc_new each.)
- *
- * block_size: bytes, FZ7_LZMA2_MT_BLOCK_MIN..FZ7_LZMA2_MT_BLOCK_MAX, or 0
- * for 3 x opts->dict_size (at least FZ7_LZMA2_MT_BLOCK_MIN). Each block
- * uses opts with the dictionary reduced to the block size as
- * fz7_lzma_enc_reduce_dict does; fz7_lzma_enc_props() and
- * fz7_lzma2_enc_dict_prop() report that reduced size, which is what the
- * container must store. Smaller blocks give more parallel work but each
- * cut costs ratio (less with the 2 MiB start). fz7 a gives each of N
- * threads two blocks of a 7z folder (about S / 2N bytes for an input of
- * known size S, at most 16 dictionaries; threads take them in turn) and 0
- * when the size is unknown.
- *
- * The output depends only on opts and block_size, never on threads, the
- * CPU or the pieces write() is given. threads: 1..FZ7_LZMA2_MT_THREADS_MAX
- * (1 encodes inside write() without starting a thread). Only the caller's
- * thread calls dst->write, from write() and finish().
- *
- * One block: with threads >= 2 and an input known to fit in one block
- * (0 < opts->size_hint <= block size, as fz7_lzma_enc_reduce_dict records
- * it), the handle is a one-stream encoder whose match finder runs on a
- * second thread (opts->mf_thread): the stream one block gives, without
- * copying the input. With opts->mf_thread set, every block's encoder has
- * a match finder thread too (threads + threads in all).
- *
- * The returned handle is used with fz7_lzma_enc_write(), _finish(),
- * _free(), _props(), fz7_lzma2_enc_dict_prop() and the byte counters like
- * one from fz7_lzma2_enc_new(). Memory: fz7_lzma2_mt_memusage(). Errors:
- * FZ7_E_ARG for bad options, lc + lp > 4, threads or block_size out of
- * range; FZ7_E_MEM if allocation or thread creation fails (also later,
- * from write()/finish(), if a block's encoder cannot allocate). */
-#define FZ7_LZMA2_MT_THREADS_MAX 64u
-#define FZ7_LZMA2_MT_BLOCK_MIN ((uint64_t)1 << 20)
-#define FZ7_LZMA2_MT_BLOCK_MAX ((uint64_t)1 << 32)
-fz7_status fz7_lzma2_enc_new_mt(const fz7_lzma_enc_opts *opts, uint32_t threads, uint64_t block_size,
-                                fz7_ostream *dst, fz7_lzma_enc **out);
-
-/* Bytes a multi-threaded encoder with these settings allocates at most
- * (per thread an encoder, per block slot the input and its output); 0 if
- * the arguments are invalid. block_size 0 as above. */
-uint64_t fz7_lzma2_mt_memusage(const fz7_lzma_enc_opts *opts, uint32_t threads, uint64_t block_size);
-
-/* Worker threads that several multi-threaded LZMA2 encoders use one after
- * the other, so that one encoder's first blocks are coded while another's
- * last blocks still are (a 7z writer's next folder and the one before).
- * Workers take the queued blocks of the oldest encoder first. threads:
- * 1..FZ7_LZMA2_MT_THREADS_MAX (1: each encoder codes inside write(), no
- * thread). FZ7_E_ARG for a bad count, FZ7_E_MEM if allocation or thread
- * creation fails. Free every encoder made on the pool before the pool. */
-typedef struct fz7_lzma2_pool fz7_lzma2_pool;
-fz7_status fz7_lzma2_pool_new(uint32_t threads, fz7_lzma2_pool **out);
-void fz7_lzma2_pool_free(fz7_lzma2_pool *pool);
-/* The pool's thread count (0 for NULL). */
-uint32_t fz7_lzma2_pool_threads(const fz7_lzma2_pool *pool);
-
-/* fz7_lzma2_enc_new_mt with the pool's threads and workers instead of its
- * own: the same bytes as new_mt with that thread count (the one-block
- * stream included, which does not use the pool). Errors as new_mt. */
-fz7_status fz7_lzma2_enc_new_pooled(const fz7_lzma_enc_opts *opts, fz7_lzma2_pool *pool, uint64_t block_size,
-                                    fz7_ostream *dst, fz7_lzma_enc **out);
-
-/* Ends the input of a multi-threaded encoder without waiting: its last
- * block goes to the workers and no write() may follow; finish() later
- * waits for the blocks, writes them and the end byte. FZ7_E_ARG for an
- * encoder that is not multi-threaded (nothing done), or after finish();
- * the encoder's earlier error if it has one. */
-fz7_status fz7_lzma2_mt_end_input(fz7_lzma_enc *enc);
-
-/* True when no block of a multi-threaded encoder is queued or being coded
- * (after end_input(): finish() will not wait); true for any other encoder. */
-bool fz7_lzma2_mt_blocks_done(fz7_lzma_enc *enc);
 
 /* Compresses n bytes of data (copied; data may be reused at return).
  * Output reaches dst in pieces as it is produced. Errors from dst are

@@ -1,7 +1,8 @@
 /* lzma_enc_impl.h - state shared by the LZMA encoder's files (private).
  *
  * lzma_enc.c codes symbols, keeps prices and runs the LZMA1/LZMA2 streams;
- * lzma_enc_fast.c and lzma_enc_normal.c are the two parsers. A parser
+ * lzma2_enc.c frames LZMA2's chunks, lzma2_mt.c codes LZMA2 blocks on
+ * threads; lzma_enc_fast.c and lzma_enc_normal.c are the two parsers. A parser
  * appends decisions (len, absolute distance) to a queue; the coder turns
  * each into the cheapest symbol for the state it meets (so a chunk may end
  * between decisions and the next one may reset the state). */
@@ -97,9 +98,9 @@ struct fz7_lzma_enc {
 
     uint64_t bytes_in, bytes_out;
     uint64_t store_next;   /* LZMA2: pos at which the coder next tries to
-                            * store a piece as it is (store_piece) */
+                            * store a piece as it is (fz7_lzma2_store_piece) */
 
-    /* Multi-threaded LZMA2 (lzma2_enc.c): when set, this handle only cuts
+    /* Multi-threaded LZMA2 (lzma2_mt.c): when set, this handle only cuts
      * the input into blocks and writes their chunks; the fields above
      * besides opts, dst, error, finished and the byte counts are unused. */
     struct fz7_lzma2_mt *mt;
@@ -152,7 +153,39 @@ void fz7_lzma2_store_pass(fz7_lz_mf *mf, uint32_t stop, const fz7_lzma2_store_sc
  * FZ7_LZMA2_STORE_MIN), passed over as fz7_lzma2_store_pass does. */
 uint32_t fz7_lzma2_store_test(fz7_lz_mf *mf, uint32_t n);
 
-/* lzma2_enc.c: write/finish/free of a multi-threaded handle. */
+/* lzma_enc.c: passes n bytes at p to dst (nothing after an error; a dst
+ * error sticks in e->error) and counts them in bytes_out. */
+void fz7_lzma_enc_emit(struct fz7_lzma_enc *e, const uint8_t *p, size_t n);
+/* lzma_enc.c: the probabilities, state and reps as a stream starts them. */
+void fz7_lzma_enc_reset_model(struct fz7_lzma_enc *e);
+
+/* LZMA2 chunk limits (xz-file-format.txt 5.3.1): unpacked and packed
+ * bytes of one chunk. */
+#define FZ7_LZMA2_CHUNK_UNPACKED_MAX ((uint32_t)2 << 20)
+#define FZ7_LZMA2_CHUNK_PACKED_MAX ((uint32_t)1 << 16)
+/* Bytes one symbol can add to the range coder output, with room to spare. */
+#define FZ7_LZMA_SYMBOL_BYTES_MAX 64
+
+/* lzma2_enc.c: ends the open chunk (the bytes since chunk_start) as an
+ * LZMA chunk, or as an uncompressed chunk when that is not larger; the
+ * model starts over after an uncompressed one (the decoder never saw
+ * those symbols). Nothing for an empty chunk. */
+void fz7_lzma2_close_chunk(struct fz7_lzma_enc *e);
+/* lzma2_enc.c, queue empty: the coder's next bytes (a piece, or all that
+ * is left when finishing) stored as one uncompressed chunk if
+ * fz7_lzma2_store_worthy says so; the match finder passes over them,
+ * recording only their anchors (fz7_lzma2_store_anchor). The model is
+ * kept: the decoder's state and reps do not change over an uncompressed
+ * chunk either. Returns 1 when it stored. */
+int fz7_lzma2_store_piece(struct fz7_lzma_enc *e);
+/* lzma2_enc.c, with the match finder's thread, queue empty: stores the
+ * pass the searcher made from the coder's position, if one starts there.
+ * Returns 1 when it stored. */
+int fz7_lzma2_store_mt_pass(struct fz7_lzma_enc *e);
+/* lzma2_enc.c: closes the open chunk and writes the end byte 0x00. */
+void fz7_lzma2_end_stream(struct fz7_lzma_enc *e);
+
+/* lzma2_mt.c: write/finish/free of a multi-threaded handle. */
 fz7_status fz7_lzma2_mt_write(struct fz7_lzma_enc *e, const uint8_t *data, size_t n);
 fz7_status fz7_lzma2_mt_finish(struct fz7_lzma_enc *e);
 void fz7_lzma2_mt_free(struct fz7_lzma2_mt *mt);
@@ -194,7 +227,7 @@ static inline uint32_t fz7_lzma_enc_next_matches(struct fz7_lzma_enc *e)
 }
 
 /* fz7_lz_mf_skip of n positions whichever thread searches, without
- * moving the coder (lzma2_enc.c's block start uses it too). */
+ * moving the coder (lzma2_mt.c's block start uses it too). */
 static inline void fz7_lzma_enc_mf_skip(struct fz7_lzma_enc *e, uint32_t n)
 {
     if (e->mf_mt)
@@ -221,7 +254,7 @@ static inline void fz7_lzma_enc_push(struct fz7_lzma_enc *e, uint32_t len, uint3
     e->queue_len++;
 }
 
-/* fz7_lz_mf_append whichever thread searches (lzma2_enc.c's block start
+/* fz7_lz_mf_append whichever thread searches (lzma2_mt.c's block start
  * uses it too). */
 size_t fz7_lzma_enc_mf_append(struct fz7_lzma_enc *e, const uint8_t *data, size_t n);
 

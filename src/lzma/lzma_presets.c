@@ -3,6 +3,7 @@
  * cut for threads lives here; the measurements behind them are in
  * bench/RESULTS.md. */
 #include "lzma/lzma_presets.h"
+#include "lzma/lzma2_mt.h"
 
 #include <string.h>
 #include <sys/resource.h>

@@ -4,7 +4,7 @@
  * (automatic depth, hb5's ways, the dictionary fitted to the input), and
  * the multi-thread plan (threads, block size, the block floor and
  * prefix, the match finder's own thread, the memory cap). The encoders
- * (lzma_enc.c, lzma2_enc.c) and the containers take what these give. */
+ * (lzma_enc.c, lzma2_mt.c) and the containers take what these give. */
 #ifndef FZ7_LZMA_PRESETS_H
 #define FZ7_LZMA_PRESETS_H
 

@@ -14,6 +14,7 @@
 #include "format/archive.h"
 #include "lzma/lzma_dec.h"
 #include "lzma/lzma_enc.h"
+#include "lzma/lzma2_mt.h"
 #include "lzma/lzma_presets.h"
 
 #include <lzma.h>

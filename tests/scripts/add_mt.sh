@@ -56,7 +56,7 @@ s1=$(stat -c %s one.7z); s2=$(stat -c %s two.7z)
 ratio_ok "$s2" "$s1" || fail "7z -mmt4 is $s2 bytes, over 1.01 x $s1 (-mmt1)"
 
 # -mx1 (256 KiB dictionary): 2 MiB blocks, and the folder ends in blocks
-# of 512 KiB (lzma2_enc.c, plan_len; test_mf_thread checks the offsets). The same bytes on two runs, decoded by 7zz, within 1 %.
+# of 512 KiB (lzma2_mt.c, plan_len; test_mf_thread checks the offsets). The same bytes on two runs, decoded by 7zz, within 1 %.
 (cd in && "$FZ7" a -bsp0 -mx1 -mmt1 ../f1.7z a.txt b.tar >/dev/null) || fail "a -mx1 -mmt1 f1.7z"
 (cd in && "$FZ7" a -bsp0 -mx1 -mmt2 ../f2.7z a.txt b.tar >/dev/null) || fail "a -mx1 -mmt2 f2.7z"
 (cd in && "$FZ7" a -bsp0 -mx1 -mmt2 ../f2_again.7z a.txt b.tar >/dev/null) || fail "a -mx1 -mmt2 f2_again.7z"

@@ -16,6 +16,7 @@
 #include "cpu/cpu.h"
 #include "lzma/lzma_dec.h"
 #include "lzma/lzma_enc.h"
+#include "lzma/lzma2_mt.h"
 #include "lzma/lzma_presets.h"
 #include "test_util.h"
 

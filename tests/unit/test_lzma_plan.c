@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lzma/lzma_presets.h"
+#include "lzma/lzma2_mt.h"
 
 #define MiB ((uint64_t)1 << 20)
 #define GiB ((uint64_t)1 << 30)

@@ -24,6 +24,7 @@
 #include "lz/lz_mf_mt.h"
 #include "lzma/lzma_dec.h"
 #include "lzma/lzma_enc.h"
+#include "lzma/lzma2_mt.h"
 #include "lzma/lzma_presets.h"
 #include "test_util.h"
 
@@ -540,7 +541,7 @@ static size_t block_starts(const tu_membuf *m, uint64_t *at, size_t max)
 }
 
 /* An input of known size (opts.size_hint) ends in blocks of a quarter
- * block (lzma2_enc.c, plan_len): 1 MiB blocks, the rest over a multiple
+ * block (lzma2_mt.c, plan_len): 1 MiB blocks, the rest over a multiple
  * of 1 MiB (cut down to a multiple of 16, at least 256 KiB), then 256 KiB
  * blocks, the last one taking a remainder under 128 KiB. The same bytes with 1, 2
  * and 3 threads and on a pool; without a size hint every block is 1 MiB;

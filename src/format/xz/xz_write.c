@@ -10,6 +10,7 @@
 #include "check/check.h"
 #include "filter/filter.h"
 #include "lzma/lzma_presets.h"
+#include "lzma/lzma2_mt.h"
 
 #include <pthread.h>
 #include <stdlib.h>
