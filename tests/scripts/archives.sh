@@ -7,15 +7,9 @@
 # contents) and the lines scripts read. The sums are the ones 7zz 26.02
 # prints for the same data and names.
 set -u
-: "${FZ7:?FZ7 must name the fz7 binary}"
-case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
-S=${FZ7_SCRATCH:-$(mktemp -d)}
-rm -rf "$S" && mkdir -p "$S" && cd "$S" || exit 1
+. "$(dirname "$0")/lib.sh"
+t_init
 
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-same() { if [ "$2" = "$3" ]; then ok; else bad "$1: got [$2] want [$3]"; fi; }
 # A tree as "path:md5" for files and "path/" for folders, sorted.
 tree() {
     (cd "$1" && find . -mindepth 1 | LC_ALL=C sort | while IFS= read -r f; do
@@ -215,5 +209,4 @@ same "one password for two archives: asked once" "$(grep -c 'Enter password' out
 same "one password for two archives: summary" "$(grep 'OK archives' out.txt)" "OK archives: 2"
 cd ..
 
-echo "archives: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+t_summary archives

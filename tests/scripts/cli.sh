@@ -5,27 +5,10 @@
 # Archives use the Copy method with plain headers, so this runs before any
 # codec exists.
 set -u
-: "${FZ7:?FZ7 must name the fz7 binary}"
-case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
-S=${FZ7_SCRATCH:-$(mktemp -d)}
+. "$(dirname "$0")/lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
-for tool in 7zz python3; do
-    command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
-done
-rm -rf "$S" && mkdir -p "$S" && cd "$S" || exit 1
+t_init 7zz python3
 
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-expect_rc() { # expect_rc WANT NAME CMD...
-    local want=$1 name=$2; shift 2
-    "$@" >out.txt 2>err.txt </dev/null
-    local rc=$?
-    if [ "$rc" = "$want" ]; then ok; else bad "$name: exit $rc, want $want"; sed 's/^/    /' err.txt | head -5; fi
-}
-same() { # same NAME GOT WANT
-    if [ "$2" = "$3" ]; then ok; else bad "$1: got [$2] want [$3]"; fi
-}
 tree() { (cd "$1" && find . -mindepth 1 | LC_ALL=C sort | tr '\n' ' '); }
 
 # --- a source tree and a Copy archive of it made by 7-Zip ---
@@ -230,5 +213,4 @@ expect_rc 0 "t -bso2" "$FZ7" t -bso2 cp.7z
 same "-bso2: nothing on stdout" "$(wc -c < out.txt)" 0
 grep -q "Everything is Ok" err.txt && ok || bad "-bso2: messages on stderr"
 
-echo "cli.sh: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+t_summary cli.sh

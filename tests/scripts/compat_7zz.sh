@@ -9,16 +9,12 @@
 # of l/t/x/e. Each case runs both programs on the same files and
 # compares exit codes, stdout (without the banner) and stderr line for line.
 set -u
-: "${FZ7:?FZ7 must name the fz7 binary}"
-case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
+. "$(dirname "$0")/lib.sh"
 command -v 7zz >/dev/null || { echo "SKIP: 7zz not installed (this test compares with it)"; exit 77; }
-S=${FZ7_SCRATCH:-$(mktemp -d)}
-rm -rf "$S" && mkdir -p "$S/work" && cd "$S" || exit 1
+t_init
+mkdir work || exit 1
 XZ=${FZ7_SHARED:-}/corpus/xz
 
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 # side [-ba] [-rc] [-out] ARGS...: runs `7zz ARGS` in a copy of work/ (A)
 # and `fz7 ARGS` in another (B) with stdin from /dev/null, then compares
@@ -338,5 +334,4 @@ else
     echo "note: xz corpus cases skipped ($XZ/MANIFEST.tsv not found)"
 fi
 
-echo "compat_7zz.sh: $pass passed, $fail failed"
-[ $fail = 0 ] && [ $pass -gt 0 ]
+t_summary compat_7zz.sh

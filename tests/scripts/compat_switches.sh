@@ -10,13 +10,11 @@
 # fails the script. With --table FILE the rows are also written to FILE as
 # a Markdown table (docs/compat.md is made so).
 set -u
-: "${FZ7:?FZ7 must name the fz7 binary}"
-case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
-command -v 7zz >/dev/null || { echo "SKIP: 7zz not installed"; exit 77; }
+. "$(dirname "$0")/lib.sh"
 TABLE=
 [ "${1:-}" = --table ] && TABLE=$2 && case $TABLE in /*) ;; *) TABLE=$PWD/$TABLE ;; esac
-S=${FZ7_SCRATCH:-$(mktemp -d)}
-rm -rf "$S" && mkdir -p "$S/fixture" && cd "$S/fixture" || exit 1
+t_init 7zz
+mkdir fixture && cd fixture || exit 1
 
 # The fixture both programs start from (made once, copied for each row).
 mkdir -p src/sub src/empty_dir
@@ -54,7 +52,7 @@ mkdir two && cp arc.7z two/arc.7z && 7zz a -bd -mx0 two/bad.7z one.txt >/dev/nul
 mkdir tail && cp arc.7z tail/a.7z && cp arc.7z tail/b.7z && printf 'tail' >>tail/b.7z
 find . -exec touch -h -d '2024-01-02 03:04:05' {} +
 
-pass=0 fail=0 rows=0
+rows=0
 table_rows=()
 
 # Output lines both programs print, made comparable.
@@ -385,4 +383,4 @@ if [ -n "$TABLE" ]; then
         printf '%s\n' "${table_rows[@]}"
     } >"$TABLE"
 fi
-[ "$fail" = 0 ]
+t_passed

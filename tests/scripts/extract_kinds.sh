@@ -7,13 +7,9 @@
 # symlink to a folder outside the output folder, fz7 -y replaces the link
 # (which holds no data) with the folder.
 set -u
-[ -x "${FZ7:-}" ] || { echo "SKIP: FZ7 does not point to the fz7 binary"; exit 77; }
-command -v 7zz >/dev/null || { echo "SKIP: 7zz is not installed"; exit 77; }
-mkdir -p "$FZ7_SCRATCH" && cd "$FZ7_SCRATCH" || exit 1
-rm -rf ./* && umask 022
-pass=0 failed=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
+. "$(dirname "$0")/lib.sh"
+t_init 7zz
+umask 022
 tree() { find o tgt -printf '%y %p\n' 2>/dev/null | sort | tr '\n' ' '; }
 
 mkdir -p s1/x s2 && echo inner > s1/x/f && echo file > s2/x &&
@@ -65,5 +61,4 @@ done
 setup link && 7zz x -y -oo dir.7z >/dev/null 2>&1
 [ -e tgt/f ] && echo "note: 7zz wrote through o/x into tgt/ (fz7 replaces the link)"
 
-echo "extract_kinds: $pass passed, $failed failed"
-[ $failed = 0 ]
+t_summary extract_kinds

@@ -5,15 +5,9 @@
 # permissions than the umask allows, or plant setuid/setgid bits. Also the
 # mtime given to entries that store none (the archive's, as 7zz).
 set -u
-[ -x "${FZ7:-}" ] || { echo "SKIP: FZ7 does not point to the fz7 binary"; exit 77; }
-for t in xz 7zz sha256sum; do
-  command -v "$t" >/dev/null || { echo "SKIP: $t is not installed"; exit 77; }
-done
-mkdir -p "$FZ7_SCRATCH" && cd "$FZ7_SCRATCH" || exit 1
-rm -rf ./* && umask 022
-pass=0 failed=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
+. "$(dirname "$0")/lib.sh"
+t_init xz 7zz sha256sum
+umask 022
 
 printf 'payload\n' > data && xz -k -c data > data.xz
 # name (of a copy of data.xz) -> the file x must write (7-Zip's rule)
@@ -65,5 +59,4 @@ done
 rm -rf mt/si && mkdir mt/si && (cd mt/si && "$FZ7" x -si -txz <../d.xz >/dev/null 2>&1) &&
   [ "$(stat -c %Y mt/si/'~')" -gt 1400000000 ] && ok || bad "x -si: not the time of extraction"
 
-echo "extract_safety.sh: $pass passed, $failed failed"
-[ $failed -eq 0 ]
+t_summary extract_safety.sh

@@ -9,17 +9,8 @@
 # fail `t` with exit 2; backslashes in 7z and tar names stay ordinary
 # characters (as 7zz on Linux keeps them).
 set -u
-: "${FZ7:?FZ7 must name the fz7 binary}"
-case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
-command -v bsdtar >/dev/null || { echo "SKIP: bsdtar not installed"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
-S=${FZ7_SCRATCH:-$(mktemp -d)}
-rm -rf "$S" && mkdir -p "$S" && cd "$S" || exit 1
-
-pass=0
-failed=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
+. "$(dirname "$0")/lib.sh"
+t_init bsdtar python3
 
 # Archives are made under a UTF-8 locale; fz7 extracts under C too (names
 # must not depend on the caller's locale).
@@ -222,5 +213,4 @@ rm -rf out_bstar
 "$FZ7" x -bd -oout_bstar bs.tar >/dev/null 2>&1
 [ -f 'out_bstar/a\b.txt' ] && ok || bad "tar backslash name: $(ls out_bstar)"
 
-echo "formats.sh: $pass passed, $failed failed"
-[ $failed -eq 0 ]
+t_summary formats.sh

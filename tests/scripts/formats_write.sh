@@ -9,18 +9,9 @@
 # .lz files made by lzip (one and several members, from a pipe, damaged)
 # are read by x/t/l.
 set -u
-: "${FZ7:?FZ7 must name the fz7 binary}"
-case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
-for t in 7zz bsdtar python3; do
-    command -v $t >/dev/null || { echo "SKIP: $t not installed"; exit 77; }
-done
-S=${FZ7_SCRATCH:-$(mktemp -d)}
-rm -rf "$S" && mkdir -p "$S" && cd "$S" || exit 1
+. "$(dirname "$0")/lib.sh"
+t_init 7zz bsdtar python3
 export LC_ALL=C.UTF-8
-pass=0
-failed=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
 check() { if eval "$2"; then ok; else bad "$1"; fi; }
 
 mkdir -p dir/sub/deep dir/empty "dir/ünï"
@@ -176,5 +167,4 @@ check "-m0=BZip2 rc=$rc, 7zz extracts it" "[ $rc -eq 0 ] && tree_sig bzx/dir | c
 "$FZ7" a -bd -m0=BZip2 -mx1 -psecret -mhe bze.7z dir >/dev/null 2>&1
 check "-m0=BZip2 -p -mhe: 7zz tests it" "7zz t -psecret bze.7z >/dev/null 2>&1 && \"$FZ7\" t -psecret bze.7z >/dev/null 2>&1"
 
-echo "formats_write: $pass passed, $failed failed"
-[ $failed -eq 0 ]
+t_summary formats_write

@@ -6,15 +6,9 @@
 # below the output folder; anything else is a copy or an error. Checked
 # against 7zz both ways.
 set -u
-[ -x "${FZ7:-}" ] || { echo "SKIP: FZ7 does not point to the fz7 binary"; exit 77; }
-for t in 7zz python3 stat; do
-  command -v "$t" >/dev/null || { echo "SKIP: $t is not installed"; exit 77; }
-done
-mkdir -p "$FZ7_SCRATCH" && cd "$FZ7_SCRATCH" || exit 1
-rm -rf ./* && umask 022
-pass=0 failed=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
+. "$(dirname "$0")/lib.sh"
+t_init 7zz python3 stat
+umask 022
 ino() { stat -c %i "$1" 2>/dev/null; }
 links() { stat -c %h "$1" 2>/dev/null; }
 # same_file DIR: d/a, d/b and d/s/c are one inode with 3 links holding
@@ -106,5 +100,4 @@ else
   echo "SKIP (2 checks): strace cannot inject faults here"
 fi
 
-echo "hardlinks: $pass passed, $failed failed"
-[ $failed = 0 ]
+t_summary hardlinks

@@ -12,20 +12,11 @@
 # name the few links it still refuses (those naming -o itself, and links to
 # a link) in IGN.
 set -u
-: "${FZ7:?FZ7 must name the fz7 binary}"
-case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
-S=${FZ7_SCRATCH:-$(mktemp -d)}
+. "$(dirname "$0")/lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
-for tool in 7zz python3; do
-    command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
-done
-rm -rf "$S" && mkdir -p "$S" && cd "$S" || exit 1
+t_init 7zz python3
 MK7Z="python3 $HERE/mk7z.py"
 
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-same() { if [ "$2" = "$3" ]; then ok; else bad "$1: got [$2] want [$3]"; fi; }
 # run NAME WANT_RCS CMD...: WANT_RCS is a list like "1 2".
 run() {
     local name=$1 want=$2; shift 2
@@ -294,5 +285,4 @@ check_outside "long paths"
 same "long paths: good entry" "$(cat jail/6/ok.txt 2>/dev/null)" "ok"
 named "long paths" "x.txt"
 
-echo "hostile_extract.sh: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+t_summary hostile_extract.sh

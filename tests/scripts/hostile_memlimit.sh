@@ -9,17 +9,9 @@
 # `ulimit -v`: exit 2 with the memory message, never 8 or a signal), and
 # 7z coders, whose output size is known, get no window larger than that.
 set -u
-: "${FZ7:?FZ7 must name the fz7 binary}"
-case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
-S=${FZ7_SCRATCH:-$(mktemp -d)}
-for tool in 7zz xz python3; do
-    command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
-done
-rm -rf "$S" && mkdir -p "$S" && cd "$S" || exit 1
+. "$(dirname "$0")/lib.sh"
+t_init 7zz xz python3
 
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 run() { # run NAME WANT CMD...
     local name=$1 want=$2; shift 2
     timeout 20 "$@" >out.txt 2>err.txt </dev/null
@@ -111,5 +103,4 @@ fi
 # a 1.5 GiB LZMA2 window over 3 KiB of output: 7zz needs no more either
 run "dict1536m.7z -mmemuse=1m t" 0 "$FZ7" t -mmemuse=1m dict1536m.7z
 
-echo "hostile_memlimit.sh: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+t_summary hostile_memlimit.sh

@@ -4,12 +4,8 @@
 # mtimes to the second and link targets match the source tree; `fz7 t`
 # exits 0 and `fz7 l -slt` agrees with 7zz on every path and size.
 set -u
-: "${FZ7:?FZ7 must name the fz7 binary}"
-case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
-command -v 7zz >/dev/null || { echo "SKIP: 7zz not installed"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
-S=${FZ7_SCRATCH:-$(mktemp -d)}
-rm -rf "$S" && mkdir -p "$S" && cd "$S" || exit 1
+. "$(dirname "$0")/lib.sh"
+t_init 7zz python3
 
 # --- the source tree ---
 mkdir -p small/docs/deep/deeper small/empty_dir small/bin "small/ünïcödé dir"
@@ -52,12 +48,11 @@ cp -a small full && mv big.bin full/big.bin
 meta() { (cd "$1" && find . -mindepth 1 -printf '%p %y %m %l ' -exec sh -c \
     'if [ -L "$1" ]; then echo; else stat -c %Y "$1"; fi' _ {} \; | LC_ALL=C sort); }
 
-pass=0 fail=0
 check() { # check NAME SOURCE_DIR 7ZZ_OPTIONS...
     local name=$1 src=$2; shift 2
     local arc=$S/$name.7z why=""
     rm -f "$arc"
-    (cd "$src" && 7zz a -snl "$@" "$arc" . >/dev/null) || { echo "FAIL: $name: 7zz a failed"; fail=$((fail + 1)); return; }
+    (cd "$src" && 7zz a -snl "$@" "$arc" . >/dev/null) || { bad "$name: 7zz a failed"; return; }
     rm -rf out && mkdir out
     "$FZ7" x -y -oout "$arc" >log 2>&1
     local rc=$?
@@ -72,7 +67,7 @@ check() { # check NAME SOURCE_DIR 7ZZ_OPTIONS...
             cmp -s fz7.txt 7zz.txt || why="l -slt paths/sizes differ: $(diff 7zz.txt fz7.txt | head -3 | tr '\n' '|')"
         fi
     fi
-    if [ -z "$why" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $name ($*): $why"; fi
+    if [ -z "$why" ]; then ok; else bad "$name ($*): $why"; fi
 }
 
 check mx1 full -mx1
@@ -84,5 +79,4 @@ check copy small -m0=Copy
 check bcj_delta small -m0=BCJ -m1=LZMA2 -mx3
 check lzma small -m0=LZMA:d=1m
 
-echo "interop_7zz.sh: $pass passed, $fail failed"
-[ $fail = 0 ]
+t_summary interop_7zz.sh

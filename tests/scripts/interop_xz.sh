@@ -3,12 +3,8 @@
 # multi-block, every check type, concatenated streams, --format=lzma)
 # extract with `fz7 x` to exactly the input, and `fz7 t` exits 0.
 set -u
-: "${FZ7:?FZ7 must name the fz7 binary}"
-case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
-command -v xz >/dev/null || { echo "SKIP: xz not installed"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
-S=${FZ7_SCRATCH:-$(mktemp -d)}
-rm -rf "$S" && mkdir -p "$S" && cd "$S" || exit 1
+. "$(dirname "$0")/lib.sh"
+t_init xz python3
 
 # 3 MB of mixed data (random, text, zeros), fixed seed.
 python3 - input <<'PY'
@@ -22,7 +18,6 @@ open(sys.argv[1], "wb").write(out[:3 << 20])
 PY
 head -c 300000 input >small
 
-pass=0 fail=0
 check() { # check FILE.xz EXPECTED_CONTENT_FILE
     local f=$1 want=$2 name why=""
     name=${f%.xz}; name=${name%.lzma}
@@ -34,7 +29,7 @@ check() { # check FILE.xz EXPECTED_CONTENT_FILE
     elif ! cmp -s out/"$name" "$want"; then why="content differs"
     else "$FZ7" t "$f" >log 2>&1 || why="t exit $?"
     fi
-    if [ -z "$why" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $f: $why"; fi
+    if [ -z "$why" ]; then ok; else bad "$f: $why"; fi
 }
 
 for p in 0 1 2 3 4 5 6 7 8 9; do
@@ -55,5 +50,4 @@ xz --format=lzma -1 -c input >alone2.lzma && check alone2.lzma input
 xz --x86 --lzma2=preset=3 -c small >bcj.xz && check bcj.xz small
 xz --delta=dist=4 --lzma2=preset=3 -c small >delta.xz && check delta.xz small
 
-echo "interop_xz.sh: $pass passed, $fail failed"
-[ $fail = 0 ] && [ $pass -gt 0 ]
+t_summary interop_xz.sh

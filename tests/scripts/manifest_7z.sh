@@ -10,12 +10,10 @@
 set -u
 SUPPORTED="Copy LZMA LZMA2 BCJ Delta ARM ARMT PPC SPARC IA64 7zAES BCJ2 Deflate Deflate64 BZip2 PPMD"
 FORK="04F71101 04F71102 04F71104"
-: "${FZ7:?FZ7 must name the fz7 binary}"
-case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
+. "$(dirname "$0")/lib.sh"
 DIR=${FZ7_SHARED:-}/corpus/7z
 [ -f "$DIR/MANIFEST.tsv" ] || { echo "SKIP: $DIR/MANIFEST.tsv not found"; exit 77; }
-S=${FZ7_SCRATCH:-$(mktemp -d)}
-rm -rf "$S" && mkdir -p "$S" || exit 1
+t_init
 
 # in_scope "LZMA2:12 7zAES;LZMA2:12 BCJ" -> 0 when every method is supported
 in_scope() {
@@ -47,7 +45,6 @@ describe() {
     done)
 }
 
-pass=0 fail=0
 while IFS=$'\t' read -r arc pw expect methods; do
     case $arc in ''|'#'*) continue ;; esac
     f=$DIR/$arc
@@ -90,12 +87,6 @@ while IFS=$'\t' read -r arc pw expect methods; do
             [ $rc = 2 ] || why="x exit $rc, want 2"
         fi
     fi
-    if [ -z "$why" ]; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1))
-        echo "FAIL: $arc ($expect): $why"
-    fi
+    if [ -z "$why" ]; then ok; else bad "$arc ($expect): $why"; fi
 done <"$DIR/MANIFEST.tsv"
-echo "manifest_7z.sh: $pass passed, $fail failed (supported: $SUPPORTED)"
-[ $fail = 0 ] && [ $pass -gt 0 ]
+t_summary manifest_7z.sh "(supported: $SUPPORTED)"

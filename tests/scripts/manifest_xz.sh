@@ -4,14 +4,11 @@
 # `error` files make `t` exit 2 with 7zz's error line and a detail line naming the file (or,
 # for a file that does not open, 7zz's ERROR / Open ERROR block).
 set -u
-: "${FZ7:?FZ7 must name the fz7 binary}"
-case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
+. "$(dirname "$0")/lib.sh"
 DIR=${FZ7_SHARED:-}/corpus/xz
 [ -f "$DIR/MANIFEST.tsv" ] || { echo "SKIP: $DIR/MANIFEST.tsv not found"; exit 77; }
-S=${FZ7_SCRATCH:-$(mktemp -d)}
-rm -rf "$S" && mkdir -p "$S" || exit 1
+t_init
 
-pass=0 fail=0
 while IFS=$'\t' read -r file expect size sha; do
     case $file in ''|'#'*) continue ;; esac
     f=$DIR/$file
@@ -56,12 +53,6 @@ while IFS=$'\t' read -r file expect size sha; do
             why="want 7zz's ERROR line and a detail line naming the file, got: $(tr '\n' '|' <"$S/err")"
         fi
     fi
-    if [ -z "$why" ]; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1))
-        echo "FAIL: $file ($expect): $why"
-    fi
+    if [ -z "$why" ]; then ok; else bad "$file ($expect): $why"; fi
 done <"$DIR/MANIFEST.tsv"
-echo "manifest_xz.sh: $pass passed, $fail failed"
-[ $fail = 0 ] && [ $pass -gt 0 ]
+t_summary manifest_xz.sh

@@ -15,16 +15,10 @@
 #    by the next run for that archive; live ones (flock()ed) and other
 #    names stay.
 set -u
-[ -x "${FZ7:-}" ] || { echo "SKIP: FZ7 does not point to the fz7 binary"; exit 77; }
-for t in 7zz sha256sum; do
-  command -v "$t" >/dev/null || { echo "SKIP: $t is not installed"; exit 77; }
-done
+. "$(dirname "$0")/lib.sh"
 HERE=${FZ7_TESTS_DIR:-$(cd "$(dirname "$0")/.." && pwd)}/scripts
-mkdir -p "$FZ7_SCRATCH" && cd "$FZ7_SCRATCH" || exit 1
-rm -rf ./* && umask 022
-pass=0 failed=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
+t_init 7zz sha256sum
+umask 022
 
 # ---- volume sets are not updated ----
 head -c 300000 /dev/urandom > big && printf 'new\n' > new.txt
@@ -123,5 +117,4 @@ else
   echo "note: flock(1) not installed; stale temporary file case skipped"
 fi
 
-echo "names_volumes.sh: $pass passed, $failed failed"
-[ "$failed" = 0 ] && [ "$pass" -gt 0 ]
+t_summary names_volumes.sh

@@ -10,17 +10,11 @@
 #    as `t` does;
 #  - a file whose CRC fails keeps its decoded bytes, never over a good file.
 set -u
-[ -x "${FZ7:-}" ] || { echo "SKIP: FZ7 does not point to the fz7 binary"; exit 77; }
-for t in 7zz python3 sha256sum; do
-  command -v "$t" >/dev/null || { echo "SKIP: $t is not installed"; exit 77; }
-done
+. "$(dirname "$0")/lib.sh"
 HERE=${FZ7_TESTS_DIR:-$(cd "$(dirname "$0")/.." && pwd)}/scripts
 MK7Z="python3 $HERE/mk7z.py"
-mkdir -p "$FZ7_SCRATCH" && cd "$FZ7_SCRATCH" || exit 1
-rm -rf ./* && umask 022
-pass=0 failed=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
+t_init 7zz python3 sha256sum
+umask 022
 # stdout without the banner line (the second), as fz7 and 7zz differ there
 body() { grep -v '^ 64-bit \|^fz7 .*archiver\|^7-Zip (z)' "$1"; }
 
@@ -113,5 +107,4 @@ cp c.txt o/c.txt
 rm -rf o && mkdir o && (cd o && "$FZ7" t ../crc.7z >/dev/null 2>&1); rc=$?
 [ $rc = 2 ] && [ -z "$(ls o)" ] && ok || bad "t crc.7z: exit $rc or wrote files"
 
-echo "recover.sh: $pass passed, $failed failed"
-[ "$failed" = 0 ] && [ "$pass" -gt 0 ]
+t_summary recover.sh

@@ -6,13 +6,8 @@
 # ends within 10 s with exit 0, 1 or 2, never a signal; when fz7 says Ok,
 # 7zz must say Ok too, and the reverse.
 set -u
-: "${FZ7:?FZ7 must name the fz7 binary}"
-case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
-S=${FZ7_SCRATCH:-$(mktemp -d)}
-for tool in 7zz xz python3; do
-    command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
-done
-rm -rf "$S" && mkdir -p "$S" && cd "$S" || exit 1
+. "$(dirname "$0")/lib.sh"
+t_init 7zz xz python3
 
 mkdir in
 seq 1 300 >in/a.txt
@@ -52,8 +47,7 @@ for o in offsets:
 PY
 }
 
-pass=0 fail=0 agree_ok=0
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+agree_ok=0
 # flip ARCHIVE COUNT|header ARGS...: test every changed copy with both tools.
 flip() {
     local arc=$1 how=$2; shift 2
@@ -93,4 +87,4 @@ flip hdr.7z header
 flip enc.7z 40 -psecret
 
 echo "robust_bitflip.sh: $pass runs passed, $fail failures ($agree_ok changes both tools accept)"
-[ "$fail" = 0 ]
+t_passed

@@ -6,15 +6,9 @@
 # file is left under its final name, an existing archive is left as it
 # was, no temporary file remains, and the errors exit 2 with a message.
 set -u
-: "${FZ7:?FZ7 must name the fz7 binary}"
-case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
-S=${FZ7_SCRATCH:-$(mktemp -d)}
-command -v xz >/dev/null || { echo "SKIP: xz not installed"; exit 77; }
-rm -rf "$S" && mkdir -p "$S" && cd "$S" || exit 1
+. "$(dirname "$0")/lib.sh"
+t_init xz
 
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 temps() { find . -name '*.fz7tmp*' -o -name '.fz7-*.tmp' | LC_ALL=C sort | tr '\n' ' '; }
 # wait_for GLOB: up to 10 s for a file matching GLOB (in .) to appear.
 wait_for() {
@@ -105,5 +99,4 @@ for sig in INT TERM; do
 done
 set +m
 
-echo "robust_interrupt.sh: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+t_summary robust_interrupt.sh

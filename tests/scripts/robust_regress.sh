@@ -4,14 +4,11 @@
 # `fz7 t` must give, what went wrong once): each run ends within 10 s with
 # that exit code and never by a signal.
 set -u
-: "${FZ7:?FZ7 must name the fz7 binary}"
-case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
-S=${FZ7_SCRATCH:-$(mktemp -d)}
+. "$(dirname "$0")/lib.sh"
 DATA=$(cd "${FZ7_TESTS_DIR:-$(dirname "$0")/..}/data/regress" 2>/dev/null && pwd)
 [ -n "$DATA" ] && [ -f "$DATA/MANIFEST.tsv" ] || { echo "FAIL: no tests/data/regress/MANIFEST.tsv"; exit 1; }
-rm -rf "$S" && mkdir -p "$S" && cd "$S" || exit 1
+t_init
 
-pass=0 fail=0
 while IFS=$'\t' read -r file args want finding; do
     case $file in '#'*|'') continue ;; esac
     [ "$args" = - ] && args=
@@ -19,12 +16,10 @@ while IFS=$'\t' read -r file args want finding; do
     timeout 10 "$FZ7" t $args "$DATA/$file" >out.txt 2>err.txt </dev/null
     rc=$?
     if [ "$rc" = "$want" ]; then
-        pass=$((pass + 1))
+        ok
     else
-        fail=$((fail + 1))
-        echo "FAIL: $file: exit $rc, want $want ($finding)"
+        bad "$file: exit $rc, want $want ($finding)"
         sed 's/^/    /' err.txt | head -3
     fi
 done <"$DATA/MANIFEST.tsv"
-echo "robust_regress.sh: $pass passed, $fail failed"
-[ "$pass" -gt 0 ] && [ "$fail" = 0 ]
+t_summary robust_regress.sh

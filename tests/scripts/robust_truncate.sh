@@ -4,13 +4,8 @@
 # .lzma): every run ends within 10 s, by exit 1 or 2, never by a signal and
 # never with 0 (a truncated archive is never Ok).
 set -u
-: "${FZ7:?FZ7 must name the fz7 binary}"
-case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
-S=${FZ7_SCRATCH:-$(mktemp -d)}
-for tool in 7zz xz; do
-    command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
-done
-rm -rf "$S" && mkdir -p "$S" && cd "$S" || exit 1
+. "$(dirname "$0")/lib.sh"
+t_init 7zz xz
 
 # Inputs: text, incompressible and repetitive data (fixed, not random, so
 # a failure is reproducible).
@@ -24,8 +19,6 @@ head -c 2000 /dev/zero >in/z.bin
 xz -c --block-size=700 in/a.txt >multi.xz
 xz -c --format=lzma in/a.txt >alone.lzma
 
-pass=0 fail=0
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 # offsets SIZE COUNT: every offset of the first and last 32 bytes (the
 # signature header, the xz stream header and footer, the 7z end header),
 # and COUNT more spread evenly over the rest.
@@ -66,4 +59,4 @@ cut alone.lzma 40
 cut enc.7z 24 -psecret
 
 echo "robust_truncate.sh: $pass archives passed, $fail failures"
-[ "$fail" = 0 ]
+t_passed

@@ -5,15 +5,9 @@
 # the timestamp switches, -ssp, -stm, -spd, one password line
 # from a pipe and the messages scripts grep.
 set -u
-: "${FZ7:?FZ7 must name the fz7 binary}"
-case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
-S=${FZ7_SCRATCH:-$(mktemp -d)}
-rm -rf "$S" && mkdir -p "$S" && cd "$S" || exit 1
+. "$(dirname "$0")/lib.sh"
+t_init
 
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-same() { if [ "$2" = "$3" ]; then ok; else bad "$1: got [$2] want [$3]"; fi; }
 paths() { "$FZ7" l -slt "$1" | sed -n 's/^Path = //p' | tail -n +2 | tr '\n' ' '; }
 # Names sorted: where the scratch folder lives decides its place in the
 # archive's name order.
@@ -198,5 +192,4 @@ same "-spd: no entries" "$("$FZ7" l -slt spd.7z | grep -c '^Path = ')" 1
 "$FZ7" a nospd.7z 'at/*' >out.txt 2>err.txt
 same "without -spd: the wildcard matches" "$("$FZ7" l -slt nospd.7z | grep -c '^Path = ')" 2
 
-echo "switches: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+t_summary switches

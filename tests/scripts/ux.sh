@@ -4,20 +4,11 @@
 # the progress line (never on a non-terminal unless forced, on a terminal
 # by default, off with -bsp0), and the bash completion script.
 set -u
-: "${FZ7:?FZ7 must name the fz7 binary}"
-case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
-S=${FZ7_SCRATCH:-$(mktemp -d)}
+. "$(dirname "$0")/lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-for tool in 7zz xz python3; do
-    command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
-done
-rm -rf "$S" && mkdir -p "$S" && cd "$S" || exit 1
+t_init 7zz xz python3
 
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-same() { if [ "$2" = "$3" ]; then ok; else bad "$1: got [$2] want [$3]"; fi; }
 
 # Compressible test data, deterministic: 1.5 MB of numbered lines with words.
 python3 - <<'EOF'
@@ -150,5 +141,4 @@ same "complete -spf" "$(comp fz7 a a.7z -spf)" "-spf -spf2 "
 same "complete u -u" "$(comp fz7 u a.7z -u)" "-u! -u- -up0q0r2x2y2z1w2 -uq0 -uq3 "
 same "complete d -u" "$(comp fz7 d a.7z -u)" "-u! -u- -up0 -up3 "
 
-echo "ux: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+t_summary ux

@@ -7,17 +7,8 @@
 # the signature bytes is no archive. Corpus archives behind a stub list and
 # test as they do alone.
 set -u
-: "${FZ7:?FZ7 must name the fz7 binary}"
-case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
-command -v 7zz >/dev/null || { echo "SKIP: 7zz not installed"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
-S=${FZ7_SCRATCH:-$(mktemp -d)}
-rm -rf "$S" && mkdir -p "$S" && cd "$S" || exit 1
-
-pass=0
-failed=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
+. "$(dirname "$0")/lib.sh"
+t_init 7zz python3
 
 # --- sources: 4.5 MB of random, text and repeats (fixed seed) ---
 mkdir -p src/sub
@@ -172,5 +163,4 @@ else
     echo "note: shared corpus missing, corpus SFX rows skipped"
 fi
 
-echo "volumes.sh: $pass passed, $failed failed"
-[ $failed -eq 0 ]
+t_summary volumes.sh

@@ -1,0 +1,47 @@
+# lib.sh - the preamble and counters of the script tests. Sourced, not run:
+#   . "$(dirname "$0")/lib.sh"
+# t_init TOOL...      FZ7 required (made absolute); exit 77 with "SKIP: TOOL
+#                     not installed" for a missing TOOL; the scratch folder
+#                     S (FZ7_SCRATCH, else a new temporary one) made fresh
+#                     and entered; the counters set to 0.
+# ok, bad MSG         count a check passed / failed (bad prints FAIL: MSG).
+# same NAME GOT WANT  ok when GOT is WANT, else bad.
+# expect_rc WANT NAME CMD...  runs CMD (stdout out.txt, stderr err.txt,
+#                     stdin /dev/null), ok when it exits WANT.
+# t_passed            true when nothing failed and something passed: a
+#                     test that passes no check cannot fail, so it fails.
+# t_summary NAME [NOTE]  prints "NAME: P passed, F failed [NOTE]", then
+#                     t_passed; the last command of a script.
+
+# shellcheck disable=SC2120  # no TOOL: only fz7 is needed
+t_init() {
+    : "${FZ7:?FZ7 must name the fz7 binary}"
+    case $FZ7 in /*) ;; */*) FZ7=$PWD/$FZ7 ;; esac
+    local tool
+    for tool in "$@"; do
+        command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
+    done
+    S=${FZ7_SCRATCH:-$(mktemp -d)}
+    # absolute: scripts name files as $S/... after the cd
+    case $S in /*) ;; *) S=$PWD/$S ;; esac
+    rm -rf "$S" && mkdir -p "$S" && cd "$S" || exit 1
+    pass=0 fail=0
+}
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+same() { if [ "$2" = "$3" ]; then ok; else bad "$1: got [$2] want [$3]"; fi; }
+
+expect_rc() {
+    local want=$1 name=$2; shift 2
+    "$@" >out.txt 2>err.txt </dev/null
+    local rc=$?
+    if [ "$rc" = "$want" ]; then ok; else bad "$name: exit $rc, want $want"; sed 's/^/    /' err.txt | head -5; fi
+}
+
+t_passed() { [ "$fail" = 0 ] && [ "$pass" -gt 0 ]; }
+
+t_summary() {
+    echo "$1: $pass passed, $fail failed${2:+ $2}"
+    t_passed
+}
