@@ -10,6 +10,7 @@
 #        EXTRA="" (more 7-Zip switches for every row).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
 build=$(cd "${1:-$here/../build}" && pwd)
 old=${2:+$(cd "$2" && pwd)}
 corpus=$(cd "${CORPUS:-$here/../../shared/bench/corpus}" && pwd)
@@ -44,7 +45,6 @@ for ((r = 0; r < runs; r++)); do
     done
 done
 
-median() { sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 printf '%-34s %8s %8s %8s %10s\n' "row ($runs runs, medians)" "cpu_s" "wall_s" "minflt" "bytes"
 for i in "${!cmds[@]}"; do
     printf '%-34s %8s %8s %8s %10s\n' "${names[$i]}" \

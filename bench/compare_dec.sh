@@ -12,6 +12,7 @@
 # FZ7_BEFORE=path of an older fz7 adds its t / x rows to each group)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/bench/lib.sh"
 fz7=${FZ7:-$top/build/fz7}
 runs=${1:-5}
 before=${FZ7_BEFORE:-}
@@ -33,13 +34,6 @@ make_7zz 7zz-mx5-nonsolid.7z -mx5 -ms=off
 [ -f "$work/corpus.tar" ] || tar -C "$corpus" -cf "$work/corpus.tar" .
 [ -f "$work/xz6.xz" ] || xz -6 -T1 -c "$work/corpus.tar" > "$work/xz6.xz"
 [ -f "$work/xz6-b4m.xz" ] || xz -6 -T2 --block-size=4MiB -c "$work/corpus.tar" > "$work/xz6-b4m.xz"
-
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-
-# The median of the per-round ratios other/first of two lists (one value
-# per round, same order): within a round the machine's load hits both
-# alike, so this ratio is steadier than the ratio of the medians.
-ratio_median() { paste <(printf '%s\n' $1) <(printf '%s\n' $2) | awk '$1 != "nan" && $2 != "nan" && $2 > 0 {print $1 / $2}' | median; }
 
 # CPU time (all threads, user + sys) of one command: perf's task-clock in
 # ms when perf works here (1 ms resolution; /usr/bin/time's user and sys

@@ -20,6 +20,7 @@
 # machine only the CPU figure is trustworthy.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
 build=$(cd "${1:-$here/../build}" && pwd)
 fz7=$build/fz7
 bench=$build/fz7bench_lzma_enc
@@ -75,8 +76,6 @@ speedup() {
     printf '  speedup %s -mmt2 over -mmt1: wall %.2fx, cpu(-mmt2)/cpu(-mmt1) %.3f, size %.4fx\n' "$3" \
         "$(echo "$w1 / $w2" | bc -l)" "$(echo "$c2 / $c1" | bc -l)" "$(echo "$s2 / $s1" | bc -l)"
 }
-
-median() { sort -n | awk '{v[NR]=$1} END{print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 
 xz_level() { case $1 in 1) echo 1 ;; 5) echo 6 ;; *) echo 9 ;; esac; }
 

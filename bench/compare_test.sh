@@ -5,6 +5,7 @@
 # Usage: bench/compare_test.sh [runs]   (FZ7=path of the binary)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/bench/lib.sh"
 fz7=${FZ7:-$top/build/fz7}
 runs=${1:-5}
 corpus=$top/../shared/bench/corpus
@@ -14,7 +15,6 @@ mkdir -p "$work"
 [ -f "$work/corpus.tar" ] || tar -C "$corpus" -cf "$work/corpus.tar" .
 [ -f "$work/corpus.tar.xz" ] || xz -6 -T1 -k -c "$work/corpus.tar" > "$work/corpus.tar.xz"
 
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 timeit() {
   local i
   for ((i = 0; i < runs; i++)); do

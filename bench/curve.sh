@@ -24,6 +24,7 @@
 # xz containers add a few hundred bytes).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
 build=$(cd "${1:-$here/../build}" && pwd)
 fz7=$build/fz7
 corpus=${CORPUS:-$here/../../shared/bench/corpus}
@@ -66,8 +67,6 @@ point() {
         || { echo "$tool $label failed:" >&2; cat "$work/err" >&2; exit 1; }
     echo "$(awk '{print $1 + $2, $3}' "$work/time") $(stat -c %s "$work/$o")" >> "$work/$tool.$label.t"
 }
-
-median() { sort -n | awk '{v[NR]=$1} END{print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 
 # one_round INPUT PEERS: every point once (PEERS=0: fz7 and 7zz only).
 one_round() {
