@@ -101,6 +101,50 @@ static char *shown_path(const run *r, const char *path)
     return p;
 }
 
+/* True when a relative path's ".." components climb above its start. */
+static bool climbs_out(const char *path)
+{
+    long depth = 0;
+    for (const char *p = path; *p;) {
+        const char *end = strchr(p, '/');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n == 2 && p[0] == '.' && p[1] == '.') {
+            if (--depth < 0)
+                return true;
+        } else if (n && !(n == 1 && p[0] == '.')) {
+            depth++;
+        }
+        p += n + (end ? 1 : 0);
+    }
+    return false;
+}
+
+/* A tar hard link to a name that is no earlier file: 7-Zip's line (the
+ * target as the absolute path it would have linked to, errno ENOENT; or,
+ * for a target that climbs out of the folder, 7-Zip's refusal), then
+ * fz7's detail. */
+static void link_target_missing(run *r, const fz7_entry *e, const char *detail)
+{
+    const char *target = e->hardlink_missing;
+    fz7_progress_clear(r->progress);
+    fflush(r->out);
+    if (climbs_out(target)) {
+        fprintf(stderr, "ERROR: Dangerous link path was ignored : %s : %s\n", fz7_entry_path(e), target);
+    } else {
+        /* 7-Zip joins an absolute target to the output folder too. */
+        while (*target == '/')
+            target++;
+        char *shown = shown_path(r, fz7_entry_path(e));
+        char *top = realpath(".", NULL); /* the disk works inside the output folder */
+        fprintf(stderr, "ERROR: Cannot create hard link : errno=%d : %s : %s : %s/%s\n", ENOENT,
+                strerror(ENOENT), shown ? shown : fz7_entry_path(e), top ? top : ".", target);
+        free(top);
+        free(shown);
+    }
+    fprintf(stderr, FZ7_DETAIL_IN "\n", r->arc_path, detail && detail[0] ? ": " : "", detail ? detail : "");
+    r->errors++;
+}
+
 /* An entry's path could not be written: 7-Zip's form of the message, with
  * the path as it is below the current directory. */
 static void disk_error(run *r, const char *what, int err, const char *path)
@@ -434,8 +478,15 @@ static fz7_status on_end(void *ctx, size_t index, fz7_status result, const char 
         return FZ7_OK;
     if (r->sums && !e->is_dir && !e->is_anti)
         fz7_hash_sums_file_end(r->sums, fz7_entry_path(e));
-    if (result != FZ7_OK)
+    if (result != FZ7_OK && e->hardlink_missing && r->mode != RUN_DISK) {
+        /* 7-Zip tests such an entry, or writes it to stdout, as good (it
+         * has no data) and fails it on extraction, with its own words. */
+        result = FZ7_OK;
+    } else if (result != FZ7_OK && e->hardlink_missing) {
+        link_target_missing(r, e, detail);
+    } else if (result != FZ7_OK) {
         entry_error(r, result, e, detail);
+    }
     /* Decoded bytes that failed their check are kept for salvage (7-Zip
      * keeps them too), never over a file that is already there. Not after
      * a wrong password (7-Zip keeps those): nothing to salvage, and the

@@ -40,6 +40,9 @@ typedef struct fz7_entry {
     bool is_hardlink;      /* a hard link (tar) to the regular file at
                               hardlink_index, an earlier entry holding the data */
     size_t hardlink_index;
+    const char *hardlink_missing; /* a hard link (tar) whose target, this
+                              name (owned by the archive), is no earlier
+                              file: nothing to link to or copy; else NULL */
 } fz7_entry;
 
 /* Archive-wide facts for `l` and `l -slt`. */

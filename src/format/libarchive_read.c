@@ -429,7 +429,9 @@ static void resolve_links(fz7_archive *a)
         size_t k = find_file_before(a, i, p->link_targets[i]);
         if (p->kinds[i] == LA_HARDLINK) {
             p->link_index[i] = k;
-            if (k != SIZE_MAX && p->kinds[k] == LA_LINK_LATER)
+            if (k == SIZE_MAX)
+                a->entries[i].hardlink_missing = p->link_targets[i];
+            else if (p->kinds[k] == LA_LINK_LATER)
                 p->link_index[i] = p->link_index[k];
             else if (k != SIZE_MAX) {
                 a->entries[i].is_hardlink = true;
