@@ -46,12 +46,12 @@ fz7_status fz7_archive_open(const char *path, const fz7_open_opts *opts, fz7_arc
 
     /* Signatures at offset 0 first, the search for a stub's end last (as
      * 7-Zip does), so an archive stored inside a tar or zip opens as that
-     * tar or zip. The xz and lzma readers read one file only. */
+     * tar or zip. The lzip and lzma readers read one file only. */
     bool one_file = fz7_volumes_count(a->vol) == 1;
     struct {
         fz7_status (*open)(fz7_archive *, char *, size_t);
         bool any_volumes;
-    } readers[] = {{fz7_7z_open, true}, {fz7_xz_open, false}, {fz7_lzip_open, false},
+    } readers[] = {{fz7_7z_open, true}, {fz7_xz_open, true}, {fz7_lzip_open, false},
                    {fz7_lzma_alone_open, false},
                    {fz7_libarchive_open, true}, {fz7_7z_sfx_open, true}};
     for (size_t i = 0; i < sizeof readers / sizeof readers[0]; i++) {

@@ -51,9 +51,10 @@ locale_t fz7_la_utf8_enter(void);
 void fz7_la_utf8_leave(locale_t old);
 
 /* Makes a, an .xz file whose index or footer could not be read, one that
- * is decoded in one forward pass from offset 0 of a->fd (xz_stream.c): one
- * entry named after the file without sizes, info.sizes_unknown, method as
- * given (copied; the first block's filters). FZ7_E_MEM. */
+ * is decoded in one forward pass from offset 0 of a->vol, through every
+ * volume (xz_stream.c): one entry named after the file without sizes,
+ * info.sizes_unknown, method as given (copied; the first block's filters).
+ * FZ7_E_MEM. */
 fz7_status fz7_xz_stream_attach(fz7_archive *a, const char *method);
 
 /* The one-entry readers' (lzma_alone.c, lzip_read.c) data path: reads

@@ -290,7 +290,9 @@ row same l vol.7z.001
 row same l -slt vol.7z.001
 row same t vol.7z.001
 row same x vol.7z.001 -oout
-row "not yet: an xz volume set is read through libarchive (Type = ?, no sizes); the Split block is 7zz's" l vol.xz.001
+row same l vol.xz.001
+row same t vol.xz.001
+row same x vol.xz.001 -oout
 row same a -txz -v1k new.xz one.txt
 row same a -wtmp_missing_dir new.7z one.txt
 row same a -wone.txt new.7z src

@@ -82,8 +82,10 @@ check_set() { # name method
 check_set lz LZMA2
 check_set cp Copy
 
-# --- a split .xz (read through libarchive's xz filter): one entry, named
-# without the volume number and the suffix ---
+# --- a split .xz (read by fz7's xz reader across the volumes, as 7zz
+# reads it): one entry, named without the volume number and the suffix,
+# its sizes listed; with a volume missing, t decodes up to the gap and
+# says "Unexpected end of data" (7zz 26.02's line), exit 2 ---
 if command -v xz >/dev/null; then
     xz -c -1 src/random.bin >random.bin.xz
     split -b 500000 -d -a 3 --numeric-suffixes=1 random.bin.xz random.bin.xz.
@@ -94,6 +96,16 @@ if command -v xz >/dev/null; then
         ok
     else
         bad "split xz: rc=$rc, $(ls out_xz)"
+    fi
+    size=$("$FZ7" l -slt random.bin.xz.001 | sed -n 's/^Size = //p' | tail -n 1)
+    [ "$size" = "$(stat -c %s src/random.bin)" ] && ok || bad "split xz: l -slt Size = $size"
+    mkdir -p gap && cp random.bin.xz.001 random.bin.xz.002 gap/ 2>/dev/null
+    if [ -e random.bin.xz.003 ]; then
+        (cd gap && "$FZ7" t random.bin.xz.001 >../gap.out 2>&1); rc=$?
+        [ $rc = 2 ] && grep -qx "ERROR: Unexpected end of data : random.bin" gap.out && ok ||
+            bad "split xz, last volumes missing: rc=$rc, $(grep ERROR gap.out)"
+    else
+        bad "split xz: fewer than 3 volumes"
     fi
 fi
 

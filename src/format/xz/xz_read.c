@@ -79,7 +79,7 @@ static fz7_status parse_index(fz7_archive *a, xz_priv *x, uint64_t off, uint64_t
                               uint64_t *blocks_size, uint64_t *total_uncompressed, char *err,
                               size_t errlen)
 {
-    fz7_istream *in = fz7_fd_istream_new(a->fd, off, size);
+    fz7_istream *in = fz7_volumes_istream_new(a->vol, off, size);
     if (!in)
         return FZ7_E_MEM;
     fz7_xz_index_reader r = {in, 0, 0};
@@ -154,12 +154,12 @@ out:
 
 /* Returns the offset where stream padding before pos begins (pos and the
  * result are multiples of 4). */
-static fz7_status skip_padding(int fd, uint64_t pos, uint64_t *out)
+static fz7_status skip_padding(const fz7_volumes *v, uint64_t pos, uint64_t *out)
 {
     uint8_t buf[4096];
     while (pos > 0) {
         size_t n = pos < sizeof buf ? (size_t)pos : sizeof buf;
-        fz7_status st = fz7_pread_full(fd, buf, n, pos - n);
+        fz7_status st = fz7_volumes_pread(v, buf, n, pos - n);
         if (st != FZ7_OK)
             return st;
         for (size_t i = n; i >= 4; i -= 4) {
@@ -195,7 +195,7 @@ static fz7_status scan_streams(fz7_archive *a, xz_priv *x, uint64_t *total, char
         return FZ7_E_FORMAT;
     }
     while (pos > 0) {
-        fz7_status st = skip_padding(a->fd, pos, &pos);
+        fz7_status st = skip_padding(a->vol, pos, &pos);
         if (st != FZ7_OK)
             return st;
         if (pos < FZ7_XZ_STREAM_HEADER_BYTES + FZ7_XZ_STREAM_FOOTER_BYTES) {
@@ -204,7 +204,7 @@ static fz7_status scan_streams(fz7_archive *a, xz_priv *x, uint64_t *total, char
         }
         uint8_t f[FZ7_XZ_STREAM_FOOTER_BYTES];
         uint64_t footer_off = pos - FZ7_XZ_STREAM_FOOTER_BYTES;
-        if ((st = fz7_pread_full(a->fd, f, sizeof f, footer_off)) != FZ7_OK)
+        if ((st = fz7_volumes_pread(a->vol, f, sizeof f, footer_off)) != FZ7_OK)
             return st;
         if (memcmp(f + 10, xz_footer_magic, 2) != 0) {
             fz7_xz_msg(err, errlen, "xz: no stream footer magic at offset %" PRIu64, footer_off);
@@ -236,7 +236,7 @@ static fz7_status scan_streams(fz7_archive *a, xz_priv *x, uint64_t *total, char
         }
         uint64_t stream_off = index_off - blocks - FZ7_XZ_STREAM_HEADER_BYTES;
         uint8_t h[FZ7_XZ_STREAM_HEADER_BYTES];
-        if ((st = fz7_pread_full(a->fd, h, sizeof h, stream_off)) != FZ7_OK)
+        if ((st = fz7_volumes_pread(a->vol, h, sizeof h, stream_off)) != FZ7_OK)
             return st;
         if (memcmp(h, xz_header_magic, 6) != 0) {
             fz7_xz_msg(err, errlen, "xz: no stream header at offset %" PRIu64
@@ -274,12 +274,12 @@ static fz7_status scan_streams(fz7_archive *a, xz_priv *x, uint64_t *total, char
 
 /* Reads the block header at off: FZ7_OK, a per-block error with detail, or
  * FZ7_E_IO. */
-static fz7_status read_block_header_raw(int fd, uint64_t off, uint64_t limit,
+static fz7_status read_block_header_raw(const fz7_volumes *v, uint64_t off, uint64_t limit,
                                         fz7_xz_block_header *bh, uint8_t h[FZ7_XZ_BLOCK_HEADER_MAX],
                                         char *detail, size_t dlen)
 {
     bh->header_size = 0;
-    fz7_status st = fz7_pread_full(fd, h, 1, off);
+    fz7_status st = fz7_volumes_pread(v, h, 1, off);
     if (st != FZ7_OK)
         return st == FZ7_E_TRUNCATED ? FZ7_E_DATA : st;
     if (h[0] == 0) {
@@ -291,18 +291,18 @@ static fz7_status read_block_header_raw(int fd, uint64_t off, uint64_t limit,
         fz7_xz_msg(detail, dlen, "Block header larger than the block");
         return FZ7_E_DATA;
     }
-    if ((st = fz7_pread_full(fd, h + 1, size - 1, off + 1)) != FZ7_OK)
+    if ((st = fz7_volumes_pread(v, h + 1, size - 1, off + 1)) != FZ7_OK)
         return st == FZ7_E_TRUNCATED ? FZ7_E_DATA : st;
     st = fz7_xz_block_header_parse(h, size, bh, detail, dlen);
     bh->header_size = (unsigned)size;
     return st;
 }
 
-static fz7_status read_block_header(int fd, uint64_t off, uint64_t limit, fz7_xz_block_header *bh,
+static fz7_status read_block_header(const fz7_volumes *v, uint64_t off, uint64_t limit, fz7_xz_block_header *bh,
                                     char *detail, size_t dlen)
 {
     uint8_t h[FZ7_XZ_BLOCK_HEADER_MAX];
-    return read_block_header_raw(fd, off, limit, bh, h, detail, dlen);
+    return read_block_header_raw(v, off, limit, bh, h, detail, dlen);
 }
 
 static const char *check_name(unsigned id, char *buf, size_t cap)
@@ -424,7 +424,7 @@ static fz7_status build_method(fz7_archive *a, xz_priv *x, char *err, size_t err
         fz7_xz_block_header bh;
         uint8_t raw[FZ7_XZ_BLOCK_HEADER_MAX];
         char detail[128] = "";
-        fz7_status st = read_block_header_raw(a->fd, s->offset + FZ7_XZ_STREAM_HEADER_BYTES,
+        fz7_status st = read_block_header_raw(a->vol, s->offset + FZ7_XZ_STREAM_HEADER_BYTES,
                                               x->records[s->first].unpadded, &bh, raw, detail,
                                               sizeof detail);
         if (st == FZ7_OK) {
@@ -480,7 +480,7 @@ static fz7_status decode_block(extract_ctx *x, const xz_stream *s, const xz_reco
     /* The block needs its header and at least one byte of data. */
     uint64_t room = rec->unpadded > (uint64_t)csize + 1 ? rec->unpadded - csize - 1 : 0;
     fz7_xz_block_header bh;
-    fz7_status st = read_block_header(a->fd, off, room, &bh, detail, dlen);
+    fz7_status st = read_block_header(a->vol, off, room, &bh, detail, dlen);
     if (st != FZ7_OK)
         return st;
     uint64_t packed = rec->unpadded - bh.header_size - csize;
@@ -495,7 +495,7 @@ static fz7_status decode_block(extract_ctx *x, const xz_stream *s, const xz_reco
         return FZ7_E_DATA;
     }
 
-    fz7_istream *in = fz7_fd_istream_new(a->fd, off + bh.header_size, packed);
+    fz7_istream *in = fz7_volumes_istream_new(a->vol, off + bh.header_size, packed);
     if (!in)
         return FZ7_E_MEM;
     fz7_istream *stages[4] = {NULL, NULL, NULL, NULL};
@@ -576,7 +576,7 @@ static fz7_status decode_block(extract_ctx *x, const xz_stream *s, const xz_reco
     /* Block padding (section 3.3), then the check. */
     uint8_t tail[3 + 64];
     size_t pad = (size_t)(round_up4(rec->unpadded) - rec->unpadded);
-    st = fz7_pread_full(a->fd, tail, pad + csize, off + bh.header_size + packed);
+    st = fz7_volumes_pread(a->vol, tail, pad + csize, off + bh.header_size + packed);
     if (st != FZ7_OK)
         return st;
     for (size_t i = 0; i < pad; i++) {
@@ -751,7 +751,7 @@ static fz7_status salvage_method(fz7_archive *a, xz_priv *p)
 {
     uint8_t h[FZ7_XZ_STREAM_HEADER_BYTES + 1];
     p->method[0] = 0;
-    if (a->file_size < sizeof h || fz7_pread_full(a->fd, h, sizeof h, 0) != FZ7_OK)
+    if (a->file_size < sizeof h || fz7_volumes_pread(a->vol, h, sizeof h, 0) != FZ7_OK)
         return FZ7_E_FORMAT;
     if (fz7_crc32(0, h + 6, 2) != fz7_get32le(h + 8) || h[6] != 0 || (h[7] & 0xF0) != 0)
         return FZ7_E_FORMAT;
@@ -760,7 +760,7 @@ static fz7_status salvage_method(fz7_archive *a, xz_priv *p)
     fz7_xz_block_header bh;
     uint8_t raw[FZ7_XZ_BLOCK_HEADER_MAX];
     char detail[128];
-    fz7_status st = read_block_header_raw(a->fd, FZ7_XZ_STREAM_HEADER_BYTES,
+    fz7_status st = read_block_header_raw(a->vol, FZ7_XZ_STREAM_HEADER_BYTES,
                                           a->file_size - FZ7_XZ_STREAM_HEADER_BYTES, &bh, raw,
                                           detail, sizeof detail);
     if (st == FZ7_OK)
@@ -777,7 +777,7 @@ fz7_status fz7_xz_open(fz7_archive *a, char *err, size_t errlen)
     uint8_t magic[6];
     if (a->file_size < sizeof magic)
         return FZ7_E_FORMAT;
-    fz7_status st = fz7_pread_full(a->fd, magic, sizeof magic, 0);
+    fz7_status st = fz7_volumes_pread(a->vol, magic, sizeof magic, 0);
     if (st != FZ7_OK) {
         fz7_xz_msg(err, errlen, "Read error");
         return st;

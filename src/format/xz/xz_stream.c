@@ -28,7 +28,9 @@ typedef struct seen_block {
 } seen_block;
 
 typedef struct xzs {
-    int fd;
+    int fd;                 /* the input, when vol is NULL */
+    const fz7_volumes *vol; /* or an archive's bytes (a salvaged file) */
+    uint64_t vol_pos, vol_size;
     uint8_t *in;            /* IN_BUF_BYTES of read-ahead */
     size_t in_pos, in_len;
     bool eof, used;         /* used: extraction has run (input consumed) */
@@ -47,6 +49,17 @@ static fz7_status fill(xzs *x)
 {
     if (x->in_pos < x->in_len || x->eof)
         return FZ7_OK;
+    if (x->vol) {
+        uint64_t left = x->vol_size - x->vol_pos;
+        size_t n = left < IN_BUF_BYTES ? (size_t)left : IN_BUF_BYTES;
+        if (n && fz7_volumes_pread(x->vol, x->in, n, x->vol_pos) != FZ7_OK)
+            return FZ7_E_IO;
+        x->vol_pos += n;
+        x->in_pos = 0;
+        x->in_len = n;
+        x->eof = n == 0;
+        return FZ7_OK;
+    }
     for (;;) {
         ssize_t n = read(x->fd, x->in, IN_BUF_BYTES);
         if (n < 0 && errno == EINTR)
@@ -538,15 +551,17 @@ fz7_status fz7_xz_stream_attach(fz7_archive *a, const char *method)
     uint8_t *in = malloc(IN_BUF_BYTES);
     fz7_entry *e = calloc(1, sizeof *e);
     char *path = fz7_strip_compressed_suffix(a->path);
-    if (!x || !in || !e || !path || lseek(a->fd, 0, SEEK_SET) != 0) {
+    if (!x || !in || !e || !path) {
         free(x);
         free(in);
         free(e);
         free(path);
-        return x && in && e && path ? FZ7_E_IO : FZ7_E_MEM;
+        return FZ7_E_MEM;
     }
     snprintf(x->method, sizeof x->method, "%s", method);
-    x->fd = a->fd;
+    x->fd = -1;
+    x->vol = a->vol;
+    x->vol_size = fz7_volumes_size(a->vol);
     x->in = in;
     x->mem_limit = a->opts.mem_limit;
     e->path = path;
