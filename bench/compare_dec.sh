@@ -13,7 +13,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/bench/lib.sh"
-fz7=${FZ7:-$top/build/fz7}
+fz7=$(realpath "${FZ7:-$top/build/fz7}")   # the corpus rows run in another folder
 runs=${1:-5}
 before=${FZ7_BEFORE:-}
 corpus=$top/../shared/bench/corpus

@@ -6,7 +6,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/bench/lib.sh"
-fz7=${FZ7:-$top/build/fz7}
+fz7=$(realpath "${FZ7:-$top/build/fz7}")
 runs=${1:-5}
 corpus=$top/../shared/bench/corpus
 work=${BENCH_WORK:-/tmp/fz7-bench}
