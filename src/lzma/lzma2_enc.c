@@ -24,7 +24,9 @@ uint8_t fz7_lzma2_enc_dict_prop(const fz7_lzma_enc *e)
     return fz7_lzma2_dict_prop(e->opts.dict_size);
 }
 
-void fz7_lzma2_close_chunk(struct fz7_lzma_enc *e)
+/* Ends the open chunk as an LZMA chunk, or as an uncompressed chunk when
+ * that is not larger. */
+static void close_chunk(struct fz7_lzma_enc *e)
 {
     uint32_t u = (uint32_t)(e->pos - e->chunk_start);
     if (u == 0)
@@ -61,7 +63,7 @@ void fz7_lzma2_close_chunk(struct fz7_lzma_enc *e)
 }
 
 /* Writes the n bytes at the coder's position (buffer index idx) as one
- * uncompressed chunk; the open chunk is closed (fz7_lzma2_close_chunk, which reads
+ * uncompressed chunk; the open chunk is closed (close_chunk, which reads
  * the coder's position from the match finder's) and the match finder is
  * past them already. */
 static void emit_stored(struct fz7_lzma_enc *e, uint32_t idx, uint32_t n)
@@ -77,7 +79,11 @@ static void emit_stored(struct fz7_lzma_enc *e, uint32_t idx, uint32_t n)
     e->store_next = e->pos;
 }
 
-int fz7_lzma2_store_piece(struct fz7_lzma_enc *e)
+/* The next piece, or all that is left when finishing, stored if
+ * fz7_lzma2_store_worthy says so; the match finder passes over it,
+ * recording only its anchors. The model is kept: the decoder's state and
+ * reps do not change over an uncompressed chunk either. */
+static int store_piece(struct fz7_lzma_enc *e)
 {
     uint32_t idx = e->mf.pos - e->ahead;
     uint32_t n = e->mf.end - idx;
@@ -87,27 +93,39 @@ int fz7_lzma2_store_piece(struct fz7_lzma_enc *e)
     fz7_lzma2_store_scan scan;
     if (n < FZ7_LZMA2_STORE_MIN || !fz7_lzma2_store_worthy(&e->mf, idx, n, &scan))
         return 0;
-    fz7_lzma2_close_chunk(e);
+    close_chunk(e);
     fz7_lzma2_store_pass(&e->mf, idx + n, &scan);
     emit_stored(e, idx, n);
     return 1;
 }
 
-int fz7_lzma2_store_mt_pass(struct fz7_lzma_enc *e)
+static int store_mt_pass(struct fz7_lzma_enc *e)
 {
     uint32_t n = fz7_lz_mf_mt_pass_at(e->mf_mt, e->ahead);
     if (n == 0)
         return 0;
     uint32_t idx = e->mf.pos - e->ahead;
-    fz7_lzma2_close_chunk(e);
+    close_chunk(e);
     fz7_lz_mf_mt_skip(e->mf_mt, n - e->ahead);
     emit_stored(e, idx, n);
     return 1;
 }
 
-void fz7_lzma2_end_stream(struct fz7_lzma_enc *e)
+static void end_stream(struct fz7_lzma_enc *e)
 {
-    fz7_lzma2_close_chunk(e);
+    close_chunk(e);
     uint8_t end = 0x00;
     fz7_lzma_enc_emit(e, &end, 1);
+}
+
+const fz7_lzma_frame fz7_lzma2_frame = {close_chunk, store_piece, store_mt_pass, end_stream,
+                                        fz7_lzma2_store_test};
+
+fz7_status fz7_lzma2_enc_new(const fz7_lzma_enc_opts *opts, fz7_ostream *dst, fz7_lzma_enc **out)
+{
+    if (out)
+        *out = NULL;
+    if (opts && opts->lc + opts->lp > FZ7_LZMA2_LCLP_MAX)
+        return FZ7_E_ARG;
+    return fz7_lzma_enc_new_framed(opts, dst, &fz7_lzma2_frame, out);
 }

@@ -531,7 +531,7 @@ static fz7_status take_slot(struct fz7_lzma_enc *e)
     }
 }
 
-fz7_status fz7_lzma2_mt_write(struct fz7_lzma_enc *e, const uint8_t *data, size_t n)
+static fz7_status mt_write(struct fz7_lzma_enc *e, const uint8_t *data, size_t n)
 {
     struct fz7_lzma2_mt *mt = e->mt;
     if (mt->ended)
@@ -610,7 +610,7 @@ bool fz7_lzma2_mt_blocks_done(fz7_lzma_enc *e)
     return done;
 }
 
-fz7_status fz7_lzma2_mt_finish(struct fz7_lzma_enc *e)
+static fz7_status mt_finish(struct fz7_lzma_enc *e)
 {
     struct fz7_lzma2_mt *mt = e->mt;
     end_input(e);
@@ -732,8 +732,9 @@ static void detach(struct fz7_lzma2_mt *mt)
     fz7_lzma_enc_free(cache);
 }
 
-void fz7_lzma2_mt_free(struct fz7_lzma2_mt *mt)
+static void mt_free(struct fz7_lzma_enc *e)
 {
+    struct fz7_lzma2_mt *mt = e->mt;
     if (!mt)
         return;
     if (mt->pool && mt->slots)
@@ -748,6 +749,9 @@ void fz7_lzma2_mt_free(struct fz7_lzma2_mt *mt)
     free(mt->tail);
     free(mt);
 }
+
+/* What fz7_lzma_enc_write, _finish and _free do with a handle of ours. */
+static const fz7_lzma_driver mt_driver = {mt_write, mt_finish, mt_free};
 
 /* Block size in bytes for a requested one (0 = automatic). */
 static uint64_t pick_block_size(const fz7_lzma_enc_opts *opts, uint64_t block_size)
@@ -822,7 +826,8 @@ static fz7_status new_on_pool(const fz7_lzma_enc_opts *opts, fz7_lzma2_pool *poo
         return FZ7_E_MEM;
     }
     e->mt = mt;
-    e->lzma2 = 1;
+    e->driver = &mt_driver;
+    e->frame = &fz7_lzma2_frame;
     e->dst = dst;
     mt->pool = pool;
     mt->own_pool = own_pool;

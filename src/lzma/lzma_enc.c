@@ -537,10 +537,10 @@ static void code_next(struct fz7_lzma_enc *e)
     if (++e->queue_head == FZ7_LZMA_OPTS + 8)
         e->queue_head = 0;
     e->queue_len--;
-    if (e->lzma2) {
+    if (e->frame) {
         if (e->pos - e->chunk_start + d.len > FZ7_LZMA2_CHUNK_UNPACKED_MAX
             || fz7_rc_pending(&e->rc) + FZ7_LZMA_SYMBOL_BYTES_MAX > FZ7_LZMA2_CHUNK_PACKED_MAX)
-            fz7_lzma2_close_chunk(e);
+            e->frame->close_chunk(e);
         code_decision(e, d);
     } else {
         code_decision(e, d);
@@ -557,8 +557,8 @@ static void run(struct fz7_lzma_enc *e, int finishing)
      * store other pieces than a one-thread stream. An encoder whose
      * thread did not start does not store: its output is that of the
      * thread without the test. */
-    const int store = e->lzma2 && !e->opts.mf_thread;
-    const int store_mt = e->lzma2 && e->mf_mt;
+    const int store = e->frame && !e->opts.mf_thread;
+    const int store_mt = e->frame && e->mf_mt;
     /* With store pieces: a whole piece past the coder before a test, so
      * that the test sees the same bytes however the input arrives. */
     const uint32_t want = FZ7_LZMA_LOOKAHEAD + (e->mf_mt ? MT_SLACK : 0)
@@ -570,9 +570,9 @@ static void run(struct fz7_lzma_enc *e, int finishing)
                 break;
             if (!finishing && fz7_lz_mf_avail(&e->mf) < want)
                 break;
-            if (store && e->pos >= e->store_next && fz7_lzma2_store_piece(e))
+            if (store && e->pos >= e->store_next && e->frame->store_piece(e))
                 continue;
-            if (store_mt && fz7_lzma2_store_mt_pass(e))
+            if (store_mt && e->frame->store_mt_pass(e))
                 continue;
             if (e->opts.mode == FZ7_LZMA_MODE_NORMAL) {
                 refresh_prices(e);
@@ -599,20 +599,19 @@ static void start_stream(struct fz7_lzma_enc *e)
     e->need_dict_reset = e->need_props = e->need_state_reset = 1;
 }
 
-static fz7_status enc_new(const fz7_lzma_enc_opts *opts, fz7_ostream *dst, int lzma2, fz7_lzma_enc **out)
+fz7_status fz7_lzma_enc_new_framed(const fz7_lzma_enc_opts *opts, fz7_ostream *dst,
+                                   const fz7_lzma_frame *frame, fz7_lzma_enc **out)
 {
     if (!out)
         return FZ7_E_ARG;
     *out = NULL;
     if (!dst || fz7_lzma_enc_check(opts) != FZ7_OK)
         return FZ7_E_ARG;
-    if (lzma2 && opts->lc + opts->lp > FZ7_LZMA2_LCLP_MAX)
-        return FZ7_E_ARG;
     struct fz7_lzma_enc *e = calloc(1, sizeof(*e));
     if (!e)
         return FZ7_E_MEM;
     e->opts = *opts;
-    e->lzma2 = lzma2;
+    e->frame = frame;
     e->dst = dst;
     e->pos_mask = (1u << opts->pb) - 1;
     e->out_cap = OUT_BUF_SIZE;
@@ -631,7 +630,7 @@ static fz7_status enc_new(const fz7_lzma_enc_opts *opts, fz7_ostream *dst, int l
     /* No thread (allocation or pthread_create failed): the same bytes on
      * one thread. */
     if (mf_thread_used(opts)
-        && fz7_lz_mf_mt_start(&e->mf, lzma2 ? fz7_lzma2_store_test : NULL, FZ7_LZMA2_STORE_PIECE,
+        && fz7_lz_mf_mt_start(&e->mf, frame ? frame->piece_test : NULL, FZ7_LZMA2_STORE_PIECE,
                               FZ7_LZMA2_STORE_RETEST_MT, &e->mf_mt) != 0)
         e->mf_mt = NULL;
     start_stream(e);
@@ -641,12 +640,7 @@ static fz7_status enc_new(const fz7_lzma_enc_opts *opts, fz7_ostream *dst, int l
 
 fz7_status fz7_lzma_enc_new(const fz7_lzma_enc_opts *opts, fz7_ostream *dst, fz7_lzma_enc **out)
 {
-    return enc_new(opts, dst, 0, out);
-}
-
-fz7_status fz7_lzma2_enc_new(const fz7_lzma_enc_opts *opts, fz7_ostream *dst, fz7_lzma_enc **out)
-{
-    return enc_new(opts, dst, 1, out);
+    return fz7_lzma_enc_new_framed(opts, dst, NULL, out);
 }
 
 fz7_status fz7_lzma_enc_write(fz7_lzma_enc *e, const uint8_t *data, size_t n)
@@ -655,9 +649,9 @@ fz7_status fz7_lzma_enc_write(fz7_lzma_enc *e, const uint8_t *data, size_t n)
         return FZ7_E_ARG;
     if (e->finished)
         return e->error ? e->error : FZ7_E_ARG;
-    if (e->mt) {
+    if (e->driver) {
         if (!e->error)
-            e->error = fz7_lzma2_mt_write(e, data, n);
+            e->error = e->driver->write(e, data, n);
         return e->error;
     }
     while (n > 0 && !e->error) {
@@ -680,9 +674,9 @@ fz7_status fz7_lzma_enc_finish(fz7_lzma_enc *e)
     if (e->finished)
         return e->error ? e->error : FZ7_E_ARG;
     e->finished = 1;
-    if (e->mt) {
+    if (e->driver) {
         if (!e->error)
-            e->error = fz7_lzma2_mt_finish(e);
+            e->error = e->driver->finish(e);
         return e->error;
     }
     if (e->mf_mt)
@@ -690,8 +684,8 @@ fz7_status fz7_lzma_enc_finish(fz7_lzma_enc *e)
     run(e, 1);
     if (e->error)
         return e->error;
-    if (e->lzma2) {
-        fz7_lzma2_end_stream(e);
+    if (e->frame) {
+        e->frame->end_stream(e);
     } else {
         if (e->opts.end_marker)
             code_match(e, FZ7_LZMA_END_MARKER_DIST, FZ7_LZMA_MATCH_LEN_MIN);
@@ -706,7 +700,8 @@ void fz7_lzma_enc_free(fz7_lzma_enc *e)
 {
     if (!e)
         return;
-    fz7_lzma2_mt_free(e->mt);
+    if (e->driver)
+        e->driver->free(e);
     fz7_lz_mf_mt_stop(e->mf_mt);
     fz7_lz_mf_free(&e->mf);
     free(e->out);
@@ -733,10 +728,10 @@ uint64_t fz7_lzma_enc_bytes_out(const fz7_lzma_enc *e) { return e->bytes_out; }
  * struct starts at 0 here as it does there. */
 fz7_status fz7_lzma_enc_reset(fz7_lzma_enc *e, fz7_ostream *dst)
 {
-    if (!e || !dst || e->mt || e->mf_mt)
+    if (!e || !dst || e->driver || e->mf_mt)
         return FZ7_E_ARG;
     fz7_lzma_enc_opts opts = e->opts;
-    int lzma2 = e->lzma2;
+    const fz7_lzma_frame *frame = e->frame;
     fz7_lz_mf mf = e->mf;
     uint8_t *out = e->out;
     size_t out_cap = e->out_cap;
@@ -745,7 +740,7 @@ fz7_status fz7_lzma_enc_reset(fz7_lzma_enc *e, fz7_ostream *dst)
     fz7_lzma_opt *opt = e->opt;
     memset(e, 0, sizeof(*e));
     e->opts = opts;
-    e->lzma2 = lzma2;
+    e->frame = frame;
     e->dst = dst;
     e->mf = mf;
     fz7_lz_mf_reset(&e->mf);

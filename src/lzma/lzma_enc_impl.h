@@ -49,9 +49,36 @@ typedef struct fz7_lzma_opt {
 } fz7_lzma_opt;             /* 36 bytes: the nodes are 144 KiB, not 192 */
 _Static_assert(FZ7_LZMA_OPTS <= 65536, "fz7_lzma_opt.pos_prev is 16 bits");
 
+/* What a stream kind adds to the LZMA coder, called through these so that
+ * lzma_enc.c calls up into no other file. LZMA2's chunk framing
+ * (fz7_lzma2_frame, lzma2_enc.c): */
+typedef struct fz7_lzma_frame {
+    /* Ends the open chunk (the bytes since chunk_start); nothing for an
+     * empty one. Called when the next symbol could overflow it. */
+    void (*close_chunk)(struct fz7_lzma_enc *e);
+    /* Queue empty: stores the coder's next piece as it is if lzma2_store.c
+     * finds it incompressible; 1 when it stored. */
+    int (*store_piece)(struct fz7_lzma_enc *e);
+    /* The same with the match finder's thread: stores the pass it made
+     * from the coder's position, if there is one; 1 when it stored. */
+    int (*store_mt_pass)(struct fz7_lzma_enc *e);
+    /* Closes the last chunk and ends the stream. */
+    void (*end_stream)(struct fz7_lzma_enc *e);
+    /* The match finder thread's piece test (fz7_lz_piece_test). */
+    uint32_t (*piece_test)(fz7_lz_mf *mf, uint32_t n);
+} fz7_lzma_frame;
+
+/* A handle whose input is coded elsewhere (multi-threaded LZMA2,
+ * lzma2_mt.c): fz7_lzma_enc_write, _finish and _free go here. */
+typedef struct fz7_lzma_driver {
+    fz7_status (*write)(struct fz7_lzma_enc *e, const uint8_t *data, size_t n);
+    fz7_status (*finish)(struct fz7_lzma_enc *e);
+    void (*free)(struct fz7_lzma_enc *e);
+} fz7_lzma_driver;
+
 struct fz7_lzma_enc {
     fz7_lzma_enc_opts opts;
-    int lzma2;
+    const fz7_lzma_frame *frame;   /* LZMA2's; NULL for LZMA1 */
     fz7_ostream *dst;
     fz7_status error;
     int finished;
@@ -100,9 +127,11 @@ struct fz7_lzma_enc {
     uint64_t store_next;   /* LZMA2: pos at which the coder next tries to
                             * store a piece as it is (fz7_lzma2_store_piece) */
 
-    /* Multi-threaded LZMA2 (lzma2_mt.c): when set, this handle only cuts
-     * the input into blocks and writes their chunks; the fields above
-     * besides opts, dst, error, finished and the byte counts are unused. */
+    /* Multi-threaded LZMA2 (lzma2_mt.c): when driver is set, this handle
+     * only cuts the input into blocks and writes their chunks (mt: its
+     * state); the fields above besides opts, dst, error, finished and the
+     * byte counts are unused. */
+    const fz7_lzma_driver *driver;
     struct fz7_lzma2_mt *mt;
 };
 
@@ -166,29 +195,13 @@ void fz7_lzma_enc_reset_model(struct fz7_lzma_enc *e);
 /* Bytes one symbol can add to the range coder output, with room to spare. */
 #define FZ7_LZMA_SYMBOL_BYTES_MAX 64
 
-/* lzma2_enc.c: ends the open chunk (the bytes since chunk_start) as an
- * LZMA chunk, or as an uncompressed chunk when that is not larger; the
- * model starts over after an uncompressed one (the decoder never saw
- * those symbols). Nothing for an empty chunk. */
-void fz7_lzma2_close_chunk(struct fz7_lzma_enc *e);
-/* lzma2_enc.c, queue empty: the coder's next bytes (a piece, or all that
- * is left when finishing) stored as one uncompressed chunk if
- * fz7_lzma2_store_worthy says so; the match finder passes over them,
- * recording only their anchors (fz7_lzma2_store_anchor). The model is
- * kept: the decoder's state and reps do not change over an uncompressed
- * chunk either. Returns 1 when it stored. */
-int fz7_lzma2_store_piece(struct fz7_lzma_enc *e);
-/* lzma2_enc.c, with the match finder's thread, queue empty: stores the
- * pass the searcher made from the coder's position, if one starts there.
- * Returns 1 when it stored. */
-int fz7_lzma2_store_mt_pass(struct fz7_lzma_enc *e);
-/* lzma2_enc.c: closes the open chunk and writes the end byte 0x00. */
-void fz7_lzma2_end_stream(struct fz7_lzma_enc *e);
+/* lzma2_enc.c: LZMA2's chunk framing. */
+extern const fz7_lzma_frame fz7_lzma2_frame;
 
-/* lzma2_mt.c: write/finish/free of a multi-threaded handle. */
-fz7_status fz7_lzma2_mt_write(struct fz7_lzma_enc *e, const uint8_t *data, size_t n);
-fz7_status fz7_lzma2_mt_finish(struct fz7_lzma_enc *e);
-void fz7_lzma2_mt_free(struct fz7_lzma2_mt *mt);
+/* lzma_enc.c: a new encoder with frame (NULL: LZMA1) as
+ * fz7_lzma_enc_new describes. */
+fz7_status fz7_lzma_enc_new_framed(const fz7_lzma_enc_opts *opts, fz7_ostream *dst,
+                                   const fz7_lzma_frame *frame, fz7_lzma_enc **out);
 
 /* Fills bit_prices from price_table (lzma_enc.c; price_table entries
  * must be below 256): bit_prices[0][p] = price_table[p >> 4] and
