@@ -135,10 +135,9 @@ static void link_target_missing(run *r, const fz7_entry *e, const char *detail)
         while (*target == '/')
             target++;
         char *shown = shown_path(r, fz7_entry_path(e));
-        char *top = realpath(".", NULL); /* the disk works inside the output folder */
+        const char *top = fz7_disk_root(r->disk);
         fprintf(stderr, "ERROR: Cannot create hard link : errno=%d : %s : %s : %s/%s\n", ENOENT,
                 strerror(ENOENT), shown ? shown : fz7_entry_path(e), top ? top : ".", target);
-        free(top);
         free(shown);
     }
     fprintf(stderr, FZ7_DETAIL_IN "\n", r->arc_path, detail && detail[0] ? ": " : "", detail ? detail : "");

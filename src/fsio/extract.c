@@ -796,12 +796,18 @@ static link_verdict check_link(const char *link_path, const char *target, char *
  * target moves below the output folder (as 7-Zip does), a relative one
  * keeps its text with runs of '/' made single. NULL when out of memory or
  * the output folder's path is unknown. */
+const char *fz7_disk_root(fz7_disk *d)
+{
+    /* The disk works inside the output folder (fz7_disk_open). */
+    if (!d->root_full)
+        d->root_full = getcwd(NULL, 0);
+    return d->root_full;
+}
+
 static char *link_text(fz7_disk *d, const char *target, const char *resolved)
 {
     if (target[0] == '/') {
-        if (!d->root_full)
-            d->root_full = getcwd(NULL, 0);
-        if (!d->root_full)
+        if (!fz7_disk_root(d))
             return NULL;
         size_t rl = strlen(d->root_full);
         char *t = malloc(rl + strlen(resolved) + 2);

@@ -133,6 +133,10 @@ fz7_status fz7_disk_end_damaged(fz7_disk *d, char **kept_as, char *err, size_t e
 fz7_status fz7_disk_link_file(fz7_disk *d, const char *target, const struct stat *st, char *err,
                               size_t errlen);
 
+/* The output folder's absolute path (owned by d), or NULL when it cannot
+ * be had (out of memory, getcwd failing). */
+const char *fz7_disk_root(fz7_disk *d);
+
 /* The system errno behind the last failed fz7_disk_begin (libarchive's
  * archive_errno), or 0 when the failure was not a system error. */
 int fz7_disk_errno(const fz7_disk *d);
