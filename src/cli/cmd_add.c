@@ -819,7 +819,7 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
     } else {
         fprintf(out, "Creating archive: %s\n\n", path);
     }
-    if ((sfx && (xz || la)) || refused) {   /* a module runs 7z archives only */
+    if ((sfx && (xz || la)) || (refused && !r.set.refuse_late)) {   /* a module runs 7z archives only */
         fflush(out);
         fprintf(stderr, "\n\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n");
         if (refused)
@@ -833,6 +833,12 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
         fz7_print_counts(out, "Add new data to archive: ", n_dirs, n_files, n_bytes);
     fputc('\n', out);
     fflush(out);
+    if (refused) {   /* the coder's refusal, as 7zz's coder refuses as it starts */
+        fprintf(stderr, "\n\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n"
+                        "  (in %s: %s)\n", path, why);
+        rc = FZ7_EXIT_FATAL;
+        goto done;
+    }
     if (xz && r.set.check_refused) {   /* 7zz's xz encoder refuses it as it starts */
         fprintf(stderr, "\n\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n"
                         "  (in %s: -mcrc takes 0, 4, 8 or 32: the check's size in bytes)\n", path);

@@ -4,6 +4,7 @@
 #include "cli/settings.h"
 
 #include "cli/cli.h"
+#include "codec/codec.h"
 #include "format/archive.h"
 #include "lzma/lzma_presets.h"
 
@@ -22,6 +23,12 @@
  * BCJ2 gives smaller archives than BCJ in less CPU time, and 7zz reads
  * them. */
 #define BCJ2_FROM_LEVEL 5
+
+/* 7zz 26's level for BCJ2 by default, kept for PPMd. */
+#define PPMD_BCJ2_FROM_LEVEL 8
+
+/* The smallest PPMd model 7zz writes (mem=16: 64 KiB). */
+#define FZ7_PPMD_MEM_MIN ((uint32_t)1 << 16)
 
 /* The branch filters by 7-Zip's names: 7z method ID and instruction set. */
 static const struct { const char *name; uint32_t id; fz7_bcj_arch arch; } branch_filters[] = {
@@ -51,6 +58,74 @@ fz7_bcj_arch fz7_settings_branch_arch(uint32_t id)
 static bool method_named(const char *name, size_t n, const char *want)
 {
     return strlen(want) == n && strncasecmp(name, want, n) == 0;
+}
+
+/* The LZMA/LZMA2 parameters 7zz knows (a bad value for one is the
+ * coder's refusal; an unknown name is refused before). */
+static bool lzma_param_name(const char *name, size_t n)
+{
+    static const char *const names[] = {"d", "fb", "lc", "lp", "pb", "mc", "a", "eos", "mf"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (method_named(name, n, names[i]))
+            return true;
+    return false;
+}
+
+/* BZip2's d= as 7zz reads it: bytes (b/k/m/g suffix, or a bare N below 32
+ * for 2^N), 100 000 a block step, clamped to 1..9. */
+static fz7_status parse_bzip2_block(fz7_settings *s, const char *val)
+{
+    char *end;
+    unsigned long long v = strtoull(val, &end, 10);
+    if (end == val || val[0] < '0' || val[0] > '9' || strlen(end) > 1)
+        return FZ7_E_ARG;
+    unsigned shift = !*end ? 0 : strchr("bB", *end) ? 0 : strchr("kK", *end) ? 10
+                   : strchr("mM", *end) ? 20 : strchr("gG", *end) ? 30 : 99;
+    if (shift == 99 || v > (1ull << 40))
+        return FZ7_E_ARG;
+    uint64_t bytes = *end ? v << shift : v < 32 ? 1ull << v : v;
+    uint64_t block = bytes / 100000;
+    s->bzip2_block = block < 1 ? 1 : block > 9 ? 9 : (int)block;
+    return FZ7_OK;
+}
+
+/* A PPMd parameter as 7zz takes it: o=2..32 (model order), mem= (model
+ * memory: bytes with a b/k/m/g suffix, or a bare N below 32 for 2^N; at
+ * least 64 KiB) and, inside -m0=PPMd:..., x= (the level it follows).
+ * FZ7_E_ARG for a bad value; *known false for another name. */
+static fz7_status parse_ppmd_param(fz7_settings *s, const char *name, size_t nlen, const char *val,
+                                   bool in_chain, bool *known)
+{
+    char *end;
+    unsigned long long v = strtoull(val, &end, 10);
+    bool number = end != val && val[0] >= '0' && val[0] <= '9';
+    *known = true;
+    if (method_named(name, nlen, "o")) {
+        if (!number || *end || v < FZ7_PPMD7_ENC_ORDER_MIN || v > FZ7_PPMD7_ENC_ORDER_MAX)
+            return FZ7_E_ARG;
+        s->ppmd_order = (unsigned)v;
+    } else if (method_named(name, nlen, "mem")) {
+        unsigned shift = 0;
+        if (number && *end && !end[1])
+            shift = *end == 'b' || *end == 'B' ? 0 : *end == 'k' || *end == 'K' ? 10
+                  : *end == 'm' || *end == 'M' ? 20 : *end == 'g' || *end == 'G' ? 30 : 99;
+        if (!number || (*end && shift == 99) || strlen(end) > 1 || v > ((1ull << 32) >> shift))
+            return FZ7_E_ARG;
+        uint64_t bytes = *end ? v << shift : v < 32 ? 1ull << v : v;
+        if (bytes < FZ7_PPMD_MEM_MIN || bytes > FZ7_PPMD7_ENC_MEM_MAX)
+            return FZ7_E_ARG;
+        s->ppmd_mem = (uint32_t)bytes;
+    } else if (in_chain && method_named(name, nlen, "x")) {
+        if (!number || *end || v > 9)
+            return FZ7_E_ARG;
+        s->ppmd_level = (int)v;
+        return FZ7_OK;
+    } else {
+        *known = false;
+        return FZ7_OK;
+    }
+    s->ppmd_param = true;
+    return FZ7_OK;
 }
 
 /* -mcrc=N as 7zz reads it: the check's size in bytes, a decimal number
@@ -133,10 +208,20 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder
             s->time_given[k] = true;
             return FZ7_OK;
         }
-        if (fz7_lzma_enc_parse_param(&s->lzma, m) != FZ7_OK) {
-            snprintf(why, whylen, "unsupported parameter: -m%s", m);
+        bool known;
+        if (parse_ppmd_param(s, m, klen, val, false, &known) != FZ7_OK) {
+            snprintf(why, whylen, "bad value: -m%s", m);
+            s->refuse_late = true;
             return FZ7_E_ARG;
         }
+        if (known)
+            return FZ7_OK;
+        if (fz7_lzma_enc_parse_param(&s->lzma, m) != FZ7_OK) {
+            snprintf(why, whylen, "unsupported parameter: -m%s", m);
+            s->refuse_late = lzma_param_name(m, klen);
+            return FZ7_E_ARG;
+        }
+        s->lzma_param = true;
         return FZ7_OK;
     }
     /* A coder of the chain, with its own parameters after ':'. */
@@ -152,6 +237,8 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder
         s->method = FZ7_7Z_COPY;
     else if (method_named(name, nlen, "BZip2"))
         s->method = FZ7_7Z_BZIP2;
+    else if (method_named(name, nlen, "PPMd"))
+        s->method = FZ7_7Z_PPMD;
     else if (method_named(name, nlen, "BCJ") || method_named(name, nlen, "x86")) {
         s->bcj = 1;
         s->bcj2 = false;
@@ -173,6 +260,7 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder
         return FZ7_OK;
     } else {
         snprintf(why, whylen, "unsupported method: %.*s", (int)nlen, name);
+        s->refuse_late = true;
         return FZ7_E_UNSUPPORTED;
     }
     *coder = 1;
@@ -187,10 +275,31 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder
         param[plen] = 0;
         if (strncasecmp(param, "mt", 2) == 0 || strncasecmp(param, "c=", 2) == 0)
             continue;   /* threads and LZMA2 chunk size: accepted */
+        const char *peq = strchr(param, '=');
+        /* A coder's own parameters are its to refuse: after "Add new data". */
+        if (s->method == FZ7_7Z_PPMD && peq) {
+            bool known;
+            if (parse_ppmd_param(s, param, (size_t)(peq - param), peq + 1, true, &known) != FZ7_OK || !known) {
+                snprintf(why, whylen, "unsupported parameter: %s", param);
+                s->refuse_late = true;
+                return FZ7_E_ARG;
+            }
+            continue;
+        }
+        if (s->method == FZ7_7Z_BZIP2 && peq && method_named(param, (size_t)(peq - param), "d")) {
+            if (parse_bzip2_block(s, peq + 1) != FZ7_OK) {
+                snprintf(why, whylen, "unsupported parameter: %s", param);
+                s->refuse_late = true;
+                return FZ7_E_ARG;
+            }
+            continue;
+        }
         if (fz7_lzma_enc_parse_param(&s->lzma, param) != FZ7_OK) {
             snprintf(why, whylen, "unsupported parameter: %s", param);
+            s->refuse_late = true;
             return FZ7_E_ARG;
         }
+        s->lzma_param = true;
     }
     return FZ7_OK;
 }
@@ -249,6 +358,7 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
     s->store_time[FZ7_TIME_M] = true;   /* 7-Zip: -mtm on, -mtc and -mta off */
     s->bcj = -1;
     s->bcj2 = s->level >= BCJ2_FROM_LEVEL;
+    s->ppmd_level = -1;
     fz7_status st = fz7_lzma_enc_preset(&s->lzma, (unsigned)s->level);
     if (st != FZ7_OK) {
         snprintf(why, whylen, "the LZMA encoder is not available");
@@ -339,8 +449,20 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
     s->solid = o->solid;
     if (!s->solid && s->method == FZ7_7Z_COPY)
         s->solid = "off";   /* 7-Zip stores -mx0 one folder per file */
-    if (s->method != FZ7_7Z_COPY && s->method != FZ7_7Z_BZIP2 && s->method != FZ7_7Z_NONE &&
-        (st = fz7_lzma_enc_check(&s->lzma)) != FZ7_OK) {
+    /* 7zz refuses the other method's parameters (-md with PPMd, -mo with
+     * LZMA2) rather than ignore them. */
+    if ((s->method == FZ7_7Z_PPMD && s->lzma_param) || (s->method != FZ7_7Z_PPMD && s->ppmd_param)) {
+        snprintf(why, whylen, "parameters of another method: %s",
+                 s->method == FZ7_7Z_PPMD ? "an LZMA parameter with PPMd" : "o= or mem= without PPMd");
+        s->refuse_late = true;
+        return FZ7_E_ARG;
+    }
+    /* PPMd's executables get BCJ2 where 7zz gives them BCJ2, from -mx8
+     * (fz7 moved that level for LZMA, not for PPMd). */
+    if (s->method == FZ7_7Z_PPMD && s->bcj < 0)
+        s->bcj2 = s->level >= PPMD_BCJ2_FROM_LEVEL;
+    if (s->method != FZ7_7Z_COPY && s->method != FZ7_7Z_BZIP2 &&
+        s->method != FZ7_7Z_NONE && (st = fz7_lzma_enc_check(&s->lzma)) != FZ7_OK) {
         snprintf(why, whylen, "bad LZMA parameters");
         return st;
     }
@@ -426,6 +548,27 @@ static int cmp_by_type(const void *x, const void *y)
 }
 
 
+/* PPMd's order and model memory as 7zz picks them: by the level (order 3,
+ * 4, 4, 5, 5, 6, 8, 16, 24, 32 for -mx0..9; 2^(19 + level) bytes) unless
+ * o= and mem= say; then, for an input of size_hint bytes (0: unknown), no
+ * more than the smallest 2^k (k >= 16) of at least 16 times its size. */
+static void ppmd_model_size(const fz7_settings *s, uint64_t size_hint, fz7_7z_folder_opts *fo)
+{
+    static const uint8_t order_by_level[10] = {3, 4, 4, 5, 5, 6, 8, 16, 24, 32};
+    unsigned level = (unsigned)(s->ppmd_level >= 0 ? s->ppmd_level : s->level);
+    fo->ppmd_order = s->ppmd_order ? s->ppmd_order : order_by_level[level];
+    fo->ppmd_mem = s->ppmd_mem ? s->ppmd_mem : (uint32_t)1 << (19 + level);
+    if (size_hint && fo->ppmd_mem / 16 > size_hint) {
+        for (unsigned k = 16; k < 32; k++) {
+            if (size_hint <= ((uint64_t)1 << k) / 16) {
+                if (fo->ppmd_mem > (uint32_t)1 << k)
+                    fo->ppmd_mem = (uint32_t)1 << k;
+                break;
+            }
+        }
+    }
+}
+
 void fz7_settings_folder_opts(const fz7_settings *s, const fz7_7zaes_key *key, uint64_t size_hint,
                               bool bcj, uint64_t folder_bytes, fz7_7z_folder_opts *fo)
 {
@@ -442,10 +585,12 @@ void fz7_settings_folder_opts(const fz7_settings *s, const fz7_7zaes_key *key, u
                (s->method != FZ7_7Z_NONE || (s->bcj == 1 && !key));
     /* BZip2's block as 7-Zip sizes it: 100 kB at -mx1, 500 kB at -mx3,
      * 900 kB from -mx5. */
-    fo->bzip2_block = s->level <= 2 ? 1 : s->level <= 4 ? 5 : 9;
+    fo->bzip2_block = s->bzip2_block ? s->bzip2_block : s->level <= 2 ? 1 : s->level <= 4 ? 5 : 9;
+    if (s->method == FZ7_7Z_PPMD)
+        ppmd_model_size(s, size_hint, fo);
     fo->folder_bytes = folder_bytes;
     /* The dictionary follows the whole archive's bytes, as 7zz's does. */
-    bool coder = s->method != FZ7_7Z_COPY && s->method != FZ7_7Z_NONE;
+    bool coder = s->method != FZ7_7Z_COPY && s->method != FZ7_7Z_NONE && s->method != FZ7_7Z_PPMD;
     if (size_hint && coder)
         fz7_lzma_enc_reduce_dict(&fo->lzma, size_hint);
     if (coder) {

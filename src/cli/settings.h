@@ -23,10 +23,19 @@ struct fz7_archive;
 /* What the switches ask for. Filled by fz7_settings_make(). */
 typedef struct fz7_settings {
     bool xz;                  /* for an .xz archive: LZMA2 only, BCJ only when asked */
-    fz7_7z_method method;     /* -m0=LZMA2|LZMA|Copy; Copy at -mx0 */
+    fz7_7z_method method;     /* -m0=LZMA2|LZMA|PPMd|BZip2|Copy; Copy at -mx0 */
     fz7_lzma_enc_opts lzma;   /* the -mx preset, then -md, -mfb, -mmf, -mlc, ...
                                  and the parameters after -m0=LZMA2: */
     int level;                /* -mx, 0..9; 5 when not given */
+    unsigned ppmd_order;      /* PPMd's o= (2..32), 0: by the level */
+    uint32_t ppmd_mem;        /* PPMd's mem= in bytes, 0: by the level */
+    int ppmd_level;           /* PPMd's x= (0..9), -1: -mx */
+    bool ppmd_param;          /* o= or mem= given (refused for LZMA) */
+    bool lzma_param;          /* an LZMA parameter given (refused for PPMd) */
+    int bzip2_block;          /* BZip2's d= as a block size (1..9), 0: by the level */
+    bool refuse_late;         /* the refusal is the coder's (a method or a
+                                 known parameter's value): 7zz prints it after
+                                 "Add new data to archive", not before */
     int bcj;                  /* x86 BCJ: -1 for x86 executables only (the
                                  default), 0 never (-mf=off, Delta, Copy, xz),
                                  1 every file (-mf=BCJ, -m1=BCJ) */

@@ -55,6 +55,27 @@ void fz7_bzip2_enc_free(fz7_bzip2_enc *e);
 fz7_status fz7_ppmd7_istream_new(fz7_istream *src, const uint8_t *props, size_t props_len,
                                  uint64_t out_size, uint64_t mem_limit, fz7_istream **out);
 
+/* PPMd variant H encoder for 7z's method 030401: the bytes written are
+ * coded with a model of the given order and mem bytes, pushed to dst (not
+ * owned) in 64 KiB writes; no end marker (7z keeps the size). The same
+ * model, order and input give the same bytes as 7-Zip's encoder. Limits
+ * are 7-Zip's for its encoder. Memory: mem plus about 70 KiB. _new errors:
+ * FZ7_E_ARG (order or mem out of range), FZ7_E_MEM; write/finish return
+ * dst's errors. */
+#define FZ7_PPMD7_ENC_ORDER_MIN 2u
+#define FZ7_PPMD7_ENC_ORDER_MAX 32u
+#define FZ7_PPMD7_ENC_MEM_MIN ((uint32_t)1 << 11)
+#define FZ7_PPMD7_ENC_MEM_MAX (0xFFFFFFFFu - 12 * 3)
+typedef struct fz7_ppmd7_enc fz7_ppmd7_enc;
+fz7_status fz7_ppmd7_enc_new(unsigned order, uint32_t mem, fz7_ostream *dst, fz7_ppmd7_enc **out);
+/* The coder's 5 property bytes in 7z: order, then mem (uint32 LE). */
+void fz7_ppmd7_enc_props(unsigned order, uint32_t mem, uint8_t props[5]);
+fz7_status fz7_ppmd7_enc_write(fz7_ppmd7_enc *e, const uint8_t *p, size_t n);
+/* Flushes the range coder (5 bytes). */
+fz7_status fz7_ppmd7_enc_finish(fz7_ppmd7_enc *e);
+uint64_t fz7_ppmd7_enc_bytes_out(const fz7_ppmd7_enc *e);
+void fz7_ppmd7_enc_free(fz7_ppmd7_enc *e);
+
 /* The 7-Zip-zstd fork's methods (its DOC/Methods-Extern.md): 04F71101
  * Zstandard, 04F71104 LZ4, 04F71102 Brotli, each through its system
  * library. props: 3 or 5 bytes (library version and level, informational

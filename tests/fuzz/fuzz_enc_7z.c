@@ -1,6 +1,7 @@
 /* fuzz_enc_7z.c - the .7z writer, read back by fz7. Input:
  * FUZZ_CFG_BYTES of options (fuzz_common.h; filter 1 x86 BCJ, 2 Delta,
- * 3 BCJ2), flags: bits 0-1 method (Copy, LZMA, LZMA2, LZMA2), bits 2-4
+ * 3 BCJ2), flags: bits 0-1 method (Copy, LZMA, LZMA2, PPMd: order by the
+ * level, 2 KiB to 1 MiB of model by the Delta byte), bits 2-4
  * entries - 1 (cut at pseudo-random points, some empty), bit 5 two
  * folders, bit 6 compressed header, bit 7 encrypted data and header. The
  * archive must list the entries in order and extract to the data. */
@@ -15,7 +16,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     if (!key && fz7_7zaes_key_new("fuzz", &key) != FZ7_OK)
         return 0;
-    fz7_7z_folder_opts fo = {.method = (fz7_7z_method)((c.flags & 3) == 3 ? 2 : c.flags & 3), .lzma = c.lzma,
+    static const fz7_7z_method methods[4] = {FZ7_7Z_COPY, FZ7_7Z_LZMA, FZ7_7Z_LZMA2, FZ7_7Z_PPMD};
+    fz7_7z_folder_opts fo = {.method = methods[c.flags & 3], .lzma = c.lzma,
+                             .ppmd_order = 2 + c.level * 3, .ppmd_mem = (uint32_t)1 << (11 + c.delta % 10),
                              .bcj_x86 = c.filter == 1 || c.filter == 3, .bcj2 = c.filter == 3,
                              .delta_distance = c.filter == 2 ? c.delta : 0, .threads = c.threads,
                              .key = (c.flags & 128) ? key : NULL, .folder_bytes = size};

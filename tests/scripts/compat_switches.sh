@@ -317,8 +317,23 @@ for m in -mx0 -mx9 -m0=LZMA -m0=LZMA2:d=1m -m0=Copy -md=1m -mfb=64 -mmc=10 -mlc=
     *) row same a $m new.7z src ;;
     esac
 done
-row "not yet: no PPMd encoder (refused)" a -m0=PPMd new.7z src
+# PPMd: 7zz's stream byte for byte; with the header uncompressed (fz7's LZMA
+# packs 7zz's header differently) the whole archive.
+for m in -m0=PPMd "-m0=PPMd:o=2:mem=16" "-m0=PPMd:x=9" "-mx1 -m0=PPMd" "-m0=PPMd -mo=32 -mmem=1m"; do
+    mrow same a $m new.7z src
+    brow same a -mhc=off $m new.7z src
+done
+brow same a -m0=PPMd -mhc=off -ms=off new.7z src
+mrow same a -m0=PPMd -ppw -mhe=on new.7z src
+# Refused by the coder (after "Add new data"), or by the parser (before).
+for m in -mo=5 -mmem=20 "-m0=PPMd -md=1m" "-m0=PPMd:o=1" "-m0=PPMd:o=33" "-m0=PPMd:mem=15" "-m0=PPMd:fb=64" \
+         -mlc=9 -md=5g -m0=Foo -mxyz=3; do
+    row same a $m new.7z src
+done
 row same a -m0=BZip2 new.7z src
+for m in -m0=BZip2:d=5 -m0=BZip2:d=300k -m0=BZip2:d=20; do
+    row same a $m new.7z src
+done
 row "not yet: no Deflate encoder (refused)" a -m0=Deflate new.7z src
 for m in -m0=ARM64 -m0=BCJ -m0=Delta:4 "-m0=ARM64 -m1=LZMA2" "-mx0 -mf=BCJ" "-mx0 -mf=ARM64" "-m0=Copy -mf=BCJ"; do
     mrow same a $m new.7z src

@@ -2,7 +2,8 @@
  * decoders: vectors built here bit by bit from RFC 1951, streams made by
  * 7zz at test time (decoded raw and through the 7z reader), truncated,
  * corrupted and random inputs, and the corpus rows that use these methods
- * (compared with expected/<archive>.tsv). */
+ * (compared with expected/<archive>.tsv). The PPMd encoder: byte for byte
+ * 7zz's streams, and round trips through the decoder. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -20,6 +21,11 @@
 #include "filter/bcj_riscv.h"
 #include "format/archive.h"
 #include "test_util.h"
+
+/* test_ppmd_encoder's text (fill_text, 300000 bytes, seed 5) at o6 mem 1m,
+ * as 7zz 26.02 packs it. */
+#define PPMD_TEXT_PACKED 22845
+#define PPMD_TEXT_CRC 0x4b56ea44u
 
 /* ---- Helpers ---- */
 
@@ -69,6 +75,26 @@ static fz7_status decode(enum kind k, const uint8_t *src, size_t n, const uint8_
     fz7_istream_free(d);
     fz7_istream_free(in);
     return st;
+}
+
+/* src[0..n) through the PPMd encoder with props (order, mem); the stream
+ * in *out (malloc'd), *out_n bytes. */
+static void ppmd_encode(const uint8_t props[5], const uint8_t *src, size_t n, uint8_t **out, size_t *out_n)
+{
+    fz7_membuf mb;
+    fz7_membuf_init(&mb);
+    fz7_ppmd7_enc *e = NULL;
+    assert_int_equal(fz7_ppmd7_enc_new(props[0], fz7_get32le(props + 1), &mb.base, &e), FZ7_OK);
+    /* Uneven pieces: the encoder's state carries across writes. */
+    for (size_t at = 0, piece = 1; at < n; at += piece, piece = piece * 3 + 7) {
+        size_t k = n - at < piece ? n - at : piece;
+        assert_int_equal(fz7_ppmd7_enc_write(e, src + at, k), FZ7_OK);
+    }
+    assert_int_equal(fz7_ppmd7_enc_finish(e), FZ7_OK);
+    assert_int_equal(fz7_ppmd7_enc_bytes_out(e), mb.n);
+    fz7_ppmd7_enc_free(e);
+    *out = mb.p;
+    *out_n = mb.n;
 }
 
 /* Small deterministic generator (fixed seeds, printed on failure). */
@@ -565,6 +591,15 @@ static void raw_method(enum kind k, const char *switches, const char *file)
         ppmd_props(arc, arc_n, props);
     const uint8_t *packed = arc + off[0];
     size_t packed_n = (size_t)size[0];
+    if (k == K_PPMD) {
+        /* fz7's encoder writes 7zz's stream byte for byte. */
+        uint8_t *mine;
+        size_t mine_n;
+        ppmd_encode(props, src, src_n, &mine, &mine_n);
+        assert_int_equal(mine_n, packed_n);
+        assert_memory_equal(mine, packed, packed_n);
+        free(mine);
+    }
 
     static const size_t pieces[] = {1, 4099, 1 << 20};
     for (size_t i = 0; i < 3; i++) {
@@ -762,6 +797,71 @@ static void test_ppmd_vectors(void **state)
     static const uint8_t bad_tail[] = {0x00, 0x40, 0xBF, 0x40, 0xBF, 0x01};
     assert_int_equal(decode(K_PPMD, bad_tail, sizeof bad_tail, props, 1, 1, &out, &n), FZ7_E_DATA);
     free(out);
+}
+
+/* The PPMd encoder without 7zz: the vector above, limits, a pinned CRC of
+ * its stream for text, and round trips through the decoder with models
+ * small enough to fill and restart many times. */
+static void test_ppmd_encoder(void **state)
+{
+    (void)state;
+    static const uint8_t props[5] = {6, 0, 0, 0, 1};
+    static const uint8_t just_a[] = {0x00, 0x40, 0xBF, 0x40, 0xBF, 0x00};
+    uint8_t *out, *back;
+    size_t n, back_n;
+    ppmd_encode(props, (const uint8_t *)"A", 1, &out, &n);
+    assert_int_equal(n, sizeof just_a);
+    assert_memory_equal(out, just_a, sizeof just_a);
+    free(out);
+    /* Nothing in: the range coder's flush alone. */
+    ppmd_encode(props, NULL, 0, &out, &n);
+    assert_int_equal(n, 5);
+    free(out);
+    fz7_membuf mb;
+    fz7_membuf_init(&mb);
+    fz7_ppmd7_enc *e = NULL;
+    assert_int_equal(fz7_ppmd7_enc_new(1, 1u << 20, &mb.base, &e), FZ7_E_ARG);
+    assert_int_equal(fz7_ppmd7_enc_new(33, 1u << 20, &mb.base, &e), FZ7_E_ARG);
+    assert_int_equal(fz7_ppmd7_enc_new(6, (1u << 11) - 1, &mb.base, &e), FZ7_E_ARG);
+    assert_null(e);
+    uint8_t p5[5];
+    fz7_ppmd7_enc_props(6, 3u << 20, p5);
+    assert_memory_equal(p5, "\x06\x00\x00\x30\x00", 5);
+
+    size_t text_n = 300000;
+    uint8_t *text = malloc(text_n);
+    assert_non_null(text);
+    fill_text(text, text_n, 5);
+    static const uint8_t o6_1m[5] = {6, 0, 0, 0x10, 0};
+    ppmd_encode(o6_1m, text, text_n, &out, &n);
+    /* 7zz 26.02 writes these bytes for this text with -m0=PPMd:o=6:mem=1m. */
+    assert_int_equal(n, PPMD_TEXT_PACKED);
+    assert_int_equal(fz7_crc32(0, out, n), PPMD_TEXT_CRC);
+    free(out);
+
+    static const uint8_t orders[] = {2, 3, 6, 16, 32};
+    static const uint32_t mems[] = {1u << 11, 1u << 12, 1u << 16, 1u << 20};
+    uint32_t seed = 31;
+    for (int round = 0; round < 20; round++) {
+        uint8_t pr[5];
+        fz7_ppmd7_enc_props(orders[round % 5], mems[(round / 5) % 4], pr);
+        /* Text with runs of random bytes and of one byte. */
+        size_t len = 20000 + lcg(&seed) % 60000;
+        uint8_t *buf = malloc(len);
+        assert_non_null(buf);
+        fill_text(buf, len, (uint32_t)round);
+        for (size_t at = lcg(&seed) % len, k = 0; k < 3000 && at + k < len; k++)
+            buf[at + k] = (uint8_t)lcg(&seed);
+        memset(buf + lcg(&seed) % (len - 2000), 0xEE, 2000);
+        ppmd_encode(pr, buf, len, &out, &n);
+        assert_int_equal(decode(K_PPMD, out, n, pr, len, 1 << 16, &back, &back_n), FZ7_OK);
+        if (back_n != len || memcmp(back, buf, len) != 0)
+            fail_msg("PPMd round trip %d (o%u, %u bytes of model): differs", round, pr[0], fz7_get32le(pr + 1));
+        free(back);
+        free(out);
+        free(buf);
+    }
+    free(text);
 }
 
 /* ---- BCJ2 ---- */
@@ -1167,6 +1267,7 @@ int main(void)
         cmocka_unit_test(test_deflate64_expansion),
         cmocka_unit_test(test_ppmd_props),
         cmocka_unit_test(test_ppmd_vectors),
+        cmocka_unit_test(test_ppmd_encoder),
         cmocka_unit_test(test_bcj2_unconverted),
         cmocka_unit_test(test_random_streams),
         cmocka_unit_test(test_raw_deflate),
