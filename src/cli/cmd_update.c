@@ -690,8 +690,20 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
     if (o->sfx && (rc = fz7_sfx_load(o->sfx, out, &r.sfx, &r.sfx_len, r.sfx_shown, sizeof r.sfx_shown)) != 0)
         goto done;
     fz7_status st = fz7_settings_make(o, false, &r.set, why, sizeof why);
-    if (st != FZ7_OK) {
+    /* 7zz refuses an unknown -m name as it opens the archive, and a
+     * coder's refusal (a method or value) once the plan is printed. */
+    bool refused = st == FZ7_E_ARG || st == FZ7_E_UNSUPPORTED;
+    struct stat pre_sb;
+    if (st != FZ7_OK && (!refused || (!r.set.refuse_late && stat(path, &pre_sb) != 0))) {
         rc = fz7_settings_fail(st, why);
+        goto done;
+    }
+    if (refused && !r.set.refuse_late) {
+        fprintf(out, "Open archive: %s\n", path);
+        fflush(out);
+        fprintf(stderr, "ERROR: %s\nCannot open the file as archive\n\n\n\nSystem ERROR:\n"
+                        "E_INVALIDARG : One or more arguments are invalid\n  (in %s: %s)\n", path, path, why);
+        rc = FZ7_EXIT_FATAL;
         goto done;
     }
 
@@ -823,6 +835,13 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
         r.extra = t->path != NULL;
         r.files_read = 0;
         print_plan(&r, !t->path && exists, !t->path);
+        if (refused) {
+            fflush(out);
+            fprintf(stderr, "\n\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n"
+                            "  (in %s: %s)\n", r.path, why);
+            rc = FZ7_EXIT_FATAL;
+            goto done;
+        }
         if (!r.password && o->ask_password) {
             /* -p alone and no password met yet: asked once, before the
              * first archive is written, as 7zz does (new data is

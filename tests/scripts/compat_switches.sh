@@ -331,6 +331,10 @@ for m in -mo=5 -mmem=20 "-m0=PPMd -md=1m" "-m0=PPMd:o=1" "-m0=PPMd:o=33" "-m0=PP
     row same a $m new.7z src
 done
 row same a -m0=BZip2 new.7z src
+for m in -mlc=9 -mxyz=3 -m0=Foo -mo=3; do
+    row same u $m arc.7z one.txt
+done
+mrow same u -m0=PPMd arc.7z one.txt
 for m in -m0=BZip2:d=5 -m0=BZip2:d=300k -m0=BZip2:d=20; do
     row same a $m new.7z src
 done
