@@ -24,8 +24,8 @@
  * them. */
 #define BCJ2_FROM_LEVEL 5
 
-/* 7zz 26's level for BCJ2 by default, kept for PPMd. */
-#define PPMD_BCJ2_FROM_LEVEL 8
+/* 7zz 26's level for BCJ2 by default, kept for PPMd and Deflate. */
+#define OTHER_BCJ2_FROM_LEVEL 8
 
 /* The smallest PPMd model 7zz writes (mem=16: 64 KiB). */
 #define FZ7_PPMD_MEM_MIN ((uint32_t)1 << 16)
@@ -239,6 +239,10 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder
         s->method = FZ7_7Z_BZIP2;
     else if (method_named(name, nlen, "PPMd"))
         s->method = FZ7_7Z_PPMD;
+    else if (method_named(name, nlen, "Deflate"))
+        s->method = FZ7_7Z_DEFLATE;
+    else if (method_named(name, nlen, "Deflate64"))
+        s->method = FZ7_7Z_DEFLATE64;
     else if (method_named(name, nlen, "BCJ") || method_named(name, nlen, "x86")) {
         s->bcj = 1;
         s->bcj2 = false;
@@ -457,12 +461,18 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
         s->refuse_late = true;
         return FZ7_E_ARG;
     }
-    /* PPMd's executables get BCJ2 where 7zz gives them BCJ2, from -mx8
-     * (fz7 moved that level for LZMA, not for PPMd). */
-    if (s->method == FZ7_7Z_PPMD && s->bcj < 0)
-        s->bcj2 = s->level >= PPMD_BCJ2_FROM_LEVEL;
-    if (s->method != FZ7_7Z_COPY && s->method != FZ7_7Z_BZIP2 &&
-        s->method != FZ7_7Z_NONE && (st = fz7_lzma_enc_check(&s->lzma)) != FZ7_OK) {
+    bool lzma = s->method == FZ7_7Z_LZMA || s->method == FZ7_7Z_LZMA2;
+    /* PPMd's and Deflate's executables get BCJ2 where 7zz gives them
+     * BCJ2, from -mx8 (fz7 moved that level for LZMA only). */
+    if ((s->method == FZ7_7Z_PPMD || s->method == FZ7_7Z_DEFLATE || s->method == FZ7_7Z_DEFLATE64) && s->bcj < 0)
+        s->bcj2 = s->level >= OTHER_BCJ2_FROM_LEVEL;
+    /* Deflate takes no LZMA parameter either. */
+    if ((s->method == FZ7_7Z_DEFLATE || s->method == FZ7_7Z_DEFLATE64) && s->lzma_param) {
+        snprintf(why, whylen, "parameters of another method: an LZMA parameter with Deflate");
+        s->refuse_late = true;
+        return FZ7_E_ARG;
+    }
+    if (lzma && (st = fz7_lzma_enc_check(&s->lzma)) != FZ7_OK) {
         snprintf(why, whylen, "bad LZMA parameters");
         return st;
     }
@@ -588,9 +598,10 @@ void fz7_settings_folder_opts(const fz7_settings *s, const fz7_7zaes_key *key, u
     fo->bzip2_block = s->bzip2_block ? s->bzip2_block : s->level <= 2 ? 1 : s->level <= 4 ? 5 : 9;
     if (s->method == FZ7_7Z_PPMD)
         ppmd_model_size(s, size_hint, fo);
+    fo->deflate_level = s->level < 1 ? 1 : s->level;
     fo->folder_bytes = folder_bytes;
     /* The dictionary follows the whole archive's bytes, as 7zz's does. */
-    bool coder = s->method != FZ7_7Z_COPY && s->method != FZ7_7Z_NONE && s->method != FZ7_7Z_PPMD;
+    bool coder = s->method == FZ7_7Z_LZMA || s->method == FZ7_7Z_LZMA2 || s->method == FZ7_7Z_BZIP2;
     if (size_hint && coder)
         fz7_lzma_enc_reduce_dict(&fo->lzma, size_hint);
     if (coder) {

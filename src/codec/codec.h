@@ -43,6 +43,21 @@ fz7_status fz7_bzip2_enc_finish(fz7_bzip2_enc *e);
 uint64_t fz7_bzip2_enc_bytes_out(const fz7_bzip2_enc *e);
 void fz7_bzip2_enc_free(fz7_bzip2_enc *e);
 
+/* Deflate (RFC 1951) or, with deflate64, Deflate64 encoder for the 7z
+ * methods 040108/040109: one stream of blocks (stored, fixed or dynamic
+ * Huffman, whichever is smallest) pushed to dst (not owned). level 1..9
+ * sets the match search (hash chains of 4 to 4096 links, lazy matching
+ * from 3). The output depends only on the bytes and the level, not on the
+ * write sizes. Memory about 200 KiB (Deflate64 330 KiB). _new errors:
+ * FZ7_E_ARG (level), FZ7_E_MEM; write/finish return dst's errors. */
+typedef struct fz7_deflate_enc fz7_deflate_enc;
+fz7_status fz7_deflate_enc_new(int level, bool deflate64, fz7_ostream *dst, fz7_deflate_enc **out);
+fz7_status fz7_deflate_enc_write(fz7_deflate_enc *e, const uint8_t *p, size_t n);
+/* Ends the stream: the last block, then the byte's padding. */
+fz7_status fz7_deflate_enc_finish(fz7_deflate_enc *e);
+uint64_t fz7_deflate_enc_bytes_out(const fz7_deflate_enc *e);
+void fz7_deflate_enc_free(fz7_deflate_enc *e);
+
 /* PPMd variant H (Shkarin's PPMd var.H with 7-Zip's range coder), as the 7z
  * method 030401 stores it. props: 5 bytes, the model order (2..64) and the
  * model memory size in bytes (uint32 LE, 2 KiB .. 4 GiB - 37). out_size: the

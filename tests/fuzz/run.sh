@@ -6,7 +6,7 @@
 #
 # Usage: tests/fuzz/run.sh [-b BUILD_DIR] [-s SECONDS] [-n RUNS] [HARNESS...]
 #   HARNESS: 7z xz lzma lzma2 7zaes bcj2 ppmd deflate (decoders) and
-#   enc_lzma enc_lzma2 enc_mt enc_xz enc_7z enc_ppmd liblzma (write side; default: all)
+#   enc_lzma enc_lzma2 enc_mt enc_xz enc_7z enc_ppmd enc_deflate liblzma (write side; default: all)
 #   -n RUNS stops a harness after RUNS executions (or SECONDS, whichever
 #   comes first; default: time only). -s 0 only builds. Findings (crash-*, leak-*, timeout-*, oom-*) go to
 #   BUILD_DIR/findings/HARNESS/; the last line per harness gives executions
@@ -26,7 +26,7 @@ while getopts b:s:n: opt; do
     esac
 done
 shift $((OPTIND - 1))
-HARNESSES=${*:-7z xz lzma lzma2 7zaes bcj2 ppmd deflate enc_lzma enc_lzma2 enc_mt enc_xz enc_7z enc_ppmd liblzma}
+HARNESSES=${*:-7z xz lzma lzma2 7zaes bcj2 ppmd deflate enc_lzma enc_lzma2 enc_mt enc_xz enc_7z enc_ppmd enc_deflate liblzma}
 
 # --- toolchain: clang with libFuzzer's runtime (installed if missing) ---
 have_fuzzer() {

@@ -9,7 +9,7 @@ set -u
 OUT=${1:?usage: seeds.sh OUT_DIR}
 HERE=$(cd "$(dirname "$0")" && pwd)
 SHARED=${FZ7_SHARED:-$HERE/../../../shared}
-rm -rf "$OUT" && mkdir -p "$OUT"/{7z,xz,lzma,lzma2,7zaes,bcj2,ppmd,deflate,enc_lzma,enc_lzma2,enc_mt,enc_xz,enc_7z,enc_ppmd,liblzma} || exit 1
+rm -rf "$OUT" && mkdir -p "$OUT"/{7z,xz,lzma,lzma2,7zaes,bcj2,ppmd,deflate,enc_lzma,enc_lzma2,enc_mt,enc_xz,enc_7z,enc_ppmd,enc_deflate,liblzma} || exit 1
 T=$(mktemp -d) && trap 'rm -rf "$T"' EXIT
 
 # Sample inputs: text, x86-like code with E8/E9 bytes, zeros, random.
@@ -107,6 +107,7 @@ for cfg in '\x04\x09\x00' '\x1e\x00\x07' '\x00\x03\x03'; do
     for f in text.txt code.bin zeros.bin random.bin; do
         n=$((n + 1))
         { printf "$cfg"; head -c 4000 "$T/in/$f"; } >"$OUT/enc_ppmd/seed_$n"
+        { printf "${cfg%\\x*}"; head -c 4000 "$T/in/$f"; } >"$OUT/enc_deflate/seed_$n"
     done
 done
 for h in "$OUT"/*; do echo "seeds.sh: $(basename "$h"): $(ls "$h" | wc -l) seeds"; done

@@ -338,7 +338,11 @@ mrow same u -m0=PPMd arc.7z one.txt
 for m in -m0=BZip2:d=5 -m0=BZip2:d=300k -m0=BZip2:d=20; do
     row same a $m new.7z src
 done
-row "not yet: no Deflate encoder (refused)" a -m0=Deflate new.7z src
+for m in -m0=Deflate -m0=Deflate64 "-mx1 -m0=Deflate" "-mx9 -m0=Deflate64" "-m0=Deflate -ppw -mhe=on"; do
+    mrow same a $m new.7z src
+done
+row same a -m0=Deflate:d=20 new.7z src
+row "not yet: Deflate's fb=, mc=, pass= (refused)" a -m0=Deflate:fb=64 new.7z src
 for m in -m0=ARM64 -m0=BCJ -m0=Delta:4 "-m0=ARM64 -m1=LZMA2" "-mx0 -mf=BCJ" "-mx0 -mf=ARM64" "-m0=Copy -mf=BCJ"; do
     mrow same a $m new.7z src
 done

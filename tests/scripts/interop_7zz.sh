@@ -2,7 +2,10 @@
 # interop_7zz.sh - archives made here by `7zz a` (-mx1, -mx5, -mx9, -ms=off,
 # -mhc=off) extract with fz7 byte for byte: contents (diff -r), modes,
 # mtimes to the second and link targets match the source tree; `fz7 t`
-# exits 0 and `fz7 l -slt` agrees with 7zz on every path and size.
+# exits 0 and `fz7 l -slt` agrees with 7zz on every path and size. The
+# other way, archives fz7 writes with each method besides LZMA2 (PPMd,
+# Deflate, Deflate64, BZip2, at several levels) pass `7zz t` and extract
+# with 7zz to the same contents.
 set -u
 . "$(dirname "$0")/lib.sh"
 t_init 7zz python3
@@ -78,5 +81,29 @@ check mx9 small -mx9
 check copy small -m0=Copy
 check bcj_delta small -m0=BCJ -m1=LZMA2 -mx3
 check lzma small -m0=LZMA:d=1m
+
+check_by_7zz() { # check_by_7zz NAME SOURCE_DIR FZ7_OPTIONS...
+    local name=$1 src=$2; shift 2
+    local arc=$S/fz7_$name.7z why=""
+    rm -f "$arc"
+    (cd "$src" && "$FZ7" a -bd -snl "$@" "$arc" . >/dev/null) || { bad "$name: fz7 a failed"; return; }
+    rm -rf out && mkdir out
+    if ! 7zz t -ppw "$arc" >log 2>&1; then why="7zz t: $(grep -m1 -iE 'error|fail' log)"
+    elif ! (cd out && 7zz x -y -ppw "$arc" >/dev/null 2>&1); then why="7zz x failed"
+    elif ! diff -r --no-dereference "$src" out >diff.txt 2>&1; then why="contents differ: $(head -2 diff.txt | tr '\n' '|')"
+    fi
+    if [ -z "$why" ]; then ok; else bad "$name ($*): $why"; fi
+}
+
+check_by_7zz ppmd full -m0=PPMd
+check_by_7zz ppmd_mx1 small -m0=PPMd -mx1
+check_by_7zz ppmd_mx9 small -m0=PPMd -mx9
+check_by_7zz ppmd_small_model full -m0=PPMd:o=32:mem=16
+check_by_7zz deflate full -m0=Deflate
+check_by_7zz deflate_mx1 full -m0=Deflate -mx1
+check_by_7zz deflate_mx9 small -m0=Deflate -mx9
+check_by_7zz deflate64 full -m0=Deflate64
+check_by_7zz deflate64_mx9_enc small -m0=Deflate64 -mx9 -ppw -mhe=on
+check_by_7zz bzip2_d300k small -m0=BZip2:d=300k
 
 t_summary interop_7zz.sh

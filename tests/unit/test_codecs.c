@@ -26,6 +26,10 @@
  * as 7zz 26.02 packs it. */
 #define PPMD_TEXT_PACKED 22845
 #define PPMD_TEXT_CRC 0x4b56ea44u
+/* test_deflate_encoder's text (fill_text, 400000 bytes, seed 9) at level 5:
+ * fz7's own stream, pinned so that a change to it is seen. */
+#define DEFLATE_TEXT_PACKED 23800
+#define DEFLATE_TEXT_CRC 0xe5d58ca9u
 
 /* ---- Helpers ---- */
 
@@ -864,6 +868,90 @@ static void test_ppmd_encoder(void **state)
     free(text);
 }
 
+/* The Deflate and Deflate64 encoders, read back by fz7's decoder: text,
+ * random bytes, zeros, repeats at Deflate64-only distances, one byte, a
+ * few bytes above 143 (a fixed-Huffman block of 9-bit literals) and
+ * nothing, at levels 1, 5 and 9; the same stream whatever the write
+ * sizes; a pinned size and CRC for text at -mx5. */
+static void deflate_encode(int level, bool d64, const uint8_t *src, size_t n, size_t piece, uint8_t **out,
+                           size_t *out_n)
+{
+    fz7_membuf mb;
+    fz7_membuf_init(&mb);
+    fz7_deflate_enc *e = NULL;
+    assert_int_equal(fz7_deflate_enc_new(level, d64, &mb.base, &e), FZ7_OK);
+    for (size_t at = 0; at < n; at += piece)
+        assert_int_equal(fz7_deflate_enc_write(e, src + at, n - at < piece ? n - at : piece), FZ7_OK);
+    assert_int_equal(fz7_deflate_enc_finish(e), FZ7_OK);
+    assert_int_equal(fz7_deflate_enc_bytes_out(e), mb.n);
+    fz7_deflate_enc_free(e);
+    *out = mb.p;
+    *out_n = mb.n;
+}
+
+static void test_deflate_encoder(void **state)
+{
+    (void)state;
+    fz7_membuf mb;
+    fz7_membuf_init(&mb);
+    fz7_deflate_enc *bad = NULL;
+    assert_int_equal(fz7_deflate_enc_new(0, false, &mb.base, &bad), FZ7_E_ARG);
+    assert_int_equal(fz7_deflate_enc_new(10, true, &mb.base, &bad), FZ7_E_ARG);
+    assert_null(bad);
+    size_t n = 400000;
+    uint8_t *kinds[6];
+    size_t lens[6] = {n, 150000, 200000, 3 * 50000, 1, 12};
+    for (int k = 0; k < 6; k++) {
+        kinds[k] = malloc(lens[k]);
+        assert_non_null(kinds[k]);
+    }
+    fill_text(kinds[0], n, 9);
+    uint32_t seed = 3;
+    for (size_t i = 0; i < lens[1]; i++)
+        kinds[1][i] = (uint8_t)lcg(&seed);
+    memset(kinds[2], 0, lens[2]);
+    /* 50000 random bytes three times: matches at distance 50000, which
+     * only Deflate64 reaches. */
+    for (size_t i = 0; i < 50000; i++)
+        kinds[3][i] = (uint8_t)lcg(&seed);
+    memcpy(kinds[3] + 50000, kinds[3], 50000);
+    memcpy(kinds[3] + 100000, kinds[3], 50000);
+    kinds[4][0] = 'A';
+    memcpy(kinds[5], "\xea\xd0\xe1\xf3\xe1\xd7\xea\x43\x90\xff\x80\x91", 12);
+    static const int levels[] = {1, 5, 9};
+    for (int v = 0; v < 2; v++)
+        for (int k = 0; k < 7; k++)
+            for (int l = 0; l < 3; l++) {
+                const uint8_t *src = k < 6 ? kinds[k] : (const uint8_t *)"";
+                size_t len = k < 6 ? lens[k] : 0;
+                uint8_t *out, *again, *back;
+                size_t out_n, again_n, back_n;
+                deflate_encode(levels[l], v, src, len, len ? len : 1, &out, &out_n);
+                deflate_encode(levels[l], v, src, len, 4097, &again, &again_n);
+                assert_int_equal(again_n, out_n);
+                assert_memory_equal(again, out, out_n);
+                assert_int_equal(decode(v ? K_DEFLATE64 : K_DEFLATE, out, out_n, NULL, 0, 1 << 16, &back, &back_n),
+                                 FZ7_OK);
+                if (back_n != len || memcmp(back, src, len) != 0)
+                    fail_msg("Deflate%s level %d, input %d: round trip differs", v ? "64" : "", levels[l], k);
+                /* Stored where nothing else is smaller: random bytes grow
+                 * by the 5 header bytes of a block (of 16383 symbols). */
+                if (k == 1)
+                    assert_true(out_n <= len + 5 * (len / 16383 + 1) + 1);
+                if (k == 3 && l == 1)
+                    assert_true(v ? out_n < 60000 : out_n > 100000);
+                if (k == 0 && l == 1 && !v) {
+                    assert_int_equal(out_n, DEFLATE_TEXT_PACKED);
+                    assert_int_equal(fz7_crc32(0, out, out_n), DEFLATE_TEXT_CRC);
+                }
+                free(out);
+                free(again);
+                free(back);
+            }
+    for (int k = 0; k < 6; k++)
+        free(kinds[k]);
+}
+
 /* ---- BCJ2 ---- */
 
 static fz7_status bcj2_run(const uint8_t *const s[4], const size_t n[4], uint64_t out_size, size_t piece,
@@ -1268,6 +1356,7 @@ int main(void)
         cmocka_unit_test(test_ppmd_props),
         cmocka_unit_test(test_ppmd_vectors),
         cmocka_unit_test(test_ppmd_encoder),
+        cmocka_unit_test(test_deflate_encoder),
         cmocka_unit_test(test_bcj2_unconverted),
         cmocka_unit_test(test_random_streams),
         cmocka_unit_test(test_raw_deflate),

@@ -31,12 +31,16 @@ static void put_method(bytebuf *b, const folder_rec *f)
     static const uint8_t id_lzma2[] = {0x21};
     static const uint8_t id_bzip2[] = {0x04, 0x02, 0x02};
     static const uint8_t id_ppmd[] = {0x03, 0x04, 0x01};
+    static const uint8_t id_deflate[] = {0x04, 0x01, 0x08};
+    static const uint8_t id_deflate64[] = {0x04, 0x01, 0x09};
     switch (f->method) {
     case FZ7_7Z_COPY: put_coder(b, id_copy, sizeof id_copy, NULL, 0); break;
     case FZ7_7Z_LZMA: put_coder(b, id_lzma, sizeof id_lzma, f->props, f->props_len); break;
     case FZ7_7Z_LZMA2: put_coder(b, id_lzma2, sizeof id_lzma2, f->props, f->props_len); break;
     case FZ7_7Z_BZIP2: put_coder(b, id_bzip2, sizeof id_bzip2, NULL, 0); break;
     case FZ7_7Z_PPMD: put_coder(b, id_ppmd, sizeof id_ppmd, f->props, f->props_len); break;
+    case FZ7_7Z_DEFLATE: put_coder(b, id_deflate, sizeof id_deflate, NULL, 0); break;
+    case FZ7_7Z_DEFLATE64: put_coder(b, id_deflate64, sizeof id_deflate64, NULL, 0); break;
     case FZ7_7Z_NONE: break;
     }
 }

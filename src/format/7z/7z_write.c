@@ -316,9 +316,12 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
         f->aes_props_len = fz7_7zaes_writer_props(w->aes, f->aes_props);
         w->method_dst = fz7_7zaes_writer_stream(w->aes);
     }
-    if (o->method == FZ7_7Z_BZIP2 || o->method == FZ7_7Z_PPMD) {
+    if (o->method == FZ7_7Z_BZIP2 || o->method == FZ7_7Z_PPMD || o->method == FZ7_7Z_DEFLATE ||
+        o->method == FZ7_7Z_DEFLATE64) {
         if (o->method == FZ7_7Z_BZIP2) {
             st = fz7_bzip2_enc_new(o->bzip2_block, w->method_dst, &w->bz);
+        } else if (o->method != FZ7_7Z_PPMD) {
+            st = fz7_deflate_enc_new(o->deflate_level, o->method == FZ7_7Z_DEFLATE64, w->method_dst, &w->defl);
         } else {
             st = fz7_ppmd7_enc_new(o->ppmd_order, o->ppmd_mem, w->method_dst, &w->ppmd);
             fz7_ppmd7_enc_props(o->ppmd_order, o->ppmd_mem, f->props);
@@ -433,6 +436,8 @@ static fz7_status to_method(fz7_7z_writer *w, const uint8_t *p, size_t n)
         return fz7_bzip2_enc_write(w->bz, p, n);
     if (w->ppmd)
         return fz7_ppmd7_enc_write(w->ppmd, p, n);
+    if (w->defl)
+        return fz7_deflate_enc_write(w->defl, p, n);
     return w->method_dst->write(w->method_dst, p, n);
 }
 
@@ -540,6 +545,8 @@ fz7_status fz7_7z_writer_end_folder(fz7_7z_writer *w)
         w->bz = NULL;
         fz7_ppmd7_enc_free(w->ppmd);
         w->ppmd = NULL;
+        fz7_deflate_enc_free(w->defl);
+        w->defl = NULL;
         fz7_7zaes_writer_free(w->aes);
         w->aes = NULL;
         fz7_7z_writer_bcj2_free(w);
@@ -584,14 +591,19 @@ fz7_status fz7_7z_writer_end_folder(fz7_7z_writer *w)
         st = fz7_bzip2_enc_finish(w->bz);
     if (st == FZ7_OK && w->ppmd)
         st = fz7_ppmd7_enc_finish(w->ppmd);
+    if (st == FZ7_OK && w->defl)
+        st = fz7_deflate_enc_finish(w->defl);
     f->method_out = w->enc    ? fz7_lzma_enc_bytes_out(w->enc)
                   : w->bz   ? fz7_bzip2_enc_bytes_out(w->bz)
                   : w->ppmd ? fz7_ppmd7_enc_bytes_out(w->ppmd)
+                  : w->defl ? fz7_deflate_enc_bytes_out(w->defl)
                             : method_in;
     fz7_bzip2_enc_free(w->bz);
     w->bz = NULL;
     fz7_ppmd7_enc_free(w->ppmd);
     w->ppmd = NULL;
+    fz7_deflate_enc_free(w->defl);
+    w->defl = NULL;
     if (st == FZ7_OK && w->aes)
         st = fz7_7zaes_writer_finish(w->aes, NULL);
     uint64_t main_end = w->out.pos;
@@ -663,6 +675,7 @@ void fz7_7z_writer_free(fz7_7z_writer *w)
     fz7_lzma_enc_free(w->enc);
     fz7_bzip2_enc_free(w->bz);
     fz7_ppmd7_enc_free(w->ppmd);
+    fz7_deflate_enc_free(w->defl);
     fz7_7zaes_writer_free(w->aes);
     fz7_lzma_enc_free(w->pend_enc);
     fz7_7zaes_writer_free(w->pend_aes);

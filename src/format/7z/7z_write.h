@@ -26,6 +26,8 @@ typedef enum fz7_7z_method {
     FZ7_7Z_LZMA2,      /* 21 */
     FZ7_7Z_BZIP2,      /* 040202 (libbz2) */
     FZ7_7Z_PPMD,       /* 030401 (codec/ppmd7_enc.c) */
+    FZ7_7Z_DEFLATE,    /* 040108 (codec/deflate_enc.c) */
+    FZ7_7Z_DEFLATE64,  /* 040109 */
     FZ7_7Z_NONE        /* no method coder: the filter (x86 BCJ, Delta or a
                           branch filter, not BCJ2) alone writes the pack
                           stream, as 7-Zip's -m0=ARM64 does */
@@ -40,6 +42,7 @@ typedef struct fz7_7z_folder_opts {
     fz7_7z_method method;
     fz7_lzma_enc_opts lzma;   /* LZMA/LZMA2 only */
     int bzip2_block;          /* BZip2 only: block size in 100 kB, 1..9 */
+    int deflate_level;        /* Deflate/Deflate64 only: 1..9 */
     unsigned ppmd_order;      /* PPMd only: model order, 2..32 */
     uint32_t ppmd_mem;        /* PPMd only: model memory in bytes */
     bool bcj_x86;             /* x86 BCJ (03030103) in front of the method */

@@ -196,9 +196,10 @@ struct fz7_7z_writer {
     /* The open folder, if any. */
     bool in_folder, in_file;
     uint64_t folder_start;        /* file offset of its pack stream */
-    fz7_lzma_enc *enc;            /* NULL for Copy, BZip2 and PPMd */
+    fz7_lzma_enc *enc;            /* NULL for Copy, BZip2, PPMd and Deflate */
     fz7_bzip2_enc *bz;            /* BZip2 folders' encoder */
     fz7_ppmd7_enc *ppmd;          /* PPMd folders' encoder */
+    fz7_deflate_enc *defl;        /* Deflate and Deflate64 folders' encoder */
     fz7_7zaes_writer *aes;        /* NULL without a password */
     fz7_ostream *method_dst;      /* where the method writes: the sink or aes */
     bool bcj;
