@@ -95,14 +95,14 @@ check_by_7zz() { # check_by_7zz NAME SOURCE_DIR FZ7_OPTIONS...
     if [ -z "$why" ]; then ok; else bad "$name ($*): $why"; fi
 }
 
-check_by_7zz ppmd full -m0=PPMd
+check_by_7zz ppmd small -m0=PPMd
 check_by_7zz ppmd_mx1 small -m0=PPMd -mx1
 check_by_7zz ppmd_mx9 small -m0=PPMd -mx9
-check_by_7zz ppmd_small_model full -m0=PPMd:o=32:mem=16
+check_by_7zz ppmd_small_model small -m0=PPMd:o=32:mem=16
 check_by_7zz deflate full -m0=Deflate
 check_by_7zz deflate_mx1 full -m0=Deflate -mx1
 check_by_7zz deflate_mx9 small -m0=Deflate -mx9
-check_by_7zz deflate64 full -m0=Deflate64
+check_by_7zz deflate64 small -m0=Deflate64
 check_by_7zz deflate64_mx9_enc small -m0=Deflate64 -mx9 -ppw -mhe=on
 check_by_7zz bzip2_d300k small -m0=BZip2:d=300k
 
