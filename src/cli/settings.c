@@ -71,19 +71,36 @@ static bool lzma_param_name(const char *name, size_t n)
     return false;
 }
 
-/* BZip2's d= as 7zz reads it: bytes (b/k/m/g suffix, or a bare N below 32
- * for 2^N), 100 000 a block step, clamped to 1..9. */
-static fz7_status parse_bzip2_block(fz7_settings *s, const char *val)
+/* A size as 7zz's -m parameters take it (d=, mem=): bytes with a b, k, m
+ * or g suffix (powers of 1024), or a bare number N below 32 for 2^N
+ * bytes. false for anything else or above 2^40. */
+static bool parse_7z_size(const char *val, uint64_t *bytes)
 {
     char *end;
     unsigned long long v = strtoull(val, &end, 10);
-    if (end == val || val[0] < '0' || val[0] > '9' || strlen(end) > 1)
+    if (end == val || val[0] < '0' || val[0] > '9' || strlen(end) > 1 || v > (1ull << 40))
+        return false;
+    unsigned shift = 0;
+    switch (*end) {
+    case 0: *bytes = v < 32 ? 1ull << v : v; return true;
+    case 'b': case 'B': shift = 0; break;
+    case 'k': case 'K': shift = 10; break;
+    case 'm': case 'M': shift = 20; break;
+    case 'g': case 'G': shift = 30; break;
+    default: return false;
+    }
+    if (v > (1ull << 40) >> shift)
+        return false;
+    *bytes = v << shift;
+    return true;
+}
+
+/* BZip2's d= as 7zz reads it: 100 000 bytes a block step, clamped to 1..9. */
+static fz7_status parse_bzip2_block(fz7_settings *s, const char *val)
+{
+    uint64_t bytes;
+    if (!parse_7z_size(val, &bytes))
         return FZ7_E_ARG;
-    unsigned shift = !*end ? 0 : strchr("bB", *end) ? 0 : strchr("kK", *end) ? 10
-                   : strchr("mM", *end) ? 20 : strchr("gG", *end) ? 30 : 99;
-    if (shift == 99 || v > (1ull << 40))
-        return FZ7_E_ARG;
-    uint64_t bytes = *end ? v << shift : v < 32 ? 1ull << v : v;
     uint64_t block = bytes / 100000;
     s->bzip2_block = block < 1 ? 1 : block > 9 ? 9 : (int)block;
     return FZ7_OK;
@@ -105,14 +122,8 @@ static fz7_status parse_ppmd_param(fz7_settings *s, const char *name, size_t nle
             return FZ7_E_ARG;
         s->ppmd_order = (unsigned)v;
     } else if (method_named(name, nlen, "mem")) {
-        unsigned shift = 0;
-        if (number && *end && !end[1])
-            shift = *end == 'b' || *end == 'B' ? 0 : *end == 'k' || *end == 'K' ? 10
-                  : *end == 'm' || *end == 'M' ? 20 : *end == 'g' || *end == 'G' ? 30 : 99;
-        if (!number || (*end && shift == 99) || strlen(end) > 1 || v > ((1ull << 32) >> shift))
-            return FZ7_E_ARG;
-        uint64_t bytes = *end ? v << shift : v < 32 ? 1ull << v : v;
-        if (bytes < FZ7_PPMD_MEM_MIN || bytes > FZ7_PPMD7_ENC_MEM_MAX)
+        uint64_t bytes;
+        if (!parse_7z_size(val, &bytes) || bytes < FZ7_PPMD_MEM_MIN || bytes > FZ7_PPMD7_ENC_MEM_MAX)
             return FZ7_E_ARG;
         s->ppmd_mem = (uint32_t)bytes;
     } else if (in_chain && method_named(name, nlen, "x")) {
