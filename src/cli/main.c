@@ -7,6 +7,7 @@
 #include "cpu/cpu.h"
 #include "crypto/aes.h"
 #include "crypto/aes7z.h"
+#include "lz/hash_mask.h"
 #include "lz/match_len.h"
 
 #include <fcntl.h>
@@ -25,10 +26,10 @@ static void print_version(void)
     printf("CPU: %s\n", f->brand[0] ? f->brand : "unknown");
     printf("Dispatch level: %s (highest supported: %s)\n", fz7_cpu_level_name(fz7_cpu_level_get()),
            fz7_cpu_level_name(fz7_cpu_max_level()));
-    printf("crc32: %s\ncrc64: %s\nsha256: %s\naes_cbc_dec: %s\naes_cbc_enc: %s\nmatch_len: %s\n",
+    printf("crc32: %s\ncrc64: %s\nsha256: %s\naes_cbc_dec: %s\naes_cbc_enc: %s\nmatch_len: %s\nhash_mask: %s\n",
            fz7_crc32_pick()->info.name, fz7_crc64_pick()->info.name,
            fz7_sha256_pick()->info.name, fz7_aes_cbc_dec_pick()->info.name,
-           fz7_aes_cbc_enc_pick()->info.name, fz7_match_len_pick()->info.name);
+           fz7_aes_cbc_enc_pick()->info.name, fz7_match_len_pick()->info.name, fz7_hash_mask_pick()->info.name);
 }
 
 static void print_usage(void)

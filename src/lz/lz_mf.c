@@ -236,6 +236,8 @@ tables_done:
     if ((uint64_t)mf->buf_size * 2 + mf->cyclic_size < 0xFFFFFFFFu)
         mf->offset = 0xFFFFFFFFu - 2 * mf->buf_size;
     mf->match_len = fz7_match_len_pick()->fn;
+    mf->hash_mask = fz7_hash_mask_pick()->fn;
+    mf->record_max = UINT32_MAX;
     return 0;
 }
 
@@ -1232,7 +1234,7 @@ __attribute__((always_inline)) static inline uint32_t find_kind(fz7_lz_mf *mf, f
         uint32_t lim, n = 1;
         if (mf->run_left > 0)
             mf->run_left--;
-        else if ((n = bt_run(mf, BT_RUN_AHEAD, &lim, 1)) > 0)
+        else if ((n = bt_run(mf, mf->record_max < BT_RUN_AHEAD ? mf->record_max : BT_RUN_AHEAD, &lim, 1)) > 0)
             mf->run_left = n - 1;
         if (n > 0) {
             matches[0].len = mf->nice_len;
@@ -1268,11 +1270,12 @@ __attribute__((always_inline)) static inline uint32_t find_kind(fz7_lz_mf *mf, f
     }
     int g;
     if (!fz7_lz_is_hc(kind)) {
-        if ((g = bt_find_group(mf, matches, &n, 1, FZ7_LZ_GROUP)) > 0) {
+        if (mf->record_max >= 2
+            && (g = bt_find_group(mf, matches, &n, 1, mf->record_max < FZ7_LZ_GROUP ? 2 : FZ7_LZ_GROUP)) > 0) {
             pending_push(mf, (uint32_t)g - 1);
             return n;
         }
-    } else if (pair_ok(mf) && hc_find_pair(mf, matches, &n, mf->pending_matches[0], &mf->pending_count[0], kind)) {
+    } else if (mf->record_max >= 2 && pair_ok(mf) && hc_find_pair(mf, matches, &n, mf->pending_matches[0], &mf->pending_count[0], kind)) {
         pending_push(mf, 1);
         return n;
     }

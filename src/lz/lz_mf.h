@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lz/hash_mask.h"
 #include "lz/match_len.h"
 
 /* Kinds of match finder (7-Zip's mf=hc4|bt2|bt3|bt4|hc5, and fz7's hb5):
@@ -74,6 +75,7 @@ typedef struct fz7_lz_mf {
     uint32_t *hash4;       /* heads keyed by a hash of 4 bytes */
     uint32_t *son;         /* hc: 1 link per slot; bt: 2 children per slot */
     uint32_t (*match_len)(const uint8_t *a, const uint8_t *b, uint32_t limit);
+    fz7_hash_mask_fn hash_mask;  /* for the LZMA2 store test's samples */
     /* find searches up to FZ7_LZ_GROUP positions at once: pending is how
      * many after pos are already searched and inserted; their matches wait
      * in pending_matches[pending_first..] for the next finds (skip drops
@@ -85,6 +87,11 @@ typedef struct fz7_lz_mf {
      * already recorded (lz_mf.c, bt_run): each is found as nice_len bytes
      * at distance 1 without a walk. */
     uint32_t run_left;
+    /* Positions from pos, pos included, that one find may record (a
+     * group, a pair, a run stops short of the rest); UINT32_MAX: no
+     * bound. The match finder thread sets it so that what one search
+     * records never crosses the position of its next piece test. */
+    uint32_t record_max;
     /* Binary trees: the distance at which the last position searched
      * matched nice_len bytes (0: none), a hint for bt_repeat in lz_mf.c,
      * which checks it before use. */

@@ -1,5 +1,5 @@
 /* test_kernels.c - every SIMD kernel the CPU can run (CRC-32/CRC-64
- * folding, SHA-NI, match_len) against known answers and against its
+ * folding, SHA-NI, match_len, hash_mask) against known answers and against its
  * portable twin on random inputs of many lengths, alignments and split
  * points; buffers that end at an unmapped page catch any over-read. */
 #include <stdarg.h>
@@ -17,6 +17,7 @@
 #include "check/check.h"
 #include "check/check_kernels.h"
 #include "cpu/cpu.h"
+#include "lz/hash_mask.h"
 #include "lz/match_len.h"
 #include "test_util.h"
 
@@ -24,6 +25,7 @@ typedef uint32_t (*crc32_fn)(uint32_t, const uint8_t *, size_t);
 typedef uint64_t (*crc64_fn)(uint64_t, const uint8_t *, size_t);
 typedef void (*sha_fn)(uint32_t *, const uint8_t *, size_t);
 typedef uint32_t (*mlen_fn)(const uint8_t *, const uint8_t *, uint32_t);
+typedef uint64_t (*hmask_fn)(const uint8_t *, uint32_t, uint32_t, uint32_t);
 
 typedef struct path {
     const char *name;
@@ -31,7 +33,7 @@ typedef struct path {
     bool have;
 } path;
 
-enum { CRC32_PATHS, CRC64_PATHS, SHA_PATHS, MLEN_PATHS, KINDS };
+enum { CRC32_PATHS, CRC64_PATHS, SHA_PATHS, MLEN_PATHS, HMASK_PATHS, KINDS };
 static path g_paths[KINDS][4];
 static int g_npaths[KINDS];
 
@@ -44,7 +46,7 @@ static int g_npaths[KINDS];
         g_paths[kind][g_npaths[kind]++] = (path){(list)[i_].info.name, FN((list)[i_].fn), \
                                                  fz7_cpu_can_run((list)[i_].info.need)}
 
-/* Every kernel of the four families; prints the ones this CPU cannot run. */
+/* Every kernel of the five families; prints the ones this CPU cannot run. */
 static void find_paths(void)
 {
     if (g_npaths[0])
@@ -58,7 +60,9 @@ static void find_paths(void)
     ADD_FAMILY(SHA_PATHS, sha, n);
     const fz7_match_len_kernel *ml = fz7_match_len_kernels(&n);
     ADD_FAMILY(MLEN_PATHS, ml, n);
-    static const char *kinds[KINDS] = {"crc32", "crc64", "sha256_blocks", "match_len"};
+    const fz7_hash_mask_kernel *hm = fz7_hash_mask_kernels(&n);
+    ADD_FAMILY(HMASK_PATHS, hm, n);
+    static const char *kinds[KINDS] = {"crc32", "crc64", "sha256_blocks", "match_len", "hash_mask"};
     for (int k = 0; k < KINDS; k++)
         for (int i = 0; i < g_npaths[k]; i++)
             printf("%s %s path %s%s\n", g_paths[k][i].have ? "RUN " : "SKIP", kinds[k],
@@ -460,6 +464,77 @@ static void test_match_len_no_overread(void **state)
     guarded_free(&gb);
 }
 
+/* ---- differential: hash_mask ---- */
+
+/* The definition, one position at a time: the reference for every path. */
+static uint64_t hash_mask_ref(const uint8_t *p, uint32_t span, uint32_t mult, uint32_t below)
+{
+    uint64_t mask = 0;
+    for (uint32_t k = 0; k < span; k++) {
+        uint32_t w = (uint32_t)p[k] | (uint32_t)p[k + 1] << 8 | (uint32_t)p[k + 2] << 16 | (uint32_t)p[k + 3] << 24;
+        if (w * mult < below)
+            mask |= 1ull << k;
+    }
+    return mask;
+}
+
+static void hmask_compare(const uint8_t *p, uint32_t span, uint32_t mult, uint32_t below, const char *what,
+                          uint64_t seed)
+{
+    uint64_t want = hash_mask_ref(p, span, mult, below);
+    for (int i = 0; i < g_npaths[HMASK_PATHS]; i++) {
+        const path *pt = &g_paths[HMASK_PATHS][i];
+        if (!pt->have)
+            continue;
+        uint64_t got = ((hmask_fn)pt->fn)(p, span, mult, below);
+        if (got != want)
+            fail_msg("hash_mask %s %s: seed %llu span %u mult %08x below %08x: got %016llx want %016llx",
+                     pt->name, what, (unsigned long long)seed, span, mult, below, (unsigned long long)got,
+                     (unsigned long long)want);
+    }
+}
+
+/* Random bytes, runs of one value and every span, with limits from
+ * nothing to everything; the store test's own constants among them. The
+ * buffer ends at an unmapped page right after p[span + 3): the contract
+ * says no byte beyond is read. */
+static void test_hash_mask_differential(void **state)
+{
+    (void)state;
+    find_paths();
+    uint64_t seed = 2545, s = seed;
+    guarded g = guarded_alloc(4096);
+    static const uint32_t belows[] = {0, 1, 1u << 24, 1u << 28, 0x80000000u, 0xFFFFFFFFu};
+    for (int round = 0; round < 3000; round++) {
+        uint32_t span = 1 + (uint32_t)(rng_next(&s) % 64);
+        uint8_t *p = g.end - (span + 3);
+        if (round % 3 == 0)
+            memset(p, (int)(rng_next(&s) & 0xFF), span + 3);
+        else
+            fill_random(p, span + 3, &s);
+        uint32_t mult = round % 2 ? 0x2545F491u : (uint32_t)rng_next(&s) | 1;
+        uint32_t below = round % 4 == 3 ? (uint32_t)rng_next(&s) : belows[round % 6];
+        hmask_compare(p, span, mult, below, "guarded", seed);
+        if (span == 64)
+            continue;
+        hmask_compare(g.end - 67, 64, mult, below, "full", seed);
+    }
+    /* The set bits over 64 KiB of seeded random bytes at the store test's
+     * constants: about one in 16, and exactly this count on every path. */
+    uint8_t *buf = malloc(65536 + 3);
+    assert_non_null(buf);
+    s = seed;
+    fill_random(buf, 65536 + 3, &s);
+    uint32_t ones = 0;
+    for (uint32_t base = 0; base < 65536; base += 64) {
+        hmask_compare(buf + base, 64, 0x2545F491u, 1u << 28, "big", seed);
+        ones += (uint32_t)__builtin_popcountll(hash_mask_ref(buf + base, 64, 0x2545F491u, 1u << 28));
+    }
+    assert_int_equal(ones, 4038);
+    free(buf);
+    guarded_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -473,6 +548,7 @@ int main(void)
         cmocka_unit_test(test_sha256_incremental),
         cmocka_unit_test(test_match_len_differential),
         cmocka_unit_test(test_match_len_no_overread),
+        cmocka_unit_test(test_hash_mask_differential),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -314,6 +314,54 @@ static void test_random_stored_chunks(void **state)
     round_trip(&o, 0, IN_RANDOM, n, 6, 1);
 }
 
+/* The LZMA2 stream of d[0..n) at level 5 with a 1 MiB dictionary, on one
+ * thread or with the match finder's: its size, after a check that it
+ * decodes. */
+static size_t store_case_size(const uint8_t *d, size_t n, int thread, const char *what)
+{
+    fz7_lzma_enc_opts o;
+    fz7_lzma_enc_preset(&o, 5);
+    o.dict_size = 1 << 20;
+    o.mf_thread = thread;
+    tu_membuf out;
+    uint8_t props[5], dp;
+    snprintf(g_ctx, sizeof g_ctx, "store refusal: %s thread %d", what, thread);
+    assert_int_equal(encode(&o, 1, d, n, &out, props, &dp), FZ7_OK);
+    decode_fz7(1, props, dp, 0, &out, d, n);
+    free(out.p);
+    return out.n;
+}
+
+/* What the store test must not store, at one thread and with the match
+ * finder's: random blocks written again and again (the repeat scan's
+ * samples find them within a piece, the anchors beyond one) and random
+ * records behind a fixed 16-byte header (the literal histograms). Exact
+ * sizes: the verdicts are a function of the input. */
+static void test_store_refusals(void **state)
+{
+    (void)state;
+    static const struct {
+        size_t period;
+        size_t packed;  /* LZMA2 stream bytes of 400,000 input bytes */
+    } cases[] = {{300, 449}, {1000, 1156}, {5000, 5201}, {30000, 30529}, {70000, 71245}};
+    const size_t n = 400000;
+    uint8_t *rnd = make_input(IN_RANDOM, n, 11), *d = malloc(n);
+    assert_non_null(d);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        for (size_t i = 0; i < n; i++)
+            d[i] = rnd[i % cases[c].period];
+        for (int thread = 0; thread < 2; thread++)
+            assert_int_equal(store_case_size(d, n, thread, "period"), cases[c].packed);
+    }
+    /* Records of 256 bytes: a fixed 16-byte header, then random bytes. */
+    for (size_t i = 0; i < n; i++)
+        d[i] = i % 256 < 16 ? (uint8_t)("fz7-record-head!"[i % 256]) : rnd[i];
+    for (int thread = 0; thread < 2; thread++)
+        assert_int_equal(store_case_size(d, n, thread, "records"), 381637);
+    free(d);
+    free(rnd);
+}
+
 static void test_settings_matrix(void **state)
 {
     (void)state;
@@ -539,6 +587,7 @@ int main(void)
         cmocka_unit_test(test_options),
         cmocka_unit_test(test_empty_and_tiny),
         cmocka_unit_test(test_random_stored_chunks),
+        cmocka_unit_test(test_store_refusals),
         cmocka_unit_test(test_zeros_long_matches),
         cmocka_unit_test(test_levels_kinds),
         cmocka_unit_test(test_settings_matrix),
