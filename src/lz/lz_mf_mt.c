@@ -288,6 +288,11 @@ static void *searcher_main(void *arg)
                     break;
                 continue;
             }
+            /* No group or run across the next test: the test then comes
+             * at next_test itself, whatever input the searcher had when
+             * it searched the positions before (groups and runs depend
+             * on that). */
+            f->record_max = mt->test && mt->next_test - pos < UINT32_MAX ? (uint32_t)(mt->next_test - pos) : UINT32_MAX;
             uint32_t n = fz7_lz_mf_find(f, m);
             pos++;
             if (f->run_left > 0 && limit - pos > 0) {
