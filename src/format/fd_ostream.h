@@ -13,9 +13,14 @@ typedef struct fz7_fd_ostream {
     uint64_t pos;       /* file offset of the next byte (bytes handed in, plus the start) */
     uint8_t *buf;       /* FZ7_FD_OSTREAM_BUF bytes not yet written */
     size_t fill;
+    uint64_t unkicked;  /* bytes written since writeback was last started */
 } fz7_fd_ostream;
 
 #define FZ7_FD_OSTREAM_BUF ((size_t)1 << 16)
+/* Every this many bytes written, the kernel is asked to start writing the
+ * file's dirty pages back (Linux sync_file_range), so that the fsync
+ * before the archive is renamed into place waits for the last few only. */
+#define FZ7_FD_OSTREAM_KICK ((uint64_t)8 << 20)
 
 /* Sets s up over fd with pos 0 (the caller may set pos to the fd's
  * current offset). FZ7_E_MEM when the buffer cannot be allocated (s can
