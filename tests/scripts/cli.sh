@@ -41,7 +41,7 @@ grep -q "^crc32: " out.txt && ok || bad "--version names the crc32 path"
 V() { sed -E -e 's/^fz7 [0-9]+\.[0-9]+\.[0-9]+ /fz7 V /' -e 's/\((x64|generic)\)/(ARCH)/' "$@"; }
 same "--version first line" "$(head -1 out.txt | V)" "fz7 V : 7z/xz archiver (7-Zip compatible command line)"
 same "--version line 3" "$(sed -n 3p out.txt | sed -E 's/[a-z0-9_-]+ \(highest supported: [a-z0-9_-]+\)$/L/')" "Dispatch level: L"
-same "--version keys" "$(V out.txt | cut -d: -f1 | tr '\n' ' ')" "fz7 V  CPU Dispatch level crc32 crc64 sha256 aes_cbc_dec aes_cbc_enc match_len "
+same "--version keys" "$(V out.txt | cut -d: -f1 | tr '\n' ' ')" "fz7 V  CPU Dispatch level crc32 crc64 sha256 aes_cbc_dec aes_cbc_enc match_len hash_mask "
 same "--version stderr" "$(cat err.txt)" ""
 # -h and --help: 7zz's shape, the two-line banner, a blank line, the usage.
 for h in -h --help; do
