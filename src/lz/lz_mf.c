@@ -262,6 +262,7 @@ void fz7_lz_mf_free(fz7_lz_mf *mf)
 static void normalise(fz7_lz_mf *mf)
 {
     uint32_t sub = mf->offset - mf->cyclic_size;
+    mf->repeat_len = 0;
     if (mf->kind == FZ7_LZ_HB5) {
         fz7_lz_hb_normalise(mf, sub);
         mf->offset -= sub;
@@ -1151,8 +1152,12 @@ __attribute__((always_inline)) static inline uint32_t bt_repeat(fz7_lz_mf *mf, i
         return 0;
     }
     uint32_t cyc = mf->cyclic_pos, from = slot_of(mf, d), k = 0;
-    /* Past two periods the rest is periodic (bt_repeat_tail). */
-    uint32_t walk = max > 2 * d ? 2 * d : max;
+    /* Past two periods the rest is periodic (bt_repeat_tail): at once
+     * when the last call recorded two periods at d up to here, walked at
+     * least as strictly (nothing was recorded since). */
+    const int goes_on = mf->repeat_end == stored && mf->repeat_len_dist == d && mf->repeat_len >= 2 * d
+                        && mf->repeat_collect >= collect;
+    uint32_t walk = goes_on ? 0 : max > 2 * d ? 2 * d : max;
     for (; k < walk; k++, cur++, stored++) {
         if (k + PREFETCH_HEADS < max) {
             /* The heads a few positions on (their tables outgrow L2). */
@@ -1189,6 +1194,10 @@ __attribute__((always_inline)) static inline uint32_t bt_repeat(fz7_lz_mf *mf, i
     }
     if (k == walk && walk < max)
         k += bt_repeat_tail(mf, cur, max - k, cyc, from, kind);
+    mf->repeat_len = goes_on ? mf->repeat_len + k : k;
+    mf->repeat_collect = goes_on ? mf->repeat_collect : collect;
+    mf->repeat_end = mf->pos + mf->offset + k;
+    mf->repeat_len_dist = d;
     return k;
 }
 
@@ -1453,4 +1462,5 @@ void fz7_lz_mf_reset(fz7_lz_mf *mf)
     mf->pending_first = 0;
     mf->run_left = 0;
     mf->repeat_dist = 0;
+    mf->repeat_len = 0;
 }

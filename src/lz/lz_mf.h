@@ -96,6 +96,13 @@ typedef struct fz7_lz_mf {
      * matched nice_len bytes (0: none), a hint for bt_repeat in lz_mf.c,
      * which checks it before use. */
     uint32_t repeat_dist;
+    /* The stretch bt_repeat recorded last: repeat_len positions at
+     * distance repeat_len_dist that end just before stored position
+     * repeat_end, walked with near matches checked when repeat_collect. A
+     * call that goes on from there needs no new walk of two periods.
+     * Renumbering the stored positions sets repeat_len to 0. */
+    uint32_t repeat_end, repeat_len, repeat_len_dist;
+    int repeat_collect;
     fz7_lz_match pending_matches[FZ7_LZ_GROUP - 1][FZ7_LZ_MATCHES_MAX];
 } fz7_lz_mf;
 

@@ -418,6 +418,8 @@ size_t fz7_lz_mf_mt_append(fz7_lz_mf_mt *mt, const uint8_t *data, size_t n)
          * takes the new offset either way. */
         uint32_t drop = pos_before - v->pos;
         mt->finder.pos -= drop;
+        if (mt->finder.offset + drop != v->offset)
+            mt->finder.repeat_len = 0;   /* renumbered: bt_repeat walks again */
         mt->finder.offset = v->offset;
         mt->base += drop;
         mt->pause = 0;
