@@ -59,6 +59,19 @@ struct fz7_disk {
     mode_t umask_bits;
     long pid;
     char *root_full;         /* the output folder's absolute path, once needed */
+    /* Folders below the output folder made by fz7 (make_folder), whose
+     * permissions and times are set at fz7_disk_close, deepest first:
+     * their files change their times, and a read-only folder must still
+     * take its files. */
+    struct folder_fix *folders;
+    size_t nfolders, folders_cap;
+};
+
+/* A folder made by make_folder: its item (the path owned) and its place
+ * among the folders (the last entry of a name wins, as for files). */
+struct folder_fix {
+    fz7_disk_item it;
+    size_t seq;
 };
 
 static const int SECURE_FLAGS = ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM |
@@ -576,6 +589,103 @@ static fz7_status begin_file(fz7_disk *d, char *err, size_t errlen)
     return FZ7_OK;
 }
 
+/* A folder below the output folder: made (with its missing parents) by
+ * open_dir, one component at a time relative to open folders, never
+ * through a symlink, so a folder swapped for a link while x runs gets
+ * nothing made through it (libarchive checks the path, then makes it by
+ * name: a race). Its permissions and times wait for fz7_disk_close. */
+static fz7_status make_folder(fz7_disk *d, const fz7_disk_item *it, char *err, size_t errlen)
+{
+    size_t len = strlen(it->path);
+    while (len > 0 && it->path[len - 1] == '/')
+        len--;
+    if (len == 0)
+        return FZ7_OK;   /* the output folder itself */
+    /* A symlink in the folder's own place is replaced (the caller has
+     * decided that it may be: -y), as libarchive did; one on the way to
+     * it is refused by open_dir. */
+    size_t cut = len;
+    while (cut > 0 && it->path[cut - 1] != '/')
+        cut--;
+    int pfd = open_dir(d, it->path, cut > 0 ? cut - 1 : 0, true);
+    struct stat st;
+    if (pfd >= 0) {
+        char *last = strndup(it->path + cut, len - cut);
+        if (!last)
+            return FZ7_E_MEM;
+        if (fstatat(pfd, last, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+            unlinkat(pfd, last, 0);
+        free(last);
+    }
+    if (open_dir(d, it->path, len, true) < 0) {
+        int e = errno;
+        snprintf(err, errlen, "%s: Cannot create folder: %s", it->path, strerror(e));
+        forget_dir(d);
+        /* a link or a file on the way: a refusal, as libarchive's secure checks give */
+        return e == ENOTDIR ? FZ7_E_ARG : FZ7_E_IO;
+    }
+    forget_dir(d);
+    if (d->nfolders == d->folders_cap) {
+        size_t cap = d->folders_cap ? 2 * d->folders_cap : 64;
+        struct folder_fix *f = realloc(d->folders, cap * sizeof *f);
+        if (!f)
+            return FZ7_E_MEM;
+        d->folders = f;
+        d->folders_cap = cap;
+    }
+    char *path = strndup(it->path, len);
+    if (!path)
+        return FZ7_E_MEM;
+    struct folder_fix *f = &d->folders[d->nfolders];
+    f->it = *it;
+    f->it.name = NULL;
+    f->it.path = path;
+    f->seq = d->nfolders++;
+    return FZ7_OK;
+}
+
+/* Deepest first (a path sorts after its folder's), then the later entry. */
+static int deeper_first(const void *a, const void *b)
+{
+    const struct folder_fix *x = a, *y = b;
+    int c = strcmp(y->it.path, x->it.path);
+    return c ? c : x->seq < y->seq ? 1 : -1;
+}
+
+/* The folders' permissions (exactly, as files get them) and times, each
+ * reached again by open_dir; a folder that is gone or became a link is
+ * left alone. Returns the first failure's errno, or 0. */
+static int finish_folders(fz7_disk *d)
+{
+    int first = 0;
+    if (d->nfolders)
+        qsort(d->folders, d->nfolders, sizeof d->folders[0], deeper_first);
+    for (size_t i = 0; i < d->nfolders; i++) {
+        const fz7_disk_item *f = &d->folders[i].it;
+        if (i > 0 && strcmp(f->path, d->folders[i - 1].it.path) == 0)
+            continue;   /* the same folder again: its last entry came first */
+        int fd = open_dir(d, f->path, strlen(f->path), false);
+        if (fd < 0)
+            continue;
+        if (f->has_mtime || f->has_atime) {
+            struct timespec ts[2] = {
+                {f->has_atime ? (time_t)f->atime : 0, f->has_atime ? (long)f->atime_nsec : UTIME_OMIT},
+                {f->has_mtime ? (time_t)f->mtime : 0, f->has_mtime ? (long)f->mtime_nsec : UTIME_OMIT}};
+            if (futimens(fd, ts) != 0 && !first)
+                first = errno;
+        }
+        if (fchmod(fd, (mode_t)(f->perm & 07777)) != 0 && !first)
+            first = errno;
+        forget_dir(d);
+    }
+    for (size_t i = 0; i < d->nfolders; i++)
+        free((char *)d->folders[i].it.path);
+    free(d->folders);
+    d->folders = NULL;
+    d->nfolders = d->folders_cap = 0;
+    return first;
+}
+
 fz7_status fz7_disk_begin(fz7_disk *d, const fz7_disk_item *it, char *err, size_t errlen)
 {
     if (d->active)
@@ -590,6 +700,8 @@ fz7_status fz7_disk_begin(fz7_disk *d, const fz7_disk_item *it, char *err, size_
     if (it->kind == FZ7_DISK_FILE && it->path[0] != '/')
         return begin_file(d, err, errlen);
     forget_dir(d);
+    if (it->kind == FZ7_DISK_DIR && it->path[0] != '/')
+        return make_folder(d, it, err, errlen);
     if (it->kind == FZ7_DISK_DIR) {
         struct archive_entry *e = make_entry(it, it->path, AE_IFDIR);
         if (!e)
@@ -1078,8 +1190,14 @@ fz7_status fz7_disk_close(fz7_disk *d, char *err, size_t errlen)
     }
     clear_item(d);
     forget_dir(d);
-    if (d->root_fd >= 0)
+    if (d->root_fd >= 0) {
+        int e = finish_folders(d);
+        if (e && errlen) {
+            snprintf(err, errlen, "setting folder attributes: %s", strerror(e));
+            s = FZ7_E_IO;
+        }
         close(d->root_fd);
+    }
     if (d->aw) {
         if (archive_write_close(d->aw) != ARCHIVE_OK && errlen) {
             const char *why = archive_error_string(d->aw);
