@@ -608,18 +608,23 @@ static fz7_status make_folder(fz7_disk *d, const fz7_disk_item *it, char *err, s
     while (cut > 0 && it->path[cut - 1] != '/')
         cut--;
     int pfd = open_dir(d, it->path, cut > 0 ? cut - 1 : 0, true);
-    struct stat st;
+    int e = errno;   /* a parent that cannot be made reads ENOENT, as in 7-Zip */
     if (pfd >= 0) {
         char *last = strndup(it->path + cut, len - cut);
         if (!last)
             return FZ7_E_MEM;
+        struct stat st;
         if (fstatat(pfd, last, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
             unlinkat(pfd, last, 0);
+        /* The folder's own mkdir gives the errno 7-Zip reports for it. */
+        e = mkdirat(pfd, last, 0777) == 0 || errno == EEXIST ? 0 : errno;
         free(last);
+        if (e == 0 && open_dir(d, it->path, len, false) < 0)
+            e = errno;
     }
-    if (open_dir(d, it->path, len, true) < 0) {
-        int e = errno;
+    if (pfd < 0 || e != 0) {
         snprintf(err, errlen, "%s: Cannot create folder: %s", it->path, strerror(e));
+        d->last_errno = e;
         forget_dir(d);
         /* a link or a file on the way: a refusal, as libarchive's secure checks give */
         return e == ENOTDIR ? FZ7_E_ARG : FZ7_E_IO;
