@@ -24,8 +24,8 @@ typedef struct fz7_entry {
     uint32_t mode;         /* st_mode derived from attrib and kind: S_IFREG,
                               S_IFDIR or S_IFLNK with permission bits */
     uint32_t crc;          /* CRC32 of the data, when has_crc */
-    int64_t mtime;         /* seconds since 1970-01-01 UTC, when has_mtime */
     uint32_t mtime_nsec;
+    int64_t mtime;         /* seconds since 1970-01-01 UTC, when has_mtime */
     int64_t ctime, atime;  /* creation and last access, the same way, when
                               has_ctime / has_atime (7z kCTime, kATime) */
     uint32_t ctime_nsec, atime_nsec;
@@ -33,11 +33,12 @@ typedef struct fz7_entry {
                               data, or -1 for entries without data */
     const char *method;    /* coders as 7-Zip names them ("LZMA2:24 BCJ"),
                               owned by the archive; "" when none */
-    bool has_attrib, has_crc, has_mtime, has_size, has_ctime, has_atime;
-    bool is_dir, is_symlink, is_anti;
-    bool has_stream;       /* has data in a folder (empty files do not) */
-    bool encrypted;        /* its folder has a 7zAES coder */
-    bool is_hardlink;      /* a hard link (tar) to the regular file at
+    /* One bit each: an archive keeps an entry per file. */
+    bool has_attrib : 1, has_crc : 1, has_mtime : 1, has_size : 1, has_ctime : 1, has_atime : 1;
+    bool is_dir : 1, is_symlink : 1, is_anti : 1;
+    bool has_stream : 1;   /* has data in a folder (empty files do not) */
+    bool encrypted : 1;    /* its folder has a 7zAES coder */
+    bool is_hardlink : 1;  /* a hard link (tar) to the regular file at
                               hardlink_index, an earlier entry holding the data */
     size_t hardlink_index;
     const char *hardlink_missing; /* a hard link (tar) whose target, this

@@ -524,6 +524,29 @@ static fz7_status parse_streams_info(cursor *c, fz7_7z_streams *s)
 
 /* ---- FilesInfo ---- */
 
+/* The code point at units[*i] (a surrogate pair taken whole, *i moved to
+ * its second unit), as utf16_to_utf8 writes it. */
+static uint32_t next_unit(const uint8_t *units, size_t n, size_t *i)
+{
+    uint32_t u = fz7_get16le(units + 2 * *i);
+    if (u >= 0xD800 && u < 0xDC00 && *i + 1 < n) {
+        uint32_t lo = fz7_get16le(units + 2 * (*i + 1));
+        if (lo >= 0xDC00 && lo < 0xE000) {
+            u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
+            ++*i;
+        }
+    }
+    return u;
+}
+
+/* Bytes utf16_to_utf8 writes for code point u. */
+static size_t utf8_len(uint32_t u)
+{
+    if ((u >= 0xEF80 && u <= 0xEFFF) || u < 0x80)
+        return 1;
+    return u < 0x800 ? 2 : u < 0x10000 ? 3 : 4;
+}
+
 /* One UTF-16LE name (units[0..n)) as the bytes of a Linux name: UTF-8,
  * except that U+EF80..U+EFFF, 7-Zip's escapes for bytes that are not
  * UTF-8 (7z_write.c), give back those bytes, and an unpaired surrogate is
@@ -531,18 +554,15 @@ static fz7_status parse_streams_info(cursor *c, fz7_7z_streams *s)
  * distinct. */
 static char *utf16_to_utf8(const uint8_t *units, size_t n)
 {
-    char *out = malloc(n * 3 + 1), *o = out;
+    /* Sized exactly: an archive of many files keeps every name. */
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++)
+        len += utf8_len(next_unit(units, n, &i));
+    char *out = malloc(len + 1), *o = out;
     if (!out)
         return NULL;
     for (size_t i = 0; i < n; i++) {
-        uint32_t u = fz7_get16le(units + 2 * i);
-        if (u >= 0xD800 && u < 0xDC00 && i + 1 < n) {
-            uint32_t lo = fz7_get16le(units + 2 * (i + 1));
-            if (lo >= 0xDC00 && lo < 0xE000) {
-                u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
-                i++;
-            }
-        }
+        uint32_t u = next_unit(units, n, &i);
         if (u >= 0xEF80 && u <= 0xEFFF) {
             *o++ = (char)(u - 0xEF00);
         } else if (u < 0x80) {
@@ -590,9 +610,22 @@ static fz7_status parse_names(cursor *c, fz7_entry *e, uint64_t num_files)
     return FZ7_OK;
 }
 
-/* kCTime/kATime/kMTime, kWinAttributes, kStartPos: defined flags, the
- * External byte, then one value of `width` bytes per defined item. */
-static fz7_status parse_values(cursor *c, uint64_t n, unsigned width, uint8_t *defined, uint64_t *vals)
+/* Which entry field a per-file property fills (kStartPos fills none). */
+typedef enum { PROP_NONE, PROP_ATTRIB, PROP_MTIME, PROP_CTIME, PROP_ATIME } file_prop;
+
+/* Windows FILETIME (100 ns ticks since 1601) to Unix seconds + ns. */
+static void filetime_to_unix(uint64_t ft, int64_t *sec, uint32_t *nsec)
+{
+    *sec = (int64_t)(ft / 10000000u) - INT64_C(11644473600);
+    *nsec = (uint32_t)(ft % 10000000u) * 100u;
+}
+
+/* kCTime/kATime/kMTime, kWinAttributes, kStartPos: defined flags (into
+ * defined[0..n), scratch), the External byte, then one value of `width`
+ * bytes per defined item, stored straight into the entries: no array of
+ * values per property, whose size would follow the file count. */
+static fz7_status parse_values(cursor *c, fz7_entry *e, uint64_t n, unsigned width, uint8_t *defined,
+                               file_prop which)
 {
     uint8_t external;
     TRY(rd_defined(c, n, defined));
@@ -600,23 +633,46 @@ static fz7_status parse_values(cursor *c, uint64_t n, unsigned width, uint8_t *d
     if (external)
         return fail(c, FZ7_E_UNSUPPORTED, "Unsupported: external file properties");
     for (uint64_t i = 0; i < n; i++) {
-        if (!defined[i])
-            continue;
-        if (width == 4) {
-            uint32_t v;
-            TRY(rd_u32(c, &v));
-            vals[i] = v;
-        } else {
-            TRY(rd_u64(c, &vals[i]));
+        uint64_t v = 0;
+        if (defined[i]) {
+            if (width == 4) {
+                uint32_t v32;
+                TRY(rd_u32(c, &v32));
+                v = v32;
+            } else {
+                TRY(rd_u64(c, &v));
+            }
+        }
+        bool def = defined[i];
+        switch (which) {
+        case PROP_ATTRIB:
+            e[i].has_attrib = def;
+            e[i].attrib = (uint32_t)v;
+            break;
+        case PROP_MTIME:
+            e[i].has_mtime = def;
+            if (def)
+                filetime_to_unix(v, &e[i].mtime, &e[i].mtime_nsec);
+            break;
+        case PROP_CTIME:
+            e[i].has_ctime = def;
+            if (def)
+                filetime_to_unix(v, &e[i].ctime, &e[i].ctime_nsec);
+            break;
+        case PROP_ATIME:
+            e[i].has_atime = def;
+            if (def)
+                filetime_to_unix(v, &e[i].atime, &e[i].atime_nsec);
+            break;
+        case PROP_NONE:
+            break;
         }
     }
     return FZ7_OK;
 }
 
 typedef struct {
-    uint8_t *empty_stream, *empty_file, *anti;
-    uint8_t *attr_defined, *mtime_defined, *ctime_defined, *atime_defined, *scratch_defined;
-    uint64_t *attribs, *mtimes, *ctimes, *atimes, *scratch;
+    uint8_t *empty_stream, *empty_file, *anti, *defined;
 } files_props;
 
 static void files_props_free(files_props *fp)
@@ -624,23 +680,7 @@ static void files_props_free(files_props *fp)
     free(fp->empty_stream);
     free(fp->empty_file);
     free(fp->anti);
-    free(fp->attr_defined);
-    free(fp->mtime_defined);
-    free(fp->ctime_defined);
-    free(fp->atime_defined);
-    free(fp->scratch_defined);
-    free(fp->attribs);
-    free(fp->mtimes);
-    free(fp->ctimes);
-    free(fp->atimes);
-    free(fp->scratch);
-}
-
-/* Windows FILETIME (100 ns ticks since 1601) to Unix seconds + ns. */
-static void filetime_to_unix(uint64_t ft, int64_t *sec, uint32_t *nsec)
-{
-    *sec = (int64_t)(ft / 10000000u) - INT64_C(11644473600);
-    *nsec = (uint32_t)(ft % 10000000u) * 100u;
+    free(fp->defined);
 }
 
 /* The name of a file stored without one: the archive's base name without
@@ -697,17 +737,8 @@ static fz7_status parse_files_info(cursor *c, fz7_archive *a, fz7_7z_db *db)
     fp.empty_stream = alloc_array(c, n, 1, &st);
     fp.empty_file = fp.empty_stream ? alloc_array(c, n, 1, &st) : NULL;
     fp.anti = fp.empty_file ? alloc_array(c, n, 1, &st) : NULL;
-    fp.attr_defined = fp.anti ? alloc_array(c, n, 1, &st) : NULL;
-    fp.mtime_defined = fp.attr_defined ? alloc_array(c, n, 1, &st) : NULL;
-    fp.ctime_defined = fp.mtime_defined ? alloc_array(c, n, 1, &st) : NULL;
-    fp.atime_defined = fp.ctime_defined ? alloc_array(c, n, 1, &st) : NULL;
-    fp.scratch_defined = fp.atime_defined ? alloc_array(c, n, 1, &st) : NULL;
-    fp.attribs = fp.scratch_defined ? alloc_array(c, n, 8, &st) : NULL;
-    fp.mtimes = fp.attribs ? alloc_array(c, n, 8, &st) : NULL;
-    fp.ctimes = fp.mtimes ? alloc_array(c, n, 8, &st) : NULL;
-    fp.atimes = fp.ctimes ? alloc_array(c, n, 8, &st) : NULL;
-    fp.scratch = fp.atimes ? alloc_array(c, n, 8, &st) : NULL;
-    if (!fp.scratch) {
+    fp.defined = fp.anti ? alloc_array(c, n, 1, &st) : NULL;
+    if (!fp.defined) {
         files_props_free(&fp);
         return st;
     }
@@ -747,19 +778,19 @@ static fz7_status parse_files_info(cursor *c, fz7_archive *a, fz7_7z_db *db)
             st = parse_names(&p, a->entries, n);
             break;
         case K_MTIME:
-            st = parse_values(&p, n, 8, fp.mtime_defined, fp.mtimes);
+            st = parse_values(&p, a->entries, n, 8, fp.defined, PROP_MTIME);
             break;
         case K_CTIME:
-            st = parse_values(&p, n, 8, fp.ctime_defined, fp.ctimes);
+            st = parse_values(&p, a->entries, n, 8, fp.defined, PROP_CTIME);
             break;
         case K_ATIME:
-            st = parse_values(&p, n, 8, fp.atime_defined, fp.atimes);
+            st = parse_values(&p, a->entries, n, 8, fp.defined, PROP_ATIME);
             break;
         case K_START_POS:
-            st = parse_values(&p, n, 8, fp.scratch_defined, fp.scratch);
+            st = parse_values(&p, a->entries, n, 8, fp.defined, PROP_NONE);
             break;
         case K_WIN_ATTRIBUTES:
-            st = parse_values(&p, n, 4, fp.attr_defined, fp.attribs);
+            st = parse_values(&p, a->entries, n, 4, fp.defined, PROP_ATTRIB);
             break;
         case K_DUMMY:   /* padding: zero bytes only, as 7-Zip demands */
             for (; p.left && st == FZ7_OK; p.left--, p.p++)
@@ -798,20 +829,6 @@ static fz7_status parse_files_info(cursor *c, fz7_archive *a, fz7_7z_db *db)
             break;
         }
         e->has_size = true;
-        e->has_attrib = fp.attr_defined[i];
-        e->attrib = (uint32_t)fp.attribs[i];
-        if (fp.mtime_defined[i]) {
-            e->has_mtime = true;
-            filetime_to_unix(fp.mtimes[i], &e->mtime, &e->mtime_nsec);
-        }
-        if (fp.ctime_defined[i]) {
-            e->has_ctime = true;
-            filetime_to_unix(fp.ctimes[i], &e->ctime, &e->ctime_nsec);
-        }
-        if (fp.atime_defined[i]) {
-            e->has_atime = true;
-            filetime_to_unix(fp.atimes[i], &e->atime, &e->atime_nsec);
-        }
         e->folder = -1;
         e->method = "";
         db->entry_substream[i] = UINT64_MAX;
