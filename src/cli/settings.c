@@ -402,14 +402,8 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
     }
     /* A chain of filters alone (-m0=ARM64): 7-Zip writes the filter with
      * no compressor after it. */
-    if (chain_filter && !chain_method) {
-        /* BCJ2 alone stores its four streams raw, as 7zz does; with a
-         * password it keeps LZMA2 for its main stream and LZMA for the
-         * call and jump streams (7zz: each of the four raw streams in a
-         * 7zAES of its own). */
-        if (!(s->bcj == 1 && s->bcj2) || !(o->password || o->ask_password))
-            s->method = FZ7_7Z_NONE;
-    }
+    if (chain_filter && !chain_method)   /* BCJ2 alone: its four streams raw */
+        s->method = FZ7_7Z_NONE;
     if (o->filters) {
         if (strcasecmp(o->filters, "off") == 0 || strcmp(o->filters, "-") == 0)
             s->bcj = 0;
@@ -603,7 +597,7 @@ void fz7_settings_folder_opts(const fz7_settings *s, const fz7_7zaes_key *key, u
     fo->size_hint = size_hint;
     fo->bcj_x86 = bcj;
     fo->bcj2 = s->bcj2 && s->method != FZ7_7Z_COPY && s->method != FZ7_7Z_BZIP2 &&
-               (s->method != FZ7_7Z_NONE || (s->bcj == 1 && !key));
+               (s->method != FZ7_7Z_NONE || s->bcj == 1);
     /* BZip2's block as 7-Zip sizes it: 100 kB at -mx1, 500 kB at -mx3,
      * 900 kB from -mx5. */
     fo->bzip2_block = s->bzip2_block ? s->bzip2_block : s->level <= 2 ? 1 : s->level <= 4 ? 5 : 9;

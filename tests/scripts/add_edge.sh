@@ -248,6 +248,14 @@ rm -f b2.7z && "$FZ7" a -bd -m0=BCJ2 b2.7z many > log 2>&1 || fail "-m0=BCJ2"
 [ "$(7zz l -slt b2.7z | sed '1,/^----------$/d' | grep -c '^Method = BCJ2$')" = 5 ] && 7zz t b2.7z > log 2>&1 ||
     fail "-m0=BCJ2: not BCJ2 alone, or 7zz t fails"
 [ "$(7zz l -slt b2.7z | sed -n 's/^Physical Size = //p')" -gt 55903 ] || fail "-m0=BCJ2: smaller than its input (compressed?)"
+# With a password each of BCJ2's four raw streams gets a 7zAES of its own,
+# as 7zz lays the folder out; both programs read it back.
+rm -f b2p.7z && "$FZ7" a -bd -psecret -m0=BCJ2 b2p.7z many > log 2>&1 || fail "-psecret -m0=BCJ2"
+[ "$(7zz l -slt -psecret b2p.7z | sed '1,/^----------$/d' | grep -c '^Method = BCJ2 7zAES:19 7zAES:19 7zAES:19 7zAES:19$')" = 5 ] ||
+    { 7zz l -slt -psecret b2p.7z | grep Method; fail "-psecret -m0=BCJ2: not four 7zAES behind BCJ2"; }
+7zz t -psecret b2p.7z > log 2>&1 || { cat log; fail "-psecret -m0=BCJ2: 7zz t"; }
+rm -rf out && "$FZ7" x -psecret -oout b2p.7z > log 2>&1 && same_tree mp out || fail "-psecret -m0=BCJ2: fz7 x"
+[ "$(7zz l -slt -psecret b2p.7z | sed -n 's/^Physical Size = //p')" -gt 55903 ] || fail "-psecret -m0=BCJ2: compressed?"
 # xz's branch filters (-mf=ARM64 ...): xz(1) decodes them and names them.
 for f in ARM64:arm64 ARM:arm ARMT:armthumb PPC:powerpc SPARC:sparc IA64:ia64; do
     rm -f br.xz && "$FZ7" a -bd -txz -mf=${f%%:*} br.xz many/$(ls many | head -1) > log 2>&1 || fail "-txz -mf=${f%%:*}"

@@ -359,7 +359,8 @@ done
 mrow same a -m0=BCJ2 new.7z src
 srow same a -m0=BCJ2 new.7z src
 brow same a -mhc=off -m0=BCJ2 new.7z src
-mrow "not same: -ppw -m0=BCJ2 gets LZMA2 and LZMA behind BCJ2 (7zz: each raw stream in a 7zAES)" a -ppw -m0=BCJ2 new.7z src
+mrow same a -ppw -m0=BCJ2 new.7z src
+mrow same a -ppw -mhe=on -m0=BCJ2 new.7z src
 # a filter named after Copy is listed after it (Copy BCJ), as 7zz lists it
 for m in "-m0=Copy -m1=BCJ" "-m0=Copy -m1=Delta:4" "-m0=Copy -m1=ARM64" "-m0=BCJ -m1=Copy"; do
     mrow same a $m new.7z src

@@ -59,6 +59,28 @@ static void put_folder_bcj2(bytebuf *b, const folder_rec *f)
     static const uint8_t plain_packed[] = {2, 6, 1, 0};
     static const uint8_t aes_binds[][2] = {{4, 0}, {5, 1}, {10, 2}, {6, 3}, {9, 4}, {8, 5}, {7, 6}};
     static const uint8_t aes_packed[] = {3, 2, 1, 0};
+    if (f->method == FZ7_7Z_NONE && f->aes) {
+        /* BCJ2 alone with a password, as 7zz writes it: coders 7zAES for
+         * rc, jump, call and main, then BCJ2; each 7zAES feeds one of
+         * BCJ2's inputs, and the pack streams are main, call, jump, rc. */
+        bb_number(b, 5);
+        static const int side_of_coder[3] = {2, 1, 0};   /* rc, jump, call */
+        for (int k = 0; k < 3; k++)
+            put_coder(b, id_aes, sizeof id_aes, f->side_aes_props[side_of_coder[k]],
+                      f->side_aes_props_len[side_of_coder[k]]);
+        put_coder(b, id_aes, sizeof id_aes, f->aes_props, f->aes_props_len);
+        bb_byte(b, 0x10 | sizeof id_bcj2);
+        bb_bytes(b, id_bcj2, sizeof id_bcj2);
+        bb_number(b, 4);
+        bb_number(b, 1);
+        for (unsigned k = 0; k < 4; k++) {
+            bb_number(b, 7 - k);   /* BCJ2's input 3 - k (InIndex) */
+            bb_number(b, k);       /* from 7zAES k (OutIndex) */
+        }
+        for (unsigned k = 0; k < 4; k++)
+            bb_number(b, 3 - k);   /* main's 7zAES first, rc's last */
+        return;
+    }
     if (f->method == FZ7_7Z_NONE) {
         /* BCJ2 alone: its four streams are the pack streams, main, call,
          * jump, rc, as 7-Zip stores them. */
@@ -150,6 +172,12 @@ static void put_unpack_sizes(bytebuf *b, const folder_rec *f)
         return;
     }
     if (f->bcj2 && f->method == FZ7_7Z_NONE) {
+        if (f->aes) {   /* the 7zAES coders' outputs: rc, jump, call, main */
+            bb_number(b, f->bcj2_sizes[FZ7_BCJ2_RC]);
+            bb_number(b, f->bcj2_sizes[FZ7_BCJ2_JUMP]);
+            bb_number(b, f->bcj2_sizes[FZ7_BCJ2_CALL]);
+            bb_number(b, f->bcj2_sizes[FZ7_BCJ2_MAIN]);
+        }
         bb_number(b, f->unpack_size);
         return;
     }

@@ -37,7 +37,9 @@ typedef enum fz7_7z_method {
  * BCJ2 four streams as 7-Zip lays them out: BCJ2's main stream through the
  * method, its call and jump streams through LZMA (1 MiB dictionary, lc0
  * lp2), its range-coded stream as it is, each through its own 7zAES when
- * encrypted; pack streams in the order main, rc, call, jump. */
+ * encrypted; pack streams in the order main, rc, call, jump. BCJ2 with
+ * FZ7_7Z_NONE stores its four streams as they are (each in its own 7zAES
+ * when encrypted), pack streams main, call, jump, rc. */
 typedef struct fz7_7z_folder_opts {
     fz7_7z_method method;
     fz7_lzma_enc_opts lzma;   /* LZMA/LZMA2 only */
