@@ -593,7 +593,7 @@ void fz7_settings_folder_opts(const fz7_settings *s, const fz7_7zaes_key *key, u
     fo->key = key;
     fo->delta_distance = s->delta;
     fo->branch_id = s->branch_id;
-    fo->filter_after_copy = s->filter_after && s->method == FZ7_7Z_COPY;
+    fo->filter_after = s->filter_after;
     fo->size_hint = size_hint;
     fo->bcj_x86 = bcj;
     fo->bcj2 = s->bcj2 && s->method != FZ7_7Z_COPY && s->method != FZ7_7Z_BZIP2 &&

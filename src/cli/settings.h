@@ -46,7 +46,8 @@ typedef struct fz7_settings {
     uint32_t branch_id;       /* a branch filter for other CPUs (-m0=ARM64,
                                  -mf=PPC, ...): its 7z method ID; 0 none */
     bool filter_after;        /* the chain names the filter after the
-                                 compressor (-m0=Copy -m1=BCJ) */
+                                 compressor (-m0=LZMA2 -m1=BCJ): it runs
+                                 over the compressor's output, as in 7zz */
     fz7_xz_check check;       /* xz block check (-mcrc=, -mcheck=); CRC32
                                  by default, as 7zz writes xz */
     bool check_refused;       /* xz: -mcrc= gave a size no check has (7zz

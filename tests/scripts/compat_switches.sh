@@ -366,7 +366,12 @@ for m in "-m0=Copy -m1=BCJ" "-m0=Copy -m1=Delta:4" "-m0=Copy -m1=ARM64" "-m0=BCJ
     mrow same a $m new.7z src
 done
 mrow same a -ppw -m0=Copy -m1=BCJ new.7z src
-mrow "not same: -m0=LZMA2 -m1=BCJ puts BCJ in front of LZMA2 (7zz runs BCJ over LZMA2's output: LZMA2 BCJ)" a -m0=LZMA2 -m1=BCJ new.7z src
+# a filter named after the method runs over the method's output (LZMA2 BCJ),
+# one named before it over its input (BCJ LZMA2), whatever the switches' order
+for m in "-m0=LZMA2 -m1=BCJ" "-m1=BCJ -m0=LZMA2" "-m0=BCJ -m1=LZMA2" "-m0=LZMA -m1=ARM64" "-m0=LZMA2 -m1=Delta:4" \
+         "-m0=PPMd -m1=BCJ" "-ppw -m0=LZMA2 -m1=BCJ" "-m0=LZMA2 -m1=BCJ2" "-ppw -m0=LZMA2 -m1=BCJ2"; do
+    mrow same a $m new.7z src
+done
 for m in -mx1 -mx9 -mmt2 -md=1m -mfb=32; do
     row same a -txz $m new.xz one.txt
 done

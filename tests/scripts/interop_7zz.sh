@@ -4,8 +4,9 @@
 # mtimes to the second and link targets match the source tree; `fz7 t`
 # exits 0 and `fz7 l -slt` agrees with 7zz on every path and size. The
 # other way, archives fz7 writes with each method besides LZMA2 (PPMd,
-# Deflate, Deflate64, BZip2, at several levels) pass `7zz t` and extract
-# with 7zz to the same contents.
+# Deflate, Deflate64, BZip2, at several levels) and with filters named
+# after the method or BCJ2 under a password pass `7zz t` and extract with
+# 7zz to the same contents, each entry's Method as 7zz would write it.
 set -u
 . "$(dirname "$0")/lib.sh"
 t_init 7zz python3
@@ -105,5 +106,28 @@ check_by_7zz deflate_mx9 small -m0=Deflate -mx9
 check_by_7zz deflate64 small -m0=Deflate64
 check_by_7zz deflate64_mx9_enc small -m0=Deflate64 -mx9 -ppw -mhe=on
 check_by_7zz bzip2_d300k small -m0=BZip2:d=300k
+
+# The entries' Method column (7zz l -slt, without the coders' parameters):
+# a filter named after the method runs over the method's output, as in 7zz.
+method_is() { # method_is NAME WANT: every entry with data of fz7_NAME.7z has Method WANT
+    local got
+    got=$(7zz l -slt -ppw "$S/fz7_$1.7z" | sed '1,/^----------$/d' | sed -n 's/^Method = \(..*\)/\1/p' |
+          sed 's/:[0-9a-z]*//g' | sort -u)
+    same "$1: Method" "$got" "$2"
+}
+check_by_7zz lzma2_then_bcj small -m0=LZMA2 -m1=BCJ -mx3
+method_is lzma2_then_bcj "LZMA2 BCJ"
+check_by_7zz bcj_then_lzma2 small -m1=LZMA2 -m0=BCJ -mx3
+method_is bcj_then_lzma2 "BCJ LZMA2"
+check_by_7zz lzma_then_arm64_enc small -m0=LZMA -m1=ARM64 -ppw
+method_is lzma_then_arm64_enc "LZMA ARM64 7zAES"
+check_by_7zz deflate_then_delta small -m0=Deflate -m1=Delta:4
+method_is deflate_then_delta "Deflate Delta"
+check_by_7zz lzma2_then_bcj_mt full -m0=LZMA2 -m1=BCJ -mx1 -mmt2 -ms=off
+method_is lzma2_then_bcj_mt "LZMA2 BCJ"
+check_by_7zz lzma2_then_bcj2_enc small -m0=LZMA2 -m1=BCJ2 -ppw -mhe=on
+method_is lzma2_then_bcj2_enc "LZMA2 BCJ2 7zAES 7zAES 7zAES 7zAES"
+check_by_7zz bcj2_enc small -m0=BCJ2 -ppw
+method_is bcj2_enc "BCJ2 7zAES 7zAES 7zAES 7zAES"
 
 t_summary interop_7zz.sh

@@ -59,38 +59,38 @@ static void put_folder_bcj2(bytebuf *b, const folder_rec *f)
     static const uint8_t plain_packed[] = {2, 6, 1, 0};
     static const uint8_t aes_binds[][2] = {{4, 0}, {5, 1}, {10, 2}, {6, 3}, {9, 4}, {8, 5}, {7, 6}};
     static const uint8_t aes_packed[] = {3, 2, 1, 0};
-    if (f->method == FZ7_7Z_NONE && f->aes) {
-        /* BCJ2 alone with a password, as 7zz writes it: coders 7zAES for
-         * rc, jump, call and main, then BCJ2; each 7zAES feeds one of
-         * BCJ2's inputs, and the pack streams are main, call, jump, rc. */
-        bb_number(b, 5);
-        static const int side_of_coder[3] = {2, 1, 0};   /* rc, jump, call */
-        for (int k = 0; k < 3; k++)
-            put_coder(b, id_aes, sizeof id_aes, f->side_aes_props[side_of_coder[k]],
-                      f->side_aes_props_len[side_of_coder[k]]);
-        put_coder(b, id_aes, sizeof id_aes, f->aes_props, f->aes_props_len);
+    if (f->method == FZ7_7Z_NONE || f->filter_first) {
+        /* BCJ2's four streams raw (BCJ2 alone, or over the method's output
+         * when the chain names it after the method), as 7zz writes them:
+         * with a password a 7zAES each for rc, jump, call and main, in
+         * front of BCJ2; then the method, reading BCJ2's output. Pack
+         * streams main, call, jump, rc. */
+        bool method = f->method != FZ7_7Z_NONE;
+        unsigned bcj2_in = f->aes ? 4 : 0;
+        bb_number(b, (f->aes ? 4 : 0) + 1 + method);
+        if (f->aes) {
+            static const int side_of_coder[3] = {2, 1, 0};   /* rc, jump, call */
+            for (int k = 0; k < 3; k++)
+                put_coder(b, id_aes, sizeof id_aes, f->side_aes_props[side_of_coder[k]],
+                          f->side_aes_props_len[side_of_coder[k]]);
+            put_coder(b, id_aes, sizeof id_aes, f->aes_props, f->aes_props_len);
+        }
         bb_byte(b, 0x10 | sizeof id_bcj2);
         bb_bytes(b, id_bcj2, sizeof id_bcj2);
         bb_number(b, 4);
         bb_number(b, 1);
-        for (unsigned k = 0; k < 4; k++) {
+        if (method)
+            put_method(b, f);
+        for (unsigned k = 0; f->aes && k < 4; k++) {
             bb_number(b, 7 - k);   /* BCJ2's input 3 - k (InIndex) */
             bb_number(b, k);       /* from 7zAES k (OutIndex) */
         }
+        if (method) {
+            bb_number(b, bcj2_in + 4);   /* the method's input */
+            bb_number(b, bcj2_in);       /* from BCJ2's output */
+        }
         for (unsigned k = 0; k < 4; k++)
-            bb_number(b, 3 - k);   /* main's 7zAES first, rc's last */
-        return;
-    }
-    if (f->method == FZ7_7Z_NONE) {
-        /* BCJ2 alone: its four streams are the pack streams, main, call,
-         * jump, rc, as 7-Zip stores them. */
-        bb_number(b, 1);
-        bb_byte(b, 0x10 | sizeof id_bcj2);
-        bb_bytes(b, id_bcj2, sizeof id_bcj2);
-        bb_number(b, 4);
-        bb_number(b, 1);
-        for (unsigned i = 0; i < 4; i++)
-            bb_number(b, i);
+            bb_number(b, f->aes ? 3 - k : k);
         return;
     }
     bb_number(b, f->aes ? 8 : 4);
@@ -139,8 +139,8 @@ static void put_folder(bytebuf *b, const folder_rec *f)
     bb_number(b, n);
     if (f->aes)
         put_coder(b, id_aes, sizeof id_aes, f->aes_props, f->aes_props_len);
-    /* Copy changes nothing, so a filter on its far side gives the same
-     * bytes: only the coders' order shows it. */
+    /* A filter named after the method (filter_first) runs over the
+     * method's output: its coder reads the pack stream side. */
     if (!f->filter_first)
         put_method(b, f);
     if (f->bcj)
@@ -171,13 +171,15 @@ static void put_unpack_sizes(bytebuf *b, const folder_rec *f)
         bb_bytes(b, f->raw_sizes, f->raw_sizes_len);
         return;
     }
-    if (f->bcj2 && f->method == FZ7_7Z_NONE) {
+    if (f->bcj2 && (f->method == FZ7_7Z_NONE || f->filter_first)) {
         if (f->aes) {   /* the 7zAES coders' outputs: rc, jump, call, main */
             bb_number(b, f->bcj2_sizes[FZ7_BCJ2_RC]);
             bb_number(b, f->bcj2_sizes[FZ7_BCJ2_JUMP]);
             bb_number(b, f->bcj2_sizes[FZ7_BCJ2_CALL]);
             bb_number(b, f->bcj2_sizes[FZ7_BCJ2_MAIN]);
         }
+        if (f->filter_first)
+            bb_number(b, f->method_out);   /* BCJ2's output, the method's input */
         bb_number(b, f->unpack_size);
         return;
     }
@@ -194,12 +196,17 @@ static void put_unpack_sizes(bytebuf *b, const folder_rec *f)
         bb_number(b, f->unpack_size);
         return;
     }
+    /* Filters do not change the size: one before the method's coder sees
+     * the method's output, one after it the folder's bytes. */
+    bool filter = f->bcj || f->has_delta || f->branch_id;
     if (f->aes)
+        bb_number(b, f->method_out);
+    if (filter && f->filter_first)
         bb_number(b, f->method_out);
     if (f->method != FZ7_7Z_NONE)
         bb_number(b, f->unpack_size);
-    if (f->bcj || f->has_delta || f->branch_id)
-        bb_number(b, f->unpack_size);   /* filters do not change the size */
+    if (filter && !f->filter_first)
+        bb_number(b, f->unpack_size);
 }
 
 static void put_unit(bytebuf *b, uint32_t u)

@@ -150,12 +150,20 @@ fz7_status fz7_7z_writer_add_empty(fz7_7z_writer *w, const fz7_7z_entry_meta *m)
 
 /* ---- BCJ2 folders ------------------------------------------------------- */
 
-static fz7_status to_method(fz7_7z_writer *w, const uint8_t *p, size_t n);
+static fz7_status filter_out(fz7_7z_writer *w, const uint8_t *p, size_t n);
 
 static fz7_status main_sink_write(fz7_ostream *os, const uint8_t *p, size_t n)
 {
     main_sink *m = (main_sink *)os;
-    return to_method(m->w, p, n);
+    return filter_out(m->w, p, n);
+}
+
+static fz7_status to_filter(fz7_7z_writer *w, const uint8_t *p, size_t n);
+
+static fz7_status filter_in_write(fz7_ostream *os, const uint8_t *p, size_t n)
+{
+    main_sink *m = (main_sink *)os;
+    return to_filter(m->w, p, n);
 }
 
 static fz7_status side_write(fz7_ostream *os, const uint8_t *p, size_t n)
@@ -199,7 +207,7 @@ static fz7_status bcj2_begin(fz7_7z_writer *w, const fz7_7z_folder_opts *o, fold
             f->side_aes_props_len[k] = fz7_7zaes_writer_props(s->aes, f->side_aes_props[k]);
             s->enc_dst = fz7_7zaes_writer_stream(s->aes);
         }
-        if (st == FZ7_OK && k < 2 && o->method != FZ7_7Z_NONE &&
+        if (st == FZ7_OK && k < 2 && o->method != FZ7_7Z_NONE && !w->filter_after &&
             (st = fz7_lzma_enc_new(&so, s->enc_dst, &s->enc)) == FZ7_OK)
             fz7_lzma_enc_props(s->enc, f->side_props[k]);
         dst[FZ7_BCJ2_CALL + k] = &s->os;
@@ -277,7 +285,9 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
         return FZ7_E_ARG;
     f->branch_id = o->branch_id;
     f->method = o->method;
-    f->filter_first = o->filter_after_copy && o->method == FZ7_7Z_COPY;
+    w->filter_after = o->filter_after && o->method != FZ7_7Z_NONE &&
+                      (o->bcj_x86 || o->delta_distance || o->branch_id);
+    f->filter_first = w->filter_after;
     f->bcj = o->bcj_x86;
     f->has_delta = o->delta_distance != 0;
     f->delta = (uint8_t)(o->delta_distance ? o->delta_distance - 1 : 0);
@@ -315,6 +325,11 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
         f->aes_props_len = fz7_7zaes_writer_props(w->aes, f->aes_props);
         w->method_dst = fz7_7zaes_writer_stream(w->aes);
     }
+    if (w->filter_after) {
+        w->filter_dst = w->method_dst;
+        w->filter_in = (main_sink){{filter_in_write}, w};
+        w->method_dst = &w->filter_in.os;
+    }
     if (o->method == FZ7_7Z_BZIP2 || o->method == FZ7_7Z_PPMD || o->method == FZ7_7Z_DEFLATE ||
         o->method == FZ7_7Z_DEFLATE64) {
         if (o->method == FZ7_7Z_BZIP2) {
@@ -336,7 +351,7 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
         /* BCJ2's main stream is x86 code without branch operands: lc=4
          * mostly compresses it better than LZMA's default lc=3 lp=0.
          * Other lc/lp values are the caller's and stay. */
-        if (o->bcj_x86 && o->bcj2 && lo.lc == 3 && lo.lp == 0)
+        if (o->bcj_x86 && o->bcj2 && !w->filter_after && lo.lc == 3 && lo.lp == 0)
             lo.lc = 4;
         /* The dictionary follows the whole archive's bytes (the caller
          * fitted it), but this folder's encoder sees only folder_bytes: told so, its
@@ -415,7 +430,7 @@ fz7_status fz7_7z_writer_begin_file_sized(fz7_7z_writer *w, const fz7_7z_entry_m
     fz7_status st = fz7_7z_writer_push_entry(w, m, true);
     if (st != FZ7_OK)
         return st;
-    if (w->bcj2) {
+    if (w->bcj2 && !w->filter_after) {
         /* Without its size, an entry is taken to fill the folder's rest. */
         if (!size && w->folder_bytes > w->folder_in)
             size = w->folder_bytes - w->folder_in;
@@ -440,6 +455,15 @@ static fz7_status to_method(fz7_7z_writer *w, const uint8_t *p, size_t n)
     return w->method_dst->write(w->method_dst, p, n);
 }
 
+/* Where the filter's output goes: the method, or after it the 7zAES or
+ * the pack stream. */
+static fz7_status filter_out(fz7_7z_writer *w, const uint8_t *p, size_t n)
+{
+    if (w->filter_after)
+        return w->filter_dst->write(w->filter_dst, p, n);
+    return to_method(w, p, n);
+}
+
 /* Converts a prefix of bcj_buf with the folder's branch filter (x86 or
  * another CPU's); returns its length. */
 static size_t branch_encode(fz7_7z_writer *w)
@@ -457,7 +481,7 @@ static fz7_status to_filter(fz7_7z_writer *w, const uint8_t *p, size_t n)
             size_t take = n < BCJ_BUF_SIZE ? n : BCJ_BUF_SIZE;
             memcpy(w->bcj_buf, p, take);
             fz7_delta_encode(&w->delta_state, w->bcj_buf, take);
-            fz7_status st = to_method(w, w->bcj_buf, take);
+            fz7_status st = filter_out(w, w->bcj_buf, take);
             if (st != FZ7_OK)
                 return st;
             p += take;
@@ -468,7 +492,7 @@ static fz7_status to_filter(fz7_7z_writer *w, const uint8_t *p, size_t n)
     if (w->bcj2)
         return fz7_bcj2_enc_write(w->bcj2, p, n);
     if (!w->bcj && !w->risc)
-        return to_method(w, p, n);
+        return filter_out(w, p, n);
     while (n) {
         size_t take = BCJ_BUF_SIZE - w->bcj_fill;
         if (take > n)
@@ -480,7 +504,7 @@ static fz7_status to_filter(fz7_7z_writer *w, const uint8_t *p, size_t n)
         if (w->bcj_fill < BCJ_BUF_SIZE)
             break;
         size_t done = branch_encode(w);
-        fz7_status st = to_method(w, w->bcj_buf, done);
+        fz7_status st = filter_out(w, w->bcj_buf, done);
         if (st != FZ7_OK)
             return st;
         memmove(w->bcj_buf, w->bcj_buf + done, w->bcj_fill - done);
@@ -502,10 +526,22 @@ fz7_status fz7_7z_writer_write(fz7_7z_writer *w, const uint8_t *p, size_t n)
     /* The pending folder's pack stream goes out as soon as it is whole. */
     if (w->pend_enc && fz7_lzma2_mt_blocks_done(w->pend_enc) && fz7_7z_writer_settle(w) != FZ7_OK)
         return w->failed;
-    fz7_status st = to_filter(w, p, n);
+    fz7_status st = w->filter_after ? to_method(w, p, n) : to_filter(w, p, n);
     if (st != FZ7_OK)
         w->failed = st;
     return st;
+}
+
+/* The bytes left in the branch filter's buffer at the folder's end: its
+ * last few bytes pass through unconverted. */
+static fz7_status flush_filter(fz7_7z_writer *w)
+{
+    if (!(w->bcj || w->risc) || !w->bcj_fill)
+        return FZ7_OK;
+    (void)branch_encode(w);
+    size_t n = w->bcj_fill;
+    w->bcj_fill = 0;
+    return filter_out(w, w->bcj_buf, n);
 }
 
 fz7_status fz7_7z_writer_end_file(fz7_7z_writer *w)
@@ -559,19 +595,15 @@ fz7_status fz7_7z_writer_end_folder(fz7_7z_writer *w)
             w->failed = st;
         return st;
     }
-    if ((w->bcj || w->risc) && w->bcj_fill) {
-        size_t done = branch_encode(w);
-        (void)done;   /* the rest passes through unchanged at the end */
-        st = to_method(w, w->bcj_buf, w->bcj_fill);
-        w->bcj_fill = 0;
-    }
-    if (w->bcj2)
+    if (!w->filter_after)
+        st = flush_filter(w);
+    if (w->bcj2 && !w->filter_after)
         st = bcj2_end(w, f);
-    uint64_t method_in = w->bcj2 ? f->bcj2_sizes[FZ7_BCJ2_MAIN] : f->unpack_size;
+    uint64_t method_in = w->bcj2 && !w->filter_after ? f->bcj2_sizes[FZ7_BCJ2_MAIN] : f->unpack_size;
     /* A multi-threaded folder (not BCJ2: its side streams follow the main
      * one) becomes the pending folder: the next folder's blocks start while
      * its last ones are coded. fz7_7z_writer_settle() ends it. */
-    if (st == FZ7_OK && w->enc && !w->bcj2 && w->pool && w->folder_mem
+    if (st == FZ7_OK && w->enc && !w->bcj2 && !w->filter_after && w->pool && w->folder_mem
         && fz7_lzma2_mt_end_input(w->enc) == FZ7_OK) {
         w->pend_enc = w->enc;
         w->pend_aes = w->aes;
@@ -603,6 +635,8 @@ fz7_status fz7_7z_writer_end_folder(fz7_7z_writer *w)
     w->ppmd = NULL;
     fz7_deflate_enc_free(w->defl);
     w->defl = NULL;
+    if (st == FZ7_OK && w->filter_after)
+        st = w->bcj2 ? bcj2_end(w, f) : flush_filter(w);
     if (st == FZ7_OK && w->aes)
         st = fz7_7zaes_writer_finish(w->aes, NULL);
     uint64_t main_end = w->out.pos;

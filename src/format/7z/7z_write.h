@@ -60,9 +60,11 @@ typedef struct fz7_7z_folder_opts {
                                  0A ARM64; 0 = none; not with BCJ or Delta */
     unsigned delta_distance;  /* Delta (03) in front of the method, 1..256
                                  bytes; 0 = none; not together with BCJ */
-    bool filter_after_copy;   /* Copy only: the filter listed after Copy in
-                                 the folder, as 7-Zip writes -m0=Copy -m1=BCJ
-                                 (the bytes are the same either way) */
+    bool filter_after;        /* x86 BCJ, Delta or the branch filter runs over
+                                 the method's output rather than its input, as
+                                 7zz does for a filter named after the method
+                                 (-m0=LZMA2 -m1=BCJ): its coder comes before
+                                 the method's in the folder. Not with BCJ2 */
     const fz7_7zaes_key *key; /* encrypt with 7zAES (06F10701); NULL = no */
     uint64_t size_hint;       /* bytes the whole input will hold (0 = unknown),
                                  for the BCJ2 side streams' dictionary; the

@@ -128,7 +128,8 @@ typedef struct folder_rec {
     uint8_t delta;                /* Delta distance - 1, when has_delta */
     bool has_delta;
     uint32_t branch_id;           /* a RISC branch filter's method ID, 0 none */
-    bool filter_first;            /* the filter's coder before Copy's */
+    bool filter_first;            /* the filter's coder before the method's: it
+                                     runs over the method's output */
     bool aes;
     uint8_t props[5];
     size_t props_len;
@@ -180,7 +181,8 @@ typedef struct pack_sink {
     bytebuf held;
 } pack_sink;
 
-/* The BCJ2 encoder's main stream goes to the folder's method. */
+/* The BCJ2 encoder's main stream goes to the folder's method; with
+ * filter_after, the method's output goes to the filter the same way. */
 typedef struct main_sink {
     fz7_ostream os;
     struct fz7_7z_writer *w;
@@ -208,6 +210,9 @@ struct fz7_7z_writer {
     fz7_bcj_risc_state risc_state;
     bool delta;
     fz7_delta_state delta_state;
+    bool filter_after;            /* the filter runs over the method's output: */
+    main_sink filter_in;          /* the method writes here, */
+    fz7_ostream *filter_dst;      /* the filter to the 7zAES or pack stream */
     uint8_t *bcj_buf;             /* the filter's staging buffer (BCJ or Delta) */
     size_t bcj_fill;
     fz7_bcj2_enc *bcj2;           /* BCJ2 folder: the encoder, */
@@ -234,11 +239,12 @@ struct fz7_7z_writer {
 };
 
 /* The side stream (0 call, 1 jump, 2 rc) whose pack stream is the
- * i-th after the main one: rc, call, jump; for BCJ2 alone, as 7-Zip
- * stores it, call, jump, rc. */
+ * i-th after the main one: rc, call, jump; for BCJ2's streams stored
+ * raw (BCJ2 alone, or over the method's output), as 7-Zip stores them,
+ * call, jump, rc. */
 static inline int bcj2_side_order(const folder_rec *f, int i)
 {
-    return f->method == FZ7_7Z_NONE ? i : (i + 2) % 3;
+    return f->method == FZ7_7Z_NONE || f->filter_first ? i : (i + 2) % 3;
 }
 
 
