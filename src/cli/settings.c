@@ -139,18 +139,44 @@ static fz7_status parse_ppmd_param(fz7_settings *s, const char *name, size_t nle
     return FZ7_OK;
 }
 
+/* A decimal number of 32 bits, as 7zz reads a numeric parameter: false
+ * for anything else (nothing, a sign, a suffix, 2^32 or more). */
+static bool parse_u32(const char *val, uint32_t *v)
+{
+    uint64_t n = 0;
+    for (const char *p = val; *p; p++)
+        if (*p < '0' || *p > '9' || (n = n * 10 + (uint64_t)(*p - '0')) > UINT32_MAX)
+            return false;
+    *v = (uint32_t)n;
+    return val[0] != 0;
+}
+
+/* Deflate's fb= (fast bytes: the nice length), mc= (match cycles: the
+ * chain depth) or pass= (parses per block): true for one of those names,
+ * its value in *v or a bad value in *bad. */
+static bool deflate_param(fz7_settings *s, const char *name, size_t nlen, const char *val, bool *bad)
+{
+    uint32_t *field = method_named(name, nlen, "fb")     ? &s->deflate.nice_len
+                      : method_named(name, nlen, "mc")   ? &s->deflate.depth
+                      : method_named(name, nlen, "pass") ? &s->deflate.passes
+                                                         : NULL;
+    *bad = field && !parse_u32(val, field);
+    /* 7zz takes fb=0..2 as the shortest match (0 would mean: by the level) */
+    if (field == &s->deflate.nice_len && !*bad && *field < 3)
+        *field = 3;
+    return field != NULL;
+}
+
 /* -mcrc=N as 7zz reads it: the check's size in bytes, a decimal number
  * (none: 4). An xz file takes 0, 4, 8 or 32 (none, CRC32, CRC64,
  * SHA-256); another number is refused only when the stream starts, as 7zz
  * refuses it. A 7z archive always has CRC32s: the number is ignored. */
 static fz7_status parse_crc_size(fz7_settings *s, const char *val, char *why, size_t whylen)
 {
-    uint64_t n = val[0] ? 0 : 4;
-    for (const char *p = val; *p; p++) {
-        if (*p < '0' || *p > '9' || (n = n * 10 + (uint64_t)(*p - '0')) > UINT32_MAX) {
-            snprintf(why, whylen, "bad value: -mcrc=%s", val);
-            return FZ7_E_ARG;
-        }
+    uint32_t n = 4;
+    if (val[0] && !parse_u32(val, &n)) {
+        snprintf(why, whylen, "bad value: -mcrc=%s", val);
+        return FZ7_E_ARG;
     }
     s->check_refused = false;
     if (n == 0)
@@ -217,6 +243,25 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder
             }
             s->store_time[k] = on;
             s->time_given[k] = true;
+            return FZ7_OK;
+        }
+        /* -mfb, -mmc: LZMA's or Deflate's, whichever the method is;
+         * -mpass: Deflate's. A value that is no number is refused here
+         * (an empty one, as 7zz, by the coder), one the method cannot take
+         * by the coder. */
+        bool bad;
+        if (deflate_param(s, m, klen, val, &bad)) {
+            if (bad) {
+                snprintf(why, whylen, "bad value: -m%s", m);
+                s->refuse_late = !val[0];
+                return FZ7_E_ARG;
+            }
+            if (method_named(m, klen, "pass"))
+                s->pass_param = true;
+            else if (fz7_lzma_enc_parse_param(&s->lzma, m) == FZ7_OK)
+                s->fb_mc_param = true;
+            else
+                s->fb_mc_bad = true;
             return FZ7_OK;
         }
         bool known;
@@ -297,6 +342,16 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder
             if (parse_ppmd_param(s, param, (size_t)(peq - param), peq + 1, true, &known) != FZ7_OK || !known) {
                 snprintf(why, whylen, "unsupported parameter: %s", param);
                 s->refuse_late = true;
+                return FZ7_E_ARG;
+            }
+            continue;
+        }
+        bool bad;
+        if ((s->method == FZ7_7Z_DEFLATE || s->method == FZ7_7Z_DEFLATE64) && peq &&
+            deflate_param(s, param, (size_t)(peq - param), peq + 1, &bad)) {
+            if (bad) {   /* 7zz: before "Add new data", but for an empty value */
+                snprintf(why, whylen, "bad value: %s", param);
+                s->refuse_late = !peq[1];
                 return FZ7_E_ARG;
             }
             continue;
@@ -458,6 +513,16 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
     s->solid = o->solid;
     if (!s->solid && s->method == FZ7_7Z_COPY)
         s->solid = "off";   /* 7-Zip stores -mx0 one folder per file */
+    /* -mfb and -mmc are LZMA's for every other method (so refused with
+     * PPMd below); -mpass is Deflate's alone. */
+    bool deflate = s->method == FZ7_7Z_DEFLATE || s->method == FZ7_7Z_DEFLATE64;
+    if (!deflate && (s->fb_mc_bad || s->pass_param)) {
+        snprintf(why, whylen, "unsupported parameter: %s", s->pass_param ? "pass= (Deflate only)" : "-mfb or -mmc");
+        s->refuse_late = true;
+        return FZ7_E_ARG;
+    }
+    if (!deflate && s->fb_mc_param)
+        s->lzma_param = true;
     /* 7zz refuses the other method's parameters (-md with PPMd, -mo with
      * LZMA2) rather than ignore them. */
     if ((s->method == FZ7_7Z_PPMD && s->lzma_param) || (s->method != FZ7_7Z_PPMD && s->ppmd_param)) {
@@ -603,7 +668,8 @@ void fz7_settings_folder_opts(const fz7_settings *s, const fz7_7zaes_key *key, u
     fo->bzip2_block = s->bzip2_block ? s->bzip2_block : s->level <= 2 ? 1 : s->level <= 4 ? 5 : 9;
     if (s->method == FZ7_7Z_PPMD)
         ppmd_model_size(s, size_hint, fo);
-    fo->deflate_level = s->level < 1 ? 1 : s->level;
+    fo->deflate = s->deflate;
+    fo->deflate.level = s->level < 1 ? 1 : s->level;
     fo->folder_bytes = folder_bytes;
     /* The dictionary follows the whole archive's bytes, as 7zz's does. */
     bool coder = s->method == FZ7_7Z_LZMA || s->method == FZ7_7Z_LZMA2 || s->method == FZ7_7Z_BZIP2;

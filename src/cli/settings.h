@@ -33,6 +33,11 @@ typedef struct fz7_settings {
     bool ppmd_param;          /* o= or mem= given (refused for LZMA) */
     bool lzma_param;          /* an LZMA parameter given (refused for PPMd) */
     int bzip2_block;          /* BZip2's d= as a block size (1..9), 0: by the level */
+    fz7_deflate_enc_opts deflate; /* Deflate's fb=, mc=, pass= (-mfb, -mmc,
+                                 -mpass too); 0: by the level */
+    bool fb_mc_param;         /* -mfb or -mmc given: LZMA's, or Deflate's */
+    bool fb_mc_bad;           /* one of them a value LZMA cannot take */
+    bool pass_param;          /* pass= given (Deflate's only) */
     bool refuse_late;         /* the refusal is the coder's (a method or a
                                  known parameter's value): 7zz prints it after
                                  "Add new data to archive", not before */

@@ -52,6 +52,23 @@ void fz7_bzip2_enc_free(fz7_bzip2_enc *e);
  * FZ7_E_ARG (level), FZ7_E_MEM; write/finish return dst's errors. */
 typedef struct fz7_deflate_enc fz7_deflate_enc;
 fz7_status fz7_deflate_enc_new(int level, bool deflate64, fz7_ostream *dst, fz7_deflate_enc **out);
+
+/* The search in more detail, as 7zz's Deflate parameters name it; 0 in a
+ * field: by the level. nice_len (fb=): a match this long ends the search
+ * and is taken whole, kept within 3..258 (Deflate64 257). depth (mc=):
+ * hash chain links followed per search. passes (pass=): N >= 2 parses each
+ * block again, up to N - 1 times while that makes it smaller, by shortest
+ * path with the bit costs of the code the parse before got, and writes the
+ * smallest parse; it holds the block's bytes and about 16 bytes per byte
+ * of the block besides. */
+typedef struct fz7_deflate_enc_opts {
+    int level;                /* 1..9 */
+    uint32_t nice_len, depth, passes;
+} fz7_deflate_enc_opts;
+/* The options of level (the other fields 0). */
+void fz7_deflate_enc_opts_level(int level, fz7_deflate_enc_opts *o);
+fz7_status fz7_deflate_enc_new_opts(const fz7_deflate_enc_opts *o, bool deflate64, fz7_ostream *dst,
+                                    fz7_deflate_enc **out);
 fz7_status fz7_deflate_enc_write(fz7_deflate_enc *e, const uint8_t *p, size_t n);
 /* Ends the stream: the last block, then the byte's padding. */
 fz7_status fz7_deflate_enc_finish(fz7_deflate_enc *e);

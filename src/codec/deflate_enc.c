@@ -2,9 +2,12 @@
  * methods 040108 and 040109.
  *
  * Matches come from hash chains over a sliding window (3-byte hashes, the
- * chain depth and lazy evaluation set by the level). Symbols are gathered
- * into blocks of up to BLOCK_SYMBOLS; each block is written as whichever
- * of stored, fixed-Huffman or dynamic-Huffman (3.2.4-3.2.7) is smallest.
+ * chain depth and lazy evaluation set by the level, mc= and fb=). Symbols
+ * are gathered into blocks of up to BLOCK_SYMBOLS; each block is written as
+ * whichever of stored, fixed-Huffman or dynamic-Huffman (3.2.4-3.2.7) is
+ * smallest. With pass=N (N >= 2) a block is parsed again, up to N - 1
+ * times, by shortest path over its bytes with the bit costs of the code
+ * the parse before it got; the smallest of the parses is written.
  * Dynamic codes are length-limited by package-merge, so every code is
  * complete, as strict decoders (zlib's) require. Memory: two windows plus
  * the chains, about 0.5 MiB for Deflate64. */
@@ -17,6 +20,7 @@
 #define HASH_BITS 15
 #define NIL 0u                   /* chain entries are window index + 1 */
 #define MIN_MATCH 3
+#define MAX_MATCH 258            /* the longest match either variant writes */
 #define BLOCK_SYMBOLS 16384
 #define NUM_LITLEN 286
 #define NUM_DIST_CODES 30        /* Deflate; Deflate64 has 32 */
@@ -25,6 +29,28 @@
 #define STORED_MAX 65535u
 #define OUT_SIZE ((size_t)1 << 16)
 
+/* One parse of a block: its symbols and their counts. */
+typedef struct parse {
+    uint16_t *sym;               /* a literal byte, or 256 + a match's length */
+    uint16_t *dist;              /* a match's distance - 1 */
+    uint32_t n;
+    uint32_t freq_ll[NUM_LITLEN], freq_d[32];
+} parse;
+
+/* The block again (pass >= 2): its bytes after up to a window of the
+ * bytes before it, the shortest-path tables and two parses (the best so
+ * far and the one being made), all grown to the block's length. */
+typedef struct reparse_buf {
+    uint8_t *bytes;
+    uint32_t hist, len, cap;     /* bytes before the block; bytes held; room */
+    uint32_t *cost;              /* bits to reach each position */
+    uint16_t *step_len, *step_dist;  /* how: 1 = literal, else a match */
+    uint16_t *sym[2], *dist[2];
+    parse tries[2];              /* the parses in sym[k], dist[k] */
+    uint32_t tab_cap;            /* room in the tables, in block bytes */
+    uint32_t *head, *prev;       /* the hash chains over bytes */
+} reparse_buf;
+
 struct fz7_deflate_enc {
     fz7_ostream *dst;
     bool d64;
@@ -32,6 +58,8 @@ struct fz7_deflate_enc {
     uint32_t max_len;            /* longest match written: 258, Deflate64 257 */
     uint32_t depth, nice;        /* chain links followed; a match this long ends the search */
     bool lazy;
+    uint32_t passes;             /* parses per block (pass=), at least 1 */
+    reparse_buf rp;              /* passes >= 2 only */
 
     uint8_t *win;                /* 2 * wsize bytes */
     uint32_t win_len, pos, ins;  /* bytes held, next to code, next to hash */
@@ -40,10 +68,8 @@ struct fz7_deflate_enc {
     uint32_t held_len, held_dist;/* lazy: the match found at pos, not yet taken */
     bool held;
 
-    uint16_t sym[BLOCK_SYMBOLS]; /* a literal byte, or 256 + a match's length */
-    uint16_t dist[BLOCK_SYMBOLS];/* a match's distance - 1 */
-    uint32_t n_sym;
-    uint32_t freq_ll[NUM_LITLEN], freq_d[32];
+    parse first;                 /* the block as the match search parsed it */
+    uint16_t sym_buf[BLOCK_SYMBOLS], dist_buf[BLOCK_SYMBOLS];
 
     uint64_t acc;                /* bits, LSB first (3.1.1) */
     unsigned nbits;
@@ -245,26 +271,26 @@ static void fixed_codes(codes *c)
     make_codes(c->d_len, 32, c->d_code);
 }
 
-/* Bits of the block's symbols under the code c (extra bits included). */
-static uint64_t data_bits(const fz7_deflate_enc *e, const codes *c, unsigned nd)
+/* Bits of the parse's symbols under the code c (extra bits included). */
+static uint64_t data_bits(const parse *b, const codes *c, unsigned nd)
 {
     uint64_t bits = 0;
     for (unsigned i = 0; i < NUM_LITLEN; i++)
-        bits += (uint64_t)e->freq_ll[i] * (c->ll_len[i] + (i >= 257 ? len_extra[i - 257] : 0));
+        bits += (uint64_t)b->freq_ll[i] * (c->ll_len[i] + (i >= 257 ? len_extra[i - 257] : 0));
     for (unsigned i = 0; i < nd; i++)
-        bits += (uint64_t)e->freq_d[i] * (c->d_len[i] + dist_extra[i]);
+        bits += (uint64_t)b->freq_d[i] * (c->d_len[i] + dist_extra[i]);
     return bits;
 }
 
-static void write_symbols(fz7_deflate_enc *e, const codes *c)
+static void write_symbols(fz7_deflate_enc *e, const parse *b, const codes *c)
 {
-    for (uint32_t i = 0; i < e->n_sym; i++) {
-        unsigned s = e->sym[i];
+    for (uint32_t i = 0; i < b->n; i++) {
+        unsigned s = b->sym[i];
         if (s < 256) {
             put_bits(e, c->ll_code[s], c->ll_len[s]);
             continue;
         }
-        uint32_t len = s - 256, d = e->dist[i] + 1u;
+        uint32_t len = s - 256, d = b->dist[i] + 1u;
         unsigned lc = length_code(len);
         put_bits(e, c->ll_code[lc], c->ll_len[lc]);
         if (len_extra[lc - 257])
@@ -277,16 +303,25 @@ static void write_symbols(fz7_deflate_enc *e, const codes *c)
     put_bits(e, c->ll_code[256], c->ll_len[256]);
 }
 
-/* Writes the gathered symbols as one block (bytes win[block_start, pos)
- * when still held), in its smallest form. */
-static void end_block(fz7_deflate_enc *e, bool last)
+/* A parse's block in each form, and which is smallest. */
+typedef enum { BLOCK_STORED, BLOCK_FIXED, BLOCK_DYNAMIC } block_kind;
+typedef struct {
+    codes dyn, fix;
+    len_runs runs;
+    uint8_t clen[NUM_CLEN];
+    unsigned hlit, hdist, hclen;
+    block_kind kind;
+    uint64_t bits;               /* of the smallest form */
+} block_plan;
+
+static void plan_block(const fz7_deflate_enc *e, parse *b, block_plan *pl)
 {
     unsigned nd = e->d64 ? 32 : NUM_DIST_CODES;
-    e->freq_ll[256] = 1;
+    b->freq_ll[256] = 1;
     /* Dynamic: at least two distance codes, so that the code is complete. */
-    codes dyn;
+    codes *dyn = &pl->dyn;
     uint32_t dfreq[32];
-    memcpy(dfreq, e->freq_d, sizeof dfreq);
+    memcpy(dfreq, b->freq_d, sizeof dfreq);
     unsigned dused = 0;
     for (unsigned i = 0; i < nd; i++)
         dused += dfreq[i] != 0;
@@ -294,49 +329,56 @@ static void end_block(fz7_deflate_enc *e, bool last)
         if (!dfreq[i])
             dfreq[i] = 1, dused++;
     uint32_t llfreq[NUM_LITLEN];
-    memcpy(llfreq, e->freq_ll, sizeof llfreq);
-    if (e->n_sym == 0)
+    memcpy(llfreq, b->freq_ll, sizeof llfreq);
+    if (b->n == 0)
         llfreq[0] = 1;   /* EOB alone would be a 1-bit incomplete code */
-    limited_lengths(llfreq, NUM_LITLEN, MAX_BITS, dyn.ll_len);
-    dyn.ll_len[286] = dyn.ll_len[287] = 0;
-    limited_lengths(dfreq, nd, MAX_BITS, dyn.d_len);
-    memset(dyn.d_len + nd, 0, 32 - nd);
-    unsigned hlit = NUM_LITLEN, hdist = nd;
-    while (hlit > 257 && !dyn.ll_len[hlit - 1])
-        hlit--;
-    while (hdist > 1 && !dyn.d_len[hdist - 1])
-        hdist--;
+    limited_lengths(llfreq, NUM_LITLEN, MAX_BITS, dyn->ll_len);
+    dyn->ll_len[286] = dyn->ll_len[287] = 0;
+    limited_lengths(dfreq, nd, MAX_BITS, dyn->d_len);
+    memset(dyn->d_len + nd, 0, 32 - nd);
+    pl->hlit = NUM_LITLEN, pl->hdist = nd;
+    while (pl->hlit > 257 && !dyn->ll_len[pl->hlit - 1])
+        pl->hlit--;
+    while (pl->hdist > 1 && !dyn->d_len[pl->hdist - 1])
+        pl->hdist--;
     uint8_t all[NUM_LITLEN + 32];
-    memcpy(all, dyn.ll_len, hlit);
-    memcpy(all + hlit, dyn.d_len, hdist);
-    len_runs runs;
-    run_code(all, hlit + hdist, &runs);
+    memcpy(all, dyn->ll_len, pl->hlit);
+    memcpy(all + pl->hlit, dyn->d_len, pl->hdist);
+    run_code(all, pl->hlit + pl->hdist, &pl->runs);
     uint32_t cfreq[NUM_CLEN] = {0};
-    for (unsigned i = 0; i < runs.n; i++)
-        cfreq[runs.sym[i]]++;
-    uint8_t clen[NUM_CLEN];
-    uint16_t ccode[NUM_CLEN];
-    limited_lengths(cfreq, NUM_CLEN, CLEN_MAX_BITS, clen);
-    unsigned hclen = NUM_CLEN;
-    while (hclen > 4 && !clen[clen_order[hclen - 1]])
-        hclen--;
-    uint64_t dyn_bits = 3 + 14 + 3 * hclen;
-    for (unsigned i = 0; i < runs.n; i++)
-        dyn_bits += clen[runs.sym[i]] + run_extra_bits[runs.sym[i]];
-    make_codes(dyn.ll_len, NUM_LITLEN, dyn.ll_code);
-    make_codes(dyn.d_len, 32, dyn.d_code);
-    dyn_bits += data_bits(e, &dyn, nd);
+    for (unsigned i = 0; i < pl->runs.n; i++)
+        cfreq[pl->runs.sym[i]]++;
+    limited_lengths(cfreq, NUM_CLEN, CLEN_MAX_BITS, pl->clen);
+    pl->hclen = NUM_CLEN;
+    while (pl->hclen > 4 && !pl->clen[clen_order[pl->hclen - 1]])
+        pl->hclen--;
+    uint64_t dyn_bits = 3 + 14 + 3 * pl->hclen;
+    for (unsigned i = 0; i < pl->runs.n; i++)
+        dyn_bits += pl->clen[pl->runs.sym[i]] + run_extra_bits[pl->runs.sym[i]];
+    make_codes(dyn->ll_len, NUM_LITLEN, dyn->ll_code);
+    make_codes(dyn->d_len, 32, dyn->d_code);
+    dyn_bits += data_bits(b, dyn, nd);
 
-    codes fix;
-    fixed_codes(&fix);
-    uint64_t fix_bits = 3 + data_bits(e, &fix, nd);
+    fixed_codes(&pl->fix);
+    uint64_t fix_bits = 3 + data_bits(b, &pl->fix, nd);
 
     uint64_t span = e->block_start >= 0 ? e->pos - (uint64_t)e->block_start : 0;
     uint64_t stored_bits = UINT64_MAX;
     if (e->block_start >= 0)
         stored_bits = 8 * span + (span / STORED_MAX + 1) * 40 + 7;
 
-    if (stored_bits <= fix_bits && stored_bits <= dyn_bits) {
+    if (stored_bits <= fix_bits && stored_bits <= dyn_bits)
+        pl->kind = BLOCK_STORED, pl->bits = stored_bits;
+    else if (fix_bits <= dyn_bits)
+        pl->kind = BLOCK_FIXED, pl->bits = fix_bits;
+    else
+        pl->kind = BLOCK_DYNAMIC, pl->bits = dyn_bits;
+}
+
+static void write_block(fz7_deflate_enc *e, const parse *b, const block_plan *pl, bool last)
+{
+    if (pl->kind == BLOCK_STORED) {
+        uint64_t span = e->pos - (uint64_t)e->block_start;
         const uint8_t *p = e->win + e->block_start;
         do {
             uint32_t k = span > STORED_MAX ? STORED_MAX : (uint32_t)span;
@@ -349,44 +391,93 @@ static void end_block(fz7_deflate_enc *e, bool last)
                 put_bits(e, p[i], 8);
             p += k;
         } while (span);
-    } else if (fix_bits <= dyn_bits) {
+    } else if (pl->kind == BLOCK_FIXED) {
         put_bits(e, last ? 3 : 2, 3);
-        write_symbols(e, &fix);
+        write_symbols(e, b, &pl->fix);
     } else {
         put_bits(e, last ? 5 : 4, 3);
-        put_bits(e, hlit - 257, 5);
-        put_bits(e, hdist - 1, 5);
-        put_bits(e, hclen - 4, 4);
-        for (unsigned i = 0; i < hclen; i++)
-            put_bits(e, clen[clen_order[i]], 3);
-        make_codes(clen, NUM_CLEN, ccode);
-        for (unsigned i = 0; i < runs.n; i++) {
-            unsigned s = runs.sym[i];
-            put_bits(e, ccode[s], clen[s]);
+        put_bits(e, pl->hlit - 257, 5);
+        put_bits(e, pl->hdist - 1, 5);
+        put_bits(e, pl->hclen - 4, 4);
+        for (unsigned i = 0; i < pl->hclen; i++)
+            put_bits(e, pl->clen[clen_order[i]], 3);
+        uint16_t ccode[NUM_CLEN];
+        make_codes(pl->clen, NUM_CLEN, ccode);
+        for (unsigned i = 0; i < pl->runs.n; i++) {
+            unsigned s = pl->runs.sym[i];
+            put_bits(e, ccode[s], pl->clen[s]);
             if (run_extra_bits[s])
-                put_bits(e, runs.extra[i], run_extra_bits[s]);
+                put_bits(e, pl->runs.extra[i], run_extra_bits[s]);
         }
-        write_symbols(e, &dyn);
+        write_symbols(e, b, &pl->dyn);
     }
-    e->n_sym = 0;
-    memset(e->freq_ll, 0, sizeof e->freq_ll);
-    memset(e->freq_d, 0, sizeof e->freq_d);
+}
+
+static const parse *reparse_block(fz7_deflate_enc *e, block_plan *pl);
+
+/* Writes the gathered symbols as one block (bytes win[block_start, pos)
+ * when still held), in its smallest form and, with passes, its smallest
+ * parse. */
+static void end_block(fz7_deflate_enc *e, bool last)
+{
+    block_plan pl;
+    plan_block(e, &e->first, &pl);
+    const parse *b = &e->first;
+    if (e->passes > 1 && e->first.n && e->err == FZ7_OK)
+        b = reparse_block(e, &pl);
+    write_block(e, b, &pl, last);
+    e->first.n = 0;
+    memset(e->first.freq_ll, 0, sizeof e->first.freq_ll);
+    memset(e->first.freq_d, 0, sizeof e->first.freq_d);
     e->block_start = e->pos;
+    /* The next block's re-parse may match into the last window of this one. */
+    reparse_buf *r = &e->rp;
+    if (r->len > e->wsize) {
+        memmove(r->bytes, r->bytes + r->len - e->wsize, e->wsize);
+        r->len = e->wsize;
+    }
+    r->hist = r->len;
+}
+
+/* Keeps the block's bytes for the re-parse (pass >= 2). */
+static void keep_bytes(fz7_deflate_enc *e, const uint8_t *p, uint32_t n)
+{
+    reparse_buf *r = &e->rp;
+    if (e->passes < 2 || e->err != FZ7_OK)
+        return;
+    if (r->len + n > r->cap) {
+        uint32_t cap = r->cap ? r->cap : 2 * e->wsize;
+        while (cap < r->len + n)
+            cap *= 2;
+        uint8_t *nb = realloc(r->bytes, cap);
+        if (!nb) {
+            e->err = FZ7_E_MEM;
+            return;
+        }
+        r->bytes = nb;
+        r->cap = cap;
+    }
+    memcpy(r->bytes + r->len, p, n);
+    r->len += n;
 }
 
 static void add_literal(fz7_deflate_enc *e, uint8_t b)
 {
-    e->sym[e->n_sym] = b;
-    e->dist[e->n_sym++] = 0;
-    e->freq_ll[b]++;
+    parse *f = &e->first;
+    keep_bytes(e, &b, 1);
+    f->sym[f->n] = b;
+    f->dist[f->n++] = 0;
+    f->freq_ll[b]++;
 }
 
 static void add_match(fz7_deflate_enc *e, uint32_t len, uint32_t d)
 {
-    e->sym[e->n_sym] = (uint16_t)(256 + len);
-    e->dist[e->n_sym++] = (uint16_t)(d - 1);
-    e->freq_ll[length_code(len)]++;
-    e->freq_d[dist_code(d)]++;
+    parse *f = &e->first;
+    keep_bytes(e, e->win + e->pos, len);
+    f->sym[f->n] = (uint16_t)(256 + len);
+    f->dist[f->n++] = (uint16_t)(d - 1);
+    f->freq_ll[length_code(len)]++;
+    f->freq_d[dist_code(d)]++;
 }
 
 /* ---- Matching ---- */
@@ -406,21 +497,27 @@ static void insert_to(fz7_deflate_enc *e, uint32_t upto)
     }
 }
 
-/* The longest match at p (its hash not yet inserted) within the window. */
-static uint32_t find_match(fz7_deflate_enc *e, uint32_t p, uint32_t *dist)
+/* A match found on the way to the longest: the nearest of its length. */
+typedef struct {
+    uint32_t len, dist;
+} match;
+
+/* Walks the hash chain from c (a position + 1) for the longest match at
+ * buf + p, up to lim bytes, at most depth links and wsize back; stops at
+ * nice bytes. Each longer match found goes to found[*n_found] when found
+ * is not NULL (nearest first, so each is the closest of its length).
+ * Returns the longest length (0 when none), its distance in *dist. */
+static uint32_t walk_chain(const uint8_t *buf, const uint32_t *prev, uint32_t wsize, uint32_t c,
+                           uint32_t p, uint32_t lim, uint32_t depth, uint32_t nice, uint32_t *dist,
+                           match *found, unsigned *n_found)
 {
-    insert_to(e, p);
-    uint32_t avail = e->win_len - p, best = 0;
-    if (avail < MIN_MATCH)
-        return 0;
-    uint32_t lim = avail < e->max_len ? avail : e->max_len;
-    const uint8_t *cur = e->win + p;
-    uint32_t c = e->head[hash3(cur)];
-    for (uint32_t chain = e->depth; c != NIL && chain; chain--) {
+    const uint8_t *cur = buf + p;
+    uint32_t best = 0;
+    for (uint32_t chain = depth; c != NIL && chain; chain--) {
         uint32_t at = c - 1;
-        if (p - at > e->wsize)
+        if (p - at > wsize)
             break;
-        const uint8_t *q = e->win + at;
+        const uint8_t *q = buf + at;
         if (q[best] == cur[best] && q[0] == cur[0]) {
             uint32_t l = 0;
             while (l < lim && q[l] == cur[l])
@@ -428,15 +525,30 @@ static uint32_t find_match(fz7_deflate_enc *e, uint32_t p, uint32_t *dist)
             if (l > best) {
                 best = l;
                 *dist = p - at;
-                if (l >= e->nice || l == lim)
+                if (found)
+                    found[(*n_found)++] = (match){l, p - at};
+                if (l >= nice || l == lim)
                     break;
             }
         }
-        uint32_t nx = e->prev[at & (e->wsize - 1)];
+        uint32_t nx = prev[at & (wsize - 1)];
         if (nx >= c)
             break;   /* an entry the window has moved past */
         c = nx;
     }
+    return best;
+}
+
+/* The longest match at p (its hash not yet inserted) within the window. */
+static uint32_t find_match(fz7_deflate_enc *e, uint32_t p, uint32_t *dist)
+{
+    insert_to(e, p);
+    uint32_t avail = e->win_len - p;
+    if (avail < MIN_MATCH)
+        return 0;
+    uint32_t lim = avail < e->max_len ? avail : e->max_len;
+    uint32_t best = walk_chain(e->win, e->prev, e->wsize, e->head[hash3(e->win + p)], p, lim, e->depth,
+                               e->nice, dist, NULL, NULL);
     return best >= MIN_MATCH ? best : 0;
 }
 
@@ -461,7 +573,7 @@ static void compress(fz7_deflate_enc *e, bool flushing)
 {
     uint32_t need = flushing ? 1 : e->max_len;
     while (e->pos + need <= e->win_len) {
-        if (e->n_sym >= BLOCK_SYMBOLS - 1)
+        if (e->first.n >= BLOCK_SYMBOLS - 1)
             end_block(e, false);
         uint32_t dist = 0, len;
         if (e->held) {
@@ -487,11 +599,172 @@ static void compress(fz7_deflate_enc *e, bool flushing)
     }
 }
 
+/* ---- Parsing again (pass >= 2) ---- */
+
+/* Room in the shortest-path tables for a block of n bytes. */
+static bool grow_tables(reparse_buf *r, uint32_t n)
+{
+    if (n <= r->tab_cap)
+        return true;
+    size_t m = (size_t)n + 1;
+    uint32_t *cost = realloc(r->cost, m * sizeof *r->cost);
+    if (!cost)
+        return false;
+    r->cost = cost;
+    uint16_t **t16[6] = {&r->step_len, &r->step_dist, &r->sym[0], &r->sym[1], &r->dist[0], &r->dist[1]};
+    bool ok = true;
+    for (int i = 0; i < 6 && ok; i++) {
+        uint16_t *q = realloc(*t16[i], m * sizeof **t16[i]);
+        if (q)
+            *t16[i] = q;
+        ok = q != NULL;
+    }
+    if (ok)
+        r->tab_cap = n;
+    return ok;
+}
+
+/* The bits a symbol costs under a code; one the code leaves out is priced
+ * as the longest code, so a parse keeps to the symbols it had. */
+static inline uint32_t code_cost(uint8_t len)
+{
+    return len ? len : MAX_BITS;
+}
+
+/* Parses the block rp.bytes[hist, len) by shortest path: every literal,
+ * length and distance costs its bits under c. Matches come from hash
+ * chains over the block and the window before it, with the first parse's
+ * depth and nice length; a match of nice bytes or more is taken whole, as
+ * the first parse takes it. The symbols go to r->sym[slot], r->dist[slot]. */
+static void shortest_parse(fz7_deflate_enc *e, const codes *c, int slot, parse *out)
+{
+    reparse_buf *r = &e->rp;
+    const uint8_t *bytes = r->bytes;
+    uint32_t n = r->len - r->hist, w = e->wsize;
+    uint32_t lit[256], len_cost[MAX_MATCH + 1], dist_cost[32];
+    for (unsigned i = 0; i < 256; i++)
+        lit[i] = code_cost(c->ll_len[i]);
+    for (uint32_t l = MIN_MATCH; l <= e->max_len; l++) {
+        unsigned lc = length_code(l);
+        len_cost[l] = code_cost(c->ll_len[lc]) + len_extra[lc - 257];
+    }
+    for (unsigned i = 0; i < 32; i++)
+        dist_cost[i] = code_cost(c->d_len[i]) + dist_extra[i];
+    for (uint32_t i = 1; i <= n; i++)
+        r->cost[i] = UINT32_MAX;
+    r->cost[0] = 0;
+    memset(r->head, 0, ((size_t)1 << HASH_BITS) * sizeof *r->head);
+    match found[MAX_MATCH + 1];
+    uint32_t ins = 0, skip_to = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t p = r->hist + i;
+        for (; ins < p && ins + MIN_MATCH <= r->len; ins++) {
+            uint32_t h = hash3(bytes + ins);
+            r->prev[ins & (w - 1)] = r->head[h];
+            r->head[h] = ins + 1;
+        }
+        if (i < skip_to)
+            continue;
+        uint32_t base = r->cost[i];
+        if (base + lit[bytes[p]] < r->cost[i + 1]) {
+            r->cost[i + 1] = base + lit[bytes[p]];
+            r->step_len[i + 1] = 1;
+        }
+        uint32_t avail = n - i;
+        if (avail < MIN_MATCH)
+            continue;
+        unsigned n_found = 0;
+        uint32_t d = 0, from = MIN_MATCH;
+        uint32_t best = walk_chain(bytes, r->prev, w, r->head[hash3(bytes + p)], p,
+                                   avail < e->max_len ? avail : e->max_len, e->depth, e->nice, &d, found,
+                                   &n_found);
+        for (unsigned k = 0; k < n_found; k++) {
+            uint32_t dc = base + dist_cost[dist_code(found[k].dist)];
+            for (uint32_t l = from; l <= found[k].len; l++) {
+                if (dc + len_cost[l] < r->cost[i + l]) {
+                    r->cost[i + l] = dc + len_cost[l];
+                    r->step_len[i + l] = (uint16_t)l;
+                    r->step_dist[i + l] = (uint16_t)(found[k].dist - 1);
+                }
+            }
+            if (found[k].len + 1 > from)
+                from = found[k].len + 1;
+        }
+        if (best >= e->nice)
+            skip_to = i + best;
+    }
+    /* The path back from the block's end, written from the arrays' end. */
+    uint32_t k = n;
+    for (uint32_t i = n; i > 0;) {
+        uint32_t l = r->step_len[i];
+        k--;
+        if (l == 1) {
+            r->sym[slot][k] = bytes[r->hist + i - 1];
+            r->dist[slot][k] = 0;
+        } else {
+            r->sym[slot][k] = (uint16_t)(256 + l);
+            r->dist[slot][k] = r->step_dist[i];
+        }
+        i -= l;
+    }
+    out->sym = r->sym[slot] + k;
+    out->dist = r->dist[slot] + k;
+    out->n = n - k;
+    memset(out->freq_ll, 0, sizeof out->freq_ll);
+    memset(out->freq_d, 0, sizeof out->freq_d);
+    for (uint32_t i = 0; i < out->n; i++) {
+        if (out->sym[i] < 256) {
+            out->freq_ll[out->sym[i]]++;
+        } else {
+            out->freq_ll[length_code(out->sym[i] - 256u)]++;
+            out->freq_d[dist_code(out->dist[i] + 1u)]++;
+        }
+    }
+}
+
+/* Parses the block again while that makes it smaller, up to passes - 1
+ * times, each time with the costs of the code of the parse before; *pl
+ * becomes the plan of the smallest parse, which is returned. */
+static const parse *reparse_block(fz7_deflate_enc *e, block_plan *pl)
+{
+    reparse_buf *r = &e->rp;
+    if (!grow_tables(r, r->len - r->hist))
+        return &e->first;   /* no room: the first parse, still a valid block */
+    block_plan next;
+    const parse *best = &e->first;
+    int slot = 0;
+    for (uint32_t pass = 2; pass <= e->passes; pass++) {
+        shortest_parse(e, pl->kind == BLOCK_FIXED ? &pl->fix : &pl->dyn, slot, &r->tries[slot]);
+        plan_block(e, &r->tries[slot], &next);
+        if (next.bits >= pl->bits)
+            break;
+        *pl = next;
+        best = &r->tries[slot];
+        slot ^= 1;
+    }
+    return best;
+}
+
 /* ---- The stream ---- */
+
+void fz7_deflate_enc_opts_level(int level, fz7_deflate_enc_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->level = level;
+}
 
 fz7_status fz7_deflate_enc_new(int level, bool deflate64, fz7_ostream *dst, fz7_deflate_enc **out)
 {
+    fz7_deflate_enc_opts o;
+    fz7_deflate_enc_opts_level(level, &o);
+    return fz7_deflate_enc_new_opts(&o, deflate64, dst, out);
+}
+
+fz7_status fz7_deflate_enc_new_opts(const fz7_deflate_enc_opts *o, bool deflate64, fz7_ostream *dst,
+                                    fz7_deflate_enc **out)
+{
     *out = NULL;
+    int level = o->level;
     if (level < 1 || level > 9)
         return FZ7_E_ARG;
     fz7_deflate_enc *e = calloc(1, sizeof *e);
@@ -500,18 +773,32 @@ fz7_status fz7_deflate_enc_new(int level, bool deflate64, fz7_ostream *dst, fz7_
     e->dst = dst;
     e->d64 = deflate64;
     e->wsize = deflate64 ? 65536 : 32768;
-    e->max_len = deflate64 ? 257 : 258;
+    e->max_len = deflate64 ? 257 : MAX_MATCH;
     /* Chain depth, match length that ends a search, lazy evaluation. */
     static const struct { uint16_t depth, nice; bool lazy; } by_level[10] = {
         {0, 0, false}, {4, 16, false}, {8, 32, false}, {16, 32, true}, {32, 64, true},
         {64, 128, true}, {128, 192, true}, {256, 258, true}, {1024, 258, true}, {4096, 258, true}};
-    e->depth = by_level[level].depth;
-    e->nice = by_level[level].nice;
+    e->depth = o->depth ? o->depth : by_level[level].depth;
+    e->nice = o->nice_len ? o->nice_len : by_level[level].nice;
+    /* 7zz takes any fb= and keeps it within the lengths a match can have. */
+    if (e->nice < MIN_MATCH)
+        e->nice = MIN_MATCH;
+    if (e->nice > e->max_len)
+        e->nice = e->max_len;
     e->lazy = by_level[level].lazy;
+    e->passes = o->passes ? o->passes : 1;
+    e->first.sym = e->sym_buf;
+    e->first.dist = e->dist_buf;
     e->win = malloc(2 * (size_t)e->wsize);
     e->head = calloc((size_t)1 << HASH_BITS, sizeof *e->head);
     e->prev = calloc(e->wsize, sizeof *e->prev);
-    if (!e->win || !e->head || !e->prev) {
+    bool ok = e->win && e->head && e->prev;
+    if (ok && e->passes > 1) {
+        e->rp.head = malloc(((size_t)1 << HASH_BITS) * sizeof *e->rp.head);
+        e->rp.prev = calloc(e->wsize, sizeof *e->rp.prev);
+        ok = e->rp.head && e->rp.prev;
+    }
+    if (!ok) {
         fz7_deflate_enc_free(e);
         return FZ7_E_MEM;
     }
@@ -558,5 +845,16 @@ void fz7_deflate_enc_free(fz7_deflate_enc *e)
     free(e->win);
     free(e->head);
     free(e->prev);
+    reparse_buf *r = &e->rp;
+    free(r->bytes);
+    free(r->cost);
+    free(r->step_len);
+    free(r->step_dist);
+    for (int k = 0; k < 2; k++) {
+        free(r->sym[k]);
+        free(r->dist[k]);
+    }
+    free(r->head);
+    free(r->prev);
     free(e);
 }

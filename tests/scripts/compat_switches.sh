@@ -342,7 +342,19 @@ for m in -m0=Deflate -m0=Deflate64 "-mx1 -m0=Deflate" "-mx9 -m0=Deflate64" "-m0=
     mrow same a $m new.7z src
 done
 row same a -m0=Deflate:d=20 new.7z src
-row "not yet: Deflate's fb=, mc=, pass= (refused)" a -m0=Deflate:fb=64 new.7z src
+# Deflate's fb= (fast bytes), mc= (match cycles) and pass= (passes): any 32-bit
+# number taken (fb kept within 3..258); -mfb, -mmc, -mpass too; a value that
+# is no number refused before "Add new data", an empty one after it; pass=
+# refused for the other methods
+for m in -m0=Deflate:fb=64 -m0=Deflate:fb=2 -m0=Deflate:fb=1000 -m0=Deflate64:fb=257 -m0=Deflate:mc=1 \
+         -m0=Deflate:pass=2 -m0=Deflate64:pass=10 -m0=Deflate:fb=128:mc=500:pass=3 "-m0=Deflate -mfb=64" \
+         "-mmc=8 -m0=Deflate" "-m0=Deflate64 -mpass=2" "-mx9 -m0=Deflate:pass=1" "-m0=Deflate -mmc=4294967295"; do
+    mrow same a $m new.7z src
+done
+for m in -m0=Deflate:fb=4294967296 -m0=Deflate:mc=x -m0=Deflate:pass=2k -m0=Deflate:fb= "-m0=Deflate -mpass=" \
+         "-m0=Deflate -mfb=abc" -mpass=2 -m0=LZMA2:pass=2 "-m0=PPMd -mpass=2"; do
+    row same a $m new.7z src
+done
 for m in -m0=ARM64 -m0=BCJ -m0=Delta:4 "-m0=ARM64 -m1=LZMA2" "-mx0 -mf=BCJ" "-mx0 -mf=ARM64" "-m0=Copy -mf=BCJ"; do
     mrow same a $m new.7z src
 done

@@ -106,6 +106,11 @@ check_by_7zz deflate_mx9 small -m0=Deflate -mx9
 check_by_7zz deflate64 small -m0=Deflate64
 check_by_7zz deflate64_mx9_enc small -m0=Deflate64 -mx9 -ppw -mhe=on
 check_by_7zz bzip2_d300k small -m0=BZip2:d=300k
+check_by_7zz deflate_params full -m0=Deflate:fb=128:mc=200:pass=3
+check_by_7zz deflate64_pass small -m0=Deflate64 -mpass=4 -mfb=3
+# pass=3 re-parses each block and keeps the smaller parse: never larger
+[ "$(stat -c %s "$S/fz7_deflate_params.7z")" -le "$(stat -c %s "$S/fz7_deflate.7z")" ] && ok ||
+    bad "-m0=Deflate:fb=128:mc=200:pass=3 larger than -m0=Deflate"
 
 # The entries' Method column (7zz l -slt, without the coders' parameters):
 # a filter named after the method runs over the method's output, as in 7zz.

@@ -952,6 +952,87 @@ static void test_deflate_encoder(void **state)
         free(kinds[k]);
 }
 
+/* Deflate's fb=, mc= and pass= change the stream: the pinned sizes of
+ * 120000 bytes of text at level 5 (fz7's own streams; fb above the
+ * longest match is that match); every setting round-trips whatever the
+ * write sizes, on text, noise, zeros and repeats, in both variants, and
+ * pass >= 2 is never larger than pass=1. */
+static size_t deflate_opts_size(const fz7_deflate_enc_opts *o, bool d64, const uint8_t *src, size_t n)
+{
+    fz7_membuf mb, again;
+    fz7_membuf_init(&mb);
+    fz7_membuf_init(&again);
+    fz7_deflate_enc *e = NULL;
+    assert_int_equal(fz7_deflate_enc_new_opts(o, d64, &mb.base, &e), FZ7_OK);
+    assert_int_equal(fz7_deflate_enc_write(e, src, n), FZ7_OK);
+    assert_int_equal(fz7_deflate_enc_finish(e), FZ7_OK);
+    fz7_deflate_enc_free(e);
+    assert_int_equal(fz7_deflate_enc_new_opts(o, d64, &again.base, &e), FZ7_OK);
+    for (size_t at = 0; at < n; at += 4097)
+        assert_int_equal(fz7_deflate_enc_write(e, src + at, n - at < 4097 ? n - at : 4097), FZ7_OK);
+    assert_int_equal(fz7_deflate_enc_finish(e), FZ7_OK);
+    fz7_deflate_enc_free(e);
+    assert_int_equal(again.n, mb.n);
+    assert_memory_equal(again.p, mb.p, mb.n);
+    uint8_t *back;
+    size_t back_n;
+    assert_int_equal(decode(d64 ? K_DEFLATE64 : K_DEFLATE, mb.p, mb.n, NULL, 0, 1 << 16, &back, &back_n), FZ7_OK);
+    if (back_n != n || memcmp(back, src, n) != 0)
+        fail_msg("Deflate%s fb=%u mc=%u pass=%u: round trip differs", d64 ? "64" : "", o->nice_len, o->depth,
+                 o->passes);
+    free(back);
+    free(again.p);
+    size_t size = mb.n;
+    free(mb.p);
+    return size;
+}
+
+static void test_deflate_encoder_params(void **state)
+{
+    (void)state;
+    enum { TEXT = 120000, NOISE = 60000, ZEROS = 300000 };
+    uint8_t *in[4];
+    size_t lens[4] = {TEXT, NOISE, ZEROS, 3 * 40000};
+    for (int k = 0; k < 4; k++)
+        assert_non_null(in[k] = malloc(lens[k]));
+    fill_text(in[0], TEXT, 4);
+    uint32_t seed = 11;
+    for (size_t i = 0; i < NOISE; i++)
+        in[1][i] = (uint8_t)lcg(&seed);
+    memset(in[2], 0, ZEROS);
+    for (size_t i = 0; i < 40000; i++)   /* text with a copy at distance 40000 */
+        in[3][i] = (uint8_t)(lcg(&seed) % 16 + 'a');
+    memcpy(in[3] + 40000, in[3], 40000);
+    memcpy(in[3] + 80000, in[3], 40000);
+    /* {fb, mc, pass} at level 5, and the text's size under each, Deflate */
+    static const struct { uint32_t fb, mc, pass; size_t text; } cases[] = {
+        {0, 0, 0, 7988}, {0, 0, 1, 7988},
+        {3, 0, 0, 24129}, {64, 0, 0, 8109}, {258, 0, 0, 7804}, {1000, 0, 0, 7804},
+        {0, 1, 0, 24784}, {0, 8, 0, 20758}, {0, 1000, 0, 4782},
+        {0, 0, 2, 5835}, {0, 0, 3, 5787}, {0, 0, 10, 5766}, {258, 1000, 5, 4596},
+    };
+    for (int v = 0; v < 2; v++)
+        for (int k = 0; k < 4; k++) {
+            size_t one = 0;
+            for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+                fz7_deflate_enc_opts o;
+                fz7_deflate_enc_opts_level(5, &o);
+                o.nice_len = cases[c].fb, o.depth = cases[c].mc, o.passes = cases[c].pass;
+                size_t got = deflate_opts_size(&o, v, in[k], lens[k]);
+                if (c == 0)
+                    one = got;
+                if (cases[c].pass >= 2 && got > one)
+                    fail_msg("Deflate%s input %d pass=%u: %zu bytes, pass=1 %zu", v ? "64" : "", k, cases[c].pass,
+                             got, one);
+                if (!v && k == 0 && got != cases[c].text)
+                    fail_msg("Deflate text fb=%u mc=%u pass=%u: %zu bytes, want %zu", cases[c].fb, cases[c].mc,
+                             cases[c].pass, got, cases[c].text);
+            }
+        }
+    for (int k = 0; k < 4; k++)
+        free(in[k]);
+}
+
 /* ---- BCJ2 ---- */
 
 static fz7_status bcj2_run(const uint8_t *const s[4], const size_t n[4], uint64_t out_size, size_t piece,
@@ -1357,6 +1438,7 @@ int main(void)
         cmocka_unit_test(test_ppmd_vectors),
         cmocka_unit_test(test_ppmd_encoder),
         cmocka_unit_test(test_deflate_encoder),
+        cmocka_unit_test(test_deflate_encoder_params),
         cmocka_unit_test(test_bcj2_unconverted),
         cmocka_unit_test(test_random_streams),
         cmocka_unit_test(test_raw_deflate),

@@ -335,7 +335,7 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
         if (o->method == FZ7_7Z_BZIP2) {
             st = fz7_bzip2_enc_new(o->bzip2_block, w->method_dst, &w->bz);
         } else if (o->method != FZ7_7Z_PPMD) {
-            st = fz7_deflate_enc_new(o->deflate_level, o->method == FZ7_7Z_DEFLATE64, w->method_dst, &w->defl);
+            st = fz7_deflate_enc_new_opts(&o->deflate, o->method == FZ7_7Z_DEFLATE64, w->method_dst, &w->defl);
         } else {
             st = fz7_ppmd7_enc_new(o->ppmd_order, o->ppmd_mem, w->method_dst, &w->ppmd);
             fz7_ppmd7_enc_props(o->ppmd_order, o->ppmd_mem, f->props);

@@ -6,6 +6,7 @@
 #define FZ7_7Z_WRITE_H
 
 #include "fz7_common.h"
+#include "codec/codec.h"
 #include "crypto/aes7z.h"
 #include "lzma/lzma_enc.h"
 
@@ -44,7 +45,7 @@ typedef struct fz7_7z_folder_opts {
     fz7_7z_method method;
     fz7_lzma_enc_opts lzma;   /* LZMA/LZMA2 only */
     int bzip2_block;          /* BZip2 only: block size in 100 kB, 1..9 */
-    int deflate_level;        /* Deflate/Deflate64 only: 1..9 */
+    fz7_deflate_enc_opts deflate; /* Deflate/Deflate64 only: level 1..9, fb=, mc=, pass= */
     unsigned ppmd_order;      /* PPMd only: model order, 2..32 */
     uint32_t ppmd_mem;        /* PPMd only: model memory in bytes */
     bool bcj_x86;             /* x86 BCJ (03030103) in front of the method */
