@@ -1,14 +1,18 @@
 /* fuzz_enc_deflate.c - the Deflate and Deflate64 encoders, read back by
  * fz7's decoder. Input: 1 byte (level 1 + low nibble % 9; bit 4:
- * Deflate64), 1 byte write-piece seed, then the data. The stream must be
- * the same written whole or in pieces, and decode to the data. */
+ * Deflate64; bit 5: 3 option bytes follow the seed), 1 byte write-piece
+ * seed, [fb= byte (0: by the level, else 2 + byte: past 258 too, as 7zz
+ * takes it), mc= byte (0: by the level; from 200 up: 100 times more),
+ * pass= byte (1 + byte % 4)], then the data. The stream must be the same
+ * written whole or in pieces, and decode to the data. */
 #include "fuzz_common.h"
 #include "codec/codec.h"
 
-static void encode(int level, bool d64, const uint8_t *data, size_t size, uint32_t seed, fuzz_buf *enc)
+static void encode(const fz7_deflate_enc_opts *o, bool d64, const uint8_t *data, size_t size, uint32_t seed,
+                   fuzz_buf *enc)
 {
     fz7_deflate_enc *e;
-    FUZZ_CHECK(fz7_deflate_enc_new(level, d64, &enc->os, &e) == FZ7_OK, "encoder level %d", level);
+    FUZZ_CHECK(fz7_deflate_enc_new_opts(o, d64, &enc->os, &e) == FZ7_OK, "encoder level %d", o->level);
     for (size_t at = 0; at < size;) {
         size_t n = fuzz_piece(&seed, size - at);
         FUZZ_CHECK(fz7_deflate_enc_write(e, data + at, n) == FZ7_OK, "write");
@@ -23,19 +27,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 2)
         return 0;
-    int level = 1 + (data[0] & 15) % 9;
-    bool d64 = data[0] & 16;
+    fz7_deflate_enc_opts o;
+    fz7_deflate_enc_opts_level(1 + (data[0] & 15) % 9, &o);
+    bool d64 = data[0] & 16, options = data[0] & 32;
     uint32_t seed = data[1];
     data += 2, size -= 2;
+    if (options) {
+        if (size < 3)
+            return 0;
+        o.nice_len = data[0] ? 2u + data[0] : 0;
+        o.depth = data[1] >= 200 ? 100u * data[1] : data[1];
+        o.passes = 1u + data[2] % 4;
+        data += 3, size -= 3;
+    }
     fuzz_buf enc, whole, out;
     fuzz_buf_init(&enc), fuzz_buf_init(&whole), fuzz_buf_init(&out);
-    encode(level, d64, data, size, seed, &enc);
-    encode(level, d64, data, size, 0, &whole);
+    encode(&o, d64, data, size, seed, &enc);
+    encode(&o, d64, data, size, 0, &whole);
     fuzz_same("whole against pieces", whole.p, whole.n, enc.p, enc.n);
     fz7_istream *src = fz7_istream_from_memory(enc.p, enc.n), *dec;
     FUZZ_CHECK(src && fz7_deflate_istream_new(src, d64, &dec) == FZ7_OK, "decoder");
     fz7_status st = fuzz_read_all(dec, &out);
-    FUZZ_CHECK(st == FZ7_OK, "fz7 decode (level %d%s): %s", level, d64 ? ", Deflate64" : "", fz7_status_str(st));
+    FUZZ_CHECK(st == FZ7_OK, "fz7 decode (level %d fb %u mc %u pass %u%s): %s", o.level, o.nice_len, o.depth,
+               o.passes, d64 ? ", Deflate64" : "", fz7_status_str(st));
     fuzz_same("fz7", data, size, out.p, out.n);
     fz7_istream_free(dec), fz7_istream_free(src);
     fuzz_buf_free(&enc), fuzz_buf_free(&whole), fuzz_buf_free(&out);
