@@ -33,7 +33,7 @@ fz7_status fz7_lzma_enc_check(const fz7_lzma_enc_opts *o)
         || o->lc > FZ7_LZMA_LC_MAX || o->lp > FZ7_LZMA_LP_MAX || o->pb > FZ7_LZMA_PB_MAX
         || (o->mode != FZ7_LZMA_MODE_FAST && o->mode != FZ7_LZMA_MODE_NORMAL)
         || o->nice_len < FZ7_LZMA_NICE_MIN || o->nice_len > FZ7_LZMA_NICE_MAX
-        || (unsigned)o->mf > FZ7_LZ_HB5 || o->depth > (1u << 30) || (o->mf_thread != 0 && o->mf_thread != 1))
+        || (unsigned)o->mf > FZ7_LZ_HB5 || (o->mf_thread != 0 && o->mf_thread != 1))
         return FZ7_E_ARG;
     return FZ7_OK;
 }
@@ -106,11 +106,21 @@ fz7_status fz7_lzma_enc_parse_param(fz7_lzma_enc_opts *opts, const char *param)
             /* 7-Zip: a bare number below 32 is a power of two. */
             if (!suffix && v < 32)
                 v = (uint64_t)1 << v;
-            if (v > FZ7_LZMA_DICT_ENC_MAX || v < FZ7_LZMA_DICT_MIN)
+            if (v > FZ7_LZMA_DICT_ENC_MAX)
                 return FZ7_E_ARG;
+            if (v < FZ7_LZMA_DICT_MIN)   /* 7zz takes a smaller one as the smallest */
+                v = FZ7_LZMA_DICT_MIN;
             o.dict_size = (uint32_t)v;
         } else if (strcmp(name, "fb") == 0) {
-            o.nice_len = (uint32_t)(v > 1000 ? 1000 : v);
+            /* 7zz reads fb as a signed 32-bit number: 2^31 and up are
+             * negative, which means "by the level" (nice_len is left as
+             * it is); the rest is kept within the lengths LZMA codes. */
+            if (v > UINT32_MAX)
+                return FZ7_E_ARG;
+            if (v <= INT32_MAX)
+                o.nice_len = v < FZ7_LZMA_NICE_MIN ? FZ7_LZMA_NICE_MIN
+                             : v > FZ7_LZMA_NICE_MAX ? FZ7_LZMA_NICE_MAX
+                                                     : (uint32_t)v;
         } else if (strcmp(name, "lc") == 0) {
             o.lc = (uint32_t)(v > 99 ? 99 : v);
         } else if (strcmp(name, "lp") == 0) {
@@ -118,11 +128,13 @@ fz7_status fz7_lzma_enc_parse_param(fz7_lzma_enc_opts *opts, const char *param)
         } else if (strcmp(name, "pb") == 0) {
             o.pb = (uint32_t)(v > 99 ? 99 : v);
         } else if (strcmp(name, "mc") == 0) {
-            if (v > (1u << 30))
+            /* Any 32-bit number, as 7zz: a search stops at the window's
+             * end whatever is left of a larger depth. */
+            if (v > UINT32_MAX)
                 return FZ7_E_ARG;
             o.depth = (uint32_t)v;
         } else if (strcmp(name, "a") == 0) {
-            if (v > 1)
+            if (v > UINT32_MAX)   /* 7zz: 0 the fast parser, any other the normal one */
                 return FZ7_E_ARG;
             o.mode = v ? FZ7_LZMA_MODE_NORMAL : FZ7_LZMA_MODE_FAST;
         } else if (strcmp(name, "eos") == 0) {

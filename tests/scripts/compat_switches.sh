@@ -317,6 +317,14 @@ for m in -mx0 -mx9 -m0=LZMA -m0=LZMA2:d=1m -m0=Copy -md=1m -mfb=64 -mmc=10 -mlc=
     *) row same a $m new.7z src ;;
     esac
 done
+# LZMA's values as 7zz keeps them: fb within 5..273 (2^31 and up, negative
+# to 7zz: by the level), mc any 32-bit number (0: by the level), a any
+# (0 fast, else normal), d below 4 KiB as 4 KiB
+for m in -mfb=1000 -m0=LZMA2:fb=1000 -m0=LZMA:fb=1 -m0=LZMA:fb=4294967295 -mmc=4294967295 \
+         -m0=LZMA2:mc=4294967295 -m0=LZMA:a=2 -md=1k "-m0=LZMA -md=0"; do
+    mrow same a $m new.7z src
+done
+row same a -mmc=4294967296 new.7z src
 # PPMd: 7zz's stream byte for byte; with the header uncompressed (fz7's LZMA
 # packs 7zz's header differently) the whole archive.
 for m in -m0=PPMd "-m0=PPMd:o=2:mem=16" "-m0=PPMd:x=9" "-mx1 -m0=PPMd" "-m0=PPMd -mo=32 -mmem=1m"; do

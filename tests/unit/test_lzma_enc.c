@@ -504,8 +504,19 @@ static void test_options(void **state)
     assert_int_equal(o.dict_size, 96u << 10);
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "fb=273"), FZ7_OK);
     assert_int_equal(o.nice_len, 273);
-    assert_int_equal(fz7_lzma_enc_parse_param(&o, "fb=274"), FZ7_E_ARG);
+    /* fb kept within 5..273 as 7zz keeps it; 2^31 and up: by the level */
+    assert_int_equal(fz7_lzma_enc_parse_param(&o, "fb=1000"), FZ7_OK);
     assert_int_equal(o.nice_len, 273);
+    assert_int_equal(fz7_lzma_enc_parse_param(&o, "fb=1"), FZ7_OK);
+    assert_int_equal(o.nice_len, 5);
+    assert_int_equal(fz7_lzma_enc_parse_param(&o, "fb=2147483647"), FZ7_OK);
+    assert_int_equal(o.nice_len, 273);
+    assert_int_equal(fz7_lzma_enc_parse_param(&o, "fb=2147483648"), FZ7_OK);
+    assert_int_equal(o.nice_len, 273);
+    assert_int_equal(fz7_lzma_enc_parse_param(&o, "fb=4294967296"), FZ7_E_ARG);
+    assert_int_equal(fz7_lzma_enc_parse_param(&o, "mc=4294967295"), FZ7_OK);
+    assert_int_equal(o.depth, 4294967295u);
+    assert_int_equal(fz7_lzma_enc_parse_param(&o, "mc=4294967296"), FZ7_E_ARG);
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "mf=hc4"), FZ7_OK);
     assert_int_equal(o.mf, FZ7_LZ_HC4);
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "mf=HC5"), FZ7_OK);
@@ -526,10 +537,12 @@ static void test_options(void **state)
     assert_int_equal(o.depth, 100);
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "a=0"), FZ7_OK);
     assert_int_equal(o.mode, FZ7_LZMA_MODE_FAST);
-    assert_int_equal(fz7_lzma_enc_parse_param(&o, "a=2"), FZ7_E_ARG);
+    assert_int_equal(fz7_lzma_enc_parse_param(&o, "a=2"), FZ7_OK);
+    assert_int_equal(o.mode, FZ7_LZMA_MODE_NORMAL);
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "eos=1"), FZ7_OK);
     assert_int_equal(o.end_marker, 1);
-    assert_int_equal(fz7_lzma_enc_parse_param(&o, "d=1k"), FZ7_E_ARG);
+    assert_int_equal(fz7_lzma_enc_parse_param(&o, "d=1k"), FZ7_OK);
+    assert_int_equal(o.dict_size, FZ7_LZMA_DICT_MIN);
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "d=2g"), FZ7_E_ARG);
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "x=1"), FZ7_E_ARG);
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "fb"), FZ7_E_ARG);
