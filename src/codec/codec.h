@@ -61,9 +61,15 @@ fz7_status fz7_deflate_enc_new(int level, bool deflate64, fz7_ostream *dst, fz7_
  * path with the bit costs of the code the parse before got, and writes the
  * smallest parse; it holds the block's bytes and about 16 bytes per byte
  * of the block besides. */
+typedef enum fz7_deflate_parse {
+    FZ7_DEFLATE_PARSE_BY_LEVEL = 0,
+    FZ7_DEFLATE_PARSE_GREEDY,   /* a=0: each match taken as found (7zz's fast mode) */
+    FZ7_DEFLATE_PARSE_LAZY      /* a=1 and up: a match waits for a longer one at the next byte */
+} fz7_deflate_parse;
 typedef struct fz7_deflate_enc_opts {
     int level;                /* 1..9 */
     uint32_t nice_len, depth, passes;
+    fz7_deflate_parse parse;  /* a=: greedy from -mx1 to 2, lazy from 3 by the level */
 } fz7_deflate_enc_opts;
 /* The options of level (the other fields 0). */
 void fz7_deflate_enc_opts_level(int level, fz7_deflate_enc_opts *o);

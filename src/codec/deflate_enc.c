@@ -785,7 +785,7 @@ fz7_status fz7_deflate_enc_new_opts(const fz7_deflate_enc_opts *o, bool deflate6
         e->nice = MIN_MATCH;
     if (e->nice > e->max_len)
         e->nice = e->max_len;
-    e->lazy = by_level[level].lazy;
+    e->lazy = o->parse == FZ7_DEFLATE_PARSE_BY_LEVEL ? by_level[level].lazy : o->parse == FZ7_DEFLATE_PARSE_LAZY;
     e->passes = o->passes ? o->passes : 1;
     e->first.sym = e->sym_buf;
     e->first.dist = e->dist_buf;

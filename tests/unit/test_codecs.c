@@ -952,7 +952,7 @@ static void test_deflate_encoder(void **state)
         free(kinds[k]);
 }
 
-/* Deflate's fb=, mc= and pass= change the stream: the pinned sizes of
+/* Deflate's fb=, mc=, pass= and a= change the stream: the pinned sizes of
  * 120000 bytes of text at level 5 (fz7's own streams; fb above the
  * longest match is that match); every setting round-trips whatever the
  * write sizes, on text, noise, zeros and repeats, in both variants, and
@@ -1004,12 +1004,13 @@ static void test_deflate_encoder_params(void **state)
         in[3][i] = (uint8_t)(lcg(&seed) % 16 + 'a');
     memcpy(in[3] + 40000, in[3], 40000);
     memcpy(in[3] + 80000, in[3], 40000);
-    /* {fb, mc, pass} at level 5, and the text's size under each, Deflate */
-    static const struct { uint32_t fb, mc, pass; size_t text; } cases[] = {
-        {0, 0, 0, 7988}, {0, 0, 1, 7988},
-        {3, 0, 0, 24129}, {64, 0, 0, 8109}, {258, 0, 0, 7804}, {1000, 0, 0, 7804},
-        {0, 1, 0, 24784}, {0, 8, 0, 20758}, {0, 1000, 0, 4782},
-        {0, 0, 2, 5835}, {0, 0, 3, 5787}, {0, 0, 10, 5766}, {258, 1000, 5, 4596},
+    /* {fb, mc, pass, a} at level 5, and the text's size under each, Deflate */
+    static const struct { uint32_t fb, mc, pass; fz7_deflate_parse a; size_t text; } cases[] = {
+        {0, 0, 0, 0, 7988}, {0, 0, 1, 0, 7988},
+        {3, 0, 0, 0, 24129}, {64, 0, 0, 0, 8109}, {258, 0, 0, 0, 7804}, {1000, 0, 0, 0, 7804},
+        {0, 1, 0, 0, 24784}, {0, 8, 0, 0, 20758}, {0, 1000, 0, 0, 4782},
+        {0, 0, 2, 0, 5835}, {0, 0, 3, 0, 5787}, {0, 0, 10, 0, 5766}, {258, 1000, 5, 0, 4596},
+        {0, 0, 0, FZ7_DEFLATE_PARSE_GREEDY, 17253}, {0, 0, 0, FZ7_DEFLATE_PARSE_LAZY, 7988},
     };
     for (int v = 0; v < 2; v++)
         for (int k = 0; k < 4; k++) {
@@ -1017,7 +1018,7 @@ static void test_deflate_encoder_params(void **state)
             for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
                 fz7_deflate_enc_opts o;
                 fz7_deflate_enc_opts_level(5, &o);
-                o.nice_len = cases[c].fb, o.depth = cases[c].mc, o.passes = cases[c].pass;
+                o.nice_len = cases[c].fb, o.depth = cases[c].mc, o.passes = cases[c].pass, o.parse = cases[c].a;
                 size_t got = deflate_opts_size(&o, v, in[k], lens[k]);
                 if (c == 0)
                     one = got;
@@ -1025,8 +1026,8 @@ static void test_deflate_encoder_params(void **state)
                     fail_msg("Deflate%s input %d pass=%u: %zu bytes, pass=1 %zu", v ? "64" : "", k, cases[c].pass,
                              got, one);
                 if (!v && k == 0 && got != cases[c].text)
-                    fail_msg("Deflate text fb=%u mc=%u pass=%u: %zu bytes, want %zu", cases[c].fb, cases[c].mc,
-                             cases[c].pass, got, cases[c].text);
+                    fail_msg("Deflate text fb=%u mc=%u pass=%u a=%d: %zu bytes, want %zu", cases[c].fb, cases[c].mc,
+                             cases[c].pass, (int)cases[c].a, got, cases[c].text);
             }
         }
     for (int k = 0; k < 4; k++)
