@@ -95,23 +95,19 @@ static bool parse_7z_size(const char *val, uint64_t *bytes)
     return true;
 }
 
-/* BZip2's d= as 7zz reads it: 100 000 bytes a block step, clamped to 1..9. */
-static fz7_status parse_bzip2_block(fz7_settings *s, const char *val)
+/* BZip2's d= (or -md) as 7zz reads it: 100 000 bytes a block step,
+ * clamped to 1..9. */
+static int bzip2_block_of(uint64_t bytes)
 {
-    uint64_t bytes;
-    if (!parse_7z_size(val, &bytes))
-        return FZ7_E_ARG;
     uint64_t block = bytes / 100000;
-    s->bzip2_block = block < 1 ? 1 : block > 9 ? 9 : (int)block;
-    return FZ7_OK;
+    return block < 1 ? 1 : block > 9 ? 9 : (int)block;
 }
 
-/* A PPMd parameter as 7zz takes it: o=2..32 (model order), mem= (model
+/* A PPMd parameter as 7zz takes it: o=2..32 (model order) and mem= (model
  * memory: bytes with a b/k/m/g suffix, or a bare N below 32 for 2^N; at
- * least 64 KiB) and, inside -m0=PPMd:..., x= (the level it follows).
- * FZ7_E_ARG for a bad value; *known false for another name. */
+ * least 64 KiB). FZ7_E_ARG for a bad value; *known false for another name. */
 static fz7_status parse_ppmd_param(fz7_settings *s, const char *name, size_t nlen, const char *val,
-                                   bool in_chain, bool *known)
+                                   bool *known)
 {
     char *end;
     unsigned long long v = strtoull(val, &end, 10);
@@ -126,11 +122,6 @@ static fz7_status parse_ppmd_param(fz7_settings *s, const char *name, size_t nle
         if (!parse_7z_size(val, &bytes) || bytes < FZ7_PPMD_MEM_MIN || bytes > FZ7_PPMD7_ENC_MEM_MAX)
             return FZ7_E_ARG;
         s->ppmd_mem = (uint32_t)bytes;
-    } else if (in_chain && method_named(name, nlen, "x")) {
-        if (!number || *end || v > 9)
-            return FZ7_E_ARG;
-        s->ppmd_level = (int)v;
-        return FZ7_OK;
     } else {
         *known = false;
         return FZ7_OK;
@@ -165,6 +156,136 @@ static bool deflate_param(fz7_settings *s, const char *name, size_t nlen, const 
     if (field == &s->deflate.nice_len && !*bad && *field < 3)
         *field = 3;
     return field != NULL;
+}
+
+/* The parameters 7zz knows after -mN=METHOD:, by the kind of value each
+ * takes, and the methods whose coder takes it. 7zz reads one in two
+ * steps. First, before "Add new data to archive": the name (the letters
+ * before '=', or before the first digit: d24 is d=24) must be known and
+ * the value of its kind (an empty number is left to the coder). Then the
+ * coder, after that line, refuses a name it does not take and a value it
+ * cannot. */
+enum param_kind {
+    PARAM_NUMBER,   /* a decimal number of 32 bits */
+    PARAM_SIZE,     /* bytes: 1m, 64k, a bare N < 32 for 2^N (parse_7z_size) */
+    PARAM_TEXT,     /* any text (mf=) */
+    PARAM_SWITCH    /* on, off, + or - (nothing: on) */
+};
+#define BY(m) (1u << (m))
+#define BY_LZMA (BY(FZ7_7Z_LZMA) | BY(FZ7_7Z_LZMA2))
+#define BY_DEFLATE (BY(FZ7_7Z_DEFLATE) | BY(FZ7_7Z_DEFLATE64))
+#define BY_ANY_CODER (BY_LZMA | BY_DEFLATE | BY(FZ7_7Z_BZIP2) | BY(FZ7_7Z_PPMD))
+static const struct coder_param {
+    const char *name;
+    enum param_kind kind;
+    unsigned methods;   /* BY(method) for each method whose coder takes it */
+} coder_params[] = {
+    {"x", PARAM_NUMBER, BY_ANY_CODER},    {"mt", PARAM_NUMBER, BY_ANY_CODER},
+    {"d", PARAM_SIZE, BY_LZMA | BY(FZ7_7Z_BZIP2)},
+    {"mem", PARAM_SIZE, BY(FZ7_7Z_PPMD)}, {"o", PARAM_NUMBER, BY(FZ7_7Z_PPMD)},
+    {"c", PARAM_SIZE, BY(FZ7_7Z_LZMA2)},
+    /* 7zz's coders but Copy take b= too; fz7's have no use for it yet */
+    {"b", PARAM_SIZE, 0},
+    {"pass", PARAM_NUMBER, BY_DEFLATE | BY(FZ7_7Z_BZIP2)},
+    {"fb", PARAM_NUMBER, BY_LZMA | BY_DEFLATE}, {"mc", PARAM_NUMBER, BY_LZMA | BY_DEFLATE},
+    {"a", PARAM_NUMBER, BY_LZMA | BY_DEFLATE},  {"mf", PARAM_TEXT, BY_LZMA},
+    {"lc", PARAM_NUMBER, BY_LZMA}, {"lp", PARAM_NUMBER, BY_LZMA}, {"pb", PARAM_NUMBER, BY_LZMA},
+    {"eos", PARAM_SWITCH, BY(FZ7_7Z_LZMA)},
+};
+
+static const struct coder_param *coder_param_named(const char *name, size_t n)
+{
+    for (size_t i = 0; i < sizeof coder_params / sizeof coder_params[0]; i++)
+        if (method_named(name, n, coder_params[i].name))
+            return &coder_params[i];
+    return NULL;
+}
+
+/* True when val is no value of cp's kind (7zz's first step); a number in
+ * *n, a size in *bytes. */
+static bool param_value_bad(const struct coder_param *cp, const char *val, uint32_t *n, uint64_t *bytes)
+{
+    switch (cp->kind) {
+    case PARAM_NUMBER: return val[0] && !parse_u32(val, n);
+    case PARAM_SIZE: return !parse_7z_size(val, bytes);
+    case PARAM_SWITCH:
+        return val[0] && strcasecmp(val, "on") && strcasecmp(val, "off") && strcmp(val, "+") && strcmp(val, "-");
+    case PARAM_TEXT: break;
+    }
+    return false;
+}
+
+/* One coder parameter p[0..plen) of the chain (-m0=METHOD:p), for
+ * s->method: checked and applied as 7zz's two steps above. */
+static fz7_status apply_coder_param(fz7_settings *s, const char *p, size_t plen, char *why, size_t whylen)
+{
+    char param[64];
+    if (plen >= sizeof param) {
+        snprintf(why, whylen, "unsupported parameter: %.*s", (int)plen, p);
+        return FZ7_E_ARG;
+    }
+    memcpy(param, p, plen);
+    param[plen] = 0;
+    const char *eq = strchr(param, '=');
+    size_t nlen = 0;
+    while (nlen < plen && ((param[nlen] | 0x20) >= 'a' && (param[nlen] | 0x20) <= 'z'))
+        nlen++;
+    if (eq && (size_t)(eq - param) != nlen)
+        nlen = plen;   /* a name with other characters: no name 7zz knows */
+    const char *val = eq ? eq + 1 : param + nlen;
+    const struct coder_param *cp = coder_param_named(param, nlen);
+    uint32_t n = 0;
+    uint64_t bytes = 0;
+    bool bad = !cp || param_value_bad(cp, val, &n, &bytes);
+    if (bad) {
+        snprintf(why, whylen, "%s parameter: %s", cp ? "bad value of a" : "unknown", param);
+        return FZ7_E_ARG;
+    }
+    /* From here on the coder's refusal: after "Add new data". */
+    s->refuse_late = true;
+    if (!(cp->methods & BY(s->method)) || (cp->kind == PARAM_NUMBER && !val[0])) {
+        snprintf(why, whylen, "unsupported parameter: %s", param);
+        return FZ7_E_ARG;
+    }
+    bool lzma = s->method == FZ7_7Z_LZMA || s->method == FZ7_7Z_LZMA2;
+    bool deflate = s->method == FZ7_7Z_DEFLATE || s->method == FZ7_7Z_DEFLATE64;
+    fz7_status st = FZ7_OK;
+    if (method_named(param, nlen, "x")) {
+        /* 7zz takes a level above 9 as 9 */
+        s->coder_level = n > 9 ? 9 : (int)n;
+        if (lzma)
+            st = fz7_lzma_enc_preset(&s->lzma, (unsigned)s->coder_level);
+    } else if (method_named(param, nlen, "mt") || method_named(param, nlen, "c")) {
+        /* threads and LZMA2's chunk size: accepted; fz7 picks its own */
+    } else if (s->method == FZ7_7Z_PPMD) {
+        bool known;
+        st = parse_ppmd_param(s, param, nlen, val, &known);
+    } else if (s->method == FZ7_7Z_BZIP2) {
+        /* pass=: 7zz's Huffman table passes; libbz2 has a fixed number of
+         * its own (the man page says so) */
+        if (method_named(param, nlen, "d"))
+            s->bzip2_block = bzip2_block_of(bytes);
+    } else if (deflate) {
+        if (method_named(param, nlen, "a"))
+            s->deflate.parse = n ? FZ7_DEFLATE_PARSE_LAZY : FZ7_DEFLATE_PARSE_GREEDY;
+        else
+            (void)deflate_param(s, param, nlen, val, &bad);
+    } else {
+        /* LZMA's own spelling of each value: name=value, eos as 0 or 1 */
+        char kv[80];
+        if (method_named(param, nlen, "eos"))
+            snprintf(kv, sizeof kv, "eos=%d", strcasecmp(val, "off") != 0 && strcmp(val, "-") != 0);
+        else
+            snprintf(kv, sizeof kv, "%.*s=%s", (int)nlen, param, val);
+        st = fz7_lzma_enc_parse_param(&s->lzma, kv);
+        s->lzma_param = true;
+    }
+    if (st != FZ7_OK) {
+        snprintf(why, whylen, "unsupported parameter: %s", param);
+        return FZ7_E_ARG;
+    }
+    s->refuse_late = false;
+    return FZ7_OK;
 }
 
 /* -mcrc=N as 7zz reads it: the check's size in bytes, a decimal number
@@ -245,6 +366,23 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder
             s->time_given[k] = true;
             return FZ7_OK;
         }
+        /* A value of another kind than its name takes (-mlc=x) is
+         * refused before "Add new data", as in the chain. */
+        const struct coder_param *cp = coder_param_named(m, klen);
+        uint32_t n;
+        uint64_t bytes;
+        if (cp && val[0] && param_value_bad(cp, val, &n, &bytes)) {
+            snprintf(why, whylen, "bad value: -m%s", m);
+            return FZ7_E_ARG;
+        }
+        /* -ma: LZMA's or Deflate's parser (0 fast, any other normal). */
+        if (method_named(m, klen, "a") && val[0]) {
+            s->deflate.parse = n ? FZ7_DEFLATE_PARSE_LAZY : FZ7_DEFLATE_PARSE_GREEDY;
+            if (fz7_lzma_enc_parse_param(&s->lzma, m) != FZ7_OK)
+                s->fb_mc_bad = true;
+            s->fb_mc_param = true;
+            return FZ7_OK;
+        }
         /* -mfb, -mmc: LZMA's or Deflate's, whichever the method is;
          * -mpass: Deflate's. A value that is no number is refused here
          * (an empty one, as 7zz, by the coder), one the method cannot take
@@ -259,25 +397,44 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder
             if (method_named(m, klen, "pass"))
                 s->pass_param = true;
             else if (fz7_lzma_enc_parse_param(&s->lzma, m) == FZ7_OK)
-                s->fb_mc_param = true;
+                s->fb_mc_param = true;   /* LZMA's or Deflate's: known in fz7_settings_make */
             else
                 s->fb_mc_bad = true;
             return FZ7_OK;
         }
         bool known;
-        if (parse_ppmd_param(s, m, klen, val, false, &known) != FZ7_OK) {
+        if (parse_ppmd_param(s, m, klen, val, &known) != FZ7_OK) {
             snprintf(why, whylen, "bad value: -m%s", m);
             s->refuse_late = true;
             return FZ7_E_ARG;
         }
         if (known)
             return FZ7_OK;
-        if (fz7_lzma_enc_parse_param(&s->lzma, m) != FZ7_OK) {
+        /* -md: LZMA's dictionary or BZip2's block, whichever the method
+         * is; a size LZMA cannot take is the LZMA coder's to refuse. */
+        if (method_named(m, klen, "d")) {
+            uint64_t bytes;
+            if (!parse_7z_size(val, &bytes)) {
+                snprintf(why, whylen, "bad value: -m%s", m);
+                return FZ7_E_ARG;
+            }
+            s->d_bytes = bytes;
+            s->d_lzma_bad = fz7_lzma_enc_parse_param(&s->lzma, m) != FZ7_OK;
+            s->lzma_param = true;
+            return FZ7_OK;
+        }
+        /* -meos (on, off, +, -): LZMA's end marker, which LZMA2 refuses */
+        char kv[16];
+        if (method_named(m, klen, "eos")) {
+            snprintf(kv, sizeof kv, "eos=%d", strcasecmp(val, "off") != 0 && strcmp(val, "-") != 0);
+            s->eos_param = true;
+        }
+        if (fz7_lzma_enc_parse_param(&s->lzma, s->eos_param ? kv : m) != FZ7_OK) {
             snprintf(why, whylen, "unsupported parameter: -m%s", m);
             s->refuse_late = lzma_param_name(m, klen);
             return FZ7_E_ARG;
         }
-        s->lzma_param = true;
+        s->lzma_param = s->lzma_param_other = true;
         return FZ7_OK;
     }
     /* A coder of the chain, with its own parameters after ':'. */
@@ -324,52 +481,21 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder
         return FZ7_E_UNSUPPORTED;
     }
     *coder = 1;
-    while (colon) {
-        const char *p = colon + 1;
-        colon = strchr(p, ':');
-        char param[64];
-        size_t plen = colon ? (size_t)(colon - p) : strlen(p);
-        if (plen == 0 || plen >= sizeof param)
-            continue;
-        memcpy(param, p, plen);
-        param[plen] = 0;
-        if (strncasecmp(param, "mt", 2) == 0 || strncasecmp(param, "c=", 2) == 0)
-            continue;   /* threads and LZMA2 chunk size: accepted */
-        const char *peq = strchr(param, '=');
-        /* A coder's own parameters are its to refuse: after "Add new data". */
-        if (s->method == FZ7_7Z_PPMD && peq) {
-            bool known;
-            if (parse_ppmd_param(s, param, (size_t)(peq - param), peq + 1, true, &known) != FZ7_OK || !known) {
-                snprintf(why, whylen, "unsupported parameter: %s", param);
-                s->refuse_late = true;
-                return FZ7_E_ARG;
+    /* x= first: the level sets the coder's defaults, the other
+     * parameters change them, wherever x= stands. */
+    for (int round = 0; round < 2; round++) {
+        for (const char *p = colon; p; p = strchr(p + 1, ':')) {
+            const char *next = strchr(p + 1, ':');
+            size_t plen = next ? (size_t)(next - p - 1) : strlen(p + 1);
+            if (plen == 0)
+                continue;
+            bool level = (p[1] == 'x' || p[1] == 'X') && (plen == 1 || p[2] == '=' || (p[2] >= '0' && p[2] <= '9'));
+            if (level == (round == 0)) {
+                fz7_status st = apply_coder_param(s, p + 1, plen, why, whylen);
+                if (st != FZ7_OK)
+                    return st;
             }
-            continue;
         }
-        bool bad;
-        if ((s->method == FZ7_7Z_DEFLATE || s->method == FZ7_7Z_DEFLATE64) && peq &&
-            deflate_param(s, param, (size_t)(peq - param), peq + 1, &bad)) {
-            if (bad) {   /* 7zz: before "Add new data", but for an empty value */
-                snprintf(why, whylen, "bad value: %s", param);
-                s->refuse_late = !peq[1];
-                return FZ7_E_ARG;
-            }
-            continue;
-        }
-        if (s->method == FZ7_7Z_BZIP2 && peq && method_named(param, (size_t)(peq - param), "d")) {
-            if (parse_bzip2_block(s, peq + 1) != FZ7_OK) {
-                snprintf(why, whylen, "unsupported parameter: %s", param);
-                s->refuse_late = true;
-                return FZ7_E_ARG;
-            }
-            continue;
-        }
-        if (fz7_lzma_enc_parse_param(&s->lzma, param) != FZ7_OK) {
-            snprintf(why, whylen, "unsupported parameter: %s", param);
-            s->refuse_late = true;
-            return FZ7_E_ARG;
-        }
-        s->lzma_param = true;
     }
     return FZ7_OK;
 }
@@ -428,7 +554,7 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
     s->store_time[FZ7_TIME_M] = true;   /* 7-Zip: -mtm on, -mtc and -mta off */
     s->bcj = -1;
     s->bcj2 = s->level >= BCJ2_FROM_LEVEL;
-    s->ppmd_level = -1;
+    s->coder_level = -1;
     fz7_status st = fz7_lzma_enc_preset(&s->lzma, (unsigned)s->level);
     if (st != FZ7_OK) {
         snprintf(why, whylen, "the LZMA encoder is not available");
@@ -516,13 +642,24 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
     /* -mfb and -mmc are LZMA's for every other method (so refused with
      * PPMd below); -mpass is Deflate's alone. */
     bool deflate = s->method == FZ7_7Z_DEFLATE || s->method == FZ7_7Z_DEFLATE64;
-    if (!deflate && (s->fb_mc_bad || s->pass_param)) {
-        snprintf(why, whylen, "unsupported parameter: %s", s->pass_param ? "pass= (Deflate only)" : "-mfb or -mmc");
+    bool pass_bad = s->pass_param && s->method != FZ7_7Z_BZIP2;
+    if (!deflate && (s->fb_mc_bad || pass_bad)) {
+        snprintf(why, whylen, "unsupported parameter: %s", pass_bad ? "pass= (Deflate and BZip2 only)" : "-mfb or -mmc");
         s->refuse_late = true;
         return FZ7_E_ARG;
     }
     if (!deflate && s->fb_mc_param)
-        s->lzma_param = true;
+        s->lzma_param = s->lzma_param_other = true;
+    /* Copy takes no parameter, BZip2 of LZMA's only -md (its block size):
+     * 7zz's coders refuse the others. */
+    if ((s->method == FZ7_7Z_COPY && s->lzma_param) || (s->method == FZ7_7Z_BZIP2 && s->lzma_param_other)) {
+        snprintf(why, whylen, "parameters of another method: an LZMA parameter with %s",
+                 s->method == FZ7_7Z_COPY ? "Copy" : "BZip2");
+        s->refuse_late = true;
+        return FZ7_E_ARG;
+    }
+    if (s->method == FZ7_7Z_BZIP2 && s->d_bytes && !s->bzip2_block)
+        s->bzip2_block = bzip2_block_of(s->d_bytes);
     /* 7zz refuses the other method's parameters (-md with PPMd, -mo with
      * LZMA2) rather than ignore them. */
     if ((s->method == FZ7_7Z_PPMD && s->lzma_param) || (s->method != FZ7_7Z_PPMD && s->ppmd_param)) {
@@ -539,6 +676,16 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
     /* Deflate takes no LZMA parameter either. */
     if ((s->method == FZ7_7Z_DEFLATE || s->method == FZ7_7Z_DEFLATE64) && s->lzma_param) {
         snprintf(why, whylen, "parameters of another method: an LZMA parameter with Deflate");
+        s->refuse_late = true;
+        return FZ7_E_ARG;
+    }
+    if (s->method == FZ7_7Z_LZMA2 && s->eos_param) {
+        snprintf(why, whylen, "unsupported parameter: -meos (LZMA2 has no end marker)");
+        s->refuse_late = true;
+        return FZ7_E_ARG;
+    }
+    if (lzma && s->d_lzma_bad) {
+        snprintf(why, whylen, "unsupported parameter: -md (LZMA's dictionary)");
         s->refuse_late = true;
         return FZ7_E_ARG;
     }
@@ -635,7 +782,7 @@ static int cmp_by_type(const void *x, const void *y)
 static void ppmd_model_size(const fz7_settings *s, uint64_t size_hint, fz7_7z_folder_opts *fo)
 {
     static const uint8_t order_by_level[10] = {3, 4, 4, 5, 5, 6, 8, 16, 24, 32};
-    unsigned level = (unsigned)(s->ppmd_level >= 0 ? s->ppmd_level : s->level);
+    unsigned level = (unsigned)(s->coder_level >= 0 ? s->coder_level : s->level);
     fo->ppmd_order = s->ppmd_order ? s->ppmd_order : order_by_level[level];
     fo->ppmd_mem = s->ppmd_mem ? s->ppmd_mem : (uint32_t)1 << (19 + level);
     if (size_hint && fo->ppmd_mem / 16 > size_hint) {
@@ -665,11 +812,12 @@ void fz7_settings_folder_opts(const fz7_settings *s, const fz7_7zaes_key *key, u
                (s->method != FZ7_7Z_NONE || s->bcj == 1);
     /* BZip2's block as 7-Zip sizes it: 100 kB at -mx1, 500 kB at -mx3,
      * 900 kB from -mx5. */
-    fo->bzip2_block = s->bzip2_block ? s->bzip2_block : s->level <= 2 ? 1 : s->level <= 4 ? 5 : 9;
+    int level = s->coder_level >= 0 ? s->coder_level : s->level;   /* -m0=METHOD:x= or -mx */
+    fo->bzip2_block = s->bzip2_block ? s->bzip2_block : level <= 2 ? 1 : level <= 4 ? 5 : 9;
     if (s->method == FZ7_7Z_PPMD)
         ppmd_model_size(s, size_hint, fo);
     fo->deflate = s->deflate;
-    fo->deflate.level = s->level < 1 ? 1 : s->level;
+    fo->deflate.level = level < 1 ? 1 : level;
     fo->folder_bytes = folder_bytes;
     /* The dictionary follows the whole archive's bytes, as 7zz's does. */
     bool coder = s->method == FZ7_7Z_LZMA || s->method == FZ7_7Z_LZMA2 || s->method == FZ7_7Z_BZIP2;

@@ -29,9 +29,13 @@ typedef struct fz7_settings {
     int level;                /* -mx, 0..9; 5 when not given */
     unsigned ppmd_order;      /* PPMd's o= (2..32), 0: by the level */
     uint32_t ppmd_mem;        /* PPMd's mem= in bytes, 0: by the level */
-    int ppmd_level;           /* PPMd's x= (0..9), -1: -mx */
+    int coder_level;          /* x= of -m0=METHOD:x= (0..9), -1: -mx */
     bool ppmd_param;          /* o= or mem= given (refused for LZMA) */
     bool lzma_param;          /* an LZMA parameter given (refused for PPMd) */
+    bool lzma_param_other;    /* one other than -md (refused for BZip2) */
+    uint64_t d_bytes;         /* -md in bytes (BZip2's block size), 0: none */
+    bool eos_param;           /* -meos given (LZMA's; refused for LZMA2) */
+    bool d_lzma_bad;          /* -md a size LZMA cannot take (refused for LZMA) */
     int bzip2_block;          /* BZip2's d= as a block size (1..9), 0: by the level */
     fz7_deflate_enc_opts deflate; /* Deflate's fb=, mc=, pass= (-mfb, -mmc,
                                  -mpass too); 0: by the level */

@@ -363,6 +363,21 @@ for m in -m0=Deflate:fb=4294967296 -m0=Deflate:mc=x -m0=Deflate:pass=2k -m0=Defl
          "-m0=Deflate -mfb=abc" -mpass=2 -m0=LZMA2:pass=2 "-m0=PPMd -mpass=2"; do
     row same a $m new.7z src
 done
+# A coder's parameter in 7zz's two steps: an unknown name or a value of the
+# wrong kind refused before "Add new data" (an empty number after it), a name
+# the coder does not take after it. Copy takes none; BZip2 d, x, mt and pass
+# (accepted, fz7's libbz2 has no passes: see the man page); Deflate x (the
+# level) and a (0 fast, else normal); d24 is d=24, eos a switch.
+for m in "-m0=Copy -mfb=64" "-m0=BZip2 -mmc=5" "-m0=Copy -md=1m" "-m0=BZip2 -mlc=3" "-m0=BZip2 -ma=1" -m0=Copy:fb=64 \
+         -m0=BZip2:lc=3 -m0=Copy:mt=2 -m0=BZip2:pass=x -m0=LZMA2:foo=1 -m0=LZMA2:fb=abc -m0=LZMA2:fb=4294967296 \
+         -m0=BZip2:d= -m0=LZMA2:mtf -m0=LZMA2:mt -m0=LZMA2:eos=on -mlc=x "-m0=LZMA2 -meos"; do
+    row same a $m new.7z src
+done
+for m in -m0=BZip2:pass=2 "-m0=BZip2 -mpass=2" -m0=BZip2:pass=10:d=1m -m0=BZip2:x=1 "-m0=BZip2 -md=1k" \
+         -m0=Deflate:x=9 -m0=Deflate:a=1 -m0=Deflate:x=1:a=1 -m0=Deflate64:a=0 "-m0=Deflate -ma=0" -m0=Deflate:x=10 \
+         -m0=LZMA2:x=3 -m0=LZMA2:d24 -m0=LZMA:eos "-m0=LZMA -meos=off" -m0=PPMd:x=10; do
+    mrow same a $m new.7z src
+done
 for m in -m0=ARM64 -m0=BCJ -m0=Delta:4 "-m0=ARM64 -m1=LZMA2" "-mx0 -mf=BCJ" "-mx0 -mf=ARM64" "-m0=Copy -mf=BCJ"; do
     mrow same a $m new.7z src
 done
