@@ -575,6 +575,10 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
             filter_at = strtol(o->methods[i], NULL, 10);
     }
     s->filter_after = chain_method && chain_filter && filter_at > method_at;
+    /* -mx0 with an LZMA parameter (-mx0 -mfb=64) and no method named:
+     * 7zz writes LZMA2 at level 0 rather than Copy. */
+    if (s->method == FZ7_7Z_COPY && !chain_method && (s->lzma_param || s->fb_mc_param))
+        s->method = FZ7_7Z_LZMA2;
     /* 7zz's xz takes its filter from -mf only: a filter in the chain
      * (-m0=BCJ -m1=LZMA2, -m0=ARM64) is E_INVALIDARG. */
     if (chain_filter && xz) {

@@ -378,6 +378,13 @@ for m in -m0=BZip2:pass=2 "-m0=BZip2 -mpass=2" -m0=BZip2:pass=10:d=1m -m0=BZip2:
          -m0=LZMA2:x=3 -m0=LZMA2:d24 -m0=LZMA:eos "-m0=LZMA -meos=off" -m0=PPMd:x=10; do
     mrow same a $m new.7z src
 done
+# -mx0 with an LZMA parameter and no method named: LZMA2 at level 0, not Copy
+for m in "-mx0 -mfb=64" "-mx0 -md=1m" "-mx0 -mlc=3" "-mx0 -ma=1" "-mfb=64 -mx0 -mmf=bt4" "-mx0 -mfb=64 -m0=Deflate"; do
+    mrow same a $m new.7z src
+done
+for m in "-mx0 -mpass=2" "-mx0 -mfb=64 -m0=Copy" "-mx0 -mo=4"; do
+    row same a $m new.7z src
+done
 for m in -m0=ARM64 -m0=BCJ -m0=Delta:4 "-m0=ARM64 -m1=LZMA2" "-mx0 -mf=BCJ" "-mx0 -mf=ARM64" "-m0=Copy -mf=BCJ"; do
     mrow same a $m new.7z src
 done
