@@ -462,7 +462,7 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder
         return FZ7_OK;
     } else if (method_named(name, nlen, "BCJ2")) {
         s->bcj = 1;
-        s->bcj2 = true;
+        s->bcj2 = s->bcj2_chain = true;
         return FZ7_OK;
     } else if (fz7_branch_filter_id(name, nlen)) {
         s->branch_id = fz7_branch_filter_id(name, nlen);
@@ -812,7 +812,10 @@ void fz7_settings_folder_opts(const fz7_settings *s, const fz7_7zaes_key *key, u
     fo->filter_after = s->filter_after;
     fo->size_hint = size_hint;
     fo->bcj_x86 = bcj;
-    fo->bcj2 = s->bcj2 && s->method != FZ7_7Z_COPY && s->method != FZ7_7Z_BZIP2 &&
+    /* A chain that names BCJ2 and a method after it: the method takes
+     * BCJ2's main stream alone, as 7zz's does (Copy and BZip2 too). */
+    fo->bcj2_raw_sides = s->bcj2 && s->bcj2_chain && !s->filter_after && s->method != FZ7_7Z_NONE;
+    fo->bcj2 = s->bcj2 && (fo->bcj2_raw_sides || (s->method != FZ7_7Z_COPY && s->method != FZ7_7Z_BZIP2)) &&
                (s->method != FZ7_7Z_NONE || s->bcj == 1);
     /* BZip2's block as 7-Zip sizes it: 100 kB at -mx1, 500 kB at -mx3,
      * 900 kB from -mx5. */

@@ -54,6 +54,8 @@ typedef struct fz7_settings {
     unsigned delta;           /* Delta distance in bytes (-mf=Delta:N), 0 none */
     uint32_t branch_id;       /* a branch filter for other CPUs (-m0=ARM64,
                                  -mf=PPC, ...): its 7z method ID; 0 none */
+    bool bcj2_chain;          /* BCJ2 named in the chain (-m0=BCJ2), not
+                                 by -mf or the level */
     bool filter_after;        /* the chain names the filter after the
                                  compressor (-m0=LZMA2 -m1=BCJ): it runs
                                  over the compressor's output, as in 7zz */

@@ -414,6 +414,14 @@ for m in "-m0=LZMA2 -m1=BCJ" "-m1=BCJ -m0=LZMA2" "-m0=BCJ -m1=LZMA2" "-m0=LZMA -
          "-m0=PPMd -m1=BCJ" "-ppw -m0=LZMA2 -m1=BCJ" "-m0=LZMA2 -m1=BCJ2" "-ppw -m0=LZMA2 -m1=BCJ2"; do
     mrow same a $m new.7z src
 done
+# BCJ2 named in front of a method: the method takes BCJ2's main stream, its
+# call, jump and rc streams are stored raw (BCJ2 LZMA2, not BCJ2 LZMA2 LZMA
+# LZMA), Copy and BZip2 too; -mf=BCJ2 keeps LZMA on call and jump
+for m in "-m0=BCJ2 -m1=LZMA2" "-m1=LZMA2 -m0=BCJ2" "-ppw -m0=BCJ2 -m1=LZMA2" "-ppw -mhe=on -m0=BCJ2 -m1=LZMA" \
+         "-m0=BCJ2 -m1=Copy" "-m0=BCJ2 -m1=BZip2" "-m0=BCJ2 -m1=Deflate" "-m0=BCJ2 -m1=PPMd" "-m0=LZMA2 -mf=BCJ2"; do
+    mrow same a $m new.7z src
+done
+srow same a -m0=BCJ2 -m1=LZMA2 new.7z src
 for m in -mx1 -mx9 -mmt2 -md=1m -mfb=32; do
     row same a -txz $m new.xz one.txt
 done

@@ -45,6 +45,17 @@ static void put_method(bytebuf *b, const folder_rec *f)
     }
 }
 
+/* The 7zAES coders of a BCJ2 folder whose side streams are raw, in
+ * 7zz's order: rc's, jump's, call's, then the main stream's. */
+static void put_raw_bcj2_aes(bytebuf *b, const folder_rec *f)
+{
+    static const uint8_t id_aes[] = {0x06, 0xF1, 0x07, 0x01};
+    static const int side_of_coder[3] = {2, 1, 0};   /* rc, jump, call */
+    for (int k = 0; k < 3; k++)
+        put_coder(b, id_aes, sizeof id_aes, f->side_aes_props[side_of_coder[k]], f->side_aes_props_len[side_of_coder[k]]);
+    put_coder(b, id_aes, sizeof id_aes, f->aes_props, f->aes_props_len);
+}
+
 /* A BCJ2 folder as 7zz 26 writes it. Coders: [7zAES for jump, call, rc,
  * main,] LZMA (jump), LZMA (call), the method (main), BCJ2 (4 in streams:
  * main, call, jump, rc). Bind pairs join each coder's output to the input
@@ -68,13 +79,8 @@ static void put_folder_bcj2(bytebuf *b, const folder_rec *f)
         bool method = f->method != FZ7_7Z_NONE;
         unsigned bcj2_in = f->aes ? 4 : 0;
         bb_number(b, (f->aes ? 4 : 0) + 1 + method);
-        if (f->aes) {
-            static const int side_of_coder[3] = {2, 1, 0};   /* rc, jump, call */
-            for (int k = 0; k < 3; k++)
-                put_coder(b, id_aes, sizeof id_aes, f->side_aes_props[side_of_coder[k]],
-                          f->side_aes_props_len[side_of_coder[k]]);
-            put_coder(b, id_aes, sizeof id_aes, f->aes_props, f->aes_props_len);
-        }
+        if (f->aes)
+            put_raw_bcj2_aes(b, f);
         bb_byte(b, 0x10 | sizeof id_bcj2);
         bb_bytes(b, id_bcj2, sizeof id_bcj2);
         bb_number(b, 4);
@@ -91,6 +97,40 @@ static void put_folder_bcj2(bytebuf *b, const folder_rec *f)
         }
         for (unsigned k = 0; k < 4; k++)
             bb_number(b, f->aes ? 3 - k : k);
+        return;
+    }
+    if (f->bcj2_raw_sides) {
+        /* The method on the main stream alone, call, jump and rc raw, as
+         * 7zz writes -m0=BCJ2 -m1=LZMA2: [a 7zAES each for rc, jump,
+         * call and main,] the method, BCJ2. Pack streams main, call, jump,
+         * rc. */
+        unsigned base = f->aes ? 4 : 0;   /* the method's InIndex and OutIndex */
+        bb_number(b, base + 2);
+        if (f->aes)
+            put_raw_bcj2_aes(b, f);
+        put_method(b, f);
+        bb_byte(b, 0x10 | sizeof id_bcj2);
+        bb_bytes(b, id_bcj2, sizeof id_bcj2);
+        bb_number(b, 4);
+        bb_number(b, 1);
+        for (unsigned k = 0; f->aes && k < 3; k++) {
+            bb_number(b, base + 4 - k);   /* BCJ2's rc, jump, call input */
+            bb_number(b, k);              /* from 7zAES k */
+        }
+        if (f->aes) {
+            bb_number(b, base);   /* the method's input */
+            bb_number(b, 3);      /* from the main stream's 7zAES */
+        }
+        bb_number(b, base + 1);   /* BCJ2's main input */
+        bb_number(b, base);       /* from the method */
+        if (f->aes) {
+            for (unsigned k = 0; k < 4; k++)
+                bb_number(b, 3 - k);
+        } else {
+            static const uint8_t packed[] = {0, 2, 3, 4};
+            for (unsigned k = 0; k < 4; k++)
+                bb_number(b, packed[k]);
+        }
         return;
     }
     bb_number(b, f->aes ? 8 : 4);
@@ -180,6 +220,17 @@ static void put_unpack_sizes(bytebuf *b, const folder_rec *f)
         }
         if (f->filter_first)
             bb_number(b, f->method_out);   /* BCJ2's output, the method's input */
+        bb_number(b, f->unpack_size);
+        return;
+    }
+    if (f->bcj2 && f->bcj2_raw_sides) {
+        if (f->aes) {   /* the 7zAES coders' outputs: rc, jump, call, the method's stream */
+            bb_number(b, f->bcj2_sizes[FZ7_BCJ2_RC]);
+            bb_number(b, f->bcj2_sizes[FZ7_BCJ2_JUMP]);
+            bb_number(b, f->bcj2_sizes[FZ7_BCJ2_CALL]);
+            bb_number(b, f->method_out);
+        }
+        bb_number(b, f->bcj2_sizes[FZ7_BCJ2_MAIN]);
         bb_number(b, f->unpack_size);
         return;
     }

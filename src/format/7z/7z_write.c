@@ -207,7 +207,7 @@ static fz7_status bcj2_begin(fz7_7z_writer *w, const fz7_7z_folder_opts *o, fold
             f->side_aes_props_len[k] = fz7_7zaes_writer_props(s->aes, f->side_aes_props[k]);
             s->enc_dst = fz7_7zaes_writer_stream(s->aes);
         }
-        if (st == FZ7_OK && k < 2 && o->method != FZ7_7Z_NONE && !w->filter_after &&
+        if (st == FZ7_OK && k < 2 && o->method != FZ7_7Z_NONE && !w->filter_after && !f->bcj2_raw_sides &&
             (st = fz7_lzma_enc_new(&so, s->enc_dst, &s->enc)) == FZ7_OK)
             fz7_lzma_enc_props(s->enc, f->side_props[k]);
         dst[FZ7_BCJ2_CALL + k] = &s->os;
@@ -279,7 +279,7 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
     memset(f, 0, sizeof *f);
     fz7_bcj_arch arch = FZ7_BCJ_ARM64;
     if (o->delta_distance > 256 || (o->delta_distance && o->bcj_x86) ||
-        (o->bcj_x86 && o->bcj2 && o->method == FZ7_7Z_COPY) ||
+        (o->bcj_x86 && o->bcj2 && o->method == FZ7_7Z_COPY && !o->bcj2_raw_sides) ||
         (o->method == FZ7_7Z_NONE && !o->bcj_x86 && !o->delta_distance && !o->branch_id) ||
         (o->branch_id && (o->bcj_x86 || o->delta_distance || !fz7_7z_branch_arch(o->branch_id, &arch))))
         return FZ7_E_ARG;
@@ -288,6 +288,7 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
     w->filter_after = o->filter_after && o->method != FZ7_7Z_NONE &&
                       (o->bcj_x86 || o->delta_distance || o->branch_id);
     f->filter_first = w->filter_after;
+    f->bcj2_raw_sides = o->bcj2_raw_sides && o->bcj_x86 && o->bcj2 && o->method != FZ7_7Z_NONE && !w->filter_after;
     f->bcj = o->bcj_x86;
     f->has_delta = o->delta_distance != 0;
     f->delta = (uint8_t)(o->delta_distance ? o->delta_distance - 1 : 0);
@@ -350,8 +351,9 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
         fz7_lzma_enc_opts lo = o->lzma;
         /* BCJ2's main stream is x86 code without branch operands: lc=4
          * mostly compresses it better than LZMA's default lc=3 lp=0.
-         * Other lc/lp values are the caller's and stay. */
-        if (o->bcj_x86 && o->bcj2 && !w->filter_after && lo.lc == 3 && lo.lp == 0)
+         * Other lc/lp values are the caller's and stay, and so do the
+         * defaults of a chain the caller spelled out (bcj2_raw_sides). */
+        if (o->bcj_x86 && o->bcj2 && !w->filter_after && !f->bcj2_raw_sides && lo.lc == 3 && lo.lp == 0)
             lo.lc = 4;
         /* The dictionary follows the whole archive's bytes (the caller
          * fitted it), but this folder's encoder sees only folder_bytes: told so, its

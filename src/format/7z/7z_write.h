@@ -52,6 +52,12 @@ typedef struct fz7_7z_folder_opts {
     bool bcj2;                /* with bcj_x86: BCJ2 (0303011B) instead of BCJ;
                                  not with Copy. Its main stream gets lc=4
                                  where lzma has the default lc=3 lp=0 */
+    bool bcj2_raw_sides;      /* with bcj2 in front of a method: only the main
+                                 stream goes through the method, call, jump
+                                 and rc are stored as they are (pack streams
+                                 main, call, jump, rc), as 7zz writes a chain
+                                 that names BCJ2 and a method (-m0=BCJ2
+                                 -m1=LZMA2); Copy too */
     uint64_t folder_bytes;    /* this folder's input bytes when known (0 =
                                  unknown): BCJ2's file size for an entry
                                  whose size is not given */

@@ -151,6 +151,7 @@ typedef struct folder_rec {
      * per side stream (call, jump, rc) the LZMA properties (call, jump),
      * LZMA's output, its pack size and its 7zAES properties. */
     bool bcj2;
+    bool bcj2_raw_sides;          /* call, jump and rc stored raw, the method on main */
     uint64_t bcj2_sizes[FZ7_BCJ2_STREAMS];
     uint8_t side_props[2][5];
     uint64_t side_method_out[2];
@@ -239,12 +240,12 @@ struct fz7_7z_writer {
 };
 
 /* The side stream (0 call, 1 jump, 2 rc) whose pack stream is the
- * i-th after the main one: rc, call, jump; for BCJ2's streams stored
- * raw (BCJ2 alone, or over the method's output), as 7-Zip stores them,
- * call, jump, rc. */
+ * i-th after the main one: rc, call, jump; for BCJ2's side streams stored
+ * raw (BCJ2 alone, over the method's output, or with bcj2_raw_sides), as
+ * 7-Zip stores them, call, jump, rc. */
 static inline int bcj2_side_order(const folder_rec *f, int i)
 {
-    return f->method == FZ7_7Z_NONE || f->filter_first ? i : (i + 2) % 3;
+    return f->method == FZ7_7Z_NONE || f->filter_first || f->bcj2_raw_sides ? i : (i + 2) % 3;
 }
 
 
