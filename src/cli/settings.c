@@ -641,8 +641,10 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
     if (xz && s->bcj < 0)
         s->bcj = 0;   /* xz, like 7-Zip's xz, filters only when asked */
     s->solid = o->solid;
-    if (!s->solid && s->method == FZ7_7Z_COPY)
-        s->solid = "off";   /* 7-Zip stores -mx0 one folder per file */
+    /* 7-Zip stores Copy one folder per file, but for a chain with a
+     * filter (-m0=BCJ -m1=Copy, -mx0 -mf=BCJ): that is solid. */
+    if (!s->solid && s->method == FZ7_7Z_COPY && s->bcj != 1 && !s->delta && !s->branch_id)
+        s->solid = "off";
     /* -mfb and -mmc are LZMA's for every other method (so refused with
      * PPMd below); -mpass is Deflate's alone. */
     bool deflate = s->method == FZ7_7Z_DEFLATE || s->method == FZ7_7Z_DEFLATE64;

@@ -422,6 +422,12 @@ for m in "-m0=BCJ2 -m1=LZMA2" "-m1=LZMA2 -m0=BCJ2" "-ppw -m0=BCJ2 -m1=LZMA2" "-p
     mrow same a $m new.7z src
 done
 srow same a -m0=BCJ2 -m1=LZMA2 new.7z src
+# Copy alone is one folder per file, Copy with a filter one solid folder, as
+# 7zz stores them (the archives byte for byte with the header plain)
+for m in "-m0=BCJ -m1=Copy" "-m0=Copy -m1=BCJ" "-m0=BCJ2 -m1=Copy" "-m0=Copy -m1=Delta:4" "-mx0 -mf=BCJ" \
+         "-m0=Copy -mf=ARM64" "-m0=Copy -mf=off"; do
+    brow same a -mhc=off $m new.7z src
+done
 for m in -mx1 -mx9 -mmt2 -md=1m -mfb=32; do
     row same a -txz $m new.xz one.txt
 done
