@@ -539,6 +539,37 @@ int fz7_settings_fail(fz7_status st, const char *why)
     return FZ7_EXIT_FATAL;
 }
 
+/* fz7's folders hold one filter and one method, in either order, or
+ * either alone. 7zz builds any chain: three coders or more
+ * (-m0=Delta:4 -m1=BCJ -m2=LZMA2), two methods (-m0=LZMA2 -m1=LZMA), two
+ * filters (-m0=BCJ -m1=BCJ2; -mf=BCJ goes in front of -m0=BCJ -m1=LZMA2),
+ * and a gap (-m0=LZMA2 -m2=BCJ, filled with LZMA2). Rather than write
+ * another chain than asked, fz7 refuses those as 7zz's coder refuses a
+ * method it does not have. coder_at: 1 method, 2 filter at -mN=; mf: -mf. */
+static fz7_status check_chain(const uint8_t coder_at[100], const char *mf, char *why, size_t whylen)
+{
+    int methods = 0, filters = 0, first = -1, last = -1, gaps = 0;
+    for (int i = 0; i < 100; i++) {
+        if (!coder_at[i])
+            continue;
+        methods += coder_at[i] == 1;
+        filters += coder_at[i] == 2;
+        gaps += last >= 0 && i > last + 1;
+        first = first < 0 ? i : first;
+        last = i;
+    }
+    bool mf_filter = mf && mf[0] && strcasecmp(mf, "on") && strcmp(mf, "+") && strcasecmp(mf, "off") &&
+                     strcmp(mf, "-");
+    if (gaps)
+        snprintf(why, whylen, "unsupported chain: a gap between -m%d and -m%d (fz7 does not fill it)", first, last);
+    else if (methods > 1 || filters > 1 || (filters && mf_filter))
+        snprintf(why, whylen, "unsupported chain: %d methods and %d filters (fz7 writes one of each at most)",
+                 methods, filters + (filters && mf_filter));
+    else
+        return FZ7_OK;
+    return FZ7_E_UNSUPPORTED;
+}
+
 fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings *s, char *why,
                              size_t whylen)
 {
@@ -562,6 +593,7 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
     }
     bool chain_method = false, chain_filter = false;
     long method_at = -1, filter_at = -1;   /* their places in the chain (-mN=) */
+    uint8_t coder_at[100] = {0};            /* 1 method, 2 filter at -mN= (a later -mN= replaces) */
     for (size_t i = 0; i < o->n_methods; i++) {
         int coder = 0;
         st = apply_method_switch(s, o->methods[i], &coder, why, whylen);
@@ -573,6 +605,8 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
             method_at = strtol(o->methods[i], NULL, 10);
         else if (coder == 2)
             filter_at = strtol(o->methods[i], NULL, 10);
+        if (coder)
+            coder_at[strtol(o->methods[i], NULL, 10)] = (uint8_t)coder;
     }
     s->filter_after = chain_method && chain_filter && filter_at > method_at;
     /* -mx0 with an LZMA parameter (-mx0 -mfb=64) and no method named:
@@ -585,13 +619,20 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
         snprintf(why, whylen, "an xz file takes its filter from -mf=, not from -m0=, -m1=...");
         return FZ7_E_ARG;
     }
+    st = check_chain(coder_at, o->filters, why, whylen);
+    if (st != FZ7_OK) {
+        s->refuse_late = true;
+        return st;
+    }
     /* A chain of filters alone (-m0=ARM64): 7-Zip writes the filter with
      * no compressor after it. */
     if (chain_filter && !chain_method)   /* BCJ2 alone: its four streams raw */
         s->method = FZ7_7Z_NONE;
     if (o->filters) {
-        if (strcasecmp(o->filters, "off") == 0 || strcmp(o->filters, "-") == 0)
-            s->bcj = 0;
+        if (strcasecmp(o->filters, "off") == 0 || strcmp(o->filters, "-") == 0) {
+            if (!chain_filter)   /* 7zz: -mf=off turns off the automatic filter, not the chain's */
+                s->bcj = 0;
+        }
         else if (strcasecmp(o->filters, "BCJ") == 0 || strcasecmp(o->filters, "x86") == 0)
             s->bcj = 1, s->bcj2 = false;
         else if (strcasecmp(o->filters, "BCJ2") == 0)
