@@ -675,8 +675,8 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
     }
     if (s->delta)
         s->bcj = 0;   /* Delta replaces the automatic BCJ */
-    if (s->method == FZ7_7Z_COPY && s->bcj != 1)
-        s->bcj = 0;   /* no automatic BCJ for Copy; one the chain names stays */
+    if (s->method == FZ7_7Z_COPY && s->bcj < 0 && s->level == 0)
+        s->bcj = 0;   /* -mx0: no automatic filter, as in 7zz (-m0=Copy at another level has one) */
     if (s->method == FZ7_7Z_NONE && s->bcj < 0)
         s->bcj = 0;
     if (xz && s->bcj < 0)
@@ -716,9 +716,10 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
         return FZ7_E_ARG;
     }
     bool lzma = s->method == FZ7_7Z_LZMA || s->method == FZ7_7Z_LZMA2;
-    /* PPMd's and Deflate's executables get BCJ2 where 7zz gives them
-     * BCJ2, from -mx8 (fz7 moved that level for LZMA only). */
-    if ((s->method == FZ7_7Z_PPMD || s->method == FZ7_7Z_DEFLATE || s->method == FZ7_7Z_DEFLATE64) && s->bcj < 0)
+    /* PPMd's, Deflate's, BZip2's and Copy's executables get BCJ2 where
+     * 7zz gives them BCJ2, from -mx8 (fz7 moved that level for LZMA only). */
+    if ((s->method == FZ7_7Z_PPMD || s->method == FZ7_7Z_DEFLATE || s->method == FZ7_7Z_DEFLATE64 ||
+         s->method == FZ7_7Z_BZIP2 || s->method == FZ7_7Z_COPY) && s->bcj < 0)
         s->bcj2 = s->level >= OTHER_BCJ2_FROM_LEVEL;
     /* Deflate takes no LZMA parameter either. */
     if ((s->method == FZ7_7Z_DEFLATE || s->method == FZ7_7Z_DEFLATE64) && s->lzma_param) {
@@ -858,8 +859,7 @@ void fz7_settings_folder_opts(const fz7_settings *s, const fz7_7zaes_key *key, u
     /* A chain that names BCJ2 and a method after it: the method takes
      * BCJ2's main stream alone, as 7zz's does (Copy and BZip2 too). */
     fo->bcj2_raw_sides = s->bcj2 && s->bcj2_chain && !s->filter_after && s->method != FZ7_7Z_NONE;
-    fo->bcj2 = s->bcj2 && (fo->bcj2_raw_sides || (s->method != FZ7_7Z_COPY && s->method != FZ7_7Z_BZIP2)) &&
-               (s->method != FZ7_7Z_NONE || s->bcj == 1);
+    fo->bcj2 = s->bcj2 && (s->method != FZ7_7Z_NONE || s->bcj == 1);
     /* BZip2's block as 7-Zip sizes it: 100 kB at -mx1, 500 kB at -mx3,
      * 900 kB from -mx5. */
     int level = s->coder_level >= 0 ? s->coder_level : s->level;   /* -m0=METHOD:x= or -mx */

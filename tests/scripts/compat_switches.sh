@@ -428,6 +428,10 @@ for m in "-m0=BCJ -m1=Copy" "-m0=Copy -m1=BCJ" "-m0=BCJ2 -m1=Copy" "-m0=Copy -m1
          "-m0=Copy -mf=ARM64" "-m0=Copy -mf=off"; do
     brow same a -mhc=off $m new.7z src
 done
+# -mf=BCJ2 with Copy or BZip2: BCJ2 (call and jump through LZMA), not BCJ
+for m in "-m0=Copy -mf=BCJ2" "-mx0 -mf=BCJ2" "-m0=BZip2 -mf=BCJ2" "-ppw -m0=Copy -mf=BCJ2"; do
+    mrow same a $m new.7z src
+done
 # -mf=off turns off the automatic filter, not one the chain names
 for m in "-m0=BCJ -m1=LZMA2 -mf=off" "-m0=LZMA2 -m1=BCJ -mf=off" "-m0=BCJ2 -m1=LZMA2 -mf=off" "-m0=LZMA2 -mf=off"; do
     mrow same a $m new.7z src

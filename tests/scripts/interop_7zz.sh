@@ -135,4 +135,21 @@ method_is lzma2_then_bcj2_enc "LZMA2 BCJ2 7zAES 7zAES 7zAES 7zAES"
 check_by_7zz bcj2_enc small -m0=BCJ2 -ppw
 method_is bcj2_enc "BCJ2 7zAES 7zAES 7zAES 7zAES"
 
+# Executables (fz7's own binary, an x86 ELF file) beside a text file: the
+# automatic filters of Copy and BZip2, -mf=BCJ2 with them and BCJ2 named in
+# the chain give the Method column 7zz gives the same tree; 7zz t passes.
+mkdir -p exes && cp "$FZ7" exes/prog && cp small/docs/readme.txt exes/
+methods() { 7zz l -slt "$1" | sed '1,/^----------$/d' | sed -n 's/^Method = \(..*\)/\1/p' | sed 's/:[0-9a-z]*//g' | sort; }
+for m in -m0=Copy "-mx8 -m0=Copy" "-mx0 -mf=BCJ2" "-mx5 -m0=BZip2" "-mx8 -m0=BZip2" "-m0=BZip2 -mf=BCJ2" \
+         "-m0=BCJ2 -m1=LZMA2" "-m0=BCJ2 -m1=Copy -ppw"; do
+    rm -f "$S/exes7.7z" "$S/exesf.7z"
+    # shellcheck disable=SC2086  # $m: several switches
+    if (cd exes && 7zz a $m "$S/exes7.7z" . >/dev/null && "$FZ7" a $m "$S/exesf.7z" . >/dev/null); then
+        same "exes $m: Method" "$(methods "$S/exesf.7z")" "$(methods "$S/exes7.7z")"
+        7zz t -ppw "$S/exesf.7z" >/dev/null 2>&1 && ok || bad "exes $m: 7zz t failed"
+    else
+        bad "exes $m: a failed"
+    fi
+done
+
 t_summary interop_7zz.sh

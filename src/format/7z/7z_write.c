@@ -279,7 +279,6 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
     memset(f, 0, sizeof *f);
     fz7_bcj_arch arch = FZ7_BCJ_ARM64;
     if (o->delta_distance > 256 || (o->delta_distance && o->bcj_x86) ||
-        (o->bcj_x86 && o->bcj2 && o->method == FZ7_7Z_COPY && !o->bcj2_raw_sides) ||
         (o->method == FZ7_7Z_NONE && !o->bcj_x86 && !o->delta_distance && !o->branch_id) ||
         (o->branch_id && (o->bcj_x86 || o->delta_distance || !fz7_7z_branch_arch(o->branch_id, &arch))))
         return FZ7_E_ARG;

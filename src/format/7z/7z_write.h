@@ -49,8 +49,8 @@ typedef struct fz7_7z_folder_opts {
     unsigned ppmd_order;      /* PPMd only: model order, 2..32 */
     uint32_t ppmd_mem;        /* PPMd only: model memory in bytes */
     bool bcj_x86;             /* x86 BCJ (03030103) in front of the method */
-    bool bcj2;                /* with bcj_x86: BCJ2 (0303011B) instead of BCJ;
-                                 not with Copy. Its main stream gets lc=4
+    bool bcj2;                /* with bcj_x86: BCJ2 (0303011B) instead of BCJ.
+                                 Its main stream gets lc=4
                                  where lzma has the default lc=3 lp=0 */
     bool bcj2_raw_sides;      /* with bcj2 in front of a method: only the main
                                  stream goes through the method, call, jump
