@@ -3,7 +3,8 @@
  * Deflate64; bit 5: 3 option bytes follow the seed), 1 byte write-piece
  * seed, [fb= byte (0: by the level, else 2 + byte: past 258 too, as 7zz
  * takes it), mc= byte (0: by the level; from 200 up: 100 times more),
- * pass= byte (1 + byte % 4)], then the data. The stream must be the same
+ * pass= byte (1 + byte % 4; bits 2-3: a= by the level, greedy or lazy)],
+ * then the data. The stream must be the same
  * written whole or in pieces, and decode to the data. */
 #include "fuzz_common.h"
 #include "codec/codec.h"
@@ -38,6 +39,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         o.nice_len = data[0] ? 2u + data[0] : 0;
         o.depth = data[1] >= 200 ? 100u * data[1] : data[1];
         o.passes = 1u + data[2] % 4;
+        static const int parse[4] = {FZ7_DEFLATE_PARSE_BY_LEVEL, FZ7_DEFLATE_PARSE_GREEDY, FZ7_DEFLATE_PARSE_LAZY,
+                                     FZ7_DEFLATE_PARSE_BY_LEVEL};
+        o.parse = parse[(data[2] >> 2) & 3];
         data += 3, size -= 3;
     }
     fuzz_buf enc, whole, out;
