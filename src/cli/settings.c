@@ -255,8 +255,10 @@ static fz7_status apply_coder_param(fz7_settings *s, const char *p, size_t plen,
         s->coder_level = n > 9 ? 9 : (int)n;
         if (lzma)
             st = fz7_lzma_enc_preset(&s->lzma, (unsigned)s->coder_level);
-    } else if (method_named(param, nlen, "mt") || method_named(param, nlen, "c")) {
-        /* threads and LZMA2's chunk size: accepted; fz7 picks its own */
+    } else if (method_named(param, nlen, "mt")) {
+        s->coder_threads = n ? n : 1;   /* the coder's threads, over -mmt */
+    } else if (method_named(param, nlen, "c")) {
+        /* LZMA2's block size: accepted; fz7's plan picks its own */
     } else if (s->method == FZ7_7Z_PPMD) {
         bool known;
         st = parse_ppmd_param(s, param, nlen, val, &known);
@@ -742,7 +744,8 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
         return st;
     }
     /* -mmt: N threads, 1 = off; not given or on = every core. */
-    s->threads = fz7_lzma_threads(o->threads >= 1 ? (uint32_t)o->threads : 0);
+    s->threads = fz7_lzma_threads(s->coder_threads ? s->coder_threads
+                                  : o->threads >= 1 ? (uint32_t)o->threads : 0);
     s->mem_limit = fz7_lzma_mem_cap(o->memuse_bytes, o->memuse_percent);
     return FZ7_OK;
 }

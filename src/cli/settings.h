@@ -30,6 +30,8 @@ typedef struct fz7_settings {
     unsigned ppmd_order;      /* PPMd's o= (2..32), 0: by the level */
     uint32_t ppmd_mem;        /* PPMd's mem= in bytes, 0: by the level */
     int coder_level;          /* x= of -m0=METHOD:x= (0..9), -1: -mx */
+    uint32_t coder_threads;   /* mt= of -m0=METHOD:mt= (0 read as 1), over
+                                 -mmt as in 7zz; 0: not given */
     bool ppmd_param;          /* o= or mem= given (refused for LZMA) */
     bool lzma_param;          /* an LZMA parameter given (refused for PPMd) */
     bool lzma_param_other;    /* one other than -md (refused for BZip2) */

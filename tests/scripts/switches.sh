@@ -3,7 +3,7 @@
 # exact exit code, the files written and the fixed texts: -spf/-spf2 (full
 # paths, not a password file), --password-file, -sse, -bb1 on a, -bt,
 # the timestamp switches, -ssp, -stm, -spd, one password line
-# from a pipe and the messages scripts grep.
+# from a pipe, the messages scripts grep, and a coder's mt=.
 set -u
 . "$(dirname "$0")/lib.sh"
 t_init
@@ -191,5 +191,19 @@ same "-spd exit" "$?" 0
 same "-spd: no entries" "$("$FZ7" l -slt spd.7z | grep -c '^Path = ')" 1
 "$FZ7" a nospd.7z 'at/*' >out.txt 2>err.txt
 same "without -spd: the wildcard matches" "$("$FZ7" l -slt nospd.7z | grep -c '^Path = ')" 2
+
+# --- mt= of the coder: its threads, over -mmt (as 7zz) -----------------------
+# 6 MB of numbered lines: two LZMA2 blocks at -mx1 -mmt2, one stream at -mmt1
+seq 1 800000 >mt.txt
+for a in "-mmt1" "-mmt2" "-m0=LZMA2:mt=1" "-mmt2 -m0=LZMA2:mt=1" "-mmt1 -m0=LZMA2:mt=2" "-m0=LZMA2:mt=0"; do
+    # shellcheck disable=SC2086
+    "$FZ7" a -bd -mx1 $a "mt_${a// /_}.7z" mt.txt >out.txt 2>err.txt
+    same "a -mx1 $a exit" "$?" 0
+done
+cmp -s mt_-mmt1.7z mt_-mmt2.7z && bad "-mmt1 and -mmt2 wrote the same archive: mt= checks prove nothing" || ok
+same "mt=1 is -mmt1" "$(cmp -s mt_-mmt1.7z mt_-m0=LZMA2:mt=1.7z && echo same)" same
+same "mt=1 over -mmt2" "$(cmp -s mt_-mmt1.7z mt_-mmt2_-m0=LZMA2:mt=1.7z && echo same)" same
+same "mt=2 over -mmt1" "$(cmp -s mt_-mmt2.7z mt_-mmt1_-m0=LZMA2:mt=2.7z && echo same)" same
+same "mt=0 is one thread" "$(cmp -s mt_-mmt1.7z mt_-m0=LZMA2:mt=0.7z && echo same)" same
 
 t_summary switches
