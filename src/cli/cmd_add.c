@@ -360,7 +360,7 @@ static fz7_status write_xz(add_run *r, int fd, char *why, size_t whylen)
     xo.threads = plan.threads;
     xo.mt_block_size = plan.block_size;
     xo.lzma.mf_thread = plan.mf_thread;
-    if (xo.threads > 1 && xo.mt_block_size)
+    if (xo.mt_block_size)   /* the plan's blocks, or c='s on one thread */
         xo.block_size = xo.mt_block_size;
     fz7_xz_writer *w = NULL;
     fz7_status st = fz7_xz_writer_new(fd, &xo, &w);

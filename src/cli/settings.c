@@ -258,7 +258,7 @@ static fz7_status apply_coder_param(fz7_settings *s, const char *p, size_t plen,
     } else if (method_named(param, nlen, "mt")) {
         s->coder_threads = n ? n : 1;   /* the coder's threads, over -mmt */
     } else if (method_named(param, nlen, "c")) {
-        /* LZMA2's block size: accepted; fz7's plan picks its own */
+        s->lzma2_block = bytes;   /* LZMA2's block size */
     } else if (s->method == FZ7_7Z_PPMD) {
         bool known;
         st = parse_ppmd_param(s, param, nlen, val, &known);
@@ -340,7 +340,7 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder
             s->sort_by_type = !(strcasecmp(val, "off") == 0 || strcmp(val, "-") == 0);
             return FZ7_OK;
         }
-        static const char *const ignored[] = {"yx", "mt", "mtf", "c", "memuse",
+        static const char *const ignored[] = {"yx", "mt", "mtf", "memuse",
                                               "hcf", "ba", "b"};
         for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++)
             if (method_named(m, klen, ignored[i]))
@@ -413,15 +413,22 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder
         if (known)
             return FZ7_OK;
         /* -md: LZMA's dictionary or BZip2's block, whichever the method
-         * is; a size LZMA cannot take is the LZMA coder's to refuse. */
-        if (method_named(m, klen, "d")) {
+         * is; a size LZMA cannot take is the LZMA coder's to refuse.
+         * -mc: LZMA2's block size (its c=); the other coders refuse it. */
+        bool d = method_named(m, klen, "d");
+        if (d || method_named(m, klen, "c")) {
             uint64_t bytes;
             if (!parse_7z_size(val, &bytes)) {
                 snprintf(why, whylen, "bad value: -m%s", m);
                 return FZ7_E_ARG;
             }
-            s->d_bytes = bytes;
-            s->d_lzma_bad = fz7_lzma_enc_parse_param(&s->lzma, m) != FZ7_OK;
+            if (d) {
+                s->d_bytes = bytes;
+                s->d_lzma_bad = fz7_lzma_enc_parse_param(&s->lzma, m) != FZ7_OK;
+            } else {
+                s->lzma2_block = bytes;
+                s->c_param = s->lzma_param_other = true;
+            }
             s->lzma_param = true;
             return FZ7_OK;
         }
@@ -729,6 +736,11 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
         s->refuse_late = true;
         return FZ7_E_ARG;
     }
+    if (s->method == FZ7_7Z_LZMA && s->c_param) {
+        snprintf(why, whylen, "unsupported parameter: -mc (LZMA2's block size)");
+        s->refuse_late = true;
+        return FZ7_E_ARG;
+    }
     if (s->method == FZ7_7Z_LZMA2 && s->eos_param) {
         snprintf(why, whylen, "unsupported parameter: -meos (LZMA2 has no end marker)");
         s->refuse_late = true;
@@ -752,7 +764,8 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
 
 fz7_lzma_plan fz7_settings_pick_mt(const fz7_settings *s, uint64_t bytes)
 {
-    fz7_lzma_plan_in in = {bytes, s->threads, s->mem_limit, s->method == FZ7_7Z_LZMA2, s->xz};
+    bool lzma2 = s->method == FZ7_7Z_LZMA2;
+    fz7_lzma_plan_in in = {bytes, s->threads, s->mem_limit, lzma2, s->xz, lzma2 ? s->lzma2_block : 0};
     fz7_lzma_plan p = fz7_lzma_plan_threads(&s->lzma, &in);
     /* Said once a run: the archive is written, on fewer threads. */
     static bool told;

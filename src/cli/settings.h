@@ -32,6 +32,10 @@ typedef struct fz7_settings {
     int coder_level;          /* x= of -m0=METHOD:x= (0..9), -1: -mx */
     uint32_t coder_threads;   /* mt= of -m0=METHOD:mt= (0 read as 1), over
                                  -mmt as in 7zz; 0: not given */
+    uint64_t lzma2_block;     /* LZMA2's block size in bytes (c=, -mc=, as
+                                 7zz's): blocks cut on any thread count;
+                                 0: the plan's */
+    bool c_param;             /* -mc given (refused but for LZMA2) */
     bool ppmd_param;          /* o= or mem= given (refused for LZMA) */
     bool lzma_param;          /* an LZMA parameter given (refused for PPMd) */
     bool lzma_param_other;    /* one other than -md (refused for BZip2) */

@@ -224,6 +224,47 @@ static bool one_stream_mf_thread(const fz7_lzma_enc_opts *lo, const fz7_lzma_pla
     return false;
 }
 
+/* The plan for the blocks the user asked for (lo fitted to the input):
+ * the encoders as the plan would run them, but blocks even for one, so
+ * that memory and the cuts follow the asked size as in 7-Zip. */
+static fz7_lzma_plan asked_blocks(const fz7_lzma_enc_opts *lo, const fz7_lzma_plan_in *in)
+{
+    fz7_lzma_plan p = {1, 0, false, false};
+    uint64_t block = in->block_size;
+    if (block < FZ7_LZMA2_MT_BLOCK_MIN)
+        block = FZ7_LZMA2_MT_BLOCK_MIN;
+    if (block > FZ7_LZMA2_MT_BLOCK_MAX)
+        block = FZ7_LZMA2_MT_BLOCK_MAX;
+    if (in->bytes && in->bytes <= block) {
+        p.mf_thread = one_stream_mf_thread(lo, in, &p.lowered);
+        return p;
+    }
+    bool bt = fz7_lzma_mf_thread_pays(lo->mf);
+    uint32_t threads = bt ? in->threads / 2 : in->threads;
+    if (threads == 0)
+        threads = 1;
+    if (in->bytes && (in->bytes + block - 1) / block < threads)
+        threads = (uint32_t)((in->bytes + block - 1) / block);
+    fz7_lzma_enc_opts o = *lo;
+    o.mf_thread = bt && in->threads >= 2;
+    for (;;) {
+        uint64_t need = fz7_lzma2_mt_memusage(&o, threads, block);
+        if (need && need <= in->mem_limit)
+            break;
+        p.lowered = true;
+        if (threads > 1)
+            threads--;
+        else if (o.mf_thread)
+            o.mf_thread = 0;
+        else
+            break;   /* one encoder without a thread: the least there is */
+    }
+    p.threads = threads;
+    p.block_size = block;
+    p.mf_thread = o.mf_thread;
+    return p;
+}
+
 fz7_lzma_plan fz7_lzma_plan_threads(const fz7_lzma_enc_opts *opts, const fz7_lzma_plan_in *in)
 {
     fz7_lzma_plan p = {1, 0, false, false};
@@ -234,6 +275,8 @@ fz7_lzma_plan fz7_lzma_plan_threads(const fz7_lzma_enc_opts *opts, const fz7_lzm
         p.mf_thread = in->bytes && one_stream_mf_thread(&lo, in, &p.lowered);
         return p;
     }
+    if (in->block_size)
+        return asked_blocks(&lo, in);
     if (in->threads <= 1)
         return p;
     /* A binary tree's stream takes two threads, its match finder searching

@@ -103,13 +103,18 @@ typedef struct fz7_lzma_plan_in {
     bool lzma2;               /* LZMA2 (blocks on threads); else LZMA1: one stream */
     bool independent;         /* one independent block per thread (xz
                                  blocks), not blocks of one LZMA2 stream */
+    uint64_t block_size;      /* LZMA2 blocks the user asked for (7-Zip's
+                                 c=), cut on any number of threads; 0 = the
+                                 plan's */
 } fz7_lzma_plan_in;
 
 /* How the stream is coded. */
 typedef struct fz7_lzma_plan {
-    uint32_t threads;         /* LZMA2 block threads; 1 = one stream */
-    uint64_t block_size;      /* bytes per block when threads > 1; 0 =
-                                 fz7_lzma2_block_floor (unknown size) */
+    uint32_t threads;         /* LZMA2 block threads; 1 = one stream
+                                 unless block_size is set */
+    uint64_t block_size;      /* bytes per block when threads > 1 (0 =
+                                 fz7_lzma2_block_floor: unknown size), or
+                                 with one thread the asked blocks (0: none) */
     bool mf_thread;           /* the match finder of each stream (the one
                                  stream, or every block's) searches on a
                                  thread of its own (opts.mf_thread) */
@@ -129,7 +134,9 @@ typedef struct fz7_lzma_plan {
  * stream (its match finder on a second thread when that pays and the
  * input is unknown or has 64 KiB or more). Encoders are dropped until
  * they fit in mem_limit (fz7_lzma2_mt_memusage; then lowered is set). The
- * output of the stream depends only on opts and the plan. */
+ * output of the stream depends only on opts and the plan. Asked blocks
+ * (in->block_size, kept within FZ7_LZMA2_MT_BLOCK_MIN..MAX) replace the
+ * plan's, on one thread too, for an input longer than one block. */
 fz7_lzma_plan fz7_lzma_plan_threads(const fz7_lzma_enc_opts *opts, const fz7_lzma_plan_in *in);
 
 #endif

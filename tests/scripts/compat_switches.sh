@@ -325,6 +325,13 @@ for m in -mfb=1000 -m0=LZMA2:fb=1000 -m0=LZMA:fb=1 -m0=LZMA:fb=4294967295 -mmc=4
     mrow same a $m new.7z src
 done
 row same a -mmc=4294967296 new.7z src
+# LZMA2's block size (c=, -mc=; tests/scripts/lzma2_blocks.sh cuts real
+# blocks): taken by LZMA2 alone, a bad size refused before "Add new data"
+for m in -m0=LZMA2:c=1m -mc=1m "-mx0 -mc=1m" -mc=abc -m0=LZMA2:c=x "-m0=LZMA -mc=1m" -m0=LZMA:c=1m \
+         "-m0=PPMd -mc=1m" "-m0=Copy -mc=1m" "-m0=BZip2 -mc=1m" "-m0=Deflate -mc=1m"; do
+    mrow same a $m new.7z src
+done
+mrow same a -txz -mc=1m new.xz one.txt
 # PPMd: 7zz's stream byte for byte; with the header uncompressed (fz7's LZMA
 # packs 7zz's header differently) the whole archive.
 for m in -m0=PPMd "-m0=PPMd:o=2:mem=16" "-m0=PPMd:x=9" "-mx1 -m0=PPMd" "-m0=PPMd -mo=32 -mmem=1m"; do

@@ -26,7 +26,7 @@ static fz7_lzma_enc_opts level(unsigned l)
 
 static fz7_lzma_plan plan(const fz7_lzma_enc_opts *o, uint64_t bytes, uint32_t threads, uint64_t mem, bool xz)
 {
-    fz7_lzma_plan_in in = {bytes, threads, mem, true, xz};
+    fz7_lzma_plan_in in = {bytes, threads, mem, true, xz, 0};
     return fz7_lzma_plan_threads(o, &in);
 }
 
@@ -106,8 +106,43 @@ static void test_normal_levels(void **state)
     expect(plan(&o, GiB, 4, two - 1, false), 1, 0, true, true);
     expect(plan(&o, GiB, 2, one - 1, false), 1, 0, false, true);
     /* LZMA1: one stream, a match finder thread when it pays. */
-    fz7_lzma_plan_in in = {MiB, 2, UINT64_MAX, false, false};
+    fz7_lzma_plan_in in = {MiB, 2, UINT64_MAX, false, false, 0};
     expect(fz7_lzma_plan_threads(&o, &in), 1, 0, true, false);
+}
+
+/* Blocks asked for (c=): cut on one thread too, kept within the
+ * encoder's bounds; an input of one block stays one stream. */
+static void test_asked_blocks(void **state)
+{
+    (void)state;
+    fz7_lzma_enc_opts fast = level(3), bt = level(5);
+    fz7_lzma_plan_in in = {100 * MiB, 1, UINT64_MAX, true, false, 8 * MiB};
+    expect(fz7_lzma_plan_threads(&fast, &in), 1, 8 * MiB, false, false);
+    in.threads = 2;
+    expect(fz7_lzma_plan_threads(&fast, &in), 2, 8 * MiB, false, false);
+    /* bt: one encoder and its match finder thread on two threads */
+    expect(fz7_lzma_plan_threads(&bt, &in), 1, 8 * MiB, true, false);
+    in.threads = 4;
+    expect(fz7_lzma_plan_threads(&bt, &in), 2, 8 * MiB, true, false);
+    /* fewer encoders than blocks: 3 blocks of 40 MiB for 4 threads of hb5 */
+    in.block_size = 40 * MiB;
+    expect(fz7_lzma_plan_threads(&fast, &in), 3, 40 * MiB, false, false);
+    /* below the encoder's smallest block, above its largest, one block */
+    in.threads = 1;
+    in.block_size = 1;
+    expect(fz7_lzma_plan_threads(&fast, &in), 1, FZ7_LZMA2_MT_BLOCK_MIN, false, false);
+    in.bytes = 0;
+    in.block_size = (uint64_t)64 << 30;
+    expect(fz7_lzma_plan_threads(&fast, &in), 1, FZ7_LZMA2_MT_BLOCK_MAX, false, false);
+    in.bytes = 100 * MiB;
+    in.block_size = 100 * MiB;
+    expect(fz7_lzma_plan_threads(&fast, &in), 1, 0, false, false);
+    /* memory: the match finder thread goes last */
+    in.threads = 2;
+    in.block_size = 8 * MiB;
+    fz7_lzma_enc_opts o = fz7_lzma2_block_opts(&bt, 100 * MiB);
+    in.mem_limit = fz7_lzma2_mt_memusage(&o, 1, 8 * MiB);
+    expect(fz7_lzma_plan_threads(&bt, &in), 1, 8 * MiB, false, true);
 }
 
 /* -mmemuse wins; without it the cap is at most 3/4 of `ulimit -v`. */
@@ -147,6 +182,7 @@ int main(void)
         cmocka_unit_test(test_fast_levels),
         cmocka_unit_test(test_fast_cap),
         cmocka_unit_test(test_normal_levels),
+        cmocka_unit_test(test_asked_blocks),
         cmocka_unit_test(test_mem_cap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

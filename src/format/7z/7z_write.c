@@ -294,7 +294,7 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
     f->aes = o->key != NULL;
     fz7_status st = FZ7_OK;
     /* A folder on a pool of another size cannot overlap the pending one. */
-    bool pooled = o->method == FZ7_7Z_LZMA2 && o->threads > 1;
+    bool pooled = o->method == FZ7_7Z_LZMA2 && (o->threads > 1 || o->mt_block_size);
     if (pooled && w->pool && fz7_lzma2_pool_threads(w->pool) != o->threads) {
         if ((st = fz7_7z_writer_settle(w)) != FZ7_OK)
             return st;
@@ -362,7 +362,7 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
             lo.size_hint = o->folder_bytes;
         if (o->method == FZ7_7Z_LZMA)
             st = fz7_lzma_enc_new(&lo, w->method_dst, &w->enc);
-        else if (o->threads > 1)
+        else if (pooled)
             st = fz7_lzma2_enc_new_pooled(&lo, w->pool, o->mt_block_size, w->method_dst, &w->enc);
         else
             st = fz7_lzma2_enc_new(&lo, w->method_dst, &w->enc);

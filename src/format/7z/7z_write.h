@@ -79,8 +79,10 @@ typedef struct fz7_7z_folder_opts {
     uint32_t threads;         /* LZMA2 encoder threads; 0 or 1 = one solid
                                  stream, more = fz7_lzma2_enc_new_pooled on
                                  the writer's pool */
-    uint64_t mt_block_size;   /* LZMA2 block bytes when threads > 1; 0 = the
-                                 encoder's default (3 x dictionary) */
+    uint64_t mt_block_size;   /* LZMA2 block bytes when threads > 1 (0 = the
+                                 encoder's default, 3 x dictionary); with one
+                                 thread, blocks asked for (c=) coded in turn,
+                                 0 = one stream */
     uint64_t mt_mem_limit;    /* bytes this folder's multi-threaded coder and
                                  the one of the folder before (whose last
                                  blocks may still be coded while this one

@@ -157,6 +157,8 @@ fz7_status fz7_xz_writer_new(int fd, const fz7_xz_opts *o, fz7_xz_writer **out)
                   o->block_size <= ((uint64_t)1 << 30);
     if (w->parallel)
         w->jobs = calloc(o->threads, sizeof *w->jobs);
+    else if (o->block_size && o->block_size < w->opts.lzma.dict_size)
+        fz7_lzma_enc_reduce_dict(&w->opts.lzma, o->block_size);   /* no block looks further back */
     if (st != FZ7_OK || !w->fbuf || (w->parallel && !w->jobs)) {
         fz7_xz_writer_free(w);
         return FZ7_E_MEM;
