@@ -8,8 +8,10 @@
 
 #include "fz7_common.h"
 
-/* Largest dictionary the decoders accept regardless of the memory limit. */
-#define FZ7_LZMA_DICT_MAX ((uint32_t)1536 << 20)
+/* Largest dictionary the decoders accept: any an LZMA or LZMA2 header can
+ * name (LZMA2's property 40 is 4 GiB - 1; 7-Zip writes up to 3840 MiB).
+ * The window is still fitted to the stream's size and the memory limit. */
+#define FZ7_LZMA_DICT_MAX UINT32_MAX
 
 /* Decodes a raw LZMA stream read from src.
  * props: 5 bytes, the lc/lp/pb byte ((pb * 5 + lp) * 9 + lc) and the

@@ -106,8 +106,10 @@ fz7_status fz7_lzma_enc_parse_param(fz7_lzma_enc_opts *opts, const char *param)
             /* 7-Zip: a bare number below 32 is a power of two. */
             if (!suffix && v < 32)
                 v = (uint64_t)1 << v;
-            if (v > FZ7_LZMA_DICT_ENC_MAX)
+            if (v > (uint64_t)FZ7_LZMA_DICT_ENC_MAX + 1)
                 return FZ7_E_ARG;
+            if (v > FZ7_LZMA_DICT_ENC_MAX)
+                v = FZ7_LZMA_DICT_ENC_MAX;   /* 4 GiB: LZMA2's largest, 4 GiB - 1 */
             if (v < FZ7_LZMA_DICT_MIN)   /* 7zz takes a smaller one as the smallest */
                 v = FZ7_LZMA_DICT_MIN;
             o.dict_size = (uint32_t)v;

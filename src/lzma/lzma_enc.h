@@ -21,7 +21,11 @@ typedef enum fz7_lzma_mode {
 } fz7_lzma_mode;
 
 
-#define FZ7_LZMA_DICT_ENC_MAX ((uint32_t)1536 << 20)
+/* The largest d= (7-Zip takes up to 4 GiB, kept as 4 GiB - 1). A
+ * dictionary still this large once fitted to the input needs a window the
+ * match finder cannot map (over 3 GiB, lz_mf.c): the encoder's constructor
+ * then fails with FZ7_E_MEM, as 7-Zip's does where the memory is lacking. */
+#define FZ7_LZMA_DICT_ENC_MAX UINT32_MAX
 #define FZ7_LZMA_NICE_MIN 5u
 #define FZ7_LZMA_NICE_MAX 273u /* also the longest match LZMA can code */
 

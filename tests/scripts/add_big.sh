@@ -21,6 +21,15 @@ size=$(stat -c %s zeros.7z)
 [ "$(xz -dc zeros.xz | sha256sum)" = "$(sha256sum < zeros.bin)" ] || fail "zeros.xz content"
 rm -f zeros.bin
 
+# A dictionary over 1.5 GiB (7zz takes d= up to 4 GiB): 1.7 GB of zeros
+# through -si keep d=2g (no size to fit it to), so the decoder's window is
+# the whole 1.7 GB stream; fz7 and 7zz read it back.
+head -c 1700000000 /dev/zero | "$FZ7" a -bsp0 -bso0 -mx1 -md=2g -si d2g.7z || fail "a -md=2g -si"
+[ "$("$FZ7" l -slt d2g.7z | sed -n 's/^Method = //p' | head -1)" = LZMA2:31 ] || fail "d2g.7z: not LZMA2:31"
+"$FZ7" t -bso0 d2g.7z || fail "fz7 t d2g.7z"
+7zz t d2g.7z >/dev/null || fail "7zz t d2g.7z"
+rm -f d2g.7z
+
 # Largest distance: 100 KiB of random data R, then 1 MiB - 100 KiB of other
 # random data, then R again: the second R is a match at distance 1 MiB, the
 # dictionary size. It must be found (the archive stays near 1 MiB, not

@@ -319,9 +319,11 @@ for m in -mx0 -mx9 -m0=LZMA -m0=LZMA2:d=1m -m0=Copy -md=1m -mfb=64 -mmc=10 -mlc=
 done
 # LZMA's values as 7zz keeps them: fb within 5..273 (2^31 and up, negative
 # to 7zz: by the level), mc any 32-bit number (0: by the level), a any
-# (0 fast, else normal), d below 4 KiB as 4 KiB
+# (0 fast, else normal), d below 4 KiB as 4 KiB and up to 4 GiB (fitted to
+# the input; 4097m refused)
 for m in -mfb=1000 -m0=LZMA2:fb=1000 -m0=LZMA:fb=1 -m0=LZMA:fb=4294967295 -mmc=4294967295 \
-         -m0=LZMA2:mc=4294967295 -m0=LZMA:a=2 -md=1k "-m0=LZMA -md=0"; do
+         -m0=LZMA2:mc=4294967295 -m0=LZMA:a=2 -md=1k "-m0=LZMA -md=0" -md=1537m -md=3840m -md=4g \
+         -md=4294967296b -m0=LZMA:d=4g -md=4097m; do
     mrow same a $m new.7z src
 done
 row same a -mmc=4294967296 new.7z src

@@ -363,9 +363,14 @@ static void test_lzma1_props_and_limits(void **state)
     assert_int_equal(fz7_lzma_istream_new(src, p64, 1 << 21, 1 << 20, &dec), FZ7_E_MEMLIMIT);
     assert_int_equal(fz7_lzma_istream_new(src, p64, 1000, 1 << 20, &dec), FZ7_OK);
     fz7_istream_free(dec);
-    /* Over the absolute maximum (2 GiB) regardless of the limit. */
-    uint8_t p2g[5] = { 0x5d, 0, 0, 0, 0x80 };
-    assert_int_equal(fz7_lzma_istream_new(src, p2g, UINT64_MAX, UINT64_MAX, &dec), FZ7_E_MEMLIMIT);
+    /* Any 32-bit dictionary (7-Zip writes up to 3840 MiB): the window is
+     * fitted to a known size; unknown, the whole dictionary meets the limit. */
+    uint8_t p2g[5] = { 0x5d, 0, 0, 0, 0x80 }, p4g[5] = { 0x5d, 0xff, 0xff, 0xff, 0xff };
+    assert_int_equal(fz7_lzma_istream_new(src, p2g, UINT64_MAX, (uint64_t)1 << 31, &dec), FZ7_E_MEMLIMIT);
+    assert_int_equal(fz7_lzma_istream_new(src, p2g, 1000, 1 << 20, &dec), FZ7_OK);
+    fz7_istream_free(dec);
+    assert_int_equal(fz7_lzma_istream_new(src, p4g, 1000, 1 << 20, &dec), FZ7_OK);
+    fz7_istream_free(dec);
     fz7_istream_free(src);
 
     /* An all-zero stream of unknown size decodes literal 0s until the input

@@ -543,7 +543,14 @@ static void test_options(void **state)
     assert_int_equal(o.end_marker, 1);
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "d=1k"), FZ7_OK);
     assert_int_equal(o.dict_size, FZ7_LZMA_DICT_MIN);
-    assert_int_equal(fz7_lzma_enc_parse_param(&o, "d=2g"), FZ7_E_ARG);
+    /* 7-Zip's d= goes up to 4 GiB, kept as LZMA2's largest, 4 GiB - 1 */
+    assert_int_equal(fz7_lzma_enc_parse_param(&o, "d=2g"), FZ7_OK);
+    assert_int_equal(o.dict_size, (uint32_t)1 << 31);
+    assert_int_equal(fz7_lzma_enc_parse_param(&o, "d=4g"), FZ7_OK);
+    assert_int_equal(o.dict_size, UINT32_MAX);
+    assert_int_equal(fz7_lzma_enc_parse_param(&o, "d=4097m"), FZ7_E_ARG);
+    assert_int_equal(o.dict_size, UINT32_MAX);
+    assert_int_equal(fz7_lzma_enc_parse_param(&o, "d=1k"), FZ7_OK);
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "x=1"), FZ7_E_ARG);
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "fb"), FZ7_E_ARG);
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "fb=12x"), FZ7_E_ARG);
