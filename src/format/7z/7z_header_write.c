@@ -10,254 +10,54 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void put_coder(bytebuf *b, const uint8_t *id, size_t id_len, const uint8_t *props,
-                      size_t props_len)
+/* Where the encoder's out stream `out` stands among the Folder's in
+ * streams: the coders' are numbered last coder first, each coder's in a
+ * row. */
+static unsigned folder_in_index(const folder_graph *g, unsigned out)
 {
-    uint8_t flags = (uint8_t)id_len;
-    if (props_len)
-        flags |= 0x20;
-    bb_byte(b, flags);
-    bb_bytes(b, id, id_len);
-    if (props_len) {
-        bb_number(b, props_len);
-        bb_bytes(b, props, props_len);
+    unsigned first = 0, base = 0;
+    for (unsigned k = 0; k < g->n; k++)
+        base += g->c[k].n_out;
+    for (unsigned k = 0; k < g->n; k++) {
+        base -= g->c[k].n_out;
+        if (out < first + g->c[k].n_out)
+            return base + (out - first);
+        first += g->c[k].n_out;
     }
+    return 0;
 }
 
-static void put_method(bytebuf *b, const folder_rec *f)
+void fz7_7z_graph_put(const folder_graph *g, bytebuf *folder, bytebuf *sizes)
 {
-    static const uint8_t id_copy[] = {0x00};
-    static const uint8_t id_lzma[] = {0x03, 0x01, 0x01};
-    static const uint8_t id_lzma2[] = {0x21};
-    static const uint8_t id_bzip2[] = {0x04, 0x02, 0x02};
-    static const uint8_t id_ppmd[] = {0x03, 0x04, 0x01};
-    static const uint8_t id_deflate[] = {0x04, 0x01, 0x08};
-    static const uint8_t id_deflate64[] = {0x04, 0x01, 0x09};
-    switch (f->method) {
-    case FZ7_7Z_COPY: put_coder(b, id_copy, sizeof id_copy, NULL, 0); break;
-    case FZ7_7Z_LZMA: put_coder(b, id_lzma, sizeof id_lzma, f->props, f->props_len); break;
-    case FZ7_7Z_LZMA2: put_coder(b, id_lzma2, sizeof id_lzma2, f->props, f->props_len); break;
-    case FZ7_7Z_BZIP2: put_coder(b, id_bzip2, sizeof id_bzip2, NULL, 0); break;
-    case FZ7_7Z_PPMD: put_coder(b, id_ppmd, sizeof id_ppmd, f->props, f->props_len); break;
-    case FZ7_7Z_DEFLATE: put_coder(b, id_deflate, sizeof id_deflate, NULL, 0); break;
-    case FZ7_7Z_DEFLATE64: put_coder(b, id_deflate64, sizeof id_deflate64, NULL, 0); break;
-    case FZ7_7Z_NONE: break;
-    }
-}
-
-/* The 7zAES coders of a BCJ2 folder whose side streams are raw, in
- * 7zz's order: rc's, jump's, call's, then the main stream's. */
-static void put_raw_bcj2_aes(bytebuf *b, const folder_rec *f)
-{
-    static const uint8_t id_aes[] = {0x06, 0xF1, 0x07, 0x01};
-    static const int side_of_coder[3] = {2, 1, 0};   /* rc, jump, call */
-    for (int k = 0; k < 3; k++)
-        put_coder(b, id_aes, sizeof id_aes, f->side_aes_props[side_of_coder[k]], f->side_aes_props_len[side_of_coder[k]]);
-    put_coder(b, id_aes, sizeof id_aes, f->aes_props, f->aes_props_len);
-}
-
-/* A BCJ2 folder as 7zz 26 writes it. Coders: [7zAES for jump, call, rc,
- * main,] LZMA (jump), LZMA (call), the method (main), BCJ2 (4 in streams:
- * main, call, jump, rc). Bind pairs join each coder's output to the input
- * the next stage reads; pack streams main, rc, call, jump. */
-static void put_folder_bcj2(bytebuf *b, const folder_rec *f)
-{
-    static const uint8_t id_lzma[] = {0x03, 0x01, 0x01};
-    static const uint8_t id_aes[] = {0x06, 0xF1, 0x07, 0x01};
-    static const uint8_t id_bcj2[] = {0x03, 0x03, 0x01, 0x1B};
-    /* {InIndex, OutIndex} pairs, then the pack streams' InIndex. */
-    static const uint8_t plain_binds[][2] = {{5, 0}, {4, 1}, {3, 2}};
-    static const uint8_t plain_packed[] = {2, 6, 1, 0};
-    static const uint8_t aes_binds[][2] = {{4, 0}, {5, 1}, {10, 2}, {6, 3}, {9, 4}, {8, 5}, {7, 6}};
-    static const uint8_t aes_packed[] = {3, 2, 1, 0};
-    if (f->method == FZ7_7Z_NONE || f->filter_first) {
-        /* BCJ2's four streams raw (BCJ2 alone, or over the method's output
-         * when the chain names it after the method), as 7zz writes them:
-         * with a password a 7zAES each for rc, jump, call and main, in
-         * front of BCJ2; then the method, reading BCJ2's output. Pack
-         * streams main, call, jump, rc. */
-        bool method = f->method != FZ7_7Z_NONE;
-        unsigned bcj2_in = f->aes ? 4 : 0;
-        bb_number(b, (f->aes ? 4 : 0) + 1 + method);
-        if (f->aes)
-            put_raw_bcj2_aes(b, f);
-        bb_byte(b, 0x10 | sizeof id_bcj2);
-        bb_bytes(b, id_bcj2, sizeof id_bcj2);
-        bb_number(b, 4);
-        bb_number(b, 1);
-        if (method)
-            put_method(b, f);
-        for (unsigned k = 0; f->aes && k < 4; k++) {
-            bb_number(b, 7 - k);   /* BCJ2's input 3 - k (InIndex) */
-            bb_number(b, k);       /* from 7zAES k (OutIndex) */
-        }
-        if (method) {
-            bb_number(b, bcj2_in + 4);   /* the method's input */
-            bb_number(b, bcj2_in);       /* from BCJ2's output */
-        }
-        for (unsigned k = 0; k < 4; k++)
-            bb_number(b, f->aes ? 3 - k : k);
-        return;
-    }
-    if (f->bcj2_raw_sides) {
-        /* The method on the main stream alone, call, jump and rc raw, as
-         * 7zz writes -m0=BCJ2 -m1=LZMA2: [a 7zAES each for rc, jump,
-         * call and main,] the method, BCJ2. Pack streams main, call, jump,
-         * rc. */
-        unsigned base = f->aes ? 4 : 0;   /* the method's InIndex and OutIndex */
-        bb_number(b, base + 2);
-        if (f->aes)
-            put_raw_bcj2_aes(b, f);
-        put_method(b, f);
-        bb_byte(b, 0x10 | sizeof id_bcj2);
-        bb_bytes(b, id_bcj2, sizeof id_bcj2);
-        bb_number(b, 4);
-        bb_number(b, 1);
-        for (unsigned k = 0; f->aes && k < 3; k++) {
-            bb_number(b, base + 4 - k);   /* BCJ2's rc, jump, call input */
-            bb_number(b, k);              /* from 7zAES k */
-        }
-        if (f->aes) {
-            bb_number(b, base);   /* the method's input */
-            bb_number(b, 3);      /* from the main stream's 7zAES */
-        }
-        bb_number(b, base + 1);   /* BCJ2's main input */
-        bb_number(b, base);       /* from the method */
-        if (f->aes) {
-            for (unsigned k = 0; k < 4; k++)
-                bb_number(b, 3 - k);
-        } else {
-            static const uint8_t packed[] = {0, 2, 3, 4};
-            for (unsigned k = 0; k < 4; k++)
-                bb_number(b, packed[k]);
-        }
-        return;
-    }
-    bb_number(b, f->aes ? 8 : 4);
-    if (f->aes) {
-        put_coder(b, id_aes, sizeof id_aes, f->side_aes_props[1], f->side_aes_props_len[1]);
-        put_coder(b, id_aes, sizeof id_aes, f->side_aes_props[0], f->side_aes_props_len[0]);
-        put_coder(b, id_aes, sizeof id_aes, f->side_aes_props[2], f->side_aes_props_len[2]);
-        put_coder(b, id_aes, sizeof id_aes, f->aes_props, f->aes_props_len);
-    }
-    put_coder(b, id_lzma, sizeof id_lzma, f->side_props[1], 5);
-    put_coder(b, id_lzma, sizeof id_lzma, f->side_props[0], 5);
-    put_method(b, f);
-    bb_byte(b, 0x10 | sizeof id_bcj2);   /* complex coder, no properties */
-    bb_bytes(b, id_bcj2, sizeof id_bcj2);
-    bb_number(b, 4);
-    bb_number(b, 1);
-    const uint8_t(*binds)[2] = f->aes ? aes_binds : plain_binds;
-    size_t n_binds = f->aes ? 7 : 3;
-    for (size_t i = 0; i < n_binds; i++) {
-        bb_number(b, binds[i][0]);
-        bb_number(b, binds[i][1]);
-    }
-    for (size_t i = 0; i < 4; i++)
-        bb_number(b, (f->aes ? aes_packed : plain_packed)[i]);
-}
-
-/* One folder's coder list (7zFormat.txt, Folder), laid out as 7-Zip does:
- * from the pack side to the output side, [7zAES,] method[, BCJ | Delta]; coder
- * k's output (out stream k) feeds coder k + 1's input (in stream k + 1),
- * so the first coder reads the pack stream and the last one's output is
- * the folder's. */
-static void put_folder(bytebuf *b, const folder_rec *f)
-{
-    static const uint8_t id_bcj[] = {0x03, 0x03, 0x01, 0x03};
-    static const uint8_t id_aes[] = {0x06, 0xF1, 0x07, 0x01};
-    static const uint8_t id_delta[] = {0x03};
-    if (f->raw_folder) {
-        bb_bytes(b, f->raw_folder, f->raw_folder_len);
-        return;
-    }
-    if (f->bcj2) {
-        put_folder_bcj2(b, f);
-        return;
-    }
-    unsigned n = (f->method != FZ7_7Z_NONE) + f->bcj + f->has_delta + (f->branch_id != 0) + f->aes;
-    bb_number(b, n);
-    if (f->aes)
-        put_coder(b, id_aes, sizeof id_aes, f->aes_props, f->aes_props_len);
-    /* A filter named after the method (filter_first) runs over the
-     * method's output: its coder reads the pack stream side. */
-    if (!f->filter_first)
-        put_method(b, f);
-    if (f->bcj)
-        put_coder(b, id_bcj, sizeof id_bcj, NULL, 0);
-    if (f->has_delta)
-        put_coder(b, id_delta, sizeof id_delta, &f->delta, 1);
-    if (f->branch_id) {
+    bb_number(folder, g->n);
+    for (unsigned j = g->n; j-- > 0;) {
+        const graph_coder *c = &g->c[j];
         /* The ID's bytes big endian, without leading zero bytes. */
         uint8_t id[4];
-        size_t len = 0;
+        uint8_t len = 0;
         for (int shift = 24; shift >= 0; shift -= 8)
-            if (len || (f->branch_id >> shift) & 0xFF || shift == 0)
-                id[len++] = (uint8_t)(f->branch_id >> shift);
-        put_coder(b, id, len, NULL, 0);
-    }
-    if (f->filter_first)
-        put_method(b, f);
-    for (unsigned k = 0; k + 1 < n; k++) {
-        bb_number(b, k + 1);   /* InIndex */
-        bb_number(b, k);       /* OutIndex */
-    }
-}
-
-/* The folder's unpack sizes, one per coder output in coder order. */
-static void put_unpack_sizes(bytebuf *b, const folder_rec *f)
-{
-    if (f->raw_sizes) {
-        bb_bytes(b, f->raw_sizes, f->raw_sizes_len);
-        return;
-    }
-    if (f->bcj2 && (f->method == FZ7_7Z_NONE || f->filter_first)) {
-        if (f->aes) {   /* the 7zAES coders' outputs: rc, jump, call, main */
-            bb_number(b, f->bcj2_sizes[FZ7_BCJ2_RC]);
-            bb_number(b, f->bcj2_sizes[FZ7_BCJ2_JUMP]);
-            bb_number(b, f->bcj2_sizes[FZ7_BCJ2_CALL]);
-            bb_number(b, f->bcj2_sizes[FZ7_BCJ2_MAIN]);
+            if (len || (c->id >> shift) & 0xFF || shift == 0)
+                id[len++] = (uint8_t)(c->id >> shift);
+        bb_byte(folder, (uint8_t)(len | (c->n_out != 1 ? 0x10 : 0) | (c->props_len ? 0x20 : 0)));
+        bb_bytes(folder, id, len);
+        if (c->n_out != 1) {   /* a complex coder: its in and out streams */
+            bb_number(folder, c->n_out);
+            bb_number(folder, 1);
         }
-        if (f->filter_first)
-            bb_number(b, f->method_out);   /* BCJ2's output, the method's input */
-        bb_number(b, f->unpack_size);
-        return;
-    }
-    if (f->bcj2 && f->bcj2_raw_sides) {
-        if (f->aes) {   /* the 7zAES coders' outputs: rc, jump, call, the method's stream */
-            bb_number(b, f->bcj2_sizes[FZ7_BCJ2_RC]);
-            bb_number(b, f->bcj2_sizes[FZ7_BCJ2_JUMP]);
-            bb_number(b, f->bcj2_sizes[FZ7_BCJ2_CALL]);
-            bb_number(b, f->method_out);
+        if (c->props_len) {
+            bb_number(folder, c->props_len);
+            bb_bytes(folder, c->props, c->props_len);
         }
-        bb_number(b, f->bcj2_sizes[FZ7_BCJ2_MAIN]);
-        bb_number(b, f->unpack_size);
-        return;
     }
-    if (f->bcj2) {
-        if (f->aes) {
-            bb_number(b, f->side_method_out[1]);
-            bb_number(b, f->side_method_out[0]);
-            bb_number(b, f->bcj2_sizes[FZ7_BCJ2_RC]);
-            bb_number(b, f->method_out);
-        }
-        bb_number(b, f->bcj2_sizes[FZ7_BCJ2_JUMP]);
-        bb_number(b, f->bcj2_sizes[FZ7_BCJ2_CALL]);
-        bb_number(b, f->bcj2_sizes[FZ7_BCJ2_MAIN]);
-        bb_number(b, f->unpack_size);
-        return;
+    for (unsigned b = g->n_bonds; b-- > 0;) {
+        bb_number(folder, folder_in_index(g, g->bond[b].out));   /* InIndex */
+        bb_number(folder, g->n - 1 - g->bond[b].coder);          /* OutIndex */
     }
-    /* Filters do not change the size: one before the method's coder sees
-     * the method's output, one after it the folder's bytes. */
-    bool filter = f->bcj || f->has_delta || f->branch_id;
-    if (f->aes)
-        bb_number(b, f->method_out);
-    if (filter && f->filter_first)
-        bb_number(b, f->method_out);
-    if (f->method != FZ7_7Z_NONE)
-        bb_number(b, f->unpack_size);
-    if (filter && !f->filter_first)
-        bb_number(b, f->unpack_size);
+    if (g->n_packs > 1)
+        for (unsigned p = 0; p < g->n_packs; p++)
+            bb_number(folder, folder_in_index(g, g->pack[p]));
+    for (unsigned j = g->n; j-- > 0;)
+        bb_number(sizes, g->c[j].in);
 }
 
 static void put_unit(bytebuf *b, uint32_t u)
@@ -322,7 +122,7 @@ static void put_main_streams(bytebuf *b, const fz7_7z_writer *w)
     bb_number(b, 0);   /* PackPos: right after the signature header */
     size_t n_pack = 0;
     for (size_t i = 0; i < w->n_folders; i++)
-        n_pack += w->folders[i].bcj2 ? 4 : w->folders[i].raw_pack_sizes ? w->folders[i].raw_n_packs : 1;
+        n_pack += w->folders[i].raw_pack_sizes ? w->folders[i].raw_n_packs : 1;
     bb_number(b, n_pack);
     bb_byte(b, K_SIZE);
     for (size_t i = 0; i < w->n_folders; i++) {
@@ -333,9 +133,6 @@ static void put_main_streams(bytebuf *b, const fz7_7z_writer *w)
             continue;
         }
         bb_number(b, f->pack_size);
-        if (f->bcj2)
-            for (int k = 0; k < 3; k++)
-                bb_number(b, f->side_pack[bcj2_side_order(f, k)]);
     }
     bb_byte(b, K_END);
 
@@ -344,10 +141,10 @@ static void put_main_streams(bytebuf *b, const fz7_7z_writer *w)
     bb_number(b, w->n_folders);
     bb_byte(b, 0);   /* not external */
     for (size_t i = 0; i < w->n_folders; i++)
-        put_folder(b, &w->folders[i]);
+        bb_bytes(b, w->folders[i].raw_folder, w->folders[i].raw_folder_len);
     bb_byte(b, K_CODERS_UNPACK_SIZE);
     for (size_t i = 0; i < w->n_folders; i++)
-        put_unpack_sizes(b, &w->folders[i]);
+        bb_bytes(b, w->folders[i].raw_sizes, w->folders[i].raw_sizes_len);
     bb_byte(b, K_END);
 
     bb_byte(b, K_SUBSTREAMS_INFO);
@@ -584,18 +381,20 @@ fz7_status fz7_7z_header_encode(fz7_7z_writer *w, bytebuf *header, const fz7_7za
     fz7_status st = FZ7_OK;
     bytebuf packed = {0};
     mem_sink ms = {{mem_write}, &packed};
-    folder_rec f = {0};
-    f.method = FZ7_7Z_LZMA;
-    f.props_len = 5;
-    f.unpack_size = header->m.n;
+    /* One folder: LZMA [-> 7zAES]. */
+    folder_graph g = {.n = 1, .n_packs = 1};
+    g.c[0] = (graph_coder){.id = 0x030101, .n_out = 1, .props_len = 5, .in = header->m.n};
     fz7_7zaes_writer *aes = NULL;
     fz7_ostream *dst = &ms.os;
     if (key) {
         st = fz7_7zaes_writer_new(key, &ms.os, &aes);
         if (st != FZ7_OK)
             return st;
-        f.aes = true;
-        f.aes_props_len = fz7_7zaes_writer_props(aes, f.aes_props);
+        g.c[1] = (graph_coder){.id = 0x06F10701, .n_out = 1};
+        g.c[1].props_len = (uint8_t)fz7_7zaes_writer_props(aes, g.c[1].props);
+        g.n = 2;
+        g.bond[g.n_bonds++].coder = 1;   /* LZMA's output to 7zAES */
+        g.pack[0] = 1;
         dst = fz7_7zaes_writer_stream(aes);
     }
     fz7_lzma_enc *enc = NULL;
@@ -605,8 +404,8 @@ fz7_status fz7_7z_header_encode(fz7_7z_writer *w, bytebuf *header, const fz7_7za
     if (st == FZ7_OK)
         st = fz7_lzma_enc_finish(enc);
     if (enc) {
-        fz7_lzma_enc_props(enc, f.props);
-        f.method_out = fz7_lzma_enc_bytes_out(enc);
+        fz7_lzma_enc_props(enc, g.c[0].props);
+        g.c[1].in = fz7_lzma_enc_bytes_out(enc);
     }
     if (st == FZ7_OK && aes)
         st = fz7_7zaes_writer_finish(aes, NULL);
@@ -634,9 +433,12 @@ fz7_status fz7_7z_header_encode(fz7_7z_writer *w, bytebuf *header, const fz7_7za
     bb_byte(&b, K_FOLDER);
     bb_number(&b, 1);
     bb_byte(&b, 0);
-    put_folder(&b, &f);
+    bytebuf sizes = {0};
+    fz7_7z_graph_put(&g, &b, &sizes);
     bb_byte(&b, K_CODERS_UNPACK_SIZE);
-    put_unpack_sizes(&b, &f);
+    bb_bytes(&b, sizes.m.p, sizes.m.n);
+    b.failed |= sizes.failed;
+    free(sizes.m.p);
     bb_byte(&b, K_CRC);
     bb_byte(&b, 1);
     bb_u32(&b, fz7_crc32(0, header->m.p, header->m.n));

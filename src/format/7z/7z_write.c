@@ -51,16 +51,22 @@ static fz7_status pack_sink_write(fz7_ostream *os, const uint8_t *p, size_t n)
     return k->held.failed ? FZ7_E_MEM : FZ7_OK;
 }
 
+/* Fills f's Folder record and sizes from g (pack sizes included). */
+static fz7_status record_graph(folder_rec *f, const folder_graph *g);
+
 fz7_status fz7_7z_writer_settle(fz7_7z_writer *w)
 {
     if (!w->pend_enc)
         return FZ7_OK;
-    folder_rec *f = &w->folders[w->pend_folder];
+    folder_graph *g = &w->pend_graph;
     fz7_status st = fz7_lzma_enc_finish(w->pend_enc);
-    f->method_out = fz7_lzma_enc_bytes_out(w->pend_enc);
+    if (w->pend_aes)
+        g->c[w->pend_aes_at].in = fz7_lzma_enc_bytes_out(w->pend_enc);
     if (st == FZ7_OK && w->pend_aes)
         st = fz7_7zaes_writer_finish(w->pend_aes, NULL);
-    f->pack_size = w->out.pos - w->pend_start;
+    g->pack_size[0] = w->out.pos - w->pend_start;
+    if (st == FZ7_OK)
+        st = record_graph(&w->folders[w->pend_folder], g);
     fz7_lzma_enc_free(w->pend_enc);
     w->pend_enc = NULL;
     fz7_7zaes_writer_free(w->pend_aes);
@@ -148,111 +154,6 @@ fz7_status fz7_7z_writer_add_empty(fz7_7z_writer *w, const fz7_7z_entry_meta *m)
     return fz7_7z_writer_push_entry(w, m, false);
 }
 
-/* ---- BCJ2 folders ------------------------------------------------------- */
-
-static fz7_status filter_out(fz7_7z_writer *w, const uint8_t *p, size_t n);
-
-static fz7_status main_sink_write(fz7_ostream *os, const uint8_t *p, size_t n)
-{
-    main_sink *m = (main_sink *)os;
-    return filter_out(m->w, p, n);
-}
-
-static fz7_status to_filter(fz7_7z_writer *w, const uint8_t *p, size_t n);
-
-static fz7_status filter_in_write(fz7_ostream *os, const uint8_t *p, size_t n)
-{
-    main_sink *m = (main_sink *)os;
-    return to_filter(m->w, p, n);
-}
-
-static fz7_status side_write(fz7_ostream *os, const uint8_t *p, size_t n)
-{
-    side_stream *s = (side_stream *)os;
-    if (s->enc)
-        return fz7_lzma_enc_write(s->enc, p, n);
-    return s->enc_dst->write(s->enc_dst, p, n);
-}
-
-void fz7_7z_writer_bcj2_free(fz7_7z_writer *w)
-{
-    fz7_bcj2_enc_free(w->bcj2);
-    w->bcj2 = NULL;
-    for (int k = 0; k < 3; k++) {
-        side_stream *s = &w->side[k];
-        fz7_lzma_enc_free(s->enc);
-        fz7_7zaes_writer_free(s->aes);
-        free(s->packed.m.p);
-        memset(s, 0, sizeof *s);
-    }
-}
-
-/* The BCJ2 encoder and its side streams' coders (their options:
- * fz7_lzma_bcj2_side_preset). */
-static fz7_status bcj2_begin(fz7_7z_writer *w, const fz7_7z_folder_opts *o, folder_rec *f)
-{
-    fz7_lzma_enc_opts so;
-    fz7_lzma_bcj2_side_preset(&so, o->size_hint);
-    fz7_status st = FZ7_OK;
-    fz7_ostream *dst[FZ7_BCJ2_STREAMS];
-    w->bcj2_main = (main_sink){{main_sink_write}, w};
-    dst[FZ7_BCJ2_MAIN] = &w->bcj2_main.os;
-    for (int k = 0; st == FZ7_OK && k < 3; k++) {
-        side_stream *s = &w->side[k];
-        memset(s, 0, sizeof *s);
-        s->os.write = side_write;
-        s->sink = (mem_sink){{mem_write}, &s->packed};
-        s->enc_dst = &s->sink.os;
-        if (o->key && (st = fz7_7zaes_writer_new(o->key, &s->sink.os, &s->aes)) == FZ7_OK) {
-            f->side_aes_props_len[k] = fz7_7zaes_writer_props(s->aes, f->side_aes_props[k]);
-            s->enc_dst = fz7_7zaes_writer_stream(s->aes);
-        }
-        if (st == FZ7_OK && k < 2 && o->method != FZ7_7Z_NONE && !w->filter_after && !f->bcj2_raw_sides &&
-            (st = fz7_lzma_enc_new(&so, s->enc_dst, &s->enc)) == FZ7_OK)
-            fz7_lzma_enc_props(s->enc, f->side_props[k]);
-        dst[FZ7_BCJ2_CALL + k] = &s->os;
-    }
-    if (st == FZ7_OK)
-        st = fz7_bcj2_enc_new(dst, &w->bcj2);
-    if (st != FZ7_OK)
-        fz7_7z_writer_bcj2_free(w);
-    return st;
-}
-
-/* Finishes the BCJ2 encoder and the side streams' coders; the main
- * stream's coders are finished by the caller. */
-static fz7_status bcj2_end(fz7_7z_writer *w, folder_rec *f)
-{
-    fz7_status st = fz7_bcj2_enc_finish(w->bcj2);
-    for (unsigned k = 0; k < FZ7_BCJ2_STREAMS; k++)
-        f->bcj2_sizes[k] = fz7_bcj2_enc_bytes_out(w->bcj2, k);
-    for (int k = 0; st == FZ7_OK && k < 3; k++) {
-        side_stream *s = &w->side[k];
-        if (s->enc) {
-            st = fz7_lzma_enc_finish(s->enc);
-            f->side_method_out[k] = fz7_lzma_enc_bytes_out(s->enc);
-        }
-        if (st == FZ7_OK && s->aes)
-            st = fz7_7zaes_writer_finish(s->aes, NULL);
-        if (st == FZ7_OK && s->packed.failed)
-            st = FZ7_E_MEM;
-        f->side_pack[k] = s->packed.m.n;
-    }
-    return st;
-}
-
-/* Appends the side streams' pack streams after the main one. */
-static fz7_status bcj2_write_sides(fz7_7z_writer *w, const folder_rec *f)
-{
-    fz7_status st = FZ7_OK;
-    for (int i = 0; st == FZ7_OK && i < 3; i++) {
-        const bytebuf *b = &w->side[bcj2_side_order(f, i)].packed;
-        if (b->m.n)
-            st = fz7_fd_ostream_write(&w->out.os, b->m.p, b->m.n);
-    }
-    return st;
-}
-
 /* Room for one more folder record in w->folders; false when out of memory. */
 bool fz7_7z_writer_reserve_folder(fz7_7z_writer *w)
 {
@@ -267,6 +168,344 @@ bool fz7_7z_writer_reserve_folder(fz7_7z_writer *w)
     return true;
 }
 
+/* ---- a folder's coders --------------------------------------------------- */
+
+/* Method IDs (Methods.txt) of the coders the writer makes. */
+#define ID_COPY 0x00u
+#define ID_DELTA 0x03u
+#define ID_LZMA2 0x21u
+#define ID_LZMA 0x030101u
+#define ID_PPMD 0x030401u
+#define ID_BCJ 0x03030103u
+#define ID_BCJ2 0x0303011Bu
+#define ID_DEFLATE 0x040108u
+#define ID_DEFLATE64 0x040109u
+#define ID_BZIP2 0x040202u
+#define ID_AES 0x06F10701u
+
+static uint32_t method_id(fz7_7z_method m)
+{
+    static const uint32_t ids[] = {
+        [FZ7_7Z_COPY] = ID_COPY, [FZ7_7Z_LZMA] = ID_LZMA, [FZ7_7Z_LZMA2] = ID_LZMA2,
+        [FZ7_7Z_BZIP2] = ID_BZIP2, [FZ7_7Z_PPMD] = ID_PPMD, [FZ7_7Z_DEFLATE] = ID_DEFLATE,
+        [FZ7_7Z_DEFLATE64] = ID_DEFLATE64,
+    };
+    return ids[m];
+}
+
+/* Converts a prefix of the stage's buffer with its branch filter (x86 or
+ * another CPU's); returns its length. */
+static size_t branch_encode(stage *s)
+{
+    if (s->kind == ST_BRANCH)
+        return fz7_bcj_risc_code(&s->risc, s->buf, s->fill, true);
+    return fz7_bcj_x86_encode(&s->x86, s->buf, s->fill);
+}
+
+static fz7_status stage_write(fz7_ostream *os, const uint8_t *p, size_t n)
+{
+    stage *s = (stage *)os;
+    *s->in += n;
+    switch (s->kind) {
+    case ST_METHOD:
+        if (s->enc)
+            return fz7_lzma_enc_write(s->enc, p, n);
+        if (s->bz)
+            return fz7_bzip2_enc_write(s->bz, p, n);
+        if (s->ppmd)
+            return fz7_ppmd7_enc_write(s->ppmd, p, n);
+        if (s->defl)
+            return fz7_deflate_enc_write(s->defl, p, n);
+        return s->dst->write(s->dst, p, n);   /* Copy */
+    case ST_AES: {
+        fz7_ostream *e = fz7_7zaes_writer_stream(s->aes);
+        return e->write(e, p, n);
+    }
+    case ST_BCJ2:
+        return fz7_bcj2_enc_write(s->bcj2, p, n);
+    case ST_DELTA:
+        /* Delta converts every byte at once: copy, convert, pass on. */
+        while (n) {
+            size_t take = n < BCJ_BUF_SIZE ? n : BCJ_BUF_SIZE;
+            memcpy(s->buf, p, take);
+            fz7_delta_encode(&s->delta, s->buf, take);
+            fz7_status st = s->dst->write(s->dst, s->buf, take);
+            if (st != FZ7_OK)
+                return st;
+            p += take;
+            n -= take;
+        }
+        return FZ7_OK;
+    case ST_BCJ:
+    case ST_BRANCH:
+        while (n) {
+            size_t take = BCJ_BUF_SIZE - s->fill;
+            if (take > n)
+                take = n;
+            memcpy(s->buf + s->fill, p, take);
+            s->fill += take;
+            p += take;
+            n -= take;
+            if (s->fill < BCJ_BUF_SIZE)
+                break;
+            size_t done = branch_encode(s);
+            fz7_status st = s->dst->write(s->dst, s->buf, done);
+            if (st != FZ7_OK)
+                return st;
+            memmove(s->buf, s->buf + done, s->fill - done);
+            s->fill -= done;
+        }
+        return FZ7_OK;
+    }
+    return FZ7_E_ARG;
+}
+
+/* Ends a stage's coder: what it still holds goes to its outputs. A
+ * branch filter's last few bytes pass through unconverted. */
+static fz7_status stage_finish(stage *s)
+{
+    switch (s->kind) {
+    case ST_METHOD:
+        return s->enc    ? fz7_lzma_enc_finish(s->enc)
+             : s->bz     ? fz7_bzip2_enc_finish(s->bz)
+             : s->ppmd   ? fz7_ppmd7_enc_finish(s->ppmd)
+             : s->defl   ? fz7_deflate_enc_finish(s->defl)
+                         : FZ7_OK;
+    case ST_AES:
+        return fz7_7zaes_writer_finish(s->aes, NULL);
+    case ST_BCJ2:
+        return fz7_bcj2_enc_finish(s->bcj2);
+    case ST_BCJ:
+    case ST_BRANCH: {
+        if (!s->fill)
+            return FZ7_OK;
+        (void)branch_encode(s);
+        size_t n = s->fill;
+        s->fill = 0;
+        return s->dst->write(s->dst, s->buf, n);
+    }
+    case ST_DELTA:
+        return FZ7_OK;
+    }
+    return FZ7_E_ARG;
+}
+
+static void stage_free(stage *s)
+{
+    fz7_lzma_enc_free(s->enc);
+    fz7_bzip2_enc_free(s->bz);
+    fz7_ppmd7_enc_free(s->ppmd);
+    fz7_deflate_enc_free(s->defl);
+    fz7_7zaes_writer_free(s->aes);
+    fz7_bcj2_enc_free(s->bcj2);
+    free(s->buf);
+    memset(s, 0, sizeof *s);
+}
+
+/* Frees the open folder's coders and its in-memory pack streams. */
+static void free_stages(fz7_7z_writer *w)
+{
+    for (unsigned k = 0; k < w->n_stages; k++)
+        stage_free(&w->stages[k]);
+    w->n_stages = 0;
+    for (unsigned k = 0; k < GRAPH_CODERS_MAX; k++) {
+        free(w->packs[k].b.m.p);
+        w->packs[k].b = (bytebuf){0};
+    }
+}
+
+/* The chain a folder's options describe: chain itself, or the one the
+ * single-method fields stand for. *lzma_sides: chain[0] is a BCJ2 whose
+ * call and jump streams go through LZMA. FZ7_E_ARG for options that make
+ * no chain. */
+static fz7_status chain_of(const fz7_7z_folder_opts *o, fz7_7z_coder_opts *c, unsigned *n,
+                           bool *lzma_sides)
+{
+    *lzma_sides = false;
+    if (o->chain_len) {
+        if (o->chain_len > FZ7_7Z_CHAIN_MAX)
+            return FZ7_E_ARG;
+        memcpy(c, o->chain, o->chain_len * sizeof *c);
+        *n = o->chain_len;
+        *lzma_sides = o->bcj2_lzma_sides && c[0].kind == FZ7_7Z_CODER_BCJ2 && *n > 1;
+        return FZ7_OK;
+    }
+    fz7_7z_coder_opts m = {.kind = FZ7_7Z_CODER_METHOD, .method = o->method, .lzma = o->lzma,
+                           .bzip2_block = o->bzip2_block, .deflate = o->deflate,
+                           .ppmd_order = o->ppmd_order, .ppmd_mem = o->ppmd_mem};
+    fz7_7z_coder_opts f = {.kind = FZ7_7Z_CODER_BCJ};
+    bool filter = true;
+    if (o->bcj_x86 && o->bcj2)
+        f.kind = FZ7_7Z_CODER_BCJ2;
+    else if (o->delta_distance)
+        f = (fz7_7z_coder_opts){.kind = FZ7_7Z_CODER_DELTA, .delta_distance = o->delta_distance};
+    else if (o->branch_id)
+        f = (fz7_7z_coder_opts){.kind = FZ7_7Z_CODER_BRANCH, .branch_id = o->branch_id};
+    else
+        filter = o->bcj_x86;
+    if ((o->bcj_x86 && (o->delta_distance || o->branch_id)) || (o->delta_distance && o->branch_id))
+        return FZ7_E_ARG;
+    *n = 0;
+    if (o->method == FZ7_7Z_NONE) {
+        if (!filter)
+            return FZ7_E_ARG;
+        c[(*n)++] = f;
+    } else if (!filter) {
+        c[(*n)++] = m;
+    } else if (o->filter_after) {
+        c[(*n)++] = m;
+        c[(*n)++] = f;
+    } else {
+        c[(*n)++] = f;
+        c[(*n)++] = m;
+        *lzma_sides = f.kind == FZ7_7Z_CODER_BCJ2 && !o->bcj2_raw_sides;
+    }
+    return FZ7_OK;
+}
+
+/* Adds a coder to the open folder's graph; its out streams start at the
+ * returned index. */
+static unsigned graph_add(folder_graph *g, uint32_t id, unsigned n_out)
+{
+    unsigned first = 0;
+    for (unsigned k = 0; k < g->n; k++)
+        first += g->c[k].n_out;
+    g->c[g->n] = (graph_coder){.id = id, .n_out = (uint8_t)n_out};
+    g->n++;
+    return first;
+}
+
+static void graph_bond(folder_graph *g, unsigned out, unsigned coder)
+{
+    g->bond[g->n_bonds].out = (uint8_t)out;
+    g->bond[g->n_bonds].coder = (uint8_t)coder;
+    g->n_bonds++;
+}
+
+/* Makes stage k's coder: a method or filter of the chain, with dst[] its
+ * outputs. */
+static fz7_status stage_new(fz7_7z_writer *w, unsigned k, const fz7_7z_coder_opts *c,
+                            const fz7_7z_folder_opts *o, bool pooled, fz7_ostream **dst)
+{
+    stage *s = &w->stages[k];
+    graph_coder *g = &w->graph.c[k];
+    s->os.write = stage_write;
+    s->in = &g->in;
+    s->dst = dst[0];
+    fz7_bcj_arch arch = FZ7_BCJ_ARM64;
+    switch (c->kind) {
+    case FZ7_7Z_CODER_BCJ2:
+        s->kind = ST_BCJ2;
+        return fz7_bcj2_enc_new(dst, &s->bcj2);
+    case FZ7_7Z_CODER_DELTA:
+        if (c->delta_distance < 1 || c->delta_distance > 256)
+            return FZ7_E_ARG;
+        s->kind = ST_DELTA;
+        fz7_delta_init(&s->delta, c->delta_distance);
+        g->props[0] = (uint8_t)(c->delta_distance - 1);
+        g->props_len = 1;
+        break;
+    case FZ7_7Z_CODER_BRANCH:
+        if (!fz7_7z_branch_arch(c->branch_id, &arch))
+            return FZ7_E_ARG;
+        s->kind = ST_BRANCH;
+        s->risc = (fz7_bcj_risc_state){arch, 0};
+        break;
+    case FZ7_7Z_CODER_BCJ:
+        s->kind = ST_BCJ;
+        fz7_bcj_x86_init(&s->x86, 0);
+        break;
+    case FZ7_7Z_CODER_METHOD: {
+        s->kind = ST_METHOD;
+        fz7_lzma_enc_opts lo = c->lzma;
+        /* The dictionary follows the whole archive's bytes (the caller
+         * fitted it), but this folder's encoder sees only folder_bytes: told so, its
+         * match finder offers huge pages only for the part of its tables it
+         * will fill, which lowers peak memory. */
+        if (o->folder_bytes && (!lo.size_hint || o->folder_bytes < lo.size_hint))
+            lo.size_hint = o->folder_bytes;
+        switch (c->method) {
+        case FZ7_7Z_LZMA:
+            if (fz7_lzma_enc_new(&lo, s->dst, &s->enc) != FZ7_OK)
+                return FZ7_E_MEM;
+            fz7_lzma_enc_props(s->enc, g->props);
+            g->props_len = 5;
+            return FZ7_OK;
+        case FZ7_7Z_LZMA2: {
+            fz7_status st = pooled ? fz7_lzma2_enc_new_pooled(&lo, w->pool, o->mt_block_size, s->dst, &s->enc)
+                                   : fz7_lzma2_enc_new(&lo, s->dst, &s->enc);
+            if (st != FZ7_OK)
+                return st;
+            g->props[0] = fz7_lzma2_enc_dict_prop(s->enc);
+            g->props_len = 1;
+            return FZ7_OK;
+        }
+        case FZ7_7Z_BZIP2:
+            return fz7_bzip2_enc_new(c->bzip2_block, s->dst, &s->bz);
+        case FZ7_7Z_DEFLATE:
+        case FZ7_7Z_DEFLATE64:
+            return fz7_deflate_enc_new_opts(&c->deflate, c->method == FZ7_7Z_DEFLATE64, s->dst, &s->defl);
+        case FZ7_7Z_PPMD:
+            fz7_ppmd7_enc_props(c->ppmd_order, c->ppmd_mem, g->props);
+            g->props_len = 5;
+            return fz7_ppmd7_enc_new(c->ppmd_order, c->ppmd_mem, s->dst, &s->ppmd);
+        case FZ7_7Z_COPY:
+            return FZ7_OK;
+        case FZ7_7Z_NONE:
+            break;
+        }
+        return FZ7_E_ARG;
+    }
+    }
+    if (!(s->buf = malloc(BCJ_BUF_SIZE)))
+        return FZ7_E_MEM;
+    return FZ7_OK;
+}
+
+/* The graph of a folder's chain, as 7-Zip makes it: the chain's coders
+ * (a BCJ2 in front with LZMA sides: its LZMA coders for call and jump
+ * after them), bonds along the chain (BCJ2's own after the others'), the
+ * last coder's output as the first pack stream, then the streams no coder
+ * reads in the order of the coders that make them; with a password a
+ * 7zAES after each pack stream, in the same order. */
+static void plan_graph(folder_graph *g, const fz7_7z_coder_opts *c, unsigned n, bool lzma_sides, bool aes)
+{
+    memset(g, 0, sizeof *g);
+    unsigned first_out[FZ7_7Z_CHAIN_MAX];
+    for (unsigned k = 0; k < n; k++) {
+        uint32_t id = c[k].kind == FZ7_7Z_CODER_BCJ2     ? ID_BCJ2
+                    : c[k].kind == FZ7_7Z_CODER_BCJ      ? ID_BCJ
+                    : c[k].kind == FZ7_7Z_CODER_DELTA    ? ID_DELTA
+                    : c[k].kind == FZ7_7Z_CODER_BRANCH   ? c[k].branch_id
+                                                         : method_id(c[k].method);
+        first_out[k] = graph_add(g, id, c[k].kind == FZ7_7Z_CODER_BCJ2 ? FZ7_BCJ2_STREAMS : 1);
+    }
+    for (unsigned k = lzma_sides; k + 1 < n; k++)
+        graph_bond(g, first_out[k], k + 1);
+    if (lzma_sides) {
+        graph_bond(g, first_out[0] + FZ7_BCJ2_MAIN, 1);
+        graph_bond(g, first_out[0] + FZ7_BCJ2_CALL, g->n);
+        graph_add(g, ID_LZMA, 1);
+        graph_bond(g, first_out[0] + FZ7_BCJ2_JUMP, g->n);
+        graph_add(g, ID_LZMA, 1);
+    }
+    unsigned n_out = 0;
+    for (unsigned k = 0; k < g->n; k++)
+        n_out += g->c[k].n_out;
+    g->pack[g->n_packs++] = (uint8_t)first_out[n - 1];
+    for (unsigned out = 0; out < n_out; out++) {
+        bool bound = out == first_out[n - 1];
+        for (unsigned b = 0; b < g->n_bonds; b++)
+            bound |= g->bond[b].out == out;
+        if (!bound)
+            g->pack[g->n_packs++] = (uint8_t)out;
+    }
+    for (unsigned p = 0; aes && p < g->n_packs; p++) {
+        graph_bond(g, g->pack[p], g->n);
+        g->pack[p] = (uint8_t)graph_add(g, ID_AES, 1);
+    }
+}
+
 fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts *o)
 {
     if (w->failed)
@@ -275,26 +514,31 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
         return FZ7_E_ARG;
     if (!fz7_7z_writer_reserve_folder(w))
         return FZ7_E_MEM;
-    folder_rec *f = &w->folders[w->n_folders];
-    memset(f, 0, sizeof *f);
-    fz7_bcj_arch arch = FZ7_BCJ_ARM64;
-    if (o->delta_distance > 256 || (o->delta_distance && o->bcj_x86) ||
-        (o->method == FZ7_7Z_NONE && !o->bcj_x86 && !o->delta_distance && !o->branch_id) ||
-        (o->branch_id && (o->bcj_x86 || o->delta_distance || !fz7_7z_branch_arch(o->branch_id, &arch))))
-        return FZ7_E_ARG;
-    f->branch_id = o->branch_id;
-    f->method = o->method;
-    w->filter_after = o->filter_after && o->method != FZ7_7Z_NONE &&
-                      (o->bcj_x86 || o->delta_distance || o->branch_id);
-    f->filter_first = w->filter_after;
-    f->bcj2_raw_sides = o->bcj2_raw_sides && o->bcj_x86 && o->bcj2 && o->method != FZ7_7Z_NONE && !w->filter_after;
-    f->bcj = o->bcj_x86;
-    f->has_delta = o->delta_distance != 0;
-    f->delta = (uint8_t)(o->delta_distance ? o->delta_distance - 1 : 0);
-    f->aes = o->key != NULL;
-    fz7_status st = FZ7_OK;
+    fz7_7z_coder_opts chain[FZ7_7Z_CHAIN_MAX];
+    unsigned n;
+    bool lzma_sides;
+    fz7_status st = chain_of(o, chain, &n, &lzma_sides);
+    if (st != FZ7_OK)
+        return st;
+    for (unsigned k = 0; k < n; k++)
+        if (chain[k].kind == FZ7_7Z_CODER_METHOD && chain[k].method == FZ7_7Z_NONE)
+            return FZ7_E_ARG;
+    /* BCJ2's main stream is x86 code without branch operands: lc=4
+     * mostly compresses it better than LZMA's default lc=3 lp=0. Other
+     * lc/lp values are the caller's and stay, and so do the defaults of a
+     * chain that keeps BCJ2's other streams raw. */
+    if (lzma_sides && chain[1].kind == FZ7_7Z_CODER_METHOD &&
+        (chain[1].method == FZ7_7Z_LZMA || chain[1].method == FZ7_7Z_LZMA2) &&
+        chain[1].lzma.lc == 3 && chain[1].lzma.lp == 0)
+        chain[1].lzma.lc = 4;
+    /* The first LZMA2 of the chain runs on the writer's pool of threads
+     * (of one thread when blocks were asked for: c=). */
+    unsigned pooled_at = n;
+    for (unsigned k = 0; k < n && pooled_at == n && (o->threads > 1 || o->mt_block_size); k++)
+        if (chain[k].kind == FZ7_7Z_CODER_METHOD && chain[k].method == FZ7_7Z_LZMA2)
+            pooled_at = k;
+    bool pooled = pooled_at < n;
     /* A folder on a pool of another size cannot overlap the pending one. */
-    bool pooled = o->method == FZ7_7Z_LZMA2 && (o->threads > 1 || o->mt_block_size);
     if (pooled && w->pool && fz7_lzma2_pool_threads(w->pool) != o->threads) {
         if ((st = fz7_7z_writer_settle(w)) != FZ7_OK)
             return st;
@@ -303,10 +547,7 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
     }
     if (pooled && !w->pool && (st = fz7_lzma2_pool_new(o->threads, &w->pool)) != FZ7_OK)
         return st;
-    w->folder_mem = 0;
-    if (pooled) {
-        w->folder_mem = fz7_lzma2_mt_memusage(&o->lzma, o->threads, o->mt_block_size);
-    }
+    w->folder_mem = pooled ? fz7_lzma2_mt_memusage(&chain[pooled_at].lzma, o->threads, o->mt_block_size) : 0;
     /* Both folders' coders must fit in the limit together, else the
      * pending folder ends first. */
     if (w->pend_enc && (!pooled || !w->folder_mem || o->mt_mem_limit < w->folder_mem
@@ -317,100 +558,69 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
     w->cur_sink = w->pend_enc ? !w->cur_sink : w->cur_sink;
     pack_sink *sink = &w->sinks[w->cur_sink];
     *sink = (pack_sink){.os = {pack_sink_write}, .w = w, .holding = w->pend_enc != NULL};
-    w->method_dst = &sink->os;
-    if (o->key) {
-        st = fz7_7zaes_writer_new(o->key, &sink->os, &w->aes);
-        if (st != FZ7_OK)
-            return st;
-        f->aes_props_len = fz7_7zaes_writer_props(w->aes, f->aes_props);
-        w->method_dst = fz7_7zaes_writer_stream(w->aes);
+
+    folder_graph *g = &w->graph;
+    plan_graph(g, chain, n, lzma_sides, o->key != NULL);
+    if (g->n > GRAPH_CODERS_MAX)
+        return FZ7_E_ARG;
+    /* Every out stream's reader: the coder a bond names, or a pack stream
+     * (the first to the archive, the others to memory). */
+    fz7_ostream *dst_of[GRAPH_CODERS_MAX * FZ7_BCJ2_STREAMS];
+    for (unsigned b = 0; b < g->n_bonds; b++)
+        dst_of[g->bond[b].out] = &w->stages[g->bond[b].coder].os;
+    for (unsigned p = 0; p < g->n_packs; p++) {
+        w->packs[p].sink = (mem_sink){{mem_write}, &w->packs[p].b};
+        dst_of[g->pack[p]] = p ? &w->packs[p].sink.os : &sink->os;
     }
-    if (w->filter_after) {
-        w->filter_dst = w->method_dst;
-        w->filter_in = (main_sink){{filter_in_write}, w};
-        w->method_dst = &w->filter_in.os;
+    w->n_chain = n;
+    w->pooled = pooled ? pooled_at : g->n;
+    w->pooled_aes = g->n;
+    w->n_stages = g->n;
+    unsigned first_out[GRAPH_CODERS_MAX];
+    for (unsigned k = 0, sum = 0; k < g->n; k++) {
+        first_out[k] = sum;
+        sum += g->c[k].n_out;
     }
-    if (o->method == FZ7_7Z_BZIP2 || o->method == FZ7_7Z_PPMD || o->method == FZ7_7Z_DEFLATE ||
-        o->method == FZ7_7Z_DEFLATE64) {
-        if (o->method == FZ7_7Z_BZIP2) {
-            st = fz7_bzip2_enc_new(o->bzip2_block, w->method_dst, &w->bz);
-        } else if (o->method != FZ7_7Z_PPMD) {
-            st = fz7_deflate_enc_new_opts(&o->deflate, o->method == FZ7_7Z_DEFLATE64, w->method_dst, &w->defl);
-        } else {
-            st = fz7_ppmd7_enc_new(o->ppmd_order, o->ppmd_mem, w->method_dst, &w->ppmd);
-            fz7_ppmd7_enc_props(o->ppmd_order, o->ppmd_mem, f->props);
-            f->props_len = 5;
+    fz7_lzma_enc_opts side;
+    fz7_lzma_bcj2_side_preset(&side, o->size_hint);
+    /* Last to first, so that a coder's reader exists when it is made. */
+    for (unsigned k = g->n; st == FZ7_OK && k-- > 0;) {
+        fz7_ostream **dst = dst_of + first_out[k];
+        if (k == pooled_at && k + 1 == n && o->key) {
+            /* A pending folder's coder outlives the stages: it writes to
+             * its 7zAES itself (whose input is counted when it ends). */
+            stage *aes = (stage *)dst[0];
+            w->pooled_aes = (unsigned)(aes - w->stages);
+            dst[0] = fz7_7zaes_writer_stream(aes->aes);
         }
-        if (st != FZ7_OK) {
-            fz7_7zaes_writer_free(w->aes);
-            w->aes = NULL;
-            return st;
+        if (k < n) {
+            st = stage_new(w, k, &chain[k], o, k == pooled_at, dst);
+            continue;
         }
-    } else if (o->method != FZ7_7Z_COPY && o->method != FZ7_7Z_NONE) {
-        fz7_lzma_enc_opts lo = o->lzma;
-        /* BCJ2's main stream is x86 code without branch operands: lc=4
-         * mostly compresses it better than LZMA's default lc=3 lp=0.
-         * Other lc/lp values are the caller's and stay, and so do the
-         * defaults of a chain the caller spelled out (bcj2_raw_sides). */
-        if (o->bcj_x86 && o->bcj2 && !w->filter_after && !f->bcj2_raw_sides && lo.lc == 3 && lo.lp == 0)
-            lo.lc = 4;
-        /* The dictionary follows the whole archive's bytes (the caller
-         * fitted it), but this folder's encoder sees only folder_bytes: told so, its
-         * match finder offers huge pages only for the part of its tables it
-         * will fill, which lowers peak memory. */
-        if (o->folder_bytes && (!lo.size_hint || o->folder_bytes < lo.size_hint))
-            lo.size_hint = o->folder_bytes;
-        if (o->method == FZ7_7Z_LZMA)
-            st = fz7_lzma_enc_new(&lo, w->method_dst, &w->enc);
-        else if (pooled)
-            st = fz7_lzma2_enc_new_pooled(&lo, w->pool, o->mt_block_size, w->method_dst, &w->enc);
-        else
-            st = fz7_lzma2_enc_new(&lo, w->method_dst, &w->enc);
-        if (st != FZ7_OK) {
-            fz7_7zaes_writer_free(w->aes);
-            w->aes = NULL;
-            return st;
-        }
-        if (o->method == FZ7_7Z_LZMA) {
-            fz7_lzma_enc_props(w->enc, f->props);
-            f->props_len = 5;
-        } else {
-            f->props[0] = fz7_lzma2_enc_dict_prop(w->enc);
-            f->props_len = 1;
+        stage *s = &w->stages[k];
+        s->os.write = stage_write;
+        s->in = &g->c[k].in;
+        s->dst = dst[0];
+        if (g->c[k].id == ID_AES) {
+            s->kind = ST_AES;
+            if ((st = fz7_7zaes_writer_new(o->key, s->dst, &s->aes)) == FZ7_OK)
+                g->c[k].props_len = (uint8_t)fz7_7zaes_writer_props(s->aes, g->c[k].props);
+        } else {   /* BCJ2's call or jump stream */
+            s->kind = ST_METHOD;
+            if ((st = fz7_lzma_enc_new(&side, s->dst, &s->enc)) == FZ7_OK) {
+                fz7_lzma_enc_props(s->enc, g->c[k].props);
+                g->c[k].props_len = 5;
+            }
         }
     }
+    if (st != FZ7_OK) {
+        free_stages(w);
+        return st;
+    }
+    folder_rec *f = &w->folders[w->n_folders];
+    memset(f, 0, sizeof *f);
     w->folder_bytes = o->folder_bytes;
     w->folder_in = 0;
-    if (o->bcj_x86 && o->bcj2) {
-        f->bcj2 = true;
-        if ((st = bcj2_begin(w, o, f)) != FZ7_OK) {
-            fz7_lzma_enc_free(w->enc);
-            w->enc = NULL;
-            fz7_7zaes_writer_free(w->aes);
-            w->aes = NULL;
-            return st;
-        }
-    }
-    w->bcj = o->bcj_x86 && !o->bcj2;
-    f->bcj = w->bcj;
-    w->delta = o->delta_distance != 0;
-    w->bcj_fill = 0;
-    if (w->delta)
-        fz7_delta_init(&w->delta_state, o->delta_distance);
-    w->risc = o->branch_id != 0;
-    if (w->risc)
-        w->risc_state = (fz7_bcj_risc_state){arch, 0};
-    if (w->bcj || w->delta || w->risc) {
-        if (!w->bcj_buf && !(w->bcj_buf = malloc(BCJ_BUF_SIZE))) {
-            fz7_lzma_enc_free(w->enc);
-            w->enc = NULL;
-            fz7_7zaes_writer_free(w->aes);
-            w->aes = NULL;
-            return FZ7_E_MEM;
-        }
-        if (w->bcj)
-            fz7_bcj_x86_init(&w->bcj_state, 0);
-    }
     w->folder_start = w->out.pos;
     w->in_folder = true;
     return FZ7_OK;
@@ -431,86 +641,14 @@ fz7_status fz7_7z_writer_begin_file_sized(fz7_7z_writer *w, const fz7_7z_entry_m
     fz7_status st = fz7_7z_writer_push_entry(w, m, true);
     if (st != FZ7_OK)
         return st;
-    if (w->bcj2 && !w->filter_after) {
+    if (w->stages[0].kind == ST_BCJ2) {
         /* Without its size, an entry is taken to fill the folder's rest. */
         if (!size && w->folder_bytes > w->folder_in)
             size = w->folder_bytes - w->folder_in;
-        if ((st = fz7_bcj2_enc_file(w->bcj2, size)) != FZ7_OK)
+        if ((st = fz7_bcj2_enc_file(w->stages[0].bcj2, size)) != FZ7_OK)
             return w->failed = st;
     }
     w->in_file = true;
-    return FZ7_OK;
-}
-
-/* Bytes after the filter go to the method's encoder (or straight out). */
-static fz7_status to_method(fz7_7z_writer *w, const uint8_t *p, size_t n)
-{
-    if (w->enc)
-        return fz7_lzma_enc_write(w->enc, p, n);
-    if (w->bz)
-        return fz7_bzip2_enc_write(w->bz, p, n);
-    if (w->ppmd)
-        return fz7_ppmd7_enc_write(w->ppmd, p, n);
-    if (w->defl)
-        return fz7_deflate_enc_write(w->defl, p, n);
-    return w->method_dst->write(w->method_dst, p, n);
-}
-
-/* Where the filter's output goes: the method, or after it the 7zAES or
- * the pack stream. */
-static fz7_status filter_out(fz7_7z_writer *w, const uint8_t *p, size_t n)
-{
-    if (w->filter_after)
-        return w->filter_dst->write(w->filter_dst, p, n);
-    return to_method(w, p, n);
-}
-
-/* Converts a prefix of bcj_buf with the folder's branch filter (x86 or
- * another CPU's); returns its length. */
-static size_t branch_encode(fz7_7z_writer *w)
-{
-    if (w->risc)
-        return fz7_bcj_risc_code(&w->risc_state, w->bcj_buf, w->bcj_fill, true);
-    return fz7_bcj_x86_encode(&w->bcj_state, w->bcj_buf, w->bcj_fill);
-}
-
-static fz7_status to_filter(fz7_7z_writer *w, const uint8_t *p, size_t n)
-{
-    if (w->delta) {
-        /* Delta converts every byte at once: copy, convert, pass on. */
-        while (n) {
-            size_t take = n < BCJ_BUF_SIZE ? n : BCJ_BUF_SIZE;
-            memcpy(w->bcj_buf, p, take);
-            fz7_delta_encode(&w->delta_state, w->bcj_buf, take);
-            fz7_status st = filter_out(w, w->bcj_buf, take);
-            if (st != FZ7_OK)
-                return st;
-            p += take;
-            n -= take;
-        }
-        return FZ7_OK;
-    }
-    if (w->bcj2)
-        return fz7_bcj2_enc_write(w->bcj2, p, n);
-    if (!w->bcj && !w->risc)
-        return filter_out(w, p, n);
-    while (n) {
-        size_t take = BCJ_BUF_SIZE - w->bcj_fill;
-        if (take > n)
-            take = n;
-        memcpy(w->bcj_buf + w->bcj_fill, p, take);
-        w->bcj_fill += take;
-        p += take;
-        n -= take;
-        if (w->bcj_fill < BCJ_BUF_SIZE)
-            break;
-        size_t done = branch_encode(w);
-        fz7_status st = filter_out(w, w->bcj_buf, done);
-        if (st != FZ7_OK)
-            return st;
-        memmove(w->bcj_buf, w->bcj_buf + done, w->bcj_fill - done);
-        w->bcj_fill -= done;
-    }
     return FZ7_OK;
 }
 
@@ -527,22 +665,10 @@ fz7_status fz7_7z_writer_write(fz7_7z_writer *w, const uint8_t *p, size_t n)
     /* The pending folder's pack stream goes out as soon as it is whole. */
     if (w->pend_enc && fz7_lzma2_mt_blocks_done(w->pend_enc) && fz7_7z_writer_settle(w) != FZ7_OK)
         return w->failed;
-    fz7_status st = w->filter_after ? to_method(w, p, n) : to_filter(w, p, n);
+    fz7_status st = w->stages[0].os.write(&w->stages[0].os, p, n);
     if (st != FZ7_OK)
         w->failed = st;
     return st;
-}
-
-/* The bytes left in the branch filter's buffer at the folder's end: its
- * last few bytes pass through unconverted. */
-static fz7_status flush_filter(fz7_7z_writer *w)
-{
-    if (!(w->bcj || w->risc) || !w->bcj_fill)
-        return FZ7_OK;
-    (void)branch_encode(w);
-    size_t n = w->bcj_fill;
-    w->bcj_fill = 0;
-    return filter_out(w, w->bcj_buf, n);
 }
 
 fz7_status fz7_7z_writer_end_file(fz7_7z_writer *w)
@@ -563,6 +689,32 @@ fz7_status fz7_7z_writer_end_file(fz7_7z_writer *w)
     return FZ7_OK;
 }
 
+static fz7_status record_graph(folder_rec *f, const folder_graph *g)
+{
+    bytebuf folder = {0}, sizes = {0};
+    fz7_7z_graph_put(g, &folder, &sizes);
+    uint64_t *packs = g->n_packs > 1 ? malloc(g->n_packs * sizeof *packs) : NULL;
+    if (folder.failed || sizes.failed || (g->n_packs > 1 && !packs)) {
+        free(folder.m.p);
+        free(sizes.m.p);
+        free(packs);
+        return FZ7_E_MEM;
+    }
+    f->pack_size = 0;
+    for (unsigned p = 0; p < g->n_packs; p++) {
+        f->pack_size += g->pack_size[p];
+        if (packs)
+            packs[p] = g->pack_size[p];
+    }
+    f->raw_folder = folder.m.p;
+    f->raw_folder_len = folder.m.n;
+    f->raw_sizes = sizes.m.p;
+    f->raw_sizes_len = sizes.m.n;
+    f->raw_pack_sizes = packs;
+    f->raw_n_packs = packs ? g->n_packs : 0;
+    return FZ7_OK;
+}
+
 fz7_status fz7_7z_writer_end_folder(fz7_7z_writer *w)
 {
     if (w->failed)
@@ -573,87 +725,66 @@ fz7_status fz7_7z_writer_end_folder(fz7_7z_writer *w)
     fz7_status st = fz7_7z_writer_settle(w);
     if (st != FZ7_OK)
         return st;
+    w->in_folder = false;
     if (f->unpack_size == 0) {
         /* Nothing went in: drop the coders' few bytes and the folder. */
-        fz7_lzma_enc_free(w->enc);
-        w->enc = NULL;
-        fz7_bzip2_enc_free(w->bz);
-        w->bz = NULL;
-        fz7_ppmd7_enc_free(w->ppmd);
-        w->ppmd = NULL;
-        fz7_deflate_enc_free(w->defl);
-        w->defl = NULL;
-        fz7_7zaes_writer_free(w->aes);
-        w->aes = NULL;
-        fz7_7z_writer_bcj2_free(w);
+        free_stages(w);
         st = fz7_fd_ostream_flush(&w->out);
         if (st == FZ7_OK && (ftruncate(w->out.fd, (off_t)w->folder_start) != 0 ||
                              lseek(w->out.fd, (off_t)w->folder_start, SEEK_SET) < 0))
             st = FZ7_E_IO;
         w->out.pos = w->folder_start;
-        w->in_folder = false;
         if (st != FZ7_OK)
             w->failed = st;
         return st;
     }
-    if (!w->filter_after)
-        st = flush_filter(w);
-    if (w->bcj2 && !w->filter_after)
-        st = bcj2_end(w, f);
-    uint64_t method_in = w->bcj2 && !w->filter_after ? f->bcj2_sizes[FZ7_BCJ2_MAIN] : f->unpack_size;
-    /* A multi-threaded folder (not BCJ2: its side streams follow the main
-     * one) becomes the pending folder: the next folder's blocks start while
-     * its last ones are coded. fz7_7z_writer_settle() ends it. */
-    if (st == FZ7_OK && w->enc && !w->bcj2 && !w->filter_after && w->pool && w->folder_mem
-        && fz7_lzma2_mt_end_input(w->enc) == FZ7_OK) {
-        w->pend_enc = w->enc;
-        w->pend_aes = w->aes;
+    folder_graph *g = &w->graph;
+    /* Coders end in the order data flows through them: each one's last
+     * bytes reach the next before that one ends. A multi-threaded LZMA2
+     * that writes the folder's only pack stream becomes the pending
+     * folder instead: the next folder's blocks start while its last ones
+     * are coded. fz7_7z_writer_settle() ends it. */
+    bool pend = w->pooled + 1 == w->n_chain && g->n_packs == 1 && w->folder_mem;
+    unsigned stop = pend ? w->pooled : w->n_stages;
+    for (unsigned k = 0; st == FZ7_OK && k < stop; k++)
+        st = stage_finish(&w->stages[k]);
+    if (st == FZ7_OK && pend && fz7_lzma2_mt_end_input(w->stages[stop].enc) == FZ7_OK) {
+        stage *aes = w->pooled_aes < w->n_stages ? &w->stages[w->pooled_aes] : NULL;
+        w->pend_enc = w->stages[stop].enc;
+        w->stages[stop].enc = NULL;
+        w->pend_aes = aes ? aes->aes : NULL;
+        if (aes)
+            aes->aes = NULL;
+        w->pend_graph = *g;
+        w->pend_aes_at = w->pooled_aes;
         w->pend_folder = w->n_folders;
         w->pend_start = w->folder_start;
         w->pend_mem = w->folder_mem;
-        w->enc = NULL;
-        w->aes = NULL;
-        w->in_folder = false;
+        free_stages(w);
         w->n_folders++;
         return FZ7_OK;
     }
-    if (st == FZ7_OK && w->enc)
-        st = fz7_lzma_enc_finish(w->enc);
-    if (st == FZ7_OK && w->bz)
-        st = fz7_bzip2_enc_finish(w->bz);
-    if (st == FZ7_OK && w->ppmd)
-        st = fz7_ppmd7_enc_finish(w->ppmd);
-    if (st == FZ7_OK && w->defl)
-        st = fz7_deflate_enc_finish(w->defl);
-    f->method_out = w->enc    ? fz7_lzma_enc_bytes_out(w->enc)
-                  : w->bz   ? fz7_bzip2_enc_bytes_out(w->bz)
-                  : w->ppmd ? fz7_ppmd7_enc_bytes_out(w->ppmd)
-                  : w->defl ? fz7_deflate_enc_bytes_out(w->defl)
-                            : method_in;
-    fz7_bzip2_enc_free(w->bz);
-    w->bz = NULL;
-    fz7_ppmd7_enc_free(w->ppmd);
-    w->ppmd = NULL;
-    fz7_deflate_enc_free(w->defl);
-    w->defl = NULL;
-    if (st == FZ7_OK && w->filter_after)
-        st = w->bcj2 ? bcj2_end(w, f) : flush_filter(w);
-    if (st == FZ7_OK && w->aes)
-        st = fz7_7zaes_writer_finish(w->aes, NULL);
-    uint64_t main_end = w->out.pos;
-    if (st == FZ7_OK && w->bcj2)
-        st = bcj2_write_sides(w, f);
-    fz7_7z_writer_bcj2_free(w);
-    fz7_lzma_enc_free(w->enc);
-    w->enc = NULL;
-    fz7_7zaes_writer_free(w->aes);
-    w->aes = NULL;
-    w->in_folder = false;
+    for (unsigned k = stop; st == FZ7_OK && k < w->n_stages; k++) {
+        if (k == w->pooled_aes)
+            g->c[k].in = fz7_lzma_enc_bytes_out(w->stages[w->pooled].enc);
+        st = stage_finish(&w->stages[k]);
+    }
+    g->pack_size[0] = w->out.pos - w->folder_start;
+    for (unsigned p = 1; st == FZ7_OK && p < g->n_packs; p++) {
+        const bytebuf *b = &w->packs[p].b;
+        g->pack_size[p] = b->m.n;
+        if (b->failed)
+            st = FZ7_E_MEM;
+        else if (b->m.n)
+            st = fz7_fd_ostream_write(&w->out.os, b->m.p, b->m.n);
+    }
+    free_stages(w);
+    if (st == FZ7_OK)
+        st = record_graph(f, g);
     if (st != FZ7_OK) {
         w->failed = st;
         return st;
     }
-    f->pack_size = main_end - w->folder_start;
     w->n_folders++;
     return FZ7_OK;
 }
@@ -706,17 +837,12 @@ void fz7_7z_writer_free(fz7_7z_writer *w)
 {
     if (!w)
         return;
-    fz7_lzma_enc_free(w->enc);
-    fz7_bzip2_enc_free(w->bz);
-    fz7_ppmd7_enc_free(w->ppmd);
-    fz7_deflate_enc_free(w->defl);
-    fz7_7zaes_writer_free(w->aes);
+    free_stages(w);
     fz7_lzma_enc_free(w->pend_enc);
     fz7_7zaes_writer_free(w->pend_aes);
     fz7_lzma2_pool_free(w->pool);
     for (int k = 0; k < 2; k++)
         free(w->sinks[k].held.m.p);
-    fz7_7z_writer_bcj2_free(w);
     for (size_t i = 0; i < w->n_entries; i++)
         free(w->entries[i].name);
     free(w->entries);
@@ -726,7 +852,6 @@ void fz7_7z_writer_free(fz7_7z_writer *w)
         free(w->folders[i].raw_pack_sizes);
     }
     free(w->folders);
-    free(w->bcj_buf);
     fz7_fd_ostream_free(&w->out);
     free(w);
 }

@@ -34,14 +34,50 @@ typedef enum fz7_7z_method {
                           stream, as 7-Zip's -m0=ARM64 does */
 } fz7_7z_method;
 
-/* Coders of one folder: [x86 BCJ or Delta ->] method [-> 7zAES], or with
- * BCJ2 four streams as 7-Zip lays them out: BCJ2's main stream through the
- * method, its call and jump streams through LZMA (1 MiB dictionary, lc0
- * lp2), its range-coded stream as it is, each through its own 7zAES when
- * encrypted; pack streams in the order main, rc, call, jump. BCJ2 with
- * FZ7_7Z_NONE stores its four streams as they are (each in its own 7zAES
- * when encrypted), pack streams main, call, jump, rc. */
+/* One coder of a chain (7-Zip's -m0=, -m1=, ...): a method with its own
+ * parameters, or a filter. */
+typedef enum fz7_7z_coder_kind {
+    FZ7_7Z_CODER_METHOD = 0,  /* method, with lzma, bzip2_block, ... */
+    FZ7_7Z_CODER_BCJ,         /* x86 BCJ (03030103) */
+    FZ7_7Z_CODER_BCJ2,        /* BCJ2 (0303011B): its main stream goes on to
+                                 the next coder, call, jump and rc are pack
+                                 streams of their own */
+    FZ7_7Z_CODER_DELTA,       /* Delta (03), delta_distance */
+    FZ7_7Z_CODER_BRANCH       /* another CPU's branch filter, branch_id */
+} fz7_7z_coder_kind;
+
+typedef struct fz7_7z_coder_opts {
+    fz7_7z_coder_kind kind;
+    fz7_7z_method method;     /* FZ7_7Z_CODER_METHOD: not FZ7_7Z_NONE */
+    fz7_lzma_enc_opts lzma;   /* LZMA/LZMA2 */
+    int bzip2_block;          /* BZip2: block size in 100 kB, 1..9 */
+    fz7_deflate_enc_opts deflate;
+    unsigned ppmd_order;      /* PPMd: model order, 2..32 */
+    uint32_t ppmd_mem;        /* PPMd: model memory in bytes */
+    unsigned delta_distance;  /* Delta: 1..256 bytes */
+    uint32_t branch_id;       /* branch filter: its method ID (see below) */
+} fz7_7z_coder_opts;
+
+/* The longest chain a folder takes. */
+#define FZ7_7Z_CHAIN_MAX 16
+
+/* Coders of one folder. Either chain (chain_len > 0): any linear chain,
+ * chain[0] seeing the entries' bytes, each coder's (main) output the next
+ * one's input, as 7-Zip builds -m0=... -m1=...; a BCJ2 in it keeps call,
+ * jump and rc raw, unless it is chain[0] and bcj2_lzma_sides says they go
+ * through LZMA, as 7-Zip's -mf=BCJ2 puts BCJ2 in front of a chain.
+ * Or, with chain_len 0, the fields below it describe the chain:
+ * [x86 BCJ or Delta ->] method, or with BCJ2 four streams as 7-Zip lays
+ * them out: BCJ2's main stream through the method, its call and jump
+ * streams through LZMA (1 MiB dictionary, lc0 lp2), its range-coded stream
+ * as it is. Every pack stream goes through a 7zAES of its own when key is
+ * set. The folder is written as 7zz writes the same chain: coders last to
+ * first, the last coder's output the first pack stream, then the other
+ * streams no coder reads, in the order of the coders that make them. */
 typedef struct fz7_7z_folder_opts {
+    fz7_7z_coder_opts chain[FZ7_7Z_CHAIN_MAX];
+    unsigned chain_len;
+    bool bcj2_lzma_sides;
     fz7_7z_method method;
     fz7_lzma_enc_opts lzma;   /* LZMA/LZMA2 only */
     int bzip2_block;          /* BZip2 only: block size in 100 kB, 1..9 */

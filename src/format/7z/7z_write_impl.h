@@ -123,54 +123,83 @@ typedef struct entry_rec {
 } entry_rec;
 
 typedef struct folder_rec {
-    fz7_7z_method method;
-    bool bcj;
-    uint8_t delta;                /* Delta distance - 1, when has_delta */
-    bool has_delta;
-    uint32_t branch_id;           /* a RISC branch filter's method ID, 0 none */
-    bool filter_first;            /* the filter's coder before the method's: it
-                                     runs over the method's output */
-    bool aes;
-    uint8_t props[5];
-    size_t props_len;
-    uint8_t aes_props[FZ7_7ZAES_PROPS_MAX];
-    size_t aes_props_len;
-    uint64_t method_out;          /* bytes the method produced (7zAES's unpack size) */
-    uint64_t pack_size;
+    uint64_t pack_size;           /* bytes of its (first) pack stream */
     uint64_t unpack_size;
     size_t num_substreams;
-    /* A folder copied from another archive (fz7_7z_writer_copy_folder):
-     * its Folder record and its unpack sizes, already encoded. */
+    /* Its Folder record and its unpack sizes, already encoded: from its
+     * coder graph (fz7_7z_graph_put) or copied from another archive
+     * (fz7_7z_writer_copy_folder). NULL while a pending folder's coders
+     * still run. */
     uint8_t *raw_folder, *raw_sizes;
     size_t raw_folder_len, raw_sizes_len;
-    /* A copied folder with several pack streams (BCJ2): the bytes of each,
-     * in the folder's order (pack_size is their sum); NULL with one. */
+    /* A folder with several pack streams (BCJ2): the bytes of each, in the
+     * folder's order (pack_size is their sum); NULL with one. */
     uint64_t *raw_pack_sizes;
     size_t raw_n_packs;
-    /* BCJ2: its streams main, call, jump, rc (bytes, FZ7_BCJ2_* order);
-     * per side stream (call, jump, rc) the LZMA properties (call, jump),
-     * LZMA's output, its pack size and its 7zAES properties. */
-    bool bcj2;
-    bool bcj2_raw_sides;          /* call, jump and rc stored raw, the method on main */
-    uint64_t bcj2_sizes[FZ7_BCJ2_STREAMS];
-    uint8_t side_props[2][5];
-    uint64_t side_method_out[2];
-    uint64_t side_pack[3];
-    uint8_t side_aes_props[3][FZ7_7ZAES_PROPS_MAX];
-    size_t side_aes_props_len[3];
 } folder_rec;
 
-/* A BCJ2 side stream (call, jump, or the range-coded bits), compressed
- * (call, jump) and encrypted (with a password) into memory: 7-Zip's pack
- * stream order puts the main stream first, and it is written as it comes. */
-typedef struct side_stream {
-    fz7_ostream os;               /* what the BCJ2 encoder writes to */
-    fz7_lzma_enc *enc;            /* NULL for the rc stream */
-    fz7_7zaes_writer *aes;        /* NULL without a password */
-    fz7_ostream *enc_dst;         /* the sink or aes */
+/* Coders, out streams and pack streams of one folder. */
+#define GRAPH_CODERS_MAX 64
+
+/* A folder's coders as the encoder sees them (7-Zip's order before it
+ * writes the Folder reversed): coder 0 reads the entries' bytes; out
+ * streams are numbered coder by coder, each coder's in its own order
+ * (BCJ2: main, call, jump, rc). */
+typedef struct graph_coder {
+    uint32_t id;                  /* method ID (Methods.txt) */
+    uint8_t n_out;                /* 4 for BCJ2, else 1 */
+    uint8_t props_len;
+    uint8_t props[FZ7_7ZAES_PROPS_MAX];
+    uint64_t in;                  /* bytes it received: its unpack size */
+} graph_coder;
+
+typedef struct folder_graph {
+    graph_coder c[GRAPH_CODERS_MAX];
+    unsigned n;
+    /* Bonds in the order they were made: out stream `out` feeds coder
+     * `coder`. */
+    struct { uint8_t out, coder; } bond[GRAPH_CODERS_MAX];
+    unsigned n_bonds;
+    /* The out streams written as pack streams, in the archive's order,
+     * and their sizes. */
+    uint8_t pack[GRAPH_CODERS_MAX];
+    uint64_t pack_size[GRAPH_CODERS_MAX];
+    unsigned n_packs;
+} folder_graph;
+
+/* Appends g as a Folder record to folder and its unpack sizes to sizes,
+ * as 7-Zip writes an encoder's graph: coders last to first, each coder's
+ * in streams in a row, bind pairs in the reverse order of the bonds. */
+void fz7_7z_graph_put(const folder_graph *g, bytebuf *folder, bytebuf *sizes);
+
+/* One coder of the open folder at work: what the coder before it (or the
+ * entries' data, for the first) writes to. */
+typedef enum stage_kind { ST_METHOD, ST_BCJ, ST_BRANCH, ST_DELTA, ST_BCJ2, ST_AES } stage_kind;
+
+typedef struct stage {
+    fz7_ostream os;
+    stage_kind kind;
+    fz7_lzma_enc *enc;            /* LZMA, LZMA2 */
+    fz7_bzip2_enc *bz;
+    fz7_ppmd7_enc *ppmd;
+    fz7_deflate_enc *defl;        /* Deflate, Deflate64; Copy has no encoder */
+    fz7_7zaes_writer *aes;
+    fz7_bcj2_enc *bcj2;
+    fz7_bcj_x86_state x86;
+    fz7_bcj_risc_state risc;
+    fz7_delta_state delta;
+    uint8_t *buf;                 /* BCJ, branch filter, Delta: staging bytes */
+    size_t fill;
+    fz7_ostream *dst;             /* its (main) output */
+    uint64_t *in;                 /* its coder's byte count in the graph */
+} stage;
+
+/* A pack stream other than the first: kept in memory until the first,
+ * which goes to the file as it comes, is whole. */
+typedef struct mem_pack {
     mem_sink sink;
-    bytebuf packed;
-} side_stream;
+    bytebuf b;
+} mem_pack;
 
 /* Where a folder's coders write its pack stream: the archive file, or, while
  * the folder before is still being coded (the writer's pending folder), a
@@ -182,13 +211,6 @@ typedef struct pack_sink {
     bytebuf held;
 } pack_sink;
 
-/* The BCJ2 encoder's main stream goes to the folder's method; with
- * filter_after, the method's output goes to the filter the same way. */
-typedef struct main_sink {
-    fz7_ostream os;
-    struct fz7_7z_writer *w;
-} main_sink;
-
 struct fz7_7z_writer {
     fz7_fd_ostream out;           /* the archive file */
     entry_rec *entries;
@@ -196,34 +218,22 @@ struct fz7_7z_writer {
     bool order_7zip;              /* FilesInfo in 7-Zip's order (fz7_7z_writer_order_7zip) */
     folder_rec *folders;
     size_t n_folders, cap_folders;
-    /* The open folder, if any. */
+    /* The open folder, if any: its coders (stages[k] runs graph.c[k]) and
+     * the pack streams after its first. */
     bool in_folder, in_file;
     uint64_t folder_start;        /* file offset of its pack stream */
-    fz7_lzma_enc *enc;            /* NULL for Copy, BZip2, PPMd and Deflate */
-    fz7_bzip2_enc *bz;            /* BZip2 folders' encoder */
-    fz7_ppmd7_enc *ppmd;          /* PPMd folders' encoder */
-    fz7_deflate_enc *defl;        /* Deflate and Deflate64 folders' encoder */
-    fz7_7zaes_writer *aes;        /* NULL without a password */
-    fz7_ostream *method_dst;      /* where the method writes: the sink or aes */
-    bool bcj;
-    fz7_bcj_x86_state bcj_state;
-    bool risc;                    /* a branch filter other than x86 (bcj_buf too) */
-    fz7_bcj_risc_state risc_state;
-    bool delta;
-    fz7_delta_state delta_state;
-    bool filter_after;            /* the filter runs over the method's output: */
-    main_sink filter_in;          /* the method writes here, */
-    fz7_ostream *filter_dst;      /* the filter to the 7zAES or pack stream */
-    uint8_t *bcj_buf;             /* the filter's staging buffer (BCJ or Delta) */
-    size_t bcj_fill;
-    fz7_bcj2_enc *bcj2;           /* BCJ2 folder: the encoder, */
-    main_sink bcj2_main;          /* its main stream's way to the method, */
-    side_stream side[3];          /* call, jump, rc */
+    folder_graph graph;
+    stage stages[GRAPH_CODERS_MAX];
+    unsigned n_stages;
+    unsigned n_chain;             /* the chain's coders, stages[0 .. n_chain) */
+    unsigned pooled;              /* the stage of the multi-threaded LZMA2, or n_stages */
+    unsigned pooled_aes;          /* the 7zAES it writes to itself, or n_stages */
+    mem_pack packs[GRAPH_CODERS_MAX];   /* [k] for pack stream k >= 1 */
     uint64_t folder_bytes;        /* the folder's input size if known, */
     uint64_t folder_in;           /* and the bytes it has received */
     /* Multi-threaded LZMA2 folders share one pool of workers. A folder whose
      * input has ended but whose last blocks are still being coded is the
-     * pending folder: its record is counted (pack_size comes when it is
+     * pending folder: its record is counted (its sizes come when it is
      * settled), its coders write to the file, and the open folder's pack
      * stream waits in its sink's buffer meanwhile. sinks[cur_sink] is the
      * open folder's, the other one the pending folder's. */
@@ -232,22 +242,14 @@ struct fz7_7z_writer {
     int cur_sink;
     fz7_lzma_enc *pend_enc;       /* NULL: no pending folder */
     fz7_7zaes_writer *pend_aes;
+    folder_graph pend_graph;      /* its coders, */
+    unsigned pend_aes_at;         /* pend_aes's among them */
     size_t pend_folder;           /* its index in folders */
     uint64_t pend_start;          /* file offset of its pack stream */
     uint64_t pend_mem;            /* bytes its coder may hold */
     uint64_t folder_mem;          /* the same for the open folder's coder */
     fz7_status failed;            /* sticky error */
 };
-
-/* The side stream (0 call, 1 jump, 2 rc) whose pack stream is the
- * i-th after the main one: rc, call, jump; for BCJ2's side streams stored
- * raw (BCJ2 alone, over the method's output, or with bcj2_raw_sides), as
- * 7-Zip stores them, call, jump, rc. */
-static inline int bcj2_side_order(const folder_rec *f, int i)
-{
-    return f->method == FZ7_7Z_NONE || f->filter_first || f->bcj2_raw_sides ? i : (i + 2) % 3;
-}
-
 
 /* Ends the pending folder (waiting for its last blocks if need be): writes
  * the rest of its pack stream, records its sizes, then sends what the open
@@ -261,9 +263,6 @@ fz7_status fz7_7z_writer_push_entry(fz7_7z_writer *w, const fz7_7z_entry_meta *m
 
 /* Room for one more folder record; false when out of memory. */
 bool fz7_7z_writer_reserve_folder(fz7_7z_writer *w);
-
-/* Frees the BCJ2 encoder and its side streams. */
-void fz7_7z_writer_bcj2_free(fz7_7z_writer *w);
 
 /* The Header (7zFormat.txt: MainStreamsInfo, FilesInfo) of what w holds,
  * into b. FZ7_E_MEM when b could not grow. */
