@@ -29,7 +29,8 @@ typedef struct repack_ctx {
     fz7_7z_writer *w;
     const fz7_settings *set;
     const char *const *names;
-    fz7_7z_folder_opts fo;   /* without BCJ: set per old folder */
+    fz7_7z_folder_opts fo;   /* for old folders without BCJ, */
+    fz7_7z_folder_opts fo_bcj;   /* and with it (the filter in front of a chain too) */
     int64_t cur_folder;
     bool in_folder, in_file;
     fz7_repack_result *res;
@@ -48,9 +49,7 @@ static fz7_status repack_begin(void *ctx, size_t index, const fz7_entry *e)
         k->in_folder = false;
     }
     if (st == FZ7_OK && !k->in_folder) {
-        fz7_7z_folder_opts fo = k->fo;
-        fo.bcj_x86 = fz7_settings_bcj_again(k->set, e->method);
-        st = fz7_7z_writer_begin_folder(k->w, &fo);
+        st = fz7_7z_writer_begin_folder(k->w, fz7_settings_bcj_again(k->set, e->method) ? &k->fo_bcj : &k->fo);
         k->in_folder = st == FZ7_OK;
         k->cur_folder = e->folder;
         k->res->folders += k->in_folder;
@@ -92,6 +91,7 @@ fz7_status fz7_repack_entries(fz7_archive *old, const bool *select, const char *
     memset(res, 0, sizeof *res);
     repack_ctx k = {.w = w, .set = set, .names = names, .cur_folder = -1, .res = res};
     fz7_settings_folder_opts(set, key, size_hint, false, 0, &k.fo);
+    fz7_settings_folder_opts(set, key, size_hint, true, 0, &k.fo_bcj);
     fz7_extract_cb cb = {&k, repack_begin, repack_data, repack_end, NULL};
     fz7_status st = fz7_archive_extract(old, select, &cb, why, whylen);
     if (st == FZ7_OK && k.in_folder)

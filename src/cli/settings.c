@@ -548,14 +548,55 @@ int fz7_settings_fail(fz7_status st, const char *why)
     return FZ7_EXIT_FATAL;
 }
 
-/* fz7's folders hold one filter and one method, in either order, or
- * either alone. 7zz builds any chain: three coders or more
- * (-m0=Delta:4 -m1=BCJ -m2=LZMA2), two methods (-m0=LZMA2 -m1=LZMA), two
- * filters (-m0=BCJ -m1=BCJ2; -mf=BCJ goes in front of -m0=BCJ -m1=LZMA2),
- * and a gap (-m0=LZMA2 -m2=BCJ, filled with LZMA2). Rather than write
- * another chain than asked, fz7 refuses those as 7zz's coder refuses a
- * method it does not have. coder_at: 1 method, 2 filter at -mN=; mf: -mf. */
-static fz7_status check_chain(const uint8_t coder_at[100], const char *mf, char *why, size_t whylen)
+static void method_coder_opts(const fz7_settings *s, uint64_t size_hint, fz7_7z_coder_opts *c);
+
+/* The coder of chain slot `at` (-mN=, N = at) as 7zz builds it: fresh
+ * settings at s's level, then the switches without a number when at is 0
+ * (7zz gives them to -m0 alone), then the slot's own -mN= switches; an
+ * empty slot is LZMA2 at the level's settings. */
+static fz7_status chain_coder(const fz7_settings *s, const struct fz7_options *o, long at,
+                              fz7_7z_coder_opts *c, char *why, size_t whylen)
+{
+    fz7_settings t;
+    memset(&t, 0, sizeof t);
+    t.level = s->level;
+    t.coder_level = -1;
+    t.method = FZ7_7Z_LZMA2;
+    fz7_status st = fz7_lzma_enc_preset(&t.lzma, (unsigned)t.level);
+    int coder = 0;
+    for (size_t i = 0; st == FZ7_OK && i < o->n_methods; i++) {
+        const char *m = o->methods[i];
+        const char *eq = strchr(m, '=');
+        bool slot = m[0] >= '0' && m[0] <= '9' && eq && eq - m <= 2;   /* as apply_method_switch reads it */
+        if (slot ? strtol(m, NULL, 10) == at : at == 0)
+            st = apply_method_switch(&t, m, slot ? &coder : &(int){0}, why, whylen);
+    }
+    if (st != FZ7_OK)
+        return st;
+    memset(c, 0, sizeof *c);
+    if (coder == 2) {
+        c->kind = t.bcj2 ? FZ7_7Z_CODER_BCJ2 : t.delta ? FZ7_7Z_CODER_DELTA
+                : t.branch_id ? FZ7_7Z_CODER_BRANCH : FZ7_7Z_CODER_BCJ;
+        c->delta_distance = t.delta;
+        c->branch_id = t.branch_id;
+        return FZ7_OK;
+    }
+    if ((t.method == FZ7_7Z_LZMA || t.method == FZ7_7Z_LZMA2) && fz7_lzma_enc_check(&t.lzma) != FZ7_OK) {
+        snprintf(why, whylen, "bad LZMA parameters for -m%ld", at);
+        return FZ7_E_ARG;
+    }
+    if (t.method == FZ7_7Z_BZIP2 && t.d_bytes && !t.bzip2_block)
+        t.bzip2_block = bzip2_block_of(t.d_bytes);
+    method_coder_opts(&t, 0, c);
+    return FZ7_OK;
+}
+
+/* A chain the single-method fields cannot hold (coder_at: 1 method, 2
+ * filter at -mN=; mf: -mf=) goes into s->chain, from the first slot
+ * named to the last, as 7zz fills it: a gap is LZMA2, a gap before the
+ * first named slot is nothing. */
+static fz7_status build_chain(fz7_settings *s, const struct fz7_options *o, const uint8_t coder_at[100],
+                              char *why, size_t whylen)
 {
     int methods = 0, filters = 0, first = -1, last = -1, gaps = 0;
     for (int i = 0; i < 100; i++) {
@@ -567,16 +608,81 @@ static fz7_status check_chain(const uint8_t coder_at[100], const char *mf, char 
         first = first < 0 ? i : first;
         last = i;
     }
+    const char *mf = o->filters;
     bool mf_filter = mf && mf[0] && strcasecmp(mf, "on") && strcmp(mf, "+") && strcasecmp(mf, "off") &&
                      strcmp(mf, "-");
-    if (gaps)
-        snprintf(why, whylen, "unsupported chain: a gap between -m%d and -m%d (fz7 does not fill it)", first, last);
-    else if (methods > 1 || filters > 1 || (filters && mf_filter))
-        snprintf(why, whylen, "unsupported chain: %d methods and %d filters (fz7 writes one of each at most)",
-                 methods, filters + (filters && mf_filter));
-    else
+    if (!gaps && methods <= 1 && filters <= 1 && !(filters && mf_filter))
         return FZ7_OK;
-    return FZ7_E_UNSUPPORTED;
+    if (s->xz) {
+        snprintf(why, whylen, "an xz file takes one method and one filter");
+        return FZ7_E_UNSUPPORTED;
+    }
+    if (last - first + 1 > FZ7_7Z_CHAIN_MAX) {   /* more streams than 7zz takes, see below */
+        snprintf(why, whylen, "unsupported chain: more than %d coders", FZ7_7Z_CHAIN_MAX);
+        return FZ7_E_ARG;
+    }
+    for (int i = first; i <= last; i++) {
+        fz7_status st = chain_coder(s, o, i, &s->chain[s->chain_len++], why, whylen);
+        if (st != FZ7_OK)
+            return st;
+    }
+    /* The multi-thread plan and the solid blocks follow the chain's first
+     * LZMA2 (the one on the pool of threads), else its first method. */
+    const fz7_7z_coder_opts *lead = NULL;
+    for (unsigned k = 0; k < s->chain_len; k++) {
+        const fz7_7z_coder_opts *c = &s->chain[k];
+        if (c->kind == FZ7_7Z_CODER_METHOD && (!lead || (c->method == FZ7_7Z_LZMA2 && lead->method != FZ7_7Z_LZMA2)))
+            lead = c;
+    }
+    s->method = lead ? lead->method : FZ7_7Z_NONE;
+    if (lead)
+        s->lzma = lead->lzma;
+    /* The filter in front: -mf='s for every file, else for x86
+     * executables 7zz's automatic one (BCJ2 from its -mx8) when the chain
+     * names no filter. */
+    s->chain_front = (fz7_7z_coder_opts){.kind = FZ7_7Z_CODER_BCJ};
+    s->bcj = filters ? 0 : -1;
+    if (mf_filter) {
+        s->bcj = 1;
+        if (strcasecmp(mf, "BCJ2") == 0)
+            s->chain_front.kind = FZ7_7Z_CODER_BCJ2;
+        else if (fz7_branch_filter_id(mf, strlen(mf)))
+            s->chain_front = (fz7_7z_coder_opts){.kind = FZ7_7Z_CODER_BRANCH,
+                                                 .branch_id = fz7_branch_filter_id(mf, strlen(mf))};
+        else if (strncasecmp(mf, "Delta:", 6) == 0)
+            s->chain_front = (fz7_7z_coder_opts){.kind = FZ7_7Z_CODER_DELTA,
+                                                 .delta_distance = (unsigned)strtoul(mf + 6, NULL, 10)};
+        else if (strcasecmp(mf, "BCJ") && strcasecmp(mf, "x86")) {
+            snprintf(why, whylen, "unsupported filter: %s", mf);
+            return FZ7_E_UNSUPPORTED;
+        }
+    } else if (mf && (strcasecmp(mf, "off") == 0 || strcmp(mf, "-") == 0)) {
+        s->bcj = 0;
+    } else if (s->level >= OTHER_BCJ2_FROM_LEVEL) {
+        s->chain_front.kind = FZ7_7Z_CODER_BCJ2;
+    }
+    if (s->chain_front.kind == FZ7_7Z_CODER_DELTA &&
+        (s->chain_front.delta_distance < 1 || s->chain_front.delta_distance > 256)) {
+        snprintf(why, whylen, "bad filter: %s", mf);
+        return FZ7_E_ARG;
+    }
+    /* 7zz takes a folder of at most 16 streams out of its coders (BCJ2
+     * has four, each pack stream's 7zAES one). */
+    unsigned coders = s->chain_len, outs = 0;
+    for (unsigned k = 0; k < s->chain_len; k++)
+        outs += s->chain[k].kind == FZ7_7Z_CODER_BCJ2 ? 4 : 1;
+    if (s->bcj == 1) {
+        bool bcj2 = s->chain_front.kind == FZ7_7Z_CODER_BCJ2;
+        coders += bcj2 ? 3 : 1;   /* BCJ2 with its LZMA for call and jump */
+        outs += bcj2 ? 6 : 1;
+    }
+    if (o->password || o->ask_password)
+        outs += outs - (coders - 1);   /* a 7zAES a pack stream */
+    if (outs > 16) {
+        snprintf(why, whylen, "unsupported chain: %u streams out of its coders (7zz takes 16)", outs);
+        return FZ7_E_ARG;
+    }
+    return FZ7_OK;
 }
 
 fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings *s, char *why,
@@ -628,10 +734,17 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
         snprintf(why, whylen, "an xz file takes its filter from -mf=, not from -m0=, -m1=...");
         return FZ7_E_ARG;
     }
-    st = check_chain(coder_at, o->filters, why, whylen);
+    st = build_chain(s, o, coder_at, why, whylen);
     if (st != FZ7_OK) {
         s->refuse_late = true;
         return st;
+    }
+    if (s->chain_len) {
+        s->solid = o->solid;
+        s->threads = fz7_lzma_threads(s->coder_threads ? s->coder_threads
+                                      : o->threads >= 1 ? (uint32_t)o->threads : 0);
+        s->mem_limit = fz7_lzma_mem_cap(o->memuse_bytes, o->memuse_percent);
+        return FZ7_OK;
     }
     /* A chain of filters alone (-m0=ARM64): 7-Zip writes the filter with
      * no compressor after it. */
@@ -841,31 +954,60 @@ static int cmp_by_type(const void *x, const void *y)
 
 /* PPMd's order and model memory as 7zz picks them: by the level (order 3,
  * 4, 4, 5, 5, 6, 8, 16, 24, 32 for -mx0..9; 2^(19 + level) bytes) unless
- * o= and mem= say; then, for an input of size_hint bytes (0: unknown), no
- * more than the smallest 2^k (k >= 16) of at least 16 times its size. */
-static void ppmd_model_size(const fz7_settings *s, uint64_t size_hint, fz7_7z_folder_opts *fo)
+ * o= and mem= say. */
+static void ppmd_model_size(const fz7_settings *s, fz7_7z_coder_opts *c)
 {
     static const uint8_t order_by_level[10] = {3, 4, 4, 5, 5, 6, 8, 16, 24, 32};
     unsigned level = (unsigned)(s->coder_level >= 0 ? s->coder_level : s->level);
-    fo->ppmd_order = s->ppmd_order ? s->ppmd_order : order_by_level[level];
-    fo->ppmd_mem = s->ppmd_mem ? s->ppmd_mem : (uint32_t)1 << (19 + level);
-    if (size_hint && fo->ppmd_mem / 16 > size_hint) {
+    c->ppmd_order = s->ppmd_order ? s->ppmd_order : order_by_level[level];
+    c->ppmd_mem = s->ppmd_mem ? s->ppmd_mem : (uint32_t)1 << (19 + level);
+}
+
+/* A method's memory fitted to an input of size_hint bytes (0: unknown),
+ * as 7zz fits it: the dictionary to the whole archive's bytes; PPMd's
+ * model to no more than the smallest 2^k (k >= 16) of at least 16 times
+ * the input. */
+static void fit_to_input(fz7_7z_coder_opts *c, uint64_t size_hint)
+{
+    if (!size_hint)
+        return;
+    if (c->method == FZ7_7Z_LZMA || c->method == FZ7_7Z_LZMA2 || c->method == FZ7_7Z_BZIP2)
+        fz7_lzma_enc_reduce_dict(&c->lzma, size_hint);
+    if (c->method == FZ7_7Z_PPMD && c->ppmd_mem / 16 > size_hint) {
         for (unsigned k = 16; k < 32; k++) {
             if (size_hint <= ((uint64_t)1 << k) / 16) {
-                if (fo->ppmd_mem > (uint32_t)1 << k)
-                    fo->ppmd_mem = (uint32_t)1 << k;
+                if (c->ppmd_mem > (uint32_t)1 << k)
+                    c->ppmd_mem = (uint32_t)1 << k;
                 break;
             }
         }
     }
 }
 
+static void method_coder_opts(const fz7_settings *s, uint64_t size_hint, fz7_7z_coder_opts *c)
+{
+    c->kind = FZ7_7Z_CODER_METHOD;
+    c->method = s->method;
+    c->lzma = s->lzma;
+    /* BZip2's block as 7-Zip sizes it: 100 kB at -mx1, 500 kB at -mx3,
+     * 900 kB from -mx5. */
+    int level = s->coder_level >= 0 ? s->coder_level : s->level;   /* -m0=METHOD:x= or -mx */
+    c->bzip2_block = s->bzip2_block ? s->bzip2_block : level <= 2 ? 1 : level <= 4 ? 5 : 9;
+    if (s->method == FZ7_7Z_PPMD)
+        ppmd_model_size(s, c);
+    c->deflate = s->deflate;
+    c->deflate.level = level < 1 ? 1 : level;
+    fit_to_input(c, size_hint);
+}
+
 void fz7_settings_folder_opts(const fz7_settings *s, const fz7_7zaes_key *key, uint64_t size_hint,
                               bool bcj, uint64_t folder_bytes, fz7_7z_folder_opts *fo)
 {
     memset(fo, 0, sizeof *fo);
+    fz7_7z_coder_opts m;
+    method_coder_opts(s, size_hint, &m);
     fo->method = s->method;
-    fo->lzma = s->lzma;
+    fo->lzma = m.lzma;
     fo->key = key;
     fo->delta_distance = s->delta;
     fo->branch_id = s->branch_id;
@@ -876,19 +1018,29 @@ void fz7_settings_folder_opts(const fz7_settings *s, const fz7_7zaes_key *key, u
      * BCJ2's main stream alone, as 7zz's does (Copy and BZip2 too). */
     fo->bcj2_raw_sides = s->bcj2 && s->bcj2_chain && !s->filter_after && s->method != FZ7_7Z_NONE;
     fo->bcj2 = s->bcj2 && (s->method != FZ7_7Z_NONE || s->bcj == 1);
-    /* BZip2's block as 7-Zip sizes it: 100 kB at -mx1, 500 kB at -mx3,
-     * 900 kB from -mx5. */
-    int level = s->coder_level >= 0 ? s->coder_level : s->level;   /* -m0=METHOD:x= or -mx */
-    fo->bzip2_block = s->bzip2_block ? s->bzip2_block : level <= 2 ? 1 : level <= 4 ? 5 : 9;
-    if (s->method == FZ7_7Z_PPMD)
-        ppmd_model_size(s, size_hint, fo);
-    fo->deflate = s->deflate;
-    fo->deflate.level = level < 1 ? 1 : level;
+    fo->bzip2_block = m.bzip2_block;
+    fo->ppmd_order = m.ppmd_order;
+    fo->ppmd_mem = m.ppmd_mem;
+    fo->deflate = m.deflate;
     fo->folder_bytes = folder_bytes;
-    /* The dictionary follows the whole archive's bytes, as 7zz's does. */
+    if (s->chain_len) {
+        /* A longer chain, each method's dictionary fitted the same way. */
+        unsigned n = 0;
+        /* (-mf's filter always fits: fz7_settings_make counted it; the
+         * automatic one is left out of a chain of 16 methods.) */
+        bcj = bcj && s->chain_len < FZ7_7Z_CHAIN_MAX;
+        if (bcj)
+            fo->chain[n++] = s->chain_front;
+        fo->bcj2_lzma_sides = bcj && s->chain_front.kind == FZ7_7Z_CODER_BCJ2;
+        for (unsigned k = 0; k < s->chain_len; k++) {
+            fo->chain[n] = s->chain[k];
+            if (fo->chain[n].kind == FZ7_7Z_CODER_METHOD)
+                fit_to_input(&fo->chain[n], size_hint);
+            n++;
+        }
+        fo->chain_len = n;
+    }
     bool coder = s->method == FZ7_7Z_LZMA || s->method == FZ7_7Z_LZMA2 || s->method == FZ7_7Z_BZIP2;
-    if (size_hint && coder)
-        fz7_lzma_enc_reduce_dict(&fo->lzma, size_hint);
     if (coder) {
         fz7_lzma_plan p = fz7_settings_pick_mt(s, folder_bytes);
         fo->threads = p.threads;

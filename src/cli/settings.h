@@ -65,6 +65,15 @@ typedef struct fz7_settings {
     bool filter_after;        /* the chain names the filter after the
                                  compressor (-m0=LZMA2 -m1=BCJ): it runs
                                  over the compressor's output, as in 7zz */
+    /* A chain fz7's single-method fields cannot say (two methods or
+     * filters, a gap, -mf= with a filter in the chain): chain_len > 0,
+     * its coders in 7zz's order (-m0 first, gaps filled with LZMA2 at the
+     * level's settings, the switches without a number for -m0 alone).
+     * chain_front: the filter -mf= or the automatic one puts in front of
+     * it when the folder's plan says bcj (bcj2_lzma_sides for BCJ2). */
+    fz7_7z_coder_opts chain[FZ7_7Z_CHAIN_MAX];
+    unsigned chain_len;
+    fz7_7z_coder_opts chain_front;
     fz7_xz_check check;       /* xz block check (-mcrc=, -mcheck=); CRC32
                                  by default, as 7zz writes xz */
     bool check_refused;       /* xz: -mcrc= gave a size no check has (7zz
@@ -116,7 +125,8 @@ int fz7_settings_fail(fz7_status st, const char *why);
 fz7_lzma_plan fz7_settings_pick_mt(const fz7_settings *s, uint64_t bytes);
 
 /* Coder options of a new 7z folder: s's method, LZMA parameters and Delta,
- * x86 BCJ in front when bcj, 7zAES with key (NULL = not encrypted).
+ * x86 BCJ in front when bcj, or s's chain with chain_front in front when
+ * bcj; 7zAES with key (NULL = not encrypted).
  * size_hint: the input bytes of the whole archive (the dictionary is
  * shrunk to it, the same in every folder, as 7-Zip does; 0 = unknown);
  * folder_bytes: this folder's input (0 = unknown), for the threads. */
