@@ -22,29 +22,34 @@ printf 'nested\n' >in/src/sub/c.txt
 cp "$FZ7" in/src/prog
 chmod 755 in/src/prog
 
+# The same tree with the executable grown past 2 MiB (two LZMA2 blocks).
+cp -a in big
+seq 1 400000 >>big/src/prog
+
 # Each entry's path and Method, as 7zz lists them.
 methods() { 7zz l -slt -ppw "$1" </dev/null | sed -n '/^----------$/,$p' | grep -E '^(Path|Method) = '; }
 
-# check NAME SWITCHES...: write in/src with SWITCHES by fz7 (and 7zz),
-# compare the Methods, test and extract with both.
+# check NAME [big] SWITCHES...: write in/src (big/src) with SWITCHES by
+# fz7 (and 7zz), compare the Methods, test and extract with both.
 check() {
-    local name=$1; shift
+    local name=$1 tree=in; shift
+    [ "$1" = big ] && tree=big && shift
     rm -f "$name-f.7z" "$name-7.7z"
-    (cd in && "$FZ7" a -bso0 -bsp0 "$@" "../$name-f.7z" src </dev/null) >err.txt 2>&1
+    (cd $tree && "$FZ7" a -bso0 -bsp0 "$@" "../$name-f.7z" src </dev/null) >err.txt 2>&1
     local rc=$?
     if [ "$rc" != 0 ]; then bad "$name ($*): fz7 a exit $rc"; head -5 err.txt; return; fi
     ok
     rm -rf outf && mkdir outf
-    if "$FZ7" x -bso0 -ppw -ooutf "$name-f.7z" </dev/null >/dev/null 2>&1 && diff -r in/src outf/src >/dev/null; then
+    if "$FZ7" x -bso0 -ppw -ooutf "$name-f.7z" </dev/null >/dev/null 2>&1 && diff -r $tree/src outf/src >/dev/null; then
         ok
     else
         bad "$name ($*): fz7 x does not restore the files"
     fi
     [ -n "$have7zz" ] || return
-    (cd in && 7zz a -bso0 -bsp0 "$@" "../$name-7.7z" src </dev/null) >/dev/null 2>&1
+    (cd $tree && 7zz a -bso0 -bsp0 "$@" "../$name-7.7z" src </dev/null) >/dev/null 2>&1
     same "$name ($*): Method" "$(methods "$name-f.7z")" "$(methods "$name-7.7z")"
     rm -rf out7 && mkdir out7
-    if 7zz x -ppw -oout7 "$name-f.7z" </dev/null >/dev/null 2>&1 && diff -r in/src out7/src >/dev/null; then
+    if 7zz x -ppw -oout7 "$name-f.7z" </dev/null >/dev/null 2>&1 && diff -r $tree/src out7/src >/dev/null; then
         ok
     else
         bad "$name ($*): 7zz x does not restore the files"
@@ -92,5 +97,12 @@ done <<'EOF'
 -ppw -mhe=on -m0=BCJ -m1=BCJ2
 -ppw -mmt2 -m0=BCJ -m1=LZMA2 -mf=BCJ2
 -ppw -mmt2 -m0=Delta:4 -m1=LZMA2
+# big: over 2 MiB of input, coded in blocks on two threads (an LZMA2
+# inside the chain or the last one, one folder or one a file)
+big -mmt2 -m0=LZMA2:d=256k:mf=hc4 -m1=Delta:4
+big -mmt2 -ppw -m0=LZMA2:d=256k:mf=hc4 -m1=BCJ -mf=BCJ2
+big -mmt2 -ppw -ms=off -m0=Delta:4 -m1=LZMA2:d=256k:mf=hc4
+big -mmt2 -ppw -m0=BCJ -m1=LZMA2:d=256k:mf=hc4 -mf=BCJ2
+big -mmt2 -ppw -m0=BCJ2 -m1=LZMA2:d=256k:mf=hc4
 EOF
 t_summary add_chain "($n chains${have7zz:+, each against 7zz})"

@@ -715,6 +715,16 @@ static fz7_status record_graph(folder_rec *f, const folder_graph *g)
     return FZ7_OK;
 }
 
+/* Finishes the open folder's stage k. The 7zAES the multi-threaded LZMA2
+ * writes to itself counts its input from the LZMA2's output, which has
+ * ended before it. */
+static fz7_status end_stage(fz7_7z_writer *w, unsigned k)
+{
+    if (k == w->pooled_aes)
+        w->graph.c[k].in = fz7_lzma_enc_bytes_out(w->stages[w->pooled].enc);
+    return stage_finish(&w->stages[k]);
+}
+
 fz7_status fz7_7z_writer_end_folder(fz7_7z_writer *w)
 {
     if (w->failed)
@@ -747,7 +757,7 @@ fz7_status fz7_7z_writer_end_folder(fz7_7z_writer *w)
     bool pend = w->pooled + 1 == w->n_chain && g->n_packs == 1 && w->folder_mem;
     unsigned stop = pend ? w->pooled : w->n_stages;
     for (unsigned k = 0; st == FZ7_OK && k < stop; k++)
-        st = stage_finish(&w->stages[k]);
+        st = end_stage(w, k);
     if (st == FZ7_OK && pend && fz7_lzma2_mt_end_input(w->stages[stop].enc) == FZ7_OK) {
         stage *aes = w->pooled_aes < w->n_stages ? &w->stages[w->pooled_aes] : NULL;
         w->pend_enc = w->stages[stop].enc;
@@ -764,11 +774,8 @@ fz7_status fz7_7z_writer_end_folder(fz7_7z_writer *w)
         w->n_folders++;
         return FZ7_OK;
     }
-    for (unsigned k = stop; st == FZ7_OK && k < w->n_stages; k++) {
-        if (k == w->pooled_aes)
-            g->c[k].in = fz7_lzma_enc_bytes_out(w->stages[w->pooled].enc);
-        st = stage_finish(&w->stages[k]);
-    }
+    for (unsigned k = stop; st == FZ7_OK && k < w->n_stages; k++)
+        st = end_stage(w, k);
     g->pack_size[0] = w->out.pos - w->folder_start;
     for (unsigned p = 1; st == FZ7_OK && p < g->n_packs; p++) {
         const bytebuf *b = &w->packs[p].b;
