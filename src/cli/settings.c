@@ -184,8 +184,8 @@ static const struct coder_param {
     {"d", PARAM_SIZE, BY_LZMA | BY(FZ7_7Z_BZIP2)},
     {"mem", PARAM_SIZE, BY(FZ7_7Z_PPMD)}, {"o", PARAM_NUMBER, BY(FZ7_7Z_PPMD)},
     {"c", PARAM_SIZE, BY(FZ7_7Z_LZMA2)},
-    /* 7zz's coders but Copy take b= too; fz7's have no use for it yet */
-    {"b", PARAM_SIZE, 0},
+    /* 7zz's coders but Copy take b= and write the same bytes with it */
+    {"b", PARAM_SIZE, BY_ANY_CODER},
     {"pass", PARAM_NUMBER, BY_DEFLATE | BY(FZ7_7Z_BZIP2)},
     {"fb", PARAM_NUMBER, BY_LZMA | BY_DEFLATE}, {"mc", PARAM_NUMBER, BY_LZMA | BY_DEFLATE},
     {"a", PARAM_NUMBER, BY_LZMA | BY_DEFLATE},  {"mf", PARAM_TEXT, BY_LZMA},
@@ -259,6 +259,8 @@ static fz7_status apply_coder_param(fz7_settings *s, const char *p, size_t plen,
         s->coder_threads = n ? n : 1;   /* the coder's threads, over -mmt */
     } else if (method_named(param, nlen, "c")) {
         s->lzma2_block = bytes;   /* LZMA2's block size */
+    } else if (method_named(param, nlen, "b")) {
+        /* taken, as 7zz's coders take it: their output does not change */
     } else if (s->method == FZ7_7Z_PPMD) {
         bool known;
         st = parse_ppmd_param(s, param, nlen, val, &known);
@@ -341,7 +343,7 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder
             return FZ7_OK;
         }
         static const char *const ignored[] = {"yx", "mt", "mtf", "memuse",
-                                              "hcf", "ba", "b"};
+                                              "hcf", "ba"};
         for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++)
             if (method_named(m, klen, ignored[i]))
                 return FZ7_OK;

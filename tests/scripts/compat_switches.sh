@@ -334,6 +334,12 @@ for m in -m0=LZMA2:c=1m -mc=1m "-mx0 -mc=1m" -mc=abc -m0=LZMA2:c=x "-m0=LZMA -mc
     mrow same a $m new.7z src
 done
 mrow same a -txz -mc=1m new.xz one.txt
+# b=: every coder but Copy takes it and writes the same bytes (PPMd's stream
+# is 7zz's byte for byte with it); -mb is no switch
+for m in -m0=LZMA2:b=1m -m0=LZMA:b=0 -m0=Deflate:b=64k -m0=Copy:b=1m -mb=1m -m0=LZMA2:b=x -m0=LZMA2:b; do
+    mrow same a $m new.7z src
+done
+brow same a -mhc=off -m0=PPMd:b=1m new.7z src
 # PPMd: 7zz's stream byte for byte; with the header uncompressed (fz7's LZMA
 # packs 7zz's header differently) the whole archive.
 for m in -m0=PPMd "-m0=PPMd:o=2:mem=16" "-m0=PPMd:x=9" "-mx1 -m0=PPMd" "-m0=PPMd -mo=32 -mmem=1m"; do
