@@ -153,8 +153,9 @@ int main(int argc, char **argv)
     if (rc != 0) {
         fflush(stdout);
         if (rc == 7) {
-            /* Found once the switches are read: 7zz has printed its banner. */
-            if (after_switches(kind) && !o.ba && !(o.bso && o.bso[0] == '0')) {
+            /* Found once the switches are read: 7zz has printed its banner
+             * (not with -so: stdout is the data's). */
+            if (after_switches(kind) && !o.ba && !o.to_stdout && !(o.bso && o.bso[0] == '0')) {
                 fz7_print_banner(stdout);
                 fflush(stdout);
             }

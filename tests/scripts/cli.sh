@@ -27,6 +27,14 @@ expect_rc 7 "unknown switch" "$FZ7" x -zz cp.7z
 grep -q "Unknown switch:" err.txt && ok || bad "unknown switch message"
 expect_rc 7 "unsupported command" "$FZ7" q cp.7z
 expect_rc 7 "no archive name" "$FZ7" x
+# with -so stdout is the data's: a command-line error prints nothing there
+# (7zz: not even its banner), only the error on stderr
+for c in "a -so" "a -txz -si -so" "e -so"; do
+    # shellcheck disable=SC2086
+    expect_rc 7 "$c without an archive name" "$FZ7" $c
+    same "$c: stdout" "$(wc -c < out.txt)" 0
+    same "$c: stderr" "$(cat err.txt)" "$(printf '\n\nCommand Line Error:\nCannot find archive name')"
+done
 expect_rc 7 "bad -ao" "$FZ7" x -aox cp.7z
 expect_rc 7 "empty -o" "$FZ7" x -o cp.7z
 expect_rc 7 "b with an unknown method" "$FZ7" b -mm=NOPE  # b itself: bench_cmd.sh
