@@ -658,8 +658,8 @@ static fz7_status build_chain(fz7_settings *s, const struct fz7_options *o, cons
             snprintf(why, whylen, "unsupported filter: %s", mf);
             return FZ7_E_UNSUPPORTED;
         }
-    } else if (mf && (strcasecmp(mf, "off") == 0 || strcmp(mf, "-") == 0)) {
-        s->bcj = 0;
+    } else if ((mf && (strcasecmp(mf, "off") == 0 || strcmp(mf, "-") == 0)) || s->level == 0) {
+        s->bcj = 0;   /* -mf=off, or -mx0: no automatic filter, as in 7zz */
     } else if (s->level >= OTHER_BCJ2_FROM_LEVEL) {
         s->chain_front.kind = FZ7_7Z_CODER_BCJ2;
     }
@@ -687,8 +687,91 @@ static fz7_status build_chain(fz7_settings *s, const struct fz7_options *o, cons
     return FZ7_OK;
 }
 
+/* The coder number of 7zz's -mN<param>=<value> (-m0d=1m, -m12lc=2): N
+ * when m is one (one or two digits, a letter, an '=' later), else -1;
+ * *param: what follows the digits. */
+static long numbered_param(const char *m, const char **param)
+{
+    size_t nd = 0;
+    while (m[nd] >= '0' && m[nd] <= '9')
+        nd++;
+    bool letter = (m[nd] | 0x20) >= 'a' && (m[nd] | 0x20) <= 'z';
+    *param = m + nd;
+    return nd >= 1 && nd <= 2 && letter && strchr(m + nd, '=') ? strtol(m, NULL, 10) : -1;
+}
+
+/* The coder number of a chain entry N=METHOD, else -1. */
+static long chain_entry(const char *m)
+{
+    const char *eq = strchr(m, '=');
+    return m[0] >= '0' && m[0] <= '9' && eq && (size_t)(eq - m) <= 2 ? strtol(m, NULL, 10) : -1;
+}
+
+static void free_entries(char **e, size_t n)
+{
+    for (size_t i = 0; e && i < n; i++)
+        free(e[i]);
+    free(e);
+}
+
+/* o's -m entries with 7zz's numbered parameters folded in: -mN<param>=<value>
+ * becomes :<param>=<value> after the last N=METHOD, wherever either stands;
+ * a coder named by such parameters alone is LZMA2, as in 7zz (-m2d=1m
+ * alone writes one LZMA2:20). *n: the entries; NULL when out of memory. */
+static char **fold_numbered(const struct fz7_options *o, size_t *n)
+{
+    char **e = calloc(o->n_methods + 1, sizeof *e);
+    *n = 0;
+    const char *param;
+    for (size_t i = 0; e && i < o->n_methods; i++)
+        if (numbered_param(o->methods[i], &param) < 0 && !(e[(*n)++] = strdup(o->methods[i])))
+            goto fail;
+    for (size_t i = 0; e && i < o->n_methods; i++) {
+        long k = numbered_param(o->methods[i], &param);
+        if (k < 0)
+            continue;
+        size_t at = *n;
+        for (size_t j = *n; j-- > 0;)
+            if (chain_entry(e[j]) == k) {
+                at = j;
+                break;
+            }
+        size_t len = at < *n ? strlen(e[at]) : 0;
+        char *x = at < *n ? realloc(e[at], len + strlen(param) + 2) : malloc(strlen(param) + 16);
+        if (!x)
+            goto fail;
+        if (at < *n)
+            snprintf(x + len, strlen(param) + 2, ":%s", param);
+        else
+            snprintf(x, strlen(param) + 16, "%ld=LZMA2:%s", k, param);
+        e[at] = x;
+        if (at == *n)
+            (*n)++;
+    }
+    return e;
+fail:
+    free_entries(e, o->n_methods + 1);
+    return NULL;
+}
+
+static fz7_status settings_make(const struct fz7_options *o, bool xz, fz7_settings *s, char *why, size_t whylen);
+
 fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings *s, char *why,
                              size_t whylen)
+{
+    struct fz7_options folded = *o;
+    folded.methods = fold_numbered(o, &folded.n_methods);
+    if (!folded.methods) {
+        snprintf(why, whylen, "out of memory");
+        return FZ7_E_MEM;
+    }
+    fz7_status st = settings_make(&folded, xz, s, why, whylen);
+    free_entries(folded.methods, folded.n_methods);
+    return st;
+}
+
+/* fz7_settings_make once 7zz's numbered parameters are folded in. */
+static fz7_status settings_make(const struct fz7_options *o, bool xz, fz7_settings *s, char *why, size_t whylen)
 {
     memset(s, 0, sizeof *s);
     s->xz = xz;
@@ -799,8 +882,8 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
     }
     if (s->delta)
         s->bcj = 0;   /* Delta replaces the automatic BCJ */
-    if (s->method == FZ7_7Z_COPY && s->bcj < 0 && s->level == 0)
-        s->bcj = 0;   /* -mx0: no automatic filter, as in 7zz (-m0=Copy at another level has one) */
+    if (s->bcj < 0 && s->level == 0)
+        s->bcj = 0;   /* -mx0: no automatic filter for any method, as in 7zz (-m0=Copy at another level has one) */
     if (s->method == FZ7_7Z_NONE && s->bcj < 0)
         s->bcj = 0;
     if (xz && s->bcj < 0)

@@ -11,7 +11,9 @@
 
 /* ---- Levels ------------------------------------------------------------- */
 
-/* One row per level. -mx1 takes a 1 MiB dictionary instead of 7zz's
+/* One row per level. Level 0 is LZMA2 at -mx0 with an LZMA parameter
+ * (-mx0 -mfb=64, -m0=LZMA2:x=0): 7zz's 64 KiB there. -mx1 takes a 1 MiB
+ * dictionary instead of 7zz's
  * 256 KiB and spends the ratio it buys on speed. The fast parser's levels
  * search hash buckets on hc5's 5-byte hash (one cache line per search
  * instead of a chain of dependent loads); -mx3 and -mx4 put the normal
@@ -26,7 +28,7 @@ static const struct level_row {
     uint16_t nice_len, depth;   /* depth 0: automatic */
 } level_rows[10] = {
     /*        dict  mode                    mf          lc  nice depth */
-    /* 0 */ {18, FZ7_LZMA_MODE_FAST,   FZ7_LZ_HC5, 3, 32, 0},
+    /* 0 */ {16, FZ7_LZMA_MODE_FAST,   FZ7_LZ_HC5, 3, 32, 0},
     /* 1 */ {20, FZ7_LZMA_MODE_FAST,   FZ7_LZ_HB5, 3, 32, 6},
     /* 2 */ {22, FZ7_LZMA_MODE_FAST,   FZ7_LZ_HB5, 3, 32, 16},
     /* 3 */ {22, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_HB5, 3, 24, 16},

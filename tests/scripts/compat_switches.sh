@@ -340,6 +340,13 @@ for m in -m0=LZMA2:b=1m -m0=LZMA:b=0 -m0=Deflate:b=64k -m0=Copy:b=1m -mb=1m -m0=
     mrow same a $m new.7z src
 done
 brow same a -mhc=off -m0=PPMd:b=1m new.7z src
+# 7zz's numbered parameters (-m0d=1m: d=1m of coder 0; add_chain.sh has them
+# on a larger input): taken as 7zz takes them, refused as it refuses them
+for m in -m0d=1m -m2d=1m "-m0=BCJ -m1d=1m" "-m0=LZMA2 -m0=LZMA -m0d=1m" "-mx0 -m0fb=64" -m0zz=1 -m0d=abc \
+         "-m0=Copy -m0d=1m" -m0x=1 "-m0=LZMA2 -m12d=1m"; do
+    mrow same a $m new.7z src
+done
+brow same a -mhc=off -m0=PPMd -m0o=4 new.7z src
 # PPMd: 7zz's stream byte for byte; with the header uncompressed (fz7's LZMA
 # packs 7zz's header differently) the whole archive.
 for m in -m0=PPMd "-m0=PPMd:o=2:mem=16" "-m0=PPMd:x=9" "-mx1 -m0=PPMd" "-m0=PPMd -mo=32 -mmem=1m"; do
