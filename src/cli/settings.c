@@ -583,6 +583,13 @@ static fz7_status chain_coder(const fz7_settings *s, const struct fz7_options *o
         c->branch_id = t.branch_id;
         return FZ7_OK;
     }
+    /* A switch without a number that coder 0's method does not take
+     * (-mo=4 for an LZMA2 there, -md for PPMd): refused, as 7zz's coder
+     * refuses it. */
+    if ((t.method != FZ7_7Z_PPMD && t.ppmd_param) || (t.method == FZ7_7Z_PPMD && t.lzma_param)) {
+        snprintf(why, whylen, "parameters of another method for -m%ld", at);
+        return FZ7_E_ARG;
+    }
     if ((t.method == FZ7_7Z_LZMA || t.method == FZ7_7Z_LZMA2) && fz7_lzma_enc_check(&t.lzma) != FZ7_OK) {
         snprintf(why, whylen, "bad LZMA parameters for -m%ld", at);
         return FZ7_E_ARG;
@@ -794,11 +801,15 @@ static fz7_status settings_make(const struct fz7_options *o, bool xz, fz7_settin
     bool chain_method = false, chain_filter = false;
     long method_at = -1, filter_at = -1;   /* their places in the chain (-mN=) */
     uint8_t coder_at[100] = {0};            /* 1 method, 2 filter at -mN= (a later -mN= replaces) */
+    bool coder_switch = false;   /* a coder's parameter without a number: -md, -mfb, -mo, ... */
     for (size_t i = 0; i < o->n_methods; i++) {
         int coder = 0;
+        bool had = s->lzma_param || s->fb_mc_param || s->fb_mc_bad || s->ppmd_param || s->pass_param;
         st = apply_method_switch(s, o->methods[i], &coder, why, whylen);
         if (st != FZ7_OK)
             return st;
+        coder_switch |= !coder && !had && (s->lzma_param || s->fb_mc_param || s->fb_mc_bad || s->ppmd_param
+                                           || s->pass_param);
         chain_method |= coder == 1;
         chain_filter |= coder == 2;
         if (coder == 1)
@@ -808,7 +819,23 @@ static fz7_status settings_make(const struct fz7_options *o, bool xz, fz7_settin
         if (coder)
             coder_at[strtol(o->methods[i], NULL, 10)] = (uint8_t)coder;
     }
+    /* 7zz gives such a switch to coder 0, which it makes LZMA2 when the
+     * chain names other coders only (-m1=BCJ -md=1m: LZMA2 then BCJ). */
+    if (coder_switch && !coder_at[0] && (chain_method || chain_filter)) {
+        coder_at[0] = 1;
+        if (!chain_method)
+            s->method = FZ7_7Z_LZMA2;   /* at -mx0 too: not Copy */
+        chain_method = true;
+        if (method_at < 0)
+            method_at = 0;
+    }
     s->filter_after = chain_method && chain_filter && filter_at > method_at;
+    /* A filter as coder 0 refuses it. */
+    if (coder_switch && coder_at[0] == 2) {
+        snprintf(why, whylen, "a method's parameter (-md, -mfb, ...) for the filter -m0=");
+        s->refuse_late = true;
+        return FZ7_E_ARG;
+    }
     /* -mx0 with an LZMA parameter (-mx0 -mfb=64) and no method named:
      * 7zz writes LZMA2 at level 0 rather than Copy. */
     if (s->method == FZ7_7Z_COPY && !chain_method && (s->lzma_param || s->fb_mc_param))

@@ -347,6 +347,14 @@ for m in -m0d=1m -m2d=1m "-m0=BCJ -m1d=1m" "-m0=LZMA2 -m0=LZMA -m0d=1m" "-mx0 -m
     mrow same a $m new.7z src
 done
 brow same a -mhc=off -m0=PPMd -m0o=4 new.7z src
+# a coder's switch without a number goes to coder 0: a filter there refuses
+# it, another method's coder too, and an unnamed coder 0 before named ones
+# is LZMA2 (-m1=BCJ -md=1m: LZMA2 then BCJ)
+for m in "-md=1m -m0=BCJ -m1=LZMA2" "-mfb=64 -m0=BCJ -m1=LZMA2" "-mlc=1 -m0=Delta:4 -m1=LZMA" \
+         "-mo=4 -m0=BCJ -m1=PPMd" "-mx9 -m0=BCJ -m1=LZMA2" "-m1=BCJ -md=1m" "-md=1m -m1=BCJ -m2=LZMA2" \
+         "-mx0 -m1=BCJ -mfb=64" "-m1=PPMd -mo=4" "-m0=PPMd -m1=LZMA2 -md=1m" "-m0=LZMA2 -m1=PPMd -mo=4"; do
+    mrow same a $m new.7z src
+done
 # PPMd: 7zz's stream byte for byte; with the header uncompressed (fz7's LZMA
 # packs 7zz's header differently) the whole archive.
 for m in -m0=PPMd "-m0=PPMd:o=2:mem=16" "-m0=PPMd:x=9" "-mx1 -m0=PPMd" "-m0=PPMd -mo=32 -mmem=1m"; do
