@@ -98,20 +98,21 @@ done <<'EOF'
 -ppw -mmt2 -m0=BCJ -m1=LZMA2 -mf=BCJ2
 -ppw -mmt2 -m0=Delta:4 -m1=LZMA2
 # 7zz's numbered parameters: -mN<param>=<value> is <param>=<value> of coder
-# N (a coder named by them alone is LZMA2); big, so the dictionaries show;
-# -mf=off: fz7's automatic filter for LZMA is BCJ2 from -mx5 (7zz: -mx8)
-big -mf=off -m0d=1m
-big -mf=off -m0d=256k -m0=LZMA2
-big -mf=off -m0=LZMA -m0d=1m -m0lc=2
-big -m0=BCJ -m1d=1m
-big -mf=off -m2d=512k
-big -mf=off -m0=LZMA2 -m0=LZMA -m0d=64k
+# N (a coder named by them alone is LZMA2); big, so the dictionaries show
+# (-mx1 keeps the sanitizer pass short; -mf=off: fz7's automatic filter for
+# LZMA is BCJ2 from -mx5, 7zz's from -mx8)
+big -mx1 -mf=off -m0d=1m
+big -mx1 -mf=off -m0d=256k -m0=LZMA2
+big -mx1 -mf=off -m0=LZMA -m0d=1m -m0lc=2
+big -mx1 -m0=BCJ -m1d=1m
+big -mx1 -mf=off -m2d=512k
+big -mx1 -mf=off -m0=LZMA2 -m0=LZMA -m0d=64k
 big -mx0 -m0fb=64
+big -mx1 -m0=LZMA2 -m1=BCJ -m0c=1m -m0d=512k
 # -mx0: no automatic filter for any method or chain, as in 7zz
 -mx0 -m0=LZMA -m1=LZMA2
 -mx0 -m0=PPMd
 -mx0 -m0=LZMA2 -mf=BCJ
-big -m0=LZMA2 -m1=BCJ -m0c=1m -m0d=512k
 # big: over 2 MiB of input, coded in blocks on two threads (an LZMA2
 # inside the chain or the last one, one folder or one a file)
 big -mmt2 -m0=LZMA2:d=256k:mf=hc4 -m1=Delta:4
