@@ -804,12 +804,15 @@ static fz7_status settings_make(const struct fz7_options *o, bool xz, fz7_settin
     bool coder_switch = false;   /* a coder's parameter without a number: -md, -mfb, -mo, ... */
     for (size_t i = 0; i < o->n_methods; i++) {
         int coder = 0;
-        bool had = s->lzma_param || s->fb_mc_param || s->fb_mc_bad || s->ppmd_param || s->pass_param;
         st = apply_method_switch(s, o->methods[i], &coder, why, whylen);
         if (st != FZ7_OK)
             return st;
-        coder_switch |= !coder && !had && (s->lzma_param || s->fb_mc_param || s->fb_mc_bad || s->ppmd_param
-                                           || s->pass_param);
+        const char *m = o->methods[i];
+        size_t klen = 0;
+        while ((m[klen] | 0x20) >= 'a' && (m[klen] | 0x20) <= 'z')
+            klen++;
+        coder_switch |= !coder && coder_param_named(m, klen) && !method_named(m, klen, "mt")
+                        && !method_named(m, klen, "x");
         chain_method |= coder == 1;
         chain_filter |= coder == 2;
         if (coder == 1)

@@ -352,7 +352,8 @@ brow same a -mhc=off -m0=PPMd -m0o=4 new.7z src
 # is LZMA2 (-m1=BCJ -md=1m: LZMA2 then BCJ)
 for m in "-md=1m -m0=BCJ -m1=LZMA2" "-mfb=64 -m0=BCJ -m1=LZMA2" "-mlc=1 -m0=Delta:4 -m1=LZMA" \
          "-mo=4 -m0=BCJ -m1=PPMd" "-mx9 -m0=BCJ -m1=LZMA2" "-m1=BCJ -md=1m" "-md=1m -m1=BCJ -m2=LZMA2" \
-         "-mx0 -m1=BCJ -mfb=64" "-m1=PPMd -mo=4" "-m0=PPMd -m1=LZMA2 -md=1m" "-m0=LZMA2 -m1=PPMd -mo=4"; do
+         "-mx0 -m1=BCJ -mfb=64" "-m1=PPMd -mo=4" "-m0=PPMd -m1=LZMA2 -md=1m" "-m0=LZMA2 -m1=PPMd -mo=4" \
+         "-m0=BCJ -m1=LZMA2:d=1m -mfb=64" "-mmt=2 -m0=BCJ -m1=LZMA2"; do
     mrow same a $m new.7z src
 done
 # PPMd: 7zz's stream byte for byte; with the header uncompressed (fz7's LZMA
