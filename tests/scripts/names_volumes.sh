@@ -92,11 +92,18 @@ cd ..
 if command -v flock >/dev/null; then
   rm -rf tmpt && mkdir tmpt && cd tmpt || exit 1
   head -c 20000000 /dev/urandom > big.bin && printf 'x\n' > small.txt
-  # A run killed with SIGKILL once its temporary file exists.
-  "$FZ7" a -mx9 -mmt1 k.7z big.bin >/dev/null 2>&1 &
+  # A run killed with SIGKILL once its temporary file exists: it reads
+  # stdin from a FIFO whose writer never writes, so it is still running
+  # however fast it codes (20 MB of random bytes at -mx9 could finish
+  # before the kill on a loaded machine: the test failed once that way).
+  mkfifo in.fifo
+  "$FZ7" a -si k.7z < in.fifo >/dev/null 2>&1 &
   pid=$!
+  exec 3> in.fifo
   for _ in $(seq 100); do ls k.7z.fz7tmp* >/dev/null 2>&1 && break; sleep 0.1; done
   kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
+  exec 3>&-
+  rm -f in.fifo
   left=$(ls k.7z.fz7tmp* 2>/dev/null | wc -l)
   [ "$left" = 1 ] && ok || bad "the killed run left $left temporary files, want 1"
   # Beside it: one held by a live process, one of another archive, names
