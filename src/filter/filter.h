@@ -105,4 +105,60 @@ void fz7_delta_decode(fz7_delta_state *s, uint8_t *buf, size_t n);
 /* Delta decoder stream, distance in bytes 1..256 (FZ7_E_ARG otherwise). */
 fz7_status fz7_delta_istream_new(fz7_istream *src, unsigned distance, fz7_istream **out);
 
+/* ---- Encoders as push streams (the archive writers) -------------------- */
+
+/* Which in-place encoder a writer's filter runs. */
+typedef enum fz7_filter_enc_kind {
+    FZ7_FILTER_ENC_X86,     /* x86 BCJ */
+    FZ7_FILTER_ENC_BRANCH,  /* another CPU's branch converter (fz7_bcj_arch) */
+    FZ7_FILTER_ENC_DELTA
+} fz7_filter_enc_kind;
+
+/* One encoding filter and its state, from the stream's first byte. */
+typedef struct fz7_filter_enc {
+    fz7_filter_enc_kind kind;
+    union {
+        fz7_bcj_x86_state x86;
+        fz7_bcj_risc_state risc;
+        fz7_delta_state delta;
+    } s;
+} fz7_filter_enc;
+
+/* A filter of `kind` at stream position 0 (start offset 0, as the 7z and
+ * xz writers use); arch for FZ7_FILTER_ENC_BRANCH, distance 1..256 for
+ * FZ7_FILTER_ENC_DELTA. FZ7_E_ARG for a bad distance or kind. */
+fz7_status fz7_filter_enc_init(fz7_filter_enc *f, fz7_filter_enc_kind kind, fz7_bcj_arch arch,
+                               unsigned distance);
+
+/* Encodes a prefix of buf[0..n) in place as fz7_filter_fn describes and
+ * returns its length (Delta: all n). At the end of the stream the bytes
+ * after that prefix pass unchanged. */
+size_t fz7_filter_enc_code(fz7_filter_enc *f, uint8_t *buf, size_t n);
+
+/* A push stream: the bytes written to base go through enc and on to dst in
+ * pieces of up to 64 KiB; the few an encoder holds back (an instruction
+ * that may go on) wait for more bytes or for fz7_filter_ostream_finish.
+ * The output does not depend on how the input is split into writes. */
+typedef struct fz7_filter_ostream {
+    fz7_ostream base;
+    fz7_filter_enc enc;
+    fz7_ostream *dst;
+    uint8_t *buf;   /* staging: buf[0..fill) not yet passed on */
+    size_t fill;
+} fz7_filter_ostream;
+
+/* Sets s up over dst with a copy of enc. Errors: FZ7_E_MEM (s is then
+ * safe to free). */
+fz7_status fz7_filter_ostream_init(fz7_filter_ostream *s, const fz7_filter_enc *enc, fz7_ostream *dst);
+
+/* Starts the stream over with a copy of enc (a new xz block), keeping the
+ * buffer; what s still held is dropped. */
+void fz7_filter_ostream_restart(fz7_filter_ostream *s, const fz7_filter_enc *enc);
+
+/* Ends the stream: the bytes held back go to dst unconverted. dst itself
+ * is not ended. Passes on dst's errors. */
+fz7_status fz7_filter_ostream_finish(fz7_filter_ostream *s);
+
+void fz7_filter_ostream_free(fz7_filter_ostream *s);
+
 #endif

@@ -228,6 +228,51 @@ static void check_delta_vector(unsigned distance, const char *encoded_name)
     free(encoded);
 }
 
+/* The writers' push stream (fz7_filter_ostream): xz's bytes whatever
+ * the sizes of the writes, the held-back tail passed on by finish. */
+static void check_ostream_vector(fz7_filter_enc_kind kind, fz7_bcj_arch arch, unsigned distance,
+                                 const char *plain_name, const char *encoded_name)
+{
+    size_t n, m;
+    uint8_t *plain = load_vector(plain_name, &n);
+    uint8_t *encoded = load_vector(encoded_name, &m);
+    assert_int_equal(n, m);
+    static const size_t pieces[] = {(size_t)1 << 20, 70001, 4096, 7, 1};
+    for (size_t p = 0; p < sizeof pieces / sizeof pieces[0]; p++) {
+        fz7_membuf out;
+        fz7_membuf_init(&out);
+        fz7_filter_enc enc;
+        assert_int_equal(fz7_filter_enc_init(&enc, kind, arch, distance), FZ7_OK);
+        fz7_filter_ostream fs;
+        assert_int_equal(fz7_filter_ostream_init(&fs, &enc, &out.base), FZ7_OK);
+        for (size_t done = 0; done < n;) {
+            size_t take = n - done < pieces[p] ? n - done : pieces[p];
+            assert_int_equal(fs.base.write(&fs.base, plain + done, take), FZ7_OK);
+            done += take;
+        }
+        assert_int_equal(fz7_filter_ostream_finish(&fs), FZ7_OK);
+        assert_int_equal(out.n, n);
+        if (memcmp(out.p, encoded, n) != 0)
+            fail_msg("%s: filter ostream differs from xz (writes of %zu)", encoded_name, pieces[p]);
+        fz7_filter_ostream_free(&fs);
+        fz7_membuf_free(&out);
+    }
+    free(plain);
+    free(encoded);
+}
+
+static void test_filter_ostream_matches_xz(void **state)
+{
+    (void)state;
+    check_ostream_vector(FZ7_FILTER_ENC_X86, FZ7_BCJ_ARM64, 0, "code.bin", "code.x86");
+    check_ostream_vector(FZ7_FILTER_ENC_X86, FZ7_BCJ_ARM64, 0, "e8.bin", "e8.x86");
+    check_ostream_vector(FZ7_FILTER_ENC_BRANCH, FZ7_BCJ_ARM64, 0, "risc.bin", "risc.arm64");
+    check_ostream_vector(FZ7_FILTER_ENC_BRANCH, FZ7_BCJ_IA64, 0, "ia64.bin", "ia64.ia64");
+    check_ostream_vector(FZ7_FILTER_ENC_DELTA, FZ7_BCJ_ARM64, 3, "samples.bin", "samples.delta3");
+    fz7_filter_enc enc;
+    assert_int_equal(fz7_filter_enc_init(&enc, FZ7_FILTER_ENC_DELTA, FZ7_BCJ_ARM64, 257), FZ7_E_ARG);
+}
+
 static void test_delta_matches_xz(void **state)
 {
     (void)state;
@@ -334,6 +379,7 @@ int main(void)
         cmocka_unit_test(test_arm64_matches_xz),
         cmocka_unit_test(test_ia64_matches_xz),
         cmocka_unit_test(test_delta_matches_xz),
+        cmocka_unit_test(test_filter_ostream_matches_xz),
         cmocka_unit_test(test_delta_bad_distance),
         cmocka_unit_test(test_round_trip_random),
         cmocka_unit_test(test_round_trip_executable),

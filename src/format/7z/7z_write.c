@@ -14,7 +14,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define BCJ_BUF_SIZE ((size_t)1 << 16)
 
 uint32_t fz7_7z_attrib_from_mode(uint32_t st_mode)
 {
@@ -193,15 +192,6 @@ static uint32_t method_id(fz7_7z_method m)
     return ids[m];
 }
 
-/* Converts a prefix of the stage's buffer with its branch filter (x86 or
- * another CPU's); returns its length. */
-static size_t branch_encode(stage *s)
-{
-    if (s->kind == ST_BRANCH)
-        return fz7_bcj_risc_code(&s->risc, s->buf, s->fill, true);
-    return fz7_bcj_x86_encode(&s->x86, s->buf, s->fill);
-}
-
 static fz7_status stage_write(fz7_ostream *os, const uint8_t *p, size_t n)
 {
     stage *s = (stage *)os;
@@ -223,39 +213,8 @@ static fz7_status stage_write(fz7_ostream *os, const uint8_t *p, size_t n)
     }
     case ST_BCJ2:
         return fz7_bcj2_enc_write(s->bcj2, p, n);
-    case ST_DELTA:
-        /* Delta converts every byte at once: copy, convert, pass on. */
-        while (n) {
-            size_t take = n < BCJ_BUF_SIZE ? n : BCJ_BUF_SIZE;
-            memcpy(s->buf, p, take);
-            fz7_delta_encode(&s->delta, s->buf, take);
-            fz7_status st = s->dst->write(s->dst, s->buf, take);
-            if (st != FZ7_OK)
-                return st;
-            p += take;
-            n -= take;
-        }
-        return FZ7_OK;
-    case ST_BCJ:
-    case ST_BRANCH:
-        while (n) {
-            size_t take = BCJ_BUF_SIZE - s->fill;
-            if (take > n)
-                take = n;
-            memcpy(s->buf + s->fill, p, take);
-            s->fill += take;
-            p += take;
-            n -= take;
-            if (s->fill < BCJ_BUF_SIZE)
-                break;
-            size_t done = branch_encode(s);
-            fz7_status st = s->dst->write(s->dst, s->buf, done);
-            if (st != FZ7_OK)
-                return st;
-            memmove(s->buf, s->buf + done, s->fill - done);
-            s->fill -= done;
-        }
-        return FZ7_OK;
+    case ST_FILTER:
+        return s->filt.base.write(&s->filt.base, p, n);
     }
     return FZ7_E_ARG;
 }
@@ -275,17 +234,8 @@ static fz7_status stage_finish(stage *s)
         return fz7_7zaes_writer_finish(s->aes, NULL);
     case ST_BCJ2:
         return fz7_bcj2_enc_finish(s->bcj2);
-    case ST_BCJ:
-    case ST_BRANCH: {
-        if (!s->fill)
-            return FZ7_OK;
-        (void)branch_encode(s);
-        size_t n = s->fill;
-        s->fill = 0;
-        return s->dst->write(s->dst, s->buf, n);
-    }
-    case ST_DELTA:
-        return FZ7_OK;
+    case ST_FILTER:
+        return fz7_filter_ostream_finish(&s->filt);
     }
     return FZ7_E_ARG;
 }
@@ -298,7 +248,7 @@ static void stage_free(stage *s)
     fz7_deflate_enc_free(s->defl);
     fz7_7zaes_writer_free(s->aes);
     fz7_bcj2_enc_free(s->bcj2);
-    free(s->buf);
+    fz7_filter_ostream_free(&s->filt);
     memset(s, 0, sizeof *s);
 }
 
@@ -393,27 +343,24 @@ static fz7_status stage_new(fz7_7z_writer *w, unsigned k, const fz7_7z_coder_opt
     s->in = &g->in;
     s->dst = dst[0];
     fz7_bcj_arch arch = FZ7_BCJ_ARM64;
+    fz7_filter_enc f;
     switch (c->kind) {
     case FZ7_7Z_CODER_BCJ2:
         s->kind = ST_BCJ2;
         return fz7_bcj2_enc_new(dst, &s->bcj2);
     case FZ7_7Z_CODER_DELTA:
-        if (c->delta_distance < 1 || c->delta_distance > 256)
+        if (fz7_filter_enc_init(&f, FZ7_FILTER_ENC_DELTA, arch, c->delta_distance) != FZ7_OK)
             return FZ7_E_ARG;
-        s->kind = ST_DELTA;
-        fz7_delta_init(&s->delta, c->delta_distance);
         g->props[0] = (uint8_t)(c->delta_distance - 1);
         g->props_len = 1;
         break;
     case FZ7_7Z_CODER_BRANCH:
         if (!fz7_7z_branch_arch(c->branch_id, &arch))
             return FZ7_E_ARG;
-        s->kind = ST_BRANCH;
-        s->risc = (fz7_bcj_risc_state){arch, 0};
+        fz7_filter_enc_init(&f, FZ7_FILTER_ENC_BRANCH, arch, 0);
         break;
     case FZ7_7Z_CODER_BCJ:
-        s->kind = ST_BCJ;
-        fz7_bcj_x86_init(&s->x86, 0);
+        fz7_filter_enc_init(&f, FZ7_FILTER_ENC_X86, arch, 0);
         break;
     case FZ7_7Z_CODER_METHOD: {
         s->kind = ST_METHOD;
@@ -456,10 +403,11 @@ static fz7_status stage_new(fz7_7z_writer *w, unsigned k, const fz7_7z_coder_opt
         }
         return FZ7_E_ARG;
     }
+    default:
+        return FZ7_E_ARG;
     }
-    if (!(s->buf = malloc(BCJ_BUF_SIZE)))
-        return FZ7_E_MEM;
-    return FZ7_OK;
+    s->kind = ST_FILTER;
+    return fz7_filter_ostream_init(&s->filt, &f, s->dst);
 }
 
 /* The graph of a folder's chain, as 7-Zip makes it: the chain's coders

@@ -174,7 +174,7 @@ void fz7_7z_graph_put(const folder_graph *g, bytebuf *folder, bytebuf *sizes);
 
 /* One coder of the open folder at work: what the coder before it (or the
  * entries' data, for the first) writes to. */
-typedef enum stage_kind { ST_METHOD, ST_BCJ, ST_BRANCH, ST_DELTA, ST_BCJ2, ST_AES } stage_kind;
+typedef enum stage_kind { ST_METHOD, ST_FILTER, ST_BCJ2, ST_AES } stage_kind;
 
 typedef struct stage {
     fz7_ostream os;
@@ -185,11 +185,7 @@ typedef struct stage {
     fz7_deflate_enc *defl;        /* Deflate, Deflate64; Copy has no encoder */
     fz7_7zaes_writer *aes;
     fz7_bcj2_enc *bcj2;
-    fz7_bcj_x86_state x86;
-    fz7_bcj_risc_state risc;
-    fz7_delta_state delta;
-    uint8_t *buf;                 /* BCJ, branch filter, Delta: staging bytes */
-    size_t fill;
+    fz7_filter_ostream filt;      /* BCJ, another branch filter, Delta */
     fz7_ostream *dst;             /* its (main) output */
     uint64_t *in;                 /* its coder's byte count in the graph */
 } stage;

@@ -18,7 +18,6 @@
 #include <strings.h>
 #include <unistd.h>
 
-#define FILTER_BUF_SIZE ((size_t)1 << 16)
 /* Size byte + flags + two 9-byte VLIs + up to three filter flags (at most
  * 3 bytes each here) + CRC32, rounded up to a multiple of 4. */
 #define RESERVED_BLOCK_HEADER 36
@@ -86,6 +85,31 @@ typedef struct index_rec {
     uint64_t uncompressed_size;
 } index_rec;
 
+/* The filters' output: the open block's LZMA2 encoder. */
+typedef struct lzma_sink {
+    fz7_ostream base;
+    fz7_lzma_enc **enc;
+} lzma_sink;
+
+static fz7_status lzma_sink_write(fz7_ostream *os, const uint8_t *p, size_t n)
+{
+    return fz7_lzma_enc_write(*((lzma_sink *)os)->enc, p, n);
+}
+
+/* The options' filters before LZMA2 into f[], in the order they encode,
+ * each at the stream's start; returns how many. */
+static unsigned make_filters(const fz7_xz_opts *o, fz7_filter_enc f[2])
+{
+    unsigned n = 0;
+    if (o->bcj_x86)
+        fz7_filter_enc_init(&f[n++], FZ7_FILTER_ENC_X86, o->branch_arch, 0);
+    else if (o->branch)
+        fz7_filter_enc_init(&f[n++], FZ7_FILTER_ENC_BRANCH, o->branch_arch, 0);
+    if (o->delta_distance)
+        fz7_filter_enc_init(&f[n++], FZ7_FILTER_ENC_DELTA, o->branch_arch, o->delta_distance);
+    return n;
+}
+
 /* One block compressed on a thread of its own (see parallel_write). */
 typedef struct xz_job {
     const fz7_xz_opts *opts;
@@ -113,11 +137,12 @@ struct fz7_xz_writer {
     uint64_t data_start;         /* file offset of its compressed data */
     fz7_lzma_enc *enc;
     uint8_t dict_prop;           /* the open block's LZMA2 dictionary byte */
-    fz7_bcj_x86_state bcj;
-    fz7_bcj_risc_state risc;
-    fz7_delta_state delta;
-    uint8_t *fbuf;               /* filter staging buffer */
-    size_t ffill;
+    /* The filters before LZMA2, in the order they encode, each writing
+     * to the next and the last to lzma_in; started over in each block. */
+    fz7_filter_enc filters[2];
+    unsigned n_filters;
+    fz7_filter_ostream fos[2];
+    lzma_sink lzma_in;
     uint32_t crc32;
     uint64_t crc64;
     fz7_sha256 sha;
@@ -152,14 +177,20 @@ fz7_status fz7_xz_writer_new(int fd, const fz7_xz_opts *o, fz7_xz_writer **out)
     if (w->opts.size_hint)
         fz7_lzma_enc_reduce_dict(&w->opts.lzma, w->opts.size_hint);
     fz7_status st = fz7_fd_ostream_init(&w->out, fd);
-    w->fbuf = malloc(FILTER_BUF_SIZE);
+    w->n_filters = make_filters(o, w->filters);
+    w->lzma_in = (lzma_sink){{lzma_sink_write}, &w->enc};
+    for (unsigned i = w->n_filters; i-- > 0;) {
+        fz7_ostream *next = i + 1 < w->n_filters ? &w->fos[i + 1].base : &w->lzma_in.base;
+        if (fz7_filter_ostream_init(&w->fos[i], &w->filters[i], next) != FZ7_OK)
+            st = FZ7_E_MEM;
+    }
     w->parallel = o->threads > 1 && o->block_size >= FZ7_LZMA2_MT_BLOCK_MIN &&
                   o->block_size <= ((uint64_t)1 << 30);
     if (w->parallel)
         w->jobs = calloc(o->threads, sizeof *w->jobs);
     else if (o->block_size && o->block_size < w->opts.lzma.dict_size)
         fz7_lzma_enc_reduce_dict(&w->opts.lzma, o->block_size);   /* no block looks further back */
-    if (st != FZ7_OK || !w->fbuf || (w->parallel && !w->jobs)) {
+    if (st != FZ7_OK || (w->parallel && !w->jobs)) {
         fz7_xz_writer_free(w);
         return FZ7_E_MEM;
     }
@@ -246,36 +277,14 @@ static fz7_status begin_block(fz7_xz_writer *w, bool empty)
     if (st != FZ7_OK)
         return st;
     w->data_start = w->out.pos;
-    fz7_bcj_x86_init(&w->bcj, 0);
-    w->risc = (fz7_bcj_risc_state){w->opts.branch_arch, 0};
-    if (w->opts.delta_distance)
-        fz7_delta_init(&w->delta, w->opts.delta_distance);
-    w->ffill = 0;
+    for (unsigned i = 0; i < w->n_filters; i++)
+        fz7_filter_ostream_restart(&w->fos[i], &w->filters[i]);
     w->block_in = 0;
     w->crc32 = 0;
     w->crc64 = 0;
     fz7_sha256_init(&w->sha);
     w->in_block = true;
     return FZ7_OK;
-}
-
-/* Runs the filters over fbuf[0..ffill) and hands the converted prefix to
- * LZMA2; at_end converts and passes everything. */
-static fz7_status drain_filters(fz7_xz_writer *w, bool at_end)
-{
-    size_t done = w->ffill;
-    if (w->opts.bcj_x86 || w->opts.branch) {
-        done = w->opts.branch ? fz7_bcj_risc_code(&w->risc, w->fbuf, w->ffill, true)
-                              : fz7_bcj_x86_encode(&w->bcj, w->fbuf, w->ffill);
-        if (at_end)
-            done = w->ffill;   /* a tail too short to convert stays as is */
-    }
-    if (w->opts.delta_distance)
-        fz7_delta_encode(&w->delta, w->fbuf, done);
-    fz7_status st = fz7_lzma_enc_write(w->enc, w->fbuf, done);
-    memmove(w->fbuf, w->fbuf + done, w->ffill - done);
-    w->ffill -= done;
-    return st;
 }
 
 static fz7_status feed_block(fz7_xz_writer *w, const uint8_t *p, size_t n)
@@ -287,23 +296,9 @@ static fz7_status feed_block(fz7_xz_writer *w, const uint8_t *p, size_t n)
     default: break;
     }
     w->block_in += n;
-    if (!w->opts.bcj_x86 && !w->opts.branch && !w->opts.delta_distance)
+    if (!w->n_filters)
         return fz7_lzma_enc_write(w->enc, p, n);
-    while (n) {
-        size_t take = FILTER_BUF_SIZE - w->ffill;
-        if (take > n)
-            take = n;
-        memcpy(w->fbuf + w->ffill, p, take);
-        w->ffill += take;
-        p += take;
-        n -= take;
-        if (w->ffill == FILTER_BUF_SIZE) {
-            fz7_status st = drain_filters(w, false);
-            if (st != FZ7_OK)
-                return st;
-        }
-    }
-    return FZ7_OK;
+    return w->fos[0].base.write(&w->fos[0].base, p, n);
 }
 
 static fz7_status add_index(fz7_xz_writer *w, uint64_t unpadded, uint64_t uncompressed)
@@ -349,20 +344,10 @@ static void *job_run(void *arg)
     }
     default: break;
     }
-    if (o->bcj_x86) {
-        fz7_bcj_x86_state bs;
-        fz7_bcj_x86_init(&bs, 0);
-        fz7_bcj_x86_encode(&bs, j->in, j->in_len);   /* a tail it cannot convert stays as is */
-    }
-    if (o->branch) {
-        fz7_bcj_risc_state rs = {o->branch_arch, 0};
-        fz7_bcj_risc_code(&rs, j->in, j->in_len, true);
-    }
-    if (o->delta_distance) {
-        fz7_delta_state ds;
-        fz7_delta_init(&ds, o->delta_distance);
-        fz7_delta_encode(&ds, j->in, j->in_len);
-    }
+    /* The whole block at once: a tail a filter cannot convert stays as is. */
+    fz7_filter_enc f[2];
+    for (unsigned i = 0, n = make_filters(o, f); i < n; i++)
+        (void)fz7_filter_enc_code(&f[i], j->in, j->in_len);
     fz7_lzma_enc_opts lo = fz7_lzma2_block_opts(&o->lzma, j->in_len);
     fz7_membuf m;
     fz7_membuf_init(&m);
@@ -474,8 +459,8 @@ static fz7_status parallel_finish(fz7_xz_writer *w)
 static fz7_status end_block(fz7_xz_writer *w)
 {
     fz7_status st = FZ7_OK;
-    if (w->ffill)
-        st = drain_filters(w, true);
+    for (unsigned i = 0; i < w->n_filters && st == FZ7_OK; i++)
+        st = fz7_filter_ostream_finish(&w->fos[i]);
     if (st == FZ7_OK)
         st = fz7_lzma_enc_finish(w->enc);
     fz7_lzma_enc_free(w->enc);
@@ -608,7 +593,8 @@ void fz7_xz_writer_free(fz7_xz_writer *w)
     free(w->pin);
     fz7_lzma_enc_free(w->enc);
     free(w->index);
-    free(w->fbuf);
+    for (unsigned i = 0; i < w->n_filters; i++)
+        fz7_filter_ostream_free(&w->fos[i]);
     fz7_fd_ostream_free(&w->out);
     free(w);
 }
