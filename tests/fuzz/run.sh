@@ -26,6 +26,7 @@ while getopts b:s:n: opt; do
     esac
 done
 shift $((OPTIND - 1))
+BUILD=$(realpath -m "$BUILD")   # the fuzzer runs from inside it
 HARNESSES=${*:-7z xz lzma lzma2 7zaes bcj2 ppmd deflate enc_lzma enc_lzma2 enc_mt enc_xz enc_7z enc_ppmd enc_deflate liblzma}
 
 # --- toolchain: clang with libFuzzer's runtime (installed if missing) ---
