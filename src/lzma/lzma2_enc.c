@@ -40,7 +40,7 @@ static void close_chunk(struct fz7_lzma_enc *e)
         h[1] = (uint8_t)((u - 1) >> 8);
         h[2] = (uint8_t)(u - 1);
         fz7_lzma_enc_emit(e, h, 3);
-        fz7_lzma_enc_emit(e, data, u);
+        fz7_lzma_enc_emit_input(e, data, e->chunk_start, u);
         e->need_dict_reset = 0;
         /* The decoder never saw the symbols just coded: start the model over
          * and say so in the next LZMA chunk. */
@@ -70,7 +70,7 @@ static void emit_stored(struct fz7_lzma_enc *e, uint32_t idx, uint32_t n)
 {
     uint8_t h[3] = {e->need_dict_reset ? 0x01 : 0x02, (uint8_t)((n - 1) >> 8), (uint8_t)(n - 1)};
     fz7_lzma_enc_emit(e, h, 3);
-    fz7_lzma_enc_emit(e, e->mf.buf + idx, n);
+    fz7_lzma_enc_emit_input(e, e->mf.buf + idx, e->pos, n);
     e->need_dict_reset = 0;
     e->ahead = 0;
     e->have_matches = 0;

@@ -26,6 +26,7 @@
 #include "lzma/lzma_presets.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,14 @@ enum slot_state { SLOT_FREE, SLOT_FILLING, SLOT_QUEUED, SLOT_RUNNING, SLOT_DONE 
 
 struct fz7_lzma2_mt;
 
+/* Input bytes a block's output takes from its slot's input instead of a
+ * copy: stored (uncompressed) chunks' data. */
+typedef struct mt_ref {
+    size_t out_at;         /* they come before out.p[out_at] */
+    size_t in_at;          /* at in + in_at */
+    size_t n;
+} mt_ref;
+
 typedef struct mt_slot {
     struct fz7_lzma2_mt *owner; /* the encoder whose block this is */
     enum slot_state state;
@@ -55,7 +64,12 @@ typedef struct mt_slot {
                             * pool's lock): it starts on a block still being
                             * filled when it has nothing else to do */
     int complete;          /* shown is the whole block (the pool's lock) */
-    fz7_membuf out;        /* the block's chunks (no end byte) */
+    fz7_membuf out;        /* the block's chunks (no end byte), but for */
+    mt_ref *refs;          /* the stored data, which stays in `in` until the
+                            * block is written: then `in` is not freed
+                            * when the block is coded */
+    size_t n_refs, cap_refs;
+    fz7_lzma_ref_sink ref_sink;
     fz7_status status;
 } mt_slot;
 
@@ -195,6 +209,26 @@ static size_t wait_shown(fz7_lzma2_pool *pool, mt_slot *b, size_t least, int *co
     return n;
 }
 
+/* The encoder's stored bytes at position pos: they are at
+ * in + prime - prefix_len + pos (the encoder counts the prefix). */
+static fz7_status slot_ref(fz7_lzma_ref_sink *s, uint64_t pos, size_t n)
+{
+    mt_slot *b = (mt_slot *)((char *)s - offsetof(mt_slot, ref_sink));
+    size_t in_at = b->owner->prime - b->prefix_len + (size_t)pos;
+    if (in_at < b->owner->prime || in_at > b->in_cap || n > b->in_cap - in_at)
+        return FZ7_E_DATA; /* cannot happen: the encoder stores what it was given */
+    if (b->n_refs == b->cap_refs) {
+        size_t nc = b->cap_refs ? b->cap_refs * 2 : 64;
+        mt_ref *r = realloc(b->refs, nc * sizeof *r);
+        if (!r)
+            return FZ7_E_MEM;
+        b->refs = r;
+        b->cap_refs = nc;
+    }
+    b->refs[b->n_refs++] = (mt_ref){b->out.n, in_at, n};
+    return FZ7_OK;
+}
+
 /* Compresses one block into its slot as a complete LZMA2 stream, then drops
  * the stream's end byte so that blocks can be joined. A block with a
  * prefix continues the previous block's dictionary (start_after). The
@@ -210,8 +244,12 @@ static void encode_block(const struct fz7_lzma2_mt *mt, mt_slot *b, fz7_lzma_enc
     int complete = 0;
     size_t n = wait_shown(mt->pool, b, b->want < MT_STREAM_START ? b->want : MT_STREAM_START, &complete);
     size_t done = 0;
+    b->n_refs = 0;
+    b->ref_sink.ref = slot_ref;
     fz7_status st = block_encoder(&mt->block_opts, &b->out.base, cache);
     fz7_lzma_enc *e = *cache;
+    if (st == FZ7_OK)
+        e->ref_dst = &b->ref_sink;
     if (st == FZ7_OK && b->prefix_len) {
         done = start_after(e, data - b->prefix_len, b->prefix_len, data, n);
         if (done == SIZE_MAX)
@@ -355,8 +393,6 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&pool->lock);
         encode_block(b->owner, b, &cache);
         pthread_mutex_lock(&pool->lock);
-        keep_spare(pool->spare_in, &pool->n_spare_in, b->in, b->in_cap);
-        b->in = NULL;
         b->state = SLOT_DONE;
         pthread_cond_broadcast(&pool->done);
     }
@@ -373,6 +409,24 @@ static mt_slot *slot_of_seq(struct fz7_lzma2_mt *mt, uint64_t seq)
             return b;
     }
     return NULL;
+}
+
+/* Writes a coded block to dst: its chunks, with the stored data they
+ * refer to taken from its input. */
+static fz7_status emit_block(struct fz7_lzma_enc *e, const mt_slot *b)
+{
+    size_t at = 0;
+    for (size_t i = 0; i <= b->n_refs; i++) {
+        size_t to = i < b->n_refs ? b->refs[i].out_at : b->out.n;
+        fz7_status st = to > at ? e->dst->write(e->dst, b->out.p + at, to - at) : FZ7_OK;
+        if (st == FZ7_OK && i < b->n_refs)
+            st = e->dst->write(e->dst, b->in + b->refs[i].in_at, b->refs[i].n);
+        if (st != FZ7_OK)
+            return st;
+        e->bytes_out += to - at + (i < b->n_refs ? b->refs[i].n : 0);
+        at = to;
+    }
+    return FZ7_OK;
 }
 
 /* Writes finished blocks to dst in order. wait: block until the oldest
@@ -393,12 +447,9 @@ static fz7_status emit_done(struct fz7_lzma_enc *e, int wait)
         /* Only this thread changes a DONE slot. */
         if (b->status != FZ7_OK)
             return b->status;
-        if (b->out.n) {
-            fz7_status st = e->dst->write(e->dst, b->out.p, b->out.n);
-            if (st != FZ7_OK)
-                return st;
-            e->bytes_out += b->out.n;
-        }
+        fz7_status st = emit_block(e, b);
+        if (st != FZ7_OK)
+            return st;
         pthread_mutex_lock(&pool->lock);
         b->state = SLOT_FREE;
         mt->next_emit++;
@@ -406,6 +457,8 @@ static fz7_status emit_done(struct fz7_lzma_enc *e, int wait)
             keep_spare(pool->spare_out, &pool->n_spare_out, b->out.p, b->out.cap);
             b->out.p = NULL;
             b->out.cap = 0;
+            keep_spare(pool->spare_in, &pool->n_spare_in, b->in, b->in_cap);
+            b->in = NULL;
         }
         pthread_mutex_unlock(&pool->lock);
         wait = 0;
@@ -744,6 +797,7 @@ static void mt_free(struct fz7_lzma_enc *e)
     for (uint32_t i = 0; mt->slots && i < mt->nslots; i++) {
         free(mt->slots[i].in);
         free(mt->slots[i].out.p);
+        free(mt->slots[i].refs);
     }
     free(mt->slots);
     free(mt->tail);

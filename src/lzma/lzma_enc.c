@@ -508,14 +508,26 @@ size_t fz7_lzma_enc_mf_append(struct fz7_lzma_enc *e, const uint8_t *data, size_
 
 /* ---- Output ------------------------------------------------------------- */
 
-void fz7_lzma_enc_emit(struct fz7_lzma_enc *e, const uint8_t *p, size_t n)
+/* Passes n bytes on: the bytes at p to dst, or with ref a reference to
+ * them (input position pos) to ref_dst. */
+static void pass_on(struct fz7_lzma_enc *e, const uint8_t *p, uint64_t pos, size_t n, bool ref)
 {
     if (e->error || n == 0)
         return;
-    fz7_status st = e->dst->write(e->dst, p, n);
+    fz7_status st = ref ? e->ref_dst->ref(e->ref_dst, pos, n) : e->dst->write(e->dst, p, n);
     if (st != FZ7_OK)
         e->error = st;
     e->bytes_out += n;
+}
+
+void fz7_lzma_enc_emit(struct fz7_lzma_enc *e, const uint8_t *p, size_t n)
+{
+    pass_on(e, p, 0, n, false);
+}
+
+void fz7_lzma_enc_emit_input(struct fz7_lzma_enc *e, const uint8_t *p, uint64_t pos, size_t n)
+{
+    pass_on(e, p, pos, n, e->ref_dst != NULL);
 }
 
 /* LZMA1: passes the range coder's settled bytes on when the buffer could

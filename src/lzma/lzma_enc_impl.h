@@ -76,10 +76,20 @@ typedef struct fz7_lzma_driver {
     void (*free)(struct fz7_lzma_enc *e);
 } fz7_lzma_driver;
 
+/* Where an LZMA2 encoder sends the input bytes it stores in uncompressed
+ * chunks without copying them: the multi-threaded encoder's block output,
+ * whose input stays in memory until the block is written (lzma2_mt.c).
+ * ref() says that the n input bytes at encoder position pos (e->pos's
+ * numbering) come next in the output. */
+typedef struct fz7_lzma_ref_sink {
+    fz7_status (*ref)(struct fz7_lzma_ref_sink *s, uint64_t pos, size_t n);
+} fz7_lzma_ref_sink;
+
 struct fz7_lzma_enc {
     fz7_lzma_enc_opts opts;
     const fz7_lzma_frame *frame;   /* LZMA2's; NULL for LZMA1 */
     fz7_ostream *dst;
+    fz7_lzma_ref_sink *ref_dst;    /* stored input goes here, or NULL: to dst */
     fz7_status error;
     int finished;
 
@@ -185,6 +195,9 @@ uint32_t fz7_lzma2_store_test(fz7_lz_mf *mf, uint32_t n);
 /* lzma_enc.c: passes n bytes at p to dst (nothing after an error; a dst
  * error sticks in e->error) and counts them in bytes_out. */
 void fz7_lzma_enc_emit(struct fz7_lzma_enc *e, const uint8_t *p, size_t n);
+/* lzma_enc.c: the n input bytes at p, which sit at encoder position pos,
+ * as fz7_lzma_enc_emit passes bytes, or to ref_dst when there is one. */
+void fz7_lzma_enc_emit_input(struct fz7_lzma_enc *e, const uint8_t *p, uint64_t pos, size_t n);
 /* lzma_enc.c: the probabilities, state and reps as a stream starts them. */
 void fz7_lzma_enc_reset_model(struct fz7_lzma_enc *e);
 
