@@ -243,6 +243,10 @@ tables_done:
 
 void fz7_lz_mf_free(fz7_lz_mf *mf)
 {
+    if (mf->own_buf) {
+        mf->buf = mf->own_buf;
+        mf->buf_size = mf->own_size;
+    }
     size_t heads = hash2_entries(mf->kind) + hash3_entries(mf->kind) + (size_t)mf->hash4_mask + 1;
     big_free(mf->buf, mf->buf_mapped ? mf->buf_mapped : mf->buf_size);
     if (mf->kind == FZ7_LZ_HB5)
@@ -287,7 +291,7 @@ static void normalise(fz7_lz_mf *mf)
 static void release_dead(fz7_lz_mf *mf)
 {
 #ifdef MADV_DONTNEED
-    if (mf->buf_size < HUGE_PAGE || mf->pos <= mf->keep_before || mf->moved)
+    if (mf->own_buf || mf->buf_size < HUGE_PAGE || mf->pos <= mf->keep_before || mf->moved)
         return;
     uint32_t dead = (mf->pos - mf->keep_before) & ~(uint32_t)(HUGE_PAGE - 1);
     if (dead > mf->released) {
@@ -307,7 +311,7 @@ static void release_dead(fz7_lz_mf *mf)
 static void collapse_full(fz7_lz_mf *mf)
 {
 #ifdef MADV_COLLAPSE
-    if (mf->buf_size < HUGE_PAGE)
+    if (mf->own_buf || mf->buf_size < HUGE_PAGE)
         return;
     uint32_t full = mf->end & ~(uint32_t)(HUGE_PAGE - 1);
     uint32_t from = mf->huge_end > mf->released ? mf->huge_end : mf->released;
@@ -322,6 +326,14 @@ static void collapse_full(fz7_lz_mf *mf)
 
 size_t fz7_lz_mf_append(fz7_lz_mf *mf, const uint8_t *data, size_t n)
 {
+    if (mf->own_buf) {
+        if (data != mf->buf + mf->end)
+            return 0;
+        if (n > mf->buf_size - mf->end)
+            n = mf->buf_size - mf->end;
+        mf->end += (uint32_t)n;
+        return n;
+    }
     if (mf->end == mf->buf_size && mf->pos > mf->keep_before) {
         uint32_t drop = mf->pos - mf->keep_before;
         memmove(mf->buf, mf->buf + drop, mf->end - drop);
@@ -1439,10 +1451,12 @@ uint32_t fz7_lz_mf_probe(const fz7_lz_mf *mf, uint32_t idx, uint32_t lim)
  * the distance before using an entry) finds what a fresh match finder
  * would. Only when the positions would come near the top of the 32 bits
  * are the tables cleared. */
-void fz7_lz_mf_reset(fz7_lz_mf *mf)
+/* Makes room for buf_size bytes of stored positions from offset: past
+ * 2^32, every entry goes (they are all out of reach by now) and stored
+ * positions start over at cyclic_size. */
+static void fit_offset(fz7_lz_mf *mf)
 {
-    uint64_t next = (uint64_t)mf->offset + mf->end + mf->cyclic_size;
-    if (next > 0xFFFFFFFFu - (uint64_t)mf->buf_size - 1) {
+    if ((uint64_t)mf->offset > 0xFFFFFFFFu - (uint64_t)mf->buf_size - 1) {
         if (mf->kind == FZ7_LZ_HB5) {
             fz7_lz_hb_normalise(mf, 0xFFFFFFFFu);   /* every entry to 0 */
         } else {
@@ -1450,9 +1464,31 @@ void fz7_lz_mf_reset(fz7_lz_mf *mf)
             memset(mf->hash2, 0, heads * sizeof(uint32_t));
             memset(mf->son, 0, (size_t)son_entries(mf->kind, mf->dict_size) * sizeof(uint32_t));
         }
-        next = mf->cyclic_size;
+        mf->offset = mf->cyclic_size;
     }
-    mf->offset = (uint32_t)next;
+}
+
+void fz7_lz_mf_borrow(fz7_lz_mf *mf, const uint8_t *buf, uint32_t len)
+{
+    if (!mf->own_buf) {
+        mf->own_buf = mf->buf;
+        mf->own_size = mf->buf_size;
+    }
+    mf->buf = (uint8_t *)buf;   /* read only: append copies nothing */
+    mf->buf_size = len;
+    fit_offset(mf);
+}
+
+void fz7_lz_mf_reset(fz7_lz_mf *mf)
+{
+    uint64_t next = (uint64_t)mf->offset + mf->end + mf->cyclic_size;
+    if (mf->own_buf) {
+        mf->buf = mf->own_buf;
+        mf->buf_size = mf->own_size;
+        mf->own_buf = NULL;
+    }
+    mf->offset = next > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)next;
+    fit_offset(mf);
     mf->pos = mf->end = 0;
     mf->cyclic_pos = 0;
     if (mf->released > 0)

@@ -60,6 +60,8 @@ typedef struct fz7_lz_mf {
                             * rewritten by the next move, not released */
     uint32_t buf_mapped;   /* bytes mapped for buf when more than buf_size
                             * (a hash chain's window in one huge page) */
+    uint8_t *own_buf;      /* while borrowed (fz7_lz_mf_borrow): the window, */
+    uint32_t own_size;     /* its buf_size; own_buf is NULL otherwise */
     uint32_t dict_size;    /* largest distance returned */
     uint32_t cyclic_size;  /* dict_size + 1 chain/tree slots */
     uint32_t cyclic_pos;   /* slot of pos */
@@ -129,6 +131,17 @@ void fz7_lz_mf_free(fz7_lz_mf *mf);
  * it is full; returns the bytes taken (0 only when n is 0 or the caller has
  * not searched the window enough to free room). */
 size_t fz7_lz_mf_append(fz7_lz_mf *mf, const uint8_t *data, size_t n);
+
+/* Reads a stream from the caller's buffer instead of copying it into the
+ * window: buf[0..len) holds the stream from its first byte, and each
+ * append must pass the bytes that follow in buf (data == buf + end; any
+ * other pointer takes nothing). The window is never written, moved or
+ * given back while borrowed, so it costs no memory, and the matches are
+ * the ones the window would give. The caller keeps buf[0..end) alive and
+ * unchanged until the next reset, which returns to the window. Only right
+ * after init or reset, with no searcher thread. For blocks whose whole
+ * input is in memory (lzma2_mt.c). */
+void fz7_lz_mf_borrow(fz7_lz_mf *mf, const uint8_t *buf, uint32_t len);
 
 /* Bytes written but not yet searched (from pos to the end). */
 static inline uint32_t fz7_lz_mf_avail(const fz7_lz_mf *mf) { return mf->end - mf->pos; }

@@ -248,8 +248,13 @@ static void encode_block(const struct fz7_lzma2_mt *mt, mt_slot *b, fz7_lzma_enc
     b->ref_sink.ref = slot_ref;
     fz7_status st = block_encoder(&mt->block_opts, &b->out.base, cache);
     fz7_lzma_enc *e = *cache;
-    if (st == FZ7_OK)
+    if (st == FZ7_OK) {
         e->ref_dst = &b->ref_sink;
+        /* The slot holds the prefix and the block in a row: the match
+         * finder reads them there instead of copying them into its window. */
+        if (!e->mf_mt)
+            fz7_lz_mf_borrow(&e->mf, data - b->prefix_len, (uint32_t)(b->in_cap - mt->prime + b->prefix_len));
+    }
     if (st == FZ7_OK && b->prefix_len) {
         done = start_after(e, data - b->prefix_len, b->prefix_len, data, n);
         if (done == SIZE_MAX)

@@ -680,6 +680,9 @@ fz7_status fz7_lzma_enc_write(fz7_lzma_enc *e, const uint8_t *data, size_t n)
             e->error = e->driver->write(e, data, n);
         return e->error;
     }
+    /* A borrowed window takes only the bytes that follow in its buffer. */
+    if (e->mf.own_buf && n && (data != e->mf.buf + e->mf.end || n > e->mf.buf_size - e->mf.end))
+        return e->error = FZ7_E_ARG;
     while (n > 0 && !e->error) {
         /* In steps of APPEND_STEP: the window then holds little more than
          * the dictionary and the look-ahead (lz_mf.c gives the rest back),

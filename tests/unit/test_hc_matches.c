@@ -23,6 +23,9 @@
 #define INPUT_BYTES (3u << 20)
 
 static uint8_t *g_in;
+/* run_depth: 1 reads the input in place (fz7_lz_mf_borrow) after a
+ * reset, 2 also runs a window stream of it before that reset. */
+static int g_borrow;
 
 static uint64_t g_x;
 static uint32_t rnd(void)
@@ -80,6 +83,17 @@ static uint64_t run_depth(int kind, uint32_t dict_size, uint32_t nice_len, uint3
     if (depth == 0)
         depth = (16 + nice_len / 2) >> (kind == FZ7_LZ_BT2 || kind == FZ7_LZ_BT3 || kind == FZ7_LZ_BT4 ? 0 : 1);
     assert_int_equal(fz7_lz_mf_init(&mf, kind, dict_size, 300, nice_len, depth, depth <= 8 ? 8 : 16, 0), 0);
+    if (g_borrow) {
+        for (size_t in = 0; g_borrow == 2 && in < INPUT_BYTES;) {
+            size_t got = fz7_lz_mf_append(&mf, g_in + in, INPUT_BYTES - in);
+            in += got;
+            if (fz7_lz_mf_avail(&mf) > 0)
+                fz7_lz_mf_skip(&mf, fz7_lz_mf_avail(&mf));
+        }
+        fz7_lz_mf_reset(&mf);
+        fz7_lz_mf_borrow(&mf, g_in, INPUT_BYTES);
+        assert_int_equal(fz7_lz_mf_append(&mf, g_in + 1, 10), 0);   /* not the next bytes */
+    }
     fz7_lz_match m[FZ7_LZ_MATCHES_MAX];
     uint64_t digest = 0xCBF29CE484222325ull, found = 0;
     size_t in = 0;
@@ -190,6 +204,33 @@ static void test_hb5(void **state)
     }
 }
 
+/* A stream read in place from the caller's buffer (fz7_lz_mf_borrow, the
+ * multi-threaded encoder's blocks) gives the matches the window gives,
+ * fresh or after a stream through the window; a reset then returns to
+ * the window. */
+static void test_borrow(void **state)
+{
+    (void)state;
+    static const struct { int kind; uint32_t dict_size, nice_len; } cases[] = {
+        {FZ7_LZ_HC5, 1u << 18, 32}, {FZ7_LZ_HC4, 1u << 16, 16}, {FZ7_LZ_HB5, 1u << 20, 32},
+        {FZ7_LZ_HB5, 1u << 16, 273}, {FZ7_LZ_BT4, 1u << 20, 64}, {FZ7_LZ_BT4, 1u << 16, 273}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        uint64_t c0, c1, c2;
+        g_borrow = 0;
+        uint64_t window = run(cases[i].kind, cases[i].dict_size, cases[i].nice_len, &c0);
+        g_borrow = 1;
+        uint64_t fresh = run(cases[i].kind, cases[i].dict_size, cases[i].nice_len, &c1);
+        g_borrow = 2;
+        uint64_t after = run(cases[i].kind, cases[i].dict_size, cases[i].nice_len, &c2);
+        g_borrow = 0;
+        if (fresh != window || c1 != c0 || after != window || c2 != c0)
+            fail_msg("kind %d dict %u: borrowed %llu/%llu matches (%016llx/%016llx), window %llu (%016llx)",
+                     cases[i].kind, cases[i].dict_size, (unsigned long long)c1, (unsigned long long)c2,
+                     (unsigned long long)fresh, (unsigned long long)after, (unsigned long long)c0,
+                     (unsigned long long)window);
+    }
+}
+
 /* With a 256 KiB dictionary (7zz's -mx1; fz7's is 1 MiB) the window (1-2 MiB) and the heads plus links
  * (1.5 MiB) each take one 2 MiB huge page; bt4 counts its tables as they
  * are (2- and 3-byte heads of 1024 slots each, the 4- and 5-byte heads
@@ -224,6 +265,7 @@ int main(void)
         cmocka_unit_test(test_hc5_small_dict),
         cmocka_unit_test(test_hc4),
         cmocka_unit_test(test_hb5),
+        cmocka_unit_test(test_borrow),
         cmocka_unit_test(test_memusage),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
