@@ -42,14 +42,6 @@ enum slot_state { SLOT_FREE, SLOT_FILLING, SLOT_QUEUED, SLOT_RUNNING, SLOT_DONE 
 
 struct fz7_lzma2_mt;
 
-/* Input bytes a block's output takes from its slot's input instead of a
- * copy: stored (uncompressed) chunks' data. */
-typedef struct mt_ref {
-    size_t out_at;         /* they come before out.p[out_at] */
-    size_t in_at;          /* at in + in_at */
-    size_t n;
-} mt_ref;
-
 typedef struct mt_slot {
     struct fz7_lzma2_mt *owner; /* the encoder whose block this is */
     enum slot_state state;
@@ -64,12 +56,8 @@ typedef struct mt_slot {
                             * pool's lock): it starts on a block still being
                             * filled when it has nothing else to do */
     int complete;          /* shown is the whole block (the pool's lock) */
-    fz7_membuf out;        /* the block's chunks (no end byte), but for */
-    mt_ref *refs;          /* the stored data, which stays in `in` until the
-                            * block is written: then `in` is not freed
-                            * when the block is coded */
-    size_t n_refs, cap_refs;
-    fz7_lzma_ref_sink ref_sink;
+    fz7_lzma2_coded out;   /* the block's chunks (no end byte); their stored
+                            * data stays in `in` until the block is written */
     fz7_status status;
 } mt_slot;
 
@@ -209,24 +197,74 @@ static size_t wait_shown(fz7_lzma2_pool *pool, mt_slot *b, size_t least, int *co
     return n;
 }
 
-/* The encoder's stored bytes at position pos: they are at
- * in + prime - prefix_len + pos (the encoder counts the prefix). */
-static fz7_status slot_ref(fz7_lzma_ref_sink *s, uint64_t pos, size_t n)
+/* The encoder's stored bytes at position pos: input byte in_base + pos. */
+static fz7_status coded_ref(fz7_lzma_ref_sink *s, uint64_t pos, size_t n)
 {
-    mt_slot *b = (mt_slot *)((char *)s - offsetof(mt_slot, ref_sink));
-    size_t in_at = b->owner->prime - b->prefix_len + (size_t)pos;
-    if (in_at < b->owner->prime || in_at > b->in_cap || n > b->in_cap - in_at)
+    fz7_lzma2_coded *c = (fz7_lzma2_coded *)((char *)s - offsetof(fz7_lzma2_coded, sink));
+    if (pos > c->in_len || c->in_base > c->in_len - pos || n > c->in_len - c->in_base - pos)
         return FZ7_E_DATA; /* cannot happen: the encoder stores what it was given */
-    if (b->n_refs == b->cap_refs) {
-        size_t nc = b->cap_refs ? b->cap_refs * 2 : 64;
-        mt_ref *r = realloc(b->refs, nc * sizeof *r);
+    if (c->n_refs == c->cap_refs) {
+        size_t nc = c->cap_refs ? c->cap_refs * 2 : 64;
+        fz7_lzma2_ref *r = realloc(c->refs, nc * sizeof *r);
         if (!r)
             return FZ7_E_MEM;
-        b->refs = r;
-        b->cap_refs = nc;
+        c->refs = r;
+        c->cap_refs = nc;
     }
-    b->refs[b->n_refs++] = (mt_ref){b->out.n, in_at, n};
+    c->refs[c->n_refs++] = (fz7_lzma2_ref){c->bytes.n, c->in_base + (size_t)pos, n};
     return FZ7_OK;
+}
+
+/* Empties c for a stream whose position p is input byte in_base + p, of
+ * an input of in_len bytes. */
+static void coded_start(fz7_lzma2_coded *c, size_t in_base, size_t in_len)
+{
+    c->bytes.base.write = fz7_membuf_write;
+    c->bytes.n = 0;
+    c->n_refs = 0;
+    c->in_base = in_base;
+    c->in_len = in_len;
+    c->sink.ref = coded_ref;
+}
+
+/* Points encoder e's output at c and its match finder at the input in
+ * place: in + in_base holds the stream from its first byte (a prefix
+ * included), up to in_len. */
+static void code_into(fz7_lzma_enc *e, fz7_lzma2_coded *c, const uint8_t *in)
+{
+    e->ref_dst = &c->sink;
+    if (!e->mf_mt && c->in_len - c->in_base <= UINT32_MAX)
+        fz7_lz_mf_borrow(&e->mf, in + c->in_base, (uint32_t)(c->in_len - c->in_base));
+}
+
+uint64_t fz7_lzma2_coded_size(const fz7_lzma2_coded *c)
+{
+    uint64_t n = c->bytes.n;
+    for (size_t i = 0; i < c->n_refs; i++)
+        n += c->refs[i].n;
+    return n;
+}
+
+fz7_status fz7_lzma2_coded_write(const fz7_lzma2_coded *c, const uint8_t *in, fz7_ostream *dst)
+{
+    size_t at = 0;
+    for (size_t i = 0; i <= c->n_refs; i++) {
+        size_t to = i < c->n_refs ? c->refs[i].out_at : c->bytes.n;
+        fz7_status st = to > at ? dst->write(dst, c->bytes.p + at, to - at) : FZ7_OK;
+        if (st == FZ7_OK && i < c->n_refs)
+            st = dst->write(dst, in + c->refs[i].in_at, c->refs[i].n);
+        if (st != FZ7_OK)
+            return st;
+        at = to;
+    }
+    return FZ7_OK;
+}
+
+void fz7_lzma2_coded_free(fz7_lzma2_coded *c)
+{
+    free(c->bytes.p);
+    free(c->refs);
+    memset(c, 0, sizeof *c);
 }
 
 /* Compresses one block into its slot as a complete LZMA2 stream, then drops
@@ -238,23 +276,17 @@ static fz7_status slot_ref(fz7_lzma_ref_sink *s, uint64_t pos, size_t n)
  * error). */
 static void encode_block(const struct fz7_lzma2_mt *mt, mt_slot *b, fz7_lzma_enc **cache)
 {
-    b->out.base.write = fz7_membuf_write;
-    b->out.n = 0;
+    coded_start(&b->out, mt->prime - b->prefix_len, b->in_cap);
     const uint8_t *data = b->in + mt->prime;
     int complete = 0;
     size_t n = wait_shown(mt->pool, b, b->want < MT_STREAM_START ? b->want : MT_STREAM_START, &complete);
     size_t done = 0;
-    b->n_refs = 0;
-    b->ref_sink.ref = slot_ref;
-    fz7_status st = block_encoder(&mt->block_opts, &b->out.base, cache);
+    fz7_status st = block_encoder(&mt->block_opts, &b->out.bytes.base, cache);
     fz7_lzma_enc *e = *cache;
-    if (st == FZ7_OK) {
-        e->ref_dst = &b->ref_sink;
-        /* The slot holds the prefix and the block in a row: the match
-         * finder reads them there instead of copying them into its window. */
-        if (!e->mf_mt)
-            fz7_lz_mf_borrow(&e->mf, data - b->prefix_len, (uint32_t)(b->in_cap - mt->prime + b->prefix_len));
-    }
+    /* The slot holds the prefix and the block in a row: the match finder
+     * reads them there instead of copying them into its window. */
+    if (st == FZ7_OK)
+        code_into(e, &b->out, b->in);
     if (st == FZ7_OK && b->prefix_len) {
         done = start_after(e, data - b->prefix_len, b->prefix_len, data, n);
         if (done == SIZE_MAX)
@@ -277,11 +309,29 @@ static void encode_block(const struct fz7_lzma2_mt *mt, mt_slot *b, fz7_lzma_enc
         fz7_lzma_enc_free(e);
         *cache = NULL;
     }
-    if (st == FZ7_OK && (b->out.n == 0 || b->out.p[b->out.n - 1] != 0x00))
+    if (st == FZ7_OK && (b->out.bytes.n == 0 || b->out.bytes.p[b->out.bytes.n - 1] != 0x00))
         st = FZ7_E_DATA; /* cannot happen: finish() ends with 0x00 */
     if (st == FZ7_OK)
-        b->out.n--;
+        b->out.bytes.n--;
     b->status = st;
+}
+
+fz7_status fz7_lzma2_code_block(const fz7_lzma_enc_opts *opts, const uint8_t *in, size_t n, fz7_lzma_enc **enc,
+                                fz7_lzma2_coded *out)
+{
+    coded_start(out, 0, n);
+    fz7_status st = block_encoder(opts, &out->bytes.base, enc);
+    if (st != FZ7_OK)
+        return st;
+    code_into(*enc, out, in);
+    st = fz7_lzma_enc_write(*enc, in, n);
+    if (st == FZ7_OK)
+        st = fz7_lzma_enc_finish(*enc);
+    if (st != FZ7_OK) {
+        fz7_lzma_enc_free(*enc);
+        *enc = NULL;
+    }
+    return st;
 }
 
 /* The queued slot with the lowest block number of the oldest encoder that
@@ -364,10 +414,10 @@ static void trim_spares(fz7_lzma2_pool *pool)
  * Caller holds the pool's lock. */
 static void take_out(fz7_lzma2_pool *pool, mt_slot *b)
 {
-    if (!b->out.p) {
-        b->out.p = take_spare(pool->spare_out, &pool->n_spare_out, 0, &b->out.cap);
-        if (!b->out.p)
-            b->out.cap = 0;
+    if (!b->out.bytes.p) {
+        b->out.bytes.p = take_spare(pool->spare_out, &pool->n_spare_out, 0, &b->out.bytes.cap);
+        if (!b->out.bytes.p)
+            b->out.bytes.cap = 0;
     }
 }
 
@@ -416,24 +466,6 @@ static mt_slot *slot_of_seq(struct fz7_lzma2_mt *mt, uint64_t seq)
     return NULL;
 }
 
-/* Writes a coded block to dst: its chunks, with the stored data they
- * refer to taken from its input. */
-static fz7_status emit_block(struct fz7_lzma_enc *e, const mt_slot *b)
-{
-    size_t at = 0;
-    for (size_t i = 0; i <= b->n_refs; i++) {
-        size_t to = i < b->n_refs ? b->refs[i].out_at : b->out.n;
-        fz7_status st = to > at ? e->dst->write(e->dst, b->out.p + at, to - at) : FZ7_OK;
-        if (st == FZ7_OK && i < b->n_refs)
-            st = e->dst->write(e->dst, b->in + b->refs[i].in_at, b->refs[i].n);
-        if (st != FZ7_OK)
-            return st;
-        e->bytes_out += to - at + (i < b->n_refs ? b->refs[i].n : 0);
-        at = to;
-    }
-    return FZ7_OK;
-}
-
 /* Writes finished blocks to dst in order. wait: block until the oldest
  * outstanding block is written (if there is one). Caller holds no lock. */
 static fz7_status emit_done(struct fz7_lzma_enc *e, int wait)
@@ -452,16 +484,17 @@ static fz7_status emit_done(struct fz7_lzma_enc *e, int wait)
         /* Only this thread changes a DONE slot. */
         if (b->status != FZ7_OK)
             return b->status;
-        fz7_status st = emit_block(e, b);
+        fz7_status st = fz7_lzma2_coded_write(&b->out, b->in, e->dst);
         if (st != FZ7_OK)
             return st;
+        e->bytes_out += fz7_lzma2_coded_size(&b->out);
         pthread_mutex_lock(&pool->lock);
         b->state = SLOT_FREE;
         mt->next_emit++;
         if (pool->started > 0) {
-            keep_spare(pool->spare_out, &pool->n_spare_out, b->out.p, b->out.cap);
-            b->out.p = NULL;
-            b->out.cap = 0;
+            keep_spare(pool->spare_out, &pool->n_spare_out, b->out.bytes.p, b->out.bytes.cap);
+            b->out.bytes.p = NULL;
+            b->out.bytes.cap = 0;
             keep_spare(pool->spare_in, &pool->n_spare_in, b->in, b->in_cap);
             b->in = NULL;
         }
@@ -775,9 +808,10 @@ static void detach(struct fz7_lzma2_mt *mt)
     for (uint32_t i = 0; i < mt->nslots; i++) {
         mt_slot *b = &mt->slots[i];
         keep_spare(pool->spare_in, &pool->n_spare_in, b->in, b->in_cap);
-        keep_spare(pool->spare_out, &pool->n_spare_out, b->out.p, b->out.cap);
+        keep_spare(pool->spare_out, &pool->n_spare_out, b->out.bytes.p, b->out.bytes.cap);
         b->in = NULL;
-        b->out.p = NULL;
+        b->out.bytes.p = NULL;
+        b->out.bytes.cap = 0;
     }
     trim_spares(pool);
     /* The last encoder left: the workers free their encoders. */
@@ -801,8 +835,7 @@ static void mt_free(struct fz7_lzma_enc *e)
         fz7_lzma2_pool_free(mt->pool);
     for (uint32_t i = 0; mt->slots && i < mt->nslots; i++) {
         free(mt->slots[i].in);
-        free(mt->slots[i].out.p);
-        free(mt->slots[i].refs);
+        fz7_lzma2_coded_free(&mt->slots[i].out);
     }
     free(mt->slots);
     free(mt->tail);

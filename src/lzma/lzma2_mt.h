@@ -82,6 +82,46 @@ uint32_t fz7_lzma2_pool_threads(const fz7_lzma2_pool *pool);
 fz7_status fz7_lzma2_enc_new_pooled(const fz7_lzma_enc_opts *opts, fz7_lzma2_pool *pool, uint64_t block_size,
                                     fz7_ostream *dst, fz7_lzma_enc **out);
 
+/* ---- Whole blocks in memory (the xz writer's independent blocks) ------- */
+
+/* Input bytes a coded block takes from the input it was coded from: they
+ * come before bytes.p[out_at] and are in[in_at .. in_at + n). */
+typedef struct fz7_lzma2_ref {
+    size_t out_at, in_at, n;
+} fz7_lzma2_ref;
+
+/* A block's LZMA2 chunks: the compressed bytes in `bytes`, the data of the
+ * stored (uncompressed) chunks left in the input and listed in refs, so
+ * that incompressible data costs no copy. The input must stay unchanged
+ * until the block is written (fz7_lzma2_coded_write). Zeroed to start. */
+typedef struct fz7_lzma2_coded {
+    fz7_membuf bytes;
+    fz7_lzma2_ref *refs;
+    size_t n_refs, cap_refs;
+    size_t in_base;          /* encoder position p is input byte in_base + p */
+    size_t in_len;           /* no ref reaches past this */
+    fz7_lzma_ref_sink sink;  /* the encoder's ref_dst */
+} fz7_lzma2_coded;
+
+/* Codes in[0..n) as one whole LZMA2 stream (end byte included) with opts,
+ * the match finder reading in in place, into out (emptied first). *enc
+ * keeps an encoder between calls: NULL at first, made or started over
+ * here (the same bytes as a new one); free it with fz7_lzma_enc_free
+ * (it is freed and NULL after an error). n below 4 GiB. Errors: FZ7_E_ARG
+ * for bad options, FZ7_E_MEM. */
+fz7_status fz7_lzma2_code_block(const fz7_lzma_enc_opts *opts, const uint8_t *in, size_t n, fz7_lzma_enc **enc,
+                                fz7_lzma2_coded *out);
+
+/* The coded stream's length in bytes, stored data included. */
+uint64_t fz7_lzma2_coded_size(const fz7_lzma2_coded *c);
+
+/* Writes the coded stream to dst, the stored data from in (the input it
+ * was coded from). Passes on dst's errors. */
+fz7_status fz7_lzma2_coded_write(const fz7_lzma2_coded *c, const uint8_t *in, fz7_ostream *dst);
+
+/* Frees what c holds (c may be reused after fz7_lzma2_coded_free). */
+void fz7_lzma2_coded_free(fz7_lzma2_coded *c);
+
 /* Ends the input of a multi-threaded encoder without waiting: its last
  * block goes to the workers and no write() may follow; finish() later
  * waits for the blocks, writes them and the end byte. FZ7_E_ARG for an

@@ -127,4 +127,12 @@ uint8_t fz7_lzma2_dict_prop(uint32_t dict_size);
 uint64_t fz7_lzma_enc_bytes_in(const fz7_lzma_enc *enc);
 uint64_t fz7_lzma_enc_bytes_out(const fz7_lzma_enc *enc);
 
+/* Where an LZMA2 encoder sends the input bytes it stores in uncompressed
+ * chunks instead of copying them to its output: ref() says that the n
+ * input bytes at encoder position pos (counted from the stream's first
+ * byte, a block's prefix included) come next in the output. */
+typedef struct fz7_lzma_ref_sink {
+    fz7_status (*ref)(struct fz7_lzma_ref_sink *s, uint64_t pos, size_t n);
+} fz7_lzma_ref_sink;
+
 #endif

@@ -76,15 +76,6 @@ typedef struct fz7_lzma_driver {
     void (*free)(struct fz7_lzma_enc *e);
 } fz7_lzma_driver;
 
-/* Where an LZMA2 encoder sends the input bytes it stores in uncompressed
- * chunks without copying them: the multi-threaded encoder's block output,
- * whose input stays in memory until the block is written (lzma2_mt.c).
- * ref() says that the n input bytes at encoder position pos (e->pos's
- * numbering) come next in the output. */
-typedef struct fz7_lzma_ref_sink {
-    fz7_status (*ref)(struct fz7_lzma_ref_sink *s, uint64_t pos, size_t n);
-} fz7_lzma_ref_sink;
-
 struct fz7_lzma_enc {
     fz7_lzma_enc_opts opts;
     const fz7_lzma_frame *frame;   /* LZMA2's; NULL for LZMA1 */

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # add_rss.sh - incompressible data costs about the memory of zeros: `fz7 a
-# -mmt2` of 64 MiB of random bytes at -mx1 and -mx3 (blocks coded side by
-# side) peaks at most 10 % plus one block slot's input over the same
-# command on 64 MiB of zeros, because a block's stored chunks are written
-# from its input instead of being copied into its output (lzma2_mt.c,
-# mt_ref; before, random bytes cost a copy of every block in flight).
-# The slot: whether zeros' third block slot is ever filled depends on how
-# fast the threads free the first two. Peak RSS comes from getrusage of
+# -mmt2` of 64 MiB of random bytes at -mx1 and -mx3, 7z and xz (blocks
+# coded side by side) peaks at most 10 % plus a margin of block inputs
+# over the same command on 64 MiB of zeros, because a block's stored
+# chunks are written from its input instead of being copied into its
+# output (fz7_lzma2_coded; before, random bytes cost a copy of every block
+# in flight, two for xz). The 7z margin: whether zeros' third block slot
+# is ever filled depends on how fast the threads free the first two. Peak RSS comes from getrusage of
 # the child (load does not change it). The random archives are stored
 # chunks only: their exact size is checked, and both 7z files must test
 # good.
@@ -36,21 +36,24 @@ PY
     [ $? = 0 ] || echo "exit?"
 }
 
-# level:KiB of one slot's input (block and prefix, lzma_presets.c):
-# -mx1 4 MiB + 512 KiB, -mx3 16 MiB + 2 MiB.
-for ls in 1:4608 3:18432; do
-    l=${ls%:*} slot=${ls#*:}
-    r=$(peak_kb r$l.7z random.bin -mx$l -mmt2)
-    z=$(peak_kb z$l.7z zeros.bin -mx$l -mmt2)
-    case "$r$z" in *exit*) fail "-mx$l: fz7 a failed (random: $r, zeros: $z)" ;; esac
-    # 64 MiB in 1024 stored chunks of 64 KiB (3-byte headers), one end
-    # byte, the 32-byte start header and the encoded header.
-    size=$(stat -c %s r$l.7z)
-    [ "$size" = 67112067 ] || fail "-mx$l: random.bin's archive is $size bytes, not 67112067"
-    "$FZ7" t r$l.7z >/dev/null || fail "fz7 t r$l.7z"
-    "$FZ7" t z$l.7z >/dev/null || fail "fz7 t z$l.7z"
-    [ $((r * 10)) -le $((z * 11 + slot * 10)) ] ||
-        fail "-mx$l -mmt2: random bytes peak at $r KiB, over 110 % of zeros' $z KiB + $slot KiB"
-    echo "add_rss.sh: -mx$l -mmt2, 64 MiB: random $r KiB, zeros $z KiB"
+# format:level:KiB of margin. 7z: one block slot's input (block and
+# prefix, lzma_presets.c): -mx1 4 MiB + 512 KiB, -mx3 16 MiB + 2 MiB. xz
+# (independent blocks of 16 MiB, xz_write.c's jobs): a job keeps its input
+# until its block is written only when the block has stored chunks, so
+# random bytes hold two more inputs than zeros (the block being collected
+# and the other job's). Exact sizes: 1024 stored chunks of 64 KiB (3-byte
+# headers), and each container's headers.
+for c in 7z:1:4608:67112067 7z:3:18432:67112067 xz:1:32768:67112112 xz:3:32768:67112112; do
+    IFS=: read -r t l margin want <<< "$c"
+    r=$(peak_kb r$l.$t random.bin -t$t -mx$l -mmt2)
+    z=$(peak_kb z$l.$t zeros.bin -t$t -mx$l -mmt2)
+    case "$r$z" in *exit*) fail "-t$t -mx$l: fz7 a failed (random: $r, zeros: $z)" ;; esac
+    size=$(stat -c %s r$l.$t)
+    [ "$size" = "$want" ] || fail "-t$t -mx$l: random.bin's archive is $size bytes, not $want"
+    "$FZ7" t r$l.$t >/dev/null || fail "fz7 t r$l.$t"
+    "$FZ7" t z$l.$t >/dev/null || fail "fz7 t z$l.$t"
+    [ $((r * 10)) -le $((z * 11 + margin * 10)) ] ||
+        fail "-t$t -mx$l -mmt2: random bytes peak at $r KiB, over 110 % of zeros' $z KiB + $margin KiB"
+    echo "add_rss.sh: -t$t -mx$l -mmt2, 64 MiB: random $r KiB, zeros $z KiB"
 done
 echo "add_rss.sh: passed"

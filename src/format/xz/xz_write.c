@@ -113,14 +113,20 @@ static unsigned make_filters(const fz7_xz_opts *o, fz7_filter_enc f[2])
 /* One block compressed on a thread of its own (see parallel_write). */
 typedef struct xz_job {
     const fz7_xz_opts *opts;
-    uint8_t *in;             /* the block's input, freed by the job */
+    uint8_t *in;             /* the block's input, filtered in place; its
+                              * stored chunks are written from it */
     size_t in_len;
-    uint8_t *block;          /* the finished block */
-    size_t block_len;
+    uint8_t head[RESERVED_BLOCK_HEADER + 8];   /* the block header */
+    size_t head_len;
+    fz7_lzma2_coded coded;   /* the block's LZMA2 stream */
+    uint8_t tail[3 + 32];    /* padding and check */
+    size_t tail_len;
     uint64_t unpadded;       /* Unpadded Size for the index */
     fz7_status st;
     pthread_t thread;
     bool has_thread;         /* false: it ran on the writer's thread */
+    /* Kept from block to block in this slot of the ring. */
+    fz7_lzma_enc *enc;
 } xz_job;
 
 struct fz7_xz_writer {
@@ -155,6 +161,7 @@ struct fz7_xz_writer {
     size_t job_head, jobs_running;
     uint8_t *pin;                /* the block being collected */
     size_t pfill;
+    uint8_t *spare_in;           /* a written block's input, for the next pin */
 };
 
 static uint8_t stream_flags_byte(const fz7_xz_writer *w)
@@ -319,10 +326,12 @@ static fz7_status add_index(fz7_xz_writer *w, uint64_t unpadded, uint64_t uncomp
 
 /* ---- blocks compressed in parallel -------------------------------------
  * With threads > 1 and a block size, each block is a job: a thread of its
- * own computes the check, runs the filters and a one-thread LZMA2 encoder
- * into memory and lays out the whole block (header with both sizes, data,
- * padding, check); this thread writes finished blocks in input order,
- * at most `threads` in flight. Blocks are independent (filters and
+ * own computes the check, runs the filters in place and a one-thread LZMA2
+ * encoder (kept by the job's slot of the ring) over the block in memory,
+ * and makes its header with both sizes; this thread writes finished
+ * blocks in input order (header, the LZMA2 stream with its stored chunks
+ * taken from the block's input, padding, check), at most `threads` in
+ * flight. Blocks are independent (filters and
  * dictionary start afresh in each), as xz -T makes them, so readers can
  * decode them in parallel too. */
 
@@ -349,35 +358,21 @@ static void *job_run(void *arg)
     for (unsigned i = 0, n = make_filters(o, f); i < n; i++)
         (void)fz7_filter_enc_code(&f[i], j->in, j->in_len);
     fz7_lzma_enc_opts lo = fz7_lzma2_block_opts(&o->lzma, j->in_len);
-    fz7_membuf m;
-    fz7_membuf_init(&m);
-    fz7_lzma_enc *enc = NULL;
-    fz7_status st = fz7_lzma2_enc_new(&lo, &m.base, &enc);
-    if (st == FZ7_OK)
-        st = fz7_lzma_enc_write(enc, j->in, j->in_len);
-    if (st == FZ7_OK)
-        st = fz7_lzma_enc_finish(enc);
-    uint8_t dict_prop = enc ? fz7_lzma2_enc_dict_prop(enc) : 0;
-    fz7_lzma_enc_free(enc);
-    free(j->in);
-    j->in = NULL;
+    fz7_status st = fz7_lzma2_code_block(&lo, j->in, j->in_len, &j->enc, &j->coded);
     if (st == FZ7_OK) {
-        uint8_t h[RESERVED_BLOCK_HEADER + 8];
-        size_t hs = build_block_header(o, dict_prop, h, true, m.n, j->in_len, 0);
-        size_t pad = (size_t)((4 - (m.n & 3)) & 3);
-        j->block_len = hs + m.n + pad + cs;
-        j->block = malloc(j->block_len);
-        if (!j->block) {
-            st = FZ7_E_MEM;
-        } else {
-            memcpy(j->block, h, hs);
-            memcpy(j->block + hs, m.p, m.n);
-            memset(j->block + hs + m.n, 0, pad);
-            memcpy(j->block + hs + m.n + pad, check, cs);
-            j->unpadded = hs + m.n + cs;
-        }
+        uint64_t packed = fz7_lzma2_coded_size(&j->coded);
+        j->head_len = build_block_header(o, fz7_lzma2_enc_dict_prop(j->enc), j->head, true, packed, j->in_len, 0);
+        size_t pad = (size_t)((4 - (packed & 3)) & 3);
+        memset(j->tail, 0, pad);
+        memcpy(j->tail + pad, check, cs);
+        j->tail_len = pad + cs;
+        j->unpadded = j->head_len + packed + cs;
     }
-    free(m.p);
+    /* Only stored chunks need the input until the block is written. */
+    if (st != FZ7_OK || j->coded.n_refs == 0) {
+        free(j->in);
+        j->in = NULL;
+    }
     j->st = st;
     return NULL;
 }
@@ -391,13 +386,19 @@ static fz7_status emit_oldest(fz7_xz_writer *w)
     w->job_head = (w->job_head + 1) % w->opts.threads;
     w->jobs_running--;
     fz7_status st = j->st;
-    uint64_t uncompressed = j->in_len;
     if (st == FZ7_OK)
-        st = fz7_fd_ostream_write(&w->out.os, j->block, j->block_len);
+        st = fz7_fd_ostream_write(&w->out.os, j->head, j->head_len);
     if (st == FZ7_OK)
-        st = add_index(w, j->unpadded, uncompressed);
-    free(j->block);
-    j->block = NULL;
+        st = fz7_lzma2_coded_write(&j->coded, j->in, &w->out.os);
+    if (st == FZ7_OK)
+        st = fz7_fd_ostream_write(&w->out.os, j->tail, j->tail_len);
+    if (st == FZ7_OK)
+        st = add_index(w, j->unpadded, j->in_len);
+    if (!w->spare_in)
+        w->spare_in = j->in;   /* NULL when the job freed it */
+    else
+        free(j->in);
+    j->in = NULL;
     return st;
 }
 
@@ -409,8 +410,8 @@ static fz7_status submit_block(fz7_xz_writer *w)
         return st;
     size_t slot = (w->job_head + w->jobs_running) % w->opts.threads;
     xz_job *j = &w->jobs[slot];
-    memset(j, 0, sizeof *j);
     j->opts = &w->opts;
+    j->st = FZ7_OK;
     j->in = w->pin;
     j->in_len = w->pfill;
     w->pin = NULL;
@@ -425,8 +426,12 @@ static fz7_status submit_block(fz7_xz_writer *w)
 static fz7_status parallel_write(fz7_xz_writer *w, const uint8_t *p, size_t n)
 {
     while (n) {
-        if (!w->pin && !(w->pin = malloc((size_t)w->opts.block_size)))
-            return FZ7_E_MEM;
+        if (!w->pin) {
+            w->pin = w->spare_in ? w->spare_in : malloc((size_t)w->opts.block_size);
+            w->spare_in = NULL;
+            if (!w->pin)
+                return FZ7_E_MEM;
+        }
         size_t take = (size_t)w->opts.block_size - w->pfill;
         if (take > n)
             take = n;
@@ -585,12 +590,17 @@ void fz7_xz_writer_free(fz7_xz_writer *w)
         if (j->has_thread)
             pthread_join(j->thread, NULL);
         free(j->in);
-        free(j->block);
+        j->in = NULL;
         w->job_head = (w->job_head + 1) % w->opts.threads;
         w->jobs_running--;
     }
+    for (uint32_t i = 0; w->jobs && i < w->opts.threads; i++) {
+        fz7_lzma2_coded_free(&w->jobs[i].coded);
+        fz7_lzma_enc_free(w->jobs[i].enc);
+    }
     free(w->jobs);
     free(w->pin);
+    free(w->spare_in);
     fz7_lzma_enc_free(w->enc);
     free(w->index);
     for (unsigned i = 0; i < w->n_filters; i++)
