@@ -203,16 +203,9 @@ static fz7_status coded_ref(fz7_lzma_ref_sink *s, uint64_t pos, size_t n)
     fz7_lzma2_coded *c = (fz7_lzma2_coded *)((char *)s - offsetof(fz7_lzma2_coded, sink));
     if (pos > c->in_len || c->in_base > c->in_len - pos || n > c->in_len - c->in_base - pos)
         return FZ7_E_DATA; /* cannot happen: the encoder stores what it was given */
-    if (c->n_refs == c->cap_refs) {
-        size_t nc = c->cap_refs ? c->cap_refs * 2 : 64;
-        fz7_lzma2_ref *r = realloc(c->refs, nc * sizeof *r);
-        if (!r)
-            return FZ7_E_MEM;
-        c->refs = r;
-        c->cap_refs = nc;
-    }
-    c->refs[c->n_refs++] = (fz7_lzma2_ref){c->bytes.n, c->in_base + (size_t)pos, n};
-    return FZ7_OK;
+    fz7_lzma2_ref r = {c->bytes.n, c->in_base + (size_t)pos, n};
+    c->stored += n;
+    return fz7_membuf_write(&c->refs.base, (const uint8_t *)&r, sizeof r);
 }
 
 /* Empties c for a stream whose position p is input byte in_base + p, of
@@ -221,7 +214,9 @@ static void coded_start(fz7_lzma2_coded *c, size_t in_base, size_t in_len)
 {
     c->bytes.base.write = fz7_membuf_write;
     c->bytes.n = 0;
-    c->n_refs = 0;
+    c->refs.base.write = fz7_membuf_write;
+    c->refs.n = 0;
+    c->stored = 0;
     c->in_base = in_base;
     c->in_len = in_len;
     c->sink.ref = coded_ref;
@@ -239,20 +234,18 @@ static void code_into(fz7_lzma_enc *e, fz7_lzma2_coded *c, const uint8_t *in)
 
 uint64_t fz7_lzma2_coded_size(const fz7_lzma2_coded *c)
 {
-    uint64_t n = c->bytes.n;
-    for (size_t i = 0; i < c->n_refs; i++)
-        n += c->refs[i].n;
-    return n;
+    return c->bytes.n + c->stored;
 }
 
 fz7_status fz7_lzma2_coded_write(const fz7_lzma2_coded *c, const uint8_t *in, fz7_ostream *dst)
 {
-    size_t at = 0;
-    for (size_t i = 0; i <= c->n_refs; i++) {
-        size_t to = i < c->n_refs ? c->refs[i].out_at : c->bytes.n;
+    const fz7_lzma2_ref *r = (const fz7_lzma2_ref *)(const void *)c->refs.p;
+    size_t n_refs = c->refs.n / sizeof *r, at = 0;
+    for (size_t i = 0; i <= n_refs; i++) {
+        size_t to = i < n_refs ? r[i].out_at : c->bytes.n;
         fz7_status st = to > at ? dst->write(dst, c->bytes.p + at, to - at) : FZ7_OK;
-        if (st == FZ7_OK && i < c->n_refs)
-            st = dst->write(dst, in + c->refs[i].in_at, c->refs[i].n);
+        if (st == FZ7_OK && i < n_refs)
+            st = dst->write(dst, in + r[i].in_at, r[i].n);
         if (st != FZ7_OK)
             return st;
         at = to;
@@ -263,7 +256,7 @@ fz7_status fz7_lzma2_coded_write(const fz7_lzma2_coded *c, const uint8_t *in, fz
 void fz7_lzma2_coded_free(fz7_lzma2_coded *c)
 {
     free(c->bytes.p);
-    free(c->refs);
+    free(c->refs.p);
     memset(c, 0, sizeof *c);
 }
 

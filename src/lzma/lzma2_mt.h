@@ -96,8 +96,8 @@ typedef struct fz7_lzma2_ref {
  * until the block is written (fz7_lzma2_coded_write). Zeroed to start. */
 typedef struct fz7_lzma2_coded {
     fz7_membuf bytes;
-    fz7_lzma2_ref *refs;
-    size_t n_refs, cap_refs;
+    fz7_membuf refs;         /* fz7_lzma2_ref records, in output order */
+    uint64_t stored;         /* input bytes the refs take in all */
     size_t in_base;          /* encoder position p is input byte in_base + p */
     size_t in_len;           /* no ref reaches past this */
     fz7_lzma_ref_sink sink;  /* the encoder's ref_dst */

@@ -14,7 +14,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-
 uint32_t fz7_7z_attrib_from_mode(uint32_t st_mode)
 {
     uint32_t a = FZ7_ATTR_UNIX_EXTENSION | ((st_mode & 0xFFFFu) << 16);

@@ -113,6 +113,8 @@ static unsigned make_filters(const fz7_xz_opts *o, fz7_filter_enc f[2])
 /* One block compressed on a thread of its own (see parallel_write). */
 typedef struct xz_job {
     const fz7_xz_opts *opts;
+    const fz7_filter_enc *filters;   /* the writer's, at the stream's start */
+    unsigned n_filters;
     uint8_t *in;             /* the block's input, filtered in place; its
                               * stored chunks are written from it */
     size_t in_len;
@@ -354,9 +356,10 @@ static void *job_run(void *arg)
     default: break;
     }
     /* The whole block at once: a tail a filter cannot convert stays as is. */
-    fz7_filter_enc f[2];
-    for (unsigned i = 0, n = make_filters(o, f); i < n; i++)
-        (void)fz7_filter_enc_code(&f[i], j->in, j->in_len);
+    for (unsigned i = 0; i < j->n_filters; i++) {
+        fz7_filter_enc f = j->filters[i];
+        (void)fz7_filter_enc_code(&f, j->in, j->in_len);
+    }
     fz7_lzma_enc_opts lo = fz7_lzma2_block_opts(&o->lzma, j->in_len);
     fz7_status st = fz7_lzma2_code_block(&lo, j->in, j->in_len, &j->enc, &j->coded);
     if (st == FZ7_OK) {
@@ -369,7 +372,7 @@ static void *job_run(void *arg)
         j->unpadded = j->head_len + packed + cs;
     }
     /* Only stored chunks need the input until the block is written. */
-    if (st != FZ7_OK || j->coded.n_refs == 0) {
+    if (st != FZ7_OK || j->coded.stored == 0) {
         free(j->in);
         j->in = NULL;
     }
@@ -411,6 +414,8 @@ static fz7_status submit_block(fz7_xz_writer *w)
     size_t slot = (w->job_head + w->jobs_running) % w->opts.threads;
     xz_job *j = &w->jobs[slot];
     j->opts = &w->opts;
+    j->filters = w->filters;
+    j->n_filters = w->n_filters;
     j->st = FZ7_OK;
     j->in = w->pin;
     j->in_len = w->pfill;
