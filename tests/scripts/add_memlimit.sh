@@ -6,11 +6,8 @@
 # dictionaries at -mx5, where a folder is cut into blocks) but mostly
 # zeros, so it codes in seconds. Each archive must give the input back.
 set -u
-if [ -n "${FZ7_SANITIZED:-}" ]; then
-  echo "SKIP: a sanitizer build cannot start under ulimit -v (its shadow memory); the release pass runs this"
-  exit 77
-fi
 . "$(dirname "$0")/lib_add.sh"
+skip_sanitized "a sanitizer build cannot start under ulimit -v (its shadow memory)"
 need_tools sha256sum
 mkdir -p "$FZ7_SCRATCH" && cd "$FZ7_SCRATCH" || exit 1
 rm -rf ./*

@@ -11,11 +11,8 @@
 # chunks only: their exact size is checked, and both 7z files must test
 # good.
 set -u
-if [ -n "${FZ7_SANITIZED:-}" ]; then
-  echo "SKIP: a sanitizer build's peak RSS is its shadow memory's; the release pass runs this"
-  exit 77
-fi
 . "$(dirname "$0")/lib_add.sh"
+skip_sanitized "a sanitizer build's peak RSS is its shadow memory's"
 need_tools python3
 mkdir -p "$FZ7_SCRATCH" && cd "$FZ7_SCRATCH" || exit 1
 rm -rf ./*

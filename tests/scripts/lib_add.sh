@@ -16,6 +16,15 @@ need_tools() {
     fi
 }
 
+# skip_sanitized WHY: exit 77 (SKIP) in a sanitizer build (FZ7_SANITIZED,
+# set by tests/CMakeLists.txt), where WHY makes the test meaningless.
+skip_sanitized() {
+    if [ -n "${FZ7_SANITIZED:-}" ]; then
+        echo "SKIP: $1; the release pass runs this"
+        exit 77
+    fi
+}
+
 fail() {
     echo "FAIL: $*" >&2
     exit 1
