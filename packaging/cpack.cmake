@@ -8,5 +8,7 @@ set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "7z and xz archiver with AVX-512 LZMA and 
 set(CPACK_RESOURCE_FILE_LICENSE "${CMAKE_SOURCE_DIR}/LICENSE")
 set(CPACK_DEBIAN_PACKAGE_SECTION "utils")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# `h` opens libcrypto itself (cmd_hash.c), so shlibdeps cannot see it.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libssl3")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 include(CPack)

@@ -125,7 +125,7 @@ static bool climbs_out(const char *path)
  * fz7's detail. */
 static void link_target_missing(run *r, const fz7_entry *e, const char *detail)
 {
-    const char *target = e->hardlink_missing;
+    const char *target = e->more->hardlink_missing;
     fz7_progress_clear(r->progress);
     fflush(r->out);
     if (climbs_out(target)) {
@@ -398,7 +398,11 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
     }
     fz7_disk_item it = {.path = path, .name = fz7_entry_path(e), .kind = kind, .perm = perm_of(r, e),
                         .has_mtime = e->has_mtime, .mtime = e->mtime, .mtime_nsec = e->mtime_nsec,
-                        .has_atime = e->has_atime, .atime = e->atime, .atime_nsec = e->atime_nsec};
+                        .has_atime = e->has_atime && e->more};
+    if (it.has_atime) {
+        it.atime = e->more->atime;
+        it.atime_nsec = e->more->atime_nsec;
+    }
     if (!e->has_mtime && r->has_arc_mtime) { /* as 7-Zip: .xz, .lzma, 7z without times */
         it.has_mtime = true;
         it.mtime = (int64_t)r->arc_mtime.tv_sec;
@@ -477,11 +481,12 @@ static fz7_status on_end(void *ctx, size_t index, fz7_status result, const char 
         return FZ7_OK;
     if (r->sums && !e->is_dir && !e->is_anti)
         fz7_hash_sums_file_end(r->sums, fz7_entry_path(e));
-    if (result != FZ7_OK && e->hardlink_missing && r->mode != RUN_DISK) {
+    bool link_missing = e->more && e->more->hardlink_missing;
+    if (result != FZ7_OK && link_missing && r->mode != RUN_DISK) {
         /* 7-Zip tests such an entry, or writes it to stdout, as good (it
          * has no data) and fails it on extraction, with its own words. */
         result = FZ7_OK;
-    } else if (result != FZ7_OK && e->hardlink_missing) {
+    } else if (result != FZ7_OK && link_missing) {
         link_target_missing(r, e, detail);
     } else if (result != FZ7_OK) {
         entry_error(r, result, e, detail);
@@ -657,11 +662,11 @@ static int extract_one(const struct fz7_options *o, const char *path, totals *t)
                              .hardlink = on_hardlink};
         for (size_t i = 0; i < n && s == FZ7_OK; i++) {
             const fz7_entry *e = fz7_archive_entry(a, i);
-            if (select[i] && e->is_hardlink && e->hardlink_index < n) {
+            if (select[i] && e->is_hardlink && e->more->hardlink_index < n) {
                 if (!r.links && !(r.links = calloc(n, sizeof *r.links)))
                     s = FZ7_E_MEM;
                 else
-                    r.links[e->hardlink_index].needed = true;
+                    r.links[e->more->hardlink_index].needed = true;
             }
         }
         bool *later = NULL;

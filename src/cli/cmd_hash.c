@@ -1,6 +1,8 @@
 /* cmd_hash.c - `fz7 h`: hashes of files in 7-Zip's table. CRC32, CRC64
  * and SHA-256 are fz7's own kernels; SHA-1, MD5, SHA-384, SHA-512 and
- * SHA3-256 come from OpenSSL's libcrypto, XXH64 from libxxhash.
+ * SHA3-256 come from OpenSSL's libcrypto, opened when one of them is asked
+ * for (linked, its relocations cost every fz7 run 1.5 MB of memory), XXH64
+ * from libxxhash.
  *
  * The two sums are 7-Zip's: "for data" adds every file's digest as a
  * little-endian number, "for data and names" adds, for every file and
@@ -15,9 +17,11 @@
 #include "cli/options.h"
 #include "fsio/read_tree.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <openssl/evp.h>
+#include <openssl/opensslv.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,14 +60,66 @@ typedef struct hasher {
     uint8_t sum_names[SUM_BYTES];
 } hasher;
 
+/* The libcrypto calls fz7 makes, found in the library its headers
+ * belong to (OPENSSL_SHLIB_VERSION names its ABI). */
+#define FZ7_STR_(x) #x
+#define FZ7_STR(x) FZ7_STR_(x)
+#define LIBCRYPTO_SONAME "libcrypto.so." FZ7_STR(OPENSSL_SHLIB_VERSION)
+static struct {
+    __typeof__(&EVP_sha1) sha1, md5, sha384, sha512, sha3_256;
+    __typeof__(&EVP_MD_CTX_new) ctx_new;
+    __typeof__(&EVP_MD_CTX_free) ctx_free;
+    __typeof__(&EVP_DigestInit_ex) init;
+    __typeof__(&EVP_DigestUpdate) update;
+    __typeof__(&EVP_DigestFinal_ex) final;
+} ossl;
+
+static bool uses_libcrypto(hash_id id)
+{
+    return id == H_SHA1 || id == H_MD5 || id == H_SHA384 || id == H_SHA512 || id == H_SHA3_256;
+}
+
+/* Opens libcrypto once; false, with the reason on stderr, when it or one
+ * of its calls is missing. */
+static bool load_libcrypto(void)
+{
+    static int state;   /* 0 not tried, 1 loaded, -1 failed */
+    if (state)
+        return state > 0;
+    state = -1;
+    void *lib = dlopen(LIBCRYPTO_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        fprintf(stderr, "ERROR: %s\n", dlerror());
+        return false;
+    }
+    struct {
+        void **slot;
+        const char *name;
+    } calls[] = {
+        {(void **)&ossl.sha1, "EVP_sha1"},           {(void **)&ossl.md5, "EVP_md5"},
+        {(void **)&ossl.sha384, "EVP_sha384"},       {(void **)&ossl.sha512, "EVP_sha512"},
+        {(void **)&ossl.sha3_256, "EVP_sha3_256"},   {(void **)&ossl.ctx_new, "EVP_MD_CTX_new"},
+        {(void **)&ossl.ctx_free, "EVP_MD_CTX_free"}, {(void **)&ossl.init, "EVP_DigestInit_ex"},
+        {(void **)&ossl.update, "EVP_DigestUpdate"}, {(void **)&ossl.final, "EVP_DigestFinal_ex"},
+    };
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+        if (!(*calls[i].slot = dlsym(lib, calls[i].name))) {
+            fprintf(stderr, "ERROR: %s: no %s\n", LIBCRYPTO_SONAME, calls[i].name);
+            return false;
+        }
+    }
+    state = 1;
+    return true;
+}
+
 static const EVP_MD *evp_of(hash_id id)
 {
     switch (id) {
-    case H_SHA1: return EVP_sha1();
-    case H_MD5: return EVP_md5();
-    case H_SHA384: return EVP_sha384();
-    case H_SHA512: return EVP_sha512();
-    case H_SHA3_256: return EVP_sha3_256();
+    case H_SHA1: return ossl.sha1();
+    case H_MD5: return ossl.md5();
+    case H_SHA384: return ossl.sha384();
+    case H_SHA512: return ossl.sha512();
+    case H_SHA3_256: return ossl.sha3_256();
     default: return NULL;
     }
 }
@@ -79,9 +135,9 @@ static bool h_init(hasher *h)
             return false;
         return XXH64_reset(h->xxh, 0) == XXH_OK;
     default:
-        if (!h->evp && !(h->evp = EVP_MD_CTX_new()))
+        if (!h->evp && !(h->evp = ossl.ctx_new()))
             return false;
-        return EVP_DigestInit_ex(h->evp, evp_of(h->id), NULL) == 1;
+        return ossl.init(h->evp, evp_of(h->id), NULL) == 1;
     }
 }
 
@@ -92,7 +148,7 @@ static void h_update(hasher *h, const void *p, size_t n)
     case H_CRC64: h->crc64 = fz7_crc64(h->crc64, p, n); break;
     case H_SHA256: fz7_sha256_update(&h->sha256, p, n); break;
     case H_XXH64: XXH64_update(h->xxh, p, n); break;
-    default: EVP_DigestUpdate(h->evp, p, n); break;
+    default: ossl.update(h->evp, p, n); break;
     }
 }
 
@@ -107,7 +163,7 @@ static void h_final(hasher *h, uint8_t *out)
     case H_XXH64: fz7_put64le(out, XXH64_digest(h->xxh)); break;
     default: {
         unsigned len = 0;
-        EVP_DigestFinal_ex(h->evp, out, &len);
+        ossl.final(h->evp, out, &len);
         break;
     }
     }
@@ -278,6 +334,12 @@ int fz7_hash_sums_new(const struct fz7_options *o, FILE *out, fz7_hash_sums **su
         fprintf(stderr, "\n\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
         return FZ7_EXIT_FATAL;
     }
+    for (int k = 0; k < H_COUNT; k++) {
+        if (use[k] && uses_libcrypto((hash_id)k) && !load_libcrypto()) {
+            fflush(out);
+            return FZ7_EXIT_FATAL;
+        }
+    }
     fz7_hash_sums *h = calloc(1, sizeof *h);
     if (!h) {
         fprintf(stderr, "ERROR: Can't allocate required memory\n");
@@ -332,7 +394,7 @@ void fz7_hash_sums_free(fz7_hash_sums *h)
         if (h->hs[i].xxh)
             XXH64_freeState(h->hs[i].xxh);
         if (h->hs[i].evp)
-            EVP_MD_CTX_free(h->hs[i].evp);
+            ossl.ctx_free(h->hs[i].evp);
     }
     free(h);
 }

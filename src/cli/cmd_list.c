@@ -161,10 +161,12 @@ static void list_technical(FILE *out, const fz7_archive *a, const fz7_entry *e, 
         }
         if (any.anti)
             fprintf(out, "Anti = %c\n", e->is_anti ? '+' : '-');
+        static const fz7_entry_more none;
+        const fz7_entry_more *more = e->more ? e->more : &none;
         if (any.ctime)
-            time_line(out, "Created", e->has_ctime, e->ctime, e->ctime_nsec);
+            time_line(out, "Created", e->has_ctime, more->ctime, more->ctime_nsec);
         if (any.atime)
-            time_line(out, "Accessed", e->has_atime, e->atime, e->atime_nsec);
+            time_line(out, "Accessed", e->has_atime, more->atime, more->atime_nsec);
         char attrs[64];
         attributes_field(e, attrs, sizeof attrs);
         if (any.attrib)

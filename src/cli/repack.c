@@ -17,12 +17,16 @@ void fz7_repack_meta(const fz7_entry *e, const char *name, fz7_7z_entry_meta *m)
     m->has_mtime = e->has_mtime;
     m->mtime = e->mtime;
     m->mtime_nsec = e->mtime_nsec;
-    m->has_ctime = e->has_ctime;
-    m->ctime = e->ctime;
-    m->ctime_nsec = e->ctime_nsec;
-    m->has_atime = e->has_atime;
-    m->atime = e->atime;
-    m->atime_nsec = e->atime_nsec;
+    if (e->has_ctime && e->more) {
+        m->has_ctime = true;
+        m->ctime = e->more->ctime;
+        m->ctime_nsec = e->more->ctime_nsec;
+    }
+    if (e->has_atime && e->more) {
+        m->has_atime = true;
+        m->atime = e->more->atime;
+        m->atime_nsec = e->more->atime_nsec;
+    }
 }
 
 typedef struct repack_ctx {

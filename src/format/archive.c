@@ -9,15 +9,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+void fz7_archive_free_entries(fz7_archive *a)
+{
+    const char *lo = a->names, *hi = a->names ? a->names + a->names_len : NULL;
+    for (size_t i = 0; i < a->count; i++) {
+        char *p = a->entries[i].path;
+        /* Integer compares: the paths of other blocks are not in this one. */
+        if (!lo || (uintptr_t)p < (uintptr_t)lo || (uintptr_t)p >= (uintptr_t)hi)
+            free(p);
+    }
+    free(a->entries);
+    free(a->more);
+    free(a->names);
+    a->entries = NULL;
+    a->more = NULL;
+    a->names = NULL;
+    a->names_len = 0;
+    a->count = 0;
+}
+
 static void free_archive(fz7_archive *a)
 {
     if (!a)
         return;
     if (a->ops && a->ops->close)
         a->ops->close(a);
-    for (size_t i = 0; i < a->count; i++)
-        free(a->entries[i].path);
-    free(a->entries);
+    fz7_archive_free_entries(a);
     fz7_volumes_close(a->vol);
     free(a);
 }

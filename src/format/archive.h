@@ -13,38 +13,54 @@
  * fz7_archive_info.type_name names it. */
 typedef enum fz7_format { FZ7_FORMAT_7Z, FZ7_FORMAT_XZ, FZ7_FORMAT_LZMA, FZ7_FORMAT_OTHER } fz7_format;
 
-/* One item of an archive (7zFormat.txt, FilesInfo). */
+/* What few entries of an archive have, kept beside the entries so that
+ * an archive of many files does not pay for it in every entry. */
+typedef struct fz7_entry_more {
+    int64_t ctime, atime;  /* creation and last access (7z kCTime, kATime),
+                              seconds since 1970-01-01 UTC, when the
+                              entry's has_ctime / has_atime */
+    uint32_t ctime_nsec, atime_nsec;
+    size_t hardlink_index; /* when is_hardlink: the earlier regular file
+                              (tar) holding the data */
+    const char *hardlink_missing; /* a hard link (tar) whose target, this
+                              name (owned by the archive), is no earlier
+                              file: nothing to link to or copy; else NULL */
+} fz7_entry_more;
+
+/* One item of an archive (7zFormat.txt, FilesInfo). 72 bytes: an archive
+ * keeps one per file. */
 typedef struct fz7_entry {
     char *path;            /* UTF-8, '/'-separated as stored; never NULL */
     uint64_t size;         /* unpacked bytes */
     uint64_t packed_size;  /* the folder's pack bytes, on the folder's first
                               entry only (as 7-Zip lists it); else 0 */
+    int64_t mtime;         /* seconds since 1970-01-01 UTC, when has_mtime */
+    const char *method;    /* coders as 7-Zip names them ("LZMA2:24 BCJ"),
+                              owned by the archive; "" when none */
+    const fz7_entry_more *more; /* owned by the archive; NULL unless the
+                              entry has a ctime or atime or is a tar hard
+                              link (is_hardlink or a missing target) */
     uint32_t attrib;       /* Windows attributes; when bit 0x8000 is set the
                               high 16 bits are a Unix st_mode */
     uint32_t mode;         /* st_mode derived from attrib and kind: S_IFREG,
                               S_IFDIR or S_IFLNK with permission bits */
     uint32_t crc;          /* CRC32 of the data, when has_crc */
     uint32_t mtime_nsec;
-    int64_t mtime;         /* seconds since 1970-01-01 UTC, when has_mtime */
-    int64_t ctime, atime;  /* creation and last access, the same way, when
-                              has_ctime / has_atime (7z kCTime, kATime) */
-    uint32_t ctime_nsec, atime_nsec;
-    int64_t folder;        /* index of the folder (solid block) holding the
+    int32_t folder;        /* index of the folder (solid block) holding the
                               data, or -1 for entries without data */
-    const char *method;    /* coders as 7-Zip names them ("LZMA2:24 BCJ"),
-                              owned by the archive; "" when none */
-    /* One bit each: an archive keeps an entry per file. */
+    /* One bit each. */
     bool has_attrib : 1, has_crc : 1, has_mtime : 1, has_size : 1, has_ctime : 1, has_atime : 1;
     bool is_dir : 1, is_symlink : 1, is_anti : 1;
     bool has_stream : 1;   /* has data in a folder (empty files do not) */
     bool encrypted : 1;    /* its folder has a 7zAES coder */
     bool is_hardlink : 1;  /* a hard link (tar) to the regular file at
-                              hardlink_index, an earlier entry holding the data */
-    size_t hardlink_index;
-    const char *hardlink_missing; /* a hard link (tar) whose target, this
-                              name (owned by the archive), is no earlier
-                              file: nothing to link to or copy; else NULL */
+                              more->hardlink_index, an earlier entry holding
+                              the data */
 } fz7_entry;
+
+/* The most folders (and files) an archive's entries can index: folder is
+ * an int32_t. Readers refuse archives with more. */
+#define FZ7_MAX_FOLDERS ((uint64_t)INT32_MAX)
 
 /* Archive-wide facts for `l` and `l -slt`. */
 typedef struct fz7_archive_info {

@@ -20,6 +20,12 @@ struct fz7_archive {
     fz7_archive_info info;
     fz7_entry *entries;    /* count items, freed by archive.c (paths too) */
     size_t count;
+    fz7_entry_more *more;  /* count items or NULL: what the entries' more
+                              point to; freed by archive.c */
+    char *names;           /* names_len bytes holding many entries' paths
+                              (one block instead of a malloc each), or
+                              NULL; paths outside it are each their own */
+    size_t names_len;
     int fd;                /* the (first volume's) file; owned by vol */
     uint64_t file_size;    /* bytes of all volumes */
     fz7_volumes *vol;      /* the archive's bytes, closed by archive.c;
@@ -28,6 +34,10 @@ struct fz7_archive {
     const char *path;      /* as given to fz7_archive_open */
     void *priv;            /* the format's own data */
 };
+
+/* Frees the entries, their paths (those outside a->names one by one),
+ * a->more and a->names, and leaves count 0. */
+void fz7_archive_free_entries(fz7_archive *a);
 
 /* Each reader checks the signature itself and returns FZ7_E_FORMAT with
  * err left empty when the file is not its format, so archive.c can try the

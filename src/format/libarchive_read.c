@@ -418,7 +418,7 @@ static size_t find_file_before(const fz7_archive *a, size_t i, const char *path)
 /* Points every hard link at the entry that holds its data: a tar link at
  * the earlier file it names; the empty first name of a cpio link set at
  * the later entry that carries the data. */
-static void resolve_links(fz7_archive *a)
+static fz7_status resolve_links(fz7_archive *a)
 {
     la_priv *p = a->priv;
     for (size_t i = 0; i < a->count; i++)
@@ -429,13 +429,19 @@ static void resolve_links(fz7_archive *a)
         size_t k = find_file_before(a, i, p->link_targets[i]);
         if (p->kinds[i] == LA_HARDLINK) {
             p->link_index[i] = k;
-            if (k == SIZE_MAX)
-                a->entries[i].hardlink_missing = p->link_targets[i];
-            else if (p->kinds[k] == LA_LINK_LATER)
+            /* A tar hard link's target goes in its fz7_entry_more. */
+            if ((k == SIZE_MAX || p->kinds[k] != LA_LINK_LATER) && !a->more &&
+                !(a->more = calloc(a->count, sizeof *a->more)))
+                return FZ7_E_MEM;
+            if (k == SIZE_MAX) {
+                a->more[i].hardlink_missing = p->link_targets[i];
+                a->entries[i].more = &a->more[i];
+            } else if (p->kinds[k] == LA_LINK_LATER) {
                 p->link_index[i] = p->link_index[k];
-            else if (k != SIZE_MAX) {
+            } else {
                 a->entries[i].is_hardlink = true;
-                a->entries[i].hardlink_index = k;
+                a->more[i].hardlink_index = k;
+                a->entries[i].more = &a->more[i];
             }
         } else if (p->kinds[i] == LA_FILE && k != SIZE_MAX && a->entries[k].size == 0 &&
                    a->entries[i].size > 0) {
@@ -444,6 +450,7 @@ static void resolve_links(fz7_archive *a)
             a->entries[k].size = a->entries[i].size;
         }
     }
+    return FZ7_OK;
 }
 
 /* libarchive converts names through the thread's locale; under the C
@@ -691,7 +698,9 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
         snprintf(err, errlen, "The list of entries exceeds the memory limit");
     if (st != FZ7_OK)
         return st;   /* archive.c frees the entries and calls la_close */
-    resolve_links(a);
+    st = resolve_links(a);
+    if (st != FZ7_OK)
+        return st;
     a->info.format = FZ7_FORMAT_OTHER;
     a->info.type_name = p->type_name;
     a->info.method = p->method;

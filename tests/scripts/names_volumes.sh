@@ -72,6 +72,18 @@ rm -rf o o7 && mkdir o o7 && (cd o && "$FZ7" x -bso0 ../sur.7z >/dev/null 2>&1);
 (cd o7 && 7zz x -bso0 ../sur.7z >/dev/null 2>&1)
 [ $rc = 0 ] && [ "$(ls o | wc -l)" = 2 ] && diff <(listing o) <(listing o7) >/dev/null && ok ||
   bad "x sur.7z: exit $rc, $(ls o | wc -l) files, or not as 7zz names them"
+# Names longer in UTF-8 than in UTF-16 (CJK: fz7 writes them in a block of
+# their own) and shorter (ASCII: over the start of the header's buffer),
+# the two mixed, and an empty name (the archive's own name, as 7zz shows).
+cjk=$(printf '名%.0s' $(seq 60))
+python3 "$HERE/mk7z.py" cjk.7z f:"$cjk":one
+python3 "$HERE/mk7z.py" mix.7z f:abc:one f:"$cjk/x":two f:"$(printf 'd%.0s' $(seq 200))":three f:é.txt:four
+python3 "$HERE/mk7z.py" asc.7z f:abc:one f::two f:"sub/$cjk":three
+for arc in cjk.7z mix.7z asc.7z; do
+  paths() { grep -a '^Path = ' | sed 1d; }
+  want=$(7zz l -slt "$arc" | paths) got=$("$FZ7" l -slt "$arc" | paths)
+  [ -n "$want" ] && [ "$got" = "$want" ] && ok || bad "l -slt $arc: names not as 7zz lists them: $got"
+done
 cd ..
 
 # ---- hard links (-snh) ----

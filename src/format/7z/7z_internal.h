@@ -83,7 +83,7 @@ typedef struct fz7_7z_streams {
 /* What fz7_archive.priv points to for a 7z archive. */
 typedef struct fz7_7z_db {
     fz7_7z_streams main;
-    uint64_t *entry_substream;  /* per entry: substream index, or UINT64_MAX */
+    uint32_t *entry_substream;  /* per entry: substream index, or UINT32_MAX */
     char *method_union;         /* archive-wide "Method =" string */
 } fz7_7z_db;
 

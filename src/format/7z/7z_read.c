@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* Property IDs (7zFormat.txt, "Property IDs"). */
 enum {
@@ -35,6 +37,8 @@ typedef struct {
     size_t errlen;
     uint64_t mem_limit;
     uint64_t start;       /* where the archive begins (behind an SFX stub) */
+    uint8_t *buf;         /* the header's own buffer, whose start file names
+                             may be written over (parse_names), or NULL */
 } cursor;
 
 /* Keeps the first reason only: the innermost failure says most. */
@@ -342,7 +346,8 @@ static fz7_status parse_unpack_info(cursor *c, fz7_7z_streams *s)
     TRY(rd_id(c, &id));
     if (id != K_FOLDER)
         return fail(c, FZ7_E_FORMAT, "Headers Error: expected folders");
-    TRY(rd_count(c, c->left / 2, "folder", &s->num_folders));
+    /* Entries index folders in 32 bits (fz7_entry.folder). */
+    TRY(rd_count(c, c->left / 2 < FZ7_MAX_FOLDERS ? c->left / 2 : FZ7_MAX_FOLDERS, "folder", &s->num_folders));
     TRY(rd_byte(c, &external));
     if (external)
         return fail(c, FZ7_E_UNSUPPORTED, "Unsupported: external folder data");
@@ -525,7 +530,7 @@ static fz7_status parse_streams_info(cursor *c, fz7_7z_streams *s)
 /* ---- FilesInfo ---- */
 
 /* The code point at units[*i] (a surrogate pair taken whole, *i moved to
- * its second unit), as utf16_to_utf8 writes it. */
+ * its second unit), as put_name_unit writes it. */
 static uint32_t next_unit(const uint8_t *units, size_t n, size_t *i)
 {
     uint32_t u = fz7_get16le(units + 2 * *i);
@@ -539,7 +544,7 @@ static uint32_t next_unit(const uint8_t *units, size_t n, size_t *i)
     return u;
 }
 
-/* Bytes utf16_to_utf8 writes for code point u. */
+/* Bytes put_name_unit writes for code point u. */
 static size_t utf8_len(uint32_t u)
 {
     if ((u >= 0xEF80 && u <= 0xEFFF) || u < 0x80)
@@ -547,45 +552,68 @@ static size_t utf8_len(uint32_t u)
     return u < 0x800 ? 2 : u < 0x10000 ? 3 : 4;
 }
 
-/* One UTF-16LE name (units[0..n)) as the bytes of a Linux name: UTF-8,
- * except that U+EF80..U+EFFF, 7-Zip's escapes for bytes that are not
- * UTF-8 (7z_write.c), give back those bytes, and an unpaired surrogate is
- * written as its three-byte form, as 7zz does, so that distinct names stay
- * distinct. */
-static char *utf16_to_utf8(const uint8_t *units, size_t n)
+/* Writes code point u as the bytes of a Linux name: UTF-8, except that
+ * U+EF80..U+EFFF, 7-Zip's escapes for bytes that are not UTF-8
+ * (7z_write.c), give back those bytes, and an unpaired surrogate is written
+ * as its three-byte form, as 7zz does, so that distinct names stay
+ * distinct. Returns the byte after the last one written. */
+static char *put_name_unit(char *o, uint32_t u)
 {
-    /* Sized exactly: an archive of many files keeps every name. */
-    size_t len = 0;
-    for (size_t i = 0; i < n; i++)
-        len += utf8_len(next_unit(units, n, &i));
-    char *out = malloc(len + 1), *o = out;
-    if (!out)
-        return NULL;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t u = next_unit(units, n, &i);
-        if (u >= 0xEF80 && u <= 0xEFFF) {
-            *o++ = (char)(u - 0xEF00);
-        } else if (u < 0x80) {
-            *o++ = (char)u;
-        } else if (u < 0x800) {
-            *o++ = (char)(0xC0 | (u >> 6));
-            *o++ = (char)(0x80 | (u & 0x3F));
-        } else if (u < 0x10000) {
-            *o++ = (char)(0xE0 | (u >> 12));
-            *o++ = (char)(0x80 | ((u >> 6) & 0x3F));
-            *o++ = (char)(0x80 | (u & 0x3F));
-        } else {
-            *o++ = (char)(0xF0 | (u >> 18));
-            *o++ = (char)(0x80 | ((u >> 12) & 0x3F));
-            *o++ = (char)(0x80 | ((u >> 6) & 0x3F));
-            *o++ = (char)(0x80 | (u & 0x3F));
-        }
+    if (u >= 0xEF80 && u <= 0xEFFF) {
+        *o++ = (char)(u - 0xEF00);
+    } else if (u < 0x80) {
+        *o++ = (char)u;
+    } else if (u < 0x800) {
+        *o++ = (char)(0xC0 | (u >> 6));
+        *o++ = (char)(0x80 | (u & 0x3F));
+    } else if (u < 0x10000) {
+        *o++ = (char)(0xE0 | (u >> 12));
+        *o++ = (char)(0x80 | ((u >> 6) & 0x3F));
+        *o++ = (char)(0x80 | (u & 0x3F));
+    } else {
+        *o++ = (char)(0xF0 | (u >> 18));
+        *o++ = (char)(0x80 | ((u >> 12) & 0x3F));
+        *o++ = (char)(0x80 | ((u >> 6) & 0x3F));
+        *o++ = (char)(0x80 | (u & 0x3F));
     }
-    *o = 0;
-    return out;
+    return o;
 }
 
-static fz7_status parse_names(cursor *c, fz7_entry *e, uint64_t num_files)
+/* Forgets the entries' paths (a second kName replaces the first). A block
+ * that is the header's own buffer (header_buf) goes back to its reader. */
+static void drop_names(fz7_archive *a, const uint8_t *header_buf)
+{
+    uintptr_t lo = (uintptr_t)a->names, hi = lo + a->names_len;
+    for (size_t i = 0; i < a->count; i++) {
+        uintptr_t p = (uintptr_t)a->entries[i].path;
+        if (!a->names || p < lo || p >= hi)
+            free(a->entries[i].path);
+        a->entries[i].path = NULL;
+    }
+    if ((const uint8_t *)a->names != header_buf)
+        free(a->names);
+    a->names = NULL;
+    a->names_len = 0;
+}
+
+/* Gives the whole pages of [from, to), bytes of a buffer that are read and
+ * no longer needed, back to the system (they read as zeros after). */
+static void release_pages(uint8_t *from, const uint8_t *to)
+{
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = ((uintptr_t)from + page - 1) & ~(page - 1), hi = (uintptr_t)to & ~(page - 1);
+    if (hi > lo)
+        madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
+/* kName: num_files NUL-terminated UTF-16LE names, turned into the bytes of
+ * Linux names (put_name_unit) in one block, a->names. The block is the
+ * start of the header's own buffer (c->buf) when every name's bytes land
+ * on units already read (ASCII halves them), which spares a copy of the
+ * names while the header and the entries are both in memory, and the pages
+ * of UTF-16 behind the block go back at once; else a block of their exact
+ * size. */
+static fz7_status parse_names(cursor *c, fz7_archive *a, uint64_t num_files)
 {
     uint8_t external;
     TRY(rd_byte(c, &external));
@@ -593,20 +621,42 @@ static fz7_status parse_names(cursor *c, fz7_entry *e, uint64_t num_files)
         return fail(c, FZ7_E_UNSUPPORTED, "Unsupported: external file names");
     if (c->left % 2)
         return fail(c, FZ7_E_FORMAT, "Headers Error: odd length of file names");
-    size_t units = c->left / 2, start = 0;
-    uint64_t i = 0;
-    for (size_t u = 0; u < units && i < num_files; u++) {
-        if (fz7_get16le(c->p + 2 * u) != 0)
-            continue;
-        free(e[i].path);
-        e[i].path = utf16_to_utf8(c->p + 2 * start, u - start);
-        if (!e[i].path)
-            return FZ7_E_MEM;
-        i++;
-        start = u + 1;
+    const uint8_t *src = c->p;
+    size_t units = c->left / 2, out = 0, read_before = c->buf ? (size_t)(src - c->buf) : 0;
+    bool in_place = c->buf != NULL;
+    uint64_t names = 0;
+    for (size_t i = 0; i < units && names < num_files; i++) {
+        uint32_t u = next_unit(src, units, &i);
+        out += u == 0 ? 1 : utf8_len(u);
+        names += u == 0;
+        if (out > read_before + 2 * (i + 1))
+            in_place = false;
     }
-    if (i != num_files)
-        return fail(c, FZ7_E_FORMAT, "Headers Error: %" PRIu64 " names for %" PRIu64 " files", i, num_files);
+    if (names != num_files)
+        return fail(c, FZ7_E_FORMAT, "Headers Error: %" PRIu64 " names for %" PRIu64 " files", names,
+                    num_files);
+    drop_names(a, c->buf);
+    if (num_files == 0)
+        return FZ7_OK;
+    char *block = in_place ? (char *)c->buf : malloc(out);
+    if (!block)
+        return FZ7_E_MEM;
+    a->names = block;
+    a->names_len = out;
+    char *o = block, *name = block;
+    names = 0;
+    for (size_t i = 0; names < num_files; i++) {
+        uint32_t u = next_unit(src, units, &i);
+        if (u != 0) {
+            o = put_name_unit(o, u);
+            continue;
+        }
+        *o++ = 0;
+        a->entries[names++].path = name;
+        name = o;
+    }
+    if (in_place)
+        release_pages(c->buf + out, src + 2 * units);
     return FZ7_OK;
 }
 
@@ -624,14 +674,20 @@ static void filetime_to_unix(uint64_t ft, int64_t *sec, uint32_t *nsec)
  * defined[0..n), scratch), the External byte, then one value of `width`
  * bytes per defined item, stored straight into the entries: no array of
  * values per property, whose size would follow the file count. */
-static fz7_status parse_values(cursor *c, fz7_entry *e, uint64_t n, unsigned width, uint8_t *defined,
+static fz7_status parse_values(cursor *c, fz7_archive *a, uint64_t n, unsigned width, uint8_t *defined,
                                file_prop which)
 {
+    fz7_entry *e = a->entries;
     uint8_t external;
     TRY(rd_defined(c, n, defined));
     TRY(rd_byte(c, &external));
     if (external)
         return fail(c, FZ7_E_UNSUPPORTED, "Unsupported: external file properties");
+    /* Creation and access times live beside the entries (fz7_entry_more). */
+    fz7_status st = FZ7_OK;
+    if ((which == PROP_CTIME || which == PROP_ATIME) && !a->more &&
+        !(a->more = alloc_array(c, n, sizeof *a->more, &st)))
+        return st;
     for (uint64_t i = 0; i < n; i++) {
         uint64_t v = 0;
         if (defined[i]) {
@@ -656,13 +712,17 @@ static fz7_status parse_values(cursor *c, fz7_entry *e, uint64_t n, unsigned wid
             break;
         case PROP_CTIME:
             e[i].has_ctime = def;
-            if (def)
-                filetime_to_unix(v, &e[i].ctime, &e[i].ctime_nsec);
+            if (def) {
+                filetime_to_unix(v, &a->more[i].ctime, &a->more[i].ctime_nsec);
+                e[i].more = &a->more[i];
+            }
             break;
         case PROP_ATIME:
             e[i].has_atime = def;
-            if (def)
-                filetime_to_unix(v, &e[i].atime, &e[i].atime_nsec);
+            if (def) {
+                filetime_to_unix(v, &a->more[i].atime, &a->more[i].atime_nsec);
+                e[i].more = &a->more[i];
+            }
             break;
         case PROP_NONE:
             break;
@@ -684,10 +744,10 @@ static void files_props_free(files_props *fp)
 }
 
 /* The name of a file stored without one: the archive's base name without
- * its extension, as 7-Zip shows it. Frees old. */
-static char *default_name(const char *archive_path, char *old)
+ * its extension, as 7-Zip shows it. (An empty name lies in a->names, which
+ * keeps it.) */
+static char *default_name(const char *archive_path)
 {
-    free(old);
     const char *base = strrchr(archive_path, '/');
     base = base ? base + 1 : archive_path;
     const char *dot = strrchr(base, '.');
@@ -728,6 +788,9 @@ static fz7_status parse_files_info(cursor *c, fz7_archive *a, fz7_7z_db *db)
     /* A file either has a substream or is flagged in the kEmptyStream bit
      * vector, which the remaining header bytes must hold. */
     uint64_t max_files = s->num_substreams + (c->left > UINT64_MAX / 8 ? UINT64_MAX / 8 : c->left * 8);
+    /* Entries index folders and substreams in 32 bits. */
+    if (max_files > FZ7_MAX_FOLDERS)
+        max_files = FZ7_MAX_FOLDERS;
     TRY(rd_count(c, max_files, "file", &n));
     a->entries = alloc_array(c, n, sizeof *a->entries, &st);
     if (!a->entries)
@@ -775,22 +838,22 @@ static fz7_status parse_files_info(cursor *c, fz7_archive *a, fz7_7z_db *db)
             st = rd_bits(&p, num_empty, type == K_EMPTY_FILE ? fp.empty_file : fp.anti);
             break;
         case K_NAME:
-            st = parse_names(&p, a->entries, n);
+            st = parse_names(&p, a, n);
             break;
         case K_MTIME:
-            st = parse_values(&p, a->entries, n, 8, fp.defined, PROP_MTIME);
+            st = parse_values(&p, a, n, 8, fp.defined, PROP_MTIME);
             break;
         case K_CTIME:
-            st = parse_values(&p, a->entries, n, 8, fp.defined, PROP_CTIME);
+            st = parse_values(&p, a, n, 8, fp.defined, PROP_CTIME);
             break;
         case K_ATIME:
-            st = parse_values(&p, a->entries, n, 8, fp.defined, PROP_ATIME);
+            st = parse_values(&p, a, n, 8, fp.defined, PROP_ATIME);
             break;
         case K_START_POS:
-            st = parse_values(&p, a->entries, n, 8, fp.defined, PROP_NONE);
+            st = parse_values(&p, a, n, 8, fp.defined, PROP_NONE);
             break;
         case K_WIN_ATTRIBUTES:
-            st = parse_values(&p, a->entries, n, 4, fp.defined, PROP_ATTRIB);
+            st = parse_values(&p, a, n, 4, fp.defined, PROP_ATTRIB);
             break;
         case K_DUMMY:   /* padding: zero bytes only, as 7-Zip demands */
             for (; p.left && st == FZ7_OK; p.left--, p.p++)
@@ -824,14 +887,14 @@ static fz7_status parse_files_info(cursor *c, fz7_archive *a, fz7_7z_db *db)
     uint64_t sub = 0, folder = 0, empty_index = 0;
     for (uint64_t i = 0; i < n; i++) {
         fz7_entry *e = &a->entries[i];
-        if ((!e->path || !e->path[0]) && !(e->path = default_name(a->path, e->path))) {
+        if ((!e->path || !e->path[0]) && !(e->path = default_name(a->path))) {
             st = FZ7_E_MEM;
             break;
         }
         e->has_size = true;
         e->folder = -1;
         e->method = "";
-        db->entry_substream[i] = UINT64_MAX;
+        db->entry_substream[i] = UINT32_MAX;
         if (fp.empty_stream[i]) {
             /* kEmptyFile and kAnti index the empty streams only. */
             bool empty_file = fp.empty_file[empty_index], anti = fp.anti[empty_index];
@@ -852,7 +915,7 @@ static fz7_status parse_files_info(cursor *c, fz7_archive *a, fz7_7z_db *db)
                 folder++;
             const fz7_7z_folder *f = &s->folders[folder];
             e->has_stream = true;
-            e->folder = (int64_t)folder;
+            e->folder = (int32_t)folder;
             e->size = s->sub_sizes[sub];
             e->has_crc = s->sub_has_crc[sub];
             e->crc = s->sub_crcs[sub];
@@ -861,7 +924,7 @@ static fz7_status parse_files_info(cursor *c, fz7_archive *a, fz7_7z_db *db)
             if (sub == f->first_substream)
                 for (uint32_t k = 0; k < f->num_packed; k++)
                     e->packed_size += s->pack_sizes[f->first_pack + k];
-            db->entry_substream[i] = sub++;
+            db->entry_substream[i] = (uint32_t)sub++;
         }
         derive_mode(e);
     }
@@ -1053,7 +1116,7 @@ static fz7_status check_start_header(const fz7_archive *a, cursor *c, const uint
 static fz7_status read_next_header(fz7_archive *a, fz7_7z_db *db, uint64_t start, uint64_t pos,
                                    size_t len, const uint32_t *nh_crc, char *err, size_t errlen)
 {
-    cursor ec = {NULL, 0, err, errlen, a->opts.mem_limit, start};
+    cursor ec = {NULL, 0, err, errlen, a->opts.mem_limit, start, NULL};
     uint8_t *buf = malloc(len);
     if (!buf)
         return FZ7_E_MEM;
@@ -1061,7 +1124,7 @@ static fz7_status read_next_header(fz7_archive *a, fz7_7z_db *db, uint64_t start
     if (st == FZ7_OK && nh_crc && fz7_crc32(0, buf, len) != *nh_crc)
         st = fail(&ec, FZ7_E_CRC, "Headers Error: header CRC mismatch");
     for (int level = 0; st == FZ7_OK; level++) {
-        cursor c = {buf, len, err, errlen, a->opts.mem_limit, start};
+        cursor c = {buf, len, err, errlen, a->opts.mem_limit, start, buf};
         uint64_t id;
         st = rd_id(&c, &id);
         if (st != FZ7_OK)
@@ -1083,18 +1146,29 @@ static fz7_status read_next_header(fz7_archive *a, fz7_7z_db *db, uint64_t start
             len = next_len;
         }
     }
-    free(buf);
+    if ((uint8_t *)a->names != buf) {
+        free(buf);
+    } else if (len > a->names_len) {
+        /* The names were written over the header's start: keep just them. */
+        uintptr_t old = (uintptr_t)buf;
+        char *kept = realloc(buf, a->names_len);
+        if (kept && (uintptr_t)kept != old) {
+            for (size_t i = 0; i < a->count; i++) {
+                uintptr_t p = (uintptr_t)a->entries[i].path;
+                if (p >= old && p < old + a->names_len)
+                    a->entries[i].path = kept + (p - old);
+            }
+        }
+        if (kept)
+            a->names = kept;
+    }
     return st;
 }
 
 /* Forgets what a failed read_next_header() left in a and db. */
 static void reset_db(fz7_archive *a, fz7_7z_db *db)
 {
-    for (size_t i = 0; i < a->count; i++)
-        free(a->entries[i].path);
-    free(a->entries);
-    a->entries = NULL;
-    a->count = 0;
+    fz7_archive_free_entries(a);
     fz7_7z_streams_free(&db->main);
     free(db->entry_substream);
     memset(db, 0, sizeof *db);
@@ -1143,7 +1217,7 @@ static fz7_status salvage_next_header(fz7_archive *a, fz7_7z_db *db, uint64_t st
     free(tail);
     if (st != FZ7_OK)
         return st;
-    cursor ec = {NULL, 0, err, errlen, a->opts.mem_limit, start};
+    cursor ec = {NULL, 0, err, errlen, a->opts.mem_limit, start, NULL};
     if (best == FZ7_E_NEED_PASSWORD || best == FZ7_E_PASSWORD)
         return fail(&ec, best, "Cannot open encrypted archive. Wrong password?");
     return fail(&ec, best, "Headers Error: start header is empty and no header was found");
@@ -1161,7 +1235,7 @@ static bool all_zero(const uint8_t *p, size_t n)
 static fz7_status open_at(fz7_archive *a, uint64_t start, char *err, size_t errlen)
 {
     uint8_t sh[SIGNATURE_HEADER_BYTES];
-    cursor ec = {NULL, 0, err, errlen, a->opts.mem_limit, start};
+    cursor ec = {NULL, 0, err, errlen, a->opts.mem_limit, start, NULL};
     if (a->file_size - start < SIGNATURE_HEADER_BYTES)
         return fail(&ec, FZ7_E_TRUNCATED, "Unexpected end of archive");
     TRY(fz7_volumes_pread(a->vol, sh, sizeof sh, start));
@@ -1251,7 +1325,7 @@ fz7_status fz7_7z_sfx_open(fz7_archive *a, char *err, size_t errlen)
             if (memcmp(p, signature, sizeof signature) != 0)
                 continue;
             char quiet[8];
-            cursor qc = {NULL, 0, quiet, 0, a->opts.mem_limit, pos + i};
+            cursor qc = {NULL, 0, quiet, 0, a->opts.mem_limit, pos + i, NULL};
             uint64_t nh_offset, nh_size;
             uint32_t nh_crc;
             if (check_start_header(a, &qc, p, pos + i, &nh_offset, &nh_size, &nh_crc) == FZ7_OK) {
