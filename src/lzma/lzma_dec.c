@@ -933,14 +933,15 @@ static void lzma_destroy(fz7_istream *base)
     free(s);
 }
 
-fz7_status fz7_lzma_istream_new(fz7_istream *src, const uint8_t props[5], uint64_t unpack_size,
-                                uint64_t mem_limit, fz7_istream **out)
+/* The stream of fz7_lzma_istream_new with a window of at least
+ * dict_size bytes. */
+static fz7_status lzma_istream_make(fz7_istream *src, const uint8_t props[5], uint64_t dict_size,
+                                    uint64_t unpack_size, uint64_t mem_limit, lzma_istream **out)
 {
     *out = NULL;
     unsigned lc, lp, pb;
     if (!fz7_lzma_props_decode(props[0], &lc, &lp, &pb))
         return FZ7_E_UNSUPPORTED;
-    uint32_t dict_size = fz7_get32le(props + 1);
     lzma_istream *s = malloc(sizeof *s);
     if (!s)
         return FZ7_E_MEM;
@@ -959,6 +960,41 @@ fz7_status fz7_lzma_istream_new(fz7_istream *src, const uint8_t props[5], uint64
     s->src_eof = false;
     s->err = FZ7_OK;
     s->in_pos = s->in_end = 0;
-    *out = &s->base;
+    *out = s;
     return FZ7_OK;
+}
+
+fz7_status fz7_lzma_istream_new(fz7_istream *src, const uint8_t props[5], uint64_t unpack_size,
+                                uint64_t mem_limit, fz7_istream **out)
+{
+    lzma_istream *s;
+    fz7_status st = lzma_istream_make(src, props, fz7_get32le(props + 1), unpack_size, mem_limit, &s);
+    *out = st == FZ7_OK ? &s->base : NULL;
+    return st;
+}
+
+fz7_status fz7_lzma_decode_whole(fz7_istream *src, const uint8_t props[5], uint64_t unpack_size,
+                                 uint64_t mem_limit, uint8_t **out)
+{
+    *out = NULL;
+    if (unpack_size == 0 || unpack_size > SIZE_MAX / 2)
+        return FZ7_E_ARG;
+    /* A window as long as the output never wraps: it is the output. (It
+     * lets distances reach over all of it, as a window of the stream's
+     * dictionary size would once it filled.) */
+    lzma_istream *s;
+    fz7_status st = lzma_istream_make(src, props, unpack_size, unpack_size, mem_limit, &s);
+    if (st != FZ7_OK)
+        return st;
+    while (st == FZ7_OK && !s->finished)
+        st = decode_more(s, SIZE_MAX);
+    fz7_lzma_dec *d = s->dec;
+    if (st == FZ7_OK && (d->wrapped || d->pos != unpack_size))
+        st = FZ7_E_DATA;
+    if (st == FZ7_OK) {
+        *out = d->dict;
+        d->dict = NULL;
+    }
+    lzma_destroy(&s->base);
+    return st;
 }

@@ -25,6 +25,18 @@
 fz7_status fz7_lzma_istream_new(fz7_istream *src, const uint8_t props[5], uint64_t unpack_size,
                                 uint64_t mem_limit, fz7_istream **out);
 
+/* Decodes a whole raw LZMA stream of unpack_size bytes (props as for
+ * fz7_lzma_istream_new) from src into one buffer, returned in *out for
+ * the caller to free: the decoder's window is that buffer, so a stream of
+ * known size costs its output once (a 7z encoded header, not a window and
+ * a copy). Its first unpack_size bytes are the output. The window takes
+ * unpack_size bytes, whatever the dictionary size, against mem_limit.
+ * Errors: FZ7_E_ARG (unpack_size 0 or too large for memory),
+ * FZ7_E_UNSUPPORTED, FZ7_E_MEMLIMIT, FZ7_E_MEM, FZ7_E_DATA (corrupt, or
+ * the stream ends before unpack_size bytes), FZ7_E_TRUNCATED, or src's. */
+fz7_status fz7_lzma_decode_whole(fz7_istream *src, const uint8_t props[5], uint64_t unpack_size,
+                                 uint64_t mem_limit, uint8_t **out);
+
 /* Decodes an LZMA2 stream read from src, up to and including its end
  * byte (0x00), and never reads past that byte (the xz block reader relies
  * on it). dict_prop: the one-byte dictionary size property (0..40). */

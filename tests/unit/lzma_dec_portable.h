@@ -21,6 +21,7 @@
 #define fz7_lzma_dec_run portable_lzma_dec_run
 #define fz7_lzma_dec_end_marker_next portable_lzma_dec_end_marker_next
 #define fz7_lzma_istream_new portable_lzma_istream_new
+#define fz7_lzma_decode_whole portable_lzma_decode_whole
 #define fz7_lzma2_dict_size portable_lzma2_dict_size
 #define fz7_lzma2_istream_new_sized portable_lzma2_istream_new_sized
 #define fz7_lzma2_istream_new portable_lzma2_istream_new
@@ -31,5 +32,8 @@ fz7_status portable_lzma_istream_new(fz7_istream *src, const uint8_t props[5], u
                                      uint64_t mem_limit, fz7_istream **out);
 fz7_status portable_lzma2_istream_new(fz7_istream *src, uint8_t dict_prop, uint64_t mem_limit,
                                       fz7_istream **out);
+/* As fz7_lzma_decode_whole. */
+fz7_status portable_lzma_decode_whole(fz7_istream *src, const uint8_t props[5], uint64_t unpack_size,
+                                      uint64_t mem_limit, uint8_t **out);
 
 #endif

@@ -220,6 +220,74 @@ static void test_vectors(void **state)
     g_portable = 0;
 }
 
+/* fz7_lzma_decode_whole on data[0, n) as sd describes (LZMA1 of a
+ * known size): the status, and the output's SHA-256 into sha. */
+static fz7_status decode_whole(const stream_desc *sd, const uint8_t *data, size_t n, uint64_t size,
+                               uint64_t mem_limit, char sha[65])
+{
+    const uint8_t *props = sd->kind == K_ALONE ? data : sd->props;
+    size_t skip = sd->kind == K_ALONE ? 13 : 0;
+    fz7_istream *src = fz7_istream_from_memory(data + skip, n - skip);
+    uint8_t *out = NULL;
+    fz7_status st = (g_portable ? portable_lzma_decode_whole : fz7_lzma_decode_whole)(src, props, size, mem_limit,
+                                                                                      &out);
+    fz7_istream_free(src);
+    sha[0] = 0;
+    if (st == FZ7_OK) {
+        uint8_t d[32];
+        fz7_sha256 sh;
+        fz7_sha256_init(&sh);
+        fz7_sha256_update(&sh, out, (size_t)size);
+        fz7_sha256_final(&sh, d);
+        hexstr(d, 32, sha);
+    }
+    assert_true(st == FZ7_OK || out == NULL);
+    free(out);
+    return st;
+}
+
+/* Every LZMA1 vector of a known size decoded into one buffer (a 7z
+ * encoded header's path) gives the streaming decoder's bytes; sizes one
+ * off, a bad first byte and a small memory limit fail as streaming does. */
+static void test_decode_whole(void **state)
+{
+    (void)state;
+    int tried = 0;
+    for (g_portable = 0; g_portable < 2; g_portable++)
+    for (int i = 0; i < g_nvec; i++) {
+        const vector *v = &g_vec[i];
+        uint64_t size = v->sd.kind == K_LZMA1 ? v->sd.size : v->sd.kind == K_ALONE ? v->out_size : 0;
+        if (v->sd.kind == K_LZMA2 || size == 0 || size == UINT64_MAX)
+            continue;
+        size_t n;
+        uint8_t *data = load_vector(v, &n);
+        if (v->sd.kind == K_ALONE && fz7_get64le(data + 5) != size) {
+            free(data);   /* a stream sized by its end marker only */
+            continue;
+        }
+        char sha[65];
+        fz7_status st = decode_whole(&v->sd, data, n, size, FZ7_DEFAULT_MEM_LIMIT, sha);
+        if (st != FZ7_OK || strcmp(sha, v->sha))
+            fail_msg("%s%s: %s, sha %s", v->file, g_portable ? " (portable)" : "", fz7_status_str(st), sha);
+        /* One more byte: the stream runs out, or its end marker comes
+         * first; one fewer: bytes are left, never OK. */
+        fz7_status longer = decode_whole(&v->sd, data, n, size + 1, FZ7_DEFAULT_MEM_LIMIT, sha);
+        assert_true(longer == FZ7_E_TRUNCATED || longer == FZ7_E_DATA);
+        assert_int_equal(decode_whole(&v->sd, data, n, size - 1, FZ7_DEFAULT_MEM_LIMIT, sha), FZ7_E_DATA);
+        assert_int_equal(decode_whole(&v->sd, data, n, size, size / 2, sha), FZ7_E_MEMLIMIT);
+        data[v->sd.kind == K_ALONE ? 13 : 0] = 1;
+        assert_int_equal(decode_whole(&v->sd, data, n, size, FZ7_DEFAULT_MEM_LIMIT, sha), FZ7_E_DATA);
+        free(data);
+        tried++;
+    }
+    g_portable = 0;
+    assert_true(tried >= 4);
+    fz7_istream *src = fz7_istream_from_memory(NULL, 0);
+    uint8_t props[5] = {0x5D, 0, 0, 1, 0}, *out = NULL;
+    assert_int_equal(fz7_lzma_decode_whole(src, props, 0, FZ7_DEFAULT_MEM_LIMIT, &out), FZ7_E_ARG);
+    fz7_istream_free(src);
+}
+
 /* Every cut of a stream fails (never OK, never a crash). */
 static void test_truncated(void **state)
 {
@@ -786,6 +854,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vectors),
         cmocka_unit_test(test_truncated),
+        cmocka_unit_test(test_decode_whole),
         cmocka_unit_test(test_bit_flips),
         cmocka_unit_test(test_lzma1_sizes),
         cmocka_unit_test(test_lzma1_props_and_limits),

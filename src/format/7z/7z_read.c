@@ -6,6 +6,7 @@
 
 #include "check/check.h"
 #include "format/file_io.h"
+#include "lzma/lzma_dec.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -580,9 +581,13 @@ static char *put_name_unit(char *o, uint32_t u)
 }
 
 /* Forgets the entries' paths (a second kName replaces the first). A block
- * that is the header's own buffer (header_buf) goes back to its reader. */
+ * that is the header's own buffer (header_buf) goes back to its reader.
+ * Before the first kName every path is NULL: the entries' pages are left
+ * untouched. */
 static void drop_names(fz7_archive *a, const uint8_t *header_buf)
 {
+    if (!a->names)
+        return;
     uintptr_t lo = (uintptr_t)a->names, hi = lo + a->names_len;
     for (size_t i = 0; i < a->count; i++) {
         uintptr_t p = (uintptr_t)a->entries[i].path;
@@ -645,8 +650,17 @@ static fz7_status parse_names(cursor *c, fz7_archive *a, uint64_t num_files)
     a->names_len = out;
     char *o = block, *name = block;
     names = 0;
+    /* In place, the UTF-16 already read and not written over goes back
+     * every RELEASE_UNITS, so the header, the names and the entries never
+     * all stand at their full size at once. */
+    enum { RELEASE_UNITS = 1 << 19 };
+    size_t release_at = RELEASE_UNITS;
     for (size_t i = 0; names < num_files; i++) {
         uint32_t u = next_unit(src, units, &i);
+        if (in_place && i >= release_at) {
+            release_pages((uint8_t *)o + 4, src + 2 * i);
+            release_at = i + RELEASE_UNITS;
+        }
         if (u != 0) {
             o = put_name_unit(o, u);
             continue;
@@ -998,12 +1012,28 @@ static fz7_status decode_header(cursor *c, fz7_archive *a, uint8_t **out, size_t
         st = fail(c, FZ7_E_NEED_PASSWORD, "Cannot open encrypted archive. Wrong password?");
     else if (size > a->opts.mem_limit || size > SIZE_MAX - 1)
         st = fail(c, FZ7_E_MEMLIMIT, "Header of %" PRIu64 " bytes exceeds the memory limit", size);
-    /* The buffer grows as bytes arrive, so a header that only claims to
-     * be large costs nothing. */
-    size_t cap = size < ((size_t)1 << 20) ? (size_t)size : (size_t)1 << 20, have = 0;
-    if (st == FZ7_OK && !(buf = malloc(cap ? cap : 1)))
+    /* The usual encoded header, one LZMA coder on one pack stream, is
+     * decoded straight into its buffer, the decoder's window: the window
+     * and a copy of it would double the memory of opening an archive of
+     * many files. The window's pages are touched only as bytes arrive, so
+     * a header that only claims to be large costs little. */
+    const fz7_7z_coder *c0 = f->num_coders == 1 ? &f->coders[0] : NULL;
+    bool whole = st == FZ7_OK && size > 0 && c0 && f->num_packed == 1 && c0->id == FZ7_7Z_ID_LZMA &&
+                 c0->props_len == 5 && f->first_pack < s.num_pack;
+    if (whole) {
+        fz7_istream *packed =
+            fz7_volumes_istream_new(a->vol, s.pack_offsets[f->first_pack], s.pack_sizes[f->first_pack]);
+        st = packed ? fz7_lzma_decode_whole(packed, c0->props, size, a->opts.mem_limit, &buf) : FZ7_E_MEM;
+        fz7_istream_free(packed);
+        if (st == FZ7_E_MEMLIMIT)
+            note(c, "Header of %" PRIu64 " bytes exceeds the memory limit", size);
+    }
+    /* Else the buffer grows as bytes arrive, so a header that only claims
+     * to be large costs nothing. */
+    size_t cap = size < ((size_t)1 << 20) ? (size_t)size : (size_t)1 << 20, have = whole ? (size_t)size : 0;
+    if (st == FZ7_OK && !whole && !(buf = malloc(cap ? cap : 1)))
         st = FZ7_E_MEM;
-    if (st == FZ7_OK) {
+    if (st == FZ7_OK && !whole) {
         st = fz7_7z_folder_istream_new(a->vol, &s, 0, a->opts.password, a->opts.mem_limit, &in,
                                        detail, sizeof detail);
         if (st != FZ7_OK)
@@ -1026,7 +1056,7 @@ static fz7_status decode_header(cursor *c, fz7_archive *a, uint8_t **out, size_t
             st = FZ7_E_TRUNCATED;
         have += got;
     }
-    if (st == FZ7_OK) {
+    if (st == FZ7_OK && !whole) {
         size_t extra = 0;
         uint8_t probe;
         st = in->read(in, &probe, 1, &extra);
