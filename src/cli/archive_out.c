@@ -149,6 +149,12 @@ void fz7_print_size(FILE *f, uint64_t v)
             unit);
 }
 
+void fz7_print_name(FILE *f, const char *name)
+{
+    for (const char *p = name; *p; p++)
+        fputc(*p == '\n' || *p == '\r' ? '_' : *p, f);
+}
+
 void fz7_print_counts(FILE *f, const char *what, uint64_t dirs, uint64_t files, uint64_t bytes)
 {
     fputs(what, f);

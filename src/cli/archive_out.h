@@ -58,6 +58,10 @@ void fz7_scan_warnings_free(fz7_scan_warnings *sw);
  * from 10 GiB, rounded up). */
 void fz7_print_size(FILE *f, uint64_t bytes);
 
+/* An item's name on a line of a listing, as 7-Zip prints it: a newline or
+ * carriage return in it as '_', so one item stays one line. */
+void fz7_print_name(FILE *f, const char *name);
+
 /* what, then "2 folders, 3 files, 119 bytes (1 KiB)\n" (folders only when
  * there are some). */
 void fz7_print_counts(FILE *f, const char *what, uint64_t dirs, uint64_t files, uint64_t bytes);

@@ -466,6 +466,11 @@ static bool on_hardlink(void *ctx, size_t index, size_t target)
 {
     (void)index;
     run *r = ctx;
+    /* Tested, a hard link has no bytes of its own (7-Zip's t -scrc sums
+     * give it none); to stdout it gives its file's bytes (7-Zip writes
+     * nothing for it: `e -so` of a file stored as a link would be empty). */
+    if (r->mode == RUN_TEST)
+        return true;
     if (!r->writing || !r->links || !r->links[target].path)
         return false;
     char err[600];

@@ -15,6 +15,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "format/7z/7z_write.h"
 #include "fsio/read_tree.h"
 
 #include <dlfcn.h>
@@ -270,24 +271,16 @@ static void hash_name(hasher *h, const char *name, bool dir)
     h_init(h);
     h_update(h, pre, sizeof pre);
     h_update(h, dir ? zero : h->digest, size);
-    const unsigned char *s = (const unsigned char *)name;
-    while (*s) {
-        uint32_t c = *s++;
-        int more = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : 0;
-        if (more)
-            c &= 0x3Fu >> more;
-        while (more-- > 0 && (*s & 0xC0) == 0x80)
-            c = (c << 6) | (*s++ & 0x3F);
-        uint8_t u[4];
-        if (c >= 0x10000) {
-            c -= 0x10000;
-            uint16_t hi = (uint16_t)(0xD800 | (c >> 10)), lo = (uint16_t)(0xDC00 | (c & 0x3FF));
-            u[0] = (uint8_t)hi, u[1] = (uint8_t)(hi >> 8), u[2] = (uint8_t)lo, u[3] = (uint8_t)(lo >> 8);
-            h_update(h, u, 4);
-        } else {
-            u[0] = (uint8_t)c, u[1] = (uint8_t)(c >> 8);
-            h_update(h, u, 2);
+    /* The path as 7-Zip's UTF-16 of it, bytes that are not UTF-8 too. */
+    const uint8_t *s = (const uint8_t *)name;
+    uint16_t u[4];
+    for (unsigned n; (n = fz7_7z_name_units(&s, u)) > 0;) {
+        uint8_t le[8];
+        for (unsigned i = 0; i < n; i++) {
+            le[2 * i] = (uint8_t)u[i];
+            le[2 * i + 1] = (uint8_t)(u[i] >> 8);
         }
+        h_update(h, le, 2 * n);
     }
     uint8_t d[MAX_DIGEST];
     h_final(h, d);
@@ -661,9 +654,11 @@ int fz7_cmd_hash(const struct fz7_options *o)
             hash_name(&hs[i], it->name, dir);
         }
         if (dir)
-            fprintf(out, "%13s  %s/\n", "", it->name);
+            fprintf(out, "%13s  ", "");
         else
-            fprintf(out, "%13llu  %s\n", (unsigned long long)size, it->name);
+            fprintf(out, "%13llu  ", (unsigned long long)size);
+        fz7_print_name(out, it->name);
+        fputs(dir ? "/\n" : "\n", out);
     }
     if (o->ba)
         goto end;

@@ -1,6 +1,7 @@
 /* cmd_list.c - `fz7 l`: 7-Zip's listing table, and with -slt its technical
  * listing ("Path = ", "Size = ", ...) so scripts that parse 7-Zip's output
  * keep working. */
+#include "cli/archive_out.h"
 #include "cli/cli.h"
 
 #include <stdlib.h>
@@ -15,14 +16,6 @@
 #define ATTR_UNIX_EXTENSION 0x8000
 
 /* The 5-character Attr column: D R H S A or '.'. */
-/* A name as 7-Zip lists it: a line break inside it printed as '_', so
- * one entry stays one line. */
-static void put_name(FILE *out, const char *name)
-{
-    for (const char *p = name; *p; p++)
-        fputc(*p == '\n' || *p == '\r' ? '_' : *p, out);
-}
-
 static void attr_column(const fz7_entry *e, char out[6])
 {
     uint32_t a = e->has_attrib ? e->attrib : 0;
@@ -140,7 +133,7 @@ static void list_technical(FILE *out, const fz7_archive *a, const fz7_entry *e, 
     bool is7z = f == FZ7_FORMAT_7Z || f == FZ7_FORMAT_OTHER;   /* per-entry fields */
     if (is7z) {
         fputs("Path = ", out);
-        put_name(out, fz7_entry_path(e));
+        fz7_print_name(out, fz7_entry_path(e));
         fputc('\n', out);
     }
     if (e->has_size || is7z)
@@ -301,7 +294,7 @@ static int list_one(const struct fz7_options *o, const char *path, list_totals *
         if (!packed_blank(a, e, in_block))
             snprintf(packed, sizeof packed, "%llu", (unsigned long long)e->packed_size);
         fprintf(out, "%-19s %s %12s %12s  ", t, attr, size, packed);
-        put_name(out, fz7_entry_path(e));
+        fz7_print_name(out, fz7_entry_path(e));
         fputc('\n', out);
     }
     if (!o->slt && !bare) {

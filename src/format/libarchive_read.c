@@ -401,17 +401,26 @@ static fz7_status copy_link_target(fz7_archive *a, size_t t, const fz7_extract_c
     return st;
 }
 
-/* The entry before i that is a regular file named path, or SIZE_MAX. */
+/* The entry before i that is a regular file named path, or the file an
+ * earlier hard link of that name was resolved to (a chain of links), or
+ * SIZE_MAX. A leading '/' of path is dropped, as entry names drop it. */
 static size_t find_file_before(const fz7_archive *a, size_t i, const char *path)
 {
     const la_priv *p = a->priv;
+    while (path[0] == '/' && path[1])
+        path++;
     size_t n = strlen(path);
     while (n > 1 && path[n - 1] == '/')
         n--;
-    for (size_t k = i; k-- > 0;)
-        if ((p->kinds[k] == LA_FILE || p->kinds[k] == LA_LINK_LATER) &&
-            strlen(a->entries[k].path) == n && memcmp(a->entries[k].path, path, n) == 0)
+    for (size_t k = i; k-- > 0;) {
+        if (strlen(a->entries[k].path) != n || memcmp(a->entries[k].path, path, n) != 0)
+            continue;
+        if (p->kinds[k] == LA_FILE || p->kinds[k] == LA_LINK_LATER)
             return k;
+        size_t t = p->kinds[k] == LA_HARDLINK ? p->link_index[k] : SIZE_MAX;
+        if (t < k && p->kinds[t] == LA_FILE)
+            return t;
+    }
     return SIZE_MAX;
 }
 

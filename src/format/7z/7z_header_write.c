@@ -66,52 +66,58 @@ static void put_unit(bytebuf *b, uint32_t u)
     bb_bytes(b, t, 2);
 }
 
-/* Appends name as UTF-16LE with its terminating 0. Names are bytes on
- * Linux: a byte that does not start valid UTF-8 (RFC 3629: no overlong
- * forms, surrogates or code points past U+10FFFF) is written as U+EF00
- * plus the byte, the escape 7-Zip uses, and so are each of the bytes of a
- * character in U+EF80..U+EFFF, so that reading the name back (7z_read.c)
- * gives the same bytes. */
+unsigned fz7_7z_name_units(const uint8_t **pp, uint16_t u[4])
+{
+    const uint8_t *p = *pp;
+    uint32_t c = *p;
+    if (c == 0)
+        return 0;
+    size_t len = 1;
+    if (c >= 0xF0 && c < 0xF5)
+        len = 4, c &= 0x07;
+    else if (c >= 0xE0)
+        len = c < 0xF0 ? 3 : 0, c &= 0x0F;
+    else if (c >= 0xC2)
+        len = 2, c &= 0x1F;
+    else if (c >= 0x80)
+        len = 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((p[i] & 0xC0) != 0x80) {
+            len = 0;
+            break;
+        }
+        c = (c << 6) | (p[i] & 0x3F);
+    }
+    if (len == 0 || (len == 3 && (c < 0x800 || (c >= 0xD800 && c < 0xE000))) ||
+        (len == 4 && (c < 0x10000 || c > 0x10FFFF))) {
+        u[0] = (uint16_t)(0xEF00 + *p);
+        *pp = p + 1;
+        return 1;
+    }
+    *pp = p + len;
+    if (c >= 0xEF80 && c <= 0xEFFF) {   /* would read back as escapes */
+        for (size_t i = 0; i < len; i++)
+            u[i] = (uint16_t)(0xEF00 + p[i]);
+        return (unsigned)len;
+    }
+    if (c >= 0x10000) {
+        uint32_t v = c - 0x10000;
+        u[0] = (uint16_t)(0xD800 + (v >> 10));
+        u[1] = (uint16_t)(0xDC00 + (v & 0x3FF));
+        return 2;
+    }
+    u[0] = (uint16_t)c;
+    return 1;
+}
+
+/* Appends name as UTF-16LE (fz7_7z_name_units) with its terminating 0. */
 static void put_utf16(bytebuf *b, const char *s)
 {
     const uint8_t *p = (const uint8_t *)s;
-    while (*p) {
-        uint32_t c = *p;
-        size_t len = 1;
-        if (c >= 0xF0 && c < 0xF5)
-            len = 4, c &= 0x07;
-        else if (c >= 0xE0)
-            len = c < 0xF0 ? 3 : 0, c &= 0x0F;
-        else if (c >= 0xC2)
-            len = 2, c &= 0x1F;
-        else if (c >= 0x80)
-            len = 0;
-        for (size_t i = 1; i < len; i++) {
-            if ((p[i] & 0xC0) != 0x80) {
-                len = 0;
-                break;
-            }
-            c = (c << 6) | (p[i] & 0x3F);
-        }
-        if (len == 0 || (len == 3 && (c < 0x800 || (c >= 0xD800 && c < 0xE000))) ||
-            (len == 4 && (c < 0x10000 || c > 0x10FFFF))) {
-            put_unit(b, 0xEF00 + *p++);
-            continue;
-        }
-        if (c >= 0xEF80 && c <= 0xEFFF) {   /* would read back as escapes */
-            for (size_t i = 0; i < len; i++)
-                put_unit(b, 0xEF00 + *p++);
-            continue;
-        }
-        p += len;
-        if (c >= 0x10000) {
-            uint32_t v = c - 0x10000;
-            put_unit(b, 0xD800 + (v >> 10));
-            put_unit(b, 0xDC00 + (v & 0x3FF));
-        } else {
-            put_unit(b, c);
-        }
-    }
+    uint16_t u[4];
+    for (unsigned n; (n = fz7_7z_name_units(&p, u)) > 0;)
+        for (unsigned i = 0; i < n; i++)
+            put_unit(b, u[i]);
     bb_byte(b, 0);
     bb_byte(b, 0);
 }

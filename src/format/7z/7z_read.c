@@ -630,14 +630,16 @@ static fz7_status parse_names(cursor *c, fz7_archive *a, uint64_t num_files)
     size_t units = c->left / 2, out = 0, read_before = c->buf ? (size_t)(src - c->buf) : 0;
     bool in_place = c->buf != NULL;
     uint64_t names = 0;
-    for (size_t i = 0; i < units && names < num_files; i++) {
+    for (size_t i = 0; i < units; i++) {
         uint32_t u = next_unit(src, units, &i);
         out += u == 0 ? 1 : utf8_len(u);
         names += u == 0;
         if (out > read_before + 2 * (i + 1))
             in_place = false;
     }
-    if (names != num_files)
+    /* The names fill the property exactly, as 7-Zip demands: one more
+     * NUL would shift every later file onto another's name. */
+    if (names != num_files || (units > 0 && fz7_get16le(src + 2 * (units - 1)) != 0))
         return fail(c, FZ7_E_FORMAT, "Headers Error: %" PRIu64 " names for %" PRIu64 " files", names,
                     num_files);
     drop_names(a, c->buf);
@@ -777,9 +779,15 @@ static void derive_mode(fz7_entry *e)
      * (some writers set 0x8000 with garbage above it): use the defaults. */
     if ((unix_mode & S_IFMT) == 0)
         unix_mode = 0;
-    if (e->has_attrib && (e->attrib & 0x10))
+    /* An entry with data is a file whatever its attributes say, as 7-Zip
+     * reads it (folders come from the empty-stream bits): its bytes are
+     * never dropped for an empty folder. */
+    bool data = e->has_stream;
+    if (e->has_attrib && (e->attrib & 0x10) && !data)
         e->is_dir = true;
     if (unix_mode) {
+        if (S_ISDIR(unix_mode) && data)
+            unix_mode = (unix_mode & 07777) | S_IFREG;
         if (S_ISDIR(unix_mode))
             e->is_dir = true;
         if (S_ISLNK(unix_mode) && !e->is_dir)

@@ -21,6 +21,15 @@
 /* The kWinAttributes value 7-Zip on Linux writes for a st_mode. */
 uint32_t fz7_7z_attrib_from_mode(uint32_t st_mode);
 
+/* The UTF-16 units the next character of a Linux name (bytes) is stored
+ * as in a 7z header, as 7-Zip stores it: UTF-8 (RFC 3629) as UTF-16; a
+ * byte that does not start valid UTF-8 as U+EF00 plus the byte, and so
+ * each byte of a character in U+EF80..U+EFFF, so that reading the name
+ * back (7z_read.c) gives the same bytes. Writes 1 to 4 units to u, moves
+ * *p past the bytes taken and returns the count; 0 at the name's NUL.
+ * Also the names `h` hashes, as 7-Zip hashes them. */
+unsigned fz7_7z_name_units(const uint8_t **p, uint16_t u[4]);
+
 typedef enum fz7_7z_method {
     FZ7_7Z_COPY = 0,   /* Methods.txt 00 */
     FZ7_7Z_LZMA,       /* 030101 */
