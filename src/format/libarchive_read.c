@@ -424,9 +424,23 @@ static size_t find_file_before(const fz7_archive *a, size_t i, const char *path)
     return SIZE_MAX;
 }
 
+/* The first regular file after i named path (a leading '/' dropped), or
+ * SIZE_MAX: a tar hard link written before its file, which 7-Zip links
+ * too. */
+static size_t find_file_after(const fz7_archive *a, size_t i, const char *path)
+{
+    const la_priv *p = a->priv;
+    while (path[0] == '/' && path[1])
+        path++;
+    for (size_t k = i + 1; k < a->count; k++)
+        if (p->kinds[k] == LA_FILE && strcmp(a->entries[k].path, path) == 0)
+            return k;
+    return SIZE_MAX;
+}
+
 /* Points every hard link at the entry that holds its data: a tar link at
- * the earlier file it names; the empty first name of a cpio link set at
- * the later entry that carries the data. */
+ * the earlier file it names (else a later one); the empty first name of a
+ * cpio link set at the later entry that carries the data. */
 static fz7_status resolve_links(fz7_archive *a)
 {
     la_priv *p = a->priv;
@@ -436,6 +450,8 @@ static fz7_status resolve_links(fz7_archive *a)
         if (!p->link_targets[i] || p->kinds[i] == LA_SYMLINK)
             continue;
         size_t k = find_file_before(a, i, p->link_targets[i]);
+        if (p->kinds[i] == LA_HARDLINK && k == SIZE_MAX)
+            k = find_file_after(a, i, p->link_targets[i]);
         if (p->kinds[i] == LA_HARDLINK) {
             p->link_index[i] = k;
             /* A tar hard link's target goes in its fz7_entry_more. */
@@ -491,6 +507,29 @@ void fz7_la_utf8_leave(locale_t old)
         freelocale(mine);
 }
 
+/* A hard link's entry i (or cpio's empty first name of a link set): made
+ * a link by cb->hardlink, else written as a copy of the file it links
+ * to. Returns the entry's status; *cb_st a callback's failure. */
+static fz7_status link_entry(fz7_archive *a, size_t i, const fz7_extract_cb *cb, fz7_status *cb_st,
+                             char *detail, size_t dlen)
+{
+    const la_priv *p = a->priv;
+    size_t t = p->link_index[i];
+    if (t == SIZE_MAX) {
+        snprintf(detail, dlen, "hard link to %s, which is not an earlier file", p->link_targets[i]);
+        return FZ7_E_UNSUPPORTED;
+    }
+    if (p->kinds[i] == LA_HARDLINK && p->kinds[t] == LA_FILE && cb->hardlink && cb->hardlink(cb->ctx, i, t))
+        return FZ7_OK;
+    return copy_link_target(a, t, cb, cb_st, detail, dlen);
+}
+
+/* A tar hard link to a later file: made once that file was extracted. */
+static bool links_forward(const la_priv *p, size_t i)
+{
+    return p->kinds[i] == LA_HARDLINK && p->link_index[i] != SIZE_MAX && p->link_index[i] > i;
+}
+
 static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz7_extract_cb *cb,
                                     char *err, size_t errlen)
 {
@@ -537,7 +576,7 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
                 free(path);
             }
         }
-        if (!wanted)
+        if (!wanted || links_forward(p, i))
             continue;   /* libarchive skips its data at the next header */
         if ((ret = cb->begin(cb->ctx, i, e)) != FZ7_OK)
             break;
@@ -550,16 +589,7 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
             if (t[0])
                 cb_st = cb->data(cb->ctx, (const uint8_t *)t, strlen(t));
         } else if (p->kinds[i] == LA_HARDLINK || p->kinds[i] == LA_LINK_LATER) {
-            /* Written as a copy of the file it links to. */
-            size_t t = p->link_index[i];
-            if (t == SIZE_MAX) {
-                est = FZ7_E_UNSUPPORTED;
-                snprintf(detail, sizeof detail, "hard link to %s, which is not an earlier file",
-                         p->link_targets[i]);
-            } else if (!(p->kinds[i] == LA_HARDLINK && p->kinds[t] == LA_FILE && cb->hardlink &&
-                         cb->hardlink(cb->ctx, i, t))) {
-                est = copy_link_target(a, t, cb, &cb_st, detail, sizeof detail);
-            }
+            est = link_entry(a, i, cb, &cb_st, detail, sizeof detail);
         } else if (p->kinds[i] == LA_SPECIAL) {
             est = FZ7_E_UNSUPPORTED;
             snprintf(detail, sizeof detail, "device, FIFO or socket is not extracted");
@@ -574,6 +604,21 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
                 snprintf(broken_detail, sizeof broken_detail, "%s", detail);
             }
         }
+        if (cb_st != FZ7_OK) {
+            ret = cb_st;
+            break;
+        }
+        ret = cb->end(cb->ctx, i, est, detail[0] ? detail : NULL);
+    }
+    /* Links to later files, now that those were extracted. */
+    for (size_t i = 0; i < a->count && ret == FZ7_OK; i++) {
+        if ((select && !select[i]) || !links_forward(p, i))
+            continue;
+        if ((ret = cb->begin(cb->ctx, i, &a->entries[i])) != FZ7_OK)
+            break;
+        fz7_status cb_st = FZ7_OK;
+        char detail[256] = "";
+        fz7_status est = link_entry(a, i, cb, &cb_st, detail, sizeof detail);
         if (cb_st != FZ7_OK) {
             ret = cb_st;
             break;

@@ -10,8 +10,8 @@
 #    mode, and listed with 7zz's Attr column;
 #  - `h` sums "for data and names" over names that are not UTF-8 as 7zz
 #    does (its U+EF00 escapes) and prints a newline in a name as '_';
-#  - a tar hard link that names its file through an earlier link, or with
-#    a leading '/', is made a link; `t -scrc` gives hard links no data of
+#  - a tar hard link that names its file through an earlier link, with a
+#    leading '/', or before the file itself, is made a link; `t -scrc` gives hard links no data of
 #    their own (7zz's sums), `x -so` their file's data (7zz: none).
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -80,19 +80,20 @@ with tarfile.open('links.tar', 'w', format=tarfile.GNU_FORMAT) as t:
         i = tarfile.TarInfo(n); i.size = len(d); t.addfile(i, io.BytesIO(d))
     def h(n, target):
         i = tarfile.TarInfo(n); i.type = tarfile.LNKTYPE; i.linkname = target; t.addfile(i)
+    h('d/fwd', 'd/real')     # before its file
     f('d/real', b'data\n')
     h('d/h1', 'd/real')
     h('d/chain', 'd/h1')     # through an earlier link
     h('d/absT', '/d/real')   # a leading '/'
 PY
 rm -rf lo && "$FZ7" x -bso0 -olo links.tar >/dev/null 2>&1; rf=$?
-inodes=$(stat -c %i lo/d/real lo/d/h1 lo/d/chain lo/d/absT 2>/dev/null | sort -u | wc -l)
-[ $rf = 0 ] && [ "$inodes" = 1 ] && [ "$(stat -c %h lo/d/real)" = 4 ] && ok ||
-  bad "x links.tar: exit $rf, $inodes inodes for 4 names"
+inodes=$(stat -c %i lo/d/real lo/d/h1 lo/d/chain lo/d/absT lo/d/fwd 2>/dev/null | sort -u | wc -l)
+[ $rf = 0 ] && [ "$inodes" = 1 ] && [ "$(stat -c %h lo/d/real)" = 5 ] && ok ||
+  bad "x links.tar: exit $rf, $inodes inodes for 5 names"
 # -so: every link gives its file's bytes (7zz gives links none: `e -so`
 # of a file stored as a link would be empty).
-[ "$("$FZ7" x -so links.tar 2>/dev/null)" = "$(printf 'data\ndata\ndata\ndata')" ] && ok ||
-  bad "x -so links.tar: not the file's bytes four times"
+[ "$("$FZ7" x -so links.tar 2>/dev/null)" = "$(printf 'data\ndata\ndata\ndata\ndata')" ] && ok ||
+  bad "x -so links.tar: not the file's bytes five times"
 want=$(7zz t -scrc links.tar | sums) got=$("$FZ7" t -scrc links.tar | sums)
 [ -n "$want" ] && [ "$got" = "$want" ] && ok || bad "t -scrc links.tar: $got (7zz $want)"
 
