@@ -401,14 +401,21 @@ static fz7_status copy_link_target(fz7_archive *a, size_t t, const fz7_extract_c
     return st;
 }
 
+/* A hard link's target as entries are named: without a leading '/'. */
+static const char *link_name(const char *path)
+{
+    while (path[0] == '/' && path[1])
+        path++;
+    return path;
+}
+
 /* The entry before i that is a regular file named path, or the file an
  * earlier hard link of that name was resolved to (a chain of links), or
  * SIZE_MAX. A leading '/' of path is dropped, as entry names drop it. */
 static size_t find_file_before(const fz7_archive *a, size_t i, const char *path)
 {
     const la_priv *p = a->priv;
-    while (path[0] == '/' && path[1])
-        path++;
+    path = link_name(path);
     size_t n = strlen(path);
     while (n > 1 && path[n - 1] == '/')
         n--;
@@ -430,8 +437,7 @@ static size_t find_file_before(const fz7_archive *a, size_t i, const char *path)
 static size_t find_file_after(const fz7_archive *a, size_t i, const char *path)
 {
     const la_priv *p = a->priv;
-    while (path[0] == '/' && path[1])
-        path++;
+    path = link_name(path);
     for (size_t k = i + 1; k < a->count; k++)
         if (p->kinds[k] == LA_FILE && strcmp(a->entries[k].path, path) == 0)
             return k;

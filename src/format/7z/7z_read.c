@@ -591,7 +591,7 @@ static void drop_names(fz7_archive *a, const uint8_t *header_buf)
     uintptr_t lo = (uintptr_t)a->names, hi = lo + a->names_len;
     for (size_t i = 0; i < a->count; i++) {
         uintptr_t p = (uintptr_t)a->entries[i].path;
-        if (!a->names || p < lo || p >= hi)
+        if (p < lo || p >= hi)
             free(a->entries[i].path);
         a->entries[i].path = NULL;
     }
