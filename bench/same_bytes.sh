@@ -77,9 +77,9 @@ run7z 7z-mx1-arm64 -mx1 -mmt1 -mf=ARM64
 run7z 7z-mx1-bcj-delta2 -mx1 -mmt2 -m0=BCJ -m1=Delta:2 -m2=LZMA2
 for t in 1 2 4; do for l in 1 5 9; do runxz "xz-mx$l-mmt$t" -mx$l -mmt$t; done; done
 runxz xz-mx0-mmt1 -mx0 -mmt1
-runxz xz-mx5-x86-mmt1 -mx5 -mmt1 -mf=x86
+runxz xz-mx5-x86-mmt1 -mx5 -mmt1 -mf=BCJ
 runxz xz-mx1-delta4-mmt1 -mx1 -mmt1 -mf=Delta:4
-runxz xz-mx1-x86-mmt2-c1m -mx1 -mmt2 -mc=1m -mf=x86
+runxz xz-mx1-x86-mmt2-c1m -mx1 -mmt2 -mc=1m -mf=BCJ
 runxz xz-mx1-arm64-mmt2-c1m -mx1 -mmt2 -mc=1m -mf=ARM64
 # stdin (size unknown) through the multi-threaded xz and 7z encoders
 "$fz7" a -bso0 -bsp0 -txz -mx1 -mmt2 -si "$work/si.xz" < "$work/in.tar" >/dev/null

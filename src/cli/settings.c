@@ -8,6 +8,7 @@
 #include "format/archive.h"
 #include "lzma/lzma_presets.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,27 +72,36 @@ static bool lzma_param_name(const char *name, size_t n)
     return false;
 }
 
-/* A size as 7zz's -m parameters take it (d=, mem=): bytes with a b, k, m
- * or g suffix (powers of 1024), or a bare number N below 32 for 2^N
- * bytes. false for anything else or above 2^40. */
+/* A size as 7zz's -m parameters take it (d=, mem=, c=): bytes with a b,
+ * k, m or g suffix (powers of 1024), or a bare number N for 2^N bytes (as
+ * 7-Zip documents it). false when the value does not fit in 64 bits (a
+ * bare N above 63): 7zz refuses those as it reads the switch, and leaves
+ * sizes too large for a coder to the coder. */
 static bool parse_7z_size(const char *val, uint64_t *bytes)
 {
     char *end;
+    if (val[0] < '0' || val[0] > '9')
+        return false;
+    errno = 0;
     unsigned long long v = strtoull(val, &end, 10);
-    if (end == val || val[0] < '0' || val[0] > '9' || strlen(end) > 1 || v > (1ull << 40))
+    if (errno == ERANGE || strlen(end) > 1)
         return false;
     unsigned shift = 0;
     switch (*end) {
-    case 0: *bytes = v < 32 ? 1ull << v : v; return true;
+    case 0:
+        if (v > 63)
+            return false;
+        *bytes = 1ull << v;
+        return true;
     case 'b': case 'B': shift = 0; break;
     case 'k': case 'K': shift = 10; break;
     case 'm': case 'M': shift = 20; break;
     case 'g': case 'G': shift = 30; break;
     default: return false;
     }
-    if (v > (1ull << 40) >> shift)
+    if (v > UINT64_MAX >> shift)
         return false;
-    *bytes = v << shift;
+    *bytes = (uint64_t)v << shift;
     return true;
 }
 
@@ -104,7 +114,7 @@ static int bzip2_block_of(uint64_t bytes)
 }
 
 /* A PPMd parameter as 7zz takes it: o=2..32 (model order) and mem= (model
- * memory: bytes with a b/k/m/g suffix, or a bare N below 32 for 2^N; at
+ * memory: bytes with a b/k/m/g suffix, or a bare N for 2^N; at
  * least 64 KiB). FZ7_E_ARG for a bad value; *known false for another name. */
 static fz7_status parse_ppmd_param(fz7_settings *s, const char *name, size_t nlen, const char *val,
                                    bool *known)
@@ -167,7 +177,7 @@ static bool deflate_param(fz7_settings *s, const char *name, size_t nlen, const 
  * cannot. */
 enum param_kind {
     PARAM_NUMBER,   /* a decimal number of 32 bits */
-    PARAM_SIZE,     /* bytes: 1m, 64k, a bare N < 32 for 2^N (parse_7z_size) */
+    PARAM_SIZE,     /* bytes: 1m, 64k, a bare N for 2^N (parse_7z_size) */
     PARAM_TEXT,     /* any text (mf=) */
     PARAM_SWITCH    /* on, off, + or - (nothing: on) */
 };
@@ -329,15 +339,6 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder
         const char *val = eq ? eq + 1 : "";
         if (method_named(m, klen, "crc"))
             return parse_crc_size(s, val, why, whylen);
-        /* -mcheck=NAME: fz7's own spelling for xz (7zz has -mcrc only). */
-        if (method_named(m, klen, "check")) {
-            if (!s->xz) {
-                snprintf(why, whylen, "-mcheck applies to xz archives only");
-                return FZ7_E_ARG;
-            }
-            return fz7_xz_check_parse(val, &s->check) == FZ7_OK ? FZ7_OK
-                   : (snprintf(why, whylen, "unknown check: %s", val), FZ7_E_ARG);
-        }
         if (method_named(m, klen, "qs")) {
             s->sort_by_type = !(strcasecmp(val, "off") == 0 || strcmp(val, "-") == 0);
             return FZ7_OK;
@@ -467,7 +468,7 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder
         s->method = FZ7_7Z_DEFLATE;
     else if (method_named(name, nlen, "Deflate64"))
         s->method = FZ7_7Z_DEFLATE64;
-    else if (method_named(name, nlen, "BCJ") || method_named(name, nlen, "x86")) {
+    else if (method_named(name, nlen, "BCJ")) {
         s->bcj = 1;
         s->bcj2 = false;
         return FZ7_OK;
@@ -482,13 +483,14 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder
         unsigned d = colon ? (unsigned)strtoul(colon + 1, NULL, 10) : 1;
         if (d < 1 || d > 256) {
             snprintf(why, whylen, "bad Delta distance: %s", name);
+            s->refuse_late = !s->xz;   /* 7zz's 7z Delta coder refuses it as it starts */
             return FZ7_E_ARG;
         }
         s->delta = d;
         return FZ7_OK;
     } else {
         snprintf(why, whylen, "unsupported method: %.*s", (int)nlen, name);
-        s->refuse_late = true;
+        s->refuse_late = !s->xz;   /* 7zz's xz handler reads the chain before it starts */
         return FZ7_E_UNSUPPORTED;
     }
     *coder = 1;
@@ -661,8 +663,9 @@ static fz7_status build_chain(fz7_settings *s, const struct fz7_options *o, cons
         else if (strncasecmp(mf, "Delta:", 6) == 0)
             s->chain_front = (fz7_7z_coder_opts){.kind = FZ7_7Z_CODER_DELTA,
                                                  .delta_distance = (unsigned)strtoul(mf + 6, NULL, 10)};
-        else if (strcasecmp(mf, "BCJ") && strcasecmp(mf, "x86")) {
+        else if (strcasecmp(mf, "BCJ")) {
             snprintf(why, whylen, "unsupported filter: %s", mf);
+            s->refuse_late = !s->xz;   /* 7zz's 7z coder refuses it as it starts */
             return FZ7_E_UNSUPPORTED;
         }
     } else if ((mf && (strcasecmp(mf, "off") == 0 || strcmp(mf, "-") == 0)) || s->level == 0) {
@@ -673,6 +676,7 @@ static fz7_status build_chain(fz7_settings *s, const struct fz7_options *o, cons
     if (s->chain_front.kind == FZ7_7Z_CODER_DELTA &&
         (s->chain_front.delta_distance < 1 || s->chain_front.delta_distance > 256)) {
         snprintf(why, whylen, "bad filter: %s", mf);
+        s->refuse_late = true;   /* 7zz's Delta coder refuses it as it starts */
         return FZ7_E_ARG;
     }
     /* 7zz takes a folder of at most 16 streams out of its coders (BCJ2
@@ -870,7 +874,7 @@ static fz7_status settings_make(const struct fz7_options *o, bool xz, fz7_settin
             if (!chain_filter)   /* 7zz: -mf=off turns off the automatic filter, not the chain's */
                 s->bcj = 0;
         }
-        else if (strcasecmp(o->filters, "BCJ") == 0 || strcasecmp(o->filters, "x86") == 0)
+        else if (strcasecmp(o->filters, "BCJ") == 0)
             s->bcj = 1, s->bcj2 = false;
         else if (strcasecmp(o->filters, "BCJ2") == 0)
             s->bcj = 1, s->bcj2 = true;
@@ -880,12 +884,14 @@ static fz7_status settings_make(const struct fz7_options *o, bool xz, fz7_settin
             unsigned d = (unsigned)strtoul(o->filters + 6, NULL, 10);
             if (d < 1 || d > 256) {
                 snprintf(why, whylen, "bad filter: %s", o->filters);
+                s->refuse_late = true;   /* 7zz's Delta coder refuses it as it starts */
                 return FZ7_E_ARG;
             }
             s->delta = d;
         } else if (!(o->filters[0] == 0 || strcasecmp(o->filters, "on") == 0 ||
                      strcmp(o->filters, "+") == 0)) {
             snprintf(why, whylen, "unsupported filter: %s", o->filters);
+            s->refuse_late = !xz;
             return FZ7_E_UNSUPPORTED;
         }
     }
@@ -898,6 +904,11 @@ static fz7_status settings_make(const struct fz7_options *o, bool xz, fz7_settin
     if (xz && s->method != FZ7_7Z_LZMA2) {
         snprintf(why, whylen, "xz archives support only the LZMA2 method");
         return FZ7_E_UNSUPPORTED;
+    }
+    if (s->method == FZ7_7Z_LZMA2 && s->lzma.lc + s->lzma.lp > FZ7_LZMA2_LCLP_MAX) {
+        snprintf(why, whylen, "LZMA2 takes lc + lp up to %d", FZ7_LZMA2_LCLP_MAX);
+        s->refuse_late = true;   /* 7zz's LZMA2 coder refuses it as it starts */
+        return FZ7_E_ARG;
     }
     if (s->branch_id && (s->delta || s->bcj == 1)) {
         snprintf(why, whylen, "one filter per folder: %s with BCJ or Delta is not supported",

@@ -74,7 +74,7 @@ typedef struct fz7_settings {
     fz7_7z_coder_opts chain[FZ7_7Z_CHAIN_MAX];
     unsigned chain_len;
     fz7_7z_coder_opts chain_front;
-    fz7_xz_check check;       /* xz block check (-mcrc=, -mcheck=); CRC32
+    fz7_xz_check check;       /* xz block check (-mcrc=); CRC32
                                  by default, as 7zz writes xz */
     bool check_refused;       /* xz: -mcrc= gave a size no check has (7zz
                                  refuses it once the stream starts) */

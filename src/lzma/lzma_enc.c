@@ -59,6 +59,8 @@ static int parse_number(const char *s, uint64_t *v, int size_suffix, int *had_su
         case 'g': sh = 30; break;
         default: return -1;
         }
+        if (n > UINT64_MAX >> sh)
+            return -1;
         n <<= sh;
         s++;
         *had_suffix = 1;
@@ -103,8 +105,10 @@ fz7_status fz7_lzma_enc_parse_param(fz7_lzma_enc_opts *opts, const char *param)
         if (parse_number(val, &v, strcmp(name, "d") == 0, &suffix) != 0)
             return FZ7_E_ARG;
         if (strcmp(name, "d") == 0) {
-            /* 7-Zip: a bare number below 32 is a power of two. */
-            if (!suffix && v < 32)
+            /* 7-Zip: a bare number is a power of two. */
+            if (!suffix && v > 63)
+                return FZ7_E_ARG;
+            if (!suffix)
                 v = (uint64_t)1 << v;
             if (v > (uint64_t)FZ7_LZMA_DICT_ENC_MAX + 1)
                 return FZ7_E_ARG;

@@ -56,7 +56,7 @@ typedef struct fz7_lzma_enc_opts {
                           * runs on one. */
 } fz7_lzma_enc_opts;
 
-/* Applies one 7-Zip method parameter: "d=64m" (also "d=24" = 2^24 bytes,
+/* Applies one 7-Zip method parameter: "d=64m" (a bare "d=24" is 2^24 bytes,
  * suffixes b/k/m/g), "fb=64", "mf=bt4|bt3|bt2|hc4|hc5|hb5", "lc=3", "lp=0", "pb=2",
  * "mc=48", "a=0|1", "eos=0|1". Names are case-insensitive. FZ7_E_ARG for an
  * unknown name or a value out of range (opts is then unchanged). */

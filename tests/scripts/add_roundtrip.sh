@@ -43,7 +43,7 @@ done
 
 # .xz: one file, every check, BCJ and Delta filters.
 in="$S/tree/docs/words.txt"
-for c in "" "-mcheck=crc32" "-mcheck=crc64" "-mcheck=sha256" "-mcheck=none" "-mf=BCJ" "-mf=Delta:4" "-mx1" "-mx9"; do
+for c in "" "-mcrc=4" "-mcrc=8" "-mcrc=32" "-mcrc=0" "-mf=BCJ" "-mf=Delta:4" "-mx1" "-mx9"; do
     rm -f "$S/w.xz"
     # shellcheck disable=SC2086
     "$FZ7" a -bd $c "$S/w.xz" "$in" > "$S/log" 2>&1 || { cat "$S/log"; fail "fz7 a .xz $c"; }
@@ -52,7 +52,7 @@ for c in "" "-mcheck=crc32" "-mcheck=crc64" "-mcheck=sha256" "-mcheck=none" "-mf
     echo "ok .xz $c"
 done
 xz -lvv --robot "$S/w.xz" > /dev/null || fail "xz -l"
-"$FZ7" a -bd -mcheck=sha256 "$S/s.xz" "$in" >/dev/null && xz -l --robot "$S/s.xz" | grep -q 'SHA-256' || fail "-mcheck=sha256 not recorded"
+"$FZ7" a -bd -mcrc=32 "$S/s.xz" "$in" >/dev/null && xz -l --robot "$S/s.xz" | grep -q 'SHA-256' || fail "-mcrc=32 did not give SHA-256"
 # -txz with a name without extension writes NAME.xz, as 7zz does.
 "$FZ7" a -bd -txz "$S/t_noext" "$in" >/dev/null && [ ! -e "$S/t_noext" ] && xz -dc "$S/t_noext.xz" | cmp - "$in" || fail "-txz"
 # Multi-threaded LZMA2 (blocks of 3 dictionaries): 7z folder and xz block.

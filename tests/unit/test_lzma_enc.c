@@ -500,6 +500,12 @@ static void test_options(void **state)
     assert_int_equal(o.dict_size, 64u << 20);
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "d=20"), FZ7_OK);
     assert_int_equal(o.dict_size, 1u << 20);
+    /* a bare number is always 2^N, as 7-Zip documents it */
+    assert_int_equal(fz7_lzma_enc_parse_param(&o, "d=32"), FZ7_OK);
+    assert_int_equal(o.dict_size, FZ7_LZMA_DICT_ENC_MAX);
+    assert_int_equal(fz7_lzma_enc_parse_param(&o, "d=40"), FZ7_E_ARG);
+    assert_int_equal(fz7_lzma_enc_parse_param(&o, "d=1048576"), FZ7_E_ARG);
+    assert_int_equal(fz7_lzma_enc_parse_param(&o, "d=1099511627776g"), FZ7_E_ARG);
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "D=96K"), FZ7_OK);
     assert_int_equal(o.dict_size, 96u << 10);
     assert_int_equal(fz7_lzma_enc_parse_param(&o, "fb=273"), FZ7_OK);

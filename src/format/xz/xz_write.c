@@ -15,7 +15,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 /* Size byte + flags + two 9-byte VLIs + up to three filter flags (at most
@@ -26,22 +25,6 @@ enum { FILTER_DELTA = 0x03, FILTER_X86 = 0x04, FILTER_LZMA2 = 0x21 };
 
 static const uint8_t header_magic[6] = {0xFD, '7', 'z', 'X', 'Z', 0x00};
 static const uint8_t footer_magic[2] = {'Y', 'Z'};
-
-fz7_status fz7_xz_check_parse(const char *name, fz7_xz_check *out)
-{
-    static const struct { const char *name; fz7_xz_check id; } names[] = {
-        {"none", FZ7_XZ_CHECK_NONE}, {"crc32", FZ7_XZ_CHECK_CRC32},
-        {"crc64", FZ7_XZ_CHECK_CRC64}, {"sha256", FZ7_XZ_CHECK_SHA256},
-        {"sha-256", FZ7_XZ_CHECK_SHA256},
-    };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        if (strcasecmp(name, names[i].name) == 0) {
-            *out = names[i].id;
-            return FZ7_OK;
-        }
-    }
-    return FZ7_E_ARG;
-}
 
 /* The xz filter ID of a branch filter (xz-file-format.txt 5.3.2), 0 for
  * none. */

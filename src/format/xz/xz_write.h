@@ -38,10 +38,6 @@ typedef struct fz7_xz_opts {
     uint64_t mt_block_size;   /* LZMA2 block bytes for fz7_lzma2_enc_new_mt; 0 = 3 x dictionary */
 } fz7_xz_opts;
 
-/* Parses a check name for -mcheck= ("none", "crc32", "crc64", "sha256",
- * case-insensitive). FZ7_E_ARG for anything else. */
-fz7_status fz7_xz_check_parse(const char *name, fz7_xz_check *out);
-
 typedef struct fz7_xz_writer fz7_xz_writer;
 
 /* Starts a stream on fd and writes the stream header. When fd is seekable
