@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 /* A wildcard being collected: rmode -1 = take the -r state. */
 typedef struct pending_wildcard {
@@ -167,13 +168,14 @@ static int parse_onoff(const char *v)
 
 static bool is_onoff_tail(char c) { return c == 0 || c == '=' || c == '+' || c == '-'; }
 
-/* -mmemuse value: {N}[b|k|m|g|t], p{N} or {N}%. */
+/* -mmemuse value: {N}[b|k|m|g|t], p{N} or {N}%. 7zz takes a zero (0, p0,
+ * 0%, 0k) and writes as without the switch: so does fz7. */
 static int parse_memuse(struct fz7_options *o, const char *v)
 {
     char *end;
     if (*v == 'p' || *v == 'P') {
         unsigned long n = strtoul(v + 1, &end, 10);
-        if (end == v + 1 || *end || n == 0 || n > 1000)
+        if (end == v + 1 || *end || n > 1000)
             return -1;
         o->memuse_percent = (unsigned)n;
         return 0;
@@ -185,7 +187,7 @@ static int parse_memuse(struct fz7_options *o, const char *v)
     if (errno)
         return -1;
     if (*end == '%' && !end[1]) {
-        if (n == 0 || n > 1000)
+        if (n > 1000)
             return -1;
         o->memuse_percent = (unsigned)n;
         return 0;
@@ -202,7 +204,7 @@ static int parse_memuse(struct fz7_options *o, const char *v)
     }
     if (*end && end[1])
         return -1;
-    if (n > (UINT64_MAX >> shift) || n == 0)
+    if (n > (UINT64_MAX >> shift))
         return -1;
     o->memuse_bytes = (uint64_t)n << shift;
     return 0;
@@ -244,6 +246,17 @@ static int parse_method(parser *p, const char *arg, const char *v)
                 return bad_method_value(p, arg);
             /* As 7-Zip 26: -mmt0 means one thread, and a count above what
              * can run is taken as the most there can be. */
+            o->threads = t == 0 ? 1 : t > 256 ? 256 : (int)t;
+            return 0;
+        }
+        if ((*n == 'p' || *n == 'P') && isdigit((unsigned char)n[1])) {
+            /* 7zz's pN: N percent of the processors, at least one */
+            char *end;
+            unsigned long pct = strtoul(n + 1, &end, 10);
+            if (*end || end - n > 10)
+                return bad_method_value(p, arg);
+            long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+            unsigned long t = (unsigned long)(cpus > 0 ? cpus : 1) * pct / 100;
             o->threads = t == 0 ? 1 : t > 256 ? 256 : (int)t;
             return 0;
         }

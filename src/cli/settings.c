@@ -8,6 +8,7 @@
 #include "format/archive.h"
 #include "lzma/lzma_presets.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -236,6 +237,22 @@ static fz7_status apply_coder_param(fz7_settings *s, const char *p, size_t plen,
     }
     memcpy(param, p, plen);
     param[plen] = 0;
+    /* A bare number is the dictionary, as 7zz reads -m0=LZMA:24; the
+     * other coders refuse it when they start. */
+    if (plen && isdigit((unsigned char)param[0])) {
+        if (s->method != FZ7_7Z_LZMA && s->method != FZ7_7Z_LZMA2) {
+            snprintf(why, whylen, "unsupported parameter: %s", param);
+            s->refuse_late = true;
+            return FZ7_E_ARG;
+        }
+        if (plen + 2 >= sizeof param) {
+            snprintf(why, whylen, "unsupported parameter: %s", param);
+            return FZ7_E_ARG;
+        }
+        memmove(param + 2, param, plen + 1);
+        memcpy(param, "d=", 2);
+        plen += 2;
+    }
     const char *eq = strchr(param, '=');
     size_t nlen = 0;
     while (nlen < plen && ((param[nlen] | 0x20) >= 'a' && (param[nlen] | 0x20) <= 'z'))
@@ -327,7 +344,7 @@ static fz7_status parse_crc_size(fz7_settings *s, const char *val, char *why, si
     return FZ7_OK;
 }
 
-/* One -m entry: "0=LZMA2:d=64m", "1=BCJ", "d=64m", "check=crc32", ...
+/* One -m entry: "0=LZMA2:d=64m", "1=BCJ", "d=64m", "d24", "qs+", ...
  * *coder gets 1 for a compressor of the chain, 2 for a filter. */
 static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder, char *why,
                                       size_t whylen)
@@ -335,10 +352,32 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder
     const char *eq = strchr(m, '=');
     bool chain = m[0] >= '0' && m[0] <= '9' && eq && (size_t)(eq - m) <= 2;
     if (!chain) {
+        /* 7zz reads a name's letters and takes what follows them as the
+         * value, '=' or not (-md24, -mfb64, -mqs+): made "d=24" here, the
+         * one spelling the code below reads. */
+        char canon[96];
+        size_t letters = 0;
+        while (isalpha((unsigned char)m[letters]))
+            letters++;
+        if (!eq && letters && m[letters] && strlen(m) < sizeof canon - 1) {
+            snprintf(canon, sizeof canon, "%.*s=%s", (int)letters, m, m + letters);
+            m = canon;
+            eq = m + letters;
+        }
         size_t klen = eq ? (size_t)(eq - m) : strlen(m);
         const char *val = eq ? eq + 1 : "";
         if (method_named(m, klen, "crc"))
             return parse_crc_size(s, val, why, whylen);
+        /* -mtp: the timestamps' precision. A 7z archive holds 100 ns
+         * (7zz's 0, also taken as 3, its "as the file system has"); 7zz
+         * refuses the others for 7z before it starts. */
+        if (method_named(m, klen, "tp")) {
+            if (val[0] && strcmp(val, "0") && strcmp(val, "3")) {
+                snprintf(why, whylen, "a 7z archive keeps timestamps in 100 ns: -m%s", m);
+                return FZ7_E_ARG;
+            }
+            return FZ7_OK;
+        }
         if (method_named(m, klen, "qs")) {
             s->sort_by_type = !(strcasecmp(val, "off") == 0 || strcmp(val, "-") == 0);
             return FZ7_OK;
@@ -353,11 +392,8 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder
         /* -mtr: the attributes, the same way. */
         static const char *const time_switch[FZ7_TIME_KINDS + 1] = {"tc", "ta", "tm", "tr"};
         for (int k = 0; k <= FZ7_TIME_KINDS; k++) {
-            bool sign = !eq && klen == 3 && (m[2] == '-' || m[2] == '+');   /* -mtm- */
-            if (!method_named(m, sign ? 2 : klen, time_switch[k]))
+            if (!method_named(m, klen, time_switch[k]))
                 continue;
-            if (sign)
-                val = m + 2;
             bool on = !val[0] || strcasecmp(val, "on") == 0 || strcmp(val, "+") == 0;
             if (!on && strcasecmp(val, "off") != 0 && strcmp(val, "-") != 0) {
                 snprintf(why, whylen, "bad value: -m%s", m);
@@ -801,6 +837,11 @@ static fz7_status settings_make(const struct fz7_options *o, bool xz, fz7_settin
     if (st != FZ7_OK) {
         snprintf(why, whylen, "the LZMA encoder is not available");
         return st;
+    }
+    size_t n_blocks;
+    if (!xz && fz7_7z_plan_solid(o->solid, 0, NULL, NULL, 0, NULL, &n_blocks) != FZ7_OK) {
+        snprintf(why, whylen, "bad -ms value: %s", o->solid);   /* 7zz: before it starts */
+        return FZ7_E_ARG;
     }
     bool chain_method = false, chain_filter = false;
     long method_at = -1, filter_at = -1;   /* their places in the chain (-mN=) */

@@ -379,6 +379,16 @@ for m in -md=33 -md=40 -md=1048576 -md=5000g -md=17179869184g -mlp=4 "-mlc=4 -ml
     row same a -txz $m new.xz one.txt
 done
 row same a -txz -m0=FOO new.xz one.txt
+# A name's letters, then its value with or without '=' (-md24, -mqs+), as
+# 7zz reads them; a bare number in a method's parameters is LZMA's
+# dictionary (other coders refuse it); -mtp 0 and 3 (7z keeps 100 ns),
+# -mmt=pN (a share of the processors), a zero -mmemuse (none given);
+# -ms with + and t, a bad -ms refused before "Add new data".
+for m in -md24 -mfb64 -myx9 -mcrc32 -mqs+ -mlc4 -mmc10 -meos+ -mtp=0 -mtp=3 -mtp=1 -mmt=p50 \
+         -mmemuse=0 -mmemuse=p0 -m0=LZMA:24 -m0=LZMA2:20:fb=64 -m0=BZip2:9 -m0=PPMd:6 -ms+ -ms=1t -ms=e1t \
+         -ms=bad -ms=0 -ms=e2; do
+    mrow same a $m new.7z src
+done
 row same a -m0=BZip2 new.7z src
 for m in -mlc=9 -mxyz=3 -m0=Foo -mo=3; do
     row same u $m arc.7z one.txt

@@ -8,11 +8,12 @@
 #include <strings.h>
 
 
-/* Parses -ms: "on"/"" (defaults), "off", "e", and runs of {N}f / {N}[bkmg]. */
+/* Parses -ms: "on"/"+"/"" (defaults), "off"/"-", "e", and runs of {N}f /
+ * {N}[bkmgt]. */
 static fz7_status parse_solid(const char *spec, bool *solid, bool *by_ext, uint64_t *max_files,
                               uint64_t *max_bytes)
 {
-    if (!spec || !*spec || strcasecmp(spec, "on") == 0)
+    if (!spec || !*spec || strcasecmp(spec, "on") == 0 || strcmp(spec, "+") == 0)
         return FZ7_OK;
     if (strcasecmp(spec, "off") == 0 || strcmp(spec, "-") == 0) {
         *solid = false;
@@ -40,6 +41,7 @@ static fz7_status parse_solid(const char *spec, bool *solid, bool *by_ext, uint6
         case 'k': case 'K': shift = 10; break;
         case 'm': case 'M': shift = 20; break;
         case 'g': case 'G': shift = 30; break;
+        case 't': case 'T': shift = 40; break;
         default: return FZ7_E_ARG;
         }
         p++;

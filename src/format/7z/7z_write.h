@@ -221,8 +221,8 @@ void fz7_7z_writer_free(fz7_7z_writer *w);
  * entry and returns the number of folders. spec: NULL or "on" = solid
  * (7-Zip's limits: up to `level_block_bytes` per block), "off" = one
  * folder per file, "e" = a new folder when the extension changes, and any
- * mix of "{N}f" (files per block) and "{N}[b|k|m|g]" (bytes per block).
- * FZ7_E_ARG for a spec it cannot parse. */
+ * mix of "{N}f" (files per block) and "{N}[b|k|m|g|t]" (bytes per block).
+ * FZ7_E_ARG for a spec it cannot parse (n may be 0 to check a spec). */
 fz7_status fz7_7z_plan_solid(const char *spec, uint64_t level_block_bytes, const uint64_t *sizes,
                              const char *const *exts, size_t n, size_t *block_of,
                              size_t *n_blocks);
