@@ -50,7 +50,7 @@ static const info_codec k_codecs[] = {
     {' ', true, true, 0x3030701, "ARMT", 0},
     {' ', true, true, 0x3030805, "SPARC", 0},
     {' ', true, true, 0xA, "ARM64", 0},
-    {' ', false, true, 0xB, "RISCV", 0},
+    {' ', true, true, 0xB, "RISCV", 0},
     {' ', false, false, 0x40202, "BZip2", 0},
     {' ', true, false, 0x0, "Copy", 0},
     {' ', false, false, 0x40109, "Deflate64", 0},

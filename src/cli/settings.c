@@ -37,10 +37,11 @@ static const struct { const char *name; uint32_t id; fz7_bcj_arch arch; } branch
     {"PPC", 0x03030205, FZ7_BCJ_PPC}, {"IA64", 0x03030401, FZ7_BCJ_IA64},
     {"ARM", 0x03030501, FZ7_BCJ_ARM}, {"ARMT", 0x03030701, FZ7_BCJ_ARMT},
     {"SPARC", 0x03030805, FZ7_BCJ_SPARC}, {"ARM64", 0x0A, FZ7_BCJ_ARM64},
+    {"RISCV", 0x0B, FZ7_BCJ_RISCV},
 };
 
 /* The 7z method ID of a branch filter named name[0..n) (PPC, IA64, ARM,
- * ARMT, SPARC, ARM64), 0 for any other name. */
+ * ARMT, SPARC, ARM64, RISCV), 0 for any other name. */
 static uint32_t fz7_branch_filter_id(const char *name, size_t n)
 {
     for (size_t i = 0; i < sizeof branch_filters / sizeof branch_filters[0]; i++)

@@ -2,8 +2,11 @@
  * ARM Thumb, SPARC, ARM64 and IA-64 (xz filter IDs 0x05, 0x07, 0x08, 0x09,
  * 0x0A, 0x06; 7z 03030205, 03030501, 03030701, 03030805, 0A, 03030401). Each branch or call gets
  * its target made absolute (xz-file-format.txt 5.3.2); bit-compatible with
- * xz and 7-Zip. */
+ * xz and 7-Zip. RISC-V (0x0B) has its own file, bcj_riscv.c; it is
+ * dispatched from here so the writers reach it like the others. */
 #include "filter/filter.h"
+
+#include "filter/bcj_riscv.h"
 
 static uint32_t get32be(const uint8_t *p)
 {
@@ -167,7 +170,7 @@ static size_t bcj_ia64(uint32_t pos, uint8_t *buf, size_t n, bool encode)
 
 unsigned fz7_bcj_risc_alignment(fz7_bcj_arch arch)
 {
-    return arch == FZ7_BCJ_ARMT ? 2 : arch == FZ7_BCJ_IA64 ? 16 : 4;
+    return arch == FZ7_BCJ_ARMT || arch == FZ7_BCJ_RISCV ? 2 : arch == FZ7_BCJ_IA64 ? 16 : 4;
 }
 
 size_t fz7_bcj_risc_code(fz7_bcj_risc_state *s, uint8_t *buf, size_t n, bool encode)
@@ -180,6 +183,11 @@ size_t fz7_bcj_risc_code(fz7_bcj_risc_state *s, uint8_t *buf, size_t n, bool enc
     case FZ7_BCJ_SPARC: done = bcj_sparc(s->pos, buf, n, encode); break;
     case FZ7_BCJ_ARM64: done = bcj_arm64(s->pos, buf, n, encode); break;
     case FZ7_BCJ_IA64: done = bcj_ia64(s->pos, buf, n, encode); break;
+    case FZ7_BCJ_RISCV: {
+        fz7_bcj_riscv_state r = {s->pos};
+        done = encode ? fz7_bcj_riscv_encode(&r, buf, n) : fz7_bcj_riscv_decode(&r, buf, n);
+        break;
+    }
     }
     s->pos += (uint32_t)done;
     return done;
@@ -194,7 +202,7 @@ fz7_status fz7_bcj_risc_istream_new(fz7_istream *src, fz7_bcj_arch arch, uint32_
                                     fz7_istream **out)
 {
     *out = NULL;
-    if ((unsigned)arch > FZ7_BCJ_IA64 || start_offset % fz7_bcj_risc_alignment(arch) != 0)
+    if ((unsigned)arch > FZ7_BCJ_RISCV || start_offset % fz7_bcj_risc_alignment(arch) != 0)
         return FZ7_E_ARG;
     fz7_bcj_risc_state s = {arch, start_offset};
     return fz7_filter_istream_new(src, risc_decode_fn, &s, sizeof s, out);

@@ -1,6 +1,6 @@
 /* filter.h - decoding filters as pull streams (BCJ for x86, PowerPC, ARM,
- * ARM Thumb, SPARC, ARM64 and IA-64; Delta), and the in-place converters the
- * archive writers use.
+ * ARM Thumb, SPARC, ARM64, IA-64 and RISC-V; Delta), and the in-place
+ * converters the archive writers use.
  *
  * Methods.txt: 03030103 (BCJ x86), 03 (Delta, property = distance - 1);
  * xz-file-format.txt 5.3.2 (BCJ), 5.3.3 (Delta). Streams do not own src. */
@@ -53,15 +53,17 @@ fz7_status fz7_bcj_x86_istream_new(fz7_istream *src, uint32_t start_offset, fz7_
 
 /* ---- BCJ for fixed-width instruction sets ------------------------------ */
 
-/* xz filter IDs 0x05, 0x07, 0x08, 0x09, 0x0A, 0x06; 7z 03030205, 03030501,
- * 03030701, 03030805, 0A, 03030401. */
+/* xz filter IDs 0x05, 0x07, 0x08, 0x09, 0x0A, 0x06, 0x0B; 7z 03030205,
+ * 03030501, 03030701, 03030805, 0A, 03030401, 0B. */
 typedef enum fz7_bcj_arch {
     FZ7_BCJ_PPC,     /* PowerPC big endian: "bl" */
     FZ7_BCJ_ARM,     /* ARM little endian: "bl" */
     FZ7_BCJ_ARMT,    /* ARM Thumb: "bl" pairs, 2-byte aligned */
     FZ7_BCJ_SPARC,   /* SPARC: "call" */
     FZ7_BCJ_ARM64,   /* ARM64: BL and ADRP (ADRP within +-512 MiB) */
-    FZ7_BCJ_IA64     /* IA-64: IP-relative branches in 16-byte bundles */
+    FZ7_BCJ_IA64,    /* IA-64: IP-relative branches in 16-byte bundles */
+    FZ7_BCJ_RISCV    /* RISC-V: JAL and AUIPC pairs, 2-byte steps
+                        (filter/bcj_riscv.h) */
 } fz7_bcj_arch;
 
 typedef struct fz7_bcj_risc_state {
@@ -70,13 +72,14 @@ typedef struct fz7_bcj_risc_state {
                          offset first; a multiple of the alignment) */
 } fz7_bcj_risc_state;
 
-/* Instruction alignment in bytes: 2 for ARM Thumb, 16 for IA-64, else 4. */
+/* Instruction alignment in bytes: 2 for ARM Thumb and RISC-V, 16 for
+ * IA-64, else 4. */
 unsigned fz7_bcj_risc_alignment(fz7_bcj_arch arch);
 
 /* Converts in place as fz7_filter_fn describes (encode: relative targets
  * to absolute; decode: back). Returns the bytes done: whole instructions
- * (bundles for IA-64), leaving fewer than 4 (16) bytes; s->pos advances by
- * that much. */
+ * (bundles for IA-64), leaving fewer than 4 (16) bytes, or for RISC-V at
+ * most 7 (an instruction pair); s->pos advances by that much. */
 size_t fz7_bcj_risc_code(fz7_bcj_risc_state *s, uint8_t *buf, size_t n, bool encode);
 
 /* Decoder stream. FZ7_E_ARG when start_offset is not a multiple of the

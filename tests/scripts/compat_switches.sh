@@ -449,6 +449,12 @@ done
 for f in ARM64 ARM ARMT PPC SPARC IA64 BCJ Delta:4; do
     row same a -txz -mf=$f new.xz src/b.bin
 done
+# RISC-V (7z method 0B, xz filter 0B), written as 7zz writes it
+row same a -m0=RISCV -m1=LZMA2 new.7z src
+row same a -mf=RISCV new.7z src
+row same a -txz -mf=RISCV new.xz one.txt
+mrow same a -m0=RISCV -m1=LZMA2 new.7z src
+brow same a -mhc=off -m0=RISCV -m1=Copy new.7z src
 mrow same a -m0=BCJ2 new.7z src
 srow same a -m0=BCJ2 new.7z src
 brow same a -mhc=off -m0=BCJ2 new.7z src

@@ -7,7 +7,6 @@
 #include "codec/codec.h"
 #include "crypto/aes7z.h"
 #include "filter/bcj2.h"
-#include "filter/bcj_riscv.h"
 #include "filter/filter.h"
 #include "format/file_io.h"
 #include "lzma/lzma_dec.h"
@@ -215,7 +214,7 @@ static bool coder_known(uint64_t id)
     return id == FZ7_7Z_ID_COPY || id == FZ7_7Z_ID_LZMA || id == FZ7_7Z_ID_LZMA2 ||
            id == FZ7_7Z_ID_BCJ || id == FZ7_7Z_ID_DELTA || id == FZ7_7Z_ID_AES ||
            id == FZ7_7Z_ID_BCJ2 || id == FZ7_7Z_ID_DEFLATE || id == FZ7_7Z_ID_DEFLATE64 ||
-           id == FZ7_7Z_ID_BZIP2 || id == FZ7_7Z_ID_PPMD || id == 0x0B /* RISCV */ ||
+           id == FZ7_7Z_ID_BZIP2 || id == FZ7_7Z_ID_PPMD ||
            (id == 0x04F71101 && fz7_zstd_supported()) ||
            (id == 0x04F71102 && fz7_brotli_supported()) ||
            (id == 0x04F71104 && fz7_lz4_supported()) || fz7_7z_branch_arch(id, &arch);
@@ -376,6 +375,7 @@ bool fz7_7z_branch_arch(uint64_t id, fz7_bcj_arch *arch)
     case 0x03030701: *arch = FZ7_BCJ_ARMT; return true;
     case 0x03030805: *arch = FZ7_BCJ_SPARC; return true;
     case 0x0A: *arch = FZ7_BCJ_ARM64; return true;
+    case 0x0B: *arch = FZ7_BCJ_RISCV; return true;
     default: return false;
     }
 }
@@ -450,13 +450,6 @@ static fz7_status open_coder(build_ctx *b, const fz7_7z_coder *c, fz7_istream **
             break;
         case FZ7_7Z_ID_PPMD:
             st = fz7_ppmd7_istream_new(in[0], p, c->props_len, out_size, b->mem_limit, out);
-            break;
-        case 0x0B:   /* RISCV; optional 4-byte start offset */
-            if (c->props_len != 0 && c->props_len != 4)
-                return unsupported(b, c->id);
-            st = fz7_bcj_riscv_istream_new(in[0], c->props_len ? fz7_get32le(p) : 0, out);
-            if (st == FZ7_E_ARG)
-                return unsupported(b, c->id);
             break;
         case 0x04F71101:   /* ZSTD, 7-Zip-zstd fork */
             st = fz7_zstd_istream_new(in[0], p, c->props_len, out_size, b->mem_limit, out);

@@ -96,9 +96,9 @@ void fz7_7z_streams_free(fz7_7z_streams *s);
  * f->unsupported. FZ7_E_FORMAT when the graph is malformed. */
 fz7_status fz7_7z_folder_check(fz7_7z_folder *f);
 
-/* The fixed-width branch filter a 7z method ID names (Methods.txt:
- * 03030205 PPC, 03030401 IA64, 03030501 ARM, 03030701 ARMT, 03030805
- * SPARC, 0A ARM64); false for any other ID. */
+/* The branch filter a 7z method ID names (Methods.txt: 03030205 PPC,
+ * 03030401 IA64, 03030501 ARM, 03030701 ARMT, 03030805 SPARC, 0A ARM64,
+ * 0B RISCV); false for any other ID. */
 bool fz7_7z_branch_arch(uint64_t id, fz7_bcj_arch *arch);
 
 /* The folder's coders as 7-Zip lists them per file ("BCJ LZMA2:24",

@@ -37,6 +37,7 @@ static uint8_t xz_branch_id(fz7_bcj_arch a)
     case FZ7_BCJ_ARMT: return 0x08;
     case FZ7_BCJ_SPARC: return 0x09;
     case FZ7_BCJ_ARM64: return 0x0A;
+    case FZ7_BCJ_RISCV: return 0x0B;
     default: return 0;
     }
 }
