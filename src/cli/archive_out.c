@@ -451,6 +451,14 @@ void fz7_volume_name(const char *path, size_t k, char *buf, size_t cap)
     snprintf(buf, cap, "%s.%03zu", path, k + 1);
 }
 
+int fz7_print_open_refused(FILE *out, const char *path, const char *why)
+{
+    fflush(out);
+    fprintf(stderr, "ERROR: %s\nCannot open the file as archive\n\n\n\nSystem ERROR:\n"
+                    "E_INVALIDARG : One or more arguments are invalid\n  (in %s: %s)\n", path, path, why);
+    return FZ7_EXIT_FATAL;
+}
+
 int fz7_print_update_open_error(FILE *out, const char *path, const char *type, const char *err,
                                 fz7_status st)
 {

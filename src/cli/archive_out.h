@@ -137,6 +137,11 @@ void fz7_volume_name(const char *path, size_t k, char *buf, size_t cap);
 int fz7_print_update_open_error(FILE *out, const char *path, const char *type, const char *err,
                                 fz7_status st);
 
+/* a/u: a -m switch refused as the archive path is opened (7zz reads them
+ * there): 7zz's "Cannot open the file as archive" and E_INVALIDARG block
+ * on stderr, why on a line of fz7's own. Returns 2. */
+int fz7_print_open_refused(FILE *out, const char *path, const char *why);
+
 /* With -v: when path.001 exists, 7-Zip's "Updating for multivolume archives
  * is not implemented" on out and E_NOTIMPL on stderr, and exit code 2;
  * else 0 (a volume set is never rewritten). */

@@ -718,6 +718,10 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
         fz7_open_opts oo = {0};
         char err[256] = "";
         fprintf(out, "Open archive: %s\n", path);
+        if (refused && !r.set.refuse_late) {   /* 7zz refuses it as it opens the archive */
+            rc = fz7_print_open_refused(out, path, why);
+            goto done;
+        }
         st = fz7_open_asking(path, &oo, out, &r.password, &asked, &old, err, sizeof err);
         if (st == FZ7_E_NEED_PASSWORD && !r.password) {
             rc = fz7_break_signaled();
@@ -815,7 +819,8 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
             }
         }
         fprintf(out, "Updating archive: %s\n\n", path);
-        fz7_print_counts(out, "Keep old data in archive: ", kept_dirs, kept_files, kept_bytes);
+        if (kept_dirs || kept_files)   /* as 7zz: no line when nothing is kept */
+            fz7_print_counts(out, "Keep old data in archive: ", kept_dirs, kept_files, kept_bytes);
     } else {
         fprintf(out, "Creating archive: %s\n\n", path);
     }

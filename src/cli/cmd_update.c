@@ -694,16 +694,16 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
      * coder's refusal (a method or value) once the plan is printed. */
     bool refused = st == FZ7_E_ARG || st == FZ7_E_UNSUPPORTED;
     struct stat pre_sb;
-    if (st != FZ7_OK && (!refused || (!r.set.refuse_late && stat(path, &pre_sb) != 0))) {
+    /* With no archive there is none to open: 7zz then refuses after
+     * "Creating archive:", as a does. */
+    bool refuse_at_creating = refused && !r.set.refuse_late && stat(path, &pre_sb) != 0;
+    if (st != FZ7_OK && !refused) {
         rc = fz7_settings_fail(st, why);
         goto done;
     }
-    if (refused && !r.set.refuse_late) {
+    if (refused && !r.set.refuse_late && !refuse_at_creating) {
         fprintf(out, "Open archive: %s\n", path);
-        fflush(out);
-        fprintf(stderr, "ERROR: %s\nCannot open the file as archive\n\n\n\nSystem ERROR:\n"
-                        "E_INVALIDARG : One or more arguments are invalid\n  (in %s: %s)\n", path, path, why);
-        rc = FZ7_EXIT_FATAL;
+        rc = fz7_print_open_refused(out, path, why);
         goto done;
     }
 
@@ -834,7 +834,10 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
         r.path = t->path ? ts_paths[k] : path;
         r.extra = t->path != NULL;
         r.files_read = 0;
-        print_plan(&r, !t->path && exists, !t->path);
+        if (refuse_at_creating)
+            fprintf(out, "Creating archive: %s\n\n", r.path);
+        else
+            print_plan(&r, !t->path && exists, !t->path);
         if (refused) {
             fflush(out);
             fprintf(stderr, "\n\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n"

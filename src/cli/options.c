@@ -216,7 +216,9 @@ static int parse_memuse(struct fz7_options *o, const char *v)
  * with a command-line error (exit 7). */
 static int bad_method_value(parser *p, const char *arg)
 {
-    return usage_error(p, 2, "E_INVALIDARG : One or more arguments are invalid", arg);
+    if (!p->o->bad_method)
+        p->o->bad_method = arg;
+    return 0;
 }
 
 static int parse_method(parser *p, const char *arg, const char *v)
@@ -231,9 +233,10 @@ static int parse_method(parser *p, const char *arg, const char *v)
             return 0;
         }
         char *end;
-        unsigned long level = strtoul(n, &end, 10);
-        if (!isdigit((unsigned char)n[0]) || *end)
-            return bad_method_value(p, arg);
+        errno = 0;
+        unsigned long long level = strtoull(n, &end, 10);
+        if (!isdigit((unsigned char)n[0]) || *end || errno || level > UINT32_MAX)
+            return bad_method_value(p, arg);   /* 7zz reads a 32-bit number */
         o->level = level > 9 ? 9 : (int)level;   /* 7-Zip takes -mx12 as -mx9 */
         return 0;
     }
@@ -284,8 +287,8 @@ static int parse_method(parser *p, const char *arg, const char *v)
         o->filters = v[1] == '=' ? v + 2 : v + 1;
         return 0;
     }
-    if (!strncasecmp(v, "memuse=", 7)) {
-        if (parse_memuse(o, v + 7) != 0)
+    if (!strncasecmp(v, "memuse", 6)) {
+        if (parse_memuse(o, v[6] == '=' ? v + 7 : v + 6) != 0)
             return bad_method_value(p, arg);
         return 0;
     }
@@ -555,7 +558,24 @@ static int parse_switch(parser *p, const char *arg)
             o->hashes[o->n_hashes++] = s + 4;
             return 0;
         }
-        if (!strncasecmp(s, "scs", 3) || !strncasecmp(s, "scc", 3) || !strcasecmp(s, "ssw"))
+        if (!strncasecmp(s, "scs", 3) || !strncasecmp(s, "scc", 3)) {
+            /* the charsets 7zz knows (UTF-16 for list files only), its
+             * message in lower case for another */
+            const char *cs = s + 3;
+            bool known = !strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "WIN") || !strcasecmp(cs, "DOS") ||
+                         (cs[0] && strspn(cs, "0123456789") == strlen(cs)) ||
+                         ((s[2] == 's' || s[2] == 'S') &&
+                          (!strcasecmp(cs, "UTF-16LE") || !strcasecmp(cs, "UTF-16BE")));
+            if (known)
+                return 0;
+            char lower[64];
+            size_t k = 0;
+            for (; cs[k] && k < sizeof lower - 1; k++)
+                lower[k] = (char)tolower((unsigned char)cs[k]);
+            lower[k] = 0;
+            return usage_error(p, 7, "Unsupported charset:", lower);
+        }
+        if (!strcasecmp(s, "ssw"))
             return 0;
         return usage_error(p, 7, "Unknown switch:", arg);
     }
@@ -699,6 +719,9 @@ int fz7_options_parse(int argc, char **argv, struct fz7_options *o, char *err_ki
         o->command != FZ7_CMD_BENCH && !o->archive
         && o->command != FZ7_CMD_HASH && o->command != FZ7_CMD_INFO && !o->no_archive_name)
         return usage_error(&p, 7, "Cannot find archive name", NULL);
+    bool writes = o->command == FZ7_CMD_ADD || o->command == FZ7_CMD_UPDATE;
+    if (o->bad_method && !writes)
+        return usage_error(&p, 2, "E_INVALIDARG : One or more arguments are invalid", o->bad_method);
     /* rn: the names come in old/new pairs, as 7-Zip requires. */
     if (o->command == FZ7_CMD_RENAME && o->n_names % 2)
         return usage_error(&p, 7, "There is no second file name for rename pair:",

@@ -125,6 +125,10 @@ struct fz7_options {
                                   cores); -mmt=off/-mmt- = 1; -1 not given */
     fz7_tristate header_encrypt;  /* -mhe[=on|off] */
     fz7_tristate header_compress; /* -mhc[=on|off] */
+    const char *bad_method;    /* the first -mx/-mmt/-mhe/-mhc/-mmemuse whose
+                                * value 7zz refuses: a and u refuse it after
+                                * "Creating archive:" (fz7_settings_make),
+                                * the other commands at once */
     const char *solid;         /* -ms[=...]: the text after "-ms" and an
                                   optional '=' ("on", "off", "e", "4g", "10f",
                                   "" for -ms alone = on); NULL not given */

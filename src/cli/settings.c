@@ -131,7 +131,8 @@ static fz7_status parse_ppmd_param(fz7_settings *s, const char *name, size_t nle
         s->ppmd_order = (unsigned)v;
     } else if (method_named(name, nlen, "mem")) {
         uint64_t bytes;
-        if (!parse_7z_size(val, &bytes) || bytes < FZ7_PPMD_MEM_MIN || bytes > FZ7_PPMD7_ENC_MEM_MAX)
+        if (!parse_7z_size(val, &bytes) || bytes < FZ7_PPMD_MEM_MIN || bytes > FZ7_PPMD7_ENC_MEM_MAX ||
+            bytes % 4)   /* 7zz's PPMd takes whole 32-bit words */
             return FZ7_E_ARG;
         s->ppmd_mem = (uint32_t)bytes;
     } else {
@@ -345,6 +346,24 @@ static fz7_status parse_crc_size(fz7_settings *s, const char *val, char *why, si
     return FZ7_OK;
 }
 
+/* A filter's parameters (colon: NULL or the ':' before them; Delta's
+ * distance already read). fz7's filters take none: a name no coder has is
+ * refused as 7zz refuses it, when it reads the switch; a coder's name or a
+ * bare number (a start offset to 7zz, which fz7 does not write) by the
+ * coder, after "Add new data". */
+static fz7_status filter_params(fz7_settings *s, const char *colon, char *why, size_t whylen)
+{
+    if (!colon)
+        return FZ7_OK;
+    const char *p = colon + 1;
+    size_t nlen = 0;
+    while (isalpha((unsigned char)p[nlen]))
+        nlen++;
+    snprintf(why, whylen, "the filter takes no parameter: %s", p);
+    s->refuse_late = nlen == 0 || coder_param_named(p, nlen) != NULL;
+    return FZ7_E_ARG;
+}
+
 /* One -m entry: "0=LZMA2:d=64m", "1=BCJ", "d=64m", "d24", "qs+", ...
  * *coder gets 1 for a compressor of the chain, 2 for a filter. */
 static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder, char *why,
@@ -369,6 +388,14 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder
         const char *val = eq ? eq + 1 : "";
         if (method_named(m, klen, "crc"))
             return parse_crc_size(s, val, why, whylen);
+        /* An xz file keeps no names, times or attributes: 7zz refuses
+         * the 7z archive's switches for them. */
+        static const char *const not_xz[] = {"tp", "tc", "ta", "tm", "tr", "qs"};
+        for (size_t i = 0; s->xz && i < sizeof not_xz / sizeof not_xz[0]; i++)
+            if (method_named(m, klen, not_xz[i])) {
+                snprintf(why, whylen, "-m%s is for 7z archives, not xz", m);
+                return FZ7_E_ARG;
+            }
         /* -mtp: the timestamps' precision. A 7z archive holds 100 ns
          * (7zz's 0, also taken as 3, its "as the file system has"); 7zz
          * refuses the others for 7z before it starts. */
@@ -380,11 +407,21 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder
             return FZ7_OK;
         }
         if (method_named(m, klen, "qs")) {
-            s->sort_by_type = !(strcasecmp(val, "off") == 0 || strcmp(val, "-") == 0);
+            bool off = strcasecmp(val, "off") == 0 || strcmp(val, "-") == 0;
+            if (!off && val[0] && strcasecmp(val, "on") && strcmp(val, "+")) {
+                snprintf(why, whylen, "bad value: -m%s (on or off)", m);
+                return FZ7_E_ARG;
+            }
+            s->sort_by_type = !off;
             return FZ7_OK;
         }
-        static const char *const ignored[] = {"yx", "mt", "mtf", "memuse",
-                                              "hcf", "ba"};
+        /* -myx: 7zz's analysis level for filters, a number; fz7 looks at
+         * every file's header whatever it is. */
+        if (method_named(m, klen, "yx") && val[0] && strspn(val, "0123456789") != strlen(val)) {
+            snprintf(why, whylen, "bad value: -m%s (a number)", m);
+            return FZ7_E_ARG;
+        }
+        static const char *const ignored[] = {"yx", "mt", "mtf", "hcf", "ba"};
         for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++)
             if (method_named(m, klen, ignored[i]))
                 return FZ7_OK;
@@ -488,6 +525,11 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder
     }
     /* A coder of the chain, with its own parameters after ':'. */
     const char *name = eq + 1;
+    if (strstr(name, "::") || (name[0] && name[strlen(name) - 1] == ':')) {
+        snprintf(why, whylen, "an empty parameter in -m%s", m);
+        s->refuse_late = true;   /* 7zz's coder refuses it as it starts */
+        return FZ7_E_ARG;
+    }
     const char *colon = strchr(name, ':');
     size_t nlen = colon ? (size_t)(colon - name) : strlen(name);
     *coder = 2;
@@ -508,23 +550,25 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder
     else if (method_named(name, nlen, "BCJ")) {
         s->bcj = 1;
         s->bcj2 = false;
-        return FZ7_OK;
+        return filter_params(s, colon, why, whylen);
     } else if (method_named(name, nlen, "BCJ2")) {
         s->bcj = 1;
         s->bcj2 = s->bcj2_chain = true;
-        return FZ7_OK;
+        return filter_params(s, colon, why, whylen);
     } else if (fz7_branch_filter_id(name, nlen)) {
         s->branch_id = fz7_branch_filter_id(name, nlen);
-        return FZ7_OK;
+        return filter_params(s, colon, why, whylen);
     } else if (method_named(name, nlen, "Delta")) {
-        unsigned d = colon ? (unsigned)strtoul(colon + 1, NULL, 10) : 1;
+        /* The distance: a number past 32 bits is refused as 7zz reads
+         * the switch, one outside 1..256 by its 7z Delta coder. */
+        unsigned long long d = colon ? strtoull(colon + 1, NULL, 10) : 1;
         if (d < 1 || d > 256) {
             snprintf(why, whylen, "bad Delta distance: %s", name);
-            s->refuse_late = !s->xz;   /* 7zz's 7z Delta coder refuses it as it starts */
+            s->refuse_late = !s->xz && d <= UINT32_MAX;
             return FZ7_E_ARG;
         }
-        s->delta = d;
-        return FZ7_OK;
+        s->delta = (unsigned)d;
+        return filter_params(s, colon ? strchr(colon + 1, ':') : NULL, why, whylen);
     } else {
         snprintf(why, whylen, "unsupported method: %.*s", (int)nlen, name);
         s->refuse_late = !s->xz;   /* 7zz's xz handler reads the chain before it starts */
@@ -839,9 +883,22 @@ static fz7_status settings_make(const struct fz7_options *o, bool xz, fz7_settin
         snprintf(why, whylen, "the LZMA encoder is not available");
         return st;
     }
+    if (o->bad_method) {
+        snprintf(why, whylen, "bad value: %s", o->bad_method);
+        return FZ7_E_ARG;
+    }
+    /* Refused before anything is written, as 7zz refuses them: a bad
+     * -ms, and for xz the 7z archive's switches (headers, solid blocks by
+     * count or extension). */
     size_t n_blocks;
-    if (!xz && fz7_7z_plan_solid(o->solid, 0, NULL, NULL, 0, NULL, &n_blocks) != FZ7_OK) {
-        snprintf(why, whylen, "bad -ms value: %s", o->solid);   /* 7zz: before it starts */
+    bool solid_bad = fz7_7z_plan_solid(o->solid, 0, NULL, NULL, 0, NULL, &n_blocks) != FZ7_OK ||
+                     (xz && o->solid && strpbrk(o->solid, "eEfF") && strcasecmp(o->solid, "off"));
+    if (solid_bad) {
+        snprintf(why, whylen, "bad -ms value%s: %s", xz ? " for xz" : "", o->solid);
+        return FZ7_E_ARG;
+    }
+    if (xz && (o->header_compress != FZ7_UNSET || o->header_encrypt != FZ7_UNSET)) {
+        snprintf(why, whylen, "-mhc and -mhe are for 7z archives: an xz file has no headers to compress or encrypt");
         return FZ7_E_ARG;
     }
     bool chain_method = false, chain_filter = false;

@@ -389,6 +389,26 @@ for m in -md24 -mfb64 -myx9 -mcrc32 -mqs+ -mlc4 -mmc10 -meos+ -mtp=0 -mtp=3 -mtp
          -ms=bad -ms=0 -ms=e2; do
     mrow same a $m new.7z src
 done
+# Values 7zz refuses that fz7 took and ignored: -mqs/-myx/-mx/-mmemuse out
+# of their kind, a Delta distance past 32 bits (it wrapped), parameters of
+# a filter, empty parameters, PPMd memory not whole words, charsets.
+for m in -mqs=x -myx=x -mx=4294967296 -mmemuse -mmemuse1g -m0=Delta:4294967297 -m0=BCJ:s=0 \
+         -m0=ARM64:s0 -m0=BCJ:d=1m -m0=Delta:4:x -m0=LZMA:: -m0=LZMA:d=1m: -m0=PPMd:mem=1000001b \
+         -scsX -sccX -scsWIN -scs1251 -scsUTF-16LE -sccUTF-16LE; do
+    mrow same a $m new.7z src
+done
+# Where the refusal comes: after "Creating archive:" for a new archive (u
+# too), as the archive is opened for one that exists.
+for m in -mx=-1 -mmt=abc -mhe=x -mxyz=3 -ms=bad; do
+    row same a $m arc.7z one.txt
+    row same u $m new.7z one.txt
+done
+row same a -mlp=4 arc.7z src/a.txt
+# xz keeps no names, times or attributes and has no headers or solid
+# blocks of files: 7zz refuses the 7z archive's switches for them.
+for m in -mhc=off -mhe -mtm -mtc=off -mta -mtr=on -mqs -mtp=0 -ms=e -ms=4f -ms=1g -ms=off; do
+    row same a -txz $m new.xz one.txt
+done
 row same a -m0=BZip2 new.7z src
 for m in -mlc=9 -mxyz=3 -m0=Foo -mo=3; do
     row same u $m arc.7z one.txt
