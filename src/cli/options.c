@@ -375,6 +375,10 @@ static int parse_switch(parser *p, const char *arg)
     case 't':
         if (!s[1])
             return usage_error(p, 7, "Too short switch:", arg);
+        if (!strcmp(s + 1, "*")) {   /* 7zz's "any type": by name to write, by signature to read */
+            o->type = FZ7_TYPE_AUTO;
+            return 0;
+        }
         o->type = fz7_type_parse(s + 1, &o->type_name);
         return 0;
     case 'm':

@@ -404,6 +404,9 @@ for m in -mx=-1 -mmt=abc -mhe=x -mxyz=3 -ms=bad; do
     row same u $m new.7z one.txt
 done
 row same a -mlp=4 arc.7z src/a.txt
+# -t*: any type (by the name to write, by the signature to read)
+row same l '-t*' arc.7z
+row same a '-t*' new.7z one.txt
 # xz keeps no names, times or attributes and has no headers or solid
 # blocks of files: 7zz refuses the 7z archive's switches for them.
 for m in -mhc=off -mhe -mtm -mtc=off -mta -mtr=on -mqs -mtp=0 -ms=e -ms=4f -ms=1g -ms=off; do
