@@ -1039,7 +1039,10 @@ static uint32_t bt_run(fz7_lz_mf *mf, uint32_t count, uint32_t *lim, int full)
      * count positions need. */
     uint64_t need = (uint64_t)count + mf->nice_len;
     uint32_t scan = need < end - pos ? (uint32_t)need : end - pos;
-    uint32_t run_end = pos + 8 + mf->match_len(b + pos + 8, b + pos + 7, scan - 8);
+    /* b[pos .. pos + 8) are known to be in the run; a short look (small
+     * nice_len and count) needs no compare at all. */
+    uint32_t run_end = scan <= 8 ? pos + scan
+                                 : pos + 8 + mf->match_len(b + pos + 8, b + pos + 7, scan - 8);
     /* q qualifies while q + lim <= run_end, lim = min(end - q, nice_len) >= hb. */
     uint32_t last;   /* one past the last qualifying position */
     if (run_end == end && !full)
