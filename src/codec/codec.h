@@ -93,6 +93,10 @@ void fz7_deflate_enc_free(fz7_deflate_enc *e);
 fz7_status fz7_ppmd7_istream_new(fz7_istream *src, const uint8_t *props, size_t props_len,
                                  uint64_t out_size, uint64_t mem_limit, fz7_istream **out);
 
+/* Bytes a stream of fz7_ppmd7_istream_new has read from src beyond what its
+ * range decoder used (as fz7_lzma_istream_unread). */
+size_t fz7_ppmd7_istream_unread(const fz7_istream *s);
+
 /* PPMd variant H encoder for 7z's method 030401: the bytes written are
  * coded with a model of the given order and mem bytes, pushed to dst (not
  * owned) in 64 KiB writes; no end marker (7z keeps the size). The same

@@ -251,6 +251,12 @@ static void ppmd_destroy(fz7_istream *s)
     free(z);
 }
 
+size_t fz7_ppmd7_istream_unread(const fz7_istream *s)
+{
+    const ppmd_istream *z = (const ppmd_istream *)s;
+    return z->in_len - z->in_pos;
+}
+
 fz7_status fz7_ppmd7_istream_new(fz7_istream *src, const uint8_t *props, size_t props_len,
                                  uint64_t out_size, uint64_t mem_limit, fz7_istream **out)
 {

@@ -926,6 +926,12 @@ static fz7_status lzma_read(fz7_istream *base, uint8_t *buf, size_t cap, size_t 
     return FZ7_OK;
 }
 
+size_t fz7_lzma_istream_unread(const fz7_istream *base)
+{
+    const lzma_istream *s = (const lzma_istream *)base;
+    return s->in_end > s->in_pos ? s->in_end - s->in_pos : 0;
+}
+
 static void lzma_destroy(fz7_istream *base)
 {
     lzma_istream *s = (lzma_istream *)base;

@@ -25,6 +25,11 @@
 fz7_status fz7_lzma_istream_new(fz7_istream *src, const uint8_t props[5], uint64_t unpack_size,
                                 uint64_t mem_limit, fz7_istream **out);
 
+/* Bytes a stream of fz7_lzma_istream_new has read from src beyond what its
+ * decoder used (it reads ahead). Once the stream has ended, a container
+ * that knows the packed size (7z) checks with it that nothing follows. */
+size_t fz7_lzma_istream_unread(const fz7_istream *s);
+
 /* Decodes a whole raw LZMA stream of unpack_size bytes (props as for
  * fz7_lzma_istream_new) from src into one buffer, returned in *out for
  * the caller to free: the decoder's window is that buffer, so a stream of

@@ -10,6 +10,8 @@
 #    mode, and listed with 7zz's Attr column;
 #  - `h` sums "for data and names" over names that are not UTF-8 as 7zz
 #    does (its U+EF00 escapes) and prints a newline in a name as '_';
+#  - a 7z pack stream longer than its LZMA, LZMA2 or PPMd data is a Data
+#    Error (7zz too), the file's bytes still written;
 #  - a tar hard link that names its file through an earlier link, with a
 #    leading '/', or before the file itself, is made a link; `t -scrc` gives hard links no data of
 #    their own (7zz's sums), `x -so` their file's data (7zz: none).
@@ -96,5 +98,39 @@ inodes=$(stat -c %i lo/d/real lo/d/h1 lo/d/chain lo/d/absT lo/d/fwd 2>/dev/null 
   bad "x -so links.tar: not the file's bytes five times"
 want=$(7zz t -scrc links.tar | sums) got=$("$FZ7" t -scrc links.tar | sums)
 [ -n "$want" ] && [ "$got" = "$want" ] && ok || bad "t -scrc links.tar: $got (7zz $want)"
+
+# ---- a pack stream longer than its coder's data ----
+# LZMA, LZMA2 and PPMd end exactly where their packed bytes do: a pack
+# size grown by three bytes (junk after the stream, CRCs good) is a Data
+# Error for t and x (exit 2, as 7zz), and x still writes the file's bytes.
+grow() {
+  python3 - "$@" <<'PY'
+import struct, sys, zlib
+b = bytearray(open(sys.argv[1], 'rb').read())
+off, size, _ = struct.unpack('<QQI', b[12:32])
+hdr = b[32 + off:32 + off + size]
+assert hdr[:3] == b'\x01\x04\x06' and hdr[3] == 0 and hdr[4] == 1 and hdr[5] == 9
+assert hdr[6] < 0x80 or (hdr[6] & 0xC0) == 0x80      # a size of one or two bytes
+n = 1 if hdr[6] < 0x80 else 2
+v = hdr[6] if n == 1 else ((hdr[6] & 0x3F) << 8) | hdr[7]
+v += 3
+enc = bytes([v]) if v < 0x80 else bytes([0x80 | (v >> 8), v & 0xFF])
+hdr = hdr[:6] + enc + hdr[6 + n:]
+packed = b[32:32 + off] + b'\x01\x02\x03'
+sh = struct.pack('<QQI', len(packed), len(hdr), zlib.crc32(hdr))
+open(sys.argv[2], 'wb').write(b[:8] + struct.pack('<I', zlib.crc32(sh)) + sh + packed + hdr)
+PY
+}
+seq 1 3000 > w.txt
+for m in LZMA LZMA2 PPMd; do
+  rm -f p.7z && 7zz a -bso0 -mhc=off -m0=$m p.7z w.txt || bad "7zz a -m0=$m failed"
+  grow p.7z g.7z
+  7zz t g.7z >/dev/null 2>&1; r7=$?
+  "$FZ7" t p.7z >/dev/null 2>&1; good=$?
+  "$FZ7" t g.7z >f.out 2>&1; rf=$?
+  rm -rf gx && "$FZ7" x -bso0 -ogx g.7z >/dev/null 2>&1; rx=$?
+  [ $good = 0 ] && [ $r7 = 2 ] && [ $rf = 2 ] && [ $rx = 2 ] && grep -q '^ERROR: Data Error : w.txt' f.out &&
+    cmp -s gx/w.txt w.txt && ok || bad "$m, pack stream 3 bytes long: t exit $rf (7zz $r7), x exit $rx: $(cat f.out)"
+done
 
 t_summary reader_edges.sh

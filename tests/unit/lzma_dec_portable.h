@@ -21,6 +21,7 @@
 #define fz7_lzma_dec_run portable_lzma_dec_run
 #define fz7_lzma_dec_end_marker_next portable_lzma_dec_end_marker_next
 #define fz7_lzma_istream_new portable_lzma_istream_new
+#define fz7_lzma_istream_unread portable_lzma_istream_unread
 #define fz7_lzma_decode_whole portable_lzma_decode_whole
 #define fz7_lzma2_dict_size portable_lzma2_dict_size
 #define fz7_lzma2_istream_new_sized portable_lzma2_istream_new_sized

@@ -279,7 +279,7 @@ fz7_status fz7_7z_folder_check(fz7_7z_folder *f)
 /* Checks that a coder produces exactly its unpack size: a stream that ends
  * early or has bytes beyond it is corrupt. 7zAES output is the exception:
  * its last block's padding follows the unpack size. */
-typedef struct {
+typedef struct sized_istream {
     fz7_istream base;
     fz7_istream *src;
     uint64_t left;
@@ -316,6 +316,41 @@ static fz7_status sized_read(fz7_istream *s, uint8_t *buf, size_t cap, size_t *g
 
 static void sized_destroy(fz7_istream *s) { free(s); }
 
+/* A pack stream that counts the bytes its coder has read. */
+typedef struct {
+    fz7_istream base;
+    fz7_istream *src;
+    uint64_t read;
+} counted_istream;
+
+static fz7_status counted_read(fz7_istream *s, uint8_t *buf, size_t cap, size_t *got)
+{
+    counted_istream *c = (counted_istream *)s;
+    fz7_status st = c->src->read(c->src, buf, cap, got);
+    c->read += *got;
+    return st;
+}
+
+static void counted_destroy(fz7_istream *s)
+{
+    counted_istream *c = (counted_istream *)s;
+    fz7_istream_free(c->src);
+    free(c);
+}
+
+/* A coder that must use its whole pack stream: the range coders (LZMA,
+ * LZMA2, PPMd) end exactly where their packed data does, so bytes left
+ * over once all of its output is read mean a corrupt folder (7zz: "Data
+ * Error"). unread: what the decoder read ahead of its use (NULL: it reads
+ * nothing ahead); out: the coder's output, checked against its size. */
+typedef struct {
+    counted_istream *pack;
+    uint64_t size;
+    fz7_istream *dec;
+    size_t (*unread)(const fz7_istream *dec);
+    const struct sized_istream *out;
+} exact_end;
+
 /* The whole graph: stages in creation order (sources first), destroyed in
  * reverse so every decoder goes before the streams it reads. */
 typedef struct {
@@ -323,12 +358,33 @@ typedef struct {
     fz7_istream *top;
     size_t count;
     fz7_istream *stages[3 * FZ7_7Z_MAX_CODERS + FZ7_7Z_MAX_IN_STREAMS];
+    size_t n_exact;
+    exact_end exact[FZ7_7Z_MAX_CODERS];
 } chain_istream;
 
 static fz7_status chain_read(fz7_istream *s, uint8_t *buf, size_t cap, size_t *got)
 {
     chain_istream *c = (chain_istream *)s;
-    return c->top->read(c->top, buf, cap, got);
+    fz7_status st = c->top->read(c->top, buf, cap, got);
+    if (st != FZ7_OK || *got || !cap)
+        return st;
+    /* The end of the folder: every range coder used all its packed bytes. */
+    for (size_t i = 0; i < c->n_exact; i++) {
+        const exact_end *e = &c->exact[i];
+        if (e->out->left != 0)
+            continue;   /* not read to its end (BCJ2 may stop short): nothing to check */
+        /* A coder read by another (BCJ2) has not been asked past its end:
+         * LZMA2 reads its end byte then. */
+        uint8_t probe;
+        size_t n = 0;
+        st = e->dec->read(e->dec, &probe, 1, &n);
+        if (st != FZ7_OK)
+            return st;
+        uint64_t unread = e->unread ? e->unread(e->dec) : 0;
+        if (n || e->pack->read - unread < e->size)
+            return FZ7_E_DATA;
+    }
+    return FZ7_OK;
 }
 
 static void chain_destroy(fz7_istream *s)
@@ -496,6 +552,8 @@ static fz7_status build_out(build_ctx *b, uint32_t o, unsigned depth, fz7_istrea
     const fz7_7z_folder *f = b->f;
     const fz7_7z_coder *c = &f->coders[o];
     fz7_istream *in[FZ7_7Z_MAX_IN_STREAMS];
+    counted_istream *pack[FZ7_7Z_MAX_IN_STREAMS] = {NULL};   /* in[j] when a pack stream */
+    uint64_t pack_size[FZ7_7Z_MAX_IN_STREAMS] = {0};
     if (depth > FZ7_7Z_MAX_CODERS)
         return FZ7_E_FORMAT;
     if (!coder_known(c->id))
@@ -512,7 +570,16 @@ static fz7_status build_out(build_ctx *b, uint32_t o, unsigned depth, fz7_istrea
                 uint64_t ps = f->first_pack + k;
                 if (ps >= b->s->num_pack)
                     return FZ7_E_FORMAT;
-                in[j] = fz7_volumes_istream_new(b->vol, b->s->pack_offsets[ps], b->s->pack_sizes[ps]);
+                fz7_istream *vs = fz7_volumes_istream_new(b->vol, b->s->pack_offsets[ps], b->s->pack_sizes[ps]);
+                counted_istream *cs = vs ? malloc(sizeof *cs) : NULL;
+                if (cs) {
+                    *cs = (counted_istream){{counted_read, counted_destroy}, vs, 0};
+                    pack[j] = cs;
+                    pack_size[j] = b->s->pack_sizes[ps];
+                } else {
+                    fz7_istream_free(vs);
+                }
+                in[j] = cs ? &cs->base : NULL;
                 st = keep(b, in[j]);
             }
         if (st != FZ7_OK)
@@ -525,6 +592,12 @@ static fz7_status build_out(build_ctx *b, uint32_t o, unsigned depth, fz7_istrea
     sized_istream *z = malloc(sizeof *z);
     if (!z)
         return FZ7_E_MEM;
+    bool range_coder = c->id == FZ7_7Z_ID_LZMA || c->id == FZ7_7Z_ID_LZMA2 || c->id == FZ7_7Z_ID_PPMD;
+    if (range_coder && pack[0] && b->chain->n_exact < FZ7_7Z_MAX_CODERS)
+        b->chain->exact[b->chain->n_exact++] = (exact_end){
+            pack[0], pack_size[0], dec,
+            c->id == FZ7_7Z_ID_LZMA ? fz7_lzma_istream_unread
+            : c->id == FZ7_7Z_ID_PPMD ? fz7_ppmd7_istream_unread : NULL, z};
     z->base.read = sized_read;
     z->base.destroy = sized_destroy;
     z->src = dec;
