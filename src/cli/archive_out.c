@@ -83,8 +83,7 @@ fz7_status fz7_scan_inputs_ordered(const struct fz7_options *o, fz7_tree *tree,
             ex[i].recursive = o->excludes[i].recursive;
         }
     }
-    fz7_tree_opts to = {0};
-    to.recurse = o->recurse == FZ7_ON;
+    fz7_tree_opts to = {0};   /* each name carries its recursion (-r, -r0, -ir!) */
     to.store_symlinks = o->store_symlinks;
     to.full_paths = o->full_paths;
     to.no_wildcards = o->no_wildcards;
@@ -96,6 +95,7 @@ fz7_status fz7_scan_inputs_ordered(const struct fz7_options *o, fz7_tree *tree,
     if (o->n_names == 0) {
         fz7_tree_opts all = to;   /* 7-Zip: everything here, -spd or not */
         all.no_wildcards = false;
+        all.recurse = o->recurse == FZ7_ON;
         st = fz7_tree_add(tree, "*", false, &all);
     }
     for (size_t i = 0; i < o->n_names && (st == FZ7_OK || st == FZ7_E_IO); i++)

@@ -37,7 +37,8 @@ ssize_t fz7_read_fill(int fd, void *buf, size_t cap);
 /* True when path (an archive path) matches pattern by 7-Zip's rules:
  * components are compared one to one ('*' and '?' never cross '/'); a
  * pattern matching the leading components selects everything below them;
- * a recursive pattern may start at any depth. */
+ * in a recursive pattern the last component may match at any depth below
+ * the ones before it, which match from the top. */
 bool fz7_wildcard_match(const char *pattern, const char *path, bool recursive,
                         bool case_sensitive);
 

@@ -124,16 +124,19 @@ static bool match_parts(const char *pattern, const char *path, bool recursive, b
         return true;
     if (n < m)
         return false;
-    size_t last_start = recursive ? n - m : 0;
-    for (size_t k = 0; k <= last_start; k++) {
-        size_t j = 0;
-        while (j < m && component_match(pb[j], pe[j], sb[k + j], se[k + j], cs, literal))
-            j++;
-        if (j == m) {
-            *matched_len = k + m == n ? n : k + m; /* components up to the match */
+    /* The leading components match the path's first ones; the last one
+     * matches the next component or, recursive, one at any depth below
+     * them (7-Zip's -r: src and then "*.txt" takes src/sub/c.txt; sub/c.txt
+     * does not take src/sub/c.txt). */
+    for (size_t j = 0; j + 1 < m; j++)
+        if (!component_match(pb[j], pe[j], sb[j], se[j], cs, literal))
+            return false;
+    size_t last = recursive ? n - 1 : m - 1;
+    for (size_t k = m - 1; k <= last; k++)
+        if (component_match(pb[m - 1], pe[m - 1], sb[k], se[k], cs, literal)) {
+            *matched_len = k + 1; /* components up to the match */
             return true;
         }
-    }
     return false;
 }
 

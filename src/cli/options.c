@@ -14,7 +14,8 @@
 #include <strings.h>
 #include <unistd.h>
 
-/* A wildcard being collected: rmode -1 = take the -r state. */
+/* A wildcard being collected: rmode -1 = take the -r state, 0 not
+ * recursive, 1 recursive, 2 recursive when it has a wildcard (r0). */
 typedef struct pending_wildcard {
     char *pattern;
     int rmode;
@@ -133,7 +134,7 @@ static int parse_selection(parser *p, const char *arg, const char *rest, bool ex
     for (;;) {
         char c = (char)tolower((unsigned char)rest[0]);
         if (c == 'r') {
-            how.rmode = rest[1] == '-' ? 0 : 1;
+            how.rmode = rest[1] == '-' ? 0 : rest[1] == '0' ? 2 : 1;
             rest += rest[1] == '-' || rest[1] == '0' ? 2 : 1;
         } else if (c == 'm') {
             how.mark = rest[1] == '-' ? 0 : rest[1] == '2' ? 2 : 1;
@@ -362,8 +363,10 @@ static int parse_switch(parser *p, const char *arg)
         }
         return usage_error(p, 7, "Incorrect switch postfix:", arg);
     case 'r':
-        if (!s[1] || !strcmp(s + 1, "0"))
+        if (!s[1] || !strcmp(s + 1, "0")) {
             o->recurse = FZ7_ON;
+            o->recurse_wildcards_only = s[1] == '0';
+        }
         else if (!strcmp(s + 1, "-"))
             o->recurse = FZ7_OFF;
         else
@@ -623,10 +626,11 @@ static int finish_wildcards(parser *p)
         if (!*lists[k])
             return usage_error(p, 8, "Can't allocate required memory", NULL);
     }
-    bool rdefault = o->recurse == FZ7_ON;
+    int rdefault = o->recurse != FZ7_ON ? 0 : o->recurse_wildcards_only ? 2 : 1;
     for (size_t i = 0; i < p->n_wc; i++) {
         const pending_wildcard *pw = &p->wc[i];
-        bool recursive = pw->rmode < 0 ? rdefault && !pw->archive : pw->rmode == 1;
+        int mode = pw->rmode < 0 ? (pw->archive ? 0 : rdefault) : pw->rmode;
+        bool recursive = mode == 1 || (mode == 2 && !pw->literal && strpbrk(pw->pattern, "*?"));
         fz7_wildcard w = {pw->pattern, recursive, pw->literal, pw->mark};
         p->wc[i].pattern = NULL;
         int k = pw->archive * 2 + pw->exclude;

@@ -123,6 +123,7 @@ struct fz7_options {
     int threads;               /* -mmt{N} 1..256 (-mmt0 = 1, as 7-Zip; more
                                   than 256 = 256); -mmt/-mmt=on = 0 (all
                                   cores); -mmt=off/-mmt- = 1; -1 not given */
+    bool recurse_wildcards_only;  /* -r0: only names with a wildcard recurse */
     fz7_tristate header_encrypt;  /* -mhe[=on|off] */
     fz7_tristate header_compress; /* -mhc[=on|off] */
     const char *bad_method;    /* the first -mx/-mmt/-mhe/-mhc/-mmemuse whose

@@ -404,6 +404,20 @@ for m in -mx=-1 -mmt=abc -mhe=x -mxyz=3 -ms=bad; do
     row same u $m new.7z one.txt
 done
 row same a -mlp=4 arc.7z src/a.txt
+# -r with a folder in the name: the folders match from the top, the last
+# part at any depth below them (src/*.txt takes src/sub/c.txt, sub/*.txt
+# takes nothing); -r0 recurses only names with a wildcard.
+row same l -r arc.7z 'src/*.txt'
+row same l -r arc.7z 'sub/*.txt'
+row same l -r0 arc.7z c.txt
+row same l -r0 arc.7z '*.txt'
+row same l arc.7z '-ir0!c.txt'
+row same x -r arc.7z -oout 'src/*.txt'
+row same d -r arc.7z 'sub/*.txt'
+row same d -r arc.7z 'src/*.txt'
+row same a -r0 new.7z c.txt
+row same a -r new.7z 'src/*.txt'
+row same h -r0 c.txt
 # -t*: any type (by the name to write, by the signature to read)
 row same l '-t*' arc.7z
 row same a '-t*' new.7z one.txt
