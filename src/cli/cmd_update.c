@@ -609,8 +609,10 @@ int fz7_cmd_update(const struct fz7_options *o)
     uint64_t *vols = NULL;
     size_t n_vols = 0;
     int rc = fz7_volume_sizes(o, &vols, &n_vols);
-    if (rc == 0 && n_vols && o->command == FZ7_CMD_RENAME) {
-        /* rn writes no volumes; 7zz 26.02 ends so, with or without the archive. */
+    struct stat arc_sb;
+    if (rc == 0 && o->command == FZ7_CMD_RENAME && (n_vols || stat(o->archive, &arc_sb) != 0)) {
+        /* rn writes no volumes and makes no archive; 7zz 26.02 ends so (d
+         * on a missing archive writes an empty one, as 7zz does). */
         fflush(out);
         fprintf(stderr, "\n\nERROR:\ncan't find archive\n");
         rc = FZ7_EXIT_FATAL;

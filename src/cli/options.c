@@ -411,8 +411,9 @@ static int parse_switch(parser *p, const char *arg)
                 o->bb = 1;
                 return 0;
             }
-            if (s[2] >= '0' && s[2] <= '3' && !s[3]) {
-                o->bb = s[2] - '0';
+            if (strspn(s + 2, "0123456789") == strlen(s + 2)) {
+                /* 7zz takes any number; above 3 it logs as -bb3 */
+                o->bb = strlen(s + 2) > 1 || s[2] > '3' ? 3 : s[2] - '0';
                 return 0;
             }
             return usage_error(p, 7, "Incorrect switch postfix:", arg);
@@ -691,8 +692,8 @@ int fz7_options_parse(int argc, char **argv, struct fz7_options *o, char *err_ki
             if (o->command == FZ7_CMD_NONE)
                 rc = usage_error(&p, 7, "Unsupported command:", a);
             have_command = true;
-        } else if (!o->archive) {
-            o->archive = a;
+        } else if (!o->archive && !(o->command == FZ7_CMD_HASH && a[0] == '@' && a[1] && switches)) {
+            o->archive = a;   /* h has no archive: its first name sits here */
         } else if (a[0] == '@' && a[1] && switches) {
             rc = read_listfile(&p, a + 1, &plain);
         } else if (add_wildcard(&p, a, &plain) != 0) {

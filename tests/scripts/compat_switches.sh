@@ -418,6 +418,11 @@ row same d -r arc.7z 'src/*.txt'
 row same a -r0 new.7z c.txt
 row same a -r new.7z 'src/*.txt'
 row same h -r0 c.txt
+# rn makes no archive; -bb takes any number (above 3 as 3); h reads a
+# list file as its first name too.
+row same rn nothere.7z a b
+row same x -bb4 arc.7z -oout
+row same h @list.txt
 # -t*: any type (by the name to write, by the signature to read)
 row same l '-t*' arc.7z
 row same a '-t*' new.7z one.txt
