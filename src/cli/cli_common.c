@@ -2,6 +2,7 @@
  * terminal questions (password with echo off, overwrite), opening an
  * archive with a password, and the archive block of the output. */
 #include "cli/cli.h"
+#include "cli/settings.h"
 #include "cli/archive_type.h"
 
 #include "cpu/cpu.h"
@@ -656,6 +657,21 @@ bool fz7_excluded_types_known(const struct fz7_options *o)
     return true;
 }
 
+/* x, e, t, l: 7zz hands the -m switches to the archive's handler as it
+ * opens the archive, which refuses what it cannot read (the checks 7zz
+ * makes before "Add new data" when writing; a coder's own are not made). */
+static bool method_switches_refused(const struct fz7_options *o, const fz7_archive *a)
+{
+    if (!o->n_methods && !o->bad_method && !o->solid && !o->filters && o->level < 0 &&
+        o->header_compress == FZ7_UNSET && o->header_encrypt == FZ7_UNSET)
+        return false;
+    fz7_settings s;
+    char why[256];
+    bool xz = fz7_archive_get_info(a)->format == FZ7_FORMAT_XZ;
+    fz7_status st = fz7_settings_make(o, xz, &s, why, sizeof why);
+    return (st == FZ7_E_ARG || st == FZ7_E_UNSUPPORTED) && !s.refuse_late;
+}
+
 int fz7_open_for_read(const struct fz7_options *o, const char *path, FILE *out, const char *verb,
                       bool need_data, fz7_archive **out_arc, char **password_out, bool *cant_open)
 {
@@ -708,6 +724,18 @@ int fz7_open_for_read(const struct fz7_options *o, const char *path, FILE *out, 
         fz7_archive_close(a);
         fflush(out);
         return open_error(o, out, path, FZ7_E_FORMAT, "", false, cant_open);
+    }
+    if (method_switches_refused(o, a)) {
+        fz7_archive_close(a);
+        fflush(out);
+        *cant_open = true;
+        if (o->command == FZ7_CMD_LIST)
+            fprintf(stderr, "\nERROR: %s : opening : E_INVALIDARG : One or more arguments are invalid\n"
+                            "\n\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n", path);
+        else
+            fprintf(stderr, "ERROR: %s\nCannot open the file as archive\n\n"
+                            "E_INVALIDARG : One or more arguments are invalid\n", path);
+        return FZ7_EXIT_FATAL;
     }
     if (need_data && !password) {
         bool encrypted = false;

@@ -728,8 +728,13 @@ int fz7_options_parse(int argc, char **argv, struct fz7_options *o, char *err_ki
         o->command != FZ7_CMD_BENCH && !o->archive
         && o->command != FZ7_CMD_HASH && o->command != FZ7_CMD_INFO && !o->no_archive_name)
         return usage_error(&p, 7, "Cannot find archive name", NULL);
-    bool writes = o->command == FZ7_CMD_ADD || o->command == FZ7_CMD_UPDATE;
-    if (o->bad_method && !writes)
+    /* a, u, d, rn, x, e, t, l refuse it as 7zz does, as they open or
+     * write the archive; the others at once */
+    bool opens = o->command == FZ7_CMD_ADD || o->command == FZ7_CMD_UPDATE ||
+                 o->command == FZ7_CMD_DELETE || o->command == FZ7_CMD_RENAME ||
+                 o->command == FZ7_CMD_EXTRACT || o->command == FZ7_CMD_EXTRACT_FLAT ||
+                 o->command == FZ7_CMD_TEST || o->command == FZ7_CMD_LIST;
+    if (o->bad_method && !opens)
         return usage_error(&p, 2, "E_INVALIDARG : One or more arguments are invalid", o->bad_method);
     /* rn: the names come in old/new pairs, as 7-Zip requires. */
     if (o->command == FZ7_CMD_RENAME && o->n_names % 2)

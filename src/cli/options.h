@@ -129,6 +129,7 @@ struct fz7_options {
     const char *bad_method;    /* the first -mx/-mmt/-mhe/-mhc/-mmemuse whose
                                 * value 7zz refuses: a and u refuse it after
                                 * "Creating archive:" (fz7_settings_make),
+                                * d, rn, x, e, t, l as they open the archive,
                                 * the other commands at once */
     const char *solid;         /* -ms[=...]: the text after "-ms" and an
                                   optional '=' ("on", "off", "e", "4g", "10f",

@@ -418,6 +418,15 @@ row same d -r arc.7z 'src/*.txt'
 row same a -r0 new.7z c.txt
 row same a -r new.7z 'src/*.txt'
 row same h -r0 c.txt
+# x, e, t, l, d, rn: 7zz's handler reads the -m switches as it opens the
+# archive and refuses those it refuses before writing (not the coders' own).
+for m in -mfoo -mmt=abc -ms=bad -mtm=x -m0=FOO -mlc=9; do
+    row same t $m arc.7z
+    row same l $m arc.7z
+done
+row same x -mfoo arc.7z -oout
+row same t -mhe one.xz
+row same d -mx=z arc.7z src/a.txt
 # rn makes no archive; -bb takes any number (above 3 as 3); h reads a
 # list file as its first name too.
 row same rn nothere.7z a b
