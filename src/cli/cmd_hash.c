@@ -547,10 +547,8 @@ int fz7_cmd_hash(const struct fz7_options *o)
         names = malloc((o->n_names + 1) * sizeof *names);
         if (!names)
             return FZ7_EXIT_MEMORY;
-        /* -r0: recursive only with a wildcard, as the other names */
-        bool recursive = o->recurse == FZ7_ON &&
-                         (!o->recurse_wildcards_only || strpbrk(o->archive, "*?"));
-        names[0] = (fz7_wildcard){.pattern = (char *)o->archive, .recursive = recursive};
+        names[0] = (fz7_wildcard){.pattern = (char *)o->archive,
+                                  .recursive = fz7_options_name_recursive(o, o->archive, false)};
         memcpy(names + 1, o->names, o->n_names * sizeof *names);
         so.names = names;
         so.n_names = o->n_names + 1;

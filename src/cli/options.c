@@ -627,17 +627,22 @@ static int finish_wildcards(parser *p)
         if (!*lists[k])
             return usage_error(p, 8, "Can't allocate required memory", NULL);
     }
-    int rdefault = o->recurse != FZ7_ON ? 0 : o->recurse_wildcards_only ? 2 : 1;
     for (size_t i = 0; i < p->n_wc; i++) {
         const pending_wildcard *pw = &p->wc[i];
-        int mode = pw->rmode < 0 ? (pw->archive ? 0 : rdefault) : pw->rmode;
-        bool recursive = mode == 1 || (mode == 2 && !pw->literal && strpbrk(pw->pattern, "*?"));
+        bool wild = !pw->literal && strpbrk(pw->pattern, "*?");
+        bool recursive = pw->rmode < 0 ? !pw->archive && fz7_options_name_recursive(o, pw->pattern, pw->literal)
+                         : pw->rmode == 1 || (pw->rmode == 2 && wild);
         fz7_wildcard w = {pw->pattern, recursive, pw->literal, pw->mark};
         p->wc[i].pattern = NULL;
         int k = pw->archive * 2 + pw->exclude;
         (*lists[k])[(*lens[k])++] = w;
     }
     return 0;
+}
+
+bool fz7_options_name_recursive(const struct fz7_options *o, const char *pattern, bool literal)
+{
+    return o->recurse == FZ7_ON && (!o->recurse_wildcards_only || (!literal && strpbrk(pattern, "*?")));
 }
 
 /* -an: the name after the command is the first file name. */

@@ -179,6 +179,10 @@ struct fz7_options {
 int fz7_options_parse(int argc, char **argv, struct fz7_options *o, char *err_kind,
                       size_t kind_len, char *err_arg, size_t arg_len);
 
+/* Whether a name given without its own r modifier recurses: -r, and -r0
+ * for a name with a wildcard ('*' or '?'; none when literal, w-). */
+bool fz7_options_name_recursive(const struct fz7_options *o, const char *pattern, bool literal);
+
 /* Frees what fz7_options_parse allocated. */
 void fz7_options_free(struct fz7_options *o);
 
