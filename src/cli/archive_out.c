@@ -874,3 +874,22 @@ fz7_status fz7_temp_prepend(int fd, const uint8_t *stub, size_t len, int *err)
     free(buf);
     return st;
 }
+
+bool fz7_la_switches_refused(const struct fz7_options *o)
+{
+    /* Only -mx applies to these here; 7-Zip rejects 7z's parameters too. */
+    return o->n_methods || o->threads >= 0 || o->header_encrypt != FZ7_UNSET ||
+           o->header_compress != FZ7_UNSET || o->solid || o->filters;
+}
+
+fz7_la_entry fz7_la_entry_of_item(const fz7_tree_item *it)
+{
+    fz7_la_entry e = {.name = it->name, .mode = S_IFREG | (it->mode & 07777), .size = it->size,
+                      .mtime = it->mtime, .mtime_nsec = it->mtime_nsec,
+                      .link_target = it->link_target};
+    if (it->kind == FZ7_ITEM_DIR)
+        e.mode = S_IFDIR | (it->mode & 07777), e.size = 0;
+    else if (it->kind == FZ7_ITEM_SYMLINK)
+        e.mode = S_IFLNK | (it->mode & 07777), e.size = 0;
+    return e;
+}

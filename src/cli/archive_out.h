@@ -7,6 +7,7 @@
 #define FZ7_CLI_ARCHIVE_OUT_H
 
 #include "cli/options.h"
+#include "format/la_write.h"
 #include "fsio/read_tree.h"
 
 #include <stdbool.h>
@@ -183,5 +184,15 @@ int fz7_sfx_load(const char *name, FILE *out, uint8_t **stub, size_t *len, char 
  * before it is copied); the offset is left at the end. FZ7_E_IO with *err
  * = errno. */
 fz7_status fz7_temp_prepend(int fd, const uint8_t *stub, size_t len, int *err);
+
+
+/* True when o has a switch that tar and zip (written through libarchive)
+ * cannot take: -m methods and parameters other than -mx, -mmt, -mhe,
+ * -mhc, -ms, filters. 7zz refuses them with E_INVALIDARG. */
+bool fz7_la_switches_refused(const struct fz7_options *o);
+
+/* The tar or zip header of item it: its kind's S_IFMT bits, its size (0
+ * for a folder or a symbolic link, whose target is link_target), mtime. */
+fz7_la_entry fz7_la_entry_of_item(const fz7_tree_item *it);
 
 #endif

@@ -386,14 +386,17 @@ static fz7_status sink_la(void *w, const uint8_t *p, size_t n)
     return fz7_la_writer_write(w, p, n);
 }
 
-/* An old entry an update keeps: no new item has its name. */
-static bool la_keep_old(void *ctx, const char *name)
+/* An old entry `a` keeps: no new item has its name. */
+static fz7_status la_keep_old(void *ctx, fz7_la_writer *w, size_t index, const char *path,
+                              const char *hardlink, fz7_la_copy_as *as)
 {
+    (void)w, (void)index, (void)hardlink;
     const add_run *r = ctx;
+    as->name = path;
     for (size_t k = 0; k < r->tree.count; k++)
-        if (strcmp(r->tree.items[k].name, name) == 0)
-            return false;
-    return true;
+        if (strcmp(r->tree.items[k].name, path) == 0)
+            as->name = NULL;
+    return FZ7_OK;
 }
 
 static fz7_status write_la(add_run *r, int fd, fz7_la_kind kind, const char *old_path, char *why,
@@ -436,9 +439,7 @@ static fz7_status write_la(add_run *r, int fd, fz7_la_kind kind, const char *old
     }
     for (size_t i = first; i < end && st == FZ7_OK; i++) {
         const fz7_tree_item *it = &r->tree.items[i];
-        fz7_la_entry e = {.name = it->name, .mode = it->mode, .size = it->size,
-                          .mtime = it->mtime, .mtime_nsec = it->mtime_nsec,
-                          .link_target = it->link_target};
+        fz7_la_entry e = fz7_la_entry_of_item(it);
         size_t group = link_first ? link_first[i] : i;
         if (group != i && holder[group] != SIZE_MAX) {
             e.mode = S_IFREG | (it->mode & 07777);
@@ -447,17 +448,9 @@ static fz7_status write_la(add_run *r, int fd, fz7_la_kind kind, const char *old
             st = fz7_la_writer_begin(w, &e);
             continue;
         }
-        if (it->kind == FZ7_ITEM_DIR) {
-            e.mode = S_IFDIR | (it->mode & 07777);
-            e.size = 0;
-        } else if (it->kind == FZ7_ITEM_SYMLINK) {
-            e.mode = S_IFLNK | (it->mode & 07777);
-            e.size = 0;
-        } else {
-            e.mode = S_IFREG | (it->mode & 07777);
-        }
         if (it->kind != FZ7_ITEM_FILE) {
             st = fz7_la_writer_begin(w, &e);
+            r->files_read += kind == FZ7_LA_TAR;   /* 7zz's tar writer counts every item */
             continue;
         }
         int in = open_input(r, it);
@@ -555,12 +548,29 @@ static int exit_code_of(fz7_status st)
 static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *vols,
                        size_t n_vols);
 
+/* True when `a` adds to a tar or zip that exists: the update path writes
+ * it (its entries merged by name as 7zz orders them, a hard link's data
+ * kept when its file is replaced), except from -si, with -snh (links
+ * among the new files) or -v. */
+static bool adds_to_tar_or_zip(const struct fz7_options *o)
+{
+    const char *canon = NULL;
+    fz7_type type = o->type != FZ7_TYPE_AUTO ? o->type : fz7_type_for_writing(o->archive, &canon);
+    if ((type != FZ7_TYPE_TAR && type != FZ7_TYPE_ZIP) || o->from_stdin || o->to_stdout ||
+        o->store_hardlinks || o->n_volume_sizes)
+        return false;
+    char path[PATH_MAX];
+    struct stat sb;
+    return fz7_archive_name(o->archive, o->name_mode == 'e' ? "" : fz7_type_extension(type), path,
+                            sizeof path) && stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
 int fz7_cmd_add(const struct fz7_options *o)
 {
     /* With -u the rules decide per item, and -u-/-u!name choose the
      * archives: the update path does all of it (7zz's `a` is its `u` with
      * the rules p1q1r2x2y2z2w2). */
-    if (fz7_has_update_rules(o))
+    if (fz7_has_update_rules(o) || (o->archive && adds_to_tar_or_zip(o)))
         return fz7_cmd_update(o);
     FILE *out = fz7_msg_stream(o);
     fz7_print_banner(out);
@@ -637,9 +647,7 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
     fz7_la_kind la_kind = type == FZ7_TYPE_TAR ? FZ7_LA_TAR : type == FZ7_TYPE_ZIP ? FZ7_LA_ZIP
                           : type == FZ7_TYPE_GZIP ? FZ7_LA_GZIP : FZ7_LA_BZIP2;
     bool one_stream = xz || (la && (la_kind == FZ7_LA_GZIP || la_kind == FZ7_LA_BZIP2));
-    if (la && (o->n_methods || o->threads >= 0 || o->header_encrypt != FZ7_UNSET ||
-               o->header_compress != FZ7_UNSET || o->solid || o->filters)) {
-        /* Only -mx applies to these here; 7-Zip rejects 7z's parameters too. */
+    if (la && fz7_la_switches_refused(o)) {
         fprintf(stderr, "\n\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n");
         return FZ7_EXIT_FATAL;
     }

@@ -14,6 +14,7 @@
 #include "cli/update_rules.h"
 #include "format/7z/7z_write.h"
 #include "format/archive.h"
+#include "format/la_write.h"
 #include "fsio/read_tree.h"
 
 #include <errno.h>
@@ -63,6 +64,9 @@ typedef struct update_run {
     bool extra;                   /* writing a -u...!name archive (never replaces a file) */
     const uint64_t *vols;         /* -v: volume sizes (n_vols of them), or none */
     size_t n_vols;
+    bool la;                      /* a tar or zip (libarchive's writer), not a .7z */
+    fz7_la_kind la_kind;
+    const char *old_path;         /* the archive read (r->path is the one written) */
 } update_run;
 
 /* ---- deciding each entry's fate ------------------------------------------ */
@@ -105,6 +109,17 @@ static int cmp_entry_path(const void *x, const void *y)
 static int64_t ticks_of(int64_t sec, uint32_t nsec)
 {
     return sec * 10000000 + (int64_t)(nsec / 100u);
+}
+
+/* Whether a file's mtime (sec, nsec) is the time a tar or zip entry of
+ * whole seconds (arc) holds for it: tar keeps whole seconds, zip's DOS
+ * time even ones (7-Zip rounds up, and libarchive reads no NTFS times). */
+static bool same_second(fz7_la_kind kind, int64_t sec, uint32_t nsec, int64_t arc)
+{
+    if (sec == arc)
+        return true;
+    int64_t up = sec + (nsec != 0);
+    return kind == FZ7_LA_ZIP && arc % 2 == 0 && arc - up >= 0 && arc - up <= 1;
 }
 
 /* a, u (and d with rules that need it): scan the names on disk (everything here when none are given, as
@@ -180,6 +195,8 @@ static fz7_status pair_inputs(update_run *r, const struct stat *arc_sb, bool arc
         } else {
             int64_t disk = ticks_of(it->mtime, it->mtime_nsec);
             int64_t arc = ticks_of(e->mtime, e->mtime_nsec);
+            if (r->la && e->mtime_nsec == 0 && same_second(r->la_kind, it->mtime, it->mtime_nsec, e->mtime))
+                disk = arc;
             ps = disk < arc ? FZ7_PAIR_ARCHIVE_NEWER : disk > arc ? FZ7_PAIR_ARCHIVE_OLDER
                  : it->size == e->size ? FZ7_PAIR_SAME : FZ7_PAIR_UNKNOWN;
         }
@@ -266,31 +283,37 @@ static fz7_status write_empty_entries(update_run *r, fz7_7z_writer *w)
     return st;
 }
 
-/* Pushes one file from disk into the open folder. */
-static fz7_status write_item(update_run *r, fz7_7z_writer *w, const fz7_tree_item *it)
+/* -bb1: "+" a new file, "U" one that replaces an entry, as 7-Zip lists them. */
+static void list_item(const update_run *r, const fz7_tree_item *it)
 {
-    int fd = -1;
-    if (r->o->bb >= 1) /* as 7-Zip: "+" a new file, "U" one that replaces an entry */
+    if (r->o->bb >= 1)
         fprintf(r->out, "%c %s\n", r->replaces && r->replaces[it - r->tree.items] ? 'U' : '+',
                 it->name);
-    if (it->kind != FZ7_ITEM_SYMLINK) {
-        fd = fz7_open_input(it->disk_path, r->o->no_atime);
-        if (fd < 0) {
-            fz7_open_warn(&r->scan, r->out, it->disk_path, errno);
-            if (!r->o->stop_on_open_error)
-                return FZ7_OK;
+}
+
+/* Opens item it's file. On failure warns and returns -1 with *st FZ7_OK
+ * (the item is left out) or, under -sse, FZ7_E_IO. */
+static int open_item(update_run *r, const fz7_tree_item *it, fz7_status *st)
+{
+    *st = FZ7_OK;
+    int fd = fz7_open_input(it->disk_path, r->o->no_atime);
+    if (fd < 0) {
+        fz7_open_warn(&r->scan, r->out, it->disk_path, errno);
+        if (r->o->stop_on_open_error) {
             r->sse_errno = errno;
-            return FZ7_E_IO;
+            *st = FZ7_E_IO;
         }
     }
-    fz7_7z_entry_meta m = {0};
-    m.name = it->name;
-    m.attrib = fz7_7z_attrib_from_mode(it->mode);
-    fz7_settings_item_times(&r->set, it, &m);
-    fz7_status st = fz7_7z_writer_begin_file_sized(w, &m, it->size);
-    if (st == FZ7_OK && it->kind == FZ7_ITEM_SYMLINK)
-        st = fz7_7z_writer_write(w, (const uint8_t *)it->link_target, strlen(it->link_target));
-    while (st == FZ7_OK && fd >= 0) {
+    return fd;
+}
+
+/* Reads fd to its end into sink(w, ...), closes it and counts the file
+ * read; a read error is warned about and ends the data there. */
+static fz7_status pump_item(update_run *r, const fz7_tree_item *it, int fd,
+                            fz7_status (*sink)(void *w, const uint8_t *p, size_t n), void *w)
+{
+    fz7_status st = FZ7_OK;
+    while (st == FZ7_OK) {
         ssize_t n = fz7_read_fill(fd, r->buf, READ_CHUNK);
         if (n < 0) {
             fz7_open_warn(&r->scan, r->out, it->disk_path, errno);
@@ -298,13 +321,42 @@ static fz7_status write_item(update_run *r, fz7_7z_writer *w, const fz7_tree_ite
         }
         if (n == 0)
             break;
-        st = fz7_7z_writer_write(w, r->buf, (size_t)n);
+        st = sink(w, r->buf, (size_t)n);
     }
-    if (fd >= 0)
-        close(fd);
+    close(fd);
+    r->files_read++;
+    return st;
+}
+
+static fz7_status sink_7z(void *w, const uint8_t *p, size_t n)
+{
+    return fz7_7z_writer_write(w, p, n);
+}
+
+/* Pushes one file from disk into the open folder. */
+static fz7_status write_item(update_run *r, fz7_7z_writer *w, const fz7_tree_item *it)
+{
+    list_item(r, it);
+    int fd = -1;
+    fz7_status st;
+    if (it->kind != FZ7_ITEM_SYMLINK && (fd = open_item(r, it, &st)) < 0)
+        return st;
+    fz7_7z_entry_meta m = {0};
+    m.name = it->name;
+    m.attrib = fz7_7z_attrib_from_mode(it->mode);
+    fz7_settings_item_times(&r->set, it, &m);
+    st = fz7_7z_writer_begin_file_sized(w, &m, it->size);
+    if (st == FZ7_OK && it->kind == FZ7_ITEM_SYMLINK)
+        st = fz7_7z_writer_write(w, (const uint8_t *)it->link_target, strlen(it->link_target));
+    if (fd >= 0 && st == FZ7_OK) {
+        st = pump_item(r, it, fd, sink_7z, w);
+    } else {
+        if (fd >= 0)
+            close(fd);
+        r->files_read++;
+    }
     if (st == FZ7_OK)
         st = fz7_7z_writer_end_file(w);
-    r->files_read++;
     return st;
 }
 
@@ -443,6 +495,168 @@ static fz7_status write_archive(update_run *r, int fd, char *why, size_t whylen)
     return st;
 }
 
+/* ---- tar and zip ---------------------------------------------------------- */
+
+static fz7_status sink_la(void *w, const uint8_t *p, size_t n)
+{
+    return fz7_la_writer_write(w, p, n);
+}
+
+/* Writes item it from disk into the tar or zip. */
+static fz7_status write_la_item(update_run *r, fz7_la_writer *w, const fz7_tree_item *it)
+{
+    list_item(r, it);
+    fz7_la_entry e = fz7_la_entry_of_item(it);
+    if (it->kind != FZ7_ITEM_FILE) {
+        r->files_read += r->la_kind == FZ7_LA_TAR;   /* 7zz's tar writer counts every item */
+        return fz7_la_writer_begin(w, &e);
+    }
+    fz7_status st;
+    int fd = open_item(r, it, &st);
+    if (fd < 0)
+        return st;
+    /* The size goes into the header first: the size now, in case it
+     * changed since the scan (a file that shrinks while it is read is
+     * padded with zeros by libarchive). */
+    struct stat sb;
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
+        e.size = (uint64_t)sb.st_size;
+    st = fz7_la_writer_begin(w, &e);
+    if (st != FZ7_OK) {
+        close(fd);
+        return st;
+    }
+    return pump_item(r, it, fd, sink_la, w);
+}
+
+/* The items from disk that go in, in name order, and the next to write;
+ * per old entry the kept hard link that takes its data when it goes
+ * (SIZE_MAX: none). */
+typedef struct la_merge {
+    update_run *r;
+    size_t *order;
+    size_t n, next;
+    size_t *heir;
+} la_merge;
+
+static int cmp_item_name(const void *x, const void *y, void *tree)
+{
+    const fz7_tree *t = tree;
+    return strcmp(t->items[*(const size_t *)x].name, t->items[*(const size_t *)y].name);
+}
+
+/* Writes the items from disk whose names sort before name (all: NULL). */
+static fz7_status la_items_before(la_merge *m, fz7_la_writer *w, const char *name)
+{
+    fz7_status st = FZ7_OK;
+    while (st == FZ7_OK && m->next < m->n &&
+           (!name || strcmp(m->r->tree.items[m->order[m->next]].name, name) < 0))
+        st = write_la_item(m->r, w, &m->r->tree.items[m->order[m->next++]]);
+    return st;
+}
+
+/* The name old entry i is written under. */
+static const char *la_name(const update_run *r, size_t i)
+{
+    return r->new_name[i] ? r->new_name[i] : fz7_archive_entry(r->old, i)->path;
+}
+
+/* An old entry: the new items before it, then it as its fate says. A
+ * file that goes (d, or replaced by u) while a hard link to it stays is
+ * written under the first such link's name, that link dropped and the
+ * others pointed at it: no kept name loses its data, as with rm in a
+ * tree (tar, hard links only). */
+static fz7_status la_update_entry(void *ctx, fz7_la_writer *w, size_t index, const char *path,
+                                  const char *hardlink, fz7_la_copy_as *as)
+{
+    la_merge *m = ctx;
+    update_run *r = m->r;
+    if (index >= r->n_old || strcmp(fz7_archive_entry(r->old, index)->path, path) != 0)
+        return FZ7_E_FORMAT;   /* not the archive that was listed: changed meanwhile */
+    const fz7_entry *e = fz7_archive_entry(r->old, index);
+    const char *name = NULL;
+    if (!stays(r, index)) {
+        if (m->heir[index] != SIZE_MAX)
+            name = la_name(r, m->heir[index]);
+    } else if (e->is_hardlink && e->more && hardlink) {
+        size_t i = e->more->hardlink_index, h = i < r->n_old ? m->heir[i] : SIZE_MAX;
+        if (h != index)
+            name = la_name(r, index);
+        if (h != SIZE_MAX)
+            as->link = la_name(r, h);
+        else if (i < r->n_old && r->new_name[i])
+            as->link = r->new_name[i];
+    } else {
+        name = la_name(r, index);
+    }
+    fz7_status st = la_items_before(m, w, name ? name : path);
+    as->name = st == FZ7_OK ? name : NULL;
+    /* The time as listed: a zip's NTFS time (zip_ntfs.c) where it had one. */
+    as->set_mtime = e->has_mtime;
+    as->mtime = e->mtime;
+    as->mtime_nsec = e->mtime_nsec;
+    return st;
+}
+
+/* The new tar or zip: the old entries that stay (renamed by rn), in their
+ * order, with the items from disk merged in by name. 7zz writes the whole
+ * list sorted by name; an archive that was sorted (as 7zz and fz7 write
+ * them) comes out the same, one in another order keeps it. */
+static fz7_status write_la_archive(update_run *r, int fd, char *why, size_t whylen)
+{
+    for (size_t i = 0; i < r->n_old; i++) {
+        if (r->fate[i] == FATE_ANTI) {   /* tar and zip have no anti-items */
+            snprintf(why, whylen, "E_NOTIMPL : Not implemented");
+            return FZ7_E_UNSUPPORTED;
+        }
+    }
+    la_merge m = {.r = r};
+    m.order = malloc((r->tree.count ? r->tree.count : 1) * sizeof *m.order);
+    m.heir = malloc((r->n_old ? r->n_old : 1) * sizeof *m.heir);
+    if (!m.order || !m.heir) {
+        free(m.order);
+        free(m.heir);
+        return FZ7_E_MEM;
+    }
+    for (size_t i = 0; i < r->n_old; i++)
+        m.heir[i] = SIZE_MAX;
+    for (size_t j = 0; j < r->n_old; j++) {
+        const fz7_entry *e = fz7_archive_entry(r->old, j);
+        size_t i = e->is_hardlink && e->more ? e->more->hardlink_index : SIZE_MAX;
+        if (i < j && stays(r, j) && !stays(r, i) && m.heir[i] == SIZE_MAX)
+            m.heir[i] = j;
+    }
+    for (size_t k = 0; r->add && k < r->tree.count; k++) {
+        if (r->anti_new[k]) {
+            free(m.order);
+            free(m.heir);
+            snprintf(why, whylen, "E_NOTIMPL : Not implemented");
+            return FZ7_E_UNSUPPORTED;
+        }
+        if (r->add[k])
+            m.order[m.n++] = k;
+    }
+    qsort_r(m.order, m.n, sizeof *m.order, cmp_item_name, &r->tree);
+    fz7_la_writer *w = NULL;
+    fz7_status st = fz7_la_writer_new(fd, r->la_kind, r->o->level, &w, why, whylen);
+    if (st == FZ7_OK && r->old) {
+        uint64_t d, f, b;
+        st = fz7_la_writer_copy(w, r->old_path, la_update_entry, &m, &d, &f, &b);
+        if (st == FZ7_E_FORMAT && !fz7_la_writer_error(w)[0])
+            snprintf(why, whylen, "the archive changed while it was read");
+    }
+    if (st == FZ7_OK)
+        st = la_items_before(&m, w, NULL);
+    if (st == FZ7_OK)
+        st = fz7_la_writer_finish(w);
+    if (st != FZ7_OK && !why[0] && w)
+        snprintf(why, whylen, "%s", fz7_la_writer_error(w));
+    fz7_la_writer_free(w);
+    free(m.order);
+    free(m.heir);
+    return st;
+}
+
 /* The lines 7-Zip prints before writing an archive: what is deleted
  * (the archive itself only), kept and added, and the anti-items. */
 static void print_plan(update_run *r, bool updating, bool itself)
@@ -504,7 +718,7 @@ static int commit_archive(update_run *r, bool exists, const struct stat *old_sb)
         return rc;
     char why[512] = "";
     errno = 0;
-    fz7_status st = write_archive(r, fd, why, sizeof why);
+    fz7_status st = r->la ? write_la_archive(r, fd, why, sizeof why) : write_archive(r, fd, why, sizeof why);
     int werr = errno;
     uint64_t size = 0;
     size_t n_volumes = 0;
@@ -636,10 +850,22 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
     }
     const char *canon = NULL;
     fz7_type type = o->type != FZ7_TYPE_AUTO ? o->type : fz7_type_for_writing(o->archive, &canon);
-    if (type != FZ7_TYPE_AUTO && type != FZ7_TYPE_7Z) {
-        /* 7-Zip cannot update a one-file stream either; fz7's u/d/rn write
-         * 7z only (tar and zip take new files through `a`). */
+    bool la = type == FZ7_TYPE_TAR || type == FZ7_TYPE_ZIP;
+    if (type != FZ7_TYPE_AUTO && type != FZ7_TYPE_7Z && !la) {
+        /* 7-Zip cannot update a one-file stream either. */
         fprintf(stderr, "\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
+        return FZ7_EXIT_FATAL;
+    }
+    if (la && fz7_la_switches_refused(o)) {   /* as a refuses them */
+        fprintf(stderr, "\n\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n");
+        return FZ7_EXIT_FATAL;
+    }
+    if (la && (o->password || o->ask_password)) {
+        fprintf(stderr, "\nERROR: %s archives cannot be encrypted by fz7\n", fz7_type_display(type, NULL));
+        return FZ7_EXIT_USAGE;
+    }
+    if (la && o->sfx) {   /* a module runs 7z archives only */
+        fprintf(stderr, "\n\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n");
         return FZ7_EXIT_FATAL;
     }
     if (o->from_stdin || o->to_stdout) {
@@ -648,7 +874,8 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
     }
     /* The archive name: 7-Zip adds ".7z" when the name has no extension. */
     char path[PATH_MAX];
-    if (!fz7_archive_name(o->archive, o->name_mode == 'e' ? "" : ".7z", path, sizeof path)) {
+    if (!fz7_archive_name(o->archive, o->name_mode == 'e' ? "" : fz7_type_extension(type), path,
+                          sizeof path)) {
         fprintf(stderr, "\nERROR: archive name too long\n");
         return FZ7_EXIT_USAGE;
     }
@@ -681,6 +908,9 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
     r.password = o->password;
     r.vols = vols;
     r.n_vols = n_vols;
+    r.la = la;
+    r.la_kind = type == FZ7_TYPE_ZIP ? FZ7_LA_ZIP : FZ7_LA_TAR;
+    r.old_path = path;
     char *asked = NULL;
     int rc = 0;
     char why[512] = "";
@@ -691,7 +921,7 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
     }
     if (o->sfx && (rc = fz7_sfx_load(o->sfx, out, &r.sfx, &r.sfx_len, r.sfx_shown, sizeof r.sfx_shown)) != 0)
         goto done;
-    fz7_status st = fz7_settings_make(o, false, &r.set, why, sizeof why);
+    fz7_status st = la ? FZ7_OK : fz7_settings_make(o, false, &r.set, why, sizeof why);
     /* 7zz refuses an unknown -m name as it opens the archive, and a
      * coder's refusal (a method or value) once the plan is printed. */
     bool refused = st == FZ7_E_ARG || st == FZ7_E_UNSUPPORTED;
@@ -727,18 +957,22 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
             rc = fz7_break_signaled();
             goto done;
         }
-        if (st == FZ7_OK && fz7_archive_get_info(r.old)->format != FZ7_FORMAT_7Z) {
+        /* The format the name (or -t) asks for: an archive of another is
+         * refused, as 7zz refuses it. */
+        const char *want = la ? fz7_type_display(type, NULL) : "7z";
+        if (st == FZ7_OK && !fz7_type_matches(la ? type : FZ7_TYPE_7Z, NULL, fz7_archive_get_info(r.old))) {
             st = FZ7_E_FORMAT;
-            snprintf(err, sizeof err, "Cannot open the file as [7z] archive");
+            snprintf(err, sizeof err, "Cannot open the file as archive");
         }
         if (st != FZ7_OK) {
-            rc = fz7_print_update_open_error(out, path, "7z", err, st);
+            rc = fz7_print_update_open_error(out, path, want, err, st);
             goto done;
         }
         fz7_print_archive_block(out, path, r.old);
         fputc('\n', out);
         r.n_old = fz7_archive_count(r.old);
-        fz7_settings_times_from(&r.set, r.old);
+        if (!la)
+            fz7_settings_times_from(&r.set, r.old);
     }
 
     /* Kept data that must be decoded needs the password; new data is

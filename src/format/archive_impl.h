@@ -60,6 +60,23 @@ fz7_status fz7_libarchive_open(fz7_archive *a, char *err, size_t errlen);
 locale_t fz7_la_utf8_enter(void);
 void fz7_la_utf8_leave(locale_t old);
 
+struct archive_entry;
+/* A libarchive entry's path as fz7 lists it: UTF-8 where libarchive can
+ * convert, without the trailing '/' of directories (malloc'd; NULL: no
+ * memory). */
+char *fz7_la_entry_path(struct archive_entry *ae);
+/* The archive's own top folder ("./" as `tar -C dir .` stores it): not
+ * listed and not extracted, since it names the output folder itself. */
+bool fz7_la_is_root_folder(struct archive_entry *ae);
+
+/* Sets the mtime of a zip's entries (count of them, as libarchive listed
+ * them from the archive of size bytes in v) from the NTFS extra fields of
+ * its central directory (zip_ntfs.c), where 7-Zip keeps its times to
+ * 100 ns. A directory over mem_limit bytes, or one that cannot be read, is
+ * passed over (libarchive reports what is wrong with it). */
+void fz7_zip_ntfs_times(const fz7_volumes *v, uint64_t size, fz7_entry *entries, size_t count,
+                        uint64_t mem_limit);
+
 /* Makes a, an .xz file whose index or footer could not be read, one that
  * is decoded in one forward pass from offset 0 of a->vol, through every
  * volume (xz_stream.c): one entry named after the file without sizes,

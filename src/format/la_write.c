@@ -124,8 +124,7 @@ fz7_status fz7_la_writer_write(fz7_la_writer *w, const uint8_t *p, size_t n)
     return FZ7_OK;
 }
 
-fz7_status fz7_la_writer_copy(fz7_la_writer *w, const char *old_path,
-                              bool (*keep)(void *ctx, const char *name), void *ctx,
+fz7_status fz7_la_writer_copy(fz7_la_writer *w, const char *old_path, fz7_la_copy_fn fn, void *ctx,
                               uint64_t *kept_dirs, uint64_t *kept_files, uint64_t *kept_bytes)
 {
     *kept_dirs = *kept_files = *kept_bytes = 0;
@@ -148,7 +147,7 @@ fz7_status fz7_la_writer_copy(fz7_la_writer *w, const char *old_path,
         st = FZ7_E_MEM;
         goto out;
     }
-    for (;;) {
+    for (size_t index = 0;;) {
         struct archive_entry *ae;
         int r = archive_read_next_header(in, &ae);
         if (r == ARCHIVE_EOF)
@@ -158,21 +157,40 @@ fz7_status fz7_la_writer_copy(fz7_la_writer *w, const char *old_path,
             st = FZ7_E_DATA;
             goto out;
         }
-        const char *name = archive_entry_pathname_utf8(ae);
-        if (!name)
-            name = archive_entry_pathname(ae);
-        char *trimmed = strdup(name ? name : "");
-        if (!trimmed) {
-            st = FZ7_E_MEM;
-            goto out;
+        if (!fz7_la_is_root_folder(ae)) {
+            char *path = fz7_la_entry_path(ae);
+            if (!path) {
+                st = FZ7_E_MEM;
+                goto out;
+            }
+            const char *hard = archive_entry_hardlink_utf8(ae);
+            if (!hard)
+                hard = archive_entry_hardlink(ae);
+            fz7_la_copy_as as = {.link = hard};
+            st = fn(ctx, w, index++, path, hard, &as);
+            const char *write_as = as.name;
+            if (st == FZ7_OK && write_as && strcmp(write_as, path) != 0) {
+                bool dir = archive_entry_filetype(ae) == AE_IFDIR;
+                size_t n = strlen(write_as);
+                char *name = malloc(n + 2);
+                if (name) {   /* a folder's name ends in '/', as tar and zip write it */
+                    snprintf(name, n + 2, "%s%s", write_as, dir ? "/" : "");
+                    archive_entry_set_pathname_utf8(ae, name);
+                    free(name);
+                } else {
+                    st = FZ7_E_MEM;
+                }
+            }
+            if (st == FZ7_OK && write_as && hard && as.link != hard)
+                archive_entry_set_hardlink_utf8(ae, as.link);
+            if (st == FZ7_OK && write_as && as.set_mtime)
+                archive_entry_set_mtime(ae, (time_t)as.mtime, (long)as.mtime_nsec);
+            free(path);
+            if (st != FZ7_OK)
+                goto out;
+            if (!write_as)
+                continue;
         }
-        size_t len = strlen(trimmed);
-        while (len > 1 && trimmed[len - 1] == '/')
-            trimmed[--len] = 0;
-        bool k = keep(ctx, trimmed);
-        free(trimmed);
-        if (!k)
-            continue;
         bool dir = archive_entry_filetype(ae) == AE_IFDIR;
         if (dir)
             (*kept_dirs)++;

@@ -40,12 +40,32 @@ fz7_status fz7_la_writer_new(int fd, fz7_la_kind kind, int level, fz7_la_writer 
 fz7_status fz7_la_writer_begin(fz7_la_writer *w, const fz7_la_entry *e);
 fz7_status fz7_la_writer_write(fz7_la_writer *w, const uint8_t *p, size_t n);
 
-/* Copies every entry of the tar or zip at old_path whose name keep() accepts
- * (the entries an update keeps), data included. *kept_* count them.
+/* How an old entry is written again (fz7_la_writer_copy's callback). */
+typedef struct fz7_la_copy_as {
+    const char *name;       /* the name to write it under; NULL drops it */
+    const char *link;       /* a tar hard link's target to write */
+    bool set_mtime;         /* mtime, mtime_nsec replace the header's (a
+                               zip's NTFS time, which libarchive missed) */
+    int64_t mtime;
+    uint32_t mtime_nsec;
+} fz7_la_copy_as;
+
+/* What an update does with one old entry, asked by fz7_la_writer_copy.
+ * index counts the entries as fz7_archive_open lists them (a root folder
+ * entry such as "./" is not one: it is copied as it is, without a call);
+ * path is the entry's path as listed there; hardlink is a tar hard link's
+ * target, else NULL. The callback may write new entries into w first
+ * (they go before this one) and fills *as, which comes set to drop the
+ * entry, its link as it is and its time as it is. */
+typedef fz7_status (*fz7_la_copy_fn)(void *ctx, fz7_la_writer *w, size_t index, const char *path,
+                                     const char *hardlink, fz7_la_copy_as *as);
+
+/* Copies the entries of the tar or zip at old_path that fn keeps, data
+ * and every header field included, in their order. *kept_* count them.
  * Errors: FZ7_E_FORMAT (not a readable archive of this kind), FZ7_E_DATA,
- * FZ7_E_IO, FZ7_E_MEM; message in the writer (fz7_la_writer_error). */
-fz7_status fz7_la_writer_copy(fz7_la_writer *w, const char *old_path,
-                              bool (*keep)(void *ctx, const char *name), void *ctx,
+ * FZ7_E_IO, FZ7_E_MEM, or fn's; message in the writer
+ * (fz7_la_writer_error) for libarchive's. */
+fz7_status fz7_la_writer_copy(fz7_la_writer *w, const char *old_path, fz7_la_copy_fn fn, void *ctx,
                               uint64_t *kept_dirs, uint64_t *kept_files, uint64_t *kept_bytes);
 
 /* Ends the archive (tar's end blocks, zip's central directory, the

@@ -186,9 +186,7 @@ static void name_format(struct archive *ar, la_priv *p)
     snprintf(p->method, sizeof p->method, "%s", m);
 }
 
-/* The entry's path as fz7 shows it: UTF-8 where libarchive can convert,
- * without the trailing '/' of directories. */
-static char *entry_path(struct archive_entry *ae)
+char *fz7_la_entry_path(struct archive_entry *ae)
 {
     const char *p = archive_entry_pathname_utf8(ae);
     if (!p)
@@ -206,9 +204,7 @@ static char *entry_path(struct archive_entry *ae)
     return r;
 }
 
-/* The archive's own top folder ("./" as `tar -C dir .` stores it): not
- * listed and not extracted, since it names the output folder itself. */
-static bool is_root_folder(struct archive_entry *ae)
+bool fz7_la_is_root_folder(struct archive_entry *ae)
 {
     const char *p = archive_entry_pathname(ae);
     if (!p || archive_entry_filetype(ae) != AE_IFDIR)
@@ -225,7 +221,7 @@ static fz7_status fill_entry(struct archive_entry *ae, fz7_entry *e, la_kind *ki
 {
     memset(e, 0, sizeof *e);
     *target = NULL;
-    e->path = entry_path(ae);
+    e->path = fz7_la_entry_path(ae);
     if (!e->path)
         return FZ7_E_MEM;
     mode_t type = archive_entry_filetype(ae);
@@ -385,7 +381,7 @@ static fz7_status copy_link_target(fz7_archive *a, size_t t, const fz7_extract_c
     for (size_t k = 0; k <= t && st == FZ7_OK; k++) {
         int r;
         while ((r = archive_read_next_header(ar, &ae)) >= ARCHIVE_WARN && r != ARCHIVE_EOF &&
-               is_root_folder(ae))
+               fz7_la_is_root_folder(ae))
             ;
         if (r < ARCHIVE_WARN || r == ARCHIVE_EOF) {
             snprintf(detail, dlen, "%s", r == ARCHIVE_EOF ? "the archive ends early" : la_message(ar));
@@ -563,14 +559,14 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
         if (broken == FZ7_OK) {
             int r;
             while ((r = archive_read_next_header(ar, &ae)) >= ARCHIVE_WARN && r != ARCHIVE_EOF &&
-                   is_root_folder(ae))
+                   fz7_la_is_root_folder(ae))
                 ;
             if (r < ARCHIVE_WARN || r == ARCHIVE_EOF) {
                 broken = r == ARCHIVE_EOF ? FZ7_E_TRUNCATED : la_failure(ar);
                 snprintf(broken_detail, sizeof broken_detail, "%s",
                          r == ARCHIVE_EOF ? "the archive ends early" : la_message(ar));
             } else {
-                char *path = entry_path(ae);
+                char *path = fz7_la_entry_path(ae);
                 if (!path) {
                     ret = FZ7_E_MEM;
                     break;
@@ -723,7 +719,7 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
         }
         if (a->count == 0)
             name_format(ar, p);
-        if (is_root_folder(ae))
+        if (fz7_la_is_root_folder(ae))
             continue;
         if ((st = grow(a, p, &cap)) != FZ7_OK)
             break;
@@ -761,6 +757,8 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
     st = resolve_links(a);
     if (st != FZ7_OK)
         return st;
+    if (strcmp(p->type_name, "zip") == 0 && !p->method[0])
+        fz7_zip_ntfs_times(a->vol, a->file_size, a->entries, a->count, a->opts.mem_limit);
     a->info.format = FZ7_FORMAT_OTHER;
     a->info.type_name = p->type_name;
     a->info.method = p->method;

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# update_tar_zip.sh - d, rn, u and a on an existing tar and zip, beside
+# 7zz 26.02 on a copy of the same archive: the same exit code, the same
+# plan lines (Delete/Keep/Add, Files read, -bb1 "U"/"+") and the same
+# entries in the same order (7zz l's name, size and attribute columns); a
+# tar comes out byte for byte as 7zz's. Then what fz7 does better: a tar
+# hard link keeps its data when the file it links to is deleted, renamed
+# or replaced (7zz leaves a link to nothing); and what it refuses: a
+# damaged old entry (the archive stays as it was, no temporary file left),
+# an archive whose format is not its name's (7zz's lines). And x of a zip
+# of 7zz's restores the mtime it keeps to 100 ns.
+set -u
+. "$(dirname "$0")/lib.sh"
+t_init 7zz tar python3
+export LC_ALL=C.UTF-8 TZ=UTC
+check() { if eval "$2"; then ok; else bad "$1"; fi; }
+
+# A tree whose mtimes fall between seconds: 7zz keeps them in a zip's NTFS
+# field (100 ns) and a DOS time rounded up to the next even second, fz7
+# reads the NTFS one and writes it back to the second (libarchive's UT).
+mkdir -p w/d/s
+(cd w && printf 'hello\n' >a.txt && printf 'world\n' >b.txt && printf 'x\n' >d/s/f &&
+ printf 'new\n' >c.txt && touch -d '2026-01-02 03:04:05.5' a.txt b.txt d/s/f d/s d c.txt)
+cd w || exit 1
+
+# The entries 7zz lists: time, attributes, size, name (no packed size).
+entries() { 7zz l "$1" 2>/dev/null | awk '/^-------------------/{n++; next} n==1' | cut -c1-39,54-; }
+# The plan and result lines both print.
+plan() { grep -E '^(Delete data|Keep old data|Add new data|Files read|[U+] )' "$1"; }
+
+for T in tar zip; do
+    for cmd in "d ARC b.txt" "d ARC d" "rn ARC d/s d/t" "rn ARC a.txt A.txt" \
+               "u ARC c.txt" "u -bb1 ARC a.txt c.txt NEWER" "a ARC d c.txt NEWER" "a ARC ."; do
+        rm -f ../s.$T ../f.$T
+        touch -d '2026-01-02 03:04:05.5' a.txt
+        7zz a -bd ../s.$T a.txt b.txt d >/dev/null 2>&1 && cp ../s.$T ../f.$T
+        args=${cmd% NEWER}
+        [ "$args" != "$cmd" ] && touch -d '2026-03-04 05:06:07.5' a.txt
+        7zz ${args/ARC/../s.$T} >../z.out 2>&1; zr=$?
+        "$FZ7" ${args/ARC/../f.$T} >../f.out 2>&1; fr=$?
+        check "$T $args: exit $fr, 7zz $zr" "[ $fr -eq $zr ] && [ $fr -eq 0 ]"
+        check "$T $args: the plan lines are 7zz's" "diff <(plan ../z.out) <(plan ../f.out) >/dev/null"
+        check "$T $args: the entries are 7zz's, in its order" \
+            "[ -n \"\$(entries ../f.$T)\" ] && diff <(entries ../s.$T) <(entries ../f.$T) >/dev/null"
+        [ $T = tar ] && check "$T $args: the tar is 7zz's byte for byte" "cmp -s ../s.$T ../f.$T"
+    done
+done
+touch -d '2026-01-02 03:04:05.5' a.txt
+
+# u on a tar that does not exist makes one.
+rm -f ../n.tar
+"$FZ7" u -bd ../n.tar a.txt d >/dev/null 2>&1; rc=$?
+check "u new tar: exit $rc, a tar of 4 entries" "[ $rc -eq 0 ] && [ \$(tar -tf ../n.tar | wc -l) -eq 4 ]"
+cd .. || exit 1
+
+# x of a zip of 7zz's: its NTFS mtime (libarchive reads only the DOS time).
+mkdir -p nt && printf 't\n' >nt/t.txt && touch -d '2026-01-02 03:04:05.1234567' nt/t.txt
+(cd nt && 7zz a -bd ../nt.zip t.txt >/dev/null 2>&1)
+"$FZ7" x -bd nt.zip -ontx >/dev/null 2>&1; rc=$?
+same "x of 7zz's zip: exit $rc, the mtime to 100 ns" "$rc $(stat -c %y ntx/t.txt 2>/dev/null)" \
+    "0 2026-01-02 03:04:05.123456700 +0000"
+same "l of 7zz's zip: its time" "$("$FZ7" l nt.zip | grep -c '^2026-01-02 03:04:05 .*t.txt$')" 1
+
+# --- hard links (tar) --------------------------------------------------
+mkdir -p h/s && printf 'data\n' >h/s/orig && ln h/s/orig h/link && ln h/s/orig h/third
+tar -cf h0.tar h   # h/link holds the data, h/s/orig and h/third link to it
+links_ok() {   # $1 tar, $2.. the names that must hold "data" as one file
+    rm -rf hx && mkdir hx && tar -xf "$1" -C hx 2>/dev/null || return 1
+    local ino="" n
+    for n in "${@:2}"; do
+        [ "$(cat "hx/$n" 2>/dev/null)" = data ] || return 1
+        [ -z "$ino" ] && ino=$(stat -c %i "hx/$n")
+        [ "$(stat -c %i "hx/$n")" = "$ino" ] || return 1
+    done
+}
+cp h0.tar h1.tar && "$FZ7" d -bd h1.tar h/link >/dev/null 2>&1; rc=$?
+check "d of a hard link's file: exit $rc, its links keep the data" \
+    "[ $rc -eq 0 ] && links_ok h1.tar h/s/orig h/third && ! tar -tf h1.tar | grep -qx h/link"
+cp h0.tar h2.tar && "$FZ7" rn -bd h2.tar h/link h/L2 >/dev/null 2>&1; rc=$?
+check "rn of a hard link's file: exit $rc, its links follow" "[ $rc -eq 0 ] && links_ok h2.tar h/L2 h/s/orig h/third"
+cp h0.tar h3.tar && "$FZ7" rn -bd h3.tar h/s h/t >/dev/null 2>&1; rc=$?
+check "rn of a link's folder: exit $rc" "[ $rc -eq 0 ] && links_ok h3.tar h/link h/t/orig h/third"
+mkdir -p hu/h && printf 'fresh\n' >hu/h/link
+cp h0.tar h4.tar && (cd hu && "$FZ7" u -bd ../h4.tar h/link >/dev/null 2>&1); rc=$?
+check "u replacing a hard link's file: exit $rc, the links keep the old data" \
+    "[ $rc -eq 0 ] && links_ok h4.tar h/s/orig h/third && [ \"\$(cat hx/h/link)\" = fresh ]"
+
+# --- refusals -------------------------------------------------------------
+cp s.zip bad.zip && python3 - <<'PY'
+d = bytearray(open("bad.zip", "rb").read())
+i = d.index(b"hello")
+d[i] ^= 0x20
+open("bad.zip", "wb").write(d)
+PY
+cp bad.zip bad0.zip
+"$FZ7" d -bd bad.zip b.txt >out.txt 2>err.txt; rc=$?
+check "d on a zip with a damaged entry: exit $rc, the CRC named, the archive as it was" \
+    "[ $rc -eq 2 ] && grep -q 'bad CRC' err.txt && cmp -s bad.zip bad0.zip && ! ls .fz7tmp* >/dev/null 2>&1"
+cp s.zip z_as.7z
+"$FZ7" u -bd z_as.7z w/c.txt >out.txt 2>err.txt; rc=$?
+check "u on a zip named .7z: exit $rc, 7zz's open error" \
+    "[ $rc -eq 2 ] && grep -qx 'Open ERROR: Cannot open the file as \[7z\] archive' err.txt && cmp -s z_as.7z s.zip"
+cp s.tar t_as.zip
+"$FZ7" d -bd t_as.zip a.txt >out.txt 2>err.txt; rc=$?
+check "d on a tar named .zip: exit $rc, 7zz's open error" \
+    "[ $rc -eq 2 ] && grep -qx 'Open ERROR: Cannot open the file as \[zip\] archive' err.txt"
+cp s.zip p.zip
+"$FZ7" u -bd -psecret p.zip w/c.txt >out.txt 2>err.txt; rc=$?
+check "u -p on a zip: exit $rc (fz7 does not encrypt zip), the archive as it was" \
+    "[ $rc -eq 7 ] && cmp -s p.zip s.zip"
+
+t_summary update_tar_zip
