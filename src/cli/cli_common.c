@@ -456,8 +456,10 @@ void fz7_print_archive_block(FILE *out, const char *path, const fz7_archive *a)
         fprintf(out, "Physical Size = %llu\n", (unsigned long long)in->phy_size);
     if (in->tail_size)
         fprintf(out, "Tail Size = %llu\n", (unsigned long long)in->tail_size);
-    if (in->format == FZ7_FORMAT_7Z)
+    if (in->format == FZ7_FORMAT_7Z || in->headers_size)
         fprintf(out, "Headers Size = %llu\n", (unsigned long long)in->headers_size);
+    if (in->code_page)
+        fprintf(out, "Code Page = %s\n", in->code_page);
     const char *m = in->method ? in->method : "";
     if (in->check && !strstr(m, in->check))
         fprintf(out, "Method = %s%s%s\n", m, m[0] ? " " : "", in->check);

@@ -68,7 +68,8 @@ typedef struct fz7_archive_info {
     uint64_t phy_size;      /* bytes of the archive, from its start (offset)
                                to its end (tail_size bytes before the end
                                of the file) */
-    uint64_t headers_size;  /* bytes of headers (7z), or 0 */
+    uint64_t headers_size;  /* bytes of headers (7z; tar: all but the
+                               entries' data blocks), or 0 */
     uint64_t num_blocks;    /* folders (7z), blocks (xz) */
     uint64_t num_streams;   /* xz streams; 0 for 7z */
     bool solid;             /* some folder holds more than one file */
@@ -87,6 +88,7 @@ typedef struct fz7_archive_info {
     uint64_t cluster_size;  /* xz with several blocks: the largest block's
                                uncompressed size (7-Zip's "Cluster Size");
                                else 0 */
+    const char *code_page;  /* 7-Zip's "Code Page = " value (tar), or NULL */
     const char *characteristics; /* 7-Zip's "Characteristics = " value, or
                                NULL (xz: "BlockPackSize BlockUnpackSize"
                                when first block headers carry sizes) */

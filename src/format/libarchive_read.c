@@ -40,7 +40,80 @@ typedef struct {
                               SIZE_MAX */
     char type_name[16];
     char method[16];
+    char traits[48];       /* a tar's Characteristics (tar_traits) */
 } la_priv;
+
+/* What 7-Zip's Characteristics line says of a tar: the header kinds met
+ * (GNU with LongName/LongLink records, POSIX ustar with PREFIX), then
+ * ASCII or UTF8 with the largest code point of the names. pax headers
+ * list their keys there, which libarchive does not show: no line then. */
+typedef struct tar_traits {
+    bool gnu, ustar, pax, long_name, long_link, prefix, utf8;
+    uint32_t max_unicode;
+    uint64_t data_bytes;   /* entries' data, padded to 512-byte blocks */
+} tar_traits;
+
+/* The largest code point of UTF-8 text s (a byte that starts no sequence
+ * counts as itself). */
+static uint32_t max_code_point(const char *s)
+{
+    uint32_t max = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        uint32_t c = *p++;
+        int more = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : 0;
+        if (more)
+            c &= 0x3Fu >> more;
+        for (; more > 0 && (*p & 0xC0) == 0x80; more--)
+            c = c << 6 | (*p++ & 0x3Fu);
+        if (c > max)
+            max = c;
+    }
+    return max;
+}
+
+static void tar_traits_take(tar_traits *t, struct archive *ar, struct archive_entry *ae)
+{
+    int f = archive_format(ar);
+    const char *raw = archive_entry_pathname(ae);
+    const char *link = archive_entry_hardlink(ae) ? archive_entry_hardlink(ae) : archive_entry_symlink(ae);
+    size_t n = raw ? strlen(raw) : 0;
+    if (f == ARCHIVE_FORMAT_TAR_GNUTAR) {
+        t->gnu = true;
+        t->long_name |= n > 100;
+        t->long_link |= link && strlen(link) > 100;
+    } else if (f == ARCHIVE_FORMAT_TAR_USTAR) {
+        t->ustar = true;
+        t->prefix |= n > 100;
+    } else {
+        t->pax = true;
+    }
+    uint32_t m = raw ? max_code_point(raw) : 0;
+    t->utf8 |= m > 0x7F;
+    if (m > t->max_unicode)
+        t->max_unicode = m;
+    mode_t type = archive_entry_filetype(ae);
+    int64_t size = archive_entry_size_is_set(ae) ? archive_entry_size(ae) : 0;
+    if ((type == AE_IFREG || type == 0 || archive_entry_hardlink(ae)) && size > 0)
+        t->data_bytes += ((uint64_t)size + 511) & ~(uint64_t)511;
+}
+
+/* The tar's Characteristics and Headers Size, as 7-Zip shows them. */
+static void tar_traits_put(const tar_traits *t, fz7_archive *a, la_priv *p)
+{
+    if (a->file_size >= t->data_bytes)
+        a->info.headers_size = a->file_size - t->data_bytes;
+    a->info.code_page = "UTF-8";
+    if (t->pax)
+        return;
+    char max[24] = "";
+    if (t->utf8)
+        snprintf(max, sizeof max, " MaxUnicode=%u", (unsigned)t->max_unicode);
+    snprintf(p->traits, sizeof p->traits, "%s%s%s%s%s%s%s%s", t->gnu ? "GNU " : "",
+             t->long_name ? "LongName " : "", t->long_link ? "LongLink " : "",
+             t->ustar ? "POSIX " : "", t->prefix ? "PREFIX " : "", t->utf8 ? "UTF8" : "ASCII",
+             max, "");
+    a->info.characteristics = p->traits;
+}
 
 static la_ssize_t src_read(struct archive *ar, void *ctx, const void **out)
 {
@@ -700,6 +773,8 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
     a->ops = &la_ops;
     size_t cap = 0;
     uint64_t path_bytes = 0;
+    tar_traits traits = {0};
+    bool tar = false;
     for (;;) {
         struct archive_entry *ae;
         int r = archive_read_next_header(ar, &ae);
@@ -717,8 +792,10 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
                 st = FZ7_E_FORMAT;
             break;
         }
-        if (a->count == 0)
-            name_format(ar, p);
+        if (a->count == 0 && !tar)
+            name_format(ar, p), tar = strcmp(p->type_name, "tar") == 0 && !p->method[0];
+        if (tar)
+            tar_traits_take(&traits, ar, ae);
         if (fz7_la_is_root_folder(ae))
             continue;
         if ((st = grow(a, p, &cap)) != FZ7_OK)
@@ -759,6 +836,8 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
         return st;
     if (strcmp(p->type_name, "zip") == 0 && !p->method[0])
         fz7_zip_ntfs_times(a->vol, a->file_size, a->entries, a->count, a->opts.mem_limit);
+    if (tar)
+        tar_traits_put(&traits, a, p);
     a->info.format = FZ7_FORMAT_OTHER;
     a->info.type_name = p->type_name;
     a->info.method = p->method;

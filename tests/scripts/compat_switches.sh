@@ -28,6 +28,7 @@ printf 'pw\n' >pw.txt
 printf 'MZ stub' >mod.sfx   # a self-extractor module for -sfx
 printf 'src/a.txt\n' >list.txt
 7zz a -bd arc.7z src >/dev/null
+7zz a -bd arc.tar src >/dev/null
 7zz a -bd -ppw enc.7z src >/dev/null
 7zz a -bd -ppw -mhe=on henc.7z src >/dev/null
 7zz a -bd -txz one.xz one.txt >/dev/null
@@ -160,6 +161,13 @@ row same e arc.7z -oout
 row same u arc.7z one.txt
 row same d arc.7z src/a.txt
 row same rn arc.7z src/a.txt src/z.txt
+# tar, updated through libarchive's writer: byte for byte 7zz's tar
+row same u arc.tar one.txt
+row same u -bb1 arc.tar src one.txt
+row same d arc.tar src/a.txt
+row same d arc.tar src/sub
+row same rn arc.tar src/a.txt src/z.txt
+row same a arc.tar one.txt
 row same h one.txt
 row "different by design: lists the formats and codecs fz7 itself has" i
 row "different by design: fz7 b measures its own kernels" b -mmt1 -md18 1

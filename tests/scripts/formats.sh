@@ -213,4 +213,25 @@ rm -rf out_bstar
 "$FZ7" x -bd -oout_bstar bs.tar >/dev/null 2>&1
 [ -f 'out_bstar/a\b.txt' ] && ok || bad "tar backslash name: $(ls out_bstar)"
 
+# A tar's archive block (`l`): Headers Size, Code Page and Characteristics
+# as 7zz 26.02 prints them, for GNU, ustar, long names and links, UTF-8
+# names (pax lists its keys there, which libarchive does not show: no line).
+if command -v tar >/dev/null; then
+    rm -rf tb && mkdir -p tb/d "tb/ü" && (cd tb && printf '1\n' >a.txt && printf '2\n' >"ü/é.txt" &&
+        long=$(printf 'x%.0s' $(seq 1 101)) && printf '3\n' >"$long" && ln -s "$long" sl &&
+        tar -cf ../tb_gnu.tar a.txt d && tar --format=ustar -cf ../tb_ustar.tar a.txt d &&
+        tar -cf ../tb_utf8.tar a.txt "ü" && tar -cf ../tb_long.tar "$long" sl)
+    for f in tb_gnu tb_ustar tb_utf8 tb_long; do
+        "$FZ7" l $f.tar >out.txt 2>&1
+        got=$(sed -n '/^Headers Size/,/^Characteristics/p' out.txt | tr '\n' '|')
+        case $f in
+        tb_gnu) want='Headers Size = 9728|Code Page = UTF-8|Characteristics = GNU ASCII|' ;;
+        tb_ustar) want='Headers Size = 9728|Code Page = UTF-8|Characteristics = POSIX ASCII|' ;;
+        tb_utf8) want='Headers Size = 9216|Code Page = UTF-8|Characteristics = GNU UTF8 MaxUnicode=252|' ;;
+        tb_long) want='Headers Size = 9728|Code Page = UTF-8|Characteristics = GNU LongName LongLink ASCII|' ;;
+        esac
+        same "l $f.tar: 7zz's Headers Size, Code Page, Characteristics" "$got" "$want"
+    done
+fi
+
 t_summary formats.sh
