@@ -23,19 +23,26 @@ const char *fz7_status_str(fz7_status st)
     return "Unknown error";
 }
 
-fz7_status fz7_istream_read_full(fz7_istream *s, uint8_t *buf, size_t n)
+fz7_status fz7_istream_read_upto(fz7_istream *s, uint8_t *buf, size_t n, size_t *got)
 {
-    while (n > 0) {
-        size_t got = 0;
-        fz7_status st = s->read(s, buf, n, &got);
+    *got = 0;
+    while (*got < n) {
+        size_t k = 0;
+        fz7_status st = s->read(s, buf + *got, n - *got, &k);
         if (st != FZ7_OK)
             return st;
-        if (got == 0)
-            return FZ7_E_TRUNCATED;
-        buf += got;
-        n -= got;
+        if (k == 0)
+            break;
+        *got += k;
     }
     return FZ7_OK;
+}
+
+fz7_status fz7_istream_read_full(fz7_istream *s, uint8_t *buf, size_t n)
+{
+    size_t got;
+    fz7_status st = fz7_istream_read_upto(s, buf, n, &got);
+    return st != FZ7_OK ? st : got < n ? FZ7_E_TRUNCATED : FZ7_OK;
 }
 
 void fz7_istream_free(fz7_istream *s)

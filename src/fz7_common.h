@@ -43,6 +43,11 @@ struct fz7_istream {
 /* Reads exactly n bytes; FZ7_E_TRUNCATED if the stream ends first. */
 fz7_status fz7_istream_read_full(fz7_istream *s, uint8_t *buf, size_t n);
 
+/* Reads up to n bytes, stopping early only at the stream's end (FZ7_OK)
+ * or an error (its status); *got says how many bytes came, on an error
+ * too: the bytes decoded before it, which a salvage still wants. */
+fz7_status fz7_istream_read_upto(fz7_istream *s, uint8_t *buf, size_t n, size_t *got);
+
 /* Destroys s if it is not NULL. */
 void fz7_istream_free(fz7_istream *s);
 

@@ -288,6 +288,14 @@ static uint64_t now_ns(clockid_t id)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The bytes of a substream decoded before its error, passed on for the
+ * file to keep (7zz keeps them too); the error is the one reported. */
+static void salvage(const fz7_extract_cb *cb, bool wanted, const uint8_t *p, size_t n)
+{
+    if (wanted && n)
+        (void)cb->data(cb->ctx, p, n);
+}
+
 /* Reads one substream of `size` bytes, passing it to data() when wanted.
  * Returns the decoding status; *cb_st gets a callback's failure. */
 static fz7_status read_substream(folder_state *fs, uint64_t size, uint8_t *buf, bool wanted,
@@ -307,15 +315,24 @@ static fz7_status read_substream(folder_state *fs, uint64_t size, uint8_t *buf, 
         } else if (fs->mem) {
             /* Decoded ahead: hand out the buffer itself, no copy. */
             folder_buffer *m = fs->mem;
-            if (m->len - m->pos < n)
+            if (m->len - m->pos < n) {   /* what came before the error still goes out */
+                size_t have = m->len - m->pos;
+                m->pos = m->len;
+                salvage(cb, wanted, m->buf + m->pos - have, have);
                 return m->end != FZ7_OK ? m->end : FZ7_E_TRUNCATED;
+            }
             p = m->buf + m->pos;
             m->pos += n;
         } else {
             uint64_t t0 = fs->probe_left ? now_ns(CLOCK_THREAD_CPUTIME_ID) : 0;
-            fz7_status st = fz7_istream_read_full(fs->in, buf, n);
-            if (st != FZ7_OK)
+            size_t have;
+            fz7_status st = fz7_istream_read_upto(fs->in, buf, n, &have);
+            if (st == FZ7_OK && have < n)
+                st = FZ7_E_TRUNCATED;
+            if (st != FZ7_OK) {
+                salvage(cb, wanted, buf, have);
                 return st;
+            }
             if (fs->probe_left)
                 fs->ns_read += now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
         }
