@@ -50,6 +50,32 @@ static uint32_t fz7_branch_filter_id(const char *name, size_t n)
     return 0;
 }
 
+/* A branch filter with 7zz's start offset after its name ("ARM64",
+ * "RISCV:4096"): its method ID, 0 when spec names none (a name alone,
+ * or with any other parameter). *start gets the offset, 0 without one;
+ * *bad is set for an offset 7zz's coder refuses: only ARM64 and RISCV
+ * take one, decimal, a multiple of the instruction size. */
+static uint32_t branch_with_start(const char *spec, uint32_t *start, bool *bad)
+{
+    const char *colon = strchr(spec, ':');
+    size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
+    uint32_t id = fz7_branch_filter_id(spec, n);
+    *start = 0;
+    *bad = false;
+    if (!id || !colon)
+        return colon ? 0 : id;
+    const char *v = colon + 1;
+    size_t digits = strspn(v, "0123456789");
+    if (digits == 0 || v[digits] != 0)
+        return 0;
+    unsigned long long x = strtoull(v, NULL, 10);
+    fz7_bcj_arch arch = fz7_settings_branch_arch(id);
+    *bad = (arch != FZ7_BCJ_ARM64 && arch != FZ7_BCJ_RISCV) || x > UINT32_MAX ||
+           x % fz7_bcj_risc_alignment(arch) != 0;
+    *start = *bad ? 0 : (uint32_t)x;
+    return id;
+}
+
 fz7_bcj_arch fz7_settings_branch_arch(uint32_t id)
 {
     for (size_t i = 0; i < sizeof branch_filters / sizeof branch_filters[0]; i++)
@@ -557,6 +583,14 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder
         return filter_params(s, colon, why, whylen);
     } else if (fz7_branch_filter_id(name, nlen)) {
         s->branch_id = fz7_branch_filter_id(name, nlen);
+        bool bad = false;
+        if (colon && branch_with_start(name, &s->branch_start, &bad)) {
+            if (!bad)
+                return FZ7_OK;
+            snprintf(why, whylen, "bad start offset: %s", name);
+            s->refuse_late = true;   /* the coder's refusal, as 7zz's */
+            return FZ7_E_ARG;
+        }
         return filter_params(s, colon, why, whylen);
     } else if (method_named(name, nlen, "Delta")) {
         /* The distance: a number past 32 bits is refused as 7zz reads
@@ -664,6 +698,7 @@ static fz7_status chain_coder(const fz7_settings *s, const struct fz7_options *o
                 : t.branch_id ? FZ7_7Z_CODER_BRANCH : FZ7_7Z_CODER_BCJ;
         c->delta_distance = t.delta;
         c->branch_id = t.branch_id;
+        c->branch_start = t.branch_start;
         return FZ7_OK;
     }
     /* A switch without a number that coder 0's method does not take
@@ -734,13 +769,15 @@ static fz7_status build_chain(fz7_settings *s, const struct fz7_options *o, cons
      * names no filter. */
     s->chain_front = (fz7_7z_coder_opts){.kind = FZ7_7Z_CODER_BCJ};
     s->bcj = filters ? 0 : -1;
+    uint32_t mf_branch, mf_start;
+    bool mf_bad;
     if (mf_filter) {
         s->bcj = 1;
         if (strcasecmp(mf, "BCJ2") == 0)
             s->chain_front.kind = FZ7_7Z_CODER_BCJ2;
-        else if (fz7_branch_filter_id(mf, strlen(mf)))
+        else if ((mf_branch = branch_with_start(mf, &mf_start, &mf_bad)) != 0 && !mf_bad)
             s->chain_front = (fz7_7z_coder_opts){.kind = FZ7_7Z_CODER_BRANCH,
-                                                 .branch_id = fz7_branch_filter_id(mf, strlen(mf))};
+                                                 .branch_id = mf_branch, .branch_start = mf_start};
         else if (strncasecmp(mf, "Delta:", 6) == 0)
             s->chain_front = (fz7_7z_coder_opts){.kind = FZ7_7Z_CODER_DELTA,
                                                  .delta_distance = (unsigned)strtoul(mf + 6, NULL, 10)};
@@ -968,6 +1005,8 @@ static fz7_status settings_make(const struct fz7_options *o, bool xz, fz7_settin
      * no compressor after it. */
     if (chain_filter && !chain_method)   /* BCJ2 alone: its four streams raw */
         s->method = FZ7_7Z_NONE;
+    uint32_t mf_branch, mf_start;
+    bool mf_bad;
     if (o->filters) {
         if (strcasecmp(o->filters, "off") == 0 || strcmp(o->filters, "-") == 0) {
             if (!chain_filter)   /* 7zz: -mf=off turns off the automatic filter, not the chain's */
@@ -977,8 +1016,8 @@ static fz7_status settings_make(const struct fz7_options *o, bool xz, fz7_settin
             s->bcj = 1, s->bcj2 = false;
         else if (strcasecmp(o->filters, "BCJ2") == 0)
             s->bcj = 1, s->bcj2 = true;
-        else if (fz7_branch_filter_id(o->filters, strlen(o->filters)))
-            s->branch_id = fz7_branch_filter_id(o->filters, strlen(o->filters));
+        else if ((mf_branch = branch_with_start(o->filters, &mf_start, &mf_bad)) != 0 && (!mf_bad || xz))
+            s->branch_id = mf_branch, s->branch_start = xz ? 0 : mf_start;   /* 7zz's xz writes none */
         else if (strncasecmp(o->filters, "Delta:", 6) == 0) {
             unsigned d = (unsigned)strtoul(o->filters + 6, NULL, 10);
             if (d < 1 || d > 256) {
@@ -1236,6 +1275,7 @@ void fz7_settings_folder_opts(const fz7_settings *s, const fz7_7zaes_key *key, u
     fo->key = key;
     fo->delta_distance = s->delta;
     fo->branch_id = s->branch_id;
+    fo->branch_start = s->branch_start;
     fo->filter_after = s->filter_after;
     fo->size_hint = size_hint;
     fo->bcj_x86 = bcj;

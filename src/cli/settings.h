@@ -60,6 +60,7 @@ typedef struct fz7_settings {
     unsigned delta;           /* Delta distance in bytes (-mf=Delta:N), 0 none */
     uint32_t branch_id;       /* a branch filter for other CPUs (-m0=ARM64,
                                  -mf=PPC, ...): its 7z method ID; 0 none */
+    uint32_t branch_start;    /* its start offset (-m0=ARM64:4096), or 0 */
     bool bcj2_chain;          /* BCJ2 named in the chain (-m0=BCJ2), not
                                  by -mf or the level */
     bool filter_after;        /* the chain names the filter after the

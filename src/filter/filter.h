@@ -127,11 +127,13 @@ typedef struct fz7_filter_enc {
     } s;
 } fz7_filter_enc;
 
-/* A filter of `kind` at stream position 0 (start offset 0, as the 7z and
- * xz writers use); arch for FZ7_FILTER_ENC_BRANCH, distance 1..256 for
- * FZ7_FILTER_ENC_DELTA. FZ7_E_ARG for a bad distance or kind. */
+/* A filter of `kind` at stream position 0; arch for
+ * FZ7_FILTER_ENC_BRANCH, param its start offset (the address the stream
+ * starts at, a multiple of the instruction size: 7z's ARM64:N, RISCV:N),
+ * or for FZ7_FILTER_ENC_DELTA the distance 1..256. FZ7_E_ARG for a bad
+ * distance, offset or kind. */
 fz7_status fz7_filter_enc_init(fz7_filter_enc *f, fz7_filter_enc_kind kind, fz7_bcj_arch arch,
-                               unsigned distance);
+                               uint32_t param);
 
 /* Encodes a prefix of buf[0..n) in place as fz7_filter_fn describes and
  * returns its length (Delta: all n). At the end of the stream the bytes

@@ -13,7 +13,7 @@
 #define FILTER_OSTREAM_BUF ((size_t)1 << 16)
 
 fz7_status fz7_filter_enc_init(fz7_filter_enc *f, fz7_filter_enc_kind kind, fz7_bcj_arch arch,
-                               unsigned distance)
+                               uint32_t param)
 {
     f->kind = kind;
     switch (kind) {
@@ -21,10 +21,12 @@ fz7_status fz7_filter_enc_init(fz7_filter_enc *f, fz7_filter_enc_kind kind, fz7_
         fz7_bcj_x86_init(&f->s.x86, 0);
         return FZ7_OK;
     case FZ7_FILTER_ENC_BRANCH:
-        f->s.risc = (fz7_bcj_risc_state){arch, 0};
+        if (param % fz7_bcj_risc_alignment(arch) != 0)
+            return FZ7_E_ARG;
+        f->s.risc = (fz7_bcj_risc_state){arch, param};
         return FZ7_OK;
     case FZ7_FILTER_ENC_DELTA:
-        return fz7_delta_init(&f->s.delta, distance);
+        return fz7_delta_init(&f->s.delta, param);
     }
     return FZ7_E_ARG;
 }

@@ -7,7 +7,8 @@
 # l/t/x as 7zz does; an existing tar is updated. `h` prints 7zz's table and
 # sums (after the banner) for a tree, -scrc*, single files and folders;
 # .lz files made by lzip (one and several members, from a pipe, damaged)
-# are read by x/t/l; the RISC-V filter written as 7zz writes it.
+# are read by x/t/l; the RISC-V filter written as 7zz writes it, and
+# ARM64/RISCV with 7zz's start offset.
 set -u
 . "$(dirname "$0")/lib.sh"
 t_init 7zz bsdtar python3
@@ -200,6 +201,25 @@ done
 check "-m0=RISCV -m1=LZMA2 rc=$rc, 7zz tests it" "[ $rc -eq 0 ] && 7zz l -slt br_r.7z | grep -q '^Method = RISCV LZMA2' && 7zz t br_r.7z >/dev/null 2>&1 && 7zz x -so br_r.7z rv_code.bin 2>/dev/null | cmp -s - rv_code.bin"
 "$FZ7" a -bd -mf=RISCV br_rf.7z rv_code.bin >/dev/null 2>&1; rc=$?
 check "-mf=RISCV rc=$rc, 7zz reads it" "[ $rc -eq 0 ] && 7zz x -so br_rf.7z 2>/dev/null | cmp -s - rv_code.bin"
+
+# --- ARM64 and RISCV with a start offset (7zz's ARM64:N, RISCV:N) ---
+for spec in ARM64:4096 RISCV:4098; do
+    rm -f so_7zz.7z so_fz7.7z
+    7zz a -bd -m0=$spec -mhc=off so_7zz.7z rv_code.bin >/dev/null 2>&1
+    "$FZ7" a -bd -m0=$spec -mhc=off so_fz7.7z rv_code.bin >/dev/null 2>&1; rc=$?
+    check "-m0=$spec rc=$rc: 7zz's archive byte for byte, Method = $spec" \
+        "[ $rc -eq 0 ] && cmp -s so_7zz.7z so_fz7.7z && 7zz l -slt so_fz7.7z | grep -qx 'Method = $spec'"
+    rm -f so_l.7z
+    "$FZ7" a -bd -mf=$spec so_l.7z rv_code.bin rv_exe.bin >/dev/null 2>&1; rc=$?
+    check "-mf=$spec rc=$rc: 7zz extracts it" \
+        "[ $rc -eq 0 ] && 7zz l -slt so_l.7z | grep -q '^Method = $spec LZMA2' && 7zz x -so so_l.7z rv_code.bin 2>/dev/null | cmp -s - rv_code.bin"
+done
+for spec in ARM64:3 RISCV:1 ARM:4 ARM64:0x10; do
+    rm -f so_bad.7z
+    "$FZ7" a -bd -m0=$spec so_bad.7z rv_code.bin >/dev/null 2>fz.err; rc=$?
+    check "-m0=$spec: refused as 7zz refuses it (exit $rc), nothing written" \
+        "[ $rc -eq 2 ] && grep -q E_INVALIDARG fz.err && [ ! -f so_bad.7z ]"
+done
 
 # --- BZip2 as a 7z method (libbz2), with BCJ on an executable and 7zAES ---
 cp "$FZ7" exe.bin

@@ -7,6 +7,7 @@
 #include "format/7z/7z_write_impl.h"
 
 #include "check/check.h"
+#include "cpu/bytes.h"
 #include "lzma/lzma_presets.h"
 
 #include <stdlib.h>
@@ -289,7 +290,8 @@ static fz7_status chain_of(const fz7_7z_folder_opts *o, fz7_7z_coder_opts *c, un
     else if (o->delta_distance)
         f = (fz7_7z_coder_opts){.kind = FZ7_7Z_CODER_DELTA, .delta_distance = o->delta_distance};
     else if (o->branch_id)
-        f = (fz7_7z_coder_opts){.kind = FZ7_7Z_CODER_BRANCH, .branch_id = o->branch_id};
+        f = (fz7_7z_coder_opts){.kind = FZ7_7Z_CODER_BRANCH, .branch_id = o->branch_id,
+                                .branch_start = o->branch_start};
     else
         filter = o->bcj_x86;
     if ((o->bcj_x86 && (o->delta_distance || o->branch_id)) || (o->delta_distance && o->branch_id))
@@ -354,9 +356,13 @@ static fz7_status stage_new(fz7_7z_writer *w, unsigned k, const fz7_7z_coder_opt
         g->props_len = 1;
         break;
     case FZ7_7Z_CODER_BRANCH:
-        if (!fz7_7z_branch_arch(c->branch_id, &arch))
+        if (!fz7_7z_branch_arch(c->branch_id, &arch) ||
+            fz7_filter_enc_init(&f, FZ7_FILTER_ENC_BRANCH, arch, c->branch_start) != FZ7_OK)
             return FZ7_E_ARG;
-        fz7_filter_enc_init(&f, FZ7_FILTER_ENC_BRANCH, arch, 0);
+        if (c->branch_start) {   /* the start offset, as 7-Zip writes it */
+            fz7_put32le(g->props, c->branch_start);
+            g->props_len = 4;
+        }
         break;
     case FZ7_7Z_CODER_BCJ:
         fz7_filter_enc_init(&f, FZ7_FILTER_ENC_X86, arch, 0);

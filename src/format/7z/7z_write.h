@@ -65,6 +65,8 @@ typedef struct fz7_7z_coder_opts {
     uint32_t ppmd_mem;        /* PPMd: model memory in bytes */
     unsigned delta_distance;  /* Delta: 1..256 bytes */
     uint32_t branch_id;       /* branch filter: its method ID (see below) */
+    uint32_t branch_start;    /* its start offset (ARM64, RISCV: written as
+                                 4 property bytes when not 0) */
 } fz7_7z_coder_opts;
 
 /* The longest chain a folder takes. */
@@ -110,6 +112,7 @@ typedef struct fz7_7z_folder_opts {
                                  7z method ID: 03030205 PPC, 03030401 IA64,
                                  03030501 ARM, 03030701 ARMT, 03030805 SPARC,
                                  0A ARM64; 0 = none; not with BCJ or Delta */
+    uint32_t branch_start;    /* its start offset (ARM64, RISCV), or 0 */
     unsigned delta_distance;  /* Delta (03) in front of the method, 1..256
                                  bytes; 0 = none; not together with BCJ */
     bool filter_after;        /* x86 BCJ, Delta or the branch filter runs over
