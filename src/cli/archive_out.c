@@ -463,7 +463,12 @@ int fz7_print_update_open_error(FILE *out, const char *path, const char *type, c
                                 fz7_status st)
 {
     fflush(out);
-    if (strcmp(err, "Cannot open the file as archive") == 0)
+    if (st == FZ7_E_NEED_PASSWORD || st == FZ7_E_PASSWORD)   /* as 7zz words it for u, d, rn */
+        fprintf(stderr, "ERROR: %s\nCannot open encrypted archive. Wrong password?\n\n%s\n\n"
+                        "System ERROR:\nerrno=%d : %s\n",
+                path, strstr(err, "(Headers Error)") ? "ERRORS:\nHeaders Error\n" : "", EPERM,
+                strerror(EPERM));
+    else if (strcmp(err, "Cannot open the file as archive") == 0)
         fprintf(stderr, "ERROR: %s\n%s\nOpen ERROR: Cannot open the file as [%s] archive\n\n\n"
                         "ERRORS:\nIs not archive\n\n\nSystem ERROR:\nerrno=%d : %s\n",
                 path, path, type, EPERM, strerror(EPERM));

@@ -55,6 +55,10 @@ bool fz7_selected_item(const struct fz7_options *o, const char *path, bool is_di
 /* fz7_selected_item for an entry that is not a folder. */
 bool fz7_selected(const struct fz7_options *o, const char *path);
 
+/* True when one of o's -x! patterns matches the entry at path (is_dir: a
+ * folder's), whatever the names: rn renames no excluded entry, as 7zz. */
+bool fz7_excluded_item(const struct fz7_options *o, const char *path, bool is_dir);
+
 /* The archives x/e/t/l run on, sorted by path as 7-Zip runs them. */
 typedef struct fz7_archive_list {
     char **paths;
@@ -150,6 +154,12 @@ fz7_answer fz7_ask_overwrite(FILE *out, const char *disk_path, uint64_t disk_siz
 /* Where status text goes: stdout, or nowhere (/dev/null) when data goes
  * to stdout, as 7-Zip. */
 FILE *fz7_msg_stream(const struct fz7_options *o);
+
+/* Where `l` writes its listing: standard output as it was before -bso
+ * moved it (7zz's -bso moves only the banner and the archive scan), set
+ * by fz7_keep_list_stream; stdout until then. */
+FILE *fz7_list_stream(void);
+void fz7_keep_list_stream(FILE *f);
 
 /* "\nfz7 0.1.0 (x86_64) : ..." banner as 7-Zip opens every command;
  * nothing with -ba (fz7_set_bare), as 7-Zip. */

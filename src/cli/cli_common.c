@@ -171,12 +171,15 @@ bool fz7_selected_item(const struct fz7_options *o, const char *path, bool is_di
     bool in = o->n_names == 0;
     for (size_t i = 0; !in && i < o->n_names; i++)
         in = fz7_wildcard_selects(&o->names[i], path, is_dir, o->case_sensitive);
-    if (!in)
-        return false;
+    return in && !fz7_excluded_item(o, path, is_dir);
+}
+
+bool fz7_excluded_item(const struct fz7_options *o, const char *path, bool is_dir)
+{
     for (size_t i = 0; i < o->n_excludes; i++)
         if (fz7_wildcard_selects(&o->excludes[i], path, is_dir, o->case_sensitive))
-            return false;
-    return true;
+            return true;
+    return false;
 }
 
 bool fz7_selected(const struct fz7_options *o, const char *path)
@@ -338,6 +341,18 @@ fz7_answer fz7_ask_overwrite(FILE *out, const char *disk_path, uint64_t disk_siz
 }
 
 /* ---- output ---- */
+
+static FILE *g_list_out;
+
+FILE *fz7_list_stream(void)
+{
+    return g_list_out ? g_list_out : stdout;
+}
+
+void fz7_keep_list_stream(FILE *f)
+{
+    g_list_out = f;
+}
 
 FILE *fz7_msg_stream(const struct fz7_options *o)
 {
@@ -553,10 +568,11 @@ static int open_error(const struct fz7_options *o, FILE *out, const char *path, 
     fflush(out);
     if (st == FZ7_E_NEED_PASSWORD || st == FZ7_E_PASSWORD) {
         const char *m = fz7_entry_error_words(FZ7_E_NEED_PASSWORD, true);
+        const char *he = strstr(err, "(Headers Error)") ? "ERRORS:\nHeaders Error\n" : "";
         if (listing)
-            fprintf(stderr, "\nERROR: %s : %s\n\n\n", path, m);
+            fprintf(stderr, "\nERROR: %s : %s\n\n%s\n", path, m, he);
         else
-            fprintf(stderr, "ERROR: %s\n%s\n\n", path, m);
+            fprintf(stderr, "ERROR: %s\n%s\n\n%s", path, m, he);
     } else if (type && st != FZ7_E_MEM && st != FZ7_E_IO && st != FZ7_E_MEMLIMIT &&
                st != FZ7_E_UNSUPPORTED) {
         /* 7-Zip's xz reader calls any bad start "Is not archive". */
@@ -945,6 +961,50 @@ static int cmp_path(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Whether path is volume 2 or later of a set whose first volume (same
+ * name, ".001"-style number of the same width) is in the sorted list. */
+static bool later_volume_listed(const fz7_archive_list *l, const char *path)
+{
+    const char *base = strrchr(path, '/');
+    const char *dot = strrchr(base ? base + 1 : path, '.');
+    size_t n = dot ? strlen(dot + 1) : 0;
+    if (n < 2 || n > 18 || strspn(dot + 1, "0123456789") != n || strtoull(dot + 1, NULL, 10) < 2)
+        return false;
+    char *first = strdup(path);
+    if (!first)
+        return false;
+    char *d = first + (dot + 1 - path);
+    memset(d, '0', n - 1);
+    d[n - 1] = '1';
+    bool found = bsearch(&first, l->paths, l->n, sizeof *l->paths, cmp_path) != NULL;
+    free(first);
+    return found;
+}
+
+/* 7zz opens a volume set once, from its first volume, and passes over the
+ * later volumes a wildcard also matched ('vol.7z.*'); their bytes leave
+ * l->bytes (the set's reader counts them). */
+static void drop_later_volumes(fz7_archive_list *l)
+{
+    size_t w = 0;
+    bool *later = calloc(l->n ? l->n : 1, sizeof *later);
+    if (!later)
+        return;   /* each is then tried on its own: slower, not wrong */
+    for (size_t i = 0; i < l->n; i++)
+        later[i] = later_volume_listed(l, l->paths[i]);
+    for (size_t i = 0; i < l->n; i++) {
+        struct stat st;
+        if (later[i] && stat(l->paths[i], &st) == 0 && l->bytes >= (uint64_t)st.st_size)
+            l->bytes -= (uint64_t)st.st_size;
+        if (later[i])
+            free(l->paths[i]);
+        else
+            l->paths[w++] = l->paths[i];
+    }
+    l->n = w;
+    free(later);
+}
+
 int fz7_find_archives(const struct fz7_options *o, FILE *out, fz7_archive_list *l)
 {
     memset(l, 0, sizeof *l);
@@ -1008,6 +1068,7 @@ int fz7_find_archives(const struct fz7_options *o, FILE *out, fz7_archive_list *
     }
     if (!o->ba)
         print_size_line(out, l->folders, l->n, l->bytes);
+    drop_later_volumes(l);
     return 0;
 }
 

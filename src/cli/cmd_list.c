@@ -214,7 +214,7 @@ static void print_total_line(FILE *out, bool have_newest, int64_t newest, const 
 /* One archive's block, entries and total line; its counts go to *lt. */
 static int list_one(const struct fz7_options *o, const char *path, list_totals *lt)
 {
-    FILE *out = stdout;
+    FILE *out = fz7_list_stream();
     bool bare = o->ba; /* -ba: the entries alone, as 7-Zip */
     fz7_archive *a;
     char *password;
@@ -357,6 +357,7 @@ int fz7_cmd_list(const struct fz7_options *o)
         if (r == FZ7_EXIT_BREAK)
             break;
     }
+    out = fz7_list_stream();
     /* 7-Zip totals again after several archives, or one cut in volumes. */
     bool several = list.n > 1 || lt.volumes > 1;
     uint64_t bytes = list.bytes + lt.more_bytes;

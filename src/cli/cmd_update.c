@@ -60,7 +60,6 @@ typedef struct update_run {
     size_t warnings;
     fz7_scan_warnings scan;       /* .count points at warnings */
     uint64_t files_read;
-    uint64_t copied_folders, repacked_folders;
     bool extra;                   /* writing a -u...!name archive (never replaces a file) */
     const uint64_t *vols;         /* -v: volume sizes (n_vols of them), or none */
     size_t n_vols;
@@ -72,12 +71,15 @@ typedef struct update_run {
 /* ---- deciding each entry's fate ------------------------------------------ */
 
 /* rn: the first pair whose old name is the entry's path, or a leading part
- * of it (a folder renames everything below it). */
+ * of it (a folder renames everything below it); -x! keeps an entry's name. */
 static fz7_status plan_rename(update_run *r)
 {
     const struct fz7_options *o = r->o;
     for (size_t i = 0; i < r->n_old; i++) {
-        const char *p = fz7_archive_entry(r->old, i)->path;
+        const fz7_entry *e = fz7_archive_entry(r->old, i);
+        const char *p = e->path;
+        if (fz7_excluded_item(o, p, e->is_dir))
+            continue;
         for (size_t k = 0; k + 1 < o->n_names; k += 2) {
             const char *from = o->names[k].pattern, *to = o->names[k + 1].pattern;
             size_t n = strlen(from);
@@ -360,6 +362,19 @@ static fz7_status write_item(update_run *r, fz7_7z_writer *w, const fz7_tree_ite
     return st;
 }
 
+/* An old folder, as 7zz lists it: with -bb3 "= #f" and "= path" for each
+ * entry when it is copied whole; with -bb2 "R #f", then "R path" for an
+ * entry compressed again and ". path" for one left out, when repacked. */
+static void list_folder(const update_run *r, size_t f, const size_t *mem, size_t n, bool copied)
+{
+    if (r->o->bb < (copied ? 3 : 2))
+        return;
+    fprintf(r->out, "%c #%zu\n", copied ? '=' : 'R', f);
+    for (size_t k = 0; k < n; k++)
+        fprintf(r->out, "%c %s\n", copied ? '=' : stays(r, mem[k]) ? 'R' : '.',
+                fz7_archive_entry(r->old, mem[k])->path);
+}
+
 static fz7_status write_archive(update_run *r, int fd, char *why, size_t whylen)
 {
     fz7_7z_writer *w = NULL;
@@ -431,7 +446,7 @@ static fz7_status write_archive(update_run *r, int fd, char *why, size_t whylen)
         if (intact[f]) {
             st = fz7_7z_writer_copy_folder(w, r->old, f, metas, n);
             if (st == FZ7_OK) {
-                r->copied_folders++;
+                list_folder(r, f, mem, n, true);
                 continue;
             }
             if (st != FZ7_E_UNSUPPORTED) {   /* I/O: the caller names errno */
@@ -444,12 +459,12 @@ static fz7_status write_archive(update_run *r, int fd, char *why, size_t whylen)
         }
         for (size_t k = 0; k < n; k++)
             select[mem[k]] = stays(r, mem[k]);
+        list_folder(r, f, mem, n, false);
         fz7_repack_result res;
         st = fz7_repack_entries(r->old, select, (const char *const *)r->new_name, &r->set,
                                 r->key, size_hint, w, &res, why, whylen);
         for (size_t k = 0; k < n; k++)
             select[mem[k]] = false;
-        r->repacked_folders += res.folders;
         if (res.failed != FZ7_OK) {
             st = res.failed;
             const fz7_entry *e = fz7_archive_entry(r->old, res.failed_index);
@@ -768,9 +783,6 @@ static int commit_archive(update_run *r, bool exists, const struct stat *old_sb)
     fputc('\n', r->out);
     if (r->n_vols)
         fprintf(r->out, "Volumes: %zu\n", n_volumes);
-    if (r->o->bb >= 3) /* fz7's own detail, below 7-Zip's -bb1 lines */
-        fprintf(r->out, "Folders copied as they were: %llu, compressed again: %llu\n",
-                (unsigned long long)r->copied_folders, (unsigned long long)r->repacked_folders);
     return 0;
 }
 

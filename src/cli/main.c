@@ -87,17 +87,34 @@ static void apply_output_streams(const struct fz7_options *o)
 {
     int bso = o->bso ? (o->bso[0] ? o->bso[0] - '0' : 1) : 1;
     int bse = o->bse ? (o->bse[0] ? o->bse[0] - '0' : 1) : 2;
-    int null_fd = -1;
-    if (bse == 0 || bso == 0)
-        null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-    if (bse == 0 && null_fd >= 0)
-        dup2(null_fd, STDERR_FILENO);
-    else if (bse == 1 && !o->to_stdout)
-        dup2(STDOUT_FILENO, STDERR_FILENO);
-    if (!o->to_stdout && bso == 0 && null_fd >= 0)
-        dup2(null_fd, STDOUT_FILENO);
-    else if (!o->to_stdout && bso == 2)
-        dup2(STDERR_FILENO, STDOUT_FILENO);
+    if (o->to_stdout)
+        bso = 1;   /* fd 1 is the data's */
+    if (bso == 1 && bse == 2)
+        return;
+    /* Each stream goes where its switch says, to the streams as they were
+     * (-bso2 -bse1 swaps them, as in 7zz). */
+    int orig[3] = {-1, dup(STDOUT_FILENO), dup(STDERR_FILENO)};
+    int null_fd = bso == 0 || bse == 0 ? open("/dev/null", O_WRONLY | O_CLOEXEC) : -1;
+    if (o->command == FZ7_CMD_LIST && bso != 1 && orig[1] >= 0) {
+        /* l: the listing stays on standard output, as in 7zz */
+        int fd = dup(orig[1]);
+        FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+        if (f)
+            fz7_keep_list_stream(f);
+        else if (fd >= 0)
+            close(fd);
+    }
+    int to_out = bso == 0 ? null_fd : orig[bso], to_err = bse == 0 ? null_fd : orig[bse];
+    if (to_out >= 0 && bso != 1)
+        dup2(to_out, STDOUT_FILENO);
+    if (to_err >= 0 && bse != 2)
+        dup2(to_err, STDERR_FILENO);
+    /* Messages and errors may now share a file: whole lines, in order. */
+    if (bso == 2 || bse == 1)
+        setvbuf(stdout, NULL, _IOLBF, 0);
+    for (int k = 1; k < 3; k++)
+        if (orig[k] >= 0)
+            close(orig[k]);
     if (null_fd >= 0)
         close(null_fd);
 }

@@ -31,7 +31,36 @@ typedef struct parser {
     size_t n_wc, cap_wc;
     char *kind, *arg;
     size_t kind_len, arg_len;
+    uint64_t seen;     /* the single-instance switches met (switch_key) */
 } parser;
+
+/* 7zz's switch names (the longest one a switch starts with is its name)
+ * and whether it may be given more than once. */
+static const struct { const char *name; bool multi; } switch_names[] = {
+    {"ai", true}, {"ax", true}, {"an", false}, {"ao", false}, {"ba", false}, {"bb", false},
+    {"bd", false}, {"bse", false}, {"bso", false}, {"bsp", false}, {"bt", false},
+    {"i", true}, {"m", true}, {"o", false}, {"p", false}, {"r", false}, {"sa", false},
+    {"scc", false}, {"scrc", true}, {"scs", false}, {"sdel", false}, {"seml", false},
+    {"sfx", false}, {"si", false}, {"slp", false}, {"slt", false}, {"snh", false},
+    {"sni", false}, {"snl", false}, {"snld", false}, {"sns", false}, {"so", false},
+    {"spd", false}, {"spe", false}, {"spf", false}, {"spm", false}, {"ssc", false},
+    {"sse", false}, {"ssp", false}, {"ssw", false}, {"stl", false}, {"stm", false},
+    {"stx", true}, {"t", false}, {"u", true}, {"v", true}, {"w", false}, {"x", true},
+    {"y", false},
+};
+
+/* The bit of a single-instance switch s (after its '-'), 0 for one that
+ * may repeat or that 7zz does not know. */
+static uint64_t switch_key(const char *s)
+{
+    size_t best = SIZE_MAX, best_len = 0;
+    for (size_t i = 0; i < sizeof switch_names / sizeof switch_names[0]; i++) {
+        size_t n = strlen(switch_names[i].name);
+        if (n > best_len && strncasecmp(s, switch_names[i].name, n) == 0)
+            best = i, best_len = n;
+    }
+    return best == SIZE_MAX || switch_names[best].multi ? 0 : (uint64_t)1 << best;
+}
 
 static int usage_error(parser *p, int code, const char *kind, const char *arg)
 {
@@ -321,6 +350,11 @@ static int parse_switch(parser *p, const char *arg)
         o->command = FZ7_CMD_HELP;
         return 0;
     }
+    /* A switch 7zz takes once, given again: its command line error. */
+    uint64_t key = s[0] != '-' ? switch_key(s) : 0;
+    if (key & p->seen)
+        return usage_error(p, 7, "Multiple instances for switch:", arg);
+    p->seen |= key;
     switch (tolower((unsigned char)s[0])) {
     case 'o':
         if (!s[1])
@@ -727,6 +761,14 @@ int fz7_options_parse(int argc, char **argv, struct fz7_options *o, char *err_ki
                                          o->command == FZ7_CMD_TEST || o->command == FZ7_CMD_LIST);
     if (reads_stdin && !o->archive)
         o->archive = "";
+    /* x, e, t and l take -p alone as the empty password and never ask, as
+     * 7zz does (a script's `7zz x -p` fails at once on an encrypted
+     * archive instead of waiting for a terminal); a, u, d and rn ask. */
+    if (o->ask_password && (o->command == FZ7_CMD_EXTRACT || o->command == FZ7_CMD_EXTRACT_FLAT ||
+                            o->command == FZ7_CMD_TEST || o->command == FZ7_CMD_LIST)) {
+        o->password = "";
+        o->ask_password = false;
+    }
     /* With -an the archives come from -ai (none: "Cannot find archive" once
      * the scan has run, as 7zz). */
     if (o->command != FZ7_CMD_VERSION && o->command != FZ7_CMD_HELP &&

@@ -315,18 +315,18 @@ done
 # -bsp0 keeps it off even on a terminal; the data stored is the same.
 text_lines 20000 5 > slow.txt
 slow() { head -c 100000 slow.txt; sleep 0.7; tail -c +100001 slow.txt; }
-slow | "$FZ7" a -bd -si -sislow.txt p0.7z > log 2> err || { cat log err; fail "-si from a slow pipe"; }
+slow | "$FZ7" a -bd -sislow.txt p0.7z > log 2> err || { cat log err; fail "-si from a slow pipe"; }
 [ -s err ] && { cat err; fail "a printed on stderr that is not a terminal"; }
-slow | "$FZ7" a -bd -bsp2 -si -sislow.txt p2.7z > log 2> err || { cat log err; fail "-bsp2"; }
+slow | "$FZ7" a -bd -bsp2 -sislow.txt p2.7z > log 2> err || { cat log err; fail "-bsp2"; }
 grep -Eq '(KiB|MiB)/s' err || { od -c err | head; fail "-bsp2: no progress line"; }
 tr '\r' '\n' < err | grep -Eq '^[0-9.]+ (KiB|MiB)  [0-9.]+ (KiB|MiB)/s  - slow.txt' ||
     { od -c err | head; fail "-bsp2 line shape"; }
 7zz x -so p2.7z slow.txt | cmp - slow.txt || fail "archive written with -bsp2"
 if command -v script > /dev/null; then
-    script -qec "{ head -c 100000 slow.txt; sleep 0.7; tail -c +100001 slow.txt; } | '$FZ7' a -bd -si -sislow.txt t1.7z" /dev/null > tty.txt
+    script -qec "{ head -c 100000 slow.txt; sleep 0.7; tail -c +100001 slow.txt; } | '$FZ7' a -bd -sislow.txt t1.7z" /dev/null > tty.txt
     grep -Eq '(KiB|MiB)/s' tty.txt || fail "no progress line from a on a terminal"
     grep -q 'Everything is Ok' tty.txt || fail "a on a terminal did not finish"
-    script -qec "{ head -c 100000 slow.txt; sleep 0.7; tail -c +100001 slow.txt; } | '$FZ7' a -bd -bsp0 -si -sislow.txt t0.7z" /dev/null > tty0.txt
+    script -qec "{ head -c 100000 slow.txt; sleep 0.7; tail -c +100001 slow.txt; } | '$FZ7' a -bd -bsp0 -sislow.txt t0.7z" /dev/null > tty0.txt
     grep -Eq '(KiB|MiB)/s' tty0.txt && fail "progress line from a despite -bsp0"
     grep -q 'Everything is Ok' tty0.txt || fail "a -bsp0 on a terminal did not finish"
 fi

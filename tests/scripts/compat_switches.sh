@@ -31,6 +31,9 @@ printf 'src/a.txt\n' >list.txt
 7zz a -bd arc.tar src >/dev/null
 7zz a -bd -ppw enc.7z src >/dev/null
 7zz a -bd -ppw -mhe=on henc.7z src >/dev/null
+# henc1.7z: a header a wrong key decodes whole, its CRC failing (7zz then
+# adds "Headers Error"; henc.7z's decoder fails first, and it does not)
+7zz a -bd -ppw -mhe=on henc1.7z one.txt >/dev/null
 7zz a -bd -txz one.xz one.txt >/dev/null
 cp arc.7z arc2.7z
 7zz a -bd -mx0 -v1k vol.7z src >/dev/null     # four volumes
@@ -161,6 +164,13 @@ row same e arc.7z -oout
 row same u arc.7z one.txt
 row same d arc.7z src/a.txt
 row same rn arc.7z src/a.txt src/z.txt
+row same rn arc.7z -x!src/a.txt src/a.txt src/z.txt
+# the folders an update copies (-bb3: "=") or compresses again (-bb2: "R", ".")
+row same d -bb2 arc.7z src/a.txt
+row same d -bb3 arc.7z src/sub/c.txt
+row same u -bb3 arc.7z one.txt
+row same rn -bb3 arc.7z src/a.txt src/z.txt
+row same rn arc.7z -x!src/a.txt src src2
 # tar, updated through libarchive's writer: byte for byte 7zz's tar
 row same u arc.tar one.txt
 row same u -bb1 arc.tar src one.txt
@@ -211,6 +221,22 @@ row same a -bb1 new.7z src
 row same t -bd arc.7z
 row same t -bso0 arc.7z
 row same t -bse0 junk.7z
+# a switch 7zz takes once, given twice: "Multiple instances for switch"
+row same t -oa -ob arc.7z
+row same t -r -r0 arc.7z
+row same a -y -y new.7z one.txt
+row same t -aoa -aos arc.7z
+row same x -spf -spf2 arc.7z -oout
+# ... and those it takes many times
+row same t -x!a -x!b arc.7z
+row same a -mx1 -mmt1 -mx3 new.7z one.txt
+row same l -bso1 -bse1 arc.7z
+# l: -bso moves the banner and the scan, never the listing
+row same l -bso0 arc.7z
+row same l -bso2 arc.7z
+row same l -bso2 junk.7z
+row same l -bso2 -bse1 arc.7z
+row same t -bso2 -bse1 junk.7z
 row same t -bsp0 arc.7z
 row same l -bt arc.7z
 row same x arc.7z -oout -ir!c.txt
@@ -221,6 +247,15 @@ row same x arc.7z -oout -y
 row same x arc.7z src/a.txt
 row same t -ppw enc.7z
 row same t -pwrong henc.7z
+row same t -pwrong henc1.7z
+row same l -pwrong henc1.7z
+row same d -pwrong henc.7z src/a.txt
+row same d -pwrong henc1.7z one.txt
+# -p alone: the empty password on x, e, t and l (never a prompt)
+row same t -p henc.7z
+row same l -p henc1.7z
+row same x -p enc.7z -oout
+row same e -p enc.7z -oout
 row same t henc.7z
 row same l henc.7z
 row same x -r arc.7z '*.txt' -oout
@@ -298,6 +333,10 @@ row same l vol.7z.001
 row same l -slt vol.7z.001
 row same t vol.7z.001
 row same x vol.7z.001 -oout
+# a wildcard over the volumes: the set once, from its first
+row same t 'vol.7z.*'
+row same l 'vol.7z.*'
+row same x 'vol.7z.*' -oout
 row same l vol.xz.001
 row same t vol.xz.001
 row same x vol.xz.001 -oout

@@ -40,9 +40,14 @@ static void test_extract_switches(void **state)
     assert_int_equal(o.bsp, 1);
     fz7_options_free(&o);
 
+    /* -p alone: the empty password on e (as 7zz: no question), asked on a */
     assert_int_equal(PARSE(&o, "E", "-y", "a.7z", "-p"), 0);
     assert_int_equal(o.command, FZ7_CMD_EXTRACT_FLAT);
     assert_int_equal(o.overwrite, FZ7_OVERWRITE_ALL);
+    assert_string_equal(o.password, "");
+    assert_false(o.ask_password);
+    fz7_options_free(&o);
+    assert_int_equal(PARSE(&o, "a", "a.7z", "-p"), 0);
     assert_null(o.password);
     assert_true(o.ask_password);
     fz7_options_free(&o);

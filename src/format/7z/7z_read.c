@@ -1073,7 +1073,11 @@ static fz7_status decode_header(cursor *c, fz7_archive *a, uint8_t **out, size_t
     }
     if (st == FZ7_OK && f->has_crc && fz7_crc32(0, buf, (size_t)size) != f->crc)
         st = FZ7_E_CRC;
-    if (f->encrypted && (st == FZ7_E_DATA || st == FZ7_E_CRC || st == FZ7_E_TRUNCATED))
+    /* A header that decodes whole but fails its CRC is also a Headers
+     * Error to 7zz (one whose decoder fails is not). */
+    if (f->encrypted && st == FZ7_E_CRC)
+        st = fail(c, FZ7_E_PASSWORD, "Cannot open encrypted archive. Wrong password? (Headers Error)");
+    else if (f->encrypted && (st == FZ7_E_DATA || st == FZ7_E_TRUNCATED))
         st = fail(c, FZ7_E_PASSWORD, "Cannot open encrypted archive. Wrong password?");
     else if (st != FZ7_OK)
         note(c, "Headers Error: encoded header: %s", fz7_status_str(st));
