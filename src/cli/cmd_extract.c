@@ -312,9 +312,10 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
     free(last);
     if (s != FZ7_OK)
         return s;
-    if (r->o->full_paths && !r->flat && stored[0] == '/' && !e->is_symlink && path[0]) {
+    if (r->o->full_paths == 1 && !r->flat && stored[0] == '/' && !e->is_symlink && path[0]) {
         /* x -spf: an absolute name is written where it says, as 7-Zip does
-         * (its ".." parts are dropped all the same). */
+         * (its ".." parts are dropped all the same); -spf2 puts it below
+         * the output folder. */
         char *abs = malloc(strlen(path) + 2);
         if (!abs) {
             free(path);
@@ -331,7 +332,7 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
          * symlink; a folder that is not empty stays. A file is first
          * asked about, skipped or renamed as an existing file is (-ao). */
         list_written(r, e);
-        if (r->o->full_paths && stored[0] == '/') {
+        if (r->o->full_paths == 1 && stored[0] == '/') {
             free(path);
             return FZ7_OK;
         }
@@ -584,7 +585,7 @@ static int extract_one(const struct fz7_options *o, const char *path, totals *t)
 {
     run r = {.o = o, .overwrite = o->overwrite, .sums = t->sums};
     r.mode = o->command == FZ7_CMD_TEST ? RUN_TEST : o->to_stdout ? RUN_STDOUT : RUN_DISK;
-    r.flat = o->command == FZ7_CMD_EXTRACT_FLAT;
+    r.flat = o->command == FZ7_CMD_EXTRACT_FLAT && !o->full_paths;   /* e -spf: paths, as 7zz */
     r.out = fz7_msg_stream(o);
     r.arc_path = path;
     r.umask_bits = umask(0);
@@ -660,7 +661,7 @@ static int extract_one(const struct fz7_options *o, const char *path, totals *t)
     bool no_out_dir = s != FZ7_OK;
     if (r.disk) {
         fz7_disk_allow_dangerous_links(r.disk, o->allow_dangerous_links);
-        fz7_disk_allow_absolute(r.disk, o->full_paths != 0);
+        fz7_disk_allow_absolute(r.disk, o->full_paths == 1);
     }
     if (s == FZ7_OK && n_selected > 0) {
         fz7_extract_cb cb = {.ctx = &r, .begin = on_begin, .data = on_data, .end = on_end,

@@ -227,6 +227,8 @@ row same t -r -r0 arc.7z
 row same a -y -y new.7z one.txt
 row same t -aoa -aos arc.7z
 row same x -spf -spf2 arc.7z -oout
+row same e -spf arc.7z -oout
+row same e -spf2 arc.7z -oout
 # ... and those it takes many times
 row same t -x!a -x!b arc.7z
 row same a -mx1 -mmt1 -mx3 new.7z one.txt

@@ -39,6 +39,15 @@ same "x of /name exit" "$?" 0
 same "x -spf exit" "$?" 0
 same "x -spf: written at the absolute path" "$(cat abs/g 2>&1)" "abs"
 same "x -spf: nothing below -o" "$(ls -A out2 2>/dev/null | wc -l)" 0
+# -spf2: below -o with the full path (fz7 wrote it at the absolute path);
+# e with -spf or -spf2 keeps the paths as x does, as 7zz.
+rm -rf abs
+"$FZ7" x -spf2 -oout3 abs.7z >out.txt 2>err.txt
+same "x -spf2 exit, below -o" "$? $(cat "out3/${S#/}/abs/g" 2>&1) $(ls -A abs 2>/dev/null | wc -l)" "0 abs 0"
+"$FZ7" e -spf2 -oout4 abs.7z >out.txt 2>err.txt
+same "e -spf2 exit, below -o with its path" "$? $(cat "out4/${S#/}/abs/g" 2>&1)" "0 abs"
+"$FZ7" e -spf -oout5 abs.7z >out.txt 2>err.txt
+same "e -spf exit, at the absolute path" "$? $(cat abs/g 2>&1) $(ls -A out5 2>/dev/null | wc -l)" "0 abs 0"
 
 # --- --password-file ----------------------------------------------------------
 printf 'pw1\n' >pw.txt
