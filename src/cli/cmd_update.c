@@ -113,15 +113,25 @@ static int64_t ticks_of(int64_t sec, uint32_t nsec)
     return sec * 10000000 + (int64_t)(nsec / 100u);
 }
 
-/* Whether a file's mtime (sec, nsec) is the time a tar or zip entry of
- * whole seconds (arc) holds for it: tar keeps whole seconds, zip's DOS
- * time even ones (7-Zip rounds up, and libarchive reads no NTFS times). */
-static bool same_second(fz7_la_kind kind, int64_t sec, uint32_t nsec, int64_t arc)
+/* A file's mtime (sec, nsec) and an entry's, in the units the entry's
+ * time has (FZ7_MTIME_*), as 7zz compares them: FILETIME ticks, whole
+ * seconds (the file's cut down), or DOS time (the file's rounded up to an
+ * even second, as 7-Zip writes it). */
+static void comparable_times(const fz7_entry *e, int64_t sec, uint32_t nsec, int64_t *disk, int64_t *arc)
 {
-    if (sec == arc)
-        return true;
-    int64_t up = sec + (nsec != 0);
-    return kind == FZ7_LA_ZIP && arc % 2 == 0 && arc - up >= 0 && arc - up <= 1;
+    switch (e->mtime_prec) {
+    case FZ7_MTIME_SECONDS:
+        *disk = sec;
+        *arc = e->mtime;
+        return;
+    case FZ7_MTIME_DOS:
+        *disk = (sec + (nsec != 0) + 1) & ~(int64_t)1;
+        *arc = e->mtime;
+        return;
+    default:
+        *disk = ticks_of(sec, nsec);
+        *arc = ticks_of(e->mtime, e->mtime_nsec);
+    }
 }
 
 /* a, u (and d with rules that need it): scan the names on disk (everything here when none are given, as
@@ -195,10 +205,8 @@ static fz7_status pair_inputs(update_run *r, const struct stat *arc_sb, bool arc
         if (!e->has_mtime) {
             ps = FZ7_PAIR_ARCHIVE_NEWER;
         } else {
-            int64_t disk = ticks_of(it->mtime, it->mtime_nsec);
-            int64_t arc = ticks_of(e->mtime, e->mtime_nsec);
-            if (r->la && e->mtime_nsec == 0 && same_second(r->la_kind, it->mtime, it->mtime_nsec, e->mtime))
-                disk = arc;
+            int64_t disk, arc;
+            comparable_times(e, it->mtime, it->mtime_nsec, &disk, &arc);
             ps = disk < arc ? FZ7_PAIR_ARCHIVE_NEWER : disk > arc ? FZ7_PAIR_ARCHIVE_OLDER
                  : it->size == e->size ? FZ7_PAIR_SAME : FZ7_PAIR_UNKNOWN;
         }

@@ -56,7 +56,13 @@ typedef struct fz7_entry {
     bool is_hardlink : 1;  /* a hard link (tar) to the regular file at
                               more->hardlink_index, an earlier entry holding
                               the data */
+    unsigned mtime_prec : 2; /* what mtime can tell apart: FZ7_MTIME_* */
 } fz7_entry;
+
+/* An entry's mtime precision: 100 ns or finer (7z, a zip's NTFS time, a
+ * pax tar's), whole seconds (tar, a zip's UT time), or a zip's DOS time
+ * alone (2 s, which 7-Zip rounds up to an even second). */
+enum { FZ7_MTIME_EXACT = 0, FZ7_MTIME_SECONDS = 1, FZ7_MTIME_DOS = 2 };
 
 /* The most folders (and files) an archive's entries can index: folder is
  * an int32_t. Readers refuse archives with more. */

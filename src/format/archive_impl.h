@@ -72,8 +72,10 @@ bool fz7_la_is_root_folder(struct archive_entry *ae);
 /* Sets the mtime of a zip's entries (count of them, as libarchive listed
  * them from the archive of size bytes in v) from the NTFS extra fields of
  * its central directory (zip_ntfs.c), where 7-Zip keeps its times to
- * 100 ns. A directory over mem_limit bytes, or one that cannot be read, is
- * passed over (libarchive reports what is wrong with it). */
+ * 100 ns, and their mtime_prec (entries come with FZ7_MTIME_DOS): EXACT
+ * with an NTFS time, SECONDS with a UT one. A directory over mem_limit
+ * bytes, or one that cannot be read, is passed over (libarchive reports
+ * what is wrong with it). */
 void fz7_zip_ntfs_times(const fz7_volumes *v, uint64_t size, fz7_entry *entries, size_t count,
                         uint64_t mem_limit);
 

@@ -345,6 +345,9 @@ static fz7_status fill_entry(struct archive_entry *ae, fz7_entry *e, la_kind *ki
         e->mtime = (int64_t)archive_entry_mtime(ae);
         long ns = archive_entry_mtime_nsec(ae);
         e->mtime_nsec = ns > 0 && ns < 1000000000L ? (uint32_t)ns : 0;
+        /* whole seconds: a tar's (pax can say more); a zip's are
+         * refined by its central directory (zip_ntfs.c) */
+        e->mtime_prec = e->mtime_nsec ? FZ7_MTIME_EXACT : FZ7_MTIME_SECONDS;
     }
     e->encrypted = archive_entry_is_encrypted(ae) != 0;
     e->has_stream = *kind == LA_SYMLINK || (*kind == LA_FILE && e->size != 0) ||
@@ -834,8 +837,12 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
     st = resolve_links(a);
     if (st != FZ7_OK)
         return st;
-    if (strcmp(p->type_name, "zip") == 0 && !p->method[0])
+    if (strcmp(p->type_name, "zip") == 0 && !p->method[0]) {
+        for (size_t i = 0; i < a->count; i++)
+            if (a->entries[i].has_mtime && !a->entries[i].mtime_nsec)
+                a->entries[i].mtime_prec = FZ7_MTIME_DOS;
         fz7_zip_ntfs_times(a->vol, a->file_size, a->entries, a->count, a->opts.mem_limit);
+    }
     if (tar)
         tar_traits_put(&traits, a, p);
     a->info.format = FZ7_FORMAT_OTHER;

@@ -16,6 +16,7 @@
 #define EOCD_LEN 22u
 #define CDH_LEN 46u
 #define EXTRA_NTFS 0x000au
+#define EXTRA_UT 0x5455u
 /* Seconds from 1601-01-01 (FILETIME's epoch) to 1970-01-01. */
 #define FILETIME_UNIX_EPOCH 11644473600LL
 
@@ -120,6 +121,10 @@ void fz7_zip_ntfs_times(const fz7_volumes *v, uint64_t size, fz7_entry *entries,
                 entries[k].has_mtime = true;
                 entries[k].mtime = sec;
                 entries[k].mtime_nsec = nsec;
+                entries[k].mtime_prec = FZ7_MTIME_EXACT;
+            } else if (id == EXTRA_UT && dlen >= 5 && (x[j + 4] & 1) &&
+                       entries[k].mtime_prec == FZ7_MTIME_DOS) {
+                entries[k].mtime_prec = FZ7_MTIME_SECONDS;   /* libarchive read its time */
             }
             j += 4u + dlen;
         }
