@@ -7,9 +7,9 @@
 # archive, one by each program. After every round: the same exit code,
 # the same entries (7zz l: time, attributes, size, name), and 7zz x of
 # both copies gives the same files (contents and link targets). The order
-# is not compared: 7zz's u and a write every entry sorted by name (its d
-# and rn keep the order, so after an rn an archive is no longer sorted);
-# fz7 keeps the old entries' order and merges the new ones in by name.
+# is not compared: 7zz's u, a and d write every entry sorted by name (its
+# rn keeps the order, so after an rn an archive is no longer sorted); fz7
+# keeps the old entries' order and merges the new ones in by name.
 #
 # FZ7_FUZZ_TREES trees (default 4: the CTest slice) of FZ7_FUZZ_ROUNDS
 # rounds (default 6) from seed FZ7_FUZZ_SEED (default 26), the first being
