@@ -565,6 +565,8 @@ static int open_error(const struct fz7_options *o, FILE *out, const char *path, 
     const char *type = excluded_type ? NULL : expected_type(o, path);
     if (cant_open)
         *cant_open = st != FZ7_E_MEM && st != FZ7_E_IO; /* damaged headers, wrong password too */
+    if (listing && !o->ba)   /* l's empty line comes before the error, as 7zz's */
+        fputc('\n', out);
     fflush(out);
     if (st == FZ7_E_NEED_PASSWORD || st == FZ7_E_PASSWORD) {
         const char *m = fz7_entry_error_words(FZ7_E_NEED_PASSWORD, true);
@@ -745,6 +747,8 @@ int fz7_open_for_read(const struct fz7_options *o, const char *path, FILE *out, 
     }
     if (method_switches_refused(o, a)) {
         fz7_archive_close(a);
+        if (o->command == FZ7_CMD_LIST && !o->ba)   /* l's empty line, as in open_error */
+            fputc('\n', out);
         fflush(out);
         *cant_open = true;
         if (o->command == FZ7_CMD_LIST)

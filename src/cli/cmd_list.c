@@ -225,7 +225,7 @@ static int list_one(const struct fz7_options *o, const char *path, list_totals *
     if (rc) { /* l counts every archive that did not open as an error */
         (void)cant_open;
         lt->errors++;
-        if (!o->ba)
+        if (!o->ba && o->from_stdin)   /* else printed before the error (open_error) */
             fputc('\n', out);
         return -rc;
     }

@@ -238,6 +238,7 @@ row same l -bso0 arc.7z
 row same l -bso2 arc.7z
 row same l -bso2 junk.7z
 row same l -bso2 -bse1 arc.7z
+row same l -bse1 junk.7z
 row same t -bso2 -bse1 junk.7z
 row same t -bsp0 arc.7z
 row same l -bt arc.7z
