@@ -491,6 +491,8 @@ void fz7_print_archive_block(FILE *out, const char *path, const fz7_archive *a)
         fprintf(out, "Cluster Size = %llu\n", (unsigned long long)in->cluster_size);
     if (in->characteristics)
         fprintf(out, "Characteristics = %s\n", in->characteristics);
+    if (in->comment)   /* several lines: 7-Zip starts them on a line of their own */
+        fprintf(out, "Comment = %s%s\n", strchr(in->comment, '\n') ? "\n" : "", in->comment);
 }
 
 const char *fz7_entry_error_words(fz7_status st, bool encrypted)
@@ -718,7 +720,8 @@ int fz7_open_for_read(const struct fz7_options *o, const char *path, FILE *out, 
     char err[512] = "";
     fz7_archive *a = NULL;
     fz7_open_opts opts = {.mem_limit = mem_limit_of(o), .threads = decode_threads_of(o),
-                          .xz_salvage = true};
+                          .xz_salvage = true,
+                          .format_props = o->command == FZ7_CMD_LIST && o->slt};
     fz7_status s = FZ7_E_NEED_PASSWORD;
     if (o->command == FZ7_CMD_LIST && !password) {
         /* l: 7-Zip's empty line comes before the question, not after it. */

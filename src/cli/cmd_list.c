@@ -27,45 +27,6 @@ static void attr_column(const fz7_entry *e, char out[6])
     out[5] = 0;
 }
 
-/* "drwxr-xr-x" from st_mode. */
-static void mode_string(uint32_t mode, char out[11])
-{
-    char t = S_ISDIR(mode) ? 'd' : S_ISLNK(mode) ? 'l' : '-';
-    const char *rwx = "rwxrwxrwx";
-    out[0] = t;
-    for (int i = 0; i < 9; i++)
-        out[1 + i] = (mode & (0400u >> i)) ? rwx[i] : '-';
-    if (mode & S_ISUID)
-        out[3] = (mode & 0100) ? 's' : 'S';
-    if (mode & S_ISGID)
-        out[6] = (mode & 0010) ? 's' : 'S';
-    if (mode & S_ISVTX)
-        out[9] = (mode & 0001) ? 't' : 'T';
-    out[10] = 0;
-}
-
-/* "Attributes = " value: the letters of the set Windows bits (7-Zip's
- * order), then the Unix mode when the high 16 bits carry one. */
-static void attributes_field(const fz7_entry *e, char *out, size_t cap)
-{
-    static const char letters[] = "RHS8DAdNTsLCOIE"; /* bits 0..14 */
-    size_t n = 0;
-    out[0] = 0;
-    if (!e->has_attrib) { /* 7-Zip still shows a folder as one */
-        snprintf(out, cap, "%s", e->is_dir ? "D" : "");
-        return;
-    }
-    for (int bit = 0; bit < 15 && n + 1 < cap; bit++)
-        if (e->attrib & (1u << bit))
-            out[n++] = letters[bit];
-    out[n] = 0;
-    if (e->attrib & ATTR_UNIX_EXTENSION) {
-        char m[11];
-        mode_string(e->attrib >> 16, m);
-        snprintf(out + n, cap - n, " %s", m);
-    }
-}
-
 /* Packed size is shown on the first entry of a folder only, and not at
  * all where it is known only on decoding (.lzma, a salvaged .xz). An entry
  * without data (a folder, an empty file) that stands between two files of
@@ -73,6 +34,8 @@ static void attributes_field(const fz7_entry *e, char *out, size_t cap)
  * packed size blank too (it lists 0 elsewhere). */
 static bool packed_blank(const fz7_archive *a, const fz7_entry *e, bool in_block)
 {
+    if (e->packed_known)
+        return false;
     return (e->has_stream && e->packed_size == 0) || (!e->has_stream && in_block)
            || fz7_archive_get_info(a)->sizes_unknown;
 }
@@ -124,11 +87,50 @@ static void time_line(FILE *out, const char *label, bool has, int64_t sec, uint3
     }
 }
 
+/* A time line of a format's own: the fraction with as many digits as the
+ * format keeps. */
+static void prop_time_line(FILE *out, const fz7_prop *p)
+{
+    char t[32] = "";
+    fprintf(out, "%s = ", p->name);
+    if (p->digits >= 0) {
+        fz7_format_time(t, sizeof t, p->sec);
+        fputs(t, out);
+        if (p->digits > 0) {
+            uint32_t f = p->nsec;
+            for (int k = p->digits; k < 9; k++)
+                f /= 10;
+            fprintf(out, ".%0*u", p->digits, (unsigned)f);
+        }
+    }
+    fputc('\n', out);
+}
+
 /* One entry of `l -slt`, with the optional lines `any` asks for. xz and
  * lzma entries have no Path line, as in 7-Zip. */
-static void list_technical(FILE *out, const fz7_archive *a, const fz7_entry *e, slt_lines any,
+static void list_technical(FILE *out, const fz7_archive *a, size_t i, slt_lines any,
                            bool in_block)
 {
+    const fz7_entry *e = fz7_archive_entry(a, i);
+    fz7_prop props[FZ7_PROPS_MAX];
+    char buf[512];
+    size_t np = fz7_archive_entry_props(a, i, props, buf, sizeof buf);
+    if (np) {   /* the format's own lines (tar, zip) */
+        fputs("Path = ", out);
+        fz7_print_name(out, fz7_entry_path(e));
+        fputc('\n', out);
+        for (size_t k = 0; k < np; k++) {
+            if (!props[k].value) {
+                prop_time_line(out, &props[k]);
+                continue;
+            }
+            fprintf(out, "%s = ", props[k].name);
+            fz7_print_name(out, props[k].value);
+            fputc('\n', out);
+        }
+        fputc('\n', out);
+        return;
+    }
     fz7_format f = fz7_archive_get_info(a)->format;
     bool is7z = f == FZ7_FORMAT_7Z || f == FZ7_FORMAT_OTHER;   /* per-entry fields */
     if (is7z) {
@@ -161,7 +163,7 @@ static void list_technical(FILE *out, const fz7_archive *a, const fz7_entry *e, 
         if (any.atime)
             time_line(out, "Accessed", e->has_atime, more->atime, more->atime_nsec);
         char attrs[64];
-        attributes_field(e, attrs, sizeof attrs);
+        fz7_attrib_string(e, attrs, sizeof attrs);
         if (any.attrib)
             fprintf(out, "Attributes = %s\n", attrs);
         if (e->has_crc)
@@ -282,7 +284,7 @@ static int list_one(const struct fz7_options *o, const char *path, list_totals *
             have_newest = true;
         }
         if (o->slt) {
-            list_technical(out, a, e, any, in_block);
+            list_technical(out, a, i, any, in_block);
             continue;
         }
         char t[32] = "", attr[6], size[24] = "", packed[24] = "";

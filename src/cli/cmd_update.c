@@ -614,7 +614,7 @@ static fz7_status la_update_entry(void *ctx, fz7_la_writer *w, size_t index, con
     }
     fz7_status st = la_items_before(m, w, name ? name : path);
     as->name = st == FZ7_OK ? name : NULL;
-    /* The time as listed: a zip's NTFS time (zip_ntfs.c) where it had one. */
+    /* The time as listed: a zip's NTFS time (zip_central.c) where it had one. */
     as->set_mtime = e->has_mtime;
     as->mtime = e->mtime;
     as->mtime_nsec = e->mtime_nsec;

@@ -5,9 +5,11 @@
 
 #include <strings.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void fz7_archive_free_entries(fz7_archive *a)
 {
@@ -109,6 +111,101 @@ void fz7_archive_close(fz7_archive *a) { free_archive(a); }
 const fz7_archive_info *fz7_archive_get_info(const fz7_archive *a) { return &a->info; }
 size_t fz7_archive_count(const fz7_archive *a) { return a->count; }
 const fz7_entry *fz7_archive_entry(const fz7_archive *a, size_t i) { return &a->entries[i]; }
+
+size_t fz7_archive_entry_props(const fz7_archive *a, size_t i, fz7_prop *props, char *buf,
+                               size_t cap)
+{
+    return a->ops && a->ops->props && i < a->count ? a->ops->props(a, i, props, buf, cap) : 0;
+}
+
+uint32_t fz7_max_code_point(const char *s)
+{
+    uint32_t max = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        uint32_t c = *p++;
+        int more = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : 0;
+        if (more)
+            c &= 0x3Fu >> more;
+        for (; more > 0 && (*p & 0xC0) == 0x80; more--)
+            c = c << 6 | (*p++ & 0x3Fu);
+        if (c > max)
+            max = c;
+    }
+    return max;
+}
+
+
+const char *fz7_prop_put(char *buf, size_t cap, size_t *used, const char *fmt, ...)
+{
+    if (*used >= cap)
+        return "";
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *used, cap - *used, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= cap - *used)
+        return "";
+    const char *r = buf + *used;
+    *used += (size_t)n + 1;
+    return r;
+}
+
+void fz7_prop_text(fz7_prop *pr, size_t *n, const char *name, const char *value)
+{
+    pr[*n] = (fz7_prop){.name = name, .value = value ? value : "", .digits = -1};
+    (*n)++;
+}
+
+void fz7_prop_time(fz7_prop *pr, size_t *n, const char *name, bool set, int64_t sec, uint32_t nsec,
+                   int digits)
+{
+    pr[*n] = (fz7_prop){.name = name, .sec = sec, .nsec = nsec, .digits = set ? (int8_t)digits : -1};
+    (*n)++;
+}
+
+void fz7_attrib_string(const fz7_entry *e, char *out, size_t cap)
+{
+    static const char letters[] = "RHS8DAdNTsLCOIE"; /* bits 0..14 */
+    size_t n = 0;
+    out[0] = 0;
+    if (!e->has_attrib) { /* 7-Zip still shows a folder as one */
+        snprintf(out, cap, "%s", e->is_dir ? "D" : "");
+        return;
+    }
+    for (int bit = 0; bit < 15 && n + 1 < cap; bit++)
+        if (e->attrib & (1u << bit))
+            out[n++] = letters[bit];
+    out[n] = 0;
+    char m[11];
+    fz7_mode_string(e->attrib >> 16, m);
+    if ((e->attrib & 0x8000u) && ((e->attrib >> 16) & S_IFMT)) {   /* a Unix mode above */
+        snprintf(out + n, cap - n, " %s", m);
+    } else if (e->attrib & 0x8000u) {
+        /* a mode without a file type: 7-Zip shows the flag, the bits and
+         * the mode with '0' for its type */
+        m[0] = '0';
+        snprintf(out + n, cap - n, "V %08X %s", (unsigned)(e->attrib & 0xffff0000u), m);
+    } else if (e->attrib >> 16) {   /* bits with no letter, in hex */
+        snprintf(out + n, cap - n, " %08X", (unsigned)e->attrib);
+    }
+}
+
+void fz7_mode_string(uint32_t mode, char out[11])
+{
+    char t = S_ISDIR(mode) ? 'd' : S_ISLNK(mode) ? 'l' : S_ISFIFO(mode) ? 'p' : S_ISCHR(mode) ? 'c'
+             : S_ISBLK(mode) ? 'b' : S_ISSOCK(mode) ? 's' : '-';
+    const char *rwx = "rwxrwxrwx";
+    out[0] = t;
+    for (int i = 0; i < 9; i++)
+        out[1 + i] = (mode & (0400u >> i)) ? rwx[i] : '-';
+    if (mode & S_ISUID)
+        out[3] = (mode & 0100) ? 's' : 'S';
+    if (mode & S_ISGID)
+        out[6] = (mode & 0010) ? 's' : 'S';
+    if (mode & S_ISVTX)
+        out[9] = (mode & 0001) ? 't' : 'T';
+    out[10] = 0;
+}
 
 fz7_status fz7_archive_extract(fz7_archive *a, const bool *select, const fz7_extract_cb *cb,
                                char *err, size_t errlen)

@@ -53,6 +53,8 @@ typedef struct fz7_entry {
     bool is_dir : 1, is_symlink : 1, is_anti : 1;
     bool has_stream : 1;   /* has data in a folder (empty files do not) */
     bool encrypted : 1;    /* its folder has a 7zAES coder */
+    bool packed_known : 1; /* packed_size is the entry's own (tar, zip),
+                              listed even when 0 */
     bool is_hardlink : 1;  /* a hard link (tar) to the regular file at
                               more->hardlink_index, an earlier entry holding
                               the data */
@@ -95,6 +97,8 @@ typedef struct fz7_archive_info {
                                uncompressed size (7-Zip's "Cluster Size");
                                else 0 */
     const char *code_page;  /* 7-Zip's "Code Page = " value (tar), or NULL */
+    const char *comment;    /* the archive's comment (a tar's pax global
+                               headers, as 7-Zip shows them), or NULL */
     const char *characteristics; /* 7-Zip's "Characteristics = " value, or
                                NULL (xz: "BlockPackSize BlockUnpackSize"
                                when first block headers carry sizes) */
@@ -120,6 +124,9 @@ typedef struct fz7_open_opts {
                                one entry without sizes, info.sizes_unknown,
                                decoded in one forward pass that reports the
                                damage (off: FZ7_E_FORMAT / FZ7_E_CRC) */
+    bool format_props;      /* keep what fz7_archive_entry_props lists of
+                               a tar's or zip's entries (costs memory a
+                               listing without -slt does not need) */
 } fz7_open_opts;
 
 /* Opens path, recognising the format by content: 7z, xz, lzma, then what
@@ -156,6 +163,34 @@ const fz7_archive_info *fz7_archive_get_info(const fz7_archive *a);
 bool fz7_archive_is_volume_name(const char *path);
 size_t fz7_archive_count(const fz7_archive *a);
 const fz7_entry *fz7_archive_entry(const fz7_archive *a, size_t i);
+
+/* One line of an entry's `l -slt` block as its format has it, with
+ * 7-Zip's name for it. A time when value is NULL. */
+typedef struct fz7_prop {
+    const char *name;       /* "Mode", "CRC", ... */
+    const char *value;      /* UTF-8 ("" lists a blank value), or NULL */
+    int64_t sec;            /* a time: seconds since 1970-01-01 UTC */
+    uint32_t nsec;
+    int8_t digits;          /* a time's fraction digits as 7-Zip lists
+                               them (0-9), or -1: no time (blank) */
+} fz7_prop;
+
+#define FZ7_PROPS_MAX 24
+/* Entry i's lines of `l -slt` after its Path line, in 7-Zip's order for
+ * its format, into props (FZ7_PROPS_MAX of them); numbers are written to
+ * buf (cap bytes, 512 is enough), other strings are the archive's.
+ * Returns how many; 0 when the format has none of its own (7z, xz, lzma,
+ * and every format unless the archive was opened with format_props). */
+size_t fz7_archive_entry_props(const fz7_archive *a, size_t i, fz7_prop *props, char *buf,
+                               size_t cap);
+
+/* 7-Zip's "Attributes = " value of e: the letters of its set Windows
+ * bits (RHS8DAdNTsLCOIE, bits 0-14), then its Unix mode when the high 16
+ * bits carry one (bit 15 says so), else any high bits in hex. */
+void fz7_attrib_string(const fz7_entry *e, char *out, size_t cap);
+
+/* "drwxr-xr-x" (or p, c, b, s, l, - first) from st_mode bits. */
+void fz7_mode_string(uint32_t mode, char out[11]);
 
 /* Callbacks of fz7_archive_extract. Returning anything but FZ7_OK from a
  * callback stops extraction with that status. */

@@ -13,6 +13,8 @@ typedef struct fz7_archive_ops {
     fz7_status (*extract)(fz7_archive *a, const bool *select, const fz7_extract_cb *cb,
                           char *err, size_t errlen);
     void (*close)(fz7_archive *a);   /* frees the format's own data */
+    /* fz7_archive_entry_props for the format, or NULL: none */
+    size_t (*props)(const fz7_archive *a, size_t i, fz7_prop *props, char *buf, size_t cap);
 } fz7_archive_ops;
 
 struct fz7_archive {
@@ -69,15 +71,114 @@ char *fz7_la_entry_path(struct archive_entry *ae);
  * listed and not extracted, since it names the output folder itself. */
 bool fz7_la_is_root_folder(struct archive_entry *ae);
 
-/* Sets the mtime of a zip's entries (count of them, as libarchive listed
- * them from the archive of size bytes in v) from the NTFS extra fields of
- * its central directory (zip_ntfs.c), where 7-Zip keeps its times to
- * 100 ns, and their mtime_prec (entries come with FZ7_MTIME_DOS): EXACT
- * with an NTFS time, SECONDS with a UT one. A directory over mem_limit
- * bytes, or one that cannot be read, is passed over (libarchive reports
- * what is wrong with it). */
-void fz7_zip_ntfs_times(const fz7_volumes *v, uint64_t size, fz7_entry *entries, size_t count,
-                        uint64_t mem_limit);
+/* What `l -slt` lists of a zip entry, from its central directory record
+ * (APPNOTE.TXT 4.3.12). */
+typedef struct fz7_zip_rec {
+    uint64_t size, offset;  /* unpacked bytes; the local header's offset */
+    char *comment;          /* the entry's comment, or NULL */
+    int64_t ctime, atime;   /* an NTFS field's, when has_ctime / has_atime */
+    uint32_t ctime_nsec, atime_nsec;
+    bool has_ctime, has_atime;
+    uint32_t crc, disk;
+    uint16_t flags, method, made_by, needed;
+    uint16_t aes_method;    /* with aes: the method under the encryption */
+    uint8_t aes_strength;   /* 1, 2, 3: AES-128, -192, -256 */
+    bool aes, matched;      /* matched: the record was found */
+    char extras[40];        /* the extra fields 7-Zip names ("NTFS",
+                               "UT:MA:1 ux", "WzAES") */
+} fz7_zip_rec;
+
+/* Reads the central directory of a zip (size bytes in v) whose entries
+ * libarchive listed (count of them, in the directory's order), and sets
+ * each entry's packed size, and its mtime from an NTFS extra field where
+ * 7-Zip keeps its times to 100 ns, with its mtime_prec (entries come with
+ * FZ7_MTIME_DOS): EXACT with an NTFS time, SECONDS with a UT one. With
+ * recs_out, *recs_out gets count records (calloc'd; each comment malloc'd)
+ * or NULL; *comment gets the archive's comment (malloc'd) or NULL. A
+ * directory over mem_limit bytes, or one that cannot be read, is passed
+ * over (libarchive reports what is wrong with it). */
+void fz7_zip_central(const fz7_volumes *v, uint64_t size, fz7_entry *entries, size_t count,
+                     uint64_t mem_limit, fz7_zip_rec **recs_out, char **comment);
+
+/* A time of a pax record: seconds since 1970-01-01 UTC, nanoseconds, and
+ * the fraction's digits as stored (0-9; 7-Zip lists that many). */
+typedef struct fz7_tar_time {
+    int64_t sec;
+    uint32_t nsec;
+    uint8_t digits;
+    bool set;
+} fz7_tar_time;
+
+/* fz7_tar_hdr.flags: the header kinds an entry was made of. */
+enum {
+    FZ7_TAR_GNU = 1, FZ7_TAR_POSIX = 2, FZ7_TAR_PREFIX = 4, FZ7_TAR_LONG_NAME = 8,
+    FZ7_TAR_LONG_LINK = 16, FZ7_TAR_DEV_EMPTY = 32   /* no device numbers stored */
+};
+/* fz7_tar_hdr.pax: what a pax extended header gave the entry. */
+enum {
+    FZ7_TAR_PAX_HEADER = 1, FZ7_TAR_PAX_PATH = 2, FZ7_TAR_PAX_LINKPATH = 4, FZ7_TAR_PAX_SIZE = 8,
+    FZ7_TAR_PAX_MTIME = 16, FZ7_TAR_PAX_ATIME = 32, FZ7_TAR_PAX_CTIME = 64,
+    FZ7_TAR_PAX_UNSUPPORTED = 128   /* a record neither libarchive nor 7-Zip lists */
+};
+
+/* One entry header of a plain tar as stored (tar_headers.c). */
+typedef struct fz7_tar_hdr {
+    uint64_t packed;        /* its data in the archive, in whole 512-byte blocks */
+    uint64_t pax_size;      /* the pax size record, with FZ7_TAR_PAX_SIZE */
+    uint64_t dev_major, dev_minor;   /* unless FZ7_TAR_DEV_EMPTY */
+    uint64_t uid, gid;
+    char *user, *group;     /* names, pax's over the header's; NULL: none */
+    fz7_tar_time time[3];   /* pax mtime, atime, ctime */
+    char *comment;          /* with a pax header: its name, then each record
+                               of the other kinds, each line ending in '\n' */
+    char type;              /* the typeflag as stored */
+    uint8_t magic[8];       /* the magic and version, unless GNU or POSIX */
+    uint8_t flags;          /* FZ7_TAR_* */
+    uint8_t pax;            /* FZ7_TAR_PAX_* */
+    uint8_t pax_ids;        /* 1: a uid record, 2: a gid record */
+} fz7_tar_hdr;
+
+typedef struct fz7_tar_headers {
+    fz7_tar_hdr *h;         /* one per entry header, in the archive's order */
+    size_t count;
+    uint8_t pax_union;      /* the pax bits of all entries */
+    uint8_t flags_union;    /* their FZ7_TAR_* flags */
+    char *global;           /* the pax global headers as 7-Zip's archive
+                               Comment shows them, or NULL */
+    uint64_t global_bytes;  /* those headers with their records (7-Zip
+                               counts them out of its Headers Size) */
+} fz7_tar_headers;
+
+/* Reads the headers of the plain tar of size bytes in v (POSIX.1-2001
+ * ustar/pax, GNU tar's long names): one fz7_tar_hdr per entry header
+ * ('L', 'K', 'x' and 'g' records go to the entry after them or to
+ * global). Stops at the end blocks or at a truncated entry. FZ7_E_FORMAT
+ * for a bad checksum or record set over 1 MiB, FZ7_E_MEMLIMIT past
+ * mem_limit bytes of headers; on error *out is empty. */
+fz7_status fz7_tar_headers_read(const fz7_volumes *v, uint64_t size, uint64_t mem_limit,
+                                fz7_tar_headers *out);
+void fz7_tar_headers_free(fz7_tar_headers *t);
+
+/* The largest code point of UTF-8 text s (a byte that starts no sequence
+ * counts as itself): 7-Zip's MaxUnicode of a tar. */
+uint32_t fz7_max_code_point(const char *s);
+
+/* Helpers of the formats' fz7_archive_entry_props. fz7_prop_put appends
+ * a formatted value to buf (cap bytes, *used of them taken) and returns
+ * it ("" when buf is full); fz7_prop_text and fz7_prop_time add props[*n]
+ * (a NULL value lists blank; a time not set lists blank). */
+const char *fz7_prop_put(char *buf, size_t cap, size_t *used, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void fz7_prop_text(fz7_prop *pr, size_t *n, const char *name, const char *value);
+void fz7_prop_time(fz7_prop *pr, size_t *n, const char *name, bool set, int64_t sec, uint32_t nsec,
+                   int digits);
+
+/* A tar entry's `l -slt` lines after Path, in 7-Zip's order (e the entry
+ * libarchive listed, h its header, link its link target or NULL). */
+size_t fz7_tar_props(const fz7_entry *e, const fz7_tar_hdr *h, const char *link, fz7_prop *pr,
+                     char *buf, size_t cap);
+/* A zip entry's, from its central directory record r. */
+size_t fz7_zip_props(const fz7_entry *e, const fz7_zip_rec *r, fz7_prop *pr, char *buf, size_t cap);
 
 /* Makes a, an .xz file whose index or footer could not be read, one that
  * is decoded in one forward pass from offset 0 of a->vol, through every

@@ -10,6 +10,7 @@
 #include <archive_entry.h>
 #include <errno.h>
 #include <locale.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,11 @@ typedef struct {
                               SIZE_MAX */
     char type_name[16];
     char method[16];
-    char traits[48];       /* a tar's Characteristics (tar_traits) */
+    char traits[160];      /* a tar's Characteristics (tar_traits) */
+    size_t *hdr_of;        /* per entry: its header's index in the tar */
+    fz7_tar_headers tar;   /* a plain tar's headers (with format_props) */
+    fz7_zip_rec *zip;      /* a zip's records, per entry (with format_props) */
+    char *comment;         /* the archive's Comment (info.comment) */
 } la_priv;
 
 /* What 7-Zip's Characteristics line says of a tar: the header kinds met
@@ -49,27 +54,11 @@ typedef struct {
  * list their keys there, which libarchive does not show: no line then. */
 typedef struct tar_traits {
     bool gnu, ustar, pax, long_name, long_link, prefix, utf8;
+    bool walked;           /* the headers were read (pax_keys known) */
+    uint8_t pax_keys;      /* FZ7_TAR_PAX_* of all entries */
     uint32_t max_unicode;
     uint64_t data_bytes;   /* entries' data, padded to 512-byte blocks */
 } tar_traits;
-
-/* The largest code point of UTF-8 text s (a byte that starts no sequence
- * counts as itself). */
-static uint32_t max_code_point(const char *s)
-{
-    uint32_t max = 0;
-    for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        uint32_t c = *p++;
-        int more = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : 0;
-        if (more)
-            c &= 0x3Fu >> more;
-        for (; more > 0 && (*p & 0xC0) == 0x80; more--)
-            c = c << 6 | (*p++ & 0x3Fu);
-        if (c > max)
-            max = c;
-    }
-    return max;
-}
 
 static void tar_traits_take(tar_traits *t, struct archive *ar, struct archive_entry *ae)
 {
@@ -87,7 +76,7 @@ static void tar_traits_take(tar_traits *t, struct archive *ar, struct archive_en
     } else {
         t->pax = true;
     }
-    uint32_t m = raw ? max_code_point(raw) : 0;
+    uint32_t m = raw ? fz7_max_code_point(raw) : 0;
     t->utf8 |= m > 0x7F;
     if (m > t->max_unicode)
         t->max_unicode = m;
@@ -103,16 +92,63 @@ static void tar_traits_put(const tar_traits *t, fz7_archive *a, la_priv *p)
     if (a->file_size >= t->data_bytes)
         a->info.headers_size = a->file_size - t->data_bytes;
     a->info.code_page = "UTF-8";
-    if (t->pax)
-        return;
+    if (t->pax && !t->walked)
+        return;   /* which pax records there are is not known */
     char max[24] = "";
     if (t->utf8)
         snprintf(max, sizeof max, " MaxUnicode=%u", (unsigned)t->max_unicode);
-    snprintf(p->traits, sizeof p->traits, "%s%s%s%s%s%s%s%s", t->gnu ? "GNU " : "",
+    uint8_t k = t->pax_keys;
+    snprintf(p->traits, sizeof p->traits, "%s%s%s%s%s%s%s%s%s%s%s%s%s", t->gnu ? "GNU " : "",
              t->long_name ? "LongName " : "", t->long_link ? "LongLink " : "",
-             t->ustar ? "POSIX " : "", t->prefix ? "PREFIX " : "", t->utf8 ? "UTF8" : "ASCII",
-             max, "");
+             t->ustar || t->pax ? "POSIX " : "", t->prefix ? "PREFIX " : "",
+             k & FZ7_TAR_PAX_HEADER ? "PAX " : "", k & FZ7_TAR_PAX_PATH ? "path " : "",
+             k & FZ7_TAR_PAX_LINKPATH ? "linkpath " : "", k & FZ7_TAR_PAX_MTIME ? "mtime " : "",
+             k & FZ7_TAR_PAX_ATIME ? "atime " : "", k & FZ7_TAR_PAX_CTIME ? "ctime " : "",
+             t->utf8 ? "UTF8" : "ASCII", max);
     a->info.characteristics = p->traits;
+}
+
+/* Reads the tar's own headers (tar_headers.c): each entry's packed size
+ * and, with format_props, what fz7_archive_entry_props lists. Nothing
+ * changes when they cannot be read or do not pair with libarchive's
+ * headers (headers of them, one per entry and root folder). */
+static void tar_headers_take(fz7_archive *a, la_priv *p, size_t headers, tar_traits *t)
+{
+    fz7_tar_headers th;
+    if (fz7_tar_headers_read(a->vol, a->file_size, a->opts.mem_limit, &th) != FZ7_OK)
+        return;
+    if (th.count != headers) {
+        fz7_tar_headers_free(&th);
+        return;
+    }
+    for (size_t i = 0; i < a->count; i++) {
+        a->entries[i].packed_size = th.h[p->hdr_of[i]].packed;
+        a->entries[i].packed_known = true;
+    }
+    t->walked = true;
+    t->pax_keys = th.pax_union;
+    t->gnu = th.flags_union & FZ7_TAR_GNU;
+    t->ustar = th.flags_union & FZ7_TAR_POSIX;
+    t->pax = false;   /* the walk tells: POSIX magic, PAX records */
+    t->data_bytes += th.global_bytes;
+    p->comment = th.global;
+    th.global = NULL;
+    a->info.comment = p->comment;
+    if (a->opts.format_props)
+        p->tar = th;
+    else
+        fz7_tar_headers_free(&th);
+}
+
+static size_t la_props(const fz7_archive *a, size_t i, fz7_prop *pr, char *buf, size_t cap)
+{
+    const la_priv *p = a->priv;
+    if (p->tar.h)
+        return fz7_tar_props(&a->entries[i], &p->tar.h[p->hdr_of[i]], p->link_targets[i], pr, buf,
+                             cap);
+    if (p->zip && p->zip[i].matched)
+        return fz7_zip_props(&a->entries[i], &p->zip[i], pr, buf, cap);
+    return 0;
 }
 
 static la_ssize_t src_read(struct archive *ar, void *ctx, const void **out)
@@ -346,7 +382,7 @@ static fz7_status fill_entry(struct archive_entry *ae, fz7_entry *e, la_kind *ki
         long ns = archive_entry_mtime_nsec(ae);
         e->mtime_nsec = ns > 0 && ns < 1000000000L ? (uint32_t)ns : 0;
         /* whole seconds: a tar's (pax can say more); a zip's are
-         * refined by its central directory (zip_ntfs.c) */
+         * refined by its central directory (zip_central.c) */
         e->mtime_prec = e->mtime_nsec ? FZ7_MTIME_EXACT : FZ7_MTIME_SECONDS;
     }
     e->encrypted = archive_entry_is_encrypted(ae) != 0;
@@ -367,6 +403,12 @@ static void la_close(fz7_archive *a)
     free(p->link_targets);
     free(p->link_index);
     free(p->kinds);
+    free(p->hdr_of);
+    fz7_tar_headers_free(&p->tar);
+    for (size_t i = 0; p->zip && i < a->count; i++)
+        free(p->zip[i].comment);
+    free(p->zip);
+    free(p->comment);
     free(p);
     a->priv = NULL;
 }
@@ -717,7 +759,7 @@ static fz7_status la_extract(fz7_archive *a, const bool *select, const fz7_extra
     return st;
 }
 
-static const fz7_archive_ops la_ops = {la_extract, la_close};
+static const fz7_archive_ops la_ops = {la_extract, la_close, la_props};
 
 /* Grows the per-entry arrays to hold n + 1 items. */
 static fz7_status grow(fz7_archive *a, la_priv *p, size_t *cap)
@@ -726,7 +768,7 @@ static fz7_status grow(fz7_archive *a, la_priv *p, size_t *cap)
         return FZ7_OK;
     size_t ncap = *cap ? 2 * *cap : 64;
     uint64_t bytes = (uint64_t)ncap * (sizeof(fz7_entry) + sizeof(la_kind) + sizeof(char *) +
-                                       sizeof(size_t));
+                                       2 * sizeof(size_t));
     if (bytes > a->opts.mem_limit)
         return FZ7_E_MEMLIMIT;
     fz7_entry *e = realloc(a->entries, ncap * sizeof *e);
@@ -745,6 +787,10 @@ static fz7_status grow(fz7_archive *a, la_priv *p, size_t *cap)
     if (!li)
         return FZ7_E_MEM;
     p->link_index = li;
+    size_t *ho = realloc(p->hdr_of, ncap * sizeof *ho);
+    if (!ho)
+        return FZ7_E_MEM;
+    p->hdr_of = ho;
     *cap = ncap;
     return FZ7_OK;
 }
@@ -778,6 +824,7 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
     uint64_t path_bytes = 0;
     tar_traits traits = {0};
     bool tar = false;
+    size_t headers = 0;   /* libarchive's entries, root folders too */
     for (;;) {
         struct archive_entry *ae;
         int r = archive_read_next_header(ar, &ae);
@@ -799,6 +846,7 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
             name_format(ar, p), tar = strcmp(p->type_name, "tar") == 0 && !p->method[0];
         if (tar)
             tar_traits_take(&traits, ar, ae);
+        headers++;
         if (fz7_la_is_root_folder(ae))
             continue;
         if ((st = grow(a, p, &cap)) != FZ7_OK)
@@ -810,6 +858,7 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
             free(p->link_targets[a->count]);
             break;
         }
+        p->hdr_of[a->count] = headers - 1;
         a->count++;
         if (raw) {
             free(e->path);
@@ -841,10 +890,14 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
         for (size_t i = 0; i < a->count; i++)
             if (a->entries[i].has_mtime && !a->entries[i].mtime_nsec)
                 a->entries[i].mtime_prec = FZ7_MTIME_DOS;
-        fz7_zip_ntfs_times(a->vol, a->file_size, a->entries, a->count, a->opts.mem_limit);
+        fz7_zip_central(a->vol, a->file_size, a->entries, a->count, a->opts.mem_limit,
+                        a->opts.format_props ? &p->zip : NULL, &p->comment);
+        a->info.comment = p->comment;
     }
-    if (tar)
+    if (tar) {
+        tar_headers_take(a, p, headers, &traits);
         tar_traits_put(&traits, a, p);
+    }
     a->info.format = FZ7_FORMAT_OTHER;
     a->info.type_name = p->type_name;
     a->info.method = p->method;

@@ -113,7 +113,7 @@ static void lzip_close(fz7_archive *a)
     a->priv = NULL;
 }
 
-static const fz7_archive_ops lzip_ops = {lzip_extract, lzip_close};
+static const fz7_archive_ops lzip_ops = {lzip_extract, lzip_close, NULL};
 
 fz7_status fz7_lzip_open(fz7_archive *a, char *err, size_t errlen)
 {

@@ -85,7 +85,7 @@ static void lzma_alone_close(fz7_archive *a)
     a->priv = NULL;
 }
 
-static const fz7_archive_ops lzma_alone_ops = {lzma_alone_extract, lzma_alone_close};
+static const fz7_archive_ops lzma_alone_ops = {lzma_alone_extract, lzma_alone_close, NULL};
 
 fz7_status fz7_lzma_alone_open(fz7_archive *a, char *err, size_t errlen)
 {

@@ -29,6 +29,7 @@ printf 'MZ stub' >mod.sfx   # a self-extractor module for -sfx
 printf 'src/a.txt\n' >list.txt
 7zz a -bd arc.7z src >/dev/null
 7zz a -bd arc.tar src >/dev/null
+7zz a -bd arc.zip src >/dev/null
 7zz a -bd -ppw enc.7z src >/dev/null
 7zz a -bd -ppw -mhe=on henc.7z src >/dev/null
 # henc1.7z: a header a wrong key decodes whole, its CRC failing (7zz then
@@ -178,6 +179,10 @@ row same d arc.tar src/a.txt
 row same d arc.tar src/sub
 row same rn arc.tar src/a.txt src/z.txt
 row same a arc.tar one.txt
+row same l arc.tar
+row same l -slt arc.tar
+row same l arc.zip
+row same l -slt arc.zip
 row same h one.txt
 row "different by design: lists the formats and codecs fz7 itself has" i
 row "different by design: fz7 b measures its own kernels" b -mmt1 -md18 1

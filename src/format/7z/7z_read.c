@@ -1104,7 +1104,7 @@ static void close_7z(fz7_archive *a)
     a->priv = NULL;
 }
 
-static const fz7_archive_ops ops_7z = {fz7_7z_extract, close_7z};
+static const fz7_archive_ops ops_7z = {fz7_7z_extract, close_7z, NULL};
 
 /* Fills what the listing shows beside the entries. */
 static fz7_status fill_info(fz7_archive *a, fz7_7z_db *db, uint64_t header_end)

@@ -740,7 +740,7 @@ static void xz_close(fz7_archive *a)
     a->priv = NULL;
 }
 
-static const fz7_archive_ops xz_ops = {xz_extract, xz_close};
+static const fz7_archive_ops xz_ops = {xz_extract, xz_close, NULL};
 
 /* When the end of the file (footer, index, stream padding) can not be
  * read, 7-Zip still opens an .xz whose first stream header (section 2.1.1)

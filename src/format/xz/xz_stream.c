@@ -414,7 +414,7 @@ static void xzs_close(fz7_archive *a)
     a->priv = NULL;
 }
 
-static const fz7_archive_ops xzs_ops = {xzs_extract, xzs_close};
+static const fz7_archive_ops xzs_ops = {xzs_extract, xzs_close, NULL};
 
 /* A format that needs its end before its start (lzip) read from a pipe:
  * the bytes so far (head) and the rest of fd go to an unlinked temporary

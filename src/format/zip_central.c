@@ -1,0 +1,323 @@
+/* zip_central.c - what a zip's central directory (APPNOTE.TXT 4.3.12)
+ * says of its entries that libarchive 3.6 does not tell: the NTFS times
+ * (extra field 0x000a, 4.5.5), where 7-Zip keeps a file's times to 100 ns
+ * beside a DOS time rounded up to an even second (without them a zip
+ * would list and extract its files up to 2 s off); each entry's packed
+ * size; and for `l -slt` its CRC, method, flags, extra fields, host and
+ * offset. */
+#include "format/archive_impl.h"
+#include "cpu/bytes.h"
+
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define EOCD_SIG 0x06054b50u
+#define EOCD64_LOC_SIG 0x07064b50u
+#define EOCD64_SIG 0x06064b50u
+#define CDH_SIG 0x02014b50u
+#define EOCD_LEN 22u
+#define CDH_LEN 46u
+#define HOST_UNIX 3u
+#define ATTR_UNIX_EXTENSION 0x8000u
+#define ATTR_DIRECTORY 0x10u
+#define EXTRA_ZIP64 0x0001u
+#define EXTRA_NTFS 0x000au
+#define EXTRA_UT 0x5455u
+#define EXTRA_UX 0x7875u
+#define EXTRA_AES 0x9901u
+/* Seconds from 1601-01-01 (FILETIME's epoch) to 1970-01-01. */
+#define FILETIME_UNIX_EPOCH 11644473600LL
+
+/* The central directory's offset and size, from the end records (zip64's
+ * when the classic ones overflow). False when there is none. */
+static bool find_directory(const fz7_volumes *v, uint64_t size, uint64_t *cd_off, uint64_t *cd_len,
+                           char **comment)
+{
+    uint8_t tail[EOCD_LEN + 0xffff];
+    size_t n = size < sizeof tail ? (size_t)size : sizeof tail;
+    if (n < EOCD_LEN || fz7_volumes_pread(v, tail, n, size - n) != FZ7_OK)
+        return false;
+    for (size_t i = n - EOCD_LEN + 1; i-- > 0;) {
+        const uint8_t *e = tail + i;
+        /* the record whose comment reaches the end of the file */
+        if (fz7_get32le(e) != EOCD_SIG || i + EOCD_LEN + fz7_get16le(e + 20) != n)
+            continue;
+        if (comment && fz7_get16le(e + 20))
+            *comment = strndup((const char *)e + EOCD_LEN, fz7_get16le(e + 20));
+        uint64_t off = fz7_get32le(e + 16), len = fz7_get32le(e + 12);
+        uint64_t at = size - n + i;
+        if ((off == 0xffffffffu || len == 0xffffffffu) && at >= 20) {
+            uint8_t loc[20], rec[56];
+            if (fz7_volumes_pread(v, loc, sizeof loc, at - 20) != FZ7_OK ||
+                fz7_get32le(loc) != EOCD64_LOC_SIG)
+                return false;
+            uint64_t r = fz7_get64le(loc + 8);
+            if (r > size - sizeof rec || fz7_volumes_pread(v, rec, sizeof rec, r) != FZ7_OK ||
+                fz7_get32le(rec) != EOCD64_SIG)
+                return false;
+            len = fz7_get64le(rec + 40);
+            off = fz7_get64le(rec + 48);
+            at = r;
+        }
+        if (len > at)
+            return false;
+        /* Bytes before the zip (a self-extractor) move the directory:
+         * it ends where the end record begins. */
+        *cd_off = off + len == at ? off : at - len;
+        *cd_len = len;
+        return true;
+    }
+    return false;
+}
+
+/* The times of an NTFS extra field's data (modified, accessed, created:
+ * 0 where absent), as FILETIME values. False without its attribute 1. */
+static bool ntfs_times(const uint8_t *x, size_t n, uint64_t ft[3])
+{
+    for (size_t i = 4; i + 4 <= n;) {   /* 4 reserved bytes, then tag-size-value */
+        uint16_t tag = fz7_get16le(x + i), len = fz7_get16le(x + i + 2);
+        if (len > n - i - 4)
+            return false;
+        if (tag == 1 && len >= 24) {
+            for (int k = 0; k < 3; k++)
+                ft[k] = fz7_get64le(x + i + 4 + 8 * k);
+            return true;
+        }
+        i += 4u + len;
+    }
+    return false;
+}
+
+static void filetime_split(uint64_t ft, int64_t *sec, uint32_t *nsec)
+{
+    *sec = (int64_t)(ft / 10000000u) - FILETIME_UNIX_EPOCH;
+    *nsec = (uint32_t)(ft % 10000000u) * 100u;
+}
+
+/* Whether central directory name nm (n bytes, a folder's with its '/')
+ * is entry path p. */
+static bool same_name(const uint8_t *nm, size_t n, const char *p)
+{
+    while (n > 1 && nm[n - 1] == '/')
+        n--;
+    return strlen(p) == n && memcmp(p, nm, n) == 0;
+}
+
+/* The zip64 extra field's sizes and offset, each present only where the
+ * record's own field is all ones (4.5.3). */
+static void zip64_fields(const uint8_t *x, size_t n, uint64_t *size, uint64_t *packed,
+                         uint64_t *offset)
+{
+    size_t at = 0;
+    uint64_t *f[3] = {size, packed, offset};
+    for (int k = 0; k < 3; k++) {
+        if (*f[k] != 0xffffffffu)
+            continue;
+        if (at + 8 > n)
+            return;
+        *f[k] = fz7_get64le(x + at);
+        at += 8;
+    }
+}
+
+/* Appends word to the space-separated list s (cap bytes). */
+static void word_add(char *s, size_t cap, const char *word)
+{
+    size_t n = strlen(s);
+    snprintf(s + n, cap - n, "%s%s", n ? " " : "", word);
+}
+
+void fz7_zip_central(const fz7_volumes *v, uint64_t size, fz7_entry *entries, size_t count,
+                     uint64_t mem_limit, fz7_zip_rec **recs_out, char **comment)
+{
+    if (recs_out)
+        *recs_out = NULL;
+    *comment = NULL;
+    uint64_t off, len;
+    if (!find_directory(v, size, &off, &len, comment) || !count || len > mem_limit || len > SIZE_MAX ||
+        off > size || len > size - off)
+        return;
+    uint8_t *cd = malloc(len ? (size_t)len : 1);
+    fz7_zip_rec *recs = recs_out ? calloc(count, sizeof *recs) : NULL;
+    if (!cd || (recs_out && !recs) || fz7_volumes_pread(v, cd, (size_t)len, off) != FZ7_OK) {
+        free(cd);
+        free(recs);
+        return;
+    }
+    /* The records come in the order libarchive listed the entries; one
+     * it did not list (a root folder) or named otherwise is passed over. */
+    size_t i = 0;
+    for (size_t at = 0; at + CDH_LEN <= len && i < count;) {
+        const uint8_t *h = cd + at;
+        if (fz7_get32le(h) != CDH_SIG)
+            break;
+        size_t nlen = fz7_get16le(h + 28), xlen = fz7_get16le(h + 30), clen = fz7_get16le(h + 32);
+        if (CDH_LEN + nlen + xlen + clen > len - at)
+            break;
+        const uint8_t *nm = h + CDH_LEN, *x = nm + nlen;
+        size_t k = same_name(nm, nlen, entries[i].path) ? i
+                   : i + 1 < count && same_name(nm, nlen, entries[i + 1].path) ? i + 1 : SIZE_MAX;
+        if (k == SIZE_MAX) {
+            at += CDH_LEN + nlen + xlen + clen;
+            continue;
+        }
+        uint64_t usize = fz7_get32le(h + 24), packed = fz7_get32le(h + 20);
+        uint64_t local = fz7_get32le(h + 42);
+        fz7_zip_rec *r = recs ? &recs[k] : NULL;
+        char extras[sizeof r->extras] = "";
+        for (size_t j = 0; j + 4 <= xlen;) {
+            uint16_t id = fz7_get16le(x + j), dlen = fz7_get16le(x + j + 2);
+            if (dlen > xlen - j - 4)
+                break;
+            const uint8_t *d = x + j + 4;
+            uint64_t ft[3];
+            if (id == EXTRA_ZIP64) {
+                zip64_fields(d, dlen, &usize, &packed, &local);
+            } else if (id == EXTRA_NTFS) {
+                word_add(extras, sizeof extras, "NTFS");
+                if (ntfs_times(d, dlen, ft) && ft[0]) {
+                    entries[k].has_mtime = true;
+                    filetime_split(ft[0], &entries[k].mtime, &entries[k].mtime_nsec);
+                    entries[k].mtime_prec = FZ7_MTIME_EXACT;
+                }
+                if (r && ntfs_times(d, dlen, ft)) {
+                    r->has_atime = ft[1] != 0;
+                    r->has_ctime = ft[2] != 0;
+                    filetime_split(ft[1], &r->atime, &r->atime_nsec);
+                    filetime_split(ft[2], &r->ctime, &r->ctime_nsec);
+                }
+            } else if (id == EXTRA_UT && dlen >= 1) {
+                /* 7-Zip names the times the flags announce, then how many
+                 * this copy of the field holds */
+                char ut[16];
+                snprintf(ut, sizeof ut, "UT:%s%s%s:%u", d[0] & 1 ? "M" : "", d[0] & 2 ? "A" : "",
+                         d[0] & 4 ? "C" : "", (unsigned)((dlen - 1) / 4));
+                word_add(extras, sizeof extras, ut);
+                if (dlen >= 5 && (d[0] & 1) && entries[k].mtime_prec == FZ7_MTIME_DOS)
+                    entries[k].mtime_prec = FZ7_MTIME_SECONDS;   /* libarchive read its time */
+            } else if (id == EXTRA_UX) {
+                word_add(extras, sizeof extras, "ux");
+            } else if (id == EXTRA_AES) {
+                word_add(extras, sizeof extras, "WzAES");
+                if (r && dlen >= 7) {
+                    r->aes_strength = d[4];
+                    r->aes_method = fz7_get16le(d + 5);
+                    r->aes = true;
+                }
+            }
+            j += 4u + dlen;
+        }
+        entries[k].packed_size = packed;
+        entries[k].packed_known = true;
+        /* Attributes as 7-Zip takes them: any other host's DOS bits; a
+         * Unix mode without a file type as it is (libarchive made it a
+         * regular file's, which extraction keeps) */
+        uint32_t ext = fz7_get32le(h + 38);
+        unsigned host = fz7_get16le(h + 4) >> 8;
+        if (host != HOST_UNIX)
+            entries[k].attrib = ext;
+        else if ((ext >> 16) && !((ext >> 16) & S_IFMT))
+            entries[k].attrib = (ext & 0xffff0000u) | ATTR_UNIX_EXTENSION |
+                                (entries[k].is_dir ? ATTR_DIRECTORY : 0);
+        if (r) {
+            r->matched = true;
+            r->size = usize;
+            r->offset = local;
+            r->crc = fz7_get32le(h + 16);
+            r->disk = fz7_get16le(h + 34);
+            r->flags = fz7_get16le(h + 8);
+            r->method = fz7_get16le(h + 10);
+            r->made_by = fz7_get16le(h + 4);
+            r->needed = fz7_get16le(h + 6);
+            memcpy(r->extras, extras, sizeof extras);
+            if (clen && !(r->comment = strndup((const char *)x + xlen, clen)))
+                r->matched = false;
+        }
+        i = k + 1;
+        at += CDH_LEN + nlen + xlen + clen;
+    }
+    free(cd);
+    if (recs_out)
+        *recs_out = recs;
+}
+
+/* APPNOTE 4.4.2.2's hosts, as 7-Zip names them. */
+static const char *const host_names[] = {
+    "FAT", "AMIGA", "VMS", "Unix", "VM/CMS", "Atari", "HPFS", "Macintosh", "Z-System", "CP/M",
+    "TOPS-20", "NTFS", "SMS/QDOS", "Acorn", "VFAT", "MVS", "BeOS", "Tandem", "OS/400", "OS/X"};
+
+/* A compression method's name (APPNOTE 4.4.5). */
+static const char *method_name(uint16_t m)
+{
+    switch (m) {
+    case 0: return "Store";
+    case 1: return "Shrink";
+    case 6: return "Implode";
+    case 8: return "Deflate";
+    case 9: return "Deflate64";
+    case 12: return "BZip2";
+    case 14: return "LZMA";
+    case 93: return "Zstd";
+    case 95: return "xz";
+    case 98: return "PPMd";
+    }
+    return NULL;
+}
+
+size_t fz7_zip_props(const fz7_entry *e, const fz7_zip_rec *r, fz7_prop *pr, char *buf, size_t cap)
+{
+    size_t n = 0, used = 0;
+    fz7_prop_text(pr, &n, "Folder", e->is_dir ? "+" : "-");
+    fz7_prop_text(pr, &n, "Size", fz7_prop_put(buf, cap, &used, "%llu", (unsigned long long)r->size));
+    fz7_prop_text(pr, &n, "Packed Size",
+                  fz7_prop_put(buf, cap, &used, "%llu", (unsigned long long)e->packed_size));
+    fz7_prop_time(pr, &n, "Modified", e->has_mtime, e->mtime, e->mtime_nsec,
+                  e->mtime_prec == FZ7_MTIME_EXACT ? 7 : 0);
+    fz7_prop_time(pr, &n, "Created", r->has_ctime, r->ctime, r->ctime_nsec, 7);
+    fz7_prop_time(pr, &n, "Accessed", r->has_atime, r->atime, r->atime_nsec, 7);
+    char attrs[64];
+    fz7_attrib_string(e, attrs, sizeof attrs);
+    fz7_prop_text(pr, &n, "Attributes", fz7_prop_put(buf, cap, &used, "%s", attrs));
+    fz7_prop_text(pr, &n, "Encrypted", r->flags & 1 ? "+" : "-");
+    fz7_prop_text(pr, &n, "Comment", r->comment);
+    /* a folder's CRC, and an AES entry's that AE-2 leaves 0, are none */
+    bool no_crc = e->is_dir || (r->aes && r->crc == 0);
+    fz7_prop_text(pr, &n, "CRC", no_crc ? "" : fz7_prop_put(buf, cap, &used, "%08X", (unsigned)r->crc));
+    uint16_t m = r->aes ? r->aes_method : r->method;
+    char name[16];
+    snprintf(name, sizeof name, "%s", method_name(m) ? method_name(m) : "");
+    if (!name[0])
+        snprintf(name, sizeof name, "%u", (unsigned)m);
+    /* flag bits 1-2: the Deflate level, or LZMA's end marker */
+    unsigned opt = (r->flags >> 1) & 3;
+    static const char *const deflate_opt[] = {"", ":Maximum", ":Fast", ":SuperFast"};
+    char suffix[16] = "";
+    if (m == 8 || m == 9)
+        snprintf(suffix, sizeof suffix, "%s", deflate_opt[opt]);
+    else if (m == 14)
+        snprintf(suffix, sizeof suffix, "%s", opt & 1 ? ":eos" : "");
+    else if (opt)
+        snprintf(suffix, sizeof suffix, ":v%u", opt);
+    char crypt[16] = "";
+    if (r->aes)
+        snprintf(crypt, sizeof crypt, "AES-%u ", r->aes_strength >= 1 && r->aes_strength <= 3
+                                                     ? 64u + 64u * r->aes_strength : 0u);
+    else if (r->flags & 1)
+        snprintf(crypt, sizeof crypt, "ZipCrypto ");
+    fz7_prop_text(pr, &n, "Method", fz7_prop_put(buf, cap, &used, "%s%s%s", crypt, name, suffix));
+    bool enc = r->flags & 1, desc = r->flags & 8, utf8 = r->flags & 0x800;
+    fz7_prop_text(pr, &n, "Characteristics",
+                  fz7_prop_put(buf, cap, &used, "%s%s%s%s%s", r->extras,
+                               enc || desc || utf8 ? (r->extras[0] ? " :" : ":") : "",
+                               enc ? " Encrypt" : "", desc ? " Descriptor" : "", utf8 ? " UTF8" : ""));
+    unsigned host = r->made_by >> 8;
+    fz7_prop_text(pr, &n, "Host OS",
+                  host < sizeof host_names / sizeof host_names[0]
+                      ? host_names[host] : fz7_prop_put(buf, cap, &used, "%u", host));
+    fz7_prop_text(pr, &n, "Version", fz7_prop_put(buf, cap, &used, "%u", (unsigned)r->needed));
+    fz7_prop_text(pr, &n, "Volume Index", fz7_prop_put(buf, cap, &used, "%u", (unsigned)r->disk));
+    fz7_prop_text(pr, &n, "Offset", fz7_prop_put(buf, cap, &used, "%llu", (unsigned long long)r->offset));
+    return n;
+}
