@@ -887,6 +887,14 @@ bool fz7_la_switches_refused(const struct fz7_options *o)
            o->header_compress != FZ7_UNSET || o->solid || o->filters;
 }
 
+int fz7_invalid_arg(const char *path, const char *why)
+{
+    fprintf(stderr, "\n\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n");
+    if (why)
+        fprintf(stderr, "  (in %s: %s)\n", path, why);
+    return FZ7_EXIT_FATAL;
+}
+
 fz7_la_entry fz7_la_entry_of_item(const fz7_tree_item *it)
 {
     fz7_la_entry e = {.name = it->name, .mode = S_IFREG | (it->mode & 07777), .size = it->size,

@@ -191,6 +191,10 @@ fz7_status fz7_temp_prepend(int fd, const uint8_t *stub, size_t len, int *err);
  * -mhc, -ms, filters. 7zz refuses them with E_INVALIDARG. */
 bool fz7_la_switches_refused(const struct fz7_options *o);
 
+/* 7-Zip's "System ERROR: E_INVALIDARG" block on stderr, then
+ * "  (in PATH: WHY)" when why is not NULL; returns FZ7_EXIT_FATAL. */
+int fz7_invalid_arg(const char *path, const char *why);
+
 /* The tar or zip header of item it: its kind's S_IFMT bits, its size (0
  * for a folder or a symbolic link, whose target is link_target), mtime. */
 fz7_la_entry fz7_la_entry_of_item(const fz7_tree_item *it);

@@ -647,10 +647,8 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
     fz7_la_kind la_kind = type == FZ7_TYPE_TAR ? FZ7_LA_TAR : type == FZ7_TYPE_ZIP ? FZ7_LA_ZIP
                           : type == FZ7_TYPE_GZIP ? FZ7_LA_GZIP : FZ7_LA_BZIP2;
     bool one_stream = xz || (la && (la_kind == FZ7_LA_GZIP || la_kind == FZ7_LA_BZIP2));
-    if (la && fz7_la_switches_refused(o)) {
-        fprintf(stderr, "\n\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n");
-        return FZ7_EXIT_FATAL;
-    }
+    if (la && fz7_la_switches_refused(o))
+        return fz7_invalid_arg(NULL, NULL);
     const char *base = strrchr(o->archive, '/');   /* -si names the entry after it */
     base = base ? base + 1 : o->archive;
     char path[PATH_MAX];
@@ -834,10 +832,7 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
     }
     if ((sfx && (xz || la)) || (refused && !r.set.refuse_late)) {   /* a module runs 7z archives only */
         fflush(out);
-        fprintf(stderr, "\n\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n");
-        if (refused)
-            fprintf(stderr, "  (in %s: %s)\n", path, why);
-        rc = FZ7_EXIT_FATAL;
+        rc = fz7_invalid_arg(path, refused ? why : NULL);
         goto done;
     }
     if (o->from_stdin)   /* the size is not known before the read: 7-Zip's line has none */
@@ -847,15 +842,11 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
     fputc('\n', out);
     fflush(out);
     if (refused) {   /* the coder's refusal, as 7zz's coder refuses as it starts */
-        fprintf(stderr, "\n\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n"
-                        "  (in %s: %s)\n", path, why);
-        rc = FZ7_EXIT_FATAL;
+        rc = fz7_invalid_arg(path, why);
         goto done;
     }
     if (xz && r.set.check_refused) {   /* 7zz's xz encoder refuses it as it starts */
-        fprintf(stderr, "\n\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n"
-                        "  (in %s: -mcrc takes 0, 4, 8 or 32: the check's size in bytes)\n", path);
-        rc = FZ7_EXIT_FATAL;
+        rc = fz7_invalid_arg(path, "-mcrc takes 0, 4, 8 or 32: the check's size in bytes");
         goto done;
     }
 

@@ -876,18 +876,14 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
         fprintf(stderr, "\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
         return FZ7_EXIT_FATAL;
     }
-    if (la && fz7_la_switches_refused(o)) {   /* as a refuses them */
-        fprintf(stderr, "\n\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n");
-        return FZ7_EXIT_FATAL;
-    }
+    if (la && fz7_la_switches_refused(o))   /* as a refuses them */
+        return fz7_invalid_arg(NULL, NULL);
     if (la && (o->password || o->ask_password)) {
         fprintf(stderr, "\nERROR: %s archives cannot be encrypted by fz7\n", fz7_type_display(type, NULL));
         return FZ7_EXIT_USAGE;
     }
-    if (la && o->sfx) {   /* a module runs 7z archives only */
-        fprintf(stderr, "\n\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n");
-        return FZ7_EXIT_FATAL;
-    }
+    if (la && o->sfx)   /* a module runs 7z archives only */
+        return fz7_invalid_arg(NULL, NULL);
     if (o->from_stdin || o->to_stdout) {
         fprintf(stderr, "\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
         return FZ7_EXIT_FATAL;
@@ -1096,9 +1092,7 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
             print_plan(&r, !t->path && exists, !t->path);
         if (refused) {
             fflush(out);
-            fprintf(stderr, "\n\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n"
-                            "  (in %s: %s)\n", r.path, why);
-            rc = FZ7_EXIT_FATAL;
+            rc = fz7_invalid_arg(r.path, why);
             goto done;
         }
         if (!r.password && o->ask_password) {
