@@ -157,8 +157,8 @@ bool fz7_type_matches(fz7_type t, const char *canon, const fz7_archive_info *inf
     case FZ7_TYPE_TAR:
         return info->format == FZ7_FORMAT_OTHER && strcmp(tn, "tar") == 0 && !m[0];
     case FZ7_TYPE_ZIP: return info->format == FZ7_FORMAT_OTHER && strcmp(tn, "zip") == 0;
-    case FZ7_TYPE_GZIP: return info->format == FZ7_FORMAT_OTHER && strcmp(m, "gzip") == 0;
-    case FZ7_TYPE_BZIP2: return info->format == FZ7_FORMAT_OTHER && strcmp(m, "bzip2") == 0;
+    case FZ7_TYPE_GZIP: return info->format == FZ7_FORMAT_OTHER && strcmp(tn, "gzip") == 0;
+    case FZ7_TYPE_BZIP2: return info->format == FZ7_FORMAT_OTHER && strcmp(tn, "bzip2") == 0;
     case FZ7_TYPE_OTHER: /* Cpio, Iso: what libarchive reads besides */
         return info->format == FZ7_FORMAT_OTHER && canon && strcasecmp(tn, canon) == 0;
     default: return false;

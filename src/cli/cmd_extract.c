@@ -267,7 +267,7 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
         r->folders++;
     else
         r->files++;
-    r->size += e->size;
+    r->size += e->size;   /* without a size: what it decodes to (on_data) */
     fz7_progress_item(r->progress, fz7_entry_path(e));
     if (r->sums && !e->is_anti) {
         /* 7-Zip's t sums folders' names too; x and e only the files. */
@@ -440,6 +440,8 @@ static fz7_status on_data(void *ctx, const uint8_t *p, size_t n)
 {
     run *r = ctx;
     fz7_progress_add(r->progress, n);
+    if (r->cur && !r->cur->has_size)
+        r->size += n;
     if (r->sums && r->cur && !r->cur->is_dir)
         fz7_hash_sums_data(r->sums, p, n);
     if (r->mode == RUN_STDOUT) {

@@ -115,10 +115,7 @@ static void list_technical(FILE *out, const fz7_archive *a, size_t i, slt_lines 
     fz7_prop props[FZ7_PROPS_MAX];
     char buf[512];
     size_t np = fz7_archive_entry_props(a, i, props, buf, sizeof buf);
-    if (np) {   /* the format's own lines (tar, zip) */
-        fputs("Path = ", out);
-        fz7_print_name(out, fz7_entry_path(e));
-        fputc('\n', out);
+    if (np) {   /* the format's own lines (tar, zip, gzip) */
         for (size_t k = 0; k < np; k++) {
             if (!props[k].value) {
                 prop_time_line(out, &props[k]);

@@ -176,8 +176,8 @@ typedef struct fz7_prop {
 } fz7_prop;
 
 #define FZ7_PROPS_MAX 24
-/* Entry i's lines of `l -slt` after its Path line, in 7-Zip's order for
- * its format, into props (FZ7_PROPS_MAX of them); numbers are written to
+/* Entry i's lines of `l -slt` (its Path line too, where the format has
+ * one), in 7-Zip's order for its format, into props (FZ7_PROPS_MAX of them); numbers are written to
  * buf (cap bytes, 512 is enough), other strings are the archive's.
  * Returns how many; 0 when the format has none of its own (7z, xz, lzma,
  * and every format unless the archive was opened with format_props). */

@@ -177,6 +177,10 @@ void fz7_prop_time(fz7_prop *pr, size_t *n, const char *name, bool set, int64_t 
  * libarchive listed, h its header, link its link target or NULL). */
 size_t fz7_tar_props(const fz7_entry *e, const fz7_tar_hdr *h, const char *link, fz7_prop *pr,
                      char *buf, size_t cap);
+/* The name 7-Zip gives a zip's host system (APPNOTE 4.4.2.2) or a gzip
+ * member's OS byte, or NULL for a number it has no name for. */
+const char *fz7_host_os_name(unsigned host);
+
 /* A zip entry's, from its central directory record r. */
 size_t fz7_zip_props(const fz7_entry *e, const fz7_zip_rec *r, fz7_prop *pr, char *buf, size_t cap);
 

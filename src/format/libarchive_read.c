@@ -5,6 +5,7 @@
  * (volumes included) through callbacks; the entries are listed in one pass
  * at open and decoded in a second pass from the start at extract. */
 #include "format/archive_impl.h"
+#include "cpu/bytes.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -34,7 +35,11 @@ typedef struct {
 } la_source;
 
 typedef struct {
-    bool raw;              /* one compressed file (x.gz), not an archive */
+    bool raw;              /* one compressed file (x.gz), not an archive:
+                              a compressed tar too, as 7-Zip opens it */
+    bool gzip;             /* raw, and gzip's header was read */
+    uint8_t gzip_os;       /* its OS byte */
+    char raw_method[256];  /* 7-Zip's Method line of a zstd frame */
     la_kind *kinds;        /* per entry */
     char **link_targets;   /* per entry: symlink or hard link target, or NULL */
     size_t *link_index;    /* per entry: the entry holding a link's data, or
@@ -140,9 +145,34 @@ static void tar_headers_take(fz7_archive *a, la_priv *p, size_t headers, tar_tra
         fz7_tar_headers_free(&th);
 }
 
+/* A compressed file's one entry: what gzip's header and trailer say (the
+ * other formats tell nothing before decoding; 7-Zip lists no Path then). */
+static size_t raw_props(const fz7_archive *a, fz7_prop *pr, char *buf, size_t cap)
+{
+    const la_priv *p = a->priv;
+    const fz7_entry *e = &a->entries[0];
+    size_t n = 0, used = 0;
+    if (!p->gzip) {
+        fz7_prop_text(pr, &n, "Size", "");
+        fz7_prop_text(pr, &n, "Packed Size", "");
+        return n;
+    }
+    fz7_prop_text(pr, &n, "Path", e->path);
+    fz7_prop_text(pr, &n, "Size", fz7_prop_put(buf, cap, &used, "%llu", (unsigned long long)e->size));
+    fz7_prop_text(pr, &n, "Packed Size",
+                  fz7_prop_put(buf, cap, &used, "%llu", (unsigned long long)e->packed_size));
+    fz7_prop_time(pr, &n, "Modified", e->has_mtime, e->mtime, 0, 0);
+    const char *os = fz7_host_os_name(p->gzip_os);
+    fz7_prop_text(pr, &n, "Host OS", os ? os : fz7_prop_put(buf, cap, &used, "%u", p->gzip_os));
+    fz7_prop_text(pr, &n, "CRC", fz7_prop_put(buf, cap, &used, "%08X", (unsigned)e->crc));
+    return n;
+}
+
 static size_t la_props(const fz7_archive *a, size_t i, fz7_prop *pr, char *buf, size_t cap)
 {
     const la_priv *p = a->priv;
+    if (p->raw)
+        return raw_props(a, pr, buf, cap);
     if (p->tar.h)
         return fz7_tar_props(&a->entries[i], &p->tar.h[p->hdr_of[i]], p->link_targets[i], pr, buf,
                              cap);
@@ -244,8 +274,11 @@ static fz7_status la_start(fz7_archive *a, la_source *src, bool raw, struct arch
         return io ? FZ7_E_IO : FZ7_E_FORMAT;
     }
     /* The raw format takes any bytes: only behind a real decompressor
-     * (filter 0 is the outermost; the last one is the plain source). */
-    if (raw && (archive_filter_count(ar) < 2 || archive_filter_code(ar, 0) == ARCHIVE_FILTER_NONE)) {
+     * (filter 0 is the outermost; the last one is the plain source). And
+     * behind one, 7-Zip opens one compressed file, a tar in it or not:
+     * `x a.tar.gz` gives a.tar. */
+    bool filtered = archive_filter_count(ar) >= 2 && archive_filter_code(ar, 0) != ARCHIVE_FILTER_NONE;
+    if (raw != filtered) {
         archive_read_free(ar);
         return FZ7_E_FORMAT;
     }
@@ -430,8 +463,9 @@ static fz7_status send_zeros(const fz7_extract_cb *cb, uint64_t n)
 /* Decodes the current entry's data into cb. *cb_st gets a callback's
  * failure; *fatal says libarchive cannot read on (a failed read, not a
  * warning such as a CRC mismatch); the result is the entry's status. */
-static fz7_status read_file_data(struct archive *ar, const fz7_entry *e, const fz7_extract_cb *cb,
-                                 fz7_status *cb_st, bool *fatal, char *detail, size_t dlen)
+static fz7_status read_file_data(struct archive *ar, const fz7_entry *e, bool raw,
+                                 const fz7_extract_cb *cb, fz7_status *cb_st, bool *fatal,
+                                 char *detail, size_t dlen)
 {
     uint64_t done = 0;
     fz7_status warned = FZ7_OK;
@@ -465,6 +499,8 @@ static fz7_status read_file_data(struct archive *ar, const fz7_entry *e, const f
     }
     if (warned != FZ7_OK)
         return warned;
+    if (raw)
+        return FZ7_OK;   /* its size is a trailer's, modulo 2^32 (gzip) */
     if (e->has_size && done > e->size) {
         snprintf(detail, dlen, "%llu bytes of data where the header says %llu",
                  (unsigned long long)done, (unsigned long long)e->size);
@@ -508,7 +544,7 @@ static fz7_status copy_link_target(fz7_archive *a, size_t t, const fz7_extract_c
     }
     if (st == FZ7_OK) {
         bool fatal = false;
-        st = read_file_data(ar, &a->entries[t], cb, cb_st, &fatal, detail, dlen);
+        st = read_file_data(ar, &a->entries[t], false, cb, cb_st, &fatal, detail, dlen);
     }
     archive_read_free(ar);
     free(src);
@@ -715,7 +751,7 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
             snprintf(detail, sizeof detail, "device, FIFO or socket is not extracted");
         } else if (p->kinds[i] == LA_FILE) {
             bool fatal = false;
-            est = read_file_data(ar, e, cb, &cb_st, &fatal, detail, sizeof detail);
+            est = read_file_data(ar, e, p->raw, cb, &cb_st, &fatal, detail, sizeof detail);
             if (e->encrypted && (est == FZ7_E_DATA || est == FZ7_E_CRC))
                 est = FZ7_E_PASSWORD;
             if (cb_st == FZ7_OK && fatal) {
@@ -793,6 +829,146 @@ static fz7_status grow(fz7_archive *a, la_priv *p, size_t *cap)
     p->hdr_of = ho;
     *cap = ncap;
     return FZ7_OK;
+}
+
+/* UTF-8 of a gzip header's name (n bytes): as it is when it is UTF-8,
+ * else its bytes taken as Latin-1 (RFC 1952's charset). */
+static char *gzip_name(const uint8_t *s, size_t n)
+{
+    bool utf8 = true;
+    for (size_t i = 0; i < n && utf8;) {
+        unsigned c = s[i];
+        size_t more = c < 0x80 ? 0 : c >= 0xc2 && c < 0xe0 ? 1 : c >= 0xe0 && c < 0xf0 ? 2
+                      : c >= 0xf0 && c < 0xf5 ? 3 : n;
+        if (more >= n - i)
+            utf8 = false;
+        for (size_t k = 1; utf8 && k <= more; k++)
+            utf8 = (s[i + k] & 0xc0) == 0x80;
+        i += 1 + more;
+    }
+    char *out = malloc(2 * n + 1), *o = out;
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (utf8 || s[i] < 0x80) {
+            *o++ = (char)s[i];
+        } else {
+            *o++ = (char)(0xc0 | s[i] >> 6);
+            *o++ = (char)(0x80 | (s[i] & 0x3f));
+        }
+    }
+    *o = 0;
+    return out;
+}
+
+/* A zstd frame header (RFC 8878 3.1.1.1) as 7-Zip's Method line says it. */
+static void zstd_method(const uint8_t *h, size_t n, char *out, size_t cap)
+{
+    out[0] = 0;
+    if (n < 6 || fz7_get32le(h) != 0xFD2FB528u)
+        return;
+    unsigned fhd = h[4], fcs_flag = fhd >> 6, single = fhd >> 5 & 1, check = fhd >> 2 & 1;
+    static const unsigned did_len[4] = {0, 1, 2, 4}, fcs_len[4] = {0, 2, 4, 8};
+    size_t at = 5;
+    uint64_t window = 0;
+    unsigned wlog = 0;
+    if (!single) {
+        unsigned wd = h[at++];
+        wlog = 10 + (wd >> 3);
+        window = ((uint64_t)1 << wlog) + (((uint64_t)1 << wlog) >> 3) * (wd & 7);
+    }
+    at += did_len[fhd & 3];
+    size_t fl = fcs_flag == 0 && single ? 1 : fcs_len[fcs_flag];
+    if (at + fl > n)
+        return;
+    uint64_t fcs = 0;
+    for (size_t k = 0; k < fl; k++)
+        fcs |= (uint64_t)h[at + k] << (8 * k);
+    if (fl == 2)
+        fcs += 256;
+    if (single)
+        window = fcs;
+    char w[32];
+    if (window && window % ((uint64_t)1 << 20) == 0)
+        snprintf(w, sizeof w, "%lluMiB", (unsigned long long)(window >> 20));
+    else if (window && window % 1024 == 0)
+        snprintf(w, sizeof w, "%lluKiB", (unsigned long long)(window >> 10));
+    else
+        snprintf(w, sizeof w, "%llu", (unsigned long long)window);
+    char wl[32] = "", sz[80];
+    if (!single)
+        snprintf(wl, sizeof wl, " wnd-desc-log-MAX:%u", wlog);
+    if (fl)
+        snprintf(sz, sizeof sz, "content-size-frame-max:%llu content-size-total:%llu",
+                 (unsigned long long)fcs, (unsigned long long)fcs);
+    else
+        snprintf(sz, sizeof sz, "unknown-content-size");
+    snprintf(out, cap, "header-open-only: %s%s%s wnd-MAX:%s %s", check ? "XXH64" : "NO-XXH64",
+             single ? " single-segments" : "", wl, w, sz);
+}
+
+/* A compressed file's type as 7-Zip names it, and what gzip's header
+ * (RFC 1952 2.3) and last trailer say of its one entry: the name stored
+ * (x writes it), the size modulo 2^32, the CRC, the time and the OS. */
+static void raw_take(fz7_archive *a, la_priv *p)
+{
+    snprintf(p->type_name, sizeof p->type_name, "%s", p->method);
+    p->method[0] = 0;
+    a->info.sizes_unknown = true;   /* 7-Zip lists no Physical Size */
+    uint8_t h[1024];
+    size_t n = a->file_size < sizeof h ? (size_t)a->file_size : sizeof h;
+    if (a->count != 1 || fz7_volumes_pread(a->vol, h, n, 0) != FZ7_OK)
+        return;
+    if (strcmp(p->type_name, "zstd") == 0) {
+        zstd_method(h, n, p->raw_method, sizeof p->raw_method);
+        a->info.method = p->raw_method;
+        return;
+    }
+    if (strcmp(p->type_name, "gzip") != 0 || n < 18 || h[0] != 0x1f || h[1] != 0x8b)
+        return;
+    unsigned flg = h[3];
+    size_t at = 10;
+    if (flg & 4)   /* FEXTRA */
+        at += 2 + (size_t)fz7_get16le(h + 10);
+    const uint8_t *name = NULL;
+    size_t name_len = 0;
+    for (unsigned f = 8; f <= 16; f <<= 1) {   /* FNAME, then FCOMMENT */
+        if (!(flg & f))
+            continue;
+        const uint8_t *z = at < n ? memchr(h + at, 0, n - at) : NULL;
+        if (!z)
+            return;   /* longer than we read: the entry keeps its name */
+        if (f == 8)
+            name = h + at, name_len = (size_t)(z - (h + at));
+        at = (size_t)(z - h) + 1;
+    }
+    if (flg & 2)   /* FHCRC */
+        at += 2;
+    uint8_t t[8];
+    if (at + 8 > a->file_size || fz7_volumes_pread(a->vol, t, 8, a->file_size - 8) != FZ7_OK)
+        return;
+    fz7_entry *e = &a->entries[0];
+    if (name_len) {
+        char *nm = gzip_name(name, name_len);
+        if (nm) {
+            free(e->path);
+            e->path = nm;
+        }
+    }
+    uint32_t mtime = fz7_get32le(h + 4);
+    e->has_mtime = mtime != 0;
+    e->mtime = mtime;
+    e->mtime_nsec = 0;
+    e->mtime_prec = FZ7_MTIME_SECONDS;
+    e->has_crc = true;
+    e->crc = fz7_get32le(t);
+    e->has_size = true;
+    e->size = fz7_get32le(t + 4);
+    e->packed_size = a->file_size;
+    e->packed_known = true;
+    a->info.headers_size = at;
+    p->gzip = true;
+    p->gzip_os = h[9];
 }
 
 static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
@@ -901,6 +1077,8 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
     a->info.format = FZ7_FORMAT_OTHER;
     a->info.type_name = p->type_name;
     a->info.method = p->method;
+    if (raw)
+        raw_take(a, p);
     return FZ7_OK;
 }
 

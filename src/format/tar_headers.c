@@ -408,6 +408,7 @@ size_t fz7_tar_props(const fz7_entry *e, const fz7_tar_hdr *h, const char *link,
                      char *buf, size_t cap)
 {
     size_t n = 0, used = 0;
+    fz7_prop_text(pr, &n, "Path", e->path);
     fz7_prop_text(pr, &n, "Folder", e->is_dir ? "+" : "-");
     fz7_prop_text(pr, &n, "Size", fz7_prop_put(buf, cap, &used, "%llu", (unsigned long long)e->size));
     fz7_prop_text(pr, &n, "Packed Size", fz7_prop_put(buf, cap, &used, "%llu", (unsigned long long)h->packed));

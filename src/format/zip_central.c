@@ -243,10 +243,16 @@ void fz7_zip_central(const fz7_volumes *v, uint64_t size, fz7_entry *entries, si
         *recs_out = recs;
 }
 
-/* APPNOTE 4.4.2.2's hosts, as 7-Zip names them. */
+/* APPNOTE 4.4.2.2's hosts (gzip's OS byte, RFC 1952, counts the same way
+ * up to 13), as 7-Zip names them. */
 static const char *const host_names[] = {
     "FAT", "AMIGA", "VMS", "Unix", "VM/CMS", "Atari", "HPFS", "Macintosh", "Z-System", "CP/M",
     "TOPS-20", "NTFS", "SMS/QDOS", "Acorn", "VFAT", "MVS", "BeOS", "Tandem", "OS/400", "OS/X"};
+
+const char *fz7_host_os_name(unsigned host)
+{
+    return host < sizeof host_names / sizeof host_names[0] ? host_names[host] : NULL;
+}
 
 /* A compression method's name (APPNOTE 4.4.5). */
 static const char *method_name(uint16_t m)
@@ -269,6 +275,7 @@ static const char *method_name(uint16_t m)
 size_t fz7_zip_props(const fz7_entry *e, const fz7_zip_rec *r, fz7_prop *pr, char *buf, size_t cap)
 {
     size_t n = 0, used = 0;
+    fz7_prop_text(pr, &n, "Path", e->path);
     fz7_prop_text(pr, &n, "Folder", e->is_dir ? "+" : "-");
     fz7_prop_text(pr, &n, "Size", fz7_prop_put(buf, cap, &used, "%llu", (unsigned long long)r->size));
     fz7_prop_text(pr, &n, "Packed Size",
@@ -313,9 +320,8 @@ size_t fz7_zip_props(const fz7_entry *e, const fz7_zip_rec *r, fz7_prop *pr, cha
                                enc || desc || utf8 ? (r->extras[0] ? " :" : ":") : "",
                                enc ? " Encrypt" : "", desc ? " Descriptor" : "", utf8 ? " UTF8" : ""));
     unsigned host = r->made_by >> 8;
-    fz7_prop_text(pr, &n, "Host OS",
-                  host < sizeof host_names / sizeof host_names[0]
-                      ? host_names[host] : fz7_prop_put(buf, cap, &used, "%u", host));
+    const char *hn = fz7_host_os_name(host);
+    fz7_prop_text(pr, &n, "Host OS", hn ? hn : fz7_prop_put(buf, cap, &used, "%u", host));
     fz7_prop_text(pr, &n, "Version", fz7_prop_put(buf, cap, &used, "%u", (unsigned)r->needed));
     fz7_prop_text(pr, &n, "Volume Index", fz7_prop_put(buf, cap, &used, "%u", (unsigned)r->disk));
     fz7_prop_text(pr, &n, "Offset", fz7_prop_put(buf, cap, &used, "%llu", (unsigned long long)r->offset));

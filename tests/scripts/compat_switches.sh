@@ -30,6 +30,7 @@ printf 'src/a.txt\n' >list.txt
 7zz a -bd arc.7z src >/dev/null
 7zz a -bd arc.tar src >/dev/null
 7zz a -bd arc.zip src >/dev/null
+gzip -c arc.tar >arc.tar.gz
 7zz a -bd -ppw enc.7z src >/dev/null
 7zz a -bd -ppw -mhe=on henc.7z src >/dev/null
 # henc1.7z: a header a wrong key decodes whole, its CRC failing (7zz then
@@ -183,6 +184,10 @@ row same l arc.tar
 row same l -slt arc.tar
 row same l arc.zip
 row same l -slt arc.zip
+row same l arc.tar.gz
+row same l -slt arc.tar.gz
+row same t arc.tar.gz
+row same x arc.tar.gz -oout
 row same h one.txt
 row "different by design: lists the formats and codecs fz7 itself has" i
 row "different by design: fz7 b measures its own kernels" b -mmt1 -md18 1

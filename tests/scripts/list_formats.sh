@@ -6,7 +6,8 @@
 # global header as the archive's Comment; a zip entry's packed size, CRC,
 # Method (with Deflate level, LZMA end marker, ZipCrypto/AES), extra fields,
 # flags, host, version, offset, comments, and a non-Unix host's DOS
-# attributes. Fixed values from archives made here by Python, then (when
+# attributes; a .gz's one entry under its stored name with its header's
+# and trailer's fields, a .bz2's with none. Fixed values from archives made here by Python, then (when
 # 7zz is installed) the whole listings beside 7zz's on archives made by
 # GNU tar, bsdtar, Info-ZIP zip, Python and 7zz.
 set -u
@@ -61,6 +62,13 @@ with zipfile.ZipFile("py.zip", "w", zipfile.ZIP_DEFLATED) as z:
     zi = zipfile.ZipInfo("lzma.txt", (2020, 1, 2, 3, 4, 6))
     zi.create_system, zi.external_attr = 3, 0o100644 << 16
     z.writestr(zi, "z" * 100, compress_type=zipfile.ZIP_LZMA)
+import bz2, gzip
+with open("data.bin", "wb") as f:
+    f.write(b"gzip me " * 1000)
+with open("data.bin", "rb") as f, gzip.GzipFile("stored-name.txt", "wb", mtime=1600000000,
+                                              fileobj=open("renamed.gz", "wb")) as g:
+    g.write(f.read())
+open("plain.bz2", "wb").write(bz2.compress(b"bzip2 me " * 1000))
 PY
 
 # The value of line NAME of entry PATH in `l -slt` output file F.
@@ -127,6 +135,20 @@ same "zip Offset" "$(slt_field py.zip.slt unix.txt Offset)" \
     "$(python3 -c 'import zipfile; print(zipfile.ZipFile("py.zip").getinfo("unix.txt").header_offset)')"
 same "zip l Attr column (FAT)" "$("$FZ7" l py.zip | grep ' fat.txt$' | awk '{print $3}')" ".R..A"
 
+# --- one compressed file: 7zz's gzip fields from its header and trailer,
+# bzip2 with no Path and no sizes; x writes the name gzip stored ---
+slt renamed.gz
+same "gzip Type" "$(grep -m1 '^Type' renamed.gz.slt)" "Type = gzip"
+same "gzip Headers Size" "$(grep -m1 '^Headers Size' renamed.gz.slt)" "Headers Size = 26"
+same "gzip no Physical Size" "$(grep -c '^Physical Size' renamed.gz.slt)" 0
+same "gzip entry" "$(sed -n '/^----------$/,$p' renamed.gz.slt | tr '\n' '|')" \
+    "----------|Path = stored-name.txt|Size = 8000|Packed Size = $(stat -c %s renamed.gz)|Modified = 2020-09-13 12:26:40|Host OS = 255|CRC = $(python3 -c 'import zlib; print("%08X" % zlib.crc32(open("data.bin","rb").read()))')||"
+rm -rf gz_out
+"$FZ7" x -bd -ogz_out renamed.gz >/dev/null 2>&1
+same "gzip x name" "$(cmp -s gz_out/stored-name.txt data.bin && echo same)" same
+slt plain.bz2
+same "bzip2 entry" "$(sed -n '/^----------$/,$p' plain.bz2.slt | tr '\n' '|')" "----------|Size = |Packed Size = ||"
+
 # --- damaged records: pax records and zip central directories are not
 # checksummed, so their parsers meet every change: each run ends with exit
 # 0 or 2, never a signal (under ASan: never a bad access) ---
@@ -161,11 +183,14 @@ if command -v 7zz >/dev/null; then
     mkdir -p t/d && echo abc >t/d/f.txt && ln -s f.txt t/d/l && ln t/d/f.txt t/d/hard &&
         mkfifo t/d/fifo && echo é >t/d/é.txt && mkdir -p "t/d/$(printf 'n%.0s' $(seq 120))" &&
         touch -d '2021-01-02 03:04:05.123456789' t/d/f.txt
-    arcs="gnu.tar ustar.tar pax.tar py.zip"
+    arcs="gnu.tar ustar.tar pax.tar py.zip renamed.gz plain.bz2"
     for fmt in gnu pax ustar v7; do
         tar --format=$fmt -cf "made-$fmt.tar" -C t d 2>/dev/null && arcs="$arcs made-$fmt.tar"
     done
     bsdtar -cf made-bsd.tar -C t d 2>/dev/null && arcs="$arcs made-bsd.tar"
+    for z in gzip bzip2 zstd; do
+        command -v $z >/dev/null && $z -c made-gnu.tar >"made.tar.$z" && arcs="$arcs made.tar.$z"
+    done
     bsdtar --format zip -cf made-bsd.zip -C t d 2>/dev/null && arcs="$arcs made-bsd.zip"
     if command -v zip >/dev/null; then
         (cd t && zip -qry9 ../made-info.zip d -x d/fifo) && arcs="$arcs made-info.zip"
