@@ -473,6 +473,8 @@ void fz7_print_archive_block(FILE *out, const char *path, const fz7_archive *a)
         fprintf(out, "Tail Size = %llu\n", (unsigned long long)in->tail_size);
     if (in->format == FZ7_FORMAT_7Z || in->headers_size)
         fprintf(out, "Headers Size = %llu\n", (unsigned long long)in->headers_size);
+    if (in->sub_type)
+        fprintf(out, "SubType = %s\n", in->sub_type);
     if (in->code_page)
         fprintf(out, "Code Page = %s\n", in->code_page);
     const char *m = in->method ? in->method : "";

@@ -118,6 +118,22 @@ size_t fz7_archive_entry_props(const fz7_archive *a, size_t i, fz7_prop *props, 
     return a->ops && a->ops->props && i < a->count ? a->ops->props(a, i, props, buf, cap) : 0;
 }
 
+fz7_status fz7_grow(void **items, size_t count, size_t *cap, size_t size, size_t first,
+                    uint64_t mem_limit)
+{
+    if (count < *cap)
+        return FZ7_OK;
+    size_t ncap = *cap ? 2 * *cap : first;
+    if (ncap > SIZE_MAX / size || (uint64_t)ncap * size > mem_limit)
+        return FZ7_E_MEMLIMIT;
+    void *n = realloc(*items, ncap * size);
+    if (!n)
+        return FZ7_E_MEM;
+    *items = n;
+    *cap = ncap;
+    return FZ7_OK;
+}
+
 uint32_t fz7_max_code_point(const char *s)
 {
     uint32_t max = 0;

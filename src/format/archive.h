@@ -97,6 +97,7 @@ typedef struct fz7_archive_info {
                                uncompressed size (7-Zip's "Cluster Size");
                                else 0 */
     const char *code_page;  /* 7-Zip's "Code Page = " value (tar), or NULL */
+    const char *sub_type;   /* 7-Zip's "SubType = " value (cpio), or NULL */
     const char *comment;    /* the archive's comment (a tar's pax global
                                headers, as 7-Zip shows them), or NULL */
     const char *characteristics; /* 7-Zip's "Characteristics = " value, or

@@ -159,6 +159,42 @@ fz7_status fz7_tar_headers_read(const fz7_volumes *v, uint64_t size, uint64_t me
                                 fz7_tar_headers *out);
 void fz7_tar_headers_free(fz7_tar_headers *t);
 
+/* One entry header of a cpio archive as stored (cpio_headers.c). */
+typedef struct fz7_cpio_hdr {
+    uint64_t packed;        /* its data in the archive, with newc's padding */
+    uint64_t offset;        /* where its data starts */
+    uint64_t ino, nlink, uid, gid;
+    uint64_t dev_major, dev_minor;    /* the file system it came from */
+    uint64_t rdev_major, rdev_minor;  /* a device file's own numbers */
+    uint32_t mode;          /* st_mode as stored */
+} fz7_cpio_hdr;
+
+typedef struct fz7_cpio_headers {
+    fz7_cpio_hdr *h;        /* one per entry, in the archive's order */
+    size_t count;
+    const char *sub_type;   /* 7-Zip's SubType: "New ASCII", "New CRC",
+                               "Portable ASCII" */
+} fz7_cpio_headers;
+
+/* Reads the headers of the cpio archive of size bytes in v (newc, crc or
+ * odc; up to its TRAILER!!! entry). FZ7_E_FORMAT for a binary cpio or a
+ * bad header, FZ7_E_TRUNCATED, FZ7_E_MEMLIMIT past mem_limit bytes of
+ * headers; on error *out is empty. Free out->h. */
+fz7_status fz7_cpio_headers_read(const fz7_volumes *v, uint64_t size, uint64_t mem_limit,
+                                 fz7_cpio_headers *out);
+
+/* A cpio entry's `l -slt` lines in 7-Zip's order (e the entry libarchive
+ * listed, c its header, link its symlink target or NULL, stream the index
+ * of the entry holding its data). */
+size_t fz7_cpio_props(const fz7_entry *e, const fz7_cpio_hdr *c, const char *link, size_t stream,
+                      fz7_prop *pr, char *buf, size_t cap);
+
+/* Makes room for one more item in *items (count of them, *cap allocated,
+ * each size bytes): doubles *cap from first. FZ7_E_MEMLIMIT when the
+ * array would pass mem_limit bytes, FZ7_E_MEM; *items is kept either way. */
+fz7_status fz7_grow(void **items, size_t count, size_t *cap, size_t size, size_t first,
+                    uint64_t mem_limit);
+
 /* The largest code point of UTF-8 text s (a byte that starts no sequence
  * counts as itself): 7-Zip's MaxUnicode of a tar. */
 uint32_t fz7_max_code_point(const char *s);

@@ -50,6 +50,7 @@ typedef struct {
     size_t *hdr_of;        /* per entry: its header's index in the tar */
     fz7_tar_headers tar;   /* a plain tar's headers (with format_props) */
     fz7_zip_rec *zip;      /* a zip's records, per entry (with format_props) */
+    fz7_cpio_headers cpio; /* a cpio's headers (with format_props) */
     char *comment;         /* the archive's Comment (info.comment) */
 } la_priv;
 
@@ -173,6 +174,9 @@ static size_t la_props(const fz7_archive *a, size_t i, fz7_prop *pr, char *buf, 
     const la_priv *p = a->priv;
     if (p->raw)
         return raw_props(a, pr, buf, cap);
+    if (p->cpio.h)
+        return fz7_cpio_props(&a->entries[i], &p->cpio.h[p->hdr_of[i]], p->link_targets[i],
+                              p->kinds[i] == LA_LINK_LATER ? p->link_index[i] : i, pr, buf, cap);
     if (p->tar.h)
         return fz7_tar_props(&a->entries[i], &p->tar.h[p->hdr_of[i]], p->link_targets[i], pr, buf,
                              cap);
@@ -437,6 +441,7 @@ static void la_close(fz7_archive *a)
     free(p->link_index);
     free(p->kinds);
     free(p->hdr_of);
+    free(p->cpio.h);
     fz7_tar_headers_free(&p->tar);
     for (size_t i = 0; p->zip && i < a->count; i++)
         free(p->zip[i].comment);
@@ -831,6 +836,29 @@ static fz7_status grow(fz7_archive *a, la_priv *p, size_t *cap)
     return FZ7_OK;
 }
 
+/* A cpio's own headers (cpio_headers.c): each entry's packed size, the
+ * SubType and, with format_props, what fz7_archive_entry_props lists;
+ * nothing when they do not pair with libarchive's headers. */
+static void cpio_headers_take(fz7_archive *a, la_priv *p, size_t headers)
+{
+    fz7_cpio_headers ch;
+    if (fz7_cpio_headers_read(a->vol, a->file_size, a->opts.mem_limit, &ch) != FZ7_OK)
+        return;
+    if (ch.count != headers) {
+        free(ch.h);
+        return;
+    }
+    for (size_t i = 0; i < a->count; i++) {
+        a->entries[i].packed_size = ch.h[p->hdr_of[i]].packed;
+        a->entries[i].packed_known = true;
+    }
+    a->info.sub_type = ch.sub_type;
+    if (a->opts.format_props)
+        p->cpio = ch;
+    else
+        free(ch.h);
+}
+
 /* UTF-8 of a gzip header's name (n bytes): as it is when it is UTF-8,
  * else its bytes taken as Latin-1 (RFC 1952's charset). */
 static char *gzip_name(const uint8_t *s, size_t n)
@@ -1074,6 +1102,8 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
         tar_headers_take(a, p, headers, &traits);
         tar_traits_put(&traits, a, p);
     }
+    if (!raw && strcmp(p->type_name, "Cpio") == 0)
+        cpio_headers_take(a, p, headers);
     a->info.format = FZ7_FORMAT_OTHER;
     a->info.type_name = p->type_name;
     a->info.method = p->method;

@@ -160,22 +160,12 @@ fz7_status fz7_lzip_open(fz7_archive *a, char *err, size_t errlen)
             st = FZ7_E_FORMAT;
             break;
         }
-        if (p->n == cap) {
-            size_t nc = cap ? cap * 2 : 4;
-            /* A file of many tiny members: their list counts against the
-             * memory limit like any other header data. */
-            if ((uint64_t)nc * sizeof *p->m > a->opts.mem_limit) {
+        /* A file of many tiny members: their list counts against the
+         * memory limit like any other header data. */
+        if ((st = fz7_grow((void **)&p->m, p->n, &cap, sizeof *p->m, 4, a->opts.mem_limit)) != FZ7_OK) {
+            if (st == FZ7_E_MEMLIMIT)
                 snprintf(err, errlen, "The list of lzip members exceeds the memory limit");
-                st = FZ7_E_MEMLIMIT;
-                break;
-            }
-            lzip_member *nm = realloc(p->m, nc * sizeof *nm);
-            if (!nm) {
-                st = FZ7_E_MEM;
-                break;
-            }
-            p->m = nm;
-            cap = nc;
+            break;
         }
         lzip_member *m = &p->m[p->n++];
         m->start = start;

@@ -324,20 +324,8 @@ fz7_status fz7_tar_headers_read(const fz7_volumes *v, uint64_t size, uint64_t me
             /* the size record stands for the data's size */
             dsize = cur.pax_size;
         }
-        if (out->count == cap) {
-            size_t ncap = cap ? 2 * cap : 64;
-            if ((uint64_t)ncap * sizeof(fz7_tar_hdr) > mem_limit) {
-                st = FZ7_E_MEMLIMIT;
-                break;
-            }
-            fz7_tar_hdr *n = realloc(out->h, ncap * sizeof *n);
-            if (!n) {
-                st = FZ7_E_MEM;
-                break;
-            }
-            out->h = n;
-            cap = ncap;
-        }
+        if ((st = fz7_grow((void **)&out->h, out->count, &cap, sizeof *out->h, 64, mem_limit)) != FZ7_OK)
+            break;
         cur.type = type;
         if (!gnu && !posix)
             memcpy(cur.magic, hb + 257, 8);

@@ -6,7 +6,7 @@
 # global header as the archive's Comment; a zip entry's packed size, CRC,
 # Method (with Deflate level, LZMA end marker, ZipCrypto/AES), extra fields,
 # flags, host, version, offset, comments, and a non-Unix host's DOS
-# attributes; a .gz's one entry under its stored name with its header's
+# attributes; a cpio entry's inode, links, devices, stream and offset; a .gz's one entry under its stored name with its header's
 # and trailer's fields, a .bz2's with none. Fixed values from archives made here by Python, then (when
 # 7zz is installed) the whole listings beside 7zz's on archives made by
 # GNU tar, bsdtar, Info-ZIP zip, Python and 7zz.
@@ -149,6 +149,34 @@ same "gzip x name" "$(cmp -s gz_out/stored-name.txt data.bin && echo same)" same
 slt plain.bz2
 same "bzip2 entry" "$(sed -n '/^----------$/,$p' plain.bz2.slt | tr '\n' '|')" "----------|Size = |Packed Size = ||"
 
+# --- cpio (bsdtar's newc and odc): packed sizes with newc's padding, a
+# newc hard link's first name listed with its data's size and stream ---
+if command -v bsdtar >/dev/null; then
+    mkdir -p ct/a ct/b && printf 'x\n' >ct/a/f && printf 'y\n' >ct/b/g && ln ct/b/g ct/b/h &&
+        ln -s f ct/a/l && touch -d '2022-02-02 02:02:02' ct/a/f
+    (cd ct && bsdtar --format=newc -cf ../n.cpio a b && bsdtar --format=odc -cf ../o.cpio a b)
+    slt n.cpio
+    same "newc SubType" "$(grep -m1 '^SubType' n.cpio.slt)" "SubType = New ASCII"
+    same "newc packed (padded)" "$(slt_field n.cpio.slt a/f 'Packed Size')" 4
+    same "newc Offset" "$(slt_field n.cpio.slt a/f Offset)" \
+        "$(python3 -c 'print((((110 + 2) + 3) // 4 * 4 + 110 + 4 + 3) // 4 * 4)')"
+    same "newc Modified" "$(slt_field n.cpio.slt a/f Modified)" "2022-02-02 02:02:02"
+    same "newc symlink" "$(slt_field n.cpio.slt a/l 'Symbolic Link') $(slt_field n.cpio.slt a/l Mode)" \
+        "f lrwxrwxrwx"
+    # b/g and b/h: newc writes the data with the last name; the first
+    # lists its size, no packed bytes, and the last one's stream
+    h_first=$(grep -m1 -oE '^Path = b/[gh]$' n.cpio.slt | cut -c8-)
+    h_last=$([ "$h_first" = b/h ] && echo b/g || echo b/h)
+    same "newc link first name" "$(slt_field n.cpio.slt $h_first Size) $(slt_field n.cpio.slt $h_first 'Packed Size') $(slt_field n.cpio.slt $h_first Links)" \
+        "2 0 2"
+    same "newc link stream" "$(slt_field n.cpio.slt $h_first 'Stream ID')" "$(slt_field n.cpio.slt $h_last 'Stream ID')"
+    same "newc dir stream" "$(slt_field n.cpio.slt a 'Stream ID') $(slt_field n.cpio.slt a Folder)" " +"
+    slt o.cpio
+    same "odc SubType" "$(grep -m1 '^SubType' o.cpio.slt)" "SubType = Portable ASCII"
+    same "odc packed" "$(slt_field o.cpio.slt a/f 'Packed Size')" 2
+    same "cpio l packed column" "$("$FZ7" l n.cpio | grep ' a/f$' | awk '{print $4, $5}')" "2 4"
+fi
+
 # --- damaged records: pax records and zip central directories are not
 # checksummed, so their parsers meet every change: each run ends with exit
 # 0 or 2, never a signal (under ASan: never a bad access) ---
@@ -188,6 +216,7 @@ if command -v 7zz >/dev/null; then
         tar --format=$fmt -cf "made-$fmt.tar" -C t d 2>/dev/null && arcs="$arcs made-$fmt.tar"
     done
     bsdtar -cf made-bsd.tar -C t d 2>/dev/null && arcs="$arcs made-bsd.tar"
+    [ -f n.cpio ] && arcs="$arcs n.cpio"
     for z in gzip bzip2 zstd; do
         command -v $z >/dev/null && $z -c made-gnu.tar >"made.tar.$z" && arcs="$arcs made.tar.$z"
     done
