@@ -550,14 +550,14 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
 
 /* True when `a` adds to a tar or zip that exists: the update path writes
  * it (its entries merged by name as 7zz orders them, a hard link's data
- * kept when its file is replaced), except from -si, with -snh (links
- * among the new files) or -v. */
+ * kept when its file is replaced, -snh's links among the new files),
+ * except from -si or with -v. */
 static bool adds_to_tar_or_zip(const struct fz7_options *o)
 {
     const char *canon = NULL;
     fz7_type type = o->type != FZ7_TYPE_AUTO ? o->type : fz7_type_for_writing(o->archive, &canon);
     if ((type != FZ7_TYPE_TAR && type != FZ7_TYPE_ZIP) || o->from_stdin || o->to_stdout ||
-        o->store_hardlinks || o->n_volume_sizes)
+        o->n_volume_sizes)
         return false;
     char path[PATH_MAX];
     struct stat sb;

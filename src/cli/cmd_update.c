@@ -525,11 +525,34 @@ static fz7_status sink_la(void *w, const uint8_t *p, size_t n)
     return fz7_la_writer_write(w, p, n);
 }
 
-/* Writes item it from disk into the tar or zip. */
-static fz7_status write_la_item(update_run *r, fz7_la_writer *w, const fz7_tree_item *it)
+/* The items from disk that go in, in name order, and the next to write;
+ * per old entry the kept hard link that takes its data when it goes
+ * (SIZE_MAX: none). With -snh (tar): per item the first name of its
+ * hard-linked file (fz7_tree_hardlink_firsts), and per such first name
+ * the item written with the data (SIZE_MAX: none yet). */
+typedef struct la_merge {
+    update_run *r;
+    size_t *order;
+    size_t n, next;
+    size_t *heir;
+    size_t *link_first, *holder;
+} la_merge;
+
+/* Writes item k from disk into the tar or zip: with -snh a later name of
+ * a file already written is a tar hard link to it, as 7-Zip writes it. */
+static fz7_status write_la_item(la_merge *m, fz7_la_writer *w, size_t k)
 {
+    update_run *r = m->r;
+    const fz7_tree_item *it = &r->tree.items[k];
     list_item(r, it);
     fz7_la_entry e = fz7_la_entry_of_item(it);
+    size_t group = m->link_first ? m->link_first[k] : k;
+    if (m->holder && m->holder[group] != SIZE_MAX) {
+        e.mode = S_IFREG | (it->mode & 07777);
+        e.size = 0;
+        e.hardlink = r->tree.items[m->holder[group]].name;
+        return fz7_la_writer_begin(w, &e);
+    }
     if (it->kind != FZ7_ITEM_FILE) {
         r->files_read += r->la_kind == FZ7_LA_TAR;   /* 7zz's tar writer counts every item */
         return fz7_la_writer_begin(w, &e);
@@ -549,18 +572,12 @@ static fz7_status write_la_item(update_run *r, fz7_la_writer *w, const fz7_tree_
         close(fd);
         return st;
     }
-    return pump_item(r, it, fd, sink_la, w);
+    size_t warned = r->warnings;
+    st = pump_item(r, it, fd, sink_la, w);
+    if (st == FZ7_OK && m->holder && it->nlink > 1 && r->warnings == warned)
+        m->holder[group] = k;   /* read whole: later names link to it */
+    return st;
 }
-
-/* The items from disk that go in, in name order, and the next to write;
- * per old entry the kept hard link that takes its data when it goes
- * (SIZE_MAX: none). */
-typedef struct la_merge {
-    update_run *r;
-    size_t *order;
-    size_t n, next;
-    size_t *heir;
-} la_merge;
 
 static int cmp_item_name(const void *x, const void *y, void *tree)
 {
@@ -574,7 +591,7 @@ static fz7_status la_items_before(la_merge *m, fz7_la_writer *w, const char *nam
     fz7_status st = FZ7_OK;
     while (st == FZ7_OK && m->next < m->n &&
            (!name || strcmp(m->r->tree.items[m->order[m->next]].name, name) < 0))
-        st = write_la_item(m->r, w, &m->r->tree.items[m->order[m->next++]]);
+        st = write_la_item(m, w, m->order[m->next++]);
     return st;
 }
 
@@ -660,8 +677,17 @@ static fz7_status write_la_archive(update_run *r, int fd, char *why, size_t whyl
             m.order[m.n++] = k;
     }
     qsort_r(m.order, m.n, sizeof *m.order, cmp_item_name, &r->tree);
+    fz7_status st = FZ7_OK;
+    if (r->o->store_hardlinks && r->la_kind == FZ7_LA_TAR) {   /* -snh: tar has hard links */
+        st = fz7_tree_hardlink_firsts(&r->tree, &m.link_first);
+        if (st == FZ7_OK && m.link_first && !(m.holder = malloc(r->tree.count * sizeof *m.holder)))
+            st = FZ7_E_MEM;
+        for (size_t i = 0; m.holder && i < r->tree.count; i++)
+            m.holder[i] = SIZE_MAX;
+    }
     fz7_la_writer *w = NULL;
-    fz7_status st = fz7_la_writer_new(fd, r->la_kind, r->o->level, &w, why, whylen);
+    if (st == FZ7_OK)
+        st = fz7_la_writer_new(fd, r->la_kind, r->o->level, &w, why, whylen);
     if (st == FZ7_OK && r->old) {
         uint64_t d, f, b;
         st = fz7_la_writer_copy(w, r->old_path, la_update_entry, &m, &d, &f, &b);
@@ -677,6 +703,8 @@ static fz7_status write_la_archive(update_run *r, int fd, char *why, size_t whyl
     fz7_la_writer_free(w);
     free(m.order);
     free(m.heir);
+    free(m.link_first);
+    free(m.holder);
     return st;
 }
 

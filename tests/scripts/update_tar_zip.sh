@@ -3,7 +3,8 @@
 # 7zz 26.02 on a copy of the same archive: the same exit code, the same
 # plan lines (Delete/Keep/Add, Files read, -bb1 "U"/"+") and the same
 # entries in the same order (7zz l's name, size and attribute columns); a
-# tar comes out byte for byte as 7zz's. Then what fz7 does better: a tar
+# tar comes out byte for byte as 7zz's, -snh's hard links among the new
+# files too. Then what fz7 does better: a tar
 # hard link keeps its data when the file it links to is deleted, renamed
 # or replaced (7zz leaves a link to nothing); and what it refuses: a
 # damaged old entry (the archive stays as it was, no temporary file left),
@@ -108,5 +109,17 @@ cp s.zip p.zip
 "$FZ7" u -bd -psecret p.zip w/c.txt >out.txt 2>err.txt; rc=$?
 check "u -p on a zip: exit $rc (fz7 does not encrypt zip), the archive as it was" \
     "[ $rc -eq 7 ] && cmp -s p.zip s.zip"
+
+# -snh on an existing tar: the new files' later hard-link names are tar
+# hard links to the first name written (by name order, as 7zz sorts them),
+# with u and with a, byte for byte 7zz's tar
+mkdir -p snh/p && printf 'linked\n' >snh/p/one && ln snh/p/one snh/p/two && ln snh/p/one snh/three
+for c in u a; do
+    7zz a -bd ../snh7.tar b.txt >/dev/null 2>&1 && cp ../snh7.tar ../snhf.tar
+    7zz $c -snh ../snh7.tar snh >/dev/null 2>&1; zr=$?
+    "$FZ7" $c -snh ../snhf.tar snh >/dev/null 2>&1; fr=$?
+    same "$c -snh on a tar: exit, and 7zz's bytes" "$fr $(cmp -s ../snh7.tar ../snhf.tar && echo same)" "$zr same"
+    same "$c -snh on a tar: two hard links" "$(tar -tvf ../snhf.tar | grep -c '^h')" 2
+done
 
 t_summary update_tar_zip
