@@ -723,7 +723,8 @@ int fz7_open_for_read(const struct fz7_options *o, const char *path, FILE *out, 
     fz7_archive *a = NULL;
     fz7_open_opts opts = {.mem_limit = mem_limit_of(o), .threads = decode_threads_of(o),
                           .xz_salvage = true,
-                          .format_props = o->command == FZ7_CMD_LIST && o->slt};
+                          .detail = o->command != FZ7_CMD_LIST ? FZ7_DETAIL_NONE
+                                    : o->slt ? FZ7_DETAIL_PROPS : FZ7_DETAIL_PACKED};
     fz7_status s = FZ7_E_NEED_PASSWORD;
     if (o->command == FZ7_CMD_LIST && !password) {
         /* l: 7-Zip's empty line comes before the question, not after it. */

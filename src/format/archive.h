@@ -113,6 +113,15 @@ typedef struct fz7_archive_info {
 
 typedef struct fz7_archive fz7_archive;
 
+/* What fz7_archive_open reads beyond the entries, for a listing. */
+typedef enum fz7_detail {
+    FZ7_DETAIL_NONE = 0,    /* x, t: nothing more */
+    FZ7_DETAIL_PACKED,      /* l: each entry's packed size where a format
+                               keeps it only in its headers (tar, cpio) */
+    FZ7_DETAIL_PROPS        /* l -slt: and what fz7_archive_entry_props
+                               lists (tar, zip, cpio) */
+} fz7_detail;
+
 /* Open options; zero-initialise and set what you need. */
 typedef struct fz7_open_opts {
     const char *password;   /* UTF-8, or NULL */
@@ -125,9 +134,8 @@ typedef struct fz7_open_opts {
                                one entry without sizes, info.sizes_unknown,
                                decoded in one forward pass that reports the
                                damage (off: FZ7_E_FORMAT / FZ7_E_CRC) */
-    bool format_props;      /* keep what fz7_archive_entry_props lists of
-                               a tar's or zip's entries (costs memory a
-                               listing without -slt does not need) */
+    fz7_detail detail;      /* what a listing needs (costs memory per
+                               entry that x and t do not spend) */
 } fz7_open_opts;
 
 /* Opens path, recognising the format by content: 7z, xz, lzma, then what
@@ -181,7 +189,7 @@ typedef struct fz7_prop {
  * one), in 7-Zip's order for its format, into props (FZ7_PROPS_MAX of them); numbers are written to
  * buf (cap bytes, 512 is enough), other strings are the archive's.
  * Returns how many; 0 when the format has none of its own (7z, xz, lzma,
- * and every format unless the archive was opened with format_props). */
+ * and every format unless the archive was opened with FZ7_DETAIL_PROPS). */
 size_t fz7_archive_entry_props(const fz7_archive *a, size_t i, fz7_prop *props, char *buf,
                                size_t cap);
 

@@ -139,7 +139,9 @@ typedef struct fz7_tar_hdr {
 } fz7_tar_hdr;
 
 typedef struct fz7_tar_headers {
-    fz7_tar_hdr *h;         /* one per entry header, in the archive's order */
+    fz7_tar_hdr *h;         /* one per entry header, in the archive's order
+                               (FZ7_DETAIL_PROPS), else NULL */
+    uint64_t *packed;       /* their packed sizes alone (FZ7_DETAIL_PACKED) */
     size_t count;
     uint8_t pax_union;      /* the pax bits of all entries */
     uint8_t flags_union;    /* their FZ7_TAR_* flags */
@@ -150,13 +152,14 @@ typedef struct fz7_tar_headers {
 } fz7_tar_headers;
 
 /* Reads the headers of the plain tar of size bytes in v (POSIX.1-2001
- * ustar/pax, GNU tar's long names): one fz7_tar_hdr per entry header
- * ('L', 'K', 'x' and 'g' records go to the entry after them or to
- * global). Stops at the end blocks or at a truncated entry. FZ7_E_FORMAT
- * for a bad checksum or record set over 1 MiB, FZ7_E_MEMLIMIT past
- * mem_limit bytes of headers; on error *out is empty. */
+ * ustar/pax, GNU tar's long names): count entry headers ('L', 'K', 'x'
+ * and 'g' records go to the entry after them or to global), kept as keep
+ * says: each a fz7_tar_hdr (PROPS), its packed size (PACKED) or only
+ * counted (NONE). Stops at the end blocks or at a truncated entry.
+ * FZ7_E_FORMAT for a bad checksum or record set over 1 MiB,
+ * FZ7_E_MEMLIMIT past mem_limit bytes of headers; on error *out is empty. */
 fz7_status fz7_tar_headers_read(const fz7_volumes *v, uint64_t size, uint64_t mem_limit,
-                                fz7_tar_headers *out);
+                                fz7_detail keep, fz7_tar_headers *out);
 void fz7_tar_headers_free(fz7_tar_headers *t);
 
 /* One entry header of a cpio archive as stored (cpio_headers.c). */
@@ -170,18 +173,21 @@ typedef struct fz7_cpio_hdr {
 } fz7_cpio_hdr;
 
 typedef struct fz7_cpio_headers {
-    fz7_cpio_hdr *h;        /* one per entry, in the archive's order */
+    fz7_cpio_hdr *h;        /* one per entry, in the archive's order
+                               (FZ7_DETAIL_PROPS), else NULL */
+    uint64_t *packed;       /* their packed sizes alone (FZ7_DETAIL_PACKED) */
     size_t count;
     const char *sub_type;   /* 7-Zip's SubType: "New ASCII", "New CRC",
                                "Portable ASCII" */
 } fz7_cpio_headers;
 
 /* Reads the headers of the cpio archive of size bytes in v (newc, crc or
- * odc; up to its TRAILER!!! entry). FZ7_E_FORMAT for a binary cpio or a
- * bad header, FZ7_E_TRUNCATED, FZ7_E_MEMLIMIT past mem_limit bytes of
- * headers; on error *out is empty. Free out->h. */
+ * odc; up to its TRAILER!!! entry), kept as keep says (as
+ * fz7_tar_headers_read). FZ7_E_FORMAT for a binary cpio or a bad header,
+ * FZ7_E_TRUNCATED, FZ7_E_MEMLIMIT past mem_limit bytes of headers; on
+ * error *out is empty. Free out->h and out->packed. */
 fz7_status fz7_cpio_headers_read(const fz7_volumes *v, uint64_t size, uint64_t mem_limit,
-                                 fz7_cpio_headers *out);
+                                 fz7_detail keep, fz7_cpio_headers *out);
 
 /* A cpio entry's `l -slt` lines in 7-Zip's order (e the entry libarchive
  * listed, c its header, link its symlink target or NULL, stream the index

@@ -32,7 +32,7 @@ static bool field(const char *f, size_t n, unsigned base, uint64_t *out)
 }
 
 fz7_status fz7_cpio_headers_read(const fz7_volumes *v, uint64_t size, uint64_t mem_limit,
-                                 fz7_cpio_headers *out)
+                                 fz7_detail keep, fz7_cpio_headers *out)
 {
     memset(out, 0, sizeof *out);
     size_t cap = 0;
@@ -87,17 +87,26 @@ fz7_status fz7_cpio_headers_read(const fz7_volumes *v, uint64_t size, uint64_t m
             break;
         if (st != FZ7_OK)
             break;
-        if ((st = fz7_grow((void **)&out->h, out->count, &cap, sizeof *out->h, 64, mem_limit)) != FZ7_OK)
+        if (keep == FZ7_DETAIL_PROPS)
+            st = fz7_grow((void **)&out->h, out->count, &cap, sizeof *out->h, 64, mem_limit);
+        else if (keep == FZ7_DETAIL_PACKED)
+            st = fz7_grow((void **)&out->packed, out->count, &cap, sizeof *out->packed, 64, mem_limit);
+        if (st != FZ7_OK)
             break;
         c.packed = packed;
         c.offset = data_at;
         c.mode = (uint32_t)mode;
-        out->h[out->count++] = c;
+        if (keep == FZ7_DETAIL_PROPS)
+            out->h[out->count] = c;
+        else if (keep == FZ7_DETAIL_PACKED)
+            out->packed[out->count] = packed;
+        out->count++;
         out->sub_type = newc ? (h[5] == '2' ? "New CRC" : "New ASCII") : "Portable ASCII";
         at = data_at + packed;
     }
     if (st != FZ7_OK) {
         free(out->h);
+        free(out->packed);
         memset(out, 0, sizeof *out);
     }
     return st;

@@ -48,9 +48,9 @@ typedef struct {
     char method[16];
     char traits[160];      /* a tar's Characteristics (tar_traits) */
     size_t *hdr_of;        /* per entry: its header's index in the tar */
-    fz7_tar_headers tar;   /* a plain tar's headers (with format_props) */
-    fz7_zip_rec *zip;      /* a zip's records, per entry (with format_props) */
-    fz7_cpio_headers cpio; /* a cpio's headers (with format_props) */
+    fz7_tar_headers tar;   /* a plain tar's headers (FZ7_DETAIL_PROPS) */
+    fz7_zip_rec *zip;      /* a zip's records, per entry (FZ7_DETAIL_PROPS) */
+    fz7_cpio_headers cpio; /* a cpio's headers (FZ7_DETAIL_PROPS) */
     char *comment;         /* the archive's Comment (info.comment) */
 } la_priv;
 
@@ -114,21 +114,22 @@ static void tar_traits_put(const tar_traits *t, fz7_archive *a, la_priv *p)
     a->info.characteristics = p->traits;
 }
 
-/* Reads the tar's own headers (tar_headers.c): each entry's packed size
- * and, with format_props, what fz7_archive_entry_props lists. Nothing
- * changes when they cannot be read or do not pair with libarchive's
- * headers (headers of them, one per entry and root folder). */
+/* Reads the tar's own headers (tar_headers.c): what the archive block
+ * says of them and, as the listing asks (opts.detail), each entry's packed
+ * size and what fz7_archive_entry_props lists. Nothing changes when they
+ * cannot be read or do not pair with libarchive's headers (headers of
+ * them, one per entry and root folder). */
 static void tar_headers_take(fz7_archive *a, la_priv *p, size_t headers, tar_traits *t)
 {
     fz7_tar_headers th;
-    if (fz7_tar_headers_read(a->vol, a->file_size, a->opts.mem_limit, &th) != FZ7_OK)
+    if (fz7_tar_headers_read(a->vol, a->file_size, a->opts.mem_limit, a->opts.detail, &th) != FZ7_OK)
         return;
     if (th.count != headers) {
         fz7_tar_headers_free(&th);
         return;
     }
-    for (size_t i = 0; i < a->count; i++) {
-        a->entries[i].packed_size = th.h[p->hdr_of[i]].packed;
+    for (size_t i = 0; a->opts.detail != FZ7_DETAIL_NONE && i < a->count; i++) {
+        a->entries[i].packed_size = th.h ? th.h[p->hdr_of[i]].packed : th.packed[p->hdr_of[i]];
         a->entries[i].packed_known = true;
     }
     t->walked = true;
@@ -140,7 +141,7 @@ static void tar_headers_take(fz7_archive *a, la_priv *p, size_t headers, tar_tra
     p->comment = th.global;
     th.global = NULL;
     a->info.comment = p->comment;
-    if (a->opts.format_props)
+    if (th.h)
         p->tar = th;
     else
         fz7_tar_headers_free(&th);
@@ -836,24 +837,24 @@ static fz7_status grow(fz7_archive *a, la_priv *p, size_t *cap)
     return FZ7_OK;
 }
 
-/* A cpio's own headers (cpio_headers.c): each entry's packed size, the
- * SubType and, with format_props, what fz7_archive_entry_props lists;
- * nothing when they do not pair with libarchive's headers. */
+/* A cpio's own headers (cpio_headers.c): the SubType and, as the
+ * listing asks (opts.detail), each entry's packed size and what
+ * fz7_archive_entry_props lists; nothing when they do not pair with
+ * libarchive's headers. */
 static void cpio_headers_take(fz7_archive *a, la_priv *p, size_t headers)
 {
     fz7_cpio_headers ch;
-    if (fz7_cpio_headers_read(a->vol, a->file_size, a->opts.mem_limit, &ch) != FZ7_OK)
+    if (fz7_cpio_headers_read(a->vol, a->file_size, a->opts.mem_limit, a->opts.detail, &ch) != FZ7_OK)
         return;
-    if (ch.count != headers) {
-        free(ch.h);
-        return;
+    if (ch.count == headers) {
+        for (size_t i = 0; a->opts.detail != FZ7_DETAIL_NONE && i < a->count; i++) {
+            a->entries[i].packed_size = ch.h ? ch.h[p->hdr_of[i]].packed : ch.packed[p->hdr_of[i]];
+            a->entries[i].packed_known = true;
+        }
+        a->info.sub_type = ch.sub_type;
     }
-    for (size_t i = 0; i < a->count; i++) {
-        a->entries[i].packed_size = ch.h[p->hdr_of[i]].packed;
-        a->entries[i].packed_known = true;
-    }
-    a->info.sub_type = ch.sub_type;
-    if (a->opts.format_props)
+    free(ch.packed);
+    if (ch.count == headers && ch.h)
         p->cpio = ch;
     else
         free(ch.h);
@@ -1095,7 +1096,7 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
             if (a->entries[i].has_mtime && !a->entries[i].mtime_nsec)
                 a->entries[i].mtime_prec = FZ7_MTIME_DOS;
         fz7_zip_central(a->vol, a->file_size, a->entries, a->count, a->opts.mem_limit,
-                        a->opts.format_props ? &p->zip : NULL, &p->comment);
+                        a->opts.detail == FZ7_DETAIL_PROPS ? &p->zip : NULL, &p->comment);
         a->info.comment = p->comment;
     }
     if (tar) {

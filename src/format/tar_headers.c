@@ -221,9 +221,10 @@ void fz7_tar_headers_free(fz7_tar_headers *t)
 {
     if (!t)
         return;
-    for (size_t i = 0; i < t->count; i++)
+    for (size_t i = 0; t->h && i < t->count; i++)
         hdr_free(&t->h[i]);
     free(t->h);
+    free(t->packed);
     free(t->global);
     memset(t, 0, sizeof *t);
 }
@@ -249,7 +250,7 @@ static fz7_status read_meta(const fz7_volumes *v, uint64_t off, uint64_t size, c
 }
 
 fz7_status fz7_tar_headers_read(const fz7_volumes *v, uint64_t size, uint64_t mem_limit,
-                                fz7_tar_headers *out)
+                                fz7_detail keep, fz7_tar_headers *out)
 {
     memset(out, 0, sizeof *out);
     size_t cap = 0;
@@ -324,7 +325,11 @@ fz7_status fz7_tar_headers_read(const fz7_volumes *v, uint64_t size, uint64_t me
             /* the size record stands for the data's size */
             dsize = cur.pax_size;
         }
-        if ((st = fz7_grow((void **)&out->h, out->count, &cap, sizeof *out->h, 64, mem_limit)) != FZ7_OK)
+        if (keep == FZ7_DETAIL_PROPS)
+            st = fz7_grow((void **)&out->h, out->count, &cap, sizeof *out->h, 64, mem_limit);
+        else if (keep == FZ7_DETAIL_PACKED)
+            st = fz7_grow((void **)&out->packed, out->count, &cap, sizeof *out->packed, 64, mem_limit);
+        if (st != FZ7_OK)
             break;
         cur.type = type;
         if (!gnu && !posix)
@@ -345,21 +350,31 @@ fz7_status fz7_tar_headers_read(const fz7_volumes *v, uint64_t size, uint64_t me
                                (st = field_name(hb + 297, 32, &cur.group)) != FZ7_OK))
             break;
         cur.packed = dsize > size ? dsize : (dsize + BLOCK - 1) & ~(uint64_t)(BLOCK - 1);
-        cur.comment = comment;
-        /* the kept text is bounded like the headers, not by the input */
-        kept += (comment ? clen : 0) + (cur.user ? strlen(cur.user) : 0) +
-                (cur.group ? strlen(cur.group) : 0);
-        if (kept + (uint64_t)cap * sizeof(fz7_tar_hdr) > mem_limit) {
-            cur.comment = NULL;
-            st = FZ7_E_MEMLIMIT;
-            break;
-        }
-        out->h[out->count++] = cur;
         out->pax_union |= cur.pax;
         out->flags_union |= cur.flags;
-        comment = NULL;
+        if (keep == FZ7_DETAIL_PROPS) {
+            cur.comment = comment;
+            /* the kept text is bounded like the headers, not by the input */
+            kept += (comment ? clen : 0) + (cur.user ? strlen(cur.user) : 0) +
+                    (cur.group ? strlen(cur.group) : 0);
+            if (kept + (uint64_t)cap * sizeof(fz7_tar_hdr) > mem_limit) {
+                cur.comment = NULL;
+                st = FZ7_E_MEMLIMIT;
+                break;
+            }
+            out->h[out->count] = cur;
+            comment = NULL;
+            memset(&cur, 0, sizeof cur);
+        } else {
+            if (keep == FZ7_DETAIL_PACKED)
+                out->packed[out->count] = cur.packed;
+            hdr_free(&cur);
+            memset(&cur, 0, sizeof cur);
+            free(comment);
+            comment = NULL;
+        }
+        out->count++;
         clen = 0;
-        memset(&cur, 0, sizeof cur);
         /* GNU's old sparse header: its map goes on in extension blocks
          * (byte 504 of each says another follows) before the data */
         for (uint8_t more = type == 'S' && gnu ? hb[482] : 0; more; data_at += BLOCK) {
