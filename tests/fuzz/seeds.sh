@@ -9,7 +9,7 @@ set -u
 OUT=${1:?usage: seeds.sh OUT_DIR}
 HERE=$(cd "$(dirname "$0")" && pwd)
 SHARED=${FZ7_SHARED:-$HERE/../../../shared}
-rm -rf "$OUT" && mkdir -p "$OUT"/{7z,xz,lzma,lzma2,7zaes,bcj2,ppmd,deflate,enc_lzma,enc_lzma2,enc_mt,enc_xz,enc_7z,enc_ppmd,enc_deflate,liblzma} || exit 1
+rm -rf "$OUT" && mkdir -p "$OUT"/{7z,xz,lzma,lzma2,7zaes,bcj2,ppmd,deflate,enc_lzma,enc_lzma2,enc_mt,enc_xz,enc_7z,enc_ppmd,enc_deflate,liblzma,formats} || exit 1
 T=$(mktemp -d) && trap 'rm -rf "$T"' EXIT
 
 # Sample inputs: text, x86-like code with E8/E9 bytes, zeros, random.
@@ -110,4 +110,26 @@ for cfg in '\x04\x09\x00' '\x1e\x00\x07' '\x00\x03\x03'; do
         { printf "${cfg%\\x*}"; head -c 4000 "$T/in/$f"; } >"$OUT/enc_deflate/seed_$n"
     done
 done
+# formats: small tars (GNU with long names, ustar, pax, v7), cpio (newc,
+# odc), zips (Info-ZIP, bsdtar, 7zz with NTFS times and ZipCrypto) and
+# one compressed file each of gzip, bzip2 and zstd
+F="$OUT/formats"
+mkdir -p "$T/f/d/$(printf 'n%.0s' $(seq 110))"
+printf 'abc\n' >"$T/f/d/f.txt" && ln -sf f.txt "$T/f/d/l" && ln -f "$T/f/d/f.txt" "$T/f/d/h"
+for fmt in gnu ustar pax v7; do
+    tar --format=$fmt -cf "$F/seed.$fmt.tar" -C "$T/f" d 2>/dev/null
+done
+if command -v bsdtar >/dev/null; then
+    bsdtar --format=newc -cf "$F/seed.newc.cpio" -C "$T/f" d
+    bsdtar --format=odc -cf "$F/seed.odc.cpio" -C "$T/f" d
+    bsdtar --format=zip -cf "$F/seed.bsd.zip" -C "$T/f" d
+fi
+command -v zip >/dev/null && (cd "$T/f" && zip -qry "$F/seed.info.zip" d)
+if command -v 7zz >/dev/null; then
+    (cd "$T/f" && 7zz a -tzip "$F/seed.7z.zip" d >/dev/null 2>&1 &&
+        7zz a -tzip -ppw "$F/seed.zc.zip" d/f.txt >/dev/null 2>&1)
+fi
+gzip -c "$T/in/text.txt" >"$F/seed.gz"
+bzip2 -c "$T/in/text.txt" >"$F/seed.bz2"
+command -v zstd >/dev/null && zstd -q -c "$T/in/text.txt" >"$F/seed.zst"
 for h in "$OUT"/*; do echo "seeds.sh: $(basename "$h"): $(ls "$h" | wc -l) seeds"; done
