@@ -495,6 +495,11 @@ void fz7_print_archive_block(FILE *out, const char *path, const fz7_archive *a)
         fprintf(out, "Characteristics = %s\n", in->characteristics);
     if (in->comment)   /* several lines: 7-Zip starts them on a line of their own */
         fprintf(out, "Comment = %s%s\n", strchr(in->comment, '\n') ? "\n" : "", in->comment);
+    for (size_t k = 0; k < 2 && in->times[k].name; k++) {
+        char t[32];
+        fz7_format_time(t, sizeof t, in->times[k].sec);
+        fprintf(out, "%s = %s.%02u\n", in->times[k].name, t, (unsigned)(in->times[k].nsec / 10000000u));
+    }
 }
 
 const char *fz7_entry_error_words(fz7_status st, bool encrypted)

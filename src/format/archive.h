@@ -71,6 +71,17 @@ enum { FZ7_MTIME_EXACT = 0, FZ7_MTIME_SECONDS = 1, FZ7_MTIME_DOS = 2 };
 #define FZ7_MAX_FOLDERS ((uint64_t)INT32_MAX)
 
 /* Archive-wide facts for `l` and `l -slt`. */
+/* One line of an entry's `l -slt` block (or of the archive's) as its
+ * format has it, with 7-Zip's name for it. A time when value is NULL. */
+typedef struct fz7_prop {
+    const char *name;       /* "Mode", "CRC", ... */
+    const char *value;      /* UTF-8 ("" lists a blank value), or NULL */
+    int64_t sec;            /* a time: seconds since 1970-01-01 UTC */
+    uint32_t nsec;
+    int8_t digits;          /* a time's fraction digits as 7-Zip lists
+                               them (0-9), or -1: no time (blank) */
+} fz7_prop;
+
 typedef struct fz7_archive_info {
     fz7_format format;
     uint64_t phy_size;      /* bytes of the archive, from its start (offset)
@@ -98,6 +109,8 @@ typedef struct fz7_archive_info {
                                else 0 */
     const char *code_page;  /* 7-Zip's "Code Page = " value (tar), or NULL */
     const char *sub_type;   /* 7-Zip's "SubType = " value (cpio), or NULL */
+    fz7_prop times[2];      /* the volume's Created and Modified lines
+                               after Comment (ISO 9660); name NULL: none */
     const char *comment;    /* the archive's comment (a tar's pax global
                                headers, as 7-Zip shows them), or NULL */
     const char *characteristics; /* 7-Zip's "Characteristics = " value, or
@@ -172,17 +185,6 @@ const fz7_archive_info *fz7_archive_get_info(const fz7_archive *a);
 bool fz7_archive_is_volume_name(const char *path);
 size_t fz7_archive_count(const fz7_archive *a);
 const fz7_entry *fz7_archive_entry(const fz7_archive *a, size_t i);
-
-/* One line of an entry's `l -slt` block as its format has it, with
- * 7-Zip's name for it. A time when value is NULL. */
-typedef struct fz7_prop {
-    const char *name;       /* "Mode", "CRC", ... */
-    const char *value;      /* UTF-8 ("" lists a blank value), or NULL */
-    int64_t sec;            /* a time: seconds since 1970-01-01 UTC */
-    uint32_t nsec;
-    int8_t digits;          /* a time's fraction digits as 7-Zip lists
-                               them (0-9), or -1: no time (blank) */
-} fz7_prop;
 
 #define FZ7_PROPS_MAX 24
 /* Entry i's lines of `l -slt` (its Path line too, where the format has

@@ -40,6 +40,7 @@ typedef struct {
     bool gzip;             /* raw, and gzip's header was read */
     uint8_t gzip_os;       /* its OS byte */
     char raw_method[256];  /* 7-Zip's Method line of a zstd frame */
+    char iso_comment[128]; /* an ISO's volume numbers (info.comment) */
     la_kind *kinds;        /* per entry */
     char **link_targets;   /* per entry: symlink or hard link target, or NULL */
     size_t *link_index;    /* per entry: the entry holding a link's data, or
@@ -860,6 +861,55 @@ static void cpio_headers_take(fz7_archive *a, la_priv *p, size_t headers)
         free(ch.h);
 }
 
+/* A time of an ISO 9660 volume descriptor (ECMA-119 8.4.26.1: 16 digits
+ * to hundredths, then the offset from UTC in 15-minute steps). */
+static bool iso_time(const uint8_t *t, int64_t *sec, uint32_t *cs)
+{
+    unsigned v[7];
+    static const unsigned width[7] = {4, 2, 2, 2, 2, 2, 2};
+    const uint8_t *q = t;
+    for (int k = 0; k < 7; k++) {
+        v[k] = 0;
+        for (unsigned j = 0; j < width[k]; j++, q++) {
+            if (*q < '0' || *q > '9')
+                return false;
+            v[k] = v[k] * 10 + (unsigned)(*q - '0');
+        }
+    }
+    if (v[0] == 0 || v[1] < 1 || v[1] > 12 || v[2] < 1 || v[2] > 31)
+        return false;
+    /* days since 1970 (a proleptic Gregorian count) */
+    int64_t y = (int64_t)v[0] - (v[1] <= 2), m = v[1], era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400, doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + v[2] - 1;
+    int64_t days = era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+    *sec = days * 86400 + v[3] * 3600 + v[4] * 60 + v[5] - (int64_t)(int8_t)t[16] * 15 * 60;
+    *cs = v[6];
+    return true;
+}
+
+/* An ISO 9660 image's primary volume descriptor (ECMA-119 8.4), as 7-Zip's
+ * archive block shows it: its sizes in a Comment, its Created and
+ * Modified times. */
+static void iso_take(fz7_archive *a, la_priv *p)
+{
+    uint8_t d[2048];
+    if (a->file_size < 17 * 2048 || fz7_volumes_pread(a->vol, d, sizeof d, 16 * 2048) != FZ7_OK ||
+        d[0] != 1 || memcmp(d + 1, "CD001", 5) != 0)
+        return;
+    snprintf(p->iso_comment, sizeof p->iso_comment,
+             "{\nVolumeSpaceSize: %llu\nVolumeSetSize: %u\nVolumeSequenceNumber: %u\n}",
+             (unsigned long long)fz7_get32le(d + 80) * fz7_get16le(d + 128),
+             (unsigned)fz7_get16le(d + 120), (unsigned)fz7_get16le(d + 124));
+    a->info.comment = p->iso_comment;
+    static const char *const names[2] = {"Created", "Modified"};
+    for (int k = 0, n = 0; k < 2; k++) {
+        int64_t sec;
+        uint32_t cs;
+        if (iso_time(d + 813 + 17 * k, &sec, &cs))
+            a->info.times[n++] = (fz7_prop){.name = names[k], .sec = sec, .nsec = cs * 10000000u, .digits = 2};
+    }
+}
+
 /* UTF-8 of a gzip header's name (n bytes): as it is when it is UTF-8,
  * else its bytes taken as Latin-1 (RFC 1952's charset). */
 static char *gzip_name(const uint8_t *s, size_t n)
@@ -1105,6 +1155,8 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
     }
     if (!raw && strcmp(p->type_name, "Cpio") == 0)
         cpio_headers_take(a, p, headers);
+    if (!raw && strcmp(p->type_name, "Iso") == 0)
+        iso_take(a, p);
     a->info.format = FZ7_FORMAT_OTHER;
     a->info.type_name = p->type_name;
     a->info.method = p->method;

@@ -6,7 +6,8 @@
 # global header as the archive's Comment; a zip entry's packed size, CRC,
 # Method (with Deflate level, LZMA end marker, ZipCrypto/AES), extra fields,
 # flags, host, version, offset, comments, and a non-Unix host's DOS
-# attributes; a cpio entry's inode, links, devices, stream and offset; a .gz's one entry under its stored name with its header's
+# attributes; a cpio entry's inode, links, devices, stream and offset; an
+# ISO's volume sizes and times in the archive block; a .gz's one entry under its stored name with its header's
 # and trailer's fields, a .bz2's with none. Fixed values from archives made here by Python, then (when
 # 7zz is installed) the whole listings beside 7zz's on archives made by
 # GNU tar, bsdtar, Info-ZIP zip, Python and 7zz.
@@ -177,6 +178,16 @@ if command -v bsdtar >/dev/null; then
     same "cpio l packed column" "$("$FZ7" l n.cpio | grep ' a/f$' | awk '{print $4, $5}')" "2 4"
 fi
 
+# --- ISO 9660 (bsdtar): the primary volume descriptor as 7zz's archive
+# block shows it: its sizes in a Comment, its times to hundredths ---
+# (a file and a folder: 7zz reads no Rock Ridge links, fz7 keeps them)
+if command -v bsdtar >/dev/null && bsdtar --format=iso9660 -cf v.iso -C ct a/f b/g 2>/dev/null; then
+    "$FZ7" t v.iso >v.iso.t 2>&1
+    same "iso Comment" "$(sed -n '/^Comment = $/,/^}$/p' v.iso.t | tr '\n' '|')" \
+        "Comment = |{|VolumeSpaceSize: $(stat -c %s v.iso)|VolumeSetSize: 1|VolumeSequenceNumber: 1|}|"
+    same "iso Created" "$(grep -cE '^(Created|Modified) = [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8}\.[0-9]{2}$' v.iso.t)" 2
+fi
+
 # --- damaged records: pax records and zip central directories are not
 # checksummed, so their parsers meet every change: each run ends with exit
 # 0 or 2, never a signal (under ASan: never a bad access) ---
@@ -217,6 +228,11 @@ if command -v 7zz >/dev/null; then
     done
     bsdtar -cf made-bsd.tar -C t d 2>/dev/null && arcs="$arcs made-bsd.tar"
     [ -f n.cpio ] && arcs="$arcs n.cpio"
+    if [ -f v.iso ]; then   # t: the archive block (l lists ISO entries in another order: not yet)
+        7zz t v.iso 2>&1 | sed '1,/^Scanning/d' >want.txt
+        "$FZ7" t v.iso 2>&1 | sed '1,/^Scanning/d' >got.txt
+        if cmp -s want.txt got.txt; then ok; else bad "t v.iso differs from 7zz's"; diff want.txt got.txt | head -6; fi
+    fi
     for z in gzip bzip2 zstd; do
         command -v $z >/dev/null && $z -c made-gnu.tar >"made.tar.$z" && arcs="$arcs made.tar.$z"
     done
