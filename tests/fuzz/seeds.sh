@@ -130,6 +130,6 @@ if command -v 7zz >/dev/null; then
         7zz a -tzip -ppw "$F/seed.zc.zip" d/f.txt >/dev/null 2>&1)
 fi
 gzip -c "$T/in/text.txt" >"$F/seed.gz"
-bzip2 -c "$T/in/text.txt" >"$F/seed.bz2"
+command -v bzip2 >/dev/null && bzip2 -c "$T/in/text.txt" >"$F/seed.bz2"
 command -v zstd >/dev/null && zstd -q -c "$T/in/text.txt" >"$F/seed.zst"
 for h in "$OUT"/*; do echo "seeds.sh: $(basename "$h"): $(ls "$h" | wc -l) seeds"; done

@@ -91,6 +91,7 @@ check_format iso Iso --format=iso9660 -c
 for z in "gzip:tgz:-z" "bzip2:tbz2:-j" "zstd:tzst:--zstd"; do
     type=${z%%:*} rest=${z#*:}
     ext=${rest%%:*} flag=${rest#*:}
+    command -v $type >/dev/null || { echo "note: no $type program, $ext skipped"; continue; }
     bsdtar $flag -cf "arc.$ext" -C src . 2>/dev/null || { echo "note: bsdtar cannot write $ext, skipped"; continue; }
     rm -rf "out_$ext" "tree_$ext"
     "$FZ7" x -bd -o"out_$ext" "arc.$ext" >/dev/null 2>&1
