@@ -195,6 +195,31 @@ fz7_status fz7_cpio_headers_read(const fz7_volumes *v, uint64_t size, uint64_t m
 size_t fz7_cpio_props(const fz7_entry *e, const fz7_cpio_hdr *c, const char *link, size_t stream,
                       fz7_prop *pr, char *buf, size_t cap);
 
+/* What a gzip file's header and last trailer say (RFC 1952 2.3). */
+typedef struct fz7_gzip_info {
+    char *name;             /* FNAME as UTF-8 (Latin-1 converted when it is
+                               not UTF-8), malloc'd, or NULL */
+    uint32_t mtime, crc;    /* mtime 0: none stored */
+    uint32_t isize;         /* the data's size modulo 2^32 */
+    uint64_t header_size;
+    uint8_t os;             /* the OS byte */
+} fz7_gzip_info;
+
+/* Reads the header and last trailer of the gzip file of size bytes in v
+ * (file_headers.c). False when it is not gzip, or its names reach past
+ * the first KiB. */
+bool fz7_gzip_header(const fz7_volumes *v, uint64_t size, fz7_gzip_info *out);
+
+/* 7-Zip's Method line of a zstd frame header (h, n bytes, the file's
+ * first): "" when h is not one. */
+void fz7_zstd_method(const uint8_t *h, size_t n, char *out, size_t cap);
+
+/* An ISO 9660 image's primary volume descriptor (size bytes in v) as
+ * 7-Zip's archive block shows it: the Comment (its sizes) into comment
+ * (cap bytes), its Created and Modified times into times. False when
+ * sector 16 holds none. */
+bool fz7_iso_volume(const fz7_volumes *v, uint64_t size, char *comment, size_t cap, fz7_prop times[2]);
+
 /* Makes room for one more item in *items (count of them, *cap allocated,
  * each size bytes): doubles *cap from first. FZ7_E_MEMLIMIT when the
  * array would pass mem_limit bytes, FZ7_E_MEM; *items is kept either way. */

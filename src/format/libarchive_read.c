@@ -861,193 +861,54 @@ static void cpio_headers_take(fz7_archive *a, la_priv *p, size_t headers)
         free(ch.h);
 }
 
-/* A time of an ISO 9660 volume descriptor (ECMA-119 8.4.26.1: 16 digits
- * to hundredths, then the offset from UTC in 15-minute steps). */
-static bool iso_time(const uint8_t *t, int64_t *sec, uint32_t *cs)
-{
-    unsigned v[7];
-    static const unsigned width[7] = {4, 2, 2, 2, 2, 2, 2};
-    const uint8_t *q = t;
-    for (int k = 0; k < 7; k++) {
-        v[k] = 0;
-        for (unsigned j = 0; j < width[k]; j++, q++) {
-            if (*q < '0' || *q > '9')
-                return false;
-            v[k] = v[k] * 10 + (unsigned)(*q - '0');
-        }
-    }
-    if (v[0] == 0 || v[1] < 1 || v[1] > 12 || v[2] < 1 || v[2] > 31)
-        return false;
-    /* days since 1970 (a proleptic Gregorian count) */
-    int64_t y = (int64_t)v[0] - (v[1] <= 2), m = v[1], era = (y >= 0 ? y : y - 399) / 400;
-    int64_t yoe = y - era * 400, doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + v[2] - 1;
-    int64_t days = era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
-    *sec = days * 86400 + v[3] * 3600 + v[4] * 60 + v[5] - (int64_t)(int8_t)t[16] * 15 * 60;
-    *cs = v[6];
-    return true;
-}
-
-/* An ISO 9660 image's primary volume descriptor (ECMA-119 8.4), as 7-Zip's
- * archive block shows it: its sizes in a Comment, its Created and
- * Modified times. */
+/* An ISO 9660 image's volume descriptor as 7-Zip's archive block shows
+ * it (file_headers.c). */
 static void iso_take(fz7_archive *a, la_priv *p)
 {
-    uint8_t d[2048];
-    if (a->file_size < 17 * 2048 || fz7_volumes_pread(a->vol, d, sizeof d, 16 * 2048) != FZ7_OK ||
-        d[0] != 1 || memcmp(d + 1, "CD001", 5) != 0)
-        return;
-    snprintf(p->iso_comment, sizeof p->iso_comment,
-             "{\nVolumeSpaceSize: %llu\nVolumeSetSize: %u\nVolumeSequenceNumber: %u\n}",
-             (unsigned long long)fz7_get32le(d + 80) * fz7_get16le(d + 128),
-             (unsigned)fz7_get16le(d + 120), (unsigned)fz7_get16le(d + 124));
-    a->info.comment = p->iso_comment;
-    static const char *const names[2] = {"Created", "Modified"};
-    for (int k = 0, n = 0; k < 2; k++) {
-        int64_t sec;
-        uint32_t cs;
-        if (iso_time(d + 813 + 17 * k, &sec, &cs))
-            a->info.times[n++] = (fz7_prop){.name = names[k], .sec = sec, .nsec = cs * 10000000u, .digits = 2};
-    }
+    if (fz7_iso_volume(a->vol, a->file_size, p->iso_comment, sizeof p->iso_comment, a->info.times))
+        a->info.comment = p->iso_comment;
 }
 
-/* UTF-8 of a gzip header's name (n bytes): as it is when it is UTF-8,
- * else its bytes taken as Latin-1 (RFC 1952's charset). */
-static char *gzip_name(const uint8_t *s, size_t n)
-{
-    bool utf8 = true;
-    for (size_t i = 0; i < n && utf8;) {
-        unsigned c = s[i];
-        size_t more = c < 0x80 ? 0 : c >= 0xc2 && c < 0xe0 ? 1 : c >= 0xe0 && c < 0xf0 ? 2
-                      : c >= 0xf0 && c < 0xf5 ? 3 : n;
-        if (more >= n - i)
-            utf8 = false;
-        for (size_t k = 1; utf8 && k <= more; k++)
-            utf8 = (s[i + k] & 0xc0) == 0x80;
-        i += 1 + more;
-    }
-    char *out = malloc(2 * n + 1), *o = out;
-    if (!out)
-        return NULL;
-    for (size_t i = 0; i < n; i++) {
-        if (utf8 || s[i] < 0x80) {
-            *o++ = (char)s[i];
-        } else {
-            *o++ = (char)(0xc0 | s[i] >> 6);
-            *o++ = (char)(0x80 | (s[i] & 0x3f));
-        }
-    }
-    *o = 0;
-    return out;
-}
-
-/* A zstd frame header (RFC 8878 3.1.1.1) as 7-Zip's Method line says it. */
-static void zstd_method(const uint8_t *h, size_t n, char *out, size_t cap)
-{
-    out[0] = 0;
-    if (n < 6 || fz7_get32le(h) != 0xFD2FB528u)
-        return;
-    unsigned fhd = h[4], fcs_flag = fhd >> 6, single = fhd >> 5 & 1, check = fhd >> 2 & 1;
-    static const unsigned did_len[4] = {0, 1, 2, 4}, fcs_len[4] = {0, 2, 4, 8};
-    size_t at = 5;
-    uint64_t window = 0;
-    unsigned wlog = 0;
-    if (!single) {
-        unsigned wd = h[at++];
-        wlog = 10 + (wd >> 3);
-        window = ((uint64_t)1 << wlog) + (((uint64_t)1 << wlog) >> 3) * (wd & 7);
-    }
-    at += did_len[fhd & 3];
-    size_t fl = fcs_flag == 0 && single ? 1 : fcs_len[fcs_flag];
-    if (at + fl > n)
-        return;
-    uint64_t fcs = 0;
-    for (size_t k = 0; k < fl; k++)
-        fcs |= (uint64_t)h[at + k] << (8 * k);
-    if (fl == 2)
-        fcs += 256;
-    if (single)
-        window = fcs;
-    char w[32];
-    if (window && window % ((uint64_t)1 << 20) == 0)
-        snprintf(w, sizeof w, "%lluMiB", (unsigned long long)(window >> 20));
-    else if (window && window % 1024 == 0)
-        snprintf(w, sizeof w, "%lluKiB", (unsigned long long)(window >> 10));
-    else
-        snprintf(w, sizeof w, "%llu", (unsigned long long)window);
-    char wl[32] = "", sz[80];
-    if (!single)
-        snprintf(wl, sizeof wl, " wnd-desc-log-MAX:%u", wlog);
-    if (fl)
-        snprintf(sz, sizeof sz, "content-size-frame-max:%llu content-size-total:%llu",
-                 (unsigned long long)fcs, (unsigned long long)fcs);
-    else
-        snprintf(sz, sizeof sz, "unknown-content-size");
-    snprintf(out, cap, "header-open-only: %s%s%s wnd-MAX:%s %s", check ? "XXH64" : "NO-XXH64",
-             single ? " single-segments" : "", wl, w, sz);
-}
-
-/* A compressed file's type as 7-Zip names it, and what gzip's header
- * (RFC 1952 2.3) and last trailer say of its one entry: the name stored
- * (x writes it), the size modulo 2^32, the CRC, the time and the OS. */
+/* A compressed file's type as 7-Zip names it, and what its header says
+ * of its one entry (file_headers.c): zstd's frame as the Method line;
+ * gzip's stored name (x writes it), size modulo 2^32, CRC, time and OS. */
 static void raw_take(fz7_archive *a, la_priv *p)
 {
     snprintf(p->type_name, sizeof p->type_name, "%s", p->method);
     p->method[0] = 0;
     a->info.sizes_unknown = true;   /* 7-Zip lists no Physical Size */
-    uint8_t h[1024];
-    size_t n = a->file_size < sizeof h ? (size_t)a->file_size : sizeof h;
-    if (a->count != 1 || fz7_volumes_pread(a->vol, h, n, 0) != FZ7_OK)
+    if (a->count != 1)
         return;
     if (strcmp(p->type_name, "zstd") == 0) {
-        zstd_method(h, n, p->raw_method, sizeof p->raw_method);
-        a->info.method = p->raw_method;
+        uint8_t h[32];
+        size_t n = a->file_size < sizeof h ? (size_t)a->file_size : sizeof h;
+        if (fz7_volumes_pread(a->vol, h, n, 0) == FZ7_OK) {
+            fz7_zstd_method(h, n, p->raw_method, sizeof p->raw_method);
+            a->info.method = p->raw_method;
+        }
         return;
     }
-    if (strcmp(p->type_name, "gzip") != 0 || n < 18 || h[0] != 0x1f || h[1] != 0x8b)
-        return;
-    unsigned flg = h[3];
-    size_t at = 10;
-    if (flg & 4)   /* FEXTRA */
-        at += 2 + (size_t)fz7_get16le(h + 10);
-    const uint8_t *name = NULL;
-    size_t name_len = 0;
-    for (unsigned f = 8; f <= 16; f <<= 1) {   /* FNAME, then FCOMMENT */
-        if (!(flg & f))
-            continue;
-        const uint8_t *z = at < n ? memchr(h + at, 0, n - at) : NULL;
-        if (!z)
-            return;   /* longer than we read: the entry keeps its name */
-        if (f == 8)
-            name = h + at, name_len = (size_t)(z - (h + at));
-        at = (size_t)(z - h) + 1;
-    }
-    if (flg & 2)   /* FHCRC */
-        at += 2;
-    uint8_t t[8];
-    if (at + 8 > a->file_size || fz7_volumes_pread(a->vol, t, 8, a->file_size - 8) != FZ7_OK)
+    fz7_gzip_info g;
+    if (strcmp(p->type_name, "gzip") != 0 || !fz7_gzip_header(a->vol, a->file_size, &g))
         return;
     fz7_entry *e = &a->entries[0];
-    if (name_len) {
-        char *nm = gzip_name(name, name_len);
-        if (nm) {
-            free(e->path);
-            e->path = nm;
-        }
+    if (g.name) {
+        free(e->path);
+        e->path = g.name;
     }
-    uint32_t mtime = fz7_get32le(h + 4);
-    e->has_mtime = mtime != 0;
-    e->mtime = mtime;
+    e->has_mtime = g.mtime != 0;
+    e->mtime = g.mtime;
     e->mtime_nsec = 0;
     e->mtime_prec = FZ7_MTIME_SECONDS;
     e->has_crc = true;
-    e->crc = fz7_get32le(t);
+    e->crc = g.crc;
     e->has_size = true;
-    e->size = fz7_get32le(t + 4);
+    e->size = g.isize;
     e->packed_size = a->file_size;
     e->packed_known = true;
-    a->info.headers_size = at;
+    a->info.headers_size = g.header_size;
     p->gzip = true;
-    p->gzip_os = h[9];
+    p->gzip_os = g.os;
 }
 
 static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
