@@ -226,6 +226,10 @@ void fz7_print_archive_block(FILE *out, const char *path, const fz7_archive *a);
 /* "YYYY-MM-DD HH:MM:SS" in local time into buf (at least 20 bytes). */
 void fz7_format_time(char *buf, size_t cap, int64_t t);
 
+/* A format's time line ("Modified = ", fz7_prop): the time with as many
+ * fraction digits as the format keeps, blank when it has none. */
+void fz7_print_time_prop(FILE *out, const fz7_prop *p);
+
 /* The 7-Zip words for an entry's error ("CRC Failed", "Data Error",
  * "Unsupported Method", "Data Error in encrypted file. Wrong password?"). */
 const char *fz7_entry_error_words(fz7_status st, bool encrypted);

@@ -495,11 +495,25 @@ void fz7_print_archive_block(FILE *out, const char *path, const fz7_archive *a)
         fprintf(out, "Characteristics = %s\n", in->characteristics);
     if (in->comment)   /* several lines: 7-Zip starts them on a line of their own */
         fprintf(out, "Comment = %s%s\n", strchr(in->comment, '\n') ? "\n" : "", in->comment);
-    for (size_t k = 0; k < 2 && in->times[k].name; k++) {
-        char t[32];
-        fz7_format_time(t, sizeof t, in->times[k].sec);
-        fprintf(out, "%s = %s.%02u\n", in->times[k].name, t, (unsigned)(in->times[k].nsec / 10000000u));
+    for (size_t k = 0; k < 2 && in->times[k].name; k++)
+        fz7_print_time_prop(out, &in->times[k]);
+}
+
+void fz7_print_time_prop(FILE *out, const fz7_prop *p)
+{
+    char t[32] = "";
+    fprintf(out, "%s = ", p->name);
+    if (p->digits >= 0) {
+        fz7_format_time(t, sizeof t, p->sec);
+        fputs(t, out);
+        if (p->digits > 0) {
+            uint32_t f = p->nsec;
+            for (int k = p->digits; k < 9; k++)
+                f /= 10;
+            fprintf(out, ".%0*u", p->digits, (unsigned)f);
+        }
     }
+    fputc('\n', out);
 }
 
 const char *fz7_entry_error_words(fz7_status st, bool encrypted)

@@ -87,25 +87,6 @@ static void time_line(FILE *out, const char *label, bool has, int64_t sec, uint3
     }
 }
 
-/* A time line of a format's own: the fraction with as many digits as the
- * format keeps. */
-static void prop_time_line(FILE *out, const fz7_prop *p)
-{
-    char t[32] = "";
-    fprintf(out, "%s = ", p->name);
-    if (p->digits >= 0) {
-        fz7_format_time(t, sizeof t, p->sec);
-        fputs(t, out);
-        if (p->digits > 0) {
-            uint32_t f = p->nsec;
-            for (int k = p->digits; k < 9; k++)
-                f /= 10;
-            fprintf(out, ".%0*u", p->digits, (unsigned)f);
-        }
-    }
-    fputc('\n', out);
-}
-
 /* One entry of `l -slt`, with the optional lines `any` asks for. xz and
  * lzma entries have no Path line, as in 7-Zip. */
 static void list_technical(FILE *out, const fz7_archive *a, size_t i, slt_lines any,
@@ -118,7 +99,7 @@ static void list_technical(FILE *out, const fz7_archive *a, size_t i, slt_lines 
     if (np) {   /* the format's own lines (tar, zip, gzip) */
         for (size_t k = 0; k < np; k++) {
             if (!props[k].value) {
-                prop_time_line(out, &props[k]);
+                fz7_print_time_prop(out, &props[k]);
                 continue;
             }
             fprintf(out, "%s = ", props[k].name);
