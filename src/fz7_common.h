@@ -24,7 +24,9 @@ typedef enum fz7_status {
     FZ7_E_PASSWORD,      /* data error inside an encrypted folder: wrong password? */
     FZ7_E_NEED_PASSWORD, /* encrypted and no password was given */
     FZ7_E_IO,            /* read or write failed; errno kept by the caller */
-    FZ7_E_ARG            /* bad parameters from the caller */
+    FZ7_E_ARG,           /* bad parameters from the caller */
+    FZ7_E_TAIL           /* the data decoded whole, then bytes that belong
+                            to no stream (after a gzip file's last member) */
 } fz7_status;
 
 /* A short English phrase for a status ("Data error", "CRC failed", ...). */

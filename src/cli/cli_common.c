@@ -566,12 +566,13 @@ static const char *expected_type(const struct fz7_options *o, const char *path)
     const char *dot = strrchr(path, '.');
     if (!dot || strchr(dot, '/'))
         return NULL;
-    if (!strcasecmp(dot, ".7z"))
-        return "7z";
-    if (!strcasecmp(dot, ".xz") || !strcasecmp(dot, ".txz"))
-        return "xz";
-    if (!strcasecmp(dot, ".lzma"))
-        return "lzma";
+    static const struct { const char *ext, *type; } by_ext[] = {
+        {".7z", "7z"}, {".xz", "xz"}, {".txz", "xz"}, {".lzma", "lzma"}, {".gz", "gzip"},
+        {".tgz", "gzip"}, {".bz2", "bzip2"}, {".tbz2", "bzip2"}, {".tbz", "bzip2"},
+        {".zst", "zstd"}, {".tzst", "zstd"}, {".zip", "zip"}, {".tar", "tar"}, {".cpio", "Cpio"}};
+    for (size_t i = 0; i < sizeof by_ext / sizeof by_ext[0]; i++)
+        if (!strcasecmp(dot, by_ext[i].ext))
+            return by_ext[i].type;
     return NULL;
 }
 
@@ -658,7 +659,8 @@ static unsigned decode_threads_of(const struct fz7_options *o)
 static int open_stdin(const struct fz7_options *o, FILE *out, const char *verb,
                       fz7_archive **out_arc, bool *cant_open)
 {
-    fprintf(out, "\n%s archive: \n", verb);
+    if (!o->ba || o->command != FZ7_CMD_LIST) /* -ba: l prints its entries only */
+        fprintf(out, "\n%s archive: \n", verb);
     char err[512];
     fz7_open_opts opts = {.password = o->password, .mem_limit = mem_limit_of(o),
                           .threads = decode_threads_of(o), .xz_salvage = true};

@@ -503,7 +503,8 @@ static fz7_status on_end(void *ctx, size_t index, fz7_status result, const char 
      * keeps them too), never over a file that is already there. Not after
      * a wrong password (7-Zip keeps those): nothing to salvage, and the
      * file would stand in the way of the retry. */
-    bool damaged = result == FZ7_E_CRC || result == FZ7_E_DATA || result == FZ7_E_TRUNCATED;
+    bool damaged = result == FZ7_E_CRC || result == FZ7_E_DATA || result == FZ7_E_TRUNCATED ||
+                   result == FZ7_E_TAIL;
     if (r->writing && damaged && !e->is_symlink && r->fatal == FZ7_OK) {
         char err[600], *kept_as = NULL;
         fz7_status s = fz7_disk_end_damaged(r->disk, &kept_as, err, sizeof err);
@@ -612,15 +613,12 @@ static int extract_one(const struct fz7_options *o, const char *path, totals *t)
         return rc;
     }
     r.a = a;
-    bool piped = o->from_stdin && fz7_archive_get_info(a)->format == FZ7_FORMAT_XZ;
+    bool piped = fz7_archive_get_info(a)->piped;
     const char *arc_warning = fz7_archive_warning(a);
     bool tail = arc_warning != NULL;
     if (tail) /* 7-Zip 26 says it before the block and in it; exit code 0 */
         fprintf(r.out, "\nWARNINGS:\n%s\n\n", arc_warning);
-    if (piped)
-        fprintf(r.out, "--\nPath = \nType = xz\n");
-    else
-        fz7_print_archive_block(r.out, path, a);
+    fz7_print_archive_block(r.out, piped ? "" : path, a);
     fputc('\n', r.out);
 
     size_t n = fz7_archive_count(a);

@@ -211,9 +211,11 @@ static int list_one(const struct fz7_options *o, const char *path, list_totals *
     }
     if (bare)
         ;
-    else if (o->from_stdin && fz7_archive_get_info(a)->format == FZ7_FORMAT_XZ)
-        fprintf(out, "\n--\nPath = \nType = xz\n\n"); /* sizes unknown until read */
-    else {
+    else if (fz7_archive_get_info(a)->piped) {   /* sizes unknown until read */
+        fputc('\n', out);
+        fz7_print_archive_block(out, "", a);
+        fputc('\n', out);
+    } else {
         if (!password) /* after a question the empty line came before it */
             fputc('\n', out);
         fz7_print_archive_block(out, path, a);
@@ -286,7 +288,7 @@ static int list_one(const struct fz7_options *o, const char *path, list_totals *
         char tsize[24] = "", tpacked[24] = "";
         if (!size_blank)
             snprintf(tsize, sizeof tsize, "%llu", (unsigned long long)total_size);
-        if (!(o->from_stdin && in->format == FZ7_FORMAT_XZ)) /* a pipe: not read yet */
+        if (!in->piped) /* a pipe: not read yet */
             snprintf(tpacked, sizeof tpacked, "%llu", (unsigned long long)total_packed);
         print_total_line(out, have_newest, newest, tsize, tpacked, files, dirs);
     }

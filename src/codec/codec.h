@@ -23,6 +23,14 @@
  * _new: FZ7_E_MEM. */
 fz7_status fz7_deflate_istream_new(fz7_istream *src, bool deflate64, fz7_istream **out);
 
+/* Once a Deflate istream's read() has returned its last byte (got 0 at
+ * the stream's end): the bytes it took from src past the end of the
+ * stream (the final block's last byte excluded), at most cap of them
+ * (FZ7_DEFLATE_TAIL_MAX always suffices), into out; a container reads its
+ * trailer from them (gzip, RFC 1952 2.2). 0 before the end. */
+#define FZ7_DEFLATE_TAIL_MAX ((size_t)(64 << 10) + 8)
+size_t fz7_deflate_istream_tail(fz7_istream *s, uint8_t *out, size_t cap);
+
 /* BZip2 decoder (through libbz2): one or more concatenated bzip2 streams
  * ("BZh1".."BZh9", each ending in its own CRC), to the end of src. Memory
  * about 3.6 MiB per stream at level 9 (libbz2's small mode, about 2.3 MiB,

@@ -499,6 +499,24 @@ static fz7_status inflater_read(fz7_istream *s, uint8_t *buf, size_t cap, size_t
 
 static void inflater_destroy(fz7_istream *s) { free(s); }
 
+size_t fz7_deflate_istream_tail(fz7_istream *s, uint8_t *out, size_t cap)
+{
+    inflater *z = (inflater *)s;
+    if (z->mode != M_DONE || z->wpos != z->rpos || !in_bounds(z))
+        return 0;
+    /* The final block ends inside a byte: its other bits are padding. */
+    unsigned whole = z->nbits / 8 - z->pad;
+    uint64_t bits = z->bits >> (z->nbits % 8);
+    size_t n = 0;
+    for (unsigned k = 0; k < whole && n < cap; k++, bits >>= 8)
+        out[n++] = (uint8_t)bits;
+    size_t rest = z->in_len - z->in_pos;
+    if (rest > cap - n)
+        rest = cap - n;
+    memcpy(out + n, z->in + z->in_pos, rest);
+    return n + rest;
+}
+
 fz7_status fz7_deflate_istream_new(fz7_istream *src, bool deflate64, fz7_istream **out)
 {
     *out = NULL;

@@ -70,7 +70,7 @@ fz7_status fz7_archive_open(const char *path, const fz7_open_opts *opts, fz7_arc
     struct {
         fz7_status (*open)(fz7_archive *, char *, size_t);
         bool any_volumes;
-    } readers[] = {{fz7_7z_open, true}, {fz7_xz_open, true}, {fz7_lzip_open, false},
+    } readers[] = {{fz7_7z_open, true}, {fz7_xz_open, true}, {fz7_gzip_open, true}, {fz7_lzip_open, false},
                    {fz7_lzma_alone_open, false},
                    {fz7_libarchive_open, true}, {fz7_7z_sfx_open, true}};
     for (size_t i = 0; i < sizeof readers / sizeof readers[0]; i++) {

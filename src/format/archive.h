@@ -122,6 +122,9 @@ typedef struct fz7_archive_info {
     bool sizes_unknown;     /* the archive's extent is known only after
                                decoding (.lzma, a salvaged .xz): 7-Zip shows
                                no Physical Size and no packed sizes */
+    bool piped;             /* read from a pipe in one forward pass (-si):
+                               sizes and phy_size are known only after
+                               fz7_archive_extract, which runs once */
 } fz7_archive_info;
 
 typedef struct fz7_archive fz7_archive;
@@ -170,9 +173,14 @@ fz7_status fz7_archive_open(const char *path, const fz7_open_opts *opts, fz7_arc
  * read in order and the index is checked against the blocks decoded. The
  * only entry is named name ("~" when NULL or empty, as 7-Zip names it); its
  * size and the archive's phy_size, num_blocks and num_streams are known
- * only after fz7_archive_extract, which can run once. fd is not closed.
- * Errors: FZ7_E_FORMAT (not xz), FZ7_E_UNSUPPORTED (a 7z archive: its
- * headers are at the end), FZ7_E_IO, FZ7_E_MEM; err gets a one-line reason. */
+ * only after fz7_archive_extract, which can run once (info.piped). A gzip
+ * file (gzip_read.c; its stored name names the entry) and a bzip2, zstd,
+ * lz4 or compress file (libarchive) are read forward the same way; an lzip file is
+ * spooled to a temporary file first (its sizes are in its trailers).
+ * fd is not closed.
+ * Errors: FZ7_E_FORMAT (none of these), FZ7_E_UNSUPPORTED (a 7z archive:
+ * its headers are at the end), FZ7_E_IO, FZ7_E_MEM; err gets a one-line
+ * reason. */
 fz7_status fz7_archive_open_fd(int fd, const char *name, const fz7_open_opts *opts,
                                fz7_archive **out, char *err, size_t errlen);
 

@@ -52,9 +52,28 @@ fz7_status fz7_lzip_open(fz7_archive *a, char *err, size_t errlen);
 /* A 7z archive behind a self-extractor stub: the first signature whose
  * start header CRC checks and whose next header lies in the file. */
 fz7_status fz7_7z_sfx_open(fz7_archive *a, char *err, size_t errlen);
+/* A gzip file (gzip_read.c): one entry, every member decoded and checked
+ * by fz7's Deflate decoder. */
+fz7_status fz7_gzip_open(fz7_archive *a, char *err, size_t errlen);
+/* A gzip file arriving on fd (a pipe), read once forward: head (head_len
+ * bytes, at least the first KiB unless the input is shorter) came from fd
+ * already. The entry is named by the stored name, else name, else "~";
+ * its size and the archive's phy_size are known after extraction
+ * (info.piped). fd is not closed. FZ7_E_FORMAT (not gzip), FZ7_E_MEM. */
+fz7_status fz7_gzip_open_pipe(int fd, const uint8_t *head, size_t head_len, const char *name,
+                              const fz7_open_opts *opts, fz7_archive **out, char *err, size_t errlen);
 /* Zip, tar (plain or gz/bz2/xz/zstd/lz4-compressed), cpio, iso9660, rar
  * and rar5 through libarchive (read only). */
 fz7_status fz7_libarchive_open(fz7_archive *a, char *err, size_t errlen);
+/* One bzip2, zstd, lz4 or compress file arriving on fd, which need not
+ * seek (a pipe: -si), for one forward pass: head (head_len bytes) was read
+ * from fd already. The one entry is named name, else "~"; its size
+ * and the archive's phy_size are known only after fz7_archive_extract,
+ * which can run once (info.piped). fd is not closed. Errors: FZ7_E_FORMAT
+ * (no such file: err empty), FZ7_E_IO, FZ7_E_MEM. */
+fz7_status fz7_libarchive_open_pipe(int fd, const uint8_t *head, size_t head_len, const char *name,
+                                    const fz7_open_opts *opts, fz7_archive **out, char *err,
+                                    size_t errlen);
 
 /* Switches this thread to a UTF-8 LC_CTYPE around libarchive calls, so
  * names convert as UTF-8 whatever the process locale; returns what
@@ -203,7 +222,13 @@ typedef struct fz7_gzip_info {
     uint32_t isize;         /* the data's size modulo 2^32 */
     uint64_t header_size;
     uint8_t os;             /* the OS byte */
+    bool has_trailer;       /* crc and isize were read */
 } fz7_gzip_info;
+
+/* Reads a gzip header from its first n bytes h (at most 1 KiB is
+ * needed): name, mtime, header_size, os (file_headers.c). False when h is
+ * not gzip or its names reach past n. */
+bool fz7_gzip_header_parse(const uint8_t *h, size_t n, fz7_gzip_info *out);
 
 /* Reads the header and last trailer of the gzip file of size bytes in v
  * (file_headers.c). False when it is not gzip, or its names reach past

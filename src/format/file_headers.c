@@ -84,17 +84,18 @@ static char *gzip_name(const uint8_t *s, size_t n)
     return out;
 }
 
-bool fz7_gzip_header(const fz7_volumes *v, uint64_t size, fz7_gzip_info *out)
+bool fz7_gzip_header_parse(const uint8_t *h, size_t n, fz7_gzip_info *out)
 {
     memset(out, 0, sizeof *out);
-    uint8_t h[1024];
-    size_t n = size < sizeof h ? (size_t)size : sizeof h;
-    if (n < 18 || fz7_volumes_pread(v, h, n, 0) != FZ7_OK || h[0] != 0x1f || h[1] != 0x8b)
+    if (n < 10 || h[0] != 0x1f || h[1] != 0x8b)
         return false;
     unsigned flg = h[3];
     size_t at = 10;
-    if (flg & 4)   /* FEXTRA */
+    if (flg & 4) {   /* FEXTRA */
+        if (n < 12)
+            return false;
         at += 2 + (size_t)fz7_get16le(h + 10);
+    }
     const uint8_t *name = NULL;
     size_t name_len = 0;
     for (unsigned f = 8; f <= 16; f <<= 1) {   /* FNAME, then FCOMMENT */
@@ -109,16 +110,29 @@ bool fz7_gzip_header(const fz7_volumes *v, uint64_t size, fz7_gzip_info *out)
     }
     if (flg & 2)   /* FHCRC */
         at += 2;
-    uint8_t t[8];
-    if (at + 8 > size || fz7_volumes_pread(v, t, 8, size - 8) != FZ7_OK)
-        return false;
     if (name_len)
         out->name = gzip_name(name, name_len);   /* NULL when out of memory: no name */
     out->mtime = fz7_get32le(h + 4);
-    out->crc = fz7_get32le(t);
-    out->isize = fz7_get32le(t + 4);
     out->header_size = at;
     out->os = h[9];
+    return true;
+}
+
+bool fz7_gzip_header(const fz7_volumes *v, uint64_t size, fz7_gzip_info *out)
+{
+    memset(out, 0, sizeof *out);
+    uint8_t h[1024], t[8];
+    size_t n = size < sizeof h ? (size_t)size : sizeof h;
+    if (n < 18 || fz7_volumes_pread(v, h, n, 0) != FZ7_OK || !fz7_gzip_header_parse(h, n, out))
+        return false;
+    if (out->header_size + 8 > size || fz7_volumes_pread(v, t, 8, size - 8) != FZ7_OK) {
+        free(out->name);
+        out->name = NULL;
+        return false;
+    }
+    out->crc = fz7_get32le(t);
+    out->isize = fz7_get32le(t + 4);
+    out->has_trailer = true;
     return true;
 }
 

@@ -1,9 +1,12 @@
-/* libarchive_read.c - zip, tar (plain or gzip/bzip2/xz/zstd/lz4/compress),
- * cpio, iso9660, rar and rar5 read through libarchive behind the fz7_archive
- * interface, so `l`, `t`, `x` and `e` treat them like 7z archives (the same
- * safe extraction in cli/). libarchive reads the archive's byte space
- * (volumes included) through callbacks; the entries are listed in one pass
- * at open and decoded in a second pass from the start at extract. */
+/* libarchive_read.c - zip, tar, cpio, iso9660, rar and rar5, and one
+ * bzip2, zstd, lz4 or compress file (a compressed tar too, as 7-Zip opens
+ * it), read through libarchive behind the fz7_archive interface, so `l`,
+ * `t`, `x` and `e` treat them like 7z archives (the same safe extraction in
+ * cli/). libarchive reads the archive's byte space (volumes included)
+ * through callbacks; the entries are listed in one pass at open and decoded
+ * in a second pass from the start at extract. A compressed file from a
+ * pipe is read once, forward (fz7_libarchive_open_pipe). gzip has fz7's
+ * own reader (gzip_read.c), which checks every member. */
 #include "format/archive_impl.h"
 #include "cpu/bytes.h"
 
@@ -30,15 +33,19 @@ typedef enum { LA_FILE, LA_DIR, LA_SYMLINK, LA_HARDLINK, LA_LINK_LATER, LA_SPECI
 typedef struct {
     const fz7_volumes *vol;
     uint64_t size;
-    uint64_t pos;
+    uint64_t pos;          /* a pipe: the bytes handed to libarchive */
+    int fd;                /* a pipe (pipe_read), else -1 */
+    const uint8_t *head;   /* a pipe's first head_len bytes, read before */
+    size_t head_len;
     uint8_t buf[LA_READ_BYTES];
 } la_source;
 
 typedef struct {
     bool raw;              /* one compressed file (x.gz), not an archive:
                               a compressed tar too, as 7-Zip opens it */
-    bool gzip;             /* raw, and gzip's header was read */
-    uint8_t gzip_os;       /* its OS byte */
+    struct archive *pipe_ar; /* a pipe's reader, its one header read, until
+                              extracted (fz7_libarchive_open_pipe) */
+    la_source *pipe_src;   /* a pipe's source, with its head bytes */
     char raw_method[256];  /* 7-Zip's Method line of a zstd frame */
     char iso_comment[128]; /* an ISO's volume numbers (info.comment) */
     la_kind *kinds;        /* per entry */
@@ -148,26 +155,16 @@ static void tar_headers_take(fz7_archive *a, la_priv *p, size_t headers, tar_tra
         fz7_tar_headers_free(&th);
 }
 
-/* A compressed file's one entry: what gzip's header and trailer say (the
- * other formats tell nothing before decoding; 7-Zip lists no Path then). */
+/* A compressed file's one entry (bzip2, zstd...): nothing is known of it
+ * before decoding; gzip has its own reader (gzip_read.c). */
 static size_t raw_props(const fz7_archive *a, fz7_prop *pr, char *buf, size_t cap)
 {
-    const la_priv *p = a->priv;
-    const fz7_entry *e = &a->entries[0];
-    size_t n = 0, used = 0;
-    if (!p->gzip) {
-        fz7_prop_text(pr, &n, "Size", "");
-        fz7_prop_text(pr, &n, "Packed Size", "");
-        return n;
-    }
-    fz7_prop_text(pr, &n, "Path", e->path);
-    fz7_prop_text(pr, &n, "Size", fz7_prop_put(buf, cap, &used, "%llu", (unsigned long long)e->size));
-    fz7_prop_text(pr, &n, "Packed Size",
-                  fz7_prop_put(buf, cap, &used, "%llu", (unsigned long long)e->packed_size));
-    fz7_prop_time(pr, &n, "Modified", e->has_mtime, e->mtime, 0, 0);
-    const char *os = fz7_host_os_name(p->gzip_os);
-    fz7_prop_text(pr, &n, "Host OS", os ? os : fz7_prop_put(buf, cap, &used, "%u", p->gzip_os));
-    fz7_prop_text(pr, &n, "CRC", fz7_prop_put(buf, cap, &used, "%08X", (unsigned)e->crc));
+    (void)a;
+    (void)buf;
+    (void)cap;
+    size_t n = 0;
+    fz7_prop_text(pr, &n, "Size", "");
+    fz7_prop_text(pr, &n, "Packed Size", "");
     return n;
 }
 
@@ -231,6 +228,42 @@ static la_int64_t src_seek(struct archive *ar, void *ctx, la_int64_t offset, int
     return (la_int64_t)s->pos;
 }
 
+/* A source over the archive's volumes (la_start fills it in). */
+static la_source *source_new(void)
+{
+    la_source *src = malloc(sizeof *src);
+    if (src) {
+        src->fd = -1;
+        src->head = NULL;
+        src->head_len = 0;
+    }
+    return src;
+}
+
+/* A pipe's bytes: the head read before libarchive started, then fd. */
+static la_ssize_t pipe_read(struct archive *ar, void *ctx, const void **out)
+{
+    la_source *s = ctx;
+    if (s->pos < s->head_len) {
+        *out = s->head + s->pos;
+        size_t n = s->head_len - (size_t)s->pos;
+        s->pos += n;
+        return (la_ssize_t)n;
+    }
+    *out = s->buf;
+    for (;;) {
+        ssize_t n = read(s->fd, s->buf, LA_READ_BYTES);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            archive_set_error(ar, EIO, "Read error: %s", strerror(errno));
+            return -1;
+        }
+        s->pos += (uint64_t)n;
+        return (la_ssize_t)n;
+    }
+}
+
 /* A reader over the archive's bytes from offset 0, with the formats and
  * filters fz7 hands to libarchive (no external programs, no 7z: fz7 reads
  * 7z itself). raw: the bytes are one compressed file (gzip, bzip2, zstd,
@@ -240,8 +273,11 @@ static fz7_status la_start(fz7_archive *a, la_source *src, bool raw, struct arch
                            char *err, size_t errlen)
 {
     *ar_out = NULL;
-    src->vol = a->vol;
-    src->size = a->file_size;
+    bool pipe = src->fd >= 0;
+    if (!pipe) {
+        src->vol = a->vol;
+        src->size = a->file_size;
+    }
     src->pos = 0;
     struct archive *ar = archive_read_new();
     if (!ar)
@@ -266,9 +302,13 @@ static fz7_status la_start(fz7_archive *a, la_source *src, bool raw, struct arch
     }
     if (a->opts.password)
         archive_read_add_passphrase(ar, a->opts.password);
-    archive_read_set_read_callback(ar, src_read);
-    archive_read_set_skip_callback(ar, src_skip);
-    archive_read_set_seek_callback(ar, src_seek);
+    if (pipe) {
+        archive_read_set_read_callback(ar, pipe_read);
+    } else {
+        archive_read_set_read_callback(ar, src_read);
+        archive_read_set_skip_callback(ar, src_skip);
+        archive_read_set_seek_callback(ar, src_seek);
+    }
     archive_read_set_callback_data(ar, src);
     if (archive_read_open1(ar) != ARCHIVE_OK) {
         /* Either no format recognised (not ours: the next reader tries) or
@@ -449,6 +489,11 @@ static void la_close(fz7_archive *a)
         free(p->zip[i].comment);
     free(p->zip);
     free(p->comment);
+    if (p->pipe_src) {
+        archive_read_free(p->pipe_ar);
+        free((void *)p->pipe_src->head);
+        free(p->pipe_src);
+    }
     free(p);
     a->priv = NULL;
 }
@@ -472,14 +517,15 @@ static fz7_status send_zeros(const fz7_extract_cb *cb, uint64_t n)
  * warning such as a CRC mismatch); the result is the entry's status. */
 static fz7_status read_file_data(struct archive *ar, const fz7_entry *e, bool raw,
                                  const fz7_extract_cb *cb, fz7_status *cb_st, bool *fatal,
-                                 char *detail, size_t dlen)
+                                 uint64_t *produced, char *detail, size_t dlen)
 {
-    uint64_t done = 0;
+    uint64_t here = 0, *done = produced ? produced : &here;   /* bytes delivered */
+    *done = 0;
     fz7_status warned = FZ7_OK;
     for (;;) {
         const void *blk = NULL;
         size_t n = 0;
-        la_int64_t off = (la_int64_t)done;
+        la_int64_t off = (la_int64_t)*done;
         int r = archive_read_data_block(ar, &blk, &n, &off);
         if (r == ARCHIVE_EOF)
             break;
@@ -492,30 +538,30 @@ static fz7_status read_file_data(struct archive *ar, const fz7_entry *e, bool ra
         }
         if (r == ARCHIVE_WARN && (n == 0 || !blk))
             continue;
-        if (r < ARCHIVE_WARN || off < 0 || (uint64_t)off < done) {
+        if (r < ARCHIVE_WARN || off < 0 || (uint64_t)off < *done) {
             *fatal = r < ARCHIVE_WARN;
             snprintf(detail, dlen, "%s", r < ARCHIVE_WARN ? la_message(ar) : "data out of order");
             return r < ARCHIVE_WARN ? la_failure(ar) : FZ7_E_DATA;
         }
-        if ((uint64_t)off > done && (*cb_st = send_zeros(cb, (uint64_t)off - done)) != FZ7_OK)
+        if ((uint64_t)off > *done && (*cb_st = send_zeros(cb, (uint64_t)off - *done)) != FZ7_OK)
             return *cb_st;
-        done = (uint64_t)off;
+        *done = (uint64_t)off;
         if (n > 0 && (*cb_st = cb->data(cb->ctx, blk, n)) != FZ7_OK)
             return *cb_st;
-        done += n;
+        *done += n;
     }
     if (warned != FZ7_OK)
         return warned;
     if (raw)
         return FZ7_OK;   /* its size is a trailer's, modulo 2^32 (gzip) */
-    if (e->has_size && done > e->size) {
+    if (e->has_size && *done > e->size) {
         snprintf(detail, dlen, "%llu bytes of data where the header says %llu",
-                 (unsigned long long)done, (unsigned long long)e->size);
+                 (unsigned long long)*done, (unsigned long long)e->size);
         return FZ7_E_DATA;
     }
     /* A sparse file may end in a hole. */
-    if (e->has_size && done < e->size &&
-        (*cb_st = send_zeros(cb, e->size - done)) != FZ7_OK)
+    if (e->has_size && *done < e->size &&
+        (*cb_st = send_zeros(cb, e->size - *done)) != FZ7_OK)
         return *cb_st;
     return FZ7_OK;
 }
@@ -527,7 +573,7 @@ static fz7_status copy_link_target(fz7_archive *a, size_t t, const fz7_extract_c
                                    fz7_status *cb_st, char *detail, size_t dlen)
 {
     la_priv *p = a->priv;
-    la_source *src = malloc(sizeof *src);
+    la_source *src = source_new();
     if (!src)
         return FZ7_E_MEM;
     struct archive *ar;
@@ -551,7 +597,7 @@ static fz7_status copy_link_target(fz7_archive *a, size_t t, const fz7_extract_c
     }
     if (st == FZ7_OK) {
         bool fatal = false;
-        st = read_file_data(ar, &a->entries[t], false, cb, cb_st, &fatal, detail, dlen);
+        st = read_file_data(ar, &a->entries[t], false, cb, cb_st, &fatal, NULL, detail, dlen);
     }
     archive_read_free(ar);
     free(src);
@@ -697,17 +743,31 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
                                     char *err, size_t errlen)
 {
     la_priv *p = a->priv;
-    la_source *src = malloc(sizeof *src);
-    if (!src)
-        return FZ7_E_MEM;
+    la_source *src;
     struct archive *ar;
-    fz7_status st = la_start(a, src, p->raw, &ar, err, errlen);
-    if (st == FZ7_E_FORMAT && errlen && !err[0])
-        snprintf(err, errlen, "Cannot open the file as archive (it changed since it was opened)");
-    if (st != FZ7_OK) {
-        free(src);
-        return st;
+    /* A pipe's reader is open at its one entry, and cannot start over. */
+    bool header_read = p->pipe_src != NULL;
+    if (header_read) {
+        if (!p->pipe_ar) {
+            snprintf(err, errlen, "a piped archive can be read once");
+            return FZ7_E_UNSUPPORTED;
+        }
+        ar = p->pipe_ar;
+        src = p->pipe_src;
+        p->pipe_ar = NULL;
+        p->pipe_src = NULL;
+    } else {
+        if (!(src = source_new()))
+            return FZ7_E_MEM;
+        fz7_status st = la_start(a, src, p->raw, &ar, err, errlen);
+        if (st == FZ7_E_FORMAT && errlen && !err[0])
+            snprintf(err, errlen, "Cannot open the file as archive (it changed since it was opened)");
+        if (st != FZ7_OK) {
+            free(src);
+            return st;
+        }
     }
+    uint64_t produced = 0;
     fz7_status ret = FZ7_OK;
     /* Once the stream is broken (a fatal header or data error), every
      * later selected entry fails with the same reason. */
@@ -717,7 +777,9 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
         const fz7_entry *e = &a->entries[i];
         bool wanted = !select || select[i];
         struct archive_entry *ae = NULL;
-        if (broken == FZ7_OK) {
+        if (header_read) {
+            header_read = false;
+        } else if (broken == FZ7_OK) {
             int r;
             while ((r = archive_read_next_header(ar, &ae)) >= ARCHIVE_WARN && r != ARCHIVE_EOF &&
                    fz7_la_is_root_folder(ae))
@@ -758,7 +820,7 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
             snprintf(detail, sizeof detail, "device, FIFO or socket is not extracted");
         } else if (p->kinds[i] == LA_FILE) {
             bool fatal = false;
-            est = read_file_data(ar, e, p->raw, cb, &cb_st, &fatal, detail, sizeof detail);
+            est = read_file_data(ar, e, p->raw, cb, &cb_st, &fatal, &produced, detail, sizeof detail);
             if (e->encrypted && (est == FZ7_E_DATA || est == FZ7_E_CRC))
                 est = FZ7_E_PASSWORD;
             if (cb_st == FZ7_OK && fatal) {
@@ -787,6 +849,12 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
             break;
         }
         ret = cb->end(cb->ctx, i, est, detail[0] ? detail : NULL);
+    }
+    if (src->fd >= 0) {   /* a pipe: what it held is known now */
+        a->entries[0].size = produced;
+        a->entries[0].has_size = true;
+        a->info.phy_size = src->pos;
+        free((void *)src->head);
     }
     archive_read_free(ar);
     free(src);
@@ -869,51 +937,26 @@ static void iso_take(fz7_archive *a, la_priv *p)
         a->info.comment = p->iso_comment;
 }
 
-/* A compressed file's type as 7-Zip names it, and what its header says
- * of its one entry (file_headers.c): zstd's frame as the Method line;
- * gzip's stored name (x writes it), size modulo 2^32, CRC, time and OS. */
+/* A compressed file's type as 7-Zip names it, and zstd's frame header
+ * as its Method line (file_headers.c). */
 static void raw_take(fz7_archive *a, la_priv *p)
 {
     snprintf(p->type_name, sizeof p->type_name, "%s", p->method);
     p->method[0] = 0;
     a->info.sizes_unknown = true;   /* 7-Zip lists no Physical Size */
-    if (a->count != 1)
+    if (a->count != 1 || strcmp(p->type_name, "zstd") != 0)
         return;
-    if (strcmp(p->type_name, "zstd") == 0) {
-        uint8_t h[32];
-        size_t n = a->file_size < sizeof h ? (size_t)a->file_size : sizeof h;
-        if (fz7_volumes_pread(a->vol, h, n, 0) == FZ7_OK) {
-            fz7_zstd_method(h, n, p->raw_method, sizeof p->raw_method);
-            a->info.method = p->raw_method;
-        }
-        return;
+    uint8_t h[32];
+    size_t n = a->file_size < sizeof h ? (size_t)a->file_size : sizeof h;
+    if (fz7_volumes_pread(a->vol, h, n, 0) == FZ7_OK) {
+        fz7_zstd_method(h, n, p->raw_method, sizeof p->raw_method);
+        a->info.method = p->raw_method;
     }
-    fz7_gzip_info g;
-    if (strcmp(p->type_name, "gzip") != 0 || !fz7_gzip_header(a->vol, a->file_size, &g))
-        return;
-    fz7_entry *e = &a->entries[0];
-    if (g.name) {
-        free(e->path);
-        e->path = g.name;
-    }
-    e->has_mtime = g.mtime != 0;
-    e->mtime = g.mtime;
-    e->mtime_nsec = 0;
-    e->mtime_prec = FZ7_MTIME_SECONDS;
-    e->has_crc = true;
-    e->crc = g.crc;
-    e->has_size = true;
-    e->size = g.isize;
-    e->packed_size = a->file_size;
-    e->packed_known = true;
-    a->info.headers_size = g.header_size;
-    p->gzip = true;
-    p->gzip_os = g.os;
 }
 
 static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
 {
-    la_source *src = malloc(sizeof *src);
+    la_source *src = source_new();
     if (!src)
         return FZ7_E_MEM;
     struct archive *ar;
@@ -1032,4 +1075,105 @@ fz7_status fz7_libarchive_open(fz7_archive *a, char *err, size_t errlen)
     fz7_status st = open_in_locale(a, err, errlen);
     fz7_la_utf8_leave(old);
     return st;
+}
+
+/* The one entry of a piped compressed file, as 7-Zip shows it before it
+ * has read the data: named name or "~", no size, no time. */
+static fz7_status pipe_take(fz7_archive *a, la_priv *p, struct archive_entry *ae, const char *name)
+{
+    size_t cap = 0;
+    fz7_status st = grow(a, p, &cap);
+    if (st != FZ7_OK)
+        return st;
+    fz7_entry *e = &a->entries[0];
+    if ((st = fill_entry(ae, e, &p->kinds[0], &p->link_targets[0])) != FZ7_OK)
+        return st;
+    p->link_index[0] = SIZE_MAX;
+    p->hdr_of[0] = 0;
+    a->count = 1;
+    free(e->path);
+    if (!(e->path = strdup(name && name[0] ? name : "~")))
+        return FZ7_E_MEM;
+    e->has_size = false;
+    e->has_stream = true;
+    e->has_mtime = false;
+    name_format(p->pipe_ar, p);
+    snprintf(p->type_name, sizeof p->type_name, "%s", p->method);
+    p->method[0] = 0;
+    if (strcmp(p->type_name, "zstd") == 0) {
+        /* 7-Zip's words for a frame not yet read */
+        snprintf(p->raw_method, sizeof p->raw_method, "header-open-only: data-frames:0");
+        a->info.method = p->raw_method;
+    }
+    return FZ7_OK;
+}
+
+static fz7_status open_pipe_in_locale(fz7_archive *a, la_priv *p, const uint8_t *head,
+                                      size_t head_len, const char *name, char *err, size_t errlen)
+{
+    la_source *src = source_new();
+    uint8_t *copy = malloc(head_len ? head_len : 1);
+    if (!src || !copy) {
+        free(src);
+        free(copy);
+        return FZ7_E_MEM;
+    }
+    memcpy(copy, head, head_len);
+    src->fd = a->fd;
+    src->head = copy;
+    src->head_len = head_len;
+    p->pipe_src = src;   /* la_close frees it from here on */
+    fz7_status st = la_start(a, src, true, &p->pipe_ar, err, errlen);
+    if (st != FZ7_OK)
+        return st;
+    struct archive_entry *ae;
+    int r = archive_read_next_header(p->pipe_ar, &ae);
+    if (r < ARCHIVE_WARN || r == ARCHIVE_EOF) {
+        st = r == ARCHIVE_EOF ? FZ7_E_TRUNCATED : la_failure(p->pipe_ar);
+        snprintf(err, errlen, "%s", r == ARCHIVE_EOF ? "Unexpected end of archive" : la_message(p->pipe_ar));
+        return st == FZ7_E_DATA ? FZ7_E_FORMAT : st;
+    }
+    return pipe_take(a, p, ae, name);
+}
+
+fz7_status fz7_libarchive_open_pipe(int fd, const uint8_t *head, size_t head_len, const char *name,
+                                    const fz7_open_opts *opts, fz7_archive **out, char *err,
+                                    size_t errlen)
+{
+    *out = NULL;
+    if (errlen)
+        err[0] = 0;
+    fz7_archive *a = calloc(1, sizeof *a);
+    la_priv *p = calloc(1, sizeof *p);
+    if (!a || !p) {
+        free(a);
+        free(p);
+        return FZ7_E_MEM;
+    }
+    if (opts)
+        a->opts = *opts;
+    if (a->opts.mem_limit == 0)
+        a->opts.mem_limit = FZ7_DEFAULT_MEM_LIMIT;
+    a->fd = fd;   /* the caller's: read by pipe_read, never closed */
+    a->ops = &la_ops;
+    a->priv = p;
+    p->raw = true;
+    locale_t old = fz7_la_utf8_enter();
+    fz7_status st = open_pipe_in_locale(a, p, head, head_len, name, err, errlen);
+    fz7_la_utf8_leave(old);
+    a->info.format = FZ7_FORMAT_OTHER;
+    a->info.type_name = p->type_name;
+    if (!a->info.method)
+        a->info.method = p->method;
+    a->info.sizes_unknown = true;
+    a->info.piped = true;
+    a->info.volumes = 1;
+    if (st != FZ7_OK) {
+        a->fd = -1;
+        fz7_archive_close(a);
+        return st;
+    }
+    a->fd = -1;   /* archive.c would close a file it owns */
+    *out = a;
+    return FZ7_OK;
 }

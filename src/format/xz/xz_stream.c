@@ -466,6 +466,39 @@ static fz7_status open_spooled(int fd, const uint8_t *head, size_t head_len, con
     return st;
 }
 
+/* A pipe's first bytes read before a compressed file's header is parsed. */
+#define PIPE_HEAD_BYTES ((size_t)1 << 10)
+
+/* Reads the pipe's first bytes into x->in until it holds at least want
+ * of them (fewer at the end of the input; more if a read gives more). */
+static fz7_status read_head(xzs *x, size_t want)
+{
+    while (!x->eof && x->in_len < want) {
+        ssize_t n = read(x->fd, x->in + x->in_len, IN_BUF_BYTES - x->in_len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return FZ7_E_IO;
+        if (n == 0)
+            x->eof = true;
+        else
+            x->in_len += (size_t)n;
+    }
+    return FZ7_OK;
+}
+
+/* True when h starts like a compressed file: gzip (fz7_gzip_open_pipe),
+ * bzip2, zstd, lz4, compress (fz7_libarchive_open_pipe). */
+static bool compressed_file_magic(const uint8_t *h, size_t n)
+{
+    static const uint8_t zstd[4] = {0x28, 0xb5, 0x2f, 0xfd}, lz4[4] = {0x04, 0x22, 0x4d, 0x18};
+    if (n >= 3 && h[0] == 0x1f && (h[1] == 0x8b || h[1] == 0x9d))
+        return true;
+    if (n >= 4 && h[0] == 'B' && h[1] == 'Z' && h[2] == 'h' && h[3] >= '1' && h[3] <= '9')
+        return true;
+    return n >= 4 && (memcmp(h, zstd, 4) == 0 || memcmp(h, lz4, 4) == 0);
+}
+
 fz7_status fz7_archive_open_fd(int fd, const char *name, const fz7_open_opts *opts,
                                fz7_archive **out, char *err, size_t errlen)
 {
@@ -503,27 +536,34 @@ fz7_status fz7_archive_open_fd(int fd, const char *name, const fz7_open_opts *op
     x->mem_limit = a->opts.mem_limit;
     a->info.format = FZ7_FORMAT_XZ;
     a->info.method = "";
+    a->info.piped = true;
+    a->info.sizes_unknown = true;   /* until read: 7-Zip shows Path and Type only */
 
     /* Recognise the format from the first bytes, which stay buffered for
      * extraction. */
-    fz7_status st = FZ7_OK;
-    while (st == FZ7_OK && !x->eof && x->in_len < sizeof header_magic) {
-        ssize_t n = read(fd, in + x->in_len, IN_BUF_BYTES - x->in_len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            st = FZ7_E_IO;
-        else if (n == 0)
-            x->eof = true;
-        else
-            x->in_len += (size_t)n;
-    }
+    fz7_status st = read_head(x, sizeof header_magic);
     if (st == FZ7_E_IO)
         fz7_xz_msg(err, errlen, "Read error: %s", strerror(errno));
     else if (x->in_len >= sizeof magic_7z && memcmp(in, magic_7z, sizeof magic_7z) == 0) {
         fz7_xz_msg(err, errlen, "a 7z archive can not be read from a pipe (its headers are at "
                    "the end); give the file name, or redirect the file: < archive.7z");
         st = FZ7_E_UNSUPPORTED;
+    } else if (compressed_file_magic(in, x->in_len)) {
+        /* gzip (gzip_read.c), bzip2, zstd... (libarchive) are decoded
+         * forward; gzip's stored name may need the first KiB. */
+        st = read_head(x, PIPE_HEAD_BYTES);
+        fz7_archive *la = NULL;
+        if (st == FZ7_OK && in[0] == 0x1f && in[1] == 0x8b)
+            st = fz7_gzip_open_pipe(fd, in, x->in_len, name, opts, &la, err, errlen);
+        else if (st == FZ7_OK)
+            st = fz7_libarchive_open_pipe(fd, in, x->in_len, name, opts, &la, err, errlen);
+        else
+            fz7_xz_msg(err, errlen, "Read error: %s", strerror(errno));
+        if (st == FZ7_E_FORMAT && errlen && !err[0])
+            fz7_xz_msg(err, errlen, "Cannot open the file as archive");
+        fz7_archive_close(a);
+        *out = la;
+        return st;
     } else if (x->in_len >= 4 && memcmp(in, "LZIP", 4) == 0) {
         /* lzip's sizes are in its trailers: read it whole first. */
         fz7_archive *lz = NULL;
