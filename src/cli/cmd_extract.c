@@ -257,6 +257,13 @@ static void list_written(run *r, const fz7_entry *e)
     fprintf(r->out, "- %s%s\n", name, e->is_dir && (n == 0 || name[n - 1] != '/') ? "/" : "");
 }
 
+/* True when the Size line counts e's decoded bytes: it has no size, or
+ * (x, e) a gzip trailer's, which 7-Zip's t takes and x does not. */
+static bool counts_decoded(const run *r, const fz7_entry *e)
+{
+    return !e->has_size || (e->size_from_trailer && r->mode != RUN_TEST);
+}
+
 static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
 {
     run *r = ctx;
@@ -267,7 +274,8 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
         r->folders++;
     else
         r->files++;
-    r->size += e->size;   /* without a size: what it decodes to (on_data) */
+    if (!counts_decoded(r, e))
+        r->size += e->size;   /* else what it decodes to (on_data) */
     fz7_progress_item(r->progress, fz7_entry_path(e));
     if (r->sums && !e->is_anti) {
         /* 7-Zip's t sums folders' names too; x and e only the files. */
@@ -440,7 +448,7 @@ static fz7_status on_data(void *ctx, const uint8_t *p, size_t n)
 {
     run *r = ctx;
     fz7_progress_add(r->progress, n);
-    if (r->cur && !r->cur->has_size)
+    if (r->cur && counts_decoded(r, r->cur))
         r->size += n;
     if (r->sums && r->cur && !r->cur->is_dir)
         fz7_hash_sums_data(r->sums, p, n);

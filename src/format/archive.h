@@ -58,6 +58,9 @@ typedef struct fz7_entry {
     bool is_hardlink : 1;  /* a hard link (tar) to the regular file at
                               more->hardlink_index, an earlier entry holding
                               the data */
+    bool size_from_trailer : 1; /* size is a trailer's (gzip: the last
+                              member's, modulo 2^32): x and e count the
+                              bytes decoded instead, as 7-Zip does */
     unsigned mtime_prec : 2; /* what mtime can tell apart: FZ7_MTIME_* */
 } fz7_entry;
 

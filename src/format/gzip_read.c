@@ -325,7 +325,7 @@ static fz7_status take_header(fz7_archive *a, gz_priv *p, fz7_gzip_info *g, cons
     e->has_mtime = g->mtime != 0;
     e->mtime = g->mtime;
     e->mtime_prec = FZ7_MTIME_SECONDS;
-    e->has_crc = e->has_size = g->has_trailer;
+    e->has_crc = e->has_size = e->size_from_trailer = g->has_trailer;
     e->crc = g->crc;
     e->size = g->isize;
     e->packed_size = a->file_size;
