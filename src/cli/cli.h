@@ -218,10 +218,19 @@ bool fz7_volume_set_sizes(const char *path, const fz7_archive *a, uint64_t *firs
                           uint64_t *total);
 
 /* The "--\nPath = ...\nType = ..." block of 7-Zip (with its "WARNINGS:"
- * line and "Tail Size = " when the archive has a tail); for a volume set
- * (path "x.7z.001") the "Type = Split" block with its volume count and
+ * line and "Tail Size = " when the archive has a tail; "Open WARNING:"
+ * when expected, the type its name asked for, is not NULL); for a volume
+ * set (path "x.7z.001") the "Type = Split" block with its volume count and
  * total size comes first. */
-void fz7_print_archive_block(FILE *out, const char *path, const fz7_archive *a);
+void fz7_print_archive_block(FILE *out, const char *path, const fz7_archive *a, const char *expected);
+
+/* The type path's extension names (7-Zip's word: "gzip", "7z") when a,
+ * opened without -t, is of another type; else NULL. 7-Zip opens such a
+ * file and warns (exit code 0). */
+const char *fz7_unexpected_type(const struct fz7_options *o, const char *path, const fz7_archive *a);
+
+/* The Type line's word for a (7-Zip's name of its format). */
+const char *fz7_archive_type_name(const fz7_archive *a);
 
 /* "YYYY-MM-DD HH:MM:SS" in local time into buf (at least 20 bytes). */
 void fz7_format_time(char *buf, size_t cap, int64_t t);

@@ -446,7 +446,13 @@ bool fz7_volume_set_sizes(const char *path, const fz7_archive *a, uint64_t *firs
     return true;
 }
 
-void fz7_print_archive_block(FILE *out, const char *path, const fz7_archive *a)
+const char *fz7_archive_type_name(const fz7_archive *a)
+{
+    const fz7_archive_info *in = fz7_archive_get_info(a);
+    return in->type_name ? in->type_name : type_name(in->format);
+}
+
+void fz7_print_archive_block(FILE *out, const char *path, const fz7_archive *a, const char *expected)
 {
     const fz7_archive_info *in = fz7_archive_get_info(a);
     char joined[PATH_MAX];
@@ -462,7 +468,10 @@ void fz7_print_archive_block(FILE *out, const char *path, const fz7_archive *a)
                 (unsigned long long)total, joined, (unsigned long long)total);
         path = joined;
     }
-    fprintf(out, "--\nPath = %s\nType = %s\n", path, in->type_name ? in->type_name : type_name(in->format));
+    fprintf(out, "--\nPath = %s\n", path);
+    if (expected)
+        fprintf(out, "Open WARNING: Cannot open the file as [%s] archive\n", expected);
+    fprintf(out, "Type = %s\n", fz7_archive_type_name(a));
     if (fz7_archive_warning(a))
         fprintf(out, "WARNINGS:\n%s\n", fz7_archive_warning(a));
     if (in->offset)
@@ -574,6 +583,14 @@ static const char *expected_type(const struct fz7_options *o, const char *path)
         if (!strcasecmp(dot, by_ext[i].ext))
             return by_ext[i].type;
     return NULL;
+}
+
+const char *fz7_unexpected_type(const struct fz7_options *o, const char *path, const fz7_archive *a)
+{
+    if (o->type != FZ7_TYPE_AUTO || o->from_stdin)
+        return NULL;
+    const char *want = expected_type(o, path);
+    return want && strcmp(want, fz7_archive_type_name(a)) != 0 ? want : NULL;
 }
 
 /* An archive that does not open, in 7-Zip 26's lines: "ERROR: <arc>" and

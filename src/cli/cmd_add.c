@@ -751,7 +751,7 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
             rc = FZ7_EXIT_FATAL;
             goto done;
         }
-        fz7_print_archive_block(out, path, old);
+        fz7_print_archive_block(out, path, old, NULL);
         fputc('\n', out);
         if (!la)
             fz7_settings_times_from(&r.set, old);

@@ -624,9 +624,13 @@ static int extract_one(const struct fz7_options *o, const char *path, totals *t)
     bool piped = fz7_archive_get_info(a)->piped;
     const char *arc_warning = fz7_archive_warning(a);
     bool tail = arc_warning != NULL;
+    const char *expected = fz7_unexpected_type(o, path, a);
+    if (expected) /* opened all the same, as 7-Zip does; exit code 0 */
+        fprintf(r.out, "WARNING:\n%s\nCannot open the file as [%s] archive\n"
+                       "The file is open as [%s] archive\n\n", path, expected, fz7_archive_type_name(a));
     if (tail) /* 7-Zip 26 says it before the block and in it; exit code 0 */
         fprintf(r.out, "\nWARNINGS:\n%s\n\n", arc_warning);
-    fz7_print_archive_block(r.out, piped ? "" : path, a);
+    fz7_print_archive_block(r.out, piped ? "" : path, a, expected);
     fputc('\n', r.out);
 
     size_t n = fz7_archive_count(a);
@@ -793,9 +797,9 @@ static int extract_one(const struct fz7_options *o, const char *path, totals *t)
         return FZ7_EXIT_WARNING;
     }
     fprintf(r.out, "Everything is Ok\n");
-    if (tail) { /* 7-Zip: not an OK archive, but exit code 0 */
+    if (tail || expected) { /* 7-Zip: not an OK archive, but exit code 0 */
         t->with_warnings++;
-        t->open_warnings++;
+        t->open_warnings += tail;
     } else {
         t->ok++;
     }
@@ -814,8 +818,9 @@ static void print_summary(FILE *out, const totals *t, bool several)
     if (t->with_errors)
         fprintf(out, "Archives with Errors: %lu\n", t->with_errors);
     if (t->with_warnings)
-        fprintf(out, "Archives with Warnings: %lu\n\nWarnings: %lu\n", t->with_warnings,
-                t->open_warnings);
+        fprintf(out, "Archives with Warnings: %lu\n", t->with_warnings);
+    if (t->open_warnings)   /* the tail warnings; 7-Zip counts no type warning here */
+        fprintf(out, "\nWarnings: %lu\n", t->open_warnings);
     if (t->sub_errors)
         fprintf(out, "\nSub items Errors: %lu\n", t->sub_errors);
     if (t->with_errors)

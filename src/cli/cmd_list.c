@@ -213,12 +213,12 @@ static int list_one(const struct fz7_options *o, const char *path, list_totals *
         ;
     else if (fz7_archive_get_info(a)->piped) {   /* sizes unknown until read */
         fputc('\n', out);
-        fz7_print_archive_block(out, "", a);
+        fz7_print_archive_block(out, "", a, NULL);
         fputc('\n', out);
     } else {
         if (!password) /* after a question the empty line came before it */
             fputc('\n', out);
-        fz7_print_archive_block(out, path, a);
+        fz7_print_archive_block(out, path, a, fz7_unexpected_type(o, path, a));
         fputc('\n', out);
     }
 
@@ -309,7 +309,7 @@ static int list_one(const struct fz7_options *o, const char *path, list_totals *
     } else {
         lt->volumes++;
     }
-    if (fz7_archive_warning(a)) /* a warning, exit code 0 (7-Zip 26), after the totals */
+    if (fz7_archive_warning(a) || fz7_unexpected_type(o, path, a)) /* exit code 0 (7-Zip 26), after the totals */
         lt->warnings++;
     free(in_blocks);
     fz7_archive_close(a);

@@ -1012,7 +1012,7 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
             rc = fz7_print_update_open_error(out, path, want, err, st);
             goto done;
         }
-        fz7_print_archive_block(out, path, r.old);
+        fz7_print_archive_block(out, path, r.old, NULL);
         fputc('\n', out);
         r.n_old = fz7_archive_count(r.old);
         if (!la)

@@ -32,6 +32,7 @@ printf 'src/a.txt\n' >list.txt
 7zz a -bd arc.zip src >/dev/null
 gzip -c arc.tar >arc.tar.gz
 bzip2 -c arc.tar >arc.tar.bz2
+cp one.xz xz.7z && cp arc.7z 7z.zip   # named for another type: opened with a warning
 7zz a -bd -ppw enc.7z src >/dev/null
 7zz a -bd -ppw -mhe=on henc.7z src >/dev/null
 # henc1.7z: a header a wrong key decodes whole, its CRC failing (7zz then
@@ -196,6 +197,13 @@ row same l arc.tar.gz
 row same l -slt arc.tar.gz
 row same t arc.tar.gz
 row same x arc.tar.gz -oout
+# An archive whose name asks for another type: opened, with 7zz's warnings
+# (exit 0).
+row same t xz.7z
+row same l xz.7z
+row same x xz.7z -oout
+row same l -slt 7z.zip
+row same t xz.7z 7z.zip arc.7z
 # Archives from a pipe (-si): read once, forward. (irow's input is a file
 # redirected, which both read as a stream.)
 irow arc.tar.gz same x -si -tgzip -oout
