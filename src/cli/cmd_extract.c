@@ -270,11 +270,12 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
     list_passed_over(r, index, e);
     r->cur = e;
     r->writing = false;
+    bool counted = !(e->link_named && r->mode == RUN_DISK);   /* as 7-Zip's x */
     if (e->is_dir)
         r->folders++;
-    else
+    else if (counted)
         r->files++;
-    if (!counts_decoded(r, e))
+    if (counted && !counts_decoded(r, e))
         r->size += e->size;   /* else what it decodes to (on_data) */
     fz7_progress_item(r->progress, fz7_entry_path(e));
     if (r->sums && !e->is_anti) {

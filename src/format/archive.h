@@ -58,6 +58,9 @@ typedef struct fz7_entry {
     bool is_hardlink : 1;  /* a hard link (tar) to the regular file at
                               more->hardlink_index, an earlier entry holding
                               the data */
+    bool link_named : 1;   /* a tar or cpio link, which 7-Zip's x makes
+                              from its header and leaves out of its Files
+                              and Size lines */
     bool size_from_trailer : 1; /* size is a trailer's (gzip: the last
                               member's, modulo 2^32): x and e count the
                               bytes decoded instead, as 7-Zip does */

@@ -81,14 +81,17 @@ fz7_status fz7_libarchive_open_pipe(int fd, const uint8_t *head, size_t head_len
 locale_t fz7_la_utf8_enter(void);
 void fz7_la_utf8_leave(locale_t old);
 
+struct archive;
 struct archive_entry;
 /* A libarchive entry's path as fz7 lists it: UTF-8 where libarchive can
  * convert, without the trailing '/' of directories (malloc'd; NULL: no
  * memory). */
 char *fz7_la_entry_path(struct archive_entry *ae);
-/* The archive's own top folder ("./" as `tar -C dir .` stores it): not
- * listed and not extracted, since it names the output folder itself. */
-bool fz7_la_is_root_folder(struct archive_entry *ae);
+/* A folder named "/" (an absolute root), or an ISO image's root: not
+ * listed and not extracted. The "./" that `tar -C dir .` stores is an
+ * entry, ".", as 7-Zip lists it; extracting it makes the output folder,
+ * which is there already. ar is the reader ae came from. */
+bool fz7_la_is_root_folder(struct archive *ar, struct archive_entry *ae);
 
 /* What `l -slt` lists of a zip entry, from its central directory record
  * (APPNOTE.TXT 4.3.12). */

@@ -157,7 +157,7 @@ fz7_status fz7_la_writer_copy(fz7_la_writer *w, const char *old_path, fz7_la_cop
             st = FZ7_E_DATA;
             goto out;
         }
-        if (!fz7_la_is_root_folder(ae)) {
+        if (!fz7_la_is_root_folder(in, ae)) {
             char *path = fz7_la_entry_path(ae);
             if (!path) {
                 st = FZ7_E_MEM;

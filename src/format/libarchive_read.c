@@ -392,16 +392,20 @@ char *fz7_la_entry_path(struct archive_entry *ae)
     return r;
 }
 
-bool fz7_la_is_root_folder(struct archive_entry *ae)
+bool fz7_la_is_root_folder(struct archive *ar, struct archive_entry *ae)
 {
     const char *p = archive_entry_pathname(ae);
-    if (!p || archive_entry_filetype(ae) != AE_IFDIR)
+    if (!p || !*p || archive_entry_filetype(ae) != AE_IFDIR)
         return false;
-    while (p[0] == '.' && (p[1] == '/' || p[1] == 0))
+    /* An image's root is the image itself (7-Zip lists none). */
+    bool image = (archive_format(ar) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_ISO9660;
+    while (image && p[0] == '.' && (p[1] == '/' || p[1] == 0))
         p += p[1] ? 2 : 1;
+    if (!image && *p != '/')
+        return false;
     while (*p == '/')
         p++;
-    return *p == 0 && archive_entry_pathname(ae)[0] != 0;
+    return *p == 0;
 }
 
 /* Fills e from a libarchive header; kind and link target for extraction. */
@@ -588,7 +592,7 @@ static fz7_status copy_link_target(fz7_archive *a, size_t t, const fz7_extract_c
     for (size_t k = 0; k <= t && st == FZ7_OK; k++) {
         int r;
         while ((r = archive_read_next_header(ar, &ae)) >= ARCHIVE_WARN && r != ARCHIVE_EOF &&
-               fz7_la_is_root_folder(ae))
+               fz7_la_is_root_folder(ar, ae))
             ;
         if (r < ARCHIVE_WARN || r == ARCHIVE_EOF) {
             snprintf(detail, dlen, "%s", r == ARCHIVE_EOF ? "the archive ends early" : la_message(ar));
@@ -782,7 +786,7 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
         } else if (broken == FZ7_OK) {
             int r;
             while ((r = archive_read_next_header(ar, &ae)) >= ARCHIVE_WARN && r != ARCHIVE_EOF &&
-                   fz7_la_is_root_folder(ae))
+                   fz7_la_is_root_folder(ar, ae))
                 ;
             if (r < ARCHIVE_WARN || r == ARCHIVE_EOF) {
                 broken = r == ARCHIVE_EOF ? FZ7_E_TRUNCATED : la_failure(ar);
@@ -1006,7 +1010,7 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
         if (tar)
             tar_traits_take(&traits, ar, ae);
         headers++;
-        if (fz7_la_is_root_folder(ae))
+        if (fz7_la_is_root_folder(ar, ae))
             continue;
         if ((st = grow(a, p, &cap)) != FZ7_OK)
             break;
@@ -1057,6 +1061,9 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
         tar_headers_take(a, p, headers, &traits);
         tar_traits_put(&traits, a, p);
     }
+    for (size_t i = 0; (tar || (!raw && strcmp(p->type_name, "Cpio") == 0)) && i < a->count; i++)
+        a->entries[i].link_named = p->kinds[i] == LA_SYMLINK || p->kinds[i] == LA_HARDLINK ||
+                                   p->kinds[i] == LA_LINK_LATER;
     if (!raw && strcmp(p->type_name, "Cpio") == 0)
         cpio_headers_take(a, p, headers);
     if (!raw && strcmp(p->type_name, "Iso") == 0)
