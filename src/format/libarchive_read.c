@@ -820,8 +820,8 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
         } else if (p->kinds[i] == LA_HARDLINK || p->kinds[i] == LA_LINK_LATER) {
             est = link_entry(a, i, cb, &cb_st, detail, sizeof detail);
         } else if (p->kinds[i] == LA_SPECIAL) {
-            est = FZ7_E_UNSUPPORTED;
-            snprintf(detail, sizeof detail, "device, FIFO or socket is not extracted");
+            /* A device, FIFO or socket has no data: written as an empty
+             * file with its permissions, exit 0, as 7-Zip writes it. */
         } else if (p->kinds[i] == LA_FILE) {
             bool fatal = false;
             est = read_file_data(ar, e, p->raw, cb, &cb_st, &fatal, &produced, detail, sizeof detail);

@@ -230,15 +230,19 @@ if command -v 7zz >/dev/null; then
     # a backup's usual form: the folder's own "./" first (7zz lists it as ".")
     (cd t/d && tar --exclude=./fifo -cf ../../made-dot.tar .) && arcs="$arcs made-dot.tar"
     # x and t of tar links beside 7zz: x leaves symlinks and hard links out
-    # of its Files and Size lines, t counts them
+    # of its Files and Size lines, t counts them; a FIFO is an empty file
     for c in "x -y -oxo" t; do
-        for a in made-dot.tar; do
+        for a in made-gnu.tar made-dot.tar; do
             [ -f "$a" ] || continue
             rm -rf xo && 7zz $c "$a" 2>&1 | sed '1,/^Scanning/d' >want.txt
             rm -rf xo && "$FZ7" $c "$a" 2>&1 | sed '1,/^Scanning/d' >got.txt
             if cmp -s want.txt got.txt; then ok; else bad "$c $a differs from 7zz's"; diff want.txt got.txt | head -6; fi
         done
     done
+    if [ -f made-gnu.tar ]; then
+        rm -rf xo && "$FZ7" x -oxo made-gnu.tar >/dev/null 2>&1
+        same "x made-gnu.tar: exit, and the FIFO as an empty file" "$? $(stat -c '%F %s' xo/d/fifo)" "0 regular empty file 0"
+    fi
     [ -f n.cpio ] && arcs="$arcs n.cpio"
     if [ -f v.iso ]; then   # t: the archive block (l lists ISO entries in another order: not yet)
         7zz t v.iso 2>&1 | sed '1,/^Scanning/d' >want.txt
