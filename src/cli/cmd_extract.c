@@ -599,7 +599,7 @@ static int extract_one(const struct fz7_options *o, const char *path, totals *t)
     r.mode = o->command == FZ7_CMD_TEST ? RUN_TEST : o->to_stdout ? RUN_STDOUT : RUN_DISK;
     r.flat = o->command == FZ7_CMD_EXTRACT_FLAT && !o->full_paths;   /* e -spf: paths, as 7zz */
     r.out = fz7_msg_stream(o);
-    r.arc_path = path;
+    r.arc_path = o->from_stdin ? "stdin" : path;   /* for fz7's detail lines */
     r.umask_bits = umask(0);
     umask(r.umask_bits);
     struct stat arc_st;
