@@ -673,6 +673,13 @@ static unsigned decode_threads_of(const struct fz7_options *o)
 /* -si: an xz file on stdin is read in one forward pass (a pipe cannot
  * seek); a 7z or lzma file is read only when stdin is a regular file
  * (redirected), through its /dev/stdin name. */
+/* What the command shows beyond the entries: l a packed size per entry,
+ * l -slt every field. */
+static fz7_detail detail_of(const struct fz7_options *o)
+{
+    return o->command != FZ7_CMD_LIST ? FZ7_DETAIL_NONE : o->slt ? FZ7_DETAIL_PROPS : FZ7_DETAIL_PACKED;
+}
+
 static int open_stdin(const struct fz7_options *o, FILE *out, const char *verb,
                       fz7_archive **out_arc, bool *cant_open)
 {
@@ -680,7 +687,8 @@ static int open_stdin(const struct fz7_options *o, FILE *out, const char *verb,
         fprintf(out, "\n%s archive: \n", verb);
     char err[512];
     fz7_open_opts opts = {.password = o->password, .mem_limit = mem_limit_of(o),
-                          .threads = decode_threads_of(o), .xz_salvage = true};
+                          .threads = decode_threads_of(o), .xz_salvage = true,
+                          .detail = detail_of(o)};
     fz7_status s = fz7_archive_open_fd(STDIN_FILENO, o->stdin_name, &opts, out_arc, err,
                                        sizeof err);
     struct stat st;
@@ -760,9 +768,7 @@ int fz7_open_for_read(const struct fz7_options *o, const char *path, FILE *out, 
     char err[512] = "";
     fz7_archive *a = NULL;
     fz7_open_opts opts = {.mem_limit = mem_limit_of(o), .threads = decode_threads_of(o),
-                          .xz_salvage = true,
-                          .detail = o->command != FZ7_CMD_LIST ? FZ7_DETAIL_NONE
-                                    : o->slt ? FZ7_DETAIL_PROPS : FZ7_DETAIL_PACKED};
+                          .xz_salvage = true, .detail = detail_of(o)};
     fz7_status s = FZ7_E_NEED_PASSWORD;
     if (o->command == FZ7_CMD_LIST && !password) {
         /* l: 7-Zip's empty line comes before the question, not after it. */

@@ -214,6 +214,8 @@ irow arc.tar.bz2 same x -si -tbzip2 -oout
 irow arc.tar.bz2 same l -si -tbzip2
 irow one.xz same x -si -txz -oout
 irow one.xz same l -si -txz
+irow arc.tar "different by design: fz7 copies a piped tar to a temporary file in \$TMPDIR and shows what l of the file shows (Physical Size, Headers Size, Characteristics); 7zz reads it as a stream and counts its links in Files" x -si -ttar -oout
+irow arc.7z "fz7 extra: a 7z from a pipe is copied to a temporary file and read (7zz: Cannot open the file as archive, exit 2)" x -si -oout
 irow one.xz "different by design: 7zz's Size line says 0 for an xz stream it tested from a pipe; fz7 gives the bytes decoded" t -si -txz
 row same h one.txt
 row "different by design: lists the formats and codecs fz7 itself has" i

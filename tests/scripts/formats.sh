@@ -9,7 +9,8 @@
 # fz7's own gzip reader decodes every member and checks its CRC-32 and
 # size, fails a damaged, cut or trailing-garbage file with 7-Zip's line and
 # exit 2 and keeps the decoded bytes; gzip, bzip2 and zstd come through a
-# pipe (-si) with 7zz's output;
+# pipe (-si) with 7zz's output; tar, zip, cpio and 7z from a pipe go to a
+# temporary file in $TMPDIR and read as from the file;
 # encrypted zips need the password;
 # 7zz -v split zip/tar read from .001; damaged zip data and a cut tar.gz
 # fail `t` with exit 2; backslashes in 7z and tar names stay ordinary
@@ -89,6 +90,25 @@ check_format tar tar --format=pax -c
 check_format ustar tar --format=ustar -c
 check_format cpio Cpio --format=newc -c
 check_format iso Iso --format=iso9660 -c
+
+# --- archives whose index is at the end or whose entries are listed first
+# (tar, zip, cpio, 7z) from a pipe: copied to a temporary file, then read ---
+"$FZ7" a -bd arc.7z ./src/* >/dev/null 2>&1
+for a in arc.tar arc.zip arc.cpio arc.7z; do
+    [ -f "$a" ] || { bad "$a missing"; continue; }
+    rm -rf pipe_out && cat "$a" | "$FZ7" x -si -opipe_out >/dev/null 2>err.txt
+    rc=$?
+    tree_sig pipe_out >pipe.sig 2>/dev/null
+    "$FZ7" x -opipe_file "$a" >/dev/null 2>&1 && tree_sig pipe_file >file.sig 2>/dev/null && rm -rf pipe_file
+    [ $rc = 0 ] && cmp -s pipe.sig file.sig && ok || bad "x -si < $a: exit $rc or not the tree x $a gives"
+    # l from a pipe lists what l of the file lists, the Path line aside
+    cat "$a" | "$FZ7" l -si 2>&1 | sed '1,/^--$/d' | grep -v '^Path = ' >got.txt
+    "$FZ7" l "$a" 2>&1 | sed '1,/^--$/d' | grep -v '^Path = ' >want.txt
+    cmp -s want.txt got.txt && ok || bad "l -si < $a differs from l $a"
+done
+cat arc.tar | TMPDIR=/nonexistent "$FZ7" t -si >/dev/null 2>err.txt
+same "tar from a pipe, TMPDIR unwritable" "$? $(grep -m1 'temporary' err.txt)" \
+    "2 cannot create a temporary file in /nonexistent: No such file or directory"
 
 # --- a compressed tar is one compressed file, as 7-Zip opens it: x gives
 # the tar (named after the archive), l its type, and the tar the tree ---

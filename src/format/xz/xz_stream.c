@@ -416,44 +416,93 @@ static void xzs_close(fz7_archive *a)
 
 static const fz7_archive_ops xzs_ops = {xzs_extract, xzs_close, NULL};
 
-/* A format that needs its end before its start (lzip) read from a pipe:
- * the bytes so far (head) and the rest of fd go to an unlinked temporary
- * file, which is then opened as a file; the one entry is named as a
- * stream's (name, or "~"). */
+/* Where a pipe is spooled: $TMPDIR, else /tmp. */
+static const char *spool_dir(void)
+{
+    const char *d = getenv("TMPDIR");
+    return d && d[0] ? d : "/tmp";
+}
+
+/* An unlinked temporary file in spool_dir(), or NULL with errno set. */
+static FILE *spool_file(void)
+{
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s/fz7spoolXXXXXX", spool_dir()) >= (int)sizeof path) {
+        errno = ENAMETOOLONG;
+        return NULL;
+    }
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return NULL;
+    unlink(path);
+    FILE *f = fdopen(fd, "w+b");
+    if (!f)
+        close(fd);
+    return f;
+}
+
+/* True when h (n bytes, at least 512 unless the input is shorter) starts
+ * an archive read only from a file, its entries listed before any is
+ * extracted: 7z (its headers are at the end), zip, tar (ustar magic), cpio. */
+static bool spooled_magic(const uint8_t *h, size_t n)
+{
+    static const char *cpio[] = {"070701", "070702", "070707"};
+    if (n >= sizeof magic_7z && memcmp(h, magic_7z, sizeof magic_7z) == 0)
+        return true;
+    if (n >= 4 && h[0] == 'P' && h[1] == 'K' && ((h[2] == 3 && h[3] == 4) || (h[2] == 5 && h[3] == 6)))
+        return true;
+    for (size_t i = 0; i < 3; i++)
+        if (n >= 6 && memcmp(h, cpio[i], 6) == 0)
+            return true;
+    return n >= 262 && memcmp(h + 257, "ustar", 5) == 0;
+}
+
+/* An archive that must be whole before it is read (lzip: its sizes are
+ * in its trailers; 7z, zip, tar, cpio: spooled_magic) from a pipe: the
+ * bytes so far (head) and the rest of fd go to an unlinked temporary file
+ * in $TMPDIR, which is then opened as a file. A one-stream file's (lzip's)
+ * entry is named as a stream's (name, or "~"). */
 static fz7_status open_spooled(int fd, const uint8_t *head, size_t head_len, const char *name,
                                const fz7_open_opts *opts, fz7_archive **out, char *err,
                                size_t errlen)
 {
     static char spool_path[64];   /* a->path points here for the archive's life */
-    FILE *tf = tmpfile();
+    FILE *tf = spool_file();
     if (!tf) {
-        fz7_xz_msg(err, errlen, "cannot create a temporary file: %s", strerror(errno));
+        fz7_xz_msg(err, errlen, "cannot create a temporary file in %s: %s", spool_dir(),
+                   strerror(errno));
         return FZ7_E_IO;
     }
-    fz7_status st = fwrite(head, 1, head_len, tf) == head_len ? FZ7_OK : FZ7_E_IO;
-    uint8_t *buf = st == FZ7_OK ? malloc(IN_BUF_BYTES) : NULL;
-    if (st == FZ7_OK && !buf)
-        st = FZ7_E_MEM;
-    while (st == FZ7_OK) {
+    bool written = fwrite(head, 1, head_len, tf) == head_len, read_ok = true;
+    uint8_t *buf = written ? malloc(IN_BUF_BYTES) : NULL;
+    fz7_status st = written && !buf ? FZ7_E_MEM : FZ7_OK;
+    while (written && buf) {
         ssize_t n = read(fd, buf, IN_BUF_BYTES);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0 || (n > 0 && fwrite(buf, 1, (size_t)n, tf) != (size_t)n))
-            st = FZ7_E_IO;
-        if (n <= 0)
+        if (n <= 0) {
+            read_ok = n == 0;
             break;
+        }
+        written = fwrite(buf, 1, (size_t)n, tf) == (size_t)n;
     }
     free(buf);
-    if (st == FZ7_OK && fflush(tf) != 0)
+    written = written && fflush(tf) == 0;
+    if (st == FZ7_OK && (!written || !read_ok)) {
         st = FZ7_E_IO;
+        if (!read_ok)
+            fz7_xz_msg(err, errlen, "Read error: %s", strerror(errno));
+        else
+            fz7_xz_msg(err, errlen, "cannot write the temporary copy of the input in %s: %s",
+                       spool_dir(), strerror(errno));
+    }
     if (st == FZ7_OK) {
         snprintf(spool_path, sizeof spool_path, "/proc/self/fd/%d", fileno(tf));
         st = fz7_archive_open(spool_path, opts, out, err, errlen);
-    } else {
-        fz7_xz_msg(err, errlen, "Read error: %s", strerror(errno));
     }
     fclose(tf);   /* the archive holds its own descriptor of the file */
-    if (st == FZ7_OK && (*out)->count == 1) {
+    const char *type = st == FZ7_OK ? (*out)->info.type_name : NULL;
+    if (type && strcmp(type, "lzip") == 0 && (*out)->count == 1) {
         char *p = strdup(name && name[0] ? name : "~");
         if (!p) {
             fz7_archive_close(*out);
@@ -544,11 +593,7 @@ fz7_status fz7_archive_open_fd(int fd, const char *name, const fz7_open_opts *op
     fz7_status st = read_head(x, sizeof header_magic);
     if (st == FZ7_E_IO)
         fz7_xz_msg(err, errlen, "Read error: %s", strerror(errno));
-    else if (x->in_len >= sizeof magic_7z && memcmp(in, magic_7z, sizeof magic_7z) == 0) {
-        fz7_xz_msg(err, errlen, "a 7z archive can not be read from a pipe (its headers are at "
-                   "the end); give the file name, or redirect the file: < archive.7z");
-        st = FZ7_E_UNSUPPORTED;
-    } else if (compressed_file_magic(in, x->in_len)) {
+    else if (compressed_file_magic(in, x->in_len)) {
         /* gzip (gzip_read.c), bzip2, zstd... (libarchive) are decoded
          * forward; gzip's stored name may need the first KiB. */
         st = read_head(x, PIPE_HEAD_BYTES);
@@ -564,17 +609,24 @@ fz7_status fz7_archive_open_fd(int fd, const char *name, const fz7_open_opts *op
         fz7_archive_close(a);
         *out = la;
         return st;
-    } else if (x->in_len >= 4 && memcmp(in, "LZIP", 4) == 0) {
-        /* lzip's sizes are in its trailers: read it whole first. */
-        fz7_archive *lz = NULL;
-        st = open_spooled(fd, in, x->in_len, name, opts, &lz, err, errlen);
-        fz7_archive_close(a);
-        *out = lz;
-        return st;
     } else if (x->in_len < sizeof header_magic ||
                memcmp(in, header_magic, sizeof header_magic) != 0) {
-        st = FZ7_E_FORMAT;
-        fz7_xz_msg(err, errlen, "Cannot open the file as archive");
+        /* lzip (its sizes are in its trailers), 7z, zip, tar, cpio: the
+         * pipe goes to a temporary file, opened as a file once whole. */
+        if ((x->in_len >= 4 && memcmp(in, "LZIP", 4) == 0) ||
+            ((st = read_head(x, 512)) == FZ7_OK && spooled_magic(in, x->in_len))) {
+            fz7_archive *sp = NULL;
+            st = open_spooled(fd, in, x->in_len, name, opts, &sp, err, errlen);
+            fz7_archive_close(a);
+            *out = sp;
+            return st;
+        }
+        if (st == FZ7_OK) {
+            st = FZ7_E_FORMAT;
+            fz7_xz_msg(err, errlen, "Cannot open the file as archive");
+        } else {
+            fz7_xz_msg(err, errlen, "Read error: %s", strerror(errno));
+        }
     }
     x->eof = false; /* fill() looks again once the buffer is used up */
     if (st != FZ7_OK) {
