@@ -31,6 +31,11 @@ fz7_status fz7_deflate_istream_new(fz7_istream *src, bool deflate64, fz7_istream
 #define FZ7_DEFLATE_TAIL_MAX ((size_t)(64 << 10) + 8)
 size_t fz7_deflate_istream_tail(fz7_istream *s, uint8_t *out, size_t cap);
 
+/* Makes s decode a new Deflate stream from the next bytes of its src (the
+ * next gzip member), as a new istream would, without its allocation; what
+ * it had read ahead is dropped (take it with fz7_deflate_istream_tail). */
+void fz7_deflate_istream_restart(fz7_istream *s);
+
 /* BZip2 decoder (through libbz2): one or more concatenated bzip2 streams
  * ("BZh1".."BZh9", each ending in its own CRC), to the end of src. Memory
  * about 3.6 MiB per stream at level 9 (libbz2's small mode, about 2.3 MiB,

@@ -517,18 +517,32 @@ size_t fz7_deflate_istream_tail(fz7_istream *s, uint8_t *out, size_t cap)
     return n + rest;
 }
 
-fz7_status fz7_deflate_istream_new(fz7_istream *src, bool deflate64, fz7_istream **out)
+/* The state of a new stream read from src (the tables and the ring need
+ * no clearing: each block builds its tables, and matches reach only bytes
+ * written). */
+static void inflater_start(inflater *z, fz7_istream *src, bool deflate64)
 {
-    *out = NULL;
-    inflater *z = malloc(sizeof *z);
-    if (!z)
-        return FZ7_E_MEM;
     memset(z, 0, offsetof(inflater, lit));
     z->base.read = inflater_read;
     z->base.destroy = inflater_destroy;
     z->src = src;
     z->deflate64 = deflate64;
     z->mode = M_HEADER;
+}
+
+fz7_status fz7_deflate_istream_new(fz7_istream *src, bool deflate64, fz7_istream **out)
+{
+    *out = NULL;
+    inflater *z = malloc(sizeof *z);
+    if (!z)
+        return FZ7_E_MEM;
+    inflater_start(z, src, deflate64);
     *out = &z->base;
     return FZ7_OK;
+}
+
+void fz7_deflate_istream_restart(fz7_istream *s)
+{
+    inflater *z = (inflater *)s;
+    inflater_start(z, z->src, z->deflate64);
 }

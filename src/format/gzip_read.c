@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #define GZ_OUT_CHUNK ((size_t)256 << 10)
-#define GZ_READ_BYTES ((size_t)64 << 10)
+#define BACK_READ_BYTES ((size_t)4 << 10)
 
 /* Header flags (RFC 1952 2.3.1); the other three bits are reserved. */
 enum { FHCRC = 2, FEXTRA = 4, FNAME = 8, FCOMMENT = 16, FRESERVED = 0xE0 };
@@ -37,7 +37,6 @@ typedef struct {
     uint8_t back[FZ7_DEFLATE_TAIL_MAX];
     size_t back_len, back_pos;
     uint64_t consumed;          /* bytes taken and not pushed back */
-    uint8_t pipe_buf[GZ_READ_BYTES];
 } gz_src;
 
 typedef struct {
@@ -55,7 +54,11 @@ static fz7_status src_read(fz7_istream *is, uint8_t *buf, size_t cap, size_t *go
     gz_src *s = (gz_src *)is;
     *got = 0;
     if (s->back_pos < s->back_len) {
-        size_t n = s->back_len - s->back_pos < cap ? s->back_len - s->back_pos : cap;
+        /* Small pieces: what a member's decoder reads past its end comes
+         * back, and with many short members each copy would be 64 KiB. */
+        size_t n = s->back_len - s->back_pos;
+        n = n < cap ? n : cap;
+        n = n < BACK_READ_BYTES ? n : BACK_READ_BYTES;
         memcpy(buf, s->back + s->back_pos, n);
         s->back_pos += n;
         *got = n;
@@ -172,23 +175,20 @@ static fz7_status member_header(gz_src *s, bool *none, char *detail, size_t dlen
     return st;
 }
 
-/* Decodes one member's Deflate stream into cb and checks its trailer. */
-static fz7_status member_data(gz_src *s, const fz7_extract_cb *cb, uint8_t *buf, uint64_t *produced,
-                              bool *cb_failed, char *detail, size_t dlen)
+/* Decodes one member's Deflate stream into cb with dec (restarted here)
+ * and checks its trailer. */
+static fz7_status member_data(gz_src *s, fz7_istream *dec, const fz7_extract_cb *cb, uint8_t *buf,
+                              uint64_t *produced, bool *cb_failed, char *detail, size_t dlen)
 {
     uint64_t at = s->consumed, n = 0;
     uint32_t crc = 0;
-    fz7_istream *dec = NULL;
-    fz7_status st = fz7_deflate_istream_new(&s->base, false, &dec);
-    if (st != FZ7_OK)
-        return st;
-    st = fz7_pump_decoded(dec, cb, buf, GZ_OUT_CHUNK, &n, &crc, cb_failed);
+    fz7_deflate_istream_restart(dec);
+    fz7_status st = fz7_pump_decoded(dec, cb, buf, GZ_OUT_CHUNK, &n, &crc, cb_failed);
     *produced += n;
     if (st == FZ7_OK) {
         size_t k = fz7_deflate_istream_tail(dec, buf, FZ7_DEFLATE_TAIL_MAX);
         st = push_back(s, buf, k);
     }
-    fz7_istream_free(dec);
     if (*cb_failed)
         return st;
     if (st != FZ7_OK) {
@@ -231,11 +231,15 @@ static fz7_status gz_extract(fz7_archive *a, const bool *select, const fz7_extra
         return st;
     gz_src *s = calloc(1, sizeof *s);
     uint8_t *buf = malloc(GZ_OUT_CHUNK > FZ7_DEFLATE_TAIL_MAX ? GZ_OUT_CHUNK : FZ7_DEFLATE_TAIL_MAX);
+    fz7_istream *dec = NULL;
     if (s && p->fd < 0)
         s->file = fz7_volumes_istream_new(a->vol, 0, a->file_size);
-    if (!s || !buf || (p->fd < 0 && !s->file)) {
+    if (s && fz7_deflate_istream_new(&s->base, false, &dec) != FZ7_OK)
+        dec = NULL;
+    if (!s || !buf || !dec || (p->fd < 0 && !s->file)) {
         if (s)
             fz7_istream_free(s->file);
+        fz7_istream_free(dec);
         free(s);
         free(buf);
         return FZ7_E_MEM;
@@ -254,10 +258,11 @@ static fz7_status gz_extract(fz7_archive *a, const bool *select, const fz7_extra
             st = FZ7_E_TRUNCATED;   /* a pipe that closed after the magic */
         if (st != FZ7_OK || end)
             break;
-        st = member_data(s, cb, buf, &produced, &cb_failed, detail, sizeof detail);
+        st = member_data(s, dec, cb, buf, &produced, &cb_failed, detail, sizeof detail);
         if (st != FZ7_OK)
             break;
     }
+    fz7_istream_free(dec);
     fz7_istream_free(s->file);
     if (p->fd >= 0) {   /* a pipe: what it held is known now */
         a->info.phy_size = s->consumed;
