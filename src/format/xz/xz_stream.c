@@ -457,16 +457,42 @@ static bool spooled_magic(const uint8_t *h, size_t n)
     return n >= 262 && memcmp(h + 257, "ustar", 5) == 0;
 }
 
+/* Opens the file at path (the whole input); a one-stream file's (lzip's)
+ * entry is named as a stream's: name, or "~". */
+static fz7_status open_whole(const char *path, const char *name, const fz7_open_opts *opts,
+                             fz7_archive **out, char *err, size_t errlen)
+{
+    fz7_status st = fz7_archive_open(path, opts, out, err, errlen);
+    const char *type = st == FZ7_OK ? (*out)->info.type_name : NULL;
+    if (type && strcmp(type, "lzip") == 0 && (*out)->count == 1) {
+        char *p = strdup(name && name[0] ? name : "~");
+        if (!p) {
+            fz7_archive_close(*out);
+            *out = NULL;
+            return FZ7_E_MEM;
+        }
+        free((*out)->entries[0].path);
+        (*out)->entries[0].path = p;
+    }
+    return st;
+}
+
 /* An archive that must be whole before it is read (lzip: its sizes are
  * in its trailers; 7z, zip, tar, cpio: spooled_magic) from a pipe: the
  * bytes so far (head) and the rest of fd go to an unlinked temporary file
- * in $TMPDIR, which is then opened as a file. A one-stream file's (lzip's)
- * entry is named as a stream's (name, or "~"). */
+ * in $TMPDIR, which is then opened as a file; a redirected file is
+ * opened in place (open_whole). */
 static fz7_status open_spooled(int fd, const uint8_t *head, size_t head_len, const char *name,
                                const fz7_open_opts *opts, fz7_archive **out, char *err,
                                size_t errlen)
 {
     static char spool_path[64];   /* a->path points here for the archive's life */
+    struct stat sb;
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        /* a redirected file (< a.7z): read in place, from its start */
+        snprintf(spool_path, sizeof spool_path, "/proc/self/fd/%d", fd);
+        return open_whole(spool_path, name, opts, out, err, errlen);
+    }
     FILE *tf = spool_file();
     if (!tf) {
         fz7_xz_msg(err, errlen, "cannot create a temporary file in %s: %s", spool_dir(),
@@ -498,20 +524,9 @@ static fz7_status open_spooled(int fd, const uint8_t *head, size_t head_len, con
     }
     if (st == FZ7_OK) {
         snprintf(spool_path, sizeof spool_path, "/proc/self/fd/%d", fileno(tf));
-        st = fz7_archive_open(spool_path, opts, out, err, errlen);
+        st = open_whole(spool_path, name, opts, out, err, errlen);
     }
     fclose(tf);   /* the archive holds its own descriptor of the file */
-    const char *type = st == FZ7_OK ? (*out)->info.type_name : NULL;
-    if (type && strcmp(type, "lzip") == 0 && (*out)->count == 1) {
-        char *p = strdup(name && name[0] ? name : "~");
-        if (!p) {
-            fz7_archive_close(*out);
-            *out = NULL;
-            return FZ7_E_MEM;
-        }
-        free((*out)->entries[0].path);
-        (*out)->entries[0].path = p;
-    }
     return st;
 }
 
