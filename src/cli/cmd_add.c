@@ -492,6 +492,19 @@ static fz7_status write_la(add_run *r, int fd, fz7_la_kind kind, const char *old
 
 /* -si: one item read from standard input, named by -si{name} or, as
  * 7-Zip names it, after the archive without its extension. */
+/* True when the one file of tree is named name, as a gzip header names
+ * it (the base name). */
+static bool same_base_name(const fz7_tree *tree, const char *name)
+{
+    for (size_t k = 0; k < tree->count; k++) {
+        if (tree->items[k].kind != FZ7_ITEM_FILE)
+            continue;
+        const char *base = strrchr(tree->items[k].name, '/');
+        return strcmp(base ? base + 1 : tree->items[k].name, name) == 0;
+    }
+    return false;
+}
+
 static fz7_status stdin_item(add_run *r, const char *archive_base, bool xz)
 {
     (void)xz;
@@ -757,6 +770,24 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
             fz7_settings_times_from(&r.set, old);
     }
 
+    /* An existing gzip is replaced when its one entry is the file added
+     * again (7zz: a nightly `a x.gz f` runs every night); its block comes
+     * before the scan, as 7zz prints it. */
+    char *gz_name = NULL;
+    if (exists && one_stream && la_kind == FZ7_LA_GZIP && !o->to_stdout && !o->from_stdin) {
+        fz7_open_opts oo = {0};
+        char err[256] = "";
+        if (fz7_archive_open(path, &oo, &old, err, sizeof err) == FZ7_OK &&
+            fz7_type_matches(type, NULL, fz7_archive_get_info(old)) && fz7_archive_count(old) == 1) {
+            fprintf(out, "Open archive: %s\n", path);
+            fz7_print_archive_block(out, path, old, NULL);
+            fputc('\n', out);
+            gz_name = strdup(fz7_archive_entry(old, 0)->path);
+        }
+        fz7_archive_close(old);
+        old = NULL;
+    }
+
     /* Scan. */
     if (o->from_stdin) {
         st = stdin_item(&r, base, one_stream);
@@ -783,7 +814,9 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
     /* An existing .xz is never replaced: it holds one file and cannot take
      * another, and a file of another kind is not ours to overwrite (7zz
      * refuses both; xz(1) without -f too). */
-    if (exists && one_stream && !o->to_stdout) {
+    bool replacing = gz_name && n_files == 1 && n_dirs == 0 && same_base_name(&r.tree, gz_name);
+    free(gz_name);
+    if (exists && one_stream && !o->to_stdout && !replacing) {
         fz7_open_opts oo = {0};
         char err[256] = "";
         st = fz7_archive_open(path, &oo, &old, err, sizeof err);
@@ -828,7 +861,7 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
         if (kept_dirs || kept_files)   /* as 7zz: no line when nothing is kept */
             fz7_print_counts(out, "Keep old data in archive: ", kept_dirs, kept_files, kept_bytes);
     } else {
-        fprintf(out, "Creating archive: %s\n\n", path);
+        fprintf(out, "%s archive: %s\n\n", replacing ? "Updating" : "Creating", path);
     }
     if ((sfx && (xz || la)) || (refused && !r.set.refuse_late)) {   /* a module runs 7z archives only */
         fflush(out);

@@ -11,12 +11,63 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 struct fz7_la_writer {
     struct archive *ar;
     fz7_la_kind kind;
+    int fd;
+    /* gzip: libarchive writes no FNAME (3.6); its 10-byte header is held
+     * here and written with FNAME set and the entry's base name after it,
+     * as 7-Zip and gzip(1) write it. */
+    uint8_t gz_head[10];
+    size_t gz_seen;
+    char *gz_name;
     char err[256];
 };
+
+/* Writes all n bytes to fd. */
+static bool write_all(int fd, const uint8_t *p, size_t n)
+{
+    while (n) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return false;
+        p += k;
+        n -= (size_t)k;
+    }
+    return true;
+}
+
+static la_ssize_t gz_write(struct archive *ar, void *ctx, const void *buf, size_t n)
+{
+    fz7_la_writer *w = ctx;
+    const uint8_t *p = buf;
+    size_t left = n;
+    if (w->gz_seen < sizeof w->gz_head) {
+        size_t k = sizeof w->gz_head - w->gz_seen < left ? sizeof w->gz_head - w->gz_seen : left;
+        memcpy(w->gz_head + w->gz_seen, p, k);
+        w->gz_seen += k;
+        p += k;
+        left -= k;
+        if (w->gz_seen == sizeof w->gz_head) {
+            if (w->gz_name)
+                w->gz_head[3] |= 8;   /* FNAME (RFC 1952 2.3.1) */
+            if (!write_all(w->fd, w->gz_head, sizeof w->gz_head) ||
+                (w->gz_name && !write_all(w->fd, (const uint8_t *)w->gz_name, strlen(w->gz_name) + 1))) {
+                archive_set_error(ar, errno, "%s", strerror(errno));
+                return -1;
+            }
+        }
+    }
+    if (left && !write_all(w->fd, p, left)) {
+        archive_set_error(ar, errno, "%s", strerror(errno));
+        return -1;
+    }
+    return (la_ssize_t)n;
+}
 
 static fz7_status la_fail(fz7_la_writer *w, struct archive *ar)
 {
@@ -77,8 +128,10 @@ fz7_status fz7_la_writer_new(int fd, fz7_la_kind kind, int level, fz7_la_writer 
      * (tar's two zero records, the compressor's trailer). */
     if (r == ARCHIVE_OK)
         r = archive_write_set_bytes_in_last_block(ar, 1);
+    w->fd = fd;
     if (r == ARCHIVE_OK)
-        r = archive_write_open_fd(ar, fd);
+        r = kind == FZ7_LA_GZIP ? archive_write_open(ar, w, NULL, gz_write, NULL)
+                                : archive_write_open_fd(ar, fd);
     if (r != ARCHIVE_OK) {
         fz7_status st = la_fail(w, ar);
         snprintf(err, errlen, "%s", w->err);
@@ -96,6 +149,10 @@ fz7_status fz7_la_writer_begin(fz7_la_writer *w, const fz7_la_entry *e)
         return FZ7_E_MEM;
     locale_t old = fz7_la_utf8_enter();
     archive_entry_set_pathname_utf8(ae, e->name);
+    if (w->kind == FZ7_LA_GZIP && !w->gz_name && e->name[0]) {
+        const char *base = strrchr(e->name, '/');
+        w->gz_name = strdup(base ? base + 1 : e->name);   /* none when out of memory */
+    }
     archive_entry_set_mode(ae, e->mode);
     archive_entry_set_mtime(ae, (time_t)e->mtime, (long)e->mtime_nsec);
     if (S_ISREG(e->mode) && e->hardlink)
@@ -237,5 +294,6 @@ void fz7_la_writer_free(fz7_la_writer *w)
     if (!w)
         return;
     archive_write_free(w->ar);
+    free(w->gz_name);
     free(w);
 }

@@ -59,6 +59,15 @@ for spec in "g1.gz:gzip -dc" "g2.tgz:gzip -dc" "b1.bz2:bzip2 -dc" "b2.tbz2:bzip2
 done
 "$FZ7" a -bd -tgzip g4 $f >/dev/null 2>&1
 check "-tgzip adds .gz" "gzip -dc g4.gz | cmp -s - $f"
+# gzip's header names the file (FNAME, its base name), as 7zz and gzip -N do
+same "gzip stores the file's name" "$(gzip -lN g1.gz | awk 'NR==2 {print $NF}')" numbers.txt
+# a nightly `a x.gz file` replaces the file, as 7zz does; another file is refused
+printf 'new data\n' >g_new.txt && mkdir -p gdir && cp g_new.txt gdir/numbers.txt
+"$FZ7" a -bd g1.gz gdir/numbers.txt >out.txt 2>&1; rc=$?
+check "a g1.gz with its file again: rc=$rc, replaced" "[ $rc -eq 0 ] && gzip -dc g1.gz | cmp -s - g_new.txt && grep -q '^Updating archive: g1.gz' out.txt"
+cp g1.gz g1.before
+"$FZ7" a -bd g1.gz g_new.txt >/dev/null 2>&1; rc=$?
+check "a g1.gz with another file: rc=$rc, g1.gz kept" "[ $rc -eq 2 ] && cmp -s g1.gz g1.before"
 "$FZ7" a -bd -tbzip2 -so x $f 2>/dev/null >s1.bz2
 check "-tbzip2 -so" "bzip2 -dc s1.bz2 | cmp -s - $f"
 
