@@ -233,15 +233,20 @@ static fz7_status write_7z(add_run *r, int fd, fz7_archive *old, const bool *kee
     fz7_7z_writer_order_7zip(w);
     /* 7-Zip shrinks the dictionary to the whole input, the same for every
      * folder (so the coder properties match 7zz's). */
-    uint64_t total = 0;
+    uint64_t total = 0, largest = 0;
     for (size_t i = 0; i < r->tree.count; i++)
-        if (r->tree.items[i].kind != FZ7_ITEM_DIR)
+        if (r->tree.items[i].kind != FZ7_ITEM_DIR) {
             total += r->tree.items[i].size;
+            largest = r->tree.items[i].size > largest ? r->tree.items[i].size : largest;
+        }
     if (old)
         for (size_t i = 0; i < fz7_archive_count(old); i++)
-            if (keep[i])
-                total += fz7_archive_entry(old, i)->size;
-    uint64_t size_hint = r->stdin_mode ? 0 : total ? total : 1;
+            if (keep[i]) {
+                uint64_t sz = fz7_archive_entry(old, i)->size;
+                total += sz;
+                largest = sz > largest ? sz : largest;
+            }
+    uint64_t size_hint = r->stdin_mode ? 0 : fz7_settings_size_hint(&r->set, total, largest);
 
     /* Old entries first: a folder whose files are all kept is copied as it
      * is (pack bytes unchanged, as 7-Zip updates); the kept files of the

@@ -404,15 +404,19 @@ static fz7_status write_archive(update_run *r, int fd, char *why, size_t whylen)
     for (size_t f = 0; st == FZ7_OK && f < n_folders; f++)
         intact[f] = true;
     /* The dictionary is shrunk to all the archive will hold, as `a` does. */
-    uint64_t size_hint = 0;
+    uint64_t total = 0, largest = 0;
     for (size_t i = 0; i < r->n_old; i++)
-        if (r->fate[i] == FATE_KEEP)
-            size_hint += fz7_archive_entry(r->old, i)->size;
+        if (r->fate[i] == FATE_KEEP) {
+            uint64_t sz = fz7_archive_entry(r->old, i)->size;
+            total += sz;
+            largest = sz > largest ? sz : largest;
+        }
     for (size_t i = 0; r->add && i < r->tree.count; i++)
-        if (r->add[i] && r->tree.items[i].kind != FZ7_ITEM_DIR)
-            size_hint += r->tree.items[i].size;
-    if (size_hint == 0)
-        size_hint = 1;
+        if (r->add[i] && r->tree.items[i].kind != FZ7_ITEM_DIR) {
+            total += r->tree.items[i].size;
+            largest = r->tree.items[i].size > largest ? r->tree.items[i].size : largest;
+        }
+    uint64_t size_hint = fz7_settings_size_hint(&r->set, total, largest);
     for (size_t i = 0; st == FZ7_OK && i < r->n_old; i++) {
         const fz7_entry *e = fz7_archive_entry(r->old, i);
         if (!e->has_stream)

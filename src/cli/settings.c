@@ -1264,6 +1264,12 @@ static void method_coder_opts(const fz7_settings *s, uint64_t size_hint, fz7_7z_
     fit_to_input(c, size_hint);
 }
 
+uint64_t fz7_settings_size_hint(const fz7_settings *s, uint64_t total, uint64_t largest)
+{
+    uint64_t n = s->solid && strcasecmp(s->solid, "off") == 0 ? largest : total;
+    return n ? n : 1;
+}
+
 void fz7_settings_folder_opts(const fz7_settings *s, const fz7_7zaes_key *key, uint64_t size_hint,
                               bool bcj, uint64_t folder_bytes, fz7_7z_folder_opts *fo)
 {

@@ -125,6 +125,13 @@ int fz7_settings_fail(fz7_status st, const char *why);
  * threads and memory cap. */
 fz7_lzma_plan fz7_settings_pick_mt(const fz7_settings *s, uint64_t bytes);
 
+/* The input size a 7z archive's dictionary is shrunk to (the size_hint
+ * below), from the bytes of all its files (total) and of its largest
+ * (largest): a solid block can hold them all, so total; with -ms=off each
+ * file is a block of its own, so largest (as 7-Zip: 775 KiB in four files
+ * of 791 KiB gets 768k, not 1 MiB). */
+uint64_t fz7_settings_size_hint(const fz7_settings *s, uint64_t total, uint64_t largest);
+
 /* Coder options of a new 7z folder: s's method, LZMA parameters and Delta,
  * x86 BCJ in front when bcj, or s's chain with chain_front in front when
  * bcj; 7zAES with key (NULL = not encrypted).
