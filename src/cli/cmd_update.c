@@ -829,6 +829,37 @@ static int commit_archive(update_run *r, bool exists, const struct stat *old_sb)
 static int update_targets(const struct fz7_options *o, FILE *out, const fz7_update_targets *ts,
                           const uint64_t *vols, size_t n_vols);
 
+/* d on a one-file stream (xz, gzip, bzip2) whose entry it does not name:
+ * the file stays as it is, exit 0, with 7-Zip's lines. -1 when that is
+ * not the case (the caller refuses then, as 7-Zip refuses the rest). */
+static int delete_nothing(const struct fz7_options *o, FILE *out, fz7_type type)
+{
+    struct stat sb;
+    if (o->command != FZ7_CMD_DELETE || (type != FZ7_TYPE_XZ && type != FZ7_TYPE_GZIP && type != FZ7_TYPE_BZIP2) ||
+        stat(o->archive, &sb) != 0)
+        return -1;
+    fz7_open_opts oo = {0};
+    char err[256] = "";
+    fz7_archive *a = NULL;
+    if (fz7_archive_open(o->archive, &oo, &a, err, sizeof err) != FZ7_OK)
+        return -1;
+    const fz7_entry *e = fz7_archive_count(a) == 1 ? fz7_archive_entry(a, 0) : NULL;
+    if (!e || !fz7_type_matches(type, NULL, fz7_archive_get_info(a)) || fz7_selected(o, e->path)) {
+        fz7_archive_close(a);
+        return -1;
+    }
+    fprintf(out, "Open archive: %s\n", o->archive);
+    fz7_print_archive_block(out, o->archive, a, NULL);
+    fprintf(out, "\nUpdating archive: %s\n\n", o->archive);
+    fz7_print_counts(out, "Keep old data in archive: ", 0, 1, e->size);
+    fz7_print_counts(out, "Add new data to archive: ", 0, 0, 0);
+    fprintf(out, "\n\nFiles read from disk: 0\nArchive size: ");
+    fz7_print_size(out, (uint64_t)sb.st_size);
+    fprintf(out, "\nEverything is Ok\n");
+    fz7_archive_close(a);
+    return 0;
+}
+
 /* -stl: the archive just written gets the mtime of its newest entry, kept
  * or read from disk, as 7zz gives it. */
 static void stamp_newest(const update_run *r)
@@ -904,6 +935,9 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
     fz7_type type = o->type != FZ7_TYPE_AUTO ? o->type : fz7_type_for_writing(o->archive, &canon);
     bool la = type == FZ7_TYPE_TAR || type == FZ7_TYPE_ZIP;
     if (type != FZ7_TYPE_AUTO && type != FZ7_TYPE_7Z && !la) {
+        int rc = delete_nothing(o, out, type);
+        if (rc >= 0)
+            return rc;
         /* 7-Zip cannot update a one-file stream either. */
         fprintf(stderr, "\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
         return FZ7_EXIT_FATAL;

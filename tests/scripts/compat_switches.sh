@@ -174,6 +174,10 @@ row same x arc.7z -oout src/sub
 row same e arc.7z -oout
 row same u arc.7z one.txt
 row same d arc.7z src/a.txt
+# d on a one-file stream that names none of its entry: kept as it is, exit 0
+row same d one.xz nomatch
+row same d arc.tar.gz nomatch
+row same d arc.tar.bz2 nomatch
 row same rn arc.7z src/a.txt src/z.txt
 row same rn arc.7z -x!src/a.txt src/a.txt src/z.txt
 # the folders an update copies (-bb3: "=") or compresses again (-bb2: "R", ".")
