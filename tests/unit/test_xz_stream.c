@@ -346,13 +346,14 @@ static void test_refusals(void **state)
     (void)state;
     char err[256];
     fz7_archive *a = NULL;
-    /* A 7z signature: its headers are at the end, a pipe cannot reach them. */
+    /* A 7z signature: its headers are at the end, so the pipe is copied
+     * to a temporary file first, which the 7z reader then opens: here it
+     * finds the start header's CRC wrong (all zeros but the version). */
     static const uint8_t sig7z[32] = {'7', 'z', 0xBC, 0xAF, 0x27, 0x1C, 0, 4};
     feeder f = feed(sig7z, sizeof sig7z);
-    assert_int_equal(fz7_archive_open_fd(f.fd, NULL, NULL, &a, err, sizeof err),
-                     FZ7_E_UNSUPPORTED);
+    assert_int_equal(fz7_archive_open_fd(f.fd, NULL, NULL, &a, err, sizeof err), FZ7_E_CRC);
     assert_null(a);
-    assert_non_null(strstr(err, "pipe"));
+    assert_null(strstr(err, "pipe"));
     unfeed(&f);
     /* Empty input and text: not an archive. */
     f = feed(sig7z, 0);
