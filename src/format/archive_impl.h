@@ -52,6 +52,11 @@ fz7_status fz7_lzip_open(fz7_archive *a, char *err, size_t errlen);
 /* A 7z archive behind a self-extractor stub: the first signature whose
  * start header CRC checks and whose next header lies in the file. */
 fz7_status fz7_7z_sfx_open(fz7_archive *a, char *err, size_t errlen);
+/* An xz file arriving on fd (a pipe), read once forward (xz_stream.c):
+ * head (head_len bytes, at most 64 KiB) came from fd already. The entry is
+ * named name, else "~". FZ7_E_FORMAT (not xz: err says so), FZ7_E_MEM. */
+fz7_status fz7_xz_open_pipe(int fd, const uint8_t *head, size_t head_len, const char *name,
+                            const fz7_open_opts *opts, fz7_archive **out, char *err, size_t errlen);
 /* A gzip file (gzip_read.c): one entry, every member decoded and checked
  * by fz7's Deflate decoder. */
 fz7_status fz7_gzip_open(fz7_archive *a, char *err, size_t errlen);

@@ -20,7 +20,6 @@
 
 static const uint8_t header_magic[6] = {0xFD, '7', 'z', 'X', 'Z', 0x00};
 static const uint8_t footer_magic[2] = {'Y', 'Z'};
-static const uint8_t magic_7z[6] = {'7', 'z', 0xBC, 0xAF, 0x27, 0x1C};
 
 /* What a block contributed, for the index check (section 4.3). */
 typedef struct seen_block {
@@ -416,162 +415,17 @@ static void xzs_close(fz7_archive *a)
 
 static const fz7_archive_ops xzs_ops = {xzs_extract, xzs_close, NULL};
 
-/* Where a pipe is spooled: $TMPDIR, else /tmp. */
-static const char *spool_dir(void)
-{
-    const char *d = getenv("TMPDIR");
-    return d && d[0] ? d : "/tmp";
-}
-
-/* An unlinked temporary file in spool_dir(), or NULL with errno set. */
-static FILE *spool_file(void)
-{
-    char path[4096];
-    if (snprintf(path, sizeof path, "%s/fz7spoolXXXXXX", spool_dir()) >= (int)sizeof path) {
-        errno = ENAMETOOLONG;
-        return NULL;
-    }
-    int fd = mkstemp(path);
-    if (fd < 0)
-        return NULL;
-    unlink(path);
-    FILE *f = fdopen(fd, "w+b");
-    if (!f)
-        close(fd);
-    return f;
-}
-
-/* True when h (n bytes, at least 512 unless the input is shorter) starts
- * an archive read only from a file, its entries listed before any is
- * extracted: 7z (its headers are at the end), zip, tar (ustar magic), cpio. */
-static bool spooled_magic(const uint8_t *h, size_t n)
-{
-    static const char *cpio[] = {"070701", "070702", "070707"};
-    if (n >= sizeof magic_7z && memcmp(h, magic_7z, sizeof magic_7z) == 0)
-        return true;
-    if (n >= 4 && h[0] == 'P' && h[1] == 'K' && ((h[2] == 3 && h[3] == 4) || (h[2] == 5 && h[3] == 6)))
-        return true;
-    for (size_t i = 0; i < 3; i++)
-        if (n >= 6 && memcmp(h, cpio[i], 6) == 0)
-            return true;
-    return n >= 262 && memcmp(h + 257, "ustar", 5) == 0;
-}
-
-/* Opens the file at path (the whole input); a one-stream file's (lzip's)
- * entry is named as a stream's: name, or "~". */
-static fz7_status open_whole(const char *path, const char *name, const fz7_open_opts *opts,
-                             fz7_archive **out, char *err, size_t errlen)
-{
-    fz7_status st = fz7_archive_open(path, opts, out, err, errlen);
-    const char *type = st == FZ7_OK ? (*out)->info.type_name : NULL;
-    if (type && strcmp(type, "lzip") == 0 && (*out)->count == 1) {
-        char *p = strdup(name && name[0] ? name : "~");
-        if (!p) {
-            fz7_archive_close(*out);
-            *out = NULL;
-            return FZ7_E_MEM;
-        }
-        free((*out)->entries[0].path);
-        (*out)->entries[0].path = p;
-    }
-    return st;
-}
-
-/* An archive that must be whole before it is read (lzip: its sizes are
- * in its trailers; 7z, zip, tar, cpio: spooled_magic) from a pipe: the
- * bytes so far (head) and the rest of fd go to an unlinked temporary file
- * in $TMPDIR, which is then opened as a file; a redirected file is
- * opened in place (open_whole). */
-static fz7_status open_spooled(int fd, const uint8_t *head, size_t head_len, const char *name,
-                               const fz7_open_opts *opts, fz7_archive **out, char *err,
-                               size_t errlen)
-{
-    static char spool_path[64];   /* a->path points here for the archive's life */
-    struct stat sb;
-    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
-        /* a redirected file (< a.7z): read in place, from its start */
-        snprintf(spool_path, sizeof spool_path, "/proc/self/fd/%d", fd);
-        return open_whole(spool_path, name, opts, out, err, errlen);
-    }
-    FILE *tf = spool_file();
-    if (!tf) {
-        fz7_xz_msg(err, errlen, "cannot create a temporary file in %s: %s", spool_dir(),
-                   strerror(errno));
-        return FZ7_E_IO;
-    }
-    bool written = fwrite(head, 1, head_len, tf) == head_len, read_ok = true;
-    uint8_t *buf = written ? malloc(IN_BUF_BYTES) : NULL;
-    fz7_status st = written && !buf ? FZ7_E_MEM : FZ7_OK;
-    while (written && buf) {
-        ssize_t n = read(fd, buf, IN_BUF_BYTES);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            read_ok = n == 0;
-            break;
-        }
-        written = fwrite(buf, 1, (size_t)n, tf) == (size_t)n;
-    }
-    free(buf);
-    written = written && fflush(tf) == 0;
-    if (st == FZ7_OK && (!written || !read_ok)) {
-        st = FZ7_E_IO;
-        if (!read_ok)
-            fz7_xz_msg(err, errlen, "Read error: %s", strerror(errno));
-        else
-            fz7_xz_msg(err, errlen, "cannot write the temporary copy of the input in %s: %s",
-                       spool_dir(), strerror(errno));
-    }
-    if (st == FZ7_OK) {
-        snprintf(spool_path, sizeof spool_path, "/proc/self/fd/%d", fileno(tf));
-        st = open_whole(spool_path, name, opts, out, err, errlen);
-    }
-    fclose(tf);   /* the archive holds its own descriptor of the file */
-    return st;
-}
-
-/* A pipe's first bytes read before a compressed file's header is parsed. */
-#define PIPE_HEAD_BYTES ((size_t)1 << 10)
-
-/* Reads the pipe's first bytes into x->in until it holds at least want
- * of them (fewer at the end of the input; more if a read gives more). */
-static fz7_status read_head(xzs *x, size_t want)
-{
-    while (!x->eof && x->in_len < want) {
-        ssize_t n = read(x->fd, x->in + x->in_len, IN_BUF_BYTES - x->in_len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return FZ7_E_IO;
-        if (n == 0)
-            x->eof = true;
-        else
-            x->in_len += (size_t)n;
-    }
-    return FZ7_OK;
-}
-
-/* True when h starts like a compressed file: gzip (fz7_gzip_open_pipe),
- * bzip2, zstd, lz4, compress (fz7_libarchive_open_pipe). */
-static bool compressed_file_magic(const uint8_t *h, size_t n)
-{
-    static const uint8_t zstd[4] = {0x28, 0xb5, 0x2f, 0xfd}, lz4[4] = {0x04, 0x22, 0x4d, 0x18};
-    if (n >= 3 && h[0] == 0x1f && (h[1] == 0x8b || h[1] == 0x9d))
-        return true;
-    if (n >= 4 && h[0] == 'B' && h[1] == 'Z' && h[2] == 'h' && h[3] >= '1' && h[3] <= '9')
-        return true;
-    return n >= 4 && (memcmp(h, zstd, 4) == 0 || memcmp(h, lz4, 4) == 0);
-}
-
-fz7_status fz7_archive_open_fd(int fd, const char *name, const fz7_open_opts *opts,
-                               fz7_archive **out, char *err, size_t errlen)
+fz7_status fz7_xz_open_pipe(int fd, const uint8_t *head, size_t head_len, const char *name,
+                            const fz7_open_opts *opts, fz7_archive **out, char *err, size_t errlen)
 {
     *out = NULL;
-    if (errlen)
-        err[0] = 0;
+    if (head_len < sizeof header_magic || memcmp(head, header_magic, sizeof header_magic) != 0) {
+        fz7_xz_msg(err, errlen, "Cannot open the file as archive");
+        return FZ7_E_FORMAT;
+    }
     fz7_archive *a = calloc(1, sizeof *a);
     xzs *x = calloc(1, sizeof *x);
-    uint8_t *in = malloc(IN_BUF_BYTES);
+    uint8_t *in = head_len <= IN_BUF_BYTES ? malloc(IN_BUF_BYTES) : NULL;
     fz7_entry *e = calloc(1, sizeof *e);
     char *path = strdup(name && name[0] ? name : "~");
     if (!a || !x || !in || !e || !path) {
@@ -593,6 +447,8 @@ fz7_status fz7_archive_open_fd(int fd, const char *name, const fz7_open_opts *op
     e->has_stream = true;
     x->fd = fd;
     x->in = in;
+    memcpy(in, head, head_len);   /* the first bytes stay buffered for extraction */
+    x->in_len = head_len;
     if (opts)
         a->opts = *opts;
     if (a->opts.mem_limit == 0)
@@ -602,52 +458,6 @@ fz7_status fz7_archive_open_fd(int fd, const char *name, const fz7_open_opts *op
     a->info.method = "";
     a->info.piped = true;
     a->info.sizes_unknown = true;   /* until read: 7-Zip shows Path and Type only */
-
-    /* Recognise the format from the first bytes, which stay buffered for
-     * extraction. */
-    fz7_status st = read_head(x, sizeof header_magic);
-    if (st == FZ7_E_IO)
-        fz7_xz_msg(err, errlen, "Read error: %s", strerror(errno));
-    else if (compressed_file_magic(in, x->in_len)) {
-        /* gzip (gzip_read.c), bzip2, zstd... (libarchive) are decoded
-         * forward; gzip's stored name may need the first KiB. */
-        st = read_head(x, PIPE_HEAD_BYTES);
-        fz7_archive *la = NULL;
-        if (st == FZ7_OK && in[0] == 0x1f && in[1] == 0x8b)
-            st = fz7_gzip_open_pipe(fd, in, x->in_len, name, opts, &la, err, errlen);
-        else if (st == FZ7_OK)
-            st = fz7_libarchive_open_pipe(fd, in, x->in_len, name, opts, &la, err, errlen);
-        else
-            fz7_xz_msg(err, errlen, "Read error: %s", strerror(errno));
-        if (st == FZ7_E_FORMAT && errlen && !err[0])
-            fz7_xz_msg(err, errlen, "Cannot open the file as archive");
-        fz7_archive_close(a);
-        *out = la;
-        return st;
-    } else if (x->in_len < sizeof header_magic ||
-               memcmp(in, header_magic, sizeof header_magic) != 0) {
-        /* lzip (its sizes are in its trailers), 7z, zip, tar, cpio: the
-         * pipe goes to a temporary file, opened as a file once whole. */
-        if ((x->in_len >= 4 && memcmp(in, "LZIP", 4) == 0) ||
-            ((st = read_head(x, 512)) == FZ7_OK && spooled_magic(in, x->in_len))) {
-            fz7_archive *sp = NULL;
-            st = open_spooled(fd, in, x->in_len, name, opts, &sp, err, errlen);
-            fz7_archive_close(a);
-            *out = sp;
-            return st;
-        }
-        if (st == FZ7_OK) {
-            st = FZ7_E_FORMAT;
-            fz7_xz_msg(err, errlen, "Cannot open the file as archive");
-        } else {
-            fz7_xz_msg(err, errlen, "Read error: %s", strerror(errno));
-        }
-    }
-    x->eof = false; /* fill() looks again once the buffer is used up */
-    if (st != FZ7_OK) {
-        fz7_archive_close(a);
-        return st;
-    }
     *out = a;
     return FZ7_OK;
 }
