@@ -175,7 +175,7 @@ fz7_status fz7_archive_open(const char *path, const fz7_open_opts *opts, fz7_arc
                             char *err, size_t errlen);
 
 /* Opens an xz file arriving on fd, which need not seek (a pipe: `-si`),
- * for one forward pass (xz_stream.c): streams, blocks, index and footer are
+ * for one forward pass (pipe_open.c, xz_stream.c): streams, blocks, index and footer are
  * read in order and the index is checked against the blocks decoded. The
  * only entry is named name ("~" when NULL or empty, as 7-Zip names it); its
  * size and the archive's phy_size, num_blocks and num_streams are known
