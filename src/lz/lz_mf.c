@@ -9,7 +9,9 @@
  * match_len. */
 #include "lz/lz_mf.h"
 #include "lz/lz_mf_impl.h"
+#include "lz/lz_radix.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -54,8 +56,66 @@
  * dictionary smaller than half a dictionary would. (An eighth is
  * worse on an input just longer than the dictionary: one move at the end
  * pins the whole window, where release_dead would have trimmed it.) */
-static uint32_t block_size(uint32_t dict_size)
+/* rdx (lz_radix.h): the table covers blocks of rdx_block positions on a
+ * fixed grid of stream positions, each built from the rdx_prefix
+ * positions before it too, so a block's first positions reach at least
+ * that far back and its last ones a prefix and a block. The table's
+ * distances fit 24 bits: the reach is at most 16 MiB. */
+#define RDX_REACH_MAX ((uint32_t)1 << 24)
+#define RDX_DEPTH_MIN 12u
+#define RDX_DEPTH_MAX 255u
+
+static uint32_t rdx_block(uint32_t dict_size)
 {
+    uint32_t b = dict_size / 4;
+    return b < ((uint32_t)64 << 10) ? (uint32_t)64 << 10 : b;
+}
+
+static uint32_t rdx_prefix(uint32_t dict_size)
+{
+    return dict_size / 4;
+}
+
+/* The sort's depth cut: nice_len within the table's length byte. */
+static uint32_t rdx_depth(uint32_t nice_len)
+{
+    return nice_len < RDX_DEPTH_MIN ? RDX_DEPTH_MIN : nice_len > RDX_DEPTH_MAX ? RDX_DEPTH_MAX : nice_len;
+}
+
+/* A block's table is built from the positions [t0 - prefix, t1) and the
+ * bytes up to t1 + depth + 1 (or the input's end): the same table however
+ * the input arrived and whichever thread builds it. */
+typedef struct fz7_lz_rdx {
+    fz7_lz_radix_work work;
+    fz7_lz_radix_entry *table;   /* positions [t0, t1) */
+    uint64_t base;               /* stream position of buf[0] */
+    uint64_t t0, t1;             /* stream positions the table covers */
+    uint32_t block, prefix, depth, reach;
+    int ended;                   /* the input has ended (fz7_lz_mf_input_end) */
+    /* The builder thread (fz7_lz_mf_rdx_thread): it builds the block after
+     * the coder's from its own copy of the bytes, so the window may move
+     * meanwhile. job: 0 none, 1 posted, 2 built. */
+    int threaded, job, quit;
+    uint64_t post_at;            /* 0, or the block to post once its bytes are in */
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    fz7_lz_radix_entry *next;    /* the job's table */
+    uint8_t *copy;               /* the job's bytes from job_lo */
+    uint32_t copy_len;
+    uint64_t job_lo, job_t0, job_t1;
+} fz7_lz_rdx;
+
+static void rdx_thread_stop(fz7_lz_rdx *r);
+static void rdx_restart(fz7_lz_rdx *r);
+
+static uint32_t block_size(int kind, uint32_t dict_size)
+{
+    /* Two blocks and their max_len, with room to spare: with the builder
+     * thread the coder keeps the next block's bytes in while it reads
+     * this one's. */
+    if (kind == FZ7_LZ_RDX)
+        return 2 * rdx_block(dict_size) + ((uint32_t)1 << 20);
     uint32_t b = dict_size / 4;
     return b < (1u << 20) ? (1u << 20) : b;
 }
@@ -120,13 +180,16 @@ static uint32_t root_bits(int kind, uint32_t dict_size)
 {
     if (kind == FZ7_LZ_BT2)
         return 16;
+    if (kind == FZ7_LZ_RDX)
+        return 0;   /* no roots: one unused slot */
     return fz7_lz_head_bits(dict_size, kind == FZ7_LZ_BT4 ? 23 : 24);
 }
 
 /* Bytes a position needs ahead of it to be hashed. */
 static uint32_t hash_bytes(int kind)
 {
-    return kind == FZ7_LZ_BT2 ? 2 : kind == FZ7_LZ_BT3 ? 3 : kind == FZ7_LZ_HC5 ? 5 : kind == FZ7_LZ_BT4 ? 6 : 4;
+    return kind == FZ7_LZ_BT2 ? 2 : kind == FZ7_LZ_BT3 ? 3 : kind == FZ7_LZ_HC5 ? 5
+           : kind == FZ7_LZ_BT4 || kind == FZ7_LZ_RDX ? 6 : 4;
 }
 
 /* Entries of the 2-byte head table (the first of the heads). */
@@ -140,11 +203,14 @@ static uint32_t hash2_entries(int kind)
  * hash3 + HASH3_SIZE + HEAD_SIZE). */
 static uint32_t hash3_entries(int kind)
 {
-    return fz7_lz_is_hc(kind) ? HC_HASH3_SIZE : kind == FZ7_LZ_BT4 ? HASH3_SIZE + 2 * HEAD_SIZE : HASH3_SIZE;
+    return fz7_lz_is_hc(kind) ? HC_HASH3_SIZE
+           : kind == FZ7_LZ_BT4 || kind == FZ7_LZ_RDX ? HASH3_SIZE + 2 * HEAD_SIZE : HASH3_SIZE;
 }
 
 static uint64_t son_entries(int kind, uint32_t dict_size)
 {
+    if (kind == FZ7_LZ_RDX)
+        return 0;
     return (uint64_t)(dict_size + 1u) * (fz7_lz_is_hc(kind) ? 1u : 2u);
 }
 
@@ -161,9 +227,17 @@ static int hc_one_page(int kind, size_t a_bytes, size_t b_bytes, uint64_t size_h
            && (size_hint == 0 || size_hint >= fill / 2);
 }
 
+/* rdx's table and the sort's scratch. */
+static uint64_t rdx_bytes(uint32_t dict_size)
+{
+    uint32_t block = rdx_block(dict_size);
+    return sizeof(fz7_lz_rdx) + (uint64_t)block * sizeof(fz7_lz_radix_entry)
+           + fz7_lz_radix_work_bytes(block + rdx_prefix(dict_size));
+}
+
 uint64_t fz7_lz_mf_memusage(int kind, uint32_t dict_size, uint32_t keep_extra)
 {
-    uint64_t window = (uint64_t)dict_size + keep_extra + block_size(dict_size);
+    uint64_t window = (uint64_t)dict_size + keep_extra + block_size(kind, dict_size);
     uint64_t heads = hash2_entries(kind) + hash3_entries(kind) + ((uint64_t)1 << root_bits(kind, dict_size));
     if (hc_one_page(kind, (size_t)window, 0, 0, (uint32_t)window))
         window = HUGE_PAGE;
@@ -171,6 +245,8 @@ uint64_t fz7_lz_mf_memusage(int kind, uint32_t dict_size, uint32_t keep_extra)
         return window + fz7_lz_hb_table_bytes(dict_size);
     if (hc_one_page(kind, (size_t)heads * 4, (size_t)son_entries(kind, dict_size) * 4, 0, dict_size + 1))
         return window + HUGE_PAGE;
+    if (kind == FZ7_LZ_RDX)
+        window += rdx_bytes(dict_size);
     return window + 4 * (heads + son_entries(kind, dict_size));
 }
 
@@ -180,7 +256,7 @@ int fz7_lz_mf_init(fz7_lz_mf *mf, int kind, uint32_t dict_size, uint32_t keep_ex
     memset(mf, 0, sizeof(*mf));
     if (depth == 0 || (kind == FZ7_LZ_HB5 && ways != 8 && ways != 16))
         return -1;
-    uint64_t window = (uint64_t)dict_size + keep_extra + block_size(dict_size);
+    uint64_t window = (uint64_t)dict_size + keep_extra + block_size(kind, dict_size);
     if (window > 0xC0000000u)
         return -1;
     mf->kind = kind;
@@ -214,14 +290,31 @@ int fz7_lz_mf_init(fz7_lz_mf *mf, int kind, uint32_t dict_size, uint32_t keep_ex
         }
         goto tables_done;
     }
-    if (hc_one_page(kind, heads * sizeof(uint32_t), son_bytes, size_hint, mf->cyclic_size)) {
+    if (kind == FZ7_LZ_RDX) {
+        mf->hash2 = big_alloc(heads * sizeof(uint32_t), heads * sizeof(uint32_t));
+        mf->rdx = calloc(1, sizeof(*mf->rdx));
+        if (!mf->buf || !mf->hash2 || !mf->rdx) {
+            fz7_lz_mf_free(mf);
+            return -1;
+        }
+        fz7_lz_rdx *r = mf->rdx;
+        r->block = rdx_block(dict_size);
+        r->prefix = rdx_prefix(dict_size);
+        r->depth = rdx_depth(nice_len);
+        r->reach = dict_size < RDX_REACH_MAX ? dict_size : RDX_REACH_MAX;
+        r->table = malloc((size_t)r->block * sizeof(*r->table));
+        if (!r->table || fz7_lz_radix_work_init(&r->work, r->block + r->prefix) != 0) {
+            fz7_lz_mf_free(mf);
+            return -1;
+        }
+    } else if (hc_one_page(kind, heads * sizeof(uint32_t), son_bytes, size_hint, mf->cyclic_size)) {
         mf->hash2 = big_alloc(HUGE_PAGE, HUGE_PAGE);
         mf->son = mf->hash2 ? mf->hash2 + heads : NULL;
     } else {
         mf->hash2 = big_alloc(heads * sizeof(uint32_t), heads * sizeof(uint32_t));
         mf->son = big_alloc(son_bytes, son_used);
     }
-    if (!mf->buf || !mf->hash2 || !mf->son) {
+    if (!mf->buf || !mf->hash2 || (!mf->son && kind != FZ7_LZ_RDX)) {
         fz7_lz_mf_free(mf);
         return -1;
     }
@@ -257,6 +350,13 @@ void fz7_lz_mf_free(fz7_lz_mf *mf)
         big_free(mf->hash2, heads * sizeof(uint32_t));
         big_free(mf->son, (size_t)son_entries(mf->kind, mf->dict_size) * sizeof(uint32_t));
     }
+    if (mf->rdx) {
+        rdx_thread_stop(mf->rdx);
+        fz7_lz_radix_work_free(&mf->rdx->work);
+        free(mf->rdx->table);
+        free(mf->rdx);
+        mf->rdx = NULL;
+    }
     mf->buf = NULL;
     mf->hash2 = mf->hash3 = mf->hash4 = mf->son = NULL;
 }
@@ -276,7 +376,7 @@ static void normalise(fz7_lz_mf *mf)
     size_t sons = (size_t)son_entries(mf->kind, mf->dict_size);
     for (size_t i = 0; i < heads; i++)
         mf->hash2[i] = mf->hash2[i] > sub ? mf->hash2[i] - sub : 0;
-    for (size_t i = 0; i < sons; i++)
+    for (size_t i = 0; i < sons && mf->son; i++)
         mf->son[i] = mf->son[i] > sub ? mf->son[i] - sub : 0;
     mf->offset -= sub;
 }
@@ -341,6 +441,8 @@ size_t fz7_lz_mf_append(fz7_lz_mf *mf, const uint8_t *data, size_t n)
         mf->end -= drop;
         mf->offset += drop;
         mf->moved = 1;
+        if (mf->rdx)
+            mf->rdx->base += drop;
         /* The move rewrites pages but does not remap them: those already
          * collapsed stay huge, unless pages were given back (those come
          * back small). Collapsing them again would copy 2 MiB per move,
@@ -1316,8 +1418,257 @@ __attribute__((always_inline)) static inline uint32_t find_kind(fz7_lz_mf *mf, f
     return n;
 }
 
+/* ---- rdx: the radix match table with bt4's near heads ------------------ */
+
+/* The first position of the grid block after the one holding s. */
+static inline uint64_t rdx_next_block(const fz7_lz_rdx *r, uint64_t s)
+{
+    return s - s % r->block + r->block;
+}
+
+/* Waits until no job runs (the thread's table and copy are free). */
+static void rdx_wait(fz7_lz_rdx *r)
+{
+    pthread_mutex_lock(&r->lock);
+    while (r->job == 1)
+        pthread_cond_wait(&r->cond, &r->lock);
+    pthread_mutex_unlock(&r->lock);
+}
+
+static void *rdx_thread_main(void *arg)
+{
+    fz7_lz_rdx *r = arg;
+    pthread_mutex_lock(&r->lock);
+    for (;;) {
+        while (r->job != 1 && !r->quit)
+            pthread_cond_wait(&r->cond, &r->lock);
+        if (r->quit)
+            break;
+        pthread_mutex_unlock(&r->lock);
+        fz7_lz_radix_build(&r->work, r->copy, r->copy_len, 0, (uint32_t)(r->job_t0 - r->job_lo),
+                           (uint32_t)(r->job_t1 - r->job_lo), r->reach, r->depth, r->next);
+        pthread_mutex_lock(&r->lock);
+        r->job = 2;
+        pthread_cond_broadcast(&r->cond);
+    }
+    pthread_mutex_unlock(&r->lock);
+    return NULL;
+}
+
+static void rdx_thread_stop(fz7_lz_rdx *r)
+{
+    if (!r->threaded)
+        return;
+    pthread_mutex_lock(&r->lock);
+    r->quit = 1;
+    pthread_cond_broadcast(&r->cond);
+    pthread_mutex_unlock(&r->lock);
+    pthread_join(r->thread, NULL);
+    pthread_mutex_destroy(&r->lock);
+    pthread_cond_destroy(&r->cond);
+    free(r->next);
+    free(r->copy);
+    r->threaded = 0;
+}
+
+static void rdx_restart(fz7_lz_rdx *r)
+{
+    if (r->threaded) {
+        rdx_wait(r);
+        r->job = 0;
+    }
+    r->base = r->t0 = r->t1 = 0;
+    r->post_at = 0;
+    r->ended = 0;
+}
+
+/* Hands the block from t0 to the thread when its bytes are in (or the
+ * input has ended); else keeps it in post_at for later. */
+static void rdx_post(fz7_lz_mf *mf, uint64_t t0)
+{
+    fz7_lz_rdx *r = mf->rdx;
+    uint64_t have = r->base + mf->end, t1 = t0 + r->block;
+    r->post_at = 0;
+    if (have < t1 + r->depth + 1 && !r->ended) {
+        r->post_at = t0;
+        return;
+    }
+    if (t1 > have)
+        t1 = have;
+    if (t1 <= t0)
+        return;   /* nothing after the coder's block */
+    uint64_t lo = t0 > r->prefix ? t0 - r->prefix : 0;
+    uint64_t stop = t1 + r->depth + 1 < have ? t1 + r->depth + 1 : have;
+    memcpy(r->copy, mf->buf + (lo - r->base), (size_t)(stop - lo));
+    pthread_mutex_lock(&r->lock);
+    r->copy_len = (uint32_t)(stop - lo);
+    r->job_lo = lo;
+    r->job_t0 = t0;
+    r->job_t1 = t1;
+    r->job = 1;
+    pthread_cond_broadcast(&r->cond);
+    pthread_mutex_unlock(&r->lock);
+}
+
+/* Makes the table cover pos: the thread's block when it is this one,
+ * else built here, from [t0 - prefix, t1) (the window always holds
+ * prefix bytes before any position of the block: see rdx_prefix); then
+ * the next block goes to the thread. */
+static void rdx_switch(fz7_lz_mf *mf)
+{
+    fz7_lz_rdx *r = mf->rdx;
+    uint64_t s = r->base + mf->pos, have = r->base + mf->end;
+    uint64_t t0 = s - s % r->block, t1 = t0 + r->block;
+    if (r->threaded && r->job != 0) {
+        rdx_wait(r);
+        if (r->job_t0 == t0) {
+            fz7_lz_radix_entry *t = r->table;
+            r->table = r->next;
+            r->next = t;
+            r->t0 = r->job_t0;
+            r->t1 = r->job_t1;
+        }
+        r->job = 0;
+    }
+    if (s < r->t0 || s >= r->t1) {
+        if (t1 > have)
+            t1 = have;
+        uint64_t lo = t0 > r->prefix ? t0 - r->prefix : 0;
+        uint32_t at = (uint32_t)(lo - r->base);
+        fz7_lz_radix_build(&r->work, mf->buf + at, mf->end - at, 0, (uint32_t)(t0 - lo), (uint32_t)(t1 - lo),
+                           r->reach, r->depth, r->table);
+        r->t0 = t0;
+        r->t1 = t1;
+    }
+    if (r->threaded)
+        rdx_post(mf, r->t1);
+}
+
+/* The table's entry for pos. */
+static inline const fz7_lz_radix_entry *rdx_entry(fz7_lz_mf *mf)
+{
+    fz7_lz_rdx *r = mf->rdx;
+    uint64_t s = r->base + mf->pos;
+    if (r->post_at && (r->base + mf->end >= r->post_at + r->block + r->depth + 1 || r->ended))
+        rdx_post(mf, r->post_at);
+    if (s < r->t0 || s >= r->t1)
+        rdx_switch(mf);
+    return &r->table[s - r->t0];
+}
+
+int fz7_lz_mf_rdx_thread(fz7_lz_mf *mf)
+{
+    fz7_lz_rdx *r = mf->rdx;
+    if (!r || r->threaded)
+        return -1;
+    r->next = malloc((size_t)r->block * sizeof(*r->next));
+    r->copy = malloc((size_t)r->block + r->prefix + r->depth + 1);
+    if (!r->next || !r->copy)
+        goto fail;
+    if (pthread_mutex_init(&r->lock, NULL) != 0)
+        goto fail;
+    if (pthread_cond_init(&r->cond, NULL) != 0) {
+        pthread_mutex_destroy(&r->lock);
+        goto fail;
+    }
+    r->job = r->quit = 0;
+    if (pthread_create(&r->thread, NULL, rdx_thread_main, r) != 0) {
+        pthread_cond_destroy(&r->cond);
+        pthread_mutex_destroy(&r->lock);
+        goto fail;
+    }
+    r->threaded = 1;
+    return 0;
+fail:
+    free(r->next);
+    free(r->copy);
+    r->next = NULL;
+    r->copy = NULL;
+    return -1;
+}
+
+uint64_t fz7_lz_mf_rdx_thread_memusage(uint32_t dict_size)
+{
+    uint32_t block = rdx_block(dict_size);
+    return (uint64_t)block * sizeof(fz7_lz_radix_entry) + block + rdx_prefix(dict_size) + RDX_DEPTH_MAX + 1;
+}
+
+void fz7_lz_mf_input_end(fz7_lz_mf *mf)
+{
+    if (!mf->rdx || mf->rdx->ended)
+        return;
+    mf->rdx->ended = 1;
+    if (mf->rdx->post_at)
+        rdx_post(mf, mf->rdx->post_at);
+}
+
+/* Appends len bytes at dist when longer than the last match, after
+ * dropping the matches it makes useless (as long or farther). */
+static inline uint32_t rdx_keep(fz7_lz_match *m, uint32_t n, uint32_t len, uint32_t dist)
+{
+    if (n > 0 && len <= m[n - 1].len)
+        return n;
+    while (n > 0 && m[n - 1].dist >= dist)
+        n--;
+    m[n].len = len;
+    m[n].dist = dist;
+    return n + 1;
+}
+
+static uint32_t rdx_find(fz7_lz_mf *mf, fz7_lz_match *m)
+{
+    const fz7_lz_radix_entry *e = rdx_entry(mf);
+    uint32_t avail = mf->end - mf->pos;
+    uint32_t lim = avail < mf->nice_len ? avail : mf->nice_len;
+    const uint8_t *cur = mf->buf + mf->pos;
+    uint32_t n = 0;
+    if (avail >= 6 && lim >= 2) {
+        uint32_t best = 1;
+        n = near_matches_kind(mf, cur, mf->pos + mf->offset, lim, m, &best, FZ7_LZ_BT4);
+    }
+    if (lim >= 2) {
+        if (e->near_a)
+            n = rdx_keep(m, n, extend(mf, cur, cur - e->near_a, 0, lim), e->near_a);
+        if (e->near_b && e->near_b != e->near_a)
+            n = rdx_keep(m, n, extend(mf, cur, cur - e->near_b, 0, lim), e->near_b);
+        uint32_t len = e->longest & 0xFFu, dist = (e->longest >> 8) + 1;
+        if (len) {
+            len = len < lim ? len : lim;
+            if (len == mf->rdx->depth)   /* the sort stopped there: it may go on */
+                len = extend(mf, cur, cur - dist, len, lim);
+            n = rdx_keep(m, n, len, dist);
+        }
+    }
+    advance(mf);
+    return n;
+}
+
+static void rdx_skip(fz7_lz_mf *mf, uint32_t count)
+{
+    while (count-- > 0) {
+        if (mf->end - mf->pos >= 6)
+            bt_heads_set(bt_heads_of(mf, mf->buf + mf->pos, FZ7_LZ_BT4), mf->pos + mf->offset, FZ7_LZ_BT4);
+        advance(mf);
+    }
+}
+
+uint32_t fz7_lz_mf_wanted(const fz7_lz_mf *mf, uint32_t ahead)
+{
+    const fz7_lz_rdx *r = mf->rdx;
+    if (!r)
+        return 0;
+    uint64_t s = r->base + mf->pos, last = s + ahead;
+    /* With the thread: the block after the last one searched, so that it
+     * can be handed over as the coder enters that one. */
+    uint64_t t1 = r->threaded ? rdx_next_block(r, last) + r->block
+                : last >= r->t0 && last < r->t1 ? 0 : rdx_next_block(r, last);
+    return t1 ? (uint32_t)(t1 + r->depth + 1 - s) : 0;
+}
+
 uint32_t fz7_lz_mf_find(fz7_lz_mf *mf, fz7_lz_match *matches)
 {
+    if (mf->kind == FZ7_LZ_RDX)
+        return rdx_find(mf, matches);
     if (mf->kind == FZ7_LZ_HB5)
         return fz7_lz_mf_find_hb5(mf, matches);
     if (mf->kind == FZ7_LZ_HC5)
@@ -1361,6 +1712,10 @@ void fz7_lz_mf_skip(fz7_lz_mf *mf, uint32_t count)
 {
     if (mf->kind == FZ7_LZ_HB5) {
         fz7_lz_mf_skip_hb5(mf, count);
+        return;
+    }
+    if (mf->kind == FZ7_LZ_RDX) {
+        rdx_skip(mf, count);
         return;
     }
     while (count > 0 && mf->pending) {
@@ -1438,7 +1793,8 @@ uint32_t fz7_lz_mf_probe(const fz7_lz_mf *mf, uint32_t idx, uint32_t lim)
     if (mf->kind == FZ7_LZ_HB5)
         return fz7_lz_hb_probe(mf, idx, lim);
     const uint8_t *p = mf->buf + idx;
-    uint32_t delta = idx + mf->offset - mf->hash4[root_of(mf, p)];
+    uint32_t head = mf->kind == FZ7_LZ_RDX ? mf->hash3[HASH3_SIZE + head4_of(p)] : mf->hash4[root_of(mf, p)];
+    uint32_t delta = idx + mf->offset - head;
     if (delta - 1 >= mf->dict_size || delta > idx)
         return 0;
     if (lim > mf->end - idx)
@@ -1465,7 +1821,8 @@ static void fit_offset(fz7_lz_mf *mf)
         } else {
             size_t heads = hash2_entries(mf->kind) + hash3_entries(mf->kind) + (size_t)mf->hash4_mask + 1;
             memset(mf->hash2, 0, heads * sizeof(uint32_t));
-            memset(mf->son, 0, (size_t)son_entries(mf->kind, mf->dict_size) * sizeof(uint32_t));
+            if (mf->son)
+                memset(mf->son, 0, (size_t)son_entries(mf->kind, mf->dict_size) * sizeof(uint32_t));
         }
         mf->offset = mf->cyclic_size;
     }
@@ -1479,6 +1836,8 @@ void fz7_lz_mf_borrow(fz7_lz_mf *mf, const uint8_t *buf, uint32_t len)
     }
     mf->buf = (uint8_t *)buf;   /* read only: append copies nothing */
     mf->buf_size = len;
+    if (mf->rdx)
+        rdx_restart(mf->rdx);
     fit_offset(mf);
 }
 
@@ -1502,4 +1861,6 @@ void fz7_lz_mf_reset(fz7_lz_mf *mf)
     mf->run_left = 0;
     mf->repeat_dist = 0;
     mf->repeat_len = 0;
+    if (mf->rdx)
+        rdx_restart(mf->rdx);
 }

@@ -1,7 +1,8 @@
 /* lz_mf.h - the sliding window and match finders the LZMA encoder
  * searches for earlier occurrences of the bytes ahead: hash chains over a
- * 4- or 5-byte hash (hc4, hc5), binary trees (bt2, bt3, bt4) and hash
- * buckets on hc5's hash (hb5, lz_mf_bucket.c).
+ * 4- or 5-byte hash (hc4, hc5), binary trees (bt2, bt3, bt4), hash
+ * buckets on hc5's hash (hb5, lz_mf_bucket.c) and the radix match table
+ * (rdx, lz_radix.h).
  *
  * The window keeps the last dictionary-size bytes before the read position
  * plus the input not yet searched. Hash tables and chains/trees store
@@ -17,16 +18,19 @@
 #include "lz/hash_mask.h"
 #include "lz/match_len.h"
 
-/* Kinds of match finder (7-Zip's mf=hc4|bt2|bt3|bt4|hc5, and fz7's hb5):
- * hash chains over a 4- or 5-byte hash, binary trees over a 2-, 3- or
- * 4-byte hash, hash buckets on hc5's hash (lz_mf_bucket.c). */
+/* Kinds of match finder (7-Zip's mf=hc4|bt2|bt3|bt4|hc5, and fz7's hb5
+ * and rdx): hash chains over a 4- or 5-byte hash, binary trees over a 2-,
+ * 3- or 4-byte hash, hash buckets on hc5's hash (lz_mf_bucket.c), and a
+ * table of each position's longest and near matches built per block by a
+ * radix sort (lz_radix.h), with bt4's 2- to 5-byte heads beside it. */
 typedef enum fz7_lz_kind {
     FZ7_LZ_HC4 = 0,
     FZ7_LZ_BT2,
     FZ7_LZ_BT3,
     FZ7_LZ_BT4,
     FZ7_LZ_HC5,
-    FZ7_LZ_HB5
+    FZ7_LZ_HB5,
+    FZ7_LZ_RDX
 } fz7_lz_kind;
 
 /* Hash chains (hc4, hc5) keep one link per slot; binary trees two. */
@@ -106,6 +110,7 @@ typedef struct fz7_lz_mf {
     uint32_t repeat_end, repeat_len, repeat_len_dist;
     int repeat_collect;
     fz7_lz_match pending_matches[FZ7_LZ_GROUP - 1][FZ7_LZ_MATCHES_MAX];
+    struct fz7_lz_rdx *rdx;   /* rdx: the table and the block it covers */
 } fz7_lz_mf;
 
 /* Bytes fz7_lz_mf_init allocates for these settings (window, hash tables,
@@ -145,6 +150,26 @@ void fz7_lz_mf_borrow(fz7_lz_mf *mf, const uint8_t *buf, uint32_t len);
 
 /* Bytes written but not yet searched (from pos to the end). */
 static inline uint32_t fz7_lz_mf_avail(const fz7_lz_mf *mf) { return mf->end - mf->pos; }
+
+/* Bytes the caller should have written past pos before it searches the
+ * positions up to `ahead` past pos (unless the input has ended): rdx
+ * builds its table for a whole block at once, from max_len bytes past the
+ * block's end, so that the table never depends on how the input arrived.
+ * 0 for the other kinds. */
+uint32_t fz7_lz_mf_wanted(const fz7_lz_mf *mf, uint32_t ahead);
+
+/* No more input will be appended (until the next reset): rdx then builds
+ * its last block from what there is. The other kinds ignore it. */
+void fz7_lz_mf_input_end(fz7_lz_mf *mf);
+
+/* rdx: starts a thread that builds each block's table while the caller
+ * searches the block before (the same tables, so the same matches). 0, or
+ * -1 when mf is not rdx or the thread could not start (mf then builds
+ * each table itself). Stopped by fz7_lz_mf_free. */
+int fz7_lz_mf_rdx_thread(fz7_lz_mf *mf);
+
+/* Bytes fz7_lz_mf_rdx_thread allocates for a dictionary of dict_size. */
+uint64_t fz7_lz_mf_rdx_thread_memusage(uint32_t dict_size);
 
 /* Searches pos, records it in the tables and advances pos by one. Writes
  * matches with strictly increasing len (each the nearest of its length

@@ -33,7 +33,7 @@ fz7_status fz7_lzma_enc_check(const fz7_lzma_enc_opts *o)
         || o->lc > FZ7_LZMA_LC_MAX || o->lp > FZ7_LZMA_LP_MAX || o->pb > FZ7_LZMA_PB_MAX
         || (o->mode != FZ7_LZMA_MODE_FAST && o->mode != FZ7_LZMA_MODE_NORMAL)
         || o->nice_len < FZ7_LZMA_NICE_MIN || o->nice_len > FZ7_LZMA_NICE_MAX
-        || (unsigned)o->mf > FZ7_LZ_HB5 || (o->mf_thread != 0 && o->mf_thread != 1))
+        || (unsigned)o->mf > FZ7_LZ_RDX || (o->mf_thread != 0 && o->mf_thread != 1))
         return FZ7_E_ARG;
     return FZ7_OK;
 }
@@ -100,6 +100,7 @@ fz7_status fz7_lzma_enc_parse_param(fz7_lzma_enc_opts *opts, const char *param)
         else if (strcmp(m, "bt2") == 0) o.mf = FZ7_LZ_BT2;
         else if (strcmp(m, "bt3") == 0) o.mf = FZ7_LZ_BT3;
         else if (strcmp(m, "bt4") == 0) o.mf = FZ7_LZ_BT4;
+        else if (strcmp(m, "rdx") == 0) o.mf = FZ7_LZ_RDX;
         else return FZ7_E_ARG;
     } else {
         if (parse_number(val, &v, strcmp(name, "d") == 0, &suffix) != 0)
@@ -176,7 +177,7 @@ uint64_t fz7_lzma_enc_memusage(const fz7_lzma_enc_opts *o)
     if (o->mode == FZ7_LZMA_MODE_NORMAL)
         n += (uint64_t)FZ7_LZMA_OPTS * sizeof(fz7_lzma_opt);
     if (mf_thread_used(o))
-        n += fz7_lz_mf_mt_memusage();
+        n += o->mf == FZ7_LZ_RDX ? fz7_lz_mf_rdx_thread_memusage(o->dict_size) : fz7_lz_mf_mt_memusage();
     return n;
 }
 
@@ -586,19 +587,23 @@ static void run(struct fz7_lzma_enc *e, int finishing)
      * tests them where it stands (fz7_lzma2_store_test), so its streams
      * store other pieces than a one-thread stream. An encoder whose
      * thread did not start does not store: its output is that of the
-     * thread without the test. */
-    const int store = e->frame && !e->opts.mf_thread;
+     * thread without the test. rdx's thread only builds tables: its coder
+     * tests as on one thread. */
+    const int store = e->frame && (!e->opts.mf_thread || e->opts.mf == FZ7_LZ_RDX);
     const int store_mt = e->frame && e->mf_mt;
     /* With store pieces: a whole piece past the coder before a test, so
      * that the test sees the same bytes however the input arrives. */
     const uint32_t want = FZ7_LZMA_LOOKAHEAD + (e->mf_mt ? MT_SLACK : 0)
                           + (store || store_mt ? FZ7_LZMA2_STORE_PIECE : 0);
+    if (finishing)
+        fz7_lz_mf_input_end(&e->mf);
     while (!e->error) {
         if (e->queue_len == 0) {
             uint32_t coder_idx = e->mf.pos - e->ahead;
             if (coder_idx == e->mf.end)
                 break;
-            if (!finishing && fz7_lz_mf_avail(&e->mf) < want)
+            if (!finishing && (fz7_lz_mf_avail(&e->mf) < want
+                               || fz7_lz_mf_avail(&e->mf) < fz7_lz_mf_wanted(&e->mf, FZ7_LZMA_LOOKAHEAD)))
                 break;
             if (store && e->pos >= e->store_next && e->frame->store_piece(e))
                 continue;
@@ -659,7 +664,9 @@ fz7_status fz7_lzma_enc_new_framed(const fz7_lzma_enc_opts *opts, fz7_ostream *d
     }
     /* No thread (allocation or pthread_create failed): the same bytes on
      * one thread. */
-    if (mf_thread_used(opts)
+    if (mf_thread_used(opts) && opts->mf == FZ7_LZ_RDX)
+        (void)fz7_lz_mf_rdx_thread(&e->mf);   /* else each table is built here: the same tables */
+    else if (mf_thread_used(opts)
         && fz7_lz_mf_mt_start(&e->mf, frame ? frame->piece_test : NULL, FZ7_LZMA2_STORE_PIECE,
                               FZ7_LZMA2_STORE_RETEST_MT, &e->mf_mt) != 0)
         e->mf_mt = NULL;

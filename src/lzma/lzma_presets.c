@@ -106,7 +106,7 @@ uint32_t fz7_lzma_hb5_ways(uint32_t depth)
 
 bool fz7_lzma_mf_thread_pays(fz7_lz_kind mf)
 {
-    return mf == FZ7_LZ_BT2 || mf == FZ7_LZ_BT3 || mf == FZ7_LZ_BT4;
+    return mf == FZ7_LZ_BT2 || mf == FZ7_LZ_BT3 || mf == FZ7_LZ_BT4 || mf == FZ7_LZ_RDX;
 }
 
 /* ---- LZMA2 blocks ------------------------------------------------------- */

@@ -366,12 +366,13 @@ static void test_settings_matrix(void **state)
 {
     (void)state;
     uint32_t seed = 1000;
-    for (int mf = 0; mf <= FZ7_LZ_HC5; mf++)
+    /* hc4, bt2, bt3, bt4, hc5, then rdx. */
+    for (int mf = 0; mf <= FZ7_LZ_HC5 + 1; mf++)
         for (int mode = 0; mode < 2; mode++)
             for (int v = 0; v < 6; v++) {
                 fz7_lzma_enc_opts o;
                 fz7_lzma_enc_preset(&o, mode ? 5 : 1);
-                o.mf = (fz7_lz_kind)mf;
+                o.mf = mf > FZ7_LZ_HC5 ? FZ7_LZ_RDX : (fz7_lz_kind)mf;
                 o.dict_size = v == 0 ? 4096 : (uint32_t)1 << (12 + 2 * v);
                 o.lc = (uint32_t)(v % 5);
                 o.lp = (uint32_t)((v + mf) % 3);

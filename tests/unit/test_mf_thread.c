@@ -233,6 +233,23 @@ static void test_bt4_levels(void **state)
     free(m.p);
 }
 
+/* rdx: the thread that builds the next block's table must not change a
+ * byte either: 64 KiB blocks over the whole input, random write() pieces
+ * and 1 MiB ones, LZMA2 and LZMA; the threaded stream decodes. */
+static void test_rdx_builder_thread(void **state)
+{
+    (void)state;
+    static const case_opts RDX_MX5 = {"rdx -mx5 d=256k", 5, 256 << 10, FZ7_LZ_RDX};
+    size_t a = same_both_ways(&RDX_MX5, 1, g_in, g_n, 0);
+    size_t b = same_both_ways(&RDX_MX5, 0, g_in, g_n, (size_t)1 << 20);
+    print_message("rdx: %zu -> %zu (LZMA2), %zu (LZMA) bytes, identical\n", g_n, a, b);
+    fz7_lzma_enc_opts o = opts_of(&RDX_MX5, 1);
+    tu_membuf m;
+    encode(&o, 1, g_in, g_n, 65537, &m);
+    check_decodes(&m, o.dict_size, g_in, g_n);
+    free(m.p);
+}
+
 /* Over 4 MiB with a 64 KiB dictionary the window moves three times and
  * the stored positions are renumbered (lz_mf.c starts them high so that
  * the second move does it) while the searcher is paused. */
@@ -951,6 +968,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bt4_levels),
+        cmocka_unit_test(test_rdx_builder_thread),
         cmocka_unit_test(test_renumbering),
         cmocka_unit_test(test_other_finders),
         cmocka_unit_test(test_repeats),

@@ -18,6 +18,16 @@
 
 /* Prints the CPU levels above this CPU's highest, which a test that runs
  * every level cannot cover here. */
+/* xorshift64: the tests' reproducible pseudo-random numbers (the top 32
+ * bits of the next state of *x, which must not be 0). */
+static inline uint32_t tu_rnd(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return (uint32_t)(*x >> 32);
+}
+
 static inline void tu_print_skipped_levels(const char *test)
 {
     for (int l = (int)fz7_cpu_max_level() + 1; l <= (int)FZ7_LEVEL_AVX512; l++)

@@ -1,0 +1,49 @@
+/* lz_radix.h - the radix match table: for every position of a block, the
+ * nearest earlier position with the longest common prefix, found by
+ * sorting the block's positions on their next bytes (one byte a level)
+ * instead of walking a tree per position. The sort reaches every depth at
+ * once, so the table also keeps the nearest position sharing at least
+ * FZ7_LZ_RADIX_NEAR_A and FZ7_LZ_RADIX_NEAR_B bytes: the shorter, nearer
+ * matches the optimal parser prices besides the longest. */
+#ifndef FZ7_LZ_RADIX_H
+#define FZ7_LZ_RADIX_H
+
+#include <stdint.h>
+
+/* The depths of the two near links. */
+#define FZ7_LZ_RADIX_NEAR_A 6u
+#define FZ7_LZ_RADIX_NEAR_B 10u
+
+/* One position's entry: the longest match as ((dist - 1) << 8) | len
+ * (len 0: none; dist at most 2^24), and the distances of the nearest
+ * matches of at least NEAR_A and NEAR_B bytes (0: none). */
+typedef struct fz7_lz_radix_entry {
+    uint32_t longest;
+    uint32_t near_a, near_b;
+} fz7_lz_radix_entry;
+
+/* Scratch of the sort: two lists of positions. */
+typedef struct fz7_lz_radix_work {
+    uint32_t *list, *tmp;
+    uint32_t cap;          /* positions each holds */
+} fz7_lz_radix_work;
+
+/* Allocates scratch for blocks of up to cap positions (prefix included).
+ * 0, or -1 when out of memory. */
+int fz7_lz_radix_work_init(fz7_lz_radix_work *w, uint32_t cap);
+void fz7_lz_radix_work_free(fz7_lz_radix_work *w);
+
+/* Bytes of scratch for cap positions. */
+uint64_t fz7_lz_radix_work_bytes(uint32_t cap);
+
+/* Fills out[0 .. to - from) for positions [from, to) of data[0 .. len),
+ * from the positions [lo, to) (lo <= from < to <= len, to - lo at most
+ * w->cap): for each, the nearest earlier position of [lo, p) at most dict
+ * bytes back sharing the most bytes (counted up to max_len, 12..255, and
+ * up to len), and the near links. A position's entry depends only on
+ * data[lo .. p + max_len) (and len where that is shorter), so a caller
+ * that has max_len bytes past to gets the same table whatever follows. */
+void fz7_lz_radix_build(fz7_lz_radix_work *w, const uint8_t *data, uint32_t len, uint32_t lo, uint32_t from,
+                        uint32_t to, uint32_t dict, uint32_t max_len, fz7_lz_radix_entry *out);
+
+#endif
