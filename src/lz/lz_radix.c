@@ -22,6 +22,7 @@ typedef struct ctx {
     const uint8_t *data;
     uint32_t len, from, dict, max_len;
     fz7_lz_radix_entry *out;   /* indexed by position - from */
+    uint8_t *keys;             /* byte d of a list's entries, at its offset */
     uint32_t cnt[257];         /* zero between uses */
 } ctx;
 
@@ -99,8 +100,9 @@ static void near_links(ctx *c, const uint32_t *list, uint32_t k, int b)
     }
 }
 
-/* list: k ascending positions sharing d bytes; tmp: room for k. */
-static void sort_list(ctx *c, uint32_t *list, uint32_t *tmp, uint32_t k, uint32_t d)
+/* list: k ascending positions sharing d bytes; tmp: room for k; off:
+ * where they start in the scratch (both lists and the keys). */
+static void sort_list(ctx *c, uint32_t *list, uint32_t *tmp, uint32_t k, uint32_t d, uint32_t off)
 {
     for (;;) {
         if (k <= SMALL) {
@@ -124,11 +126,13 @@ static void sort_list(ctx *c, uint32_t *list, uint32_t *tmp, uint32_t k, uint32_
         uint32_t *cnt = c->cnt;
         uint16_t used[257];
         unsigned nu = 0;
+        uint8_t *key = c->keys + off;   /* read once, at random; then in order */
         for (uint32_t i = 0; i < k; i++) {
             if (i + 16 < k)
                 __builtin_prefetch(at + list[i + 16]);
             uint32_t p = list[i];
             unsigned b = p < ends ? at[p] + 1u : 0u;
+            key[i] = (uint8_t)(b - 1);
             if (cnt[b]++ == 0)
                 used[nu++] = (uint16_t)b;
         }
@@ -146,7 +150,7 @@ static void sort_list(ctx *c, uint32_t *list, uint32_t *tmp, uint32_t k, uint32_
         }
         for (uint32_t i = 0; i < k; i++) {
             uint32_t p = list[i];
-            unsigned b = p < ends ? at[p] + 1u : 0u;
+            unsigned b = p < ends ? key[i] + 1u : 0u;
             /* No earlier position in reach in its part: its longest is
              * the one before it here. */
             if (i > 0 && p >= c->from && (b == 0 || fill[b] == start[b] || p - tmp[fill[b] - 1] > c->dict)
@@ -160,7 +164,7 @@ static void sort_list(ctx *c, uint32_t *list, uint32_t *tmp, uint32_t k, uint32_
             unsigned b = used[u];
             uint32_t n = fill[b] - start[b];
             if (b != 0 && n >= 2)
-                sort_list(c, tmp + start[b], list + start[b], n, d + 1);
+                sort_list(c, tmp + start[b], list + start[b], n, d + 1, off + start[b]);
         }
         return;
     }
@@ -177,7 +181,7 @@ static uint32_t run_end(const uint8_t *data, uint32_t i, uint32_t stop)
 
 uint64_t fz7_lz_radix_work_bytes(uint32_t cap)
 {
-    return (uint64_t)cap * 2 * sizeof(uint32_t) + (TOP_BUCKETS + 1) * sizeof(uint32_t);
+    return (uint64_t)cap * (2 * sizeof(uint32_t) + 1) + (TOP_BUCKETS + 1) * sizeof(uint32_t);
 }
 
 int fz7_lz_radix_work_init(fz7_lz_radix_work *w, uint32_t cap)
@@ -185,7 +189,8 @@ int fz7_lz_radix_work_init(fz7_lz_radix_work *w, uint32_t cap)
     w->cap = cap;
     w->list = malloc(((size_t)cap + 1) * sizeof(uint32_t));
     w->tmp = malloc(((size_t)cap + 1) * sizeof(uint32_t));
-    if (!w->list || !w->tmp) {
+    w->keys = malloc((size_t)cap + 1);
+    if (!w->list || !w->tmp || !w->keys) {
         fz7_lz_radix_work_free(w);
         return -1;
     }
@@ -196,7 +201,9 @@ void fz7_lz_radix_work_free(fz7_lz_radix_work *w)
 {
     free(w->list);
     free(w->tmp);
+    free(w->keys);
     w->list = w->tmp = NULL;
+    w->keys = NULL;
     w->cap = 0;
 }
 
@@ -218,6 +225,7 @@ void fz7_lz_radix_build(fz7_lz_radix_work *w, const uint8_t *data, uint32_t len,
     c->dict = dict;
     c->max_len = max_len;
     c->out = out;
+    c->keys = w->keys;
     memset(heads, 0, (TOP_BUCKETS + 1) * sizeof(uint32_t));
     /* Inside a run of one byte value with max_len more after it, the
      * longest match is max_len bytes one back, and so are the near ones:
@@ -256,7 +264,7 @@ void fz7_lz_radix_build(fz7_lz_radix_work *w, const uint8_t *data, uint32_t len,
     for (uint32_t b = 0; b < TOP_BUCKETS; b++) {
         uint32_t end = heads[b];
         if (end - begin >= 2)
-            sort_list(c, tmp + begin, list + begin, end - begin, 2);
+            sort_list(c, tmp + begin, list + begin, end - begin, 2, begin);
         begin = end;
     }
     for (uint32_t i = lo; i < last;) {

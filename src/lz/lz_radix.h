@@ -22,9 +22,10 @@ typedef struct fz7_lz_radix_entry {
     uint32_t near_a, near_b;
 } fz7_lz_radix_entry;
 
-/* Scratch of the sort: two lists of positions. */
+/* Scratch of the sort: two lists of positions and a byte for each. */
 typedef struct fz7_lz_radix_work {
     uint32_t *list, *tmp;
+    uint8_t *keys;
     uint32_t cap;          /* positions each holds */
 } fz7_lz_radix_work;
 

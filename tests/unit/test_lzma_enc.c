@@ -317,10 +317,12 @@ static void test_random_stored_chunks(void **state)
 /* The LZMA2 stream of d[0..n) at level 5 with a 1 MiB dictionary, on one
  * thread or with the match finder's: its size, after a check that it
  * decodes. */
-static size_t store_case_size(const uint8_t *d, size_t n, int thread, const char *what)
+static size_t store_case_size(const uint8_t *d, size_t n, int thread, const char *what, fz7_lz_kind mf)
 {
     fz7_lzma_enc_opts o;
     fz7_lzma_enc_preset(&o, 5);
+    o.mf = mf;
+    o.lc = 3;
     o.dict_size = 1 << 20;
     o.mf_thread = thread;
     tu_membuf out;
@@ -342,22 +344,27 @@ static void test_store_refusals(void **state)
     (void)state;
     static const struct {
         size_t period;
-        size_t packed;  /* LZMA2 stream bytes of 400,000 input bytes */
-    } cases[] = {{300, 449}, {1000, 1156}, {5000, 5201}, {30000, 30529}, {70000, 71245}};
+        size_t packed;      /* LZMA2 stream bytes of 400,000 input bytes (bt4) */
+        size_t packed_rdx;  /* the same with rdx (its coder tests on both) */
+    } cases[] = {{300, 449, 449}, {1000, 1156, 1156}, {5000, 5201, 5201}, {30000, 30529, 30529}, {70000, 71245, 70184}};
     const size_t n = 400000;
     uint8_t *rnd = make_input(IN_RANDOM, n, 11), *d = malloc(n);
     assert_non_null(d);
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         for (size_t i = 0; i < n; i++)
             d[i] = rnd[i % cases[c].period];
-        for (int thread = 0; thread < 2; thread++)
-            assert_int_equal(store_case_size(d, n, thread, "period"), cases[c].packed);
+        for (int thread = 0; thread < 2; thread++) {
+            assert_int_equal(store_case_size(d, n, thread, "period", FZ7_LZ_BT4), cases[c].packed);
+            assert_int_equal(store_case_size(d, n, thread, "period rdx", FZ7_LZ_RDX), cases[c].packed_rdx);
+        }
     }
     /* Records of 256 bytes: a fixed 16-byte header, then random bytes. */
     for (size_t i = 0; i < n; i++)
         d[i] = i % 256 < 16 ? (uint8_t)("fz7-record-head!"[i % 256]) : rnd[i];
-    for (int thread = 0; thread < 2; thread++)
-        assert_int_equal(store_case_size(d, n, thread, "records"), 381637);
+    for (int thread = 0; thread < 2; thread++) {
+        assert_int_equal(store_case_size(d, n, thread, "records", FZ7_LZ_BT4), 381637);
+        assert_int_equal(store_case_size(d, n, thread, "records rdx", FZ7_LZ_RDX), 381638);
+    }
     free(d);
     free(rnd);
 }
@@ -487,7 +494,7 @@ static void test_options(void **state)
     assert_int_equal(fz7_lzma_enc_preset(&o, 5), FZ7_OK);
     assert_int_equal(o.dict_size, 16u << 20);
     assert_int_equal(o.mode, FZ7_LZMA_MODE_NORMAL);
-    assert_int_equal(o.mf, FZ7_LZ_BT4);
+    assert_int_equal(o.mf, FZ7_LZ_RDX);
     assert_int_equal(o.nice_len, 48);
     assert_int_equal(o.lc, 3);
     assert_int_equal(fz7_lzma_enc_preset(&o, 6), FZ7_OK);

@@ -213,7 +213,7 @@ static void check_decodes(const tu_membuf *c, uint32_t dict, const uint8_t *in, 
     fz7_istream_free(src);
 }
 
-static const case_opts BT4_MX5 = {"bt4 -mx5 d=256k", 5, 256 << 10, -1};
+static const case_opts BT4_MX5 = {"bt4 -mx5 d=256k", 5, 256 << 10, FZ7_LZ_BT4};
 static const case_opts BT4_MX9 = {"bt4 -mx9 d=512k", 9, 512 << 10, -1};
 
 /* bt4 at the -mx5 and -mx9 settings over the whole input (many window
@@ -256,7 +256,7 @@ static void test_rdx_builder_thread(void **state)
 static void test_renumbering(void **state)
 {
     (void)state;
-    static const case_opts c = {"bt4 -mx5 d=64k", 5, 64 << 10, -1};
+    static const case_opts c = {"bt4 -mx5 d=64k", 5, 64 << 10, FZ7_LZ_BT4};
     uint8_t *twice = malloc(2 * g_n);
     assert_non_null(twice);
     memcpy(twice, g_in, g_n);
@@ -333,7 +333,7 @@ static void test_repeats(void **state)
         size_t bytes;
         uint64_t digest;
     } cases[] = {
-        {{"bt4 -mx5 d=256k", 5, 256 << 10, -1}, 66048, 0x15a341ed902dafcdull},
+        {{"bt4 -mx5 d=256k", 5, 256 << 10, FZ7_LZ_BT4}, 66048, 0x15a341ed902dafcdull},
         {{"bt4 -mx9 d=1m", 9, 1 << 20, -1}, 66628, 0x060bbbb4b2414c7eull},
         {{"bt2 -mx5 d=256k", 5, 256 << 10, FZ7_LZ_BT2}, 66217, 0x306b3ebd56f36654ull},
         {{"bt3 -mx7 d=256k", 7, 256 << 10, FZ7_LZ_BT3}, 66192, 0xf191a801cb82534cull},
@@ -361,7 +361,7 @@ static void test_repeats(void **state)
 static void test_pieces_and_tiny(void **state)
 {
     (void)state;
-    static const case_opts small = {"bt4 -mx5 d=64k", 5, 64 << 10, -1};
+    static const case_opts small = {"bt4 -mx5 d=64k", 5, 64 << 10, FZ7_LZ_BT4};
     static const case_opts hc = {"hc4 -mx5 d=64k", 5, 64 << 10, FZ7_LZ_HC4};
     same_both_ways(&small, 1, g_in, 300000, 1);
     same_both_ways(&small, 1, g_in, 300000, 7);
@@ -403,6 +403,7 @@ static void test_blocks(void **state)
     (void)state;
     fz7_lzma_enc_opts o1, o2;
     assert_int_equal(fz7_lzma_enc_preset(&o1, 5), FZ7_OK);
+    o1.mf = FZ7_LZ_BT4;
     o1.dict_size = 1 << 20;
     o2 = o1;
     o2.mf_thread = 1;
@@ -422,6 +423,7 @@ static void test_blocks(void **state)
      * dictionary reduced to the input). */
     fz7_lzma_enc_opts one;
     assert_int_equal(fz7_lzma_enc_preset(&one, 5), FZ7_OK);
+    one.mf = FZ7_LZ_BT4;
     fz7_lzma_enc_reduce_dict(&one, g_n);
     tu_membuf single;
     encode(&one, 1, g_in, g_n, 65536, &single);
@@ -435,6 +437,22 @@ static void test_blocks(void **state)
     assert_int_equal(fz7_lzma2_mt_memusage(&one, 2, 0), fz7_lzma_enc_memusage(&with));
     assert_int_equal(fz7_lzma_enc_memusage(&with), fz7_lzma_enc_memusage(&one) + fz7_lz_mf_mt_memusage());
     assert_true(fz7_lz_mf_mt_memusage() >= ((uint64_t)2 << 20));
+
+    /* rdx (-mx5): its second thread builds tables, the same stream; its
+     * memory adds the thread's table and copy of a block. */
+    assert_int_equal(fz7_lzma_enc_preset(&one, 5), FZ7_OK);
+    assert_int_equal(one.mf, FZ7_LZ_RDX);
+    fz7_lzma_enc_reduce_dict(&one, g_n);
+    encode(&one, 1, g_in, g_n, 65536, &single);
+    encode_mt(&one, 2, 0, g_n, 65536, &got);
+    assert_same("rdx: one block on 2 threads", &single, &got);
+    free(got.p);
+    free(single.p);
+    with = one;
+    with.mf_thread = 1;
+    assert_int_equal(fz7_lzma2_mt_memusage(&one, 2, 0), fz7_lzma_enc_memusage(&with));
+    assert_int_equal(fz7_lzma_enc_memusage(&with),
+                     fz7_lzma_enc_memusage(&one) + fz7_lz_mf_rdx_thread_memusage(one.dict_size));
 }
 
 /* Encodes n bytes of data with fz7_lzma2_enc_new_mt (its own pool). */
@@ -773,8 +791,9 @@ static void test_reset(void **state)
         {"hb5 -mx3 d=64k", 3, 64 << 10, -1},
         {"hc5 -mx1 d=256k", 1, 256 << 10, FZ7_LZ_HC5},
         {"hc4 -mx1 d=64k", 1, 64 << 10, FZ7_LZ_HC4},
-        {"bt4 -mx5 d=256k", 5, 256 << 10, -1},
+        {"bt4 -mx5 d=256k", 5, 256 << 10, FZ7_LZ_BT4},
         {"bt2 -mx9 d=64k", 9, 64 << 10, FZ7_LZ_BT2},
+        {"rdx -mx5 d=256k", 5, 256 << 10, FZ7_LZ_RDX},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         fz7_lzma_enc_opts o = opts_of(&cases[i], 0);
@@ -784,7 +803,7 @@ static void test_reset(void **state)
             reset_case(cases[i].name, &o, 0);
         }
     }
-    static const int kinds[] = {FZ7_LZ_HB5, FZ7_LZ_HC5, FZ7_LZ_HC4, FZ7_LZ_BT4, FZ7_LZ_BT3};
+    static const int kinds[] = {FZ7_LZ_HB5, FZ7_LZ_HC5, FZ7_LZ_HC4, FZ7_LZ_BT4, FZ7_LZ_BT3, FZ7_LZ_RDX};
     for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
         mf_reset_case(kinds[i], 0);
         mf_reset_case(kinds[i], 1);
