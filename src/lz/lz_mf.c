@@ -1432,13 +1432,17 @@ static inline uint64_t rdx_next_block(const fz7_lz_rdx *r, uint64_t s)
     return s - s % r->block + r->block;
 }
 
-/* Waits until no job runs (the thread's table and copy are free). */
-static void rdx_wait(fz7_lz_rdx *r)
+/* Waits until no job runs (the thread's table and copy are free again)
+ * and clears it; 1 if a job was built, 0 if there was none. */
+static int rdx_collect(fz7_lz_rdx *r)
 {
     pthread_mutex_lock(&r->lock);
     while (r->job == 1)
         pthread_cond_wait(&r->cond, &r->lock);
+    int built = r->job == 2;
+    r->job = 0;
     pthread_mutex_unlock(&r->lock);
+    return built;
 }
 
 static void *rdx_thread_main(void *arg)
@@ -1479,10 +1483,8 @@ static void rdx_thread_stop(fz7_lz_rdx *r)
 
 static void rdx_restart(fz7_lz_rdx *r)
 {
-    if (r->threaded) {
-        rdx_wait(r);
-        r->job = 0;
-    }
+    if (r->threaded)
+        (void)rdx_collect(r);
     r->base = r->t0 = r->t1 = 0;
     r->post_at = 0;
     r->ended = 0;
@@ -1525,16 +1527,12 @@ static void rdx_switch(fz7_lz_mf *mf)
     fz7_lz_rdx *r = mf->rdx;
     uint64_t s = r->base + mf->pos, have = r->base + mf->end;
     uint64_t t0 = s - s % r->block, t1 = t0 + r->block;
-    if (r->threaded && r->job != 0) {
-        rdx_wait(r);
-        if (r->job_t0 == t0) {
-            fz7_lz_radix_entry *t = r->table;
-            r->table = r->next;
-            r->next = t;
-            r->t0 = r->job_t0;
-            r->t1 = r->job_t1;
-        }
-        r->job = 0;
+    if (r->threaded && rdx_collect(r) && r->job_t0 == t0) {
+        fz7_lz_radix_entry *t = r->table;
+        r->table = r->next;
+        r->next = t;
+        r->t0 = r->job_t0;
+        r->t1 = r->job_t1;
     }
     if (s < r->t0 || s >= r->t1) {
         if (t1 > have)

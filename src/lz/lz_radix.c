@@ -119,6 +119,25 @@ static void sort_list(ctx *c, uint32_t *list, uint32_t *tmp, uint32_t k, uint32_
             }
             return;
         }
+        /* Bytes every position of the list shares from d on (repeated
+         * data: a copied stretch, a period) are skipped at once, not a
+         * level each: one compare per position, and the first position
+         * that differs at d stops it. */
+        uint32_t common = c->max_len - d;
+        for (uint32_t i = 1; i < k && common > 0; i++) {
+            uint32_t p = list[i], left = c->len - p;
+            uint32_t lim = d + common < left ? d + common : left;
+            common = lim > d ? lcp_from(c->data, p, list[0], d, lim) - d : 0;
+        }
+        if (common > 0) {
+            /* The same list at the depths skipped: near links there. */
+            if (d < FZ7_LZ_RADIX_NEAR_A && d + common > FZ7_LZ_RADIX_NEAR_A)
+                near_links(c, list, k, 0);
+            if (d < FZ7_LZ_RADIX_NEAR_B && d + common > FZ7_LZ_RADIX_NEAR_B)
+                near_links(c, list, k, 1);
+            d += common;
+            continue;
+        }
         /* Part 0: positions whose data ends before byte d; part 1 + v:
          * byte d is v. Only the parts present are visited. */
         const uint8_t *at = c->data + d;
@@ -174,9 +193,118 @@ static void sort_list(ctx *c, uint32_t *list, uint32_t *tmp, uint32_t k, uint32_
 static uint32_t run_end(const uint8_t *data, uint32_t i, uint32_t stop)
 {
     uint32_t j = i + 1;
+    if (j >= stop || data[j] != data[i])
+        return j;   /* most runs: one byte */
+    const uint64_t all = data[i] * 0x0101010101010101ull;
+    while (j + 8 <= stop) {
+        uint64_t v;
+        memcpy(&v, data + j, 8);
+        if (v != all)
+            return j + (uint32_t)(__builtin_ctzll(v ^ all) >> 3);
+        j += 8;
+    }
     while (j < stop && data[j] == data[i])
         j++;
     return j;
+}
+
+/* The first position from p below end that skip does not leave out. */
+static inline uint32_t next_kept(const uint8_t *skip, uint32_t lo, uint32_t p, uint32_t end)
+{
+    if (p >= end || !skip[p - lo])
+        return p;
+    while (p + 8 <= end) {
+        uint64_t v;
+        memcpy(&v, skip + (p - lo), 8);
+        if (v != 0x0101010101010101ull)
+            return p + (uint32_t)(__builtin_ctzll(v ^ 0x0101010101010101ull) >> 3);
+        p += 8;
+    }
+    while (p < end && skip[p - lo])
+        p++;
+    return p;
+}
+
+/* A stretch [a, b) whose every byte equals the one d before it (d >= 2):
+ * a copied block, or data with a period. */
+typedef struct repeat {
+    uint32_t a, b, d;
+} repeat;
+
+typedef struct repeat_list {
+    repeat *r;
+    size_t n, cap;
+} repeat_list;
+
+#define REPEAT_HASH_BITS 16
+/* Positions hashed: one in REPEAT_STEP (a stretch is found a few bytes
+ * late, at a multiple of its period at worst; the sort does the rest). */
+#define REPEAT_STEP 4u
+
+/* Repeats longer than max_len + 1 whose positions would each take the sort
+ * to the depth cut: the nearest earlier position with the same next 8
+ * bytes (a small hash of every REPEAT_STEP-th position outside them), or
+ * the last stretch's distance, that shares
+ * max_len + 1 names d. Positions with max_len to go are set to max_len
+ * bytes at d after the sort (the nearest match of that length is taken
+ * to be d back: a nearer one would be a shorter period); those with more
+ * than max_len + 2d to go are left out of the sort (skip), whose
+ * positions find an equal source in the last max_len + 2d. Stretches
+ * end at stop, like the runs. Without memory for the list or the hash,
+ * nothing is found (the sort then does it all). */
+static void find_repeats(const uint8_t *data, uint32_t len, uint32_t lo, uint32_t to, uint32_t stop, uint32_t dict,
+                         uint32_t max_len, uint8_t *skip, repeat_list *out)
+{
+    uint32_t *hash = calloc((size_t)1 << REPEAT_HASH_BITS, sizeof(uint32_t));
+    if (!hash)
+        return;
+    uint32_t last_d = 0;   /* the last stretch's period: tried first */
+    for (uint32_t p = lo; p < to && p + max_len + 1 < len;) {
+        if (skip[p - lo]) {
+            p = next_kept(skip, lo, p, to);
+            continue;
+        }
+        if ((p - lo) % REPEAT_STEP != 0) {
+            p++;
+            continue;
+        }
+        uint64_t v;
+        memcpy(&v, data + p, 8);
+        uint32_t h = (uint32_t)((v * 0x9E3779B97F4A7C15ull) >> (64 - REPEAT_HASH_BITS));
+        uint32_t q = hash[h];
+        hash[h] = p + 1;
+        uint32_t d = 0;
+        if (last_d && last_d <= p - lo && data[p + max_len] == data[p + max_len - last_d]
+            && lcp_from(data, p, p - last_d, 0, max_len + 1) == max_len + 1)
+            d = last_d;
+        else if (q != 0 && p + 1 - q >= 2 && p + 1 - q <= dict && data[p + max_len] == data[q - 1 + max_len]
+                 && lcp_from(data, p, q - 1, 0, max_len + 1) == max_len + 1)
+            d = p + 1 - q;
+        if (d < 2 || d > dict) {
+            p += REPEAT_STEP;
+            continue;
+        }
+        last_d = d;
+        uint32_t b = p + max_len + 1;
+        while (b < stop && data[b] == data[b - d])
+            b++;
+        if (out->n == out->cap) {
+            size_t cap = out->cap ? out->cap * 2 : 64;
+            repeat *r = realloc(out->r, cap * sizeof(*r));
+            if (!r)
+                break;
+            out->r = r;
+            out->cap = cap;
+        }
+        out->r[out->n++] = (repeat){p, b, d};
+        uint32_t tail = max_len + 2 * d;   /* kept in the sort */
+        for (uint32_t x = p; b - x > tail && x < to; x++)
+            skip[x - lo] = 1;
+        /* No later position of the stretch starts one (fewer than
+         * max_len + 1 to go): the search goes on after it. */
+        p = b - max_len;
+    }
+    free(hash);
 }
 
 uint64_t fz7_lz_radix_work_bytes(uint32_t cap)
@@ -237,15 +365,21 @@ void fz7_lz_radix_build(fz7_lz_radix_work *w, const uint8_t *data, uint32_t len,
     uint32_t *list = w->list;
     const uint32_t last = len - 1 < to ? len - 1 : to;   /* positions with 2 bytes */
     const uint32_t stop = to + max_len + 1 < len ? to + max_len + 1 : len;
+    uint8_t *skip = w->keys;   /* 1: left out of the sort (the keys come later) */
+    memset(skip, 0, to - lo);
     for (uint32_t i = lo; i < last;) {
         uint32_t j = run_end(data, i, stop);
-        for (uint32_t p = i; p < j && p < last; p++) {
-            if (p > i && j - p > max_len)
-                continue;
-            list[n++] = p;
-            heads[((uint32_t)data[p] << 8 | data[p + 1]) + 1]++;
-        }
+        uint32_t end = j > max_len ? j - max_len : 0;   /* one past the last with more than max_len to go */
+        end = end < last ? end : last;
+        if (end > i + 1)
+            memset(skip + (i + 1 - lo), 1, end - (i + 1));
         i = j;
+    }
+    repeat_list reps = {NULL, 0, 0};
+    find_repeats(data, len, lo, to, stop, dict, max_len, skip, &reps);
+    for (uint32_t p = next_kept(skip, lo, lo, last); p < last; p = next_kept(skip, lo, p + 1, last)) {
+        list[n++] = p;
+        heads[((uint32_t)data[p] << 8 | data[p + 1]) + 1]++;
     }
     for (uint32_t b = 0; b < TOP_BUCKETS; b++)
         heads[b + 1] += heads[b];
@@ -275,6 +409,14 @@ void fz7_lz_radix_build(fz7_lz_radix_work *w, const uint8_t *data, uint32_t len,
         }
         i = j;
     }
+    for (size_t r = 0; r < reps.n; r++) {
+        const repeat *x = &reps.r[r];
+        for (uint32_t p = x->a > from ? x->a : from; p + max_len <= x->b && p < to; p++) {
+            out[p - from].longest = (x->d - 1) << 8 | max_len;
+            out[p - from].near_a = out[p - from].near_b = x->d;
+        }
+    }
+    free(reps.r);
     free(heads);
     free(c);
 }
