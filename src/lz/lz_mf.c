@@ -1634,7 +1634,9 @@ static uint32_t rdx_find(fz7_lz_mf *mf, fz7_lz_match *m)
     } else if (avail >= 6) {
         bt_heads_set(bt_heads_of(mf, cur, FZ7_LZ_BT4), mf->pos + mf->offset, FZ7_LZ_BT4);
     }
-    if (lim >= 2) {
+    /* A near head that reaches lim is the nearest match that long (a
+     * nearer one would hold its head): the table cannot add to it. */
+    if (lim >= 2 && !(n > 0 && m[n - 1].len == lim)) {
         if (e->near_a)
             n = rdx_keep(m, n, extend(mf, cur, cur - e->near_a, 0, lim), e->near_a);
         if (e->near_b && e->near_b != e->near_a)

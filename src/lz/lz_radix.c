@@ -338,12 +338,12 @@ void fz7_lz_radix_work_free(fz7_lz_radix_work *w)
 void fz7_lz_radix_build(fz7_lz_radix_work *w, const uint8_t *data, uint32_t len, uint32_t lo, uint32_t from,
                         uint32_t to, uint32_t dict, uint32_t max_len, fz7_lz_radix_entry *out)
 {
-    memset(out, 0, (size_t)(to - from) * sizeof(*out));
     ctx *c = malloc(sizeof(*c));
     uint32_t *heads = malloc((TOP_BUCKETS + 1) * sizeof(uint32_t));
     if (!c || !heads) {
         free(c);
         free(heads);
+        memset(out, 0, (size_t)(to - from) * sizeof(*out));
         return;   /* no matches from the table: still a valid stream */
     }
     memset(c, 0, sizeof(*c));
@@ -377,10 +377,17 @@ void fz7_lz_radix_build(fz7_lz_radix_work *w, const uint8_t *data, uint32_t len,
     }
     repeat_list reps = {NULL, 0, 0};
     find_repeats(data, len, lo, to, stop, dict, max_len, skip, &reps);
+    /* Entries start empty where the sort may set them; those it leaves
+     * out are all set after it, and the last position has no 2 bytes. */
+    static const fz7_lz_radix_entry none = {0, 0, 0};
     for (uint32_t p = next_kept(skip, lo, lo, last); p < last; p = next_kept(skip, lo, p + 1, last)) {
         list[n++] = p;
         heads[((uint32_t)data[p] << 8 | data[p + 1]) + 1]++;
+        if (p >= from)
+            out[p - from] = none;
     }
+    for (uint32_t p = last > from ? last : from; p < to; p++)
+        out[p - from] = none;
     for (uint32_t b = 0; b < TOP_BUCKETS; b++)
         heads[b + 1] += heads[b];
     uint32_t *tmp = w->tmp;

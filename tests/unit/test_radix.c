@@ -71,6 +71,7 @@ static void check(const uint8_t *d, uint32_t len, uint32_t lo, uint32_t from, ui
     assert_int_equal(fz7_lz_radix_work_init(&w, to - lo), 0);
     fz7_lz_radix_entry *out = malloc((size_t)(to - from) * sizeof(*out));
     assert_non_null(out);
+    memset(out, 0xA5, (size_t)(to - from) * sizeof(*out));   /* the builder sets every entry */
     fz7_lz_radix_build(&w, d, len, lo, from, to, dict, max_len, out);
     for (uint32_t p = from; p < to; p++) {
         uint32_t lim = len - p < max_len ? len - p : max_len;
