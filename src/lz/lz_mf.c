@@ -49,13 +49,6 @@
 #define HC_HASH3_SIZE (1u << HC_HASH3_BITS)
 #define GOLDEN FZ7_LZ_GOLDEN
 
-/* Extra window room beyond keep_before: the block filled between moves.
- * A move copies keep_before bytes, so a quarter of the dictionary costs
- * four bytes copied per input byte (little beside the match finder's
- * work) and keeps a long input's window a quarter of the
- * dictionary smaller than half a dictionary would. (An eighth is
- * worse on an input just longer than the dictionary: one move at the end
- * pins the whole window, where release_dead would have trimmed it.) */
 /* rdx (lz_radix.h): the table covers blocks of rdx_block positions on a
  * fixed grid of stream positions, each built from the rdx_prefix
  * positions before it too, so a block's first positions reach at least
@@ -115,6 +108,13 @@ typedef struct fz7_lz_rdx {
 static void rdx_thread_stop(fz7_lz_rdx *r);
 static void rdx_restart(fz7_lz_rdx *r);
 
+/* Extra window room beyond keep_before: the block filled between moves.
+ * A move copies keep_before bytes, so a quarter of the dictionary costs
+ * four bytes copied per input byte (little beside the match finder's
+ * work) and keeps a long input's window a quarter of the
+ * dictionary smaller than half a dictionary would. (An eighth is
+ * worse on an input just longer than the dictionary: one move at the end
+ * pins the whole window, where release_dead would have trimmed it.) */
 static uint32_t block_size(int kind, uint32_t dict_size)
 {
     /* Two blocks and their max_len, with room to spare: with the builder

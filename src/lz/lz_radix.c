@@ -189,23 +189,29 @@ static void sort_list(ctx *c, uint32_t *list, uint32_t *tmp, uint32_t k, uint32_
     }
 }
 
+/* How many of the n bytes at p equal v (8 at a time). */
+static uint32_t equal_run(const uint8_t *p, uint8_t v, uint32_t n)
+{
+    const uint64_t all = v * 0x0101010101010101ull;
+    uint32_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        uint64_t w;
+        memcpy(&w, p + k, 8);
+        if (w != all)
+            return k + (uint32_t)(__builtin_ctzll(w ^ all) >> 3);
+    }
+    while (k < n && p[k] == v)
+        k++;
+    return k;
+}
+
 /* One past the run of data[i]'s value from i, looked at up to stop. */
 static uint32_t run_end(const uint8_t *data, uint32_t i, uint32_t stop)
 {
     uint32_t j = i + 1;
     if (j >= stop || data[j] != data[i])
         return j;   /* most runs: one byte */
-    const uint64_t all = data[i] * 0x0101010101010101ull;
-    while (j + 8 <= stop) {
-        uint64_t v;
-        memcpy(&v, data + j, 8);
-        if (v != all)
-            return j + (uint32_t)(__builtin_ctzll(v ^ all) >> 3);
-        j += 8;
-    }
-    while (j < stop && data[j] == data[i])
-        j++;
-    return j;
+    return j + equal_run(data + j, data[i], stop - j);
 }
 
 /* The first position from p below end that skip does not leave out. */
@@ -213,16 +219,7 @@ static inline uint32_t next_kept(const uint8_t *skip, uint32_t lo, uint32_t p, u
 {
     if (p >= end || !skip[p - lo])
         return p;
-    while (p + 8 <= end) {
-        uint64_t v;
-        memcpy(&v, skip + (p - lo), 8);
-        if (v != 0x0101010101010101ull)
-            return p + (uint32_t)(__builtin_ctzll(v ^ 0x0101010101010101ull) >> 3);
-        p += 8;
-    }
-    while (p < end && skip[p - lo])
-        p++;
-    return p;
+    return p + equal_run(skip + (p - lo), 1, end - p);
 }
 
 /* A stretch [a, b) whose every byte equals the one d before it (d >= 2):
