@@ -206,11 +206,13 @@ static uint32_t hash2_entries(int kind)
 
 /* Entries of the 3-byte head table (after the 2-byte one); bt4's 4- and
  * 5-byte heads follow it inside this count (at hash3 + HASH3_SIZE and
- * hash3 + HASH3_SIZE + HEAD_SIZE). */
+ * hash3 + HASH3_SIZE + HEAD_SIZE), and rdx's 4-byte head of anchors. */
 static uint32_t hash3_entries(int kind)
 {
-    return fz7_lz_is_hc(kind) ? HC_HASH3_SIZE
-           : kind == FZ7_LZ_BT4 || kind == FZ7_LZ_RDX ? HASH3_SIZE + 2 * HEAD_SIZE : HASH3_SIZE;
+    return fz7_lz_is_hc(kind)     ? HC_HASH3_SIZE
+           : kind == FZ7_LZ_BT4 ? HASH3_SIZE + 2 * HEAD_SIZE
+           : kind == FZ7_LZ_RDX ? HASH3_SIZE + HEAD_SIZE
+                                : HASH3_SIZE;
 }
 
 static uint64_t son_entries(int kind, uint32_t dict_size)
@@ -575,6 +577,24 @@ __attribute__((always_inline)) static inline uint32_t near3(const fz7_lz_mf *mf,
     return n;
 }
 
+/* The 2-byte head's candidate d2 bytes back (its 2 bytes compared: the
+ * head may be hashed), then near3's: the first matches of m, nearest
+ * and shortest first. */
+__attribute__((always_inline)) static inline uint32_t near23(const fz7_lz_mf *mf, const uint8_t *cur, uint32_t d2,
+                                                            uint32_t d3, uint32_t lim, fz7_lz_match *m,
+                                                            uint32_t *best)
+{
+    uint32_t n = 0;
+    if (d2 - 1 < mf->dict_size && cur[-(ptrdiff_t)d2] == cur[0] && cur[1 - (ptrdiff_t)d2] == cur[1]) {
+        uint32_t len = extend(mf, cur, cur - d2, 2, lim);
+        m[n].len = len;
+        m[n].dist = d2;
+        n++;
+        *best = len;
+    }
+    return near3(mf, cur, d2, d3, lim, m, n, best);
+}
+
 /* bt4's head of `bytes` (4 or 5) bytes, its candidate d bytes back: like
  * near3, appended when its first `bytes` bytes are equal and it extends
  * past *best. d_prev: the shorter head's candidate, just tried (a
@@ -635,7 +655,6 @@ __attribute__((always_inline)) static inline uint32_t near_matches_kind(fz7_lz_m
                                                                        fz7_lz_match *m, uint32_t *best,
                                                                        int kind)
 {
-    uint32_t n = 0;
     bt_heads h = bt_heads_of(mf, cur, kind);
     uint32_t d2 = stored - *h.h2;
     uint32_t d3 = 0, d4 = 0, d5 = 0;
@@ -645,14 +664,7 @@ __attribute__((always_inline)) static inline uint32_t near_matches_kind(fz7_lz_m
         d5 = stored - *h.h5;
     }
     bt_heads_set(h, stored, kind);
-    if (d2 - 1 < mf->dict_size && cur[-(ptrdiff_t)d2] == cur[0] && cur[1 - (ptrdiff_t)d2] == cur[1]) {
-        uint32_t len = extend(mf, cur, cur - d2, 2, lim);
-        m[n].len = len;
-        m[n].dist = d2;
-        n++;
-        *best = len;
-    }
-    n = near3(mf, cur, d2, d3, lim, m, n, best);
+    uint32_t n = near23(mf, cur, d2, d3, lim, m, best);
     if (kind == FZ7_LZ_BT4) {
         n = near_head(mf, cur, d4, d3, 4, lim, m, n, best);
         n = near_head(mf, cur, d5, d4, 5, lim, m, n, best);
@@ -672,20 +684,12 @@ __attribute__((always_inline)) static inline uint32_t hc_near_matches(fz7_lz_mf 
                                                                      uint32_t stored, uint32_t lim,
                                                                      fz7_lz_match *m, uint32_t *best)
 {
-    uint32_t n = 0;
     uint32_t h2 = hc_hash2_of(cur), h3 = hc_hash3_of(cur);
     uint32_t d2 = stored - mf->hash2[h2];
     uint32_t d3 = stored - mf->hash3[h3];
     mf->hash2[h2] = stored;
     mf->hash3[h3] = stored;
-    if (d2 - 1 < mf->dict_size && cur[-(ptrdiff_t)d2] == cur[0] && cur[1 - (ptrdiff_t)d2] == cur[1]) {
-        uint32_t len = extend(mf, cur, cur - d2, 2, lim);
-        m[n].len = len;
-        m[n].dist = d2;
-        n++;
-        *best = len;
-    }
-    return near3(mf, cur, d2, d3, lim, m, n, best);
+    return near23(mf, cur, d2, d3, lim, m, best);
 }
 
 static uint32_t hc_find(fz7_lz_mf *mf, const uint8_t *cur, uint32_t lim, fz7_lz_match *m, int collect)
@@ -1424,7 +1428,7 @@ __attribute__((always_inline)) static inline uint32_t find_kind(fz7_lz_mf *mf, f
     return n;
 }
 
-/* ---- rdx: the radix match table with bt4's near heads ------------------ */
+/* ---- rdx: the radix match table with bt4's 2- and 3-byte heads --------- */
 
 /* The first position of the grid block after the one holding s. */
 static inline uint64_t rdx_next_block(const fz7_lz_rdx *r, uint64_t s)
@@ -1619,28 +1623,55 @@ static inline uint32_t rdx_keep(fz7_lz_match *m, uint32_t n, uint32_t len, uint3
     return n + 1;
 }
 
+/* rdx's heads: bt4's 2- and 3-byte ones (the longer near matches come
+ * from the table) and a 4-byte one for anchors only (fz7_lz_anchor). That
+ * one reaches the whole dictionary, past the table's blocks: a long
+ * repeat from farther back is found at its first anchor (the parser's
+ * rep0 goes on from there), and the LZMA2 store test probes it. */
+static inline void rdx_heads_set(fz7_lz_mf *mf, const uint8_t *cur, uint32_t stored)
+{
+    mf->hash2[bt_hash2_of(cur)] = stored;
+    mf->hash3[hash3_of(cur)] = stored;
+    if (fz7_lz_anchor(cur))
+        mf->hash3[HASH3_SIZE + head4_of(cur)] = stored;
+}
+
+/* The matches of the 2- and 3-byte heads into m, as bt4 finds them;
+ * *far: the anchor head's distance (0 when cur is no anchor). */
+static inline uint32_t rdx_heads(fz7_lz_mf *mf, const uint8_t *cur, uint32_t stored, uint32_t lim,
+                                 fz7_lz_match *m, uint32_t *best, uint32_t *far)
+{
+    uint32_t d2 = stored - mf->hash2[bt_hash2_of(cur)], d3 = stored - mf->hash3[hash3_of(cur)];
+    *far = fz7_lz_anchor(cur) ? stored - mf->hash3[HASH3_SIZE + head4_of(cur)] : 0;
+    rdx_heads_set(mf, cur, stored);
+    return near23(mf, cur, d2, d3, lim, m, best);
+}
+
 static uint32_t rdx_find(fz7_lz_mf *mf, fz7_lz_match *m)
 {
     const fz7_lz_radix_entry *e = rdx_entry(mf);
     uint32_t avail = mf->end - mf->pos;
     uint32_t lim = avail < mf->nice_len ? avail : mf->nice_len;
     const uint8_t *cur = mf->buf + mf->pos;
-    uint32_t n = 0;
-    /* The near heads extend from up to 5 bytes: as in bt4, only with 6
-     * to compare (a smaller nice_len records the heads, finds none). */
+    uint32_t n = 0, far = 0;
+    /* The heads are recorded where bt4 records its own (6 bytes left)
+     * and searched only with 6 to compare, like bt4's. */
     if (lim >= 6) {
         uint32_t best = 1;
-        n = near_matches_kind(mf, cur, mf->pos + mf->offset, lim, m, &best, FZ7_LZ_BT4);
+        n = rdx_heads(mf, cur, mf->pos + mf->offset, lim, m, &best, &far);
     } else if (avail >= 6) {
-        bt_heads_set(bt_heads_of(mf, cur, FZ7_LZ_BT4), mf->pos + mf->offset, FZ7_LZ_BT4);
+        rdx_heads_set(mf, cur, mf->pos + mf->offset);
     }
     /* A near head that reaches lim is the nearest match that long (a
      * nearer one would hold its head): the table cannot add to it. */
     if (lim >= 2 && !(n > 0 && m[n - 1].len == lim)) {
-        if (e->near_a)
-            n = rdx_keep(m, n, extend(mf, cur, cur - e->near_a, 0, lim), e->near_a);
-        if (e->near_b && e->near_b != e->near_a)
-            n = rdx_keep(m, n, extend(mf, cur, cur - e->near_b, 0, lim), e->near_b);
+        uint32_t prev = 0;
+        for (uint32_t t = 0; t < FZ7_LZ_RADIX_NEARS; t++) {
+            uint32_t d = e->near[t];
+            if (d && d != prev)
+                n = rdx_keep(m, n, extend(mf, cur, cur - d, 0, lim), d);
+            prev = d;
+        }
         uint32_t len = e->longest & 0xFFu, dist = (e->longest >> 8) + 1;
         if (len) {
             len = len < lim ? len : lim;
@@ -1648,6 +1679,8 @@ static uint32_t rdx_find(fz7_lz_mf *mf, fz7_lz_match *m)
                 len = extend(mf, cur, cur - dist, len, lim);
             n = rdx_keep(m, n, len, dist);
         }
+        if (far - 1 < mf->dict_size && fz7_get32le(cur - far) == fz7_get32le(cur))
+            n = rdx_keep(m, n, extend(mf, cur, cur - far, 4, lim), far);
     }
     advance(mf);
     return n;
@@ -1657,7 +1690,7 @@ static void rdx_skip(fz7_lz_mf *mf, uint32_t count)
 {
     while (count-- > 0) {
         if (mf->end - mf->pos >= 6)
-            bt_heads_set(bt_heads_of(mf, mf->buf + mf->pos, FZ7_LZ_BT4), mf->pos + mf->offset, FZ7_LZ_BT4);
+            rdx_heads_set(mf, mf->buf + mf->pos, mf->pos + mf->offset);
         advance(mf);
     }
 }

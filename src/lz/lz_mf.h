@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cpu/bytes.h"
 #include "lz/hash_mask.h"
 #include "lz/match_len.h"
 
@@ -22,7 +23,7 @@
  * and rdx): hash chains over a 4- or 5-byte hash, binary trees over a 2-,
  * 3- or 4-byte hash, hash buckets on hc5's hash (lz_mf_bucket.c), and a
  * table of each position's longest and near matches built per block by a
- * radix sort (lz_radix.h), with bt4's 2- to 5-byte heads beside it. */
+ * radix sort (lz_radix.h), with bt4's 2- and 3-byte heads beside it. */
 typedef enum fz7_lz_kind {
     FZ7_LZ_HC4 = 0,
     FZ7_LZ_BT2,
@@ -194,11 +195,24 @@ uint32_t fz7_lz_mf_repeat(fz7_lz_mf *mf, uint32_t max, uint32_t *dist);
  * uncompressed chunks), where matches are not worth looking for. */
 void fz7_lz_mf_pass(fz7_lz_mf *mf, uint32_t n);
 
-/* Bytes the position at buffer index idx (at or after pos, with at least
+/* Anchors: the positions whose 4 bytes (little-endian, so the same on
+ * every machine) times FZ7_LZ_ANCHOR_MULT have their top
+ * FZ7_LZ_ANCHOR_BITS zero, about one in 2^FZ7_LZ_ANCHOR_BITS. The LZMA2
+ * store test records the anchors of the bytes it stores and probes for a
+ * second copy through them; rdx keeps a 4-byte head for anchors only. */
+#define FZ7_LZ_ANCHOR_BITS 8u
+#define FZ7_LZ_ANCHOR_MULT 0x2545F491u
+static inline int fz7_lz_anchor(const uint8_t *p)
+{
+    return (fz7_get32le(p) * FZ7_LZ_ANCHOR_MULT) >> (32 - FZ7_LZ_ANCHOR_BITS) == 0;
+}
+
+/* Bytes the anchor at buffer index idx (at or after pos, with at least
  * 8 bytes after it, nothing from pos on recorded) shares with the newest
- * recorded position of its root hash (tree, chain or bucket), at most lim;
- * 0 when there is none in reach. Reads only: a cheap test whether bytes
- * ahead repeat what the dictionary holds. */
+ * recorded position of its root hash (tree, chain or bucket; rdx: its
+ * 4-byte head of anchors), at most lim; 0 when there is none in reach.
+ * Reads only: a cheap test whether bytes ahead repeat what the dictionary
+ * holds. */
 uint32_t fz7_lz_mf_probe(const fz7_lz_mf *mf, uint32_t idx, uint32_t lim);
 /* fz7_lz_mf_probe for hb5 (lz_mf_bucket.c). */
 uint32_t fz7_lz_hb_probe(const fz7_lz_mf *mf, uint32_t idx, uint32_t lim);

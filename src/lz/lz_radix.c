@@ -13,6 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+const uint32_t fz7_lz_radix_near_depth[FZ7_LZ_RADIX_NEARS] = FZ7_LZ_RADIX_NEAR_DEPTHS;
+#define NEARS FZ7_LZ_RADIX_NEARS
+#define NEAR_DEPTH(i) fz7_lz_radix_near_depth[i]
+
 /* Lists this long or shorter are finished pair by pair. */
 #define SMALL 24u
 /* Two-byte buckets of the first level. */
@@ -53,13 +57,15 @@ static inline uint32_t lcp_from(const uint8_t *data, uint32_t a, uint32_t b, uin
  * the list has not passed their depth yet. */
 static void finish_small(ctx *c, const uint32_t *list, uint32_t k, uint32_t d)
 {
-    const int want_a = d <= FZ7_LZ_RADIX_NEAR_A, want_b = d <= FZ7_LZ_RADIX_NEAR_B;
+    uint32_t first = 0;   /* the near links this list has not passed */
+    while (first < NEARS && NEAR_DEPTH(first) < d)
+        first++;
     for (uint32_t i = 1; i < k; i++) {
         uint32_t p = list[i];
         if (p < c->from)
             continue;
         uint32_t left = c->len - p, lim = left < c->max_len ? left : c->max_len;
-        uint32_t best = 0, bq = 0, na = 0, nb = 0;
+        uint32_t best = 0, bq = 0, near[NEARS] = {0}, todo = first;
         for (uint32_t j = i; j-- > 0;) {
             uint32_t q = list[j];
             if (p - q > c->dict)
@@ -69,34 +75,29 @@ static void finish_small(ctx *c, const uint32_t *list, uint32_t k, uint32_t d)
                 best = l;
                 bq = q;
             }
-            if (want_a && !na && l >= FZ7_LZ_RADIX_NEAR_A)
-                na = p - q;
-            if (want_b && !nb && l >= FZ7_LZ_RADIX_NEAR_B)
-                nb = p - q;
-            if (best == lim && (!want_a || na) && (!want_b || nb))
+            for (uint32_t t = todo; t < NEARS && l >= NEAR_DEPTH(t); t++)
+                if (!near[t])
+                    near[t] = p - q;
+            while (todo < NEARS && near[todo])
+                todo++;
+            if (best == lim && todo == NEARS)
                 break;
         }
         if (best)
             set_longest(c, p, bq, best);
-        if (want_a)
-            c->out[p - c->from].near_a = na;
-        if (want_b)
-            c->out[p - c->from].near_b = nb;
+        for (uint32_t t = first; t < NEARS; t++)
+            c->out[p - c->from].near[t] = near[t];
     }
 }
 
 /* Every position of a list at a near link's depth links to the one
  * before it. */
-static void near_links(ctx *c, const uint32_t *list, uint32_t k, int b)
+static void near_links(ctx *c, const uint32_t *list, uint32_t k, uint32_t t)
 {
     for (uint32_t i = 1; i < k; i++) {
         uint32_t p = list[i], dist = p - list[i - 1];
-        if (p >= c->from && dist <= c->dict) {
-            if (b)
-                c->out[p - c->from].near_b = dist;
-            else
-                c->out[p - c->from].near_a = dist;
-        }
+        if (p >= c->from && dist <= c->dict)
+            c->out[p - c->from].near[t] = dist;
     }
 }
 
@@ -105,12 +106,15 @@ static void near_links(ctx *c, const uint32_t *list, uint32_t k, int b)
 static void sort_list(ctx *c, uint32_t *list, uint32_t *tmp, uint32_t k, uint32_t d, uint32_t off)
 {
     for (;;) {
+        if (list[k - 1] < c->from)
+            return;   /* only sources left: nothing of the block to answer */
         if (k <= SMALL) {
             finish_small(c, list, k, d);
             return;
         }
-        if (d == FZ7_LZ_RADIX_NEAR_A || d == FZ7_LZ_RADIX_NEAR_B)
-            near_links(c, list, k, d == FZ7_LZ_RADIX_NEAR_B);
+        for (uint32_t t = 0; t < NEARS; t++)
+            if (d == NEAR_DEPTH(t))
+                near_links(c, list, k, t);
         if (d >= c->max_len) {
             for (uint32_t i = 1; i < k; i++) {
                 uint32_t p = list[i], q = list[i - 1];
@@ -131,10 +135,9 @@ static void sort_list(ctx *c, uint32_t *list, uint32_t *tmp, uint32_t k, uint32_
         }
         if (common > 0) {
             /* The same list at the depths skipped: near links there. */
-            if (d < FZ7_LZ_RADIX_NEAR_A && d + common > FZ7_LZ_RADIX_NEAR_A)
-                near_links(c, list, k, 0);
-            if (d < FZ7_LZ_RADIX_NEAR_B && d + common > FZ7_LZ_RADIX_NEAR_B)
-                near_links(c, list, k, 1);
+            for (uint32_t t = 0; t < NEARS; t++)
+                if (d < NEAR_DEPTH(t) && d + common > NEAR_DEPTH(t))
+                    near_links(c, list, k, t);
             d += common;
             continue;
         }
@@ -376,7 +379,7 @@ void fz7_lz_radix_build(fz7_lz_radix_work *w, const uint8_t *data, uint32_t len,
     find_repeats(data, len, lo, to, stop, dict, max_len, skip, &reps);
     /* Entries start empty where the sort may set them; those it leaves
      * out are all set after it, and the last position has no 2 bytes. */
-    static const fz7_lz_radix_entry none = {0, 0, 0};
+    static const fz7_lz_radix_entry none;
     for (uint32_t p = next_kept(skip, lo, lo, last); p < last; p = next_kept(skip, lo, p + 1, last)) {
         list[n++] = p;
         heads[((uint32_t)data[p] << 8 | data[p + 1]) + 1]++;
@@ -409,7 +412,8 @@ void fz7_lz_radix_build(fz7_lz_radix_work *w, const uint8_t *data, uint32_t len,
         uint32_t j = run_end(data, i, stop);
         for (uint32_t p = i + 1 > from ? i + 1 : from; p < j && p < last && j - p >= max_len; p++) {
             out[p - from].longest = max_len;   /* dist 1 */
-            out[p - from].near_a = out[p - from].near_b = 1;
+            for (uint32_t t = 0; t < NEARS; t++)
+                out[p - from].near[t] = 1;
         }
         i = j;
     }
@@ -417,7 +421,8 @@ void fz7_lz_radix_build(fz7_lz_radix_work *w, const uint8_t *data, uint32_t len,
         const repeat *x = &reps.r[r];
         for (uint32_t p = x->a > from ? x->a : from; p + max_len <= x->b && p < to; p++) {
             out[p - from].longest = (x->d - 1) << 8 | max_len;
-            out[p - from].near_a = out[p - from].near_b = x->d;
+            for (uint32_t t = 0; t < NEARS; t++)
+                out[p - from].near[t] = x->d;
         }
     }
     free(reps.r);

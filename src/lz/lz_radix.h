@@ -2,24 +2,28 @@
  * nearest earlier position with the longest common prefix, found by
  * sorting the block's positions on their next bytes (one byte a level)
  * instead of walking a tree per position. The sort reaches every depth at
- * once, so the table also keeps the nearest position sharing at least
- * FZ7_LZ_RADIX_NEAR_A and FZ7_LZ_RADIX_NEAR_B bytes: the shorter, nearer
+ * once, so the table also keeps the nearest positions sharing at least a
+ * few given numbers of bytes (the near links): the shorter, nearer
  * matches the optimal parser prices besides the longest. */
 #ifndef FZ7_LZ_RADIX_H
 #define FZ7_LZ_RADIX_H
 
 #include <stdint.h>
 
-/* The depths of the two near links. */
-#define FZ7_LZ_RADIX_NEAR_A 6u
-#define FZ7_LZ_RADIX_NEAR_B 10u
+/* The near links: their count and depths in bytes, shortest first. The
+ * nearest 4-byte match is what a hash head would give, but exact and
+ * without a table the coder writes at random; 8 stands for the lengths
+ * between it and the longest. */
+#define FZ7_LZ_RADIX_NEARS 2
+#define FZ7_LZ_RADIX_NEAR_DEPTHS {4u, 8u}
+extern const uint32_t fz7_lz_radix_near_depth[FZ7_LZ_RADIX_NEARS];
 
 /* One position's entry: the longest match as ((dist - 1) << 8) | len
- * (len 0: none; dist at most 2^24), and the distances of the nearest
- * matches of at least NEAR_A and NEAR_B bytes (0: none). */
+ * (len 0: none; dist at most 2^24), and for each near link the distance
+ * of the nearest match of at least its depth (0: none). */
 typedef struct fz7_lz_radix_entry {
     uint32_t longest;
-    uint32_t near_a, near_b;
+    uint32_t near[FZ7_LZ_RADIX_NEARS];
 } fz7_lz_radix_entry;
 
 /* Scratch of the sort: two lists of positions and a byte for each. */

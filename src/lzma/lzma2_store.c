@@ -72,18 +72,12 @@ static int quick_flat(const uint8_t *p, uint32_t n)
     return chi2_flat(sum_sq(c, 1), q) <= 700;
 }
 
-/* The hash that picks anchors (top FZ7_LZMA2_ANCHOR_BITS zero) and repeat
- * samples (top SAMPLE_BITS zero); little-endian, as every hash that
- * decides output: the same bytes on every machine. */
-#define ANCHOR_MULT 0x2545F491u
+/* The hash that picks anchors (fz7_lz_anchor: top FZ7_LZ_ANCHOR_BITS
+ * zero) and repeat samples (top SAMPLE_BITS zero), so every anchor is a
+ * sample. */
 static inline uint32_t anchor_hash(const uint8_t *p)
 {
-    return fz7_get32le(p) * ANCHOR_MULT;
-}
-
-int fz7_lzma2_store_anchor(const uint8_t *p)
-{
-    return anchor_hash(p) >> (32 - FZ7_LZMA2_ANCHOR_BITS) == 0;
+    return fz7_get32le(p) * FZ7_LZ_ANCHOR_MULT;
 }
 
 /* The 8 bytes at a equal those at b (one compare: no byte order involved). */
@@ -102,7 +96,7 @@ static inline int same8(const uint8_t *a, const uint8_t *b)
  * a branch per position (the match finder's hash-mask kernel). */
 static int few_repeats(fz7_hash_mask_fn hash_mask, const uint8_t *p, uint32_t n, fz7_lzma2_store_scan *scan)
 {
-    _Static_assert(REPEAT_MIN == 8 && SAMPLE_BITS <= FZ7_LZMA2_ANCHOR_BITS,
+    _Static_assert(REPEAT_MIN == 8 && SAMPLE_BITS <= FZ7_LZ_ANCHOR_BITS,
                    "samples compare 8 bytes; every anchor is a sample");
     /* Empty slots hold 0: a "repeat" found through one is a real one. */
     uint16_t last[1u << SLOT_BITS] = {0};
@@ -110,12 +104,12 @@ static int few_repeats(fz7_hash_mask_fn hash_mask, const uint8_t *p, uint32_t n,
     uint32_t covered = 0, counted_to = 0;
     for (uint32_t base = 0; base < stop; base += 64) {
         uint32_t span = stop - base < 64 ? stop - base : 64;
-        uint64_t mask = hash_mask(p + base, span, ANCHOR_MULT, 1u << (32 - SAMPLE_BITS));
+        uint64_t mask = hash_mask(p + base, span, FZ7_LZ_ANCHOR_MULT, 1u << (32 - SAMPLE_BITS));
         while (mask != 0) {
             uint32_t i = base + (uint32_t)__builtin_ctzll(mask);
             mask &= mask - 1;
             uint32_t h = anchor_hash(p + i);
-            if (h >> (32 - FZ7_LZMA2_ANCHOR_BITS) == 0) {
+            if (h >> (32 - FZ7_LZ_ANCHOR_BITS) == 0) {
                 if (scan->count < FZ7_LZMA2_SCAN_ANCHORS)
                     scan->anchor[scan->count++] = i;
                 else if (scan->listed == n)
@@ -188,7 +182,7 @@ int fz7_lzma2_store_worthy(const fz7_lz_mf *mf, uint32_t idx, uint32_t n, fz7_lz
         if (fz7_lz_mf_probe(mf, idx + scan->anchor[a], 32) >= 32)
             return 0;
     for (uint32_t at = scan->listed; at + 8 <= n; at++)
-        if (fz7_lzma2_store_anchor(p + at) && fz7_lz_mf_probe(mf, idx + at, 32) >= 32)
+        if (fz7_lz_anchor(p + at) && fz7_lz_mf_probe(mf, idx + at, 32) >= 32)
             return 0;
     return 1;
 }
@@ -209,7 +203,7 @@ void fz7_lzma2_store_pass(fz7_lz_mf *mf, uint32_t stop, const fz7_lzma2_store_sc
             fz7_lz_mf_pass(mf, listed - mf->pos);
     }
     for (uint32_t i = mf->pos; i + 8 <= stop; i++) {
-        if (fz7_lzma2_store_anchor(mf->buf + i)) {
+        if (fz7_lz_anchor(mf->buf + i)) {
             fz7_lz_mf_pass(mf, i - mf->pos);
             fz7_lz_mf_skip(mf, 1);
             i = mf->pos - 1;

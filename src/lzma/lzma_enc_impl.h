@@ -168,11 +168,6 @@ typedef struct {
  * repeats inside, no anchor repeating the dictionary), with *scan filled
  * in for fz7_lzma2_store_pass; 0 otherwise (*scan then undefined). */
 int fz7_lzma2_store_worthy(const fz7_lz_mf *mf, uint32_t idx, uint32_t n, fz7_lzma2_store_scan *scan);
-/* lzma2_store.c: 1 when the position at p (8 bytes readable) is an anchor,
- * about one in 2^FZ7_LZMA2_ANCHOR_BITS, chosen by its 4 bytes: the
- * positions of stored bytes the match finder still records. */
-#define FZ7_LZMA2_ANCHOR_BITS 8u
-int fz7_lzma2_store_anchor(const uint8_t *p);
 /* lzma2_store.c: moves mf from pos to buffer index stop without searching,
  * recording only the anchors (the bytes between are stored as they are).
  * scan: what fz7_lzma2_store_worthy found for the piece ending at stop, or

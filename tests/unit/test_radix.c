@@ -2,7 +2,7 @@
  * definition, computed pair by pair: for every position, the nearest
  * earlier position in [lo, p) and in reach with the most common bytes
  * (up to max_len and the end of the data), and the nearest with at least
- * NEAR_A and NEAR_B bytes. Inputs: words with copies, runs of one byte
+ * each near link's depth in bytes. Inputs: words with copies, runs of one byte
  * (the ones the sort leaves out), short periods, random bytes, and data
  * ending inside a run; blocks that start after a prefix of sources. */
 #include <stdarg.h>
@@ -75,33 +75,36 @@ static void check(const uint8_t *d, uint32_t len, uint32_t lo, uint32_t from, ui
     fz7_lz_radix_build(&w, d, len, lo, from, to, dict, max_len, out);
     for (uint32_t p = from; p < to; p++) {
         uint32_t lim = len - p < max_len ? len - p : max_len;
-        uint32_t best = 0, bd = 0, na = 0, nb = 0;
+        uint32_t best = 0, bd = 0, near[FZ7_LZ_RADIX_NEARS] = {0};
         for (uint32_t q = p; q-- > lo && p - q <= dict;) {
             uint32_t l = lcp(d, p, q, lim);
             if (l > best) {
                 best = l;
                 bd = p - q;
             }
-            if (!na && l >= FZ7_LZ_RADIX_NEAR_A)
-                na = p - q;
-            if (!nb && l >= FZ7_LZ_RADIX_NEAR_B)
-                nb = p - q;
+            for (int t = 0; t < FZ7_LZ_RADIX_NEARS; t++)
+                if (!near[t] && l >= fz7_lz_radix_near_depth[t])
+                    near[t] = p - q;
         }
         uint32_t want = best >= 2 ? (bd - 1) << 8 | best : 0;
         const fz7_lz_radix_entry *e = &out[p - from];
-        int ok = e->longest == want && e->near_a == na && e->near_b == nb;
-        if (!ok && best == lim && best >= FZ7_LZ_RADIX_NEAR_B) {
+        int ok = e->longest == want;
+        for (int t = 0; t < FZ7_LZ_RADIX_NEARS; t++)
+            ok = ok && e->near[t] == near[t];
+        if (!ok && best == lim && best >= fz7_lz_radix_near_depth[FZ7_LZ_RADIX_NEARS - 1]) {
             /* Inside a repeat the table may name a farther source of the
              * same (full) length, and take it for the near links too. */
             uint32_t dist = (e->longest >> 8) + 1;
             ok = (e->longest & 0xFFu) == best && dist >= bd && dist <= dict && p - dist >= lo
-                 && lcp(d, p, p - dist, lim) == best && e->near_a >= na && e->near_a <= p - lo
-                 && lcp(d, p, p - e->near_a, lim) >= FZ7_LZ_RADIX_NEAR_A && e->near_b >= nb && e->near_b <= p - lo
-                 && lcp(d, p, p - e->near_b, lim) >= FZ7_LZ_RADIX_NEAR_B;
+                 && lcp(d, p, p - dist, lim) == best;
+            for (int t = 0; t < FZ7_LZ_RADIX_NEARS; t++)
+                ok = ok && e->near[t] >= near[t] && e->near[t] <= p - lo
+                     && lcp(d, p, p - e->near[t], lim) >= fz7_lz_radix_near_depth[t];
         }
         if (!ok)
-            fail_msg("position %u (from %u, lo %u, dict %u, max_len %u): longest %u/%u near %u/%u %u/%u", p, from, lo,
-                     dict, max_len, e->longest, want, e->near_a, na, e->near_b, nb);
+            fail_msg("position %u (from %u, lo %u, dict %u, max_len %u): longest %u/%u near[0] %u/%u near[last] %u/%u",
+                     p, from, lo, dict, max_len, e->longest, want, e->near[0], near[0],
+                     e->near[FZ7_LZ_RADIX_NEARS - 1], near[FZ7_LZ_RADIX_NEARS - 1]);
     }
     free(out);
     fz7_lz_radix_work_free(&w);
