@@ -93,8 +93,11 @@ typedef struct fz7_lz_rdx {
     int ended;                   /* the input has ended (fz7_lz_mf_input_end) */
     /* The builder thread (fz7_lz_mf_rdx_thread): it builds the block after
      * the coder's from its own copy of the bytes, so the window may move
-     * meanwhile. job: 0 none, 1 posted, 2 built. */
-    int threaded, job, quit;
+     * meanwhile. job: 0 none, 1 posted, 2 built. A coder that waits for
+     * the job sorts parts of it too (sorting: the job while its parts are
+     * handed out; helpers: coders inside fz7_lz_radix_sort). */
+    int threaded, job, quit, helpers;
+    fz7_lz_radix_job *sorting;
     uint64_t post_at;            /* 0, or the block to post once its bytes are in */
     pthread_t thread;
     pthread_mutex_t lock;
@@ -1436,13 +1439,26 @@ static inline uint64_t rdx_next_block(const fz7_lz_rdx *r, uint64_t s)
     return s - s % r->block + r->block;
 }
 
-/* Waits until no job runs (the thread's table and copy are free again)
- * and clears it; 1 if a job was built, 0 if there was none. */
+/* Waits until no job runs (the thread's table and copy are free again),
+ * sorting parts of it meanwhile, and clears it; 1 if a job was built, 0
+ * if there was none. */
 static int rdx_collect(fz7_lz_rdx *r)
 {
     pthread_mutex_lock(&r->lock);
-    while (r->job == 1)
+    fz7_lz_radix_job *helped = NULL;
+    while (r->job == 1) {
+        if (r->sorting && r->sorting != helped) {
+            helped = r->sorting;
+            r->helpers++;
+            pthread_mutex_unlock(&r->lock);
+            fz7_lz_radix_sort(helped);
+            pthread_mutex_lock(&r->lock);
+            r->helpers--;
+            pthread_cond_broadcast(&r->cond);
+            continue;
+        }
         pthread_cond_wait(&r->cond, &r->lock);
+    }
     int built = r->job == 2;
     r->job = 0;
     pthread_mutex_unlock(&r->lock);
@@ -1459,9 +1475,22 @@ static void *rdx_thread_main(void *arg)
         if (r->quit)
             break;
         pthread_mutex_unlock(&r->lock);
-        fz7_lz_radix_build(&r->work, r->copy, r->copy_len, 0, (uint32_t)(r->job_t0 - r->job_lo),
-                           (uint32_t)(r->job_t1 - r->job_lo), r->reach, r->depth, r->next);
+        fz7_lz_radix_job *j = fz7_lz_radix_begin(&r->work, r->copy, r->copy_len, 0, (uint32_t)(r->job_t0 - r->job_lo),
+                                                 (uint32_t)(r->job_t1 - r->job_lo), r->reach, r->depth, r->next);
         pthread_mutex_lock(&r->lock);
+        if (j) {
+            r->sorting = j;
+            pthread_cond_broadcast(&r->cond);
+            pthread_mutex_unlock(&r->lock);
+            fz7_lz_radix_sort(j);
+            pthread_mutex_lock(&r->lock);
+            while (r->helpers > 0 || !fz7_lz_radix_sorted(j))
+                pthread_cond_wait(&r->cond, &r->lock);
+            r->sorting = NULL;
+            pthread_mutex_unlock(&r->lock);
+            fz7_lz_radix_end(j);
+            pthread_mutex_lock(&r->lock);
+        }
         r->job = 2;
         pthread_cond_broadcast(&r->cond);
     }
@@ -1522,21 +1551,35 @@ static void rdx_post(fz7_lz_mf *mf, uint64_t t0)
     pthread_mutex_unlock(&r->lock);
 }
 
+/* The thread's table becomes the coder's. */
+static void rdx_take(fz7_lz_rdx *r)
+{
+    fz7_lz_radix_entry *t = r->table;
+    r->table = r->next;
+    r->next = t;
+    r->t0 = r->job_t0;
+    r->t1 = r->job_t1;
+}
+
 /* Makes the table cover pos: the thread's block when it is this one,
- * else built here, from [t0 - prefix, t1) (the window always holds
- * prefix bytes before any position of the block: see rdx_prefix); then
- * the next block goes to the thread. */
+ * else built from [t0 - prefix, t1) (the window always holds prefix
+ * bytes before any position of the block: see rdx_prefix), by the thread
+ * with this one sorting beside it, or here alone when there is no thread
+ * or its bytes are not all in yet; then the next block goes to the
+ * thread. */
 static void rdx_switch(fz7_lz_mf *mf)
 {
     fz7_lz_rdx *r = mf->rdx;
     uint64_t s = r->base + mf->pos, have = r->base + mf->end;
     uint64_t t0 = s - s % r->block, t1 = t0 + r->block;
-    if (r->threaded && rdx_collect(r) && r->job_t0 == t0) {
-        fz7_lz_radix_entry *t = r->table;
-        r->table = r->next;
-        r->next = t;
-        r->t0 = r->job_t0;
-        r->t1 = r->job_t1;
+    if (r->threaded && rdx_collect(r) && r->job_t0 == t0)
+        rdx_take(r);
+    if ((s < r->t0 || s >= r->t1) && r->threaded) {
+        /* Not built ahead (the stream's first block, or one entered after
+         * a pass): the thread builds it now, with this one's help. */
+        rdx_post(mf, t0);
+        if (rdx_collect(r) && r->job_t0 == t0)
+            rdx_take(r);
     }
     if (s < r->t0 || s >= r->t1) {
         if (t1 > have)
@@ -1579,7 +1622,8 @@ int fz7_lz_mf_rdx_thread(fz7_lz_mf *mf)
         pthread_mutex_destroy(&r->lock);
         goto fail;
     }
-    r->job = r->quit = 0;
+    r->job = r->quit = r->helpers = 0;
+    r->sorting = NULL;
     if (pthread_create(&r->thread, NULL, rdx_thread_main, r) != 0) {
         pthread_cond_destroy(&r->cond);
         pthread_mutex_destroy(&r->lock);

@@ -10,6 +10,7 @@
  * comparing each pair directly, which is cheaper than splitting them. */
 #include "lz/lz_radix.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -335,18 +336,30 @@ void fz7_lz_radix_work_free(fz7_lz_radix_work *w)
     w->cap = 0;
 }
 
-void fz7_lz_radix_build(fz7_lz_radix_work *w, const uint8_t *data, uint32_t len, uint32_t lo, uint32_t from,
-                        uint32_t to, uint32_t dict, uint32_t max_len, fz7_lz_radix_entry *out)
+/* Parts of the first level's buckets that threads take one at a time:
+ * enough that two threads end within about a part of each other. */
+#define PARTS 64u
+
+struct fz7_lz_radix_job {
+    ctx base;                  /* what every sorting thread's ctx starts from */
+    uint32_t *list, *tmp;      /* the work's lists: the buckets are in tmp */
+    uint32_t heads[TOP_BUCKETS + 1];   /* end of each bucket in tmp */
+    uint32_t part[PARTS + 1];  /* first bucket of each part */
+    _Atomic uint32_t next_part, parts_done;
+    uint32_t lo, to, last, stop;
+    repeat_list reps;
+};
+
+fz7_lz_radix_job *fz7_lz_radix_begin(fz7_lz_radix_work *w, const uint8_t *data, uint32_t len, uint32_t lo,
+                                     uint32_t from, uint32_t to, uint32_t dict, uint32_t max_len,
+                                     fz7_lz_radix_entry *out)
 {
-    ctx *c = malloc(sizeof(*c));
-    uint32_t *heads = malloc((TOP_BUCKETS + 1) * sizeof(uint32_t));
-    if (!c || !heads) {
-        free(c);
-        free(heads);
+    fz7_lz_radix_job *j = calloc(1, sizeof(*j));
+    if (!j) {
         memset(out, 0, (size_t)(to - from) * sizeof(*out));
-        return;   /* no matches from the table: still a valid stream */
+        return NULL;   /* no matches from the table: still a valid stream */
     }
-    memset(c, 0, sizeof(*c));
+    ctx *c = &j->base;
     c->data = data;
     c->len = len;
     c->from = from;
@@ -354,7 +367,7 @@ void fz7_lz_radix_build(fz7_lz_radix_work *w, const uint8_t *data, uint32_t len,
     c->max_len = max_len;
     c->out = out;
     c->keys = w->keys;
-    memset(heads, 0, (TOP_BUCKETS + 1) * sizeof(uint32_t));
+    uint32_t *heads = j->heads;   /* counts at b + 1 first, then ends */
     /* Inside a run of one byte value with max_len more after it, the
      * longest match is max_len bytes one back, and so are the near ones:
      * those positions are set after the sort, and the ones with more than
@@ -365,18 +378,21 @@ void fz7_lz_radix_build(fz7_lz_radix_work *w, const uint8_t *data, uint32_t len,
     uint32_t *list = w->list;
     const uint32_t last = len - 1 < to ? len - 1 : to;   /* positions with 2 bytes */
     const uint32_t stop = to + max_len + 1 < len ? to + max_len + 1 : len;
+    j->lo = lo;
+    j->to = to;
+    j->last = last;
+    j->stop = stop;
     uint8_t *skip = w->keys;   /* 1: left out of the sort (the keys come later) */
     memset(skip, 0, to - lo);
     for (uint32_t i = lo; i < last;) {
-        uint32_t j = run_end(data, i, stop);
-        uint32_t end = j > max_len ? j - max_len : 0;   /* one past the last with more than max_len to go */
+        uint32_t e = run_end(data, i, stop);
+        uint32_t end = e > max_len ? e - max_len : 0;   /* one past the last with more than max_len to go */
         end = end < last ? end : last;
         if (end > i + 1)
             memset(skip + (i + 1 - lo), 1, end - (i + 1));
-        i = j;
+        i = e;
     }
-    repeat_list reps = {NULL, 0, 0};
-    find_repeats(data, len, lo, to, stop, dict, max_len, skip, &reps);
+    find_repeats(data, len, lo, to, stop, dict, max_len, skip, &j->reps);
     /* Entries start empty where the sort may set them; those it leaves
      * out are all set after it, and the last position has no 2 bytes. */
     static const fz7_lz_radix_entry none;
@@ -391,41 +407,78 @@ void fz7_lz_radix_build(fz7_lz_radix_work *w, const uint8_t *data, uint32_t len,
     for (uint32_t b = 0; b < TOP_BUCKETS; b++)
         heads[b + 1] += heads[b];
     uint32_t *tmp = w->tmp;
-    {
-        /* Scatter into tmp by the first two bytes, keeping order; heads[b]
-         * runs from the bucket's start to its end. */
-        uint32_t *fill = heads;
-        for (uint32_t i = 0; i < n; i++) {
-            uint32_t p = list[i];
-            tmp[fill[(uint32_t)data[p] << 8 | data[p + 1]]++] = p;
+    /* Scatter into tmp by the first two bytes, keeping order; heads[b]
+     * runs from the bucket's start to its end. */
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t p = list[i];
+        tmp[heads[(uint32_t)data[p] << 8 | data[p + 1]]++] = p;
+    }
+    /* Parts of about n / PARTS positions each. */
+    uint32_t part = 1;
+    for (uint32_t b = 0; b < TOP_BUCKETS && part < PARTS; b++)
+        if (heads[b] >= (uint64_t)n * part / PARTS)
+            j->part[part++] = b + 1;
+    while (part <= PARTS)
+        j->part[part++] = TOP_BUCKETS;
+    j->list = list;
+    j->tmp = tmp;
+    return j;
+}
+
+void fz7_lz_radix_sort(fz7_lz_radix_job *j)
+{
+    ctx c = j->base;   /* this thread's counts (zero) */
+    for (;;) {
+        uint32_t i = atomic_fetch_add_explicit(&j->next_part, 1, memory_order_relaxed);
+        if (i >= PARTS)
+            return;
+        for (uint32_t b = j->part[i]; b < j->part[i + 1]; b++) {
+            uint32_t begin = b ? j->heads[b - 1] : 0, end = j->heads[b];
+            if (end - begin >= 2)
+                sort_list(&c, j->tmp + begin, j->list + begin, end - begin, 2, begin);
         }
+        atomic_fetch_add_explicit(&j->parts_done, 1, memory_order_release);
     }
-    /* heads[b] now holds the end of bucket b, which is the start of b + 1. */
-    uint32_t begin = 0;
-    for (uint32_t b = 0; b < TOP_BUCKETS; b++) {
-        uint32_t end = heads[b];
-        if (end - begin >= 2)
-            sort_list(c, tmp + begin, list + begin, end - begin, 2, begin);
-        begin = end;
-    }
-    for (uint32_t i = lo; i < last;) {
-        uint32_t j = run_end(data, i, stop);
-        for (uint32_t p = i + 1 > from ? i + 1 : from; p < j && p < last && j - p >= max_len; p++) {
+}
+
+int fz7_lz_radix_sorted(fz7_lz_radix_job *j)
+{
+    return atomic_load_explicit(&j->parts_done, memory_order_acquire) == PARTS;
+}
+
+void fz7_lz_radix_end(fz7_lz_radix_job *j)
+{
+    const ctx *c = &j->base;
+    const uint8_t *data = c->data;
+    const uint32_t from = c->from, max_len = c->max_len, last = j->last, stop = j->stop;
+    fz7_lz_radix_entry *out = c->out;
+    for (uint32_t i = j->lo; i < last;) {
+        uint32_t e = run_end(data, i, stop);
+        for (uint32_t p = i + 1 > from ? i + 1 : from; p < e && p < last && e - p >= max_len; p++) {
             out[p - from].longest = max_len;   /* dist 1 */
             for (uint32_t t = 0; t < NEARS; t++)
                 out[p - from].near[t] = 1;
         }
-        i = j;
+        i = e;
     }
-    for (size_t r = 0; r < reps.n; r++) {
-        const repeat *x = &reps.r[r];
-        for (uint32_t p = x->a > from ? x->a : from; p + max_len <= x->b && p < to; p++) {
+    for (size_t r = 0; r < j->reps.n; r++) {
+        const repeat *x = &j->reps.r[r];
+        for (uint32_t p = x->a > from ? x->a : from; p + max_len <= x->b && p < j->to; p++) {
             out[p - from].longest = (x->d - 1) << 8 | max_len;
             for (uint32_t t = 0; t < NEARS; t++)
                 out[p - from].near[t] = x->d;
         }
     }
-    free(reps.r);
-    free(heads);
-    free(c);
+    free(j->reps.r);
+    free(j);
+}
+
+void fz7_lz_radix_build(fz7_lz_radix_work *w, const uint8_t *data, uint32_t len, uint32_t lo, uint32_t from,
+                        uint32_t to, uint32_t dict, uint32_t max_len, fz7_lz_radix_entry *out)
+{
+    fz7_lz_radix_job *j = fz7_lz_radix_begin(w, data, len, lo, from, to, dict, max_len, out);
+    if (j) {
+        fz7_lz_radix_sort(j);
+        fz7_lz_radix_end(j);
+    }
 }

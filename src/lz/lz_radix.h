@@ -51,4 +51,21 @@ uint64_t fz7_lz_radix_work_bytes(uint32_t cap);
 void fz7_lz_radix_build(fz7_lz_radix_work *w, const uint8_t *data, uint32_t len, uint32_t lo, uint32_t from,
                         uint32_t to, uint32_t dict, uint32_t max_len, fz7_lz_radix_entry *out);
 
+/* fz7_lz_radix_build in three steps, so that several threads can sort one
+ * block: fz7_lz_radix_begin (one thread) prepares the sort; then any number
+ * of threads call fz7_lz_radix_sort at once, each taking parts of the
+ * first level's buckets until none is left (the parts write disjoint
+ * entries, so the table is the same whoever sorts what); once every part
+ * is sorted (fz7_lz_radix_sorted, and no thread is still inside
+ * fz7_lz_radix_sort), one thread calls fz7_lz_radix_end, which finishes
+ * out and frees the job. begin returns NULL when out of memory, with out
+ * all zero (no matches: still a valid table). */
+typedef struct fz7_lz_radix_job fz7_lz_radix_job;
+fz7_lz_radix_job *fz7_lz_radix_begin(fz7_lz_radix_work *w, const uint8_t *data, uint32_t len, uint32_t lo,
+                                     uint32_t from, uint32_t to, uint32_t dict, uint32_t max_len,
+                                     fz7_lz_radix_entry *out);
+void fz7_lz_radix_sort(fz7_lz_radix_job *j);
+int fz7_lz_radix_sorted(fz7_lz_radix_job *j);
+void fz7_lz_radix_end(fz7_lz_radix_job *j);
+
 #endif

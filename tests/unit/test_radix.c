@@ -4,7 +4,9 @@
  * (up to max_len and the end of the data), and the nearest with at least
  * each near link's depth in bytes. Inputs: words with copies, runs of one byte
  * (the ones the sort leaves out), short periods, random bytes, and data
- * ending inside a run; blocks that start after a prefix of sources. */
+ * ending inside a run; blocks that start after a prefix of sources; and
+ * one block sorted by several threads at once. */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -143,11 +145,56 @@ static void test_runs(void **state)
     free(d);
 }
 
-int main(void)
+static void *sort_thread(void *arg)
 {
+    fz7_lz_radix_sort(arg);
+    return NULL;
+}
+
+/* One block sorted by three threads at once (begin, sort on each, end)
+ * gives the table of fz7_lz_radix_build, entry for entry. */
+static void test_shared_sort(void **state)
+{
+    (void)state;
+    const uint32_t n = 1u << 20, lo = 100000, from = 400000, to = 1000000;
+    uint8_t *d = malloc(n);
+    assert_non_null(d);
+    generate(d, n, 4, 0x5EED5EEDull);
+    fz7_lz_radix_work w;
+    assert_int_equal(fz7_lz_radix_work_init(&w, to - lo), 0);
+    fz7_lz_radix_entry *one = calloc(to - from, sizeof(*one)), *many = calloc(to - from, sizeof(*many));
+    assert_non_null(one);
+    assert_non_null(many);
+    fz7_lz_radix_build(&w, d, n, lo, from, to, 1u << 20, 48, one);
+    fz7_lz_radix_job *j = fz7_lz_radix_begin(&w, d, n, lo, from, to, 1u << 20, 48, many);
+    assert_non_null(j);
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, sort_thread, j), 0);
+    fz7_lz_radix_sort(j);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_join(t[i], NULL), 0);
+    assert_true(fz7_lz_radix_sorted(j));
+    fz7_lz_radix_end(j);
+    assert_memory_equal(one, many, (size_t)(to - from) * sizeof(*one));
+    free(one);
+    free(many);
+    fz7_lz_radix_work_free(&w);
+    free(d);
+}
+
+/* With the argument "shared", only test_shared_sort (the ThreadSanitizer
+ * build runs that one: the others take minutes there). */
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "shared") == 0) {
+        const struct CMUnitTest shared[] = {cmocka_unit_test(test_shared_sort)};
+        return cmocka_run_group_tests(shared, NULL, NULL);
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_against_definition),
         cmocka_unit_test(test_runs),
+        cmocka_unit_test(test_shared_sort),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
