@@ -9,6 +9,7 @@
  * is the first of its part at the next depth. Short lists are finished by
  * comparing each pair directly, which is cheaper than splitting them. */
 #include "lz/lz_radix.h"
+#include "lz/match_len.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -45,7 +46,7 @@ static inline uint32_t lcp_from(const uint8_t *data, uint32_t a, uint32_t b, uin
         memcpy(&u, x + d, 8);
         memcpy(&v, y + d, 8);
         if (u != v)
-            return d + (uint32_t)(__builtin_ctzll(u ^ v) >> 3);
+            return d + fz7_first_diff8(u ^ v);
         d += 8;
     }
     while (d < lim && x[d] == y[d])
@@ -86,8 +87,9 @@ static void finish_small(ctx *c, const uint32_t *list, uint32_t k, uint32_t d)
         }
         if (best)
             set_longest(c, p, bq, best);
-        for (uint32_t t = first; t < NEARS; t++)
-            c->out[p - c->from].near[t] = near[t];
+        for (uint32_t t = 0; t < NEARS; t++)   /* a fixed count: stores, not a memcpy call */
+            if (t >= first)
+                c->out[p - c->from].near[t] = near[t];
     }
 }
 
@@ -202,7 +204,7 @@ static uint32_t equal_run(const uint8_t *p, uint8_t v, uint32_t n)
         uint64_t w;
         memcpy(&w, p + k, 8);
         if (w != all)
-            return k + (uint32_t)(__builtin_ctzll(w ^ all) >> 3);
+            return k + fz7_first_diff8(w ^ all);
     }
     while (k < n && p[k] == v)
         k++;
