@@ -34,7 +34,7 @@ static const struct level_row {
     /* 0 */ {16, FZ7_LZMA_MODE_FAST,   FZ7_LZ_HC5, 3, 32, 0},
     /* 1 */ {20, FZ7_LZMA_MODE_FAST,   FZ7_LZ_HB5, 3, 32, 6},
     /* 2 */ {22, FZ7_LZMA_MODE_FAST,   FZ7_LZ_HB5, 3, 32, 16},
-    /* 3 */ {22, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_HB5, 3, 24, 16},
+    /* 3 */ {22, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_HB5, 3, 16, 16},
     /* 4 */ {22, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_HB5, 3, 48, 16},
     /* 5 */ {24, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_RDX, 3, 48, 0},
     /* 6 */ {26, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_BT4, 4, 64, 0},

@@ -484,7 +484,7 @@ static void test_options(void **state)
     assert_int_equal(fz7_lzma_enc_preset(&o, 3), FZ7_OK);
     assert_int_equal(o.mode, FZ7_LZMA_MODE_NORMAL);   /* -mx3/4: normal parser on hb5 */
     assert_int_equal(o.mf, FZ7_LZ_HB5);
-    assert_int_equal(o.nice_len, 24);
+    assert_int_equal(o.nice_len, 16);
     assert_int_equal(fz7_lzma_mf_depth(&o), 16);
     assert_int_equal(fz7_lzma_enc_preset(&o, 4), FZ7_OK);
     assert_int_equal(o.mf, FZ7_LZ_HB5);
