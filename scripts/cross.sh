@@ -42,7 +42,7 @@ fi
 SRCS=$(cd "$ROOT" && ls src/fz7_common.c src/cpu/*.c src/check/*.c src/crypto/*.c src/lz/*.c src/lzma/*.c \
     src/filter/*.c src/format/xz/xz_write.c src/format/fd_ostream.c)
 TESTS="test_check test_aes test_filter test_bcj2_enc test_lzma_dec test_lzma_enc test_lzma_enc_rc
-       test_hc_matches test_mf_thread test_kernels test_enc_identity"
+       test_hc_matches test_mf_thread test_kernels test_enc_identity test_radix"
 CFLAGS="-O2 -g -D_GNU_SOURCE -DFZ7_VERSION=\"cross\" -Wall -Wextra -Werror -pthread -I$ROOT/src"
 
 # build CC DIR: the codec library, the unit tests and enc_hashes into DIR

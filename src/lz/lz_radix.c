@@ -9,6 +9,7 @@
  * is the first of its part at the next depth. Short lists are finished by
  * comparing each pair directly, which is cheaper than splitting them. */
 #include "lz/lz_radix.h"
+#include "cpu/bytes.h"
 #include "lz/match_len.h"
 
 #include <stdatomic.h>
@@ -271,9 +272,8 @@ static void find_repeats(const uint8_t *data, uint32_t len, uint32_t lo, uint32_
             p++;
             continue;
         }
-        uint64_t v;
-        memcpy(&v, data + p, 8);
-        uint32_t h = (uint32_t)((v * 0x9E3779B97F4A7C15ull) >> (64 - REPEAT_HASH_BITS));
+        /* Little-endian, as every hash that decides output. */
+        uint32_t h = (uint32_t)((fz7_get64le(data + p) * 0x9E3779B97F4A7C15ull) >> (64 - REPEAT_HASH_BITS));
         uint32_t q = hash[h];
         hash[h] = p + 1;
         uint32_t d = 0;
