@@ -1672,11 +1672,11 @@ static inline uint32_t rdx_keep(fz7_lz_match *m, uint32_t n, uint32_t len, uint3
  * one reaches the whole dictionary, past the table's blocks: a long
  * repeat from farther back is found at its first anchor (the parser's
  * rep0 goes on from there), and the LZMA2 store test probes it. */
-static inline void rdx_heads_set(fz7_lz_mf *mf, const uint8_t *cur, uint32_t stored)
+static inline void rdx_heads_set(fz7_lz_mf *mf, const uint8_t *cur, uint32_t stored, int anchor)
 {
     mf->hash2[bt_hash2_of(cur)] = stored;
     mf->hash3[hash3_of(cur)] = stored;
-    if (fz7_lz_anchor(cur))
+    if (anchor)
         mf->hash3[HASH3_SIZE + head4_of(cur)] = stored;
 }
 
@@ -1686,8 +1686,9 @@ static inline uint32_t rdx_heads(fz7_lz_mf *mf, const uint8_t *cur, uint32_t sto
                                  fz7_lz_match *m, uint32_t *best, uint32_t *far)
 {
     uint32_t d2 = stored - mf->hash2[bt_hash2_of(cur)], d3 = stored - mf->hash3[hash3_of(cur)];
-    *far = fz7_lz_anchor(cur) ? stored - mf->hash3[HASH3_SIZE + head4_of(cur)] : 0;
-    rdx_heads_set(mf, cur, stored);
+    int anchor = fz7_lz_anchor(cur);
+    *far = anchor ? stored - mf->hash3[HASH3_SIZE + head4_of(cur)] : 0;
+    rdx_heads_set(mf, cur, stored, anchor);
     return near23(mf, cur, d2, d3, lim, m, best);
 }
 
@@ -1704,7 +1705,7 @@ static uint32_t rdx_find(fz7_lz_mf *mf, fz7_lz_match *m)
         uint32_t best = 1;
         n = rdx_heads(mf, cur, mf->pos + mf->offset, lim, m, &best, &far);
     } else if (avail >= 6) {
-        rdx_heads_set(mf, cur, mf->pos + mf->offset);
+        rdx_heads_set(mf, cur, mf->pos + mf->offset, fz7_lz_anchor(cur));
     }
     /* A near head that reaches lim is the nearest match that long (a
      * nearer one would hold its head): the table cannot add to it. */
@@ -1734,7 +1735,7 @@ static void rdx_skip(fz7_lz_mf *mf, uint32_t count)
 {
     while (count-- > 0) {
         if (mf->end - mf->pos >= 6)
-            rdx_heads_set(mf, mf->buf + mf->pos, mf->pos + mf->offset);
+            rdx_heads_set(mf, mf->buf + mf->pos, mf->pos + mf->offset, fz7_lz_anchor(mf->buf + mf->pos));
         advance(mf);
     }
 }
