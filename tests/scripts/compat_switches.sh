@@ -32,13 +32,13 @@ printf 'src/a.txt\n' >list.txt
 7zz a -bd arc.zip src >/dev/null
 gzip -c arc.tar >arc.tar.gz
 bzip2 -c arc.tar >arc.tar.bz2
-cp one.xz xz.7z && cp arc.7z 7z.zip   # named for another type: opened with a warning
 7zz a -bd -ppw enc.7z src >/dev/null
 7zz a -bd -ppw -mhe=on henc.7z src >/dev/null
 # henc1.7z: a header a wrong key decodes whole, its CRC failing (7zz then
 # adds "Headers Error"; henc.7z's decoder fails first, and it does not)
 7zz a -bd -ppw -mhe=on henc1.7z one.txt >/dev/null
 7zz a -bd -txz one.xz one.txt >/dev/null
+cp one.xz xz.7z && cp arc.7z 7z.zip   # named for another type: opened with a warning
 cp arc.7z arc2.7z
 7zz a -bd -mx0 -v1k vol.7z src >/dev/null     # four volumes
 for i in $(seq 1 100); do echo $i | sha256sum; done >hex.txt
