@@ -55,6 +55,8 @@ typedef struct run {
     size_t root_len;
     bool root_time_set;      /* -spe: the root folder's mtime, once met */
     struct timespec root_time;
+    bool root_mode_set;      /* a "." folder entry's mode, for the output folder */
+    uint32_t root_mode;
     fz7_hash_sums *sums;     /* -scrc, or NULL */
     bool asked_eof;          /* no password came at the end of input */
     int reopen_rc;           /* the archive did not open again with it */
@@ -362,6 +364,10 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
             r->root_time_set = true; /* -spe: its time goes to the output folder */
             r->root_time.tv_sec = (time_t)e->mtime;
             r->root_time.tv_nsec = (long)e->mtime_nsec;
+        }
+        if (e->is_dir && stored[strspn(stored, "./")] == '\0' && !strstr(stored, "..")) {
+            r->root_mode_set = true; /* tar's "./": its mode is the output folder's, as 7-Zip and tar */
+            r->root_mode = perm_of(r, e);
         }
         free(path);
         list_written(r, e);
@@ -737,6 +743,8 @@ static int extract_one(const struct fz7_options *o, const char *path, totals *t)
         fprintf(stderr, "WARNING: %s : %s\n", path, cerr);
         r.warnings++;
     }
+    if (r.root_mode_set && r.mode == RUN_DISK)
+        (void)chmod(o->out_dir && o->out_dir[0] ? o->out_dir : ".", (mode_t)r.root_mode);
     if (r.root_time_set && o->out_dir) {
         /* -spe: the output folder stands for the root folder, as in 7-Zip. */
         struct timespec ts[2] = {{.tv_nsec = UTIME_OMIT}, r.root_time};

@@ -61,4 +61,18 @@ done
 setup link && 7zz x -y -oo dir.7z >/dev/null 2>&1
 [ -e tgt/f ] && echo "note: 7zz wrote through o/x into tgt/ (fz7 replaces the link)"
 
+# A tar's "./" entry is the output folder: its mode goes there (7zz and
+# GNU tar), with x and e, to a new and to an existing folder; its time
+# only with -spe (7zz).
+rm -rf o tgt dot && mkdir -p dot/sub && echo hi >dot/sub/f && chmod 710 dot &&
+  touch -d '2020-01-02 03:04:05' dot && tar cf dot.tar -C dot . || bad "dot.tar"
+for c in "x -onew" "e -onew" "x -oold"; do
+  rm -rf new old && mkdir old && chmod 755 old
+  "$FZ7" $c dot.tar >/dev/null 2>&1; rc=$?; d=${c#*-o}
+  [ $rc = 0 ] && [ "$(stat -c %a "$d")" = 710 ] && [ "$(stat -c %Y "$d")" != 1577934245 ] && ok ||
+    bad "$c dot.tar: exit $rc, mode $(stat -c %a "$d")"
+  rm -rf new old && mkdir old && chmod 755 old
+  7zz $c dot.tar >/dev/null 2>&1; [ "$(stat -c %a "$d")" = 710 ] && ok || bad "7zz $c: mode $(stat -c %a "$d")"
+done
+
 t_summary extract_kinds
