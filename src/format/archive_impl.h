@@ -197,12 +197,17 @@ typedef struct fz7_cpio_hdr {
     uint64_t dev_major, dev_minor;    /* the file system it came from */
     uint64_t rdev_major, rdev_minor;  /* a device file's own numbers */
     uint32_t mode;          /* st_mode as stored */
+    uint32_t check;         /* "crc" form: the sum of the data's bytes mod 2^32 */
+    bool has_check;         /* the header is of the "crc" form (070702) */
 } fz7_cpio_hdr;
 
 typedef struct fz7_cpio_headers {
     fz7_cpio_hdr *h;        /* one per entry, in the archive's order
                                (FZ7_DETAIL_PROPS), else NULL */
     uint64_t *packed;       /* their packed sizes alone (FZ7_DETAIL_PACKED) */
+    uint32_t *check;        /* per entry its data's byte sum, whatever keep
+                               says, when every header is of the "crc" form;
+                               else NULL */
     size_t count;
     const char *sub_type;   /* 7-Zip's SubType: "New ASCII", "New CRC",
                                "Portable ASCII" */
@@ -212,7 +217,7 @@ typedef struct fz7_cpio_headers {
  * odc; up to its TRAILER!!! entry), kept as keep says (as
  * fz7_tar_headers_read). FZ7_E_FORMAT for a binary cpio or a bad header,
  * FZ7_E_TRUNCATED, FZ7_E_MEMLIMIT past mem_limit bytes of headers; on
- * error *out is empty. Free out->h and out->packed. */
+ * error *out is empty. Free out->h, out->packed and out->check. */
 fz7_status fz7_cpio_headers_read(const fz7_volumes *v, uint64_t size, uint64_t mem_limit,
                                  fz7_detail keep, fz7_cpio_headers *out);
 

@@ -35,7 +35,8 @@ fz7_status fz7_cpio_headers_read(const fz7_volumes *v, uint64_t size, uint64_t m
                                  fz7_detail keep, fz7_cpio_headers *out)
 {
     memset(out, 0, sizeof *out);
-    size_t cap = 0;
+    size_t cap = 0, check_cap = 0;
+    bool all_crc = true;
     char h[NEWC_LEN];
     fz7_status st = FZ7_OK;
     for (uint64_t at = 0;;) {
@@ -60,6 +61,10 @@ fz7_status fz7_cpio_headers_read(const fz7_volumes *v, uint64_t size, uint64_t m
                  field(h + 62, 8, 16, &c.dev_major) && field(h + 70, 8, 16, &c.dev_minor) &&
                  field(h + 78, 8, 16, &c.rdev_major) && field(h + 86, 8, 16, &c.rdev_minor) &&
                  field(h + 94, 8, 16, &name_len);
+            uint64_t check = 0;
+            c.has_check = h[5] == '2';
+            ok = ok && (!c.has_check || field(h + 102, 8, 16, &check));
+            c.check = (uint32_t)check;
         } else {
             ok = field(h + 6, 6, 8, &dev) && field(h + 12, 6, 8, &c.ino) && field(h + 18, 6, 8, &mode) &&
                  field(h + 24, 6, 8, &c.uid) && field(h + 30, 6, 8, &c.gid) &&
@@ -93,6 +98,17 @@ fz7_status fz7_cpio_headers_read(const fz7_volumes *v, uint64_t size, uint64_t m
             st = fz7_grow((void **)&out->packed, out->count, &cap, sizeof *out->packed, 64, mem_limit);
         if (st != FZ7_OK)
             break;
+        /* The byte sums, for t and x to verify (as 7-Zip does). */
+        all_crc = all_crc && c.has_check;
+        if (!all_crc) {
+            free(out->check);
+            out->check = NULL;
+        } else if ((st = fz7_grow((void **)&out->check, out->count, &check_cap, sizeof *out->check, 64,
+                                  mem_limit)) != FZ7_OK) {
+            break;
+        } else {
+            out->check[out->count] = c.check;
+        }
         c.packed = packed;
         c.offset = data_at;
         c.mode = (uint32_t)mode;
@@ -107,6 +123,7 @@ fz7_status fz7_cpio_headers_read(const fz7_volumes *v, uint64_t size, uint64_t m
     if (st != FZ7_OK) {
         free(out->h);
         free(out->packed);
+        free(out->check);
         memset(out, 0, sizeof *out);
     }
     return st;
@@ -133,7 +150,8 @@ size_t fz7_cpio_props(const fz7_entry *e, const fz7_cpio_hdr *c, const char *lin
     NUM("Dev Minor", c->dev_minor);
     NUM("Device Major", c->rdev_major);
     NUM("Device Minor", c->rdev_minor);
-    fz7_prop_text(pr, &n, "Checksum", "");
+    fz7_prop_text(pr, &n, "Checksum",
+                  c->has_check ? fz7_prop_put(buf, cap, &used, "%lu", (unsigned long)c->check) : "");
     fz7_prop_text(pr, &n, "Symbolic Link", S_ISLNK(c->mode) ? link : "");
     fz7_prop_text(pr, &n, "Stream ID",
                   e->is_dir ? "" : fz7_prop_put(buf, cap, &used, "%llu", (unsigned long long)stream));

@@ -59,6 +59,7 @@ typedef struct {
     fz7_tar_headers tar;   /* a plain tar's headers (FZ7_DETAIL_PROPS) */
     fz7_zip_rec *zip;      /* a zip's records, per entry (FZ7_DETAIL_PROPS) */
     fz7_cpio_headers cpio; /* a cpio's headers (FZ7_DETAIL_PROPS) */
+    uint32_t *cpio_check;  /* per header a "crc" cpio's byte sum, or NULL */
     char *comment;         /* the archive's Comment (info.comment) */
 } la_priv;
 
@@ -488,6 +489,7 @@ static void la_close(fz7_archive *a)
     free(p->kinds);
     free(p->hdr_of);
     free(p->cpio.h);
+    free(p->cpio_check);
     fz7_tar_headers_free(&p->tar);
     for (size_t i = 0; p->zip && i < a->count; i++)
         free(p->zip[i].comment);
@@ -518,11 +520,13 @@ static fz7_status send_zeros(const fz7_extract_cb *cb, uint64_t n)
 
 /* Decodes the current entry's data into cb. *cb_st gets a callback's
  * failure; *fatal says libarchive cannot read on (a failed read, not a
- * warning such as a CRC mismatch); the result is the entry's status. */
-static fz7_status read_file_data(struct archive *ar, const fz7_entry *e, bool raw,
+ * warning such as a CRC mismatch); the result is the entry's status,
+ * FZ7_E_CRC when check (a "crc" cpio's byte sum, or NULL) disagrees. */
+static fz7_status read_file_data(struct archive *ar, const fz7_entry *e, bool raw, const uint32_t *check,
                                  const fz7_extract_cb *cb, fz7_status *cb_st, bool *fatal,
                                  uint64_t *produced, char *detail, size_t dlen)
 {
+    uint32_t sum = 0;
     uint64_t here = 0, *done = produced ? produced : &here;   /* bytes delivered */
     *done = 0;
     fz7_status warned = FZ7_OK;
@@ -552,10 +556,14 @@ static fz7_status read_file_data(struct archive *ar, const fz7_entry *e, bool ra
         *done = (uint64_t)off;
         if (n > 0 && (*cb_st = cb->data(cb->ctx, blk, n)) != FZ7_OK)
             return *cb_st;
+        for (size_t k = 0; check && k < n; k++)
+            sum += ((const uint8_t *)blk)[k];
         *done += n;
     }
     if (warned != FZ7_OK)
         return warned;
+    if (check && sum != *check)
+        return FZ7_E_CRC;
     if (raw)
         return FZ7_OK;   /* its size is a trailer's, modulo 2^32 (gzip) */
     if (e->has_size && *done > e->size) {
@@ -601,7 +609,7 @@ static fz7_status copy_link_target(fz7_archive *a, size_t t, const fz7_extract_c
     }
     if (st == FZ7_OK) {
         bool fatal = false;
-        st = read_file_data(ar, &a->entries[t], false, cb, cb_st, &fatal, NULL, detail, dlen);
+        st = read_file_data(ar, &a->entries[t], false, NULL, cb, cb_st, &fatal, NULL, detail, dlen);
     }
     archive_read_free(ar);
     free(src);
@@ -824,7 +832,8 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
              * file with its permissions, exit 0, as 7-Zip writes it. */
         } else if (p->kinds[i] == LA_FILE) {
             bool fatal = false;
-            est = read_file_data(ar, e, p->raw, cb, &cb_st, &fatal, &produced, detail, sizeof detail);
+            const uint32_t *check = p->cpio_check ? &p->cpio_check[p->hdr_of[i]] : NULL;
+            est = read_file_data(ar, e, p->raw, check, cb, &cb_st, &fatal, &produced, detail, sizeof detail);
             if (e->encrypted && (est == FZ7_E_DATA || est == FZ7_E_CRC))
                 est = FZ7_E_PASSWORD;
             if (cb_st == FZ7_OK && fatal) {
@@ -927,6 +936,11 @@ static void cpio_headers_take(fz7_archive *a, la_priv *p, size_t headers)
         a->info.sub_type = ch.sub_type;
     }
     free(ch.packed);
+    if (ch.count == headers) {
+        p->cpio_check = ch.check;
+        ch.check = NULL;
+    }
+    free(ch.check);
     if (ch.count == headers && ch.h)
         p->cpio = ch;
     else

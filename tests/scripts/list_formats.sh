@@ -178,6 +178,38 @@ if command -v bsdtar >/dev/null; then
     same "cpio l packed column" "$("$FZ7" l n.cpio | grep ' a/f$' | awk '{print $4, $5}')" "2 4"
 fi
 
+# --- cpio "crc" form (070702): each header's byte sum of the data is
+# listed as Checksum and verified by t and x, as 7zz does: a damaged file
+# fails with "CRC Failed", exit 2, its bytes kept. A hard-link set's data
+# comes with its last name (the first one has size 0 and sum 0). ---
+python3 - <<'PY'
+def ent(name, mode, data, ino, nlink=1):
+    nb = name.encode() + b"\0"
+    f = [ino, mode, 0, 0, nlink, 1577934245, len(data), 0, 0, 0, 0, len(nb), sum(data) & 0xffffffff]
+    o = b"070702" + b"".join(b"%08X" % x for x in f) + nb
+    o += b"\0" * (-len(o) % 4) + data
+    return o + b"\0" * (-len(o) % 4)
+big = bytes(range(256)) * 40
+o = (ent("a.txt", 0o100644, b"hello world\n", 1) + ent("d", 0o40755, b"", 2) +
+     ent("d/b.bin", 0o100600, big, 3) + ent("d/h1", 0o100644, b"", 4, 2) +
+     ent("d/h2", 0o100644, b"linked\n", 4, 2) + ent("TRAILER!!!", 0, b"", 0))
+o += b"\0" * (-len(o) % 512)
+open("crc.cpio", "wb").write(o)
+i = o.index(b"hello")
+open("crcbad.cpio", "wb").write(o[:i] + b"j" + o[i + 1:])
+PY
+slt crc.cpio
+same "crc SubType" "$(grep -m1 '^SubType' crc.cpio.slt)" "SubType = New CRC"
+same "crc Checksum" "$(slt_field crc.cpio.slt a.txt Checksum) $(slt_field crc.cpio.slt d/b.bin Checksum) $(slt_field crc.cpio.slt d Checksum) $(slt_field crc.cpio.slt d/h2 Checksum)" \
+    "1126 1305600 0 641"
+"$FZ7" t crc.cpio >crc.t 2>&1; same "crc t" "$? $(grep -c '^Everything is Ok' crc.t)" "0 1"
+rm -rf crcx && "$FZ7" x -ocrcx crc.cpio >/dev/null 2>&1
+same "crc x" "$? $(cat crcx/d/h1 crcx/d/h2 | tr '\n' ' ')" "0 linked linked "
+"$FZ7" t crcbad.cpio >crcbad.t 2>&1; same "crc t damaged" "$? $(grep '^ERROR' crcbad.t)" "2 ERROR: CRC Failed : a.txt"
+rm -rf crcx && "$FZ7" x -ocrcx crcbad.cpio >/dev/null 2>&1
+same "crc x damaged (kept)" "$? $(cat crcx/a.txt) $(cmp -s crcx/d/b.bin <(python3 -c 'import sys; sys.stdout.buffer.write(bytes(range(256))*40)') && echo same)" \
+    "2 jello world same"
+
 # --- ISO 9660 (bsdtar): the primary volume descriptor as 7zz's archive
 # block shows it: its sizes in a Comment, its times to hundredths ---
 # (a file and a folder: 7zz reads no Rock Ridge links, fz7 keeps them)
@@ -244,6 +276,15 @@ if command -v 7zz >/dev/null; then
         same "x made-gnu.tar: exit, and the FIFO as an empty file" "$? $(stat -c '%F %s' xo/d/fifo)" "0 regular empty file 0"
     fi
     [ -f n.cpio ] && arcs="$arcs n.cpio"
+    arcs="$arcs crc.cpio"
+    for c in crc crcbad; do   # t and x of a "crc" cpio: exit code and lines as 7zz's
+        for cmd in t x; do
+            rm -rf xo; 7zz $cmd -oxo $c.cpio >want.txt 2>want.err; r1=$?
+            rm -rf xo; "$FZ7" $cmd -oxo $c.cpio >got.txt 2>got.err; r2=$?
+            if [ $r1 = $r2 ] && cmp -s <(sed '1,/^Scanning/d' want.txt) <(sed '1,/^Scanning/d' got.txt) &&
+                [ "$(head -1 want.err)" = "$(head -1 got.err)" ]; then ok; else bad "$cmd $c.cpio: exit $r2 (7zz $r1) or lines differ"; fi
+        done
+    done
     if [ -f v.iso ]; then   # t: the archive block (l lists ISO entries in another order: not yet)
         7zz t v.iso 2>&1 | sed '1,/^Scanning/d' >want.txt
         "$FZ7" t v.iso 2>&1 | sed '1,/^Scanning/d' >got.txt
