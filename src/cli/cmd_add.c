@@ -775,11 +775,11 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
             fz7_settings_times_from(&r.set, old);
     }
 
-    /* An existing gzip is replaced when its one entry is the file added
-     * again (7zz: a nightly `a x.gz f` runs every night); its block comes
-     * before the scan, as 7zz prints it. */
+    /* An existing gzip, xz or bzip2 file is replaced when its one entry is
+     * the file added again (7zz: a nightly `a x.gz f` runs every night);
+     * its block comes before the scan, as 7zz prints it. */
     char *gz_name = NULL;
-    if (exists && one_stream && la_kind == FZ7_LA_GZIP && !o->to_stdout && !o->from_stdin) {
+    if (exists && one_stream && !o->to_stdout && !o->from_stdin) {
         fz7_open_opts oo = {0};
         char err[256] = "";
         if (fz7_archive_open(path, &oo, &old, err, sizeof err) == FZ7_OK &&
@@ -816,9 +816,9 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
         goto done;
     }
 
-    /* An existing .xz is never replaced: it holds one file and cannot take
-     * another, and a file of another kind is not ours to overwrite (7zz
-     * refuses both; xz(1) without -f too). */
+    /* Another file is not added: a file of one stream holds one, and a
+     * file of another kind is not ours to overwrite (7zz refuses both;
+     * xz(1) without -f too). */
     bool replacing = gz_name && n_files == 1 && n_dirs == 0 && same_base_name(&r.tree, gz_name);
     free(gz_name);
     if (exists && one_stream && !o->to_stdout && !replacing) {
@@ -828,14 +828,22 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
         bool same = st == FZ7_OK && fz7_type_matches(type, NULL, fz7_archive_get_info(old));
         const char *tn = fz7_type_display(type, NULL);
         fflush(out);
-        if (same)
-            fprintf(stderr, "ERROR: %s : E_INVALIDARG : %s %s archive holds one file and cannot be "
-                            "updated; remove it or choose another name\n", path,
-                    xz ? "an" : "a", tn);
-        else
+        if (same) {   /* 7zz's lines, then why on a line of its own */
+            const fz7_entry *e = fz7_archive_count(old) == 1 ? fz7_archive_entry(old, 0) : NULL;
+            fprintf(out, "Updating archive: %s\n\n", path);
+            fz7_print_counts(out, "Keep old data in archive: ", 0, e ? 1 : 0, e && e->has_size ? e->size : 0);
+            fz7_print_counts(out, "Add new data to archive: ", n_dirs, n_files, n_bytes);
+            fputc('\n', out);
+            fflush(out);
+            char why[128];
+            snprintf(why, sizeof why, "%s %s archive holds one file and cannot take another; remove it or "
+                     "choose another name", xz ? "an" : "a", tn);
+            rc = fz7_invalid_arg(path, why);
+        } else {
             fprintf(stderr, "ERROR: %s : Cannot open the file as [%s] archive; it is not replaced\n",
                     path, tn);
-        rc = FZ7_EXIT_FATAL;
+            rc = FZ7_EXIT_FATAL;
+        }
         goto done;
     }
 

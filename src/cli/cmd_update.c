@@ -15,6 +15,8 @@
 #include "format/7z/7z_write.h"
 #include "format/archive.h"
 #include "format/la_write.h"
+#include "format/xz/xz_write.h"
+#include "lzma/lzma_presets.h"
 #include "fsio/read_tree.h"
 
 #include <errno.h>
@@ -829,14 +831,31 @@ static int commit_archive(update_run *r, bool exists, const struct stat *old_sb)
 static int update_targets(const struct fz7_options *o, FILE *out, const fz7_update_targets *ts,
                           const uint64_t *vols, size_t n_vols);
 
-/* d on a one-file stream (xz, gzip, bzip2) whose entry it does not name:
- * the file stays as it is, exit 0, with 7-Zip's lines. -1 when that is
- * not the case (the caller refuses then, as 7-Zip refuses the rest). */
-static int delete_nothing(const struct fz7_options *o, FILE *out, fz7_type type)
+/* The new name rn gives path (an exact pair; -x! keeps it), or NULL. */
+static const char *renamed_to(const struct fz7_options *o, const char *path)
+{
+    if (fz7_excluded_item(o, path, false))
+        return NULL;
+    for (size_t k = 0; k + 1 < o->n_names; k += 2) {
+        const char *from = o->names[k].pattern;
+        if (from[0] && (o->case_sensitive ? strcmp(path, from) : strcasecmp(path, from)) == 0)
+            return o->names[k + 1].pattern;
+    }
+    return NULL;
+}
+
+/* d and rn on a file of one stream (xz, gzip, bzip2), as 7zz 26.02 does
+ * them: what names nothing keeps the file (exit 0); rn of a gzip's entry
+ * writes its new stored name, and the other formats store none, so they
+ * stay as they are; d of the entry leaves an .xz without blocks and is
+ * refused for gzip and bzip2 (E_INVALIDARG, exit 2). -1: not such a case
+ * (the caller refuses it). */
+static int one_stream_update(const struct fz7_options *o, FILE *out, fz7_type type)
 {
     struct stat sb;
-    if (o->command != FZ7_CMD_DELETE || (type != FZ7_TYPE_XZ && type != FZ7_TYPE_GZIP && type != FZ7_TYPE_BZIP2) ||
-        stat(o->archive, &sb) != 0)
+    bool rn = o->command == FZ7_CMD_RENAME;
+    if ((!rn && o->command != FZ7_CMD_DELETE) ||
+        (type != FZ7_TYPE_XZ && type != FZ7_TYPE_GZIP && type != FZ7_TYPE_BZIP2) || stat(o->archive, &sb) != 0)
         return -1;
     fz7_open_opts oo = {0};
     char err[256] = "";
@@ -844,19 +863,61 @@ static int delete_nothing(const struct fz7_options *o, FILE *out, fz7_type type)
     if (fz7_archive_open(o->archive, &oo, &a, err, sizeof err) != FZ7_OK)
         return -1;
     const fz7_entry *e = fz7_archive_count(a) == 1 ? fz7_archive_entry(a, 0) : NULL;
-    if (!e || !fz7_type_matches(type, NULL, fz7_archive_get_info(a)) || fz7_selected(o, e->path)) {
+    if (!e || !fz7_type_matches(type, NULL, fz7_archive_get_info(a))) {
         fz7_archive_close(a);
         return -1;
     }
+    const char *to = rn ? renamed_to(o, e->path) : NULL;
+    bool drop = !rn && fz7_selected(o, e->path);
+    uint64_t size = e->has_size ? e->size : 0;
     fprintf(out, "Open archive: %s\n", o->archive);
     fz7_print_archive_block(out, o->archive, a, NULL);
-    fprintf(out, "\nUpdating archive: %s\n\n", o->archive);
-    fz7_print_counts(out, "Keep old data in archive: ", 0, 1, e->size);
-    fz7_print_counts(out, "Add new data to archive: ", 0, 0, 0);
-    fprintf(out, "\n\nFiles read from disk: 0\nArchive size: ");
-    fz7_print_size(out, (uint64_t)sb.st_size);
-    fprintf(out, "\nEverything is Ok\n");
     fz7_archive_close(a);
+    fprintf(out, "\nUpdating archive: %s\n\n", o->archive);
+    if (drop)
+        fz7_print_counts(out, "\nDelete data from archive: ", 0, 1, size);
+    else
+        fz7_print_counts(out, "Keep old data in archive: ", 0, 1, size);
+    fz7_print_counts(out, "Add new data to archive: ", 0, 0, 0);
+    if (drop && type != FZ7_TYPE_XZ) {
+        fputc('\n', out);
+        fflush(out);
+        return fz7_invalid_arg(NULL, NULL);
+    }
+    uint64_t arc_size = (uint64_t)sb.st_size;
+    if (drop || (to && type == FZ7_TYPE_GZIP)) {
+        int fd, rc = fz7_temp_create(o->archive, o->work_dir, out, &fd);
+        if (rc)
+            return rc;
+        fz7_status st;
+        if (drop) {   /* an empty .xz: no block, no check (7zz's bytes) */
+            fz7_xz_opts xo = {.check = FZ7_XZ_CHECK_NONE, .size_hint = 1};
+            fz7_xz_writer *w = NULL;
+            (void)fz7_lzma_enc_preset(&xo.lzma, 1);
+            st = fz7_xz_writer_new(fd, &xo, &w);
+            if (st == FZ7_OK)
+                st = fz7_xz_writer_finish(w);
+            fz7_xz_writer_free(w);
+        } else {
+            int in = open(o->archive, O_RDONLY | O_CLOEXEC);
+            st = in < 0 ? FZ7_E_IO : fz7_gzip_copy_renamed(in, (uint64_t)sb.st_size, fd, to);
+            if (in >= 0)
+                close(in);
+        }
+        int cerr = 0;
+        if (st == FZ7_OK)
+            st = fz7_temp_commit(fd, o->archive, &sb, &arc_size, &cerr);
+        else
+            fz7_temp_drop(fd);
+        if (st != FZ7_OK) {
+            fflush(out);
+            fprintf(stderr, "\nERROR: %s : %s\n", o->archive, cerr ? strerror(cerr) : fz7_status_str(st));
+            return FZ7_EXIT_FATAL;
+        }
+    }
+    fprintf(out, "\n\nFiles read from disk: 0\nArchive size: ");
+    fz7_print_size(out, arc_size);
+    fprintf(out, "\nEverything is Ok\n");
     return 0;
 }
 
@@ -878,6 +939,14 @@ static void stamp_newest(const update_run *r)
 
 int fz7_cmd_update(const struct fz7_options *o)
 {
+    if (o->command == FZ7_CMD_UPDATE && o->archive && !fz7_has_update_rules(o)) {
+        /* u on a file of one stream is a: it replaces the one entry by a
+         * file of its name and refuses others, as 7zz does. */
+        const char *canon = NULL;
+        fz7_type t = o->type != FZ7_TYPE_AUTO ? o->type : fz7_type_for_writing(o->archive, &canon);
+        if (t == FZ7_TYPE_XZ || t == FZ7_TYPE_GZIP || t == FZ7_TYPE_BZIP2)
+            return fz7_cmd_add(o);
+    }
     FILE *out = fz7_msg_stream(o);
     fz7_print_banner(out);
     if (!o->archive) {
@@ -935,7 +1004,7 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
     fz7_type type = o->type != FZ7_TYPE_AUTO ? o->type : fz7_type_for_writing(o->archive, &canon);
     bool la = type == FZ7_TYPE_TAR || type == FZ7_TYPE_ZIP;
     if (type != FZ7_TYPE_AUTO && type != FZ7_TYPE_7Z && !la) {
-        int rc = delete_nothing(o, out, type);
+        int rc = one_stream_update(o, out, type);
         if (rc >= 0)
             return rc;
         /* 7-Zip cannot update a one-file stream either. */

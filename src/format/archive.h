@@ -244,4 +244,12 @@ typedef struct fz7_extract_cb {
 fz7_status fz7_archive_extract(fz7_archive *a, const bool *select, const fz7_extract_cb *cb,
                                char *err, size_t errlen);
 
+/* rn of a gzip file's one entry: copies the gzip file in_fd (size bytes)
+ * to out_fd with its first member's stored name (FNAME, RFC 1952 2.3.1)
+ * set to name, the flag set when it had none, the header CRC made again
+ * when it has one; the data is copied as it is. FZ7_E_FORMAT when the
+ * header is not gzip's or longer than 1 KiB, FZ7_E_IO, FZ7_E_TRUNCATED,
+ * FZ7_E_MEM. */
+fz7_status fz7_gzip_copy_renamed(int in_fd, uint64_t size, int out_fd, const char *name);
+
 #endif

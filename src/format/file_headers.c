@@ -3,7 +3,10 @@
  * zstd, RFC 8878 3.1.1.1) and an ISO 9660 image's primary volume
  * descriptor (ECMA-119 8.4). */
 #include "format/archive_impl.h"
+#include "check/check.h"
 #include "cpu/bytes.h"
+#include "format/fd_ostream.h"
+#include "format/file_io.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,6 +119,76 @@ bool fz7_gzip_header_parse(const uint8_t *h, size_t n, fz7_gzip_info *out)
     out->header_size = at;
     out->os = h[9];
     return true;
+}
+
+/* The gzip header in the first n bytes of h with its stored name (FNAME)
+ * set to name (the flag set when it had none), the other fields as they
+ * were and the header CRC (FHCRC) made again when present: malloc'd into
+ * *out, *out_len bytes. */
+static fz7_status gzip_header_renamed(const uint8_t *h, size_t n, const char *name, uint8_t **out,
+                                      size_t *out_len)
+{
+    *out = NULL;
+    fz7_gzip_info g;
+    if (!fz7_gzip_header_parse(h, n, &g))
+        return FZ7_E_FORMAT;
+    free(g.name);
+    unsigned flg = h[3];
+    size_t at = 10;
+    if (flg & 4)
+        at += 2 + (size_t)fz7_get16le(h + 10);
+    size_t extra_end = at, name_end = at;
+    if (flg & 8)
+        name_end = (size_t)((const uint8_t *)memchr(h + at, 0, n - at) - h) + 1;
+    size_t tail_end = g.header_size - (flg & 2 ? 2 : 0);   /* FCOMMENT, if any */
+    size_t len = strlen(name);
+    size_t total = extra_end + len + 1 + (tail_end - name_end) + (flg & 2 ? 2 : 0);
+    uint8_t *o = malloc(total);
+    if (!o)
+        return FZ7_E_MEM;
+    memcpy(o, h, extra_end);
+    o[3] = (uint8_t)(flg | 8);
+    memcpy(o + extra_end, name, len + 1);
+    memcpy(o + extra_end + len + 1, h + name_end, tail_end - name_end);
+    if (flg & 2) {   /* RFC 1952 2.3.1: the low 16 bits of the header's CRC32 */
+        uint32_t crc = fz7_crc32(0, o, total - 2);
+        o[total - 2] = (uint8_t)crc;
+        o[total - 1] = (uint8_t)(crc >> 8);
+    }
+    *out = o;
+    *out_len = total;
+    return FZ7_OK;
+}
+
+fz7_status fz7_gzip_copy_renamed(int in_fd, uint64_t size, int out_fd, const char *name)
+{
+    uint8_t h[1024];
+    size_t n = size < sizeof h ? (size_t)size : sizeof h;
+    fz7_status st = fz7_pread_full(in_fd, h, n, 0);
+    fz7_gzip_info g;
+    if (st != FZ7_OK || !fz7_gzip_header_parse(h, n, &g))
+        return st != FZ7_OK ? st : FZ7_E_FORMAT;
+    free(g.name);
+    uint8_t *head;
+    size_t head_len;
+    if ((st = gzip_header_renamed(h, n, name, &head, &head_len)) != FZ7_OK)
+        return st;
+    fz7_fd_ostream os;
+    st = fz7_fd_ostream_init(&os, out_fd);
+    if (st == FZ7_OK)
+        st = fz7_fd_ostream_write(&os.os, head, head_len);
+    free(head);
+    uint8_t buf[1 << 16];
+    for (uint64_t at = g.header_size; st == FZ7_OK && at < size;) {
+        size_t k = size - at < sizeof buf ? (size_t)(size - at) : sizeof buf;
+        if ((st = fz7_pread_full(in_fd, buf, k, at)) == FZ7_OK)
+            st = fz7_fd_ostream_write(&os.os, buf, k);
+        at += k;
+    }
+    if (st == FZ7_OK)
+        st = fz7_fd_ostream_flush(&os);
+    fz7_fd_ostream_free(&os);
+    return st;
 }
 
 bool fz7_gzip_header(const fz7_volumes *v, uint64_t size, fz7_gzip_info *out)

@@ -39,6 +39,15 @@ bzip2 -c arc.tar >arc.tar.bz2
 7zz a -bd -ppw -mhe=on henc1.7z one.txt >/dev/null
 7zz a -bd -txz one.xz one.txt >/dev/null
 cp one.xz xz.7z && cp arc.7z 7z.zip   # named for another type: opened with a warning
+gzip -nc one.txt >noname.gz   # no stored name: the entry is named after the file
+# a gzip header with a comment and a header CRC (FCOMMENT, FHCRC)
+python3 -c '
+import struct, zlib
+c = zlib.compressobj(9, zlib.DEFLATED, -15); body = c.compress(b"one\n") + c.flush()
+h = b"\x1f\x8b\x08\x1a" + struct.pack("<I", 1577934245) + b"\x02\x03one.txt\0a comment\0"
+h += struct.pack("<H", zlib.crc32(h) & 0xffff)
+open("comment.gz", "wb").write(h + body + struct.pack("<II", zlib.crc32(b"one\n"), 4))'
+cp one.xz one2.xz && cp arc.tar.bz2 one.bz2
 cp arc.7z arc2.7z
 7zz a -bd -mx0 -v1k vol.7z src >/dev/null     # four volumes
 for i in $(seq 1 100); do echo $i | sha256sum; done >hex.txt
@@ -178,6 +187,21 @@ row same d arc.7z src/a.txt
 row same d one.xz nomatch
 row same d arc.tar.gz nomatch
 row same d arc.tar.bz2 nomatch
+# rn and d of the one entry of a gzip, xz or bzip2 file, and u/a of
+# another file: rn writes a gzip's new stored name (the others store
+# none), d leaves an xz without blocks and is refused for gzip and bzip2
+row same rn arc.tar.gz arc.tar renamed.tar
+row same rn arc.tar.gz nomatch other
+row same rn noname.gz noname named
+row "different by design: fz7 keeps the header's comment and header CRC (FCOMMENT, FHCRC); 7zz drops them" rn comment.gz one.txt two.txt
+row same d arc.tar.gz arc.tar
+row same rn one2.xz one2 two
+row same d one2.xz one2
+row same rn one.bz2 one x
+row same d one.bz2 one
+row same u one2.xz one.txt
+row same a arc.tar.gz one.txt
+row same u one.bz2 one.txt
 row same rn arc.7z src/a.txt src/z.txt
 row same rn arc.7z -x!src/a.txt src/a.txt src/z.txt
 # the folders an update copies (-bb3: "=") or compresses again (-bb2: "R", ".")
