@@ -133,6 +133,8 @@ static fz7_status gzip_header_renamed(const uint8_t *h, size_t n, const char *na
     if (!fz7_gzip_header_parse(h, n, &g))
         return FZ7_E_FORMAT;
     free(g.name);
+    if (g.header_size > n)   /* an extra field or header CRC past what was read */
+        return FZ7_E_FORMAT;
     unsigned flg = h[3];
     size_t at = 10;
     if (flg & 4)
