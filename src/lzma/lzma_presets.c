@@ -18,15 +18,14 @@
  * search hash buckets on hc5's 5-byte hash (one cache line per search
  * instead of a chain of dependent loads); -mx3 and -mx4 put the normal
  * parser on those buckets, which fills the gap between the fast parser
- * and the slower finders at a tenth of their memory. -mx5 and -mx6 take
- * their matches from the radix table (rdx): nearly the binary tree's, from
- * a sort that a second thread runs ahead of the coder, so two threads
- * code one stream at almost twice the speed with the bytes of one. -mx6
- * sorts deeper (nice_len 96) and gives literals lc=4, which pays on text
- * and code (it costs a fraction of a percent on tables of numbers); -mx5
- * keeps 7zz's lc=3, so that -mlp=1 works there as in 7zz. Both keep 16
- * MiB, half 7zz's: the table's distances reach no further. From -mx7 up
- * the tree's larger dictionary and longer nice_len buy more. */
+ * and the slower finders at a tenth of their memory. -mx5 takes its
+ * matches from the radix table (rdx): nearly the binary tree's, from a
+ * sort that a second thread runs ahead of the coder, so two threads code
+ * one stream at almost twice the speed with the bytes of one. From -mx6 up
+ * the tree's larger dictionary and longer nice_len buy more, and lc=4
+ * pays on text and code (it costs a fraction of a percent on tables of
+ * numbers); -mx5 keeps 7zz's lc=3, so that -mlp=1 works there as in 7zz.
+ * -mx5 keeps 16 MiB, half 7zz's: matches beyond that buy little there. */
 static const struct level_row {
     uint8_t dict_log, mode, mf, lc;
     uint16_t nice_len, depth;   /* depth 0: automatic */
@@ -38,7 +37,7 @@ static const struct level_row {
     /* 3 */ {22, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_HB5, 3, 16, 16},
     /* 4 */ {22, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_HB5, 3, 48, 16},
     /* 5 */ {24, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_RDX, 3, 48, 0},
-    /* 6 */ {24, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_RDX, 4, 96, 0},
+    /* 6 */ {26, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_BT4, 4, 64, 0},
     /* 7 */ {27, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_BT4, 4, 96, 0},
     /* 8 */ {28, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_BT4, 4, 160, 0},
     /* 9 */ {28, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_BT4, 4, 273, 0},
