@@ -124,9 +124,9 @@ bool fz7_gzip_header_parse(const uint8_t *h, size_t n, fz7_gzip_info *out)
 /* The gzip header in the first n bytes of h with its stored name (FNAME)
  * set to name (the flag set when it had none), the other fields as they
  * were and the header CRC (FHCRC) made again when present: malloc'd into
- * *out, *out_len bytes. */
+ * *out, *out_len bytes; *old_len gets the old header's length. */
 static fz7_status gzip_header_renamed(const uint8_t *h, size_t n, const char *name, uint8_t **out,
-                                      size_t *out_len)
+                                      size_t *out_len, uint64_t *old_len)
 {
     *out = NULL;
     fz7_gzip_info g;
@@ -159,6 +159,7 @@ static fz7_status gzip_header_renamed(const uint8_t *h, size_t n, const char *na
     }
     *out = o;
     *out_len = total;
+    *old_len = g.header_size;
     return FZ7_OK;
 }
 
@@ -167,13 +168,10 @@ fz7_status fz7_gzip_copy_renamed(int in_fd, uint64_t size, int out_fd, const cha
     uint8_t h[1024];
     size_t n = size < sizeof h ? (size_t)size : sizeof h;
     fz7_status st = fz7_pread_full(in_fd, h, n, 0);
-    fz7_gzip_info g;
-    if (st != FZ7_OK || !fz7_gzip_header_parse(h, n, &g))
-        return st != FZ7_OK ? st : FZ7_E_FORMAT;
-    free(g.name);
     uint8_t *head;
     size_t head_len;
-    if ((st = gzip_header_renamed(h, n, name, &head, &head_len)) != FZ7_OK)
+    uint64_t at = 0;
+    if (st != FZ7_OK || (st = gzip_header_renamed(h, n, name, &head, &head_len, &at)) != FZ7_OK)
         return st;
     fz7_fd_ostream os;
     st = fz7_fd_ostream_init(&os, out_fd);
@@ -181,7 +179,7 @@ fz7_status fz7_gzip_copy_renamed(int in_fd, uint64_t size, int out_fd, const cha
         st = fz7_fd_ostream_write(&os.os, head, head_len);
     free(head);
     uint8_t buf[1 << 16];
-    for (uint64_t at = g.header_size; st == FZ7_OK && at < size;) {
+    while (st == FZ7_OK && at < size) {
         size_t k = size - at < sizeof buf ? (size_t)(size - at) : sizeof buf;
         if ((st = fz7_pread_full(in_fd, buf, k, at)) == FZ7_OK)
             st = fz7_fd_ostream_write(&os.os, buf, k);
