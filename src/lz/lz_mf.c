@@ -54,8 +54,9 @@
  * positions before it too, so a block's first positions reach at least
  * that far back and its last ones a prefix and a block. Half the
  * dictionary each, and at most 4 MiB: the table takes 12 bytes and the
- * sort 9 bytes a position, and longer blocks bought 0.05 % on the bench
- * corpus for 80 MB more. A block and its prefix fit in the dictionary,
+ * sort 9 bytes a position, and longer blocks cost more time than the
+ * bytes they save (at two threads the sort falls behind the coder). A
+ * block and its prefix fit in the dictionary,
  * which the window always keeps before pos: a block entered late (after
  * a pass) still finds its prefix there. The table's distances fit 24
  * bits: the reach is at most 16 MiB. */
@@ -63,6 +64,11 @@
 #define RDX_BLOCK_MAX ((uint32_t)4 << 20)
 #define RDX_DEPTH_MIN 12u
 #define RDX_DEPTH_MAX 255u
+/* The head of anchors (rdx_heads_set): 2^RDX_FAR_BITS slots, so that the
+ * anchors of a 32 MiB dictionary (one in 16 positions) mostly keep their
+ * own slot. */
+#define RDX_FAR_BITS 20u
+#define RDX_FAR_SIZE (1u << RDX_FAR_BITS)
 
 static uint32_t rdx_block(uint32_t dict_size)
 {
@@ -209,12 +215,12 @@ static uint32_t hash2_entries(int kind)
 
 /* Entries of the 3-byte head table (after the 2-byte one); bt4's 4- and
  * 5-byte heads follow it inside this count (at hash3 + HASH3_SIZE and
- * hash3 + HASH3_SIZE + HEAD_SIZE), and rdx's 4-byte head of anchors. */
+ * hash3 + HASH3_SIZE + HEAD_SIZE), and rdx's head of anchors. */
 static uint32_t hash3_entries(int kind)
 {
     return fz7_lz_is_hc(kind)     ? HC_HASH3_SIZE
            : kind == FZ7_LZ_BT4 ? HASH3_SIZE + 2 * HEAD_SIZE
-           : kind == FZ7_LZ_RDX ? HASH3_SIZE + HEAD_SIZE
+           : kind == FZ7_LZ_RDX ? HASH3_SIZE + RDX_FAR_SIZE
                                 : HASH3_SIZE;
 }
 
@@ -1667,9 +1673,21 @@ static inline uint32_t rdx_keep(fz7_lz_match *m, uint32_t n, uint32_t len, uint3
     return n + 1;
 }
 
+/* rdx's anchors: one position in 2^RDX_ANCHOR_BITS, chosen by the hash of
+ * fz7_lz_anchor, so that every anchor the LZMA2 store test probes is one
+ * of them. Denser than the store test's: each is a chance to meet a
+ * repeat beyond the table's reach. */
+#define RDX_ANCHOR_BITS 4u
+_Static_assert(RDX_ANCHOR_BITS <= FZ7_LZ_ANCHOR_BITS, "the store test's anchors are rdx anchors");
+static inline int rdx_anchor(const uint8_t *p)
+{
+    return (fz7_get32le(p) * FZ7_LZ_ANCHOR_MULT) >> (32 - RDX_ANCHOR_BITS) == 0;
+}
+
 /* rdx's heads: bt4's 2- and 3-byte ones (the longer near matches come
- * from the table) and a 4-byte one for anchors only (fz7_lz_anchor). That
- * one reaches the whole dictionary, past the table's blocks: a long
+ * from the table) and one of anchors only (rdx_anchor), on the hash of 6
+ * bytes (4 would keep the newest of common words, rarely the long match).
+ * That one reaches the whole dictionary, past the table's blocks: a long
  * repeat from farther back is found at its first anchor (the parser's
  * rep0 goes on from there), and the LZMA2 store test probes it. */
 static inline void rdx_heads_set(fz7_lz_mf *mf, const uint8_t *cur, uint32_t stored, int anchor)
@@ -1677,7 +1695,7 @@ static inline void rdx_heads_set(fz7_lz_mf *mf, const uint8_t *cur, uint32_t sto
     mf->hash2[bt_hash2_of(cur)] = stored;
     mf->hash3[hash3_of(cur)] = stored;
     if (anchor)
-        mf->hash3[HASH3_SIZE + head4_of(cur)] = stored;
+        mf->hash3[HASH3_SIZE + hash6_of(cur, 32 - RDX_FAR_BITS)] = stored;
 }
 
 /* The matches of the 2- and 3-byte heads into m, as bt4 finds them;
@@ -1686,8 +1704,8 @@ static inline uint32_t rdx_heads(fz7_lz_mf *mf, const uint8_t *cur, uint32_t sto
                                  fz7_lz_match *m, uint32_t *best, uint32_t *far)
 {
     uint32_t d2 = stored - mf->hash2[bt_hash2_of(cur)], d3 = stored - mf->hash3[hash3_of(cur)];
-    int anchor = fz7_lz_anchor(cur);
-    *far = anchor ? stored - mf->hash3[HASH3_SIZE + head4_of(cur)] : 0;
+    int anchor = rdx_anchor(cur);
+    *far = anchor ? stored - mf->hash3[HASH3_SIZE + hash6_of(cur, 32 - RDX_FAR_BITS)] : 0;
     rdx_heads_set(mf, cur, stored, anchor);
     return near23(mf, cur, d2, d3, lim, m, best);
 }
@@ -1705,7 +1723,7 @@ static uint32_t rdx_find(fz7_lz_mf *mf, fz7_lz_match *m)
         uint32_t best = 1;
         n = rdx_heads(mf, cur, mf->pos + mf->offset, lim, m, &best, &far);
     } else if (avail >= 6) {
-        rdx_heads_set(mf, cur, mf->pos + mf->offset, fz7_lz_anchor(cur));
+        rdx_heads_set(mf, cur, mf->pos + mf->offset, rdx_anchor(cur));
     }
     /* A near head that reaches lim is the nearest match that long (a
      * nearer one would hold its head): the table cannot add to it. */
@@ -1735,7 +1753,7 @@ static void rdx_skip(fz7_lz_mf *mf, uint32_t count)
 {
     while (count-- > 0) {
         if (mf->end - mf->pos >= 6)
-            rdx_heads_set(mf, mf->buf + mf->pos, mf->pos + mf->offset, fz7_lz_anchor(mf->buf + mf->pos));
+            rdx_heads_set(mf, mf->buf + mf->pos, mf->pos + mf->offset, rdx_anchor(mf->buf + mf->pos));
         advance(mf);
     }
 }
@@ -1881,7 +1899,7 @@ uint32_t fz7_lz_mf_probe(const fz7_lz_mf *mf, uint32_t idx, uint32_t lim)
     if (mf->kind == FZ7_LZ_HB5)
         return fz7_lz_hb_probe(mf, idx, lim);
     const uint8_t *p = mf->buf + idx;
-    uint32_t head = mf->kind == FZ7_LZ_RDX ? mf->hash3[HASH3_SIZE + head4_of(p)] : mf->hash4[root_of(mf, p)];
+    uint32_t head = mf->kind == FZ7_LZ_RDX ? mf->hash3[HASH3_SIZE + hash6_of(p, 32 - RDX_FAR_BITS)] : mf->hash4[root_of(mf, p)];
     uint32_t delta = idx + mf->offset - head;
     if (delta - 1 >= mf->dict_size || delta > idx)
         return 0;

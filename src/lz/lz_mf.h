@@ -199,7 +199,8 @@ void fz7_lz_mf_pass(fz7_lz_mf *mf, uint32_t n);
  * every machine) times FZ7_LZ_ANCHOR_MULT have their top
  * FZ7_LZ_ANCHOR_BITS zero, about one in 2^FZ7_LZ_ANCHOR_BITS. The LZMA2
  * store test records the anchors of the bytes it stores and probes for a
- * second copy through them; rdx keeps a 4-byte head for anchors only. */
+ * second copy through them; rdx keeps a head for its anchors (a denser set
+ * that holds these). */
 #define FZ7_LZ_ANCHOR_BITS 8u
 #define FZ7_LZ_ANCHOR_MULT 0x2545F491u
 static inline int fz7_lz_anchor(const uint8_t *p)
@@ -210,7 +211,7 @@ static inline int fz7_lz_anchor(const uint8_t *p)
 /* Bytes the anchor at buffer index idx (at or after pos, with at least
  * 8 bytes after it, nothing from pos on recorded) shares with the newest
  * recorded position of its root hash (tree, chain or bucket; rdx: its
- * 4-byte head of anchors), at most lim; 0 when there is none in reach.
+ * head of anchors), at most lim; 0 when there is none in reach.
  * Reads only: a cheap test whether bytes ahead repeat what the dictionary
  * holds. */
 uint32_t fz7_lz_mf_probe(const fz7_lz_mf *mf, uint32_t idx, uint32_t lim);

@@ -25,7 +25,8 @@
  * the tree's larger dictionary and longer nice_len buy more, and lc=4
  * pays on text and code (it costs a fraction of a percent on tables of
  * numbers); -mx5 keeps 7zz's lc=3, so that -mlp=1 works there as in 7zz.
- * -mx5 keeps 16 MiB, half 7zz's: matches beyond that buy little there. */
+ * -mx5 has 7zz's 32 MiB: rdx's table reaches 8 MiB of it and its head of
+ * anchors the rest, which pays on large trees of similar files. */
 static const struct level_row {
     uint8_t dict_log, mode, mf, lc;
     uint16_t nice_len, depth;   /* depth 0: automatic */
@@ -36,7 +37,7 @@ static const struct level_row {
     /* 2 */ {22, FZ7_LZMA_MODE_FAST,   FZ7_LZ_HB5, 3, 32, 16},
     /* 3 */ {22, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_HB5, 3, 16, 16},
     /* 4 */ {22, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_HB5, 3, 48, 16},
-    /* 5 */ {24, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_RDX, 3, 48, 0},
+    /* 5 */ {25, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_RDX, 3, 48, 0},
     /* 6 */ {26, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_BT4, 4, 64, 0},
     /* 7 */ {27, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_BT4, 4, 96, 0},
     /* 8 */ {28, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_BT4, 4, 160, 0},

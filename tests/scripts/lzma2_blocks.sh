@@ -63,7 +63,7 @@ expect() {
 }
 
 check c1m 1 -mx5 -m0=LZMA2:c=1m
-expect c1m LZMA2:20 891416 -mx5 -m0=LZMA2:c=1m
+expect c1m LZMA2:20 891700 -mx5 -m0=LZMA2:c=1m
 check mc2m 1 -mx1 -mc=2m
 expect mc2m LZMA2:20 1120557   # -mx1: a 1 MiB dictionary, within the block (7zz: 256 KiB)
 check mc3m 1 -mx3 -mc=3m

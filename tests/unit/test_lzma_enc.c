@@ -492,7 +492,7 @@ static void test_options(void **state)
     assert_int_equal(o.nice_len, 48);
     assert_int_equal(fz7_lzma_mf_depth(&o), 16);
     assert_int_equal(fz7_lzma_enc_preset(&o, 5), FZ7_OK);
-    assert_int_equal(o.dict_size, 16u << 20);
+    assert_int_equal(o.dict_size, 32u << 20);
     assert_int_equal(o.mode, FZ7_LZMA_MODE_NORMAL);
     assert_int_equal(o.mf, FZ7_LZ_RDX);
     assert_int_equal(o.nice_len, 48);
@@ -585,9 +585,10 @@ static void test_options(void **state)
     assert_int_equal(fz7_lzma_enc_new(&o, &c.base, &e), FZ7_OK);
     uint8_t props[5];
     fz7_lzma_enc_props(e, props);
-    assert_memory_equal(props, "\x5d\x00\x00\x00\x01", 5);
-    assert_int_equal(fz7_lzma2_enc_dict_prop(e), 24); /* 16 MiB */
-    assert_true(fz7_lzma_enc_memusage(&o) > (uint64_t)o.dict_size * 9);
+    assert_memory_equal(props, "\x5d\x00\x00\x00\x02", 5);
+    assert_int_equal(fz7_lzma2_enc_dict_prop(e), 26); /* 32 MiB */
+    /* the window, rdx's table of a 4 MiB block and its sort's scratch */
+    assert_true(fz7_lzma_enc_memusage(&o) > (uint64_t)o.dict_size * 5);
     fz7_lzma_enc_free(e);
     assert_int_equal(fz7_lzma2_dict_prop(4096), 0);
     assert_int_equal(fz7_lzma2_dict_prop(4097), 1);
