@@ -18,15 +18,16 @@
  * search hash buckets on hc5's 5-byte hash (one cache line per search
  * instead of a chain of dependent loads); -mx3 and -mx4 put the normal
  * parser on those buckets, which fills the gap between the fast parser
- * and the slower finders at a tenth of their memory. -mx5 takes its
- * matches from the radix table (rdx): nearly the binary tree's, from a
- * sort that a second thread runs ahead of the coder, so two threads code
- * one stream at almost twice the speed with the bytes of one. From -mx6 up
- * the tree's larger dictionary and longer nice_len buy more, and lc=4
- * pays on text and code (it costs a fraction of a percent on tables of
- * numbers); -mx5 keeps 7zz's lc=3, so that -mlp=1 works there as in 7zz.
- * -mx5 has 7zz's 32 MiB: rdx's table reaches 8 MiB of it and its head of
- * anchors the rest, which pays on large trees of similar files. */
+ * and the slower finders at a tenth of their memory. -mx5 and -mx6 take
+ * their matches from the radix table (rdx): nearly the binary tree's, from
+ * a sort that a second thread runs ahead of the coder, so two threads
+ * code one stream at almost twice the speed with the bytes of one. They
+ * have 7zz's 32 and 64 MiB: rdx's table reaches 8 MiB of it and its head
+ * of anchors the rest, which pays on large trees of similar files. -mx6
+ * sorts deeper (nice_len 96) and gives literals lc=4, which pays on text
+ * and code (it costs a fraction of a percent on tables of numbers); -mx5
+ * keeps 7zz's lc=3, so that -mlp=1 works there as in 7zz. From -mx7 up
+ * the tree's larger dictionary and longer nice_len buy more. */
 static const struct level_row {
     uint8_t dict_log, mode, mf, lc;
     uint16_t nice_len, depth;   /* depth 0: automatic */
@@ -38,7 +39,7 @@ static const struct level_row {
     /* 3 */ {22, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_HB5, 3, 16, 16},
     /* 4 */ {22, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_HB5, 3, 48, 16},
     /* 5 */ {25, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_RDX, 3, 48, 0},
-    /* 6 */ {26, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_BT4, 4, 64, 0},
+    /* 6 */ {26, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_RDX, 4, 96, 0},
     /* 7 */ {27, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_BT4, 4, 96, 0},
     /* 8 */ {28, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_BT4, 4, 160, 0},
     /* 9 */ {28, FZ7_LZMA_MODE_NORMAL, FZ7_LZ_BT4, 4, 273, 0},

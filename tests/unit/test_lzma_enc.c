@@ -498,7 +498,12 @@ static void test_options(void **state)
     assert_int_equal(o.nice_len, 48);
     assert_int_equal(o.lc, 3);
     assert_int_equal(fz7_lzma_enc_preset(&o, 6), FZ7_OK);
+    assert_int_equal(o.dict_size, 64u << 20);
+    assert_int_equal(o.mf, FZ7_LZ_RDX);
+    assert_int_equal(o.nice_len, 96);
     assert_int_equal(o.lc, 4);
+    assert_int_equal(fz7_lzma_enc_preset(&o, 7), FZ7_OK);
+    assert_int_equal(o.mf, FZ7_LZ_BT4);
     assert_int_equal(fz7_lzma_enc_preset(&o, 9), FZ7_OK);
     assert_int_equal(o.dict_size, 256u << 20);
     assert_int_equal(o.nice_len, 273);
