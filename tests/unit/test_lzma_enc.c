@@ -369,6 +369,50 @@ static void test_store_refusals(void **state)
     free(rnd);
 }
 
+/* LZMA2 stream bytes of d[0..n) at level 5 (rdx, 32 MiB), on one thread
+ * or with the sort's, after a check that it decodes. */
+static size_t level5_size(const uint8_t *d, size_t n, int thread)
+{
+    fz7_lzma_enc_opts o;
+    fz7_lzma_enc_preset(&o, 5);
+    o.mf_thread = thread;
+    tu_membuf out;
+    uint8_t props[5], dp;
+    snprintf(g_ctx, sizeof g_ctx, "far repeat: %zu bytes, thread %d", n, thread);
+    assert_int_equal(encode(&o, 1, d, n, &out, props, &dp), FZ7_OK);
+    decode_fz7(1, props, dp, 0, &out, d, n);
+    free(out.p);
+    return out.n;
+}
+
+/* 1 MiB of random letters (16 of them: 4 bits a byte, and few 6-byte
+ * strings twice), 20 MiB of random bytes, the same letters again: the
+ * second copy lies 21 MiB back, past rdx's table (a 4 MiB block and its
+ * prefix), and is found through the head of anchors, so it costs a few
+ * hundred bytes instead of the letters' half a megabyte. Exact sizes: a
+ * function of the input, whichever thread sorts. */
+static void test_rdx_far_repeat(void **state)
+{
+    (void)state;
+    const size_t t = 1 << 20, r = 20 << 20, n = 2 * t + r;
+    uint8_t *text = make_input(IN_RANDOM, t, 21), *noise = make_input(IN_RANDOM, r, 22), *d = malloc(n);
+    assert_non_null(d);
+    for (size_t i = 0; i < t; i++)
+        text[i] = (uint8_t)('a' + (text[i] & 15));
+    memcpy(d, text, t);
+    memcpy(d + t, noise, r);
+    memcpy(d + t + r, text, t);
+    size_t once = level5_size(d, t + r, 0);
+    for (int thread = 0; thread < 2; thread++) {
+        size_t twice = level5_size(d, n, thread);
+        CHECK(twice - once < 1000);
+        assert_int_equal(twice, 21517237);
+    }
+    free(d);
+    free(noise);
+    free(text);
+}
+
 static void test_settings_matrix(void **state)
 {
     (void)state;
@@ -628,6 +672,7 @@ int main(void)
         cmocka_unit_test(test_empty_and_tiny),
         cmocka_unit_test(test_random_stored_chunks),
         cmocka_unit_test(test_store_refusals),
+        cmocka_unit_test(test_rdx_far_repeat),
         cmocka_unit_test(test_zeros_long_matches),
         cmocka_unit_test(test_levels_kinds),
         cmocka_unit_test(test_settings_matrix),
