@@ -314,9 +314,20 @@ static void test_random_stored_chunks(void **state)
     round_trip(&o, 0, IN_RANDOM, n, 6, 1);
 }
 
+/* Bytes of the LZMA2 stream of d[0..n) with options o, after a check that
+ * it decodes. */
+static size_t lzma2_size(const fz7_lzma_enc_opts *o, const uint8_t *d, size_t n)
+{
+    tu_membuf out;
+    uint8_t props[5], dp;
+    assert_int_equal(encode(o, 1, d, n, &out, props, &dp), FZ7_OK);
+    decode_fz7(1, props, dp, 0, &out, d, n);
+    free(out.p);
+    return out.n;
+}
+
 /* The LZMA2 stream of d[0..n) at level 5 with a 1 MiB dictionary, on one
- * thread or with the match finder's: its size, after a check that it
- * decodes. */
+ * thread or with the match finder's: its size. */
 static size_t store_case_size(const uint8_t *d, size_t n, int thread, const char *what, fz7_lz_kind mf)
 {
     fz7_lzma_enc_opts o;
@@ -325,13 +336,8 @@ static size_t store_case_size(const uint8_t *d, size_t n, int thread, const char
     o.lc = 3;
     o.dict_size = 1 << 20;
     o.mf_thread = thread;
-    tu_membuf out;
-    uint8_t props[5], dp;
     snprintf(g_ctx, sizeof g_ctx, "store refusal: %s thread %d", what, thread);
-    assert_int_equal(encode(&o, 1, d, n, &out, props, &dp), FZ7_OK);
-    decode_fz7(1, props, dp, 0, &out, d, n);
-    free(out.p);
-    return out.n;
+    return lzma2_size(&o, d, n);
 }
 
 /* What the store test must not store, at one thread and with the match
@@ -376,13 +382,8 @@ static size_t level5_size(const uint8_t *d, size_t n, int thread)
     fz7_lzma_enc_opts o;
     fz7_lzma_enc_preset(&o, 5);
     o.mf_thread = thread;
-    tu_membuf out;
-    uint8_t props[5], dp;
     snprintf(g_ctx, sizeof g_ctx, "far repeat: %zu bytes, thread %d", n, thread);
-    assert_int_equal(encode(&o, 1, d, n, &out, props, &dp), FZ7_OK);
-    decode_fz7(1, props, dp, 0, &out, d, n);
-    free(out.p);
-    return out.n;
+    return lzma2_size(&o, d, n);
 }
 
 /* 1 MiB of random letters (16 of them: 4 bits a byte, and few 6-byte
