@@ -64,9 +64,9 @@
 #define RDX_BLOCK_MAX ((uint32_t)4 << 20)
 #define RDX_DEPTH_MIN 12u
 #define RDX_DEPTH_MAX 255u
-/* The head of anchors (rdx_heads_set): 2^RDX_FAR_BITS slots, so that the
- * anchors of a 32 MiB dictionary (one in 16 positions) mostly keep their
- * own slot. */
+/* The head of anchors (rdx_heads_set) has 2^RDX_FAR_BITS slots: with
+ * fewer, the anchors of a 32 MiB dictionary (one in 16 positions) evict
+ * each other. */
 #define RDX_FAR_BITS 20u
 #define RDX_FAR_SIZE (1u << RDX_FAR_BITS)
 
@@ -1684,6 +1684,12 @@ static inline int rdx_anchor(const uint8_t *p)
     return (fz7_get32le(p) * FZ7_LZ_ANCHOR_MULT) >> (32 - RDX_ANCHOR_BITS) == 0;
 }
 
+/* The slot of the head of anchors for the 6 bytes at p. */
+static inline uint32_t *rdx_far_slot(const fz7_lz_mf *mf, const uint8_t *p)
+{
+    return &mf->hash3[HASH3_SIZE + hash6_of(p, 32 - RDX_FAR_BITS)];
+}
+
 /* rdx's heads: bt4's 2- and 3-byte ones (the longer near matches come
  * from the table) and one of anchors only (rdx_anchor), on the hash of 6
  * bytes (4 would keep the newest of common words, rarely the long match).
@@ -1695,7 +1701,7 @@ static inline void rdx_heads_set(fz7_lz_mf *mf, const uint8_t *cur, uint32_t sto
     mf->hash2[bt_hash2_of(cur)] = stored;
     mf->hash3[hash3_of(cur)] = stored;
     if (anchor)
-        mf->hash3[HASH3_SIZE + hash6_of(cur, 32 - RDX_FAR_BITS)] = stored;
+        *rdx_far_slot(mf, cur) = stored;
 }
 
 /* The matches of the 2- and 3-byte heads into m, as bt4 finds them;
@@ -1705,7 +1711,7 @@ static inline uint32_t rdx_heads(fz7_lz_mf *mf, const uint8_t *cur, uint32_t sto
 {
     uint32_t d2 = stored - mf->hash2[bt_hash2_of(cur)], d3 = stored - mf->hash3[hash3_of(cur)];
     int anchor = rdx_anchor(cur);
-    *far = anchor ? stored - mf->hash3[HASH3_SIZE + hash6_of(cur, 32 - RDX_FAR_BITS)] : 0;
+    *far = anchor ? stored - *rdx_far_slot(mf, cur) : 0;
     rdx_heads_set(mf, cur, stored, anchor);
     return near23(mf, cur, d2, d3, lim, m, best);
 }
@@ -1899,7 +1905,7 @@ uint32_t fz7_lz_mf_probe(const fz7_lz_mf *mf, uint32_t idx, uint32_t lim)
     if (mf->kind == FZ7_LZ_HB5)
         return fz7_lz_hb_probe(mf, idx, lim);
     const uint8_t *p = mf->buf + idx;
-    uint32_t head = mf->kind == FZ7_LZ_RDX ? mf->hash3[HASH3_SIZE + hash6_of(p, 32 - RDX_FAR_BITS)] : mf->hash4[root_of(mf, p)];
+    uint32_t head = mf->kind == FZ7_LZ_RDX ? *rdx_far_slot(mf, p) : mf->hash4[root_of(mf, p)];
     uint32_t delta = idx + mf->offset - head;
     if (delta - 1 >= mf->dict_size || delta > idx)
         return 0;
