@@ -21,7 +21,7 @@ const uint32_t fz7_lz_radix_near_depth[FZ7_LZ_RADIX_NEARS] = FZ7_LZ_RADIX_NEAR_D
 #define NEAR_DEPTH(i) fz7_lz_radix_near_depth[i]
 
 /* Lists this long or shorter are finished pair by pair. */
-#define SMALL 24u
+#define SMALL 16u
 /* Two-byte buckets of the first level. */
 #define TOP_BUCKETS 65536u
 
