@@ -1673,16 +1673,12 @@ static inline uint32_t rdx_keep(fz7_lz_match *m, uint32_t n, uint32_t len, uint3
     return n + 1;
 }
 
-/* rdx's anchors: one position in 2^RDX_ANCHOR_BITS, chosen by the hash of
- * fz7_lz_anchor, so that every anchor the LZMA2 store test probes is one
- * of them. Denser than the store test's: each is a chance to meet a
- * repeat beyond the table's reach. */
+/* rdx's anchors: one position in 2^RDX_ANCHOR_BITS, chosen by
+ * fz7_lz_anchor_hash as the store test's are, so that every anchor it
+ * probes is one of them. Denser than the store test's: each is a chance
+ * to meet a repeat beyond the table's reach. */
 #define RDX_ANCHOR_BITS 4u
 _Static_assert(RDX_ANCHOR_BITS <= FZ7_LZ_ANCHOR_BITS, "the store test's anchors are rdx anchors");
-static inline int rdx_anchor(const uint8_t *p)
-{
-    return (fz7_get32le(p) * FZ7_LZ_ANCHOR_MULT) >> (32 - RDX_ANCHOR_BITS) == 0;
-}
 
 /* The slot of the head of anchors for the 6 bytes at p. */
 static inline uint32_t *rdx_far_slot(const fz7_lz_mf *mf, const uint8_t *p)
@@ -1690,18 +1686,24 @@ static inline uint32_t *rdx_far_slot(const fz7_lz_mf *mf, const uint8_t *p)
     return &mf->hash3[HASH3_SIZE + hash6_of(p, 32 - RDX_FAR_BITS)];
 }
 
+/* rdx_far_slot when p is an anchor, else NULL. */
+static inline uint32_t *rdx_anchor_slot(const fz7_lz_mf *mf, const uint8_t *p)
+{
+    return fz7_lz_anchor_hash(p) >> (32 - RDX_ANCHOR_BITS) == 0 ? rdx_far_slot(mf, p) : NULL;
+}
+
 /* rdx's heads: bt4's 2- and 3-byte ones (the longer near matches come
- * from the table) and one of anchors only (rdx_anchor), on the hash of 6
+ * from the table) and one of anchors only (rdx_anchor_slot), on the hash of 6
  * bytes (4 would keep the newest of common words, rarely the long match).
  * That one reaches the whole dictionary, past the table's blocks: a long
  * repeat from farther back is found at its first anchor (the parser's
  * rep0 goes on from there), and the LZMA2 store test probes it. */
-static inline void rdx_heads_set(fz7_lz_mf *mf, const uint8_t *cur, uint32_t stored, int anchor)
+static inline void rdx_heads_set(fz7_lz_mf *mf, const uint8_t *cur, uint32_t stored, uint32_t *anchor_slot)
 {
     mf->hash2[bt_hash2_of(cur)] = stored;
     mf->hash3[hash3_of(cur)] = stored;
-    if (anchor)
-        *rdx_far_slot(mf, cur) = stored;
+    if (anchor_slot)
+        *anchor_slot = stored;
 }
 
 /* The matches of the 2- and 3-byte heads into m, as bt4 finds them;
@@ -1710,9 +1712,9 @@ static inline uint32_t rdx_heads(fz7_lz_mf *mf, const uint8_t *cur, uint32_t sto
                                  fz7_lz_match *m, uint32_t *best, uint32_t *far)
 {
     uint32_t d2 = stored - mf->hash2[bt_hash2_of(cur)], d3 = stored - mf->hash3[hash3_of(cur)];
-    int anchor = rdx_anchor(cur);
-    *far = anchor ? stored - *rdx_far_slot(mf, cur) : 0;
-    rdx_heads_set(mf, cur, stored, anchor);
+    uint32_t *slot = rdx_anchor_slot(mf, cur);
+    *far = slot ? stored - *slot : 0;
+    rdx_heads_set(mf, cur, stored, slot);
     return near23(mf, cur, d2, d3, lim, m, best);
 }
 
@@ -1729,7 +1731,7 @@ static uint32_t rdx_find(fz7_lz_mf *mf, fz7_lz_match *m)
         uint32_t best = 1;
         n = rdx_heads(mf, cur, mf->pos + mf->offset, lim, m, &best, &far);
     } else if (avail >= 6) {
-        rdx_heads_set(mf, cur, mf->pos + mf->offset, rdx_anchor(cur));
+        rdx_heads_set(mf, cur, mf->pos + mf->offset, rdx_anchor_slot(mf, cur));
     }
     /* A near head that reaches lim is the nearest match that long (a
      * nearer one would hold its head): the table cannot add to it. */
@@ -1759,7 +1761,7 @@ static void rdx_skip(fz7_lz_mf *mf, uint32_t count)
 {
     while (count-- > 0) {
         if (mf->end - mf->pos >= 6)
-            rdx_heads_set(mf, mf->buf + mf->pos, mf->pos + mf->offset, rdx_anchor(mf->buf + mf->pos));
+            rdx_heads_set(mf, mf->buf + mf->pos, mf->pos + mf->offset, rdx_anchor_slot(mf, mf->buf + mf->pos));
         advance(mf);
     }
 }

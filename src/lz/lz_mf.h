@@ -203,9 +203,14 @@ void fz7_lz_mf_pass(fz7_lz_mf *mf, uint32_t n);
  * that holds these). */
 #define FZ7_LZ_ANCHOR_BITS 8u
 #define FZ7_LZ_ANCHOR_MULT 0x2545F491u
+/* The hash whose top bits pick anchors (and rdx's denser set). */
+static inline uint32_t fz7_lz_anchor_hash(const uint8_t *p)
+{
+    return fz7_get32le(p) * FZ7_LZ_ANCHOR_MULT;
+}
 static inline int fz7_lz_anchor(const uint8_t *p)
 {
-    return (fz7_get32le(p) * FZ7_LZ_ANCHOR_MULT) >> (32 - FZ7_LZ_ANCHOR_BITS) == 0;
+    return fz7_lz_anchor_hash(p) >> (32 - FZ7_LZ_ANCHOR_BITS) == 0;
 }
 
 /* Bytes the anchor at buffer index idx (at or after pos, with at least

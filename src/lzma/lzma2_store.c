@@ -72,14 +72,6 @@ static int quick_flat(const uint8_t *p, uint32_t n)
     return chi2_flat(sum_sq(c, 1), q) <= 700;
 }
 
-/* The hash that picks anchors (fz7_lz_anchor: top FZ7_LZ_ANCHOR_BITS
- * zero) and repeat samples (top SAMPLE_BITS zero), so every anchor is a
- * sample. */
-static inline uint32_t anchor_hash(const uint8_t *p)
-{
-    return fz7_get32le(p) * FZ7_LZ_ANCHOR_MULT;
-}
-
 /* The 8 bytes at a equal those at b (one compare: no byte order involved). */
 static inline int same8(const uint8_t *a, const uint8_t *b)
 {
@@ -96,6 +88,7 @@ static inline int same8(const uint8_t *a, const uint8_t *b)
  * a branch per position (the match finder's hash-mask kernel). */
 static int few_repeats(fz7_hash_mask_fn hash_mask, const uint8_t *p, uint32_t n, fz7_lzma2_store_scan *scan)
 {
+    /* Samples are picked by fz7_lz_anchor_hash too (top SAMPLE_BITS zero). */
     _Static_assert(REPEAT_MIN == 8 && SAMPLE_BITS <= FZ7_LZ_ANCHOR_BITS,
                    "samples compare 8 bytes; every anchor is a sample");
     /* Empty slots hold 0: a "repeat" found through one is a real one. */
@@ -108,7 +101,7 @@ static int few_repeats(fz7_hash_mask_fn hash_mask, const uint8_t *p, uint32_t n,
         while (mask != 0) {
             uint32_t i = base + (uint32_t)__builtin_ctzll(mask);
             mask &= mask - 1;
-            uint32_t h = anchor_hash(p + i);
+            uint32_t h = fz7_lz_anchor_hash(p + i);
             if (h >> (32 - FZ7_LZ_ANCHOR_BITS) == 0) {
                 if (scan->count < FZ7_LZMA2_SCAN_ANCHORS)
                     scan->anchor[scan->count++] = i;
