@@ -326,7 +326,7 @@ static fz7_status apply_coder_param(fz7_settings *s, const char *p, size_t plen,
             s->bzip2_block = bzip2_block_of(bytes);
     } else if (deflate) {
         if (method_named(param, nlen, "a"))
-            s->deflate.parse = n ? FZ7_DEFLATE_PARSE_LAZY : FZ7_DEFLATE_PARSE_GREEDY;
+            s->deflate.parse = n ? FZ7_DEFLATE_PARSE_OPTIMAL : FZ7_DEFLATE_PARSE_FAST;
         else
             (void)deflate_param(s, param, nlen, val, &bad);
     } else {
@@ -482,7 +482,7 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder
         }
         /* -ma: LZMA's or Deflate's parser (0 fast, any other normal). */
         if (method_named(m, klen, "a") && val[0]) {
-            s->deflate.parse = n ? FZ7_DEFLATE_PARSE_LAZY : FZ7_DEFLATE_PARSE_GREEDY;
+            s->deflate.parse = n ? FZ7_DEFLATE_PARSE_OPTIMAL : FZ7_DEFLATE_PARSE_FAST;
             if (fz7_lzma_enc_parse_param(&s->lzma, m) != FZ7_OK)
                 s->fb_mc_bad = true;
             s->fb_mc_param = true;

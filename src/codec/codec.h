@@ -57,32 +57,36 @@ uint64_t fz7_bzip2_enc_bytes_out(const fz7_bzip2_enc *e);
 void fz7_bzip2_enc_free(fz7_bzip2_enc *e);
 
 /* Deflate (RFC 1951) or, with deflate64, Deflate64 encoder for the 7z
- * methods 040108/040109: one stream of blocks (stored, fixed or dynamic
- * Huffman, whichever is smallest) pushed to dst (not owned). level 1..9
- * sets the match search (hash chains of 4 to 4096 links, lazy matching
- * from 3). The output depends only on the bytes and the level, not on the
- * write sizes. Memory about 200 KiB (Deflate64 330 KiB). _new errors:
- * FZ7_E_ARG (level), FZ7_E_MEM; write/finish return dst's errors. */
+ * methods 040108/040109: one stream of blocks (stored, fixed or
+ * dynamic Huffman, whichever is smallest) pushed to dst (not owned). level
+ * 1..9 sets the parse: -mx1..4 take matches from hash chains as they come
+ * (greedy, lazy from 3), -mx5..9 parse by shortest path over the bit costs
+ * of the codes (more passes and a deeper search as the level rises). The
+ * output depends only on the bytes and the options, not on the write
+ * sizes. Memory: about 200 KiB (Deflate64 330 KiB) for the fast parses;
+ * the shortest-path parse adds a binary tree (about 1 MiB) and up to
+ * 7 MiB for a block's bytes, matches and tables. _new errors: FZ7_E_ARG
+ * (level), FZ7_E_MEM; write/finish return dst's errors. */
 typedef struct fz7_deflate_enc fz7_deflate_enc;
 fz7_status fz7_deflate_enc_new(int level, bool deflate64, fz7_ostream *dst, fz7_deflate_enc **out);
 
 /* The search in more detail, as 7zz's Deflate parameters name it; 0 in a
- * field: by the level. nice_len (fb=): a match this long ends the search
- * and is taken whole, kept within 3..258 (Deflate64 257). depth (mc=):
- * hash chain links followed per search. passes (pass=): N >= 2 parses each
- * block again, up to N - 1 times while that makes it smaller, by shortest
- * path with the bit costs of the code the parse before got, and writes the
- * smallest parse; it holds the block's bytes and about 16 bytes per byte
- * of the block besides. */
+ * field: by the level. parse (a=): fast or shortest path. nice_len (fb=):
+ * a match this long ends the search and is taken whole, kept within
+ * 3..258 (Deflate64 257). depth (mc=): hash chain links (fast) or binary
+ * tree cycles (shortest path) per search. passes (pass=): shortest-path
+ * parses of each block, the first with the costs of the code of the block
+ * before, each next with those of the parse before it, while that makes
+ * the block smaller (the fast parse ignores it). */
 typedef enum fz7_deflate_parse {
     FZ7_DEFLATE_PARSE_BY_LEVEL = 0,
-    FZ7_DEFLATE_PARSE_GREEDY,   /* a=0: each match taken as found (7zz's fast mode) */
-    FZ7_DEFLATE_PARSE_LAZY      /* a=1 and up: a match waits for a longer one at the next byte */
+    FZ7_DEFLATE_PARSE_FAST,     /* a=0: greedy at -mx1..2, lazy from 3 (7zz's fast mode) */
+    FZ7_DEFLATE_PARSE_OPTIMAL   /* a=1 and up: shortest path (7zz's normal mode) */
 } fz7_deflate_parse;
 typedef struct fz7_deflate_enc_opts {
     int level;                /* 1..9 */
     uint32_t nice_len, depth, passes;
-    fz7_deflate_parse parse;  /* a=: greedy from -mx1 to 2, lazy from 3 by the level */
+    fz7_deflate_parse parse;  /* a=: fast to -mx4, shortest path from -mx5 by the level */
 } fz7_deflate_enc_opts;
 /* The options of level (the other fields 0). */
 void fz7_deflate_enc_opts_level(int level, fz7_deflate_enc_opts *o);

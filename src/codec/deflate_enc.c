@@ -1,23 +1,30 @@
 /* deflate_enc.c - Deflate (RFC 1951) and Deflate64 encoder for the 7z
  * methods 040108 and 040109.
  *
- * Matches come from hash chains over a sliding window (3-byte hashes, the
- * chain depth and lazy evaluation set by the level, mc= and fb=). Symbols
- * are gathered into blocks of up to BLOCK_SYMBOLS; each block is written as
- * whichever of stored, fixed-Huffman or dynamic-Huffman (3.2.4-3.2.7) is
- * smallest. With pass=N (N >= 2) a block is parsed again, up to N - 1
- * times, by shortest path over its bytes with the bit costs of the code
- * the parse before it got; the smallest of the parses is written.
- * Dynamic codes are length-limited by package-merge, so every code is
- * complete, as strict decoders (zlib's) require. Memory: two windows plus
- * the chains, about 0.5 MiB for Deflate64. */
+ * The first parse takes its matches from hash chains over a sliding window
+ * (3-byte hashes; chain depth, nice length and lazy evaluation set by the
+ * level, mc= and fb=). Symbols are gathered into blocks of up to
+ * BLOCK_SYMBOLS; each block is written as whichever of stored,
+ * fixed-Huffman or dynamic-Huffman (3.2.4-3.2.7) is smallest. The
+ * shortest-path levels (a=1, -mx5 up) parse each block again, pass= times
+ * while that makes it smaller, by shortest path over its bytes with the bit
+ * costs of a code (first the code of the block before, then the one the
+ * parse before got), over matches a bt4 binary tree (lz/lz_mf.h) finds
+ * once per block; the first parse is then only a cheap seed, and the
+ * smallest parse is written, its symbols split in halves where a code per
+ * half is smaller. Dynamic codes are length-limited by package-merge, so
+ * every code is complete, as strict decoders (zlib's) require. Memory: two
+ * windows plus the chains, about 0.5 MiB for Deflate64; the shortest path
+ * adds the tree and a block's bytes, matches and tables (OPT_BLOCK_BYTES
+ * at most). */
 #include "codec/codec.h"
 #include "codec/deflate_tables.h"
+#include "lz/lz_mf.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define HASH_BITS 15
+#define HASH_BITS 16
 #define NIL 0u                   /* chain entries are window index + 1 */
 #define MIN_MATCH 3
 #define MAX_MATCH 258            /* the longest match either variant writes */
@@ -28,6 +35,23 @@
 #define CLEN_MAX_BITS 7
 #define STORED_MAX 65535u
 #define OUT_SIZE ((size_t)1 << 16)
+/* With shortest paths, a block also ends after this many bytes: its matches are
+ * held for the re-parses. */
+#define OPT_BLOCK_BYTES ((uint32_t)1 << 17)
+/* Matches kept per position for the re-parses (the longest ones): every
+ * shorter length is still reachable through them. */
+#define MATCHES_KEPT 8u
+/* The first parse before shortest paths: a seed for the costs, so cheap. */
+/* With shortest paths, halving a block's symbols is tried this many levels deep,
+ * down to halves of SPLIT_MIN symbols (each try plans two codes: too dear
+ * for the faster levels). */
+#define SPLIT_DEPTH 3
+#define SPLIT_MIN 1024u
+#define ABSENT_COST 6u
+/* 7zz's largest pass=. */
+#define MAX_PASSES 15u
+#define SEED_DEPTH 4u
+#define SEED_NICE 16u
 
 /* One parse of a block: its symbols and their counts. */
 typedef struct parse {
@@ -37,9 +61,17 @@ typedef struct parse {
     uint32_t freq_ll[NUM_LITLEN], freq_d[32];
 } parse;
 
+/* Literal/length codes for all 288 symbols: the fixed code's 286 and 287
+ * take two of its 8-bit codes, which moves every 9-bit code after them. */
+typedef struct {
+    uint8_t ll_len[288], d_len[32];
+    uint16_t ll_code[288], d_code[32];
+} codes;
+
 /* The block again (pass >= 2): its bytes after up to a window of the
- * bytes before it, the shortest-path tables and two parses (the best so
- * far and the one being made), all grown to the block's length. */
+ * bytes before it, the shortest-path tables, two parses (the best so far
+ * and the one being made) and the block's matches, all grown to the
+ * block's length. */
 typedef struct reparse_buf {
     uint8_t *bytes;
     uint32_t hist, len, cap;     /* bytes before the block; bytes held; room */
@@ -48,7 +80,13 @@ typedef struct reparse_buf {
     uint16_t *sym[2], *dist[2];
     parse tries[2];              /* the parses in sym[k], dist[k] */
     uint32_t tab_cap;            /* room in the tables, in block bytes */
-    uint32_t *head, *prev;       /* the hash chains over bytes */
+    fz7_lz_mf mf;                /* bt4 over the whole stream, dictionary wsize */
+    uint64_t block_at, tree_end; /* stream offsets: the block's first byte; one past the
+                                    last byte the tree has */
+    uint32_t *mstart;            /* position i's matches: mpack[mstart[i], mstart[i + 1]) */
+    uint32_t *mpack;             /* len << 16 | (dist - 1), lengths increasing */
+    codes last;                  /* the code of the block written last, */
+    bool have_last;              /* the first re-parse's costs when there is one */
 } reparse_buf;
 
 struct fz7_deflate_enc {
@@ -56,9 +94,11 @@ struct fz7_deflate_enc {
     bool d64;
     uint32_t wsize;              /* the window: 32 or 64 KiB */
     uint32_t max_len;            /* longest match written: 258, Deflate64 257 */
-    uint32_t depth, nice;        /* chain links followed; a match this long ends the search */
+    uint32_t depth, nice;        /* chain links (tree cycles in a shortest-path parse) per
+                                    search; a match this long ends it */
+    uint32_t seed_depth, seed_nice;  /* the first parse's (a seed before shortest paths) */
     bool lazy;
-    uint32_t passes;             /* parses per block (pass=), at least 1 */
+    uint32_t passes;             /* parses per block: 1, or the seed and pass= shortest paths */
     reparse_buf rp;              /* passes >= 2 only */
 
     uint8_t *win;                /* 2 * wsize bytes */
@@ -255,13 +295,6 @@ static const uint8_t run_extra_bits[19] = {[16] = 2, [17] = 3, [18] = 7};
 
 /* ---- Blocks ---- */
 
-/* Literal/length codes for all 288 symbols: the fixed code's 286 and 287
- * take two of its 8-bit codes, which moves every 9-bit code after them. */
-typedef struct {
-    uint8_t ll_len[288], d_len[32];
-    uint16_t ll_code[288], d_code[32];
-} codes;
-
 static void fixed_codes(codes *c)
 {
     for (unsigned i = 0; i < 288; i++)
@@ -314,7 +347,9 @@ typedef struct {
     uint64_t bits;               /* of the smallest form */
 } block_plan;
 
-static void plan_block(const fz7_deflate_enc *e, parse *b, block_plan *pl)
+/* Plans b in each form; stored_ok: the block's bytes are
+ * win[block_start, pos), so it may be written stored. */
+static void plan_block(const fz7_deflate_enc *e, parse *b, block_plan *pl, bool stored_ok)
 {
     unsigned nd = e->d64 ? 32 : NUM_DIST_CODES;
     b->freq_ll[256] = 1;
@@ -364,7 +399,7 @@ static void plan_block(const fz7_deflate_enc *e, parse *b, block_plan *pl)
 
     uint64_t span = e->block_start >= 0 ? e->pos - (uint64_t)e->block_start : 0;
     uint64_t stored_bits = UINT64_MAX;
-    if (e->block_start >= 0)
+    if (stored_ok && e->block_start >= 0)
         stored_bits = 8 * span + (span / STORED_MAX + 1) * 40 + 7;
 
     if (stored_bits <= fix_bits && stored_bits <= dyn_bits)
@@ -415,17 +450,58 @@ static void write_block(fz7_deflate_enc *e, const parse *b, const block_plan *pl
 
 static const parse *reparse_block(fz7_deflate_enc *e, block_plan *pl);
 
+/* Symbols [from, from + n) of b as a parse of their own, counted. */
+static void sub_parse(const parse *b, uint32_t from, uint32_t n, parse *out)
+{
+    out->sym = b->sym + from;
+    out->dist = b->dist + from;
+    out->n = n;
+    memset(out->freq_ll, 0, sizeof out->freq_ll);
+    memset(out->freq_d, 0, sizeof out->freq_d);
+    for (uint32_t i = 0; i < n; i++) {
+        if (out->sym[i] < 256) {
+            out->freq_ll[out->sym[i]]++;
+        } else {
+            out->freq_ll[length_code(out->sym[i] - 256u)]++;
+            out->freq_d[dist_code(out->dist[i] + 1u)]++;
+        }
+    }
+}
+
+/* Writes b, planned as pl, as one block or, when that is smaller, as the
+ * two halves of its symbols, each split again up to depth - 1 times
+ * (data whose statistics change gets a code for each part). Halves are
+ * never stored blocks: their bytes are not at hand. */
+static void write_split(fz7_deflate_enc *e, const parse *b, const block_plan *pl, bool last, int depth)
+{
+    if (depth > 0 && pl->kind != BLOCK_STORED && b->n >= 2 * SPLIT_MIN) {
+        parse h[2];
+        block_plan hp[2];
+        uint32_t half = b->n / 2;
+        sub_parse(b, 0, half, &h[0]);
+        sub_parse(b, half, b->n - half, &h[1]);
+        plan_block(e, &h[0], &hp[0], false);
+        plan_block(e, &h[1], &hp[1], false);
+        if (hp[0].bits + hp[1].bits < pl->bits) {
+            write_split(e, &h[0], &hp[0], false, depth - 1);
+            write_split(e, &h[1], &hp[1], last, depth - 1);
+            return;
+        }
+    }
+    write_block(e, b, pl, last);
+}
+
 /* Writes the gathered symbols as one block (bytes win[block_start, pos)
  * when still held), in its smallest form and, with passes, its smallest
  * parse. */
 static void end_block(fz7_deflate_enc *e, bool last)
 {
     block_plan pl;
-    plan_block(e, &e->first, &pl);
+    plan_block(e, &e->first, &pl, true);
     const parse *b = &e->first;
     if (e->passes > 1 && e->first.n && e->err == FZ7_OK)
         b = reparse_block(e, &pl);
-    write_block(e, b, &pl, last);
+    write_split(e, b, &pl, last, e->passes > 1 ? SPLIT_DEPTH : 0);
     e->first.n = 0;
     memset(e->first.freq_ll, 0, sizeof e->first.freq_ll);
     memset(e->first.freq_d, 0, sizeof e->first.freq_d);
@@ -484,7 +560,7 @@ static void add_match(fz7_deflate_enc *e, uint32_t len, uint32_t d)
 
 static inline uint32_t hash3(const uint8_t *p)
 {
-    return ((uint32_t)p[0] << 10 ^ (uint32_t)p[1] << 5 ^ p[2]) & ((1u << HASH_BITS) - 1);
+    return (((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16) * 0x9E3779B1u) >> (32 - HASH_BITS);
 }
 
 /* Hashes every position below upto that has 3 bytes. */
@@ -497,19 +573,12 @@ static void insert_to(fz7_deflate_enc *e, uint32_t upto)
     }
 }
 
-/* A match found on the way to the longest: the nearest of its length. */
-typedef struct {
-    uint32_t len, dist;
-} match;
-
 /* Walks the hash chain from c (a position + 1) for the longest match at
  * buf + p, up to lim bytes, at most depth links and wsize back; stops at
- * nice bytes. Each longer match found goes to found[*n_found] when found
- * is not NULL (nearest first, so each is the closest of its length).
- * Returns the longest length (0 when none), its distance in *dist. */
+ * nice bytes. Returns the longest length (0 when none), its distance in
+ * *dist. */
 static uint32_t walk_chain(const uint8_t *buf, const uint32_t *prev, uint32_t wsize, uint32_t c,
-                           uint32_t p, uint32_t lim, uint32_t depth, uint32_t nice, uint32_t *dist,
-                           match *found, unsigned *n_found)
+                           uint32_t p, uint32_t lim, uint32_t depth, uint32_t nice, uint32_t *dist)
 {
     const uint8_t *cur = buf + p;
     uint32_t best = 0;
@@ -525,8 +594,6 @@ static uint32_t walk_chain(const uint8_t *buf, const uint32_t *prev, uint32_t ws
             if (l > best) {
                 best = l;
                 *dist = p - at;
-                if (found)
-                    found[(*n_found)++] = (match){l, p - at};
                 if (l >= nice || l == lim)
                     break;
             }
@@ -547,8 +614,8 @@ static uint32_t find_match(fz7_deflate_enc *e, uint32_t p, uint32_t *dist)
     if (avail < MIN_MATCH)
         return 0;
     uint32_t lim = avail < e->max_len ? avail : e->max_len;
-    uint32_t best = walk_chain(e->win, e->prev, e->wsize, e->head[hash3(e->win + p)], p, lim, e->depth,
-                               e->nice, dist, NULL, NULL);
+    uint32_t best = walk_chain(e->win, e->prev, e->wsize, e->head[hash3(e->win + p)], p, lim, e->seed_depth,
+                               e->seed_nice, dist);
     return best >= MIN_MATCH ? best : 0;
 }
 
@@ -573,7 +640,7 @@ static void compress(fz7_deflate_enc *e, bool flushing)
 {
     uint32_t need = flushing ? 1 : e->max_len;
     while (e->pos + need <= e->win_len) {
-        if (e->first.n >= BLOCK_SYMBOLS - 1)
+        if (e->first.n >= BLOCK_SYMBOLS - 1 || (e->passes > 1 && e->rp.len - e->rp.hist >= OPT_BLOCK_BYTES))
             end_block(e, false);
         uint32_t dist = 0, len;
         if (e->held) {
@@ -582,7 +649,7 @@ static void compress(fz7_deflate_enc *e, bool flushing)
         } else {
             len = find_match(e, e->pos, &dist);
         }
-        if (len && e->lazy && len < e->nice && e->pos + 1 + need <= e->win_len) {
+        if (len && e->lazy && len < e->seed_nice && e->pos + 1 + need <= e->win_len) {
             uint32_t d2 = 0, l2 = find_match(e, e->pos + 1, &d2);
             if (l2 > len) {
                 add_literal(e, e->win[e->pos++]);
@@ -601,7 +668,8 @@ static void compress(fz7_deflate_enc *e, bool flushing)
 
 /* ---- Parsing again (pass >= 2) ---- */
 
-/* Room in the shortest-path tables for a block of n bytes. */
+/* Room in the shortest-path tables and the match lists for a block of n
+ * bytes. */
 static bool grow_tables(reparse_buf *r, uint32_t n)
 {
     if (n <= r->tab_cap)
@@ -611,6 +679,14 @@ static bool grow_tables(reparse_buf *r, uint32_t n)
     if (!cost)
         return false;
     r->cost = cost;
+    uint32_t *ms = realloc(r->mstart, m * sizeof *r->mstart);
+    if (!ms)
+        return false;
+    r->mstart = ms;
+    uint32_t *mp = realloc(r->mpack, (size_t)n * MATCHES_KEPT * sizeof *r->mpack);
+    if (!mp)
+        return false;
+    r->mpack = mp;
     uint16_t **t16[6] = {&r->step_len, &r->step_dist, &r->sym[0], &r->sym[1], &r->dist[0], &r->dist[1]};
     bool ok = true;
     for (int i = 0; i < 6 && ok; i++) {
@@ -624,23 +700,81 @@ static bool grow_tables(reparse_buf *r, uint32_t n)
     return ok;
 }
 
-/* The bits a symbol costs under a code; one the code leaves out is priced
- * as the longest code, so a parse keeps to the symbols it had. */
-static inline uint32_t code_cost(uint8_t len)
+/* Appends to the tree what follows its last byte: the rest of the block
+ * src[0, n) and then the bytes after it still in the window, so that every
+ * position it records has its real next bytes (a binary tree whose
+ * positions were compared against a cut-off end returns matches that are
+ * not there once more bytes come). */
+static void feed_tree(fz7_deflate_enc *e, const uint8_t *src, uint32_t n)
 {
-    return len ? len : MAX_BITS;
+    reparse_buf *r = &e->rp;
+    const uint8_t *after = e->win + e->pos;
+    uint64_t block_end = r->block_at + n, known = block_end + (e->win_len - e->pos);
+    while (r->tree_end < known) {
+        const uint8_t *p = r->tree_end < block_end ? src + (r->tree_end - r->block_at) : after + (r->tree_end - block_end);
+        uint64_t k = (r->tree_end < block_end ? block_end : known) - r->tree_end;
+        size_t got = fz7_lz_mf_append(&r->mf, p, (size_t)k);
+        if (!got)
+            break;
+        r->tree_end += got;
+    }
 }
 
-/* Parses the block rp.bytes[hist, len) by shortest path: every literal,
- * length and distance costs its bits under c. Matches come from hash
- * chains over the block and the window before it, with the first parse's
- * depth and nice length; a match of nice bytes or more is taken whole, as
- * the first parse takes it. The symbols go to r->sym[slot], r->dist[slot]. */
+/* Feeds the block rp.bytes[hist, len) through the binary tree and keeps
+ * each position's matches: the nearest of each length found, the
+ * MATCHES_KEPT longest, none shorter than MIN_MATCH. Inside a match of
+ * nice bytes or more nothing is searched (the re-parse takes it whole). */
+static void collect_matches(fz7_deflate_enc *e)
+{
+    reparse_buf *r = &e->rp;
+    const uint8_t *src = r->bytes + r->hist;
+    uint32_t n = r->len - r->hist, inside = 0, m = 0;
+    fz7_lz_match found[FZ7_LZ_MATCHES_MAX];
+    for (uint32_t i = 0; i < n; i++) {
+        if (fz7_lz_mf_avail(&r->mf) <= e->max_len)
+            feed_tree(e, src, n);
+        r->mstart[i] = m;
+        if (inside) {
+            fz7_lz_mf_skip(&r->mf, 1);
+            inside--;
+            continue;
+        }
+        uint32_t cnt = fz7_lz_mf_find(&r->mf, found), longest = 0;
+        for (uint32_t k = cnt > MATCHES_KEPT ? cnt - MATCHES_KEPT : 0; k < cnt; k++) {
+            /* the tree may extend a match of nice bytes past nice_len */
+            uint32_t len = found[k].len < e->max_len ? found[k].len : e->max_len;
+            if (len > n - i)   /* the tree sees past the block; the parse stops at its end */
+                len = n - i;
+            if (len >= MIN_MATCH && len > longest) {
+                r->mpack[m++] = len << 16 | (found[k].dist - 1);
+                longest = len;
+            }
+        }
+        if (longest >= e->nice)
+            inside = longest - 1;
+    }
+    r->mstart[n] = m;
+    r->block_at += n;
+}
+
+/* The bits a symbol costs under a code. One the code leaves out costs
+ * ABSENT_COST: priced as the longest code, it kept each parse to the
+ * lengths and distances the one before used (numbered lines of text lost a
+ * third that way). */
+static inline uint32_t code_cost(uint8_t len)
+{
+    return len ? len : ABSENT_COST;
+}
+
+/* Parses the block rp.bytes[hist, len) by shortest path over its matches
+ * (collect_matches): every literal, length and distance costs its bits
+ * under c; a match of nice bytes or more is taken whole. The symbols go
+ * to r->sym[slot], r->dist[slot]. */
 static void shortest_parse(fz7_deflate_enc *e, const codes *c, int slot, parse *out)
 {
     reparse_buf *r = &e->rp;
     const uint8_t *bytes = r->bytes;
-    uint32_t n = r->len - r->hist, w = e->wsize;
+    uint32_t n = r->len - r->hist;
     uint32_t lit[256], len_cost[MAX_MATCH + 1], dist_cost[32];
     for (unsigned i = 0; i < 256; i++)
         lit[i] = code_cost(c->ll_len[i]);
@@ -653,42 +787,29 @@ static void shortest_parse(fz7_deflate_enc *e, const codes *c, int slot, parse *
     for (uint32_t i = 1; i <= n; i++)
         r->cost[i] = UINT32_MAX;
     r->cost[0] = 0;
-    memset(r->head, 0, ((size_t)1 << HASH_BITS) * sizeof *r->head);
-    match found[MAX_MATCH + 1];
-    uint32_t ins = 0, skip_to = 0;
+    uint32_t skip_to = 0;
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t p = r->hist + i;
-        for (; ins < p && ins + MIN_MATCH <= r->len; ins++) {
-            uint32_t h = hash3(bytes + ins);
-            r->prev[ins & (w - 1)] = r->head[h];
-            r->head[h] = ins + 1;
-        }
         if (i < skip_to)
             continue;
+        uint32_t p = r->hist + i;
         uint32_t base = r->cost[i];
         if (base + lit[bytes[p]] < r->cost[i + 1]) {
             r->cost[i + 1] = base + lit[bytes[p]];
             r->step_len[i + 1] = 1;
         }
-        uint32_t avail = n - i;
-        if (avail < MIN_MATCH)
-            continue;
-        unsigned n_found = 0;
-        uint32_t d = 0, from = MIN_MATCH;
-        uint32_t best = walk_chain(bytes, r->prev, w, r->head[hash3(bytes + p)], p,
-                                   avail < e->max_len ? avail : e->max_len, e->depth, e->nice, &d, found,
-                                   &n_found);
-        for (unsigned k = 0; k < n_found; k++) {
-            uint32_t dc = base + dist_cost[dist_code(found[k].dist)];
-            for (uint32_t l = from; l <= found[k].len; l++) {
+        uint32_t from = MIN_MATCH, best = 0;
+        for (uint32_t k = r->mstart[i]; k < r->mstart[i + 1]; k++) {
+            uint32_t len = r->mpack[k] >> 16, d = (r->mpack[k] & 0xffffu) + 1;
+            uint32_t dc = base + dist_cost[dist_code(d)];
+            for (uint32_t l = from; l <= len; l++) {
                 if (dc + len_cost[l] < r->cost[i + l]) {
                     r->cost[i + l] = dc + len_cost[l];
                     r->step_len[i + l] = (uint16_t)l;
-                    r->step_dist[i + l] = (uint16_t)(found[k].dist - 1);
+                    r->step_dist[i + l] = (uint16_t)(d - 1);
                 }
             }
-            if (found[k].len + 1 > from)
-                from = found[k].len + 1;
+            from = len + 1;
+            best = len;
         }
         if (best >= e->nice)
             skip_to = i + best;
@@ -722,26 +843,45 @@ static void shortest_parse(fz7_deflate_enc *e, const codes *c, int slot, parse *
     }
 }
 
-/* Parses the block again while that makes it smaller, up to passes - 1
- * times, each time with the costs of the code of the parse before; *pl
+/* Parses the block again by shortest path while that makes it smaller, up
+ * to passes - 1 times: first with the costs of the code of the block
+ * before (the seed's when there is none), then of the parse before; *pl
  * becomes the plan of the smallest parse, which is returned. */
 static const parse *reparse_block(fz7_deflate_enc *e, block_plan *pl)
 {
     reparse_buf *r = &e->rp;
-    if (!grow_tables(r, r->len - r->hist))
-        return &e->first;   /* no room: the first parse, still a valid block */
+    if (!grow_tables(r, r->len - r->hist)) {
+        /* No room: the first parse, still a valid block; the tree has
+         * missed these bytes, so no block is parsed again after it. */
+        e->passes = 1;
+        return &e->first;
+    }
+    collect_matches(e);
     block_plan next;
     const parse *best = &e->first;
     int slot = 0;
+    /* The last block's code first: a seed's code keeps a parse near the
+     * seed. When that parse is no smaller, the seed's own costs get the
+     * try instead. */
+    bool from_last = r->have_last;
     for (uint32_t pass = 2; pass <= e->passes; pass++) {
-        shortest_parse(e, pl->kind == BLOCK_FIXED ? &pl->fix : &pl->dyn, slot, &r->tries[slot]);
-        plan_block(e, &r->tries[slot], &next);
+        const codes *c = from_last ? &r->last : pl->kind == BLOCK_FIXED ? &pl->fix : &pl->dyn;
+        shortest_parse(e, c, slot, &r->tries[slot]);
+        plan_block(e, &r->tries[slot], &next, true);
+        if (next.bits >= pl->bits && from_last) {
+            from_last = false;
+            pass--;
+            continue;
+        }
+        from_last = false;
         if (next.bits >= pl->bits)
             break;
         *pl = next;
         best = &r->tries[slot];
         slot ^= 1;
     }
+    r->last = pl->kind == BLOCK_FIXED ? pl->fix : pl->dyn;
+    r->have_last = pl->kind != BLOCK_STORED;
     return best;
 }
 
@@ -774,10 +914,11 @@ fz7_status fz7_deflate_enc_new_opts(const fz7_deflate_enc_opts *o, bool deflate6
     e->d64 = deflate64;
     e->wsize = deflate64 ? 65536 : 32768;
     e->max_len = deflate64 ? 257 : MAX_MATCH;
-    /* Chain depth, match length that ends a search, lazy evaluation. */
-    static const struct { uint16_t depth, nice; bool lazy; } by_level[10] = {
-        {0, 0, false}, {4, 16, false}, {8, 32, false}, {16, 32, true}, {32, 64, true},
-        {64, 128, true}, {128, 192, true}, {256, 258, true}, {1024, 258, true}, {4096, 258, true}};
+    /* Links or cycles per search, the match length that ends one, the
+     * parse, and the shortest-path parses of each block. */
+    static const struct { uint16_t depth, nice; bool optimal; uint8_t passes; } by_level[10] = {
+        {0, 0, false, 0},   {4, 16, false, 0},  {8, 32, false, 0},  {8, 16, false, 0},  {16, 32, false, 0},
+        {8, 258, true, 1},  {16, 258, true, 1}, {32, 258, true, 2}, {64, 258, true, 3}, {128, 258, true, 5}};
     e->depth = o->depth ? o->depth : by_level[level].depth;
     e->nice = o->nice_len ? o->nice_len : by_level[level].nice;
     /* 7zz takes any fb= and keeps it within the lengths a match can have. */
@@ -785,19 +926,24 @@ fz7_status fz7_deflate_enc_new_opts(const fz7_deflate_enc_opts *o, bool deflate6
         e->nice = MIN_MATCH;
     if (e->nice > e->max_len)
         e->nice = e->max_len;
-    e->lazy = o->parse == FZ7_DEFLATE_PARSE_BY_LEVEL ? by_level[level].lazy : o->parse == FZ7_DEFLATE_PARSE_LAZY;
-    e->passes = o->passes ? o->passes : 1;
+    bool optimal = o->parse == FZ7_DEFLATE_PARSE_BY_LEVEL ? by_level[level].optimal
+                                                          : o->parse == FZ7_DEFLATE_PARSE_OPTIMAL;
+    e->lazy = level >= 3 || optimal;   /* the seed of a shortest-path parse is lazy too */
+    /* passes: parses per block, the first (hash chains) a seed for the costs */
+    uint32_t sp = o->passes ? o->passes : by_level[level].passes ? by_level[level].passes : 1;
+    if (sp > MAX_PASSES)
+        sp = MAX_PASSES;
+    e->passes = optimal ? 1 + sp : 1;
+    e->seed_depth = optimal && e->depth > SEED_DEPTH ? SEED_DEPTH : e->depth;
+    e->seed_nice = optimal && e->nice > SEED_NICE ? SEED_NICE : e->nice;
     e->first.sym = e->sym_buf;
     e->first.dist = e->dist_buf;
     e->win = malloc(2 * (size_t)e->wsize);
     e->head = calloc((size_t)1 << HASH_BITS, sizeof *e->head);
     e->prev = calloc(e->wsize, sizeof *e->prev);
     bool ok = e->win && e->head && e->prev;
-    if (ok && e->passes > 1) {
-        e->rp.head = malloc(((size_t)1 << HASH_BITS) * sizeof *e->rp.head);
-        e->rp.prev = calloc(e->wsize, sizeof *e->rp.prev);
-        ok = e->rp.head && e->rp.prev;
-    }
+    if (ok && e->passes > 1)
+        ok = fz7_lz_mf_init(&e->rp.mf, FZ7_LZ_BT4, e->wsize, 0, e->nice, e->depth, 0, 0) == 0;
     if (!ok) {
         fz7_deflate_enc_free(e);
         return FZ7_E_MEM;
@@ -854,7 +1000,8 @@ void fz7_deflate_enc_free(fz7_deflate_enc *e)
         free(r->sym[k]);
         free(r->dist[k]);
     }
-    free(r->head);
-    free(r->prev);
+    free(r->mstart);
+    free(r->mpack);
+    fz7_lz_mf_free(&r->mf);
     free(e);
 }

@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         o.nice_len = data[0] ? 2u + data[0] : 0;
         o.depth = data[1] >= 200 ? 100u * data[1] : data[1];
         o.passes = 1u + data[2] % 4;
-        static const int parse[4] = {FZ7_DEFLATE_PARSE_BY_LEVEL, FZ7_DEFLATE_PARSE_GREEDY, FZ7_DEFLATE_PARSE_LAZY,
+        static const int parse[4] = {FZ7_DEFLATE_PARSE_BY_LEVEL, FZ7_DEFLATE_PARSE_FAST, FZ7_DEFLATE_PARSE_OPTIMAL,
                                      FZ7_DEFLATE_PARSE_BY_LEVEL};
         o.parse = parse[(data[2] >> 2) & 3];
         data += 3, size -= 3;
