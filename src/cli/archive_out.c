@@ -880,11 +880,12 @@ fz7_status fz7_temp_prepend(int fd, const uint8_t *stub, size_t len, int *err)
     return st;
 }
 
-bool fz7_la_switches_refused(const struct fz7_options *o)
+int fz7_not_implemented(const char *path, const char *why)
 {
-    /* Only -mx applies to these here; 7-Zip rejects 7z's parameters too. */
-    return o->n_methods || o->threads >= 0 || o->header_encrypt != FZ7_UNSET ||
-           o->header_compress != FZ7_UNSET || o->solid || o->filters;
+    fprintf(stderr, "\n\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
+    if (why)
+        fprintf(stderr, "  (in %s: %s)\n", path, why);
+    return FZ7_EXIT_FATAL;
 }
 
 int fz7_invalid_arg(const char *path, const char *why)

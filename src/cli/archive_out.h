@@ -186,14 +186,12 @@ int fz7_sfx_load(const char *name, FILE *out, uint8_t **stub, size_t *len, char 
 fz7_status fz7_temp_prepend(int fd, const uint8_t *stub, size_t len, int *err);
 
 
-/* True when o has a switch that tar and zip (written through libarchive)
- * cannot take: -m methods and parameters other than -mx, -mmt, -mhe,
- * -mhc, -ms, filters. 7zz refuses them with E_INVALIDARG. */
-bool fz7_la_switches_refused(const struct fz7_options *o);
-
 /* 7-Zip's "System ERROR: E_INVALIDARG" block on stderr, then
  * "  (in PATH: WHY)" when why is not NULL; returns FZ7_EXIT_FATAL. */
 int fz7_invalid_arg(const char *path, const char *why);
+
+/* The same with 7-Zip's "E_NOTIMPL : Not implemented". */
+int fz7_not_implemented(const char *path, const char *why);
 
 /* The tar or zip header of item it: its kind's S_IFMT bits, its size (0
  * for a folder or a symbolic link, whose target is link_target), mtime. */

@@ -39,6 +39,7 @@ typedef struct add_run {
     const struct fz7_options *o;
     FILE *out;
     fz7_settings set;
+    fz7_la_opts la;          /* tar, zip, gzip, bzip2: their -m switches */
     fz7_tree tree;
     size_t warnings;
     fz7_scan_warnings scan;  /* .count points at warnings */
@@ -414,9 +415,8 @@ static fz7_status write_la(add_run *r, int fd, fz7_la_kind kind, const char *old
         if (!one)
             return FZ7_E_FORMAT;
     }
-    int level = r->o->level;
     fz7_la_writer *w = NULL;
-    fz7_status st = fz7_la_writer_new(fd, kind, level, &w, why, whylen);
+    fz7_status st = fz7_la_writer_new(fd, kind, &r->la, &w, why, whylen);
     if (st != FZ7_OK)
         return st;
     if (old_path) {
@@ -665,8 +665,6 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
     fz7_la_kind la_kind = type == FZ7_TYPE_TAR ? FZ7_LA_TAR : type == FZ7_TYPE_ZIP ? FZ7_LA_ZIP
                           : type == FZ7_TYPE_GZIP ? FZ7_LA_GZIP : FZ7_LA_BZIP2;
     bool one_stream = xz || (la && (la_kind == FZ7_LA_GZIP || la_kind == FZ7_LA_BZIP2));
-    if (la && fz7_la_switches_refused(o))
-        return fz7_invalid_arg(NULL, NULL);
     const char *base = strrchr(o->archive, '/');   /* -si names the entry after it */
     base = base ? base + 1 : o->archive;
     char path[PATH_MAX];
@@ -684,11 +682,13 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
     r.out = out;
     r.scan.count = &r.warnings;
     char why[512] = "";
-    fz7_status st = la ? FZ7_OK : fz7_settings_make(o, xz, &r.set, why, sizeof why);
+    fz7_status st = la ? fz7_la_settings_make(o, la_kind, &r.la, &r.set.refuse_late, why, sizeof why)
+                       : fz7_settings_make(o, xz, &r.set, why, sizeof why);
     /* 7-Zip refuses a method or parameter it cannot use once it starts
      * the archive, after "Creating archive:"; the scan before it does not
      * use the settings. */
     bool refused = st == FZ7_E_ARG || st == FZ7_E_UNSUPPORTED;
+    bool notimpl = la && st == FZ7_E_UNSUPPORTED;   /* a zip method 7zz does not know */
     if (st != FZ7_OK && !refused)
         return fz7_settings_fail(st, why);
 
@@ -722,7 +722,7 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
      * asks once the archive is opened, as 7-Zip does. */
     char *asked = NULL;
     r.password = o->password;
-    if ((r.password || o->ask_password) && (xz || la)) {
+    if ((r.password || o->ask_password) && (xz || (la && la_kind != FZ7_LA_ZIP))) {
         fprintf(stderr, "\nERROR: %s archives cannot be encrypted by fz7\n",
                 xz ? "xz" : fz7_type_display(type, NULL));
         rc = FZ7_EXIT_USAGE;
@@ -888,7 +888,7 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
     fputc('\n', out);
     fflush(out);
     if (refused) {   /* the coder's refusal, as 7zz's coder refuses as it starts */
-        rc = fz7_invalid_arg(path, why);
+        rc = notimpl ? fz7_not_implemented(path, why) : fz7_invalid_arg(path, why);
         goto done;
     }
     if (xz && r.set.check_refused) {   /* 7zz's xz encoder refuses it as it starts */
@@ -904,6 +904,9 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
     rc = fz7_password_key(r.password, &r.key);
     if (rc)
         goto done;
+    /* A zip's entries: ZipCrypto unless -mem= names AES (as 7zz). */
+    r.la.password = r.password;
+    r.la.crypt = !r.password ? FZ7_LA_CRYPT_NONE : r.la.crypt ? r.la.crypt : FZ7_LA_CRYPT_ZIPCRYPTO;
 
     r.buf = malloc(READ_CHUNK);
     if (!r.buf) {

@@ -66,6 +66,7 @@ typedef struct update_run {
     const uint64_t *vols;         /* -v: volume sizes (n_vols of them), or none */
     size_t n_vols;
     bool la;                      /* a tar or zip (libarchive's writer), not a .7z */
+    fz7_la_opts la_opts;          /* its -m switches */
     fz7_la_kind la_kind;
     const char *old_path;         /* the archive read (r->path is the one written) */
 } update_run;
@@ -692,8 +693,13 @@ static fz7_status write_la_archive(update_run *r, int fd, char *why, size_t whyl
             m.holder[i] = SIZE_MAX;
     }
     fz7_la_writer *w = NULL;
+    /* A zip's new entries: ZipCrypto unless -mem= names AES (as 7zz); the
+     * password also opens the old ones. */
+    fz7_la_opts lo = r->la_opts;
+    lo.password = r->password;
+    lo.crypt = !r->password ? FZ7_LA_CRYPT_NONE : lo.crypt ? lo.crypt : FZ7_LA_CRYPT_ZIPCRYPTO;
     if (st == FZ7_OK)
-        st = fz7_la_writer_new(fd, r->la_kind, r->o->level, &w, why, whylen);
+        st = fz7_la_writer_new(fd, r->la_kind, &lo, &w, why, whylen);
     if (st == FZ7_OK && r->old) {
         uint64_t d, f, b;
         st = fz7_la_writer_copy(w, r->old_path, la_update_entry, &m, &d, &f, &b);
@@ -1011,9 +1017,7 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
         fprintf(stderr, "\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
         return FZ7_EXIT_FATAL;
     }
-    if (la && fz7_la_switches_refused(o))   /* as a refuses them */
-        return fz7_invalid_arg(NULL, NULL);
-    if (la && (o->password || o->ask_password)) {
+    if (la && type != FZ7_TYPE_ZIP && (o->password || o->ask_password)) {
         fprintf(stderr, "\nERROR: %s archives cannot be encrypted by fz7\n", fz7_type_display(type, NULL));
         return FZ7_EXIT_USAGE;
     }
@@ -1072,10 +1076,12 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
     }
     if (o->sfx && (rc = fz7_sfx_load(o->sfx, out, &r.sfx, &r.sfx_len, r.sfx_shown, sizeof r.sfx_shown)) != 0)
         goto done;
-    fz7_status st = la ? FZ7_OK : fz7_settings_make(o, false, &r.set, why, sizeof why);
+    fz7_status st = la ? fz7_la_settings_make(o, r.la_kind, &r.la_opts, &r.set.refuse_late, why, sizeof why)
+                       : fz7_settings_make(o, false, &r.set, why, sizeof why);
     /* 7zz refuses an unknown -m name as it opens the archive, and a
      * coder's refusal (a method or value) once the plan is printed. */
     bool refused = st == FZ7_E_ARG || st == FZ7_E_UNSUPPORTED;
+    bool notimpl = la && st == FZ7_E_UNSUPPORTED;   /* a zip method 7zz does not know */
     struct stat pre_sb;
     /* With no archive there is none to open: 7zz then refuses after
      * "Creating archive:", as a does. */
@@ -1227,7 +1233,7 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
             print_plan(&r, !t->path && exists, !t->path);
         if (refused) {
             fflush(out);
-            rc = fz7_invalid_arg(r.path, why);
+            rc = notimpl ? fz7_not_implemented(r.path, why) : fz7_invalid_arg(r.path, why);
             goto done;
         }
         if (!r.password && o->ask_password) {

@@ -105,7 +105,7 @@ static bool lzma_param_name(const char *name, size_t n)
  * 7-Zip documents it). false when the value does not fit in 64 bits (a
  * bare N above 63): 7zz refuses those as it reads the switch, and leaves
  * sizes too large for a coder to the coder. */
-static bool parse_7z_size(const char *val, uint64_t *bytes)
+bool fz7_settings_parse_size(const char *val, uint64_t *bytes)
 {
     char *end;
     if (val[0] < '0' || val[0] > '9')
@@ -133,9 +133,7 @@ static bool parse_7z_size(const char *val, uint64_t *bytes)
     return true;
 }
 
-/* BZip2's d= (or -md) as 7zz reads it: 100 000 bytes a block step,
- * clamped to 1..9. */
-static int bzip2_block_of(uint64_t bytes)
+int fz7_settings_bzip2_block(uint64_t bytes)
 {
     uint64_t block = bytes / 100000;
     return block < 1 ? 1 : block > 9 ? 9 : (int)block;
@@ -157,7 +155,7 @@ static fz7_status parse_ppmd_param(fz7_settings *s, const char *name, size_t nle
         s->ppmd_order = (unsigned)v;
     } else if (method_named(name, nlen, "mem")) {
         uint64_t bytes;
-        if (!parse_7z_size(val, &bytes) || bytes < FZ7_PPMD_MEM_MIN || bytes > FZ7_PPMD7_ENC_MEM_MAX ||
+        if (!fz7_settings_parse_size(val, &bytes) || bytes < FZ7_PPMD_MEM_MIN || bytes > FZ7_PPMD7_ENC_MEM_MAX ||
             bytes % 4)   /* 7zz's PPMd takes whole 32-bit words */
             return FZ7_E_ARG;
         s->ppmd_mem = (uint32_t)bytes;
@@ -246,7 +244,7 @@ static bool param_value_bad(const struct coder_param *cp, const char *val, uint3
 {
     switch (cp->kind) {
     case PARAM_NUMBER: return val[0] && !parse_u32(val, n);
-    case PARAM_SIZE: return !parse_7z_size(val, bytes);
+    case PARAM_SIZE: return !fz7_settings_parse_size(val, bytes);
     case PARAM_SWITCH:
         return val[0] && strcasecmp(val, "on") && strcasecmp(val, "off") && strcmp(val, "+") && strcmp(val, "-");
     case PARAM_TEXT: break;
@@ -323,7 +321,7 @@ static fz7_status apply_coder_param(fz7_settings *s, const char *p, size_t plen,
         /* pass=: 7zz's Huffman table passes; libbz2 has a fixed number of
          * its own (the man page says so) */
         if (method_named(param, nlen, "d"))
-            s->bzip2_block = bzip2_block_of(bytes);
+            s->bzip2_block = fz7_settings_bzip2_block(bytes);
     } else if (deflate) {
         if (method_named(param, nlen, "a"))
             s->deflate.parse = n ? FZ7_DEFLATE_PARSE_OPTIMAL : FZ7_DEFLATE_PARSE_FAST;
@@ -521,7 +519,7 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder
         bool d = method_named(m, klen, "d");
         if (d || method_named(m, klen, "c")) {
             uint64_t bytes;
-            if (!parse_7z_size(val, &bytes)) {
+            if (!fz7_settings_parse_size(val, &bytes)) {
                 snprintf(why, whylen, "bad value: -m%s", m);
                 return FZ7_E_ARG;
             }
@@ -713,7 +711,7 @@ static fz7_status chain_coder(const fz7_settings *s, const struct fz7_options *o
         return FZ7_E_ARG;
     }
     if (t.method == FZ7_7Z_BZIP2 && t.d_bytes && !t.bzip2_block)
-        t.bzip2_block = bzip2_block_of(t.d_bytes);
+        t.bzip2_block = fz7_settings_bzip2_block(t.d_bytes);
     method_coder_opts(&t, 0, c);
     return FZ7_OK;
 }
@@ -1092,7 +1090,7 @@ static fz7_status settings_make(const struct fz7_options *o, bool xz, fz7_settin
         return FZ7_E_ARG;
     }
     if (s->method == FZ7_7Z_BZIP2 && s->d_bytes && !s->bzip2_block)
-        s->bzip2_block = bzip2_block_of(s->d_bytes);
+        s->bzip2_block = fz7_settings_bzip2_block(s->d_bytes);
     /* 7zz refuses the other method's parameters (-md with PPMd, -mo with
      * LZMA2) rather than ignore them. */
     if ((s->method == FZ7_7Z_PPMD && s->lzma_param) || (s->method != FZ7_7Z_PPMD && s->ppmd_param)) {

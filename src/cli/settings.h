@@ -7,6 +7,7 @@
 
 #include "cli/options.h"
 #include "format/7z/7z_write.h"
+#include "format/la_write.h"
 #include "format/xz/xz_write.h"
 #include "lzma/lzma_presets.h"
 #include "fsio/read_tree.h"
@@ -114,6 +115,23 @@ void fz7_settings_item_times(const fz7_settings *s, const fz7_tree_item *it, fz7
 /* The instruction set of the branch filter with 7z method ID id (one
  * fz7_settings_make puts in branch_id). */
 fz7_bcj_arch fz7_settings_branch_arch(uint32_t id);
+
+/* A size as 7zz's -m parameters write it: N (2^N bytes) or N with a
+ * b/k/m/g suffix. False when it is not one. */
+bool fz7_settings_parse_size(const char *val, uint64_t *bytes);
+
+/* BZip2's d= (or -md) as 7zz reads it: 100 000 bytes a block step,
+ * clamped to 1..9. */
+int fz7_settings_bzip2_block(uint64_t bytes);
+
+/* Reads the -m switches of a and u for a tar, zip, gzip or bzip2 archive
+ * (kind) into *w as 7zz 26 takes them for that format; password and crypt
+ * are the caller's. FZ7_E_ARG when 7zz refuses one or fz7's writer for the
+ * format cannot do what it asks (why says which, whylen bytes),
+ * FZ7_E_UNSUPPORTED for a method 7zz does not know (its E_NOTIMPL); *late:
+ * 7zz refuses it after "Add new data to archive:" rather than before. */
+fz7_status fz7_la_settings_make(const struct fz7_options *o, fz7_la_kind kind, fz7_la_opts *w, bool *late,
+                                char *why, size_t whylen);
 
 /* Reports a failed fz7_settings_make (st, why) on stderr and returns the
  * exit code: 8 when memory ran out, else 2 with 7-Zip's E_INVALIDARG

@@ -57,7 +57,7 @@ uint64_t fz7_bzip2_enc_bytes_out(const fz7_bzip2_enc *e);
 void fz7_bzip2_enc_free(fz7_bzip2_enc *e);
 
 /* Deflate (RFC 1951) or, with deflate64, Deflate64 encoder for the 7z
- * methods 040108/040109: one stream of blocks (stored, fixed or
+ * methods 040108/040109 and gzip: one stream of blocks (stored, fixed or
  * dynamic Huffman, whichever is smallest) pushed to dst (not owned). level
  * 1..9 sets the parse: -mx1..4 take matches from hash chains as they come
  * (greedy, lazy from 3), -mx5..9 parse by shortest path over the bit costs

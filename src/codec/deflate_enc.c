@@ -1,5 +1,5 @@
 /* deflate_enc.c - Deflate (RFC 1951) and Deflate64 encoder for the 7z
- * methods 040108 and 040109.
+ * methods 040108 and 040109 and for gzip.
  *
  * The first parse takes its matches from hash chains over a sliding window
  * (3-byte hashes; chain depth, nice length and lazy evaluation set by the

@@ -1,8 +1,12 @@
-/* la_write.c - tar, zip, gzip and bzip2 writers over libarchive (see
- * la_write.h). Names go through a UTF-8 locale so non-ASCII paths are
- * stored as UTF-8 whatever the process locale is. */
+/* la_write.c - tar, zip and bzip2 writers over libarchive, and the gzip
+ * writer on fz7's Deflate encoder (see la_write.h). Names go through a
+ * UTF-8 locale so non-ASCII paths are stored as UTF-8 whatever the process
+ * locale is. */
 #include "format/la_write.h"
+#include "check/check.h"
+#include "cpu/bytes.h"
 #include "format/archive_impl.h"
+#include "format/fd_ostream.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -13,61 +17,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#define GZIP_OS_UNIX 3
+#define GZIP_FNAME 8
+
 struct fz7_la_writer {
-    struct archive *ar;
+    struct archive *ar;        /* NULL for gzip */
     fz7_la_kind kind;
-    int fd;
-    /* gzip: libarchive writes no FNAME (3.6); its 10-byte header is held
-     * here and written with FNAME set and the entry's base name after it,
-     * as 7-Zip and gzip(1) write it. */
-    uint8_t gz_head[10];
-    size_t gz_seen;
-    char *gz_name;
+    fz7_la_opts opts;
+    /* gzip (RFC 1952): the member's header is written at the entry's
+     * begin, with its base name (FNAME) and time; the trailer holds the
+     * CRC-32 and size of what was compressed. */
+    fz7_fd_ostream gz_out;
+    fz7_deflate_enc *gz_enc;
+    uint32_t gz_crc;
+    uint64_t gz_size;
     char err[256];
 };
-
-/* Writes all n bytes to fd. */
-static bool write_all(int fd, const uint8_t *p, size_t n)
-{
-    while (n) {
-        ssize_t k = write(fd, p, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return false;
-        p += k;
-        n -= (size_t)k;
-    }
-    return true;
-}
-
-static la_ssize_t gz_write(struct archive *ar, void *ctx, const void *buf, size_t n)
-{
-    fz7_la_writer *w = ctx;
-    const uint8_t *p = buf;
-    size_t left = n;
-    if (w->gz_seen < sizeof w->gz_head) {
-        size_t k = sizeof w->gz_head - w->gz_seen < left ? sizeof w->gz_head - w->gz_seen : left;
-        memcpy(w->gz_head + w->gz_seen, p, k);
-        w->gz_seen += k;
-        p += k;
-        left -= k;
-        if (w->gz_seen == sizeof w->gz_head) {
-            if (w->gz_name)
-                w->gz_head[3] |= 8;   /* FNAME (RFC 1952 2.3.1) */
-            if (!write_all(w->fd, w->gz_head, sizeof w->gz_head) ||
-                (w->gz_name && !write_all(w->fd, (const uint8_t *)w->gz_name, strlen(w->gz_name) + 1))) {
-                archive_set_error(ar, errno, "%s", strerror(errno));
-                return -1;
-            }
-        }
-    }
-    if (left && !write_all(w->fd, p, left)) {
-        archive_set_error(ar, errno, "%s", strerror(errno));
-        return -1;
-    }
-    return (la_ssize_t)n;
-}
 
 static fz7_status la_fail(fz7_la_writer *w, struct archive *ar)
 {
@@ -77,22 +42,77 @@ static fz7_status la_fail(fz7_la_writer *w, struct archive *ar)
     return en == ENOMEM ? FZ7_E_MEM : FZ7_E_IO;
 }
 
-fz7_status fz7_la_writer_new(int fd, fz7_la_kind kind, int level, fz7_la_writer **out,
+/* The gzip member's header (2.3): FNAME when the entry has a name; MTIME
+ * the entry's, 0 when not stored or out of its 32 bits; XFL as 7-Zip sets
+ * it (2, "maximum compression", from -mx7). */
+static fz7_status gz_header(fz7_la_writer *w, const fz7_la_entry *e)
+{
+    const char *base = NULL;
+    if (e && e->name[0]) {
+        base = strrchr(e->name, '/');
+        base = base ? base + 1 : e->name;
+    }
+    int64_t t = e && !w->opts.no_mtime ? e->mtime : 0;
+    uint8_t h[10] = {0x1f, 0x8b, 8, base ? GZIP_FNAME : 0};
+    fz7_put32le(h + 4, t > 0 && t <= UINT32_MAX ? (uint32_t)t : 0);
+    h[8] = w->opts.level >= 7 ? 2 : 4;
+    h[9] = GZIP_OS_UNIX;
+    fz7_status st = w->gz_out.os.write(&w->gz_out.os, h, sizeof h);
+    if (st == FZ7_OK && base)
+        st = w->gz_out.os.write(&w->gz_out.os, (const uint8_t *)base, strlen(base) + 1);
+    if (st != FZ7_OK)
+        return st;
+    fz7_deflate_enc_opts d = w->opts.deflate;
+    d.level = w->opts.level < 1 ? 1 : w->opts.level;
+    return fz7_deflate_enc_new_opts(&d, false, &w->gz_out.os, &w->gz_enc);
+}
+
+static fz7_status gz_finish(fz7_la_writer *w)
+{
+    fz7_status st = w->gz_enc ? FZ7_OK : gz_header(w, NULL);
+    if (st == FZ7_OK)
+        st = fz7_deflate_enc_finish(w->gz_enc);
+    uint8_t t[8];
+    fz7_put32le(t, w->gz_crc);
+    fz7_put32le(t + 4, (uint32_t)w->gz_size);   /* ISIZE: the size modulo 2^32 */
+    if (st == FZ7_OK)
+        st = w->gz_out.os.write(&w->gz_out.os, t, sizeof t);
+    if (st == FZ7_OK)
+        st = fz7_fd_ostream_flush(&w->gz_out);
+    if (st == FZ7_E_IO)
+        snprintf(w->err, sizeof w->err, "%s", strerror(errno));
+    return st;
+}
+
+fz7_status fz7_la_writer_new(int fd, fz7_la_kind kind, const fz7_la_opts *o, fz7_la_writer **out,
                              char *err, size_t errlen)
 {
     *out = NULL;
     fz7_la_writer *w = calloc(1, sizeof *w);
+    if (!w)
+        return FZ7_E_MEM;
+    w->kind = kind;
+    if (o)
+        w->opts = *o;
+    else
+        w->opts.level = -1;
+    if (w->opts.level < 0)
+        w->opts.level = 5;
+    int level = w->opts.level;
+    if (kind == FZ7_LA_GZIP) {
+        if (fz7_fd_ostream_init(&w->gz_out, fd) != FZ7_OK) {
+            fz7_la_writer_free(w);
+            return FZ7_E_MEM;
+        }
+        *out = w;
+        return FZ7_OK;
+    }
     struct archive *ar = archive_write_new();
-    if (!w || !ar) {
+    if (!ar) {
         free(w);
-        if (ar)
-            archive_write_free(ar);
         return FZ7_E_MEM;
     }
     w->ar = ar;
-    w->kind = kind;
-    if (level < 0)
-        level = 5;
     int lv19 = level < 1 ? 1 : level > 9 ? 9 : level;
     char opt[64];
     int r = ARCHIVE_OK;
@@ -102,23 +122,28 @@ fz7_status fz7_la_writer_new(int fd, fz7_la_kind kind, int level, fz7_la_writer 
         break;
     case FZ7_LA_ZIP:
         r = archive_write_set_format_zip(ar);
-        if (r == ARCHIVE_OK && level == 0)
+        if (r == ARCHIVE_OK && (level == 0 || w->opts.zip_store))
             r = archive_write_set_format_option(ar, "zip", "compression", "store");
         else if (r == ARCHIVE_OK) {
             snprintf(opt, sizeof opt, "%d", lv19);
             r = archive_write_set_format_option(ar, "zip", "compression-level", opt);
         }
+        if (r == ARCHIVE_OK && w->opts.crypt != FZ7_LA_CRYPT_NONE) {
+            static const char *const cipher[] = {"", "zipcrypt", "aes128", "aes256"};
+            r = archive_write_set_format_option(ar, "zip", "encryption", cipher[w->opts.crypt]);
+            if (r == ARCHIVE_OK)
+                r = archive_write_set_passphrase(ar, w->opts.password ? w->opts.password : "");
+        }
         break;
-    case FZ7_LA_GZIP:
     case FZ7_LA_BZIP2:
+    case FZ7_LA_GZIP:
         r = archive_write_set_format_raw(ar);
         if (r == ARCHIVE_OK)
-            r = kind == FZ7_LA_GZIP ? archive_write_add_filter_gzip(ar)
-                                    : archive_write_add_filter_bzip2(ar);
+            r = archive_write_add_filter_bzip2(ar);
         if (r == ARCHIVE_OK) {
             /* bzip2's block size as 7-Zip picks it: 100k at -mx1, 500k
-             * at -mx3, 900k from -mx5. */
-            int lv = kind == FZ7_LA_GZIP ? lv19 : level <= 2 ? 1 : level <= 4 ? 5 : 9;
+             * at -mx3, 900k from -mx5; d= sets it. */
+            int lv = w->opts.bzip2_block ? w->opts.bzip2_block : level <= 2 ? 1 : level <= 4 ? 5 : 9;
             snprintf(opt, sizeof opt, "%d", lv);
             r = archive_write_set_filter_option(ar, NULL, "compression-level", opt);
         }
@@ -128,10 +153,8 @@ fz7_status fz7_la_writer_new(int fd, fz7_la_kind kind, int level, fz7_la_writer 
      * (tar's two zero records, the compressor's trailer). */
     if (r == ARCHIVE_OK)
         r = archive_write_set_bytes_in_last_block(ar, 1);
-    w->fd = fd;
     if (r == ARCHIVE_OK)
-        r = kind == FZ7_LA_GZIP ? archive_write_open(ar, w, NULL, gz_write, NULL)
-                                : archive_write_open_fd(ar, fd);
+        r = archive_write_open_fd(ar, fd);
     if (r != ARCHIVE_OK) {
         fz7_status st = la_fail(w, ar);
         snprintf(err, errlen, "%s", w->err);
@@ -144,17 +167,22 @@ fz7_status fz7_la_writer_new(int fd, fz7_la_kind kind, int level, fz7_la_writer 
 
 fz7_status fz7_la_writer_begin(fz7_la_writer *w, const fz7_la_entry *e)
 {
+    if (w->kind == FZ7_LA_GZIP) {
+        if (w->gz_enc)
+            return FZ7_E_ARG;   /* one member: the caller checks for one file */
+        fz7_status st = gz_header(w, e);
+        if (st == FZ7_E_IO)
+            snprintf(w->err, sizeof w->err, "%s", strerror(errno));
+        return st;
+    }
     struct archive_entry *ae = archive_entry_new();
     if (!ae)
         return FZ7_E_MEM;
     locale_t old = fz7_la_utf8_enter();
     archive_entry_set_pathname_utf8(ae, e->name);
-    if (w->kind == FZ7_LA_GZIP && !w->gz_name && e->name[0]) {
-        const char *base = strrchr(e->name, '/');
-        w->gz_name = strdup(base ? base + 1 : e->name);   /* none when out of memory */
-    }
     archive_entry_set_mode(ae, e->mode);
-    archive_entry_set_mtime(ae, (time_t)e->mtime, (long)e->mtime_nsec);
+    if (!w->opts.no_mtime)
+        archive_entry_set_mtime(ae, (time_t)e->mtime, (long)e->mtime_nsec);
     if (S_ISREG(e->mode) && e->hardlink)
         archive_entry_set_hardlink_utf8(ae, e->hardlink);
     if (S_ISREG(e->mode) && !e->hardlink)
@@ -171,6 +199,16 @@ fz7_status fz7_la_writer_begin(fz7_la_writer *w, const fz7_la_entry *e)
 
 fz7_status fz7_la_writer_write(fz7_la_writer *w, const uint8_t *p, size_t n)
 {
+    if (w->kind == FZ7_LA_GZIP) {
+        if (!w->gz_enc)
+            return FZ7_E_ARG;
+        w->gz_crc = fz7_crc32(w->gz_crc, p, n);
+        w->gz_size += n;
+        fz7_status st = fz7_deflate_enc_write(w->gz_enc, p, n);
+        if (st == FZ7_E_IO)
+            snprintf(w->err, sizeof w->err, "%s", strerror(errno));
+        return st;
+    }
     while (n) {
         la_ssize_t k = archive_write_data(w->ar, p, n);
         if (k <= 0)
@@ -191,6 +229,8 @@ fz7_status fz7_la_writer_copy(fz7_la_writer *w, const char *old_path, fz7_la_cop
     archive_read_support_format_tar(in);
     archive_read_support_format_gnutar(in);
     archive_read_support_format_zip(in);
+    if (w->opts.password)   /* an encrypted zip's old entries */
+        archive_read_add_passphrase(in, w->opts.password);
     locale_t old = fz7_la_utf8_enter();
     fz7_status st = FZ7_OK;
     uint8_t *buf = NULL;
@@ -279,6 +319,8 @@ out:
 
 fz7_status fz7_la_writer_finish(fz7_la_writer *w)
 {
+    if (w->kind == FZ7_LA_GZIP)
+        return gz_finish(w);
     if (archive_write_close(w->ar) != ARCHIVE_OK)
         return la_fail(w, w->ar);
     return FZ7_OK;
@@ -293,7 +335,9 @@ void fz7_la_writer_free(fz7_la_writer *w)
 {
     if (!w)
         return;
-    archive_write_free(w->ar);
-    free(w->gz_name);
+    if (w->ar)
+        archive_write_free(w->ar);
+    fz7_deflate_enc_free(w->gz_enc);
+    fz7_fd_ostream_free(&w->gz_out);
     free(w);
 }

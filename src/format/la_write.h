@@ -1,11 +1,12 @@
-/* la_write.h - tar, zip, gzip and bzip2 output through libarchive's
- * writers: the formats fz7 writes besides its own 7z and xz. gzip and
- * bzip2 hold one file (libarchive's raw format behind the filter); tar and
- * zip hold a tree. The compressors are libarchive's (zlib, libbz2), so fz7
- * itself links no zlib. */
+/* la_write.h - tar, zip, gzip and bzip2 output: the formats fz7 writes
+ * besides its own 7z and xz. tar, zip and bzip2 go through libarchive's
+ * writers (zip's Deflate is its zlib, bzip2 its libbz2, so fz7 itself links
+ * no zlib); a gzip file is fz7's own Deflate stream in the RFC 1952
+ * wrapper. gzip and bzip2 hold one file; tar and zip hold a tree. */
 #ifndef FZ7_LA_WRITE_H
 #define FZ7_LA_WRITE_H
 
+#include "codec/codec.h"
 #include "fz7_common.h"
 
 #include <stdbool.h>
@@ -29,10 +30,31 @@ typedef struct fz7_la_entry {
 
 typedef struct fz7_la_writer fz7_la_writer;
 
+/* A zip's encryption (-mem=): traditional PKWARE or WinZip AES (AE-2). */
+typedef enum fz7_la_crypt {
+    FZ7_LA_CRYPT_NONE,
+    FZ7_LA_CRYPT_ZIPCRYPTO,
+    FZ7_LA_CRYPT_AES128,
+    FZ7_LA_CRYPT_AES256
+} fz7_la_crypt;
+
+/* What the -m switches of these formats ask of the writer (cli's
+ * la_settings.c reads them as 7zz reads them). */
+typedef struct fz7_la_opts {
+    int level;                     /* -mx 0..9 (0: zip stored; gzip, bzip2 as 1) */
+    fz7_deflate_enc_opts deflate;  /* gzip: fb=, mc=, pass=, a= (0: by level);
+                                      its level field is set from level */
+    int bzip2_block;               /* bzip2: d=, block size in 100 kB (1..9); 0 by level */
+    bool zip_store;                /* zip: -mm=Copy */
+    fz7_la_crypt crypt;            /* zip: the password's cipher */
+    const char *password;          /* with crypt */
+    bool no_mtime;                 /* -mtm=off: no modification time stored */
+} fz7_la_opts;
+
 /* Starts an archive of the given kind written to fd (not closed by the
- * writer). level: 7-Zip's -mx 0..9 (0 = stored for zip; gzip and bzip2
- * take 1..9, 0 meaning 1). Errors: FZ7_E_MEM, FZ7_E_IO (message in err). */
-fz7_status fz7_la_writer_new(int fd, fz7_la_kind kind, int level, fz7_la_writer **out,
+ * writer). o: NULL for the defaults (-mx5). Errors: FZ7_E_MEM, FZ7_E_IO,
+ * FZ7_E_ARG (an option libarchive refuses; message in err). */
+fz7_status fz7_la_writer_new(int fd, fz7_la_kind kind, const fz7_la_opts *o, fz7_la_writer **out,
                              char *err, size_t errlen);
 
 /* Starts an entry; its data follows through fz7_la_writer_write (exactly

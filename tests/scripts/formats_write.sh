@@ -70,6 +70,41 @@ cp g1.gz g1.before
 check "a g1.gz with another file: rc=$rc, g1.gz kept" "[ $rc -eq 2 ] && cmp -s g1.gz g1.before"
 "$FZ7" a -bd -tbzip2 -so x $f 2>/dev/null >s1.bz2
 check "-tbzip2 -so" "bzip2 -dc s1.bz2 | cmp -s - $f"
+# gzip is fz7's own Deflate: the header holds the file's mtime (none with
+# -mtm=off) and XFL 2 from -mx7, as 7zz writes them; Deflate's parameters
+# apply (the shortest path beats the fast parse on these numbered lines,
+# which 7zz -mx5 packs into 98,735 B) and gzip reads every one back
+touch -d '2024-01-02 03:04:05' $f
+mtime_hex() { od -An -tx1 -j4 -N5 "$1" | tr -d ' \n'; }
+"$FZ7" a -bd gm.gz $f >/dev/null 2>&1
+same "gzip MTIME and XFL at -mx5" "$(mtime_hex gm.gz)" 257d936504
+"$FZ7" a -bd -mx9 -mtm=off gm0.gz $f >/dev/null 2>&1
+same "gzip -mtm=off -mx9: MTIME 0, XFL 2" "$(mtime_hex gm0.gz)" 0000000002
+declare -A gsize
+for m in "-mx1" "-mx5" "-mx9" "-ma=0" "-mfb=3" "-mpass=4 -mmc=64 -mfb=258" "-mx1 -ma=1" "-mmt4 -mm=BZip2"; do
+    rm -f gp.gz
+    "$FZ7" a -bd $m gp.gz $f >/dev/null 2>&1; rc=$?
+    check "gzip $m rc=$rc, gzip -dc reads it" "[ $rc -eq 0 ] && gzip -dc gp.gz | cmp -s - $f"
+    gsize[$m]=$(stat -c %s gp.gz)
+done
+check "gzip -mx5 (${gsize[-mx5]} B) beats -ma=0 (${gsize[-ma=0]} B) and -mx1 (${gsize[-mx1]} B)" \
+    "[ ${gsize[-mx5]} -lt ${gsize[-ma=0]} ] && [ ${gsize[-mx5]} -lt ${gsize[-mx1]} ] && [ ${gsize[-mx5]} -lt 100000 ]"
+check "gzip -mpass=4 (${gsize[-mpass=4 -mmc=64 -mfb=258]} B) no larger than -mx5" "[ ${gsize[-mpass=4 -mmc=64 -mfb=258]} -le ${gsize[-mx5]} ]"
+check "gzip -mm= is ignored, as by 7zz" "[ ${gsize[-mmt4 -mm=BZip2]} -eq ${gsize[-mx5]} ]"
+# zip with -p: ZipCrypto, or AES with -mem=, as 7zz writes it; 7zz reads it
+for em in "" -mem=AES256 -mem=AES128 -mem=ZipCrypto; do
+    rm -f zp.zip
+    "$FZ7" a -bd -psecret $em zp.zip dir >/dev/null 2>&1; rc=$?
+    want=$(case $em in *AES256) echo AES-256 ;; *AES128) echo AES-128 ;; *) echo ZipCrypto ;; esac)
+    rm -rf zpx && mkdir zpx && 7zz x -psecret -ozpx zp.zip >/dev/null 2>&1
+    check "zip -p $em rc=$rc: $want, 7zz extracts it" "[ $rc -eq 0 ] && tree_sig zpx/dir | cmp -s - src.sig && 7zz l -slt zp.zip | grep -q '^Method = $want Deflate' && ! 7zz t -pwrong zp.zip >/dev/null 2>&1"
+done
+"$FZ7" a -bd -psecret -mem=AES192 zq.zip dir >zq.out 2>&1; rc=$?
+check "zip -mem=AES192 refused: rc=$rc, nothing written" "[ $rc -eq 2 ] && [ ! -e zq.zip ] && grep -q 'AES-128 and AES-256' zq.out"
+# -mmt and -mcp, which tar takes and ignores as 7zz does
+"$FZ7" a -bd tr.tar dir >/dev/null 2>&1
+"$FZ7" a -bd -mmt4 -mcp=65001 -mtc=on tm.tar dir >/dev/null 2>&1; rc=$?
+check "tar -mmt4 -mcp=65001 -mtc=on rc=$rc: the same tar" "[ $rc -eq 0 ] && cmp -s tm.tar tr.tar"
 
 # --- refusals, exit codes as 7zz's ---
 for spec in "x1.tar.gz dir" "x2.tgz dir" "x3.gz dir" "x4.bz2 dir" "x5.txz dir" \

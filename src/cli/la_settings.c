@@ -1,0 +1,240 @@
+/* la_settings.c - the -m switches of `a` and `u` for a tar, zip, gzip or
+ * bzip2 archive, read as 7zz 26 reads them for each of those formats
+ * (settings.h). What 7zz takes, fz7 does; what fz7's writers for these
+ * formats cannot do is refused with a reason, never taken and ignored. */
+#include "cli/settings.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* One -m entry split: name (letters, or a coder's number), value (after
+ * '=', or the rest: "-mtc-" has "-"). */
+typedef struct la_param {
+    char name[16];
+    const char *value;
+} la_param;
+
+static bool split_param(const char *m, la_param *p)
+{
+    size_t n = 0;
+    if (isdigit((unsigned char)m[0]))
+        while (isdigit((unsigned char)m[n]))
+            n++;
+    else
+        while (isalpha((unsigned char)m[n]))
+            n++;
+    if (n == 0 || n >= sizeof p->name)
+        return false;
+    memcpy(p->name, m, n);
+    p->name[n] = 0;
+    p->value = m[n] == '=' ? m + n + 1 : m + n;
+    return true;
+}
+
+/* on/off as 7zz spells them: "", "+", "on" or "-", "off". -1 otherwise. */
+static int onoff(const char *v)
+{
+    if (!*v || !strcmp(v, "+") || !strcasecmp(v, "on"))
+        return 1;
+    if (!strcmp(v, "-") || !strcasecmp(v, "off"))
+        return 0;
+    return -1;
+}
+
+static bool number(const char *v, uint32_t *out)
+{
+    if (!isdigit((unsigned char)v[0]))
+        return false;
+    char *end;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (*end || n > UINT32_MAX)
+        return false;
+    *out = (uint32_t)n;
+    return true;
+}
+
+static fz7_status refuse(char *why, size_t whylen, const char *fmt, const char *arg)
+{
+    snprintf(why, whylen, fmt, arg);
+    return FZ7_E_ARG;
+}
+
+/* A time switch: tm, tc, ta take on/off, tp a number. gzip stores only
+ * an mtime: 7zz refuses tc and ta turned on there. *zip_time: tc or ta
+ * turned on for a zip. */
+static fz7_status time_param(fz7_la_kind kind, const la_param *p, fz7_la_opts *w, bool *known, bool *zip_time)
+{
+    *known = true;
+    uint32_t n;
+    if (!strcasecmp(p->name, "tp"))
+        return number(p->value, &n) ? FZ7_OK : FZ7_E_ARG;
+    int on = onoff(p->value);
+    bool m = !strcasecmp(p->name, "tm"), c = !strcasecmp(p->name, "tc"), a = !strcasecmp(p->name, "ta");
+    if (!m && !c && !a) {
+        *known = false;
+        return FZ7_OK;
+    }
+    if (on < 0 || (kind == FZ7_LA_GZIP && !m && on))
+        return FZ7_E_ARG;
+    if (m)
+        w->no_mtime = !on;
+    /* tar: 7zz's GNU headers keep the mtime alone, whatever tc and ta say;
+     * zip: libarchive's writer keeps no other time where readers look */
+    *zip_time |= kind == FZ7_LA_ZIP && !m && on;
+    return FZ7_OK;
+}
+
+/* gzip's and zip's Deflate parameters; false for another name. */
+static bool deflate_param(const la_param *p, fz7_deflate_enc_opts *d, fz7_status *st)
+{
+    uint32_t n = 0;
+    uint32_t *field = !strcasecmp(p->name, "fb")     ? &d->nice_len
+                      : !strcasecmp(p->name, "mc")   ? &d->depth
+                      : !strcasecmp(p->name, "pass") ? &d->passes
+                                                     : NULL;
+    bool algo = !strcasecmp(p->name, "a");
+    if (!field && !algo)
+        return false;
+    *st = number(p->value, &n) ? FZ7_OK : FZ7_E_ARG;
+    if (*st != FZ7_OK)
+        return true;
+    if (algo)
+        d->parse = n ? FZ7_DEFLATE_PARSE_OPTIMAL : FZ7_DEFLATE_PARSE_FAST;
+    else
+        *field = n;   /* 0: by the level; the encoder keeps fb= within 3..258 */
+    return true;
+}
+
+fz7_status fz7_la_settings_make(const struct fz7_options *o, fz7_la_kind kind, fz7_la_opts *w, bool *late,
+                                char *why, size_t whylen)
+{
+    memset(w, 0, sizeof *w);
+    w->level = o->level;
+    *late = false;
+    why[0] = 0;
+    /* -mhe, -mhc and -ms are 7z's; -mf (filters) only zip takes, and
+     * has none to apply. */
+    if (o->header_encrypt != FZ7_UNSET || o->header_compress != FZ7_UNSET || o->solid)
+        return refuse(why, whylen, "%s", "-mhe, -mhc and -ms are 7z switches");
+    if (o->filters && kind != FZ7_LA_ZIP)
+        return refuse(why, whylen, "%s", "-mf is a 7z and zip switch");
+    const char *em = NULL, *method = NULL;
+    bool zip_time = false;
+    for (size_t i = 0; i < o->n_methods; i++) {
+        la_param p;
+        if (!split_param(o->methods[i], &p))
+            return refuse(why, whylen, "unsupported parameter: -m%s", o->methods[i]);
+        bool known = false;
+        fz7_status st = FZ7_OK;
+        if (kind != FZ7_LA_BZIP2)
+            st = time_param(kind, &p, w, &known, &zip_time);
+        if (known) {
+            if (st != FZ7_OK)
+                return refuse(why, whylen, "unsupported value: -m%s", o->methods[i]);
+            continue;
+        }
+        if ((kind == FZ7_LA_GZIP || kind == FZ7_LA_ZIP) && deflate_param(&p, &w->deflate, &st)) {
+            if (st != FZ7_OK)
+                return refuse(why, whylen, "unsupported value: -m%s", o->methods[i]);
+            if (kind == FZ7_LA_ZIP) {   /* after "Add new data", where 7zz's encoder starts */
+                *late = true;
+                return refuse(why, whylen, "%s: fz7 writes a zip's Deflate through libarchive (zlib), which "
+                              "takes the level alone", o->methods[i]);
+            }
+            continue;
+        }
+        if (kind == FZ7_LA_BZIP2 && !strcasecmp(p.name, "pass")) {
+            /* taken as for the 7z BZip2 method: libbz2 has no such setting (man fz7) */
+            uint32_t n;
+            if (!number(p.value, &n))
+                return refuse(why, whylen, "unsupported value: -m%s", o->methods[i]);
+            continue;
+        }
+        if (kind == FZ7_LA_BZIP2 && !strcasecmp(p.name, "d")) {
+            uint64_t bytes;
+            if (!fz7_settings_parse_size(p.value, &bytes))
+                return refuse(why, whylen, "unsupported value: -m%s", o->methods[i]);
+            w->bzip2_block = fz7_settings_bzip2_block(bytes);
+            continue;
+        }
+        /* 7zz takes -mm= for gzip and bzip2 and keeps to the format's own */
+        if ((kind == FZ7_LA_GZIP || kind == FZ7_LA_BZIP2) && !strcasecmp(p.name, "m"))
+            continue;
+        if (kind == FZ7_LA_TAR && !strcasecmp(p.name, "cp")) {
+            uint32_t n;
+            if (!number(p.value, &n))
+                return refuse(why, whylen, "unsupported value: -m%s", o->methods[i]);
+            continue;   /* names are stored as UTF-8, as 7zz stores them here */
+        }
+        if (kind == FZ7_LA_ZIP) {
+            uint32_t n;
+            if (!strcasecmp(p.name, "m") || !strcmp(p.name, "0")) {
+                method = p.value;
+                continue;
+            }
+            if (!strcasecmp(p.name, "em")) {
+                em = p.value;
+                continue;
+            }
+            if (!strcasecmp(p.name, "cu") || !strcasecmp(p.name, "cl")) {
+                if (onoff(p.value) < 0)
+                    return refuse(why, whylen, "unsupported value: -m%s", o->methods[i]);
+                continue;   /* names are UTF-8 (the local code page here) */
+            }
+            if (!strcasecmp(p.name, "cp")) {
+                if (!number(p.value, &n))
+                    return refuse(why, whylen, "unsupported value: -m%s", o->methods[i]);
+                if (n != 65001) {
+                    *late = true;
+                    return refuse(why, whylen, "%s: fz7 writes a zip's names in UTF-8 (code page 65001) only",
+                                  o->methods[i]);
+                }
+                continue;
+            }
+            if (!strcasecmp(p.name, "yx")) {   /* the filter's level: no filter in a zip */
+                if (!number(p.value, &n))
+                    return refuse(why, whylen, "unsupported value: -m%s", o->methods[i]);
+                continue;
+            }
+        }
+        /* d= is the Deflate encoder's to refuse, as it starts */
+        *late = (kind == FZ7_LA_GZIP || kind == FZ7_LA_ZIP) && !strcasecmp(p.name, "d");
+        return refuse(why, whylen, "unsupported parameter: -m%s", o->methods[i]);
+    }
+    if (zip_time) {
+        *late = true;
+        return refuse(why, whylen, "%s", "-mtc, -mta: libarchive's zip writer stores no creation or access time "
+                      "that readers see");
+    }
+    if (method) {
+        if (!strcasecmp(method, "Copy")) {
+            w->zip_store = true;
+        } else if (strcasecmp(method, "Deflate") != 0) {
+            *late = true;   /* 7zz: after "Add new data", E_NOTIMPL for an unknown one */
+            static const char *const others[] = {"Deflate64", "BZip2", "LZMA", "PPMd", "xz", "zstd"};
+            for (size_t k = 0; k < sizeof others / sizeof *others; k++)
+                if (!strcasecmp(method, others[k]))
+                    return refuse(why, whylen, "%s in a zip: fz7's zip writer (libarchive's) has Deflate and "
+                                  "Copy", method);
+            refuse(why, whylen, "unknown method: %s", method);
+            return FZ7_E_UNSUPPORTED;   /* 7zz: E_NOTIMPL */
+        }
+    }
+    if (em) {
+        static const struct { const char *name; fz7_la_crypt c; } ciphers[] = {
+            {"ZipCrypto", FZ7_LA_CRYPT_ZIPCRYPTO}, {"AES256", FZ7_LA_CRYPT_AES256},
+            {"AES128", FZ7_LA_CRYPT_AES128}};
+        for (size_t k = 0; k < sizeof ciphers / sizeof *ciphers && !w->crypt; k++)
+            if (!strcasecmp(em, ciphers[k].name))
+                w->crypt = ciphers[k].c;
+        if (!w->crypt) {
+            *late = !strcasecmp(em, "AES192");
+            return refuse(why, whylen, *late ? "-mem=%s: libarchive's zip writer has AES-128 and AES-256"
+                                             : "unknown cipher: -mem=%s", em);
+        }
+    }
+    return FZ7_OK;
+}
