@@ -106,6 +106,15 @@ check "zip -mem=AES192 refused: rc=$rc, nothing written" "[ $rc -eq 2 ] && [ ! -
 "$FZ7" a -bd -mmt4 -mcp=65001 -mtc=on tm.tar dir >/dev/null 2>&1; rc=$?
 check "tar -mmt4 -mcp=65001 -mtc=on rc=$rc: the same tar" "[ $rc -eq 0 ] && cmp -s tm.tar tr.tar"
 
+# `i` marks E on every method fz7 writes, and a 7z of each is read by 7zz
+"$FZ7" i >info.txt 2>&1
+for m in Copy LZMA LZMA2 PPMD BZip2 Deflate Deflate64; do
+    rm -f im.7z
+    "$FZ7" a -bd -m0=$m im.7z $f >/dev/null 2>&1; rc=$?
+    check "i lists $m as an encoder; a -m0=$m rc=$rc, 7zz tests it" \
+        "grep -Eq '^   .ED.? +[0-9A-F]+ $m\$' info.txt && [ $rc -eq 0 ] && 7zz t im.7z >/dev/null 2>&1"
+done
+
 # --- refusals, exit codes as 7zz's ---
 for spec in "x1.tar.gz dir" "x2.tgz dir" "x3.gz dir" "x4.bz2 dir" "x5.txz dir" \
             "x7.cab $f" "x8.lzma $f" "x9.zst $f" "-tfoo x11 $f" "-tgz x12 $f"; do
