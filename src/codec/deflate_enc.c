@@ -35,23 +35,24 @@
 #define CLEN_MAX_BITS 7
 #define STORED_MAX 65535u
 #define OUT_SIZE ((size_t)1 << 16)
-/* With shortest paths, a block also ends after this many bytes: its matches are
- * held for the re-parses. */
+/* With shortest paths, a block also ends after this many bytes: its
+ * matches are held for the re-parses. */
 #define OPT_BLOCK_BYTES ((uint32_t)1 << 17)
 /* Matches kept per position for the re-parses (the longest ones): every
  * shorter length is still reachable through them. */
 #define MATCHES_KEPT 8u
 /* The first parse before shortest paths: a seed for the costs, so cheap. */
-/* With shortest paths, halving a block's symbols is tried this many levels deep,
- * down to halves of SPLIT_MIN symbols (each try plans two codes: too dear
- * for the faster levels). */
+#define SEED_DEPTH 4u
+#define SEED_NICE 16u
+/* With shortest paths, halving a block's symbols is tried this many levels
+ * deep, down to halves of SPLIT_MIN symbols (each try plans two codes: too
+ * dear for the faster levels). */
 #define SPLIT_DEPTH 3
 #define SPLIT_MIN 1024u
+/* Bits a shortest path prices a symbol the code leaves out (code_cost). */
 #define ABSENT_COST 6u
 /* 7zz's largest pass=. */
 #define MAX_PASSES 15u
-#define SEED_DEPTH 4u
-#define SEED_NICE 16u
 
 /* One parse of a block: its symbols and their counts. */
 typedef struct parse {
@@ -450,22 +451,28 @@ static void write_block(fz7_deflate_enc *e, const parse *b, const block_plan *pl
 
 static const parse *reparse_block(fz7_deflate_enc *e, block_plan *pl);
 
+/* Counts the symbols of p into its freq_ll and freq_d. */
+static void count_symbols(parse *p)
+{
+    memset(p->freq_ll, 0, sizeof p->freq_ll);
+    memset(p->freq_d, 0, sizeof p->freq_d);
+    for (uint32_t i = 0; i < p->n; i++) {
+        if (p->sym[i] < 256) {
+            p->freq_ll[p->sym[i]]++;
+        } else {
+            p->freq_ll[length_code(p->sym[i] - 256u)]++;
+            p->freq_d[dist_code(p->dist[i] + 1u)]++;
+        }
+    }
+}
+
 /* Symbols [from, from + n) of b as a parse of their own, counted. */
 static void sub_parse(const parse *b, uint32_t from, uint32_t n, parse *out)
 {
     out->sym = b->sym + from;
     out->dist = b->dist + from;
     out->n = n;
-    memset(out->freq_ll, 0, sizeof out->freq_ll);
-    memset(out->freq_d, 0, sizeof out->freq_d);
-    for (uint32_t i = 0; i < n; i++) {
-        if (out->sym[i] < 256) {
-            out->freq_ll[out->sym[i]]++;
-        } else {
-            out->freq_ll[length_code(out->sym[i] - 256u)]++;
-            out->freq_d[dist_code(out->dist[i] + 1u)]++;
-        }
-    }
+    count_symbols(out);
 }
 
 /* Writes b, planned as pl, as one block or, when that is smaller, as the
@@ -831,16 +838,7 @@ static void shortest_parse(fz7_deflate_enc *e, const codes *c, int slot, parse *
     out->sym = r->sym[slot] + k;
     out->dist = r->dist[slot] + k;
     out->n = n - k;
-    memset(out->freq_ll, 0, sizeof out->freq_ll);
-    memset(out->freq_d, 0, sizeof out->freq_d);
-    for (uint32_t i = 0; i < out->n; i++) {
-        if (out->sym[i] < 256) {
-            out->freq_ll[out->sym[i]]++;
-        } else {
-            out->freq_ll[length_code(out->sym[i] - 256u)]++;
-            out->freq_d[dist_code(out->dist[i] + 1u)]++;
-        }
-    }
+    count_symbols(out);
 }
 
 /* Parses the block again by shortest path while that makes it smaller, up
