@@ -129,6 +129,7 @@ fz7_status fz7_la_settings_make(const struct fz7_options *o, fz7_la_kind kind, f
             return refuse(why, whylen, "unsupported parameter: -m%s", o->methods[i]);
         bool known = false;
         fz7_status st = FZ7_OK;
+        uint32_t n;
         if (kind != FZ7_LA_BZIP2)
             st = time_param(kind, &p, w, &known, &zip_time);
         if (known) {
@@ -148,7 +149,6 @@ fz7_status fz7_la_settings_make(const struct fz7_options *o, fz7_la_kind kind, f
         }
         if (kind == FZ7_LA_BZIP2 && !strcasecmp(p.name, "pass")) {
             /* taken as for the 7z BZip2 method: libbz2 has no such setting (man fz7) */
-            uint32_t n;
             if (!number(p.value, &n))
                 return refuse(why, whylen, "unsupported value: -m%s", o->methods[i]);
             continue;
@@ -163,14 +163,16 @@ fz7_status fz7_la_settings_make(const struct fz7_options *o, fz7_la_kind kind, f
         /* 7zz takes -mm= for gzip and bzip2 and keeps to the format's own */
         if ((kind == FZ7_LA_GZIP || kind == FZ7_LA_BZIP2) && !strcasecmp(p.name, "m"))
             continue;
-        if (kind == FZ7_LA_TAR && !strcasecmp(p.name, "cp")) {
-            uint32_t n;
+        if ((kind == FZ7_LA_TAR || kind == FZ7_LA_ZIP) && !strcasecmp(p.name, "cp")) {
             if (!number(p.value, &n))
                 return refuse(why, whylen, "unsupported value: -m%s", o->methods[i]);
-            continue;   /* names are stored as UTF-8, as 7zz stores them here */
+            if (n != 65001) {   /* 7zz would write the names in that code page */
+                *late = kind == FZ7_LA_ZIP;
+                return refuse(why, whylen, "%s: fz7 writes names in UTF-8 (code page 65001) only", o->methods[i]);
+            }
+            continue;
         }
         if (kind == FZ7_LA_ZIP) {
-            uint32_t n;
             if (!strcasecmp(p.name, "m") || !strcmp(p.name, "0")) {
                 method = p.value;
                 continue;
@@ -183,16 +185,6 @@ fz7_status fz7_la_settings_make(const struct fz7_options *o, fz7_la_kind kind, f
                 if (onoff(p.value) < 0)
                     return refuse(why, whylen, "unsupported value: -m%s", o->methods[i]);
                 continue;   /* names are UTF-8 (the local code page here) */
-            }
-            if (!strcasecmp(p.name, "cp")) {
-                if (!number(p.value, &n))
-                    return refuse(why, whylen, "unsupported value: -m%s", o->methods[i]);
-                if (n != 65001) {
-                    *late = true;
-                    return refuse(why, whylen, "%s: fz7 writes a zip's names in UTF-8 (code page 65001) only",
-                                  o->methods[i]);
-                }
-                continue;
             }
             if (!strcasecmp(p.name, "yx")) {   /* the filter's level: no filter in a zip */
                 if (!number(p.value, &n))

@@ -234,6 +234,7 @@ row same a -mcp=65001 -mtc=on -mta=off -mtp=1 new.tar src
 row same a -mtm=off new.tar src
 row same a -mfb=64 new.tar src
 row same a -mcp=x new.tar src
+row "different: fz7 writes names in UTF-8 only (refused, exit 2; 7zz writes them in the code page asked)" a -mcp=1251 new.tar src
 row same a -tgzip -mx9 -mmt=on new.gz one.txt
 row same a -tgzip -mfb=64 -mpass=2 -mmc=16 -ma=1 new.gz one.txt
 row same a -tgzip -mm=BZip2 -mtp=0 new.gz one.txt
