@@ -3,11 +3,18 @@
  * Deflate64; bit 5: 3 option bytes follow the seed), 1 byte write-piece
  * seed, [fb= byte (0: by the level, else 2 + byte: past 258 too, as 7zz
  * takes it), mc= byte (0: by the level; from 200 up: 100 times more),
- * pass= byte (1 + byte % 4; bits 2-3: a= by the level, greedy or lazy)],
- * then the data. The stream must be the same
- * written whole or in pieces, and decode to the data. */
+ * pass= byte (1 + byte % 4; bits 2-3: a= by the level, fast or shortest
+ * path)], then the data. Bits 6 and 7 both set: the data is tiled to
+ * 128 KiB or more, each copy with one byte changed, so that the stream has
+ * several blocks and matches reach across them (mc= at most 64 then). The stream must be the same written whole or
+ * in pieces, and decode to the data. */
 #include "fuzz_common.h"
 #include "codec/codec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define TILE_BYTES ((size_t)128 << 10)
 
 static void encode(const fz7_deflate_enc_opts *o, bool d64, const uint8_t *data, size_t size, uint32_t seed,
                    fuzz_buf *enc)
@@ -30,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     fz7_deflate_enc_opts o;
     fz7_deflate_enc_opts_level(1 + (data[0] & 15) % 9, &o);
-    bool d64 = data[0] & 16, options = data[0] & 32;
+    bool d64 = data[0] & 16, options = data[0] & 32, tile = (data[0] & 0xC0) == 0xC0;
     uint32_t seed = data[1];
     data += 2, size -= 2;
     if (options) {
@@ -43,6 +50,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                      FZ7_DEFLATE_PARSE_BY_LEVEL};
         o.parse = parse[(data[2] >> 2) & 3];
         data += 3, size -= 3;
+    }
+    uint8_t *tiled = NULL;
+    if (tile && size > 0) {
+        if (o.depth > 64)   /* a few blocks in milliseconds, not seconds */
+            o.depth = 64;
+        size_t copies = (TILE_BYTES + size - 1) / size, n = copies * size;
+        tiled = malloc(n);
+        FUZZ_CHECK(tiled != NULL, "tile");
+        for (size_t k = 0; k < copies; k++) {
+            memcpy(tiled + k * size, data, size);
+            tiled[k * size + (k * 7919u) % size] ^= (uint8_t)(k + 1);
+        }
+        data = tiled, size = n;
     }
     fuzz_buf enc, whole, out;
     fuzz_buf_init(&enc), fuzz_buf_init(&whole), fuzz_buf_init(&out);
@@ -57,5 +77,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_same("fz7", data, size, out.p, out.n);
     fz7_istream_free(dec), fz7_istream_free(src);
     fuzz_buf_free(&enc), fuzz_buf_free(&whole), fuzz_buf_free(&out);
+    free(tiled);
     return 0;
 }
