@@ -12,7 +12,8 @@ _fz7_switches()
     case $cmd in
     a) echo "$common -mx0 -mx1 -mx3 -mx5 -mx7 -mx9 -m0= -m0=LZMA2 -m0=LZMA -m0=PPMd -m0=Deflate -m0=Deflate64 -m0=BZip2 -m0=Copy -md= -mo= -mmem= -mfb= -mhc=off -mhe=on -ms=on
              -ms=off -mf=off -mcrc=0 -mcrc=4 -mcrc=8 -mcrc=32 -sdel -sfx -snl -so -spf -spf2 -sse -mtm=off -mtc=on -mta=on -mtr=off -mtp=0 -w
-             -u- -uq0 -up0q0r2x2y2z1w2 -uq3 -u! -v10m -v100m -v1g -v4g" ;;
+             -u- -uq0 -up0q0r2x2y2z1w2 -uq3 -u! -v10m -v100m -v1g -v4g
+             -mpass= -mmc= -ma=0 -ma=1 -mm=Deflate -mm=Copy -mem=ZipCrypto -mem=AES128 -mem=AES256 -mcu=on -mcp=65001" ;;
     u) echo "$common -mx0 -mx1 -mx5 -mx9 -mhe=on -w -u- -uq0 -up0q0r2x2y2z1w2 -uq3 -u!" ;;
     d) echo "$common -w -u- -up0 -up3 -u!" ;;
     rn) echo "$common -w" ;;
