@@ -44,18 +44,6 @@ static int onoff(const char *v)
     return -1;
 }
 
-static bool number(const char *v, uint32_t *out)
-{
-    if (!isdigit((unsigned char)v[0]))
-        return false;
-    char *end;
-    unsigned long long n = strtoull(v, &end, 10);
-    if (*end || n > UINT32_MAX)
-        return false;
-    *out = (uint32_t)n;
-    return true;
-}
-
 static fz7_status refuse(char *why, size_t whylen, const char *fmt, const char *arg)
 {
     snprintf(why, whylen, fmt, arg);
@@ -70,7 +58,7 @@ static fz7_status time_param(fz7_la_kind kind, const la_param *p, fz7_la_opts *w
     *known = true;
     uint32_t n;
     if (!strcasecmp(p->name, "tp"))
-        return number(p->value, &n) ? FZ7_OK : FZ7_E_ARG;
+        return fz7_settings_parse_u32(p->value, &n) ? FZ7_OK : FZ7_E_ARG;
     int on = onoff(p->value);
     bool m = !strcasecmp(p->name, "tm"), c = !strcasecmp(p->name, "tc"), a = !strcasecmp(p->name, "ta");
     if (!m && !c && !a) {
@@ -87,24 +75,21 @@ static fz7_status time_param(fz7_la_kind kind, const la_param *p, fz7_la_opts *w
     return FZ7_OK;
 }
 
-/* gzip's and zip's Deflate parameters; false for another name. */
+/* gzip's and zip's Deflate parameters (settings.c reads fb=, mc= and
+ * pass= for both 7z's Deflate and these); false for another name. */
 static bool deflate_param(const la_param *p, fz7_deflate_enc_opts *d, fz7_status *st)
 {
-    uint32_t n = 0;
-    uint32_t *field = !strcasecmp(p->name, "fb")     ? &d->nice_len
-                      : !strcasecmp(p->name, "mc")   ? &d->depth
-                      : !strcasecmp(p->name, "pass") ? &d->passes
-                                                     : NULL;
-    bool algo = !strcasecmp(p->name, "a");
-    if (!field && !algo)
-        return false;
-    *st = number(p->value, &n) ? FZ7_OK : FZ7_E_ARG;
-    if (*st != FZ7_OK)
+    bool bad = false;
+    if (fz7_settings_deflate_param(d, p->name, strlen(p->name), p->value, &bad)) {
+        *st = bad ? FZ7_E_ARG : FZ7_OK;
         return true;
-    if (algo)
+    }
+    if (strcasecmp(p->name, "a") != 0)
+        return false;
+    uint32_t n;
+    *st = fz7_settings_parse_u32(p->value, &n) ? FZ7_OK : FZ7_E_ARG;
+    if (*st == FZ7_OK)
         d->parse = n ? FZ7_DEFLATE_PARSE_OPTIMAL : FZ7_DEFLATE_PARSE_FAST;
-    else
-        *field = n;   /* 0: by the level; the encoder keeps fb= within 3..258 */
     return true;
 }
 
@@ -149,7 +134,7 @@ fz7_status fz7_la_settings_make(const struct fz7_options *o, fz7_la_kind kind, f
         }
         if (kind == FZ7_LA_BZIP2 && !strcasecmp(p.name, "pass")) {
             /* taken as for the 7z BZip2 method: libbz2 has no such setting (man fz7) */
-            if (!number(p.value, &n))
+            if (!fz7_settings_parse_u32(p.value, &n))
                 return refuse(why, whylen, "unsupported value: -m%s", o->methods[i]);
             continue;
         }
@@ -164,7 +149,7 @@ fz7_status fz7_la_settings_make(const struct fz7_options *o, fz7_la_kind kind, f
         if ((kind == FZ7_LA_GZIP || kind == FZ7_LA_BZIP2) && !strcasecmp(p.name, "m"))
             continue;
         if ((kind == FZ7_LA_TAR || kind == FZ7_LA_ZIP) && !strcasecmp(p.name, "cp")) {
-            if (!number(p.value, &n))
+            if (!fz7_settings_parse_u32(p.value, &n))
                 return refuse(why, whylen, "unsupported value: -m%s", o->methods[i]);
             if (n != 65001) {   /* 7zz would write the names in that code page */
                 *late = kind == FZ7_LA_ZIP;
@@ -187,7 +172,7 @@ fz7_status fz7_la_settings_make(const struct fz7_options *o, fz7_la_kind kind, f
                 continue;   /* names are UTF-8 (the local code page here) */
             }
             if (!strcasecmp(p.name, "yx")) {   /* the filter's level: no filter in a zip */
-                if (!number(p.value, &n))
+                if (!fz7_settings_parse_u32(p.value, &n))
                     return refuse(why, whylen, "unsupported value: -m%s", o->methods[i]);
                 continue;
             }

@@ -169,7 +169,7 @@ static fz7_status parse_ppmd_param(fz7_settings *s, const char *name, size_t nle
 
 /* A decimal number of 32 bits, as 7zz reads a numeric parameter: false
  * for anything else (nothing, a sign, a suffix, 2^32 or more). */
-static bool parse_u32(const char *val, uint32_t *v)
+bool fz7_settings_parse_u32(const char *val, uint32_t *v)
 {
     uint64_t n = 0;
     for (const char *p = val; *p; p++)
@@ -179,18 +179,15 @@ static bool parse_u32(const char *val, uint32_t *v)
     return val[0] != 0;
 }
 
-/* Deflate's fb= (fast bytes: the nice length), mc= (match cycles: the
- * chain depth) or pass= (parses per block): true for one of those names,
- * its value in *v or a bad value in *bad. */
-static bool deflate_param(fz7_settings *s, const char *name, size_t nlen, const char *val, bool *bad)
+bool fz7_settings_deflate_param(fz7_deflate_enc_opts *d, const char *name, size_t nlen, const char *val, bool *bad)
 {
-    uint32_t *field = method_named(name, nlen, "fb")     ? &s->deflate.nice_len
-                      : method_named(name, nlen, "mc")   ? &s->deflate.depth
-                      : method_named(name, nlen, "pass") ? &s->deflate.passes
+    uint32_t *field = method_named(name, nlen, "fb")     ? &d->nice_len
+                      : method_named(name, nlen, "mc")   ? &d->depth
+                      : method_named(name, nlen, "pass") ? &d->passes
                                                          : NULL;
-    *bad = field && !parse_u32(val, field);
+    *bad = field && !fz7_settings_parse_u32(val, field);
     /* 7zz takes fb=0..2 as the shortest match (0 would mean: by the level) */
-    if (field == &s->deflate.nice_len && !*bad && *field < 3)
+    if (field == &d->nice_len && !*bad && *field < 3)
         *field = 3;
     return field != NULL;
 }
@@ -243,7 +240,7 @@ static const struct coder_param *coder_param_named(const char *name, size_t n)
 static bool param_value_bad(const struct coder_param *cp, const char *val, uint32_t *n, uint64_t *bytes)
 {
     switch (cp->kind) {
-    case PARAM_NUMBER: return val[0] && !parse_u32(val, n);
+    case PARAM_NUMBER: return val[0] && !fz7_settings_parse_u32(val, n);
     case PARAM_SIZE: return !fz7_settings_parse_size(val, bytes);
     case PARAM_SWITCH:
         return val[0] && strcasecmp(val, "on") && strcasecmp(val, "off") && strcmp(val, "+") && strcmp(val, "-");
@@ -326,7 +323,7 @@ static fz7_status apply_coder_param(fz7_settings *s, const char *p, size_t plen,
         if (method_named(param, nlen, "a"))
             s->deflate.parse = n ? FZ7_DEFLATE_PARSE_OPTIMAL : FZ7_DEFLATE_PARSE_FAST;
         else
-            (void)deflate_param(s, param, nlen, val, &bad);
+            (void)fz7_settings_deflate_param(&s->deflate, param, nlen, val, &bad);
     } else {
         /* LZMA's own spelling of each value: name=value, eos as 0 or 1 */
         char kv[80];
@@ -352,7 +349,7 @@ static fz7_status apply_coder_param(fz7_settings *s, const char *p, size_t plen,
 static fz7_status parse_crc_size(fz7_settings *s, const char *val, char *why, size_t whylen)
 {
     uint32_t n = 4;
-    if (val[0] && !parse_u32(val, &n)) {
+    if (val[0] && !fz7_settings_parse_u32(val, &n)) {
         snprintf(why, whylen, "bad value: -mcrc=%s", val);
         return FZ7_E_ARG;
     }
@@ -491,7 +488,7 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder
          * (an empty one, as 7zz, by the coder), one the method cannot take
          * by the coder. */
         bool bad;
-        if (deflate_param(s, m, klen, val, &bad)) {
+        if (fz7_settings_deflate_param(&s->deflate, m, klen, val, &bad)) {
             if (bad) {
                 snprintf(why, whylen, "bad value: -m%s", m);
                 s->refuse_late = !val[0];

@@ -120,6 +120,16 @@ fz7_bcj_arch fz7_settings_branch_arch(uint32_t id);
  * b/k/m/g suffix. False when it is not one. */
 bool fz7_settings_parse_size(const char *val, uint64_t *bytes);
 
+/* A decimal number of 32 bits, as 7zz reads a numeric parameter: false
+ * for anything else (nothing, a sign, a suffix, 2^32 or more). */
+bool fz7_settings_parse_u32(const char *val, uint32_t *v);
+
+/* Deflate's fb= (fast bytes: the nice length, 0..2 taken as 3), mc=
+ * (match cycles) or pass= (shortest-path parses) into d: true for one of
+ * those names (name: nlen bytes), a value that is no number in *bad. 7z's
+ * Deflate methods and gzip read them alike. */
+bool fz7_settings_deflate_param(fz7_deflate_enc_opts *d, const char *name, size_t nlen, const char *val, bool *bad);
+
 /* BZip2's d= (or -md) as 7zz reads it: 100 000 bytes a block step,
  * clamped to 1..9. */
 int fz7_settings_bzip2_block(uint64_t bytes);
