@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(build-essential cmake nasm pkg-config libarchive-dev libbz2-dev libcmocka-dev
       7zip xz-utils libarchive-tools python3 bc libzstd-dev liblz4-dev libbrotli-dev
-      libssl-dev libxxhash-dev lzip strace gnuplot-nox
+      libssl-dev libxxhash-dev nettle-dev lzip strace gnuplot-nox
       bzip2 zstd zip  # oracles of the format tests (formats.sh, list_formats.sh, fuzz seeds)
       liblzma-dev)  # liblzma: the fuzz harnesses' independent decoder (test binaries only)
 missing=()

@@ -900,7 +900,8 @@ fz7_la_entry fz7_la_entry_of_item(const fz7_tree_item *it)
 {
     fz7_la_entry e = {.name = it->name, .mode = S_IFREG | (it->mode & 07777), .size = it->size,
                       .mtime = it->mtime, .mtime_nsec = it->mtime_nsec,
-                      .link_target = it->link_target};
+                      .link_target = it->link_target, .ctime = it->ctime, .atime = it->atime,
+                      .ctime_nsec = it->ctime_nsec, .atime_nsec = it->atime_nsec, .data_fd = -1};
     if (it->kind == FZ7_ITEM_DIR)
         e.mode = S_IFDIR | (it->mode & 07777), e.size = 0;
     else if (it->kind == FZ7_ITEM_SYMLINK)

@@ -466,8 +466,10 @@ static fz7_status write_la(add_run *r, int fd, fz7_la_kind kind, const char *old
         /* A file's size goes into its header first (tar): the size read
          * now, in case it changed since the scan. */
         struct stat sb;
-        if (!r->stdin_mode && fstat(in, &sb) == 0 && S_ISREG(sb.st_mode))
+        if (!r->stdin_mode && fstat(in, &sb) == 0 && S_ISREG(sb.st_mode)) {
             e.size = (uint64_t)sb.st_size;
+            e.data_fd = in;
+        }
         if (r->stdin_mode && kind != FZ7_LA_GZIP && kind != FZ7_LA_BZIP2) {
             close_input(in);
             snprintf(why, whylen, "E_NOTIMPL : -si needs a format of one stream (xz, gzip, bzip2)");

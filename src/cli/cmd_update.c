@@ -572,8 +572,10 @@ static fz7_status write_la_item(la_merge *m, fz7_la_writer *w, size_t k)
      * changed since the scan (a file that shrinks while it is read is
      * padded with zeros by libarchive). */
     struct stat sb;
-    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
         e.size = (uint64_t)sb.st_size;
+        e.data_fd = fd;
+    }
     st = fz7_la_writer_begin(w, &e);
     if (st != FZ7_OK) {
         close(fd);
@@ -638,10 +640,6 @@ static fz7_status la_update_entry(void *ctx, fz7_la_writer *w, size_t index, con
     }
     fz7_status st = la_items_before(m, w, name ? name : path);
     as->name = st == FZ7_OK ? name : NULL;
-    /* The time as listed: a zip's NTFS time (zip_central.c) where it had one. */
-    as->set_mtime = e->has_mtime;
-    as->mtime = e->mtime;
-    as->mtime_nsec = e->mtime_nsec;
     return st;
 }
 

@@ -53,7 +53,7 @@ static fz7_status refuse(char *why, size_t whylen, const char *fmt, const char *
 /* A time switch: tm, tc, ta take on/off, tp a number. gzip stores only
  * an mtime: 7zz refuses tc and ta turned on there. *zip_time: tc or ta
  * turned on for a zip. */
-static fz7_status time_param(fz7_la_kind kind, const la_param *p, fz7_la_opts *w, bool *known, bool *zip_time)
+static fz7_status time_param(fz7_la_kind kind, const la_param *p, fz7_la_opts *w, bool *known)
 {
     *known = true;
     uint32_t n;
@@ -70,8 +70,11 @@ static fz7_status time_param(fz7_la_kind kind, const la_param *p, fz7_la_opts *w
     if (m)
         w->no_mtime = !on;
     /* tar: 7zz's GNU headers keep the mtime alone, whatever tc and ta say;
-     * zip: libarchive's writer keeps no other time where readers look */
-    *zip_time |= kind == FZ7_LA_ZIP && !m && on;
+     * zip: the NTFS field holds them */
+    if (c)
+        w->zip_ctime = kind == FZ7_LA_ZIP && on;
+    if (a)
+        w->zip_atime = kind == FZ7_LA_ZIP && on;
     return FZ7_OK;
 }
 
@@ -107,7 +110,6 @@ fz7_status fz7_la_settings_make(const struct fz7_options *o, fz7_la_kind kind, f
     if (o->filters && kind != FZ7_LA_ZIP)
         return refuse(why, whylen, "%s", "-mf is a 7z and zip switch");
     const char *em = NULL, *method = NULL;
-    bool zip_time = false;
     for (size_t i = 0; i < o->n_methods; i++) {
         la_param p;
         if (!split_param(o->methods[i], &p))
@@ -116,7 +118,7 @@ fz7_status fz7_la_settings_make(const struct fz7_options *o, fz7_la_kind kind, f
         fz7_status st = FZ7_OK;
         uint32_t n;
         if (kind != FZ7_LA_BZIP2)
-            st = time_param(kind, &p, w, &known, &zip_time);
+            st = time_param(kind, &p, w, &known);
         if (known) {
             if (st != FZ7_OK)
                 return refuse(why, whylen, "unsupported value: -m%s", o->methods[i]);
@@ -125,11 +127,6 @@ fz7_status fz7_la_settings_make(const struct fz7_options *o, fz7_la_kind kind, f
         if ((kind == FZ7_LA_GZIP || kind == FZ7_LA_ZIP) && deflate_param(&p, &w->deflate, &st)) {
             if (st != FZ7_OK)
                 return refuse(why, whylen, "unsupported value: -m%s", o->methods[i]);
-            if (kind == FZ7_LA_ZIP) {   /* after "Add new data", where 7zz's encoder starts */
-                *late = true;
-                return refuse(why, whylen, "%s: fz7 writes a zip's Deflate through libarchive (zlib), which "
-                              "takes the level alone", o->methods[i]);
-            }
             continue;
         }
         if (kind == FZ7_LA_BZIP2 && !strcasecmp(p.name, "pass")) {
@@ -149,12 +146,10 @@ fz7_status fz7_la_settings_make(const struct fz7_options *o, fz7_la_kind kind, f
         if ((kind == FZ7_LA_GZIP || kind == FZ7_LA_BZIP2) && !strcasecmp(p.name, "m"))
             continue;
         if ((kind == FZ7_LA_TAR || kind == FZ7_LA_ZIP) && !strcasecmp(p.name, "cp")) {
+            /* 7zz on Linux writes names in UTF-8 whatever the code page (it
+             * converts to none other), and so does fz7 */
             if (!fz7_settings_parse_u32(p.value, &n))
                 return refuse(why, whylen, "unsupported value: -m%s", o->methods[i]);
-            if (n != 65001) {   /* 7zz would write the names in that code page */
-                *late = kind == FZ7_LA_ZIP;
-                return refuse(why, whylen, "%s: fz7 writes names in UTF-8 (code page 65001) only", o->methods[i]);
-            }
             continue;
         }
         if (kind == FZ7_LA_ZIP) {
@@ -167,9 +162,14 @@ fz7_status fz7_la_settings_make(const struct fz7_options *o, fz7_la_kind kind, f
                 continue;
             }
             if (!strcasecmp(p.name, "cu") || !strcasecmp(p.name, "cl")) {
-                if (onoff(p.value) < 0)
+                int on = onoff(p.value);
+                if (on < 0)
                     return refuse(why, whylen, "unsupported value: -m%s", o->methods[i]);
-                continue;   /* names are UTF-8 (the local code page here) */
+                /* names are UTF-8 (the local code page here); cl: without
+                 * the flag that says so, as 7zz writes them */
+                if (!strcasecmp(p.name, "cl"))
+                    w->zip_local_names = on;
+                continue;
             }
             if (!strcasecmp(p.name, "yx")) {   /* the filter's level: no filter in a zip */
                 if (!fz7_settings_parse_u32(p.value, &n))
@@ -181,21 +181,18 @@ fz7_status fz7_la_settings_make(const struct fz7_options *o, fz7_la_kind kind, f
         *late = (kind == FZ7_LA_GZIP || kind == FZ7_LA_ZIP) && !strcasecmp(p.name, "d");
         return refuse(why, whylen, "unsupported parameter: -m%s", o->methods[i]);
     }
-    if (zip_time) {
-        *late = true;
-        return refuse(why, whylen, "%s", "-mtc, -mta: libarchive's zip writer stores no creation or access time "
-                      "that readers see");
-    }
     if (method) {
         if (!strcasecmp(method, "Copy")) {
-            w->zip_store = true;
+            w->zip_method = FZ7_ZIP_COPY;
+        } else if (!strcasecmp(method, "Deflate64")) {
+            w->zip_method = FZ7_ZIP_DEFLATE64;
         } else if (strcasecmp(method, "Deflate") != 0) {
             *late = true;   /* 7zz: after "Add new data", E_NOTIMPL for an unknown one */
-            static const char *const others[] = {"Deflate64", "BZip2", "LZMA", "PPMd", "xz", "zstd"};
+            static const char *const others[] = {"BZip2", "LZMA", "PPMd", "xz"};
             for (size_t k = 0; k < sizeof others / sizeof *others; k++)
                 if (!strcasecmp(method, others[k]))
-                    return refuse(why, whylen, "%s in a zip: fz7's zip writer (libarchive's) has Deflate and "
-                                  "Copy", method);
+                    return refuse(why, whylen, "%s in a zip: fz7's zip writer has Copy, Deflate and "
+                                  "Deflate64", method);
             refuse(why, whylen, "unknown method: %s", method);
             return FZ7_E_UNSUPPORTED;   /* 7zz: E_NOTIMPL */
         }
@@ -203,15 +200,12 @@ fz7_status fz7_la_settings_make(const struct fz7_options *o, fz7_la_kind kind, f
     if (em) {
         static const struct { const char *name; fz7_la_crypt c; } ciphers[] = {
             {"ZipCrypto", FZ7_LA_CRYPT_ZIPCRYPTO}, {"AES256", FZ7_LA_CRYPT_AES256},
-            {"AES128", FZ7_LA_CRYPT_AES128}};
+            {"AES192", FZ7_LA_CRYPT_AES192}, {"AES128", FZ7_LA_CRYPT_AES128}};
         for (size_t k = 0; k < sizeof ciphers / sizeof *ciphers && !w->crypt; k++)
             if (!strcasecmp(em, ciphers[k].name))
                 w->crypt = ciphers[k].c;
-        if (!w->crypt) {
-            *late = !strcasecmp(em, "AES192");
-            return refuse(why, whylen, *late ? "-mem=%s: libarchive's zip writer has AES-128 and AES-256"
-                                             : "unknown cipher: -mem=%s", em);
-        }
+        if (!w->crypt)
+            return refuse(why, whylen, "unknown cipher: -mem=%s", em);
     }
     return FZ7_OK;
 }

@@ -96,6 +96,10 @@ fz7_status fz7_deflate_enc_write(fz7_deflate_enc *e, const uint8_t *p, size_t n)
 /* Ends the stream: the last block, then the byte's padding. */
 fz7_status fz7_deflate_enc_finish(fz7_deflate_enc *e);
 uint64_t fz7_deflate_enc_bytes_out(const fz7_deflate_enc *e);
+/* Starts a new stream (after _finish, or to drop one) with the same
+ * options and dst, coded as a new encoder would code it, without the new
+ * encoder's allocations: what a zip of many small files needs. */
+void fz7_deflate_enc_restart(fz7_deflate_enc *e);
 void fz7_deflate_enc_free(fz7_deflate_enc *e);
 
 /* PPMd variant H (Shkarin's PPMd var.H with 7-Zip's range coder), as the 7z

@@ -950,6 +950,33 @@ fz7_status fz7_deflate_enc_new_opts(const fz7_deflate_enc_opts *o, bool deflate6
     return FZ7_OK;
 }
 
+void fz7_deflate_enc_restart(fz7_deflate_enc *e)
+{
+    /* Every head the stream set is a position below ins (a slide drops
+     * the older ones): cleared, they are a new encoder's, and no walk
+     * spends links on the last stream's positions. */
+    for (uint32_t p = 0; p < e->ins; p++)
+        e->head[hash3(e->win + p)] = NIL;
+    e->win_len = e->pos = e->ins = 0;
+    e->block_start = 0;
+    e->held = false;
+    e->held_len = e->held_dist = 0;
+    e->first.n = 0;
+    memset(e->first.freq_ll, 0, sizeof e->first.freq_ll);
+    memset(e->first.freq_d, 0, sizeof e->first.freq_d);
+    e->acc = 0;
+    e->nbits = 0;
+    e->out_len = 0;
+    e->bytes_out = 0;
+    e->err = FZ7_OK;
+    reparse_buf *r = &e->rp;
+    r->hist = r->len = 0;
+    r->block_at = r->tree_end = 0;
+    r->have_last = false;
+    if (e->passes > 1)
+        fz7_lz_mf_reset(&r->mf);
+}
+
 fz7_status fz7_deflate_enc_write(fz7_deflate_enc *e, const uint8_t *p, size_t n)
 {
     while (n && e->err == FZ7_OK) {

@@ -18,6 +18,10 @@ static inline uint64_t fz7_get64le(const uint8_t *p)
 {
     return (uint64_t)fz7_get32le(p) | ((uint64_t)fz7_get32le(p + 4) << 32);
 }
+static inline void fz7_put16le(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8);
+}
 static inline void fz7_put32le(uint8_t *p, uint32_t v)
 {
     p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);

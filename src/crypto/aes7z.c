@@ -425,7 +425,7 @@ struct fz7_7zaes_writer {
     fz7_status error;
 };
 
-static fz7_status random_bytes(uint8_t *p, size_t n)
+fz7_status fz7_random_bytes(uint8_t *p, size_t n)
 {
     while (n) {
         ssize_t g = getrandom(p, n, 0);
@@ -449,7 +449,7 @@ fz7_status fz7_7zaes_key_new(const char *password, fz7_7zaes_key **out)
     memset(&pr, 0, sizeof pr);
     pr.power = FZ7_7ZAES_ENC_POWER;
     pr.salt_len = 16;
-    fz7_status st = random_bytes(pr.salt, 16);
+    fz7_status st = fz7_random_bytes(pr.salt, 16);
     if (st == FZ7_OK)
         st = key_for(password, &pr, &k->key);
     memcpy(k->salt, pr.salt, 16);
@@ -505,7 +505,7 @@ fz7_status fz7_7zaes_writer_new(const fz7_7zaes_key *key, fz7_ostream *dst,
     w->encrypt = fz7_aes_cbc_enc_pick()->fn;
     w->dst = dst;
     w->buf = malloc(BATCH_BYTES);
-    fz7_status st = w->buf ? random_bytes(w->iv0, 16) : FZ7_E_MEM;
+    fz7_status st = w->buf ? fz7_random_bytes(w->iv0, 16) : FZ7_E_MEM;
     if (st != FZ7_OK) {
         fz7_7zaes_writer_free(w);
         return st;

@@ -55,6 +55,10 @@ fz7_status fz7_7zaes_istream_new(fz7_istream *src, const uint8_t *props, size_t 
 typedef struct fz7_7zaes_key fz7_7zaes_key;
 typedef struct fz7_7zaes_writer fz7_7zaes_writer;
 
+/* Fills p with n bytes from getrandom() (salts, IVs, encryption headers).
+ * FZ7_E_IO when the kernel gives none. */
+fz7_status fz7_random_bytes(uint8_t *p, size_t n);
+
 /* Derives a key for password (UTF-8) with a fresh salt from getrandom().
  * Errors: FZ7_E_ARG (NULL or too long password), FZ7_E_IO (no random
  * bytes), FZ7_E_MEM. */

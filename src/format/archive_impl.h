@@ -115,6 +115,18 @@ typedef struct fz7_zip_rec {
                                "UT:MA:1 ux", "WzAES") */
 } fz7_zip_rec;
 
+/* The central directory's offset and length in the zip of size bytes in
+ * v, from the end records (zip64's when the classic ones overflow), and
+ * the archive's comment (malloc'd, or NULL; comment may be NULL). False
+ * when there is none. */
+bool fz7_zip_find_directory(const fz7_volumes *v, uint64_t size, uint64_t *cd_off, uint64_t *cd_len,
+                            char **comment);
+
+/* The zip64 extra field's data (n bytes at x): the sizes and offset it
+ * holds, each present only where the record's own field is all ones
+ * (APPNOTE 4.5.3); the others are left as they are. */
+void fz7_zip64_fields(const uint8_t *x, size_t n, uint64_t *size, uint64_t *packed, uint64_t *offset);
+
 /* Reads the central directory of a zip (size bytes in v) whose entries
  * libarchive listed (count of them, in the directory's order), and sets
  * each entry's packed size, and its mtime from an NTFS extra field where

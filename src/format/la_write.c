@@ -1,12 +1,13 @@
-/* la_write.c - tar, zip and bzip2 writers over libarchive, and the gzip
- * writer on fz7's Deflate encoder (see la_write.h). Names go through a
- * UTF-8 locale so non-ASCII paths are stored as UTF-8 whatever the process
- * locale is. */
+/* la_write.c - tar and bzip2 writers over libarchive, the gzip writer on
+ * fz7's Deflate encoder, and zip_write.c's zip writer behind the same
+ * calls (see la_write.h). Names go through a UTF-8 locale so non-ASCII
+ * paths are stored as UTF-8 whatever the process locale is. */
 #include "format/la_write.h"
 #include "check/check.h"
 #include "cpu/bytes.h"
 #include "format/archive_impl.h"
 #include "format/fd_ostream.h"
+#include "format/zip_write.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -21,7 +22,8 @@
 #define GZIP_FNAME 8
 
 struct fz7_la_writer {
-    struct archive *ar;        /* NULL for gzip */
+    struct archive *ar;        /* NULL for gzip and zip */
+    fz7_zip_writer *zip;
     fz7_la_kind kind;
     fz7_la_opts opts;
     /* gzip (RFC 1952): the member's header is written at the entry's
@@ -99,6 +101,15 @@ fz7_status fz7_la_writer_new(int fd, fz7_la_kind kind, const fz7_la_opts *o, fz7
     if (w->opts.level < 0)
         w->opts.level = 5;
     int level = w->opts.level;
+    if (kind == FZ7_LA_ZIP) {
+        fz7_status st = fz7_zip_writer_new(fd, &w->opts, &w->zip, err, errlen);
+        if (st != FZ7_OK) {
+            fz7_la_writer_free(w);
+            return st;
+        }
+        *out = w;
+        return FZ7_OK;
+    }
     if (kind == FZ7_LA_GZIP) {
         if (fz7_fd_ostream_init(&w->gz_out, fd) != FZ7_OK) {
             fz7_la_writer_free(w);
@@ -113,30 +124,15 @@ fz7_status fz7_la_writer_new(int fd, fz7_la_kind kind, const fz7_la_opts *o, fz7
         return FZ7_E_MEM;
     }
     w->ar = ar;
-    int lv19 = level < 1 ? 1 : level > 9 ? 9 : level;
     char opt[64];
     int r = ARCHIVE_OK;
     switch (kind) {
     case FZ7_LA_TAR:
         r = archive_write_set_format_gnutar(ar);
         break;
-    case FZ7_LA_ZIP:
-        r = archive_write_set_format_zip(ar);
-        if (r == ARCHIVE_OK && (level == 0 || w->opts.zip_store))
-            r = archive_write_set_format_option(ar, "zip", "compression", "store");
-        else if (r == ARCHIVE_OK) {
-            snprintf(opt, sizeof opt, "%d", lv19);
-            r = archive_write_set_format_option(ar, "zip", "compression-level", opt);
-        }
-        if (r == ARCHIVE_OK && w->opts.crypt != FZ7_LA_CRYPT_NONE) {
-            static const char *const cipher[] = {"", "zipcrypt", "aes128", "aes256"};
-            r = archive_write_set_format_option(ar, "zip", "encryption", cipher[w->opts.crypt]);
-            if (r == ARCHIVE_OK)
-                r = archive_write_set_passphrase(ar, w->opts.password ? w->opts.password : "");
-        }
-        break;
+    case FZ7_LA_ZIP:    /* zip_write.c's, above */
+    case FZ7_LA_GZIP:   /* fz7's Deflate, above */
     case FZ7_LA_BZIP2:
-    case FZ7_LA_GZIP:
         r = archive_write_set_format_raw(ar);
         if (r == ARCHIVE_OK)
             r = archive_write_add_filter_bzip2(ar);
@@ -167,6 +163,8 @@ fz7_status fz7_la_writer_new(int fd, fz7_la_kind kind, const fz7_la_opts *o, fz7
 
 fz7_status fz7_la_writer_begin(fz7_la_writer *w, const fz7_la_entry *e)
 {
+    if (w->zip)
+        return fz7_zip_writer_begin(w->zip, e);
     if (w->kind == FZ7_LA_GZIP) {
         if (w->gz_enc)
             return FZ7_E_ARG;   /* one member: the caller checks for one file */
@@ -199,6 +197,8 @@ fz7_status fz7_la_writer_begin(fz7_la_writer *w, const fz7_la_entry *e)
 
 fz7_status fz7_la_writer_write(fz7_la_writer *w, const uint8_t *p, size_t n)
 {
+    if (w->zip)
+        return fz7_zip_writer_write(w->zip, p, n);
     if (w->kind == FZ7_LA_GZIP) {
         if (!w->gz_enc)
             return FZ7_E_ARG;
@@ -222,15 +222,14 @@ fz7_status fz7_la_writer_write(fz7_la_writer *w, const uint8_t *p, size_t n)
 fz7_status fz7_la_writer_copy(fz7_la_writer *w, const char *old_path, fz7_la_copy_fn fn, void *ctx,
                               uint64_t *kept_dirs, uint64_t *kept_files, uint64_t *kept_bytes)
 {
+    if (w->zip)
+        return fz7_zip_writer_copy(w->zip, w, old_path, fn, ctx, kept_dirs, kept_files, kept_bytes);
     *kept_dirs = *kept_files = *kept_bytes = 0;
     struct archive *in = archive_read_new();
     if (!in)
         return FZ7_E_MEM;
     archive_read_support_format_tar(in);
     archive_read_support_format_gnutar(in);
-    archive_read_support_format_zip(in);
-    if (w->opts.password)   /* an encrypted zip's old entries */
-        archive_read_add_passphrase(in, w->opts.password);
     locale_t old = fz7_la_utf8_enter();
     fz7_status st = FZ7_OK;
     uint8_t *buf = NULL;
@@ -280,8 +279,6 @@ fz7_status fz7_la_writer_copy(fz7_la_writer *w, const char *old_path, fz7_la_cop
             }
             if (st == FZ7_OK && write_as && hard && as.link != hard)
                 archive_entry_set_hardlink_utf8(ae, as.link);
-            if (st == FZ7_OK && write_as && as.set_mtime)
-                archive_entry_set_mtime(ae, (time_t)as.mtime, (long)as.mtime_nsec);
             free(path);
             if (st != FZ7_OK)
                 goto out;
@@ -319,6 +316,8 @@ out:
 
 fz7_status fz7_la_writer_finish(fz7_la_writer *w)
 {
+    if (w->zip)
+        return fz7_zip_writer_finish(w->zip);
     if (w->kind == FZ7_LA_GZIP)
         return gz_finish(w);
     if (archive_write_close(w->ar) != ARCHIVE_OK)
@@ -328,6 +327,8 @@ fz7_status fz7_la_writer_finish(fz7_la_writer *w)
 
 const char *fz7_la_writer_error(const fz7_la_writer *w)
 {
+    if (w && w->zip)
+        return fz7_zip_writer_error(w->zip);
     return w ? w->err : "";
 }
 
@@ -337,6 +338,7 @@ void fz7_la_writer_free(fz7_la_writer *w)
         return;
     if (w->ar)
         archive_write_free(w->ar);
+    fz7_zip_writer_free(w->zip);
     fz7_deflate_enc_free(w->gz_enc);
     fz7_fd_ostream_free(&w->gz_out);
     free(w);

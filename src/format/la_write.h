@@ -1,8 +1,9 @@
 /* la_write.h - tar, zip, gzip and bzip2 output: the formats fz7 writes
- * besides its own 7z and xz. tar, zip and bzip2 go through libarchive's
- * writers (zip's Deflate is its zlib, bzip2 its libbz2, so fz7 itself links
- * no zlib); a gzip file is fz7's own Deflate stream in the RFC 1952
- * wrapper. gzip and bzip2 hold one file; tar and zip hold a tree. */
+ * besides its own 7z and xz. tar and bzip2 go through libarchive's
+ * writers (bzip2 on its libbz2); a zip is fz7's own writer (zip_write.c)
+ * and a gzip file fz7's own Deflate stream in the RFC 1952 wrapper, so fz7
+ * itself links no zlib. gzip and bzip2 hold one file; tar and zip hold a
+ * tree. */
 #ifndef FZ7_LA_WRITE_H
 #define FZ7_LA_WRITE_H
 
@@ -26,6 +27,12 @@ typedef struct fz7_la_entry {
     const char *hardlink;   /* tar: the name of an earlier entry this regular
                                file is a hard link of (no data follows,
                                size 0), else NULL */
+    int64_t ctime, atime;   /* zip with -mtc, -mta: st_ctime, st_atime */
+    uint32_t ctime_nsec, atime_nsec;
+    int data_fd;            /* zip: the regular file the data comes from,
+                               read again with pread for ZipCrypto's check
+                               byte and to store what Deflate did not
+                               shrink; -1 when there is none */
 } fz7_la_entry;
 
 typedef struct fz7_la_writer fz7_la_writer;
@@ -35,8 +42,12 @@ typedef enum fz7_la_crypt {
     FZ7_LA_CRYPT_NONE,
     FZ7_LA_CRYPT_ZIPCRYPTO,
     FZ7_LA_CRYPT_AES128,
+    FZ7_LA_CRYPT_AES192,
     FZ7_LA_CRYPT_AES256
 } fz7_la_crypt;
+
+/* A zip's method (-mm=). */
+typedef enum fz7_zip_method { FZ7_ZIP_DEFLATE, FZ7_ZIP_COPY, FZ7_ZIP_DEFLATE64 } fz7_zip_method;
 
 /* What the -m switches of these formats ask of the writer (cli's
  * la_settings.c reads them as 7zz reads them). */
@@ -45,10 +56,12 @@ typedef struct fz7_la_opts {
     fz7_deflate_enc_opts deflate;  /* gzip: fb=, mc=, pass=, a= (0: by level);
                                       its level field is set from level */
     int bzip2_block;               /* bzip2: d=, block size in 100 kB (1..9); 0 by level */
-    bool zip_store;                /* zip: -mm=Copy */
+    fz7_zip_method zip_method;     /* zip: -mm= */
     fz7_la_crypt crypt;            /* zip: the password's cipher */
     const char *password;          /* with crypt */
     bool no_mtime;                 /* -mtm=off: no modification time stored */
+    bool zip_ctime, zip_atime;     /* zip: -mtc=on, -mta=on (NTFS times) */
+    bool zip_local_names;          /* zip: -mcl=on, names without the UTF-8 flag */
 } fz7_la_opts;
 
 /* Starts an archive of the given kind written to fd (not closed by the
@@ -66,10 +79,6 @@ fz7_status fz7_la_writer_write(fz7_la_writer *w, const uint8_t *p, size_t n);
 typedef struct fz7_la_copy_as {
     const char *name;       /* the name to write it under; NULL drops it */
     const char *link;       /* a tar hard link's target to write */
-    bool set_mtime;         /* mtime, mtime_nsec replace the header's (a
-                               zip's NTFS time, which libarchive missed) */
-    int64_t mtime;
-    uint32_t mtime_nsec;
 } fz7_la_copy_as;
 
 /* What an update does with one old entry, asked by fz7_la_writer_copy.

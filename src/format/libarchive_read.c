@@ -8,6 +8,8 @@
  * pipe is read once, forward (fz7_libarchive_open_pipe). gzip has fz7's
  * own reader (gzip_read.c), which checks every member. */
 #include "format/archive_impl.h"
+#include "check/check.h"
+#include "codec/codec.h"
 #include "cpu/bytes.h"
 
 #include <archive.h>
@@ -57,7 +59,7 @@ typedef struct {
     char traits[160];      /* a tar's Characteristics (tar_traits) */
     size_t *hdr_of;        /* per entry: its header's index in the tar */
     fz7_tar_headers tar;   /* a plain tar's headers (FZ7_DETAIL_PROPS) */
-    fz7_zip_rec *zip;      /* a zip's records, per entry (FZ7_DETAIL_PROPS) */
+    fz7_zip_rec *zip;      /* a zip's records, per entry */
     fz7_cpio_headers cpio; /* a cpio's headers (FZ7_DETAIL_PROPS) */
     uint32_t *cpio_check;  /* per header a "crc" cpio's byte sum, or NULL */
     char *comment;         /* the archive's Comment (info.comment) */
@@ -578,6 +580,71 @@ static fz7_status read_file_data(struct archive *ar, const fz7_entry *e, bool ra
     return FZ7_OK;
 }
 
+#define ZIP_LFH_SIG 0x04034b50u
+#define ZIP_LFH_LEN 30u
+#define ZIP_METHOD_DEFLATE64 9u
+
+/* Whether fz7 decodes entry i of a zip itself: Deflate64, which 7-Zip
+ * writes and libarchive cannot read (unencrypted). */
+static bool zip_own(const la_priv *p, size_t i)
+{
+    const fz7_zip_rec *r = p->zip ? &p->zip[i] : NULL;
+    return r && r->matched && r->method == ZIP_METHOD_DEFLATE64 && !(r->flags & 1);
+}
+
+/* Decodes entry i of a zip with fz7's decoder, from the data after its
+ * local header (APPNOTE 4.3.7), and checks its size and CRC-32. */
+static fz7_status zip_own_data(fz7_archive *a, size_t i, const fz7_extract_cb *cb, fz7_status *cb_st,
+                               char *detail, size_t dlen)
+{
+    const la_priv *p = a->priv;
+    const fz7_zip_rec *r = &p->zip[i];
+    const fz7_entry *e = &a->entries[i];
+    uint8_t lh[ZIP_LFH_LEN];
+    if (a->file_size < ZIP_LFH_LEN || r->offset > a->file_size - ZIP_LFH_LEN ||
+        fz7_volumes_pread(a->vol, lh, sizeof lh, r->offset) != FZ7_OK || fz7_get32le(lh) != ZIP_LFH_SIG) {
+        snprintf(detail, dlen, "no local header where the central directory says");
+        return FZ7_E_DATA;
+    }
+    uint64_t data = r->offset + ZIP_LFH_LEN + fz7_get16le(lh + 26) + fz7_get16le(lh + 28);
+    if (data > a->file_size || e->packed_size > a->file_size - data) {
+        snprintf(detail, dlen, "the data reaches past the archive's end");
+        return FZ7_E_TRUNCATED;
+    }
+    fz7_istream *raw = fz7_volumes_istream_new(a->vol, data, e->packed_size), *dec = NULL;
+    if (!raw)
+        return FZ7_E_MEM;
+    fz7_status st = fz7_deflate_istream_new(raw, true, &dec);
+    if (st != FZ7_OK) {
+        raw->destroy(raw);
+        return st;
+    }
+    uint8_t buf[1 << 14];
+    uint32_t crc = 0;
+    uint64_t n = 0;
+    for (;;) {
+        size_t got = 0;
+        st = dec->read(dec, buf, sizeof buf, &got);
+        if (st != FZ7_OK || got == 0)
+            break;
+        if (n + got > r->size) {
+            st = FZ7_E_DATA;
+            break;
+        }
+        crc = fz7_crc32(crc, buf, got);
+        n += got;
+        if ((*cb_st = cb->data(cb->ctx, buf, got)) != FZ7_OK) {
+            st = *cb_st;
+            break;
+        }
+    }
+    dec->destroy(dec);
+    raw->destroy(raw);   /* not the decoder's (codec.h) */
+    if (st == FZ7_OK && (n != r->size || crc != r->crc))
+        st = FZ7_E_CRC;
+    return st;
+}
+
 /* Delivers the data of entry t (a regular file) again, for a hard link to
  * it: a second reader goes from the start to t. The entry's status comes
  * back; *cb_st gets a callback's failure. */
@@ -830,6 +897,8 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
         } else if (p->kinds[i] == LA_SPECIAL) {
             /* A device, FIFO or socket has no data: written as an empty
              * file with its permissions, exit 0, as 7-Zip writes it. */
+        } else if (p->kinds[i] == LA_FILE && zip_own(p, i)) {
+            est = zip_own_data(a, i, cb, &cb_st, detail, sizeof detail);
         } else if (p->kinds[i] == LA_FILE) {
             bool fatal = false;
             const uint32_t *check = p->cpio_check ? &p->cpio_check[p->hdr_of[i]] : NULL;
@@ -1067,8 +1136,10 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
         for (size_t i = 0; i < a->count; i++)
             if (a->entries[i].has_mtime && !a->entries[i].mtime_nsec)
                 a->entries[i].mtime_prec = FZ7_MTIME_DOS;
-        fz7_zip_central(a->vol, a->file_size, a->entries, a->count, a->opts.mem_limit,
-                        a->opts.detail == FZ7_DETAIL_PROPS ? &p->zip : NULL, &p->comment);
+        /* the records always: they also say which entries libarchive
+         * cannot decode (zip_own_data) */
+        fz7_zip_central(a->vol, a->file_size, a->entries, a->count, a->opts.mem_limit, &p->zip,
+                        &p->comment);
         a->info.comment = p->comment;
     }
     if (tar) {

@@ -30,9 +30,7 @@
 /* Seconds from 1601-01-01 (FILETIME's epoch) to 1970-01-01. */
 #define FILETIME_UNIX_EPOCH 11644473600LL
 
-/* The central directory's offset and size, from the end records (zip64's
- * when the classic ones overflow). False when there is none. */
-static bool find_directory(const fz7_volumes *v, uint64_t size, uint64_t *cd_off, uint64_t *cd_len,
+bool fz7_zip_find_directory(const fz7_volumes *v, uint64_t size, uint64_t *cd_off, uint64_t *cd_len,
                            char **comment)
 {
     uint8_t tail[EOCD_LEN + 0xffff];
@@ -105,9 +103,7 @@ static bool same_name(const uint8_t *nm, size_t n, const char *p)
     return strlen(p) == n && memcmp(p, nm, n) == 0;
 }
 
-/* The zip64 extra field's sizes and offset, each present only where the
- * record's own field is all ones (4.5.3). */
-static void zip64_fields(const uint8_t *x, size_t n, uint64_t *size, uint64_t *packed,
+void fz7_zip64_fields(const uint8_t *x, size_t n, uint64_t *size, uint64_t *packed,
                          uint64_t *offset)
 {
     size_t at = 0;
@@ -136,7 +132,7 @@ void fz7_zip_central(const fz7_volumes *v, uint64_t size, fz7_entry *entries, si
         *recs_out = NULL;
     *comment = NULL;
     uint64_t off, len;
-    if (!find_directory(v, size, &off, &len, comment) || !count || len > mem_limit || len > SIZE_MAX ||
+    if (!fz7_zip_find_directory(v, size, &off, &len, comment) || !count || len > mem_limit || len > SIZE_MAX ||
         off > size || len > size - off)
         return;
     uint8_t *cd = malloc(len ? (size_t)len : 1);
@@ -174,7 +170,7 @@ void fz7_zip_central(const fz7_volumes *v, uint64_t size, fz7_entry *entries, si
             const uint8_t *d = x + j + 4;
             uint64_t ft[3];
             if (id == EXTRA_ZIP64) {
-                zip64_fields(d, dlen, &usize, &packed, &local);
+                fz7_zip64_fields(d, dlen, &usize, &packed, &local);
             } else if (id == EXTRA_NTFS) {
                 word_add(extras, sizeof extras, "NTFS");
                 if (ntfs_times(d, dlen, ft) && ft[0]) {

@@ -957,6 +957,49 @@ static void test_deflate_encoder(void **state)
  * longest match is that match); every setting round-trips whatever the
  * write sizes, on text, noise, zeros and repeats, in both variants, and
  * pass >= 2 is never larger than pass=1. */
+/* A restarted encoder codes a stream as a new one does, whatever came
+ * before it (a zip's entries share one encoder). */
+static void test_deflate_encoder_restart(void **state)
+{
+    (void)state;
+    size_t n = 300000;
+    uint8_t *a = malloc(n), *b = malloc(n);
+    assert_non_null(a);
+    assert_non_null(b);
+    /* text of the same words first: what a restart left of it would give
+     * the second stream matches a new encoder does not see */
+    fill_text(a, n, 3);
+    fill_text(b, n, 11);
+    const int levels[] = {1, 3, 5, 9};
+    for (size_t l = 0; l < sizeof levels / sizeof *levels; l++) {
+        for (int v = 0; v < 2; v++) {
+            const size_t sizes[] = {0, 2, 100, 70000, 300000};
+            for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+                uint8_t *fresh = NULL;
+                size_t fresh_n = 0;
+                deflate_encode(levels[l], v, b, sizes[k], 4096, &fresh, &fresh_n);
+                fz7_membuf mb;
+                fz7_membuf_init(&mb);
+                fz7_deflate_enc *e = NULL;
+                assert_int_equal(fz7_deflate_enc_new(levels[l], v, &mb.base, &e), FZ7_OK);
+                assert_int_equal(fz7_deflate_enc_write(e, a, n - 1000 * k), FZ7_OK);
+                assert_int_equal(fz7_deflate_enc_finish(e), FZ7_OK);
+                size_t first = mb.n;
+                fz7_deflate_enc_restart(e);
+                assert_int_equal(fz7_deflate_enc_write(e, b, sizes[k]), FZ7_OK);
+                assert_int_equal(fz7_deflate_enc_finish(e), FZ7_OK);
+                assert_int_equal(mb.n - first, fresh_n);
+                assert_memory_equal(mb.p + first, fresh, fresh_n);
+                fz7_deflate_enc_free(e);
+                fz7_membuf_free(&mb);
+                free(fresh);
+            }
+        }
+    }
+    free(a);
+    free(b);
+}
+
 static size_t deflate_opts_size(const fz7_deflate_enc_opts *o, bool d64, const uint8_t *src, size_t n)
 {
     fz7_membuf mb, again;
@@ -1478,6 +1521,7 @@ int main(void)
         cmocka_unit_test(test_ppmd_vectors),
         cmocka_unit_test(test_ppmd_encoder),
         cmocka_unit_test(test_deflate_encoder),
+        cmocka_unit_test(test_deflate_encoder_restart),
         cmocka_unit_test(test_deflate_encoder_params),
         cmocka_unit_test(test_deflate_encoder_blocks),
         cmocka_unit_test(test_bcj2_unconverted),

@@ -1,0 +1,1023 @@
+/* zip_write.c - fz7's zip writer (see zip_write.h). The layout follows
+ * what 7-Zip writes on Linux, so that a zip made by fz7 lists as 7zz's:
+ * no extra fields in the local headers but WinZip AES's; in the central
+ * directory the NTFS times (4.5.5) and the Unix mode in the high half of
+ * the external attributes, with 7-Zip's 0x8000 mark and the DOS bits; a
+ * DOS time rounded up to an even second, in local time. */
+#include "format/zip_write.h"
+#include "check/check.h"
+#include "cpu/bytes.h"
+#include "crypto/aes7z.h"
+#include "format/archive_impl.h"
+#include "format/fd_ostream.h"
+
+#include <errno.h>
+#include <nettle/aes.h>
+#include <nettle/hmac.h>
+#include <nettle/nettle-meta.h>
+#include <nettle/pbkdf2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LFH_SIG 0x04034b50u
+#define CDH_SIG 0x02014b50u
+#define DD_SIG 0x08074b50u
+#define EOCD_SIG 0x06054b50u
+#define EOCD64_SIG 0x06064b50u
+#define EOCD64_LOC_SIG 0x07064b50u
+#define LFH_LEN 30u
+#define CDH_LEN 46u
+#define EOCD_LEN 22u
+#define EOCD64_LEN 56u
+#define EOCD64_LOC_LEN 20u
+#define MADE_BY (3u << 8 | 63u)   /* host Unix, APPNOTE 6.3 */
+#define FLAG_ENCRYPTED 0x0001u
+#define FLAG_DESCRIPTOR 0x0008u
+#define FLAG_UTF8 0x0800u
+#define METHOD_STORE 0u
+#define METHOD_DEFLATE 8u
+#define METHOD_DEFLATE64 9u
+#define METHOD_AES 99u
+#define EXTRA_ZIP64 0x0001u
+#define EXTRA_NTFS 0x000au
+#define EXTRA_AES 0x9901u
+#define ATTR_READONLY 0x01u
+#define ATTR_DIRECTORY 0x10u
+#define ATTR_ARCHIVE 0x20u
+#define ATTR_UNIX_EXTENSION 0x8000u
+#define DOS_TIME_1980 0x00210000u   /* 1980-01-01 00:00:00, the first DOS time */
+#define FILETIME_UNIX_EPOCH 11644473600LL
+/* A file this large gets a zip64 field in its local header before its
+ * packed size is known: room for what Deflate adds to incompressible data
+ * and for a file that grows while it is read. */
+#define ZIP64_LOCAL_FROM 0xf0000000u
+#define U32_MAX 0xffffffffu
+#define COPY_CHUNK ((size_t)1 << 16)
+#define AES_PBKDF2_ROUNDS 1000u
+#define AES_MAC_LEN 10u
+#define AES_CTR_BLOCKS 256u
+
+typedef enum zip_crypt_kind { CRYPT_NONE, CRYPT_ZIPCRYPTO, CRYPT_AES } zip_crypt_kind;
+
+/* The entry being written. */
+typedef struct zip_entry {
+    bool open;
+    uint8_t *name;              /* as stored: a folder's ends in '/' */
+    size_t name_len;
+    uint16_t flags, method, needed;   /* method: the data's (under AES: aes_method) */
+    uint32_t dos_time, ext_attr;
+    uint64_t ft[3];             /* NTFS times: modified, accessed, created (0: none) */
+    bool ntfs;
+    bool zip64_local;
+    uint64_t offset;            /* the local header's, from the archive's start */
+    uint64_t data_start;        /* after the local header */
+    size_t local_len;
+    uint32_t crc;               /* of what was handed in */
+    uint64_t size;
+    uint64_t packed;            /* after the local header up to the descriptor */
+    bool descriptor;            /* sizes in a data descriptor (bit 3) */
+    bool crc_known;             /* ZipCrypto's check byte from crc_before */
+    uint32_t crc_before;
+    int data_fd;                /* a file to read again (pread), or -1 */
+    const uint8_t *data_mem;    /* a symlink's text, the other source */
+    fz7_deflate_enc *enc;       /* the writer's, while it codes this entry */
+} zip_entry;
+
+struct fz7_zip_writer {
+    fz7_fd_ostream out;
+    int fd;
+    uint64_t base;              /* the fd's offset where the zip starts */
+    bool seekable;
+    fz7_la_opts opts;
+    zip_crypt_kind crypt;
+    uint8_t aes_strength;       /* 1, 2, 3: AES-128, -192, -256 */
+    fz7_membuf cd;              /* the central directory so far */
+    uint64_t entries;
+    zip_entry cur;
+    fz7_deflate_enc *enc;       /* Deflate or Deflate64 (-mm), made once */
+    /* The data's path to the file: encrypted as it goes, counted. */
+    fz7_ostream packed_os;
+    uint8_t *scratch;           /* COPY_CHUNK bytes */
+    /* ZipCrypto (6.1): the three keys, and a CRC-32 step table. */
+    uint32_t zc_keys[3];
+    uint32_t crc_table[256];
+    uint8_t zc_header[12];
+    /* WinZip AES: the cipher, the counter (little-endian, from 1), the
+     * key stream not yet used, and HMAC-SHA1 over the ciphertext. */
+    const struct nettle_cipher *aes;
+    union {
+        struct aes128_ctx a128;
+        struct aes192_ctx a192;
+        struct aes256_ctx a256;
+    } aes_ctx;
+    uint8_t ctr[16];
+    uint8_t ks[16 * AES_CTR_BLOCKS];
+    size_t ks_pos;
+    struct hmac_sha1_ctx mac;
+    uint8_t salt[16], pv[2], mac_key[32];
+    char err[256];
+};
+
+static fz7_status fail(fz7_zip_writer *w, fz7_status st, const char *what)
+{
+    if (!w->err[0])
+        snprintf(w->err, sizeof w->err, "%s", what ? what : strerror(errno));
+    return st;
+}
+
+static fz7_status put(fz7_zip_writer *w, const void *p, size_t n)
+{
+    fz7_status st = w->out.os.write(&w->out.os, p, n);
+    return st == FZ7_OK ? st : fail(w, st, NULL);
+}
+
+/* ---- times -------------------------------------------------------------- */
+
+static uint64_t filetime_of(int64_t sec, uint32_t nsec)
+{
+    int64_t t = sec + FILETIME_UNIX_EPOCH;
+    return t < 0 ? 0 : (uint64_t)t * 10000000u + nsec / 100u;
+}
+
+/* The DOS date and time (4.4.6) of a time, rounded up to an even second
+ * as 7-Zip rounds its FILETIME, in local time; before 1980 the first DOS
+ * time, after 2107 the last. */
+static uint32_t dos_time_of(int64_t sec, uint32_t nsec)
+{
+    time_t t = (time_t)(sec + (nsec / 100u ? 1 : 0));
+    t += t & 1;
+    struct tm tm;
+    if (!localtime_r(&t, &tm) || tm.tm_year < 80)
+        return DOS_TIME_1980;
+    if (tm.tm_year > 207)
+        return 0xff9fbf7du;   /* 2107-12-31 23:59:58 */
+    return (uint32_t)(tm.tm_year - 80) << 25 | (uint32_t)(tm.tm_mon + 1) << 21 | (uint32_t)tm.tm_mday << 16 |
+           (uint32_t)tm.tm_hour << 11 | (uint32_t)tm.tm_min << 5 | (uint32_t)tm.tm_sec >> 1;
+}
+
+/* ---- encryption ----------------------------------------------------------- */
+
+static void zc_update(fz7_zip_writer *w, uint8_t p)
+{
+    uint32_t *k = w->zc_keys;
+    k[0] = w->crc_table[(k[0] ^ p) & 0xff] ^ (k[0] >> 8);
+    k[1] = (k[1] + (k[0] & 0xff)) * 134775813u + 1;
+    k[2] = w->crc_table[(k[2] ^ (k[1] >> 24)) & 0xff] ^ (k[2] >> 8);
+}
+
+static void zc_encrypt(fz7_zip_writer *w, uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t t = (w->zc_keys[2] | 2) & 0xffff;
+        uint8_t c = p[i] ^ (uint8_t)((t * (t ^ 1)) >> 8);
+        zc_update(w, p[i]);
+        p[i] = c;
+    }
+}
+
+static void zc_start(fz7_zip_writer *w)
+{
+    w->zc_keys[0] = 305419896u;
+    w->zc_keys[1] = 591751049u;
+    w->zc_keys[2] = 878082192u;
+    for (const char *s = w->opts.password ? w->opts.password : ""; *s; s++)
+        zc_update(w, (uint8_t)*s);
+}
+
+static void aes_ctr(fz7_zip_writer *w, uint8_t *p, size_t n)
+{
+    while (n) {
+        if (w->ks_pos == sizeof w->ks) {
+            uint8_t blocks[sizeof w->ks];
+            for (size_t b = 0; b < AES_CTR_BLOCKS; b++) {
+                for (int i = 0; i < 16 && ++w->ctr[i] == 0; i++)
+                    ;
+                memcpy(blocks + 16 * b, w->ctr, 16);
+            }
+            w->aes->encrypt(&w->aes_ctx, sizeof blocks, w->ks, blocks);
+            w->ks_pos = 0;
+        }
+        size_t k = sizeof w->ks - w->ks_pos;
+        if (k > n)
+            k = n;
+        for (size_t i = 0; i < k; i++)
+            p[i] ^= w->ks[w->ks_pos + i];
+        w->ks_pos += k;
+        p += k;
+        n -= k;
+    }
+}
+
+/* Keys for a fresh salt (WinZip AES: PBKDF2-HMAC-SHA1, 1000 rounds, to
+ * the cipher key, the MAC key and a 2-byte password check). */
+static fz7_status aes_derive(fz7_zip_writer *w)
+{
+    size_t klen = 8u + 8u * w->aes_strength, slen = klen / 2;
+    uint8_t dk[2 * 32 + 2];
+    if (fz7_random_bytes(w->salt, slen) != FZ7_OK)
+        return fail(w, FZ7_E_IO, "no random numbers for the salt");
+    const char *pw = w->opts.password ? w->opts.password : "";
+    pbkdf2_hmac_sha1(strlen(pw), (const uint8_t *)pw, AES_PBKDF2_ROUNDS, slen, w->salt, 2 * klen + 2, dk);
+    w->aes->set_encrypt_key(&w->aes_ctx, dk);
+    memcpy(w->mac_key, dk + klen, klen);
+    memcpy(w->pv, dk + 2 * klen, 2);
+    memset(dk, 0, sizeof dk);
+    return FZ7_OK;
+}
+
+/* Writes the encryption header (ZipCrypto's 12 bytes, AES's salt and
+ * check) and sets the cipher at the data's first byte. */
+static fz7_status crypt_begin(fz7_zip_writer *w, zip_entry *e)
+{
+    if (w->crypt == CRYPT_ZIPCRYPTO) {
+        zc_start(w);
+        uint8_t h[12];
+        memcpy(h, w->zc_header, 11);
+        /* the check byte: the CRC's high byte, or with a descriptor the
+         * DOS time's (6.1.6) */
+        h[11] = e->crc_known ? (uint8_t)(e->crc_before >> 24) : (uint8_t)(e->dos_time >> 8);
+        zc_encrypt(w, h, sizeof h);
+        return put(w, h, sizeof h);
+    }
+    if (w->crypt == CRYPT_AES) {
+        memset(w->ctr, 0, sizeof w->ctr);
+        w->ks_pos = sizeof w->ks;
+        size_t klen = 8u + 8u * w->aes_strength;
+        hmac_sha1_set_key(&w->mac, klen, w->mac_key);
+        fz7_status st = put(w, w->salt, klen / 2);
+        return st == FZ7_OK ? put(w, w->pv, 2) : st;
+    }
+    return FZ7_OK;
+}
+
+static fz7_status crypt_end(fz7_zip_writer *w)
+{
+    if (w->crypt != CRYPT_AES)
+        return FZ7_OK;
+    uint8_t mac[SHA1_DIGEST_SIZE];
+    hmac_sha1_digest(&w->mac, sizeof mac, mac);
+    return put(w, mac, AES_MAC_LEN);
+}
+
+/* The packed stream: what the coder writes, encrypted, to the file. */
+static fz7_status packed_write(fz7_ostream *os, const uint8_t *p, size_t n)
+{
+    fz7_zip_writer *w = (fz7_zip_writer *)((char *)os - offsetof(fz7_zip_writer, packed_os));
+    bool crypt = w->cur.flags & FLAG_ENCRYPTED;
+    while (n) {
+        size_t k = n < COPY_CHUNK ? n : COPY_CHUNK;
+        const uint8_t *q = p;
+        if (crypt) {
+            memcpy(w->scratch, p, k);
+            if (w->crypt == CRYPT_ZIPCRYPTO) {
+                zc_encrypt(w, w->scratch, k);
+            } else {
+                aes_ctr(w, w->scratch, k);
+                hmac_sha1_update(&w->mac, k, w->scratch);
+            }
+            q = w->scratch;
+        }
+        fz7_status st = put(w, q, k);
+        if (st != FZ7_OK)
+            return st;
+        p += k;
+        n -= k;
+    }
+    return FZ7_OK;
+}
+
+/* ---- headers -------------------------------------------------------------- */
+
+static uint16_t needed_of(const zip_entry *e, zip_crypt_kind crypt, bool zip64)
+{
+    uint16_t v = e->method == METHOD_DEFLATE64 ? 21 : e->method == METHOD_DEFLATE ? 20 : 10;
+    if (e->name_len && e->name[e->name_len - 1] == '/')
+        v = 20;
+    if (crypt == CRYPT_ZIPCRYPTO && v < 20)
+        v = 20;
+    if (zip64 && v < 45)
+        v = 45;
+    if (crypt == CRYPT_AES)
+        v = 51;
+    return v;
+}
+
+/* The entry's method field: 99 under AES, with the real one in its extra. */
+static uint16_t header_method(const fz7_zip_writer *w, const zip_entry *e)
+{
+    return (e->flags & FLAG_ENCRYPTED) && w->crypt == CRYPT_AES ? METHOD_AES : e->method;
+}
+
+static size_t aes_extra(const fz7_zip_writer *w, const zip_entry *e, uint8_t *x)
+{
+    if (!(e->flags & FLAG_ENCRYPTED) || w->crypt != CRYPT_AES)
+        return 0;
+    fz7_put16le(x, EXTRA_AES);
+    fz7_put16le(x + 2, 7);
+    fz7_put16le(x + 4, 2);   /* AE-2: no CRC, the MAC checks the data */
+    x[6] = 'A', x[7] = 'E', x[8] = w->aes_strength;
+    fz7_put16le(x + 9, e->method);
+    return 11;
+}
+
+/* The local header (4.3.7) with what is known now; written again with
+ * the sizes when the data is done (same length). */
+static size_t local_header(const fz7_zip_writer *w, const zip_entry *e, uint8_t *h)
+{
+    bool aes = (e->flags & FLAG_ENCRYPTED) && w->crypt == CRYPT_AES;
+    bool sizes = !e->descriptor;
+    uint8_t *x = h + LFH_LEN + e->name_len;
+    size_t xlen = 0;
+    if (e->zip64_local) {
+        fz7_put16le(x, EXTRA_ZIP64);
+        fz7_put16le(x + 2, 16);
+        fz7_put64le(x + 4, sizes ? e->size : 0);
+        fz7_put64le(x + 12, sizes ? e->packed : 0);
+        xlen = 20;
+    }
+    xlen += aes_extra(w, e, x + xlen);
+    fz7_put32le(h, LFH_SIG);
+    fz7_put16le(h + 4, e->needed);
+    fz7_put16le(h + 6, e->flags);
+    fz7_put16le(h + 8, header_method(w, e));
+    fz7_put32le(h + 10, e->dos_time);
+    fz7_put32le(h + 14, sizes && !aes ? e->crc : 0);
+    fz7_put32le(h + 18, !sizes ? 0 : e->zip64_local ? U32_MAX : (uint32_t)e->packed);
+    fz7_put32le(h + 22, !sizes ? 0 : e->zip64_local ? U32_MAX : (uint32_t)e->size);
+    fz7_put16le(h + 26, (uint16_t)e->name_len);
+    fz7_put16le(h + 28, (uint16_t)xlen);
+    memcpy(h + LFH_LEN, e->name, e->name_len);
+    return LFH_LEN + e->name_len + xlen;
+}
+
+/* Appends a central directory record (4.3.12): zip64's field with what
+ * overflows, then the NTFS times and the AES field as 7-Zip orders them. */
+static fz7_status central_record(fz7_zip_writer *w, const zip_entry *e)
+{
+    uint8_t h[CDH_LEN], x[28 + 36 + 11];
+    size_t xlen = 0;
+    bool big_size = e->size >= U32_MAX, big_packed = e->packed >= U32_MAX, big_off = e->offset >= U32_MAX;
+    if (big_size || big_packed || big_off) {
+        size_t n = 8u * (big_size + big_packed + big_off), at = 4;
+        fz7_put16le(x, EXTRA_ZIP64);
+        fz7_put16le(x + 2, (uint16_t)n);
+        if (big_size)
+            fz7_put64le(x + at, e->size), at += 8;
+        if (big_packed)
+            fz7_put64le(x + at, e->packed), at += 8;
+        if (big_off)
+            fz7_put64le(x + at, e->offset), at += 8;
+        xlen = at;
+    }
+    if (e->ntfs) {
+        uint8_t *t = x + xlen;
+        fz7_put16le(t, EXTRA_NTFS);
+        fz7_put16le(t + 2, 32);
+        fz7_put32le(t + 4, 0);
+        fz7_put16le(t + 8, 1);
+        fz7_put16le(t + 10, 24);
+        for (int k = 0; k < 3; k++)
+            fz7_put64le(t + 12 + 8 * k, e->ft[k]);
+        xlen += 36;
+    }
+    xlen += aes_extra(w, e, x + xlen);
+    bool aes = (e->flags & FLAG_ENCRYPTED) && w->crypt == CRYPT_AES;
+    uint16_t needed = e->needed;
+    if ((big_size || big_packed || big_off) && needed < 45)
+        needed = 45;
+    fz7_put32le(h, CDH_SIG);
+    fz7_put16le(h + 4, MADE_BY);
+    fz7_put16le(h + 6, needed);
+    fz7_put16le(h + 8, e->flags);
+    fz7_put16le(h + 10, header_method(w, e));
+    fz7_put32le(h + 12, e->dos_time);
+    fz7_put32le(h + 16, aes ? 0 : e->crc);
+    fz7_put32le(h + 20, big_packed ? U32_MAX : (uint32_t)e->packed);
+    fz7_put32le(h + 24, big_size ? U32_MAX : (uint32_t)e->size);
+    fz7_put16le(h + 28, (uint16_t)e->name_len);
+    fz7_put16le(h + 30, (uint16_t)xlen);
+    fz7_put16le(h + 32, 0);
+    fz7_put16le(h + 34, 0);
+    fz7_put16le(h + 36, 0);
+    fz7_put32le(h + 38, e->ext_attr);
+    fz7_put32le(h + 42, big_off ? U32_MAX : (uint32_t)e->offset);
+    fz7_status st = fz7_membuf_write(&w->cd.base, h, sizeof h);
+    if (st == FZ7_OK)
+        st = fz7_membuf_write(&w->cd.base, e->name, e->name_len);
+    if (st == FZ7_OK)
+        st = fz7_membuf_write(&w->cd.base, x, xlen);
+    w->entries++;
+    return st == FZ7_OK ? st : fail(w, st, "out of memory for the central directory");
+}
+
+/* ---- entries -------------------------------------------------------------- */
+
+static fz7_status pread_all(int fd, uint8_t *p, size_t n, uint64_t off, size_t *got)
+{
+    *got = 0;
+    while (*got < n) {
+        ssize_t r = pread(fd, p + *got, n - *got, (off_t)(off + *got));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return FZ7_E_IO;
+        if (r == 0)
+            break;
+        *got += (size_t)r;
+    }
+    return FZ7_OK;
+}
+
+/* The CRC of the entry's source read once before (ZipCrypto's check byte
+ * is its high byte, and comes before the data). */
+static fz7_status crc_of_source(fz7_zip_writer *w, zip_entry *e)
+{
+    uint32_t crc = 0;
+    if (e->data_mem) {
+        crc = fz7_crc32(0, e->data_mem, (size_t)e->size);
+    } else {
+        for (uint64_t at = 0;;) {
+            size_t got;
+            if (pread_all(e->data_fd, w->scratch, COPY_CHUNK, at, &got) != FZ7_OK)
+                return fail(w, FZ7_E_IO, NULL);
+            if (!got)
+                break;
+            crc = fz7_crc32(crc, w->scratch, got);
+            at += got;
+        }
+    }
+    e->crc_before = crc;
+    e->crc_known = true;
+    return FZ7_OK;
+}
+
+static fz7_status start_coder(fz7_zip_writer *w, zip_entry *e)
+{
+    if (e->method != METHOD_DEFLATE && e->method != METHOD_DEFLATE64)
+        return FZ7_OK;
+    /* one encoder for the archive, restarted for each entry: a new one's
+     * tables cost more than a small file's coding */
+    if (w->enc) {
+        fz7_deflate_enc_restart(w->enc);
+        e->enc = w->enc;
+        return FZ7_OK;
+    }
+    fz7_deflate_enc_opts d = w->opts.deflate;
+    d.level = w->opts.level < 1 ? 1 : w->opts.level > 9 ? 9 : w->opts.level;
+    fz7_status st = fz7_deflate_enc_new_opts(&d, e->method == METHOD_DEFLATE64, &w->packed_os, &w->enc);
+    e->enc = w->enc;
+    return st == FZ7_OK ? st : fail(w, st, "cannot start the Deflate encoder");
+}
+
+static fz7_status write_local(fz7_zip_writer *w, zip_entry *e)
+{
+    uint8_t h[LFH_LEN + 0xffff + 31];
+    e->offset = w->out.pos;
+    e->local_len = local_header(w, e, h);
+    fz7_status st = put(w, h, e->local_len);
+    e->data_start = w->out.pos;
+    return st;
+}
+
+/* Writes the file again as stored (7-Zip keeps a file Deflate did not
+ * shrink that way): back to the data's start, the source read again. */
+static fz7_status restore_stored(fz7_zip_writer *w, zip_entry *e)
+{
+    fz7_status st = fz7_fd_ostream_flush(&w->out);
+    if (st != FZ7_OK)
+        return fail(w, st, NULL);
+    if (lseek(w->fd, (off_t)(w->base + e->data_start), SEEK_SET) < 0)
+        return fail(w, FZ7_E_IO, NULL);
+    w->out.pos = e->data_start;
+    e->method = METHOD_STORE;
+    e->needed = needed_of(e, e->flags & FLAG_ENCRYPTED ? w->crypt : CRYPT_NONE, e->zip64_local);
+    if ((e->flags & FLAG_ENCRYPTED) && (st = crypt_begin(w, e)) != FZ7_OK)
+        return st;
+    uint32_t crc = 0;
+    uint64_t at = 0;
+    while (at < e->size) {
+        size_t want = e->size - at < COPY_CHUNK ? (size_t)(e->size - at) : COPY_CHUNK, got = want;
+        uint8_t buf[4096];
+        const uint8_t *p;
+        if (e->data_mem) {
+            p = e->data_mem + at;
+        } else {
+            want = got = want < sizeof buf ? want : sizeof buf;
+            if (pread_all(e->data_fd, buf, want, at, &got) != FZ7_OK)
+                return fail(w, FZ7_E_IO, NULL);
+            p = buf;
+        }
+        if (got < want)
+            break;
+        crc = fz7_crc32(crc, p, got);
+        if ((st = packed_write(&w->packed_os, p, got)) != FZ7_OK)
+            return st;
+        at += got;
+    }
+    if (at != e->size || crc != e->crc)
+        return fail(w, FZ7_E_IO, "the file changed while it was read");
+    return crypt_end(w);
+}
+
+static fz7_status entry_data_end(fz7_zip_writer *w, zip_entry *e);
+
+/* Ends the open entry and adds its central record. */
+static fz7_status entry_end(fz7_zip_writer *w)
+{
+    zip_entry *e = &w->cur;
+    if (!e->open)
+        return FZ7_OK;
+    e->open = false;
+    fz7_status st = entry_data_end(w, e);
+    if (e->data_fd >= 0)
+        close(e->data_fd);
+    e->data_fd = -1;
+    return st == FZ7_OK ? central_record(w, e) : st;
+}
+
+/* The end of the entry's data: the coder's, the MAC, the sizes where they
+ * go; or the data again as stored. */
+static fz7_status entry_data_end(fz7_zip_writer *w, zip_entry *e)
+{
+    fz7_status st = FZ7_OK;
+    if (e->enc) {
+        st = fz7_deflate_enc_finish(e->enc);
+        e->enc = NULL;
+        if (st != FZ7_OK)
+            return fail(w, st, NULL);
+    }
+    if ((e->flags & FLAG_ENCRYPTED) && (st = crypt_end(w)) != FZ7_OK)
+        return st;
+    uint64_t overhead = !(e->flags & FLAG_ENCRYPTED) ? 0
+                        : w->crypt == CRYPT_ZIPCRYPTO ? 12u : (4u + 4u * w->aes_strength) + 2u + AES_MAC_LEN;
+    if (e->crc_known && e->crc_before != e->crc)
+        return fail(w, FZ7_E_IO, "the file changed while it was read");
+    bool deflated = e->method == METHOD_DEFLATE || e->method == METHOD_DEFLATE64;
+    if (deflated && e->size && w->out.pos - e->data_start - overhead >= e->size && w->seekable &&
+        !e->descriptor && (e->data_fd >= 0 || e->data_mem) && (st = restore_stored(w, e)) != FZ7_OK)
+        return st;
+    e->packed = w->out.pos - e->data_start;
+    if (!e->zip64_local && (e->size >= U32_MAX || e->packed >= U32_MAX))
+        return fail(w, FZ7_E_IO, "the file grew past 4 GiB while it was read");
+    if (e->descriptor) {
+        uint8_t d[24];
+        size_t n = 16;
+        fz7_put32le(d, DD_SIG);
+        fz7_put32le(d + 4, w->crypt == CRYPT_AES && (e->flags & FLAG_ENCRYPTED) ? 0 : e->crc);
+        if (e->zip64_local) {
+            fz7_put64le(d + 8, e->packed);
+            fz7_put64le(d + 16, e->size);
+            n = 24;
+        } else {
+            fz7_put32le(d + 8, (uint32_t)e->packed);
+            fz7_put32le(d + 12, (uint32_t)e->size);
+        }
+        st = put(w, d, n);
+    } else {
+        /* the local header again, now with the sizes (and the method a
+         * stored file ended with) */
+        uint8_t h[LFH_LEN + 0xffff + 31];
+        size_t n = local_header(w, e, h);
+        st = fz7_fd_ostream_flush(&w->out);
+        if (st == FZ7_OK && pwrite(w->fd, h, n, (off_t)(w->base + e->offset)) != (ssize_t)n)
+            st = FZ7_E_IO;
+        if (st != FZ7_OK)
+            return fail(w, st, NULL);
+    }
+    return st;
+}
+
+static bool has_high_byte(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s >= 0x80)
+            return true;
+    return false;
+}
+
+fz7_status fz7_zip_writer_begin(fz7_zip_writer *w, const fz7_la_entry *le)
+{
+    fz7_status st = entry_end(w);
+    if (st != FZ7_OK)
+        return st;
+    zip_entry *e = &w->cur;
+    free(e->name);
+    memset(e, 0, sizeof *e);
+    e->data_fd = -1;
+    bool dir = S_ISDIR(le->mode), link = S_ISLNK(le->mode);
+    size_t n = strlen(le->name);
+    if (n + dir > 0xffff)
+        return fail(w, FZ7_E_ARG, "a name longer than a zip holds (65535 bytes)");
+    e->name = malloc(n + 2);
+    if (!e->name)
+        return fail(w, FZ7_E_MEM, "out of memory");
+    memcpy(e->name, le->name, n);
+    if (dir)
+        e->name[n++] = '/';
+    e->name_len = n;
+    if (has_high_byte(le->name) && !w->opts.zip_local_names)
+        e->flags |= FLAG_UTF8;
+    e->size = dir ? 0 : link ? (le->link_target ? strlen(le->link_target) : 0) : le->size;
+    if (link)
+        e->data_mem = (const uint8_t *)(le->link_target ? le->link_target : "");
+    else if (!dir && le->data_fd >= 0)
+        e->data_fd = dup(le->data_fd);   /* the caller closes its own before the entry ends */
+    bool store = dir || e->size == 0 || w->opts.level == 0 || w->opts.zip_method == FZ7_ZIP_COPY;
+    e->method = store ? METHOD_STORE : w->opts.zip_method == FZ7_ZIP_DEFLATE64 ? METHOD_DEFLATE64 : METHOD_DEFLATE;
+    if (!dir && w->crypt != CRYPT_NONE)
+        e->flags |= FLAG_ENCRYPTED;
+    /* times: DOS in the headers, NTFS in the central directory */
+    bool mt = !w->opts.no_mtime;
+    e->dos_time = mt ? dos_time_of(le->mtime, le->mtime_nsec) : DOS_TIME_1980;
+    if (mt)
+        e->ft[0] = filetime_of(le->mtime, le->mtime_nsec);
+    if (w->opts.zip_atime)
+        e->ft[1] = filetime_of(le->atime, le->atime_nsec);
+    if (w->opts.zip_ctime)
+        e->ft[2] = filetime_of(le->ctime, le->ctime_nsec);
+    e->ntfs = mt || w->opts.zip_atime || w->opts.zip_ctime;
+    uint32_t mode = le->mode & 0xffff;
+    e->ext_attr = mode << 16 | ATTR_UNIX_EXTENSION | (dir ? ATTR_DIRECTORY : ATTR_ARCHIVE) |
+                  (!(mode & 0222) ? ATTR_READONLY : 0);
+    e->zip64_local = e->size >= ZIP64_LOCAL_FROM;
+    e->descriptor = !w->seekable;
+    e->crc = 0;
+    if ((e->flags & FLAG_ENCRYPTED) && w->crypt == CRYPT_ZIPCRYPTO && !e->descriptor) {
+        if (e->data_mem || e->data_fd >= 0) {
+            if ((st = crc_of_source(w, e)) != FZ7_OK)
+                return st;
+        } else {
+            e->descriptor = true;   /* no second read: the time's byte checks */
+        }
+    }
+    if (e->descriptor)
+        e->flags |= FLAG_DESCRIPTOR;
+    /* a salt (AES) or header (ZipCrypto) of its own for each entry: one
+     * key stream is never used twice */
+    if ((e->flags & FLAG_ENCRYPTED) && w->crypt == CRYPT_AES && (st = aes_derive(w)) != FZ7_OK)
+        return st;
+    if ((e->flags & FLAG_ENCRYPTED) && w->crypt == CRYPT_ZIPCRYPTO &&
+        fz7_random_bytes(w->zc_header, sizeof w->zc_header) != FZ7_OK)
+        return fail(w, FZ7_E_IO, "no random numbers for the encryption header");
+    e->needed = needed_of(e, e->flags & FLAG_ENCRYPTED ? w->crypt : CRYPT_NONE, e->zip64_local);
+    e->open = true;
+    if ((st = write_local(w, e)) != FZ7_OK)
+        return st;
+    if ((e->flags & FLAG_ENCRYPTED) && (st = crypt_begin(w, e)) != FZ7_OK)
+        return st;
+    if ((st = start_coder(w, e)) != FZ7_OK)
+        return st;
+    if (link && e->size) {
+        e->size = 0;   /* counted again as it is written */
+        return fz7_zip_writer_write(w, e->data_mem, strlen((const char *)e->data_mem));
+    }
+    if (!dir)
+        e->size = 0;
+    return FZ7_OK;
+}
+
+fz7_status fz7_zip_writer_write(fz7_zip_writer *w, const uint8_t *p, size_t n)
+{
+    zip_entry *e = &w->cur;
+    if (!e->open)
+        return fail(w, FZ7_E_ARG, "data outside an entry");
+    e->crc = fz7_crc32(e->crc, p, n);
+    e->size += n;
+    return e->enc ? fz7_deflate_enc_write(e->enc, p, n) : packed_write(&w->packed_os, p, n);
+}
+
+/* ---- the writer ------------------------------------------------------------- */
+
+fz7_status fz7_zip_writer_new(int fd, const fz7_la_opts *o, fz7_zip_writer **out, char *err,
+                              size_t errlen)
+{
+    *out = NULL;
+    fz7_zip_writer *w = calloc(1, sizeof *w);
+    if (!w || !(w->scratch = malloc(COPY_CHUNK)) || fz7_fd_ostream_init(&w->out, fd) != FZ7_OK) {
+        fz7_zip_writer_free(w);
+        return FZ7_E_MEM;
+    }
+    w->fd = fd;
+    w->opts = *o;
+    w->cur.data_fd = -1;
+    w->packed_os.write = packed_write;
+    fz7_membuf_init(&w->cd);
+    struct stat sb;
+    off_t at = lseek(fd, 0, SEEK_CUR);
+    w->seekable = at >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode);
+    w->base = at >= 0 ? (uint64_t)at : 0;
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; k++)
+            c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+        w->crc_table[i] = c;
+    }
+    switch (o->crypt) {
+    case FZ7_LA_CRYPT_NONE: break;
+    case FZ7_LA_CRYPT_ZIPCRYPTO: w->crypt = CRYPT_ZIPCRYPTO; break;
+    case FZ7_LA_CRYPT_AES128: w->crypt = CRYPT_AES, w->aes_strength = 1, w->aes = &nettle_aes128; break;
+    case FZ7_LA_CRYPT_AES192: w->crypt = CRYPT_AES, w->aes_strength = 2, w->aes = &nettle_aes192; break;
+    case FZ7_LA_CRYPT_AES256: w->crypt = CRYPT_AES, w->aes_strength = 3, w->aes = &nettle_aes256; break;
+    }
+    (void)err, (void)errlen;
+    *out = w;
+    return FZ7_OK;
+}
+
+fz7_status fz7_zip_writer_finish(fz7_zip_writer *w)
+{
+    fz7_status st = entry_end(w);
+    if (st != FZ7_OK)
+        return st;
+    uint64_t cd_off = w->out.pos, cd_len = w->cd.n;
+    if ((st = put(w, w->cd.p, w->cd.n)) != FZ7_OK)
+        return st;
+    bool z64 = w->entries >= 0xffff || cd_off >= U32_MAX || cd_len >= U32_MAX;
+    if (z64) {
+        uint8_t r[EOCD64_LEN + EOCD64_LOC_LEN];
+        uint64_t at = w->out.pos;
+        fz7_put32le(r, EOCD64_SIG);
+        fz7_put64le(r + 4, EOCD64_LEN - 12);
+        fz7_put16le(r + 12, MADE_BY);
+        fz7_put16le(r + 14, 45);
+        fz7_put32le(r + 16, 0);
+        fz7_put32le(r + 20, 0);
+        fz7_put64le(r + 24, w->entries);
+        fz7_put64le(r + 32, w->entries);
+        fz7_put64le(r + 40, cd_len);
+        fz7_put64le(r + 48, cd_off);
+        uint8_t *l = r + EOCD64_LEN;
+        fz7_put32le(l, EOCD64_LOC_SIG);
+        fz7_put32le(l + 4, 0);
+        fz7_put64le(l + 8, at);
+        fz7_put32le(l + 16, 1);
+        if ((st = put(w, r, sizeof r)) != FZ7_OK)
+            return st;
+    }
+    uint8_t e[EOCD_LEN];
+    uint16_t count = w->entries >= 0xffff ? 0xffff : (uint16_t)w->entries;
+    fz7_put32le(e, EOCD_SIG);
+    fz7_put16le(e + 4, 0);
+    fz7_put16le(e + 6, 0);
+    fz7_put16le(e + 8, count);
+    fz7_put16le(e + 10, count);
+    fz7_put32le(e + 12, cd_len >= U32_MAX ? U32_MAX : (uint32_t)cd_len);
+    fz7_put32le(e + 16, cd_off >= U32_MAX ? U32_MAX : (uint32_t)cd_off);
+    fz7_put16le(e + 20, 0);
+    if ((st = put(w, e, sizeof e)) != FZ7_OK)
+        return st;
+    if ((st = fz7_fd_ostream_flush(&w->out)) != FZ7_OK)
+        return fail(w, st, NULL);
+    /* a file stored after Deflate wrote more leaves nothing behind */
+    if (w->seekable && ftruncate(w->fd, (off_t)(w->base + w->out.pos)) != 0)
+        return fail(w, FZ7_E_IO, NULL);
+    return FZ7_OK;
+}
+
+/* ---- an old zip's entries, copied --------------------------------------------- */
+
+/* Copies n bytes at off of v to the output. */
+static fz7_status copy_bytes(fz7_zip_writer *w, const fz7_volumes *v, uint64_t off, uint64_t n)
+{
+    while (n) {
+        size_t k = n < COPY_CHUNK ? (size_t)n : COPY_CHUNK;
+        if (fz7_volumes_pread(v, w->scratch, k, off) != FZ7_OK)
+            return fail(w, FZ7_E_DATA, "the old archive ends inside an entry");
+        fz7_status st = put(w, w->scratch, k);
+        if (st != FZ7_OK)
+            return st;
+        off += k;
+        n -= k;
+    }
+    return FZ7_OK;
+}
+
+/* One old entry written again: its local header (a new name where it has
+ * one), its data and descriptor as they are, and its central record with
+ * the new name and offset (zip64's field made again for them). */
+static fz7_status copy_entry(fz7_zip_writer *w, const fz7_volumes *v, uint64_t vsize, const uint8_t *rec,
+                             size_t rec_len, const char *new_name, bool dir)
+{
+    size_t nlen = fz7_get16le(rec + 28), xlen = fz7_get16le(rec + 30), clen = fz7_get16le(rec + 32);
+    const uint8_t *x = rec + CDH_LEN + nlen;
+    uint64_t size = fz7_get32le(rec + 24), packed = fz7_get32le(rec + 20), local = fz7_get32le(rec + 42);
+    uint16_t flags = fz7_get16le(rec + 8);
+    bool z64 = false;
+    for (size_t j = 0; j + 4 <= xlen;) {
+        uint16_t id = fz7_get16le(x + j), dlen = fz7_get16le(x + j + 2);
+        if (dlen > xlen - j - 4)
+            break;
+        if (id == EXTRA_ZIP64) {
+            fz7_zip64_fields(x + j + 4, dlen, &size, &packed, &local);
+            z64 = true;
+        }
+        j += 4u + dlen;
+    }
+    uint8_t lh[LFH_LEN];
+    if (local > vsize || fz7_volumes_pread(v, lh, LFH_LEN, local) != FZ7_OK || fz7_get32le(lh) != LFH_SIG)
+        return fail(w, FZ7_E_DATA, "an entry's local header is not where the central directory says");
+    size_t lnlen = fz7_get16le(lh + 26), lxlen = fz7_get16le(lh + 28);
+    uint64_t data = local + LFH_LEN + lnlen + lxlen;
+    if (data > vsize || packed > vsize - data)
+        return fail(w, FZ7_E_DATA, "an entry's data reaches past the archive's end");
+    uint64_t tail = 0;   /* the data descriptor (4.3.9), signature optional */
+    if (flags & FLAG_DESCRIPTOR) {
+        uint8_t sig[4];
+        bool has_sig = data + packed + 4 <= vsize && fz7_volumes_pread(v, sig, 4, data + packed) == FZ7_OK &&
+                       fz7_get32le(sig) == DD_SIG;
+        z64 |= lxlen && packed >= U32_MAX;
+        tail = (has_sig ? 4u : 0u) + 4u + (z64 ? 16u : 8u);
+        if (tail > vsize - data - packed)
+            tail = vsize - data - packed;
+    }
+    size_t name_len = strlen(new_name) + dir;
+    if (name_len > 0xffff)
+        return fail(w, FZ7_E_ARG, "a name longer than a zip holds (65535 bytes)");
+    uint16_t nflags = (uint16_t)(flags & ~FLAG_UTF8);
+    if (has_high_byte(new_name) && ((flags & FLAG_UTF8) || !w->opts.zip_local_names))
+        nflags |= FLAG_UTF8;
+    uint64_t offset = w->out.pos;
+    /* the local header with the new name */
+    uint8_t h[LFH_LEN];
+    memcpy(h, lh, LFH_LEN);
+    fz7_put16le(h + 6, nflags);
+    fz7_put16le(h + 26, (uint16_t)name_len);
+    fz7_status st = put(w, h, LFH_LEN);
+    if (st == FZ7_OK)
+        st = put(w, new_name, name_len - dir);
+    if (st == FZ7_OK && dir)
+        st = put(w, "/", 1);
+    if (st == FZ7_OK)
+        st = copy_bytes(w, v, local + LFH_LEN + lnlen, lxlen);
+    if (st == FZ7_OK)
+        st = copy_bytes(w, v, data, packed + tail);
+    if (st != FZ7_OK)
+        return st;
+    /* the central record: the old one's fields, zip64's made again */
+    bool big_size = size >= U32_MAX, big_packed = packed >= U32_MAX, big_off = offset >= U32_MAX;
+    uint8_t c[CDH_LEN], z[28];
+    memcpy(c, rec, CDH_LEN);
+    size_t zlen = 0;
+    if (big_size || big_packed || big_off) {
+        zlen = 4;
+        if (big_size)
+            fz7_put64le(z + zlen, size), zlen += 8;
+        if (big_packed)
+            fz7_put64le(z + zlen, packed), zlen += 8;
+        if (big_off)
+            fz7_put64le(z + zlen, offset), zlen += 8;
+        fz7_put16le(z, EXTRA_ZIP64);
+        fz7_put16le(z + 2, (uint16_t)(zlen - 4));
+    }
+    size_t kept = 0;   /* the other extra fields, as they are */
+    uint8_t *xs = malloc(xlen + 1);
+    if (!xs)
+        return fail(w, FZ7_E_MEM, "out of memory");
+    for (size_t j = 0; j + 4 <= xlen;) {
+        uint16_t id = fz7_get16le(x + j), dlen = fz7_get16le(x + j + 2);
+        if (dlen > xlen - j - 4)
+            break;
+        if (id != EXTRA_ZIP64)
+            memcpy(xs + kept, x + j, 4u + dlen), kept += 4u + dlen;
+        j += 4u + dlen;
+    }
+    if (zlen + kept > 0xffff) {
+        free(xs);
+        return fail(w, FZ7_E_FORMAT, "an entry's extra fields overflow");
+    }
+    fz7_put16le(c + 8, nflags);
+    fz7_put32le(c + 20, big_packed ? U32_MAX : (uint32_t)packed);
+    fz7_put32le(c + 24, big_size ? U32_MAX : (uint32_t)size);
+    fz7_put16le(c + 28, (uint16_t)name_len);
+    fz7_put16le(c + 30, (uint16_t)(zlen + kept));
+    fz7_put32le(c + 42, big_off ? U32_MAX : (uint32_t)offset);
+    if (zlen && fz7_get16le(c + 6) < 45)
+        fz7_put16le(c + 6, 45);
+    st = fz7_membuf_write(&w->cd.base, c, CDH_LEN);
+    if (st == FZ7_OK)
+        st = fz7_membuf_write(&w->cd.base, (const uint8_t *)new_name, name_len - dir);
+    if (st == FZ7_OK && dir)
+        st = fz7_membuf_write(&w->cd.base, (const uint8_t *)"/", 1);
+    if (st == FZ7_OK)
+        st = fz7_membuf_write(&w->cd.base, z, zlen);
+    if (st == FZ7_OK)
+        st = fz7_membuf_write(&w->cd.base, xs, kept);
+    if (st == FZ7_OK)
+        st = fz7_membuf_write(&w->cd.base, x + xlen, clen);
+    free(xs);
+    (void)rec_len;
+    w->entries++;
+    return st == FZ7_OK ? st : fail(w, st, "out of memory for the central directory");
+}
+
+fz7_status fz7_zip_writer_copy(fz7_zip_writer *w, fz7_la_writer *outer, const char *old_path,
+                               fz7_la_copy_fn fn, void *ctx, uint64_t *kept_dirs, uint64_t *kept_files,
+                               uint64_t *kept_bytes)
+{
+    *kept_dirs = *kept_files = *kept_bytes = 0;
+    fz7_status st = entry_end(w);
+    if (st != FZ7_OK)
+        return st;
+    fz7_volumes *v = NULL;
+    char err[256];
+    if (fz7_volumes_open(old_path, &v, err, sizeof err) != FZ7_OK)
+        return fail(w, FZ7_E_FORMAT, err);
+    uint64_t vsize = fz7_volumes_size(v), off, len;
+    uint8_t *cd = NULL;
+    if (!fz7_zip_find_directory(v, vsize, &off, &len, NULL) || off > vsize || len > vsize - off) {
+        st = fail(w, FZ7_E_FORMAT, "no central directory");
+        goto out;
+    }
+    if (!(cd = malloc(len ? (size_t)len : 1))) {
+        st = fail(w, FZ7_E_MEM, "out of memory");
+        goto out;
+    }
+    if (fz7_volumes_pread(v, cd, (size_t)len, off) != FZ7_OK) {
+        st = fail(w, FZ7_E_FORMAT, "the central directory cannot be read");
+        goto out;
+    }
+    size_t index = 0;
+    for (size_t at = 0; at + CDH_LEN <= len && st == FZ7_OK;) {
+        const uint8_t *h = cd + at;
+        if (fz7_get32le(h) != CDH_SIG)
+            break;
+        size_t nlen = fz7_get16le(h + 28), rec_len = CDH_LEN + nlen + fz7_get16le(h + 30) + fz7_get16le(h + 32);
+        if (rec_len > len - at) {
+            st = fail(w, FZ7_E_FORMAT, "a central directory record reaches past its end");
+            break;
+        }
+        at += rec_len;
+        char *path = strndup((const char *)h + CDH_LEN, nlen);
+        if (!path) {
+            st = fail(w, FZ7_E_MEM, "out of memory");
+            break;
+        }
+        size_t pn = strlen(path);
+        bool dir = pn && path[pn - 1] == '/';
+        while (pn > 1 && path[pn - 1] == '/')
+            path[--pn] = 0;
+        uint32_t ext = fz7_get32le(h + 38);
+        dir |= ((fz7_get16le(h + 4) >> 8) == 3 && S_ISDIR(ext >> 16)) || (ext & ATTR_DIRECTORY);
+        fz7_la_copy_as as = {.name = NULL};
+        bool root = strspn(path, "/") == pn && pn;
+        if (root) {
+            as.name = path;
+        } else {
+            st = fn(ctx, outer, index++, path, NULL, &as);
+            if (st == FZ7_OK)
+                st = entry_end(w);   /* new entries fn wrote before this one */
+        }
+        if (st == FZ7_OK && as.name) {
+            const char *nm = root ? "" : as.name;
+            st = copy_entry(w, v, vsize, h, rec_len, root ? path : nm, dir && !root);
+            if (dir)
+                (*kept_dirs)++;
+            else
+                (*kept_files)++;
+            uint64_t size = fz7_get32le(h + 24), p = 0, o = 0;
+            if (size == U32_MAX) {   /* the zip64 field's */
+                const uint8_t *x = h + CDH_LEN + nlen;
+                size_t xlen = fz7_get16le(h + 30);
+                for (size_t j = 0; j + 4 <= xlen;) {
+                    uint16_t id = fz7_get16le(x + j), dlen = fz7_get16le(x + j + 2);
+                    if (dlen > xlen - j - 4)
+                        break;
+                    if (id == EXTRA_ZIP64)
+                        fz7_zip64_fields(x + j + 4, dlen, &size, &p, &o);
+                    j += 4u + dlen;
+                }
+            }
+            *kept_bytes += dir ? 0 : size;
+        }
+        free(path);
+    }
+out:
+    free(cd);
+    fz7_volumes_close(v);
+    return st;
+}
+
+const char *fz7_zip_writer_error(const fz7_zip_writer *w)
+{
+    return w ? w->err : "";
+}
+
+void fz7_zip_writer_free(fz7_zip_writer *w)
+{
+    if (!w)
+        return;
+    fz7_deflate_enc_free(w->enc);
+    if (w->cur.data_fd >= 0)
+        close(w->cur.data_fd);
+    free(w->cur.name);
+    fz7_membuf_free(&w->cd);
+    fz7_fd_ostream_free(&w->out);
+    free(w->scratch);
+    memset(w->mac_key, 0, sizeof w->mac_key);
+    memset(&w->aes_ctx, 0, sizeof w->aes_ctx);
+    free(w);
+}

@@ -1,0 +1,41 @@
+/* zip_write.h - fz7's own zip writer (APPNOTE.TXT 6.3.10), behind
+ * la_write.h's fz7_la_writer for FZ7_LA_ZIP: entries laid out as 7-Zip
+ * lays them out (local headers with their sizes once known, the NTFS
+ * times in the central directory, Unix modes), Copy, Deflate and
+ * Deflate64 through fz7's own encoders, ZipCrypto and WinZip AES (AE-2,
+ * 128/192/256), zip64, and an old zip's entries copied as they are. */
+#ifndef FZ7_ZIP_WRITE_H
+#define FZ7_ZIP_WRITE_H
+
+#include "format/la_write.h"
+
+typedef struct fz7_zip_writer fz7_zip_writer;
+
+/* Starts a zip written to fd at its current offset. A seekable fd gets
+ * each local header rewritten with its sizes (and a file Deflate did not
+ * shrink stored instead); a pipe gets data descriptors (bit 3), as 7zz
+ * writes to stdout. Errors: FZ7_E_MEM, FZ7_E_ARG (message in err). */
+fz7_status fz7_zip_writer_new(int fd, const fz7_la_opts *o, fz7_zip_writer **out, char *err,
+                              size_t errlen);
+
+/* Starts an entry (ends the one before); its data follows through
+ * fz7_zip_writer_write. */
+fz7_status fz7_zip_writer_begin(fz7_zip_writer *w, const fz7_la_entry *e);
+fz7_status fz7_zip_writer_write(fz7_zip_writer *w, const uint8_t *p, size_t n);
+
+/* fz7_la_writer_copy for a zip: each entry's local header and data are
+ * copied byte for byte (an encrypted one needs no password), under a new
+ * name where fn gives one. */
+fz7_status fz7_zip_writer_copy(fz7_zip_writer *w, fz7_la_writer *outer, const char *old_path,
+                               fz7_la_copy_fn fn, void *ctx, uint64_t *kept_dirs, uint64_t *kept_files,
+                               uint64_t *kept_bytes);
+
+/* Ends the last entry and writes the central directory and end records. */
+fz7_status fz7_zip_writer_finish(fz7_zip_writer *w);
+
+/* The message of the last failure ("" when none). */
+const char *fz7_zip_writer_error(const fz7_zip_writer *w);
+
+void fz7_zip_writer_free(fz7_zip_writer *w);
+
+#endif
