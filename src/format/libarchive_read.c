@@ -8,6 +8,7 @@
  * pipe is read once, forward (fz7_libarchive_open_pipe). gzip has fz7's
  * own reader (gzip_read.c), which checks every member. */
 #include "format/archive_impl.h"
+#include "format/zip_crypt.h"
 #include "check/check.h"
 #include "codec/codec.h"
 #include "cpu/bytes.h"
@@ -582,49 +583,148 @@ static fz7_status read_file_data(struct archive *ar, const fz7_entry *e, bool ra
 
 #define ZIP_LFH_SIG 0x04034b50u
 #define ZIP_LFH_LEN 30u
+#define ZIP_FLAG_ENCRYPTED 0x0001u
+#define ZIP_FLAG_DESCRIPTOR 0x0008u
+#define ZIP_METHOD_STORE 0u
+#define ZIP_METHOD_DEFLATE 8u
 #define ZIP_METHOD_DEFLATE64 9u
 
+/* libarchive fails the header of a zip's symbolic link whose target it
+ * cannot decode (an AES one): the name and mode are there, and fz7
+ * decodes the target itself (zip_own). r: the header's result. */
+static int zip_link_header(struct archive *ar, struct archive_entry *ae, int r)
+{
+    if (r != ARCHIVE_FAILED || !ae || (archive_format(ar) & ARCHIVE_FORMAT_BASE_MASK) != ARCHIVE_FORMAT_ZIP ||
+        archive_entry_filetype(ae) != AE_IFLNK)
+        return r;
+    if (!archive_entry_symlink(ae))
+        archive_entry_set_symlink(ae, "");
+    return ARCHIVE_WARN;
+}
+
+/* archive_read_next_header, with zip_link_header's exception. */
+static int la_next_header(struct archive *ar, struct archive_entry **ae)
+{
+    *ae = NULL;
+    int r = archive_read_next_header(ar, ae);
+    return zip_link_header(ar, *ae, r);
+}
+
 /* Whether fz7 decodes entry i of a zip itself: Deflate64, which 7-Zip
- * writes and libarchive cannot read (unencrypted). */
+ * writes and libarchive cannot read, and an encrypted symbolic link, whose
+ * target libarchive hands over still encrypted. */
 static bool zip_own(const la_priv *p, size_t i)
 {
     const fz7_zip_rec *r = p->zip ? &p->zip[i] : NULL;
-    return r && r->matched && r->method == ZIP_METHOD_DEFLATE64 && !(r->flags & 1);
+    if (!r || !r->matched)
+        return false;
+    uint16_t method = r->aes ? r->aes_method : r->method;
+    return method == ZIP_METHOD_DEFLATE64 || ((r->flags & ZIP_FLAG_ENCRYPTED) && p->kinds[i] == LA_SYMLINK);
 }
 
-/* Decodes entry i of a zip with fz7's decoder, from the data after its
- * local header (APPNOTE 4.3.7), and checks its size and CRC-32. */
+/* An entry's data as it leaves its cipher (ZipCrypto or WinZip AES). */
+typedef struct zip_plain {
+    fz7_istream base;
+    fz7_istream *raw;
+    enum { PLAIN, ZIPCRYPTO, WZAES } cipher;
+    fz7_zipcrypto zc;
+    fz7_wzaes aes;
+} zip_plain;
+
+static fz7_status zip_plain_read(fz7_istream *s, uint8_t *buf, size_t cap, size_t *got)
+{
+    zip_plain *z = (zip_plain *)s;
+    fz7_status st = z->raw->read(z->raw, buf, cap, got);
+    if (st == FZ7_OK && z->cipher == ZIPCRYPTO)
+        fz7_zipcrypto_decrypt(&z->zc, buf, *got);
+    else if (st == FZ7_OK && z->cipher == WZAES)
+        fz7_wzaes_decrypt(&z->aes, buf, *got);
+    return st;
+}
+
+/* Sets z's cipher from the bytes at *at (the encryption header), moving
+ * *at and *len past them (and an AES entry's code at the end). */
+static fz7_status zip_plain_start(const fz7_archive *a, const fz7_zip_rec *r, const uint8_t *lh, zip_plain *z,
+                                  uint64_t *at, uint64_t *len, char *detail, size_t dlen)
+{
+    const char *pw = a->opts.password;
+    if (!(r->flags & ZIP_FLAG_ENCRYPTED))
+        return FZ7_OK;
+    if (!pw) {
+        snprintf(detail, dlen, "the entry is encrypted and no password was given");
+        return FZ7_E_NEED_PASSWORD;
+    }
+    if (r->aes) {
+        size_t slen = fz7_wzaes_salt_len(r->aes_strength);
+        uint8_t salt[16 + 2], pv[2];
+        if (r->aes_strength < 1 || r->aes_strength > 3 || *len < slen + 2 + FZ7_WZAES_MAC ||
+            fz7_volumes_pread(a->vol, salt, slen + 2, *at) != FZ7_OK)
+            return FZ7_E_DATA;
+        fz7_wzaes_init(&z->aes, r->aes_strength, pw, salt, pv);
+        if (memcmp(pv, salt + slen, 2) != 0)
+            return FZ7_E_PASSWORD;
+        z->cipher = WZAES;
+        *at += slen + 2;
+        *len -= slen + 2 + FZ7_WZAES_MAC;
+        return FZ7_OK;
+    }
+    uint8_t h[FZ7_ZIPCRYPTO_HEADER];
+    if (*len < sizeof h || fz7_volumes_pread(a->vol, h, sizeof h, *at) != FZ7_OK)
+        return FZ7_E_DATA;
+    fz7_zipcrypto_init(&z->zc, pw);
+    fz7_zipcrypto_decrypt(&z->zc, h, sizeof h);
+    /* the check byte (APPNOTE 6.1.6): the CRC's high byte, or with a data
+     * descriptor the DOS time's */
+    uint8_t want = r->flags & ZIP_FLAG_DESCRIPTOR ? lh[11] : (uint8_t)(r->crc >> 24);
+    if (h[sizeof h - 1] != want)
+        return FZ7_E_PASSWORD;
+    z->cipher = ZIPCRYPTO;
+    *at += sizeof h;
+    *len -= sizeof h;
+    return FZ7_OK;
+}
+
+/* Decodes entry i of a zip with fz7's own code, from the data after its
+ * local header (APPNOTE 4.3.7): decrypted, inflated (Deflate, Deflate64)
+ * or stored, its size, CRC-32 (or AES code) checked. */
 static fz7_status zip_own_data(fz7_archive *a, size_t i, const fz7_extract_cb *cb, fz7_status *cb_st,
                                char *detail, size_t dlen)
 {
     const la_priv *p = a->priv;
     const fz7_zip_rec *r = &p->zip[i];
     const fz7_entry *e = &a->entries[i];
+    uint16_t method = r->aes ? r->aes_method : r->method;
+    if (method != ZIP_METHOD_STORE && method != ZIP_METHOD_DEFLATE && method != ZIP_METHOD_DEFLATE64) {
+        snprintf(detail, dlen, "unsupported method %u", (unsigned)method);
+        return FZ7_E_UNSUPPORTED;
+    }
     uint8_t lh[ZIP_LFH_LEN];
     if (a->file_size < ZIP_LFH_LEN || r->offset > a->file_size - ZIP_LFH_LEN ||
         fz7_volumes_pread(a->vol, lh, sizeof lh, r->offset) != FZ7_OK || fz7_get32le(lh) != ZIP_LFH_SIG) {
         snprintf(detail, dlen, "no local header where the central directory says");
         return FZ7_E_DATA;
     }
-    uint64_t data = r->offset + ZIP_LFH_LEN + fz7_get16le(lh + 26) + fz7_get16le(lh + 28);
-    if (data > a->file_size || e->packed_size > a->file_size - data) {
+    uint64_t at = r->offset + ZIP_LFH_LEN + fz7_get16le(lh + 26) + fz7_get16le(lh + 28), len = e->packed_size;
+    if (at > a->file_size || len > a->file_size - at) {
         snprintf(detail, dlen, "the data reaches past the archive's end");
         return FZ7_E_TRUNCATED;
     }
-    fz7_istream *raw = fz7_volumes_istream_new(a->vol, data, e->packed_size), *dec = NULL;
-    if (!raw)
+    zip_plain *z = calloc(1, sizeof *z);
+    if (!z)
         return FZ7_E_MEM;
-    fz7_status st = fz7_deflate_istream_new(raw, true, &dec);
-    if (st != FZ7_OK) {
-        raw->destroy(raw);
-        return st;
-    }
+    fz7_status st = zip_plain_start(a, r, lh, z, &at, &len, detail, dlen);
+    fz7_istream *dec = NULL;
+    if (st == FZ7_OK && !(z->raw = fz7_volumes_istream_new(a->vol, at, len)))
+        st = FZ7_E_MEM;
+    z->base.read = zip_plain_read;
+    if (st == FZ7_OK && method != ZIP_METHOD_STORE)
+        st = fz7_deflate_istream_new(&z->base, method == ZIP_METHOD_DEFLATE64, &dec);
+    fz7_istream *in = dec ? dec : &z->base;
     uint8_t buf[1 << 14];
     uint32_t crc = 0;
     uint64_t n = 0;
-    for (;;) {
-        size_t got = 0;
-        st = dec->read(dec, buf, sizeof buf, &got);
+    for (size_t got = 0; st == FZ7_OK;) {
+        st = in->read(in, buf, sizeof buf, &got);
         if (st != FZ7_OK || got == 0)
             break;
         if (n + got > r->size) {
@@ -633,15 +733,29 @@ static fz7_status zip_own_data(fz7_archive *a, size_t i, const fz7_extract_cb *c
         }
         crc = fz7_crc32(crc, buf, got);
         n += got;
-        if ((*cb_st = cb->data(cb->ctx, buf, got)) != FZ7_OK) {
+        if ((*cb_st = cb->data(cb->ctx, buf, got)) != FZ7_OK)
             st = *cb_st;
-            break;
-        }
     }
-    dec->destroy(dec);
-    raw->destroy(raw);   /* not the decoder's (codec.h) */
-    if (st == FZ7_OK && (n != r->size || crc != r->crc))
+    if (dec)
+        dec->destroy(dec);
+    if (st == FZ7_OK && z->cipher == WZAES) {
+        /* the code covers all of the ciphertext, what Deflate left too */
+        for (size_t got = 1; st == FZ7_OK && got;)
+            st = z->base.read(&z->base, buf, sizeof buf, &got);
+        uint8_t mac[FZ7_WZAES_MAC], stored[FZ7_WZAES_MAC];
+        fz7_wzaes_mac(&z->aes, mac);
+        if (st == FZ7_OK && (fz7_volumes_pread(a->vol, stored, sizeof stored, at + len) != FZ7_OK ||
+                             memcmp(mac, stored, sizeof mac) != 0))
+            st = FZ7_E_DATA;
+    }
+    /* AE-2 stores no CRC (0): the code above checked the data */
+    bool crc_stored = !(r->aes && r->crc == 0);
+    if (st == FZ7_OK && (n != r->size || (crc_stored && crc != r->crc)))
         st = FZ7_E_CRC;
+    if (z->raw)
+        z->raw->destroy(z->raw);   /* not the decoder's (codec.h) */
+    fz7_wzaes_wipe(&z->aes);
+    free(z);
     return st;
 }
 
@@ -666,7 +780,7 @@ static fz7_status copy_link_target(fz7_archive *a, size_t t, const fz7_extract_c
     struct archive_entry *ae;
     for (size_t k = 0; k <= t && st == FZ7_OK; k++) {
         int r;
-        while ((r = archive_read_next_header(ar, &ae)) >= ARCHIVE_WARN && r != ARCHIVE_EOF &&
+        while ((r = la_next_header(ar, &ae)) >= ARCHIVE_WARN && r != ARCHIVE_EOF &&
                fz7_la_is_root_folder(ar, ae))
             ;
         if (r < ARCHIVE_WARN || r == ARCHIVE_EOF) {
@@ -860,7 +974,7 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
             header_read = false;
         } else if (broken == FZ7_OK) {
             int r;
-            while ((r = archive_read_next_header(ar, &ae)) >= ARCHIVE_WARN && r != ARCHIVE_EOF &&
+            while ((r = la_next_header(ar, &ae)) >= ARCHIVE_WARN && r != ARCHIVE_EOF &&
                    fz7_la_is_root_folder(ar, ae))
                 ;
             if (r < ARCHIVE_WARN || r == ARCHIVE_EOF) {
@@ -888,6 +1002,8 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
         char detail[256] = "";
         if (est != FZ7_OK) {
             snprintf(detail, sizeof detail, "%s", broken_detail);
+        } else if (p->kinds[i] == LA_SYMLINK && zip_own(p, i)) {
+            est = zip_own_data(a, i, cb, &cb_st, detail, sizeof detail);
         } else if (p->kinds[i] == LA_SYMLINK) {
             const char *t = p->link_targets[i];
             if (t[0])
@@ -1072,8 +1188,8 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
     bool tar = false;
     size_t headers = 0;   /* libarchive's entries, root folders too */
     for (;;) {
-        struct archive_entry *ae;
-        int r = archive_read_next_header(ar, &ae);
+        struct archive_entry *ae = NULL;
+        int r = la_next_header(ar, &ae);
         if (r == ARCHIVE_EOF)
             break;
         if (r < ARCHIVE_WARN) {

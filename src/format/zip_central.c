@@ -207,6 +207,10 @@ void fz7_zip_central(const fz7_volumes *v, uint64_t size, fz7_entry *entries, si
         }
         entries[k].packed_size = packed;
         entries[k].packed_known = true;
+        /* an encrypted link's target came from libarchive still encrypted
+         * (or not at all): its size is the record's */
+        if (entries[k].is_symlink && (fz7_get16le(h + 8) & 1))
+            entries[k].size = usize;
         /* Attributes as 7-Zip takes them: any other host's DOS bits; a
          * Unix mode without a file type as it is (libarchive made it a
          * regular file's, which extraction keeps) */

@@ -10,12 +10,9 @@
 #include "crypto/aes7z.h"
 #include "format/archive_impl.h"
 #include "format/fd_ostream.h"
+#include "format/zip_crypt.h"
 
 #include <errno.h>
-#include <nettle/aes.h>
-#include <nettle/hmac.h>
-#include <nettle/nettle-meta.h>
-#include <nettle/pbkdf2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,9 +54,6 @@
 #define ZIP64_LOCAL_FROM 0xf0000000u
 #define U32_MAX 0xffffffffu
 #define COPY_CHUNK ((size_t)1 << 16)
-#define AES_PBKDF2_ROUNDS 1000u
-#define AES_MAC_LEN 10u
-#define AES_CTR_BLOCKS 256u
 
 typedef enum zip_crypt_kind { CRYPT_NONE, CRYPT_ZIPCRYPTO, CRYPT_AES } zip_crypt_kind;
 
@@ -102,23 +96,12 @@ struct fz7_zip_writer {
     /* The data's path to the file: encrypted as it goes, counted. */
     fz7_ostream packed_os;
     uint8_t *scratch;           /* COPY_CHUNK bytes */
-    /* ZipCrypto (6.1): the three keys, and a CRC-32 step table. */
-    uint32_t zc_keys[3];
-    uint32_t crc_table[256];
-    uint8_t zc_header[12];
-    /* WinZip AES: the cipher, the counter (little-endian, from 1), the
-     * key stream not yet used, and HMAC-SHA1 over the ciphertext. */
-    const struct nettle_cipher *aes;
-    union {
-        struct aes128_ctx a128;
-        struct aes192_ctx a192;
-        struct aes256_ctx a256;
-    } aes_ctx;
-    uint8_t ctr[16];
-    uint8_t ks[16 * AES_CTR_BLOCKS];
-    size_t ks_pos;
-    struct hmac_sha1_ctx mac;
-    uint8_t salt[16], pv[2], mac_key[32];
+    /* the entry's cipher: ZipCrypto's keys and header, or AES's state,
+     * salt and password check */
+    fz7_zipcrypto zc;
+    uint8_t zc_header[FZ7_ZIPCRYPTO_HEADER];
+    fz7_wzaes aes;
+    uint8_t salt[16], pv[2];
     char err[256];
 };
 
@@ -161,71 +144,12 @@ static uint32_t dos_time_of(int64_t sec, uint32_t nsec)
 
 /* ---- encryption ----------------------------------------------------------- */
 
-static void zc_update(fz7_zip_writer *w, uint8_t p)
-{
-    uint32_t *k = w->zc_keys;
-    k[0] = w->crc_table[(k[0] ^ p) & 0xff] ^ (k[0] >> 8);
-    k[1] = (k[1] + (k[0] & 0xff)) * 134775813u + 1;
-    k[2] = w->crc_table[(k[2] ^ (k[1] >> 24)) & 0xff] ^ (k[2] >> 8);
-}
-
-static void zc_encrypt(fz7_zip_writer *w, uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        uint32_t t = (w->zc_keys[2] | 2) & 0xffff;
-        uint8_t c = p[i] ^ (uint8_t)((t * (t ^ 1)) >> 8);
-        zc_update(w, p[i]);
-        p[i] = c;
-    }
-}
-
-static void zc_start(fz7_zip_writer *w)
-{
-    w->zc_keys[0] = 305419896u;
-    w->zc_keys[1] = 591751049u;
-    w->zc_keys[2] = 878082192u;
-    for (const char *s = w->opts.password ? w->opts.password : ""; *s; s++)
-        zc_update(w, (uint8_t)*s);
-}
-
-static void aes_ctr(fz7_zip_writer *w, uint8_t *p, size_t n)
-{
-    while (n) {
-        if (w->ks_pos == sizeof w->ks) {
-            uint8_t blocks[sizeof w->ks];
-            for (size_t b = 0; b < AES_CTR_BLOCKS; b++) {
-                for (int i = 0; i < 16 && ++w->ctr[i] == 0; i++)
-                    ;
-                memcpy(blocks + 16 * b, w->ctr, 16);
-            }
-            w->aes->encrypt(&w->aes_ctx, sizeof blocks, w->ks, blocks);
-            w->ks_pos = 0;
-        }
-        size_t k = sizeof w->ks - w->ks_pos;
-        if (k > n)
-            k = n;
-        for (size_t i = 0; i < k; i++)
-            p[i] ^= w->ks[w->ks_pos + i];
-        w->ks_pos += k;
-        p += k;
-        n -= k;
-    }
-}
-
-/* Keys for a fresh salt (WinZip AES: PBKDF2-HMAC-SHA1, 1000 rounds, to
- * the cipher key, the MAC key and a 2-byte password check). */
+/* A fresh salt and the keys of it (WinZip AES). */
 static fz7_status aes_derive(fz7_zip_writer *w)
 {
-    size_t klen = 8u + 8u * w->aes_strength, slen = klen / 2;
-    uint8_t dk[2 * 32 + 2];
-    if (fz7_random_bytes(w->salt, slen) != FZ7_OK)
+    if (fz7_random_bytes(w->salt, fz7_wzaes_salt_len(w->aes_strength)) != FZ7_OK)
         return fail(w, FZ7_E_IO, "no random numbers for the salt");
-    const char *pw = w->opts.password ? w->opts.password : "";
-    pbkdf2_hmac_sha1(strlen(pw), (const uint8_t *)pw, AES_PBKDF2_ROUNDS, slen, w->salt, 2 * klen + 2, dk);
-    w->aes->set_encrypt_key(&w->aes_ctx, dk);
-    memcpy(w->mac_key, dk + klen, klen);
-    memcpy(w->pv, dk + 2 * klen, 2);
-    memset(dk, 0, sizeof dk);
+    fz7_wzaes_init(&w->aes, w->aes_strength, w->opts.password, w->salt, w->pv);
     return FZ7_OK;
 }
 
@@ -234,21 +158,18 @@ static fz7_status aes_derive(fz7_zip_writer *w)
 static fz7_status crypt_begin(fz7_zip_writer *w, zip_entry *e)
 {
     if (w->crypt == CRYPT_ZIPCRYPTO) {
-        zc_start(w);
-        uint8_t h[12];
-        memcpy(h, w->zc_header, 11);
+        fz7_zipcrypto_init(&w->zc, w->opts.password);
+        uint8_t h[FZ7_ZIPCRYPTO_HEADER];
+        memcpy(h, w->zc_header, sizeof h - 1);
         /* the check byte: the CRC's high byte, or with a descriptor the
          * DOS time's (6.1.6) */
-        h[11] = e->crc_known ? (uint8_t)(e->crc_before >> 24) : (uint8_t)(e->dos_time >> 8);
-        zc_encrypt(w, h, sizeof h);
+        h[sizeof h - 1] = e->crc_known ? (uint8_t)(e->crc_before >> 24) : (uint8_t)(e->dos_time >> 8);
+        fz7_zipcrypto_encrypt(&w->zc, h, sizeof h);
         return put(w, h, sizeof h);
     }
     if (w->crypt == CRYPT_AES) {
-        memset(w->ctr, 0, sizeof w->ctr);
-        w->ks_pos = sizeof w->ks;
-        size_t klen = 8u + 8u * w->aes_strength;
-        hmac_sha1_set_key(&w->mac, klen, w->mac_key);
-        fz7_status st = put(w, w->salt, klen / 2);
+        fz7_wzaes_restart(&w->aes);
+        fz7_status st = put(w, w->salt, fz7_wzaes_salt_len(w->aes_strength));
         return st == FZ7_OK ? put(w, w->pv, 2) : st;
     }
     return FZ7_OK;
@@ -258,9 +179,9 @@ static fz7_status crypt_end(fz7_zip_writer *w)
 {
     if (w->crypt != CRYPT_AES)
         return FZ7_OK;
-    uint8_t mac[SHA1_DIGEST_SIZE];
-    hmac_sha1_digest(&w->mac, sizeof mac, mac);
-    return put(w, mac, AES_MAC_LEN);
+    uint8_t mac[FZ7_WZAES_MAC];
+    fz7_wzaes_mac(&w->aes, mac);
+    return put(w, mac, sizeof mac);
 }
 
 /* The packed stream: what the coder writes, encrypted, to the file. */
@@ -273,12 +194,10 @@ static fz7_status packed_write(fz7_ostream *os, const uint8_t *p, size_t n)
         const uint8_t *q = p;
         if (crypt) {
             memcpy(w->scratch, p, k);
-            if (w->crypt == CRYPT_ZIPCRYPTO) {
-                zc_encrypt(w, w->scratch, k);
-            } else {
-                aes_ctr(w, w->scratch, k);
-                hmac_sha1_update(&w->mac, k, w->scratch);
-            }
+            if (w->crypt == CRYPT_ZIPCRYPTO)
+                fz7_zipcrypto_encrypt(&w->zc, w->scratch, k);
+            else
+                fz7_wzaes_encrypt(&w->aes, w->scratch, k);
             q = w->scratch;
         }
         fz7_status st = put(w, q, k);
@@ -553,7 +472,8 @@ static fz7_status entry_data_end(fz7_zip_writer *w, zip_entry *e)
     if ((e->flags & FLAG_ENCRYPTED) && (st = crypt_end(w)) != FZ7_OK)
         return st;
     uint64_t overhead = !(e->flags & FLAG_ENCRYPTED) ? 0
-                        : w->crypt == CRYPT_ZIPCRYPTO ? 12u : (4u + 4u * w->aes_strength) + 2u + AES_MAC_LEN;
+                        : w->crypt == CRYPT_ZIPCRYPTO ? FZ7_ZIPCRYPTO_HEADER
+                                                      : fz7_wzaes_salt_len(w->aes_strength) + 2u + FZ7_WZAES_MAC;
     if (e->crc_known && e->crc_before != e->crc)
         return fail(w, FZ7_E_IO, "the file changed while it was read");
     bool deflated = e->method == METHOD_DEFLATE || e->method == METHOD_DEFLATE64;
@@ -710,18 +630,12 @@ fz7_status fz7_zip_writer_new(int fd, const fz7_la_opts *o, fz7_zip_writer **out
     off_t at = lseek(fd, 0, SEEK_CUR);
     w->seekable = at >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode);
     w->base = at >= 0 ? (uint64_t)at : 0;
-    for (uint32_t i = 0; i < 256; i++) {
-        uint32_t c = i;
-        for (int k = 0; k < 8; k++)
-            c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-        w->crc_table[i] = c;
-    }
     switch (o->crypt) {
     case FZ7_LA_CRYPT_NONE: break;
     case FZ7_LA_CRYPT_ZIPCRYPTO: w->crypt = CRYPT_ZIPCRYPTO; break;
-    case FZ7_LA_CRYPT_AES128: w->crypt = CRYPT_AES, w->aes_strength = 1, w->aes = &nettle_aes128; break;
-    case FZ7_LA_CRYPT_AES192: w->crypt = CRYPT_AES, w->aes_strength = 2, w->aes = &nettle_aes192; break;
-    case FZ7_LA_CRYPT_AES256: w->crypt = CRYPT_AES, w->aes_strength = 3, w->aes = &nettle_aes256; break;
+    case FZ7_LA_CRYPT_AES128: w->crypt = CRYPT_AES, w->aes_strength = 1; break;
+    case FZ7_LA_CRYPT_AES192: w->crypt = CRYPT_AES, w->aes_strength = 2; break;
+    case FZ7_LA_CRYPT_AES256: w->crypt = CRYPT_AES, w->aes_strength = 3; break;
     }
     (void)err, (void)errlen;
     *out = w;
@@ -1017,7 +931,7 @@ void fz7_zip_writer_free(fz7_zip_writer *w)
     fz7_membuf_free(&w->cd);
     fz7_fd_ostream_free(&w->out);
     free(w->scratch);
-    memset(w->mac_key, 0, sizeof w->mac_key);
-    memset(&w->aes_ctx, 0, sizeof w->aes_ctx);
+    fz7_wzaes_wipe(&w->aes);
+    memset(&w->zc, 0, sizeof w->zc);
     free(w);
 }

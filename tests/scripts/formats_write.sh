@@ -102,6 +102,33 @@ done
 "$FZ7" a -bd -psecret -mem=AES192 zq.zip dir >zq.out 2>&1; rc=$?
 check "zip -mem=AES192: rc=$rc, AES-192 entries 7zz tests" \
     "[ $rc -eq 0 ] && 7zz l -slt -psecret zq.zip | grep -q '^Method = AES-192 ' && 7zz t -psecret zq.zip >/dev/null 2>&1"
+# Encrypted and Deflate64 zips with a symbolic link, made by 7zz and by
+# fz7, read back by the other: libarchive cannot read Deflate64, hands over
+# a ZipCrypto link's target still encrypted and fails an AES link's header,
+# so fz7 decodes those entries itself (libarchive_read.c zip_own)
+mkdir -p zl && cp -a dir zl/ && ln -s sub/deep/a.txt zl/dir/link
+for em in "" -mem=ZipCrypto -mem=AES128 -mem=AES256; do
+    for mm in Deflate Deflate64; do
+        for maker in 7zz fz7; do
+            m=$maker; [ "$maker" = fz7 ] && m=$FZ7
+            rm -rf zlx zl.zip
+            pw=; [ -n "$em" ] && pw=-psecret
+            (cd zl && "$m" a -bd -snl $pw $em -mm=$mm ../zl.zip dir >/dev/null 2>&1)
+            if [ "$maker" = 7zz ]; then
+                "$FZ7" x -bd -snl $pw -ozlx zl.zip >/dev/null 2>&1; rc=$?
+            else
+                7zz x -bd -snl $pw -ozlx zl.zip >/dev/null 2>&1; rc=$?
+            fi
+            check "zip ${em:-(none)} $mm by $maker, read by the other: rc=$rc, the tree and its link" \
+                "[ $rc -eq 0 ] && [ \"\$(readlink zlx/dir/link)\" = sub/deep/a.txt ] && rm zlx/dir/link && tree_sig zlx/dir | cmp -s - src.sig"
+            if [ -n "$em" ]; then
+                "$FZ7" t -bd -pwrong zl.zip >/dev/null 2>&1; rc=$?
+                check "zip $em $mm by $maker, fz7 t with a wrong password: rc=$rc" "[ $rc -eq 2 ]"
+            fi
+        done
+    done
+done
+
 # -mmt and -mcp, which tar takes and ignores as 7zz does
 "$FZ7" a -bd tr.tar dir >/dev/null 2>&1
 "$FZ7" a -bd -mmt4 -mcp=65001 -mtc=on tm.tar dir >/dev/null 2>&1; rc=$?
