@@ -111,6 +111,10 @@ typedef struct fz7_zip_rec {
     uint16_t aes_method;    /* with aes: the method under the encryption */
     uint8_t aes_strength;   /* 1, 2, 3: AES-128, -192, -256 */
     bool aes, matched;      /* matched: the record was found */
+    char *la_path;          /* libarchive's name of the entry where it is
+                               not the record's bytes (NFC of an NFD name),
+                               the entry's path now being the bytes; else
+                               NULL */
     char extras[40];        /* the extra fields 7-Zip names ("NTFS",
                                "UT:MA:1 ux", "WzAES") */
 } fz7_zip_rec;

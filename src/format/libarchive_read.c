@@ -494,8 +494,10 @@ static void la_close(fz7_archive *a)
     free(p->cpio.h);
     free(p->cpio_check);
     fz7_tar_headers_free(&p->tar);
-    for (size_t i = 0; p->zip && i < a->count; i++)
+    for (size_t i = 0; p->zip && i < a->count; i++) {
         free(p->zip[i].comment);
+        free(p->zip[i].la_path);
+    }
     free(p->zip);
     free(p->comment);
     if (p->pipe_src) {
@@ -987,7 +989,8 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
                     ret = FZ7_E_MEM;
                     break;
                 }
-                if (!p->raw && strcmp(path, e->path) != 0) {
+                const char *listed = p->zip && p->zip[i].la_path ? p->zip[i].la_path : e->path;
+                if (!p->raw && strcmp(path, listed) != 0) {
                     broken = FZ7_E_DATA;
                     snprintf(broken_detail, sizeof broken_detail, "the archive changed since it was opened");
                 }

@@ -27,6 +27,7 @@
 #define EXTRA_UT 0x5455u
 #define EXTRA_UX 0x7875u
 #define EXTRA_AES 0x9901u
+#define FLAG_UTF8 0x0800u
 /* Seconds from 1601-01-01 (FILETIME's epoch) to 1970-01-01. */
 #define FILETIME_UNIX_EPOCH 11644473600LL
 
@@ -118,6 +119,31 @@ void fz7_zip64_fields(const uint8_t *x, size_t n, uint64_t *size, uint64_t *pack
     }
 }
 
+/* A record of a root folder ("/"), which libarchive lists and fz7 does
+ * not (fz7_la_is_root_folder). */
+static bool is_root(const uint8_t *nm, size_t n)
+{
+    size_t k = 0;
+    while (k < n && nm[k] == '/')
+        k++;
+    return n && k == n;
+}
+
+/* Entry e takes the record's name nm (n bytes, a folder's '/' dropped),
+ * keeping libarchive's in r->la_path for the reader's checks. False when
+ * memory runs out. */
+static bool take_name(fz7_entry *e, const uint8_t *nm, size_t n, fz7_zip_rec *r)
+{
+    while (n > 1 && nm[n - 1] == '/')
+        n--;
+    char *raw = strndup((const char *)nm, n);
+    if (!raw)
+        return false;
+    r->la_path = e->path;
+    e->path = raw;
+    return true;
+}
+
 /* Appends word to the space-separated list s (cap bytes). */
 static void word_add(char *s, size_t cap, const char *word)
 {
@@ -142,8 +168,22 @@ void fz7_zip_central(const fz7_volumes *v, uint64_t size, fz7_entry *entries, si
         free(recs);
         return;
     }
-    /* The records come in the order libarchive listed the entries; one
-     * it did not list (a root folder) or named otherwise is passed over. */
+    /* The records come in the order libarchive listed the entries. When
+     * there is one record for each entry, besides root folders, the k-th
+     * is entry k: libarchive gives a UTF-8 name in Unicode's composed form
+     * (NFC), so "e" + U+0301 comes as U+00E9, and the record's bytes are
+     * taken as the entry's name. Otherwise one libarchive did not list
+     * (a root folder) or named otherwise is passed over. */
+    size_t records = 0;
+    for (size_t at = 0; at + CDH_LEN <= len;) {
+        const uint8_t *h = cd + at;
+        size_t nlen = fz7_get16le(h + 28), rlen = CDH_LEN + nlen + fz7_get16le(h + 30) + fz7_get16le(h + 32);
+        if (fz7_get32le(h) != CDH_SIG || rlen > len - at)
+            break;
+        records += !is_root(h + CDH_LEN, nlen);
+        at += rlen;
+    }
+    bool by_place = records == count;
     size_t i = 0;
     for (size_t at = 0; at + CDH_LEN <= len && i < count;) {
         const uint8_t *h = cd + at;
@@ -153,8 +193,16 @@ void fz7_zip_central(const fz7_volumes *v, uint64_t size, fz7_entry *entries, si
         if (CDH_LEN + nlen + xlen + clen > len - at)
             break;
         const uint8_t *nm = h + CDH_LEN, *x = nm + nlen;
+        if (by_place && is_root(nm, nlen)) {
+            at += CDH_LEN + nlen + xlen + clen;
+            continue;
+        }
         size_t k = same_name(nm, nlen, entries[i].path) ? i
+                   : by_place ? i
                    : i + 1 < count && same_name(nm, nlen, entries[i + 1].path) ? i + 1 : SIZE_MAX;
+        if (k == i && by_place && !same_name(nm, nlen, entries[i].path) && (fz7_get16le(h + 8) & FLAG_UTF8) &&
+            recs_out && !take_name(&entries[k], nm, nlen, &recs[k]))
+            k = SIZE_MAX;
         if (k == SIZE_MAX) {
             at += CDH_LEN + nlen + xlen + clen;
             continue;

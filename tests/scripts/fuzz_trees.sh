@@ -1,6 +1,6 @@
 #!/bin/bash
-# fuzz_trees.sh - seeded random trees through `fz7 a` with random switches,
-# read back by fz7 and by 7zz. Each tree has a few files of random sizes
+# fuzz_trees.sh - seeded random trees through `fz7 a` with random switches
+# (7z, and zip for about a third of them), read back by fz7 and by 7zz. Each tree has a few files of random sizes
 # and kinds (text, binary, zeros, x86-like code, empty), empty folders,
 # symlinks (to files at or below their folder), modes and names with spaces, quotes, leading dashes, control
 # and non-ASCII characters (valid UTF-8: invalid bytes are issue 21 part
@@ -62,6 +62,13 @@ for _ in range(r.randrange(1, 12)):
 for p in files + dirs:
     os.utime(p, (1600000000 + r.randrange(10**8),) * 2, follow_symlinks=False)
 sw = [r.choice(["-mx0", "-mx1", "-mx3", "-mx5", "-mx7", "-mx9"]), "-mmt%d" % r.randrange(1, 5)]
+if r.random() < 0.3:   # a zip (fz7's own writer)
+    sw = ["-tzip"] + sw + r.choice([[], ["-mm=Deflate64"], ["-mm=Copy"], ["-mfb=258", "-mpass=3"]])
+    sw += r.choice([[], ["-psecret"], ["-psecret", "-mem=AES128"], ["-psecret", "-mem=AES192"],
+                    ["-psecret", "-mem=AES256"]])
+    sw += r.choice([[], ["-mtc=on", "-mta=on"], ["-mcl=on"]])
+    print(" ".join(sw))
+    sys.exit(0)
 sw += r.choice([[], ["-m0=LZMA"], ["-m0=LZMA2:d=64k"], ["-m0=Copy"]])
 sw += r.choice([[], ["-mf=off"], ["-mf=BCJ"], ["-mf=BCJ2"], ["-mf=Delta:4"]]) if "-m0=Copy" not in sw else []
 sw += r.choice([[], ["-ms=off"], ["-ms=e"], ["-ms=64k"]])
@@ -70,17 +77,19 @@ print(" ".join(sw))
 PY
 ) || fail "tree $i: generator failed"
     pw=; case " $switches " in *" -psecret "*) pw=-psecret ;; esac
+    arc=$S/a.7z; case " $switches " in *" -tzip "*) arc=$S/a.zip ;; esac
+    rm -f "$S/a.zip"
     # shellcheck disable=SC2086
-    "$FZ7" a -bd -snl $switches "$S/a.7z" tree >"$S/log" 2>&1 ||
+    "$FZ7" a -bd -snl $switches "$arc" tree >"$S/log" 2>&1 ||
         { rc=$?; cat "$S/log"; fail "seed $SEED tree $i: fz7 a $switches exited $rc"; }
-    "$FZ7" t $pw "$S/a.7z" >"$S/log" 2>&1 || { rc=$?; cat "$S/log"; fail "seed $SEED tree $i ($switches): fz7 t exited $rc"; }
+    "$FZ7" t $pw "$arc" >"$S/log" 2>&1 || { rc=$?; cat "$S/log"; fail "seed $SEED tree $i ($switches): fz7 t exited $rc"; }
     mkdir "$S/xf" "$S/x7"
-    "$FZ7" x -snl $pw -o"$S/xf" "$S/a.7z" >"$S/log" 2>&1 ||
+    "$FZ7" x -snl $pw -o"$S/xf" "$arc" >"$S/log" 2>&1 ||
         { rc=$?; cat "$S/log"; fail "seed $SEED tree $i ($switches): fz7 x exited $rc"; }
     same_tree "$S/tree" "$S/xf/tree"
-    7zz x -snl $pw -o"$S/x7" "$S/a.7z" >"$S/log" 2>&1 ||
+    7zz x -snl $pw -o"$S/x7" "$arc" >"$S/log" 2>&1 ||
         { rc=$?; cat "$S/log"; fail "seed $SEED tree $i ($switches): 7zz x exited $rc"; }
     same_tree "$S/tree" "$S/x7/tree"
-    echo "ok tree $i: $(find "$S/tree" | wc -l) entries, $switches, $(stat -c %s "$S/a.7z") bytes"
+    echo "ok tree $i: $(find "$S/tree" | wc -l) entries, $switches, $(stat -c %s "$arc") bytes"
 done
 echo "fuzz_trees: $TREES trees from seed $SEED read back by fz7 and 7zz"

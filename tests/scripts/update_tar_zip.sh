@@ -134,4 +134,15 @@ for c in u a; do
     same "$c -snh on a tar: two hard links" "$(tar -tvf ../snhf.tar | grep -c '^h')" 2
 done
 
+# A zip name in Unicode's decomposed form ("e" + U+0301): libarchive gives
+# it composed (U+00E9); fz7 extracts, updates and renames by the stored bytes
+cd "$S" || exit 1
+mkdir -p nfd/d && nfd=$(printf 'e\314\201t.txt') && printf 'x' >"nfd/d/$nfd" && printf 'y' >nfd/d/plain.txt
+rm -f nfd.zip && 7zz a -bd nfd.zip nfd >/dev/null 2>&1
+rm -rf nfdx && "$FZ7" x -bd -onfdx nfd.zip >/dev/null 2>&1; rc=$?
+check "x of a zip with a decomposed name: exit $rc, the name's bytes as stored" "[ $rc -eq 0 ] && [ -f \"nfdx/nfd/d/$nfd\" ]"
+"$FZ7" rn -bd nfd.zip "nfd/d/$nfd" nfd/d/renamed.txt >/dev/null 2>&1; rc=$?
+check "rn of the decomposed name: exit $rc, renamed" \
+    "[ $rc -eq 0 ] && 7zz l -ba nfd.zip | grep -q ' nfd/d/renamed.txt\$' && 7zz t nfd.zip >/dev/null 2>&1"
+
 t_summary update_tar_zip
