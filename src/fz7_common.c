@@ -20,6 +20,7 @@ const char *fz7_status_str(fz7_status st)
     case FZ7_E_IO: return "I/O error";
     case FZ7_E_ARG: return "Invalid argument";
     case FZ7_E_TAIL: return "There are some data after the end of the payload data";
+    case FZ7_E_WRONG_PASSWORD: return "Wrong password";
     }
     return "Unknown error";
 }

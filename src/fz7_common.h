@@ -25,8 +25,10 @@ typedef enum fz7_status {
     FZ7_E_NEED_PASSWORD, /* encrypted and no password was given */
     FZ7_E_IO,            /* read or write failed; errno kept by the caller */
     FZ7_E_ARG,           /* bad parameters from the caller */
-    FZ7_E_TAIL           /* the data decoded whole, then bytes that belong
+    FZ7_E_TAIL,          /* the data decoded whole, then bytes that belong
                             to no stream (after a gzip file's last member) */
+    FZ7_E_WRONG_PASSWORD /* a cipher's password check failed (a zip entry's
+                            ZipCrypto check byte, WinZip AES's check value) */
 } fz7_status;
 
 /* A short English phrase for a status ("Data error", "CRC failed", ...). */

@@ -532,6 +532,7 @@ const char *fz7_entry_error_words(fz7_status st, bool encrypted)
     case FZ7_E_DATA:
         return encrypted ? "Data Error in encrypted file. Wrong password?" : "Data Error";
     case FZ7_E_PASSWORD: return "Data Error in encrypted file. Wrong password?";
+    case FZ7_E_WRONG_PASSWORD: return "Wrong password";   /* 7-Zip's words for a zip's check */
     case FZ7_E_NEED_PASSWORD: return "Cannot open encrypted archive. Wrong password?";
     case FZ7_E_TRUNCATED: return "Unexpected end of data";
     case FZ7_E_UNSUPPORTED: return "Unsupported Method";

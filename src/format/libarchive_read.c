@@ -552,7 +552,7 @@ static fz7_status read_file_data(struct archive *ar, const fz7_entry *e, bool ra
         if (r == ARCHIVE_WARN && (n == 0 || !blk))
             continue;
         if (r < ARCHIVE_WARN || off < 0 || (uint64_t)off < *done) {
-            *fatal = r < ARCHIVE_WARN;
+            *fatal = r == ARCHIVE_FATAL;   /* FAILED: this entry alone (a zip's wrong password) */
             snprintf(detail, dlen, "%s", r < ARCHIVE_WARN ? la_message(ar) : "data out of order");
             return r < ARCHIVE_WARN ? la_failure(ar) : FZ7_E_DATA;
         }
@@ -664,7 +664,7 @@ static fz7_status zip_plain_start(const fz7_archive *a, const fz7_zip_rec *r, co
             return FZ7_E_DATA;
         fz7_wzaes_init(&z->aes, r->aes_strength, pw, salt, pv);
         if (memcmp(pv, salt + slen, 2) != 0)
-            return FZ7_E_PASSWORD;
+            return FZ7_E_WRONG_PASSWORD;
         z->cipher = WZAES;
         *at += slen + 2;
         *len -= slen + 2 + FZ7_WZAES_MAC;
@@ -679,7 +679,7 @@ static fz7_status zip_plain_start(const fz7_archive *a, const fz7_zip_rec *r, co
      * descriptor the DOS time's */
     uint8_t want = r->flags & ZIP_FLAG_DESCRIPTOR ? lh[11] : (uint8_t)(r->crc >> 24);
     if (h[sizeof h - 1] != want)
-        return FZ7_E_PASSWORD;
+        return FZ7_E_WRONG_PASSWORD;
     z->cipher = ZIPCRYPTO;
     *at += sizeof h;
     *len -= sizeof h;
@@ -1023,7 +1023,7 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
             const uint32_t *check = p->cpio_check ? &p->cpio_check[p->hdr_of[i]] : NULL;
             est = read_file_data(ar, e, p->raw, check, cb, &cb_st, &fatal, &produced, detail, sizeof detail);
             if (e->encrypted && (est == FZ7_E_DATA || est == FZ7_E_CRC))
-                est = FZ7_E_PASSWORD;
+                est = strstr(detail, "Incorrect passphrase") ? FZ7_E_WRONG_PASSWORD : FZ7_E_PASSWORD;
             if (cb_st == FZ7_OK && fatal) {
                 /* libarchive cannot go on after a fatal data error. */
                 broken = est;

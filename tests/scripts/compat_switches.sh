@@ -30,6 +30,8 @@ printf 'src/a.txt\n' >list.txt
 7zz a -bd arc.7z src >/dev/null
 7zz a -bd arc.tar src >/dev/null
 7zz a -bd arc.zip src >/dev/null
+7zz a -bd -ppw enczc.zip src >/dev/null
+7zz a -bd -ppw -mem=AES256 -mm=Deflate64 encaes.zip src >/dev/null
 gzip -c arc.tar >arc.tar.gz
 bzip2 -c arc.tar >arc.tar.bz2
 7zz a -bd -ppw enc.7z src >/dev/null
@@ -223,6 +225,10 @@ row same l arc.tar
 row same l -slt arc.tar
 row same l arc.zip
 row same l -slt arc.zip
+# a zip's wrong password: 7zz's "Wrong password" line for each file
+row same t -pwrong enczc.zip
+row "different by design: fz7 leaves no empty file for an entry whose password check fails; 7zz leaves one" x -pwrong encaes.zip -oout
+row same x -ppw encaes.zip -oout
 row same l arc.tar.gz
 row same l -slt arc.tar.gz
 row same t arc.tar.gz

@@ -175,7 +175,10 @@ for enc in aes256 zipcrypt; do
     if [ $rc -eq 0 ] && cmp -s "out_$enc/random.bin" src/random.bin; then ok; else bad "$enc zip: x rc=$rc"; fi
     "$FZ7" t -bd -pwrong "enc_$enc.zip" >wrong.log 2>&1
     rc=$?
-    if [ $rc -eq 2 ] && grep -q "Wrong password?" wrong.log; then ok; else bad "$enc zip: wrong password rc=$rc"; fi
+    # 7zz's words for a zip whose password check fails, one line a file
+    7zz t -bd -pwrong "enc_$enc.zip" >wrong7.log 2>&1
+    if [ $rc -eq 2 ] && grep -q "^ERROR: Wrong password : " wrong.log &&
+        [ "$(grep '^ERROR' wrong.log)" = "$(grep '^ERROR' wrong7.log)" ]; then ok; else bad "$enc zip: wrong password rc=$rc"; fi
 done
 
 # --- zip and tar split by 7zz -v into .001, .002, ... ---
