@@ -1230,7 +1230,9 @@ static void fit_to_input(fz7_7z_coder_opts *c, uint64_t size_hint)
 {
     if (!size_hint)
         return;
-    if (c->method == FZ7_7Z_LZMA || c->method == FZ7_7Z_LZMA2 || c->method == FZ7_7Z_BZIP2)
+    if (c->method == FZ7_7Z_LZMA)
+        fz7_lzma1_reduce_dict(&c->lzma, size_hint);
+    else if (c->method == FZ7_7Z_LZMA2 || c->method == FZ7_7Z_BZIP2)
         fz7_lzma_enc_reduce_dict(&c->lzma, size_hint);
     if (c->method == FZ7_7Z_PPMD && c->ppmd_mem / 16 > size_hint) {
         for (unsigned k = 16; k < 32; k++) {

@@ -47,7 +47,9 @@ typedef enum fz7_la_crypt {
 } fz7_la_crypt;
 
 /* A zip's method (-mm=). */
-typedef enum fz7_zip_method { FZ7_ZIP_DEFLATE, FZ7_ZIP_COPY, FZ7_ZIP_DEFLATE64 } fz7_zip_method;
+typedef enum fz7_zip_method {
+    FZ7_ZIP_DEFLATE, FZ7_ZIP_COPY, FZ7_ZIP_DEFLATE64, FZ7_ZIP_BZIP2, FZ7_ZIP_LZMA
+} fz7_zip_method;
 
 /* What the -m switches of these formats ask of the writer (cli's
  * la_settings.c reads them as 7zz reads them). */
@@ -55,7 +57,7 @@ typedef struct fz7_la_opts {
     int level;                     /* -mx 0..9 (0: zip stored; gzip, bzip2 as 1) */
     fz7_deflate_enc_opts deflate;  /* gzip: fb=, mc=, pass=, a= (0: by level);
                                       its level field is set from level */
-    int bzip2_block;               /* bzip2: d=, block size in 100 kB (1..9); 0 by level */
+    int bzip2_block;               /* bzip2, zip's BZip2: d=, block size in 100 kB (1..9); 0 by level */
     fz7_zip_method zip_method;     /* zip: -mm= */
     fz7_la_crypt crypt;            /* zip: the password's cipher */
     const char *password;          /* with crypt */

@@ -11,6 +11,7 @@
 #include "format/zip_crypt.h"
 #include "check/check.h"
 #include "codec/codec.h"
+#include "lzma/lzma_dec.h"
 #include "cpu/bytes.h"
 
 #include <archive.h>
@@ -590,6 +591,8 @@ static fz7_status read_file_data(struct archive *ar, const fz7_entry *e, bool ra
 #define ZIP_METHOD_STORE 0u
 #define ZIP_METHOD_DEFLATE 8u
 #define ZIP_METHOD_DEFLATE64 9u
+#define ZIP_METHOD_BZIP2 12u
+#define ZIP_METHOD_LZMA 14u
 
 /* libarchive fails the header of a zip's symbolic link whose target it
  * cannot decode (an AES one): the name and mode are there, and fz7
@@ -613,7 +616,8 @@ static int la_next_header(struct archive *ar, struct archive_entry **ae)
 }
 
 /* Whether fz7 decodes entry i of a zip itself: Deflate64, which 7-Zip
- * writes and libarchive cannot read, and an encrypted symbolic link, whose
+ * writes and libarchive cannot read; encrypted BZip2 and LZMA, which
+ * libarchive reads undecrypted; and an encrypted symbolic link, whose
  * target libarchive hands over still encrypted. */
 static bool zip_own(const la_priv *p, size_t i)
 {
@@ -621,7 +625,9 @@ static bool zip_own(const la_priv *p, size_t i)
     if (!r || !r->matched)
         return false;
     uint16_t method = r->aes ? r->aes_method : r->method;
-    return method == ZIP_METHOD_DEFLATE64 || ((r->flags & ZIP_FLAG_ENCRYPTED) && p->kinds[i] == LA_SYMLINK);
+    bool enc = r->flags & ZIP_FLAG_ENCRYPTED;
+    return method == ZIP_METHOD_DEFLATE64 || (enc && (method == ZIP_METHOD_BZIP2 || method == ZIP_METHOD_LZMA)) ||
+           (enc && p->kinds[i] == LA_SYMLINK);
 }
 
 /* An entry's data as it leaves its cipher (ZipCrypto or WinZip AES). */
@@ -696,7 +702,8 @@ static fz7_status zip_own_data(fz7_archive *a, size_t i, const fz7_extract_cb *c
     const fz7_zip_rec *r = &p->zip[i];
     const fz7_entry *e = &a->entries[i];
     uint16_t method = r->aes ? r->aes_method : r->method;
-    if (method != ZIP_METHOD_STORE && method != ZIP_METHOD_DEFLATE && method != ZIP_METHOD_DEFLATE64) {
+    if (method != ZIP_METHOD_STORE && method != ZIP_METHOD_DEFLATE && method != ZIP_METHOD_DEFLATE64 &&
+        method != ZIP_METHOD_BZIP2 && method != ZIP_METHOD_LZMA) {
         snprintf(detail, dlen, "unsupported method %u", (unsigned)method);
         return FZ7_E_UNSUPPORTED;
     }
@@ -719,8 +726,20 @@ static fz7_status zip_own_data(fz7_archive *a, size_t i, const fz7_extract_cb *c
     if (st == FZ7_OK && !(z->raw = fz7_volumes_istream_new(a->vol, at, len)))
         st = FZ7_E_MEM;
     z->base.read = zip_plain_read;
-    if (st == FZ7_OK && method != ZIP_METHOD_STORE)
+    if (st == FZ7_OK && (method == ZIP_METHOD_DEFLATE || method == ZIP_METHOD_DEFLATE64))
         st = fz7_deflate_istream_new(&z->base, method == ZIP_METHOD_DEFLATE64, &dec);
+    if (st == FZ7_OK && method == ZIP_METHOD_BZIP2)
+        st = fz7_bzip2_istream_new(&z->base, a->opts.mem_limit, &dec);
+    if (st == FZ7_OK && method == ZIP_METHOD_LZMA) {
+        /* APPNOTE 5.8.8: the SDK's version, the properties' size (5), the
+         * properties; the stream may end with its end marker */
+        uint8_t h[4 + 5];
+        st = fz7_istream_read_full(&z->base, h, sizeof h);
+        if (st == FZ7_OK && fz7_get16le(h + 2) != 5)
+            st = FZ7_E_UNSUPPORTED;
+        if (st == FZ7_OK)
+            st = fz7_lzma_istream_new(&z->base, h + 4, r->size, a->opts.mem_limit, &dec);
+    }
     fz7_istream *in = dec ? dec : &z->base;
     uint8_t buf[1 << 14];
     uint32_t crc = 0;

@@ -11,6 +11,8 @@
 #include "format/archive_impl.h"
 #include "format/fd_ostream.h"
 #include "format/zip_crypt.h"
+#include "lzma/lzma_enc.h"
+#include "lzma/lzma_presets.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -33,11 +35,14 @@
 #define EOCD64_LOC_LEN 20u
 #define MADE_BY (3u << 8 | 63u)   /* host Unix, APPNOTE 6.3 */
 #define FLAG_ENCRYPTED 0x0001u
+#define FLAG_LZMA_EOS 0x0002u     /* LZMA: the stream ends with its end marker */
 #define FLAG_DESCRIPTOR 0x0008u
 #define FLAG_UTF8 0x0800u
 #define METHOD_STORE 0u
 #define METHOD_DEFLATE 8u
 #define METHOD_DEFLATE64 9u
+#define METHOD_BZIP2 12u
+#define METHOD_LZMA 14u
 #define METHOD_AES 99u
 #define EXTRA_ZIP64 0x0001u
 #define EXTRA_NTFS 0x000au
@@ -78,7 +83,7 @@ typedef struct zip_entry {
     uint32_t crc_before;
     int data_fd;                /* a file to read again (pread), or -1 */
     const uint8_t *data_mem;    /* a symlink's text, the other source */
-    fz7_deflate_enc *enc;       /* the writer's, while it codes this entry */
+    bool coding;                /* the method's encoder takes the data */
 } zip_entry;
 
 struct fz7_zip_writer {
@@ -92,7 +97,13 @@ struct fz7_zip_writer {
     fz7_membuf cd;              /* the central directory so far */
     uint64_t entries;
     zip_entry cur;
-    fz7_deflate_enc *enc;       /* Deflate or Deflate64 (-mm), made once */
+    /* the encoders of -mm, kept from entry to entry: Deflate or Deflate64
+     * (restarted), BZip2 (one an entry), LZMA (reset while its dictionary
+     * stays, the options in lz_opts) */
+    fz7_deflate_enc *enc;
+    fz7_bzip2_enc *bz;
+    fz7_lzma_enc *lz;
+    fz7_lzma_enc_opts lz_opts;
     /* The data's path to the file: encrypted as it goes, counted. */
     fz7_ostream packed_os;
     uint8_t *scratch;           /* COPY_CHUNK bytes */
@@ -213,14 +224,16 @@ static fz7_status packed_write(fz7_ostream *os, const uint8_t *p, size_t n)
 
 static uint16_t needed_of(const zip_entry *e, zip_crypt_kind crypt, bool zip64)
 {
-    uint16_t v = e->method == METHOD_DEFLATE64 ? 21 : e->method == METHOD_DEFLATE ? 20 : 10;
-    if (e->name_len && e->name[e->name_len - 1] == '/')
+    /* APPNOTE 4.4.3.2: the version each feature needs, the highest taken */
+    uint16_t v = e->method == METHOD_LZMA ? 63 : e->method == METHOD_BZIP2 ? 46 : e->method == METHOD_DEFLATE64 ? 21
+                 : e->method == METHOD_DEFLATE ? 20 : 10;
+    if (e->name_len && e->name[e->name_len - 1] == '/' && v < 20)
         v = 20;
     if (crypt == CRYPT_ZIPCRYPTO && v < 20)
         v = 20;
     if (zip64 && v < 45)
         v = 45;
-    if (crypt == CRYPT_AES)
+    if (crypt == CRYPT_AES && v < 51)
         v = 51;
     return v;
 }
@@ -374,22 +387,92 @@ static fz7_status crc_of_source(fz7_zip_writer *w, zip_entry *e)
     return FZ7_OK;
 }
 
-static fz7_status start_coder(fz7_zip_writer *w, zip_entry *e)
+/* LZMA in a zip (APPNOTE 5.8.8): the LZMA SDK version, the properties'
+ * size and the properties, then the stream with its end marker. */
+static fz7_status start_lzma(fz7_zip_writer *w, uint64_t size_hint)
 {
-    if (e->method != METHOD_DEFLATE && e->method != METHOD_DEFLATE64)
-        return FZ7_OK;
-    /* one encoder for the archive, restarted for each entry: a new one's
-     * tables cost more than a small file's coding */
-    if (w->enc) {
-        fz7_deflate_enc_restart(w->enc);
-        e->enc = w->enc;
+    fz7_lzma_enc_opts o;
+    fz7_lzma_enc_preset(&o, (unsigned)(w->opts.level < 1 ? 1 : w->opts.level > 9 ? 9 : w->opts.level));
+    fz7_lzma1_reduce_dict(&o, size_hint ? size_hint : 1);
+    o.end_marker = 1;
+    fz7_status st = FZ7_OK;
+    if (w->lz && w->lz_opts.dict_size == o.dict_size) {
+        st = fz7_lzma_enc_reset(w->lz, &w->packed_os);
+    } else {
+        fz7_lzma_enc_free(w->lz);
+        w->lz = NULL;
+        st = fz7_lzma_enc_new(&o, &w->packed_os, &w->lz);
+        w->lz_opts = o;
+    }
+    if (st != FZ7_OK)
+        return fail(w, st, "cannot start the LZMA encoder");
+    uint8_t h[4 + 5] = {FZ7_VERSION_MAJOR, FZ7_VERSION_MINOR, 5, 0};
+    fz7_lzma_enc_props(w->lz, h + 4);
+    return packed_write(&w->packed_os, h, sizeof h);
+}
+
+static fz7_status start_coder(fz7_zip_writer *w, zip_entry *e, uint64_t size_hint)
+{
+    fz7_status st = FZ7_OK;
+    int level = w->opts.level < 1 ? 1 : w->opts.level > 9 ? 9 : w->opts.level;
+    switch (e->method) {
+    case METHOD_DEFLATE:
+    case METHOD_DEFLATE64:
+        /* one encoder for the archive, restarted for each entry: a new
+         * one's tables cost more than a small file's coding */
+        if (w->enc) {
+            fz7_deflate_enc_restart(w->enc);
+        } else {
+            fz7_deflate_enc_opts d = w->opts.deflate;
+            d.level = level;
+            st = fz7_deflate_enc_new_opts(&d, e->method == METHOD_DEFLATE64, &w->packed_os, &w->enc);
+        }
+        break;
+    case METHOD_BZIP2: {
+        /* the block size as 7-Zip picks it (la_write.c's bzip2 too) */
+        int block = w->opts.bzip2_block ? w->opts.bzip2_block : level <= 2 ? 1 : level <= 4 ? 5 : 9;
+        st = fz7_bzip2_enc_new(block, &w->packed_os, &w->bz);
+        break;
+    }
+    case METHOD_LZMA:
+        if ((st = start_lzma(w, size_hint)) != FZ7_OK)
+            return st;
+        break;
+    default:
         return FZ7_OK;
     }
-    fz7_deflate_enc_opts d = w->opts.deflate;
-    d.level = w->opts.level < 1 ? 1 : w->opts.level > 9 ? 9 : w->opts.level;
-    fz7_status st = fz7_deflate_enc_new_opts(&d, e->method == METHOD_DEFLATE64, &w->packed_os, &w->enc);
-    e->enc = w->enc;
-    return st == FZ7_OK ? st : fail(w, st, "cannot start the Deflate encoder");
+    e->coding = st == FZ7_OK;
+    return st == FZ7_OK ? st : fail(w, st, "cannot start the encoder");
+}
+
+/* Ends the entry's coder: its last block, end marker or trailer. */
+static fz7_status finish_coder(fz7_zip_writer *w, zip_entry *e)
+{
+    if (!e->coding)
+        return FZ7_OK;
+    e->coding = false;
+    fz7_status st = FZ7_OK;
+    if (e->method == METHOD_BZIP2) {
+        st = fz7_bzip2_enc_finish(w->bz);
+        fz7_bzip2_enc_free(w->bz);
+        w->bz = NULL;
+    } else if (e->method == METHOD_LZMA) {
+        st = fz7_lzma_enc_finish(w->lz);
+    } else {
+        st = fz7_deflate_enc_finish(w->enc);
+    }
+    return st == FZ7_OK ? st : fail(w, st, NULL);
+}
+
+static fz7_status code(fz7_zip_writer *w, zip_entry *e, const uint8_t *p, size_t n)
+{
+    if (!e->coding)
+        return packed_write(&w->packed_os, p, n);
+    switch (e->method) {
+    case METHOD_BZIP2: return fz7_bzip2_enc_write(w->bz, p, n);
+    case METHOD_LZMA: return fz7_lzma_enc_write(w->lz, p, n);
+    default: return fz7_deflate_enc_write(w->enc, p, n);
+    }
 }
 
 static fz7_status write_local(fz7_zip_writer *w, zip_entry *e)
@@ -412,7 +495,7 @@ static fz7_status restore_stored(fz7_zip_writer *w, zip_entry *e)
     if (lseek(w->fd, (off_t)(w->base + e->data_start), SEEK_SET) < 0)
         return fail(w, FZ7_E_IO, NULL);
     w->out.pos = e->data_start;
-    e->method = METHOD_STORE;
+    e->method = METHOD_STORE;   /* (7zz keeps an LZMA entry's EOS flag: so does fz7) */
     e->needed = needed_of(e, e->flags & FLAG_ENCRYPTED ? w->crypt : CRYPT_NONE, e->zip64_local);
     if ((e->flags & FLAG_ENCRYPTED) && (st = crypt_begin(w, e)) != FZ7_OK)
         return st;
@@ -462,13 +545,9 @@ static fz7_status entry_end(fz7_zip_writer *w)
  * go; or the data again as stored. */
 static fz7_status entry_data_end(fz7_zip_writer *w, zip_entry *e)
 {
-    fz7_status st = FZ7_OK;
-    if (e->enc) {
-        st = fz7_deflate_enc_finish(e->enc);
-        e->enc = NULL;
-        if (st != FZ7_OK)
-            return fail(w, st, NULL);
-    }
+    fz7_status st = finish_coder(w, e);
+    if (st != FZ7_OK)
+        return st;
     if ((e->flags & FLAG_ENCRYPTED) && (st = crypt_end(w)) != FZ7_OK)
         return st;
     uint64_t overhead = !(e->flags & FLAG_ENCRYPTED) ? 0
@@ -476,8 +555,8 @@ static fz7_status entry_data_end(fz7_zip_writer *w, zip_entry *e)
                                                       : fz7_wzaes_salt_len(w->aes_strength) + 2u + FZ7_WZAES_MAC;
     if (e->crc_known && e->crc_before != e->crc)
         return fail(w, FZ7_E_IO, "the file changed while it was read");
-    bool deflated = e->method == METHOD_DEFLATE || e->method == METHOD_DEFLATE64;
-    if (deflated && e->size && w->out.pos - e->data_start - overhead >= e->size && w->seekable &&
+    bool coded = e->method != METHOD_STORE;
+    if (coded && e->size && w->out.pos - e->data_start - overhead >= e->size && w->seekable &&
         !e->descriptor && (e->data_fd >= 0 || e->data_mem) && (st = restore_stored(w, e)) != FZ7_OK)
         return st;
     e->packed = w->out.pos - e->data_start;
@@ -547,7 +626,14 @@ fz7_status fz7_zip_writer_begin(fz7_zip_writer *w, const fz7_la_entry *le)
     else if (!dir && le->data_fd >= 0)
         e->data_fd = dup(le->data_fd);   /* the caller closes its own before the entry ends */
     bool store = dir || e->size == 0 || w->opts.level == 0 || w->opts.zip_method == FZ7_ZIP_COPY;
-    e->method = store ? METHOD_STORE : w->opts.zip_method == FZ7_ZIP_DEFLATE64 ? METHOD_DEFLATE64 : METHOD_DEFLATE;
+    static const uint16_t methods[] = {[FZ7_ZIP_DEFLATE] = METHOD_DEFLATE, [FZ7_ZIP_COPY] = METHOD_STORE,
+                                       [FZ7_ZIP_DEFLATE64] = METHOD_DEFLATE64, [FZ7_ZIP_BZIP2] = METHOD_BZIP2,
+                                       [FZ7_ZIP_LZMA] = METHOD_LZMA};
+    e->method = store ? METHOD_STORE : methods[w->opts.zip_method];
+    /* 7zz sets LZMA's flag on a file it stores too (an empty one, one
+     * LZMA did not shrink) */
+    if (w->opts.zip_method == FZ7_ZIP_LZMA && !dir && w->opts.level != 0)
+        e->flags |= FLAG_LZMA_EOS;
     if (!dir && w->crypt != CRYPT_NONE)
         e->flags |= FLAG_ENCRYPTED;
     /* times: DOS in the headers, NTFS in the central directory */
@@ -589,7 +675,7 @@ fz7_status fz7_zip_writer_begin(fz7_zip_writer *w, const fz7_la_entry *le)
         return st;
     if ((e->flags & FLAG_ENCRYPTED) && (st = crypt_begin(w, e)) != FZ7_OK)
         return st;
-    if ((st = start_coder(w, e)) != FZ7_OK)
+    if ((st = start_coder(w, e, e->size)) != FZ7_OK)
         return st;
     if (link && e->size) {
         e->size = 0;   /* counted again as it is written */
@@ -607,7 +693,7 @@ fz7_status fz7_zip_writer_write(fz7_zip_writer *w, const uint8_t *p, size_t n)
         return fail(w, FZ7_E_ARG, "data outside an entry");
     e->crc = fz7_crc32(e->crc, p, n);
     e->size += n;
-    return e->enc ? fz7_deflate_enc_write(e->enc, p, n) : packed_write(&w->packed_os, p, n);
+    return code(w, e, p, n);
 }
 
 /* ---- the writer ------------------------------------------------------------- */
@@ -925,6 +1011,8 @@ void fz7_zip_writer_free(fz7_zip_writer *w)
     if (!w)
         return;
     fz7_deflate_enc_free(w->enc);
+    fz7_bzip2_enc_free(w->bz);
+    fz7_lzma_enc_free(w->lz);
     if (w->cur.data_fd >= 0)
         close(w->cur.data_fd);
     free(w->cur.name);

@@ -97,6 +97,17 @@ void fz7_lzma_enc_reduce_dict(fz7_lzma_enc_opts *opts, uint64_t input_size)
     }
 }
 
+void fz7_lzma1_reduce_dict(fz7_lzma_enc_opts *opts, uint64_t input_size)
+{
+    fz7_lzma_enc_reduce_dict(opts, input_size);
+    const uint64_t mib = (uint64_t)1 << 20;
+    if (input_size > 2 * mib) {
+        uint64_t fit = (input_size + mib - 1) & ~(mib - 1);
+        if (fit < opts->dict_size)
+            opts->dict_size = (uint32_t)fit;
+    }
+}
+
 uint32_t fz7_lzma_mf_depth(const fz7_lzma_enc_opts *o)
 {
     if (o->depth)

@@ -49,6 +49,12 @@ void fz7_lzma_header_preset(fz7_lzma_enc_opts *opts, uint64_t header_bytes);
  * dictionary property bytes 7zz writes. */
 void fz7_lzma_enc_reduce_dict(fz7_lzma_enc_opts *opts, uint64_t input_size);
 
+/* fz7_lzma_enc_reduce_dict for LZMA (not LZMA2, whose property byte holds
+ * only 2^n and 3*2^n): above 2 MiB 7-Zip fits the dictionary to the input
+ * rounded up to a whole MiB (its property holds any size), so a 5 MB
+ * input gets 5 MiB, not 6. */
+void fz7_lzma1_reduce_dict(fz7_lzma_enc_opts *opts, uint64_t input_size);
+
 /* The candidates per search the match finder gets: opts->depth, or when
  * that is 0 (automatic) 16 + nice_len / 2, halved for the hash chains
  * and buckets (hc4, hc5, hb5), whose steps cost more than a tree's. */

@@ -63,7 +63,8 @@ for p in files + dirs:
     os.utime(p, (1600000000 + r.randrange(10**8),) * 2, follow_symlinks=False)
 sw = [r.choice(["-mx0", "-mx1", "-mx3", "-mx5", "-mx7", "-mx9"]), "-mmt%d" % r.randrange(1, 5)]
 if r.random() < 0.3:   # a zip (fz7's own writer)
-    sw = ["-tzip"] + sw + r.choice([[], ["-mm=Deflate64"], ["-mm=Copy"], ["-mfb=258", "-mpass=3"]])
+    sw = ["-tzip"] + sw + r.choice([[], ["-mm=Deflate64"], ["-mm=Copy"], ["-mfb=258", "-mpass=3"], ["-mm=BZip2"],
+                                    ["-mm=LZMA"]])
     sw += r.choice([[], ["-psecret"], ["-psecret", "-mem=AES128"], ["-psecret", "-mem=AES192"],
                     ["-psecret", "-mem=AES256"]])
     sw += r.choice([[], ["-mtc=on", "-mta=on"], ["-mcl=on"]])
