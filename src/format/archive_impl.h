@@ -179,7 +179,17 @@ typedef struct fz7_tar_hdr {
     uint8_t flags;          /* FZ7_TAR_* */
     uint8_t pax;            /* FZ7_TAR_PAX_* */
     uint8_t pax_ids;        /* 1: a uid record, 2: a gid record */
+    char *pax_path, *pax_linkpath;   /* pax path and linkpath records with
+                                        bytes past ASCII, as stored (while
+                                        read: fz7_tar_headers.raw takes them) */
 } fz7_tar_hdr;
+
+/* An entry's pax path or link target as stored, where libarchive gives it
+ * in Unicode's composed form (NFC): "e" + U+0301 as U+00E9. */
+typedef struct fz7_tar_raw_name {
+    size_t header;          /* the entry header's index */
+    char *path, *linkpath;  /* either may be NULL */
+} fz7_tar_raw_name;
 
 typedef struct fz7_tar_headers {
     fz7_tar_hdr *h;         /* one per entry header, in the archive's order
@@ -192,6 +202,9 @@ typedef struct fz7_tar_headers {
                                Comment shows them, or NULL */
     uint64_t global_bytes;  /* those headers with their records (7-Zip
                                counts them out of its Headers Size) */
+    fz7_tar_raw_name *raw;  /* every kept level: the entries whose pax
+                               names pass ASCII, in header order */
+    size_t raw_count;
 } fz7_tar_headers;
 
 /* Reads the headers of the plain tar of size bytes in v (POSIX.1-2001

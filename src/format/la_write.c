@@ -1,7 +1,10 @@
 /* la_write.c - tar and bzip2 writers over libarchive, the gzip writer on
  * fz7's Deflate encoder, and zip_write.c's zip writer behind the same
- * calls (see la_write.h). Names go through a UTF-8 locale so non-ASCII
- * paths are stored as UTF-8 whatever the process locale is. */
+ * calls (see la_write.h). Names are handed to libarchive as the bytes of
+ * a UTF-8 locale (archive_entry_copy_*, inside fz7_la_utf8_enter), so they
+ * are stored as UTF-8 whatever the process locale is, and as they are:
+ * libarchive's *_utf8 setters compose them (NFC), so a name of "e" +
+ * U+0301 would be stored as U+00E9. */
 #include "format/la_write.h"
 #include "check/check.h"
 #include "cpu/bytes.h"
@@ -177,18 +180,18 @@ fz7_status fz7_la_writer_begin(fz7_la_writer *w, const fz7_la_entry *e)
     if (!ae)
         return FZ7_E_MEM;
     locale_t old = fz7_la_utf8_enter();
-    archive_entry_set_pathname_utf8(ae, e->name);
+    archive_entry_copy_pathname(ae, e->name);
     archive_entry_set_mode(ae, e->mode);
     if (!w->opts.no_mtime)
         archive_entry_set_mtime(ae, (time_t)e->mtime, (long)e->mtime_nsec);
     if (S_ISREG(e->mode) && e->hardlink)
-        archive_entry_set_hardlink_utf8(ae, e->hardlink);
+        archive_entry_copy_hardlink(ae, e->hardlink);
     if (S_ISREG(e->mode) && !e->hardlink)
         archive_entry_set_size(ae, (la_int64_t)e->size);
     else
         archive_entry_set_size(ae, 0);
     if (S_ISLNK(e->mode) && e->link_target)
-        archive_entry_set_symlink_utf8(ae, e->link_target);
+        archive_entry_copy_symlink(ae, e->link_target);
     int r = archive_write_header(w->ar, ae);
     fz7_la_utf8_leave(old);
     archive_entry_free(ae);
@@ -233,6 +236,14 @@ fz7_status fz7_la_writer_copy(fz7_la_writer *w, const char *old_path, fz7_la_cop
     locale_t old = fz7_la_utf8_enter();
     fz7_status st = FZ7_OK;
     uint8_t *buf = NULL;
+    /* the pax names past ASCII as stored (libarchive composes them, NFC):
+     * the entries are named by them and keep them */
+    fz7_tar_headers th = {0};
+    fz7_volumes *v = NULL;
+    char verr[64];
+    if (fz7_volumes_open(old_path, &v, verr, sizeof verr) == FZ7_OK)
+        (void)fz7_tar_headers_read(v, fz7_volumes_size(v), UINT64_MAX >> 1, FZ7_DETAIL_NONE, &th);
+    size_t raw_at = 0;
     if (archive_read_open_filename(in, old_path, 64 << 10) != ARCHIVE_OK) {
         la_fail(w, in);
         st = FZ7_E_FORMAT;
@@ -243,7 +254,7 @@ fz7_status fz7_la_writer_copy(fz7_la_writer *w, const char *old_path, fz7_la_cop
         st = FZ7_E_MEM;
         goto out;
     }
-    for (size_t index = 0;;) {
+    for (size_t index = 0, header = 0;; header++) {
         struct archive_entry *ae;
         int r = archive_read_next_header(in, &ae);
         if (r == ARCHIVE_EOF)
@@ -253,6 +264,16 @@ fz7_status fz7_la_writer_copy(fz7_la_writer *w, const char *old_path, fz7_la_cop
             st = FZ7_E_DATA;
             goto out;
         }
+        while (raw_at < th.raw_count && th.raw[raw_at].header < header)
+            raw_at++;
+        const fz7_tar_raw_name *raw = raw_at < th.raw_count && th.raw[raw_at].header == header ? &th.raw[raw_at]
+                                                                                            : NULL;
+        /* (set as the locale's bytes, which are UTF-8 here: from UTF-8
+         * libarchive would compose them again) */
+        if (raw && raw->path)
+            archive_entry_copy_pathname(ae, raw->path);
+        if (raw && raw->linkpath && archive_entry_filetype(ae) == AE_IFLNK)
+            archive_entry_copy_symlink(ae, raw->linkpath);
         if (!fz7_la_is_root_folder(in, ae)) {
             char *path = fz7_la_entry_path(ae);
             if (!path) {
@@ -271,14 +292,14 @@ fz7_status fz7_la_writer_copy(fz7_la_writer *w, const char *old_path, fz7_la_cop
                 char *name = malloc(n + 2);
                 if (name) {   /* a folder's name ends in '/', as tar and zip write it */
                     snprintf(name, n + 2, "%s%s", write_as, dir ? "/" : "");
-                    archive_entry_set_pathname_utf8(ae, name);
+                    archive_entry_copy_pathname(ae, name);
                     free(name);
                 } else {
                     st = FZ7_E_MEM;
                 }
             }
             if (st == FZ7_OK && write_as && hard && as.link != hard)
-                archive_entry_set_hardlink_utf8(ae, as.link);
+                archive_entry_copy_hardlink(ae, as.link);
             free(path);
             if (st != FZ7_OK)
                 goto out;
@@ -310,6 +331,8 @@ fz7_status fz7_la_writer_copy(fz7_la_writer *w, const char *old_path, fz7_la_cop
 out:
     free(buf);
     archive_read_free(in);
+    fz7_tar_headers_free(&th);
+    fz7_volumes_close(v);
     fz7_la_utf8_leave(old);
     return st;
 }

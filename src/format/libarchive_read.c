@@ -62,6 +62,9 @@ typedef struct {
     size_t *hdr_of;        /* per entry: its header's index in the tar */
     fz7_tar_headers tar;   /* a plain tar's headers (FZ7_DETAIL_PROPS) */
     fz7_zip_rec *zip;      /* a zip's records, per entry */
+    char **tar_la_path;    /* a tar's entries whose pax name was taken as
+                              stored: libarchive's (NFC) name, per entry,
+                              else NULL (or no array) */
     fz7_cpio_headers cpio; /* a cpio's headers (FZ7_DETAIL_PROPS) */
     uint32_t *cpio_check;  /* per header a "crc" cpio's byte sum, or NULL */
     char *comment;         /* the archive's Comment (info.comment) */
@@ -132,6 +135,45 @@ static void tar_traits_put(const tar_traits *t, fz7_archive *a, la_priv *p)
  * size and what fz7_archive_entry_props lists. Nothing changes when they
  * cannot be read or do not pair with libarchive's headers (headers of
  * them, one per entry and root folder). */
+/* The pax names past ASCII as stored: libarchive composes them (NFC), and
+ * 7zz, tar and a restore keep the bytes. An entry whose name differs
+ * takes the stored one (libarchive's kept to check its reader against);
+ * a symlink whose target differs, the stored target. */
+static void raw_names_take(fz7_archive *a, la_priv *p, const fz7_tar_headers *th)
+{
+    size_t r = 0;
+    for (size_t i = 0; i < a->count && r < th->raw_count; i++) {
+        while (r < th->raw_count && th->raw[r].header < p->hdr_of[i])
+            r++;
+        if (r == th->raw_count || th->raw[r].header != p->hdr_of[i])
+            continue;
+        const fz7_tar_raw_name *n = &th->raw[r];
+        fz7_entry *e = &a->entries[i];
+        if (n->path) {
+            size_t len = strlen(n->path);
+            while (len > 1 && n->path[len - 1] == '/')
+                len--;
+            if ((strlen(e->path) != len || memcmp(e->path, n->path, len) != 0) &&
+                (p->tar_la_path || (p->tar_la_path = calloc(a->count, sizeof *p->tar_la_path)))) {
+                char *raw = strndup(n->path, len);
+                if (raw) {
+                    p->tar_la_path[i] = e->path;
+                    e->path = raw;
+                }
+            }
+        }
+        if (n->linkpath && p->kinds[i] == LA_SYMLINK && p->link_targets[i] &&
+            strcmp(p->link_targets[i], n->linkpath) != 0) {
+            char *raw = strdup(n->linkpath);
+            if (raw) {
+                free(p->link_targets[i]);
+                p->link_targets[i] = raw;
+                e->size = strlen(raw);
+            }
+        }
+    }
+}
+
 static void tar_headers_take(fz7_archive *a, la_priv *p, size_t headers, tar_traits *t)
 {
     fz7_tar_headers th;
@@ -145,6 +187,7 @@ static void tar_headers_take(fz7_archive *a, la_priv *p, size_t headers, tar_tra
         a->entries[i].packed_size = th.h ? th.h[p->hdr_of[i]].packed : th.packed[p->hdr_of[i]];
         a->entries[i].packed_known = true;
     }
+    raw_names_take(a, p, &th);
     t->walked = true;
     t->pax_keys = th.pax_union;
     t->gnu = th.flags_union & FZ7_TAR_GNU;
@@ -499,6 +542,9 @@ static void la_close(fz7_archive *a)
         free(p->zip[i].comment);
         free(p->zip[i].la_path);
     }
+    for (size_t i = 0; p->tar_la_path && i < a->count; i++)
+        free(p->tar_la_path[i]);
+    free(p->tar_la_path);
     free(p->zip);
     free(p->comment);
     if (p->pipe_src) {
@@ -1008,7 +1054,9 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
                     ret = FZ7_E_MEM;
                     break;
                 }
-                const char *listed = p->zip && p->zip[i].la_path ? p->zip[i].la_path : e->path;
+                const char *listed = p->zip && p->zip[i].la_path                   ? p->zip[i].la_path
+                                     : p->tar_la_path && p->tar_la_path[i] ? p->tar_la_path[i]
+                                                                           : e->path;
                 if (!p->raw && strcmp(path, listed) != 0) {
                     broken = FZ7_E_DATA;
                     snprintf(broken_detail, sizeof broken_detail, "the archive changed since it was opened");

@@ -163,10 +163,18 @@ static fz7_status pax_records(const char *data, size_t n, fz7_tar_hdr *h, char *
         size_t klen = (size_t)(eq - key), vlen = (size_t)(end - eq - 1);
         const char *v = eq + 1;
 #define KEY(s) (klen == sizeof(s) - 1 && memcmp(key, s, klen) == 0)
-        if (KEY("path"))
-            h->pax |= FZ7_TAR_PAX_PATH;
-        else if (KEY("linkpath"))
-            h->pax |= FZ7_TAR_PAX_LINKPATH;
+        if (KEY("path") || KEY("linkpath")) {
+            bool link = key[0] == 'l';
+            h->pax |= link ? FZ7_TAR_PAX_LINKPATH : FZ7_TAR_PAX_PATH;
+            char **raw = link ? &h->pax_linkpath : &h->pax_path;
+            free(*raw);
+            *raw = NULL;
+            bool wide = false;
+            for (size_t k = 0; k < vlen && !wide; k++)
+                wide = (unsigned char)v[k] >= 0x80;
+            if (wide && !(*raw = strndup(v, vlen)))
+                return FZ7_E_MEM;
+        }
         else if (KEY("size")) {
             if (pax_number(v, vlen, &h->pax_size))
                 h->pax |= FZ7_TAR_PAX_SIZE;
@@ -203,6 +211,8 @@ static void hdr_free(fz7_tar_hdr *h)
     free(h->comment);
     free(h->user);
     free(h->group);
+    free(h->pax_path);
+    free(h->pax_linkpath);
 }
 
 /* A name field (user, group) of n bytes: NULL when empty. */
@@ -226,6 +236,9 @@ void fz7_tar_headers_free(fz7_tar_headers *t)
     free(t->h);
     free(t->packed);
     free(t->global);
+    for (size_t i = 0; i < t->raw_count; i++)
+        free(t->raw[i].path), free(t->raw[i].linkpath);
+    free(t->raw);
     memset(t, 0, sizeof *t);
 }
 
@@ -253,7 +266,7 @@ fz7_status fz7_tar_headers_read(const fz7_volumes *v, uint64_t size, uint64_t me
                                 fz7_detail keep, fz7_tar_headers *out)
 {
     memset(out, 0, sizeof *out);
-    size_t cap = 0;
+    size_t cap = 0, raw_cap = 0;
     uint8_t hb[BLOCK];
     fz7_tar_hdr cur = {0};
     char *comment = NULL;   /* the pending pax header's Comment text */
@@ -352,6 +365,15 @@ fz7_status fz7_tar_headers_read(const fz7_volumes *v, uint64_t size, uint64_t me
         cur.packed = dsize > size ? dsize : (dsize + BLOCK - 1) & ~(uint64_t)(BLOCK - 1);
         out->pax_union |= cur.pax;
         out->flags_union |= cur.flags;
+        if (cur.pax_path || cur.pax_linkpath) {
+            kept += (cur.pax_path ? strlen(cur.pax_path) : 0) + (cur.pax_linkpath ? strlen(cur.pax_linkpath) : 0);
+            st = kept > mem_limit ? FZ7_E_MEMLIMIT
+                 : fz7_grow((void **)&out->raw, out->raw_count, &raw_cap, sizeof *out->raw, 16, mem_limit);
+            if (st != FZ7_OK)
+                break;
+            out->raw[out->raw_count++] = (fz7_tar_raw_name){out->count, cur.pax_path, cur.pax_linkpath};
+            cur.pax_path = cur.pax_linkpath = NULL;
+        }
         if (keep == FZ7_DETAIL_PROPS) {
             cur.comment = comment;
             /* the kept text is bounded like the headers, not by the input */

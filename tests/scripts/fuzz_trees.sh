@@ -1,6 +1,7 @@
 #!/bin/bash
 # fuzz_trees.sh - seeded random trees through `fz7 a` with random switches
-# (7z, and zip for about a third of them), read back by fz7 and by 7zz. Each tree has a few files of random sizes
+# (7z; zip for about a quarter of them, tar for some), read back by fz7 and
+# by 7zz. Each tree has a few files of random sizes
 # and kinds (text, binary, zeros, x86-like code, empty), empty folders,
 # symlinks (to files at or below their folder), modes and names with spaces, quotes, leading dashes, control
 # and non-ASCII characters (valid UTF-8: invalid bytes are issue 21 part
@@ -62,6 +63,9 @@ for _ in range(r.randrange(1, 12)):
 for p in files + dirs:
     os.utime(p, (1600000000 + r.randrange(10**8),) * 2, follow_symlinks=False)
 sw = [r.choice(["-mx0", "-mx1", "-mx3", "-mx5", "-mx7", "-mx9"]), "-mmt%d" % r.randrange(1, 5)]
+if r.random() < 0.15:   # a tar (libarchive's GNU writer)
+    print(" ".join(["-ttar"] + sw))
+    sys.exit(0)
 if r.random() < 0.3:   # a zip (fz7's own writer)
     sw = ["-tzip"] + sw + r.choice([[], ["-mm=Deflate64"], ["-mm=Copy"], ["-mfb=258", "-mpass=3"], ["-mm=BZip2"],
                                     ["-mm=LZMA"]])
@@ -78,8 +82,8 @@ print(" ".join(sw))
 PY
 ) || fail "tree $i: generator failed"
     pw=; case " $switches " in *" -psecret "*) pw=-psecret ;; esac
-    arc=$S/a.7z; case " $switches " in *" -tzip "*) arc=$S/a.zip ;; esac
-    rm -f "$S/a.zip"
+    arc=$S/a.7z; case " $switches " in *" -tzip "*) arc=$S/a.zip ;; *" -ttar "*) arc=$S/a.tar ;; esac
+    rm -f "$S/a.zip" "$S/a.tar"
     # shellcheck disable=SC2086
     "$FZ7" a -bd -snl $switches "$arc" tree >"$S/log" 2>&1 ||
         { rc=$?; cat "$S/log"; fail "seed $SEED tree $i: fz7 a $switches exited $rc"; }

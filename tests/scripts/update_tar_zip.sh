@@ -145,4 +145,18 @@ check "x of a zip with a decomposed name: exit $rc, the name's bytes as stored" 
 check "rn of the decomposed name: exit $rc, renamed" \
     "[ $rc -eq 0 ] && 7zz l -ba nfd.zip | grep -q ' nfd/d/renamed.txt\$' && 7zz t nfd.zip >/dev/null 2>&1"
 
+# The same in a pax tar (GNU tar's path and linkpath records, which
+# libarchive composes too), and in the tar fz7 writes from such a tree
+ln -s "d/$nfd" nfd/link
+rm -f nfd.tar && tar --format=pax -cf nfd.tar nfd
+rm -rf nfdt && "$FZ7" x -bd -snl -onfdt nfd.tar >/dev/null 2>&1; rc=$?
+check "x of a pax tar with a decomposed name and link target: exit $rc, both as stored" \
+    "[ $rc -eq 0 ] && [ -f \"nfdt/nfd/d/$nfd\" ] && [ \"\$(readlink nfdt/nfd/link)\" = \"d/$nfd\" ]"
+printf 'n\n' >nfdnew.txt
+"$FZ7" u -bd nfd.tar nfdnew.txt >/dev/null 2>&1; rc=$?
+check "u of that tar: exit $rc, its names and link target kept as stored" \
+    "[ $rc -eq 0 ] && tar -tf nfd.tar | grep -qx \"nfd/d/$nfd\" && tar -tvf nfd.tar | grep -q \" -> d/$nfd\\$\""
+rm -f nfdf.tar nfd7.tar && "$FZ7" a -bd -snl nfdf.tar nfd >/dev/null 2>&1 && 7zz a -bd -snl nfd7.tar nfd >/dev/null 2>&1
+check "a tar of a tree with a decomposed name: 7zz's tar byte for byte" "cmp -s nfdf.tar nfd7.tar"
+
 t_summary update_tar_zip
