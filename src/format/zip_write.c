@@ -59,6 +59,7 @@
 #define ZIP64_LOCAL_FROM 0xf0000000u
 #define U32_MAX 0xffffffffu
 #define COPY_CHUNK ((size_t)1 << 16)
+#define CD_WINDOW ((size_t)1 << 20)   /* > CDH_LEN + 3 x 65535: a record fits */
 
 typedef enum zip_crypt_kind { CRYPT_NONE, CRYPT_ZIPCRYPTO, CRYPT_AES } zip_crypt_kind;
 
@@ -932,25 +933,36 @@ fz7_status fz7_zip_writer_copy(fz7_zip_writer *w, fz7_la_writer *outer, const ch
         st = fail(w, FZ7_E_FORMAT, "no central directory");
         goto out;
     }
-    if (!(cd = malloc(len ? (size_t)len : 1))) {
+    /* the directory is read a window at a time: memory does not grow
+     * with the number of entries (one record is at most CDH_LEN + 3 x
+     * 65535 bytes) */
+    if (!(cd = malloc(CD_WINDOW))) {
         st = fail(w, FZ7_E_MEM, "out of memory");
         goto out;
     }
-    if (fz7_volumes_pread(v, cd, (size_t)len, off) != FZ7_OK) {
-        st = fail(w, FZ7_E_FORMAT, "the central directory cannot be read");
-        goto out;
-    }
-    size_t index = 0;
-    for (size_t at = 0; at + CDH_LEN <= len && st == FZ7_OK;) {
-        const uint8_t *h = cd + at;
+    size_t index = 0, held = 0, used = 0;
+    for (uint64_t at = 0; at + CDH_LEN <= len && st == FZ7_OK;) {
+        if (used + CDH_LEN + 3u * 0xffffu > held && at + (held - used) < len) {
+            /* the window from the record at `at` on, unless it holds the
+             * directory's end already */
+            size_t want = len - at < CD_WINDOW ? (size_t)(len - at) : CD_WINDOW;
+            if (fz7_volumes_pread(v, cd, want, off + at) != FZ7_OK) {
+                st = fail(w, FZ7_E_FORMAT, "the central directory cannot be read");
+                break;
+            }
+            held = want;
+            used = 0;
+        }
+        const uint8_t *h = cd + used;
         if (fz7_get32le(h) != CDH_SIG)
             break;
         size_t nlen = fz7_get16le(h + 28), rec_len = CDH_LEN + nlen + fz7_get16le(h + 30) + fz7_get16le(h + 32);
-        if (rec_len > len - at) {
+        if (rec_len > len - at || rec_len > held - used) {
             st = fail(w, FZ7_E_FORMAT, "a central directory record reaches past its end");
             break;
         }
         at += rec_len;
+        used += rec_len;
         char *path = strndup((const char *)h + CDH_LEN, nlen);
         if (!path) {
             st = fail(w, FZ7_E_MEM, "out of memory");

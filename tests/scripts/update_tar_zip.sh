@@ -159,4 +159,15 @@ check "u of that tar: exit $rc, its names and link target kept as stored" \
 rm -f nfdf.tar nfd7.tar && "$FZ7" a -bd -snl nfdf.tar nfd >/dev/null 2>&1 && 7zz a -bd -snl nfd7.tar nfd >/dev/null 2>&1
 check "a tar of a tree with a decomposed name: 7zz's tar byte for byte" "cmp -s nfdf.tar nfd7.tar"
 
+# A zip whose central directory is larger than the 1 MiB the update reads
+# it by (12,000 entries of 100-byte names): d keeps every other entry
+mkdir -p many && (cd many && python3 -c "
+import os
+for i in range(12000):
+    open('f%05d_' % i + 'x' * 93, 'w').write(str(i))")
+rm -f many.zip && "$FZ7" a -bd -mx1 many.zip many >/dev/null 2>&1
+"$FZ7" d -bd many.zip "many/f00007_$(printf 'x%.0s' $(seq 93))" >/dev/null 2>&1; rc=$?
+check "d on a zip of 12,000 entries (a 2 MB central directory): exit $rc, 11,999 files kept, 7zz tests it" \
+    "[ $rc -eq 0 ] && [ \"\$(7zz l -ba many.zip | grep -c ' many/f')\" = 11999 ] && 7zz t many.zip >/dev/null 2>&1"
+
 t_summary update_tar_zip
