@@ -190,13 +190,13 @@ fz7_status fz7_la_settings_make(const struct fz7_options *o, fz7_la_kind kind, f
             w->zip_method = FZ7_ZIP_BZIP2;
         } else if (!strcasecmp(method, "LZMA")) {
             w->zip_method = FZ7_ZIP_LZMA;
+        } else if (!strcasecmp(method, "xz")) {
+            w->zip_method = FZ7_ZIP_XZ;
         } else if (strcasecmp(method, "Deflate") != 0) {
             *late = true;   /* 7zz: after "Add new data", E_NOTIMPL for an unknown one */
-            static const char *const others[] = {"PPMd", "xz"};
-            for (size_t k = 0; k < sizeof others / sizeof *others; k++)
-                if (!strcasecmp(method, others[k]))
-                    return refuse(why, whylen, "%s in a zip: fz7's zip writer has Copy, Deflate, "
-                                  "Deflate64, BZip2 and LZMA", method);
+            if (!strcasecmp(method, "PPMd"))
+                return refuse(why, whylen, "%s in a zip: fz7 has no encoder of its PPMd (variant I); it "
+                              "writes Copy, Deflate, Deflate64, BZip2, LZMA and xz", method);
             refuse(why, whylen, "unknown method: %s", method);
             return FZ7_E_UNSUPPORTED;   /* 7zz: E_NOTIMPL */
         }

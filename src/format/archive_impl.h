@@ -52,6 +52,14 @@ fz7_status fz7_lzip_open(fz7_archive *a, char *err, size_t errlen);
 /* A 7z archive behind a self-extractor stub: the first signature whose
  * start header CRC checks and whose next header lies in the file. */
 fz7_status fz7_7z_sfx_open(fz7_archive *a, char *err, size_t errlen);
+/* Decodes the .xz stream(s) read from src to its end, forward as a pipe
+ * is read (xz_stream.c): each block's check and each index verified, the
+ * data handed to cb->data (only). A zip entry's xz data comes this way.
+ * Errors as extraction of an .xz file gives them (detail: the reason);
+ * *cb_failed says the status is cb->data's. */
+fz7_status fz7_xz_decode_istream(fz7_istream *src, uint64_t mem_limit, const fz7_extract_cb *cb, bool *cb_failed,
+                                 char *detail, size_t dlen);
+
 /* An xz file arriving on fd (a pipe), read once forward (xz_stream.c):
  * head (head_len bytes, at most 64 KiB) came from fd already. The entry is
  * named name, else "~". FZ7_E_FORMAT (not xz: err says so), FZ7_E_MEM. */

@@ -14,6 +14,8 @@ typedef struct fz7_fd_ostream {
     uint8_t *buf;       /* FZ7_FD_OSTREAM_BUF bytes not yet written */
     size_t fill;
     uint64_t unkicked;  /* bytes written since writeback was last started */
+    fz7_ostream *next;  /* set (fd -1): the bytes go on to this stream
+                           instead (fz7_xz_writer_new_os) */
 } fz7_fd_ostream;
 
 #define FZ7_FD_OSTREAM_BUF ((size_t)1 << 16)

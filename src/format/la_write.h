@@ -48,7 +48,7 @@ typedef enum fz7_la_crypt {
 
 /* A zip's method (-mm=). */
 typedef enum fz7_zip_method {
-    FZ7_ZIP_DEFLATE, FZ7_ZIP_COPY, FZ7_ZIP_DEFLATE64, FZ7_ZIP_BZIP2, FZ7_ZIP_LZMA
+    FZ7_ZIP_DEFLATE, FZ7_ZIP_COPY, FZ7_ZIP_DEFLATE64, FZ7_ZIP_BZIP2, FZ7_ZIP_LZMA, FZ7_ZIP_XZ
 } fz7_zip_method;
 
 /* What the -m switches of these formats ask of the writer (cli's

@@ -639,6 +639,7 @@ static fz7_status read_file_data(struct archive *ar, const fz7_entry *e, bool ra
 #define ZIP_METHOD_DEFLATE64 9u
 #define ZIP_METHOD_BZIP2 12u
 #define ZIP_METHOD_LZMA 14u
+#define ZIP_METHOD_XZ 95u
 
 /* libarchive fails the header of a zip's symbolic link whose target it
  * cannot decode (an AES one): the name and mode are there, and fz7
@@ -662,7 +663,7 @@ static int la_next_header(struct archive *ar, struct archive_entry **ae)
 }
 
 /* Whether fz7 decodes entry i of a zip itself: Deflate64, which 7-Zip
- * writes and libarchive cannot read; encrypted BZip2 and LZMA, which
+ * writes and libarchive cannot read; encrypted BZip2, LZMA and xz, which
  * libarchive reads undecrypted; and an encrypted symbolic link, whose
  * target libarchive hands over still encrypted. */
 static bool zip_own(const la_priv *p, size_t i)
@@ -672,7 +673,8 @@ static bool zip_own(const la_priv *p, size_t i)
         return false;
     uint16_t method = r->aes ? r->aes_method : r->method;
     bool enc = r->flags & ZIP_FLAG_ENCRYPTED;
-    return method == ZIP_METHOD_DEFLATE64 || (enc && (method == ZIP_METHOD_BZIP2 || method == ZIP_METHOD_LZMA)) ||
+    return method == ZIP_METHOD_DEFLATE64 ||
+           (enc && (method == ZIP_METHOD_BZIP2 || method == ZIP_METHOD_LZMA || method == ZIP_METHOD_XZ)) ||
            (enc && p->kinds[i] == LA_SYMLINK);
 }
 
@@ -738,6 +740,28 @@ static fz7_status zip_plain_start(const fz7_archive *a, const fz7_zip_rec *r, co
     return FZ7_OK;
 }
 
+/* Where a zip entry's own decoding delivers: counted, its CRC-32 summed,
+ * no more than the record's size let through. */
+typedef struct zip_sink {
+    const fz7_extract_cb *cb;
+    fz7_status *cb_st;
+    uint32_t crc;
+    uint64_t n, limit;
+} zip_sink;
+
+static fz7_status zip_sink_data(void *ctx, const uint8_t *p, size_t n)
+{
+    zip_sink *k = ctx;
+    if (n > k->limit - k->n)
+        return FZ7_E_DATA;
+    k->crc = fz7_crc32(k->crc, p, n);
+    k->n += n;
+    fz7_status st = k->cb->data(k->cb->ctx, p, n);
+    if (st != FZ7_OK)
+        *k->cb_st = st;
+    return st;
+}
+
 /* Decodes entry i of a zip with fz7's own code, from the data after its
  * local header (APPNOTE 4.3.7): decrypted, inflated (Deflate, Deflate64)
  * or stored, its size, CRC-32 (or AES code) checked. */
@@ -749,7 +773,7 @@ static fz7_status zip_own_data(fz7_archive *a, size_t i, const fz7_extract_cb *c
     const fz7_entry *e = &a->entries[i];
     uint16_t method = r->aes ? r->aes_method : r->method;
     if (method != ZIP_METHOD_STORE && method != ZIP_METHOD_DEFLATE && method != ZIP_METHOD_DEFLATE64 &&
-        method != ZIP_METHOD_BZIP2 && method != ZIP_METHOD_LZMA) {
+        method != ZIP_METHOD_BZIP2 && method != ZIP_METHOD_LZMA && method != ZIP_METHOD_XZ) {
         snprintf(detail, dlen, "unsupported method %u", (unsigned)method);
         return FZ7_E_UNSUPPORTED;
     }
@@ -788,21 +812,21 @@ static fz7_status zip_own_data(fz7_archive *a, size_t i, const fz7_extract_cb *c
     }
     fz7_istream *in = dec ? dec : &z->base;
     uint8_t buf[1 << 14];
-    uint32_t crc = 0;
-    uint64_t n = 0;
-    for (size_t got = 0; st == FZ7_OK;) {
+    zip_sink sink = {cb, cb_st, 0, 0, r->size};
+    if (st == FZ7_OK && method == ZIP_METHOD_XZ) {
+        /* a whole .xz stream (APPNOTE 5.14), its checks verified too */
+        const fz7_extract_cb xcb = {.ctx = &sink, .data = zip_sink_data};
+        bool cb_failed;
+        st = fz7_xz_decode_istream(&z->base, a->opts.mem_limit, &xcb, &cb_failed, detail, dlen);
+    }
+    for (size_t got = 0; st == FZ7_OK && method != ZIP_METHOD_XZ;) {
         st = in->read(in, buf, sizeof buf, &got);
         if (st != FZ7_OK || got == 0)
             break;
-        if (n + got > r->size) {
-            st = FZ7_E_DATA;
-            break;
-        }
-        crc = fz7_crc32(crc, buf, got);
-        n += got;
-        if ((*cb_st = cb->data(cb->ctx, buf, got)) != FZ7_OK)
-            st = *cb_st;
+        st = zip_sink_data(&sink, buf, got);
     }
+    uint32_t crc = sink.crc;
+    uint64_t n = sink.n;
     if (dec)
         dec->destroy(dec);
     if (st == FZ7_OK && z->cipher == WZAES) {

@@ -12,6 +12,7 @@
 #include "format/fd_ostream.h"
 #include "format/zip_crypt.h"
 #include "lzma/lzma_enc.h"
+#include "format/xz/xz_write.h"
 #include "lzma/lzma_presets.h"
 
 #include <errno.h>
@@ -43,6 +44,7 @@
 #define METHOD_DEFLATE64 9u
 #define METHOD_BZIP2 12u
 #define METHOD_LZMA 14u
+#define METHOD_XZ 95u
 #define METHOD_AES 99u
 #define EXTRA_ZIP64 0x0001u
 #define EXTRA_NTFS 0x000au
@@ -105,6 +107,7 @@ struct fz7_zip_writer {
     fz7_bzip2_enc *bz;
     fz7_lzma_enc *lz;
     fz7_lzma_enc_opts lz_opts;
+    fz7_xz_writer *xz;          /* one an entry */
     /* The data's path to the file: encrypted as it goes, counted. */
     fz7_ostream packed_os;
     uint8_t *scratch;           /* COPY_CHUNK bytes */
@@ -439,6 +442,14 @@ static fz7_status start_coder(fz7_zip_writer *w, zip_entry *e, uint64_t size_hin
         if ((st = start_lzma(w, size_hint)) != FZ7_OK)
             return st;
         break;
+    case METHOD_XZ: {
+        /* a whole .xz stream (APPNOTE 5.14), with CRC32 checks as 7zz
+         * writes it in a zip */
+        fz7_xz_opts xo = {.check = FZ7_XZ_CHECK_CRC32, .size_hint = size_hint};
+        fz7_lzma_enc_preset(&xo.lzma, (unsigned)level);
+        st = fz7_xz_writer_new_os(&w->packed_os, &xo, &w->xz);
+        break;
+    }
     default:
         return FZ7_OK;
     }
@@ -459,6 +470,10 @@ static fz7_status finish_coder(fz7_zip_writer *w, zip_entry *e)
         w->bz = NULL;
     } else if (e->method == METHOD_LZMA) {
         st = fz7_lzma_enc_finish(w->lz);
+    } else if (e->method == METHOD_XZ) {
+        st = fz7_xz_writer_finish(w->xz);
+        fz7_xz_writer_free(w->xz);
+        w->xz = NULL;
     } else {
         st = fz7_deflate_enc_finish(w->enc);
     }
@@ -472,6 +487,7 @@ static fz7_status code(fz7_zip_writer *w, zip_entry *e, const uint8_t *p, size_t
     switch (e->method) {
     case METHOD_BZIP2: return fz7_bzip2_enc_write(w->bz, p, n);
     case METHOD_LZMA: return fz7_lzma_enc_write(w->lz, p, n);
+    case METHOD_XZ: return fz7_xz_writer_write(w->xz, p, n);
     default: return fz7_deflate_enc_write(w->enc, p, n);
     }
 }
@@ -629,7 +645,7 @@ fz7_status fz7_zip_writer_begin(fz7_zip_writer *w, const fz7_la_entry *le)
     bool store = dir || e->size == 0 || w->opts.level == 0 || w->opts.zip_method == FZ7_ZIP_COPY;
     static const uint16_t methods[] = {[FZ7_ZIP_DEFLATE] = METHOD_DEFLATE, [FZ7_ZIP_COPY] = METHOD_STORE,
                                        [FZ7_ZIP_DEFLATE64] = METHOD_DEFLATE64, [FZ7_ZIP_BZIP2] = METHOD_BZIP2,
-                                       [FZ7_ZIP_LZMA] = METHOD_LZMA};
+                                       [FZ7_ZIP_LZMA] = METHOD_LZMA, [FZ7_ZIP_XZ] = METHOD_XZ};
     e->method = store ? METHOD_STORE : methods[w->opts.zip_method];
     /* 7zz sets LZMA's flag on a file it stores too (an empty one, one
      * LZMA did not shrink) */
@@ -1025,6 +1041,7 @@ void fz7_zip_writer_free(fz7_zip_writer *w)
     fz7_deflate_enc_free(w->enc);
     fz7_bzip2_enc_free(w->bz);
     fz7_lzma_enc_free(w->lz);
+    fz7_xz_writer_free(w->xz);
     if (w->cur.data_fd >= 0)
         close(w->cur.data_fd);
     free(w->cur.name);

@@ -68,7 +68,7 @@ if r.random() < 0.15:   # a tar (libarchive's GNU writer)
     sys.exit(0)
 if r.random() < 0.3:   # a zip (fz7's own writer)
     sw = ["-tzip"] + sw + r.choice([[], ["-mm=Deflate64"], ["-mm=Copy"], ["-mfb=258", "-mpass=3"], ["-mm=BZip2"],
-                                    ["-mm=LZMA"]])
+                                    ["-mm=LZMA"], ["-mm=xz"]])
     sw += r.choice([[], ["-psecret"], ["-psecret", "-mem=AES128"], ["-psecret", "-mem=AES192"],
                     ["-psecret", "-mem=AES256"]])
     sw += r.choice([[], ["-mtc=on", "-mta=on"], ["-mcl=on"]])

@@ -27,8 +27,9 @@ typedef struct seen_block {
 } seen_block;
 
 typedef struct xzs {
-    int fd;                 /* the input, when vol is NULL */
+    int fd;                 /* the input, when vol and src are NULL */
     const fz7_volumes *vol; /* or an archive's bytes (a salvaged file) */
+    fz7_istream *src;       /* or a stream (a zip entry's data) */
     uint64_t vol_pos, vol_size;
     uint8_t *in;            /* IN_BUF_BYTES of read-ahead */
     size_t in_pos, in_len;
@@ -54,6 +55,16 @@ static fz7_status fill(xzs *x)
         if (n && fz7_volumes_pread(x->vol, x->in, n, x->vol_pos) != FZ7_OK)
             return FZ7_E_IO;
         x->vol_pos += n;
+        x->in_pos = 0;
+        x->in_len = n;
+        x->eof = n == 0;
+        return FZ7_OK;
+    }
+    if (x->src) {
+        size_t n = 0;
+        fz7_status st = x->src->read(x->src, x->in, IN_BUF_BYTES, &n);
+        if (st != FZ7_OK)
+            return st;
         x->in_pos = 0;
         x->in_len = n;
         x->eof = n == 0;
@@ -400,6 +411,23 @@ static fz7_status xzs_extract(fz7_archive *a, const bool *select, const fz7_extr
         return st;
     }
     return cb->end(cb->ctx, 0, st, st == FZ7_OK || !x->detail[0] ? NULL : x->detail);
+}
+
+fz7_status fz7_xz_decode_istream(fz7_istream *src, uint64_t mem_limit, const fz7_extract_cb *cb, bool *cb_failed,
+                                 char *detail, size_t dlen)
+{
+    *cb_failed = false;
+    xzs x = {.fd = -1, .src = src, .mem_limit = mem_limit};
+    run r = {&x, cb, malloc(OUT_CHUNK), false, 0};
+    x.in = malloc(IN_BUF_BYTES);
+    fz7_status st = r.buf && x.in ? read_streams(&r) : FZ7_E_MEM;
+    *cb_failed = r.cb_failed;
+    if (st != FZ7_OK && dlen)
+        snprintf(detail, dlen, "%s", x.detail);
+    free(r.buf);
+    free(x.in);
+    free(x.blocks);
+    return st;
 }
 
 static void xzs_close(fz7_archive *a)

@@ -155,7 +155,7 @@ static uint8_t stream_flags_byte(const fz7_xz_writer *w)
     return (uint8_t)w->opts.check;
 }
 
-fz7_status fz7_xz_writer_new(int fd, const fz7_xz_opts *o, fz7_xz_writer **out)
+static fz7_status writer_new(int fd, fz7_ostream *dst, const fz7_xz_opts *o, fz7_xz_writer **out)
 {
     *out = NULL;
     if (check_size(o->check) == 0 && o->check != FZ7_XZ_CHECK_NONE)
@@ -170,6 +170,7 @@ fz7_status fz7_xz_writer_new(int fd, const fz7_xz_opts *o, fz7_xz_writer **out)
     if (w->opts.size_hint)
         fz7_lzma_enc_reduce_dict(&w->opts.lzma, w->opts.size_hint);
     fz7_status st = fz7_fd_ostream_init(&w->out, fd);
+    w->out.next = dst;
     w->n_filters = make_filters(o, w->filters);
     w->lzma_in = (lzma_sink){{lzma_sink_write}, &w->enc};
     for (unsigned i = w->n_filters; i-- > 0;) {
@@ -187,7 +188,7 @@ fz7_status fz7_xz_writer_new(int fd, const fz7_xz_opts *o, fz7_xz_writer **out)
         fz7_xz_writer_free(w);
         return FZ7_E_MEM;
     }
-    off_t here = lseek(fd, 0, SEEK_CUR);
+    off_t here = dst ? -1 : lseek(fd, 0, SEEK_CUR);
     w->seekable = here >= 0;
     w->out.pos = here > 0 ? (uint64_t)here : 0;
     /* Stream header (2.1.1): magic, flags, CRC32 of the flags. */
@@ -203,6 +204,16 @@ fz7_status fz7_xz_writer_new(int fd, const fz7_xz_opts *o, fz7_xz_writer **out)
     }
     *out = w;
     return FZ7_OK;
+}
+
+fz7_status fz7_xz_writer_new(int fd, const fz7_xz_opts *o, fz7_xz_writer **out)
+{
+    return writer_new(fd, NULL, o, out);
+}
+
+fz7_status fz7_xz_writer_new_os(fz7_ostream *dst, const fz7_xz_opts *o, fz7_xz_writer **out)
+{
+    return writer_new(-1, dst, o, out);
 }
 
 uint64_t fz7_xz_writer_size(const fz7_xz_writer *w)

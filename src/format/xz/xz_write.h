@@ -47,6 +47,10 @@ typedef struct fz7_xz_writer fz7_xz_writer;
  * FZ7_E_IO. */
 fz7_status fz7_xz_writer_new(int fd, const fz7_xz_opts *o, fz7_xz_writer **out);
 
+/* As fz7_xz_writer_new, the stream written to dst (a zip entry's data,
+ * through its cipher) as to a pipe: block headers without sizes. */
+fz7_status fz7_xz_writer_new_os(fz7_ostream *dst, const fz7_xz_opts *o, fz7_xz_writer **out);
+
 /* Compresses n bytes of input. */
 fz7_status fz7_xz_writer_write(fz7_xz_writer *w, const uint8_t *p, size_t n);
 
