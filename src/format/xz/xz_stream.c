@@ -49,38 +49,29 @@ static fz7_status fill(xzs *x)
 {
     if (x->in_pos < x->in_len || x->eof)
         return FZ7_OK;
+    size_t n = 0;
     if (x->vol) {
         uint64_t left = x->vol_size - x->vol_pos;
-        size_t n = left < IN_BUF_BYTES ? (size_t)left : IN_BUF_BYTES;
+        n = left < IN_BUF_BYTES ? (size_t)left : IN_BUF_BYTES;
         if (n && fz7_volumes_pread(x->vol, x->in, n, x->vol_pos) != FZ7_OK)
             return FZ7_E_IO;
         x->vol_pos += n;
-        x->in_pos = 0;
-        x->in_len = n;
-        x->eof = n == 0;
-        return FZ7_OK;
-    }
-    if (x->src) {
-        size_t n = 0;
+    } else if (x->src) {
         fz7_status st = x->src->read(x->src, x->in, IN_BUF_BYTES, &n);
         if (st != FZ7_OK)
             return st;
-        x->in_pos = 0;
-        x->in_len = n;
-        x->eof = n == 0;
-        return FZ7_OK;
-    }
-    for (;;) {
-        ssize_t n = read(x->fd, x->in, IN_BUF_BYTES);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
+    } else {
+        ssize_t r;
+        while ((r = read(x->fd, x->in, IN_BUF_BYTES)) < 0 && errno == EINTR)
+            ;
+        if (r < 0)
             return FZ7_E_IO;
-        x->in_pos = 0;
-        x->in_len = (size_t)n;
-        x->eof = n == 0;
-        return FZ7_OK;
+        n = (size_t)r;
     }
+    x->in_pos = 0;
+    x->in_len = n;
+    x->eof = n == 0;
+    return FZ7_OK;
 }
 
 /* Up to n bytes (fewer only at end of input). */
