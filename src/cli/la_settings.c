@@ -51,8 +51,8 @@ static fz7_status refuse(char *why, size_t whylen, const char *fmt, const char *
 }
 
 /* A time switch: tm, tc, ta take on/off, tp a number. gzip stores only
- * an mtime: 7zz refuses tc and ta turned on there. *zip_time: tc or ta
- * turned on for a zip. */
+ * an mtime: 7zz refuses tc and ta turned on there; a zip keeps tc and ta
+ * in its NTFS field. */
 static fz7_status time_param(fz7_la_kind kind, const la_param *p, fz7_la_opts *w, bool *known)
 {
     *known = true;

@@ -139,8 +139,22 @@ bool fz7_zip_find_directory(const fz7_volumes *v, uint64_t size, uint64_t *cd_of
  * (APPNOTE 4.5.3); the others are left as they are. */
 void fz7_zip64_fields(const uint8_t *x, size_t n, uint64_t *size, uint64_t *packed, uint64_t *offset);
 
+/* The local header's offset that a central directory record gives (h:
+ * the record, its name and extra fields in the buffer): zip64's where the
+ * field is all ones. */
+uint64_t fz7_zip_record_local(const uint8_t *h);
+
+/* A central directory record's place: its local header's offset, and
+ * where the record starts in the directory. Sorted by the first (then the
+ * second), records come in the order libarchive lists the entries. */
+typedef struct fz7_zip_place {
+    uint64_t local;
+    uint64_t at;
+} fz7_zip_place;
+void fz7_zip_places_sort(fz7_zip_place *p, size_t n);
+
 /* Reads the central directory of a zip (size bytes in v) whose entries
- * libarchive listed (count of them, in the directory's order), and sets
+ * libarchive listed (count of them, in the order of their data), and sets
  * each entry's packed size, and its mtime from an NTFS extra field where
  * 7-Zip keeps its times to 100 ns, with its mtime_prec (entries come with
  * FZ7_MTIME_DOS): EXACT with an NTFS time, SECONDS with a UT one. With
@@ -196,6 +210,9 @@ typedef struct fz7_tar_hdr {
  * in Unicode's composed form (NFC): "e" + U+0301 as U+00E9. */
 typedef struct fz7_tar_raw_name {
     size_t header;          /* the entry header's index */
+    uint64_t at;            /* where its headers begin (the first pax or GNU
+                               record before it): libarchive's
+                               archive_read_header_position */
     char *path, *linkpath;  /* either may be NULL */
 } fz7_tar_raw_name;
 

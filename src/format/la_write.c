@@ -242,7 +242,7 @@ fz7_status fz7_la_writer_copy(fz7_la_writer *w, const char *old_path, fz7_la_cop
     fz7_volumes *v = NULL;
     char verr[64];
     if (fz7_volumes_open(old_path, &v, verr, sizeof verr) == FZ7_OK)
-        (void)fz7_tar_headers_read(v, fz7_volumes_size(v), UINT64_MAX >> 1, FZ7_DETAIL_NONE, &th);
+        (void)fz7_tar_headers_read(v, fz7_volumes_size(v), FZ7_DEFAULT_MEM_LIMIT, FZ7_DETAIL_NONE, &th);
     size_t raw_at = 0;
     if (archive_read_open_filename(in, old_path, 64 << 10) != ARCHIVE_OK) {
         la_fail(w, in);
@@ -254,7 +254,7 @@ fz7_status fz7_la_writer_copy(fz7_la_writer *w, const char *old_path, fz7_la_cop
         st = FZ7_E_MEM;
         goto out;
     }
-    for (size_t index = 0, header = 0;; header++) {
+    for (size_t index = 0;;) {
         struct archive_entry *ae;
         int r = archive_read_next_header(in, &ae);
         if (r == ARCHIVE_EOF)
@@ -264,10 +264,11 @@ fz7_status fz7_la_writer_copy(fz7_la_writer *w, const char *old_path, fz7_la_cop
             st = FZ7_E_DATA;
             goto out;
         }
-        while (raw_at < th.raw_count && th.raw[raw_at].header < header)
+        /* paired by where the entry's headers begin, as libarchive read them */
+        uint64_t at = (uint64_t)archive_read_header_position(in);
+        while (raw_at < th.raw_count && th.raw[raw_at].at < at)
             raw_at++;
-        const fz7_tar_raw_name *raw = raw_at < th.raw_count && th.raw[raw_at].header == header ? &th.raw[raw_at]
-                                                                                            : NULL;
+        const fz7_tar_raw_name *raw = raw_at < th.raw_count && th.raw[raw_at].at == at ? &th.raw[raw_at] : NULL;
         /* (set as the locale's bytes, which are UTF-8 here: from UTF-8
          * libarchive would compose them again) */
         if (raw && raw->path)

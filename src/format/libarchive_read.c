@@ -130,11 +130,6 @@ static void tar_traits_put(const tar_traits *t, fz7_archive *a, la_priv *p)
     a->info.characteristics = p->traits;
 }
 
-/* Reads the tar's own headers (tar_headers.c): what the archive block
- * says of them and, as the listing asks (opts.detail), each entry's packed
- * size and what fz7_archive_entry_props lists. Nothing changes when they
- * cannot be read or do not pair with libarchive's headers (headers of
- * them, one per entry and root folder). */
 /* The pax names past ASCII as stored: libarchive composes them (NFC), and
  * 7zz, tar and a restore keep the bytes. An entry whose name differs
  * takes the stored one (libarchive's kept to check its reader against);
@@ -174,6 +169,11 @@ static void raw_names_take(fz7_archive *a, la_priv *p, const fz7_tar_headers *th
     }
 }
 
+/* Reads the tar's own headers (tar_headers.c): what the archive block
+ * says of them and, as the listing asks (opts.detail), each entry's packed
+ * size and what fz7_archive_entry_props lists; names as stored. Nothing
+ * changes when they cannot be read or do not pair with libarchive's
+ * headers (headers of them, one per entry and root folder). */
 static void tar_headers_take(fz7_archive *a, la_priv *p, size_t headers, tar_traits *t)
 {
     fz7_tar_headers th;
@@ -641,13 +641,13 @@ static fz7_status read_file_data(struct archive *ar, const fz7_entry *e, bool ra
 #define ZIP_METHOD_LZMA 14u
 #define ZIP_METHOD_XZ 95u
 
-/* libarchive fails the header of a zip's symbolic link whose target it
- * cannot decode (an AES one): the name and mode are there, and fz7
+/* libarchive fails the header of a zip's encrypted symbolic link whose
+ * target it cannot decode (an AES one): the name and mode are there, and fz7
  * decodes the target itself (zip_own). r: the header's result. */
 static int zip_link_header(struct archive *ar, struct archive_entry *ae, int r)
 {
     if (r != ARCHIVE_FAILED || !ae || (archive_format(ar) & ARCHIVE_FORMAT_BASE_MASK) != ARCHIVE_FORMAT_ZIP ||
-        archive_entry_filetype(ae) != AE_IFLNK)
+        archive_entry_filetype(ae) != AE_IFLNK || !archive_entry_is_data_encrypted(ae))
         return r;
     if (!archive_entry_symlink(ae))
         archive_entry_set_symlink(ae, "");

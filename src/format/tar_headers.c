@@ -273,6 +273,7 @@ fz7_status fz7_tar_headers_read(const fz7_volumes *v, uint64_t size, uint64_t me
     size_t clen = 0;
     size_t glen = 0;
     uint64_t kept = 0;      /* bytes of text kept with the headers */
+    uint64_t entry_at = UINT64_MAX;   /* the first record of the coming entry */
     fz7_status st = FZ7_OK;
     for (uint64_t at = 0; size - at >= BLOCK;) {
         if ((st = fz7_volumes_pread(v, hb, BLOCK, at)) != FZ7_OK)
@@ -291,6 +292,8 @@ fz7_status fz7_tar_headers_read(const fz7_volumes *v, uint64_t size, uint64_t me
         bool gnu = memcmp(hb + 257, "ustar  ", 8) == 0;
         bool posix = !gnu && memcmp(hb + 257, "ustar", 6) == 0;
         uint64_t data_at = at + BLOCK;
+        if (entry_at == UINT64_MAX)
+            entry_at = at;
         if (type == 'x' || type == 'g' || type == 'L' || type == 'K') {
             char *meta;
             if ((st = read_meta(v, data_at, dsize, &meta)) != FZ7_OK)
@@ -371,7 +374,7 @@ fz7_status fz7_tar_headers_read(const fz7_volumes *v, uint64_t size, uint64_t me
                  : fz7_grow((void **)&out->raw, out->raw_count, &raw_cap, sizeof *out->raw, 16, mem_limit);
             if (st != FZ7_OK)
                 break;
-            out->raw[out->raw_count++] = (fz7_tar_raw_name){out->count, cur.pax_path, cur.pax_linkpath};
+            out->raw[out->raw_count++] = (fz7_tar_raw_name){out->count, entry_at, cur.pax_path, cur.pax_linkpath};
             cur.pax_path = cur.pax_linkpath = NULL;
         }
         if (keep == FZ7_DETAIL_PROPS) {
@@ -396,6 +399,7 @@ fz7_status fz7_tar_headers_read(const fz7_volumes *v, uint64_t size, uint64_t me
             comment = NULL;
         }
         out->count++;
+        entry_at = UINT64_MAX;
         clen = 0;
         /* GNU's old sparse header: its map goes on in extension blocks
          * (byte 504 of each says another follows) before the data */

@@ -151,6 +151,117 @@ static void word_add(char *s, size_t cap, const char *word)
     snprintf(s + n, cap - n, "%s%s", n ? " " : "", word);
 }
 
+/* Entry k takes what record h (its fields checked to fit) says: packed
+ * size, NTFS times, attributes, and into r (when kept) what `l -slt`
+ * lists. */
+static void apply_record(const uint8_t *h, fz7_entry *entries, size_t k, fz7_zip_rec *r)
+{
+    size_t nlen = fz7_get16le(h + 28), xlen = fz7_get16le(h + 30), clen = fz7_get16le(h + 32);
+    const uint8_t *x = h + CDH_LEN + nlen;
+    uint64_t usize = fz7_get32le(h + 24), packed = fz7_get32le(h + 20);
+    uint64_t local = fz7_get32le(h + 42);
+    char extras[sizeof r->extras] = "";
+    for (size_t j = 0; j + 4 <= xlen;) {
+        uint16_t id = fz7_get16le(x + j), dlen = fz7_get16le(x + j + 2);
+        if (dlen > xlen - j - 4)
+            break;
+        const uint8_t *d = x + j + 4;
+        uint64_t ft[3];
+        if (id == EXTRA_ZIP64) {
+            fz7_zip64_fields(d, dlen, &usize, &packed, &local);
+        } else if (id == EXTRA_NTFS) {
+            word_add(extras, sizeof extras, "NTFS");
+            if (ntfs_times(d, dlen, ft) && ft[0]) {
+                entries[k].has_mtime = true;
+                filetime_split(ft[0], &entries[k].mtime, &entries[k].mtime_nsec);
+                entries[k].mtime_prec = FZ7_MTIME_EXACT;
+            }
+            if (r && ntfs_times(d, dlen, ft)) {
+                r->has_atime = ft[1] != 0;
+                r->has_ctime = ft[2] != 0;
+                filetime_split(ft[1], &r->atime, &r->atime_nsec);
+                filetime_split(ft[2], &r->ctime, &r->ctime_nsec);
+            }
+        } else if (id == EXTRA_UT && dlen >= 1) {
+            /* 7-Zip names the times the flags announce, then how many
+             * this copy of the field holds */
+            char ut[16];
+            snprintf(ut, sizeof ut, "UT:%s%s%s:%u", d[0] & 1 ? "M" : "", d[0] & 2 ? "A" : "",
+                     d[0] & 4 ? "C" : "", (unsigned)((dlen - 1) / 4));
+            word_add(extras, sizeof extras, ut);
+            if (dlen >= 5 && (d[0] & 1) && entries[k].mtime_prec == FZ7_MTIME_DOS)
+                entries[k].mtime_prec = FZ7_MTIME_SECONDS;   /* libarchive read its time */
+        } else if (id == EXTRA_UX) {
+            word_add(extras, sizeof extras, "ux");
+        } else if (id == EXTRA_AES) {
+            word_add(extras, sizeof extras, "WzAES");
+            if (r && dlen >= 7) {
+                r->aes_strength = d[4];
+                r->aes_method = fz7_get16le(d + 5);
+                r->aes = true;
+            }
+        }
+        j += 4u + dlen;
+    }
+    entries[k].packed_size = packed;
+    entries[k].packed_known = true;
+    /* an encrypted link's target came from libarchive still encrypted
+     * (or not at all): its size is the record's */
+    if (entries[k].is_symlink && (fz7_get16le(h + 8) & 1))
+        entries[k].size = usize;
+    /* Attributes as 7-Zip takes them: any other host's DOS bits; a
+     * Unix mode without a file type as it is (libarchive made it a
+     * regular file's, which extraction keeps) */
+    uint32_t ext = fz7_get32le(h + 38);
+    unsigned host = fz7_get16le(h + 4) >> 8;
+    if (host != HOST_UNIX)
+        entries[k].attrib = ext;
+    else if ((ext >> 16) && !((ext >> 16) & S_IFMT))
+        entries[k].attrib = (ext & 0xffff0000u) | ATTR_UNIX_EXTENSION |
+                            (entries[k].is_dir ? ATTR_DIRECTORY : 0);
+    if (r) {
+        r->matched = true;
+        r->size = usize;
+        r->offset = local;
+        r->crc = fz7_get32le(h + 16);
+        r->disk = fz7_get16le(h + 34);
+        r->flags = fz7_get16le(h + 8);
+        r->method = fz7_get16le(h + 10);
+        r->made_by = fz7_get16le(h + 4);
+        r->needed = fz7_get16le(h + 6);
+        memcpy(r->extras, extras, sizeof extras);
+        if (clen && !(r->comment = strndup((const char *)x + xlen, clen)))
+            r->matched = false;
+    }
+}
+
+static int cmp_place(const void *x, const void *y)
+{
+    const fz7_zip_place *a = x, *b = y;
+    return a->local != b->local ? (a->local < b->local ? -1 : 1) : (a->at > b->at) - (a->at < b->at);
+}
+
+void fz7_zip_places_sort(fz7_zip_place *p, size_t n)
+{
+    qsort(p, n, sizeof *p, cmp_place);
+}
+
+uint64_t fz7_zip_record_local(const uint8_t *h)
+{
+    size_t nlen = fz7_get16le(h + 28), xlen = fz7_get16le(h + 30);
+    uint64_t usize = fz7_get32le(h + 24), packed = fz7_get32le(h + 20), local = fz7_get32le(h + 42);
+    const uint8_t *x = h + CDH_LEN + nlen;
+    for (size_t j = 0; j + 4 <= xlen;) {
+        uint16_t id = fz7_get16le(x + j), dlen = fz7_get16le(x + j + 2);
+        if (dlen > xlen - j - 4)
+            break;
+        if (id == EXTRA_ZIP64)
+            fz7_zip64_fields(x + j + 4, dlen, &usize, &packed, &local);
+        j += 4u + dlen;
+    }
+    return local;
+}
+
 void fz7_zip_central(const fz7_volumes *v, uint64_t size, fz7_entry *entries, size_t count,
                      uint64_t mem_limit, fz7_zip_rec **recs_out, char **comment)
 {
@@ -168,22 +279,48 @@ void fz7_zip_central(const fz7_volumes *v, uint64_t size, fz7_entry *entries, si
         free(recs);
         return;
     }
-    /* The records come in the order libarchive listed the entries. When
-     * there is one record for each entry, besides root folders, the k-th
-     * is entry k: libarchive gives a UTF-8 name in Unicode's composed form
-     * (NFC), so "e" + U+0301 comes as U+00E9, and the record's bytes are
-     * taken as the entry's name. Otherwise one libarchive did not list
-     * (a root folder) or named otherwise is passed over. */
+    /* libarchive lists a zip's entries in the order of their data (local
+     * header offsets), not the directory's. When there is one record for
+     * each entry, besides root folders, the records sorted so pair with
+     * the entries in place: a UTF-8 name that libarchive gave in Unicode's
+     * composed form (NFC: "e" + U+0301 as U+00E9) takes the record's
+     * bytes. Otherwise records are matched by name in the directory's
+     * order, one libarchive did not list (a root folder) or named
+     * otherwise passed over. */
     size_t records = 0;
-    for (size_t at = 0; at + CDH_LEN <= len;) {
+    fz7_zip_place *place = malloc((count + 1) * sizeof *place);
+    for (size_t at = 0; place && at + CDH_LEN <= len;) {
         const uint8_t *h = cd + at;
         size_t nlen = fz7_get16le(h + 28), rlen = CDH_LEN + nlen + fz7_get16le(h + 30) + fz7_get16le(h + 32);
         if (fz7_get32le(h) != CDH_SIG || rlen > len - at)
             break;
-        records += !is_root(h + CDH_LEN, nlen);
+        if (!is_root(h + CDH_LEN, nlen)) {
+            if (records == count) {
+                records++;   /* more records than entries */
+                break;
+            }
+            place[records++] = (fz7_zip_place){fz7_zip_record_local(h), at};
+        }
         at += rlen;
     }
-    bool by_place = records == count;
+    if (place && records == count) {
+        fz7_zip_places_sort(place, count);
+        for (size_t k = 0; k < count; k++) {
+            const uint8_t *h = cd + place[k].at;
+            const uint8_t *nm = h + CDH_LEN;
+            size_t nlen = fz7_get16le(h + 28);
+            if (!same_name(nm, nlen, entries[k].path) &&
+                (!(fz7_get16le(h + 8) & FLAG_UTF8) || !recs || !take_name(&entries[k], nm, nlen, &recs[k])))
+                continue;   /* not this entry after all */
+            apply_record(h, entries, k, recs ? &recs[k] : NULL);
+        }
+        free(place);
+        free(cd);
+        if (recs_out)
+            *recs_out = recs;
+        return;
+    }
+    free(place);
     size_t i = 0;
     for (size_t at = 0; at + CDH_LEN <= len && i < count;) {
         const uint8_t *h = cd + at;
@@ -192,99 +329,15 @@ void fz7_zip_central(const fz7_volumes *v, uint64_t size, fz7_entry *entries, si
         size_t nlen = fz7_get16le(h + 28), xlen = fz7_get16le(h + 30), clen = fz7_get16le(h + 32);
         if (CDH_LEN + nlen + xlen + clen > len - at)
             break;
-        const uint8_t *nm = h + CDH_LEN, *x = nm + nlen;
-        if (by_place && is_root(nm, nlen)) {
-            at += CDH_LEN + nlen + xlen + clen;
-            continue;
-        }
-        size_t k = same_name(nm, nlen, entries[i].path) ? i
-                   : by_place ? i
-                   : i + 1 < count && same_name(nm, nlen, entries[i + 1].path) ? i + 1 : SIZE_MAX;
-        if (k == i && by_place && !same_name(nm, nlen, entries[i].path) && (fz7_get16le(h + 8) & FLAG_UTF8) &&
-            recs_out && !take_name(&entries[k], nm, nlen, &recs[k]))
-            k = SIZE_MAX;
-        if (k == SIZE_MAX) {
-            at += CDH_LEN + nlen + xlen + clen;
-            continue;
-        }
-        uint64_t usize = fz7_get32le(h + 24), packed = fz7_get32le(h + 20);
-        uint64_t local = fz7_get32le(h + 42);
-        fz7_zip_rec *r = recs ? &recs[k] : NULL;
-        char extras[sizeof r->extras] = "";
-        for (size_t j = 0; j + 4 <= xlen;) {
-            uint16_t id = fz7_get16le(x + j), dlen = fz7_get16le(x + j + 2);
-            if (dlen > xlen - j - 4)
-                break;
-            const uint8_t *d = x + j + 4;
-            uint64_t ft[3];
-            if (id == EXTRA_ZIP64) {
-                fz7_zip64_fields(d, dlen, &usize, &packed, &local);
-            } else if (id == EXTRA_NTFS) {
-                word_add(extras, sizeof extras, "NTFS");
-                if (ntfs_times(d, dlen, ft) && ft[0]) {
-                    entries[k].has_mtime = true;
-                    filetime_split(ft[0], &entries[k].mtime, &entries[k].mtime_nsec);
-                    entries[k].mtime_prec = FZ7_MTIME_EXACT;
-                }
-                if (r && ntfs_times(d, dlen, ft)) {
-                    r->has_atime = ft[1] != 0;
-                    r->has_ctime = ft[2] != 0;
-                    filetime_split(ft[1], &r->atime, &r->atime_nsec);
-                    filetime_split(ft[2], &r->ctime, &r->ctime_nsec);
-                }
-            } else if (id == EXTRA_UT && dlen >= 1) {
-                /* 7-Zip names the times the flags announce, then how many
-                 * this copy of the field holds */
-                char ut[16];
-                snprintf(ut, sizeof ut, "UT:%s%s%s:%u", d[0] & 1 ? "M" : "", d[0] & 2 ? "A" : "",
-                         d[0] & 4 ? "C" : "", (unsigned)((dlen - 1) / 4));
-                word_add(extras, sizeof extras, ut);
-                if (dlen >= 5 && (d[0] & 1) && entries[k].mtime_prec == FZ7_MTIME_DOS)
-                    entries[k].mtime_prec = FZ7_MTIME_SECONDS;   /* libarchive read its time */
-            } else if (id == EXTRA_UX) {
-                word_add(extras, sizeof extras, "ux");
-            } else if (id == EXTRA_AES) {
-                word_add(extras, sizeof extras, "WzAES");
-                if (r && dlen >= 7) {
-                    r->aes_strength = d[4];
-                    r->aes_method = fz7_get16le(d + 5);
-                    r->aes = true;
-                }
-            }
-            j += 4u + dlen;
-        }
-        entries[k].packed_size = packed;
-        entries[k].packed_known = true;
-        /* an encrypted link's target came from libarchive still encrypted
-         * (or not at all): its size is the record's */
-        if (entries[k].is_symlink && (fz7_get16le(h + 8) & 1))
-            entries[k].size = usize;
-        /* Attributes as 7-Zip takes them: any other host's DOS bits; a
-         * Unix mode without a file type as it is (libarchive made it a
-         * regular file's, which extraction keeps) */
-        uint32_t ext = fz7_get32le(h + 38);
-        unsigned host = fz7_get16le(h + 4) >> 8;
-        if (host != HOST_UNIX)
-            entries[k].attrib = ext;
-        else if ((ext >> 16) && !((ext >> 16) & S_IFMT))
-            entries[k].attrib = (ext & 0xffff0000u) | ATTR_UNIX_EXTENSION |
-                                (entries[k].is_dir ? ATTR_DIRECTORY : 0);
-        if (r) {
-            r->matched = true;
-            r->size = usize;
-            r->offset = local;
-            r->crc = fz7_get32le(h + 16);
-            r->disk = fz7_get16le(h + 34);
-            r->flags = fz7_get16le(h + 8);
-            r->method = fz7_get16le(h + 10);
-            r->made_by = fz7_get16le(h + 4);
-            r->needed = fz7_get16le(h + 6);
-            memcpy(r->extras, extras, sizeof extras);
-            if (clen && !(r->comment = strndup((const char *)x + xlen, clen)))
-                r->matched = false;
-        }
-        i = k + 1;
+        const uint8_t *nm = h + CDH_LEN;
         at += CDH_LEN + nlen + xlen + clen;
+        size_t k = same_name(nm, nlen, entries[i].path)                              ? i
+                   : i + 1 < count && same_name(nm, nlen, entries[i + 1].path) ? i + 1
+                                                                                 : SIZE_MAX;
+        if (k == SIZE_MAX)
+            continue;
+        apply_record(h, entries, k, recs ? &recs[k] : NULL);
+        i = k + 1;
     }
     free(cd);
     if (recs_out)

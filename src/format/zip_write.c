@@ -61,7 +61,6 @@
 #define ZIP64_LOCAL_FROM 0xf0000000u
 #define U32_MAX 0xffffffffu
 #define COPY_CHUNK ((size_t)1 << 16)
-#define CD_WINDOW ((size_t)1 << 20)   /* > CDH_LEN + 3 x 65535: a record fits */
 
 typedef enum zip_crypt_kind { CRYPT_NONE, CRYPT_ZIPCRYPTO, CRYPT_AES } zip_crypt_kind;
 
@@ -85,7 +84,7 @@ typedef struct zip_entry {
     bool crc_known;             /* ZipCrypto's check byte from crc_before */
     uint32_t crc_before;
     int data_fd;                /* a file to read again (pread), or -1 */
-    const uint8_t *data_mem;    /* a symlink's text, the other source */
+    uint8_t *data_mem;          /* a symlink's text (a copy), the other source */
     bool coding;                /* the method's encoder takes the data */
 } zip_entry;
 
@@ -622,6 +621,9 @@ fz7_status fz7_zip_writer_begin(fz7_zip_writer *w, const fz7_la_entry *le)
         return st;
     zip_entry *e = &w->cur;
     free(e->name);
+    free(e->data_mem);
+    if (e->data_fd >= 0)   /* an entry that failed to start */
+        close(e->data_fd);
     memset(e, 0, sizeof *e);
     e->data_fd = -1;
     bool dir = S_ISDIR(le->mode), link = S_ISLNK(le->mode);
@@ -638,9 +640,9 @@ fz7_status fz7_zip_writer_begin(fz7_zip_writer *w, const fz7_la_entry *le)
     if (has_high_byte(le->name) && !w->opts.zip_local_names)
         e->flags |= FLAG_UTF8;
     e->size = dir ? 0 : link ? (le->link_target ? strlen(le->link_target) : 0) : le->size;
-    if (link)
-        e->data_mem = (const uint8_t *)(le->link_target ? le->link_target : "");
-    else if (!dir && le->data_fd >= 0)
+    if (link && !(e->data_mem = (uint8_t *)strdup(le->link_target ? le->link_target : "")))
+        return fail(w, FZ7_E_MEM, "out of memory");
+    if (!dir && !link && le->data_fd >= 0)
         e->data_fd = dup(le->data_fd);   /* the caller closes its own before the entry ends */
     bool store = dir || e->size == 0 || w->opts.level == 0 || w->opts.zip_method == FZ7_ZIP_COPY;
     static const uint16_t methods[] = {[FZ7_ZIP_DEFLATE] = METHOD_DEFLATE, [FZ7_ZIP_COPY] = METHOD_STORE,
@@ -720,6 +722,8 @@ fz7_status fz7_zip_writer_new(int fd, const fz7_la_opts *o, fz7_zip_writer **out
 {
     *out = NULL;
     fz7_zip_writer *w = calloc(1, sizeof *w);
+    if (w)
+        w->cur.data_fd = -1;
     if (!w || !(w->scratch = malloc(COPY_CHUNK)) || fz7_fd_ostream_init(&w->out, fd) != FZ7_OK) {
         fz7_zip_writer_free(w);
         return FZ7_E_MEM;
@@ -803,7 +807,7 @@ static fz7_status copy_bytes(fz7_zip_writer *w, const fz7_volumes *v, uint64_t o
     while (n) {
         size_t k = n < COPY_CHUNK ? (size_t)n : COPY_CHUNK;
         if (fz7_volumes_pread(v, w->scratch, k, off) != FZ7_OK)
-            return fail(w, FZ7_E_DATA, "the old archive ends inside an entry");
+            return fail(w, FZ7_E_TRUNCATED, "the old archive ends inside an entry");
         fz7_status st = put(w, w->scratch, k);
         if (st != FZ7_OK)
             return st;
@@ -816,24 +820,36 @@ static fz7_status copy_bytes(fz7_zip_writer *w, const fz7_volumes *v, uint64_t o
 /* One old entry written again: its local header (a new name where it has
  * one), its data and descriptor as they are, and its central record with
  * the new name and offset (zip64's field made again for them). */
+/* Whether extra fields x (n bytes) hold one of kind id. */
+static bool has_extra(const uint8_t *x, size_t n, uint16_t id)
+{
+    for (size_t j = 0; j + 4 <= n;) {
+        uint16_t k = fz7_get16le(x + j), dlen = fz7_get16le(x + j + 2);
+        if (dlen > n - j - 4)
+            return false;
+        if (k == id)
+            return true;
+        j += 4u + dlen;
+    }
+    return false;
+}
+
 static fz7_status copy_entry(fz7_zip_writer *w, const fz7_volumes *v, uint64_t vsize, const uint8_t *rec,
-                             size_t rec_len, const char *new_name, bool dir)
+                             const char *new_name, bool dir, uint64_t *size_out)
 {
     size_t nlen = fz7_get16le(rec + 28), xlen = fz7_get16le(rec + 30), clen = fz7_get16le(rec + 32);
     const uint8_t *x = rec + CDH_LEN + nlen;
     uint64_t size = fz7_get32le(rec + 24), packed = fz7_get32le(rec + 20), local = fz7_get32le(rec + 42);
     uint16_t flags = fz7_get16le(rec + 8);
-    bool z64 = false;
     for (size_t j = 0; j + 4 <= xlen;) {
         uint16_t id = fz7_get16le(x + j), dlen = fz7_get16le(x + j + 2);
         if (dlen > xlen - j - 4)
             break;
-        if (id == EXTRA_ZIP64) {
+        if (id == EXTRA_ZIP64)
             fz7_zip64_fields(x + j + 4, dlen, &size, &packed, &local);
-            z64 = true;
-        }
         j += 4u + dlen;
     }
+    *size_out = size;
     uint8_t lh[LFH_LEN];
     if (local > vsize || fz7_volumes_pread(v, lh, LFH_LEN, local) != FZ7_OK || fz7_get32le(lh) != LFH_SIG)
         return fail(w, FZ7_E_DATA, "an entry's local header is not where the central directory says");
@@ -843,10 +859,13 @@ static fz7_status copy_entry(fz7_zip_writer *w, const fz7_volumes *v, uint64_t v
         return fail(w, FZ7_E_DATA, "an entry's data reaches past the archive's end");
     uint64_t tail = 0;   /* the data descriptor (4.3.9), signature optional */
     if (flags & FLAG_DESCRIPTOR) {
+        /* its sizes are 8 bytes each when the local header has a zip64
+         * field (4.3.9.2) */
+        bool z64 = lxlen && fz7_volumes_pread(v, w->scratch, lxlen, local + LFH_LEN + lnlen) == FZ7_OK &&
+                   has_extra(w->scratch, lxlen, EXTRA_ZIP64);
         uint8_t sig[4];
         bool has_sig = data + packed + 4 <= vsize && fz7_volumes_pread(v, sig, 4, data + packed) == FZ7_OK &&
                        fz7_get32le(sig) == DD_SIG;
-        z64 |= lxlen && packed >= U32_MAX;
         tail = (has_sig ? 4u : 0u) + 4u + (z64 ? 16u : 8u);
         if (tail > vsize - data - packed)
             tail = vsize - data - packed;
@@ -890,10 +909,8 @@ static fz7_status copy_entry(fz7_zip_writer *w, const fz7_volumes *v, uint64_t v
         fz7_put16le(z, EXTRA_ZIP64);
         fz7_put16le(z + 2, (uint16_t)(zlen - 4));
     }
-    size_t kept = 0;   /* the other extra fields, as they are */
-    uint8_t *xs = malloc(xlen + 1);
-    if (!xs)
-        return fail(w, FZ7_E_MEM, "out of memory");
+    size_t kept = 0;   /* the other extra fields, as they are (the copy is done with scratch) */
+    uint8_t *xs = w->scratch;
     for (size_t j = 0; j + 4 <= xlen;) {
         uint16_t id = fz7_get16le(x + j), dlen = fz7_get16le(x + j + 2);
         if (dlen > xlen - j - 4)
@@ -902,10 +919,8 @@ static fz7_status copy_entry(fz7_zip_writer *w, const fz7_volumes *v, uint64_t v
             memcpy(xs + kept, x + j, 4u + dlen), kept += 4u + dlen;
         j += 4u + dlen;
     }
-    if (zlen + kept > 0xffff) {
-        free(xs);
+    if (zlen + kept > 0xffff)
         return fail(w, FZ7_E_FORMAT, "an entry's extra fields overflow");
-    }
     fz7_put16le(c + 8, nflags);
     fz7_put32le(c + 20, big_packed ? U32_MAX : (uint32_t)packed);
     fz7_put32le(c + 24, big_size ? U32_MAX : (uint32_t)size);
@@ -925,10 +940,23 @@ static fz7_status copy_entry(fz7_zip_writer *w, const fz7_volumes *v, uint64_t v
         st = fz7_membuf_write(&w->cd.base, xs, kept);
     if (st == FZ7_OK)
         st = fz7_membuf_write(&w->cd.base, x + xlen, clen);
-    free(xs);
-    (void)rec_len;
     w->entries++;
     return st == FZ7_OK ? st : fail(w, st, "out of memory for the central directory");
+}
+
+/* Reads the central directory record at `at` (of len bytes from off)
+ * into rec (room for CDH_LEN + 3 x 65535 bytes). */
+static fz7_status read_record(fz7_zip_writer *w, const fz7_volumes *v, uint64_t off, uint64_t len, uint64_t at,
+                              uint8_t *rec, size_t *rec_len)
+{
+    if (len - at < CDH_LEN || fz7_volumes_pread(v, rec, CDH_LEN, off + at) != FZ7_OK ||
+        fz7_get32le(rec) != CDH_SIG)
+        return fail(w, FZ7_E_FORMAT, "a central directory record is damaged");
+    size_t n = CDH_LEN + fz7_get16le(rec + 28) + fz7_get16le(rec + 30) + fz7_get16le(rec + 32);
+    if (n > len - at || fz7_volumes_pread(v, rec + CDH_LEN, n - CDH_LEN, off + at + CDH_LEN) != FZ7_OK)
+        return fail(w, FZ7_E_FORMAT, "a central directory record reaches past its end");
+    *rec_len = n;
+    return FZ7_OK;
 }
 
 fz7_status fz7_zip_writer_copy(fz7_zip_writer *w, fz7_la_writer *outer, const char *old_path,
@@ -941,45 +969,44 @@ fz7_status fz7_zip_writer_copy(fz7_zip_writer *w, fz7_la_writer *outer, const ch
         return st;
     fz7_volumes *v = NULL;
     char err[256];
-    if (fz7_volumes_open(old_path, &v, err, sizeof err) != FZ7_OK)
-        return fail(w, FZ7_E_FORMAT, err);
+    if ((st = fz7_volumes_open(old_path, &v, err, sizeof err)) != FZ7_OK)
+        return fail(w, st == FZ7_E_MEM ? st : FZ7_E_FORMAT, err);
     uint64_t vsize = fz7_volumes_size(v), off, len;
-    uint8_t *cd = NULL;
+    uint8_t *rec = NULL;
+    fz7_zip_place *place = NULL;
+    size_t n = 0, cap = 0, rec_len;
     if (!fz7_zip_find_directory(v, vsize, &off, &len, NULL) || off > vsize || len > vsize - off) {
         st = fail(w, FZ7_E_FORMAT, "no central directory");
         goto out;
     }
-    /* the directory is read a window at a time: memory does not grow
-     * with the number of entries (one record is at most CDH_LEN + 3 x
-     * 65535 bytes) */
-    if (!(cd = malloc(CD_WINDOW))) {
+    /* The records one at a time (memory grows by a place per entry, not
+     * by the directory), in the order of their data: the order libarchive
+     * lists the entries in, which fn's index counts. */
+    if (!(rec = malloc(CDH_LEN + 3u * 0xffffu))) {
         st = fail(w, FZ7_E_MEM, "out of memory");
         goto out;
     }
-    size_t index = 0, held = 0, used = 0;
-    for (uint64_t at = 0; at + CDH_LEN <= len && st == FZ7_OK;) {
-        if (used + CDH_LEN + 3u * 0xffffu > held && at + (held - used) < len) {
-            /* the window from the record at `at` on, unless it holds the
-             * directory's end already */
-            size_t want = len - at < CD_WINDOW ? (size_t)(len - at) : CD_WINDOW;
-            if (fz7_volumes_pread(v, cd, want, off + at) != FZ7_OK) {
-                st = fail(w, FZ7_E_FORMAT, "the central directory cannot be read");
-                break;
+    for (uint64_t at = 0; at < len; at += rec_len) {
+        if ((st = read_record(w, v, off, len, at, rec, &rec_len)) != FZ7_OK)
+            goto out;
+        if (n == cap) {
+            size_t c = cap ? 2 * cap : 256;
+            fz7_zip_place *q = realloc(place, c * sizeof *q);
+            if (!q) {
+                st = fail(w, FZ7_E_MEM, "out of memory");
+                goto out;
             }
-            held = want;
-            used = 0;
+            place = q, cap = c;
         }
-        const uint8_t *h = cd + used;
-        if (fz7_get32le(h) != CDH_SIG)
+        place[n++] = (fz7_zip_place){fz7_zip_record_local(rec), at};
+    }
+    fz7_zip_places_sort(place, n);
+    size_t index = 0;
+    for (size_t k = 0; k < n && st == FZ7_OK; k++) {
+        if ((st = read_record(w, v, off, len, place[k].at, rec, &rec_len)) != FZ7_OK)
             break;
-        size_t nlen = fz7_get16le(h + 28), rec_len = CDH_LEN + nlen + fz7_get16le(h + 30) + fz7_get16le(h + 32);
-        if (rec_len > len - at || rec_len > held - used) {
-            st = fail(w, FZ7_E_FORMAT, "a central directory record reaches past its end");
-            break;
-        }
-        at += rec_len;
-        used += rec_len;
-        char *path = strndup((const char *)h + CDH_LEN, nlen);
+        size_t nlen = fz7_get16le(rec + 28);
+        char *path = strndup((const char *)rec + CDH_LEN, nlen);
         if (!path) {
             st = fail(w, FZ7_E_MEM, "out of memory");
             break;
@@ -988,8 +1015,8 @@ fz7_status fz7_zip_writer_copy(fz7_zip_writer *w, fz7_la_writer *outer, const ch
         bool dir = pn && path[pn - 1] == '/';
         while (pn > 1 && path[pn - 1] == '/')
             path[--pn] = 0;
-        uint32_t ext = fz7_get32le(h + 38);
-        dir |= ((fz7_get16le(h + 4) >> 8) == 3 && S_ISDIR(ext >> 16)) || (ext & ATTR_DIRECTORY);
+        uint32_t ext = fz7_get32le(rec + 38);
+        dir |= ((fz7_get16le(rec + 4) >> 8) == 3 && S_ISDIR(ext >> 16)) || (ext & ATTR_DIRECTORY);
         fz7_la_copy_as as = {.name = NULL};
         bool root = strspn(path, "/") == pn && pn;
         if (root) {
@@ -999,32 +1026,19 @@ fz7_status fz7_zip_writer_copy(fz7_zip_writer *w, fz7_la_writer *outer, const ch
             if (st == FZ7_OK)
                 st = entry_end(w);   /* new entries fn wrote before this one */
         }
+        uint64_t size = 0;
+        if (st == FZ7_OK && as.name)
+            st = copy_entry(w, v, vsize, rec, as.name, dir && !root, &size);
         if (st == FZ7_OK && as.name) {
-            const char *nm = root ? "" : as.name;
-            st = copy_entry(w, v, vsize, h, rec_len, root ? path : nm, dir && !root);
-            if (dir)
-                (*kept_dirs)++;
-            else
-                (*kept_files)++;
-            uint64_t size = fz7_get32le(h + 24), p = 0, o = 0;
-            if (size == U32_MAX) {   /* the zip64 field's */
-                const uint8_t *x = h + CDH_LEN + nlen;
-                size_t xlen = fz7_get16le(h + 30);
-                for (size_t j = 0; j + 4 <= xlen;) {
-                    uint16_t id = fz7_get16le(x + j), dlen = fz7_get16le(x + j + 2);
-                    if (dlen > xlen - j - 4)
-                        break;
-                    if (id == EXTRA_ZIP64)
-                        fz7_zip64_fields(x + j + 4, dlen, &size, &p, &o);
-                    j += 4u + dlen;
-                }
-            }
+            *kept_dirs += dir;
+            *kept_files += !dir;
             *kept_bytes += dir ? 0 : size;
         }
         free(path);
     }
 out:
-    free(cd);
+    free(rec);
+    free(place);
     fz7_volumes_close(v);
     return st;
 }
@@ -1045,6 +1059,7 @@ void fz7_zip_writer_free(fz7_zip_writer *w)
     if (w->cur.data_fd >= 0)
         close(w->cur.data_fd);
     free(w->cur.name);
+    free(w->cur.data_mem);
     fz7_membuf_free(&w->cd);
     fz7_fd_ostream_free(&w->out);
     free(w->scratch);

@@ -170,4 +170,34 @@ rm -f many.zip && "$FZ7" a -bd -mx1 many.zip many >/dev/null 2>&1
 check "d on a zip of 12,000 entries (a 2 MB central directory): exit $rc, 11,999 files kept, 7zz tests it" \
     "[ $rc -eq 0 ] && [ \"\$(7zz l -ba many.zip | grep -c ' many/f')\" = 11999 ] && 7zz t many.zip >/dev/null 2>&1"
 
+# A zip whose central directory lists the entries in the reverse of their
+# data's order (libarchive lists them by data): each entry gets its own
+# record (sizes, name bytes), and u copies every entry under its name
+python3 - <<'PY'
+import io, struct, zipfile
+buf = io.BytesIO()
+with zipfile.ZipFile(buf, "w") as z:
+    z.writestr("first.txt", "one")
+    z.writestr(zipfile.ZipInfo("e\u0301.txt"), "two two")
+    z.writestr("third.txt", "three three three")
+d = buf.getvalue()
+end = d.rindex(b"PK\x05\x06")
+at = struct.unpack("<I", d[end + 16:end + 20])[0]
+cd, recs, i = d[at:end], [], 0
+while i < len(cd):
+    n, x, c = struct.unpack("<HHH", cd[i + 28:i + 34])
+    recs.append(cd[i:i + 46 + n + x + c])
+    i += 46 + n + x + c
+open("rev.zip", "wb").write(d[:at] + b"".join(reversed(recs)) + d[end:])
+PY
+check "l of a zip listed out of its data's order: each entry's own sizes" \
+    "[ \"\$(\"\$FZ7\" l -slt rev.zip | grep -E '^(Size|Packed Size) = ' | sort | uniq -c | wc -l)\" = \"\$(7zz l -slt rev.zip | grep -E '^(Size|Packed Size) = ' | sort | uniq -c | wc -l)\" ] &&
+     \"\$FZ7\" l -slt rev.zip | grep -A3 -x 'Path = third.txt' | grep -qx 'Packed Size = 17'"
+rm -rf revx && "$FZ7" x -bd -orevx rev.zip >/dev/null 2>&1; rc=$?
+check "x of it: exit $rc, the decomposed name as stored" "[ $rc -eq 0 ] && [ \"\$(cat revx/\$(printf 'e\\314\\201.txt'))\" = 'two two' ]"
+printf 'new\n' >revnew.txt
+"$FZ7" u -bd rev.zip revnew.txt >/dev/null 2>&1; rc=$?
+check "u of it: exit $rc, all four entries, 7zz tests it" \
+    "[ $rc -eq 0 ] && [ \"\$(7zz l -ba rev.zip | wc -l)\" = 4 ] && 7zz t rev.zip >/dev/null 2>&1"
+
 t_summary update_tar_zip
