@@ -143,6 +143,9 @@ void fz7_zip64_fields(const uint8_t *x, size_t n, uint64_t *size, uint64_t *pack
  * the record, its name and extra fields in the buffer): zip64's where the
  * field is all ones. */
 uint64_t fz7_zip_record_local(const uint8_t *h);
+/* The record's unpacked and packed sizes and its local header's offset,
+ * zip64's where the fields are all ones. */
+void fz7_zip_record_sizes(const uint8_t *h, uint64_t *size, uint64_t *packed, uint64_t *local);
 
 /* A central directory record's place: its local header's offset, and
  * where the record starts in the directory. Sorted by the first (then the

@@ -246,19 +246,25 @@ void fz7_zip_places_sort(fz7_zip_place *p, size_t n)
     qsort(p, n, sizeof *p, cmp_place);
 }
 
-uint64_t fz7_zip_record_local(const uint8_t *h)
+void fz7_zip_record_sizes(const uint8_t *h, uint64_t *size, uint64_t *packed, uint64_t *local)
 {
     size_t nlen = fz7_get16le(h + 28), xlen = fz7_get16le(h + 30);
-    uint64_t usize = fz7_get32le(h + 24), packed = fz7_get32le(h + 20), local = fz7_get32le(h + 42);
+    *size = fz7_get32le(h + 24), *packed = fz7_get32le(h + 20), *local = fz7_get32le(h + 42);
     const uint8_t *x = h + CDH_LEN + nlen;
     for (size_t j = 0; j + 4 <= xlen;) {
         uint16_t id = fz7_get16le(x + j), dlen = fz7_get16le(x + j + 2);
         if (dlen > xlen - j - 4)
             break;
         if (id == EXTRA_ZIP64)
-            fz7_zip64_fields(x + j + 4, dlen, &usize, &packed, &local);
+            fz7_zip64_fields(x + j + 4, dlen, size, packed, local);
         j += 4u + dlen;
     }
+}
+
+uint64_t fz7_zip_record_local(const uint8_t *h)
+{
+    uint64_t size, packed, local;
+    fz7_zip_record_sizes(h, &size, &packed, &local);
     return local;
 }
 

@@ -839,16 +839,9 @@ static fz7_status copy_entry(fz7_zip_writer *w, const fz7_volumes *v, uint64_t v
 {
     size_t nlen = fz7_get16le(rec + 28), xlen = fz7_get16le(rec + 30), clen = fz7_get16le(rec + 32);
     const uint8_t *x = rec + CDH_LEN + nlen;
-    uint64_t size = fz7_get32le(rec + 24), packed = fz7_get32le(rec + 20), local = fz7_get32le(rec + 42);
+    uint64_t size, packed, local;
+    fz7_zip_record_sizes(rec, &size, &packed, &local);
     uint16_t flags = fz7_get16le(rec + 8);
-    for (size_t j = 0; j + 4 <= xlen;) {
-        uint16_t id = fz7_get16le(x + j), dlen = fz7_get16le(x + j + 2);
-        if (dlen > xlen - j - 4)
-            break;
-        if (id == EXTRA_ZIP64)
-            fz7_zip64_fields(x + j + 4, dlen, &size, &packed, &local);
-        j += 4u + dlen;
-    }
     *size_out = size;
     uint8_t lh[LFH_LEN];
     if (local > vsize || fz7_volumes_pread(v, lh, LFH_LEN, local) != FZ7_OK || fz7_get32le(lh) != LFH_SIG)
