@@ -8,8 +8,10 @@
 #include "check/check.h"
 #include "cpu/bytes.h"
 #include "crypto/aes7z.h"
+#include "format/7z/7z_write.h"
 #include "format/archive_impl.h"
 #include "format/fd_ostream.h"
+#include "format/file_io.h"
 #include "format/zip_crypt.h"
 #include "lzma/lzma_enc.h"
 #include "format/xz/xz_write.h"
@@ -49,12 +51,8 @@
 #define EXTRA_ZIP64 0x0001u
 #define EXTRA_NTFS 0x000au
 #define EXTRA_AES 0x9901u
-#define ATTR_READONLY 0x01u
 #define ATTR_DIRECTORY 0x10u
-#define ATTR_ARCHIVE 0x20u
-#define ATTR_UNIX_EXTENSION 0x8000u
 #define DOS_TIME_1980 0x00210000u   /* 1980-01-01 00:00:00, the first DOS time */
-#define FILETIME_UNIX_EPOCH 11644473600LL
 /* A file this large gets a zip64 field in its local header before its
  * packed size is known: room for what Deflate adds to incompressible data
  * and for a file that grows while it is read. */
@@ -110,6 +108,7 @@ struct fz7_zip_writer {
     /* The data's path to the file: encrypted as it goes, counted. */
     fz7_ostream packed_os;
     uint8_t *scratch;           /* COPY_CHUNK bytes */
+    uint8_t *reread;            /* COPY_CHUNK bytes, once a file is stored again */
     /* the entry's cipher: ZipCrypto's keys and header, or AES's state,
      * salt and password check */
     fz7_zipcrypto zc;
@@ -133,12 +132,6 @@ static fz7_status put(fz7_zip_writer *w, const void *p, size_t n)
 }
 
 /* ---- times -------------------------------------------------------------- */
-
-static uint64_t filetime_of(int64_t sec, uint32_t nsec)
-{
-    int64_t t = sec + FILETIME_UNIX_EPOCH;
-    return t < 0 ? 0 : (uint64_t)t * 10000000u + nsec / 100u;
-}
 
 /* The DOS date and time (4.4.6) of a time, rounded up to an even second
  * as 7-Zip rounds its FILETIME, in local time; before 1980 the first DOS
@@ -351,39 +344,17 @@ static fz7_status central_record(fz7_zip_writer *w, const zip_entry *e)
 
 /* ---- entries -------------------------------------------------------------- */
 
-static fz7_status pread_all(int fd, uint8_t *p, size_t n, uint64_t off, size_t *got)
-{
-    *got = 0;
-    while (*got < n) {
-        ssize_t r = pread(fd, p + *got, n - *got, (off_t)(off + *got));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return FZ7_E_IO;
-        if (r == 0)
-            break;
-        *got += (size_t)r;
-    }
-    return FZ7_OK;
-}
-
 /* The CRC of the entry's source read once before (ZipCrypto's check byte
  * is its high byte, and comes before the data). */
 static fz7_status crc_of_source(fz7_zip_writer *w, zip_entry *e)
 {
     uint32_t crc = 0;
-    if (e->data_mem) {
-        crc = fz7_crc32(0, e->data_mem, (size_t)e->size);
-    } else {
-        for (uint64_t at = 0;;) {
-            size_t got;
-            if (pread_all(e->data_fd, w->scratch, COPY_CHUNK, at, &got) != FZ7_OK)
-                return fail(w, FZ7_E_IO, NULL);
-            if (!got)
-                break;
-            crc = fz7_crc32(crc, w->scratch, got);
-            at += got;
-        }
+    for (uint64_t at = 0, k; at < e->size; at += k) {
+        k = e->size - at < COPY_CHUNK ? e->size - at : COPY_CHUNK;
+        const uint8_t *p = e->data_mem ? e->data_mem + at : w->scratch;
+        if (!e->data_mem && fz7_pread_full(e->data_fd, w->scratch, (size_t)k, at) != FZ7_OK)
+            return fail(w, FZ7_E_IO, "the file changed while it was read");
+        crc = fz7_crc32(crc, p, (size_t)k);
     }
     e->crc_before = crc;
     e->crc_known = true;
@@ -515,26 +486,18 @@ static fz7_status restore_stored(fz7_zip_writer *w, zip_entry *e)
     e->needed = needed_of(e, e->flags & FLAG_ENCRYPTED ? w->crypt : CRYPT_NONE, e->zip64_local);
     if ((e->flags & FLAG_ENCRYPTED) && (st = crypt_begin(w, e)) != FZ7_OK)
         return st;
+    if (!e->data_mem && !w->reread && !(w->reread = malloc(COPY_CHUNK)))
+        return fail(w, FZ7_E_MEM, "out of memory");
     uint32_t crc = 0;
     uint64_t at = 0;
-    while (at < e->size) {
-        size_t want = e->size - at < COPY_CHUNK ? (size_t)(e->size - at) : COPY_CHUNK, got = want;
-        uint8_t buf[4096];
-        const uint8_t *p;
-        if (e->data_mem) {
-            p = e->data_mem + at;
-        } else {
-            want = got = want < sizeof buf ? want : sizeof buf;
-            if (pread_all(e->data_fd, buf, want, at, &got) != FZ7_OK)
-                return fail(w, FZ7_E_IO, NULL);
-            p = buf;
-        }
-        if (got < want)
+    for (uint64_t k; at < e->size; at += k) {
+        k = e->size - at < COPY_CHUNK ? e->size - at : COPY_CHUNK;
+        const uint8_t *p = e->data_mem ? e->data_mem + at : w->reread;
+        if (!e->data_mem && fz7_pread_full(e->data_fd, w->reread, (size_t)k, at) != FZ7_OK)
             break;
-        crc = fz7_crc32(crc, p, got);
-        if ((st = packed_write(&w->packed_os, p, got)) != FZ7_OK)
+        crc = fz7_crc32(crc, p, (size_t)k);
+        if ((st = packed_write(&w->packed_os, p, (size_t)k)) != FZ7_OK)
             return st;
-        at += got;
     }
     if (at != e->size || crc != e->crc)
         return fail(w, FZ7_E_IO, "the file changed while it was read");
@@ -659,15 +622,13 @@ fz7_status fz7_zip_writer_begin(fz7_zip_writer *w, const fz7_la_entry *le)
     bool mt = !w->opts.no_mtime;
     e->dos_time = mt ? dos_time_of(le->mtime, le->mtime_nsec) : DOS_TIME_1980;
     if (mt)
-        e->ft[0] = filetime_of(le->mtime, le->mtime_nsec);
+        e->ft[0] = fz7_filetime_of(le->mtime, le->mtime_nsec);
     if (w->opts.zip_atime)
-        e->ft[1] = filetime_of(le->atime, le->atime_nsec);
+        e->ft[1] = fz7_filetime_of(le->atime, le->atime_nsec);
     if (w->opts.zip_ctime)
-        e->ft[2] = filetime_of(le->ctime, le->ctime_nsec);
+        e->ft[2] = fz7_filetime_of(le->ctime, le->ctime_nsec);
     e->ntfs = mt || w->opts.zip_atime || w->opts.zip_ctime;
-    uint32_t mode = le->mode & 0xffff;
-    e->ext_attr = mode << 16 | ATTR_UNIX_EXTENSION | (dir ? ATTR_DIRECTORY : ATTR_ARCHIVE) |
-                  (!(mode & 0222) ? ATTR_READONLY : 0);
+    e->ext_attr = fz7_7z_attrib_from_mode(le->mode);   /* the same as 7z's (the Unix mode up high) */
     e->zip64_local = e->size >= ZIP64_LOCAL_FROM;
     e->descriptor = !w->seekable;
     e->crc = 0;
@@ -1056,6 +1017,7 @@ void fz7_zip_writer_free(fz7_zip_writer *w)
     fz7_membuf_free(&w->cd);
     fz7_fd_ostream_free(&w->out);
     free(w->scratch);
+    free(w->reread);
     fz7_wzaes_wipe(&w->aes);
     memset(&w->zc, 0, sizeof w->zc);
     free(w);

@@ -27,8 +27,7 @@ uint32_t fz7_7z_attrib_from_mode(uint32_t st_mode)
     return a;
 }
 
-/* FILETIME: 100 ns units since 1601-01-01. */
-static uint64_t filetime_of(int64_t sec, uint32_t nsec)
+uint64_t fz7_filetime_of(int64_t sec, uint32_t nsec)
 {
     int64_t t = sec + INT64_C(11644473600);
     if (t < 0)
@@ -131,11 +130,11 @@ fz7_status fz7_7z_writer_push_entry(fz7_7z_writer *w, const fz7_7z_entry_meta *m
     e->has_attrib = !m->no_attrib;
     e->is_dir = m->is_dir;
     e->has_time[0] = m->has_ctime;
-    e->time[0] = filetime_of(m->ctime, m->ctime_nsec);
+    e->time[0] = fz7_filetime_of(m->ctime, m->ctime_nsec);
     e->has_time[1] = m->has_atime;
-    e->time[1] = filetime_of(m->atime, m->atime_nsec);
+    e->time[1] = fz7_filetime_of(m->atime, m->atime_nsec);
     e->has_time[2] = m->has_mtime;
-    e->time[2] = filetime_of(m->mtime, m->mtime_nsec);
+    e->time[2] = fz7_filetime_of(m->mtime, m->mtime_nsec);
     e->has_stream = has_stream;
     e->is_anti = m->is_anti && !has_stream;
     if (e->is_anti) /* nothing but the name and the folder flag */

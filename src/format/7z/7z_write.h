@@ -21,6 +21,10 @@
 /* The kWinAttributes value 7-Zip on Linux writes for a st_mode. */
 uint32_t fz7_7z_attrib_from_mode(uint32_t st_mode);
 
+/* A time as a FILETIME (100 ns units since 1601-01-01; 0 before it), as
+ * 7z and zip's NTFS field store it. */
+uint64_t fz7_filetime_of(int64_t sec, uint32_t nsec);
+
 /* The UTF-16 units the next character of a Linux name (bytes) is stored
  * as in a 7z header, as 7-Zip stores it: UTF-8 (RFC 3629) as UTF-16; a
  * byte that does not start valid UTF-8 as U+EF00 plus the byte, and so
