@@ -109,7 +109,8 @@ bool fz7_la_is_root_folder(struct archive *ar, struct archive_entry *ae);
 /* What `l -slt` lists of a zip entry, from its central directory record
  * (APPNOTE.TXT 4.3.12). */
 typedef struct fz7_zip_rec {
-    uint64_t size, offset;  /* unpacked bytes; the local header's offset */
+    uint64_t size, offset;  /* unpacked bytes; the local header's offset in
+                               the file (a prefix's bytes counted) */
     char *comment;          /* the entry's comment, or NULL */
     int64_t ctime, atime;   /* an NTFS field's, when has_ctime / has_atime */
     uint32_t ctime_nsec, atime_nsec;
@@ -128,11 +129,12 @@ typedef struct fz7_zip_rec {
 } fz7_zip_rec;
 
 /* The central directory's offset and length in the zip of size bytes in
- * v, from the end records (zip64's when the classic ones overflow), and
- * the archive's comment (malloc'd, or NULL; comment may be NULL). False
- * when there is none. */
+ * v, from the end records (zip64's when the classic ones overflow), the
+ * archive's comment (malloc'd, or NULL; comment may be NULL), and in
+ * *shift (may be NULL) what to add to the offsets the records give: the
+ * bytes before the zip (a self-extractor's). False when there is none. */
 bool fz7_zip_find_directory(const fz7_volumes *v, uint64_t size, uint64_t *cd_off, uint64_t *cd_len,
-                            char **comment);
+                            char **comment, uint64_t *shift);
 
 /* The zip64 extra field's data (n bytes at x): the sizes and offset it
  * holds, each present only where the record's own field is all ones

@@ -32,7 +32,7 @@
 #define FILETIME_UNIX_EPOCH 11644473600LL
 
 bool fz7_zip_find_directory(const fz7_volumes *v, uint64_t size, uint64_t *cd_off, uint64_t *cd_len,
-                           char **comment)
+                            char **comment, uint64_t *shift)
 {
     uint8_t tail[EOCD_LEN + 0xffff];
     size_t n = size < sizeof tail ? (size_t)size : sizeof tail;
@@ -66,6 +66,8 @@ bool fz7_zip_find_directory(const fz7_volumes *v, uint64_t size, uint64_t *cd_of
          * it ends where the end record begins. */
         *cd_off = off + len == at ? off : at - len;
         *cd_len = len;
+        if (shift)
+            *shift = *cd_off - off;   /* (modulo 2^64: a zip cut short moves back) */
         return true;
     }
     return false;
@@ -154,7 +156,7 @@ static void word_add(char *s, size_t cap, const char *word)
 /* Entry k takes what record h (its fields checked to fit) says: packed
  * size, NTFS times, attributes, and into r (when kept) what `l -slt`
  * lists. */
-static void apply_record(const uint8_t *h, fz7_entry *entries, size_t k, fz7_zip_rec *r)
+static void apply_record(const uint8_t *h, fz7_entry *entries, size_t k, fz7_zip_rec *r, uint64_t shift)
 {
     size_t nlen = fz7_get16le(h + 28), xlen = fz7_get16le(h + 30), clen = fz7_get16le(h + 32);
     const uint8_t *x = h + CDH_LEN + nlen;
@@ -222,7 +224,7 @@ static void apply_record(const uint8_t *h, fz7_entry *entries, size_t k, fz7_zip
     if (r) {
         r->matched = true;
         r->size = usize;
-        r->offset = local;
+        r->offset = local + shift;
         r->crc = fz7_get32le(h + 16);
         r->disk = fz7_get16le(h + 34);
         r->flags = fz7_get16le(h + 8);
@@ -275,7 +277,8 @@ void fz7_zip_central(const fz7_volumes *v, uint64_t size, fz7_entry *entries, si
         *recs_out = NULL;
     *comment = NULL;
     uint64_t off, len;
-    if (!fz7_zip_find_directory(v, size, &off, &len, comment) || !count || len > mem_limit || len > SIZE_MAX ||
+    uint64_t shift = 0;
+    if (!fz7_zip_find_directory(v, size, &off, &len, comment, &shift) || !count || len > mem_limit || len > SIZE_MAX ||
         off > size || len > size - off)
         return;
     uint8_t *cd = malloc(len ? (size_t)len : 1);
@@ -305,7 +308,7 @@ void fz7_zip_central(const fz7_volumes *v, uint64_t size, fz7_entry *entries, si
                 records++;   /* more records than entries */
                 break;
             }
-            place[records++] = (fz7_zip_place){fz7_zip_record_local(h), at};
+            place[records++] = (fz7_zip_place){fz7_zip_record_local(h) + shift, at};
         }
         at += rlen;
     }
@@ -318,7 +321,7 @@ void fz7_zip_central(const fz7_volumes *v, uint64_t size, fz7_entry *entries, si
             if (!same_name(nm, nlen, entries[k].path) &&
                 (!(fz7_get16le(h + 8) & FLAG_UTF8) || !recs || !take_name(&entries[k], nm, nlen, &recs[k])))
                 continue;   /* not this entry after all */
-            apply_record(h, entries, k, recs ? &recs[k] : NULL);
+            apply_record(h, entries, k, recs ? &recs[k] : NULL, shift);
         }
         free(place);
         free(cd);
@@ -342,7 +345,7 @@ void fz7_zip_central(const fz7_volumes *v, uint64_t size, fz7_entry *entries, si
                                                                                  : SIZE_MAX;
         if (k == SIZE_MAX)
             continue;
-        apply_record(h, entries, k, recs ? &recs[k] : NULL);
+        apply_record(h, entries, k, recs ? &recs[k] : NULL, shift);
         i = k + 1;
     }
     free(cd);

@@ -796,12 +796,13 @@ static bool has_extra(const uint8_t *x, size_t n, uint16_t id)
 }
 
 static fz7_status copy_entry(fz7_zip_writer *w, const fz7_volumes *v, uint64_t vsize, const uint8_t *rec,
-                             const char *new_name, bool dir, uint64_t *size_out)
+                             uint64_t shift, const char *new_name, bool dir, uint64_t *size_out)
 {
     size_t nlen = fz7_get16le(rec + 28), xlen = fz7_get16le(rec + 30), clen = fz7_get16le(rec + 32);
     const uint8_t *x = rec + CDH_LEN + nlen;
     uint64_t size, packed, local;
     fz7_zip_record_sizes(rec, &size, &packed, &local);
+    local += shift;
     uint16_t flags = fz7_get16le(rec + 8);
     *size_out = size;
     uint8_t lh[LFH_LEN];
@@ -929,7 +930,8 @@ fz7_status fz7_zip_writer_copy(fz7_zip_writer *w, fz7_la_writer *outer, const ch
     uint8_t *rec = NULL;
     fz7_zip_place *place = NULL;
     size_t n = 0, cap = 0, rec_len;
-    if (!fz7_zip_find_directory(v, vsize, &off, &len, NULL) || off > vsize || len > vsize - off) {
+    uint64_t shift = 0;
+    if (!fz7_zip_find_directory(v, vsize, &off, &len, NULL, &shift) || off > vsize || len > vsize - off) {
         st = fail(w, FZ7_E_FORMAT, "no central directory");
         goto out;
     }
@@ -952,7 +954,7 @@ fz7_status fz7_zip_writer_copy(fz7_zip_writer *w, fz7_la_writer *outer, const ch
             }
             place = q, cap = c;
         }
-        place[n++] = (fz7_zip_place){fz7_zip_record_local(rec), at};
+        place[n++] = (fz7_zip_place){fz7_zip_record_local(rec) + shift, at};
     }
     fz7_zip_places_sort(place, n);
     size_t index = 0;
@@ -982,7 +984,7 @@ fz7_status fz7_zip_writer_copy(fz7_zip_writer *w, fz7_la_writer *outer, const ch
         }
         uint64_t size = 0;
         if (st == FZ7_OK && as.name)
-            st = copy_entry(w, v, vsize, rec, as.name, dir && !root, &size);
+            st = copy_entry(w, v, vsize, rec, shift, as.name, dir && !root, &size);
         if (st == FZ7_OK && as.name) {
             *kept_dirs += dir;
             *kept_files += !dir;

@@ -200,4 +200,13 @@ printf 'new\n' >revnew.txt
 check "u of it: exit $rc, all four entries, 7zz tests it" \
     "[ $rc -eq 0 ] && [ \"\$(7zz l -ba rev.zip | wc -l)\" = 4 ] && 7zz t rev.zip >/dev/null 2>&1"
 
+# A zip behind 1,100 bytes of something else (a self-extractor's stub):
+# the entries fz7 decodes itself (an encrypted link) are found there too
+mkdir -p pre && printf 'x\n' >pre/t.txt && ln -sf t.txt pre/l
+rm -f pre0.zip && 7zz a -bd -snl -psecret pre0.zip pre >/dev/null 2>&1
+{ head -c 1100 /dev/zero; cat pre0.zip; } >pre.zip
+rm -rf prex && "$FZ7" x -bd -snl -psecret -oprex pre.zip >/dev/null 2>&1; rc=$?
+check "x of a prefixed zip with an encrypted link: exit $rc, the link's target" \
+    "[ $rc -eq 0 ] && [ \"\$(readlink prex/pre/l)\" = t.txt ]"
+
 t_summary update_tar_zip
