@@ -9,6 +9,7 @@
  * own reader (gzip_read.c), which checks every member. */
 #include "format/archive_impl.h"
 #include "format/zip_crypt.h"
+#include "format/zip_format.h"
 #include "check/check.h"
 #include "codec/codec.h"
 #include "lzma/lzma_dec.h"
@@ -630,16 +631,6 @@ static fz7_status read_file_data(struct archive *ar, const fz7_entry *e, bool ra
     return FZ7_OK;
 }
 
-#define ZIP_LFH_SIG 0x04034b50u
-#define ZIP_LFH_LEN 30u
-#define ZIP_FLAG_ENCRYPTED 0x0001u
-#define ZIP_FLAG_DESCRIPTOR 0x0008u
-#define ZIP_METHOD_STORE 0u
-#define ZIP_METHOD_DEFLATE 8u
-#define ZIP_METHOD_DEFLATE64 9u
-#define ZIP_METHOD_BZIP2 12u
-#define ZIP_METHOD_LZMA 14u
-#define ZIP_METHOD_XZ 95u
 
 /* libarchive fails the header of a zip's encrypted symbolic link whose
  * target it cannot decode (an AES one): the name and mode are there, and fz7

@@ -7,54 +7,39 @@
  * offset. */
 #include "format/archive_impl.h"
 #include "cpu/bytes.h"
+#include "format/zip_format.h"
 
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#define EOCD_SIG 0x06054b50u
-#define EOCD64_LOC_SIG 0x07064b50u
-#define EOCD64_SIG 0x06064b50u
-#define CDH_SIG 0x02014b50u
-#define EOCD_LEN 22u
-#define CDH_LEN 46u
-#define HOST_UNIX 3u
-#define ATTR_UNIX_EXTENSION 0x8000u
-#define ATTR_DIRECTORY 0x10u
-#define EXTRA_ZIP64 0x0001u
-#define EXTRA_NTFS 0x000au
-#define EXTRA_UT 0x5455u
-#define EXTRA_UX 0x7875u
-#define EXTRA_AES 0x9901u
-#define FLAG_UTF8 0x0800u
-/* Seconds from 1601-01-01 (FILETIME's epoch) to 1970-01-01. */
 #define FILETIME_UNIX_EPOCH 11644473600LL
 
 bool fz7_zip_find_directory(const fz7_volumes *v, uint64_t size, uint64_t *cd_off, uint64_t *cd_len,
                             char **comment, uint64_t *shift)
 {
-    uint8_t tail[EOCD_LEN + 0xffff];
+    uint8_t tail[ZIP_EOCD_LEN + 0xffff];
     size_t n = size < sizeof tail ? (size_t)size : sizeof tail;
-    if (n < EOCD_LEN || fz7_volumes_pread(v, tail, n, size - n) != FZ7_OK)
+    if (n < ZIP_EOCD_LEN || fz7_volumes_pread(v, tail, n, size - n) != FZ7_OK)
         return false;
-    for (size_t i = n - EOCD_LEN + 1; i-- > 0;) {
+    for (size_t i = n - ZIP_EOCD_LEN + 1; i-- > 0;) {
         const uint8_t *e = tail + i;
         /* the record whose comment reaches the end of the file */
-        if (fz7_get32le(e) != EOCD_SIG || i + EOCD_LEN + fz7_get16le(e + 20) != n)
+        if (fz7_get32le(e) != ZIP_EOCD_SIG || i + ZIP_EOCD_LEN + fz7_get16le(e + 20) != n)
             continue;
         if (comment && fz7_get16le(e + 20))
-            *comment = strndup((const char *)e + EOCD_LEN, fz7_get16le(e + 20));
+            *comment = strndup((const char *)e + ZIP_EOCD_LEN, fz7_get16le(e + 20));
         uint64_t off = fz7_get32le(e + 16), len = fz7_get32le(e + 12);
         uint64_t at = size - n + i;
         if ((off == 0xffffffffu || len == 0xffffffffu) && at >= 20) {
             uint8_t loc[20], rec[56];
             if (fz7_volumes_pread(v, loc, sizeof loc, at - 20) != FZ7_OK ||
-                fz7_get32le(loc) != EOCD64_LOC_SIG)
+                fz7_get32le(loc) != ZIP_EOCD64_LOC_SIG)
                 return false;
             uint64_t r = fz7_get64le(loc + 8);
             if (r > size - sizeof rec || fz7_volumes_pread(v, rec, sizeof rec, r) != FZ7_OK ||
-                fz7_get32le(rec) != EOCD64_SIG)
+                fz7_get32le(rec) != ZIP_EOCD64_SIG)
                 return false;
             len = fz7_get64le(rec + 40);
             off = fz7_get64le(rec + 48);
@@ -159,7 +144,7 @@ static void word_add(char *s, size_t cap, const char *word)
 static void apply_record(const uint8_t *h, fz7_entry *entries, size_t k, fz7_zip_rec *r, uint64_t shift)
 {
     size_t nlen = fz7_get16le(h + 28), xlen = fz7_get16le(h + 30), clen = fz7_get16le(h + 32);
-    const uint8_t *x = h + CDH_LEN + nlen;
+    const uint8_t *x = h + ZIP_CDH_LEN + nlen;
     uint64_t usize = fz7_get32le(h + 24), packed = fz7_get32le(h + 20);
     uint64_t local = fz7_get32le(h + 42);
     char extras[sizeof r->extras] = "";
@@ -169,9 +154,9 @@ static void apply_record(const uint8_t *h, fz7_entry *entries, size_t k, fz7_zip
             break;
         const uint8_t *d = x + j + 4;
         uint64_t ft[3];
-        if (id == EXTRA_ZIP64) {
+        if (id == ZIP_EXTRA_ZIP64) {
             fz7_zip64_fields(d, dlen, &usize, &packed, &local);
-        } else if (id == EXTRA_NTFS) {
+        } else if (id == ZIP_EXTRA_NTFS) {
             word_add(extras, sizeof extras, "NTFS");
             if (ntfs_times(d, dlen, ft) && ft[0]) {
                 entries[k].has_mtime = true;
@@ -184,7 +169,7 @@ static void apply_record(const uint8_t *h, fz7_entry *entries, size_t k, fz7_zip
                 filetime_split(ft[1], &r->atime, &r->atime_nsec);
                 filetime_split(ft[2], &r->ctime, &r->ctime_nsec);
             }
-        } else if (id == EXTRA_UT && dlen >= 1) {
+        } else if (id == ZIP_EXTRA_UT && dlen >= 1) {
             /* 7-Zip names the times the flags announce, then how many
              * this copy of the field holds */
             char ut[16];
@@ -193,9 +178,9 @@ static void apply_record(const uint8_t *h, fz7_entry *entries, size_t k, fz7_zip
             word_add(extras, sizeof extras, ut);
             if (dlen >= 5 && (d[0] & 1) && entries[k].mtime_prec == FZ7_MTIME_DOS)
                 entries[k].mtime_prec = FZ7_MTIME_SECONDS;   /* libarchive read its time */
-        } else if (id == EXTRA_UX) {
+        } else if (id == ZIP_EXTRA_UX) {
             word_add(extras, sizeof extras, "ux");
-        } else if (id == EXTRA_AES) {
+        } else if (id == ZIP_EXTRA_AES) {
             word_add(extras, sizeof extras, "WzAES");
             if (r && dlen >= 7) {
                 r->aes_strength = d[4];
@@ -216,11 +201,11 @@ static void apply_record(const uint8_t *h, fz7_entry *entries, size_t k, fz7_zip
      * regular file's, which extraction keeps) */
     uint32_t ext = fz7_get32le(h + 38);
     unsigned host = fz7_get16le(h + 4) >> 8;
-    if (host != HOST_UNIX)
+    if (host != ZIP_HOST_UNIX)
         entries[k].attrib = ext;
     else if ((ext >> 16) && !((ext >> 16) & S_IFMT))
-        entries[k].attrib = (ext & 0xffff0000u) | ATTR_UNIX_EXTENSION |
-                            (entries[k].is_dir ? ATTR_DIRECTORY : 0);
+        entries[k].attrib = (ext & 0xffff0000u) | ZIP_ATTR_UNIX_EXTENSION |
+                            (entries[k].is_dir ? ZIP_ATTR_DIRECTORY : 0);
     if (r) {
         r->matched = true;
         r->size = usize;
@@ -252,12 +237,12 @@ void fz7_zip_record_sizes(const uint8_t *h, uint64_t *size, uint64_t *packed, ui
 {
     size_t nlen = fz7_get16le(h + 28), xlen = fz7_get16le(h + 30);
     *size = fz7_get32le(h + 24), *packed = fz7_get32le(h + 20), *local = fz7_get32le(h + 42);
-    const uint8_t *x = h + CDH_LEN + nlen;
+    const uint8_t *x = h + ZIP_CDH_LEN + nlen;
     for (size_t j = 0; j + 4 <= xlen;) {
         uint16_t id = fz7_get16le(x + j), dlen = fz7_get16le(x + j + 2);
         if (dlen > xlen - j - 4)
             break;
-        if (id == EXTRA_ZIP64)
+        if (id == ZIP_EXTRA_ZIP64)
             fz7_zip64_fields(x + j + 4, dlen, size, packed, local);
         j += 4u + dlen;
     }
@@ -298,12 +283,12 @@ void fz7_zip_central(const fz7_volumes *v, uint64_t size, fz7_entry *entries, si
      * otherwise passed over. */
     size_t records = 0;
     fz7_zip_place *place = malloc((count + 1) * sizeof *place);
-    for (size_t at = 0; place && at + CDH_LEN <= len;) {
+    for (size_t at = 0; place && at + ZIP_CDH_LEN <= len;) {
         const uint8_t *h = cd + at;
-        size_t nlen = fz7_get16le(h + 28), rlen = CDH_LEN + nlen + fz7_get16le(h + 30) + fz7_get16le(h + 32);
-        if (fz7_get32le(h) != CDH_SIG || rlen > len - at)
+        size_t nlen = fz7_get16le(h + 28), rlen = ZIP_CDH_LEN + nlen + fz7_get16le(h + 30) + fz7_get16le(h + 32);
+        if (fz7_get32le(h) != ZIP_CDH_SIG || rlen > len - at)
             break;
-        if (!is_root(h + CDH_LEN, nlen)) {
+        if (!is_root(h + ZIP_CDH_LEN, nlen)) {
             if (records == count) {
                 records++;   /* more records than entries */
                 break;
@@ -316,10 +301,10 @@ void fz7_zip_central(const fz7_volumes *v, uint64_t size, fz7_entry *entries, si
         fz7_zip_places_sort(place, count);
         for (size_t k = 0; k < count; k++) {
             const uint8_t *h = cd + place[k].at;
-            const uint8_t *nm = h + CDH_LEN;
+            const uint8_t *nm = h + ZIP_CDH_LEN;
             size_t nlen = fz7_get16le(h + 28);
             if (!same_name(nm, nlen, entries[k].path) &&
-                (!(fz7_get16le(h + 8) & FLAG_UTF8) || !recs || !take_name(&entries[k], nm, nlen, &recs[k])))
+                (!(fz7_get16le(h + 8) & ZIP_FLAG_UTF8) || !recs || !take_name(&entries[k], nm, nlen, &recs[k])))
                 continue;   /* not this entry after all */
             apply_record(h, entries, k, recs ? &recs[k] : NULL, shift);
         }
@@ -331,15 +316,15 @@ void fz7_zip_central(const fz7_volumes *v, uint64_t size, fz7_entry *entries, si
     }
     free(place);
     size_t i = 0;
-    for (size_t at = 0; at + CDH_LEN <= len && i < count;) {
+    for (size_t at = 0; at + ZIP_CDH_LEN <= len && i < count;) {
         const uint8_t *h = cd + at;
-        if (fz7_get32le(h) != CDH_SIG)
+        if (fz7_get32le(h) != ZIP_CDH_SIG)
             break;
         size_t nlen = fz7_get16le(h + 28), xlen = fz7_get16le(h + 30), clen = fz7_get16le(h + 32);
-        if (CDH_LEN + nlen + xlen + clen > len - at)
+        if (ZIP_CDH_LEN + nlen + xlen + clen > len - at)
             break;
-        const uint8_t *nm = h + CDH_LEN;
-        at += CDH_LEN + nlen + xlen + clen;
+        const uint8_t *nm = h + ZIP_CDH_LEN;
+        at += ZIP_CDH_LEN + nlen + xlen + clen;
         size_t k = same_name(nm, nlen, entries[i].path)                              ? i
                    : i + 1 < count && same_name(nm, nlen, entries[i + 1].path) ? i + 1
                                                                                  : SIZE_MAX;

@@ -13,6 +13,7 @@
 #include "format/fd_ostream.h"
 #include "format/file_io.h"
 #include "format/zip_crypt.h"
+#include "format/zip_format.h"
 #include "lzma/lzma_enc.h"
 #include "format/xz/xz_write.h"
 #include "lzma/lzma_presets.h"
@@ -25,33 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define LFH_SIG 0x04034b50u
-#define CDH_SIG 0x02014b50u
-#define DD_SIG 0x08074b50u
-#define EOCD_SIG 0x06054b50u
-#define EOCD64_SIG 0x06064b50u
-#define EOCD64_LOC_SIG 0x07064b50u
-#define LFH_LEN 30u
-#define CDH_LEN 46u
-#define EOCD_LEN 22u
-#define EOCD64_LEN 56u
-#define EOCD64_LOC_LEN 20u
 #define MADE_BY (3u << 8 | 63u)   /* host Unix, APPNOTE 6.3 */
-#define FLAG_ENCRYPTED 0x0001u
-#define FLAG_LZMA_EOS 0x0002u     /* LZMA: the stream ends with its end marker */
-#define FLAG_DESCRIPTOR 0x0008u
-#define FLAG_UTF8 0x0800u
-#define METHOD_STORE 0u
-#define METHOD_DEFLATE 8u
-#define METHOD_DEFLATE64 9u
-#define METHOD_BZIP2 12u
-#define METHOD_LZMA 14u
-#define METHOD_XZ 95u
-#define METHOD_AES 99u
-#define EXTRA_ZIP64 0x0001u
-#define EXTRA_NTFS 0x000au
-#define EXTRA_AES 0x9901u
-#define ATTR_DIRECTORY 0x10u
 #define DOS_TIME_1980 0x00210000u   /* 1980-01-01 00:00:00, the first DOS time */
 /* A file this large gets a zip64 field in its local header before its
  * packed size is known: room for what Deflate adds to incompressible data
@@ -195,7 +170,7 @@ static fz7_status crypt_end(fz7_zip_writer *w)
 static fz7_status packed_write(fz7_ostream *os, const uint8_t *p, size_t n)
 {
     fz7_zip_writer *w = (fz7_zip_writer *)((char *)os - offsetof(fz7_zip_writer, packed_os));
-    bool crypt = w->cur.flags & FLAG_ENCRYPTED;
+    bool crypt = w->cur.flags & ZIP_FLAG_ENCRYPTED;
     while (n) {
         size_t k = n < COPY_CHUNK ? n : COPY_CHUNK;
         const uint8_t *q = p;
@@ -221,8 +196,8 @@ static fz7_status packed_write(fz7_ostream *os, const uint8_t *p, size_t n)
 static uint16_t needed_of(const zip_entry *e, zip_crypt_kind crypt, bool zip64)
 {
     /* APPNOTE 4.4.3.2: the version each feature needs, the highest taken */
-    uint16_t v = e->method == METHOD_LZMA ? 63 : e->method == METHOD_BZIP2 ? 46 : e->method == METHOD_DEFLATE64 ? 21
-                 : e->method == METHOD_DEFLATE ? 20 : 10;
+    uint16_t v = e->method == ZIP_METHOD_LZMA ? 63 : e->method == ZIP_METHOD_BZIP2 ? 46 : e->method == ZIP_METHOD_DEFLATE64 ? 21
+                 : e->method == ZIP_METHOD_DEFLATE ? 20 : 10;
     if (e->name_len && e->name[e->name_len - 1] == '/' && v < 20)
         v = 20;
     if (crypt == CRYPT_ZIPCRYPTO && v < 20)
@@ -237,14 +212,14 @@ static uint16_t needed_of(const zip_entry *e, zip_crypt_kind crypt, bool zip64)
 /* The entry's method field: 99 under AES, with the real one in its extra. */
 static uint16_t header_method(const fz7_zip_writer *w, const zip_entry *e)
 {
-    return (e->flags & FLAG_ENCRYPTED) && w->crypt == CRYPT_AES ? METHOD_AES : e->method;
+    return (e->flags & ZIP_FLAG_ENCRYPTED) && w->crypt == CRYPT_AES ? ZIP_METHOD_AES : e->method;
 }
 
 static size_t aes_extra(const fz7_zip_writer *w, const zip_entry *e, uint8_t *x)
 {
-    if (!(e->flags & FLAG_ENCRYPTED) || w->crypt != CRYPT_AES)
+    if (!(e->flags & ZIP_FLAG_ENCRYPTED) || w->crypt != CRYPT_AES)
         return 0;
-    fz7_put16le(x, EXTRA_AES);
+    fz7_put16le(x, ZIP_EXTRA_AES);
     fz7_put16le(x + 2, 7);
     fz7_put16le(x + 4, 2);   /* AE-2: no CRC, the MAC checks the data */
     x[6] = 'A', x[7] = 'E', x[8] = w->aes_strength;
@@ -256,19 +231,19 @@ static size_t aes_extra(const fz7_zip_writer *w, const zip_entry *e, uint8_t *x)
  * the sizes when the data is done (same length). */
 static size_t local_header(const fz7_zip_writer *w, const zip_entry *e, uint8_t *h)
 {
-    bool aes = (e->flags & FLAG_ENCRYPTED) && w->crypt == CRYPT_AES;
+    bool aes = (e->flags & ZIP_FLAG_ENCRYPTED) && w->crypt == CRYPT_AES;
     bool sizes = !e->descriptor;
-    uint8_t *x = h + LFH_LEN + e->name_len;
+    uint8_t *x = h + ZIP_LFH_LEN + e->name_len;
     size_t xlen = 0;
     if (e->zip64_local) {
-        fz7_put16le(x, EXTRA_ZIP64);
+        fz7_put16le(x, ZIP_EXTRA_ZIP64);
         fz7_put16le(x + 2, 16);
         fz7_put64le(x + 4, sizes ? e->size : 0);
         fz7_put64le(x + 12, sizes ? e->packed : 0);
         xlen = 20;
     }
     xlen += aes_extra(w, e, x + xlen);
-    fz7_put32le(h, LFH_SIG);
+    fz7_put32le(h, ZIP_LFH_SIG);
     fz7_put16le(h + 4, e->needed);
     fz7_put16le(h + 6, e->flags);
     fz7_put16le(h + 8, header_method(w, e));
@@ -278,20 +253,20 @@ static size_t local_header(const fz7_zip_writer *w, const zip_entry *e, uint8_t 
     fz7_put32le(h + 22, !sizes ? 0 : e->zip64_local ? U32_MAX : (uint32_t)e->size);
     fz7_put16le(h + 26, (uint16_t)e->name_len);
     fz7_put16le(h + 28, (uint16_t)xlen);
-    memcpy(h + LFH_LEN, e->name, e->name_len);
-    return LFH_LEN + e->name_len + xlen;
+    memcpy(h + ZIP_LFH_LEN, e->name, e->name_len);
+    return ZIP_LFH_LEN + e->name_len + xlen;
 }
 
 /* Appends a central directory record (4.3.12): zip64's field with what
  * overflows, then the NTFS times and the AES field as 7-Zip orders them. */
 static fz7_status central_record(fz7_zip_writer *w, const zip_entry *e)
 {
-    uint8_t h[CDH_LEN], x[28 + 36 + 11];
+    uint8_t h[ZIP_CDH_LEN], x[28 + 36 + 11];
     size_t xlen = 0;
     bool big_size = e->size >= U32_MAX, big_packed = e->packed >= U32_MAX, big_off = e->offset >= U32_MAX;
     if (big_size || big_packed || big_off) {
         size_t n = 8u * (big_size + big_packed + big_off), at = 4;
-        fz7_put16le(x, EXTRA_ZIP64);
+        fz7_put16le(x, ZIP_EXTRA_ZIP64);
         fz7_put16le(x + 2, (uint16_t)n);
         if (big_size)
             fz7_put64le(x + at, e->size), at += 8;
@@ -303,7 +278,7 @@ static fz7_status central_record(fz7_zip_writer *w, const zip_entry *e)
     }
     if (e->ntfs) {
         uint8_t *t = x + xlen;
-        fz7_put16le(t, EXTRA_NTFS);
+        fz7_put16le(t, ZIP_EXTRA_NTFS);
         fz7_put16le(t + 2, 32);
         fz7_put32le(t + 4, 0);
         fz7_put16le(t + 8, 1);
@@ -313,11 +288,11 @@ static fz7_status central_record(fz7_zip_writer *w, const zip_entry *e)
         xlen += 36;
     }
     xlen += aes_extra(w, e, x + xlen);
-    bool aes = (e->flags & FLAG_ENCRYPTED) && w->crypt == CRYPT_AES;
+    bool aes = (e->flags & ZIP_FLAG_ENCRYPTED) && w->crypt == CRYPT_AES;
     uint16_t needed = e->needed;
     if ((big_size || big_packed || big_off) && needed < 45)
         needed = 45;
-    fz7_put32le(h, CDH_SIG);
+    fz7_put32le(h, ZIP_CDH_SIG);
     fz7_put16le(h + 4, MADE_BY);
     fz7_put16le(h + 6, needed);
     fz7_put16le(h + 8, e->flags);
@@ -390,8 +365,8 @@ static fz7_status start_coder(fz7_zip_writer *w, zip_entry *e, uint64_t size_hin
     fz7_status st = FZ7_OK;
     int level = w->opts.level < 1 ? 1 : w->opts.level > 9 ? 9 : w->opts.level;
     switch (e->method) {
-    case METHOD_DEFLATE:
-    case METHOD_DEFLATE64:
+    case ZIP_METHOD_DEFLATE:
+    case ZIP_METHOD_DEFLATE64:
         /* one encoder for the archive, restarted for each entry: a new
          * one's tables cost more than a small file's coding */
         if (w->enc) {
@@ -399,20 +374,20 @@ static fz7_status start_coder(fz7_zip_writer *w, zip_entry *e, uint64_t size_hin
         } else {
             fz7_deflate_enc_opts d = w->opts.deflate;
             d.level = level;
-            st = fz7_deflate_enc_new_opts(&d, e->method == METHOD_DEFLATE64, &w->packed_os, &w->enc);
+            st = fz7_deflate_enc_new_opts(&d, e->method == ZIP_METHOD_DEFLATE64, &w->packed_os, &w->enc);
         }
         break;
-    case METHOD_BZIP2: {
+    case ZIP_METHOD_BZIP2: {
         /* the block size as 7-Zip picks it (la_write.c's bzip2 too) */
         int block = w->opts.bzip2_block ? w->opts.bzip2_block : level <= 2 ? 1 : level <= 4 ? 5 : 9;
         st = fz7_bzip2_enc_new(block, &w->packed_os, &w->bz);
         break;
     }
-    case METHOD_LZMA:
+    case ZIP_METHOD_LZMA:
         if ((st = start_lzma(w, size_hint)) != FZ7_OK)
             return st;
         break;
-    case METHOD_XZ: {
+    case ZIP_METHOD_XZ: {
         /* a whole .xz stream (APPNOTE 5.14), with CRC32 checks as 7zz
          * writes it in a zip */
         fz7_xz_opts xo = {.check = FZ7_XZ_CHECK_CRC32, .size_hint = size_hint};
@@ -434,13 +409,13 @@ static fz7_status finish_coder(fz7_zip_writer *w, zip_entry *e)
         return FZ7_OK;
     e->coding = false;
     fz7_status st = FZ7_OK;
-    if (e->method == METHOD_BZIP2) {
+    if (e->method == ZIP_METHOD_BZIP2) {
         st = fz7_bzip2_enc_finish(w->bz);
         fz7_bzip2_enc_free(w->bz);
         w->bz = NULL;
-    } else if (e->method == METHOD_LZMA) {
+    } else if (e->method == ZIP_METHOD_LZMA) {
         st = fz7_lzma_enc_finish(w->lz);
-    } else if (e->method == METHOD_XZ) {
+    } else if (e->method == ZIP_METHOD_XZ) {
         st = fz7_xz_writer_finish(w->xz);
         fz7_xz_writer_free(w->xz);
         w->xz = NULL;
@@ -455,16 +430,16 @@ static fz7_status code(fz7_zip_writer *w, zip_entry *e, const uint8_t *p, size_t
     if (!e->coding)
         return packed_write(&w->packed_os, p, n);
     switch (e->method) {
-    case METHOD_BZIP2: return fz7_bzip2_enc_write(w->bz, p, n);
-    case METHOD_LZMA: return fz7_lzma_enc_write(w->lz, p, n);
-    case METHOD_XZ: return fz7_xz_writer_write(w->xz, p, n);
+    case ZIP_METHOD_BZIP2: return fz7_bzip2_enc_write(w->bz, p, n);
+    case ZIP_METHOD_LZMA: return fz7_lzma_enc_write(w->lz, p, n);
+    case ZIP_METHOD_XZ: return fz7_xz_writer_write(w->xz, p, n);
     default: return fz7_deflate_enc_write(w->enc, p, n);
     }
 }
 
 static fz7_status write_local(fz7_zip_writer *w, zip_entry *e)
 {
-    uint8_t h[LFH_LEN + 0xffff + 31];
+    uint8_t h[ZIP_LFH_LEN + 0xffff + 31];
     e->offset = w->out.pos;
     e->local_len = local_header(w, e, h);
     fz7_status st = put(w, h, e->local_len);
@@ -482,9 +457,9 @@ static fz7_status restore_stored(fz7_zip_writer *w, zip_entry *e)
     if (lseek(w->fd, (off_t)(w->base + e->data_start), SEEK_SET) < 0)
         return fail(w, FZ7_E_IO, NULL);
     w->out.pos = e->data_start;
-    e->method = METHOD_STORE;   /* (7zz keeps an LZMA entry's EOS flag: so does fz7) */
-    e->needed = needed_of(e, e->flags & FLAG_ENCRYPTED ? w->crypt : CRYPT_NONE, e->zip64_local);
-    if ((e->flags & FLAG_ENCRYPTED) && (st = crypt_begin(w, e)) != FZ7_OK)
+    e->method = ZIP_METHOD_STORE;   /* (7zz keeps an LZMA entry's EOS flag: so does fz7) */
+    e->needed = needed_of(e, e->flags & ZIP_FLAG_ENCRYPTED ? w->crypt : CRYPT_NONE, e->zip64_local);
+    if ((e->flags & ZIP_FLAG_ENCRYPTED) && (st = crypt_begin(w, e)) != FZ7_OK)
         return st;
     if (!e->data_mem && !w->reread && !(w->reread = malloc(COPY_CHUNK)))
         return fail(w, FZ7_E_MEM, "out of memory");
@@ -527,14 +502,14 @@ static fz7_status entry_data_end(fz7_zip_writer *w, zip_entry *e)
     fz7_status st = finish_coder(w, e);
     if (st != FZ7_OK)
         return st;
-    if ((e->flags & FLAG_ENCRYPTED) && (st = crypt_end(w)) != FZ7_OK)
+    if ((e->flags & ZIP_FLAG_ENCRYPTED) && (st = crypt_end(w)) != FZ7_OK)
         return st;
-    uint64_t overhead = !(e->flags & FLAG_ENCRYPTED) ? 0
+    uint64_t overhead = !(e->flags & ZIP_FLAG_ENCRYPTED) ? 0
                         : w->crypt == CRYPT_ZIPCRYPTO ? FZ7_ZIPCRYPTO_HEADER
                                                       : fz7_wzaes_salt_len(w->aes_strength) + 2u + FZ7_WZAES_MAC;
     if (e->crc_known && e->crc_before != e->crc)
         return fail(w, FZ7_E_IO, "the file changed while it was read");
-    bool coded = e->method != METHOD_STORE;
+    bool coded = e->method != ZIP_METHOD_STORE;
     if (coded && e->size && w->out.pos - e->data_start - overhead >= e->size && w->seekable &&
         !e->descriptor && (e->data_fd >= 0 || e->data_mem) && (st = restore_stored(w, e)) != FZ7_OK)
         return st;
@@ -544,8 +519,8 @@ static fz7_status entry_data_end(fz7_zip_writer *w, zip_entry *e)
     if (e->descriptor) {
         uint8_t d[24];
         size_t n = 16;
-        fz7_put32le(d, DD_SIG);
-        fz7_put32le(d + 4, w->crypt == CRYPT_AES && (e->flags & FLAG_ENCRYPTED) ? 0 : e->crc);
+        fz7_put32le(d, ZIP_DD_SIG);
+        fz7_put32le(d + 4, w->crypt == CRYPT_AES && (e->flags & ZIP_FLAG_ENCRYPTED) ? 0 : e->crc);
         if (e->zip64_local) {
             fz7_put64le(d + 8, e->packed);
             fz7_put64le(d + 16, e->size);
@@ -558,7 +533,7 @@ static fz7_status entry_data_end(fz7_zip_writer *w, zip_entry *e)
     } else {
         /* the local header again, now with the sizes (and the method a
          * stored file ended with) */
-        uint8_t h[LFH_LEN + 0xffff + 31];
+        uint8_t h[ZIP_LFH_LEN + 0xffff + 31];
         size_t n = local_header(w, e, h);
         st = fz7_fd_ostream_flush(&w->out);
         if (st == FZ7_OK && pwrite(w->fd, h, n, (off_t)(w->base + e->offset)) != (ssize_t)n)
@@ -601,23 +576,23 @@ fz7_status fz7_zip_writer_begin(fz7_zip_writer *w, const fz7_la_entry *le)
         e->name[n++] = '/';
     e->name_len = n;
     if (has_high_byte(le->name) && !w->opts.zip_local_names)
-        e->flags |= FLAG_UTF8;
+        e->flags |= ZIP_FLAG_UTF8;
     e->size = dir ? 0 : link ? (le->link_target ? strlen(le->link_target) : 0) : le->size;
     if (link && !(e->data_mem = (uint8_t *)strdup(le->link_target ? le->link_target : "")))
         return fail(w, FZ7_E_MEM, "out of memory");
     if (!dir && !link && le->data_fd >= 0)
         e->data_fd = dup(le->data_fd);   /* the caller closes its own before the entry ends */
     bool store = dir || e->size == 0 || w->opts.level == 0 || w->opts.zip_method == FZ7_ZIP_COPY;
-    static const uint16_t methods[] = {[FZ7_ZIP_DEFLATE] = METHOD_DEFLATE, [FZ7_ZIP_COPY] = METHOD_STORE,
-                                       [FZ7_ZIP_DEFLATE64] = METHOD_DEFLATE64, [FZ7_ZIP_BZIP2] = METHOD_BZIP2,
-                                       [FZ7_ZIP_LZMA] = METHOD_LZMA, [FZ7_ZIP_XZ] = METHOD_XZ};
-    e->method = store ? METHOD_STORE : methods[w->opts.zip_method];
+    static const uint16_t methods[] = {[FZ7_ZIP_DEFLATE] = ZIP_METHOD_DEFLATE, [FZ7_ZIP_COPY] = ZIP_METHOD_STORE,
+                                       [FZ7_ZIP_DEFLATE64] = ZIP_METHOD_DEFLATE64, [FZ7_ZIP_BZIP2] = ZIP_METHOD_BZIP2,
+                                       [FZ7_ZIP_LZMA] = ZIP_METHOD_LZMA, [FZ7_ZIP_XZ] = ZIP_METHOD_XZ};
+    e->method = store ? ZIP_METHOD_STORE : methods[w->opts.zip_method];
     /* 7zz sets LZMA's flag on a file it stores too (an empty one, one
      * LZMA did not shrink) */
     if (w->opts.zip_method == FZ7_ZIP_LZMA && !dir && w->opts.level != 0)
-        e->flags |= FLAG_LZMA_EOS;
+        e->flags |= ZIP_FLAG_LZMA_EOS;
     if (!dir && w->crypt != CRYPT_NONE)
-        e->flags |= FLAG_ENCRYPTED;
+        e->flags |= ZIP_FLAG_ENCRYPTED;
     /* times: DOS in the headers, NTFS in the central directory */
     bool mt = !w->opts.no_mtime;
     e->dos_time = mt ? dos_time_of(le->mtime, le->mtime_nsec) : DOS_TIME_1980;
@@ -632,7 +607,7 @@ fz7_status fz7_zip_writer_begin(fz7_zip_writer *w, const fz7_la_entry *le)
     e->zip64_local = e->size >= ZIP64_LOCAL_FROM;
     e->descriptor = !w->seekable;
     e->crc = 0;
-    if ((e->flags & FLAG_ENCRYPTED) && w->crypt == CRYPT_ZIPCRYPTO && !e->descriptor) {
+    if ((e->flags & ZIP_FLAG_ENCRYPTED) && w->crypt == CRYPT_ZIPCRYPTO && !e->descriptor) {
         if (e->data_mem || e->data_fd >= 0) {
             if ((st = crc_of_source(w, e)) != FZ7_OK)
                 return st;
@@ -641,19 +616,19 @@ fz7_status fz7_zip_writer_begin(fz7_zip_writer *w, const fz7_la_entry *le)
         }
     }
     if (e->descriptor)
-        e->flags |= FLAG_DESCRIPTOR;
+        e->flags |= ZIP_FLAG_DESCRIPTOR;
     /* a salt (AES) or header (ZipCrypto) of its own for each entry: one
      * key stream is never used twice */
-    if ((e->flags & FLAG_ENCRYPTED) && w->crypt == CRYPT_AES && (st = aes_derive(w)) != FZ7_OK)
+    if ((e->flags & ZIP_FLAG_ENCRYPTED) && w->crypt == CRYPT_AES && (st = aes_derive(w)) != FZ7_OK)
         return st;
-    if ((e->flags & FLAG_ENCRYPTED) && w->crypt == CRYPT_ZIPCRYPTO &&
+    if ((e->flags & ZIP_FLAG_ENCRYPTED) && w->crypt == CRYPT_ZIPCRYPTO &&
         fz7_random_bytes(w->zc_header, sizeof w->zc_header) != FZ7_OK)
         return fail(w, FZ7_E_IO, "no random numbers for the encryption header");
-    e->needed = needed_of(e, e->flags & FLAG_ENCRYPTED ? w->crypt : CRYPT_NONE, e->zip64_local);
+    e->needed = needed_of(e, e->flags & ZIP_FLAG_ENCRYPTED ? w->crypt : CRYPT_NONE, e->zip64_local);
     e->open = true;
     if ((st = write_local(w, e)) != FZ7_OK)
         return st;
-    if ((e->flags & FLAG_ENCRYPTED) && (st = crypt_begin(w, e)) != FZ7_OK)
+    if ((e->flags & ZIP_FLAG_ENCRYPTED) && (st = crypt_begin(w, e)) != FZ7_OK)
         return st;
     if ((st = start_coder(w, e, e->size)) != FZ7_OK)
         return st;
@@ -720,10 +695,10 @@ fz7_status fz7_zip_writer_finish(fz7_zip_writer *w)
         return st;
     bool z64 = w->entries >= 0xffff || cd_off >= U32_MAX || cd_len >= U32_MAX;
     if (z64) {
-        uint8_t r[EOCD64_LEN + EOCD64_LOC_LEN];
+        uint8_t r[ZIP_EOCD64_LEN + ZIP_EOCD64_LOC_LEN];
         uint64_t at = w->out.pos;
-        fz7_put32le(r, EOCD64_SIG);
-        fz7_put64le(r + 4, EOCD64_LEN - 12);
+        fz7_put32le(r, ZIP_EOCD64_SIG);
+        fz7_put64le(r + 4, ZIP_EOCD64_LEN - 12);
         fz7_put16le(r + 12, MADE_BY);
         fz7_put16le(r + 14, 45);
         fz7_put32le(r + 16, 0);
@@ -732,17 +707,17 @@ fz7_status fz7_zip_writer_finish(fz7_zip_writer *w)
         fz7_put64le(r + 32, w->entries);
         fz7_put64le(r + 40, cd_len);
         fz7_put64le(r + 48, cd_off);
-        uint8_t *l = r + EOCD64_LEN;
-        fz7_put32le(l, EOCD64_LOC_SIG);
+        uint8_t *l = r + ZIP_EOCD64_LEN;
+        fz7_put32le(l, ZIP_EOCD64_LOC_SIG);
         fz7_put32le(l + 4, 0);
         fz7_put64le(l + 8, at);
         fz7_put32le(l + 16, 1);
         if ((st = put(w, r, sizeof r)) != FZ7_OK)
             return st;
     }
-    uint8_t e[EOCD_LEN];
+    uint8_t e[ZIP_EOCD_LEN];
     uint16_t count = w->entries >= 0xffff ? 0xffff : (uint16_t)w->entries;
-    fz7_put32le(e, EOCD_SIG);
+    fz7_put32le(e, ZIP_EOCD_SIG);
     fz7_put16le(e + 4, 0);
     fz7_put16le(e + 6, 0);
     fz7_put16le(e + 8, count);
@@ -799,28 +774,28 @@ static fz7_status copy_entry(fz7_zip_writer *w, const fz7_volumes *v, uint64_t v
                              uint64_t shift, const char *new_name, bool dir, uint64_t *size_out)
 {
     size_t nlen = fz7_get16le(rec + 28), xlen = fz7_get16le(rec + 30), clen = fz7_get16le(rec + 32);
-    const uint8_t *x = rec + CDH_LEN + nlen;
+    const uint8_t *x = rec + ZIP_CDH_LEN + nlen;
     uint64_t size, packed, local;
     fz7_zip_record_sizes(rec, &size, &packed, &local);
     local += shift;
     uint16_t flags = fz7_get16le(rec + 8);
     *size_out = size;
-    uint8_t lh[LFH_LEN];
-    if (local > vsize || fz7_volumes_pread(v, lh, LFH_LEN, local) != FZ7_OK || fz7_get32le(lh) != LFH_SIG)
+    uint8_t lh[ZIP_LFH_LEN];
+    if (local > vsize || fz7_volumes_pread(v, lh, ZIP_LFH_LEN, local) != FZ7_OK || fz7_get32le(lh) != ZIP_LFH_SIG)
         return fail(w, FZ7_E_DATA, "an entry's local header is not where the central directory says");
     size_t lnlen = fz7_get16le(lh + 26), lxlen = fz7_get16le(lh + 28);
-    uint64_t data = local + LFH_LEN + lnlen + lxlen;
+    uint64_t data = local + ZIP_LFH_LEN + lnlen + lxlen;
     if (data > vsize || packed > vsize - data)
         return fail(w, FZ7_E_DATA, "an entry's data reaches past the archive's end");
     uint64_t tail = 0;   /* the data descriptor (4.3.9), signature optional */
-    if (flags & FLAG_DESCRIPTOR) {
+    if (flags & ZIP_FLAG_DESCRIPTOR) {
         /* its sizes are 8 bytes each when the local header has a zip64
          * field (4.3.9.2) */
-        bool z64 = lxlen && fz7_volumes_pread(v, w->scratch, lxlen, local + LFH_LEN + lnlen) == FZ7_OK &&
-                   has_extra(w->scratch, lxlen, EXTRA_ZIP64);
+        bool z64 = lxlen && fz7_volumes_pread(v, w->scratch, lxlen, local + ZIP_LFH_LEN + lnlen) == FZ7_OK &&
+                   has_extra(w->scratch, lxlen, ZIP_EXTRA_ZIP64);
         uint8_t sig[4];
         bool has_sig = data + packed + 4 <= vsize && fz7_volumes_pread(v, sig, 4, data + packed) == FZ7_OK &&
-                       fz7_get32le(sig) == DD_SIG;
+                       fz7_get32le(sig) == ZIP_DD_SIG;
         tail = (has_sig ? 4u : 0u) + 4u + (z64 ? 16u : 8u);
         if (tail > vsize - data - packed)
             tail = vsize - data - packed;
@@ -828,30 +803,30 @@ static fz7_status copy_entry(fz7_zip_writer *w, const fz7_volumes *v, uint64_t v
     size_t name_len = strlen(new_name) + dir;
     if (name_len > 0xffff)
         return fail(w, FZ7_E_ARG, "a name longer than a zip holds (65535 bytes)");
-    uint16_t nflags = (uint16_t)(flags & ~FLAG_UTF8);
-    if (has_high_byte(new_name) && ((flags & FLAG_UTF8) || !w->opts.zip_local_names))
-        nflags |= FLAG_UTF8;
+    uint16_t nflags = (uint16_t)(flags & ~ZIP_FLAG_UTF8);
+    if (has_high_byte(new_name) && ((flags & ZIP_FLAG_UTF8) || !w->opts.zip_local_names))
+        nflags |= ZIP_FLAG_UTF8;
     uint64_t offset = w->out.pos;
     /* the local header with the new name */
-    uint8_t h[LFH_LEN];
-    memcpy(h, lh, LFH_LEN);
+    uint8_t h[ZIP_LFH_LEN];
+    memcpy(h, lh, ZIP_LFH_LEN);
     fz7_put16le(h + 6, nflags);
     fz7_put16le(h + 26, (uint16_t)name_len);
-    fz7_status st = put(w, h, LFH_LEN);
+    fz7_status st = put(w, h, ZIP_LFH_LEN);
     if (st == FZ7_OK)
         st = put(w, new_name, name_len - dir);
     if (st == FZ7_OK && dir)
         st = put(w, "/", 1);
     if (st == FZ7_OK)
-        st = copy_bytes(w, v, local + LFH_LEN + lnlen, lxlen);
+        st = copy_bytes(w, v, local + ZIP_LFH_LEN + lnlen, lxlen);
     if (st == FZ7_OK)
         st = copy_bytes(w, v, data, packed + tail);
     if (st != FZ7_OK)
         return st;
     /* the central record: the old one's fields, zip64's made again */
     bool big_size = size >= U32_MAX, big_packed = packed >= U32_MAX, big_off = offset >= U32_MAX;
-    uint8_t c[CDH_LEN], z[28];
-    memcpy(c, rec, CDH_LEN);
+    uint8_t c[ZIP_CDH_LEN], z[28];
+    memcpy(c, rec, ZIP_CDH_LEN);
     size_t zlen = 0;
     if (big_size || big_packed || big_off) {
         zlen = 4;
@@ -861,7 +836,7 @@ static fz7_status copy_entry(fz7_zip_writer *w, const fz7_volumes *v, uint64_t v
             fz7_put64le(z + zlen, packed), zlen += 8;
         if (big_off)
             fz7_put64le(z + zlen, offset), zlen += 8;
-        fz7_put16le(z, EXTRA_ZIP64);
+        fz7_put16le(z, ZIP_EXTRA_ZIP64);
         fz7_put16le(z + 2, (uint16_t)(zlen - 4));
     }
     size_t kept = 0;   /* the other extra fields, as they are (the copy is done with scratch) */
@@ -870,7 +845,7 @@ static fz7_status copy_entry(fz7_zip_writer *w, const fz7_volumes *v, uint64_t v
         uint16_t id = fz7_get16le(x + j), dlen = fz7_get16le(x + j + 2);
         if (dlen > xlen - j - 4)
             break;
-        if (id != EXTRA_ZIP64)
+        if (id != ZIP_EXTRA_ZIP64)
             memcpy(xs + kept, x + j, 4u + dlen), kept += 4u + dlen;
         j += 4u + dlen;
     }
@@ -884,7 +859,7 @@ static fz7_status copy_entry(fz7_zip_writer *w, const fz7_volumes *v, uint64_t v
     fz7_put32le(c + 42, big_off ? U32_MAX : (uint32_t)offset);
     if (zlen && fz7_get16le(c + 6) < 45)
         fz7_put16le(c + 6, 45);
-    st = fz7_membuf_write(&w->cd.base, c, CDH_LEN);
+    st = fz7_membuf_write(&w->cd.base, c, ZIP_CDH_LEN);
     if (st == FZ7_OK)
         st = fz7_membuf_write(&w->cd.base, (const uint8_t *)new_name, name_len - dir);
     if (st == FZ7_OK && dir)
@@ -900,15 +875,15 @@ static fz7_status copy_entry(fz7_zip_writer *w, const fz7_volumes *v, uint64_t v
 }
 
 /* Reads the central directory record at `at` (of len bytes from off)
- * into rec (room for CDH_LEN + 3 x 65535 bytes). */
+ * into rec (room for ZIP_CDH_LEN + 3 x 65535 bytes). */
 static fz7_status read_record(fz7_zip_writer *w, const fz7_volumes *v, uint64_t off, uint64_t len, uint64_t at,
                               uint8_t *rec, size_t *rec_len)
 {
-    if (len - at < CDH_LEN || fz7_volumes_pread(v, rec, CDH_LEN, off + at) != FZ7_OK ||
-        fz7_get32le(rec) != CDH_SIG)
+    if (len - at < ZIP_CDH_LEN || fz7_volumes_pread(v, rec, ZIP_CDH_LEN, off + at) != FZ7_OK ||
+        fz7_get32le(rec) != ZIP_CDH_SIG)
         return fail(w, FZ7_E_FORMAT, "a central directory record is damaged");
-    size_t n = CDH_LEN + fz7_get16le(rec + 28) + fz7_get16le(rec + 30) + fz7_get16le(rec + 32);
-    if (n > len - at || fz7_volumes_pread(v, rec + CDH_LEN, n - CDH_LEN, off + at + CDH_LEN) != FZ7_OK)
+    size_t n = ZIP_CDH_LEN + fz7_get16le(rec + 28) + fz7_get16le(rec + 30) + fz7_get16le(rec + 32);
+    if (n > len - at || fz7_volumes_pread(v, rec + ZIP_CDH_LEN, n - ZIP_CDH_LEN, off + at + ZIP_CDH_LEN) != FZ7_OK)
         return fail(w, FZ7_E_FORMAT, "a central directory record reaches past its end");
     *rec_len = n;
     return FZ7_OK;
@@ -938,7 +913,7 @@ fz7_status fz7_zip_writer_copy(fz7_zip_writer *w, fz7_la_writer *outer, const ch
     /* The records one at a time (memory grows by a place per entry, not
      * by the directory), in the order of their data: the order libarchive
      * lists the entries in, which fn's index counts. */
-    if (!(rec = malloc(CDH_LEN + 3u * 0xffffu))) {
+    if (!(rec = malloc(ZIP_CDH_LEN + 3u * 0xffffu))) {
         st = fail(w, FZ7_E_MEM, "out of memory");
         goto out;
     }
@@ -962,7 +937,7 @@ fz7_status fz7_zip_writer_copy(fz7_zip_writer *w, fz7_la_writer *outer, const ch
         if ((st = read_record(w, v, off, len, place[k].at, rec, &rec_len)) != FZ7_OK)
             break;
         size_t nlen = fz7_get16le(rec + 28);
-        char *path = strndup((const char *)rec + CDH_LEN, nlen);
+        char *path = strndup((const char *)rec + ZIP_CDH_LEN, nlen);
         if (!path) {
             st = fail(w, FZ7_E_MEM, "out of memory");
             break;
@@ -972,7 +947,7 @@ fz7_status fz7_zip_writer_copy(fz7_zip_writer *w, fz7_la_writer *outer, const ch
         while (pn > 1 && path[pn - 1] == '/')
             path[--pn] = 0;
         uint32_t ext = fz7_get32le(rec + 38);
-        dir |= ((fz7_get16le(rec + 4) >> 8) == 3 && S_ISDIR(ext >> 16)) || (ext & ATTR_DIRECTORY);
+        dir |= ((fz7_get16le(rec + 4) >> 8) == 3 && S_ISDIR(ext >> 16)) || (ext & ZIP_ATTR_DIRECTORY);
         fz7_la_copy_as as = {.name = NULL};
         bool root = strspn(path, "/") == pn && pn;
         if (root) {
