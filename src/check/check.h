@@ -10,6 +10,10 @@
 /* CRC-32 of n bytes continuing from crc (0 to start); returns the CRC. */
 uint32_t fz7_crc32(uint32_t crc, const void *p, size_t n);
 
+/* CRC-32's table of one byte: 256 entries, table[b] the register's step
+ * for byte b without the inversions (ZipCrypto's key updates use it). */
+const uint32_t *fz7_crc32_byte_table(void);
+
 /* CRC-64/XZ of n bytes continuing from crc (0 to start). */
 uint64_t fz7_crc64(uint64_t crc, const void *p, size_t n);
 

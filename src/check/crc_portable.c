@@ -36,6 +36,12 @@ static void make_tables(void)
         }
 }
 
+const uint32_t *fz7_crc32_byte_table(void)
+{
+    pthread_once(&tables_once, make_tables);
+    return crc32_table[0];
+}
+
 uint32_t fz7_crc32_portable(uint32_t crc, const uint8_t *p, size_t n)
 {
     pthread_once(&tables_once, make_tables);

@@ -1,32 +1,20 @@
 /* zip_crypt.c - ZipCrypto and WinZip AES (see zip_crypt.h). */
 #include "format/zip_crypt.h"
+#include "check/check.h"
 
 #include <nettle/pbkdf2.h>
-#include <pthread.h>
 #include <string.h>
 
 #define WZAES_ROUNDS 1000u
 
 /* ZipCrypto's key updates step CRC-32 without its inversions. */
-static uint32_t crc_table[256];
-static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
-
-static void crc_table_make(void)
-{
-    for (uint32_t i = 0; i < 256; i++) {
-        uint32_t c = i;
-        for (int k = 0; k < 8; k++)
-            c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-        crc_table[i] = c;
-    }
-}
-
 static inline void zc_update(fz7_zipcrypto *z, uint8_t p)
 {
+    const uint32_t *crc = z->crc;
     uint32_t *k = z->keys;
-    k[0] = crc_table[(k[0] ^ p) & 0xff] ^ (k[0] >> 8);
+    k[0] = crc[(k[0] ^ p) & 0xff] ^ (k[0] >> 8);
     k[1] = (k[1] + (k[0] & 0xff)) * 134775813u + 1;
-    k[2] = crc_table[(k[2] ^ (k[1] >> 24)) & 0xff] ^ (k[2] >> 8);
+    k[2] = crc[(k[2] ^ (k[1] >> 24)) & 0xff] ^ (k[2] >> 8);
 }
 
 static inline uint8_t zc_stream(const fz7_zipcrypto *z)
@@ -37,7 +25,7 @@ static inline uint8_t zc_stream(const fz7_zipcrypto *z)
 
 void fz7_zipcrypto_init(fz7_zipcrypto *z, const char *password)
 {
-    pthread_once(&crc_once, crc_table_make);
+    z->crc = fz7_crc32_byte_table();
     z->keys[0] = 305419896u;
     z->keys[1] = 591751049u;
     z->keys[2] = 878082192u;

@@ -15,6 +15,7 @@
 /* ZipCrypto's three keys. */
 typedef struct fz7_zipcrypto {
     uint32_t keys[3];
+    const uint32_t *crc;   /* fz7_crc32_byte_table() */
 } fz7_zipcrypto;
 
 /* Sets the keys from password (its bytes as given). */
