@@ -1183,9 +1183,10 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
     }
 
     /* Kept entries of an encrypted folder that loses some entries are
-     * decoded again: ask for the password then, as 7-Zip does. */
+     * decoded again: ask for the password then, as 7-Zip does. A tar or
+     * zip's entries are copied as they are: no password (7zz asks none). */
     bool need_password = false;
-    for (size_t k = 0; !r.password && k < ts.n && !need_password; k++) {
+    for (size_t k = 0; !r.password && !r.la && k < ts.n && !need_password; k++) {
         if (o->command != FZ7_CMD_RENAME)
             plan_target(&r, &ts.t[k]);
         for (size_t i = 0; i < r.n_old && !need_password; i++) {

@@ -32,18 +32,33 @@ bool fz7_zip_find_directory(const fz7_volumes *v, uint64_t size, uint64_t *cd_of
             *comment = strndup((const char *)e + ZIP_EOCD_LEN, fz7_get16le(e + 20));
         uint64_t off = fz7_get32le(e + 16), len = fz7_get32le(e + 12);
         uint64_t at = size - n + i;
-        if ((off == 0xffffffffu || len == 0xffffffffu) && at >= 20) {
-            uint8_t loc[20], rec[56];
-            if (fz7_volumes_pread(v, loc, sizeof loc, at - 20) != FZ7_OK ||
-                fz7_get32le(loc) != ZIP_EOCD64_LOC_SIG)
+        /* A zip64 end record (and its locator) sits between the directory
+         * and this one whenever a writer made one: for more than 65,534
+         * entries too, where the fields here need not overflow. */
+        bool overflow = off == 0xffffffffu || len == 0xffffffffu;
+        uint8_t loc[ZIP_EOCD64_LOC_LEN], rec[ZIP_EOCD64_LEN];
+        bool has_loc = at >= sizeof loc && fz7_volumes_pread(v, loc, sizeof loc, at - sizeof loc) == FZ7_OK &&
+                       fz7_get32le(loc) == ZIP_EOCD64_LOC_SIG;
+        if (overflow && !has_loc)
+            return false;
+        if (has_loc) {
+            /* the record right before the locator (where a prefix moves
+             * it), else where the locator says */
+            uint64_t pos[2] = {at - sizeof loc >= sizeof rec ? at - sizeof loc - sizeof rec : UINT64_MAX,
+                               fz7_get64le(loc + 8)};
+            bool ok = false;
+            for (int k = 0; k < 2 && !ok; k++) {
+                ok = pos[k] <= size - sizeof rec && fz7_volumes_pread(v, rec, sizeof rec, pos[k]) == FZ7_OK &&
+                     fz7_get32le(rec) == ZIP_EOCD64_SIG;
+                if (ok)
+                    at = pos[k];
+            }
+            if (!ok && overflow)
                 return false;
-            uint64_t r = fz7_get64le(loc + 8);
-            if (r > size - sizeof rec || fz7_volumes_pread(v, rec, sizeof rec, r) != FZ7_OK ||
-                fz7_get32le(rec) != ZIP_EOCD64_SIG)
-                return false;
-            len = fz7_get64le(rec + 40);
-            off = fz7_get64le(rec + 48);
-            at = r;
+            if (ok) {
+                len = fz7_get64le(rec + 40);
+                off = fz7_get64le(rec + 48);
+            }
         }
         if (len > at)
             return false;

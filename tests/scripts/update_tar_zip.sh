@@ -209,4 +209,26 @@ rm -rf prex && "$FZ7" x -bd -snl -psecret -oprex pre.zip >/dev/null 2>&1; rc=$?
 check "x of a prefixed zip with an encrypted link: exit $rc, the link's target" \
     "[ $rc -eq 0 ] && [ \"\$(readlink prex/pre/l)\" = t.txt ]"
 
+# 65,536 entries: the zip64 end record sits before the classic one, whose
+# fields need not overflow; d keeps the other 65,535 (it emptied the zip)
+python3 -c "
+import zipfile
+with zipfile.ZipFile('big.zip', 'w') as z:
+    for i in range(65536):
+        z.writestr('f%05d' % i, b'x')"
+"$FZ7" d -bd big.zip f00001 >/dev/null 2>&1; rc=$?
+check "d on a zip of 65,536 entries (a zip64 end record): exit $rc, 65,535 kept" \
+    "[ $rc -eq 0 ] && [ \"\$(7zz l -ba big.zip | wc -l)\" = 65535 ] && 7zz t big.zip >/dev/null 2>&1"
+# An AES zip updated without -p: no password asked (stdin untouched), the
+# replaced entry unencrypted, as 7zz does it
+printf 'a\n' >ea.txt && printf 'b\n' >eb.txt && rm -f eaes.zip && 7zz a -bd -psecret -mem=AES256 eaes.zip ea.txt eb.txt >/dev/null 2>&1
+printf 'new a\n' >ea.txt
+left=$(printf 'line1\n' | { "$FZ7" a -bd eaes.zip ea.txt >/dev/null 2>&1; echo "rc=$? $(cat)"; })
+check "a replacing an entry of an AES zip without -p: $left, no prompt, stdin left alone" \
+    "[ \"$left\" = 'rc=0 line1' ] && 7zz l -slt eaes.zip | grep -A8 -x 'Path = ea.txt' | grep -qx 'Encrypted = -'"
+# A name that is not UTF-8 is stored as it is, without the UTF-8 flag
+mkdir -p lat && printf 'x' >"lat/lat$(printf '\351').txt" && rm -f lat.zip && "$FZ7" a -bd lat.zip lat >/dev/null 2>&1
+check "a zip of a name that is not UTF-8: Python's zipfile opens it (no UTF-8 flag)" \
+    "python3 -c 'import zipfile; zipfile.ZipFile(\"lat.zip\").namelist()' 2>/dev/null"
+
 t_summary update_tar_zip
