@@ -182,7 +182,7 @@ fz7_status fz7_la_settings_make(const struct fz7_options *o, fz7_la_kind kind, f
         return refuse(why, whylen, "unsupported parameter: -m%s", o->methods[i]);
     }
     if (method) {
-        if (!strcasecmp(method, "Copy")) {
+        if (!strcasecmp(method, "Copy") || !strcasecmp(method, "Store")) {
             w->zip_method = FZ7_ZIP_COPY;
         } else if (!strcasecmp(method, "Deflate64")) {
             w->zip_method = FZ7_ZIP_DEFLATE64;
@@ -202,9 +202,12 @@ fz7_status fz7_la_settings_make(const struct fz7_options *o, fz7_la_kind kind, f
         }
     }
     if (em) {
+        /* 7zz's spellings: AES alone is AES-256 */
         static const struct { const char *name; fz7_la_crypt c; } ciphers[] = {
             {"ZipCrypto", FZ7_LA_CRYPT_ZIPCRYPTO}, {"AES256", FZ7_LA_CRYPT_AES256},
-            {"AES192", FZ7_LA_CRYPT_AES192}, {"AES128", FZ7_LA_CRYPT_AES128}};
+            {"AES192", FZ7_LA_CRYPT_AES192},       {"AES128", FZ7_LA_CRYPT_AES128},
+            {"AES-256", FZ7_LA_CRYPT_AES256},      {"AES-192", FZ7_LA_CRYPT_AES192},
+            {"AES-128", FZ7_LA_CRYPT_AES128},      {"AES", FZ7_LA_CRYPT_AES256}};
         for (size_t k = 0; k < sizeof ciphers / sizeof *ciphers && !w->crypt; k++)
             if (!strcasecmp(em, ciphers[k].name))
                 w->crypt = ciphers[k].c;

@@ -70,6 +70,7 @@ struct fz7_zip_writer {
     zip_crypt_kind crypt;
     uint8_t aes_strength;       /* 1, 2, 3: AES-128, -192, -256 */
     fz7_membuf cd;              /* the central directory so far */
+    char *comment;              /* the archive's comment (an old zip's, kept), or NULL */
     uint64_t entries;
     zip_entry cur;
     /* the encoders of -mm, kept from entry to entry: Deflate or Deflate64
@@ -197,7 +198,7 @@ static uint16_t needed_of(const zip_entry *e, zip_crypt_kind crypt, bool zip64)
 {
     /* APPNOTE 4.4.3.2: the version each feature needs, the highest taken */
     uint16_t v = e->method == ZIP_METHOD_LZMA ? 63 : e->method == ZIP_METHOD_BZIP2 ? 46 : e->method == ZIP_METHOD_DEFLATE64 ? 21
-                 : e->method == ZIP_METHOD_DEFLATE ? 20 : 10;
+                 : e->method == ZIP_METHOD_DEFLATE || e->method == ZIP_METHOD_XZ ? 20 : 10;
     if (e->name_len && e->name[e->name_len - 1] == '/' && v < 20)
         v = 20;
     if (crypt == CRYPT_ZIPCRYPTO && v < 20)
@@ -530,9 +531,10 @@ static fz7_status entry_data_end(fz7_zip_writer *w, zip_entry *e)
             fz7_put32le(d + 12, (uint32_t)e->size);
         }
         st = put(w, d, n);
-    } else {
+    } else if (w->seekable) {
         /* the local header again, now with the sizes (and the method a
-         * stored file ended with) */
+         * stored file ended with); on a pipe only a folder comes here,
+         * its header right as it was written */
         uint8_t h[ZIP_LFH_LEN + 0xffff + 31];
         size_t n = local_header(w, e, h);
         st = fz7_fd_ostream_flush(&w->out);
@@ -606,7 +608,10 @@ fz7_status fz7_zip_writer_begin(fz7_zip_writer *w, const fz7_la_entry *le)
         return fail(w, FZ7_E_MEM, "out of memory");
     if (!dir && !link && le->data_fd >= 0)
         e->data_fd = dup(le->data_fd);   /* the caller closes its own before the entry ends */
-    bool store = dir || e->size == 0 || w->opts.level == 0 || w->opts.zip_method == FZ7_ZIP_COPY;
+    /* an empty file is stored, but not on a pipe: there its sizes go in a
+     * descriptor, which readers such as Java's take after Deflate only
+     * (7zz deflates it too) */
+    bool store = dir || (e->size == 0 && w->seekable) || w->opts.level == 0 || w->opts.zip_method == FZ7_ZIP_COPY;
     static const uint16_t methods[] = {[FZ7_ZIP_DEFLATE] = ZIP_METHOD_DEFLATE, [FZ7_ZIP_COPY] = ZIP_METHOD_STORE,
                                        [FZ7_ZIP_DEFLATE64] = ZIP_METHOD_DEFLATE64, [FZ7_ZIP_BZIP2] = ZIP_METHOD_BZIP2,
                                        [FZ7_ZIP_LZMA] = ZIP_METHOD_LZMA, [FZ7_ZIP_XZ] = ZIP_METHOD_XZ};
@@ -629,7 +634,7 @@ fz7_status fz7_zip_writer_begin(fz7_zip_writer *w, const fz7_la_entry *le)
     e->ntfs = mt || w->opts.zip_atime || w->opts.zip_ctime;
     e->ext_attr = fz7_7z_attrib_from_mode(le->mode);   /* the same as 7z's (the Unix mode up high) */
     e->zip64_local = e->size >= ZIP64_LOCAL_FROM;
-    e->descriptor = !w->seekable;
+    e->descriptor = !w->seekable && !dir;   /* a folder's sizes are known: 0 */
     e->crc = 0;
     if ((e->flags & ZIP_FLAG_ENCRYPTED) && w->crypt == CRYPT_ZIPCRYPTO && !e->descriptor) {
         if (e->data_mem || e->data_fd >= 0) {
@@ -748,8 +753,9 @@ fz7_status fz7_zip_writer_finish(fz7_zip_writer *w)
     fz7_put16le(e + 10, count);
     fz7_put32le(e + 12, cd_len >= U32_MAX ? U32_MAX : (uint32_t)cd_len);
     fz7_put32le(e + 16, cd_off >= U32_MAX ? U32_MAX : (uint32_t)cd_off);
-    fz7_put16le(e + 20, 0);
-    if ((st = put(w, e, sizeof e)) != FZ7_OK)
+    size_t clen = w->comment ? strlen(w->comment) : 0;
+    fz7_put16le(e + 20, (uint16_t)(clen > 0xffff ? 0xffff : clen));
+    if ((st = put(w, e, sizeof e)) != FZ7_OK || (clen && (st = put(w, w->comment, clen > 0xffff ? 0xffff : clen)) != FZ7_OK))
         return st;
     if ((st = fz7_fd_ostream_flush(&w->out)) != FZ7_OK)
         return fail(w, st, NULL);
@@ -930,7 +936,9 @@ fz7_status fz7_zip_writer_copy(fz7_zip_writer *w, fz7_la_writer *outer, const ch
     fz7_zip_place *place = NULL;
     size_t n = 0, cap = 0, rec_len;
     uint64_t shift = 0;
-    if (!fz7_zip_find_directory(v, vsize, &off, &len, NULL, &shift) || off > vsize || len > vsize - off) {
+    free(w->comment);
+    w->comment = NULL;
+    if (!fz7_zip_find_directory(v, vsize, &off, &len, &w->comment, &shift) || off > vsize || len > vsize - off) {
         st = fail(w, FZ7_E_FORMAT, "no central directory");
         goto out;
     }
@@ -1015,6 +1023,7 @@ void fz7_zip_writer_free(fz7_zip_writer *w)
         close(w->cur.data_fd);
     free(w->cur.name);
     free(w->cur.data_mem);
+    free(w->comment);
     fz7_membuf_free(&w->cd);
     fz7_fd_ostream_free(&w->out);
     free(w->scratch);

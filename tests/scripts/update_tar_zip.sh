@@ -231,4 +231,27 @@ mkdir -p lat && printf 'x' >"lat/lat$(printf '\351').txt" && rm -f lat.zip && "$
 check "a zip of a name that is not UTF-8: Python's zipfile opens it (no UTF-8 flag)" \
     "python3 -c 'import zipfile; zipfile.ZipFile(\"lat.zip\").namelist()' 2>/dev/null"
 
+# The archive's comment stays through an update, as 7zz keeps it
+python3 -c "
+import zipfile
+with zipfile.ZipFile('cm.zip', 'w') as z:
+    z.writestr('c.txt', 'c')
+    z.comment = b'archive comment'"
+printf 'd\n' >cm_new.txt
+"$FZ7" a -bd cm.zip cm_new.txt >/dev/null 2>&1; rc=$?
+check "a to a zip with a comment: exit $rc, the comment kept" \
+    "[ $rc -eq 0 ] && [ \"\$(python3 -c 'import zipfile; print(zipfile.ZipFile(\"cm.zip\").comment.decode())')\" = 'archive comment' ]"
+# -so to a pipe: a folder without a data descriptor, files (an empty one
+# too) deflated with one, as 7zz writes them (Java's ZipInputStream takes
+# a descriptor after Deflate only)
+mkdir -p so/d && : >so/empty && printf 'x\n' >so/f
+"$FZ7" a -bd -tzip -so sox.zip so 2>/dev/null | cat >so.zip
+check "a -tzip -so to a pipe: stored folders without a descriptor, files deflated, 7zz tests it" \
+    "7zz t so.zip >/dev/null 2>&1 && python3 -c '
+import zipfile, sys
+z = zipfile.ZipFile(\"so.zip\")
+bad = [i.filename for i in z.infolist() if (i.flag_bits & 8) != (0 if i.filename.endswith(\"/\") else 8)
+       or (not i.filename.endswith(\"/\") and i.compress_type != 8)]
+sys.exit(1 if bad else 0)'"
+
 t_summary update_tar_zip
