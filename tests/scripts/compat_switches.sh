@@ -282,6 +282,7 @@ mrow same a -tzip -ppw -mem=AES128 -mm=LZMA -mx9 new.zip src
 row "not yet: fz7 has no PPMd var. I encoder (zip's PPMd; refused, exit 2)" a -tzip -mm=PPMd new.zip src
 mrow same a -tzip -mm=xz new.zip src
 mrow same a -tzip -ppw -mm=xz -mx1 new.zip src
+mrow same a -tzip -ppw -mem=AES -mm=Store new.zip src
 # An archive whose name asks for another type: opened, with 7zz's warnings
 # (exit 0).
 row same t xz.7z
