@@ -691,11 +691,18 @@ static fz7_status write_la_archive(update_run *r, int fd, char *why, size_t whyl
             m.holder[i] = SIZE_MAX;
     }
     fz7_la_writer *w = NULL;
-    /* A zip's new entries: ZipCrypto unless -mem= names AES (as 7zz); the
-     * password also opens the old ones. */
+    /* A zip's new entries: the cipher -mem= names, else as below. */
     fz7_la_opts lo = r->la_opts;
     lo.password = r->password;
-    lo.crypt = !r->password ? FZ7_LA_CRYPT_NONE : lo.crypt ? lo.crypt : FZ7_LA_CRYPT_ZIPCRYPTO;
+    /* -p without -mem: AES-256 when the zip has AES entries already, as
+     * 7zz picks it, else ZipCrypto */
+    bool aes = false;
+    for (size_t i = 0; i < r->n_old && !aes; i++)
+        aes = fz7_archive_entry(r->old, i)->zip_aes;
+    lo.crypt = !r->password ? FZ7_LA_CRYPT_NONE
+               : lo.crypt   ? lo.crypt
+               : aes        ? FZ7_LA_CRYPT_AES256
+                            : FZ7_LA_CRYPT_ZIPCRYPTO;
     if (st == FZ7_OK)
         st = fz7_la_writer_new(fd, r->la_kind, &lo, &w, why, whylen);
     if (st == FZ7_OK && r->old) {

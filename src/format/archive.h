@@ -53,6 +53,7 @@ typedef struct fz7_entry {
     bool is_dir : 1, is_symlink : 1, is_anti : 1;
     bool has_stream : 1;   /* has data in a folder (empty files do not) */
     bool encrypted : 1;    /* its folder has a 7zAES coder */
+    bool zip_aes : 1;      /* a zip entry under WinZip AES */
     bool packed_known : 1; /* packed_size is the entry's own (tar, zip),
                               listed even when 0 */
     bool is_hardlink : 1;  /* a hard link (tar) to the regular file at

@@ -197,6 +197,7 @@ static void apply_record(const uint8_t *h, fz7_entry *entries, size_t k, fz7_zip
             word_add(extras, sizeof extras, "ux");
         } else if (id == ZIP_EXTRA_AES) {
             word_add(extras, sizeof extras, "WzAES");
+            entries[k].zip_aes = true;
             if (r && dlen >= 7) {
                 r->aes_strength = d[4];
                 r->aes_method = fz7_get16le(d + 5);

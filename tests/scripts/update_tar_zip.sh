@@ -254,4 +254,10 @@ bad = [i.filename for i in z.infolist() if (i.flag_bits & 8) != (0 if i.filename
        or (not i.filename.endswith(\"/\") and i.compress_type != 8)]
 sys.exit(1 if bad else 0)'"
 
+# a -p (no -mem) to a zip that has AES entries: AES-256, as 7zz picks it
+printf 'n\n' >eaes_new.txt
+"$FZ7" a -bd -psecret eaes.zip eaes_new.txt >/dev/null 2>&1; rc=$?
+check "a -p to a zip with AES entries: exit $rc, the new entry AES-256" \
+    "[ $rc -eq 0 ] && 7zz l -slt eaes.zip | grep -A12 -x 'Path = eaes_new.txt' | grep -q '^Method = AES-256 '"
+
 t_summary update_tar_zip
