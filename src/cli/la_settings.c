@@ -109,7 +109,7 @@ fz7_status fz7_la_settings_make(const struct fz7_options *o, fz7_la_kind kind, f
         return refuse(why, whylen, "%s", "-mhe, -mhc and -ms are 7z switches");
     if (o->filters && kind != FZ7_LA_ZIP)
         return refuse(why, whylen, "%s", "-mf is a 7z and zip switch");
-    const char *em = NULL, *method = NULL;
+    const char *em = NULL, *method = NULL, *dict = NULL;
     for (size_t i = 0; i < o->n_methods; i++) {
         la_param p;
         if (!split_param(o->methods[i], &p))
@@ -177,8 +177,12 @@ fz7_status fz7_la_settings_make(const struct fz7_options *o, fz7_la_kind kind, f
                 continue;
             }
         }
+        if (kind == FZ7_LA_ZIP && !strcasecmp(p.name, "d")) {
+            dict = o->methods[i];   /* the method's, once it is known */
+            continue;
+        }
         /* d= is the Deflate encoder's to refuse, as it starts */
-        *late = (kind == FZ7_LA_GZIP || kind == FZ7_LA_ZIP) && !strcasecmp(p.name, "d");
+        *late = kind == FZ7_LA_GZIP && !strcasecmp(p.name, "d");
         return refuse(why, whylen, "unsupported parameter: -m%s", o->methods[i]);
     }
     if (method) {
@@ -200,6 +204,21 @@ fz7_status fz7_la_settings_make(const struct fz7_options *o, fz7_la_kind kind, f
             refuse(why, whylen, "unknown method: %s", method);
             return FZ7_E_UNSUPPORTED;   /* 7zz: E_NOTIMPL */
         }
+    }
+    if (dict) {
+        /* a zip's d=: LZMA's and xz's dictionary, BZip2's block; Deflate
+         * has none (7zz refuses it as its encoder starts) */
+        uint64_t bytes;
+        if (w->zip_method != FZ7_ZIP_LZMA && w->zip_method != FZ7_ZIP_XZ && w->zip_method != FZ7_ZIP_BZIP2) {
+            *late = true;
+            return refuse(why, whylen, "unsupported parameter: -m%s", dict);
+        }
+        if (!fz7_settings_parse_size(dict + 1 + (dict[1] == '='), &bytes) || bytes > UINT32_MAX)
+            return refuse(why, whylen, "unsupported value: -m%s", dict);
+        if (w->zip_method == FZ7_ZIP_BZIP2)
+            w->bzip2_block = fz7_settings_bzip2_block(bytes);
+        else
+            w->zip_dict = (uint32_t)bytes;
     }
     if (em) {
         /* 7zz's spellings: AES alone is AES-256 */

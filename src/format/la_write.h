@@ -59,6 +59,7 @@ typedef struct fz7_la_opts {
                                       its level field is set from level */
     int bzip2_block;               /* bzip2, zip's BZip2: d=, block size in 100 kB (1..9); 0 by level */
     fz7_zip_method zip_method;     /* zip: -mm= */
+    uint32_t zip_dict;             /* zip's LZMA and xz: d=, the dictionary in bytes; 0 by level */
     fz7_la_crypt crypt;            /* zip: the password's cipher */
     const char *password;          /* with crypt */
     bool no_mtime;                 /* -mtm=off: no modification time stored */

@@ -343,6 +343,8 @@ static fz7_status start_lzma(fz7_zip_writer *w, uint64_t size_hint)
 {
     fz7_lzma_enc_opts o;
     fz7_lzma_enc_preset(&o, (unsigned)(w->opts.level < 1 ? 1 : w->opts.level > 9 ? 9 : w->opts.level));
+    if (w->opts.zip_dict)
+        o.dict_size = w->opts.zip_dict < FZ7_LZMA_DICT_MIN ? FZ7_LZMA_DICT_MIN : w->opts.zip_dict;
     fz7_lzma1_reduce_dict(&o, size_hint ? size_hint : 1);
     o.end_marker = 1;
     fz7_status st = FZ7_OK;
@@ -393,6 +395,8 @@ static fz7_status start_coder(fz7_zip_writer *w, zip_entry *e, uint64_t size_hin
          * writes it in a zip */
         fz7_xz_opts xo = {.check = FZ7_XZ_CHECK_CRC32, .size_hint = size_hint};
         fz7_lzma_enc_preset(&xo.lzma, (unsigned)level);
+        if (w->opts.zip_dict)
+            xo.lzma.dict_size = w->opts.zip_dict < FZ7_LZMA_DICT_MIN ? FZ7_LZMA_DICT_MIN : w->opts.zip_dict;
         st = fz7_xz_writer_new_os(&w->packed_os, &xo, &w->xz);
         break;
     }

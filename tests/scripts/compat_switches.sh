@@ -283,6 +283,9 @@ row "not yet: fz7 has no PPMd var. I encoder (zip's PPMd; refused, exit 2)" a -t
 mrow same a -tzip -mm=xz new.zip src
 mrow same a -tzip -ppw -mm=xz -mx1 new.zip src
 mrow same a -tzip -ppw -mem=AES -mm=Store new.zip src
+mrow same a -tzip -mm=LZMA -md=64k new.zip src
+mrow same a -tzip -mm=BZip2 -md=100k -mx9 new.zip src
+mrow same a -tzip -mm=xz -md=1m new.zip src
 # An archive whose name asks for another type: opened, with 7zz's warnings
 # (exit 0).
 row same t xz.7z
