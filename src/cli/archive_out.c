@@ -178,6 +178,17 @@ void fz7_tree_counts(const fz7_tree *tree, uint64_t *dirs, uint64_t *files, uint
     }
 }
 
+void fz7_print_scan_counts(FILE *out, const fz7_tree *tree)
+{
+    uint64_t dirs, files, bytes, links = 0;
+    fz7_tree_counts(tree, &dirs, &files, &bytes);
+    for (size_t i = 0; i < tree->count; i++)
+        if (tree->items[i].kind == FZ7_ITEM_SYMLINK)
+            links += tree->items[i].size;
+    fz7_print_counts(out, "", dirs, files, bytes - links);
+    fputc('\n', out);
+}
+
 int fz7_print_write_end(FILE *out, const fz7_scan_warnings *sw, size_t warnings)
 {
     fz7_scan_warnings_print(sw, out);

@@ -71,6 +71,11 @@ void fz7_print_counts(FILE *f, const char *what, uint64_t dirs, uint64_t files, 
  * bytes, for the counts lines. */
 void fz7_tree_counts(const fz7_tree *tree, uint64_t *dirs, uint64_t *files, uint64_t *bytes);
 
+/* The scan's line ("N folders, N files, N bytes"), as 7zz counts it: a
+ * stored symbolic link (-snl) a file of no bytes there, though its target's
+ * bytes are added ("Add new data to archive"). */
+void fz7_print_scan_counts(FILE *out, const fz7_tree *tree);
+
 /* The end of a write that succeeded: sw's scan warnings, its "WARNINGS
  * for files:" block and "WARNING: Cannot open N files", "WARNINGS: N" for
  * other warnings; returns the exit code 1 with any of them, else prints

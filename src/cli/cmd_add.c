@@ -455,7 +455,8 @@ static fz7_status write_la(add_run *r, int fd, fz7_la_kind kind, const char *old
         }
         if (it->kind != FZ7_ITEM_FILE) {
             st = fz7_la_writer_begin(w, &e);
-            r->files_read += kind == FZ7_LA_TAR;   /* 7zz's tar writer counts every item */
+            /* 7zz's tar writer counts every item, its zip writer links too */
+            r->files_read += kind == FZ7_LA_TAR || (kind == FZ7_LA_ZIP && it->kind == FZ7_ITEM_SYMLINK);
             continue;
         }
         int in = open_input(r, it);
@@ -809,10 +810,8 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
     }
     uint64_t n_dirs, n_files, n_bytes;
     fz7_tree_counts(&r.tree, &n_dirs, &n_files, &n_bytes);
-    if (!o->from_stdin) {
-        fz7_print_counts(out, "", n_dirs, n_files, n_bytes);
-        fputc('\n', out);
-    }
+    if (!o->from_stdin)
+        fz7_print_scan_counts(out, &r.tree);
     if (refuse_existing) {
         rc = fz7_print_exists(out, path);
         goto done;

@@ -561,7 +561,8 @@ static fz7_status write_la_item(la_merge *m, fz7_la_writer *w, size_t k)
         return fz7_la_writer_begin(w, &e);
     }
     if (it->kind != FZ7_ITEM_FILE) {
-        r->files_read += r->la_kind == FZ7_LA_TAR;   /* 7zz's tar writer counts every item */
+        /* 7zz's tar writer counts every item, its zip writer links too */
+        r->files_read += r->la_kind == FZ7_LA_TAR || (r->la_kind == FZ7_LA_ZIP && it->kind == FZ7_ITEM_SYMLINK);
         return fz7_la_writer_begin(w, &e);
     }
     fz7_status st;
@@ -1162,12 +1163,8 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
     } else if (scan) {
         fprintf(out, "Scanning the drive:\n");
         st = pair_inputs(&r, &old_sb, exists);
-        if (st == FZ7_OK) {
-            uint64_t dirs, files, bytes;
-            fz7_tree_counts(&r.tree, &dirs, &files, &bytes);
-            fz7_print_counts(out, "", dirs, files, bytes);
-            fputc('\n', out);
-        }
+        if (st == FZ7_OK)
+            fz7_print_scan_counts(out, &r.tree);
     }
     if (st != FZ7_OK) {
         fprintf(stderr, "\nERROR: %s\n", fz7_status_str(st));

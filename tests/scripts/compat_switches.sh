@@ -27,6 +27,7 @@ touch -d '2024-01-02 03:04:05' src/a.txt src/b.bin src/sub/c.txt src/sub/empty.t
 printf 'pw\n' >pw.txt
 printf 'MZ stub' >mod.sfx   # a self-extractor module for -sfx
 printf 'src/a.txt\n' >list.txt
+mkdir lnk && printf 'linked\n' >lnk/f && ln -s f lnk/l   # a folder with a link (-snl rows)
 7zz a -bd arc.7z src >/dev/null
 7zz a -bd arc.tar src >/dev/null
 7zz a -bd arc.zip src >/dev/null
@@ -286,6 +287,9 @@ mrow same a -tzip -ppw -mem=AES -mm=Store new.zip src
 mrow same a -tzip -mm=LZMA -md=64k new.zip src
 mrow same a -tzip -mm=BZip2 -md=100k -mx9 new.zip src
 mrow same a -tzip -mm=xz -md=1m new.zip src
+# a stored link: no bytes in the scan's count, read from disk (7zz's zip)
+row same a -snl new.zip lnk
+row same a -snl new.7z lnk
 # An archive whose name asks for another type: opened, with 7zz's warnings
 # (exit 0).
 row same t xz.7z
