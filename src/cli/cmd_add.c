@@ -588,6 +588,18 @@ static bool adds_to_tar_or_zip(const struct fz7_options *o)
 
 int fz7_cmd_add(const struct fz7_options *o)
 {
+    /* -so -an: no archive name is needed (the type is -t's), as in 7zz */
+    struct fz7_options piped;
+    if (!o->archive && o->no_archive_name && o->to_stdout) {
+        if (o->type == FZ7_TYPE_AUTO) {
+            fz7_print_banner(fz7_msg_stream(o));
+            fprintf(stderr, "\n\nERROR:\ntype of archive is not specified\n");
+            return FZ7_EXIT_FATAL;
+        }
+        piped = *o;
+        piped.archive = "";
+        o = &piped;
+    }
     /* With -u the rules decide per item, and -u-/-u!name choose the
      * archives: the update path does all of it (7zz's `a` is its `u` with
      * the rules p1q1r2x2y2z2w2). */

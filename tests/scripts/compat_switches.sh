@@ -287,6 +287,8 @@ mrow same a -tzip -ppw -mem=AES -mm=Store new.zip src
 mrow same a -tzip -mm=LZMA -md=64k new.zip src
 mrow same a -tzip -mm=BZip2 -md=100k -mx9 new.zip src
 mrow same a -tzip -mm=xz -md=1m new.zip src
+# -so -an without -t: 7zz's "type of archive is not specified"
+row same a -so -an src/a.txt
 # a stored link: no bytes in the scan's count, read from disk (7zz's zip)
 row same a -snl new.zip lnk
 row same a -snl new.7z lnk

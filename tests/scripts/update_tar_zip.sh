@@ -260,4 +260,8 @@ printf 'n\n' >eaes_new.txt
 check "a -p to a zip with AES entries: exit $rc, the new entry AES-256" \
     "[ $rc -eq 0 ] && 7zz l -slt eaes.zip | grep -A12 -x 'Path = eaes_new.txt' | grep -q '^Method = AES-256 '"
 
+# -so -an: no archive name needed, the type from -t (as 7zz)
+"$FZ7" a -bd -tzip -so -an so 2>/dev/null | cat >an.zip
+check "a -tzip -so -an: a zip 7zz tests" "7zz t an.zip >/dev/null 2>&1"
+
 t_summary update_tar_zip
