@@ -235,6 +235,9 @@ typedef struct fz7_tar_headers {
     fz7_tar_raw_name *raw;  /* every kept level: the entries whose pax
                                names pass ASCII, in header order */
     size_t raw_count;
+    uint64_t *span;         /* every kept level: per entry header, where its
+                               headers begin and where its data's last
+                               block ends (2 x count offsets) */
 } fz7_tar_headers;
 
 /* Reads the headers of the plain tar of size bytes in v (POSIX.1-2001

@@ -26,6 +26,7 @@
 
 struct fz7_la_writer {
     struct archive *ar;        /* NULL for gzip and zip */
+    int fd;                    /* tar: where old entries are copied as they are */
     fz7_zip_writer *zip;
     fz7_la_kind kind;
     fz7_la_opts opts;
@@ -97,6 +98,7 @@ fz7_status fz7_la_writer_new(int fd, fz7_la_kind kind, const fz7_la_opts *o, fz7
     if (!w)
         return FZ7_E_MEM;
     w->kind = kind;
+    w->fd = fd;
     if (o)
         w->opts = *o;
     else
@@ -152,6 +154,10 @@ fz7_status fz7_la_writer_new(int fd, fz7_la_kind kind, const fz7_la_opts *o, fz7
      * (tar's two zero records, the compressor's trailer). */
     if (r == ARCHIVE_OK)
         r = archive_write_set_bytes_in_last_block(ar, 1);
+    /* a tar's blocks go out as each entry ends (no 10 KiB blocking), so
+     * that an update can put old entries' bytes between them */
+    if (r == ARCHIVE_OK && kind == FZ7_LA_TAR)
+        r = archive_write_set_bytes_per_block(ar, 0);
     if (r == ARCHIVE_OK)
         r = archive_write_open_fd(ar, fd);
     if (r != ARCHIVE_OK) {
@@ -222,6 +228,31 @@ fz7_status fz7_la_writer_write(fz7_la_writer *w, const uint8_t *p, size_t n)
     return FZ7_OK;
 }
 
+/* Copies n bytes at off of the old tar v to the new one's fd (through
+ * out, flushed at the end), by buf (64 KiB). */
+static fz7_status copy_raw(fz7_la_writer *w, const fz7_volumes *v, uint64_t off, uint64_t n, uint8_t *buf,
+                           fz7_fd_ostream *out)
+{
+    while (n) {
+        size_t k = n < (64u << 10) ? (size_t)n : 64u << 10;
+        if (fz7_volumes_pread(v, buf, k, off) != FZ7_OK) {
+            snprintf(w->err, sizeof w->err, "the old archive ends inside an entry");
+            return FZ7_E_TRUNCATED;
+        }
+        if (out->os.write(&out->os, buf, k) != FZ7_OK) {
+            snprintf(w->err, sizeof w->err, "%s", strerror(errno));
+            return FZ7_E_IO;
+        }
+        off += k;
+        n -= k;
+    }
+    if (fz7_fd_ostream_flush(out) != FZ7_OK) {
+        snprintf(w->err, sizeof w->err, "%s", strerror(errno));
+        return FZ7_E_IO;
+    }
+    return FZ7_OK;
+}
+
 fz7_status fz7_la_writer_copy(fz7_la_writer *w, const char *old_path, fz7_la_copy_fn fn, void *ctx,
                               uint64_t *kept_dirs, uint64_t *kept_files, uint64_t *kept_bytes)
 {
@@ -243,7 +274,8 @@ fz7_status fz7_la_writer_copy(fz7_la_writer *w, const char *old_path, fz7_la_cop
     char verr[64];
     if (fz7_volumes_open(old_path, &v, verr, sizeof verr) == FZ7_OK)
         (void)fz7_tar_headers_read(v, fz7_volumes_size(v), FZ7_DEFAULT_MEM_LIMIT, FZ7_DETAIL_NONE, &th);
-    size_t raw_at = 0;
+    size_t raw_at = 0, span_at = 0;
+    fz7_fd_ostream raw_out = {0};   /* kept entries' bytes, straight to the fd */
     if (archive_read_open_filename(in, old_path, 64 << 10) != ARCHIVE_OK) {
         la_fail(w, in);
         st = FZ7_E_FORMAT;
@@ -269,12 +301,16 @@ fz7_status fz7_la_writer_copy(fz7_la_writer *w, const char *old_path, fz7_la_cop
         while (raw_at < th.raw_count && th.raw[raw_at].at < at)
             raw_at++;
         const fz7_tar_raw_name *raw = raw_at < th.raw_count && th.raw[raw_at].at == at ? &th.raw[raw_at] : NULL;
+        while (span_at < th.count && th.span[2 * span_at] < at)
+            span_at++;
+        const uint64_t *span = span_at < th.count && th.span[2 * span_at] == at ? &th.span[2 * span_at] : NULL;
         /* (set as the locale's bytes, which are UTF-8 here: from UTF-8
          * libarchive would compose them again) */
         if (raw && raw->path)
             archive_entry_copy_pathname(ae, raw->path);
         if (raw && raw->linkpath && archive_entry_filetype(ae) == AE_IFLNK)
             archive_entry_copy_symlink(ae, raw->linkpath);
+        bool changed = false;   /* renamed, or its hard link retargeted */
         if (!fz7_la_is_root_folder(in, ae)) {
             char *path = fz7_la_entry_path(ae);
             if (!path) {
@@ -287,6 +323,7 @@ fz7_status fz7_la_writer_copy(fz7_la_writer *w, const char *old_path, fz7_la_cop
             fz7_la_copy_as as = {.link = hard};
             st = fn(ctx, w, index++, path, hard, &as);
             const char *write_as = as.name;
+            changed = (write_as && strcmp(write_as, path) != 0) || (write_as && hard && as.link != hard);
             if (st == FZ7_OK && write_as && strcmp(write_as, path) != 0) {
                 bool dir = archive_entry_filetype(ae) == AE_IFDIR;
                 size_t n = strlen(write_as);
@@ -312,6 +349,22 @@ fz7_status fz7_la_writer_copy(fz7_la_writer *w, const char *old_path, fz7_la_cop
             (*kept_dirs)++;
         else
             (*kept_files)++, *kept_bytes += (uint64_t)archive_entry_size(ae);
+        if (!changed && span && span[1] != UINT64_MAX) {
+            /* kept as it is: its bytes copied, every record of it (pax
+             * times and xattrs, a sparse map) as 7zz copies them; the
+             * entry before it is ended first, its padding out */
+            if (archive_write_finish_entry(w->ar) < ARCHIVE_WARN) {
+                st = la_fail(w, w->ar);
+                goto out;
+            }
+            if (!raw_out.buf && fz7_fd_ostream_init(&raw_out, w->fd) != FZ7_OK) {
+                st = FZ7_E_MEM;
+                goto out;
+            }
+            if ((st = copy_raw(w, v, span[0], span[1] - span[0], buf, &raw_out)) != FZ7_OK)
+                goto out;
+            continue;   /* libarchive passes over its data at the next header */
+        }
         if (archive_write_header(w->ar, ae) < ARCHIVE_WARN) {
             st = la_fail(w, w->ar);
             goto out;
@@ -333,6 +386,7 @@ out:
     free(buf);
     archive_read_free(in);
     fz7_tar_headers_free(&th);
+    fz7_fd_ostream_free(&raw_out);
     fz7_volumes_close(v);
     fz7_la_utf8_leave(old);
     return st;

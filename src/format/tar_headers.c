@@ -239,6 +239,7 @@ void fz7_tar_headers_free(fz7_tar_headers *t)
     for (size_t i = 0; i < t->raw_count; i++)
         free(t->raw[i].path), free(t->raw[i].linkpath);
     free(t->raw);
+    free(t->span);
     memset(t, 0, sizeof *t);
 }
 
@@ -266,7 +267,7 @@ fz7_status fz7_tar_headers_read(const fz7_volumes *v, uint64_t size, uint64_t me
                                 fz7_detail keep, fz7_tar_headers *out)
 {
     memset(out, 0, sizeof *out);
-    size_t cap = 0, raw_cap = 0;
+    size_t cap = 0, raw_cap = 0, span_cap = 0;
     uint8_t hb[BLOCK];
     fz7_tar_hdr cur = {0};
     char *comment = NULL;   /* the pending pax header's Comment text */
@@ -368,6 +369,10 @@ fz7_status fz7_tar_headers_read(const fz7_volumes *v, uint64_t size, uint64_t me
         cur.packed = dsize > size ? dsize : (dsize + BLOCK - 1) & ~(uint64_t)(BLOCK - 1);
         out->pax_union |= cur.pax;
         out->flags_union |= cur.flags;
+        if ((st = fz7_grow((void **)&out->span, out->count, &span_cap, 2 * sizeof *out->span, 64, mem_limit)) != FZ7_OK)
+            break;
+        out->span[2 * out->count] = entry_at;
+        out->span[2 * out->count + 1] = UINT64_MAX;   /* set below, once the sparse map is passed */
         if (cur.pax_path || cur.pax_linkpath) {
             kept += (cur.pax_path ? strlen(cur.pax_path) : 0) + (cur.pax_linkpath ? strlen(cur.pax_linkpath) : 0);
             st = kept > mem_limit ? FZ7_E_MEMLIMIT
@@ -411,6 +416,7 @@ fz7_status fz7_tar_headers_read(const fz7_volumes *v, uint64_t size, uint64_t me
         if (st != FZ7_OK || data_at > size || dsize > size - data_at)
             break;   /* truncated: libarchive says so */
         at = data_at + ((dsize + BLOCK - 1) & ~(uint64_t)(BLOCK - 1));
+        out->span[2 * (out->count - 1) + 1] = at;
     }
     free(comment);
     hdr_free(&cur);   /* what records gave no entry: comment is not in it */

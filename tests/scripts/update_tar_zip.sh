@@ -264,4 +264,16 @@ check "a -p to a zip with AES entries: exit $rc, the new entry AES-256" \
 "$FZ7" a -bd -tzip -so -an so 2>/dev/null | cat >an.zip
 check "a -tzip -so -an: a zip 7zz tests" "7zz t an.zip >/dev/null 2>&1"
 
+# d on a pax tar keeps the other entries as they are, every record (a
+# sparse map, sub-second times), as 7zz copies them: not re-encoded
+mkdir -p px && truncate -s 2M px/sparse.bin && printf 'x\n' >px/f.txt && printf 'y\n' >px/g.txt
+rm -f px.tar && tar --format=pax --sparse -cf px.tar px
+"$FZ7" d -bd px.tar px/g.txt >/dev/null 2>&1; rc=$?
+check "d on a pax tar with a sparse file: exit $rc, the others' records kept (sparse map, times), under 64 KiB" \
+    "[ $rc -eq 0 ] && [ \"\$(stat -c %s px.tar)\" -lt 65536 ] && python3 -c '
+import tarfile, sys
+t = {m.name: m for m in tarfile.open(\"px.tar\")}
+ok = \"px/g.txt\" not in t and \"GNU.sparse.realsize\" in t[\"px/sparse.bin\"].pax_headers and \".\" in t[\"px/f.txt\"].pax_headers.get(\"mtime\", \"\")
+sys.exit(0 if ok else 1)'"
+
 t_summary update_tar_zip
