@@ -319,8 +319,12 @@ void fz7_zip_central(const fz7_volumes *v, uint64_t size, fz7_entry *entries, si
             const uint8_t *h = cd + place[k].at;
             const uint8_t *nm = h + ZIP_CDH_LEN;
             size_t nlen = fz7_get16le(h + 28);
+            /* the record's bytes where libarchive changed a UTF-8 name, or
+             * made a Unix name's backslash a separator (7zz keeps it) */
+            bool unix_bs = (fz7_get16le(h + 4) >> 8) == ZIP_HOST_UNIX && memchr(nm, '\\', nlen);
             if (!same_name(nm, nlen, entries[k].path) &&
-                (!(fz7_get16le(h + 8) & ZIP_FLAG_UTF8) || !recs || !take_name(&entries[k], nm, nlen, &recs[k])))
+                (!((fz7_get16le(h + 8) & ZIP_FLAG_UTF8) || unix_bs) || !recs ||
+                 !take_name(&entries[k], nm, nlen, &recs[k])))
                 continue;   /* not this entry after all */
             apply_record(h, entries, k, recs ? &recs[k] : NULL, shift);
         }

@@ -276,4 +276,9 @@ t = {m.name: m for m in tarfile.open(\"px.tar\")}
 ok = \"px/g.txt\" not in t and \"GNU.sparse.realsize\" in t[\"px/sparse.bin\"].pax_headers and \".\" in t[\"px/f.txt\"].pax_headers.get(\"mtime\", \"\")
 sys.exit(0 if ok else 1)'"
 
+# A Unix zip's name with a backslash is a name, not a folder (as 7zz)
+mkdir -p bs && printf 'x' >'bs/back\slash.txt' && rm -f bs.zip && (cd bs && 7zz a -bd ../bs.zip . >/dev/null 2>&1)
+rm -rf bsx && mkdir bsx && (cd bsx && "$FZ7" x -bd ../bs.zip >/dev/null 2>&1); rc=$?
+check "x of a Unix zip's name with a backslash: exit $rc, one file of that name" "[ $rc -eq 0 ] && [ -f 'bsx/back\slash.txt' ]"
+
 t_summary update_tar_zip
