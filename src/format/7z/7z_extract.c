@@ -268,10 +268,12 @@ static void folder_close(folder_state *fs)
 }
 
 /* 7-Zip reports data and CRC errors inside encrypted folders as a
- * probable wrong password. */
+ * probable wrong password; a stream that decodes past its packed bytes
+ * there is the same garbage of a wrong key (which error a wrong key gives
+ * depends on the salt). */
 static fz7_status password_hint(const fz7_7z_folder *f, fz7_status st, char *detail, size_t len)
 {
-    if (f->encrypted && (st == FZ7_E_DATA || st == FZ7_E_CRC)) {
+    if (f->encrypted && (st == FZ7_E_DATA || st == FZ7_E_CRC || st == FZ7_E_TRUNCATED)) {
         snprintf(detail, len, "%s", fz7_status_str(FZ7_E_PASSWORD));
         return FZ7_E_PASSWORD;
     }
