@@ -787,9 +787,6 @@ static fz7_status copy_bytes(fz7_zip_writer *w, const fz7_volumes *v, uint64_t o
     return FZ7_OK;
 }
 
-/* One old entry written again: its local header (a new name where it has
- * one), its data and descriptor as they are, and its central record with
- * the new name and offset (zip64's field made again for them). */
 /* Whether extra fields x (n bytes) hold one of kind id. */
 static bool has_extra(const uint8_t *x, size_t n, uint16_t id)
 {
@@ -804,6 +801,9 @@ static bool has_extra(const uint8_t *x, size_t n, uint16_t id)
     return false;
 }
 
+/* One old entry written again: its local header (a new name where it has
+ * one), its data and descriptor as they are, and its central record with
+ * the new name and offset (zip64's field made again for them). */
 static fz7_status copy_entry(fz7_zip_writer *w, const fz7_volumes *v, uint64_t vsize, const uint8_t *rec,
                              uint64_t shift, const char *new_name, bool dir, uint64_t *size_out)
 {
