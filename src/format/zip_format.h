@@ -39,6 +39,7 @@
 #define ZIP_EXTRA_UT 0x5455u            /* extended timestamp */
 #define ZIP_EXTRA_UX 0x7875u            /* Info-ZIP Unix uid/gid */
 #define ZIP_EXTRA_AES 0x9901u
+#define ZIP_EXTRA_UPATH 0x7075u         /* Info-ZIP Unicode Path: version, CRC32 of the name field, UTF-8 name */
 
 /* "Version made by" hosts (4.4.2) and the external attributes' low half
  * (DOS) with 7-Zip's mark that the high half holds a Unix mode. */

@@ -34,6 +34,9 @@
 #define ZIP64_LOCAL_FROM 0xf0000000u
 #define U32_MAX 0xffffffffu
 #define COPY_CHUNK ((size_t)1 << 16)
+/* A local header's extras besides the Unicode Path: zip64 (20) and AES (11) */
+#define LOCAL_EXTRAS_MAX 31u
+#define LOCAL_MAX (ZIP_LFH_LEN + 0xffff + 0xffff)   /* name, extras */
 
 typedef enum zip_crypt_kind { CRYPT_NONE, CRYPT_ZIPCRYPTO, CRYPT_AES } zip_crypt_kind;
 
@@ -46,6 +49,7 @@ typedef struct zip_entry {
     uint32_t dos_time, ext_attr;
     uint64_t ft[3];             /* NTFS times: modified, accessed, created (0: none) */
     bool ntfs;
+    bool upath;                 /* -mcl with a non-ASCII name: its UTF-8 form in an extra too */
     bool zip64_local;
     uint64_t offset;            /* the local header's, from the archive's start */
     uint64_t data_start;        /* after the local header */
@@ -228,6 +232,20 @@ static size_t aes_extra(const fz7_zip_writer *w, const zip_entry *e, uint8_t *x)
     return 11;
 }
 
+/* Info-ZIP's Unicode Path field (APPNOTE 4.6.9), which 7zz adds under -mcl
+ * so that the name's UTF-8 form survives the code-page field: its 9 bytes
+ * before the name go to x; returns the field's length with the name. */
+static size_t upath_head(const zip_entry *e, uint8_t *x)
+{
+    if (!e->upath)
+        return 0;
+    fz7_put16le(x, ZIP_EXTRA_UPATH);
+    fz7_put16le(x + 2, (uint16_t)(5 + e->name_len));
+    x[4] = 1;
+    fz7_put32le(x + 5, fz7_crc32(0, e->name, e->name_len));
+    return 9 + e->name_len;
+}
+
 /* The local header (4.3.7) with what is known now; written again with
  * the sizes when the data is done (same length). */
 static size_t local_header(const fz7_zip_writer *w, const zip_entry *e, uint8_t *h)
@@ -242,6 +260,10 @@ static size_t local_header(const fz7_zip_writer *w, const zip_entry *e, uint8_t 
         fz7_put64le(x + 4, sizes ? e->size : 0);
         fz7_put64le(x + 12, sizes ? e->packed : 0);
         xlen = 20;
+    }
+    if (e->upath) {
+        xlen += upath_head(e, x + xlen);
+        memcpy(x + xlen - e->name_len, e->name, e->name_len);
     }
     xlen += aes_extra(w, e, x + xlen);
     fz7_put32le(h, ZIP_LFH_SIG);
@@ -288,7 +310,11 @@ static fz7_status central_record(fz7_zip_writer *w, const zip_entry *e)
             fz7_put64le(t + 12 + 8 * k, e->ft[k]);
         xlen += 36;
     }
-    xlen += aes_extra(w, e, x + xlen);
+    size_t pre = xlen;   /* the Unicode Path field goes after these, its name from e */
+    uint8_t up[9];
+    size_t up_len = upath_head(e, up);
+    size_t aes_len = aes_extra(w, e, x + xlen);
+    xlen += up_len + aes_len;
     bool aes = (e->flags & ZIP_FLAG_ENCRYPTED) && w->crypt == CRYPT_AES;
     uint16_t needed = e->needed;
     if ((big_size || big_packed || big_off) && needed < 45)
@@ -313,7 +339,13 @@ static fz7_status central_record(fz7_zip_writer *w, const zip_entry *e)
     if (st == FZ7_OK)
         st = fz7_membuf_write(&w->cd.base, e->name, e->name_len);
     if (st == FZ7_OK)
-        st = fz7_membuf_write(&w->cd.base, x, xlen);
+        st = fz7_membuf_write(&w->cd.base, x, pre);
+    if (st == FZ7_OK && up_len)
+        st = fz7_membuf_write(&w->cd.base, up, sizeof up);
+    if (st == FZ7_OK && up_len)
+        st = fz7_membuf_write(&w->cd.base, e->name, e->name_len);
+    if (st == FZ7_OK)
+        st = fz7_membuf_write(&w->cd.base, x + pre, aes_len);
     w->entries++;
     return st == FZ7_OK ? st : fail(w, st, "out of memory for the central directory");
 }
@@ -444,7 +476,7 @@ static fz7_status code(fz7_zip_writer *w, zip_entry *e, const uint8_t *p, size_t
 
 static fz7_status write_local(fz7_zip_writer *w, zip_entry *e)
 {
-    uint8_t h[ZIP_LFH_LEN + 0xffff + 31];
+    uint8_t h[LOCAL_MAX];
     e->offset = w->out.pos;
     e->local_len = local_header(w, e, h);
     fz7_status st = put(w, h, e->local_len);
@@ -539,7 +571,7 @@ static fz7_status entry_data_end(fz7_zip_writer *w, zip_entry *e)
         /* the local header again, now with the sizes (and the method a
          * stored file ended with); on a pipe only a folder comes here,
          * its header right as it was written */
-        uint8_t h[ZIP_LFH_LEN + 0xffff + 31];
+        uint8_t h[LOCAL_MAX];
         size_t n = local_header(w, e, h);
         st = fz7_fd_ostream_flush(&w->out);
         if (st == FZ7_OK && pwrite(w->fd, h, n, (off_t)(w->base + e->offset)) != (ssize_t)n)
@@ -607,6 +639,9 @@ fz7_status fz7_zip_writer_begin(fz7_zip_writer *w, const fz7_la_entry *le)
     e->name_len = n;
     if (has_high_byte(le->name) && !w->opts.zip_local_names && utf8_valid(le->name))
         e->flags |= ZIP_FLAG_UTF8;
+    /* (a name too long for the field beside the others goes without it) */
+    e->upath = has_high_byte(le->name) && w->opts.zip_local_names && utf8_valid(le->name) &&
+               n <= 0xffff - 9 - LOCAL_EXTRAS_MAX;
     e->size = dir ? 0 : link ? (le->link_target ? strlen(le->link_target) : 0) : le->size;
     if (link && !(e->data_mem = (uint8_t *)strdup(le->link_target ? le->link_target : "")))
         return fail(w, FZ7_E_MEM, "out of memory");

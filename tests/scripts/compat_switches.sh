@@ -28,6 +28,7 @@ printf 'pw\n' >pw.txt
 printf 'MZ stub' >mod.sfx   # a self-extractor module for -sfx
 printf 'src/a.txt\n' >list.txt
 mkdir lnk && printf 'linked\n' >lnk/f && ln -s f lnk/l   # a folder with a link (-snl rows)
+mkdir -p uni/dé && printf 'u\n' >uni/é.txt   # non-ASCII names (zip's UTF-8 flag, -mcl)
 7zz a -bd arc.7z src >/dev/null
 7zz a -bd arc.tar src >/dev/null
 7zz a -bd arc.zip src >/dev/null
@@ -276,6 +277,9 @@ row same a -tzip -mtc=on new.zip src
 brow same a -tzip -mx0 new.zip src
 mrow same a -tzip new.zip src
 mrow same a -tzip -mx1 -mcl=on new.zip src
+# non-ASCII names: the UTF-8 flag, or under -mcl Info-ZIP's Unicode Path field
+brow same a -tzip -mx0 new.zip uni
+brow same a -tzip -mx0 -mcl=on new.zip uni
 mrow same a -tzip -ppw -mem=AES256 -mta=on new.zip src
 mrow same a -tzip -ppw -mm=Deflate64 -mx9 new.zip src
 mrow same a -tzip -mm=BZip2 -mx1 new.zip src
