@@ -96,6 +96,56 @@ static bool deflate_param(const la_param *p, fz7_deflate_enc_opts *d, fz7_status
     return true;
 }
 
+/* LZMA's parameters in a zip: kept, one slot a name, for the LZMA and xz
+ * methods (checked once the method is known). */
+static bool zip_lzma_param(const la_param *p, fz7_la_opts *w)
+{
+    static const char *const names[] = {"lc", "lp", "pb", "mf", "fb", "mc", "a"};
+    unsigned k = 0;
+    while (k < sizeof names / sizeof *names && strcasecmp(p->name, names[k]) != 0)
+        k++;
+    if (k == sizeof names / sizeof *names)
+        return false;
+    unsigned slot = 0;
+    while (slot < w->n_zip_lzma_params && strncasecmp(w->zip_lzma_params[slot], p->name, strlen(p->name)) != 0)
+        slot++;
+    snprintf(w->zip_lzma_params[slot], sizeof w->zip_lzma_params[slot], "%s=%s", names[k], p->value);
+    if (slot == w->n_zip_lzma_params)
+        w->n_zip_lzma_params++;
+    return true;
+}
+
+/* The kept LZMA parameters against the zip's method, as 7zz's coders take
+ * them as they start: LZMA takes them all, xz (LZMA2) with lc + lp <= 4,
+ * Copy ignores them, Deflate takes fb, mc and a, BZip2 none. */
+static fz7_status zip_lzma_params_check(const fz7_la_opts *w, bool eos_given, bool *late, char *why,
+                                        size_t whylen)
+{
+    fz7_zip_method m = w->zip_method;
+    if (m == FZ7_ZIP_COPY || w->level == 0)
+        return FZ7_OK;
+    fz7_lzma_enc_opts o;
+    fz7_lzma_enc_preset(&o, 5);
+    for (unsigned k = 0; k < w->n_zip_lzma_params; k++) {
+        const char *kv = w->zip_lzma_params[k];
+        bool deflate_too = !strncmp(kv, "fb=", 3) || !strncmp(kv, "mc=", 3) || !strncmp(kv, "a=", 2);
+        if ((m == FZ7_ZIP_DEFLATE || m == FZ7_ZIP_DEFLATE64) && deflate_too)
+            continue;
+        *late = true;
+        if (m != FZ7_ZIP_LZMA && m != FZ7_ZIP_XZ)
+            return refuse(why, whylen, "unsupported parameter: -m%s", kv);
+        if (fz7_lzma_enc_parse_param(&o, kv) != FZ7_OK)
+            return refuse(why, whylen, "unsupported value: -m%s", kv);
+    }
+    *late = true;
+    if (m == FZ7_ZIP_XZ && o.lc + o.lp > 4)
+        return refuse(why, whylen, "%s", "lc + lp above 4: xz's LZMA2 cannot take it");
+    if (eos_given && m != FZ7_ZIP_LZMA)
+        return refuse(why, whylen, "%s", "unsupported parameter: -meos");
+    *late = false;
+    return FZ7_OK;
+}
+
 fz7_status fz7_la_settings_make(const struct fz7_options *o, fz7_la_kind kind, fz7_la_opts *w, bool *late,
                                 char *why, size_t whylen)
 {
@@ -110,6 +160,8 @@ fz7_status fz7_la_settings_make(const struct fz7_options *o, fz7_la_kind kind, f
     if (o->filters && kind != FZ7_LA_ZIP)
         return refuse(why, whylen, "%s", "-mf is a 7z and zip switch");
     const char *em = NULL, *method = NULL, *dict = NULL;
+    bool eos_given = false, pass_given = false;
+    const char *deflate_bad = NULL;   /* a zip's Deflate parameter Deflate cannot take */
     for (size_t i = 0; i < o->n_methods; i++) {
         la_param p;
         if (!split_param(o->methods[i], &p))
@@ -124,7 +176,26 @@ fz7_status fz7_la_settings_make(const struct fz7_options *o, fz7_la_kind kind, f
                 return refuse(why, whylen, "unsupported value: -m%s", o->methods[i]);
             continue;
         }
+        if (kind == FZ7_LA_ZIP && !strcasecmp(p.name, "eos")) {
+            int on = onoff(p.value);
+            if (on < 0)
+                return refuse(why, whylen, "unsupported value: -m%s", o->methods[i]);
+            w->zip_lzma_no_eos = !on;
+            eos_given = true;
+            continue;
+        }
+        if (kind == FZ7_LA_ZIP && zip_lzma_param(&p, w) && strcasecmp(p.name, "fb") != 0 &&
+            strcasecmp(p.name, "mc") != 0 && strcasecmp(p.name, "a") != 0)
+            continue;   /* (fb, mc and a are Deflate's too: read for it below) */
         if ((kind == FZ7_LA_GZIP || kind == FZ7_LA_ZIP) && deflate_param(&p, &w->deflate, &st)) {
+            if (kind == FZ7_LA_ZIP) {
+                /* whether the method takes it is known at the end */
+                if (!strcasecmp(p.name, "pass"))
+                    pass_given = true;
+                if (st != FZ7_OK && !deflate_bad)
+                    deflate_bad = o->methods[i];
+                continue;
+            }
             if (st != FZ7_OK)
                 return refuse(why, whylen, "unsupported value: -m%s", o->methods[i]);
             continue;
@@ -205,6 +276,10 @@ fz7_status fz7_la_settings_make(const struct fz7_options *o, fz7_la_kind kind, f
             return FZ7_E_UNSUPPORTED;   /* 7zz: E_NOTIMPL */
         }
     }
+    /* -mx0 stores, but a method named with -mm is still used, at the
+     * settings of its lowest level (7zz's coders take 0 as they take 1) */
+    if (method && kind == FZ7_LA_ZIP && w->level == 0 && w->zip_method != FZ7_ZIP_COPY)
+        w->level = 1;
     if (dict) {
         /* a zip's d=: LZMA's and xz's dictionary, BZip2's block; Deflate
          * has none (7zz refuses it as its encoder starts) */
@@ -219,6 +294,18 @@ fz7_status fz7_la_settings_make(const struct fz7_options *o, fz7_la_kind kind, f
             w->bzip2_block = fz7_settings_bzip2_block(bytes);
         else
             w->zip_dict = (uint32_t)bytes;
+    }
+    if (kind == FZ7_LA_ZIP) {
+        bool deflate = w->zip_method == FZ7_ZIP_DEFLATE || w->zip_method == FZ7_ZIP_DEFLATE64;
+        if (deflate && deflate_bad)
+            return refuse(why, whylen, "unsupported value: -m%s", deflate_bad);
+        if (pass_given && w->level != 0 && (w->zip_method == FZ7_ZIP_LZMA || w->zip_method == FZ7_ZIP_XZ)) {
+            *late = true;
+            return refuse(why, whylen, "%s", "unsupported parameter: -mpass (LZMA has no passes)");
+        }
+        fz7_status st = zip_lzma_params_check(w, eos_given, late, why, whylen);
+        if (st != FZ7_OK)
+            return st;
     }
     if (em) {
         /* 7zz's spellings: AES alone is AES-256 */

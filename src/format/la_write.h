@@ -60,6 +60,12 @@ typedef struct fz7_la_opts {
     int bzip2_block;               /* bzip2, zip's BZip2: d=, block size in 100 kB (1..9); 0 by level */
     fz7_zip_method zip_method;     /* zip: -mm= */
     uint32_t zip_dict;             /* zip's LZMA and xz: d=, the dictionary in bytes; 0 by level */
+    /* zip's LZMA and xz: lc=, lp=, pb=, mf=, fb=, mc=, a= as
+     * fz7_lzma_enc_parse_param takes them, the last of each name, applied
+     * over the level's preset */
+    char zip_lzma_params[7][24];
+    unsigned n_zip_lzma_params;
+    bool zip_lzma_no_eos;          /* zip's LZMA: eos=off, no end marker (nor its flag) */
     fz7_la_crypt crypt;            /* zip: the password's cipher */
     const char *password;          /* with crypt */
     bool no_mtime;                 /* -mtm=off: no modification time stored */

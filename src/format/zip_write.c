@@ -70,6 +70,7 @@ struct fz7_zip_writer {
     int fd;
     uint64_t base;              /* the fd's offset where the zip starts */
     bool seekable;
+    bool lzma_flag_stored;      /* an entry stored instead of LZMA keeps bit 1 */
     fz7_la_opts opts;
     zip_crypt_kind crypt;
     uint8_t aes_strength;       /* 1, 2, 3: AES-128, -192, -256 */
@@ -369,18 +370,39 @@ static fz7_status crc_of_source(fz7_zip_writer *w, zip_entry *e)
     return FZ7_OK;
 }
 
+/* The LZMA options of the zip's LZMA and xz methods: the level's preset,
+ * d= and the other -m parameters (checked by the caller's settings). */
+static void zip_lzma_opts(const fz7_zip_writer *w, fz7_lzma_enc_opts *o)
+{
+    fz7_lzma_enc_preset(o, (unsigned)(w->opts.level < 1 ? 1 : w->opts.level > 9 ? 9 : w->opts.level));
+    if (w->opts.zip_dict)
+        o->dict_size = w->opts.zip_dict < FZ7_LZMA_DICT_MIN ? FZ7_LZMA_DICT_MIN : w->opts.zip_dict;
+    for (unsigned k = 0; k < w->opts.n_zip_lzma_params; k++)
+        (void)fz7_lzma_enc_parse_param(o, w->opts.zip_lzma_params[k]);
+}
+
+/* 7zz leaves LZMA's end-marker flag (bit 1) on a file it stores instead
+ * only under its normal parser: a=1, the default from -mx5. */
+static bool lzma_flag_stored(const fz7_la_opts *o)
+{
+    bool normal = o->level >= 5;
+    for (unsigned k = 0; k < o->n_zip_lzma_params; k++)
+        if (!strncmp(o->zip_lzma_params[k], "a=", 2))
+            normal = strtoul(o->zip_lzma_params[k] + 2, NULL, 10) != 0;
+    return o->zip_method == FZ7_ZIP_LZMA && !o->zip_lzma_no_eos && normal;
+}
+
 /* LZMA in a zip (APPNOTE 5.8.8): the LZMA SDK version, the properties'
- * size and the properties, then the stream with its end marker. */
+ * size and the properties, then the stream with its end marker (unless
+ * eos=off, and then without the flag that says so). */
 static fz7_status start_lzma(fz7_zip_writer *w, uint64_t size_hint)
 {
     fz7_lzma_enc_opts o;
-    fz7_lzma_enc_preset(&o, (unsigned)(w->opts.level < 1 ? 1 : w->opts.level > 9 ? 9 : w->opts.level));
-    if (w->opts.zip_dict)
-        o.dict_size = w->opts.zip_dict < FZ7_LZMA_DICT_MIN ? FZ7_LZMA_DICT_MIN : w->opts.zip_dict;
+    zip_lzma_opts(w, &o);
     fz7_lzma1_reduce_dict(&o, size_hint ? size_hint : 1);
-    o.end_marker = 1;
+    o.end_marker = !w->opts.zip_lzma_no_eos;
     fz7_status st = FZ7_OK;
-    if (w->lz && w->lz_opts.dict_size == o.dict_size) {
+    if (w->lz && w->lz_opts.dict_size == o.dict_size) {   /* the rest is the archive's */
         st = fz7_lzma_enc_reset(w->lz, &w->packed_os);
     } else {
         fz7_lzma_enc_free(w->lz);
@@ -426,9 +448,7 @@ static fz7_status start_coder(fz7_zip_writer *w, zip_entry *e, uint64_t size_hin
         /* a whole .xz stream (APPNOTE 5.14), with CRC32 checks as 7zz
          * writes it in a zip */
         fz7_xz_opts xo = {.check = FZ7_XZ_CHECK_CRC32, .size_hint = size_hint};
-        fz7_lzma_enc_preset(&xo.lzma, (unsigned)level);
-        if (w->opts.zip_dict)
-            xo.lzma.dict_size = w->opts.zip_dict < FZ7_LZMA_DICT_MIN ? FZ7_LZMA_DICT_MIN : w->opts.zip_dict;
+        zip_lzma_opts(w, &xo.lzma);
         st = fz7_xz_writer_new_os(&w->packed_os, &xo, &w->xz);
         break;
     }
@@ -494,7 +514,9 @@ static fz7_status restore_stored(fz7_zip_writer *w, zip_entry *e)
     if (lseek(w->fd, (off_t)(w->base + e->data_start), SEEK_SET) < 0)
         return fail(w, FZ7_E_IO, NULL);
     w->out.pos = e->data_start;
-    e->method = ZIP_METHOD_STORE;   /* (7zz keeps an LZMA entry's EOS flag: so does fz7) */
+    e->method = ZIP_METHOD_STORE;
+    if (!w->lzma_flag_stored)
+        e->flags &= (uint16_t)~ZIP_FLAG_LZMA_EOS;
     e->needed = needed_of(e, e->flags & ZIP_FLAG_ENCRYPTED ? w->crypt : CRYPT_NONE, e->zip64_local);
     if ((e->flags & ZIP_FLAG_ENCRYPTED) && (st = crypt_begin(w, e)) != FZ7_OK)
         return st;
@@ -656,8 +678,9 @@ fz7_status fz7_zip_writer_begin(fz7_zip_writer *w, const fz7_la_entry *le)
                                        [FZ7_ZIP_LZMA] = ZIP_METHOD_LZMA, [FZ7_ZIP_XZ] = ZIP_METHOD_XZ};
     e->method = store ? ZIP_METHOD_STORE : methods[w->opts.zip_method];
     /* 7zz sets LZMA's flag on a file it stores too (an empty one, one
-     * LZMA did not shrink) */
-    if (w->opts.zip_method == FZ7_ZIP_LZMA && !dir && w->opts.level != 0)
+     * LZMA did not shrink), as lzma_flag_stored says */
+    if (w->opts.zip_method == FZ7_ZIP_LZMA && !dir && w->opts.level != 0 && !w->opts.zip_lzma_no_eos &&
+        (!store || w->lzma_flag_stored))
         e->flags |= ZIP_FLAG_LZMA_EOS;
     if (!dir && w->crypt != CRYPT_NONE)
         e->flags |= ZIP_FLAG_ENCRYPTED;
@@ -734,6 +757,7 @@ fz7_status fz7_zip_writer_new(int fd, const fz7_la_opts *o, fz7_zip_writer **out
     }
     w->fd = fd;
     w->opts = *o;
+    w->lzma_flag_stored = lzma_flag_stored(o);
     w->cur.data_fd = -1;
     w->packed_os.write = packed_write;
     fz7_membuf_init(&w->cd);

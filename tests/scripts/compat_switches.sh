@@ -291,6 +291,17 @@ mrow same a -tzip -ppw -mem=AES -mm=Store new.zip src
 mrow same a -tzip -mm=LZMA -md=64k new.zip src
 mrow same a -tzip -mm=BZip2 -md=100k -mx9 new.zip src
 mrow same a -tzip -mm=xz -md=1m new.zip src
+# LZMA's parameters in a zip: LZMA takes them all (eos=off: no end marker
+# nor its flag; a file stored instead keeps the flag under a=1 only), xz
+# all but eos (lc + lp <= 4), Deflate fb, mc and a, BZip2 none of them,
+# Copy ignores them. -mx0 with a method named: the method at its lowest.
+for m in "-mm=LZMA -mlc=4 -mlp=1 -mpb=0" "-mm=LZMA -meos=off" "-mm=LZMA -mmf=hc5 -mfb=273 -mmc=10 -ma=0" \
+         "-mm=xz -mlc=4 -mmf=bt2" "-mm=xz -mlc=4 -mlp=1" "-mm=xz -meos=on" "-mm=LZMA -mpass=2" "-mm=LZMA -mmf=foo" \
+         "-mm=Deflate -mlc=4" "-mm=Deflate -mfb=100 -ma=0" "-mm=BZip2 -mfb=100" "-mm=BZip2 -mpass=2" "-mm=Copy -mlc=9 -meos=on" \
+         "-mm=LZMA -mx1" "-mm=LZMA -mx1 -ma=1" "-mm=LZMA -mx0" "-mm=Deflate -mx0" "-mm=xz -mx0" "-mm=BZip2 -mx0"; do
+    # shellcheck disable=SC2086
+    mrow same a -tzip $m new.zip src
+done
 # -so -an without -t: 7zz's "type of archive is not specified"
 row same a -so -an src/a.txt
 # a stored link: no bytes in the scan's count, read from disk (7zz's zip)
