@@ -57,8 +57,18 @@ static fz7_status time_param(fz7_la_kind kind, const la_param *p, fz7_la_opts *w
 {
     *known = true;
     uint32_t n;
-    if (!strcasecmp(p->name, "tp"))
-        return fz7_settings_parse_u32(p->value, &n) ? FZ7_OK : FZ7_E_ARG;
+    if (!strcasecmp(p->name, "tp")) {
+        /* the time's precision: a zip takes 1 (Unix seconds) and 2 (DOS
+         * time alone); a tar's headers hold seconds whatever it is */
+        if (!p->value[0])
+            return FZ7_OK;   /* 7zz: the default */
+        if (!fz7_settings_parse_u32(p->value, &n))
+            return FZ7_E_ARG;
+        if (kind == FZ7_LA_GZIP && n != 0 && n != 1 && n != 3)
+            return FZ7_E_ARG;   /* 7zz's gzip: Windows, Unix or Linux time (its mtime is Unix seconds) */
+        w->zip_time_prec = n == 1 ? FZ7_ZIP_TIME_UNIX : n == 2 ? FZ7_ZIP_TIME_DOS : FZ7_ZIP_TIME_NTFS;
+        return FZ7_OK;
+    }
     int on = onoff(p->value);
     bool m = !strcasecmp(p->name, "tm"), c = !strcasecmp(p->name, "tc"), a = !strcasecmp(p->name, "ta");
     if (!m && !c && !a) {
@@ -146,7 +156,7 @@ static fz7_status zip_lzma_params_check(const fz7_la_opts *w, bool eos_given, bo
     return FZ7_OK;
 }
 
-fz7_status fz7_la_settings_make(const struct fz7_options *o, fz7_la_kind kind, fz7_la_opts *w, bool *late,
+static fz7_status settings_make(const struct fz7_options *o, fz7_la_kind kind, fz7_la_opts *w, bool *late,
                                 char *why, size_t whylen)
 {
     memset(w, 0, sizeof *w);
@@ -164,8 +174,10 @@ fz7_status fz7_la_settings_make(const struct fz7_options *o, fz7_la_kind kind, f
     const char *deflate_bad = NULL;   /* a zip's Deflate parameter Deflate cannot take */
     for (size_t i = 0; i < o->n_methods; i++) {
         la_param p;
-        if (!split_param(o->methods[i], &p))
+        if (!split_param(o->methods[i], &p)) {
+            *late = !o->methods[i][0];   /* an empty one after a zip's method: its coder's to refuse */
             return refuse(why, whylen, "unsupported parameter: -m%s", o->methods[i]);
+        }
         bool known = false;
         fz7_status st = FZ7_OK;
         uint32_t n;
@@ -173,6 +185,19 @@ fz7_status fz7_la_settings_make(const struct fz7_options *o, fz7_la_kind kind, f
             st = time_param(kind, &p, w, &known);
         if (known) {
             if (st != FZ7_OK)
+                return refuse(why, whylen, "unsupported value: -m%s", o->methods[i]);
+            continue;
+        }
+        if (kind == FZ7_LA_ZIP && !strcasecmp(p.name, "x")) {
+            /* a level after the method (-m0=Deflate:x=9), 7zz's -mx9 */
+            if (!fz7_settings_parse_u32(p.value, &n))
+                return refuse(why, whylen, "unsupported value: -m%s", o->methods[i]);
+            w->level = n > 9 ? 9 : (int)n;
+            continue;
+        }
+        if (kind == FZ7_LA_ZIP && !strcasecmp(p.name, "mt")) {
+            /* the method's threads (-m0=Deflate:mt=2): the output does not depend on them */
+            if (!fz7_settings_parse_u32(p.value, &n))
                 return refuse(why, whylen, "unsupported value: -m%s", o->methods[i]);
             continue;
         }
@@ -321,4 +346,64 @@ fz7_status fz7_la_settings_make(const struct fz7_options *o, fz7_la_kind kind, f
             return refuse(why, whylen, "unknown cipher: -mem=%s", em);
     }
     return FZ7_OK;
+}
+
+/* A zip's -m0=Name:p1:p2 (or -mm=): 7zz reads each parameter after the
+ * method as the -m switch of that name (-m0=Deflate:x=1 is -mm=Deflate
+ * -mx1), so the list is spelled out that way first. */
+static char **spell_out(const struct fz7_options *o, size_t *n)
+{
+    size_t cap = o->n_methods, k = 0;
+    for (size_t i = 0; i < o->n_methods; i++)
+        for (const char *c = strchr(o->methods[i], ':'); c; c = strchr(c + 1, ':'))
+            cap++;
+    char **out = calloc(cap ? cap : 1, sizeof *out);
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < o->n_methods; i++) {
+        const char *m = o->methods[i];
+        la_param p;
+        const char *colon = strchr(m, ':');
+        bool method = split_param(m, &p) && (!strcasecmp(p.name, "m") || !strcmp(p.name, "0")) && colon &&
+                      colon > p.value;
+        if (!method) {
+            out[k++] = strdup(m);
+            continue;
+        }
+        out[k++] = strndup(m, (size_t)(colon - m));
+        if (!colon[1])
+            continue;   /* 7zz takes "Name:", not "Name:x=1:" nor "Name::x=1" */
+        while (colon) {
+            const char *next = strchr(colon + 1, ':');
+            out[k++] = next ? strndup(colon + 1, (size_t)(next - colon - 1)) : strdup(colon + 1);
+            colon = next;
+        }
+    }
+    *n = k;
+    for (size_t i = 0; i < k; i++)
+        if (!out[i]) {
+            for (size_t j = 0; j < k; j++)
+                free(out[j]);
+            free(out);
+            return NULL;
+        }
+    return out;
+}
+
+fz7_status fz7_la_settings_make(const struct fz7_options *o, fz7_la_kind kind, fz7_la_opts *w, bool *late,
+                                char *why, size_t whylen)
+{
+    if (kind != FZ7_LA_ZIP)
+        return settings_make(o, kind, w, late, why, whylen);
+    struct fz7_options spelled = *o;
+    spelled.methods = spell_out(o, &spelled.n_methods);
+    if (!spelled.methods) {
+        *late = false;
+        return refuse(why, whylen, "%s", "out of memory");
+    }
+    fz7_status st = settings_make(&spelled, kind, w, late, why, whylen);
+    for (size_t i = 0; i < spelled.n_methods; i++)
+        free(spelled.methods[i]);
+    free(spelled.methods);
+    return st;
 }

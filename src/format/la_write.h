@@ -51,6 +51,11 @@ typedef enum fz7_zip_method {
     FZ7_ZIP_DEFLATE, FZ7_ZIP_COPY, FZ7_ZIP_DEFLATE64, FZ7_ZIP_BZIP2, FZ7_ZIP_LZMA, FZ7_ZIP_XZ
 } fz7_zip_method;
 
+/* The field a zip's times go in (-mtp=): 7-Zip's NTFS field (100 ns; by
+ * default), Info-ZIP's UT field (Unix seconds, the mtime alone: -mtp=1),
+ * or none beside the header's DOS time (-mtp=2). */
+typedef enum fz7_zip_time { FZ7_ZIP_TIME_NTFS, FZ7_ZIP_TIME_UNIX, FZ7_ZIP_TIME_DOS } fz7_zip_time;
+
 /* What the -m switches of these formats ask of the writer (cli's
  * la_settings.c reads them as 7zz reads them). */
 typedef struct fz7_la_opts {
@@ -70,6 +75,7 @@ typedef struct fz7_la_opts {
     const char *password;          /* with crypt */
     bool no_mtime;                 /* -mtm=off: no modification time stored */
     bool zip_ctime, zip_atime;     /* zip: -mtc=on, -mta=on (NTFS times) */
+    fz7_zip_time zip_time_prec;    /* zip: -mtp=, which field holds the times */
     bool zip_local_names;          /* zip: -mcl=on, names without the UTF-8 flag */
 } fz7_la_opts;
 

@@ -34,8 +34,9 @@
 #define ZIP64_LOCAL_FROM 0xf0000000u
 #define U32_MAX 0xffffffffu
 #define COPY_CHUNK ((size_t)1 << 16)
-/* A local header's extras besides the Unicode Path: zip64 (20) and AES (11) */
-#define LOCAL_EXTRAS_MAX 31u
+/* A local header's extras besides the Unicode Path: zip64 (20), UT (9)
+ * and AES (11) */
+#define LOCAL_EXTRAS_MAX 40u
 #define LOCAL_MAX (ZIP_LFH_LEN + 0xffff + 0xffff)   /* name, extras */
 
 typedef enum zip_crypt_kind { CRYPT_NONE, CRYPT_ZIPCRYPTO, CRYPT_AES } zip_crypt_kind;
@@ -49,6 +50,8 @@ typedef struct zip_entry {
     uint32_t dos_time, ext_attr;
     uint64_t ft[3];             /* NTFS times: modified, accessed, created (0: none) */
     bool ntfs;
+    bool ut;                    /* -mtp=1: the mtime in Info-ZIP's UT field instead */
+    uint32_t unix_mtime;
     bool upath;                 /* -mcl with a non-ASCII name: its UTF-8 form in an extra too */
     bool zip64_local;
     uint64_t offset;            /* the local header's, from the archive's start */
@@ -233,6 +236,19 @@ static size_t aes_extra(const fz7_zip_writer *w, const zip_entry *e, uint8_t *x)
     return 11;
 }
 
+/* Info-ZIP's extended timestamp (APPNOTE 4.6.1's 0x5455), the mtime
+ * alone, in both headers as 7zz writes it under -mtp=1. */
+static size_t ut_extra(const zip_entry *e, uint8_t *x)
+{
+    if (!e->ut)
+        return 0;
+    fz7_put16le(x, ZIP_EXTRA_UT);
+    fz7_put16le(x + 2, 5);
+    x[4] = 1;
+    fz7_put32le(x + 5, e->unix_mtime);
+    return 9;
+}
+
 /* Info-ZIP's Unicode Path field (APPNOTE 4.6.9), which 7zz adds under -mcl
  * so that the name's UTF-8 form survives the code-page field: its 9 bytes
  * before the name go to x; returns the field's length with the name. */
@@ -262,6 +278,7 @@ static size_t local_header(const fz7_zip_writer *w, const zip_entry *e, uint8_t 
         fz7_put64le(x + 12, sizes ? e->packed : 0);
         xlen = 20;
     }
+    xlen += ut_extra(e, x + xlen);
     if (e->upath) {
         xlen += upath_head(e, x + xlen);
         memcpy(x + xlen - e->name_len, e->name, e->name_len);
@@ -311,6 +328,7 @@ static fz7_status central_record(fz7_zip_writer *w, const zip_entry *e)
             fz7_put64le(t + 12 + 8 * k, e->ft[k]);
         xlen += 36;
     }
+    xlen += ut_extra(e, x + xlen);
     size_t pre = xlen;   /* the Unicode Path field goes after these, its name from e */
     uint8_t up[9];
     size_t up_len = upath_head(e, up);
@@ -684,7 +702,8 @@ fz7_status fz7_zip_writer_begin(fz7_zip_writer *w, const fz7_la_entry *le)
         e->flags |= ZIP_FLAG_LZMA_EOS;
     if (!dir && w->crypt != CRYPT_NONE)
         e->flags |= ZIP_FLAG_ENCRYPTED;
-    /* times: DOS in the headers, NTFS in the central directory */
+    /* times: DOS in the headers, NTFS in the central directory (or
+     * as -mtp= says) */
     bool mt = !w->opts.no_mtime;
     e->dos_time = mt ? dos_time_of(le->mtime, le->mtime_nsec) : DOS_TIME_1980;
     if (mt)
@@ -693,7 +712,9 @@ fz7_status fz7_zip_writer_begin(fz7_zip_writer *w, const fz7_la_entry *le)
         e->ft[1] = fz7_filetime_of(le->atime, le->atime_nsec);
     if (w->opts.zip_ctime)
         e->ft[2] = fz7_filetime_of(le->ctime, le->ctime_nsec);
-    e->ntfs = mt || w->opts.zip_atime || w->opts.zip_ctime;
+    e->ntfs = w->opts.zip_time_prec == FZ7_ZIP_TIME_NTFS && (mt || w->opts.zip_atime || w->opts.zip_ctime);
+    e->ut = w->opts.zip_time_prec == FZ7_ZIP_TIME_UNIX && mt && le->mtime >= 0 && le->mtime <= (int64_t)U32_MAX;
+    e->unix_mtime = (uint32_t)le->mtime;
     e->ext_attr = fz7_7z_attrib_from_mode(le->mode);   /* the same as 7z's (the Unix mode up high) */
     e->zip64_local = e->size >= ZIP64_LOCAL_FROM;
     e->descriptor = !w->seekable && !dir;   /* a folder's sizes are known: 0 */

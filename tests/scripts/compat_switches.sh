@@ -291,6 +291,25 @@ mrow same a -tzip -ppw -mem=AES -mm=Store new.zip src
 mrow same a -tzip -mm=LZMA -md=64k new.zip src
 mrow same a -tzip -mm=BZip2 -md=100k -mx9 new.zip src
 mrow same a -tzip -mm=xz -md=1m new.zip src
+# -mtp= in a zip: 1 puts the mtime in Info-ZIP's UT field, 2 leaves the
+# DOS time alone, the others (and none) keep the NTFS field
+for m in -mtp=0 -mtp=1 -mtp=2 -mtp=3 -mtp= "-mtp=1 -mta=on -mtc=on" "-mtp=1 -mtm=off" "-mtp=2 -mta=on"; do
+    # shellcheck disable=SC2086
+    brow same a -tzip -mx0 $m new.zip src
+done
+brow same a -tzip -mx0 -mtp=1 -mcl=on new.zip uni
+for m in -mtp= -mtp=1 -mtp=2; do
+    brow same a -ttar $m new.tar src
+done
+for m in -mtp= -mtp=1 -mtp=2 -mtp=3 -mtp=4; do
+    row same a -tgzip $m new.gz src/a.txt
+done
+# a zip's method with its parameters after ':', each read as its -m switch
+for m in -m0=Deflate:x=1 -m0=Deflate:x1 -mm=Deflate:fb=64 -m0=LZMA:d=64k:lc=4 -m0=Deflate:foo=1 -m0=Deflate:lc=4 \
+         -m0=BZip2:d=100k -m0=Deflate:mt=2 -m0=Deflate:mt=off -m0=xz:x=9:mf=hc4 -m0=LZMA:x=0 -m0=Deflate: \
+         -m0=Deflate:x=1: -m0=Deflate::x=1 -m0=Copy:x=9; do
+    mrow same a -tzip $m new.zip src
+done
 # LZMA's parameters in a zip: LZMA takes them all (eos=off: no end marker
 # nor its flag; a file stored instead keeps the flag under a=1 only), xz
 # all but eos (lc + lp <= 4), Deflate fb, mc and a, BZip2 none of them,
