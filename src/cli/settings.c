@@ -842,13 +842,36 @@ static void free_entries(char **e, size_t n)
  * becomes :<param>=<value> after the last N=METHOD, wherever either stands;
  * a coder named by such parameters alone is LZMA2, as in 7zz (-m2d=1m
  * alone writes one LZMA2:20). *n: the entries; NULL when out of memory. */
-static char **fold_numbered(const struct fz7_options *o, size_t *n)
+/* An entry in the one spelling the parser reads: 7zz takes -mm=NAME as
+ * -m0=NAME, a ':' right after a coder's name alone ("LZMA2:"), and in an
+ * xz file the method xz as LZMA2. NULL when out of memory. */
+static char *canonical_entry(const char *m, bool xz)
+{
+    bool mm = (m[0] | 0x20) == 'm' && m[1] == '=';
+    const char *eq = strchr(m, '=');
+    bool chain = mm || (m[0] >= '0' && m[0] <= '9' && eq && eq - m <= 2);
+    if (!chain)
+        return strdup(m);
+    const char *name = eq + 1;
+    size_t nlen = strcspn(name, ":");
+    bool lone_colon = name[nlen] == ':' && name[nlen + 1] == 0;
+    bool xz_name = xz && method_named(name, nlen, "xz");
+    size_t len = strlen(m) + 8;
+    char *c = malloc(len);
+    if (!c)
+        return NULL;
+    snprintf(c, len, "%.*s=%.*s%s", mm ? 1 : (int)(eq - m), mm ? "0" : m, xz_name ? 5 : (int)nlen,
+             xz_name ? "LZMA2" : name, lone_colon ? "" : name + nlen);
+    return c;
+}
+
+static char **fold_numbered(const struct fz7_options *o, bool xz, size_t *n)
 {
     char **e = calloc(o->n_methods + 1, sizeof *e);
     *n = 0;
     const char *param;
     for (size_t i = 0; e && i < o->n_methods; i++)
-        if (numbered_param(o->methods[i], &param) < 0 && !(e[(*n)++] = strdup(o->methods[i])))
+        if (numbered_param(o->methods[i], &param) < 0 && !(e[(*n)++] = canonical_entry(o->methods[i], xz)))
             goto fail;
     for (size_t i = 0; e && i < o->n_methods; i++) {
         long k = numbered_param(o->methods[i], &param);
@@ -884,7 +907,7 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
                              size_t whylen)
 {
     struct fz7_options folded = *o;
-    folded.methods = fold_numbered(o, &folded.n_methods);
+    folded.methods = fold_numbered(o, xz, &folded.n_methods);
     if (!folded.methods) {
         snprintf(why, whylen, "out of memory");
         return FZ7_E_MEM;

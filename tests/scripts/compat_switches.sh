@@ -291,6 +291,15 @@ mrow same a -tzip -ppw -mem=AES -mm=Store new.zip src
 mrow same a -tzip -mm=LZMA -md=64k new.zip src
 mrow same a -tzip -mm=BZip2 -md=100k -mx9 new.zip src
 mrow same a -tzip -mm=xz -md=1m new.zip src
+# -mm=NAME is -m0=NAME for 7z and xz, a ':' right after a coder's name
+# alone is taken, and an xz file takes the method xz as LZMA2
+for m in -mm=LZMA -mm=PPMd -mm=BCJ "-m0=PPMd -mm=LZMA" -mm=xz -m0=LZMA2: -m0=PPMd: -m0=LZMA2:x=3: "-m0=BCJ: -m1=LZMA"; do
+    # shellcheck disable=SC2086
+    mrow same a $m new.7z src
+done
+for m in -mm=xz -mm=LZMA2 -m0=xz:d=1m -m0=LZMA2: -mm=LZMA -mm=Copy; do
+    row same a -txz $m new.xz one.txt
+done
 # -mtp= in a zip: 1 puts the mtime in Info-ZIP's UT field, 2 leaves the
 # DOS time alone, the others (and none) keep the NTFS field
 for m in -mtp=0 -mtp=1 -mtp=2 -mtp=3 -mtp= "-mtp=1 -mta=on -mtc=on" "-mtp=1 -mtm=off" "-mtp=2 -mta=on"; do
