@@ -67,6 +67,7 @@ static fz7_status time_param(fz7_la_kind kind, const la_param *p, fz7_la_opts *w
         if (kind == FZ7_LA_GZIP && n != 0 && n != 1 && n != 3)
             return FZ7_E_ARG;   /* 7zz's gzip: Windows, Unix or Linux time (its mtime is Unix seconds) */
         w->zip_time_prec = n == 1 ? FZ7_ZIP_TIME_UNIX : n == 2 ? FZ7_ZIP_TIME_DOS : FZ7_ZIP_TIME_NTFS;
+        w->tar_time_unit = n == 0 ? 100 : n == 3 ? 1 : 0;
         return FZ7_OK;
     }
     int on = onoff(p->value);
@@ -82,9 +83,9 @@ static fz7_status time_param(fz7_la_kind kind, const la_param *p, fz7_la_opts *w
     /* tar: 7zz's GNU headers keep the mtime alone, whatever tc and ta say;
      * zip: the NTFS field holds them */
     if (c)
-        w->zip_ctime = kind == FZ7_LA_ZIP && on;
+        w->zip_ctime = (kind == FZ7_LA_ZIP || kind == FZ7_LA_TAR) && on;
     if (a)
-        w->zip_atime = kind == FZ7_LA_ZIP && on;
+        w->zip_atime = (kind == FZ7_LA_ZIP || kind == FZ7_LA_TAR) && on;
     return FZ7_OK;
 }
 
@@ -241,6 +242,16 @@ static fz7_status settings_make(const struct fz7_options *o, fz7_la_kind kind, f
         /* 7zz takes -mm= for gzip and bzip2 and keeps to the format's own */
         if ((kind == FZ7_LA_GZIP || kind == FZ7_LA_BZIP2) && !strcasecmp(p.name, "m"))
             continue;
+        if (kind == FZ7_LA_TAR && !strcasecmp(p.name, "m")) {
+            /* 7zz's two tar kinds: GNU's headers (its default), POSIX's with pax records */
+            if (!strcasecmp(p.value, "gnu"))
+                w->tar_posix = false;
+            else if (!strcasecmp(p.value, "posix") || !strcasecmp(p.value, "pax"))
+                w->tar_posix = true;
+            else
+                return refuse(why, whylen, "unsupported tar format: -m%s (GNU or POSIX)", o->methods[i]);
+            continue;
+        }
         if ((kind == FZ7_LA_TAR || kind == FZ7_LA_ZIP) && !strcasecmp(p.name, "cp")) {
             /* 7zz on Linux writes names in UTF-8 whatever the code page (it
              * converts to none other), and so does fz7 */

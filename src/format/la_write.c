@@ -133,7 +133,7 @@ fz7_status fz7_la_writer_new(int fd, fz7_la_kind kind, const fz7_la_opts *o, fz7
     int r = ARCHIVE_OK;
     switch (kind) {
     case FZ7_LA_TAR:
-        r = archive_write_set_format_gnutar(ar);
+        r = w->opts.tar_posix ? archive_write_set_format_pax(ar) : archive_write_set_format_gnutar(ar);
         break;
     case FZ7_LA_ZIP:    /* zip_write.c's, above */
     case FZ7_LA_GZIP:   /* fz7's Deflate, above */
@@ -188,8 +188,15 @@ fz7_status fz7_la_writer_begin(fz7_la_writer *w, const fz7_la_entry *e)
     locale_t old = fz7_la_utf8_enter();
     archive_entry_copy_pathname(ae, e->name);
     archive_entry_set_mode(ae, e->mode);
+    /* GNU headers keep whole seconds; a POSIX tar the fraction -mtp asks
+     * for, and ctime and atime, in pax records */
+    uint32_t unit = w->opts.tar_posix ? w->opts.tar_time_unit : 0;
     if (!w->opts.no_mtime)
-        archive_entry_set_mtime(ae, (time_t)e->mtime, (long)e->mtime_nsec);
+        archive_entry_set_mtime(ae, (time_t)e->mtime, unit ? (long)(e->mtime_nsec / unit * unit) : 0);
+    if (w->opts.tar_posix && w->opts.zip_ctime)
+        archive_entry_set_ctime(ae, (time_t)e->ctime, unit ? (long)(e->ctime_nsec / unit * unit) : 0);
+    if (w->opts.tar_posix && w->opts.zip_atime)
+        archive_entry_set_atime(ae, (time_t)e->atime, unit ? (long)(e->atime_nsec / unit * unit) : 0);
     if (S_ISREG(e->mode) && e->hardlink)
         archive_entry_copy_hardlink(ae, e->hardlink);
     if (S_ISREG(e->mode) && !e->hardlink)

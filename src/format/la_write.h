@@ -74,8 +74,12 @@ typedef struct fz7_la_opts {
     fz7_la_crypt crypt;            /* zip: the password's cipher */
     const char *password;          /* with crypt */
     bool no_mtime;                 /* -mtm=off: no modification time stored */
-    bool zip_ctime, zip_atime;     /* zip: -mtc=on, -mta=on (NTFS times) */
+    bool zip_ctime, zip_atime;     /* -mtc=on, -mta=on: zip's NTFS times, a POSIX tar's pax records */
     fz7_zip_time zip_time_prec;    /* zip: -mtp=, which field holds the times */
+    bool tar_posix;                /* tar: -mm=POSIX, ustar headers with pax records where
+                                      needed (else GNU's, 7zz's default) */
+    uint32_t tar_time_unit;        /* a POSIX tar's mtime in a pax record to this many ns
+                                      (-mtp=0: 100, -mtp=3: 1); 0: whole seconds */
     bool zip_local_names;          /* zip: -mcl=on, names without the UTF-8 flag */
 } fz7_la_opts;
 

@@ -300,6 +300,13 @@ done
 for m in -mm=xz -mm=LZMA2 -m0=xz:d=1m -m0=LZMA2: -mm=LZMA -mm=Copy; do
     row same a -txz $m new.xz one.txt
 done
+# a tar's kind: GNU (7zz's default) or POSIX (pax records for what ustar
+# cannot hold: the fraction -mtp asks for, -mtc and -mta, long names)
+for m in -mm=gnu -mm=POSIX -mm=pax "-mm=posix -mtp=0" "-mm=posix -mtp=3" "-mm=posix -mtc=on -mta=on" \
+         "-mm=posix -mtm=off" "-mm=gnu -mtp=3" -mm=ustar -mm=foo; do
+    # shellcheck disable=SC2086
+    row same a -ttar $m new.tar src
+done
 # -mtp= in a zip: 1 puts the mtime in Info-ZIP's UT field, 2 leaves the
 # DOS time alone, the others (and none) keep the NTFS field
 for m in -mtp=0 -mtp=1 -mtp=2 -mtp=3 -mtp= "-mtp=1 -mta=on -mtc=on" "-mtp=1 -mtm=off" "-mtp=2 -mta=on"; do
