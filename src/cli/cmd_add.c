@@ -846,6 +846,14 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
             fprintf(out, "Updating archive: %s\n\n", path);
             fz7_print_counts(out, "Keep old data in archive: ", 0, e ? 1 : 0, e && e->has_size ? e->size : 0);
             fz7_print_counts(out, "Add new data to archive: ", n_dirs, n_files, n_bytes);
+            if (e && n_files == 0 && n_dirs == 0) {
+                /* nothing new (all excluded): the file stays as it is, as 7zz ends */
+                struct stat sb;
+                fprintf(out, "\n\nFiles read from disk: 0\nArchive size: ");
+                fz7_print_size(out, stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0);
+                fprintf(out, "\nEverything is Ok\n");
+                goto done;
+            }
             fputc('\n', out);
             fflush(out);
             char why[128];

@@ -641,6 +641,11 @@ static fz7_status la_update_entry(void *ctx, fz7_la_writer *w, size_t index, con
     }
     fz7_status st = la_items_before(m, w, name ? name : path);
     as->name = st == FZ7_OK ? name : NULL;
+    if (st == FZ7_OK && name && r->o->bb >= 3 && r->la_kind == FZ7_LA_ZIP) {
+        /* 7zz's "= path" for a zip's entry copied (by its old name); a tar's it does not list */
+        size_t n = strlen(path);
+        fprintf(r->out, "= %s%s\n", path, e->is_dir && (n == 0 || path[n - 1] != '/') ? "/" : "");
+    }
     return st;
 }
 

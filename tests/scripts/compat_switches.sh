@@ -307,6 +307,23 @@ for m in -mm=gnu -mm=POSIX -mm=pax "-mm=posix -mtp=0" "-mm=posix -mtp=3" "-mm=po
     # shellcheck disable=SC2086
     row same a -ttar $m new.tar src
 done
+# -bb3 on an update: 7zz lists a zip's copied entries ("= path", the old
+# name under rn), not a tar's
+for arc in arc.zip arc.tar enczc.zip; do
+    row same u -bb3 $arc one.txt
+    row same d -bb3 $arc src/a.txt
+    row same rn -bb3 $arc src/a.txt src/z.txt
+done
+# a gzip of one file updated with nothing new (all excluded): kept, exit 0
+row same u -x!*.txt arc.tar.gz one.txt
+row same a -x!one.txt arc.tar.gz one.txt
+# a password for a format without encryption: 7zz writes the file in
+# clear and says nothing; fz7 refuses (exit 7) rather than leave a script
+# that asked for encryption with a readable backup
+for m in "a -ppw new.tar" "a -ppw new.tar.gz" "a -ppw new.xz" "a -ppw new.bz2" "u -ppw arc.tar"; do
+    # shellcheck disable=SC2086
+    row "different by design: fz7 refuses a password for a format that cannot be encrypted; 7zz ignores it and writes the data in clear" $m one.txt
+done
 # -mtp= in a zip: 1 puts the mtime in Info-ZIP's UT field, 2 leaves the
 # DOS time alone, the others (and none) keep the NTFS field
 for m in -mtp=0 -mtp=1 -mtp=2 -mtp=3 -mtp= "-mtp=1 -mta=on -mtc=on" "-mtp=1 -mtm=off" "-mtp=2 -mta=on"; do
