@@ -479,6 +479,9 @@ int fz7_print_update_open_error(FILE *out, const char *path, const char *type, c
                         "System ERROR:\nerrno=%d : %s\n",
                 path, strstr(err, "(Headers Error)") ? "ERRORS:\nHeaders Error\n" : "", EPERM,
                 strerror(EPERM));
+    else if (strcmp(err, "Cannot open the file as archive") == 0 && !type)
+        fprintf(stderr, "ERROR: %s\nCannot open the file as archive\n\n\n\nSystem ERROR:\nerrno=%d : %s\n", path,
+                EPERM, strerror(EPERM));
     else if (strcmp(err, "Cannot open the file as archive") == 0)
         fprintf(stderr, "ERROR: %s\n%s\nOpen ERROR: Cannot open the file as [%s] archive\n\n\n"
                         "ERRORS:\nIs not archive\n\n\nSystem ERROR:\nerrno=%d : %s\n",

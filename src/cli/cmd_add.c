@@ -671,7 +671,7 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
     fz7_type type = o->type != FZ7_TYPE_AUTO ? o->type : fz7_type_for_writing(o->archive, &canon);
     if (type == FZ7_TYPE_LZMA || type == FZ7_TYPE_OTHER) {
         /* Formats 7-Zip (lzma, cab, iso, ...) or fz7 (wim) cannot create. */
-        fprintf(stderr, "\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
+        fprintf(stderr, "\n\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
         return FZ7_EXIT_FATAL;
     }
     bool xz = type == FZ7_TYPE_XZ;
@@ -767,7 +767,7 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
             goto done;
         }
         if (st != FZ7_OK && !la) {
-            rc = fz7_print_update_open_error(out, path, "7z", err, st);
+            rc = fz7_print_update_open_error(out, path, type == FZ7_TYPE_AUTO ? NULL : "7z", err, st);
             goto done;
         }
         if (st != FZ7_OK) {
@@ -778,10 +778,9 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
             goto done;
         }
         if (!fz7_type_matches(la ? type : FZ7_TYPE_7Z, NULL, fz7_archive_get_info(old))) {
-            fflush(out);
-            fprintf(stderr, "ERROR: %s : the existing file is not a %s archive\n", path,
-                    la ? fz7_type_display(type, NULL) : ".7z");
-            rc = FZ7_EXIT_FATAL;
+            rc = fz7_print_update_open_error(out, path, la ? fz7_type_display(type, NULL)
+                                             : type == FZ7_TYPE_AUTO ? NULL : "7z",
+                                             "Cannot open the file as archive", FZ7_E_FORMAT);
             goto done;
         }
         fz7_print_archive_block(out, path, old, NULL);
@@ -797,8 +796,9 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
     if (exists && one_stream && !o->to_stdout && !o->from_stdin) {
         fz7_open_opts oo = {0};
         char err[256] = "";
-        if (fz7_archive_open(path, &oo, &old, err, sizeof err) == FZ7_OK &&
-            fz7_type_matches(type, NULL, fz7_archive_get_info(old)) && fz7_archive_count(old) == 1) {
+        bool opened = fz7_archive_open(path, &oo, &old, err, sizeof err) == FZ7_OK &&
+                      fz7_type_matches(type, NULL, fz7_archive_get_info(old));
+        if (opened && fz7_archive_count(old) == 1) {
             fprintf(out, "Open archive: %s\n", path);
             fz7_print_archive_block(out, path, old, NULL);
             fputc('\n', out);
@@ -806,6 +806,12 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
         }
         fz7_archive_close(old);
         old = NULL;
+        if (!opened) {   /* not one of its type: 7zz stops here, before the scan */
+            fprintf(out, "Open archive: %s\n", path);
+            rc = fz7_print_update_open_error(out, path, fz7_type_display(type, NULL),
+                                             "Cannot open the file as archive", FZ7_E_FORMAT);
+            goto done;
+        }
     }
 
     /* Scan. */

@@ -861,6 +861,49 @@ static const char *renamed_to(const struct fz7_options *o, const char *path)
     return NULL;
 }
 
+
+/* One stream's file written again in place of the old one (sb: its
+ * stat, NULL when there was none): an empty .xz (empty: no block, no
+ * check, 7zz's bytes) or the gzip renamed to `to`; then 7zz's last lines.
+ * Returns the exit code. */
+static int one_stream_rewrite(const struct fz7_options *o, FILE *out, const struct stat *sb, bool empty,
+                              const char *to)
+{
+    int fd, rc = fz7_temp_create(o->archive, o->work_dir, out, &fd);
+    if (rc)
+        return rc;
+    fz7_status st;
+    if (empty) {
+        fz7_xz_opts xo = {.check = FZ7_XZ_CHECK_NONE, .size_hint = 1};
+        fz7_xz_writer *w = NULL;
+        (void)fz7_lzma_enc_preset(&xo.lzma, 1);
+        st = fz7_xz_writer_new(fd, &xo, &w);
+        if (st == FZ7_OK)
+            st = fz7_xz_writer_finish(w);
+        fz7_xz_writer_free(w);
+    } else {
+        int in = open(o->archive, O_RDONLY | O_CLOEXEC);
+        st = in < 0 ? FZ7_E_IO : fz7_gzip_copy_renamed(in, (uint64_t)sb->st_size, fd, to);
+        if (in >= 0)
+            close(in);
+    }
+    int cerr = 0;
+    uint64_t arc_size = 0;
+    if (st == FZ7_OK)
+        st = fz7_temp_commit(fd, o->archive, sb, &arc_size, &cerr);
+    else
+        fz7_temp_drop(fd);
+    if (st != FZ7_OK) {
+        fflush(out);
+        fprintf(stderr, "\nERROR: %s : %s\n", o->archive, cerr ? strerror(cerr) : fz7_status_str(st));
+        return FZ7_EXIT_FATAL;
+    }
+    fprintf(out, "\n\nFiles read from disk: 0\nArchive size: ");
+    fz7_print_size(out, arc_size);
+    fprintf(out, "\nEverything is Ok\n");
+    return 0;
+}
+
 /* d and rn on a file of one stream (xz, gzip, bzip2), as 7zz 26.02 does
  * them: what names nothing keeps the file (exit 0); rn of a gzip's entry
  * writes its new stored name, and the other formats store none, so they
@@ -871,16 +914,35 @@ static int one_stream_update(const struct fz7_options *o, FILE *out, fz7_type ty
 {
     struct stat sb;
     bool rn = o->command == FZ7_CMD_RENAME;
+    bool missing = stat(o->archive, &sb) != 0;
     if ((!rn && o->command != FZ7_CMD_DELETE) ||
-        (type != FZ7_TYPE_XZ && type != FZ7_TYPE_GZIP && type != FZ7_TYPE_BZIP2) || stat(o->archive, &sb) != 0)
+        (type != FZ7_TYPE_XZ && type != FZ7_TYPE_GZIP && type != FZ7_TYPE_BZIP2) || (missing && rn))
         return -1;
+    if (missing) {
+        /* d of a file that is not there: 7zz creates it empty, which only
+         * an xz file can be (a stream without blocks) */
+        fprintf(out, "Creating archive: %s\n\n", o->archive);
+        fz7_print_counts(out, "Add new data to archive: ", 0, 0, 0);
+        if (type != FZ7_TYPE_XZ) {
+            fputc('\n', out);
+            fflush(out);
+            return fz7_invalid_arg(NULL, NULL);
+        }
+        return one_stream_rewrite(o, out, NULL, true, NULL);
+    }
     fz7_open_opts oo = {0};
     char err[256] = "";
     fz7_archive *a = NULL;
-    if (fz7_archive_open(o->archive, &oo, &a, err, sizeof err) != FZ7_OK)
-        return -1;
+    if (fz7_archive_open(o->archive, &oo, &a, err, sizeof err) != FZ7_OK ||
+        !fz7_type_matches(type, NULL, fz7_archive_get_info(a))) {
+        /* not a file of that type: 7zz's lines as it opens it */
+        fz7_archive_close(a);
+        fprintf(out, "Open archive: %s\n", o->archive);
+        return fz7_print_update_open_error(out, o->archive, fz7_type_display(type, NULL),
+                                           "Cannot open the file as archive", FZ7_E_FORMAT);
+    }
     const fz7_entry *e = fz7_archive_count(a) == 1 ? fz7_archive_entry(a, 0) : NULL;
-    if (!e || !fz7_type_matches(type, NULL, fz7_archive_get_info(a))) {
+    if (!e) {
         fz7_archive_close(a);
         return -1;
     }
@@ -901,39 +963,10 @@ static int one_stream_update(const struct fz7_options *o, FILE *out, fz7_type ty
         fflush(out);
         return fz7_invalid_arg(NULL, NULL);
     }
-    uint64_t arc_size = (uint64_t)sb.st_size;
-    if (drop || (to && type == FZ7_TYPE_GZIP)) {
-        int fd, rc = fz7_temp_create(o->archive, o->work_dir, out, &fd);
-        if (rc)
-            return rc;
-        fz7_status st;
-        if (drop) {   /* an empty .xz: no block, no check (7zz's bytes) */
-            fz7_xz_opts xo = {.check = FZ7_XZ_CHECK_NONE, .size_hint = 1};
-            fz7_xz_writer *w = NULL;
-            (void)fz7_lzma_enc_preset(&xo.lzma, 1);
-            st = fz7_xz_writer_new(fd, &xo, &w);
-            if (st == FZ7_OK)
-                st = fz7_xz_writer_finish(w);
-            fz7_xz_writer_free(w);
-        } else {
-            int in = open(o->archive, O_RDONLY | O_CLOEXEC);
-            st = in < 0 ? FZ7_E_IO : fz7_gzip_copy_renamed(in, (uint64_t)sb.st_size, fd, to);
-            if (in >= 0)
-                close(in);
-        }
-        int cerr = 0;
-        if (st == FZ7_OK)
-            st = fz7_temp_commit(fd, o->archive, &sb, &arc_size, &cerr);
-        else
-            fz7_temp_drop(fd);
-        if (st != FZ7_OK) {
-            fflush(out);
-            fprintf(stderr, "\nERROR: %s : %s\n", o->archive, cerr ? strerror(cerr) : fz7_status_str(st));
-            return FZ7_EXIT_FATAL;
-        }
-    }
+    if (drop || (to && type == FZ7_TYPE_GZIP))
+        return one_stream_rewrite(o, out, &sb, drop, to);
     fprintf(out, "\n\nFiles read from disk: 0\nArchive size: ");
-    fz7_print_size(out, arc_size);
+    fz7_print_size(out, (uint64_t)sb.st_size);
     fprintf(out, "\nEverything is Ok\n");
     return 0;
 }
@@ -1020,6 +1053,10 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
     const char *canon = NULL;
     fz7_type type = o->type != FZ7_TYPE_AUTO ? o->type : fz7_type_for_writing(o->archive, &canon);
     bool la = type == FZ7_TYPE_TAR || type == FZ7_TYPE_ZIP;
+    if (type == FZ7_TYPE_LZMA || type == FZ7_TYPE_OTHER) {   /* as in cmd_add.c */
+        fprintf(stderr, "\n\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
+        return FZ7_EXIT_FATAL;
+    }
     if (type != FZ7_TYPE_AUTO && type != FZ7_TYPE_7Z && !la) {
         int rc = one_stream_update(o, out, type);
         if (rc >= 0)
@@ -1127,7 +1164,7 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
         }
         /* The format the name (or -t) asks for: an archive of another is
          * refused, as 7zz refuses it. */
-        const char *want = la ? fz7_type_display(type, NULL) : "7z";
+        const char *want = la ? fz7_type_display(type, NULL) : type == FZ7_TYPE_AUTO ? NULL : "7z";
         if (st == FZ7_OK && !fz7_type_matches(la ? type : FZ7_TYPE_7Z, NULL, fz7_archive_get_info(r.old))) {
             st = FZ7_E_FORMAT;
             snprintf(err, sizeof err, "Cannot open the file as archive");

@@ -324,6 +324,18 @@ for m in "a -ppw new.tar" "a -ppw new.tar.gz" "a -ppw new.xz" "a -ppw new.bz2" "
     # shellcheck disable=SC2086
     row "different by design: fz7 refuses a password for a format that cannot be encrypted; 7zz ignores it and writes the data in clear" $m one.txt
 done
+# an existing file that is not of the type asked for: 7zz's "Open archive"
+# and error block ([type] when -t or the name asks for one), before the
+# scan; d of a missing gzip, bzip2 or xz file (only xz can be empty);
+# types 7zz reads and does not write
+for c in "u -tgzip arc.tar one.txt" "a -tgzip arc.tar one.txt" "a -txz arc.7z one.txt" "a -t7z arc.tar one.txt" \
+         "a -t7z one.xz one.txt" "u one.txt one.txt" "d one.txt src/a.txt" "d -tgzip arc.tar src/a.txt" \
+         "d -txz arc.7z src/a.txt" "rn -tgzip arc.tar a b" "a -tgzip junk.7z one.txt" "u -tzip junk.7z one.txt" \
+         "d nx.gz one.txt" "d nx.xz one.txt" "d nx.bz2 one.txt" "a -tiso arc.7z one.txt" "u -tudf arc.tar one.txt" \
+         "d -tiso arc.7z src/a.txt"; do
+    # shellcheck disable=SC2086
+    row same $c
+done
 # -mtp= in a zip: 1 puts the mtime in Info-ZIP's UT field, 2 leaves the
 # DOS time alone, the others (and none) keep the NTFS field
 for m in -mtp=0 -mtp=1 -mtp=2 -mtp=3 -mtp= "-mtp=1 -mta=on -mtc=on" "-mtp=1 -mtm=off" "-mtp=2 -mta=on"; do
