@@ -34,8 +34,8 @@ static void *node_remove(pm8_model *m, unsigned index)
     return n;
 }
 
-/* Frees the units of block from its n-th on, n units in all, by classes:
- * whole classes, and one of 1..3 units for what is left between them. */
+/* Frees nu units (1..128) at block: as the largest class that fits, and a
+ * block of 1..3 units for the rest. */
 static void free_tail(pm8_model *m, uint8_t *block, unsigned nu)
 {
     unsigned idx = index_of(m, nu);
@@ -303,9 +303,10 @@ static void restart_model(pm8_model *m)
     m->dummy_see.count = 64;
 }
 
-/* Makes c a context of one symbol: its first state, at a frequency that
- * fits a binary context, and frees the states' units (of nu units;
- * special: the way restore_model frees them). */
+/* Makes c a binary context of its first state (stats), the frequency cut
+ * to a binary context's scale, and frees the states' block of nu units
+ * (special: a single unit, which special_free_unit may give back to the
+ * text area, as restore_model does). */
 static void to_binary(pm8_model *m, pm8_ctx *c, pm_state *stats, unsigned nu, bool special)
 {
     pm_state *one = pm8_one_state(c);
