@@ -1,9 +1,11 @@
 /* codec.h - decoders for the "other" 7z compression methods: Deflate,
- * Deflate64, BZip2 and PPMd variant H. Each is a pull stream over the
- * coder's packed input; none of them owns its input stream.
+ * Deflate64, BZip2 and PPMd variant H, and zip's PPMd variant I. Each is a
+ * pull stream over the coder's packed input; none of them owns its input
+ * stream.
  *
  * Method IDs (Methods.txt): 040108 Deflate, 040109 Deflate64, 040202 BZip2,
- * 030401 PPMD; at the end the 7-Zip-zstd fork's ZSTD, LZ4 and BROTLI. */
+ * 030401 PPMD; zip's method 98 (PPMd var.I); at the end the 7-Zip-zstd
+ * fork's ZSTD, LZ4 and BROTLI. */
 #ifndef FZ7_CODEC_H
 #define FZ7_CODEC_H
 
@@ -138,6 +140,62 @@ fz7_status fz7_ppmd7_enc_write(fz7_ppmd7_enc *e, const uint8_t *p, size_t n);
 fz7_status fz7_ppmd7_enc_finish(fz7_ppmd7_enc *e);
 uint64_t fz7_ppmd7_enc_bytes_out(const fz7_ppmd7_enc *e);
 void fz7_ppmd7_enc_free(fz7_ppmd7_enc *e);
+
+/* PPMd variant I rev. 1 (Shkarin's PPMd var.I with the carry-less range
+ * coder; 7-Zip's Ppmd8), as zip's method 98 stores it: 2 property bytes
+ * (fz7_ppmd8_zip_props), then the range-coded stream, which ends with an
+ * end marker. The limits of the model: order 2..16, 2 KiB .. 256 MiB of
+ * memory (zip: whole MiB), and what it does when that memory is full (the
+ * restore method): RESTART starts the model again, CUT_OFF prunes it.
+ * Shkarin's third method, FREEZE, 7-Zip does not support. */
+#define FZ7_PPMD8_ORDER_MIN 2u
+#define FZ7_PPMD8_ORDER_MAX 16u
+#define FZ7_PPMD8_MEM_MIN ((uint32_t)1 << 11)
+#define FZ7_PPMD8_MEM_MAX ((uint32_t)256 << 20)
+#define FZ7_PPMD8_RESTART 0u
+#define FZ7_PPMD8_CUT_OFF 1u
+
+/* Zip's 2 property bytes (uint16 LE: bits 0-3 order - 1, 4-11 memory in
+ * MiB - 1, 12-15 restore method) into their values (mem in bytes).
+ * FZ7_E_DATA for order 1 or a restore method above 2 (7-Zip calls that a
+ * data error), FZ7_E_UNSUPPORTED for FREEZE (2); the values are set in any
+ * case. */
+fz7_status fz7_ppmd8_zip_props_parse(const uint8_t props[2], unsigned *order, uint32_t *mem, unsigned *restore);
+
+/* The property bytes for order, mem (bytes: a whole number of MiB, 1..256)
+ * and restore. */
+void fz7_ppmd8_zip_props(unsigned order, uint32_t mem, unsigned restore, uint8_t props[2]);
+
+/* Decoder of the stream after the property bytes. out_size: the bytes to
+ * decode (the entry's size); the end marker must follow them and leave
+ * the range decoder's code at 0, as 7-Zip checks. Memory: mem plus about
+ * 75 KiB (mem_limit of 0: FZ7_DEFAULT_MEM_LIMIT). _new errors:
+ * FZ7_E_UNSUPPORTED (order, mem or restore out of range, FREEZE
+ * included), FZ7_E_MEMLIMIT, FZ7_E_MEM. read() errors: FZ7_E_DATA (code
+ * out of range, an end marker before out_size bytes or none after them, a
+ * final code that is not 0), FZ7_E_TRUNCATED (src ended first), and src's
+ * own errors. */
+fz7_status fz7_ppmd8_istream_new(fz7_istream *src, unsigned order, uint32_t mem, unsigned restore,
+                                 uint64_t out_size, uint64_t mem_limit, fz7_istream **out);
+
+/* Bytes a stream of fz7_ppmd8_istream_new has read from src beyond what its
+ * range decoder used (as fz7_lzma_istream_unread). */
+size_t fz7_ppmd8_istream_unread(const fz7_istream *s);
+
+/* Encoder: the bytes written are coded with a model of the given order,
+ * mem bytes and restore method and pushed to dst (not owned) in 64 KiB
+ * writes, without the property bytes; _finish adds the end marker and
+ * flushes the range coder (4 bytes). The same order, mem, restore and
+ * input give the same bytes as 7-Zip's zip encoder. Memory: mem plus about
+ * 75 KiB. _new errors: FZ7_E_ARG (a value out of range), FZ7_E_MEM;
+ * write/finish return dst's errors. */
+typedef struct fz7_ppmd8_enc fz7_ppmd8_enc;
+fz7_status fz7_ppmd8_enc_new(unsigned order, uint32_t mem, unsigned restore, fz7_ostream *dst,
+                             fz7_ppmd8_enc **out);
+fz7_status fz7_ppmd8_enc_write(fz7_ppmd8_enc *e, const uint8_t *p, size_t n);
+fz7_status fz7_ppmd8_enc_finish(fz7_ppmd8_enc *e);
+uint64_t fz7_ppmd8_enc_bytes_out(const fz7_ppmd8_enc *e);
+void fz7_ppmd8_enc_free(fz7_ppmd8_enc *e);
 
 /* The 7-Zip-zstd fork's methods (its DOC/Methods-Extern.md): 04F71101
  * Zstandard, 04F71104 LZ4, 04F71102 Brotli, each through its system

@@ -8,46 +8,22 @@
 
 /* ---- The 7z range decoder ---- */
 
-#define IN_SIZE ((size_t)1 << 16)
-
 typedef struct {
     fz7_istream base;
-    fz7_istream *src;
     uint64_t left;          /* bytes still to decode */
     uint32_t range, code;
     bool started;
-    bool overrun;           /* read past the end of src */
     bool end_mark;          /* the end marker was decoded */
     fz7_status err;
-    size_t in_pos, in_len;
     pm_model m;
-    uint8_t in[IN_SIZE];
+    fz7_ppmd_in in;
 } ppmd_istream;
-
-static fz7_status in_byte(ppmd_istream *z, uint8_t *v)
-{
-    if (z->in_pos == z->in_len) {
-        size_t got = 0;
-        fz7_status st = z->overrun ? FZ7_OK : z->src->read(z->src, z->in, IN_SIZE, &got);
-        if (st != FZ7_OK)
-            return st;
-        z->in_pos = 0;
-        z->in_len = got;
-        if (got == 0) {
-            z->overrun = true;
-            *v = 0;
-            return FZ7_OK;
-        }
-    }
-    *v = z->in[z->in_pos++];
-    return FZ7_OK;
-}
 
 static fz7_status rc_normalize(ppmd_istream *z)
 {
     while (z->range < RC_TOP) {
         uint8_t v;
-        fz7_status st = in_byte(z, &v);
+        fz7_status st = fz7_ppmd_in_byte(&z->in, &v);
         if (st != FZ7_OK)
             return st;
         z->code = (z->code << 8) | v;
@@ -189,14 +165,14 @@ static fz7_status ppmd_fill(ppmd_istream *z, uint8_t *buf, size_t cap, size_t *g
     if (!z->started) {
         /* 7z's flavour: a zero byte, then 4 bytes of code. */
         uint8_t v;
-        if ((st = in_byte(z, &v)))
+        if ((st = fz7_ppmd_in_byte(&z->in, &v)))
             return st;
-        if (v != 0 || z->overrun)
-            return z->overrun ? FZ7_E_TRUNCATED : FZ7_E_DATA;
+        if (v != 0 || z->in.overrun)
+            return z->in.overrun ? FZ7_E_TRUNCATED : FZ7_E_DATA;
         z->range = 0xFFFFFFFFu;
         z->code = 0;
         for (int i = 0; i < 4; i++) {
-            if ((st = in_byte(z, &v)))
+            if ((st = fz7_ppmd_in_byte(&z->in, &v)))
                 return st;
             z->code = (z->code << 8) | v;
         }
@@ -207,7 +183,7 @@ static fz7_status ppmd_fill(ppmd_istream *z, uint8_t *buf, size_t cap, size_t *g
     while (*got < cap && z->left > 0) {
         if ((st = decode_symbol(z, &buf[*got])))
             return st;
-        if (z->overrun)
+        if (z->in.overrun)
             return FZ7_E_TRUNCATED;
         if (z->end_mark)
             return FZ7_E_DATA;   /* the size says there is more */
@@ -221,7 +197,7 @@ static fz7_status ppmd_fill(ppmd_istream *z, uint8_t *buf, size_t cap, size_t *g
         uint8_t extra;
         if ((st = decode_symbol(z, &extra)))
             return st;
-        if (!z->end_mark || z->code != 0 || z->overrun)
+        if (!z->end_mark || z->code != 0 || z->in.overrun)
             return FZ7_E_DATA;
     }
     return FZ7_OK;
@@ -254,7 +230,7 @@ static void ppmd_destroy(fz7_istream *s)
 size_t fz7_ppmd7_istream_unread(const fz7_istream *s)
 {
     const ppmd_istream *z = (const ppmd_istream *)s;
-    return z->in_len - z->in_pos;
+    return z->in.len - z->in.pos;
 }
 
 fz7_status fz7_ppmd7_istream_new(fz7_istream *src, const uint8_t *props, size_t props_len,
@@ -281,7 +257,7 @@ fz7_status fz7_ppmd7_istream_new(fz7_istream *src, const uint8_t *props, size_t 
     }
     z->base.read = ppmd_read;
     z->base.destroy = ppmd_destroy;
-    z->src = src;
+    z->in.src = src;
     z->left = out_size;
     *out = &z->base;
     return FZ7_OK;

@@ -9,31 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define OUT_SIZE ((size_t)1 << 16)
-
 struct fz7_ppmd7_enc {
-    fz7_ostream *dst;
     uint64_t low;           /* 33 bits: bit 32 is a carry into cache */
     uint32_t range;
     uint8_t cache;
     uint64_t cache_size;    /* cache plus the 0xFF bytes waiting behind it */
-    uint64_t bytes_out;
-    fz7_status err;
-    size_t out_len;
     pm_model m;
-    uint8_t out[OUT_SIZE];
+    fz7_ppmd_out out;
 };
-
-static void out_byte(fz7_ppmd7_enc *e, uint8_t v)
-{
-    e->out[e->out_len++] = v;
-    if (e->out_len == OUT_SIZE) {
-        if (e->err == FZ7_OK)
-            e->err = e->dst->write(e->dst, e->out, OUT_SIZE);
-        e->bytes_out += OUT_SIZE;
-        e->out_len = 0;
-    }
-}
 
 /* Writes the top byte of low once no carry can reach it any more. */
 static void shift_low(fz7_ppmd7_enc *e)
@@ -41,7 +24,7 @@ static void shift_low(fz7_ppmd7_enc *e)
     if ((uint32_t)e->low < 0xFF000000u || (e->low >> 32) != 0) {
         uint8_t carry = (uint8_t)(e->low >> 32), v = e->cache;
         do {
-            out_byte(e, (uint8_t)(v + carry));
+            fz7_ppmd_out_byte(&e->out, (uint8_t)(v + carry));
             v = 0xFF;
         } while (--e->cache_size != 0);
         e->cache = (uint8_t)((uint32_t)e->low >> 24);
@@ -174,7 +157,7 @@ fz7_status fz7_ppmd7_enc_new(unsigned order, uint32_t mem, fz7_ostream *dst, fz7
         free(e);
         return st;
     }
-    e->dst = dst;
+    e->out.dst = dst;
     e->range = 0xFFFFFFFFu;
     e->cache_size = 1;
     *out = e;
@@ -189,25 +172,21 @@ void fz7_ppmd7_enc_props(unsigned order, uint32_t mem, uint8_t props[5])
 
 fz7_status fz7_ppmd7_enc_write(fz7_ppmd7_enc *e, const uint8_t *p, size_t n)
 {
-    for (size_t i = 0; i < n && e->err == FZ7_OK; i++)
+    for (size_t i = 0; i < n && e->out.err == FZ7_OK; i++)
         encode_symbol(e, p[i]);
-    return e->err;
+    return e->out.err;
 }
 
 fz7_status fz7_ppmd7_enc_finish(fz7_ppmd7_enc *e)
 {
     for (int i = 0; i < 5; i++)
         shift_low(e);
-    if (e->out_len && e->err == FZ7_OK)
-        e->err = e->dst->write(e->dst, e->out, e->out_len);
-    e->bytes_out += e->out_len;
-    e->out_len = 0;
-    return e->err;
+    return fz7_ppmd_out_flush(&e->out);
 }
 
 uint64_t fz7_ppmd7_enc_bytes_out(const fz7_ppmd7_enc *e)
 {
-    return e->bytes_out + e->out_len;
+    return e->out.bytes_out + e->out.len;
 }
 
 void fz7_ppmd7_enc_free(fz7_ppmd7_enc *e)

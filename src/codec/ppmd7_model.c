@@ -5,11 +5,6 @@
 #include "codec/ppmd7_model.h"
 
 #include <stdlib.h>
-#ifdef __linux__
-#include <sys/mman.h>
-#endif
-
-static const uint16_t init_bin_esc[8] = {0x3CDD, 0x1F3F, 0x59BF, 0x48F3, 0x64A1, 0x5ABC, 0x6632, 0x6051};
 
 /* Free lists are singly linked through the first 4 bytes of a block. */
 static void free_push(pm_model *m, void *block, unsigned index)
@@ -169,13 +164,7 @@ static void *shrink_units(pm_model *m, void *old, unsigned old_nu, unsigned new_
 
 static void tables_init(pm_model *m)
 {
-    unsigned k = 0;
-    for (unsigned i = 0; i < NUM_INDEXES; i++) {
-        unsigned step = i >= 12 ? 4 : (i >> 2) + 1;
-        while (step--)
-            m->units_index[k++] = (uint8_t)i;
-        m->index_units[i] = (uint8_t)k;
-    }
+    fz7_ppmd_units_tables(m->index_units, m->units_index);
     m->ns_bin_index[0] = 0;
     m->ns_bin_index[1] = 2;
     memset(m->ns_bin_index + 2, 4, 9);
@@ -313,7 +302,7 @@ void fz7_ppmd7_update_model(pm_model *m)
                     s++;
                 while (s->symbol != fs->symbol);
                 if (s[0].freq >= s[-1].freq) {
-                    fz7_ppmd7_swap(&s[0], &s[-1]);
+                    fz7_ppmd_swap(&s[0], &s[-1]);
                     s--;
                 }
             }
@@ -488,30 +477,13 @@ pm_see *fz7_ppmd7_make_esc_freq(pm_model *m, unsigned masked, uint32_t *esc_freq
     return see;
 }
 
-/* The model is read at random places: on Linux a large heap goes on 2 MiB
- * pages when the kernel allows (far fewer TLB misses). */
-static void *heap_alloc(size_t n)
-{
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    const size_t huge = (size_t)2 << 20;
-    if (n >= huge) {
-        void *p = NULL;
-        if (posix_memalign(&p, huge, (n + huge - 1) & ~(huge - 1)) != 0)
-            return NULL;
-        madvise(p, (n + huge - 1) & ~(huge - 1), MADV_HUGEPAGE);
-        return p;
-    }
-#endif
-    return malloc(n);
-}
-
 fz7_status fz7_ppmd7_model_new(pm_model *m, unsigned order, uint32_t mem)
 {
     uint64_t heap = fz7_ppmd7_heap_bytes(mem);
     if (heap > SIZE_MAX)
         return FZ7_E_MEM;
     /* The heap plus the unit after it that gluing uses as a list head. */
-    m->base = heap_alloc((size_t)heap);
+    m->base = fz7_ppmd_heap_alloc((size_t)heap);
     if (!m->base)
         return FZ7_E_MEM;
     m->size = mem;

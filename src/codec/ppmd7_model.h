@@ -7,6 +7,7 @@
 #ifndef FZ7_PPMD7_MODEL_H
 #define FZ7_PPMD7_MODEL_H
 
+#include "codec/ppmd_common.h"
 #include "fz7_common.h"
 
 #include <stdbool.h>
@@ -18,20 +19,7 @@
 #define MIN_MEM ((uint32_t)1 << 11)
 #define MAX_MEM (0xFFFFFFFFu - 12 * 3)
 
-#define UNIT 12u            /* bytes of one allocation unit (= one context) */
-#define NUM_INDEXES 38      /* allocation size classes: 1..4, 6..12, 15..24, 28..128 units */
-#define MAX_FREQ 124
-#define INT_BITS 7
-#define PERIOD_BITS 7
-#define BIN_SCALE (1u << (INT_BITS + PERIOD_BITS))
 #define RC_TOP (1u << 24)   /* both range coders renormalise below this */
-
-/* A symbol of a context: its frequency and the context that follows it
- * (or, before that context exists, a position in the text area). */
-typedef struct {
-    uint8_t symbol, freq;
-    uint16_t succ_lo, succ_hi;
-} pm_state;
 
 /* A context: with one symbol, that state lives in place of summ_freq and
  * stats (one_state()). */
@@ -39,12 +27,6 @@ typedef struct {
     uint16_t num_stats, summ_freq;
     uint32_t stats, suffix;
 } pm_ctx;
-
-/* Secondary escape estimation: an adaptive escape frequency. */
-typedef struct {
-    uint16_t summ;
-    uint8_t shift, count;
-} pm_see;
 
 /* A free block while free blocks are glued together; stamp overlays
  * pm_ctx.num_stats (never 0 in a used unit). */
@@ -77,9 +59,6 @@ typedef struct {
     uint16_t bin_summ[128][64];
 } pm_model;
 
-/* The binary contexts' initial escape estimate, by probability. */
-static const uint8_t exp_escape[16] = {25, 14, 9, 7, 5, 5, 4, 4, 4, 3, 3, 3, 2, 2, 2, 2};
-
 /* ---- Offsets and units ---- */
 
 static inline void *at(const pm_model *m, uint32_t off) { return m->base + off; }
@@ -88,12 +67,6 @@ static inline pm_ctx *ctx_at(const pm_model *m, uint32_t off) { return (pm_ctx *
 static inline pm_state *stats_of(const pm_model *m, const pm_ctx *c) { return (pm_state *)at(m, c->stats); }
 static inline pm_state *one_state(pm_ctx *c) { return (pm_state *)(void *)&c->summ_freq; }
 static inline pm_ctx *suffix_of(const pm_model *m, const pm_ctx *c) { return ctx_at(m, c->suffix); }
-static inline uint32_t successor(const pm_state *s) { return s->succ_lo | ((uint32_t)s->succ_hi << 16); }
-static inline void set_successor(pm_state *s, uint32_t v)
-{
-    s->succ_lo = (uint16_t)v;
-    s->succ_hi = (uint16_t)(v >> 16);
-}
 
 static inline unsigned units_of(const pm_model *m, unsigned index) { return m->index_units[index]; }
 static inline unsigned index_of(const pm_model *m, unsigned units) { return m->units_index[units - 1]; }
@@ -115,14 +88,6 @@ void fz7_ppmd7_rescale(pm_model *m);
  * already excluded; *esc_freq receives its escape frequency. */
 pm_see *fz7_ppmd7_make_esc_freq(pm_model *m, unsigned masked, uint32_t *esc_freq);
 
-static inline void fz7_ppmd7_see_update(pm_see *see)
-{
-    if (see->shift < PERIOD_BITS && --see->count == 0) {
-        see->summ = (uint16_t)(see->summ << 1);
-        see->count = (uint8_t)(3 << see->shift++);
-    }
-}
-
 /* Moves to the found state's successor context, or grows the model. */
 static inline void fz7_ppmd7_next_context(pm_model *m)
 {
@@ -131,13 +96,6 @@ static inline void fz7_ppmd7_next_context(pm_model *m)
         m->min_ctx = m->max_ctx = ctx_at(m, c);
     else
         fz7_ppmd7_update_model(m);
-}
-
-static inline void fz7_ppmd7_swap(pm_state *a, pm_state *b)
-{
-    pm_state t = *a;
-    *a = *b;
-    *b = t;
 }
 
 /* ---- One symbol's model steps, the same in both directions ---- */
@@ -162,7 +120,7 @@ static inline void fz7_ppmd7_took_other(pm_model *m, pm_state *s)
     s->freq += 4;
     m->min_ctx->summ_freq += 4;
     if (s[0].freq > s[-1].freq) {
-        fz7_ppmd7_swap(&s[0], &s[-1]);
+        fz7_ppmd_swap(&s[0], &s[-1]);
         m->found = --s;
         if (s->freq > MAX_FREQ)
             fz7_ppmd7_rescale(m);
@@ -173,7 +131,7 @@ static inline void fz7_ppmd7_took_other(pm_model *m, pm_state *s)
 /* s was coded in min_ctx after escapes (see: the estimator used). */
 static inline void fz7_ppmd7_took_after_escape(pm_model *m, pm_state *s, pm_see *see)
 {
-    fz7_ppmd7_see_update(see);
+    fz7_ppmd_see_update(see);
     m->found = s;
     m->min_ctx->summ_freq += 4;
     if ((s->freq += 4) > MAX_FREQ)
@@ -198,7 +156,7 @@ static inline uint16_t *fz7_ppmd7_bin_prob(pm_model *m)
 static inline void fz7_ppmd7_bin_took(pm_model *m, uint16_t *prob)
 {
     pm_state *s = one_state(m->min_ctx);
-    *prob = (uint16_t)(*prob + (1u << INT_BITS) - ((*prob + (1u << (PERIOD_BITS - 2))) >> PERIOD_BITS));
+    *prob = fz7_ppmd_prob_hit(*prob);
     m->found = s;
     s->freq = (uint8_t)(s->freq + (s->freq < 128));
     m->prev_success = 1;
@@ -209,7 +167,7 @@ static inline void fz7_ppmd7_bin_took(pm_model *m, uint16_t *prob)
 /* The binary context escaped. */
 static inline void fz7_ppmd7_bin_escaped(pm_model *m, uint16_t *prob)
 {
-    *prob = (uint16_t)(*prob - ((*prob + (1u << (PERIOD_BITS - 2))) >> PERIOD_BITS));
+    *prob = fz7_ppmd_prob_miss(*prob);
     m->init_esc = exp_escape[*prob >> 10];
     m->prev_success = 0;
 }

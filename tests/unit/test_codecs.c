@@ -22,11 +22,11 @@
 #include "format/archive.h"
 #include "test_util.h"
 
-/* test_ppmd_encoder's text (fill_text, 300000 bytes, seed 5) at o6 mem 1m,
+/* test_ppmd_encoder's text (tu_fill_text, 300000 bytes, seed 5) at o6 mem 1m,
  * as 7zz 26.02 packs it. */
 #define PPMD_TEXT_PACKED 22845
 #define PPMD_TEXT_CRC 0x4b56ea44u
-/* test_deflate_encoder's text (fill_text, 400000 bytes, seed 9) at level 5:
+/* test_deflate_encoder's text (tu_fill_text, 400000 bytes, seed 9) at level 5:
  * fz7's own stream, pinned so that a change to it is seen. */
 #define DEFLATE_TEXT_PACKED 14550
 #define DEFLATE_TEXT_CRC 0x53c534eeu
@@ -101,12 +101,6 @@ static void ppmd_encode(const uint8_t props[5], const uint8_t *src, size_t n, ui
     *out_n = mb.n;
 }
 
-/* Small deterministic generator (fixed seeds, printed on failure). */
-static uint32_t lcg(uint32_t *s)
-{
-    *s = *s * 1103515245u + 12345u;
-    return *s >> 8;
-}
 
 /* ---- Deflate vectors built from RFC 1951 ---- */
 
@@ -244,7 +238,7 @@ static void test_deflate_vectors(void **state)
     memset(&w, 0, sizeof w);
     uint32_t seed = 7;
     for (size_t i = 0; i < 40000; i++)
-        exp[i] = (uint8_t)lcg(&seed);
+        exp[i] = (uint8_t)tu_lcg(&seed);
     put_stored(&w, false, exp, 40000);
     put_bits(&w, 1, 1);
     put_bits(&w, 1, 2);
@@ -332,9 +326,9 @@ static void test_deflate_random(void **state)
     uint8_t buf[512];
     uint32_t seed = 12345;
     for (int round = 0; round < 4000; round++) {
-        size_t n = 1 + lcg(&seed) % sizeof buf;
+        size_t n = 1 + tu_lcg(&seed) % sizeof buf;
         for (size_t i = 0; i < n; i++)
-            buf[i] = (uint8_t)lcg(&seed);
+            buf[i] = (uint8_t)tu_lcg(&seed);
         /* Mostly fixed or dynamic blocks, so the Huffman paths run. */
         buf[0] = (uint8_t)((buf[0] & ~6u) | ((round & 1) ? 2u : 4u));
         uint8_t *out;
@@ -386,9 +380,9 @@ static void test_random_streams(void **state)
     uint8_t buf[2048], props[5];
     uint32_t seed = 777;
     for (int round = 0; round < 60; round++) {
-        size_t n = 5 + lcg(&seed) % (sizeof buf - 5);
+        size_t n = 5 + tu_lcg(&seed) % (sizeof buf - 5);
         for (size_t i = 0; i < n; i++)
-            buf[i] = (uint8_t)lcg(&seed);
+            buf[i] = (uint8_t)tu_lcg(&seed);
         buf[0] = 0;   /* past the range decoder's first check */
         props[0] = orders[round % 5];
         fz7_put32le(props + 1, mems[(round / 5) % 4]);
@@ -404,14 +398,14 @@ static void test_random_streams(void **state)
         const uint8_t *s[4];
         size_t n[4];
         for (int k = 0; k < 4; k++) {
-            n[k] = lcg(&seed) % sizeof s4[k];
+            n[k] = tu_lcg(&seed) % sizeof s4[k];
             for (size_t i = 0; i < n[k]; i++)
-                s4[k][i] = (uint8_t)(k == 0 && lcg(&seed) % 4 == 0 ? 0xE8 : lcg(&seed));
+                s4[k][i] = (uint8_t)(k == 0 && tu_lcg(&seed) % 4 == 0 ? 0xE8 : tu_lcg(&seed));
             s[k] = s4[k];
         }
         uint8_t *out;
         size_t got;
-        fz7_status st = bcj2_run(s, n, lcg(&seed) % 1024, 1 + lcg(&seed) % 64, &out, &got);
+        fz7_status st = bcj2_run(s, n, tu_lcg(&seed) % 1024, 1 + tu_lcg(&seed) % 64, &out, &got);
         if (st != FZ7_OK && st != FZ7_E_DATA)
             fail_msg("BCJ2 round %d (seed 777): status %d", round, st);
         free(out);
@@ -423,19 +417,6 @@ static void test_random_streams(void **state)
 static char scratch[256];
 static bool have_7zz;
 
-/* Text-like bytes from a word list (fixed seed). */
-static void fill_text(uint8_t *p, size_t n, uint32_t seed)
-{
-    static const char *words[] = {"the ", "codec ", "window ", "of\n", "Huffman ", "range ", "7z ", "data, "};
-    size_t o = 0;
-    while (o < n) {
-        const char *w = words[lcg(&seed) % 8];
-        for (size_t i = 0; w[i] && o < n; i++)
-            p[o++] = (uint8_t)w[i];
-        if (lcg(&seed) % 64 == 0 && o < n)
-            p[o++] = (uint8_t)lcg(&seed);
-    }
-}
 
 static const char *exe_path(void)
 {
@@ -463,20 +444,20 @@ static int setup(void **state)
     uint8_t *buf = malloc(n);
     if (!buf)
         return -1;
-    fill_text(buf, n, 1);
+    tu_fill_text(buf, n, 1);
     snprintf(p, sizeof p, "%s/in/text.txt", scratch);
     tu_save(p, buf, n);
     /* 40000 random bytes four times: long matches at distance 40000
      * (Deflate64's distance code 30, length code 285). */
     uint32_t seed = 99;
     for (size_t i = 0; i < 40000; i++)
-        buf[i] = (uint8_t)lcg(&seed);
+        buf[i] = (uint8_t)tu_lcg(&seed);
     for (int r = 1; r < 4; r++)
         memcpy(buf + 40000 * r, buf, 40000);
     snprintf(p, sizeof p, "%s/in/rep40k.bin", scratch);
     tu_save(p, buf, 160000);
     for (size_t i = 0; i < 100000; i++)
-        buf[i] = (uint8_t)lcg(&seed);
+        buf[i] = (uint8_t)tu_lcg(&seed);
     snprintf(p, sizeof p, "%s/in/random.bin", scratch);
     tu_save(p, buf, 100000);   /* stored blocks */
     free(buf);
@@ -636,8 +617,8 @@ static void raw_method(enum kind k, const char *switches, const char *file)
     uint32_t seed = 4242;
     for (int round = 0; round < 4; round++) {
         memcpy(copy, packed, packed_n);
-        size_t at = lcg(&seed) % packed_n;
-        copy[at] ^= (uint8_t)(1 + lcg(&seed) % 255);
+        size_t at = tu_lcg(&seed) % packed_n;
+        copy[at] ^= (uint8_t)(1 + tu_lcg(&seed) % 255);
         uint8_t *out;
         size_t n;
         fz7_status st = decode(k, copy, packed_n, props, src_n, 1 << 16, &out, &n);
@@ -835,7 +816,7 @@ static void test_ppmd_encoder(void **state)
     size_t text_n = 300000;
     uint8_t *text = malloc(text_n);
     assert_non_null(text);
-    fill_text(text, text_n, 5);
+    tu_fill_text(text, text_n, 5);
     static const uint8_t o6_1m[5] = {6, 0, 0, 0x10, 0};
     ppmd_encode(o6_1m, text, text_n, &out, &n);
     /* 7zz 26.02 writes these bytes for this text with -m0=PPMd:o=6:mem=1m. */
@@ -850,13 +831,13 @@ static void test_ppmd_encoder(void **state)
         uint8_t pr[5];
         fz7_ppmd7_enc_props(orders[round % 5], mems[(round / 5) % 4], pr);
         /* Text with runs of random bytes and of one byte. */
-        size_t len = 20000 + lcg(&seed) % 60000;
+        size_t len = 20000 + tu_lcg(&seed) % 60000;
         uint8_t *buf = malloc(len);
         assert_non_null(buf);
-        fill_text(buf, len, (uint32_t)round);
-        for (size_t at = lcg(&seed) % len, k = 0; k < 3000 && at + k < len; k++)
-            buf[at + k] = (uint8_t)lcg(&seed);
-        memset(buf + lcg(&seed) % (len - 2000), 0xEE, 2000);
+        tu_fill_text(buf, len, (uint32_t)round);
+        for (size_t at = tu_lcg(&seed) % len, k = 0; k < 3000 && at + k < len; k++)
+            buf[at + k] = (uint8_t)tu_lcg(&seed);
+        memset(buf + tu_lcg(&seed) % (len - 2000), 0xEE, 2000);
         ppmd_encode(pr, buf, len, &out, &n);
         assert_int_equal(decode(K_PPMD, out, n, pr, len, 1 << 16, &back, &back_n), FZ7_OK);
         if (back_n != len || memcmp(back, buf, len) != 0)
@@ -905,15 +886,15 @@ static void test_deflate_encoder(void **state)
         kinds[k] = malloc(lens[k]);
         assert_non_null(kinds[k]);
     }
-    fill_text(kinds[0], n, 9);
+    tu_fill_text(kinds[0], n, 9);
     uint32_t seed = 3;
     for (size_t i = 0; i < lens[1]; i++)
-        kinds[1][i] = (uint8_t)lcg(&seed);
+        kinds[1][i] = (uint8_t)tu_lcg(&seed);
     memset(kinds[2], 0, lens[2]);
     /* 50000 random bytes three times: matches at distance 50000, which
      * only Deflate64 reaches. */
     for (size_t i = 0; i < 50000; i++)
-        kinds[3][i] = (uint8_t)lcg(&seed);
+        kinds[3][i] = (uint8_t)tu_lcg(&seed);
     memcpy(kinds[3] + 50000, kinds[3], 50000);
     memcpy(kinds[3] + 100000, kinds[3], 50000);
     kinds[4][0] = 'A';
@@ -968,8 +949,8 @@ static void test_deflate_encoder_restart(void **state)
     assert_non_null(b);
     /* text of the same words first: what a restart left of it would give
      * the second stream matches a new encoder does not see */
-    fill_text(a, n, 3);
-    fill_text(b, n, 11);
+    tu_fill_text(a, n, 3);
+    tu_fill_text(b, n, 11);
     const int levels[] = {1, 3, 5, 9};
     for (size_t l = 0; l < sizeof levels / sizeof *levels; l++) {
         for (int v = 0; v < 2; v++) {
@@ -1038,13 +1019,13 @@ static void test_deflate_encoder_params(void **state)
     size_t lens[4] = {TEXT, NOISE, ZEROS, 3 * 40000};
     for (int k = 0; k < 4; k++)
         assert_non_null(in[k] = malloc(lens[k]));
-    fill_text(in[0], TEXT, 4);
+    tu_fill_text(in[0], TEXT, 4);
     uint32_t seed = 11;
     for (size_t i = 0; i < NOISE; i++)
-        in[1][i] = (uint8_t)lcg(&seed);
+        in[1][i] = (uint8_t)tu_lcg(&seed);
     memset(in[2], 0, ZEROS);
     for (size_t i = 0; i < 40000; i++)   /* text with a copy at distance 40000 */
-        in[3][i] = (uint8_t)(lcg(&seed) % 16 + 'a');
+        in[3][i] = (uint8_t)(tu_lcg(&seed) % 16 + 'a');
     memcpy(in[3] + 40000, in[3], 40000);
     memcpy(in[3] + 80000, in[3], 40000);
     /* {fb, mc, pass, a} at level 5 (a shortest-path parse, fb=258, mc=8,
@@ -1090,10 +1071,10 @@ static void test_deflate_encoder_blocks(void **state)
     enum { N = 1 << 20 };
     uint8_t *src = malloc(N);
     assert_non_null(src);
-    fill_text(src, N, 21);
+    tu_fill_text(src, N, 21);
     uint32_t seed = 5;
-    for (size_t i = 0; i < N; i += 16 + lcg(&seed) % 64)
-        src[i] = (uint8_t)lcg(&seed);
+    for (size_t i = 0; i < N; i += 16 + tu_lcg(&seed) % 64)
+        src[i] = (uint8_t)tu_lcg(&seed);
     for (int v = 0; v < 2; v++) {
         uint8_t *out, *back;
         size_t out_n, back_n;
@@ -1350,27 +1331,27 @@ static size_t make_riscv(uint8_t *p, size_t n)
     uint32_t seed = 5;
     size_t o = 0;
     while (o + 8 <= n) {
-        unsigned k = lcg(&seed) % 100;
+        unsigned k = tu_lcg(&seed) % 100;
         if (k < 20) {
-            uint32_t off = (lcg(&seed) << 1) & 0x1FFFFEu;
+            uint32_t off = (tu_lcg(&seed) << 1) & 0x1FFFFEu;
             uint32_t inst = 0x6Fu | (1u << 7) | (((off >> 20) & 1u) << 31) | (((off >> 1) & 0x3FFu) << 21) |
                             (((off >> 11) & 1u) << 20) | (((off >> 12) & 0xFFu) << 12);
             fz7_put32le(p + o, inst);
             o += 4;
         } else if (k < 40) {
-            unsigned rd = regs[lcg(&seed) % 6];
-            fz7_put32le(p + o, 0x17u | (rd << 7) | ((lcg(&seed) & 0xFFFFFu) << 12));
-            fz7_put32le(p + o + 4, 0x67u | (rd << 15) | ((lcg(&seed) & 0xFFFu) << 20) | ((lcg(&seed) & 1u) << 7));
+            unsigned rd = regs[tu_lcg(&seed) % 6];
+            fz7_put32le(p + o, 0x17u | (rd << 7) | ((tu_lcg(&seed) & 0xFFFFFu) << 12));
+            fz7_put32le(p + o + 4, 0x67u | (rd << 15) | ((tu_lcg(&seed) & 0xFFFu) << 20) | ((tu_lcg(&seed) & 1u) << 7));
             o += 8;
         } else if (k < 45) {
             static const unsigned rs1s[] = {1, 3, 5, 8};
-            fz7_put32le(p + o, 0x17u | (2u << 7) | (3u << 12) | ((lcg(&seed) & 0x1FFFu) << 14) |
-                                   (rs1s[lcg(&seed) % 4] << 27));
-            fz7_put32le(p + o + 4, lcg(&seed) ^ (lcg(&seed) << 16));
+            fz7_put32le(p + o, 0x17u | (2u << 7) | (3u << 12) | ((tu_lcg(&seed) & 0x1FFFu) << 14) |
+                                   (rs1s[tu_lcg(&seed) % 4] << 27));
+            fz7_put32le(p + o + 4, tu_lcg(&seed) ^ (tu_lcg(&seed) << 16));
             o += 8;
         } else {
-            p[o++] = (uint8_t)lcg(&seed);
-            p[o++] = (uint8_t)lcg(&seed);
+            p[o++] = (uint8_t)tu_lcg(&seed);
+            p[o++] = (uint8_t)tu_lcg(&seed);
         }
     }
     return o;

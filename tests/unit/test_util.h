@@ -16,8 +16,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* Prints the CPU levels above this CPU's highest, which a test that runs
- * every level cannot cover here. */
 /* xorshift64: the tests' reproducible pseudo-random numbers (the top 32
  * bits of the next state of *x, which must not be 0). */
 static inline uint32_t tu_rnd(uint64_t *x)
@@ -28,6 +26,31 @@ static inline uint32_t tu_rnd(uint64_t *x)
     return (uint32_t)(*x >> 32);
 }
 
+/* A small linear congruential generator (bits 8..31 of the next state):
+ * the fixed-seed data of the codec tests, whose pinned sizes and CRCs
+ * depend on it. */
+static inline uint32_t tu_lcg(uint32_t *s)
+{
+    *s = *s * 1103515245u + 12345u;
+    return *s >> 8;
+}
+
+/* Text-like bytes: words from a list of 8, now and then a random byte. */
+static inline void tu_fill_text(uint8_t *p, size_t n, uint32_t seed)
+{
+    static const char *words[] = {"the ", "codec ", "window ", "of\n", "Huffman ", "range ", "7z ", "data, "};
+    size_t o = 0;
+    while (o < n) {
+        const char *w = words[tu_lcg(&seed) % 8];
+        for (size_t i = 0; w[i] && o < n; i++)
+            p[o++] = (uint8_t)w[i];
+        if (tu_lcg(&seed) % 64 == 0 && o < n)
+            p[o++] = (uint8_t)tu_lcg(&seed);
+    }
+}
+
+/* Prints the CPU levels above this CPU's highest, which a test that runs
+ * every level cannot cover here. */
 static inline void tu_print_skipped_levels(const char *test)
 {
     for (int l = (int)fz7_cpu_max_level() + 1; l <= (int)FZ7_LEVEL_AVX512; l++)
