@@ -178,6 +178,15 @@ void fz7_tree_counts(const fz7_tree *tree, uint64_t *dirs, uint64_t *files, uint
     }
 }
 
+uint64_t fz7_tree_largest_file(const fz7_tree *tree)
+{
+    uint64_t most = 0;
+    for (size_t i = 0; i < tree->count; i++)
+        if (tree->items[i].kind == FZ7_ITEM_FILE && tree->items[i].size > most)
+            most = tree->items[i].size;
+    return most;
+}
+
 void fz7_print_scan_counts(FILE *out, const fz7_tree *tree)
 {
     uint64_t dirs, files, bytes, links = 0;

@@ -71,6 +71,9 @@ void fz7_print_counts(FILE *f, const char *what, uint64_t dirs, uint64_t files, 
  * bytes, for the counts lines. */
 void fz7_tree_counts(const fz7_tree *tree, uint64_t *dirs, uint64_t *files, uint64_t *bytes);
 
+/* Bytes of the tree's largest regular file (0: none). */
+uint64_t fz7_tree_largest_file(const fz7_tree *tree);
+
 /* The scan's line ("N folders, N files, N bytes"), as 7zz counts it: a
  * stored symbolic link (-snl) a file of no bytes there, though its target's
  * bytes are added ("Add new data to archive"). */

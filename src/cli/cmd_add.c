@@ -416,6 +416,7 @@ static fz7_status write_la(add_run *r, int fd, fz7_la_kind kind, const char *old
             return FZ7_E_FORMAT;
     }
     fz7_la_writer *w = NULL;
+    r->la.zip_largest = fz7_tree_largest_file(&r->tree);
     fz7_status st = fz7_la_writer_new(fd, kind, &r->la, &w, why, whylen);
     if (st != FZ7_OK)
         return st;

@@ -700,6 +700,7 @@ static fz7_status write_la_archive(update_run *r, int fd, char *why, size_t whyl
     /* A zip's new entries: the cipher -mem= names, else as below. */
     fz7_la_opts lo = r->la_opts;
     lo.password = r->password;
+    lo.zip_largest = fz7_tree_largest_file(&r->tree);
     /* -p without -mem: AES-256 when the zip has AES entries already, as
      * 7zz picks it, else ZipCrypto */
     bool aes = false;

@@ -172,6 +172,9 @@ static fz7_status settings_make(const struct fz7_options *o, fz7_la_kind kind, f
         return refuse(why, whylen, "%s", "-mf is a 7z and zip switch");
     const char *em = NULL, *method = NULL, *dict = NULL;
     bool eos_given = false, pass_given = false;
+    unsigned ppmd_given = 0;   /* bit 0: o=, bit 1: mem= */
+    uint32_t ppmd_order = 0;
+    uint64_t ppmd_mem = 0;
     const char *deflate_bad = NULL;   /* a zip's Deflate parameter Deflate cannot take */
     for (size_t i = 0; i < o->n_methods; i++) {
         la_param p;
@@ -200,6 +203,19 @@ static fz7_status settings_make(const struct fz7_options *o, fz7_la_kind kind, f
             /* the method's threads (-m0=Deflate:mt=2): the output does not depend on them */
             if (!fz7_settings_parse_u32(p.value, &n))
                 return refuse(why, whylen, "unsupported value: -m%s", o->methods[i]);
+            continue;
+        }
+        if (kind == FZ7_LA_ZIP && (!strcasecmp(p.name, "o") || !strcasecmp(p.name, "mem"))) {
+            /* PPMd's order and model size; empty o= is 0, a bare mem=N 2^N */
+            uint64_t bytes = 0;
+            bool order = !strcasecmp(p.name, "o");
+            if (order ? p.value[0] && !fz7_settings_parse_u32(p.value, &n) : !fz7_settings_parse_size(p.value, &bytes))
+                return refuse(why, whylen, "unsupported value: -m%s", o->methods[i]);
+            if (order)
+                ppmd_order = p.value[0] ? n : 0;
+            else
+                ppmd_mem = bytes;
+            ppmd_given |= order ? 1u : 2u;
             continue;
         }
         if (kind == FZ7_LA_ZIP && !strcasecmp(p.name, "eos")) {
@@ -303,11 +319,10 @@ static fz7_status settings_make(const struct fz7_options *o, fz7_la_kind kind, f
             w->zip_method = FZ7_ZIP_LZMA;
         } else if (!strcasecmp(method, "xz")) {
             w->zip_method = FZ7_ZIP_XZ;
+        } else if (!strcasecmp(method, "PPMd")) {
+            w->zip_method = FZ7_ZIP_PPMD;
         } else if (strcasecmp(method, "Deflate") != 0) {
             *late = true;   /* 7zz: after "Add new data", E_NOTIMPL for an unknown one */
-            if (!strcasecmp(method, "PPMd"))
-                return refuse(why, whylen, "%s in a zip: fz7 has no encoder of its PPMd (variant I); it "
-                              "writes Copy, Deflate, Deflate64, BZip2, LZMA and xz", method);
             refuse(why, whylen, "unknown method: %s", method);
             return FZ7_E_UNSUPPORTED;   /* 7zz: E_NOTIMPL */
         }
@@ -342,6 +357,20 @@ static fz7_status settings_make(const struct fz7_options *o, fz7_la_kind kind, f
         fz7_status st = zip_lzma_params_check(w, eos_given, late, why, whylen);
         if (st != FZ7_OK)
             return st;
+        /* o= and mem=: PPMd's (its coder refuses them out of range), ignored by Copy */
+        if (ppmd_given && w->zip_method != FZ7_ZIP_COPY && w->level != 0) {
+            *late = true;
+            if (w->zip_method != FZ7_ZIP_PPMD)
+                return refuse(why, whylen, "%s", "unsupported parameter: -mo / -mmem (PPMd's)");
+            if (((ppmd_given & 1) && (ppmd_order < FZ7_PPMD8_ORDER_MIN || ppmd_order > FZ7_PPMD8_ORDER_MAX)) ||
+                ((ppmd_given & 2) && (ppmd_mem < ((uint64_t)1 << 20) || ppmd_mem > FZ7_PPMD8_MEM_MAX)))
+                return refuse(why, whylen, "%s", "unsupported value: PPMd takes o=2..16 and mem=1m..256m");
+            *late = false;
+            if (ppmd_given & 1)
+                w->zip_ppmd_order = ppmd_order;
+            if (ppmd_given & 2)
+                w->zip_ppmd_mem = (uint32_t)(ppmd_mem >> 20 << 20);   /* whole MiB, as the props keep it */
+        }
     }
     if (em) {
         /* 7zz's spellings: AES alone is AES-256 */

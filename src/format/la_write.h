@@ -48,7 +48,7 @@ typedef enum fz7_la_crypt {
 
 /* A zip's method (-mm=). */
 typedef enum fz7_zip_method {
-    FZ7_ZIP_DEFLATE, FZ7_ZIP_COPY, FZ7_ZIP_DEFLATE64, FZ7_ZIP_BZIP2, FZ7_ZIP_LZMA, FZ7_ZIP_XZ
+    FZ7_ZIP_DEFLATE, FZ7_ZIP_COPY, FZ7_ZIP_DEFLATE64, FZ7_ZIP_BZIP2, FZ7_ZIP_LZMA, FZ7_ZIP_XZ, FZ7_ZIP_PPMD
 } fz7_zip_method;
 
 /* The field a zip's times go in (-mtp=): 7-Zip's NTFS field (100 ns; by
@@ -71,6 +71,10 @@ typedef struct fz7_la_opts {
     char zip_lzma_params[7][24];
     unsigned n_zip_lzma_params;
     bool zip_lzma_no_eos;          /* zip's LZMA: eos=off, no end marker (nor its flag) */
+    unsigned zip_ppmd_order;       /* zip's PPMd: o=, 2..16 (0: 3 + the level) */
+    uint32_t zip_ppmd_mem;         /* zip's PPMd: mem=, whole MiB 1..256 (0: 2^(level-1) MiB) */
+    uint64_t zip_largest;          /* bytes of the run's largest file (0: not known): zip's
+                                      PPMd model shrinks to it, as 7zz's does */
     fz7_la_crypt crypt;            /* zip: the password's cipher */
     const char *password;          /* with crypt */
     bool no_mtime;                 /* -mtm=off: no modification time stored */

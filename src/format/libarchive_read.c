@@ -654,9 +654,10 @@ static int la_next_header(struct archive *ar, struct archive_entry **ae)
 }
 
 /* Whether fz7 decodes entry i of a zip itself: Deflate64, which 7-Zip
- * writes and libarchive cannot read; encrypted BZip2, LZMA and xz, which
- * libarchive reads undecrypted; and an encrypted symbolic link, whose
- * target libarchive hands over still encrypted. */
+ * writes and libarchive cannot read; PPMd (var.I), fz7's own codec;
+ * encrypted BZip2, LZMA and xz, which libarchive reads undecrypted; and
+ * an encrypted symbolic link, whose target libarchive hands over still
+ * encrypted. */
 static bool zip_own(const la_priv *p, size_t i)
 {
     const fz7_zip_rec *r = p->zip ? &p->zip[i] : NULL;
@@ -664,7 +665,7 @@ static bool zip_own(const la_priv *p, size_t i)
         return false;
     uint16_t method = r->aes ? r->aes_method : r->method;
     bool enc = r->flags & ZIP_FLAG_ENCRYPTED;
-    return method == ZIP_METHOD_DEFLATE64 ||
+    return method == ZIP_METHOD_DEFLATE64 || method == ZIP_METHOD_PPMD ||
            (enc && (method == ZIP_METHOD_BZIP2 || method == ZIP_METHOD_LZMA || method == ZIP_METHOD_XZ)) ||
            (enc && p->kinds[i] == LA_SYMLINK);
 }
@@ -764,7 +765,8 @@ static fz7_status zip_own_data(fz7_archive *a, size_t i, const fz7_extract_cb *c
     const fz7_entry *e = &a->entries[i];
     uint16_t method = r->aes ? r->aes_method : r->method;
     if (method != ZIP_METHOD_STORE && method != ZIP_METHOD_DEFLATE && method != ZIP_METHOD_DEFLATE64 &&
-        method != ZIP_METHOD_BZIP2 && method != ZIP_METHOD_LZMA && method != ZIP_METHOD_XZ) {
+        method != ZIP_METHOD_BZIP2 && method != ZIP_METHOD_LZMA && method != ZIP_METHOD_XZ &&
+        method != ZIP_METHOD_PPMD) {
         snprintf(detail, dlen, "unsupported method %u", (unsigned)method);
         return FZ7_E_UNSUPPORTED;
     }
@@ -801,6 +803,17 @@ static fz7_status zip_own_data(fz7_archive *a, size_t i, const fz7_extract_cb *c
         if (st == FZ7_OK)
             st = fz7_lzma_istream_new(&z->base, h + 4, r->size, a->opts.mem_limit, &dec);
     }
+    if (st == FZ7_OK && method == ZIP_METHOD_PPMD) {
+        /* APPNOTE 5.10: 2 bytes of properties, then the stream */
+        uint8_t h[2];
+        unsigned order, restore;
+        uint32_t mem;
+        st = fz7_istream_read_full(&z->base, h, sizeof h);
+        if (st == FZ7_OK)
+            st = fz7_ppmd8_zip_props_parse(h, &order, &mem, &restore);
+        if (st == FZ7_OK)
+            st = fz7_ppmd8_istream_new(&z->base, order, mem, restore, r->size, a->opts.mem_limit, &dec);
+    }
     fz7_istream *in = dec ? dec : &z->base;
     uint8_t buf[1 << 14];
     zip_sink sink = {cb, cb_st, 0, 0, r->size};
@@ -815,6 +828,13 @@ static fz7_status zip_own_data(fz7_archive *a, size_t i, const fz7_extract_cb *c
         if (st != FZ7_OK || got == 0)
             break;
         st = zip_sink_data(&sink, buf, got);
+    }
+    if (st == FZ7_OK && method == ZIP_METHOD_PPMD) {
+        /* the end marker ends the entry's bytes: one more is a data error, as in 7zz */
+        size_t got = 0;
+        if (fz7_ppmd8_istream_unread(dec) != 0 ||
+            (z->base.read(&z->base, buf, 1, &got) == FZ7_OK && got != 0))
+            st = FZ7_E_DATA;
     }
     uint32_t crc = sink.crc;
     uint64_t n = sink.n;

@@ -31,6 +31,7 @@
 #define ZIP_METHOD_BZIP2 12u
 #define ZIP_METHOD_LZMA 14u
 #define ZIP_METHOD_XZ 95u
+#define ZIP_METHOD_PPMD 98u           /* PPMd var.I rev.1 */
 #define ZIP_METHOD_AES 99u
 
 /* Extra field IDs (4.5, 4.6). */

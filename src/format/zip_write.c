@@ -86,6 +86,7 @@ struct fz7_zip_writer {
      * stays, the options in lz_opts) */
     fz7_deflate_enc *enc;
     fz7_bzip2_enc *bz;
+    fz7_ppmd8_enc *ppmd;
     fz7_lzma_enc *lz;
     fz7_lzma_enc_opts lz_opts;
     fz7_xz_writer *xz;          /* one an entry */
@@ -205,7 +206,7 @@ static fz7_status packed_write(fz7_ostream *os, const uint8_t *p, size_t n)
 static uint16_t needed_of(const zip_entry *e, zip_crypt_kind crypt, bool zip64)
 {
     /* APPNOTE 4.4.3.2: the version each feature needs, the highest taken */
-    uint16_t v = e->method == ZIP_METHOD_LZMA ? 63 : e->method == ZIP_METHOD_BZIP2 ? 46 : e->method == ZIP_METHOD_DEFLATE64 ? 21
+    uint16_t v = e->method == ZIP_METHOD_LZMA || e->method == ZIP_METHOD_PPMD ? 63 : e->method == ZIP_METHOD_BZIP2 ? 46 : e->method == ZIP_METHOD_DEFLATE64 ? 21
                  : e->method == ZIP_METHOD_DEFLATE || e->method == ZIP_METHOD_XZ ? 20 : 10;
     if (e->name_len && e->name[e->name_len - 1] == '/' && v < 20)
         v = 20;
@@ -435,6 +436,29 @@ static fz7_status start_lzma(fz7_zip_writer *w, uint64_t size_hint)
     return packed_write(&w->packed_os, h, sizeof h);
 }
 
+/* PPMd in a zip (APPNOTE 5.10): 2 bytes of properties, then the stream
+ * with its end marker. 7zz's choices: order 3 + level, 2^(level-1) MiB of
+ * model (or o=, mem=) shrunk to the smallest power of two MiB at least 16
+ * times the run's largest file, and the model cut off rather than
+ * restarted when it fills from -mx7. */
+static fz7_status start_ppmd(fz7_zip_writer *w, int level)
+{
+    unsigned order = w->opts.zip_ppmd_order ? w->opts.zip_ppmd_order : 3u + (unsigned)level;
+    uint32_t mem = w->opts.zip_ppmd_mem ? w->opts.zip_ppmd_mem : (uint32_t)1 << (19 + level);
+    for (uint32_t m = (uint32_t)1 << 20; w->opts.zip_largest && m < mem; m <<= 1)
+        if (w->opts.zip_largest <= m >> 4) {
+            mem = m;
+            break;
+        }
+    unsigned restore = level >= 7 ? FZ7_PPMD8_CUT_OFF : FZ7_PPMD8_RESTART;
+    uint8_t props[2];
+    fz7_ppmd8_zip_props(order, mem, restore, props);
+    fz7_status st = fz7_ppmd8_enc_new(order, mem, restore, &w->packed_os, &w->ppmd);
+    if (st != FZ7_OK)
+        return fail(w, st, "cannot start the PPMd encoder");
+    return packed_write(&w->packed_os, props, sizeof props);
+}
+
 static fz7_status start_coder(fz7_zip_writer *w, zip_entry *e, uint64_t size_hint)
 {
     fz7_status st = FZ7_OK;
@@ -470,6 +494,10 @@ static fz7_status start_coder(fz7_zip_writer *w, zip_entry *e, uint64_t size_hin
         st = fz7_xz_writer_new_os(&w->packed_os, &xo, &w->xz);
         break;
     }
+    case ZIP_METHOD_PPMD:
+        if ((st = start_ppmd(w, level)) != FZ7_OK)
+            return st;
+        break;
     default:
         return FZ7_OK;
     }
@@ -487,7 +515,12 @@ static fz7_status finish_coder(fz7_zip_writer *w, zip_entry *e)
     if (e->method == ZIP_METHOD_BZIP2) {
         st = fz7_bzip2_enc_finish(w->bz);
         fz7_bzip2_enc_free(w->bz);
+    fz7_ppmd8_enc_free(w->ppmd);
         w->bz = NULL;
+    } else if (e->method == ZIP_METHOD_PPMD) {
+        st = fz7_ppmd8_enc_finish(w->ppmd);
+        fz7_ppmd8_enc_free(w->ppmd);
+        w->ppmd = NULL;
     } else if (e->method == ZIP_METHOD_LZMA) {
         st = fz7_lzma_enc_finish(w->lz);
     } else if (e->method == ZIP_METHOD_XZ) {
@@ -507,6 +540,7 @@ static fz7_status code(fz7_zip_writer *w, zip_entry *e, const uint8_t *p, size_t
     switch (e->method) {
     case ZIP_METHOD_BZIP2: return fz7_bzip2_enc_write(w->bz, p, n);
     case ZIP_METHOD_LZMA: return fz7_lzma_enc_write(w->lz, p, n);
+    case ZIP_METHOD_PPMD: return fz7_ppmd8_enc_write(w->ppmd, p, n);
     case ZIP_METHOD_XZ: return fz7_xz_writer_write(w->xz, p, n);
     default: return fz7_deflate_enc_write(w->enc, p, n);
     }
@@ -693,7 +727,8 @@ fz7_status fz7_zip_writer_begin(fz7_zip_writer *w, const fz7_la_entry *le)
     bool store = dir || (e->size == 0 && w->seekable) || w->opts.level == 0 || w->opts.zip_method == FZ7_ZIP_COPY;
     static const uint16_t methods[] = {[FZ7_ZIP_DEFLATE] = ZIP_METHOD_DEFLATE, [FZ7_ZIP_COPY] = ZIP_METHOD_STORE,
                                        [FZ7_ZIP_DEFLATE64] = ZIP_METHOD_DEFLATE64, [FZ7_ZIP_BZIP2] = ZIP_METHOD_BZIP2,
-                                       [FZ7_ZIP_LZMA] = ZIP_METHOD_LZMA, [FZ7_ZIP_XZ] = ZIP_METHOD_XZ};
+                                       [FZ7_ZIP_LZMA] = ZIP_METHOD_LZMA, [FZ7_ZIP_XZ] = ZIP_METHOD_XZ,
+                                       [FZ7_ZIP_PPMD] = ZIP_METHOD_PPMD};
     e->method = store ? ZIP_METHOD_STORE : methods[w->opts.zip_method];
     /* 7zz sets LZMA's flag on a file it stores too (an empty one, one
      * LZMA did not shrink), as lzma_flag_stored says */

@@ -284,7 +284,16 @@ mrow same a -tzip -ppw -mem=AES256 -mta=on new.zip src
 mrow same a -tzip -ppw -mm=Deflate64 -mx9 new.zip src
 mrow same a -tzip -mm=BZip2 -mx1 new.zip src
 mrow same a -tzip -ppw -mem=AES128 -mm=LZMA -mx9 new.zip src
-row "not yet: fz7 has no PPMd var. I encoder (zip's PPMd; refused, exit 2)" a -tzip -mm=PPMd new.zip src
+# PPMd var.I: 7zz's bytes (order 3 + level, the model shrunk to the
+# largest file, cut off from -mx7); o= 2..16 and mem= 1m..256m are PPMd's
+brow same a -tzip -mm=PPMd new.zip src
+brow same a -tzip -mm=PPMd -mx9 new.zip src
+for m in "-mm=PPMd -mo=4 -mmem=3m" "-mm=PPMd -mo=17" "-mm=PPMd -mo=" "-mm=PPMd -mmem=512k" "-mm=PPMd -mmem=257m" \
+         "-mm=PPMd -mmem=24" "-mm=Deflate -mo=4" "-mm=LZMA -mmem=24m" "-mm=Copy -mo=x" "-mm=Copy -mmem=" "-mm=Copy -mo=" \
+         -m0=PPMd:o=5:mem=2m "-ppw -mm=PPMd -mem=AES256" "-ppw -mm=PPMd"; do
+    # shellcheck disable=SC2086
+    mrow same a -tzip $m new.zip src
+done
 mrow same a -tzip -mm=xz new.zip src
 mrow same a -tzip -ppw -mm=xz -mx1 new.zip src
 mrow same a -tzip -ppw -mem=AES -mm=Store new.zip src

@@ -102,14 +102,14 @@ done
 "$FZ7" a -bd -psecret -mem=AES192 zq.zip dir >zq.out 2>&1; rc=$?
 check "zip -mem=AES192: rc=$rc, AES-192 entries 7zz tests" \
     "[ $rc -eq 0 ] && 7zz l -slt -psecret zq.zip | grep -q '^Method = AES-192 ' && 7zz t -psecret zq.zip >/dev/null 2>&1"
-# Encrypted, Deflate64, BZip2, LZMA and xz zips with a symbolic link, made
-# by 7zz and by fz7, read back by the other: libarchive cannot read
+# Encrypted, Deflate64, BZip2, LZMA, xz and PPMd zips with a symbolic link,
+# made by 7zz and by fz7, read back by the other: libarchive cannot read
 # Deflate64 nor decrypt BZip2, LZMA or xz, hands over a ZipCrypto link's target still
 # encrypted and fails an AES link's header, so fz7 decodes those entries
-# itself (libarchive_read.c zip_own)
+# itself (libarchive_read.c zip_own), and PPMd with its own var.I codec
 mkdir -p zl && cp -a dir zl/ && ln -s sub/deep/a.txt zl/dir/link
 for em in "" -mem=ZipCrypto -mem=AES128 -mem=AES256; do
-    for mm in Deflate Deflate64 BZip2 LZMA xz; do
+    for mm in Deflate Deflate64 BZip2 LZMA xz PPMd; do
         for maker in 7zz fz7; do
             m=$maker; [ "$maker" = fz7 ] && m=$FZ7
             rm -rf zlx zl.zip
@@ -128,6 +128,16 @@ for em in "" -mem=ZipCrypto -mem=AES128 -mem=AES256; do
             fi
         done
     done
+done
+
+# PPMd (var.I) in a zip: 7zz's bytes at each level (order 3 + level, the
+# model shrunk to the largest file, cut off from -mx7) and with o=, mem=
+for m in -mx1 -mx3 -mx5 -mx7 -mx9 "-mx9 -mo=16 -mmem=1m" "-mx5 -mo=2" "-mx7 -mmem=24" "-mx0"; do
+    rm -f zp7.zip zpf.zip
+    # shellcheck disable=SC2086
+    (7zz a -bd -tzip -mm=PPMd $m zp7.zip dir >/dev/null 2>&1 &&
+        "$FZ7" a -bd -tzip -mm=PPMd $m zpf.zip dir >/dev/null 2>&1); rc=$?
+    check "zip -mm=PPMd $m: rc=$rc, 7zz's bytes" "[ $rc -eq 0 ] && cmp -s zp7.zip zpf.zip"
 done
 
 # -mmt and -mcp, which tar takes and ignores as 7zz does
