@@ -442,18 +442,24 @@ static void restore_model(pm8_model *m, pm8_ctx *err)
         }
     }
 
-    if (m->restore == FZ7_PPMD8_RESTART || used_memory(m) < (m->size >> 1)) {
-        restart_model(m);
-    } else {
+    bool restart = m->restore == FZ7_PPMD8_RESTART || used_memory(m) < (m->size >> 1);
+    if (!restart) {
         while (m->max_ctx->suffix)
             m->max_ctx = pm8_suffix(m, m->max_ctx);
         do {
+            uint32_t used = used_memory(m), start = m->units_start;
             cut_off(m, m->max_ctx, 0);
             expand_text_area(m);
-        } while (used_memory(m) > 3 * (m->size >> 2));
+            /* A pass that freed nothing and moved no text leaves the model
+             * as it was: the next would too, for ever (a model too small
+             * for its order-0 context, or a crafted stream). Restart. */
+            restart = used_memory(m) >= used && m->units_start == start;
+        } while (!restart && used_memory(m) > 3 * (m->size >> 2));
         m->glue_count = 0;
         m->order_fall = m->max_order;
     }
+    if (restart)
+        restart_model(m);
     m->min_ctx = m->max_ctx;
 }
 

@@ -5,8 +5,8 @@
 # machine is shared).
 #
 # Usage: tests/fuzz/run.sh [-b BUILD_DIR] [-s SECONDS] [-n RUNS] [HARNESS...]
-#   HARNESS: 7z xz lzma lzma2 7zaes bcj2 ppmd deflate (decoders) and
-#   enc_lzma enc_lzma2 enc_mt enc_xz enc_7z enc_ppmd enc_deflate liblzma (write side; default: all)
+#   HARNESS: 7z xz lzma lzma2 7zaes bcj2 ppmd ppmd8 deflate (decoders) and
+#   enc_lzma enc_lzma2 enc_mt enc_xz enc_7z enc_ppmd enc_ppmd8 enc_deflate liblzma (write side; default: all)
 #   -n RUNS stops a harness after RUNS executions (or SECONDS, whichever
 #   comes first; default: time only). -s 0 only builds. Findings (crash-*, leak-*, timeout-*, oom-*) go to
 #   BUILD_DIR/findings/HARNESS/; the last line per harness gives executions
@@ -27,7 +27,7 @@ while getopts b:s:n: opt; do
 done
 shift $((OPTIND - 1))
 BUILD=$(realpath -m "$BUILD")   # the fuzzer runs from inside it
-HARNESSES=${*:-7z xz lzma lzma2 7zaes bcj2 ppmd deflate enc_lzma enc_lzma2 enc_mt enc_xz enc_7z enc_ppmd enc_deflate liblzma}
+HARNESSES=${*:-7z xz lzma lzma2 7zaes bcj2 ppmd ppmd8 deflate enc_lzma enc_lzma2 enc_mt enc_xz enc_7z enc_ppmd enc_ppmd8 enc_deflate liblzma}
 
 # --- toolchain: clang with libFuzzer's runtime (installed if missing) ---
 have_fuzzer() {

@@ -9,7 +9,7 @@ set -u
 OUT=${1:?usage: seeds.sh OUT_DIR}
 HERE=$(cd "$(dirname "$0")" && pwd)
 SHARED=${FZ7_SHARED:-$HERE/../../../shared}
-rm -rf "$OUT" && mkdir -p "$OUT"/{7z,xz,lzma,lzma2,7zaes,bcj2,ppmd,deflate,enc_lzma,enc_lzma2,enc_mt,enc_xz,enc_7z,enc_ppmd,enc_deflate,liblzma,formats} || exit 1
+rm -rf "$OUT" && mkdir -p "$OUT"/{7z,xz,lzma,lzma2,7zaes,bcj2,ppmd,ppmd8,deflate,enc_lzma,enc_lzma2,enc_mt,enc_xz,enc_7z,enc_ppmd,enc_ppmd8,enc_deflate,liblzma,formats} || exit 1
 T=$(mktemp -d) && trap 'rm -rf "$T"' EXIT
 
 # Sample inputs: text, x86-like code with E8/E9 bytes, zeros, random.
@@ -108,6 +108,36 @@ for cfg in '\x04\x09\x00' '\x1e\x00\x07' '\x00\x03\x03'; do
         n=$((n + 1))
         { printf "$cfg"; head -c 4000 "$T/in/$f"; } >"$OUT/enc_ppmd/seed_$n"
         { printf "${cfg%\\x*}"; head -c 4000 "$T/in/$f"; } >"$OUT/enc_deflate/seed_$n"
+    done
+done
+# ppmd8: 7zz's zip PPMd entries (cut out: the 2 property bytes, the size
+# as 2 bytes LE, the stream); enc_ppmd8: order, restore and memory, piece
+# seed (fuzz_enc_ppmd8.c) in front
+if command -v 7zz >/dev/null && [ -n "$py" ]; then
+    n=0
+    for m in "-mx1" "-mx9 -mmem=1m" "-mx5 -mo=2"; do
+        for f in text.txt code.bin; do
+            n=$((n + 1))
+            rm -f "$T/p8.zip"
+            # shellcheck disable=SC2086
+            (cd "$T/in" && 7zz a -tzip -mm=PPMd $m "$T/p8.zip" "$f" >/dev/null 2>&1)
+            "$py" - "$T/p8.zip" "$OUT/ppmd8/seed_$n" <<'PY' || echo "seeds.sh: no ppmd8 seed from $f" >&2
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+if d[8:10] != b'\x62\x00':
+    sys.exit(1)
+csize, usize, n, e = struct.unpack('<IIHH', d[18:30])
+data = d[30 + n + e:30 + n + e + csize]
+open(sys.argv[2], 'wb').write(data[:2] + struct.pack('<H', usize & 0xffff) + data[2:])
+PY
+        done
+    done
+fi
+n=0
+for cfg in '\x06\x02\x00' '\x0e\x13\x05' '\x00\x10\x03'; do
+    for f in text.txt code.bin zeros.bin random.bin; do
+        n=$((n + 1))
+        { printf "$cfg"; head -c 4000 "$T/in/$f"; } >"$OUT/enc_ppmd8/seed_$n"
     done
 done
 # formats: small tars (GNU with long names, ustar, pax, v7), cpio (newc,
