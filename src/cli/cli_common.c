@@ -457,6 +457,14 @@ void fz7_print_archive_block(FILE *out, const char *path, const fz7_archive *a, 
     const fz7_archive_info *in = fz7_archive_get_info(a);
     char joined[PATH_MAX];
     uint64_t first, total;
+    bool split = in->type_name && !strcmp(in->type_name, "Split");
+    if (split && fz7_volume_set_sizes(path, a, &first, &total)) {
+        /* the joined file itself is the entry: 7-Zip's Split block alone */
+        fprintf(out, "--\nPath = %s\nType = Split\nPhysical Size = %llu\nVolumes = %llu\n"
+                     "Total Physical Size = %llu\n",
+                path, (unsigned long long)first, (unsigned long long)in->volumes, (unsigned long long)total);
+        return;
+    }
     if (fz7_volume_set_sizes(path, a, &first, &total) && strlen(path) < sizeof joined) {
         /* A volume set (x.7z.001...): 7-Zip's Split block, its joined
          * stream, then the archive in it named without the volume number. */
@@ -623,9 +631,11 @@ static int open_error(const struct fz7_options *o, FILE *out, const char *path, 
         const char *why = st == FZ7_E_TRUNCATED ? "Unexpected end of archive"
                           : st == FZ7_E_FORMAT || !strcmp(type, "xz") ? "Is not archive"
                           : "Headers Error";
-        fprintf(stderr, "%sERROR: %s%s%s\nOpen ERROR: Cannot open the file as [%s] archive\n\n\n"
-                        "ERRORS:\n%s\n",
-                listing ? "\n" : "", path, listing ? " : " : "\n", path, type, why);
+        fprintf(stderr, "%sERROR: %s%s%s\nOpen ERROR: Cannot open the file as [%s] archive\n\n\n",
+                listing ? "\n" : "", path, listing ? " : " : "\n", path, type);
+        /* (7zz's Split handler gives no reason: a file that is no first volume) */
+        if (strcmp(type, "Split") != 0)
+            fprintf(stderr, "ERRORS:\n%s\n", why);
         /* the reader's own reason (which header, which offset) unless it is
          * only the generic "not this format" */
         if (err[0] && strcmp(err, why) && strcmp(err, "Cannot open the file as archive"))
@@ -769,7 +779,8 @@ int fz7_open_for_read(const struct fz7_options *o, const char *path, FILE *out, 
     char err[512] = "";
     fz7_archive *a = NULL;
     fz7_open_opts opts = {.mem_limit = mem_limit_of(o), .threads = decode_threads_of(o),
-                          .xz_salvage = true, .detail = detail_of(o)};
+                          .xz_salvage = true, .detail = detail_of(o),
+                          .split = o->type == FZ7_TYPE_OTHER && o->type_name && !strcasecmp(o->type_name, "Split")};
     fz7_status s = FZ7_E_NEED_PASSWORD;
     if (o->command == FZ7_CMD_LIST && !password) {
         /* l: 7-Zip's empty line comes before the question, not after it. */

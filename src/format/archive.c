@@ -72,8 +72,9 @@ fz7_status fz7_archive_open(const char *path, const fz7_open_opts *opts, fz7_arc
         bool any_volumes;
     } readers[] = {{fz7_7z_open, true}, {fz7_xz_open, true}, {fz7_gzip_open, true}, {fz7_lzip_open, false},
                    {fz7_lzma_alone_open, false},
-                   {fz7_libarchive_open, true}, {fz7_7z_sfx_open, true}};
-    for (size_t i = 0; i < sizeof readers / sizeof readers[0]; i++) {
+                   {fz7_libarchive_open, true}, {fz7_7z_sfx_open, true}, {fz7_split_open, true}};
+    size_t n_readers = sizeof readers / sizeof readers[0];
+    for (size_t i = a->opts.split ? n_readers - 1 : 0; i < n_readers; i++) {
         if (errlen)
             err[0] = 0;
         if (!one_file && !readers[i].any_volumes)

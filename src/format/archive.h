@@ -159,12 +159,16 @@ typedef struct fz7_open_opts {
                                damage (off: FZ7_E_FORMAT / FZ7_E_CRC) */
     fz7_detail detail;      /* what a listing needs (costs memory per
                                entry that x and t do not spend) */
+    bool split;             /* -tsplit: a first volume's set (x.001...) is
+                               the one file it joins to, whatever it holds */
 } fz7_open_opts;
 
 /* Opens path, recognising the format by content: 7z, xz, lzma, then what
  * libarchive reads (zip, tar and compressed tar, cpio, iso9660, rar), then a
  * 7z archive behind a self-extractor stub. A path naming a first volume
- * ("x.7z.001") is read together with x.7z.002, ... as one archive. On
+ * ("x.7z.001") is read together with x.7z.002, ... as one archive; when
+ * no format knows the joined bytes (or opts->split), as 7-Zip's "Split"
+ * type: one entry, the joined file, named without the number. On
  * failure returns the status and writes a one-line reason (without the
  * archive name) to err:
  * FZ7_E_FORMAT ("Cannot open the file as archive" or what was wrong),

@@ -52,6 +52,7 @@ fz7_status fz7_lzip_open(fz7_archive *a, char *err, size_t errlen);
 /* A 7z archive behind a self-extractor stub: the first signature whose
  * start header CRC checks and whose next header lies in the file. */
 fz7_status fz7_7z_sfx_open(fz7_archive *a, char *err, size_t errlen);
+fz7_status fz7_split_open(fz7_archive *a, char *err, size_t errlen);
 /* Decodes the .xz stream(s) read from src to its end, forward as a pipe
  * is read (xz_stream.c): each block's check and each index verified, the
  * data handed to cb->data (only). A zip entry's xz data comes this way.

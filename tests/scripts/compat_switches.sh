@@ -29,6 +29,8 @@ printf 'MZ stub' >mod.sfx   # a self-extractor module for -sfx
 printf 'src/a.txt\n' >list.txt
 mkdir lnk && printf 'linked\n' >lnk/f && ln -s f lnk/l   # a folder with a link (-snl rows)
 mkdir -p uni/dé && printf 'u\n' >uni/é.txt   # non-ASCII names (zip's UTF-8 flag, -mcl)
+# a file cut by split(1): no format in the joined bytes (7-Zip's Split type)
+head -c 5000 /dev/urandom >cut.bin && split -b 2000 -d -a 3 --numeric-suffixes=1 cut.bin cut.bin. && rm cut.bin
 7zz a -bd arc.7z src >/dev/null
 7zz a -bd arc.tar src >/dev/null
 7zz a -bd arc.zip src >/dev/null
@@ -342,6 +344,14 @@ for c in "u -tgzip arc.tar one.txt" "a -tgzip arc.tar one.txt" "a -txz arc.7z on
          "d -txz arc.7z src/a.txt" "rn -tgzip arc.tar a b" "a -tgzip junk.7z one.txt" "u -tzip junk.7z one.txt" \
          "d nx.gz one.txt" "d nx.xz one.txt" "d nx.bz2 one.txt" "a -tiso arc.7z one.txt" "u -tudf arc.tar one.txt" \
          "d -tiso arc.7z src/a.txt"; do
+    # shellcheck disable=SC2086
+    row same $c
+done
+# Split: volumes read as the one file they join to, by themselves when no
+# format knows the bytes, or with -tsplit whatever they hold
+for c in "l cut.bin.001" "l -slt cut.bin.001" "t cut.bin.001" "x -oout cut.bin.001" "e -oout cut.bin.001" \
+         "l -tsplit vol.7z.001" "l -slt -tsplit vol.7z.001" "t -tsplit vol.7z.001" "x -tsplit -oout vol.7z.001" \
+         "l -tsplit cut.bin.002" "l -tsplit one.txt" "t -tsplit cut.bin.002" "x -tsplit -oout one.txt"; do
     # shellcheck disable=SC2086
     row same $c
 done
