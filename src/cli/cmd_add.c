@@ -904,6 +904,11 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
     } else {
         fprintf(out, "%s archive: %s\n\n", replacing ? "Updating" : "Creating", path);
     }
+    if (o->nt_streams) {   /* -sns, -sni: 7zz's writer refuses them on Linux */
+        fflush(out);
+        rc = fz7_not_implemented(path, "-sns and -sni are Windows's (NTFS streams, NT security)");
+        goto done;
+    }
     if ((sfx && (xz || la)) || (refused && !r.set.refuse_late)) {   /* a module runs 7z archives only */
         fflush(out);
         rc = fz7_invalid_arg(path, refused ? why : NULL);

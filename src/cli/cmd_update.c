@@ -1273,10 +1273,16 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
         r.path = t->path ? ts_paths[k] : path;
         r.extra = t->path != NULL;
         r.files_read = 0;
-        if (refuse_at_creating)
-            fprintf(out, "Creating archive: %s\n\n", r.path);
+        if (refuse_at_creating || o->nt_streams)
+            fprintf(out, "%s archive: %s\n\n", o->nt_streams && !t->path && exists ? "Updating" : "Creating",
+                    r.path);
         else
             print_plan(&r, !t->path && exists, !t->path);
+        if (o->nt_streams) {   /* as in cmd_add.c */
+            fflush(out);
+            rc = fz7_not_implemented(r.path, "-sns and -sni are Windows's (NTFS streams, NT security)");
+            goto done;
+        }
         if (refused) {
             fflush(out);
             rc = notimpl ? fz7_not_implemented(r.path, why) : fz7_invalid_arg(r.path, why);

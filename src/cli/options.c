@@ -582,6 +582,22 @@ static int parse_switch(parser *p, const char *arg)
             o->affinity = h;
             return 0;
         }
+        /* Windows's switches as 7zz on Linux takes them: -sns (NTFS
+         * streams) and -sni (NT security) make a/u/d/rn fail as they start
+         * writing (E_NOTIMPL), -sns- asks for nothing, and -seml (send by
+         * e-mail) has no mail program to give the archive to. */
+        if (!strcasecmp(s, "sns") || !strcasecmp(s, "sni")) {
+            o->nt_streams = true;
+            return 0;
+        }
+        if (!strcasecmp(s, "sns-"))
+            return 0;
+        if (!strncasecmp(s, "sns", 3))
+            return usage_error(p, 7, "Incorrect switch postfix:", arg);
+        if (!strncasecmp(s, "seml", 4)) {
+            o->email = true;
+            return 0;
+        }
         if (!strcasecmp(s, "sse")) {
             /* 7zz 26.02 stops on a file it cannot open; a name missing at
              * the scan stays a warning (exit 1, archive written). */
@@ -783,6 +799,9 @@ int fz7_options_parse(int argc, char **argv, struct fz7_options *o, char *err_ki
                  o->command == FZ7_CMD_TEST || o->command == FZ7_CMD_LIST;
     if (o->bad_method && !opens)
         return usage_error(&p, 2, "E_INVALIDARG : One or more arguments are invalid", o->bad_method);
+    if (o->email && o->to_stdout && (o->command == FZ7_CMD_ADD || o->command == FZ7_CMD_UPDATE ||
+                                     o->command == FZ7_CMD_DELETE || o->command == FZ7_CMD_RENAME))
+        return usage_error(&p, 7, "stdout mode and email mode cannot be combined", NULL);
     /* rn: the names come in old/new pairs, as 7-Zip requires. */
     if (o->command == FZ7_CMD_RENAME && o->n_names % 2)
         return usage_error(&p, 7, "There is no second file name for rename pair:",

@@ -150,6 +150,10 @@ struct fz7_options {
     const char *stdin_name;    /* -si{name}, or NULL */
     bool delete_after;         /* -sdel: delete files after adding */
     bool stop_on_open_error;   /* -sse: an input that cannot be opened ends a/u (exit 2) */
+    bool email;                /* -seml: nothing to send it with (7zz on Linux), but a/u/d/rn
+                                  refuse it beside -so */
+    bool nt_streams;           /* -sns or -sni: Windows's NTFS streams or security, which
+                                  a/u/d/rn refuse (E_NOTIMPL) as 7zz does on Linux */
     bool stamp_newest;         /* -stl: the archive gets the newest added item's mtime */
     bool no_wildcards;         /* -spd: '*' and '?' in names are plain characters */
     bool no_atime;             /* -ssp: inputs read without updating their access time */
