@@ -358,8 +358,13 @@ FILE *fz7_msg_stream(const struct fz7_options *o)
 {
     if (!o->to_stdout)
         return stdout;
-    /* As 7-Zip: with data on stdout the log goes nowhere; errors still
-     * reach stderr. */
+    /* As 7-Zip: with data on stdout the log goes nowhere, unless -bso says
+     * where (-bso2 standard error; -bso1 standard output, among the data);
+     * errors still reach stderr. */
+    if (o->bso && (o->bso[0] == '1' || !o->bso[0]))
+        return stdout;
+    if (o->bso && o->bso[0] == '2')
+        return stderr;
     static FILE *none;
     if (!none)
         none = fopen("/dev/null", "w");

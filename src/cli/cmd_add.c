@@ -44,6 +44,7 @@ typedef struct add_run {
     size_t warnings;
     fz7_scan_warnings scan;  /* .count points at warnings */
     uint64_t files_read;
+    uint64_t bytes_out;         /* the archive's bytes as its writer counted them (-so) */
     uint8_t *buf;
     bool stdin_mode;         /* -si: the one item is standard input */
     const char *password;    /* -p, or asked for */
@@ -381,6 +382,7 @@ static fz7_status write_xz(add_run *r, int fd, char *why, size_t whylen)
     if (st == FZ7_OK)
         st = fz7_xz_writer_finish(w);
     r->files_read++;
+    r->bytes_out = fz7_xz_writer_size(w);
     fz7_xz_writer_free(w);
     return st;
 }
@@ -491,6 +493,8 @@ static fz7_status write_la(add_run *r, int fd, fz7_la_kind kind, const char *old
     }
     if (st == FZ7_OK)
         st = fz7_la_writer_finish(w);
+    if (st == FZ7_OK)
+        r->bytes_out = fz7_la_writer_bytes(w);
     if (st != FZ7_OK && !why[0])
         snprintf(why, whylen, "%s", fz7_la_writer_error(w));
     fz7_la_writer_free(w);
@@ -902,7 +906,7 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
         if (kept_dirs || kept_files)   /* as 7zz: no line when nothing is kept */
             fz7_print_counts(out, "Keep old data in archive: ", kept_dirs, kept_files, kept_bytes);
     } else {
-        fprintf(out, "%s archive: %s\n\n", replacing ? "Updating" : "Creating", path);
+        fprintf(out, "%s archive: %s\n\n", replacing ? "Updating" : "Creating", o->to_stdout ? "stdout" : path);
     }
     if (o->nt_streams) {   /* -sns, -sni: 7zz's writer refuses them on Linux */
         fflush(out);
@@ -964,7 +968,9 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
             rc = exit_code_of(st);
             goto done;
         }
-        fprintf(out, "\nFiles read from disk: %llu\n", (unsigned long long)r.files_read);
+        fprintf(out, "\nFiles read from disk: %llu\nArchive size: ", (unsigned long long)r.files_read);
+        fz7_print_size(out, r.bytes_out);
+        fputc('\n', out);
         rc = r.warnings ? FZ7_EXIT_WARNING : 0;
         if (!rc)
             fprintf(out, "Everything is Ok\n");

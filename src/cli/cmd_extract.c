@@ -296,8 +296,10 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
         }
         return FZ7_OK;
     }
-    if (r->mode == RUN_STDOUT)
+    if (r->mode == RUN_STDOUT) {
+        list_written(r, e);   /* (to where -bso sends the log, if anywhere) */
         return FZ7_OK;
+    }
 
     /* `e` keeps the last name as stored ("a/.." is "..", made safe below). */
     const char *stored = fz7_entry_path(e);

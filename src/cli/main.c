@@ -172,7 +172,8 @@ int main(int argc, char **argv)
         if (rc == 7) {
             /* Found once the switches are read: 7zz has printed its banner
              * (not with -so: stdout is the data's). */
-            if (after_switches(kind) && !o.ba && !o.to_stdout && !(o.bso && o.bso[0] == '0')) {
+            bool same_stream = !strcmp(kind, "I won't write data and program's messages to same stream");
+            if ((after_switches(kind) && !o.ba && !o.to_stdout && !(o.bso && o.bso[0] == '0')) || same_stream) {
                 fz7_print_banner(stdout);
                 fflush(stdout);
             }

@@ -454,7 +454,9 @@ static int parse_switch(parser *p, const char *arg)
         }
         if (!strncasecmp(s, "bsp", 3) || !strncasecmp(s, "bso", 3) || !strncasecmp(s, "bse", 3)) {
             const char *v = s + 3;
-            if (v[0] && (v[0] < '0' || v[0] > '2' || v[1]))
+            if (!v[0])
+                return usage_error(p, 7, "Too short switch:", arg);
+            if (v[0] < '0' || v[0] > '2' || v[1])
                 return usage_error(p, 7, "Incorrect switch postfix:", arg);
             if (tolower((unsigned char)s[2]) == 'p')
                 o->bsp = v[0] ? v[0] - '0' : 1;
@@ -799,6 +801,10 @@ int fz7_options_parse(int argc, char **argv, struct fz7_options *o, char *err_ki
                  o->command == FZ7_CMD_TEST || o->command == FZ7_CMD_LIST;
     if (o->bad_method && !opens)
         return usage_error(&p, 2, "E_INVALIDARG : One or more arguments are invalid", o->bad_method);
+    bool writes = o->command == FZ7_CMD_ADD || o->command == FZ7_CMD_UPDATE || o->command == FZ7_CMD_DELETE ||
+                  o->command == FZ7_CMD_RENAME;
+    if (writes && o->to_stdout && o->bso && o->bso[0] == '1')
+        return usage_error(&p, 7, "I won't write data and program's messages to same stream", NULL);
     if (o->email && o->to_stdout && (o->command == FZ7_CMD_ADD || o->command == FZ7_CMD_UPDATE ||
                                      o->command == FZ7_CMD_DELETE || o->command == FZ7_CMD_RENAME))
         return usage_error(&p, 7, "stdout mode and email mode cannot be combined", NULL);

@@ -410,6 +410,16 @@ fz7_status fz7_la_writer_finish(fz7_la_writer *w)
     return FZ7_OK;
 }
 
+uint64_t fz7_la_writer_bytes(const fz7_la_writer *w)
+{
+    if (w->zip)
+        return fz7_zip_writer_bytes(w->zip);
+    if (w->kind == FZ7_LA_GZIP)
+        return w->gz_out.pos;
+    la_int64_t n = archive_filter_bytes(w->ar, -1);
+    return n > 0 ? (uint64_t)n : 0;
+}
+
 const char *fz7_la_writer_error(const fz7_la_writer *w)
 {
     if (w && w->zip)

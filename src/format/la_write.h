@@ -126,6 +126,11 @@ fz7_status fz7_la_writer_copy(fz7_la_writer *w, const char *old_path, fz7_la_cop
  * compressor's trailer). */
 fz7_status fz7_la_writer_finish(fz7_la_writer *w);
 
+/* Bytes written to the fd by the writer itself (after finish, a new
+ * archive's size; old entries copied by fz7_la_writer_copy into a tar
+ * are not counted). */
+uint64_t fz7_la_writer_bytes(const fz7_la_writer *w);
+
 /* libarchive's message for the last failure ("" when none). */
 const char *fz7_la_writer_error(const fz7_la_writer *w);
 

@@ -1125,6 +1125,8 @@ out:
     return st;
 }
 
+uint64_t fz7_zip_writer_bytes(const fz7_zip_writer *w) { return w->out.pos; }
+
 const char *fz7_zip_writer_error(const fz7_zip_writer *w)
 {
     return w ? w->err : "";

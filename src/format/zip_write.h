@@ -37,6 +37,9 @@ fz7_status fz7_zip_writer_copy(fz7_zip_writer *w, fz7_la_writer *outer, const ch
 /* Ends the last entry and writes the central directory and end records. */
 fz7_status fz7_zip_writer_finish(fz7_zip_writer *w);
 
+/* Bytes of the zip written so far (after finish: its size). */
+uint64_t fz7_zip_writer_bytes(const fz7_zip_writer *w);
+
 /* The message of the last failure ("" when none). */
 const char *fz7_zip_writer_error(const fz7_zip_writer *w);
 

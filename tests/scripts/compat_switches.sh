@@ -355,6 +355,14 @@ for c in "l cut.bin.001" "l -slt cut.bin.001" "t cut.bin.001" "x -oout cut.bin.0
     # shellcheck disable=SC2086
     row same $c
 done
+# -so with -bso: the log goes where -bso says (2: stderr, its "- name"
+# lines under -bb too); a writing command refuses -bso1 beside the data;
+# -bso, -bse, -bsp need their number
+for c in "x -so -bso2 arc.7z" "e -so -bso2 -bb3 arc.7z" "x -so -bso0 arc.7z" "a -so -an -txz -bso1 one.txt" \
+         "a -so -an -ttar -bso2 one.txt" "d -so -bso1 arc.7z src/a.txt" "l -bso arc.7z" "t -bse arc.7z" "x -bsp -oout arc.7z"; do
+    # shellcheck disable=SC2086
+    row same $c
+done
 # -mtp= in a zip: 1 puts the mtime in Info-ZIP's UT field, 2 leaves the
 # DOS time alone, the others (and none) keep the NTFS field
 for m in -mtp=0 -mtp=1 -mtp=2 -mtp=3 -mtp= "-mtp=1 -mta=on -mtc=on" "-mtp=1 -mtm=off" "-mtp=2 -mta=on"; do
