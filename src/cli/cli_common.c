@@ -723,6 +723,8 @@ static int open_stdin(const struct fz7_options *o, FILE *out, const char *verb,
 /* True when -stx names the type of the opened archive. */
 static bool type_excluded(const struct fz7_options *o, const fz7_archive *a)
 {
+    if (o->type != FZ7_TYPE_AUTO)
+        return false;   /* -t names the type: -stx excludes only from the guess (7zz) */
     for (size_t i = 0; i < o->n_excluded_types; i++) {
         const char *canon = NULL;
         fz7_type t = fz7_type_parse(o->excluded_types[i], &canon);

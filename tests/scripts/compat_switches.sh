@@ -357,9 +357,11 @@ for c in "l cut.bin.001" "l -slt cut.bin.001" "t cut.bin.001" "x -oout cut.bin.0
 done
 # -so with -bso: the log goes where -bso says (2: stderr, its "- name"
 # lines under -bb too); a writing command refuses -bso1 beside the data;
-# -bso, -bse, -bsp need their number
+# -bso, -bse, -bsp need their number; -t wins over -stx (which excludes
+# a type from the guess only)
 for c in "x -so -bso2 arc.7z" "e -so -bso2 -bb3 arc.7z" "x -so -bso0 arc.7z" "a -so -an -txz -bso1 one.txt" \
-         "a -so -an -ttar -bso2 one.txt" "d -so -bso1 arc.7z src/a.txt" "l -bso arc.7z" "t -bse arc.7z" "x -bsp -oout arc.7z"; do
+         "a -so -an -ttar -bso2 one.txt" "d -so -bso1 arc.7z src/a.txt" "l -bso arc.7z" "t -bse arc.7z" "x -bsp -oout arc.7z" \
+         "l -t7z -stx7z arc.7z" "x -tzip -stxzip -oout arc.zip" "l -t* -stx7z arc.7z"; do
     # shellcheck disable=SC2086
     row same $c
 done
