@@ -515,7 +515,6 @@ static fz7_status finish_coder(fz7_zip_writer *w, zip_entry *e)
     if (e->method == ZIP_METHOD_BZIP2) {
         st = fz7_bzip2_enc_finish(w->bz);
         fz7_bzip2_enc_free(w->bz);
-    fz7_ppmd8_enc_free(w->ppmd);
         w->bz = NULL;
     } else if (e->method == ZIP_METHOD_PPMD) {
         st = fz7_ppmd8_enc_finish(w->ppmd);
@@ -1138,6 +1137,7 @@ void fz7_zip_writer_free(fz7_zip_writer *w)
         return;
     fz7_deflate_enc_free(w->enc);
     fz7_bzip2_enc_free(w->bz);
+    fz7_ppmd8_enc_free(w->ppmd);
     fz7_lzma_enc_free(w->lz);
     fz7_xz_writer_free(w->xz);
     if (w->cur.data_fd >= 0)
