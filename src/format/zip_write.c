@@ -35,8 +35,10 @@
 #define U32_MAX 0xffffffffu
 #define COPY_CHUNK ((size_t)1 << 16)
 /* A local header's extras besides the Unicode Path: zip64 (20), UT (9)
- * and AES (11) */
+ * and AES (11); a central record's: zip64 (28), NTFS (36) or UT (9), and
+ * AES (11) */
 #define LOCAL_EXTRAS_MAX 40u
+#define CENTRAL_EXTRAS_MAX 75u
 #define LOCAL_MAX (ZIP_LFH_LEN + 0xffff + 0xffff)   /* name, extras */
 
 typedef enum zip_crypt_kind { CRYPT_NONE, CRYPT_ZIPCRYPTO, CRYPT_AES } zip_crypt_kind;
@@ -303,7 +305,7 @@ static size_t local_header(const fz7_zip_writer *w, const zip_entry *e, uint8_t 
  * overflows, then the NTFS times and the AES field as 7-Zip orders them. */
 static fz7_status central_record(fz7_zip_writer *w, const zip_entry *e)
 {
-    uint8_t h[ZIP_CDH_LEN], x[28 + 36 + 11];
+    uint8_t h[ZIP_CDH_LEN], x[CENTRAL_EXTRAS_MAX];
     size_t xlen = 0;
     bool big_size = e->size >= U32_MAX, big_packed = e->packed >= U32_MAX, big_off = e->offset >= U32_MAX;
     if (big_size || big_packed || big_off) {
@@ -714,7 +716,7 @@ fz7_status fz7_zip_writer_begin(fz7_zip_writer *w, const fz7_la_entry *le)
         e->flags |= ZIP_FLAG_UTF8;
     /* (a name too long for the field beside the others goes without it) */
     e->upath = has_high_byte(le->name) && w->opts.zip_local_names && utf8_valid(le->name) &&
-               n <= 0xffff - 9 - LOCAL_EXTRAS_MAX;
+               n <= 0xffff - 9 - (CENTRAL_EXTRAS_MAX > LOCAL_EXTRAS_MAX ? CENTRAL_EXTRAS_MAX : LOCAL_EXTRAS_MAX);
     e->size = dir ? 0 : link ? (le->link_target ? strlen(le->link_target) : 0) : le->size;
     if (link && !(e->data_mem = (uint8_t *)strdup(le->link_target ? le->link_target : "")))
         return fail(w, FZ7_E_MEM, "out of memory");

@@ -2,6 +2,7 @@
  * fz7's own readers (entries, sizes, CRCs, attributes, times, bytes), the
  * exact bytes of an empty .xz as xz writes it, block headers with sizes,
  * 7-Zip's solid-block rules, and the input naming/wildcard rules. */
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -17,6 +18,7 @@
 #include "format/7z/7z_write.h"
 #include "format/archive.h"
 #include "format/xz/xz_write.h"
+#include "format/zip_write.h"
 #include "fsio/read_tree.h"
 #include "lzma/lzma_presets.h"
 
@@ -492,6 +494,60 @@ static void test_match_rules(void **s)
     assert_false(fz7_match_rule_test(&r4, "u/a.c"));
 }
 
+/* A long non-ASCII name under -mcl with AES and NTFS times: the central
+ * record's extras (NTFS, Unicode Path with the name, AES) must fit their
+ * 16-bit length, the Unicode Path left out where they would not. */
+static void zip_long_name_case(size_t name_bytes, bool want_upath)
+{
+    char *path = tmp_path(".zip");
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    assert_true(fd >= 0);
+    fz7_la_opts o = {.level = 5, .crypt = FZ7_LA_CRYPT_AES256, .password = "pw", .zip_local_names = true};
+    fz7_zip_writer *w = NULL;
+    char err[128];
+    assert_int_equal(fz7_zip_writer_new(fd, &o, &w, err, sizeof err), FZ7_OK);
+    char *name = malloc(name_bytes + 1);
+    for (size_t i = 0; i < name_bytes; i += 2)
+        name[i] = (char)0xC3, name[i + 1] = (char)0xA9;   /* U+00E9 */
+    name[name_bytes] = 0;
+    fz7_la_entry e = {.name = name, .mode = S_IFREG | 0644, .size = 5, .mtime = 1700000000, .data_fd = -1};
+    assert_int_equal(fz7_zip_writer_begin(w, &e), FZ7_OK);
+    assert_int_equal(fz7_zip_writer_write(w, (const uint8_t *)"hello", 5), FZ7_OK);
+    assert_int_equal(fz7_zip_writer_finish(w), FZ7_OK);
+    fz7_zip_writer_free(w);
+    close(fd);
+    size_t n;
+    uint8_t *b = read_all(path, &n);
+    const uint8_t *eocd = b + n - 22;
+    assert_int_equal(eocd[0] | eocd[1] << 8 | eocd[2] << 16 | (uint32_t)eocd[3] << 24, 0x06054b50u);
+    size_t cd_len = eocd[12] | eocd[13] << 8 | eocd[14] << 16 | (size_t)eocd[15] << 24;
+    size_t cd_off = eocd[16] | eocd[17] << 8 | eocd[18] << 16 | (size_t)eocd[19] << 24;
+    const uint8_t *c = b + cd_off;
+    size_t nl = c[28] | c[29] << 8, xl = c[30] | c[31] << 8, cl = c[32] | c[33] << 8;
+    assert_int_equal(nl, name_bytes);
+    assert_int_equal(46 + nl + xl + cl, cd_len);
+    bool upath = false;
+    for (size_t at = 0; at < xl;) {   /* the extras tile the field exactly */
+        assert_true(at + 4 <= xl);
+        const uint8_t *x = c + 46 + nl + at;
+        upath |= (x[0] | x[1] << 8) == 0x7075;
+        at += 4 + (size_t)(x[2] | x[3] << 8);
+        assert_true(at <= xl);
+    }
+    assert_int_equal(upath, want_upath);
+    free(b);
+    free(name);
+    unlink(path);
+    free(path);
+}
+
+static void test_zip_long_name_extras(void **s)
+{
+    (void)s;
+    zip_long_name_case(65450, true);    /* 0xffff - 9 - (36 + 11 + 28) and under: the field fits */
+    zip_long_name_case(65486, false);   /* room in a local header, none in the central record */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -506,6 +562,7 @@ int main(void)
         cmocka_unit_test(test_plan_solid),
         cmocka_unit_test(test_names_and_attrib),
         cmocka_unit_test(test_match_rules),
+        cmocka_unit_test(test_zip_long_name_extras),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
