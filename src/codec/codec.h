@@ -171,10 +171,11 @@ void fz7_ppmd8_zip_props(unsigned order, uint32_t mem, unsigned restore, uint8_t
  * the range decoder's code at 0, as 7-Zip checks. Memory: mem plus about
  * 75 KiB (mem_limit of 0: FZ7_DEFAULT_MEM_LIMIT). _new errors:
  * FZ7_E_UNSUPPORTED (order, mem or restore out of range, FREEZE
- * included), FZ7_E_MEMLIMIT, FZ7_E_MEM. read() errors: FZ7_E_DATA (code
- * out of range, an end marker before out_size bytes or none after them, a
- * final code that is not 0), FZ7_E_TRUNCATED (src ended first), and src's
- * own errors. */
+ * included), FZ7_E_MEMLIMIT, FZ7_E_MEM. read() errors as 7-Zip's zip
+ * decoder reports them: FZ7_E_DATA (code out of range, src ended first,
+ * no end marker after out_size bytes, a final code that is not 0),
+ * FZ7_E_TRUNCATED (an end marker, with the code at 0, before out_size
+ * bytes), and src's own errors. */
 fz7_status fz7_ppmd8_istream_new(fz7_istream *src, unsigned order, uint32_t mem, unsigned restore,
                                  uint64_t out_size, uint64_t mem_limit, fz7_istream **out);
 

@@ -178,13 +178,14 @@ static fz7_status decode_symbol(ppmd8_istream *z, uint8_t *sym)
 
 /* ---- The stream ---- */
 
-/* decode_symbol, where any byte wanted past the end of src makes the
- * stream truncated, whatever the zeros read in its place decoded to. */
+/* decode_symbol, where any byte wanted past the end of src is a data
+ * error, whatever the zeros read in its place decoded to: a zip entry's
+ * bytes are all of its stream, and 7-Zip's decoder says so (S_FALSE). */
 static fz7_status decode_step(ppmd8_istream *z, uint8_t *sym)
 {
     fz7_status st = decode_symbol(z, sym);
-    if (z->in.overrun && (st == FZ7_OK || st == FZ7_E_DATA))
-        return FZ7_E_TRUNCATED;
+    if (z->in.overrun && st == FZ7_OK)
+        return FZ7_E_DATA;
     return st;
 }
 
@@ -200,7 +201,7 @@ static fz7_status ppmd8_fill(ppmd8_istream *z, uint8_t *buf, size_t cap, size_t 
             z->code = (z->code << 8) | v;
         }
         if (z->in.overrun)
-            return FZ7_E_TRUNCATED;
+            return FZ7_E_DATA;
         if (z->code == 0xFFFFFFFFu)
             return FZ7_E_DATA;
         z->started = true;
@@ -208,8 +209,9 @@ static fz7_status ppmd8_fill(ppmd8_istream *z, uint8_t *buf, size_t cap, size_t 
     while (*got < cap && z->left > 0) {
         if ((st = decode_step(z, &buf[*got])))
             return st;
-        if (z->end_mark)
-            return FZ7_E_DATA;   /* the size says there is more */
+        if (z->end_mark)   /* the size says there is more: 7zz's "Unexpected end of data" when the
+                              stream ended right, else its data error */
+            return z->code == 0 ? FZ7_E_TRUNCATED : FZ7_E_DATA;
         (*got)++;
         z->left--;
     }

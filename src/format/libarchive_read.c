@@ -809,6 +809,8 @@ static fz7_status zip_own_data(fz7_archive *a, size_t i, const fz7_extract_cb *c
         unsigned order, restore;
         uint32_t mem;
         st = fz7_istream_read_full(&z->base, h, sizeof h);
+        if (st == FZ7_E_TRUNCATED)
+            st = FZ7_E_DATA;   /* 7zz: the entry's bytes ended, a data error */
         if (st == FZ7_OK)
             st = fz7_ppmd8_zip_props_parse(h, &order, &mem, &restore);
         if (st == FZ7_OK)
@@ -829,8 +831,9 @@ static fz7_status zip_own_data(fz7_archive *a, size_t i, const fz7_extract_cb *c
             break;
         st = zip_sink_data(&sink, buf, got);
     }
-    if (st == FZ7_OK && method == ZIP_METHOD_PPMD) {
-        /* the end marker ends the entry's bytes: one more is a data error, as in 7zz */
+    if ((st == FZ7_OK || st == FZ7_E_TRUNCATED) && method == ZIP_METHOD_PPMD) {
+        /* the end marker ends the entry's bytes: one more is a data error,
+         * as in 7zz (a stream shorter than the size, too) */
         size_t got = 0;
         if (fz7_ppmd8_istream_unread(dec) != 0 ||
             (z->base.read(&z->base, buf, 1, &got) == FZ7_OK && got != 0))

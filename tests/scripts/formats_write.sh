@@ -140,6 +140,31 @@ for m in -mx1 -mx3 -mx5 -mx7 -mx9 "-mx9 -mo=16 -mmem=1m" "-mx5 -mo=2" "-mx7 -mme
     check "zip -mm=PPMd $m: rc=$rc, 7zz's bytes" "[ $rc -eq 0 ] && cmp -s zp7.zip zpf.zip"
 done
 
+# A damaged PPMd entry: its stream cut, a byte after its end marker, an
+# end marker before the size (7zz: Unexpected end of data); fz7 reports
+# what 7zz reports for each, exit 2
+7zz a -bd -tzip -mm=PPMd zpd.zip dir/sub/numbers.txt >/dev/null 2>&1
+python3 - <<'PY'
+import struct
+src = open("zpd.zip", "rb").read()
+ver, flg, meth, tm, dt, crc, cs, us, nl, xl = struct.unpack("<HHHHHIIIHH", src[4:30])
+name, data = src[30:30 + nl], src[30 + nl + xl:30 + nl + xl + cs]
+def build(out, d, size=us):
+    lh = struct.pack("<IHHHHHIIIHH", 0x04034B50, ver, flg, meth, tm, dt, crc, len(d), size, nl, 0) + name
+    cd = struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 63, ver, flg, meth, tm, dt, crc, len(d), size, nl,
+                     0, 0, 0, 0, 0, 0) + name
+    open(out, "wb").write(lh + d + cd + struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, 1, 1, len(cd), len(lh) + len(d), 0))
+build("zpd_cut1.zip", data[:-1]); build("zpd_cut.zip", data[:len(data) // 2]); build("zpd_props.zip", data[:2])
+build("zpd_extra.zip", data + b"\0"); build("zpd_long.zip", data, us + 1)
+PY
+for z in zpd_cut1 zpd_cut zpd_props zpd_extra zpd_long; do
+    7zz t $z.zip >t7.txt 2>&1; r7=$?
+    "$FZ7" t $z.zip >tf.txt 2>&1; rf=$?
+    e7=$(grep -oE 'Data Error|Unexpected end of data|CRC Failed' t7.txt | sort -u)
+    ef=$(grep -oE 'Data Error|Unexpected end of data|CRC Failed' tf.txt | sort -u)
+    check "t $z.zip: fz7 exit $rf '$ef', 7zz exit $r7 '$e7'" "[ $rf = 2 ] && [ $r7 = 2 ] && [ -n \"$e7\" ] && [ \"$ef\" = \"$e7\" ]"
+done
+
 # -mmt and -mcp, which tar takes and ignores as 7zz does
 "$FZ7" a -bd tr.tar dir >/dev/null 2>&1
 "$FZ7" a -bd -mmt4 -mcp=65001 -mtc=on tm.tar dir >/dev/null 2>&1; rc=$?
