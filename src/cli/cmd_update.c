@@ -1059,7 +1059,13 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
         return FZ7_EXIT_FATAL;
     }
     if (type != FZ7_TYPE_AUTO && type != FZ7_TYPE_7Z && !la) {
-        int rc = one_stream_update(o, out, type);
+        /* a name without an extension gets the type's, as below (7zz:
+         * d -txz x works on x.xz) */
+        char named[PATH_MAX];
+        struct fz7_options one = *o;
+        if (fz7_archive_name(o->archive, o->name_mode == 'e' ? "" : fz7_type_extension(type), named, sizeof named))
+            one.archive = named;
+        int rc = one_stream_update(&one, out, type);
         if (rc >= 0)
             return rc;
         /* 7-Zip cannot update a one-file stream either. */

@@ -337,12 +337,13 @@ for m in "a -ppw new.tar" "a -ppw new.tar.gz" "a -ppw new.xz" "a -ppw new.bz2" "
 done
 # an existing file that is not of the type asked for: 7zz's "Open archive"
 # and error block ([type] when -t or the name asks for one), before the
-# scan; d of a missing gzip, bzip2 or xz file (only xz can be empty);
+# scan; d of a missing gzip, bzip2 or xz file (only xz can be empty; a
+# name without an extension gets the type's);
 # types 7zz reads and does not write
 for c in "u -tgzip arc.tar one.txt" "a -tgzip arc.tar one.txt" "a -txz arc.7z one.txt" "a -t7z arc.tar one.txt" \
          "a -t7z one.xz one.txt" "u one.txt one.txt" "d one.txt src/a.txt" "d -tgzip arc.tar src/a.txt" \
          "d -txz arc.7z src/a.txt" "rn -tgzip arc.tar a b" "a -tgzip junk.7z one.txt" "u -tzip junk.7z one.txt" \
-         "d nx.gz one.txt" "d nx.xz one.txt" "d nx.bz2 one.txt" "a -tiso arc.7z one.txt" "u -tudf arc.tar one.txt" \
+         "d nx.gz one.txt" "d nx.xz one.txt" "d nx.bz2 one.txt" "d -txz nx one.txt" "a -tiso arc.7z one.txt" "u -tudf arc.tar one.txt" \
          "d -tiso arc.7z src/a.txt"; do
     # shellcheck disable=SC2086
     row same $c
