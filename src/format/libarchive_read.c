@@ -624,10 +624,18 @@ static fz7_status read_file_data(struct archive *ar, const fz7_entry *e, bool ra
                  (unsigned long long)*done, (unsigned long long)e->size);
         return FZ7_E_DATA;
     }
-    /* A sparse file may end in a hole. */
-    if (e->has_size && *done < e->size &&
-        (*cb_st = send_zeros(cb, e->size - *done)) != FZ7_OK)
-        return *cb_st;
+    /* A tar's sparse file may end in a hole; in another format data that
+     * ends early is damage (a zip entry cut short decodes to nothing and
+     * libarchive checks no CRC then: 7zz's Data Error). */
+    if (e->has_size && *done < e->size) {
+        if ((archive_format(ar) & ARCHIVE_FORMAT_BASE_MASK) != ARCHIVE_FORMAT_TAR) {
+            snprintf(detail, dlen, "%llu bytes of data where the header says %llu",
+                     (unsigned long long)*done, (unsigned long long)e->size);
+            return FZ7_E_DATA;
+        }
+        if ((*cb_st = send_zeros(cb, e->size - *done)) != FZ7_OK)
+            return *cb_st;
+    }
     return FZ7_OK;
 }
 

@@ -143,21 +143,28 @@ done
 # A damaged PPMd entry: its stream cut, a byte after its end marker, an
 # end marker before the size (7zz: Unexpected end of data); fz7 reports
 # what 7zz reports for each, exit 2
+# A Deflate entry cut to nothing (libarchive decodes no byte and checks no
+# CRC: fz7 once padded it with zeros, exit 0) or to half: a Data Error too
 7zz a -bd -tzip -mm=PPMd zpd.zip dir/sub/numbers.txt >/dev/null 2>&1
+7zz a -bd -tzip -mm=Deflate zdd.zip dir/sub/numbers.txt >/dev/null 2>&1
 python3 - <<'PY'
 import struct
-src = open("zpd.zip", "rb").read()
-ver, flg, meth, tm, dt, crc, cs, us, nl, xl = struct.unpack("<HHHHHIIIHH", src[4:30])
-name, data = src[30:30 + nl], src[30 + nl + xl:30 + nl + xl + cs]
-def build(out, d, size=us):
-    lh = struct.pack("<IHHHHHIIIHH", 0x04034B50, ver, flg, meth, tm, dt, crc, len(d), size, nl, 0) + name
-    cd = struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 63, ver, flg, meth, tm, dt, crc, len(d), size, nl,
-                     0, 0, 0, 0, 0, 0) + name
-    open(out, "wb").write(lh + d + cd + struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, 1, 1, len(cd), len(lh) + len(d), 0))
-build("zpd_cut1.zip", data[:-1]); build("zpd_cut.zip", data[:len(data) // 2]); build("zpd_props.zip", data[:2])
-build("zpd_extra.zip", data + b"\0"); build("zpd_long.zip", data, us + 1)
+for arc, pre in (("zdd.zip", "zdd"), ("zpd.zip", "zpd")):
+    src = open(arc, "rb").read()
+    ver, flg, meth, tm, dt, crc, cs, us, nl, xl = struct.unpack("<HHHHHIIIHH", src[4:30])
+    name, data = src[30:30 + nl], src[30 + nl + xl:30 + nl + xl + cs]
+    def build(out, d, size=us):
+        lh = struct.pack("<IHHHHHIIIHH", 0x04034B50, ver, flg, meth, tm, dt, crc, len(d), size, nl, 0) + name
+        cd = struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 63, ver, flg, meth, tm, dt, crc, len(d), size, nl,
+                         0, 0, 0, 0, 0, 0) + name
+        open(out, "wb").write(lh + d + cd + struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, 1, 1, len(cd), len(lh) + len(d), 0))
+    if pre == "zdd":
+        build("zdd_empty.zip", b""); build("zdd_cut.zip", data[:len(data) // 2])
+        continue
+    build("zpd_cut1.zip", data[:-1]); build("zpd_cut.zip", data[:len(data) // 2]); build("zpd_props.zip", data[:2])
+    build("zpd_extra.zip", data + b"\0"); build("zpd_long.zip", data, us + 1)
 PY
-for z in zpd_cut1 zpd_cut zpd_props zpd_extra zpd_long; do
+for z in zdd_empty zdd_cut zpd_cut1 zpd_cut zpd_props zpd_extra zpd_long; do
     7zz t $z.zip >t7.txt 2>&1; r7=$?
     "$FZ7" t $z.zip >tf.txt 2>&1; rf=$?
     e7=$(grep -oE 'Data Error|Unexpected end of data|CRC Failed' t7.txt | sort -u)
