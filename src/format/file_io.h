@@ -22,8 +22,9 @@ fz7_status fz7_pread_full(int fd, void *buf, size_t n, uint64_t offset);
 
 /* The bytes of an archive: one file, or the volumes of a split archive
  * (name.001, name.002, ... as `7zz a -v` makes them) read in order as one
- * byte space. Every volume stays open until fz7_volumes_close; reads are
- * pread calls, so several readers may share one set. */
+ * byte space. The first 16 volumes stay open until fz7_volumes_close, a
+ * later one is opened for each read; reads are pread calls, so several
+ * readers may share one set. */
 typedef struct fz7_volumes fz7_volumes;
 
 /* Opens path. When its name ends in a run of digits whose value is 1
