@@ -662,7 +662,8 @@ static int la_next_header(struct archive *ar, struct archive_entry **ae)
 }
 
 /* Whether fz7 decodes entry i of a zip itself: Deflate64, which 7-Zip
- * writes and libarchive cannot read; PPMd (var.I), fz7's own codec;
+ * writes and libarchive cannot read; PPMd (var.I), fz7's own codec; LZMA,
+ * whose end marker libarchive does not require where the flag says it is;
  * encrypted BZip2, LZMA and xz, which libarchive reads undecrypted; and
  * an encrypted symbolic link, whose target libarchive hands over still
  * encrypted. */
@@ -673,7 +674,7 @@ static bool zip_own(const la_priv *p, size_t i)
         return false;
     uint16_t method = r->aes ? r->aes_method : r->method;
     bool enc = r->flags & ZIP_FLAG_ENCRYPTED;
-    return method == ZIP_METHOD_DEFLATE64 || method == ZIP_METHOD_PPMD ||
+    return method == ZIP_METHOD_DEFLATE64 || method == ZIP_METHOD_PPMD || method == ZIP_METHOD_LZMA ||
            (enc && (method == ZIP_METHOD_BZIP2 || method == ZIP_METHOD_LZMA || method == ZIP_METHOD_XZ)) ||
            (enc && p->kinds[i] == LA_SYMLINK);
 }
@@ -808,8 +809,10 @@ static fz7_status zip_own_data(fz7_archive *a, size_t i, const fz7_extract_cb *c
         st = fz7_istream_read_full(&z->base, h, sizeof h);
         if (st == FZ7_OK && fz7_get16le(h + 2) != 5)
             st = FZ7_E_UNSUPPORTED;
+        /* bit 1: the stream ends with its marker, which must be there (7zz) */
         if (st == FZ7_OK)
-            st = fz7_lzma_istream_new(&z->base, h + 4, r->size, a->opts.mem_limit, &dec);
+            st = fz7_lzma_istream_new(&z->base, h + 4, r->flags & ZIP_FLAG_LZMA_EOS ? UINT64_MAX : r->size,
+                                      a->opts.mem_limit, &dec);
     }
     if (st == FZ7_OK && method == ZIP_METHOD_PPMD) {
         /* APPNOTE 5.10: 2 bytes of properties, then the stream */
@@ -847,6 +850,16 @@ static fz7_status zip_own_data(fz7_archive *a, size_t i, const fz7_extract_cb *c
             (z->base.read(&z->base, buf, 1, &got) == FZ7_OK && got != 0))
             st = FZ7_E_DATA;
     }
+    if (method == ZIP_METHOD_LZMA && dec && st == FZ7_OK) {
+        /* its end (marker, or the size) ends the entry's bytes, as in 7zz */
+        size_t got = 0;
+        if (fz7_lzma_istream_unread(dec) != 0 || (z->base.read(&z->base, buf, 1, &got) == FZ7_OK && got != 0))
+            st = FZ7_E_DATA;
+    }
+    /* 7zz calls every damage of an LZMA entry a Data Error: cut short, or
+     * its end marker before or after the size */
+    if (method == ZIP_METHOD_LZMA && (st == FZ7_E_TRUNCATED || (st == FZ7_OK && sink.n != r->size)))
+        st = FZ7_E_DATA;
     uint32_t crc = sink.crc;
     uint64_t n = sink.n;
     if (dec)

@@ -144,12 +144,14 @@ done
 # end marker before the size (7zz: Unexpected end of data); fz7 reports
 # what 7zz reports for each, exit 2
 # A Deflate entry cut to nothing (libarchive decodes no byte and checks no
-# CRC: fz7 once padded it with zeros, exit 0) or to half: a Data Error too
+# CRC: fz7 once padded it with zeros, exit 0) or to half, an LZMA entry
+# whose end marker is cut, followed or early: a Data Error too
 7zz a -bd -tzip -mm=PPMd zpd.zip dir/sub/numbers.txt >/dev/null 2>&1
 7zz a -bd -tzip -mm=Deflate zdd.zip dir/sub/numbers.txt >/dev/null 2>&1
+7zz a -bd -tzip -mm=LZMA zld.zip dir/sub/numbers.txt >/dev/null 2>&1
 python3 - <<'PY'
 import struct
-for arc, pre in (("zdd.zip", "zdd"), ("zpd.zip", "zpd")):
+for arc, pre in (("zdd.zip", "zdd"), ("zld.zip", "zld"), ("zpd.zip", "zpd")):
     src = open(arc, "rb").read()
     ver, flg, meth, tm, dt, crc, cs, us, nl, xl = struct.unpack("<HHHHHIIIHH", src[4:30])
     name, data = src[30:30 + nl], src[30 + nl + xl:30 + nl + xl + cs]
@@ -161,10 +163,13 @@ for arc, pre in (("zdd.zip", "zdd"), ("zpd.zip", "zpd")):
     if pre == "zdd":
         build("zdd_empty.zip", b""); build("zdd_cut.zip", data[:len(data) // 2])
         continue
+    if pre == "zld":   # LZMA with its end marker (bit 1): cut, a byte after it, a size past it
+        build("zld_cut1.zip", data[:-1]); build("zld_extra.zip", data + b"\0"); build("zld_long.zip", data, us + 1)
+        continue
     build("zpd_cut1.zip", data[:-1]); build("zpd_cut.zip", data[:len(data) // 2]); build("zpd_props.zip", data[:2])
     build("zpd_extra.zip", data + b"\0"); build("zpd_long.zip", data, us + 1)
 PY
-for z in zdd_empty zdd_cut zpd_cut1 zpd_cut zpd_props zpd_extra zpd_long; do
+for z in zdd_empty zdd_cut zld_cut1 zld_extra zld_long zpd_cut1 zpd_cut zpd_props zpd_extra zpd_long; do
     7zz t $z.zip >t7.txt 2>&1; r7=$?
     "$FZ7" t $z.zip >tf.txt 2>&1; rf=$?
     e7=$(grep -oE 'Data Error|Unexpected end of data|CRC Failed' t7.txt | sort -u)
