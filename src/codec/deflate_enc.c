@@ -20,6 +20,7 @@
 #include "codec/codec.h"
 #include "codec/deflate_tables.h"
 #include "lz/lz_mf.h"
+#include "lz/match_len.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,10 @@
 #define ABSENT_COST 6u
 /* 7zz's largest pass=. */
 #define MAX_PASSES 15u
+/* The input buffer in windows: a slide rescans every hash head, so it
+ * moves the buffer down once per (WIN_WINDOWS - 1) windows of input, not
+ * once per window. */
+#define WIN_WINDOWS 32u
 
 /* One parse of a block: its symbols and their counts. */
 typedef struct parse {
@@ -102,10 +107,11 @@ struct fz7_deflate_enc {
     uint32_t passes;             /* parses per block: 1, or the seed and pass= shortest paths */
     reparse_buf rp;              /* passes >= 2 only */
 
-    uint8_t *win;                /* 2 * wsize bytes */
+    uint8_t *win;                /* WIN_WINDOWS * wsize bytes */
     uint32_t win_len, pos, ins;  /* bytes held, next to code, next to hash */
     int64_t block_start;         /* the block's first byte in win; < 0 after a slide */
     uint32_t *head, *prev;       /* HASH_BITS heads; prev by pos % wsize */
+    fz7_match_len_fn match_len;  /* the CPU's kernel (the same lengths on every path) */
     uint32_t held_len, held_dist;/* lazy: the match found at pos, not yet taken */
     bool held;
 
@@ -573,19 +579,28 @@ static inline uint32_t hash3(const uint8_t *p)
 /* Hashes every position below upto that has 3 bytes. */
 static void insert_to(fz7_deflate_enc *e, uint32_t upto)
 {
-    for (; e->ins < upto && e->ins + MIN_MATCH <= e->win_len; e->ins++) {
-        uint32_t h = hash3(e->win + e->ins);
-        e->prev[e->ins & (e->wsize - 1)] = e->head[h];
-        e->head[h] = e->ins + 1;
+    /* Locals: the stores into the tables would otherwise make every field
+     * be loaded again each position. */
+    uint32_t i = e->ins, end = e->win_len < MIN_MATCH ? 0 : e->win_len - MIN_MATCH + 1;
+    if (end > upto)
+        end = upto;
+    const uint8_t *win = e->win;
+    uint32_t *head = e->head, *prev = e->prev, mask = e->wsize - 1;
+    for (; i < end; i++) {
+        uint32_t h = hash3(win + i);
+        prev[i & mask] = head[h];
+        head[h] = i + 1;
     }
+    if (i > e->ins)
+        e->ins = i;
 }
 
 /* Walks the hash chain from c (a position + 1) for the longest match at
  * buf + p, up to lim bytes, at most depth links and wsize back; stops at
  * nice bytes. Returns the longest length (0 when none), its distance in
  * *dist. */
-static uint32_t walk_chain(const uint8_t *buf, const uint32_t *prev, uint32_t wsize, uint32_t c,
-                           uint32_t p, uint32_t lim, uint32_t depth, uint32_t nice, uint32_t *dist)
+static uint32_t walk_chain(fz7_match_len_fn match_len, const uint8_t *buf, const uint32_t *prev, uint32_t wsize,
+                           uint32_t c, uint32_t p, uint32_t lim, uint32_t depth, uint32_t nice, uint32_t *dist)
 {
     const uint8_t *cur = buf + p;
     uint32_t best = 0;
@@ -595,9 +610,7 @@ static uint32_t walk_chain(const uint8_t *buf, const uint32_t *prev, uint32_t ws
             break;
         const uint8_t *q = buf + at;
         if (q[best] == cur[best] && q[0] == cur[0]) {
-            uint32_t l = 0;
-            while (l < lim && q[l] == cur[l])
-                l++;
+            uint32_t l = fz7_match_len_step(match_len, cur, q, lim);
             if (l > best) {
                 best = l;
                 *dist = p - at;
@@ -621,15 +634,16 @@ static uint32_t find_match(fz7_deflate_enc *e, uint32_t p, uint32_t *dist)
     if (avail < MIN_MATCH)
         return 0;
     uint32_t lim = avail < e->max_len ? avail : e->max_len;
-    uint32_t best = walk_chain(e->win, e->prev, e->wsize, e->head[hash3(e->win + p)], p, lim, e->seed_depth,
+    uint32_t best = walk_chain(e->match_len, e->win, e->prev, e->wsize, e->head[hash3(e->win + p)], p, lim, e->seed_depth,
                                e->seed_nice, dist);
     return best >= MIN_MATCH ? best : 0;
 }
 
-/* Moves the upper window down when pos nears the end of the buffer. */
+/* Moves the buffer down when pos nears its end, keeping the window before
+ * pos: by whole windows, so that prev's slots (pos % wsize) stay. */
 static void slide(fz7_deflate_enc *e)
 {
-    uint32_t w = e->wsize;
+    uint32_t w = (e->pos - e->wsize) & ~(e->wsize - 1);
     memmove(e->win, e->win + w, e->win_len - w);
     e->win_len -= w;
     e->pos -= w;
@@ -637,7 +651,7 @@ static void slide(fz7_deflate_enc *e)
     e->block_start -= w;
     for (uint32_t i = 0; i < (1u << HASH_BITS); i++)
         e->head[i] = e->head[i] > w ? e->head[i] - w : NIL;
-    for (uint32_t i = 0; i < w; i++)
+    for (uint32_t i = 0; i < e->wsize; i++)
         e->prev[i] = e->prev[i] > w ? e->prev[i] - w : NIL;
 }
 
@@ -911,6 +925,7 @@ fz7_status fz7_deflate_enc_new_opts(const fz7_deflate_enc_opts *o, bool deflate6
     e->dst = dst;
     e->d64 = deflate64;
     e->wsize = deflate64 ? 65536 : 32768;
+    e->match_len = fz7_match_len_pick()->fn;
     e->max_len = deflate64 ? 257 : MAX_MATCH;
     /* Links or cycles per search, the match length that ends one, the
      * parse, and the shortest-path parses of each block. */
@@ -936,7 +951,7 @@ fz7_status fz7_deflate_enc_new_opts(const fz7_deflate_enc_opts *o, bool deflate6
     e->seed_nice = optimal && e->nice > SEED_NICE ? SEED_NICE : e->nice;
     e->first.sym = e->sym_buf;
     e->first.dist = e->dist_buf;
-    e->win = malloc(2 * (size_t)e->wsize);
+    e->win = malloc(WIN_WINDOWS * (size_t)e->wsize);
     e->head = calloc((size_t)1 << HASH_BITS, sizeof *e->head);
     e->prev = calloc(e->wsize, sizeof *e->prev);
     bool ok = e->win && e->head && e->prev;
@@ -980,11 +995,11 @@ void fz7_deflate_enc_restart(fz7_deflate_enc *e)
 fz7_status fz7_deflate_enc_write(fz7_deflate_enc *e, const uint8_t *p, size_t n)
 {
     while (n && e->err == FZ7_OK) {
-        if (e->win_len == 2 * e->wsize) {
+        if (e->win_len == WIN_WINDOWS * e->wsize) {
             compress(e, false);
             slide(e);
         }
-        size_t k = 2 * e->wsize - e->win_len;
+        size_t k = WIN_WINDOWS * e->wsize - e->win_len;
         if (k > n)
             k = n;
         memcpy(e->win + e->win_len, p, k);
