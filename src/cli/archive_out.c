@@ -134,6 +134,13 @@ void fz7_scan_warnings_free(fz7_scan_warnings *sw)
 
 /* ---- messages ------------------------------------------------------------- */
 
+void fz7_print_one_stream_end(FILE *f, uint64_t archive_bytes)
+{
+    fprintf(f, "\n\nFiles read from disk: 0\nArchive size: ");
+    fz7_print_size(f, archive_bytes);
+    fprintf(f, "\nEverything is Ok\n");
+}
+
 void fz7_print_size(FILE *f, uint64_t v)
 {
     fprintf(f, "%llu bytes", (unsigned long long)v);

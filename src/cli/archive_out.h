@@ -59,6 +59,10 @@ void fz7_scan_warnings_free(fz7_scan_warnings *sw);
  * from 10 GiB, rounded up). */
 void fz7_print_size(FILE *f, uint64_t bytes);
 
+/* 7zz's last lines when a one-file stream (xz, gzip, bzip2) was updated
+ * without reading a file: none read, the archive's size, Everything is Ok. */
+void fz7_print_one_stream_end(FILE *f, uint64_t archive_bytes);
+
 /* An item's name on a line of a listing, as 7-Zip prints it: a newline or
  * carriage return in it as '_', so one item stays one line. */
 void fz7_print_name(FILE *f, const char *name);

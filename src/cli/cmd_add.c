@@ -52,6 +52,7 @@ typedef struct add_run {
     fz7_progress *progress;  /* the line on a terminal (-bsp); NULL = off */
     int sse_errno;           /* -sse: the error that stopped the command */
     bool *replaces;          /* per tree item: an old entry has its name (-bb1 "U") */
+    uint8_t rules[FZ7_PAIR_STATES]; /* -u's, for the archive itself (ruled_one_stream) */
 } add_run;
 
 /* An input that cannot be opened or read: a warning, or with -sse the end
@@ -518,6 +519,62 @@ static bool same_base_name(const fz7_tree *tree, const char *name)
     return false;
 }
 
+/* a or u with -u rules on an existing file of one stream, whose entry is
+ * old: the rules pair it with the items on disk as for any archive, and
+ * since the file holds one file, it is written only when one is left (as
+ * 7zz plans it). The entry kept: the file stays as it is (0, after 7zz's
+ * lines). One file added: r's tree is cut to it, *replacing set and
+ * *dropped when the entry goes (-1: the caller writes it). Any other
+ * count: 7zz's lines and E_INVALIDARG (2). */
+static int ruled_one_stream(add_run *r, const fz7_entry *old, const char *path, bool *replacing, bool *dropped)
+{
+    const struct fz7_options *o = r->o;
+    const uint8_t *act = r->rules;
+    size_t pair = SIZE_MAX;
+    for (size_t k = 0; k < r->tree.count && pair == SIZE_MAX; k++) {
+        const fz7_tree_item *it = &r->tree.items[k];
+        if (it->kind != FZ7_ITEM_DIR && (o->case_sensitive ? strcmp : strcasecmp)(it->name, old->path) == 0)
+            pair = k;
+    }
+    fz7_pair_state es = pair != SIZE_MAX ? fz7_pair_state_of(old, &r->tree.items[pair])
+                        : fz7_selected(o, old->path) ? FZ7_PAIR_ARCHIVE_ONLY : FZ7_PAIR_UNMATCHED;
+    bool kept = act[es] == FZ7_ACT_COPY, replaced = pair != SIZE_MAX && act[es] == FZ7_ACT_COMPRESS;
+    uint64_t dirs = 0, files = 0, bytes = 0;
+    size_t pick = SIZE_MAX;
+    for (size_t k = 0; k < r->tree.count; k++) {
+        const fz7_tree_item *it = &r->tree.items[k];
+        if (k == pair ? !replaced : act[FZ7_PAIR_DISK_ONLY] != FZ7_ACT_COMPRESS)
+            continue;
+        if (it->kind == FZ7_ITEM_DIR)
+            dirs++;
+        else
+            files++, bytes += it->size;
+        pick = k;
+    }
+    uint64_t size = old->has_size ? old->size : 0;
+    FILE *out = r->out;
+    if (!kept && dirs == 0 && files == 1) {
+        fz7_tree_keep_only(&r->tree, pick);
+        *replacing = true;
+        *dropped = !replaced;
+        return -1;
+    }
+    fprintf(out, "Updating archive: %s\n\n", path);
+    if (!kept && !replaced)
+        fz7_print_counts(out, "\nDelete data from archive: ", 0, 1, size);
+    if (kept)
+        fz7_print_counts(out, "Keep old data in archive: ", 0, 1, size);
+    fz7_print_counts(out, "Add new data to archive: ", dirs, files, bytes);
+    if (kept && dirs == 0 && files == 0) {
+        struct stat sb;
+        fz7_print_one_stream_end(out, stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0);
+        return 0;
+    }
+    fputc('\n', out);
+    fflush(out);
+    return fz7_invalid_arg(path, "the update rules leave other than one file, and this format holds one");
+}
+
 static fz7_status stdin_item(add_run *r, const char *archive_base, bool xz)
 {
     (void)xz;
@@ -610,6 +667,11 @@ int fz7_cmd_add(const struct fz7_options *o)
      * the rules p1q1r2x2y2z2w2). */
     if (fz7_has_update_rules(o) || (o->archive && adds_to_tar_or_zip(o)))
         return fz7_cmd_update(o);
+    return fz7_cmd_add_ruled(o);
+}
+
+int fz7_cmd_add_ruled(const struct fz7_options *o)
+{
     FILE *out = fz7_msg_stream(o);
     fz7_print_banner(out);
     /* -v: the archive is cut into volumes once complete. */
@@ -701,6 +763,15 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
     r.o = o;
     r.out = out;
     r.scan.count = &r.warnings;
+    if (fz7_has_update_rules(o)) {   /* checked as 7zz checks them, before the archive is opened */
+        fz7_update_targets ts = {0};
+        int prc = fz7_update_targets_parse(o, &ts);
+        if (prc == 0 && ts.n)
+            memcpy(r.rules, ts.t[0].act, sizeof r.rules);
+        fz7_update_targets_free(&ts);
+        if (prc)
+            return prc;
+    }
     char why[512] = "";
     fz7_status st = la ? fz7_la_settings_make(o, la_kind, &r.la, &r.set.refuse_late, why, sizeof why)
                        : fz7_settings_make(o, xz, &r.set, why, sizeof why);
@@ -798,6 +869,8 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
      * the file added again (7zz: a nightly `a x.gz f` runs every night);
      * its block comes before the scan, as 7zz prints it. */
     char *gz_name = NULL;
+    fz7_entry gz_entry;   /* its times and size, for -u's states */
+    memset(&gz_entry, 0, sizeof gz_entry);
     if (exists && one_stream && !o->to_stdout && !o->from_stdin) {
         fz7_open_opts oo = {0};
         char err[256] = "";
@@ -807,7 +880,9 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
             fprintf(out, "Open archive: %s\n", path);
             fz7_print_archive_block(out, path, old, NULL);
             fputc('\n', out);
-            gz_name = strdup(fz7_archive_entry(old, 0)->path);
+            gz_entry = *fz7_archive_entry(old, 0);
+            gz_name = strdup(gz_entry.path);
+            gz_entry.path = gz_name;
         }
         fz7_archive_close(old);
         old = NULL;
@@ -844,7 +919,17 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
      * file of another kind is not ours to overwrite (7zz refuses both;
      * xz(1) without -f too). */
     bool replacing = gz_name && n_files == 1 && n_dirs == 0 && same_base_name(&r.tree, gz_name);
-    free(gz_name);
+    bool dropped = false;   /* -u's rules dropped the old entry: 7zz's line for it */
+    if (gz_name && fz7_has_update_rules(o)) {
+        rc = ruled_one_stream(&r, &gz_entry, path, &replacing, &dropped);
+        free(gz_name);
+        if (rc >= 0)
+            goto done;
+        rc = 0;
+        fz7_tree_counts(&r.tree, &n_dirs, &n_files, &n_bytes);
+    } else {
+        free(gz_name);
+    }
     if (exists && one_stream && !o->to_stdout && !replacing) {
         fz7_open_opts oo = {0};
         char err[256] = "";
@@ -860,9 +945,7 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
             if (e && n_files == 0 && n_dirs == 0) {
                 /* nothing new (all excluded): the file stays as it is, as 7zz ends */
                 struct stat sb;
-                fprintf(out, "\n\nFiles read from disk: 0\nArchive size: ");
-                fz7_print_size(out, stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0);
-                fprintf(out, "\nEverything is Ok\n");
+                fz7_print_one_stream_end(out, stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0);
                 goto done;
             }
             fputc('\n', out);
@@ -907,6 +990,8 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
             fz7_print_counts(out, "Keep old data in archive: ", kept_dirs, kept_files, kept_bytes);
     } else {
         fprintf(out, "%s archive: %s\n\n", replacing ? "Updating" : "Creating", o->to_stdout ? "stdout" : path);
+        if (dropped)
+            fz7_print_counts(out, "\nDelete data from archive: ", 0, 1, gz_entry.has_size ? gz_entry.size : 0);
     }
     if (o->nt_streams) {   /* -sns, -sni: 7zz's writer refuses them on Linux */
         fflush(out);

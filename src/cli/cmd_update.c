@@ -110,33 +110,6 @@ static int cmp_entry_path(const void *x, const void *y)
     return g_sort_case_sensitive ? strcmp(a, b) : strcasecmp(a, b);
 }
 
-/* FILETIME precision (100 ns), the precision a .7z keeps. */
-static int64_t ticks_of(int64_t sec, uint32_t nsec)
-{
-    return sec * 10000000 + (int64_t)(nsec / 100u);
-}
-
-/* A file's mtime (sec, nsec) and an entry's, in the units the entry's
- * time has (FZ7_MTIME_*), as 7zz compares them: FILETIME ticks, whole
- * seconds (the file's cut down), or DOS time (the file's rounded up to an
- * even second, as 7-Zip writes it). */
-static void comparable_times(const fz7_entry *e, int64_t sec, uint32_t nsec, int64_t *disk, int64_t *arc)
-{
-    switch (e->mtime_prec) {
-    case FZ7_MTIME_SECONDS:
-        *disk = sec;
-        *arc = e->mtime;
-        return;
-    case FZ7_MTIME_DOS:
-        *disk = (sec + (nsec != 0) + 1) & ~(int64_t)1;
-        *arc = e->mtime;
-        return;
-    default:
-        *disk = ticks_of(sec, nsec);
-        *arc = ticks_of(e->mtime, e->mtime_nsec);
-    }
-}
-
 /* a, u (and d with rules that need it): scan the names on disk (everything here when none are given, as
  * 7-Zip does) and pair each item with the archive's entry of the same
  * name and kind (a file and a folder of one name are two items, as in
@@ -204,16 +177,7 @@ static fz7_status pair_inputs(update_run *r, const struct stat *arc_sb, bool arc
             continue;
         r->pair_of_item[k] = found;
         const fz7_entry *e = fz7_archive_entry(r->old, (size_t)found);
-        fz7_pair_state ps;
-        if (!e->has_mtime) {
-            ps = FZ7_PAIR_ARCHIVE_NEWER;
-        } else {
-            int64_t disk, arc;
-            comparable_times(e, it->mtime, it->mtime_nsec, &disk, &arc);
-            ps = disk < arc ? FZ7_PAIR_ARCHIVE_NEWER : disk > arc ? FZ7_PAIR_ARCHIVE_OLDER
-                 : it->size == e->size ? FZ7_PAIR_SAME : FZ7_PAIR_UNKNOWN;
-        }
-        r->state[found] = ps;
+        r->state[found] = fz7_pair_state_of(e, it);
     }
     free(by_path);
     return FZ7_OK;
@@ -899,9 +863,7 @@ static int one_stream_rewrite(const struct fz7_options *o, FILE *out, const stru
         fprintf(stderr, "\nERROR: %s : %s\n", o->archive, cerr ? strerror(cerr) : fz7_status_str(st));
         return FZ7_EXIT_FATAL;
     }
-    fprintf(out, "\n\nFiles read from disk: 0\nArchive size: ");
-    fz7_print_size(out, arc_size);
-    fprintf(out, "\nEverything is Ok\n");
+    fz7_print_one_stream_end(out, arc_size);
     return 0;
 }
 
@@ -966,9 +928,7 @@ static int one_stream_update(const struct fz7_options *o, FILE *out, fz7_type ty
     }
     if (drop || (to && type == FZ7_TYPE_GZIP))
         return one_stream_rewrite(o, out, &sb, drop, to);
-    fprintf(out, "\n\nFiles read from disk: 0\nArchive size: ");
-    fz7_print_size(out, (uint64_t)sb.st_size);
-    fprintf(out, "\nEverything is Ok\n");
+    fz7_print_one_stream_end(out, (uint64_t)sb.st_size);
     return 0;
 }
 
@@ -990,13 +950,21 @@ static void stamp_newest(const update_run *r)
 
 int fz7_cmd_update(const struct fz7_options *o)
 {
-    if (o->command == FZ7_CMD_UPDATE && o->archive && !fz7_has_update_rules(o)) {
+    if ((o->command == FZ7_CMD_UPDATE || o->command == FZ7_CMD_ADD) && o->archive) {
         /* u on a file of one stream is a: it replaces the one entry by a
-         * file of its name and refuses others, as 7zz does. */
+         * file of its name and refuses others, as 7zz does; with -u rules
+         * for the file itself, a keeps or writes it when they leave one. */
         const char *canon = NULL;
         fz7_type t = o->type != FZ7_TYPE_AUTO ? o->type : fz7_type_for_writing(o->archive, &canon);
-        if (t == FZ7_TYPE_XZ || t == FZ7_TYPE_GZIP || t == FZ7_TYPE_BZIP2)
-            return fz7_cmd_add(o);
+        if (t == FZ7_TYPE_XZ || t == FZ7_TYPE_GZIP || t == FZ7_TYPE_BZIP2) {
+            if (!fz7_has_update_rules(o))
+                return fz7_cmd_add(o);
+            bool itself = true;   /* no -u- and no -u...!name */
+            for (size_t i = 0; i < o->n_update_rules; i++)
+                itself &= strcmp(o->update_rules[i], "-") != 0 && !strchr(o->update_rules[i], '!');
+            if (itself)
+                return fz7_cmd_add_ruled(o);
+        }
     }
     FILE *out = fz7_msg_stream(o);
     fz7_print_banner(out);

@@ -11,6 +11,9 @@ struct fz7_options;
 /* `a`: create or add to a .7z/.xz archive (cmd_add.c); with -u switches
  * it is fz7_cmd_update with a's rules. */
 int fz7_cmd_add(const struct fz7_options *o);
+/* a as it is, -u's rules included: a or u with rules for an xz, gzip or
+ * bzip2 file itself (cmd_update.c sends them; the file holds one). */
+int fz7_cmd_add_ruled(const struct fz7_options *o);
 
 /* `u`, `d` and `rn` on a .7z (and `a` with -u), chosen by o->command and
  * the -u rules: each result goes to a temporary file renamed into place;

@@ -102,3 +102,40 @@ void fz7_update_targets_free(fz7_update_targets *ts)
     ts->t = NULL;
     ts->n = 0;
 }
+
+/* FILETIME precision (100 ns), the precision a .7z keeps. */
+static int64_t ticks_of(int64_t sec, uint32_t nsec)
+{
+    return sec * 10000000 + (int64_t)(nsec / 100u);
+}
+
+/* A file's mtime (sec, nsec) and an entry's, in the units the entry's
+ * time has (FZ7_MTIME_*), as 7zz compares them: FILETIME ticks, whole
+ * seconds (the file's cut down), or DOS time (the file's rounded up to an
+ * even second, as 7-Zip writes it). */
+static void comparable_times(const fz7_entry *e, int64_t sec, uint32_t nsec, int64_t *disk, int64_t *arc)
+{
+    switch (e->mtime_prec) {
+    case FZ7_MTIME_SECONDS:
+        *disk = sec;
+        *arc = e->mtime;
+        return;
+    case FZ7_MTIME_DOS:
+        *disk = (sec + (nsec != 0) + 1) & ~(int64_t)1;
+        *arc = e->mtime;
+        return;
+    default:
+        *disk = ticks_of(sec, nsec);
+        *arc = ticks_of(e->mtime, e->mtime_nsec);
+    }
+}
+
+fz7_pair_state fz7_pair_state_of(const fz7_entry *e, const fz7_tree_item *it)
+{
+    if (!e->has_mtime)
+        return FZ7_PAIR_ARCHIVE_NEWER;
+    int64_t disk, arc;
+    comparable_times(e, it->mtime, it->mtime_nsec, &disk, &arc);
+    return disk < arc ? FZ7_PAIR_ARCHIVE_NEWER : disk > arc ? FZ7_PAIR_ARCHIVE_OLDER
+           : it->size == e->size ? FZ7_PAIR_SAME : FZ7_PAIR_UNKNOWN;
+}

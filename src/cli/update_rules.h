@@ -6,6 +6,8 @@
 #define FZ7_CLI_UPDATE_RULES_H
 
 #include "cli/options.h"
+#include "format/archive.h"
+#include "fsio/read_tree.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -56,6 +58,12 @@ int fz7_update_targets_parse(const struct fz7_options *o, fz7_update_targets *ts
  * state but p is not ignored (d's own rules need no scan, so d deletes the
  * selected entries as q items; d -uq1 scans, as 7zz does). */
 bool fz7_update_target_needs_scan(const fz7_update_target *t);
+
+/* The state of an archive entry and the item on disk of its name: which
+ * is newer, by the time precision the entry has (an entry without a time
+ * counts as newer, as in 7zz), or w when the times agree and the sizes do
+ * not. */
+fz7_pair_state fz7_pair_state_of(const fz7_entry *e, const fz7_tree_item *it);
 
 /* Frees ts's list. */
 void fz7_update_targets_free(fz7_update_targets *ts);

@@ -507,6 +507,15 @@ fz7_status fz7_tree_hardlink_firsts(const fz7_tree *t, size_t **out)
     return FZ7_OK;
 }
 
+void fz7_tree_keep_only(fz7_tree *t, size_t k)
+{
+    for (size_t i = 0; i < t->count; i++)
+        if (i != k)
+            free_item(&t->items[i]);
+    t->items[0] = t->items[k];
+    t->count = 1;
+}
+
 void fz7_tree_free(fz7_tree *t)
 {
     for (size_t i = 0; i < t->count; i++)

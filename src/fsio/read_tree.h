@@ -94,6 +94,9 @@ char *fz7_archive_name_full(const char *arg, int full_paths);
  * entries; NULL when t is empty). FZ7_E_MEM. */
 fz7_status fz7_tree_hardlink_firsts(const fz7_tree *t, size_t **out);
 
+/* Keeps item k alone (the others freed): t then lists one item. */
+void fz7_tree_keep_only(fz7_tree *t, size_t k);
+
 void fz7_tree_free(fz7_tree *t);
 
 #endif

@@ -54,6 +54,7 @@ h = b"\x1f\x8b\x08\x1a" + struct.pack("<I", 1577934245) + b"\x02\x03one.txt\0a c
 h += struct.pack("<H", zlib.crc32(h) & 0xffff)
 open("comment.gz", "wb").write(h + body + struct.pack("<II", zlib.crc32(b"one\n"), 4))'
 cp one.xz one2.xz && cp arc.tar.bz2 one.bz2
+cp arc.tar.gz ru.gz && cp arc.tar.bz2 ru.bz2   # -u rows: their new data is compared by entry
 cp arc.7z arc2.7z
 7zz a -bd -mx0 -v1k vol.7z src >/dev/null     # four volumes
 for i in $(seq 1 100); do echo $i | sha256sum; done >hex.txt
@@ -99,7 +100,7 @@ state() {
             echo "F $f (fixture)"
         else
             case $f in
-            *.7z|*.xz|*.7z.0*|*.xz.0*|./new|*.exe|*.exe.0*|./new.zip|./new.tar|./new.gz|./new.bz2)
+            *.7z|*.xz|*.7z.0*|*.xz.0*|./new|*.exe|*.exe.0*|./new.zip|./new.tar|./new.gz|./new.bz2|./ru.gz|./ru.bz2)
                 case $with_bytes in
                 bytes) echo "A $f $(md5sum <"$f" | cut -c1-32)" ;;
                 size) echo "A $f $(stat -c %s "$f") bytes" ;;
@@ -210,6 +211,15 @@ row same d one.bz2 one
 row same u one2.xz one.txt
 row same a arc.tar.gz one.txt
 row same u one.bz2 one.txt
+# -u rules on a one-file stream: written when they leave exactly one file
+# (the new one, or the old one kept as it is), else E_INVALIDARG
+row same u -up0q0r2x2y2z1w2 ru.gz one.txt
+row same u -up1q1r2x2y2z1w2 ru.gz one.txt
+row same u -up0q0r0x2y2z1w2 ru.gz one.txt
+row same u -up1q1r0 ru.gz one.txt
+row same a -up0q0r2 one2.xz src/a.txt
+row same u -up0q0r2 ru.bz2 src/a.txt
+row same u -up0q0r2 ru.bz2 one.txt src/a.txt
 row same rn arc.7z src/a.txt src/z.txt
 row same rn arc.7z -x!src/a.txt src/a.txt src/z.txt
 # the folders an update copies (-bb3: "=") or compresses again (-bb2: "R", ".")
