@@ -842,18 +842,14 @@ static fz7_status zip_own_data(fz7_archive *a, size_t i, const fz7_extract_cb *c
             break;
         st = zip_sink_data(&sink, buf, got);
     }
-    if ((st == FZ7_OK || st == FZ7_E_TRUNCATED) && method == ZIP_METHOD_PPMD) {
-        /* the end marker ends the entry's bytes: one more is a data error,
-         * as in 7zz (a stream shorter than the size, too) */
+    /* A PPMd or LZMA stream's end (its marker, or the size) ends the
+     * entry's bytes: one more is a data error, as in 7zz (and a PPMd
+     * stream shorter than the size) */
+    bool ppmd_end = method == ZIP_METHOD_PPMD && (st == FZ7_OK || st == FZ7_E_TRUNCATED);
+    if (ppmd_end || (method == ZIP_METHOD_LZMA && dec && st == FZ7_OK)) {
         size_t got = 0;
-        if (fz7_ppmd8_istream_unread(dec) != 0 ||
-            (z->base.read(&z->base, buf, 1, &got) == FZ7_OK && got != 0))
-            st = FZ7_E_DATA;
-    }
-    if (method == ZIP_METHOD_LZMA && dec && st == FZ7_OK) {
-        /* its end (marker, or the size) ends the entry's bytes, as in 7zz */
-        size_t got = 0;
-        if (fz7_lzma_istream_unread(dec) != 0 || (z->base.read(&z->base, buf, 1, &got) == FZ7_OK && got != 0))
+        size_t unread = ppmd_end ? fz7_ppmd8_istream_unread(dec) : fz7_lzma_istream_unread(dec);
+        if (unread != 0 || (z->base.read(&z->base, buf, 1, &got) == FZ7_OK && got != 0))
             st = FZ7_E_DATA;
     }
     /* 7zz calls every damage of an LZMA entry a Data Error: cut short, or
