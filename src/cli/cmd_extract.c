@@ -40,6 +40,8 @@ typedef struct run {
     struct timespec arc_mtime;
     /* The entry in progress. */
     const fz7_entry *cur;
+    size_t cur_index;
+    size_t listed_early;     /* + 1: the entry whose -bb line came before the password prompt */
     bool writing;            /* a disk item is open */
     char *cur_path;          /* its disk path, kept when a hard link needs it */
     link_src *links;         /* per entry, when the archive has hard links; else NULL */
@@ -251,7 +253,7 @@ static void list_passed_over(run *r, size_t index, const fz7_entry *e)
  * (not the name on disk) and folders with a '/', as 7-Zip lists them. */
 static void list_written(run *r, const fz7_entry *e)
 {
-    if (r->o->bb < 1)
+    if (r->o->bb < 1 || r->listed_early == r->cur_index + 1)
         return;
     const char *name = fz7_entry_path(e);
     size_t n = strlen(name);
@@ -271,6 +273,7 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
     run *r = ctx;
     list_passed_over(r, index, e);
     r->cur = e;
+    r->cur_index = index;
     r->writing = false;
     bool counted = !(e->link_named && r->mode == RUN_DISK);   /* as 7-Zip's x */
     if (e->is_dir)
@@ -288,7 +291,7 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
             fz7_hash_sums_folder(r->sums, fz7_entry_path(e));
     }
     if (r->mode == RUN_TEST) {
-        if (r->o->bb >= 1) { /* folders with a '/', as 7-Zip lists them */
+        if (r->o->bb >= 1 && r->listed_early != index + 1) { /* folders with a '/', as 7-Zip lists them */
             const char *name = fz7_entry_path(e);
             size_t len = strlen(name);
             fz7_progress_clear(r->progress);
@@ -710,6 +713,17 @@ static int extract_one(const struct fz7_options *o, const char *path, totals *t)
             s = fz7_archive_extract(a, select, &cb, err, sizeof err);
         if (s == FZ7_OK && later && !r.broken && !r.quit) {
             fz7_progress_clear(r.progress);
+            const fz7_entry *first = fz7_archive_entry(a, locked);
+            if (first->folder < 0 && o->bb >= 1) {
+                /* An entry encrypted on its own (zip): 7zz lists it, then
+                 * asks as it opens its data; a 7z folder's key is asked
+                 * for before its first entry. */
+                const char *name = fz7_entry_path(first);
+                size_t len = strlen(name);
+                fprintf(r.out, "%c %s%s\n", r.mode == RUN_TEST ? 'T' : '-', name,
+                        first->is_dir && (len == 0 || name[len - 1] != '/') ? "/" : "");
+                r.listed_early = locked + 1;
+            }
             password = fz7_ask_password(r.out);
             if (!password) {
                 r.broken = true;

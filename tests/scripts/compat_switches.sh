@@ -241,6 +241,12 @@ row same l arc.zip
 row same l -slt arc.zip
 # a zip's wrong password: 7zz's "Wrong password" line for each file
 row same t -pwrong enczc.zip
+# no -p: a zip entry's -bb line comes before the password prompt (a 7z
+# folder's after), and not again once the password is typed
+row same t -bb3 enczc.zip
+row "different by design: fz7 leaves no empty file for an entry it has no password for; 7zz leaves one (its lines are the same)" x -bb3 -oout enczc.zip
+row same t -bb3 enc.7z
+irow pw.txt same t -bb3 enczc.zip
 row "different by design: fz7 leaves no empty file for an entry whose password check fails; 7zz leaves one" x -pwrong encaes.zip -oout
 row same x -ppw encaes.zip -oout
 row same l arc.tar.gz
