@@ -37,8 +37,68 @@ struct fz7_la_writer {
     fz7_deflate_enc *gz_enc;
     uint32_t gz_crc;
     uint64_t gz_size;
+    /* A GNU tar entry's header while libarchive makes it, when the fix
+     * below must change it (held, then written to fd). */
+    bool capturing;
+    uint8_t *held;
+    size_t held_n, held_cap;
     char err[256];
 };
+
+/* libarchive's output of a tar: to fd as it comes, or held while a header
+ * that gnu_negative_mtime fixes is made. */
+static la_ssize_t tar_out(struct archive *ar, void *ctx, const void *buf, size_t n)
+{
+    fz7_la_writer *w = ctx;
+    if (w->capturing) {
+        if (w->held_n + n > w->held_cap) {
+            size_t cap = (w->held_n + n) * 2;
+            uint8_t *h = realloc(w->held, cap);
+            if (!h) {
+                archive_set_error(ar, ENOMEM, "out of memory");
+                return -1;
+            }
+            w->held = h;
+            w->held_cap = cap;
+        }
+        memcpy(w->held + w->held_n, buf, n);
+        w->held_n += n;
+        return (la_ssize_t)n;
+    }
+    const uint8_t *p = buf;
+    for (size_t left = n; left;) {
+        ssize_t k = write(w->fd, p, left);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            archive_set_error(ar, k < 0 ? errno : EIO, "%s", strerror(k < 0 ? errno : EIO));
+            return -1;
+        }
+        p += k;
+        left -= (size_t)k;
+    }
+    return (la_ssize_t)n;
+}
+
+/* Sets a GNU header's mtime (offset 136, 12 bytes) to t before 1970, which
+ * libarchive's GNU writer stores as 0, in base-256 (two's complement, the
+ * top bit set: the form GNU tar and 7-Zip write and read), then its
+ * checksum (offset 148: six octal digits, NUL, space). */
+static void gnu_negative_mtime(uint8_t *h, int64_t t)
+{
+    uint64_t v = (uint64_t)t;
+    memset(h + 136, 0xFF, 4);
+    fz7_put64le(h + 140, 0);
+    for (int i = 0; i < 8; i++)
+        h[147 - i] = (uint8_t)(v >> (8 * i));
+    memset(h + 148, ' ', 8);
+    unsigned sum = 0;
+    for (int i = 0; i < 512; i++)
+        sum += h[i];
+    char digits[8];
+    snprintf(digits, sizeof digits, "%06o", sum & 0777777u);
+    memcpy(h + 148, digits, 7);   /* the six digits and a NUL; the space stays */
+}
 
 static fz7_status la_fail(fz7_la_writer *w, struct archive *ar)
 {
@@ -159,7 +219,7 @@ fz7_status fz7_la_writer_new(int fd, fz7_la_kind kind, const fz7_la_opts *o, fz7
     if (r == ARCHIVE_OK && kind == FZ7_LA_TAR)
         r = archive_write_set_bytes_per_block(ar, 0);
     if (r == ARCHIVE_OK)
-        r = archive_write_open_fd(ar, fd);
+        r = kind == FZ7_LA_TAR ? archive_write_open2(ar, w, NULL, tar_out, NULL, NULL) : archive_write_open_fd(ar, fd);
     if (r != ARCHIVE_OK) {
         fz7_status st = la_fail(w, ar);
         snprintf(err, errlen, "%s", w->err);
@@ -205,10 +265,22 @@ fz7_status fz7_la_writer_begin(fz7_la_writer *w, const fz7_la_entry *e)
         archive_entry_set_size(ae, 0);
     if (S_ISLNK(e->mode) && e->link_target)
         archive_entry_copy_symlink(ae, e->link_target);
+    /* the header libarchive writes last is the entry's own (a long name's
+     * records come before it) */
+    bool fix = w->kind == FZ7_LA_TAR && !w->opts.tar_posix && !w->opts.no_mtime && e->mtime < 0;
+    w->capturing = fix;
+    w->held_n = 0;
     int r = archive_write_header(w->ar, ae);
     fz7_la_utf8_leave(old);
     archive_entry_free(ae);
-    return r < ARCHIVE_WARN ? la_fail(w, w->ar) : FZ7_OK;
+    w->capturing = false;
+    if (r < ARCHIVE_WARN)
+        return la_fail(w, w->ar);
+    if (fix && w->held_n >= 512)
+        gnu_negative_mtime(w->held + w->held_n - 512, e->mtime);
+    if (fix && w->held_n && tar_out(w->ar, w, w->held, w->held_n) < 0)
+        return la_fail(w, w->ar);
+    return FZ7_OK;
 }
 
 fz7_status fz7_la_writer_write(fz7_la_writer *w, const uint8_t *p, size_t n)
@@ -436,5 +508,6 @@ void fz7_la_writer_free(fz7_la_writer *w)
     fz7_zip_writer_free(w->zip);
     fz7_deflate_enc_free(w->gz_enc);
     fz7_fd_ostream_free(&w->gz_out);
+    free(w->held);
     free(w);
 }

@@ -369,4 +369,15 @@ for g in xlen hcrc; do
     check "rn $g.gz: exit $rc, file unchanged" "[ $rc -eq 2 ] && cmp -s $g.gz $g.orig"
 done
 
+# --- a tar of files from before 1970: libarchive's GNU writer stores their
+# mtime as 0; fz7 writes it in base-256 as GNU tar and 7zz do (7zz's bytes) ---
+mkdir -p old1970 && printf 'x\n' >old1970/a.txt && printf 'y\n' >old1970/b.txt
+touch -d '1960-05-01 12:00:00' old1970/a.txt && touch -d '1901-12-14 00:00:00' old1970/b.txt
+touch -d '2001-01-01 00:00:00' old1970
+"$FZ7" a -bd o70f.tar old1970 >/dev/null 2>&1; rc=$?
+7zz a -bd o70z.tar old1970 >/dev/null 2>&1
+check "tar before 1970: rc=$rc, 7zz's bytes" "[ $rc -eq 0 ] && cmp -s o70f.tar o70z.tar"
+check "tar before 1970: tar(1) reads the times" \
+  "[ \"\$(tar -tvf o70f.tar --full-time 2>/dev/null | awk '{print \$4, \$5}' | sort | tr '\\n' ' ')\" = '1901-12-14 00:00:00 1960-05-01 12:00:00 2001-01-01 00:00:00 ' ]"
+
 t_summary formats_write
