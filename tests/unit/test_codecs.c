@@ -907,8 +907,8 @@ static void test_deflate_encoder(void **state)
     for (int v = 0; v < 2; v++)
         for (int k = 0; k < 9; k++)
             for (int l = 0; l < 3; l++) {
-                if (k >= 6 && k < 8 && l == 2)
-                    continue;   /* the long inputs: the hash chains and one tree level suffice */
+                if ((k == 6 && l > 0) || (k == 7 && l == 2))
+                    continue;   /* the long inputs: the slides are the hash chains' (the tree keeps its own bytes) */
                 const uint8_t *src = k < 8 ? kinds[k] : (const uint8_t *)"";
                 size_t len = k < 8 ? lens[k] : 0;
                 uint8_t *out, *again, *back;
