@@ -230,6 +230,16 @@ static char *resolve_existing(run *r, const fz7_entry *e, char *path, const stru
     }
 }
 
+/* An entry's -bb line: mark ("-" written, "T" tested) and its name as
+ * stored, a folder's with a '/' as 7-Zip lists them. */
+static void item_line(run *r, char mark, const fz7_entry *e)
+{
+    const char *name = fz7_entry_path(e);
+    size_t n = strlen(name);
+    fz7_progress_clear(r->progress);
+    fprintf(r->out, "%c %s%s\n", mark, name, e->is_dir && (n == 0 || name[n - 1] != '/') ? "/" : "");
+}
+
 /* The entries before this one that are decoded only because they share
  * its solid block: counted in "Files:" and "Size:" as 7-Zip counts them,
  * and from -bb2 listed as ". name". */
@@ -255,10 +265,7 @@ static void list_written(run *r, const fz7_entry *e)
 {
     if (r->o->bb < 1 || r->listed_early == r->cur_index + 1)
         return;
-    const char *name = fz7_entry_path(e);
-    size_t n = strlen(name);
-    fz7_progress_clear(r->progress);
-    fprintf(r->out, "- %s%s\n", name, e->is_dir && (n == 0 || name[n - 1] != '/') ? "/" : "");
+    item_line(r, '-', e);
 }
 
 /* True when the Size line counts e's decoded bytes: it has no size, or
@@ -291,12 +298,8 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
             fz7_hash_sums_folder(r->sums, fz7_entry_path(e));
     }
     if (r->mode == RUN_TEST) {
-        if (r->o->bb >= 1 && r->listed_early != index + 1) { /* folders with a '/', as 7-Zip lists them */
-            const char *name = fz7_entry_path(e);
-            size_t len = strlen(name);
-            fz7_progress_clear(r->progress);
-            fprintf(r->out, "T %s%s\n", name, e->is_dir && (len == 0 || name[len - 1] != '/') ? "/" : "");
-        }
+        if (r->o->bb >= 1 && r->listed_early != index + 1)
+            item_line(r, 'T', e);
         return FZ7_OK;
     }
     if (r->mode == RUN_STDOUT) {
@@ -718,10 +721,7 @@ static int extract_one(const struct fz7_options *o, const char *path, totals *t)
                 /* An entry encrypted on its own (zip): 7zz lists it, then
                  * asks as it opens its data; a 7z folder's key is asked
                  * for before its first entry. */
-                const char *name = fz7_entry_path(first);
-                size_t len = strlen(name);
-                fprintf(r.out, "%c %s%s\n", r.mode == RUN_TEST ? 'T' : '-', name,
-                        first->is_dir && (len == 0 || name[len - 1] != '/') ? "/" : "");
+                item_line(&r, r.mode == RUN_TEST ? 'T' : '-', first);
                 r.listed_early = locked + 1;
             }
             password = fz7_ask_password(r.out);
