@@ -88,7 +88,6 @@ static void gnu_negative_mtime(uint8_t *h, int64_t t)
 {
     uint64_t v = (uint64_t)t;
     memset(h + 136, 0xFF, 4);
-    fz7_put64le(h + 140, 0);
     for (int i = 0; i < 8; i++)
         h[147 - i] = (uint8_t)(v >> (8 * i));
     memset(h + 148, ' ', 8);
