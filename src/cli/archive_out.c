@@ -3,6 +3,7 @@
  * lines, and the temporary file that becomes the archive only by rename. */
 #include "cli/archive_out.h"
 #include "cli/cli.h"
+#include "format/file_io.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -561,15 +562,7 @@ static int write_volume(int fd, uint64_t off, uint64_t len, const char *name, ui
             err = n < 0 ? errno : EIO;
             break;
         }
-        for (ssize_t done = 0; !err && done < n;) {
-            ssize_t w = write(to, buf + done, (size_t)(n - done));
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w < 0)
-                err = errno;
-            else
-                done += w;
-        }
+        err = fz7_write_full(to, buf, (size_t)n);
         off += (uint64_t)n;
         len -= (uint64_t)n;
     }
@@ -703,14 +696,9 @@ static int copy_fd(int from, int to)
             return errno;
         if (n == 0)
             return 0;
-        for (ssize_t done = 0; done < n;) {
-            ssize_t w = write(to, buf + done, (size_t)(n - done));
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w < 0)
-                return errno;
-            done += w;
-        }
+        int err = fz7_write_full(to, buf, (size_t)n);
+        if (err)
+            return err;
     }
 }
 

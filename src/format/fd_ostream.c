@@ -2,6 +2,7 @@
  * writers, with the offset they need for pack positions and sizes; a
  * write interrupted by a signal (EINTR) is retried. */
 #include "format/fd_ostream.h"
+#include "format/file_io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,19 +27,8 @@ static fz7_status write_all(fz7_fd_ostream *s, const uint8_t *p, size_t n)
 {
     if (s->next)
         return n ? s->next->write(s->next, p, n) : FZ7_OK;
-    int fd = s->fd;
     kick_writeback(s, n);
-    while (n) {
-        ssize_t r = write(fd, p, n);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            return FZ7_E_IO;
-        }
-        p += r;
-        n -= (size_t)r;
-    }
-    return FZ7_OK;
+    return fz7_write_full(s->fd, p, n) ? FZ7_E_IO : FZ7_OK;
 }
 
 fz7_status fz7_fd_ostream_init(fz7_fd_ostream *s, int fd)

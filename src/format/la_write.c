@@ -10,6 +10,7 @@
 #include "cpu/bytes.h"
 #include "format/archive_impl.h"
 #include "format/fd_ostream.h"
+#include "format/file_io.h"
 #include "format/zip_write.h"
 
 #include <archive.h>
@@ -65,17 +66,10 @@ static la_ssize_t tar_out(struct archive *ar, void *ctx, const void *buf, size_t
         w->held_n += n;
         return (la_ssize_t)n;
     }
-    const uint8_t *p = buf;
-    for (size_t left = n; left;) {
-        ssize_t k = write(w->fd, p, left);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0) {
-            archive_set_error(ar, k < 0 ? errno : EIO, "%s", strerror(k < 0 ? errno : EIO));
-            return -1;
-        }
-        p += k;
-        left -= (size_t)k;
+    int err = fz7_write_full(w->fd, buf, n);
+    if (err) {
+        archive_set_error(ar, err, "%s", strerror(err));
+        return -1;
     }
     return (la_ssize_t)n;
 }

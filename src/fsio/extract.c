@@ -12,6 +12,7 @@
  * Paths are relative to the output folder, which is made the current
  * directory, because libarchive refuses absolute paths in secure mode. */
 #include "fsio/extract.h"
+#include "format/file_io.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -739,17 +740,13 @@ fz7_status fz7_disk_begin(fz7_disk *d, const fz7_disk_item *it, char *err, size_
 
 static fz7_status flush(fz7_disk *d, const uint8_t *p, size_t n, char *err, size_t errlen)
 {
-    while (n > 0 && d->file_fd >= 0) {
-        ssize_t w = write(d->file_fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            snprintf(err, errlen, "%s: write error: %s", d->item.path,
-                     strerror(w < 0 ? errno : ENOSPC));
+    if (n > 0 && d->file_fd >= 0) {
+        int e = fz7_write_full(d->file_fd, p, n);
+        if (e) {
+            snprintf(err, errlen, "%s: write error: %s", d->item.path, strerror(e));
             return FZ7_E_IO;
         }
-        p += w;
-        n -= (size_t)w;
+        return FZ7_OK;
     }
     while (n > 0) {
         la_ssize_t w = archive_write_data(d->aw, p, n);
