@@ -244,7 +244,8 @@ static int list_one(const struct fz7_options *o, const char *path, list_totals *
         fprintf(out, "----------\n");
     else
         fprintf(out, "   Date      Time    Attr         Size   Compressed  Name\n%s", DASHES);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t k = 0; k < n; k++) {
+        size_t i = fz7_archive_listed(a, k);
         const fz7_entry *e = fz7_archive_entry(a, i);
         if (!fz7_selected_item(o, fz7_entry_path(e), e->is_dir))   /* anti-items too, as 7-Zip lists them */
             continue;

@@ -23,6 +23,8 @@ void fz7_archive_free_entries(fz7_archive *a)
     free(a->entries);
     free(a->more);
     free(a->names);
+    free(a->listed);
+    a->listed = NULL;
     a->entries = NULL;
     a->more = NULL;
     a->names = NULL;
@@ -112,6 +114,7 @@ void fz7_archive_close(fz7_archive *a) { free_archive(a); }
 const fz7_archive_info *fz7_archive_get_info(const fz7_archive *a) { return &a->info; }
 size_t fz7_archive_count(const fz7_archive *a) { return a->count; }
 const fz7_entry *fz7_archive_entry(const fz7_archive *a, size_t i) { return &a->entries[i]; }
+size_t fz7_archive_listed(const fz7_archive *a, size_t k) { return a->listed ? a->listed[k] : k; }
 
 size_t fz7_archive_entry_props(const fz7_archive *a, size_t i, fz7_prop *props, char *buf,
                                size_t cap)

@@ -204,6 +204,11 @@ const fz7_archive_info *fz7_archive_get_info(const fz7_archive *a);
 bool fz7_archive_is_volume_name(const char *path);
 size_t fz7_archive_count(const fz7_archive *a);
 const fz7_entry *fz7_archive_entry(const fz7_archive *a, size_t i);
+/* The index of the entry listed k-th (k < count): k, except in a zip whose
+ * central directory names the entries in another order than their data
+ * (7-Zip lists them in the directory's order; the entries and extraction
+ * go in the data's). */
+size_t fz7_archive_listed(const fz7_archive *a, size_t k);
 
 #define FZ7_PROPS_MAX 24
 /* Entry i's lines of `l -slt` (its Path line too, where the format has

@@ -28,6 +28,9 @@ struct fz7_archive {
                               (one block instead of a malloc each), or
                               NULL; paths outside it are each their own */
     size_t names_len;
+    uint32_t *listed;      /* count items or NULL: the entries in the order
+                              7-Zip lists them where that is not theirs (a
+                              zip's directory order); freed by archive.c */
     int fd;                /* the (first volume's) file; owned by vol */
     uint64_t file_size;    /* bytes of all volumes */
     fz7_volumes *vol;      /* the archive's bytes, closed by archive.c;
@@ -160,7 +163,9 @@ typedef struct fz7_zip_place {
 void fz7_zip_places_sort(fz7_zip_place *p, size_t n);
 
 /* Reads the central directory of a zip (size bytes in v) whose entries
- * libarchive listed (count of them, in the order of their data), and sets
+ * libarchive listed (count of them, in the order of their data), sets
+ * *listed to the entries in the directory's order (count of them,
+ * malloc'd) when that differs from the data's, else NULL, and sets
  * each entry's packed size, and its mtime from an NTFS extra field where
  * 7-Zip keeps its times to 100 ns, with its mtime_prec (entries come with
  * FZ7_MTIME_DOS): EXACT with an NTFS time, SECONDS with a UT one. With
@@ -169,7 +174,7 @@ void fz7_zip_places_sort(fz7_zip_place *p, size_t n);
  * directory over mem_limit bytes, or one that cannot be read, is passed
  * over (libarchive reports what is wrong with it). */
 void fz7_zip_central(const fz7_volumes *v, uint64_t size, fz7_entry *entries, size_t count,
-                     uint64_t mem_limit, fz7_zip_rec **recs_out, char **comment);
+                     uint64_t mem_limit, fz7_zip_rec **recs_out, char **comment, uint32_t **listed);
 
 /* A time of a pax record: seconds since 1970-01-01 UTC, nanoseconds, and
  * the fraction's digits as stored (0-9; 7-Zip lists that many). */

@@ -1380,8 +1380,10 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
         /* the records always: they also say which entries libarchive
          * cannot decode (zip_own_data) */
         fz7_zip_central(a->vol, a->file_size, a->entries, a->count, a->opts.mem_limit, &p->zip,
-                        &p->comment);
+                        &p->comment, &a->listed);
         a->info.comment = p->comment;
+        if (a->listed)
+            a->info.characteristics = "Unsorted_CD";   /* 7-Zip's word for it */
     }
     if (tar) {
         tar_headers_take(a, p, headers, &traits);

@@ -271,9 +271,35 @@ uint64_t fz7_zip_record_local(const uint8_t *h)
     return local;
 }
 
-void fz7_zip_central(const fz7_volumes *v, uint64_t size, fz7_entry *entries, size_t count,
-                     uint64_t mem_limit, fz7_zip_rec **recs_out, char **comment)
+/* The entries (paired in place with place, sorted by data) in the order
+ * of their records; NULL when that is the entries' own order. */
+static uint32_t *directory_order(const fz7_zip_place *place, size_t count)
 {
+    size_t k = 1;
+    while (k < count && place[k - 1].at < place[k].at)
+        k++;
+    if (k >= count || count > UINT32_MAX)
+        return NULL;
+    fz7_zip_place *by_at = malloc(count * sizeof *by_at);
+    uint32_t *order = malloc(count * sizeof *order);
+    if (by_at && order) {
+        for (k = 0; k < count; k++)
+            by_at[k] = (fz7_zip_place){place[k].at, k};
+        fz7_zip_places_sort(by_at, count);
+        for (k = 0; k < count; k++)
+            order[k] = (uint32_t)by_at[k].at;
+    } else {
+        free(order);
+        order = NULL;
+    }
+    free(by_at);
+    return order;
+}
+
+void fz7_zip_central(const fz7_volumes *v, uint64_t size, fz7_entry *entries, size_t count,
+                     uint64_t mem_limit, fz7_zip_rec **recs_out, char **comment, uint32_t **listed)
+{
+    *listed = NULL;
     if (recs_out)
         *recs_out = NULL;
     *comment = NULL;
@@ -315,6 +341,7 @@ void fz7_zip_central(const fz7_volumes *v, uint64_t size, fz7_entry *entries, si
     }
     if (place && records == count) {
         fz7_zip_places_sort(place, count);
+        *listed = directory_order(place, count);
         for (size_t k = 0; k < count; k++) {
             const uint8_t *h = cd + place[k].at;
             const uint8_t *nm = h + ZIP_CDH_LEN;

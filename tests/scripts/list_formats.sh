@@ -249,12 +249,36 @@ for f in flips/*; do
 done
 [ "$n_flips" -gt 300 ] && ok || bad "only $n_flips damaged archives"
 
+# A zip whose central directory names its entries in another order than
+# their data (c, a, b against a, b, c): listed in the directory's order, as
+# 7zz lists it; extracted whole.
+python3 - <<'PY'
+import struct, zipfile
+with zipfile.ZipFile("cdorder.zip", "w") as z:
+    for n in "abc":
+        z.writestr(n, n * 3)
+d = open("cdorder.zip", "rb").read()
+end = d.rfind(b"PK\x05\x06")
+size, off = struct.unpack("<II", d[end + 12:end + 20])
+recs, p = [], off
+while p < off + size:
+    n, x, c = struct.unpack("<HHH", d[p + 28:p + 34])
+    recs.append(d[p:p + 46 + n + x + c])
+    p += 46 + n + x + c
+open("cdorder.zip", "wb").write(d[:off] + recs[2] + recs[0] + recs[1] + d[off + size:])
+PY
+"$FZ7" l cdorder.zip >cdorder.out 2>&1
+same "zip listed in directory order" "$(sed -n '/^-----/,/^-----/p' cdorder.out | awk 'NF == 6 {printf "%s", $6}')" "cab"
+same "zip -slt in directory order" "$("$FZ7" l -slt cdorder.zip 2>&1 | sed -n 's/^Path = \(.\)$/\1/p' | tr -d '\n')" "cab"
+rm -rf cdx && "$FZ7" x -ocdx cdorder.zip >/dev/null 2>&1 && same "cdorder.zip extracted" "$(cat cdx/a cdx/b cdx/c)" "aaabbbccc" ||
+    bad "x cdorder.zip failed"
+
 # --- beside 7zz: whole listings of archives other tools made ---
 if command -v 7zz >/dev/null; then
     mkdir -p t/d && echo abc >t/d/f.txt && ln -s f.txt t/d/l && ln t/d/f.txt t/d/hard &&
         mkfifo t/d/fifo && echo é >t/d/é.txt && mkdir -p "t/d/$(printf 'n%.0s' $(seq 120))" &&
         touch -d '2021-01-02 03:04:05.123456789' t/d/f.txt
-    arcs="gnu.tar ustar.tar pax.tar py.zip renamed.gz plain.bz2"
+    arcs="gnu.tar ustar.tar pax.tar py.zip cdorder.zip renamed.gz plain.bz2"
     for fmt in gnu pax ustar v7; do
         tar --format=$fmt -cf "made-$fmt.tar" -C t d 2>/dev/null && arcs="$arcs made-$fmt.tar"
     done
