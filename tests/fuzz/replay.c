@@ -3,7 +3,11 @@
  * N pseudo-random inputs from a fixed seed. A mismatch aborts inside the
  * harness, so the test fails with the input's name or number printed.
  *
- * Usage: replay_HARNESS [-n N] [-s SEED] [-l MAXLEN] [PATH...] */
+ * Usage: replay_HARNESS [-n N] [-s SEED] [-l MAXLEN] [-e EVERY] [PATH...]
+ * -e EVERY: of the files libFuzzer named by their SHA-1, only those whose
+ * first byte is a multiple of EVERY (a fixed sample, for the builds where
+ * each input takes seconds); files named otherwise (the regression
+ * inputs) always run. */
 #include <dirent.h>
 #include <signal.h>
 #include <unistd.h>
@@ -30,6 +34,16 @@ static uint32_t next(void)
 {
     rng = rng * 6364136223846793005ull + 1442695040888963407ull;
     return (uint32_t)(rng >> 33);
+}
+
+/* Whether -e EVERY leaves the file out: a libFuzzer name (40 hexadecimal
+ * digits) whose first byte is not a multiple of EVERY. */
+static int left_out(const char *name, unsigned long every)
+{
+    if (every <= 1 || strspn(name, "0123456789abcdef") != 40 || name[40] != '\0')
+        return 0;
+    char first[3] = {name[0], name[1], 0};
+    return strtoul(first, NULL, 16) % every != 0;
 }
 
 static int run_file(const char *path)
@@ -70,7 +84,7 @@ static size_t make_input(uint8_t *p, size_t maxlen)
 
 int main(int argc, char **argv)
 {
-    unsigned long runs = 100, seed = 1, maxlen = 4096, files = 0;
+    unsigned long runs = 100, seed = 1, maxlen = 4096, files = 0, every = 1, skipped = 0;
     int i = 1;
     signal(SIGABRT, on_crash), signal(SIGSEGV, on_crash);
     for (; i + 1 < argc && argv[i][0] == '-'; i += 2) {
@@ -81,6 +95,8 @@ int main(int argc, char **argv)
             seed = v;
         else if (!strcmp(argv[i], "-l"))
             maxlen = v;
+        else if (!strcmp(argv[i], "-e") && v > 0)
+            every = v;
     }
     for (; i < argc; i++) {
         DIR *d = opendir(argv[i]);
@@ -92,6 +108,10 @@ int main(int argc, char **argv)
         char path[4096];
         while ((e = readdir(d)))
             if (e->d_name[0] != '.') {
+                if (left_out(e->d_name, every)) {
+                    skipped++;
+                    continue;
+                }
                 snprintf(path, sizeof path, "%s/%s", argv[i], e->d_name);
                 files += run_file(path);
             }
@@ -105,6 +125,7 @@ int main(int argc, char **argv)
         LLVMFuzzerTestOneInput(p, n);
     }
     free(p);
-    printf("replay: %lu corpus files, %lu random inputs: no crash, no mismatch\n", files, runs);
+    printf("replay: %lu corpus files (%lu left out by -e %lu), %lu random inputs: no crash, no mismatch\n", files,
+           skipped, every, runs);
     return 0;
 }
