@@ -3,7 +3,7 @@
  * lines, and the temporary file that becomes the archive only by rename. */
 #include "cli/archive_out.h"
 #include "cli/cli.h"
-#include "format/file_io.h"
+#include "format/fd_ostream.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -2,7 +2,6 @@
  * writers, with the offset they need for pack positions and sizes; a
  * write interrupted by a signal (EINTR) is retried. */
 #include "format/fd_ostream.h"
-#include "format/file_io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +20,24 @@ static void kick_writeback(fz7_fd_ostream *s, size_t n)
 #ifdef SYNC_FILE_RANGE_WRITE
     (void)sync_file_range(s->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 #endif
+}
+
+int fz7_write_full(int fd, const void *buf, size_t n)
+{
+    const uint8_t *p = buf;
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (w == 0)
+                errno = ENOSPC;
+            return errno;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
 }
 
 static fz7_status write_all(fz7_fd_ostream *s, const uint8_t *p, size_t n)

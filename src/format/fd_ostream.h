@@ -39,4 +39,9 @@ fz7_status fz7_fd_ostream_flush(fz7_fd_ostream *s);
 /* Frees the buffer (unwritten bytes are dropped; flush first). */
 void fz7_fd_ostream_free(fz7_fd_ostream *s);
 
+/* Writes all n bytes of buf to fd, again after a short or interrupted
+ * write (every writer of fz7 writes through this). 0, or the error number
+ * (also left in errno; ENOSPC when write takes nothing). */
+int fz7_write_full(int fd, const void *buf, size_t n);
+
 #endif

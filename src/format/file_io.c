@@ -63,24 +63,6 @@ fz7_status fz7_pread_full(int fd, void *buf, size_t n, uint64_t offset)
     return FZ7_OK;
 }
 
-int fz7_write_full(int fd, const void *buf, size_t n)
-{
-    const uint8_t *p = buf;
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            if (w == 0)
-                errno = ENOSPC;
-            return errno;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 static fz7_status range_pread(const fd_istream *f, void *buf, size_t n, uint64_t offset)
 {
     return f->vol ? fz7_volumes_pread(f->vol, buf, n, offset) : fz7_pread_full(f->fd, buf, n, offset);

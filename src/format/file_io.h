@@ -1,7 +1,6 @@
 /* file_io.h - reading archive files: an istream over a byte range of a file
  * descriptor (pread, so several may read one file at once), and a volume
- * set that reads name.7z.001, .002, ... as one byte space; whole reads and
- * writes of a descriptor. */
+ * set that reads name.7z.001, .002, ... as one byte space. */
 #ifndef FZ7_FILE_IO_H
 #define FZ7_FILE_IO_H
 
@@ -20,11 +19,6 @@ uint64_t fz7_fd_istream_pos(const fz7_istream *s);
 /* Reads exactly n bytes at offset; FZ7_E_TRUNCATED at end of file,
  * FZ7_E_IO on error. */
 fz7_status fz7_pread_full(int fd, void *buf, size_t n, uint64_t offset);
-
-/* Writes all n bytes of buf to fd, again after a short or interrupted
- * write. 0, or the error number (also left in errno; ENOSPC when write
- * takes nothing). */
-int fz7_write_full(int fd, const void *buf, size_t n);
 
 /* The bytes of an archive: one file, or the volumes of a split archive
  * (name.001, name.002, ... as `7zz a -v` makes them) read in order as one

@@ -10,7 +10,6 @@
 #include "cpu/bytes.h"
 #include "format/archive_impl.h"
 #include "format/fd_ostream.h"
-#include "format/file_io.h"
 #include "format/zip_write.h"
 
 #include <archive.h>

@@ -12,7 +12,7 @@
  * Paths are relative to the output folder, which is made the current
  * directory, because libarchive refuses absolute paths in secure mode. */
 #include "fsio/extract.h"
-#include "format/file_io.h"
+#include "format/fd_ostream.h"
 
 #include <archive.h>
 #include <archive_entry.h>
