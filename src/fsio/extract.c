@@ -319,7 +319,8 @@ static int lookup_by_lstat(const char *path, struct stat *st)
     if (!copy)
         return -1;
     struct stat s;
-    for (char *p = strchr(copy, '/'); p; p = strchr(p + 1, '/')) {
+    /* from the second byte: an absolute path's first parent is "/", not "" */
+    for (char *p = strchr(copy + 1, '/'); p; p = strchr(p + 1, '/')) {
         *p = 0;
         int r = lstat(copy, &s);
         *p = '/';

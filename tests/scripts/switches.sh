@@ -48,6 +48,18 @@ same "x -spf2 exit, below -o" "$? $(cat "out3/${S#/}/abs/g" 2>&1) $(ls -A abs 2>
 same "e -spf2 exit, below -o with its path" "$? $(cat "out4/${S#/}/abs/g" 2>&1)" "0 abs"
 "$FZ7" e -spf -oout5 abs.7z >out.txt 2>err.txt
 same "e -spf exit, at the absolute path" "$? $(cat abs/g 2>&1) $(ls -A out5 2>/dev/null | wc -l)" "0 abs 0"
+# x -spf over a file that is there: asked about, and -aos, -aou, -aot, -y
+# as below -o (fz7 took the absolute name for missing and overwrote it).
+printf 'mine\n' >abs/g
+"$FZ7" x -spf abs.7z >out.txt 2>err.txt </dev/null
+same "x -spf onto a file, no answer: exit, file kept" "$? $(cat abs/g)" "255 mine"
+grep -q "Would you like to replace the existing file" out.txt && ok || bad "x -spf did not ask"
+"$FZ7" x -spf -aos abs.7z >/dev/null 2>&1
+same "x -spf -aos keeps the file" "$? $(cat abs/g)" "0 mine"
+"$FZ7" x -spf -aou abs.7z >/dev/null 2>&1
+same "x -spf -aou writes g_1" "$? $(cat abs/g) $(cat abs/g_1 2>&1)" "0 mine abs"
+"$FZ7" x -spf -y abs.7z >/dev/null 2>&1
+same "x -spf -y replaces" "$? $(cat abs/g)" "0 abs"
 
 # --- --password-file ----------------------------------------------------------
 printf 'pw1\n' >pw.txt
