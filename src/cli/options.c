@@ -32,6 +32,7 @@ typedef struct parser {
     char *kind, *arg;
     size_t kind_len, arg_len;
     uint64_t seen;     /* the single-instance switches met (switch_key) */
+    int list_charset;  /* LIST_UTF8 etc.: -scs, read before any list file */
 } parser;
 
 /* 7zz's switch names (the longest one a switch starts with is its name)
@@ -88,8 +89,53 @@ static int add_wildcard(parser *p, const char *pattern, const pending_wildcard *
     return 0;
 }
 
-/* Reads a list file: one name per line, blank lines skipped, trailing
- * spaces and CR removed. */
+/* A list file's charset (-scs): UTF-8 unless UTF-16 is named. */
+enum { LIST_UTF8, LIST_UTF16LE, LIST_UTF16BE };
+
+/* Rewrites n bytes of UTF-16 (big_endian or little) at buf as UTF-8 in
+ * place (3 bytes out per 2 in at most, so buf holds n / 2 * 3 + 1); a
+ * leading byte order mark is dropped, a lone surrogate becomes U+FFFD.
+ * Returns the UTF-8 length. */
+static size_t utf16_to_utf8(uint8_t *buf, size_t n, bool big_endian)
+{
+    size_t units = n / 2;
+    uint16_t *u = malloc((units ? units : 1) * sizeof *u);
+    if (!u)
+        return 0;
+    for (size_t k = 0; k < units; k++)
+        u[k] = big_endian ? (uint16_t)(buf[2 * k] << 8 | buf[2 * k + 1]) : (uint16_t)(buf[2 * k + 1] << 8 | buf[2 * k]);
+    size_t o = 0;
+    for (size_t k = units && u[0] == 0xFEFF ? 1 : 0; k < units; k++) {
+        uint32_t c = u[k];
+        if (c >= 0xD800 && c < 0xDC00 && k + 1 < units && u[k + 1] >= 0xDC00 && u[k + 1] < 0xE000)
+            c = 0x10000 + ((c - 0xD800) << 10) + (u[++k] - 0xDC00);
+        else if (c >= 0xD800 && c < 0xE000)
+            c = 0xFFFD;
+        if (c < 0x80) {
+            buf[o++] = (uint8_t)c;
+        } else if (c < 0x800) {
+            buf[o++] = (uint8_t)(0xC0 | c >> 6);
+            buf[o++] = (uint8_t)(0x80 | (c & 63));
+        } else if (c < 0x10000) {
+            buf[o++] = (uint8_t)(0xE0 | c >> 12);
+            buf[o++] = (uint8_t)(0x80 | (c >> 6 & 63));
+            buf[o++] = (uint8_t)(0x80 | (c & 63));
+        } else {
+            buf[o++] = (uint8_t)(0xF0 | c >> 18);
+            buf[o++] = (uint8_t)(0x80 | (c >> 12 & 63));
+            buf[o++] = (uint8_t)(0x80 | (c >> 6 & 63));
+            buf[o++] = (uint8_t)(0x80 | (c & 63));
+        }
+    }
+    free(u);
+    return o;
+}
+
+/* Reads a list file as 7-Zip does: in the -scs charset (UTF-8 without a
+ * byte order mark; a NUL byte there means another charset and is refused
+ * with 7zz's words), one name a line, each line trimmed of spaces and
+ * tabs at both ends and of one pair of quotes around it, empty lines
+ * skipped. */
 static int read_listfile(parser *p, const char *path, const pending_wildcard *how)
 {
     FILE *f = fopen(path, "r");
@@ -99,23 +145,62 @@ static int read_listfile(parser *p, const char *path, const pending_wildcard *ho
         snprintf(msg, sizeof msg, "errno=%d : %s\n%s", en, strerror(en), path);
         return usage_error(p, 7, "The file operation error for listfile", msg);
     }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    int rc = 0;
-    while ((len = getline(&line, &cap, f)) >= 0) {
-        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' ' ||
-                           line[len - 1] == '\t'))
-            line[--len] = 0;
-        if (len == 0)
+    uint8_t *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (bool more = true; more;) {
+        /* room for the terminator, and for UTF-16's growth to UTF-8 */
+        size_t need = p->list_charset != LIST_UTF8 ? len / 2 * 3 + 1 : len + 1;
+        if (cap - len < 4096 || cap < need) {
+            size_t ncap = (cap < need ? need : cap) * 2 + 65536;
+            uint8_t *nb = realloc(buf, ncap);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                return usage_error(p, 8, "Can't allocate required memory", NULL);
+            }
+            buf = nb;
+            cap = ncap;
             continue;
-        if (add_wildcard(p, line, how) != 0) {
-            rc = usage_error(p, 8, "Can't allocate required memory", NULL);
-            break;
+        }
+        size_t k = fread(buf + len, 1, cap - len - 1, f);
+        len += k;
+        more = k > 0;
+    }
+    fclose(f);
+    if (p->list_charset != LIST_UTF8) {
+        len = utf16_to_utf8(buf, len, p->list_charset == LIST_UTF16BE);
+    } else {
+        if (memchr(buf, 0, len)) {
+            free(buf);
+            return usage_error(p, 7, "Incorrect item in listfile.\nCheck charset encoding and -scs switch.", path);
+        }
+        if (len >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3)) {
+            memmove(buf, buf + 3, len - 3);
+            len -= 3;
         }
     }
-    free(line);
-    fclose(f);
+    int rc = 0;
+    for (size_t at = 0; at < len && rc == 0;) {
+        size_t end = at;
+        while (end < len && buf[end] != '\n')
+            end++;
+        size_t next = end + 1, b = at;
+        while (b < end && (buf[b] == ' ' || buf[b] == '\t' || buf[b] == '\r'))
+            b++;
+        while (end > b && (buf[end - 1] == ' ' || buf[end - 1] == '\t' || buf[end - 1] == '\r'))
+            end--;
+        if (end - b >= 2 && buf[b] == '"' && buf[end - 1] == '"') {
+            b++;
+            end--;
+        }
+        if (end > b) {
+            buf[end] = 0;   /* the line's end (or the room kept after the data) */
+            if (add_wildcard(p, (const char *)buf + b, how) != 0)
+                rc = usage_error(p, 8, "Can't allocate required memory", NULL);
+        }
+        at = next;
+    }
+    free(buf);
     return rc;
 }
 
@@ -730,6 +815,11 @@ int fz7_options_parse(int argc, char **argv, struct fz7_options *o, char *err_ki
     bool switches = true, have_command = false;
     const pending_wildcard plain = {.rmode = -1};
     int rc = 0;
+    /* -scs names the list files' charset wherever it stands */
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+        if (!strncasecmp(argv[i], "-scsUTF-16", 10))
+            p.list_charset = !strcasecmp(argv[i] + 10, "LE") ? LIST_UTF16LE
+                             : !strcasecmp(argv[i] + 10, "BE") ? LIST_UTF16BE : p.list_charset;
     for (int i = 1; i < argc && rc == 0; i++) {
         const char *a = argv[i];
         if (switches && !strcmp(a, "--")) {

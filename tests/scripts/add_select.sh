@@ -1,7 +1,8 @@
 #!/bin/bash
 # add_select.sh - which files `fz7 a` takes and how it names them, checked
 # against 7zz on the same command lines: plain names, "./" and ".."
-# paths, wildcards with and without -r, -i!/-x! (and -ir!/-xr!), @listfile,
+# paths, wildcards with and without -r, -i!/-x! (and -ir!/-xr!), @listfile
+# (with a byte order mark, blanks, quotes, UTF-16),
 # no names at all, and symlinks followed or kept (-snl).
 set -u
 . "$(dirname "$0")/lib_add.sh"
@@ -14,6 +15,11 @@ printf 'b\n' > t/b.txt; printf 'a\n' > t/a.c; printf 'z\n' > t/d/z.txt; printf '
 : > t/empty; printf 'o\n' > other/o.txt; printf 'top\n' > top.txt
 ln -s b.txt t/lnk
 printf 't/a.c\nother\n' > list.txt
+# as editors save them: a byte order mark, CRLF, blanks and quotes around
+# names (7zz strips all four), and UTF-16 with -scs
+printf '\xef\xbb\xbf  t/b.txt\r\n\t"t/d"  \r\n"other"\n' > list2.txt
+printf '\xef\xbb\xbf*.c\r\n' > ex.txt
+printf 't/a.c\r\ntop.txt\r\n' | iconv -f UTF-8 -t UTF-16LE | { printf '\xff\xfe'; cat; } > list16.txt
 
 names_of() {   # archive -> its sorted entry names with kinds
     7zz l -slt "$1" | awk '/^Path = /{p=substr($0,8)} /^Attributes = /{print p "|" substr($0,14,1)}' | LC_ALL=C sort
@@ -57,6 +63,9 @@ t/*.txt
 t -snl
 -snl -r t/l*
 @list.txt
+@list2.txt
+t -xr@ex.txt
+-scsUTF-16LE @list16.txt
 t -xr!sub
 ARGS
 

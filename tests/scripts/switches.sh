@@ -61,6 +61,14 @@ same "x -spf -aou writes g_1" "$? $(cat abs/g) $(cat abs/g_1 2>&1)" "0 mine abs"
 "$FZ7" x -spf -y abs.7z >/dev/null 2>&1
 same "x -spf -y replaces" "$? $(cat abs/g)" "0 abs"
 
+# A UTF-16 list file without -scs: 7zz's message and exit 7, no archive.
+printf 'a\r\n' | iconv -f UTF-8 -t UTF-16LE > l16.txt
+"$FZ7" a l16.7z @l16.txt >out.txt 2>err.txt
+same "UTF-16 list without -scs: exit" "$?" 7
+same "UTF-16 list without -scs: message" "$(cat err.txt)" \
+    "$(printf '\n\nCommand Line Error:\nIncorrect item in listfile.\nCheck charset encoding and -scs switch.\nl16.txt')"
+[ ! -e l16.7z ] && ok || bad "a wrote an archive from a UTF-16 list"
+
 # --- --password-file ----------------------------------------------------------
 printf 'pw1\n' >pw.txt
 "$FZ7" a --password-file=pw.txt pf.7z t >/dev/null 2>&1
