@@ -213,15 +213,19 @@ static void apply_record(const uint8_t *h, fz7_entry *entries, size_t k, fz7_zip
     if (entries[k].is_symlink && (fz7_get16le(h + 8) & 1))
         entries[k].size = usize;
     /* Attributes as 7-Zip takes them: any other host's DOS bits; a
-     * Unix mode without a file type as it is (libarchive made it a
-     * regular file's, which extraction keeps) */
+     * Unix mode without a file type (Python's zipfile writes 0600 so) is
+     * listed as it is but not applied: its permissions are dropped, so
+     * that extraction gives the umask's, as 7zz does (libarchive made it
+     * a regular file's mode) */
     uint32_t ext = fz7_get32le(h + 38);
     unsigned host = fz7_get16le(h + 4) >> 8;
-    if (host != ZIP_HOST_UNIX)
+    if (host != ZIP_HOST_UNIX) {
         entries[k].attrib = ext;
-    else if ((ext >> 16) && !((ext >> 16) & S_IFMT))
+    } else if ((ext >> 16) && !((ext >> 16) & S_IFMT)) {
         entries[k].attrib = (ext & 0xffff0000u) | ZIP_ATTR_UNIX_EXTENSION |
                             (entries[k].is_dir ? ZIP_ATTR_DIRECTORY : 0);
+        entries[k].mode &= ~(uint32_t)07777;
+    }
     if (r) {
         r->matched = true;
         r->size = usize;

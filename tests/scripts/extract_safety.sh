@@ -59,4 +59,20 @@ done
 rm -rf mt/si && mkdir mt/si && (cd mt/si && "$FZ7" x -si -txz <../d.xz >/dev/null 2>&1) &&
   [ "$(stat -c %Y mt/si/'~')" -gt 1400000000 ] && ok || bad "x -si: not the time of extraction"
 
+# A zip's Unix mode without a file type (Python's zipfile writes 0600 so)
+# is not applied: the umask's permissions, as 7zz; one with a type is.
+rm -rf pz && mkdir pz && (cd pz && python3 - <<'PY'
+import zipfile
+z = zipfile.ZipFile("p.zip", "w")
+for name, mode in (("f.txt", 0o600), ("x.sh", 0o755), ("d/", 0o700), ("typed.txt", 0o100600)):
+    i = zipfile.ZipInfo(name)
+    i.create_system, i.external_attr = 3, mode << 16 | (0x10 if name.endswith("/") else 0)
+    z.writestr(i, "" if name.endswith("/") else "x")
+z.close()
+PY
+) && (cd pz && umask 022 && "$FZ7" x -oo p.zip >/dev/null 2>&1) ||
+  bad "x p.zip (Python modes) failed"
+same "zip modes without a file type" "$(cd pz/o && stat -c '%n %a' f.txt x.sh d typed.txt | tr '\n' ' ')" \
+  "f.txt 644 x.sh 644 d 755 typed.txt 600 "
+
 t_summary extract_safety.sh
