@@ -641,14 +641,35 @@ fz7_status fz7_temp_commit_volumes(int fd, const char *path, const uint64_t *siz
     return FZ7_OK;
 }
 
-void fz7_delete_inputs(const fz7_tree *tree, const bool *keep)
+/* Whether path is one of the files sw's open warnings name (their lines
+ * are "path : errno=N : text"). */
+static bool was_unread(const fz7_scan_warnings *sw, const char *path)
 {
-    for (size_t i = tree->count; i-- > 0;)
-        if (tree->items[i].kind != FZ7_ITEM_DIR && !(keep && keep[i]))
-            unlink(tree->items[i].disk_path);
-    for (size_t i = tree->count; i-- > 0;)
-        if (tree->items[i].kind == FZ7_ITEM_DIR && !(keep && keep[i]))
-            rmdir(tree->items[i].disk_path);
+    size_t n = strlen(path);
+    for (size_t k = 0; k < sw->n_open; k++)
+        if (!strncmp(sw->open_lines[k], path, n) && !strncmp(sw->open_lines[k] + n, " : errno=", 9))
+            return true;
+    return false;
+}
+
+void fz7_delete_inputs(const fz7_tree *tree, const bool *keep, const fz7_scan_warnings *sw, FILE *list)
+{
+    if (list)
+        fprintf(list, ": Removing files after including to archive\n");
+    for (int dirs = 0; dirs < 2; dirs++)
+        for (size_t i = tree->count; i-- > 0;) {
+            const fz7_tree_item *it = &tree->items[i];
+            if ((it->kind == FZ7_ITEM_DIR) != dirs || (keep && keep[i]) || (!dirs && was_unread(sw, it->disk_path)))
+                continue;
+            if (list)
+                fprintf(list, "Removing %s\n", it->disk_path);
+            if (dirs)
+                rmdir(it->disk_path);
+            else
+                unlink(it->disk_path);
+        }
+    if (list)
+        fputc('\n', list);
 }
 
 void fz7_newest_take(fz7_newest *n, int64_t sec, uint32_t nsec)

@@ -118,10 +118,12 @@ int fz7_temp_create(const char *path, const char *work_dir, FILE *out, int *fd);
 fz7_status fz7_temp_commit(int fd, const char *path, const struct stat *old_sb, uint64_t *size,
                            int *err);
 
-/* -sdel once the archive is complete: removes the files of tree, then its
- * folders deepest first (a folder that is not empty stays); items whose
- * keep[i] is true (keep may be NULL) are left alone. */
-void fz7_delete_inputs(const fz7_tree *tree, const bool *keep);
+/* -sdel once the archive is complete (scan warnings or not, as 7-Zip):
+ * removes the files of tree, then its folders deepest first (a folder that
+ * is not empty stays); items whose keep[i] is true (keep may be NULL) and
+ * files that could not be read (sw's open warnings) are left alone. With
+ * list (-bb1), 7-Zip's lines: a heading, then "Removing NAME" for each. */
+void fz7_delete_inputs(const fz7_tree *tree, const bool *keep, const fz7_scan_warnings *sw, FILE *list);
 
 /* -stl: the newest of the times offered to fz7_newest_take (zeroed first);
  * fz7_newest_stamp gives it to path as its modification time (nothing

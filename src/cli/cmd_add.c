@@ -1121,8 +1121,10 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
     fputc('\n', out);
     if (n_vols)
         fprintf(out, "Volumes: %zu\n", n_volumes);
-    if (o->delete_after)
+    if (o->delete_after) {
         fputc('\n', out);   /* 7-Zip's line for its deleting stage */
+        fz7_delete_inputs(&r.tree, NULL, &r.scan, o->bb >= 1 ? out : NULL);   /* files, then folders */
+    }
     rc = fz7_print_write_end(out, &r.scan, r.warnings);
     if (o->stamp_newest && !n_vols) {
         /* -stl: the archive's mtime is its newest entry's, kept ones
@@ -1137,8 +1139,6 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
         }
         fz7_newest_stamp(&nw, path);
     }
-    if (o->delete_after && rc == 0)
-        fz7_delete_inputs(&r.tree, NULL);   /* -sdel: files first, then folders */
 
 done:
     free(sfx);

@@ -1276,20 +1276,19 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
         if (rc == 0 && o->stamp_newest)
             stamp_newest(&r);
     }
-    if (rc == 0 && o->delete_after)
+    if (rc == 0 && o->delete_after) {
         fputc('\n', out);   /* 7-Zip's line for its deleting stage */
-    if (rc == 0)
-        rc = fz7_print_write_end(out, &r.scan, r.warnings);
-    if (rc == 0 && o->delete_after && r.pair_of_item) {
         /* -sdel: every file read (the rules read all); never the archive. */
-        bool *skip = calloc(r.tree.count ? r.tree.count : 1, sizeof *skip);
+        bool *skip = r.pair_of_item ? calloc(r.tree.count ? r.tree.count : 1, sizeof *skip) : NULL;
         if (skip) {
             for (size_t k = 0; k < r.tree.count; k++)
                 skip[k] = r.pair_of_item[k] == -2;
-            fz7_delete_inputs(&r.tree, skip);
+            fz7_delete_inputs(&r.tree, skip, &r.scan, o->bb >= 1 ? out : NULL);
             free(skip);
         }
     }
+    if (rc == 0)
+        rc = fz7_print_write_end(out, &r.scan, r.warnings);
 
 done:
     free(r.sfx);

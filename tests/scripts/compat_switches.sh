@@ -536,6 +536,11 @@ row same x -scrcsha256 arc.7z -oout src/sub
 row same e '-scrc*' arc.7z -oout
 row same t -scrcfoo arc.7z
 row same a -sdel new.7z one.txt
+# -sdel removes what went in even after a scan warning; -bb1 lists it
+row same a -bb1 -sdel new.7z one.txt
+row same a -sdel new.7z src missing.txt
+row same a -sdel arc.7z src missing.txt
+row "different by design: the same files go; -bb1 names them in fz7's sorted scan order, 7zz in the order the directory was read" a -bb1 -sdel new.7z src
 # Windows's switches as 7zz on Linux takes them: -seml does nothing (no
 # mail program; refused beside -so), -sns and -sni make a/u/d/rn fail with
 # E_NOTIMPL as they start writing, x/t/l take them and go on
