@@ -163,6 +163,15 @@ void fz7_print_name(FILE *f, const char *name)
         fputc(*p == '\n' || *p == '\r' ? '_' : *p, f);
 }
 
+void fz7_print_item(FILE *f, const char *mark, const char *name, const char *tail)
+{
+    fputs(mark, f);
+    fputc(' ', f);
+    fz7_print_name(f, name);
+    fputs(tail, f);
+    fputc('\n', f);
+}
+
 void fz7_print_counts(FILE *f, const char *what, uint64_t dirs, uint64_t files, uint64_t bytes)
 {
     fputs(what, f);
@@ -662,7 +671,7 @@ void fz7_delete_inputs(const fz7_tree *tree, const bool *keep, const fz7_scan_wa
             if ((it->kind == FZ7_ITEM_DIR) != dirs || (keep && keep[i]) || (!dirs && was_unread(sw, it->disk_path)))
                 continue;
             if (list)
-                fprintf(list, "Removing %s\n", it->disk_path);
+                fz7_print_item(list, "Removing", it->disk_path, "");
             if (dirs)
                 rmdir(it->disk_path);
             else

@@ -67,6 +67,10 @@ void fz7_print_one_stream_end(FILE *f, uint64_t archive_bytes);
  * carriage return in it as '_', so one item stays one line. */
 void fz7_print_name(FILE *f, const char *name);
 
+/* A -bb line: mark, a space, name as fz7_print_name prints it, then tail
+ * (such as "/" after a folder) and the line's end. */
+void fz7_print_item(FILE *f, const char *mark, const char *name, const char *tail);
+
 /* what, then "2 folders, 3 files, 119 bytes (1 KiB)\n" (folders only when
  * there are some). */
 void fz7_print_counts(FILE *f, const char *what, uint64_t dirs, uint64_t files, uint64_t bytes);

@@ -74,7 +74,7 @@ static void list_added(add_run *r, const fz7_tree_item *it)
         return;
     fz7_progress_clear(r->progress);
     bool u = r->replaces && r->replaces[it - r->tree.items];
-    fprintf(r->out, "%c %s\n", u ? 'U' : '+', it->name);
+    fz7_print_item(r->out, u ? "U" : "+", it->name, "");
 }
 
 static fz7_status scan_inputs(add_run *r, dev_t skip_dev, ino_t skip_ino, bool have_skip)

@@ -6,6 +6,7 @@
  * Overwrite questions follow 7-Zip: without -ao/-y the question is printed
  * and one answer line read from stdin; at end of input (no terminal, no
  * answer) extraction stops with "Break signaled" and exit code 255. */
+#include "cli/archive_out.h"
 #include "cli/cli.h"
 #include "cli/progress.h"
 #include "fsio/extract.h"
@@ -237,7 +238,8 @@ static void item_line(run *r, char mark, const fz7_entry *e)
     const char *name = fz7_entry_path(e);
     size_t n = strlen(name);
     fz7_progress_clear(r->progress);
-    fprintf(r->out, "%c %s%s\n", mark, name, e->is_dir && (n == 0 || name[n - 1] != '/') ? "/" : "");
+    char m[2] = {mark, 0};
+    fz7_print_item(r->out, m, name, e->is_dir && (n == 0 || name[n - 1] != '/') ? "/" : "");
 }
 
 /* The entries before this one that are decoded only because they share
@@ -252,7 +254,7 @@ static void list_passed_over(run *r, size_t index, const fz7_entry *e)
             r->size += o->size;
             if (r->o->bb >= 2) {
                 fz7_progress_clear(r->progress);
-                fprintf(r->out, ". %s\n", fz7_entry_path(o));
+                fz7_print_item(r->out, ".", fz7_entry_path(o), "");
             }
         }
     }
@@ -408,7 +410,7 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
             if (!path) { /* skipped: from -bb2 listed as ". name", as 7-Zip */
                 if (r->o->bb >= 2) {
                     fz7_progress_clear(r->progress);
-                    fprintf(r->out, ". %s\n", fz7_entry_path(e));
+                    fz7_print_item(r->out, ".", fz7_entry_path(e), "");
                 }
                 return FZ7_OK;
             }

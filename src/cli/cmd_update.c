@@ -264,8 +264,7 @@ static fz7_status write_empty_entries(update_run *r, fz7_7z_writer *w)
 static void list_item(const update_run *r, const fz7_tree_item *it)
 {
     if (r->o->bb >= 1)
-        fprintf(r->out, "%c %s\n", r->replaces && r->replaces[it - r->tree.items] ? 'U' : '+',
-                it->name);
+        fz7_print_item(r->out, r->replaces && r->replaces[it - r->tree.items] ? "U" : "+", it->name, "");
 }
 
 /* Opens item it's file. On failure warns and returns -1 with *st FZ7_OK
@@ -346,8 +345,7 @@ static void list_folder(const update_run *r, size_t f, const size_t *mem, size_t
         return;
     fprintf(r->out, "%c #%zu\n", copied ? '=' : 'R', f);
     for (size_t k = 0; k < n; k++)
-        fprintf(r->out, "%c %s\n", copied ? '=' : stays(r, mem[k]) ? 'R' : '.',
-                fz7_archive_entry(r->old, mem[k])->path);
+        fz7_print_item(r->out, copied ? "=" : stays(r, mem[k]) ? "R" : ".", fz7_archive_entry(r->old, mem[k])->path, "");
 }
 
 static fz7_status write_archive(update_run *r, int fd, char *why, size_t whylen)
@@ -608,7 +606,7 @@ static fz7_status la_update_entry(void *ctx, fz7_la_writer *w, size_t index, con
     if (st == FZ7_OK && name && r->o->bb >= 3 && r->la_kind == FZ7_LA_ZIP) {
         /* 7zz's "= path" for a zip's entry copied (by its old name); a tar's it does not list */
         size_t n = strlen(path);
-        fprintf(r->out, "= %s%s\n", path, e->is_dir && (n == 0 || path[n - 1] != '/') ? "/" : "");
+        fz7_print_item(r->out, "=", path, e->is_dir && (n == 0 || path[n - 1] != '/') ? "/" : "");
     }
     return st;
 }

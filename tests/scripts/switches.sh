@@ -69,6 +69,16 @@ same "UTF-16 list without -scs: message" "$(cat err.txt)" \
     "$(printf '\n\nCommand Line Error:\nIncorrect item in listfile.\nCheck charset encoding and -scs switch.\nl16.txt')"
 [ ! -e l16.7z ] && ok || bad "a wrote an archive from a UTF-16 list"
 
+# -bb1 lines keep one name on one line: a newline in it shows as '_', as
+# 7zz shows it (the files keep their names).
+mkdir -p bbnl && printf 'x\n' >"bbnl/a
+b"
+"$FZ7" a -bb1 bbnl.7z bbnl >out.txt 2>err.txt
+same "a -bb1 of a name with a newline" "$(grep '^+' out.txt)" "+ bbnl/a_b"
+"$FZ7" x -bb1 -obbnlx bbnl.7z >out.txt 2>err.txt
+same "x -bb1 of a name with a newline" "$(grep '^- bbnl/a' out.txt) $(cat "bbnlx/bbnl/a
+b")" "- bbnl/a_b x"
+
 # --- --password-file ----------------------------------------------------------
 printf 'pw1\n' >pw.txt
 "$FZ7" a --password-file=pw.txt pf.7z t >/dev/null 2>&1
