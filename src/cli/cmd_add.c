@@ -74,7 +74,14 @@ static void list_added(add_run *r, const fz7_tree_item *it)
         return;
     fz7_progress_clear(r->progress);
     bool u = r->replaces && r->replaces[it - r->tree.items];
-    fz7_print_item(r->out, u ? "U" : "+", it->name, "");
+    fz7_print_item(r->out, u ? "U" : "+", it->name, it->kind == FZ7_ITEM_DIR ? "/" : "");
+}
+
+/* Whether 7-Zip's -bb1 lists an item without data written by libarchive:
+ * a zip's links, a tar's folders. */
+static bool la_listed(fz7_la_kind kind, const fz7_tree_item *it)
+{
+    return (kind == FZ7_LA_ZIP && it->kind == FZ7_ITEM_SYMLINK) || (kind == FZ7_LA_TAR && it->kind == FZ7_ITEM_DIR);
 }
 
 static fz7_status scan_inputs(add_run *r, dev_t skip_dev, ino_t skip_ino, bool have_skip)
@@ -459,6 +466,8 @@ static fz7_status write_la(add_run *r, int fd, fz7_la_kind kind, const char *old
         }
         if (it->kind != FZ7_ITEM_FILE) {
             st = fz7_la_writer_begin(w, &e);
+            if (st == FZ7_OK && la_listed(kind, it))
+                list_added(r, it);
             /* 7zz's tar writer counts every item, its zip writer links too */
             r->files_read += kind == FZ7_LA_TAR || (kind == FZ7_LA_ZIP && it->kind == FZ7_ITEM_SYMLINK);
             continue;
@@ -483,8 +492,10 @@ static fz7_status write_la(add_run *r, int fd, fz7_la_kind kind, const char *old
         }
         st = fz7_la_writer_begin(w, &e);
         int rerr = 0;
-        if (st == FZ7_OK)
+        if (st == FZ7_OK) {
+            list_added(r, it);
             st = pump(r, it, in, sink_la, w, &rerr);
+        }
         close_input(in);
         r->files_read++;
         if (rerr)

@@ -477,6 +477,9 @@ row same x arc.7z -oout -aos
 row same t -bb0 arc.7z
 row same t -bb1 arc.7z
 row same a -bb1 new.7z src
+row same a -bb1 -tzip new.zip src
+row same a -bb1 -ttar new.tar src
+row same a -bb1 -tgzip new.gz one.txt
 row same t -bd arc.7z
 row same t -bso0 arc.7z
 row same t -bse0 junk.7z
