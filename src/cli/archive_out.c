@@ -115,6 +115,10 @@ void fz7_scan_warnings_print(const fz7_scan_warnings *sw, FILE *out)
 {
     if (!sw->n)
         return;
+    if (fz7_messages_off()) { /* -bso0: on standard error, as 7zz */
+        fflush(out);
+        out = stderr;
+    }
     fprintf(out, "\nScan WARNINGS for files and folders:\n\n");
     for (size_t i = 0; i < sw->n; i++)
         fprintf(out, "%s\n", sw->lines[i]);

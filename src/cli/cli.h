@@ -161,6 +161,12 @@ FILE *fz7_msg_stream(const struct fz7_options *o);
 FILE *fz7_list_stream(void);
 void fz7_keep_list_stream(FILE *f);
 
+/* -bso0: standard messages go nowhere (set once, by main). Some blocks
+ * then go to standard error instead, as 7zz sends them (the scan
+ * warnings). */
+void fz7_set_messages_off(void);
+bool fz7_messages_off(void);
+
 /* "\nfz7 0.1.0 (x86_64) : ..." banner as 7-Zip opens every command;
  * nothing with -ba (fz7_set_bare), as 7-Zip. */
 void fz7_print_banner(FILE *out);

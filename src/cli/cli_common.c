@@ -354,6 +354,18 @@ void fz7_keep_list_stream(FILE *f)
     g_list_out = f;
 }
 
+static bool g_messages_off;
+
+void fz7_set_messages_off(void)
+{
+    g_messages_off = true;
+}
+
+bool fz7_messages_off(void)
+{
+    return g_messages_off;
+}
+
 FILE *fz7_msg_stream(const struct fz7_options *o)
 {
     if (!o->to_stdout)

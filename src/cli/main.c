@@ -104,6 +104,8 @@ static void apply_output_streams(const struct fz7_options *o)
         else if (fd >= 0)
             close(fd);
     }
+    if (bso == 0)
+        fz7_set_messages_off();
     int to_out = bso == 0 ? null_fd : orig[bso], to_err = bse == 0 ? null_fd : orig[bse];
     if (to_out >= 0 && bso != 1)
         dup2(to_out, STDOUT_FILENO);

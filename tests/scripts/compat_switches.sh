@@ -482,6 +482,9 @@ row same a -bb1 -ttar new.tar src
 row same a -bb1 -tgzip new.gz one.txt
 row same t -bd arc.7z
 row same t -bso0 arc.7z
+# -bso0: the scan warnings' block goes to standard error instead
+row same a -bso0 new.7z one.txt missing.txt
+row same h -bso0 one.txt missing.txt
 row same t -bse0 junk.7z
 # a switch 7zz takes once, given twice: "Multiple instances for switch"
 row same t -oa -ob arc.7z
