@@ -4,6 +4,7 @@
 #include "cli/archive_out.h"
 #include "cli/cli.h"
 #include "format/fd_ostream.h"
+#include "format/file_io.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -900,6 +901,25 @@ int fz7_sfx_load(const char *name, FILE *out, uint8_t **stub, size_t *len, char 
     fflush(out);
     fprintf(stderr, "\n\nSystem ERROR:\nerrno=%d : %s\n", err, strerror(err));
     return FZ7_EXIT_FATAL;
+}
+
+int fz7_lead_load(const char *path, uint64_t len, uint8_t **lead)
+{
+    *lead = len <= SFX_MAX ? malloc((size_t)len) : NULL;
+    int fd = *lead ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    errno = 0;
+    if (fd >= 0 && fz7_pread_full(fd, *lead, (size_t)len, 0) == FZ7_OK) {
+        close(fd);
+        return 0;
+    }
+    int err = *lead ? (errno ? errno : EIO) : ENOMEM;
+    if (fd >= 0)
+        close(fd);
+    free(*lead);
+    *lead = NULL;
+    fprintf(stderr, "\nERROR: %s : cannot read the %llu bytes before the archive: %s\n", path,
+            (unsigned long long)len, strerror(err));
+    return err == ENOMEM ? FZ7_EXIT_MEMORY : FZ7_EXIT_FATAL;
 }
 
 fz7_status fz7_temp_prepend(int fd, const uint8_t *stub, size_t len, int *err)

@@ -198,6 +198,12 @@ void fz7_temp_drop(int fd);
  * then stderr) and returns FZ7_EXIT_FATAL. */
 int fz7_sfx_load(const char *name, FILE *out, uint8_t **stub, size_t *len, char *shown, size_t cap);
 
+/* The len bytes that stand before the archive in path (a self-extractor's
+ * stub, or anything else: 7zz keeps them when it rewrites the archive;
+ * the 7z reader looks at most 16 MiB in), into *lead (malloc'd). 0, or
+ * the exit code after printing the error on stderr. */
+int fz7_lead_load(const char *path, uint64_t len, uint8_t **lead);
+
 /* Puts len bytes of stub before the archive in the temporary file fd,
  * moving its bytes up in place (from the end, so nothing is overwritten
  * before it is copied); the offset is left at the end. FZ7_E_IO with *err

@@ -814,8 +814,9 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
     fz7_archive *old = NULL;
     bool *keep = NULL;
     int rc = 0;
-    uint8_t *sfx = NULL;   /* -sfx: the module's bytes */
+    uint8_t *sfx = NULL;   /* -sfx: the module's bytes, or the old archive's leading ones */
     size_t sfx_len = 0;
+    bool sfx_kept = false; /* sfx holds what stood before the old archive */
     char sfx_shown[PATH_MAX] = "";
     if (o->sfx && (rc = fz7_sfx_load(o->sfx, out, &sfx, &sfx_len, sfx_shown, sizeof sfx_shown)) != 0)
         goto done;
@@ -973,8 +974,16 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
         goto done;
     }
 
-    /* An existing .7z: keep the entries not replaced by new ones. */
+    /* An existing .7z: keep the entries not replaced by new ones, and what
+     * stands before it (as in cmd_update.c; -sfx replaces that). */
     if (exists && !one_stream) {
+        uint64_t lead = fz7_archive_get_info(old)->offset;
+        if (!o->sfx && !n_vols && lead > 0) {
+            if ((rc = fz7_lead_load(path, lead, &sfx)) != 0)
+                goto done;
+            sfx_len = (size_t)lead;
+            sfx_kept = true;
+        }
         size_t n = fz7_archive_count(old);
         keep = calloc(n ? n : 1, sizeof *keep);
         r.replaces = calloc(r.tree.count ? r.tree.count : 1, sizeof *r.replaces);
@@ -1122,7 +1131,7 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
         goto done;
     }
 
-    if (sfx) {
+    if (sfx && !sfx_kept) {
         fprintf(out, "Write SFX: %s : ", sfx_shown);
         fz7_print_size(out, sfx_len);
         fputc('\n', out);

@@ -39,8 +39,10 @@ typedef enum entry_fate { FATE_KEEP = 0, FATE_DELETE, FATE_REPLACE, FATE_ANTI } 
 
 typedef struct update_run {
     const struct fz7_options *o;
-    uint8_t *sfx;                 /* -sfx: the module put before the archive (not the extras) */
+    uint8_t *sfx;                 /* -sfx: the module put before the archive (not the extras),
+                                     or the old archive's own leading bytes (sfx_kept) */
     size_t sfx_len;
+    bool sfx_kept;                /* sfx holds what stood before the old archive */
     char sfx_shown[PATH_MAX];     /* its path as printed */
     fz7_settings set;             /* how new and re-compressed data is compressed */
     FILE *out;
@@ -794,7 +796,7 @@ static int commit_archive(update_run *r, bool exists, const struct stat *old_sb)
                 why[0] ? why : st == FZ7_E_IO && werr ? strerror(werr) : fz7_status_str(st));
         return fz7_write_exit_code(st);
     }
-    if (r->sfx && !r->extra) {
+    if (r->sfx && !r->extra && !r->sfx_kept) {
         fprintf(r->out, "Write SFX: %s : ", r->sfx_shown);
         fz7_print_size(r->out, r->sfx_len);
         fputc('\n', r->out);
@@ -1149,6 +1151,16 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
         fz7_print_archive_block(out, path, r.old, NULL);
         fputc('\n', out);
         r.n_old = fz7_archive_count(r.old);
+        /* What stands before a 7z archive (a self-extractor's stub, or
+         * whatever else) stays before it, as 7zz keeps it; -sfx replaces
+         * it. (The reader looks at most 16 MiB in for the archive.) */
+        uint64_t lead = fz7_archive_get_info(r.old)->offset;
+        if (!la && !o->sfx && !n_vols && lead > 0) {
+            if ((rc = fz7_lead_load(path, lead, &r.sfx)) != 0)
+                goto done;
+            r.sfx_len = (size_t)lead;
+            r.sfx_kept = true;
+        }
         if (!la)
             fz7_settings_times_from(&r.set, r.old);
     }

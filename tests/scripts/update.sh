@@ -319,5 +319,18 @@ TMPDIR=$PWD/tmpd "$FZ7" u -bd -w w6.7z big.bin > log 2>&1 || { cat log; fail "u 
 cmp w6.7z w1.7z || fail "u -w wrote other bytes than u -wwd"
 [ -z "$(ls tmpd)" ] && [ -z "$(ls | grep fz7tmp)" ] || fail "u -w left a temporary file"
 
+# Bytes before a 7z archive (a self-extractor's stub, or anything else)
+# stay before it through a, u, d and rn, as 7zz keeps them (fz7 dropped them).
+head -c 12345 /dev/urandom > stub && printf 'keep\n' > k1 && printf 'new\n' > k2
+"$FZ7" a -bso0 plain.7z k1 >/dev/null 2>&1 || fail "a plain.7z"
+for c in "a k2" "u k2" "d k1" "rn k1 k3"; do
+    cat stub plain.7z > lead.7z
+    # shellcheck disable=SC2086
+    "$FZ7" ${c%% *} -bso0 lead.7z ${c#* } >/dev/null 2>&1 || fail "$c on an archive behind 12345 bytes"
+    cmp -n 12345 lead.7z stub || fail "$c dropped the bytes before the archive"
+    [ "$("$FZ7" l lead.7z 2>&1 | grep -c '^Offset = 12345$')" = 1 ] || fail "$c: the archive is not at 12345 any more"
+    "$FZ7" t lead.7z >/dev/null 2>&1 || fail "$c: the archive behind the bytes does not test"
+done
+
 echo "update.sh: ok"
 exit 0
