@@ -95,13 +95,13 @@ enum { LIST_UTF8, LIST_UTF16LE, LIST_UTF16BE };
 /* Rewrites n bytes of UTF-16 (big_endian or little) at buf as UTF-8 in
  * place (3 bytes out per 2 in at most, so buf holds n / 2 * 3 + 1); a
  * leading byte order mark is dropped, a lone surrogate becomes U+FFFD.
- * Returns the UTF-8 length. */
+ * Returns the UTF-8 length, or SIZE_MAX when out of memory. */
 static size_t utf16_to_utf8(uint8_t *buf, size_t n, bool big_endian)
 {
     size_t units = n / 2;
     uint16_t *u = malloc((units ? units : 1) * sizeof *u);
     if (!u)
-        return 0;
+        return SIZE_MAX;
     for (size_t k = 0; k < units; k++)
         u[k] = big_endian ? (uint16_t)(buf[2 * k] << 8 | buf[2 * k + 1]) : (uint16_t)(buf[2 * k + 1] << 8 | buf[2 * k]);
     size_t o = 0;
@@ -169,6 +169,10 @@ static int read_listfile(parser *p, const char *path, const pending_wildcard *ho
     fclose(f);
     if (p->list_charset != LIST_UTF8) {
         len = utf16_to_utf8(buf, len, p->list_charset == LIST_UTF16BE);
+        if (len == SIZE_MAX) {
+            free(buf);
+            return usage_error(p, 8, "Can't allocate required memory", NULL);
+        }
     } else {
         if (memchr(buf, 0, len)) {
             free(buf);
