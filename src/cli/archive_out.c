@@ -978,5 +978,7 @@ fz7_la_entry fz7_la_entry_of_item(const fz7_tree_item *it)
         e.mode = S_IFDIR | (it->mode & 07777), e.size = 0;
     else if (it->kind == FZ7_ITEM_SYMLINK)
         e.mode = S_IFLNK | (it->mode & 07777), e.size = 0;
+    else if (it->kind == FZ7_ITEM_SPECIAL)
+        e.mode = it->mode, e.size = 0, e.rdev = it->rdev;
     return e;
 }

@@ -628,6 +628,8 @@ int fz7_cmd_hash(const struct fz7_options *o)
                 for (size_t i = 0; i < nh; i++)
                     h_update(&hs[i], it->link_target, size);
                 err = 0;
+            } else if (it->kind == FZ7_ITEM_SPECIAL) {
+                err = 0;   /* no data, as in an archive: the empty input's hashes */
             } else {
                 err = hash_file(it->disk_path, hs, nh, buf, cap);
                 size = it->size;

@@ -239,7 +239,9 @@ fz7_status fz7_la_writer_begin(fz7_la_writer *w, const fz7_la_entry *e)
         return FZ7_E_MEM;
     locale_t old = fz7_la_utf8_enter();
     archive_entry_copy_pathname(ae, e->name);
-    archive_entry_set_mode(ae, e->mode);
+    archive_entry_set_mode(ae, S_ISSOCK(e->mode) ? S_IFREG | (e->mode & 07777) : e->mode);
+    if (S_ISCHR(e->mode) || S_ISBLK(e->mode))
+        archive_entry_set_rdev(ae, (dev_t)e->rdev);
     /* GNU headers keep whole seconds; a POSIX tar the fraction -mtp asks
      * for, and ctime and atime, in pax records */
     uint32_t unit = w->opts.tar_posix ? w->opts.tar_time_unit : 0;

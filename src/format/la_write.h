@@ -29,6 +29,9 @@ typedef struct fz7_la_entry {
                                size 0), else NULL */
     int64_t ctime, atime;   /* zip with -mtc, -mta: st_ctime, st_atime */
     uint32_t ctime_nsec, atime_nsec;
+    uint64_t rdev;          /* a device's number (S_ISCHR, S_ISBLK modes); a tar
+                               keeps FIFOs and devices as such, a socket as an
+                               empty file (tar has no socket entry) */
     int data_fd;            /* zip: the regular file the data comes from,
                                read again with pread for ZipCrypto's check
                                byte and to store what Deflate did not

@@ -307,9 +307,6 @@ static fz7_status walk(fz7_tree *t, const char *root, const char *base_name, con
             }
             continue;
         }
-        if (!is_dir && !is_link && fmt != S_IFREG) {
-            continue;   /* sockets, fifos, devices: 7-Zip skips them too */
-        }
         bool want;
         bool descend;
         if (!pattern) {
@@ -343,9 +340,11 @@ static fz7_status walk(fz7_tree *t, const char *root, const char *base_name, con
         fz7_tree_item it = {0};
         it.name = name;
         it.disk_path = strdup(src);
-        it.kind = is_dir ? FZ7_ITEM_DIR : is_link ? FZ7_ITEM_SYMLINK : FZ7_ITEM_FILE;
+        bool special = !is_dir && !is_link && fmt != S_IFREG;
+        it.kind = is_dir ? FZ7_ITEM_DIR : is_link ? FZ7_ITEM_SYMLINK : special ? FZ7_ITEM_SPECIAL : FZ7_ITEM_FILE;
         it.mode = (uint32_t)sb->st_mode;
-        it.size = is_dir ? 0 : (uint64_t)sb->st_size;
+        it.size = is_dir || special ? 0 : (uint64_t)sb->st_size;
+        it.rdev = special ? (uint64_t)sb->st_rdev : 0;
         it.mtime = (int64_t)sb->st_mtim.tv_sec;
         it.mtime_nsec = (uint32_t)sb->st_mtim.tv_nsec;
         it.ctime = (int64_t)sb->st_ctim.tv_sec;

@@ -8,7 +8,10 @@
 
 #include <stdbool.h>
 
-typedef enum fz7_item_kind { FZ7_ITEM_FILE, FZ7_ITEM_DIR, FZ7_ITEM_SYMLINK } fz7_item_kind;
+/* FZ7_ITEM_SPECIAL: a FIFO, socket or device. It is stored as 7-Zip stores
+ * one, an entry without data whose mode keeps the file type, and never
+ * opened (opening a FIFO waits for a writer). */
+typedef enum fz7_item_kind { FZ7_ITEM_FILE, FZ7_ITEM_DIR, FZ7_ITEM_SYMLINK, FZ7_ITEM_SPECIAL } fz7_item_kind;
 
 /* One input found on disk. */
 typedef struct fz7_tree_item {
@@ -27,6 +30,7 @@ typedef struct fz7_tree_item {
     uint64_t dev, ino;  /* st_dev/st_ino, to recognise the archive being written
                            and the names of one hard-linked file */
     uint64_t nlink;     /* st_nlink: more than 1 for a file with other hard links */
+    uint64_t rdev;      /* FZ7_ITEM_SPECIAL: st_rdev, a device's number (tar keeps it) */
 } fz7_tree_item;
 
 /* A growing list of items; zero-initialise before use. */
