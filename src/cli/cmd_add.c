@@ -47,6 +47,7 @@ typedef struct add_run {
     uint64_t bytes_out;         /* the archive's bytes as its writer counted them (-so) */
     uint8_t *buf;
     bool stdin_mode;         /* -si: the one item is standard input */
+    bool stdin_sized;        /* -si from a regular file: its size is known (fstat) */
     const char *password;    /* -p, or asked for */
     fz7_7zaes_key *key;      /* derived once per archive */
     fz7_progress *progress;  /* the line on a terminal (-bsp); NULL = off */
@@ -256,7 +257,7 @@ static fz7_status write_7z(add_run *r, int fd, fz7_archive *old, const bool *kee
                 total += sz;
                 largest = sz > largest ? sz : largest;
             }
-    uint64_t size_hint = r->stdin_mode ? 0 : fz7_settings_size_hint(&r->set, total, largest);
+    uint64_t size_hint = r->stdin_mode && !r->stdin_sized ? 0 : fz7_settings_size_hint(&r->set, total, largest);
 
     /* Old entries first: a folder whose files are all kept is copied as it
      * is (pack bytes unchanged, as 7-Zip updates); the kept files of the
@@ -368,7 +369,7 @@ static fz7_status write_xz(add_run *r, int fd, char *why, size_t whylen)
     xo.empty_block = true;   /* 7zz's xz */
     /* An empty file known to be empty gets the smallest dictionary in its
      * empty block, as 7zz writes it (0 would mean "size unknown"). */
-    xo.size_hint = r->stdin_mode ? 0 : it->size ? it->size : 1;
+    xo.size_hint = r->stdin_mode && !r->stdin_sized ? 0 : it->size ? it->size : 1;
     /* Several threads: independent xz blocks compressed side by side, as
      * xz -T makes them (readers can then decode them in parallel too). */
     fz7_lzma_plan plan = fz7_settings_pick_mt(&r->set, xo.size_hint);
@@ -480,15 +481,14 @@ static fz7_status write_la(add_run *r, int fd, fz7_la_kind kind, const char *old
         /* A file's size goes into its header first (tar): the size read
          * now, in case it changed since the scan. */
         struct stat sb;
-        if (!r->stdin_mode && fstat(in, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        if ((!r->stdin_mode || r->stdin_sized) && fstat(in, &sb) == 0 && S_ISREG(sb.st_mode)) {
             e.size = (uint64_t)sb.st_size;
-            e.data_fd = in;
+            if (!r->stdin_mode)   /* (zip reads it again with pread: not stdin, maybe not at 0) */
+                e.data_fd = in;
         }
-        if (r->stdin_mode && kind != FZ7_LA_GZIP && kind != FZ7_LA_BZIP2) {
-            close_input(in);
-            snprintf(why, whylen, "E_NOTIMPL : -si needs a format of one stream (xz, gzip, bzip2)");
-            st = FZ7_E_UNSUPPORTED;
-            break;
+        if (r->stdin_mode) {
+            e.mode = it->mode;   /* as 7-Zip stores it: what fstat says, a pipe's type bits too */
+            e.size_unknown = !r->stdin_sized;
         }
         st = fz7_la_writer_begin(w, &e);
         int rerr = 0;
@@ -610,6 +610,10 @@ static fz7_status stdin_item(add_run *r, const char *archive_base, bool xz)
     struct stat sb;
     if (fstat(STDIN_FILENO, &sb) == 0) {
         it.mode = (uint32_t)sb.st_mode;
+        if (S_ISREG(sb.st_mode)) {   /* 7-Zip takes a redirected file's size as known */
+            it.size = (uint64_t)sb.st_size;
+            r->stdin_sized = true;
+        }
         it.mtime = (int64_t)sb.st_mtim.tv_sec, it.mtime_nsec = (uint32_t)sb.st_mtim.tv_nsec;
         it.ctime = (int64_t)sb.st_ctim.tv_sec, it.ctime_nsec = (uint32_t)sb.st_ctim.tv_nsec;
         it.atime = (int64_t)sb.st_atim.tv_sec, it.atime_nsec = (uint32_t)sb.st_atim.tv_nsec;
@@ -1023,12 +1027,17 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
         rc = fz7_invalid_arg(path, refused ? why : NULL);
         goto done;
     }
-    if (o->from_stdin)   /* the size is not known before the read: 7-Zip's line has none */
+    if (o->from_stdin && !r.stdin_sized)   /* the size is not known before the read: 7-Zip's line has none */
         fputs("Add new data to archive: 1 file\n", out);
     else
         fz7_print_counts(out, "Add new data to archive: ", n_dirs, n_files, n_bytes);
     fputc('\n', out);
     fflush(out);
+    if (la && la_kind == FZ7_LA_TAR && o->from_stdin && !r.stdin_sized) {
+        fflush(out);   /* 7zz's refusal: a tar header holds the size, before the data */
+        rc = fz7_invalid_arg(path, "a tar entry's size goes before its data: -si from a pipe has none");
+        goto done;
+    }
     if (refused) {   /* the coder's refusal, as 7zz's coder refuses as it starts */
         rc = notimpl ? fz7_not_implemented(path, why) : fz7_invalid_arg(path, why);
         goto done;

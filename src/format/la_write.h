@@ -29,6 +29,8 @@ typedef struct fz7_la_entry {
                                size 0), else NULL */
     int64_t ctime, atime;   /* zip with -mtc, -mta: st_ctime, st_atime */
     uint32_t ctime_nsec, atime_nsec;
+    bool size_unknown;      /* zip: the size is known only at the data's end
+                               (-si); the local header gets 64-bit sizes */
     uint64_t rdev;          /* a device's number (S_ISCHR, S_ISBLK modes); a tar
                                keeps FIFOs and devices as such, a socket as an
                                empty file (tar has no socket entry) */

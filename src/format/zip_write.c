@@ -338,9 +338,9 @@ static fz7_status central_record(fz7_zip_writer *w, const zip_entry *e)
     size_t aes_len = aes_extra(w, e, x + xlen);
     xlen += up_len + aes_len;
     bool aes = (e->flags & ZIP_FLAG_ENCRYPTED) && w->crypt == CRYPT_AES;
-    uint16_t needed = e->needed;
-    if ((big_size || big_packed || big_off) && needed < 45)
-        needed = 45;
+    /* the version this record needs: zip64 only for its own fields (a
+     * local header of 64-bit sizes for -si data still says 45) */
+    uint16_t needed = needed_of(e, e->flags & ZIP_FLAG_ENCRYPTED ? w->crypt : CRYPT_NONE, big_size || big_packed || big_off);
     fz7_put32le(h, ZIP_CDH_SIG);
     fz7_put16le(h + 4, MADE_BY);
     fz7_put16le(h + 6, needed);
@@ -420,7 +420,8 @@ static fz7_status start_lzma(fz7_zip_writer *w, uint64_t size_hint)
 {
     fz7_lzma_enc_opts o;
     zip_lzma_opts(w, &o);
-    fz7_lzma1_reduce_dict(&o, size_hint ? size_hint : 1);
+    if (size_hint != UINT64_MAX)
+        fz7_lzma1_reduce_dict(&o, size_hint ? size_hint : 1);
     o.end_marker = !w->opts.zip_lzma_no_eos;
     fz7_status st = FZ7_OK;
     if (w->lz && w->lz_opts.dict_size == o.dict_size) {   /* the rest is the archive's */
@@ -461,6 +462,7 @@ static fz7_status start_ppmd(fz7_zip_writer *w, int level)
     return packed_write(&w->packed_os, props, sizeof props);
 }
 
+/* size_hint: the entry's bytes, UINT64_MAX when not known */
 static fz7_status start_coder(fz7_zip_writer *w, zip_entry *e, uint64_t size_hint)
 {
     fz7_status st = FZ7_OK;
@@ -491,7 +493,7 @@ static fz7_status start_coder(fz7_zip_writer *w, zip_entry *e, uint64_t size_hin
     case ZIP_METHOD_XZ: {
         /* a whole .xz stream (APPNOTE 5.14), with CRC32 checks as 7zz
          * writes it in a zip */
-        fz7_xz_opts xo = {.check = FZ7_XZ_CHECK_CRC32, .size_hint = size_hint};
+        fz7_xz_opts xo = {.check = FZ7_XZ_CHECK_CRC32, .size_hint = size_hint == UINT64_MAX ? 0 : size_hint};
         zip_lzma_opts(w, &xo.lzma);
         st = fz7_xz_writer_new_os(&w->packed_os, &xo, &w->xz);
         break;
@@ -725,7 +727,7 @@ fz7_status fz7_zip_writer_begin(fz7_zip_writer *w, const fz7_la_entry *le)
     /* an empty file is stored, but not on a pipe: there its sizes go in a
      * descriptor, which readers such as Java's take after Deflate only
      * (7zz deflates it too) */
-    bool store = dir || (e->size == 0 && w->seekable) || w->opts.level == 0 || w->opts.zip_method == FZ7_ZIP_COPY;
+    bool store = dir || (e->size == 0 && !le->size_unknown && w->seekable) || w->opts.level == 0 || w->opts.zip_method == FZ7_ZIP_COPY;
     static const uint16_t methods[] = {[FZ7_ZIP_DEFLATE] = ZIP_METHOD_DEFLATE, [FZ7_ZIP_COPY] = ZIP_METHOD_STORE,
                                        [FZ7_ZIP_DEFLATE64] = ZIP_METHOD_DEFLATE64, [FZ7_ZIP_BZIP2] = ZIP_METHOD_BZIP2,
                                        [FZ7_ZIP_LZMA] = ZIP_METHOD_LZMA, [FZ7_ZIP_XZ] = ZIP_METHOD_XZ,
@@ -752,7 +754,7 @@ fz7_status fz7_zip_writer_begin(fz7_zip_writer *w, const fz7_la_entry *le)
     e->ut = w->opts.zip_time_prec == FZ7_ZIP_TIME_UNIX && mt && le->mtime >= 0 && le->mtime <= (int64_t)U32_MAX;
     e->unix_mtime = (uint32_t)le->mtime;
     e->ext_attr = fz7_7z_attrib_from_mode(le->mode);   /* the same as 7z's (the Unix mode up high) */
-    e->zip64_local = e->size >= ZIP64_LOCAL_FROM;
+    e->zip64_local = le->size_unknown || e->size >= ZIP64_LOCAL_FROM;
     e->descriptor = !w->seekable && !dir;   /* a folder's sizes are known: 0 */
     e->crc = 0;
     if ((e->flags & ZIP_FLAG_ENCRYPTED) && w->crypt == CRYPT_ZIPCRYPTO && !e->descriptor) {
@@ -778,7 +780,7 @@ fz7_status fz7_zip_writer_begin(fz7_zip_writer *w, const fz7_la_entry *le)
         return st;
     if ((e->flags & ZIP_FLAG_ENCRYPTED) && (st = crypt_begin(w, e)) != FZ7_OK)
         return st;
-    if ((st = start_coder(w, e, e->size)) != FZ7_OK)
+    if ((st = start_coder(w, e, le->size_unknown ? UINT64_MAX : e->size)) != FZ7_OK)
         return st;
     if (link && e->size) {
         e->size = 0;   /* counted again as it is written */

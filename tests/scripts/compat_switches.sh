@@ -571,6 +571,14 @@ row same a plain.exe one.txt
 row same a -sinamed.txt new.7z
 row same a -si new.7z
 row same a -txz -si new.xz
+# -si from a redirected file: its size is known (7zz's Add line, dictionary)
+irow one.txt same a -si new.7z
+irow one.txt same a -txz -si new.xz
+irow one.txt same a -tgzip -si new.gz
+irow one.txt same a -si -tzip new.zip
+irow one.txt same a -sinamed.txt -tzip new.zip
+irow one.txt same a -si -tzip -mm=LZMA new.zip
+irow one.txt same a -si -ttar new.tar
 row same a -slp new.7z one.txt
 row same l -slt arc.7z
 row same a -snh new.7z src
