@@ -56,6 +56,9 @@ struct fz7_disk {
     int dir_fd;              /* root_fd, another open folder, or -1 */
     int file_fd;             /* the file item being written this way, or -1 */
     const char *temp_base;   /* its temporary name inside dir_fd (in temp_path) */
+    size_t made_len;         /* the file's folders made for it: final_path's first
+                                made_len bytes name the shallowest (0: none made);
+                                removed again if the file is not kept */
     int last_errno;          /* errno of the last failure of this path */
     mode_t umask_bits;
     long pid;
@@ -256,10 +259,14 @@ static void forget_dir(fz7_disk *d)
 /* A descriptor of folder dir[0..len) below the output folder, reached
  * component by component without following a symlink (O_NOFOLLOW on each:
  * a link or a file there fails with ENOTDIR). Missing folders are made
- * when create, else the result is -1 with errno ENOENT. The descriptor
- * stays owned by d (kept for the next call with the same folder). */
-static int open_dir(fz7_disk *d, const char *dir, size_t len, bool create)
+ * when create, else the result is -1 with errno ENOENT; *made (when not
+ * NULL) gets the length of dir's prefix naming the first folder made, 0
+ * if none. The descriptor stays owned by d (kept for the next call with
+ * the same folder). */
+static int open_dir(fz7_disk *d, const char *dir, size_t len, bool create, size_t *made)
 {
+    if (made)
+        *made = 0;
     if (d->dir_fd >= 0 && d->dir_len == len && memcmp(d->dir_path, dir, len) == 0)
         return d->dir_fd;
     if (d->file_fd >= 0) { /* the open file's folder must stay the kept one */
@@ -282,7 +289,10 @@ static int open_dir(fz7_disk *d, const char *dir, size_t len, bool create)
         } else {
             nfd = openat(fd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
             if (nfd < 0 && errno == ENOENT && create) {
-                if (mkdirat(fd, p, 0777) == 0 || errno == EEXIST)
+                int mk = mkdirat(fd, p, 0777);
+                if (mk == 0 && made && !*made)
+                    *made = (size_t)(p - copy) + cl;
+                if (mk == 0 || errno == EEXIST)
                     nfd = openat(fd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
                 else
                     errno = ENOENT; /* as 7-Zip reports it: the file's folder is missing */
@@ -371,7 +381,7 @@ int fz7_disk_lookup(fz7_disk *d, const char *path, struct stat *st)
 {
     if (path[0] != '/') { /* the folder walk of the write path, kept for the write */
         const char *slash = strrchr(path, '/');
-        int dfd = open_dir(d, path, slash ? (size_t)(slash - path) : 0, false);
+        int dfd = open_dir(d, path, slash ? (size_t)(slash - path) : 0, false, NULL);
         if (dfd < 0)
             return errno == ENOENT ? 0 : -1;
         if (fstatat(dfd, slash ? slash + 1 : path, st, AT_SYMLINK_NOFOLLOW) == 0)
@@ -381,20 +391,7 @@ int fz7_disk_lookup(fz7_disk *d, const char *path, struct stat *st)
     /* only x -spf lets an absolute name through (fz7_disk_allow_absolute):
      * it is outside the output folder on purpose, so the beneath walk
      * would refuse it */
-    int dfd = -3;
-    if (dfd == -3)
-        return lookup_by_lstat(path, st);
-    if (dfd == -2)
-        return 0;
-    if (dfd < 0)
-        return -1;
-    const char *slash = strrchr(path, '/');
-    int r = fstatat(dfd, slash ? slash + 1 : path, st, AT_SYMLINK_NOFOLLOW);
-    int e = errno;
-    close(dfd);
-    if (r == 0)
-        return 1;
-    return e == ENOENT ? 0 : -1;
+    return lookup_by_lstat(path, st);
 }
 
 fz7_status fz7_disk_free_name(fz7_disk *d, const char *path, char **out)
@@ -435,7 +432,7 @@ int fz7_disk_remove_anti(fz7_disk *d, const char *path)
     if (!path[0] || path[0] == '/')
         return 0;   /* the output folder itself, or outside it (-spf) */
     const char *slash = strrchr(path, '/');
-    int dfd = open_dir(d, path, slash ? (size_t)(slash - path) : 0, false);
+    int dfd = open_dir(d, path, slash ? (size_t)(slash - path) : 0, false, NULL);
     if (dfd < 0)
         return 0;   /* its folder is missing, a symlink or a file */
     const char *name = slash ? slash + 1 : path;
@@ -531,6 +528,7 @@ static void clear_item(fz7_disk *d)
     d->linked = false;
     d->file_fd = -1;
     d->temp_base = NULL;
+    d->made_len = 0;
     d->fill = 0;
     d->link_len = 0;
     d->link_too_long = false;
@@ -546,7 +544,7 @@ static fz7_status begin_file(fz7_disk *d, char *err, size_t errlen)
     size_t dl = slash ? (size_t)(slash - path) : 0;
     /* the walk could go deeper, but no other tool could open the file by
      * its name: refused as 7-Zip refuses it */
-    int dfd = strlen(path) >= PATH_MAX ? (errno = ENAMETOOLONG, -1) : open_dir(d, path, dl, true);
+    int dfd = strlen(path) >= PATH_MAX ? (errno = ENAMETOOLONG, -1) : open_dir(d, path, dl, true, &d->made_len);
     if (dfd < 0) {
         d->last_errno = errno;
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -609,7 +607,7 @@ static fz7_status make_folder(fz7_disk *d, const fz7_disk_item *it, char *err, s
     size_t cut = len;
     while (cut > 0 && it->path[cut - 1] != '/')
         cut--;
-    int pfd = open_dir(d, it->path, cut > 0 ? cut - 1 : 0, true);
+    int pfd = open_dir(d, it->path, cut > 0 ? cut - 1 : 0, true, NULL);
     int e = errno;   /* a parent that cannot be made reads ENOENT, as in 7-Zip */
     if (pfd >= 0) {
         char *last = strndup(it->path + cut, len - cut);
@@ -621,7 +619,7 @@ static fz7_status make_folder(fz7_disk *d, const fz7_disk_item *it, char *err, s
         /* The folder's own mkdir gives the errno 7-Zip reports for it. */
         e = mkdirat(pfd, last, 0777) == 0 || errno == EEXIST ? 0 : errno;
         free(last);
-        if (e == 0 && open_dir(d, it->path, len, false) < 0)
+        if (e == 0 && open_dir(d, it->path, len, false, NULL) < 0)
             e = errno;
     }
     if (pfd < 0 || e != 0) {
@@ -671,7 +669,7 @@ static int finish_folders(fz7_disk *d)
         const fz7_disk_item *f = &d->folders[i].it;
         if (i > 0 && strcmp(f->path, d->folders[i - 1].it.path) == 0)
             continue;   /* the same folder again: its last entry came first */
-        int fd = open_dir(d, f->path, strlen(f->path), false);
+        int fd = open_dir(d, f->path, strlen(f->path), false, NULL);
         if (fd < 0)
             continue;
         if (f->has_mtime || f->has_atime) {
@@ -1071,6 +1069,25 @@ fz7_status fz7_disk_link_file(fz7_disk *d, const char *target, const struct stat
     return FZ7_OK;
 }
 
+/* Removes the folders begin_file made for a file that was not kept
+ * (a wrong password, a Data Error): deepest first, each only if empty, as
+ * 7zz leaves no folder behind such a file. */
+static void remove_made_dirs(fz7_disk *d)
+{
+    const char *slash = d->made_len ? strrchr(d->final_path, '/') : NULL;
+    char *p = slash ? strndup(d->final_path, (size_t)(slash - d->final_path)) : NULL;
+    d->made_len = slash && p ? d->made_len : 0;
+    if (!d->made_len) {
+        free(p);
+        return;
+    }
+    forget_dir(d);
+    for (char *s; unlinkat(d->root_fd, p, AT_REMOVEDIR) == 0 && (s = strrchr(p, '/')) && (size_t)(s - p) >= d->made_len;)
+        *s = 0;
+    free(p);
+    d->made_len = 0;
+}
+
 fz7_status fz7_disk_end(fz7_disk *d, bool keep, char *err, size_t errlen)
 {
     if (!d->active)
@@ -1085,8 +1102,10 @@ fz7_status fz7_disk_end(fz7_disk *d, bool keep, char *err, size_t errlen)
         s = finish_file(d, keep, err, errlen);
         if (keep && s == FZ7_OK)
             s = publish(d, err, errlen);
-        else
+        if (!keep || s != FZ7_OK) {
             unlinkat(d->dir_fd, d->temp_base, 0);
+            remove_made_dirs(d);
+        }
     } else if (d->item.kind == FZ7_DISK_FILE && d->header_written) {
         if (keep && d->fill)
             s = flush(d, d->buf, d->fill, err, errlen);

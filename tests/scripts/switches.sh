@@ -192,6 +192,15 @@ same "wrong header password stderr" "$(cat err.txt)" "$(printf 'ERROR: pp.7z\nCa
 "$FZ7" t pp.7z </dev/null >out.txt 2>err.txt
 same "no header password exit" "$?" 255
 same "no header password stderr" "$(cat err.txt)" "$(printf '\n\nBreak signaled')"
+# x -pwrong of a file stored without its folders' entries: nothing is left,
+# not even the folders made for it (as 7zz); a folder entry stays
+mkdir -p pwd/d1/d2 && printf 'secret\n' >pwd/d1/d2/f && printf 'x\n' >pwd/g
+"$FZ7" a -ppw pwdeep.7z pwd/d1/d2/f >/dev/null 2>&1
+rm -rf pwout && "$FZ7" x -pwrong -opwout pwdeep.7z >out.txt 2>err.txt
+same "x -pwrong: exit, what is left" "$? $(find pwout | sort | tr '\n' ' ')" "2 pwout "
+"$FZ7" a -ppw pwtwo.7z pwd/g pwd/d1/d2/f >/dev/null 2>&1
+rm -rf pwout && "$FZ7" x -pwrong -opwout pwtwo.7z >out.txt 2>err.txt
+same "x -pwrong of two files: exit, what is left" "$? $(find pwout | sort | tr '\n' ' ')" "2 pwout "
 head -c 60 pp.7z >short.7z
 "$FZ7" t short.7z >out.txt 2>err.txt
 same "truncated: ERRORS reason" "$(sed -n 7p err.txt)" "Unexpected end of archive"
