@@ -630,6 +630,17 @@ static int open_error(const struct fz7_options *o, FILE *out, const char *path, 
 {
     bool listing = o->command == FZ7_CMD_LIST;
     const char *type = excluded_type ? NULL : expected_type(o, path);
+    /* A volume set that ends early (x.7z.001 without .002): 7-Zip names
+     * the archive inside the set, x.7z, and its type. */
+    char inner[PATH_MAX] = "";
+    const char *vol = strrchr(path, '.');
+    if (!type && !excluded_type && st == FZ7_E_TRUNCATED && vol && strlen(vol) >= 4 &&
+        strspn(vol + 1, "0123456789") == strlen(vol + 1) && (size_t)(vol - path) < sizeof inner) {
+        memcpy(inner, path, (size_t)(vol - path));
+        inner[vol - path] = 0;
+        type = expected_type(o, inner);
+    }
+    const char *name = inner[0] && type ? inner : path;
     if (cant_open)
         *cant_open = st != FZ7_E_MEM && st != FZ7_E_IO; /* damaged headers, wrong password too */
     if (listing && !o->ba)   /* l's empty line comes before the error, as 7zz's */
@@ -649,7 +660,7 @@ static int open_error(const struct fz7_options *o, FILE *out, const char *path, 
                           : st == FZ7_E_FORMAT || !strcmp(type, "xz") ? "Is not archive"
                           : "Headers Error";
         fprintf(stderr, "%sERROR: %s%s%s\nOpen ERROR: Cannot open the file as [%s] archive\n\n\n",
-                listing ? "\n" : "", path, listing ? " : " : "\n", path, type);
+                listing ? "\n" : "", path, listing ? " : " : "\n", name, type);
         /* (7zz's Split handler gives no reason: a file that is no first volume) */
         if (strcmp(type, "Split") != 0)
             fprintf(stderr, "ERRORS:\n%s\n", why);

@@ -62,7 +62,10 @@ check_set() { # name method
             rm -rf gone_out
             "$FZ7" "$cmd" -bd -ogone_out "$name.7z.001" >out.log 2>err.log
             rc=$?
-            if [ $rc -eq 2 ] && grep -q "Missing volume: $gone" err.log &&
+            # 7zz's lines, naming the archive inside the set; fz7's reason after
+            want="ERROR: $name.7z.001|$name.7z|Open ERROR: Cannot open the file as [7z] archive|||ERRORS:|Unexpected end of archive|Missing volume: $gone|"
+            [ "$cmd" = l ] && want="|ERROR: $name.7z.001 : $name.7z|Open ERROR: Cannot open the file as [7z] archive|||ERRORS:|Unexpected end of archive|Missing volume: $gone||"
+            if [ $rc -eq 2 ] && [ "$(tr '\n' '|' <err.log)" = "$want" ] &&
                 ! grep -qiE "data error|wrong password|crc failed" out.log err.log; then
                 ok
             else
