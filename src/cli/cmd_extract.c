@@ -164,11 +164,15 @@ static void disk_error(run *r, const char *what, int err, const char *path)
 
 /* Permission bits to create an entry with: the stored ones less the
  * umask, as 7-Zip does, and never setuid, setgid or sticky (an archive from
- * a stranger must not plant a setuid file, least of all when run as root). */
+ * a stranger must not plant a setuid file, least of all when run as root).
+ * A Unix mode with its file type is taken as it is, 000 too (a chmod 000
+ * file comes back so, as from 7zz and tar); without one (Windows entries,
+ * a zip mode without a type) the umask's defaults. */
 static uint32_t perm_of(const run *r, const fz7_entry *e)
 {
     uint32_t perm = e->mode & 0777 & ~(uint32_t)r->umask_bits;
-    if ((e->mode & 0777) == 0) {
+    bool unix_mode = e->has_attrib && (e->attrib & 0x8000u) && ((e->attrib >> 16) & S_IFMT);
+    if (!unix_mode && (e->mode & 0777) == 0) {
         perm = (e->is_dir ? 0777u : 0666u) & ~(uint32_t)r->umask_bits;
         if (e->has_attrib && (e->attrib & 1) && !e->is_dir)
             perm &= ~0222u;

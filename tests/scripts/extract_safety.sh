@@ -60,11 +60,13 @@ rm -rf mt/si && mkdir mt/si && (cd mt/si && "$FZ7" x -si -txz <../d.xz >/dev/nul
   [ "$(stat -c %Y mt/si/'~')" -gt 1400000000 ] && ok || bad "x -si: not the time of extraction"
 
 # A zip's Unix mode without a file type (Python's zipfile writes 0600 so)
-# is not applied: the umask's permissions, as 7zz; one with a type is.
+# is not applied: the umask's permissions, as 7zz; one with a type is,
+# 000 too (as 7zz and tar: a folder keeps 0700 so that it can be filled).
 rm -rf pz && mkdir pz && (cd pz && python3 - <<'PY'
 import zipfile
 z = zipfile.ZipFile("p.zip", "w")
-for name, mode in (("f.txt", 0o600), ("x.sh", 0o755), ("d/", 0o700), ("typed.txt", 0o100600)):
+for name, mode in (("f.txt", 0o600), ("x.sh", 0o755), ("d/", 0o700), ("typed.txt", 0o100600),
+                   ("none.txt", 0o100000), ("d0/", 0o40000)):
     i = zipfile.ZipInfo(name)
     i.create_system, i.external_attr = 3, mode << 16 | (0x10 if name.endswith("/") else 0)
     z.writestr(i, "" if name.endswith("/") else "x")
@@ -72,7 +74,17 @@ z.close()
 PY
 ) && (cd pz && umask 022 && "$FZ7" x -oo p.zip >/dev/null 2>&1) ||
   bad "x p.zip (Python modes) failed"
-same "zip modes without a file type" "$(cd pz/o && stat -c '%n %a' f.txt x.sh d typed.txt | tr '\n' ' ')" \
-  "f.txt 644 x.sh 644 d 755 typed.txt 600 "
+same "zip modes without a file type" "$(cd pz/o && stat -c '%n %a' f.txt x.sh d typed.txt none.txt d0 | tr '\n' ' ')" \
+  "f.txt 644 x.sh 644 d 755 typed.txt 600 none.txt 0 d0 700 "
+# A 7z of a chmod 000 file: 000 again (fz7 gave it the umask's 444);
+# only root can read such a file to store it
+if [ "$(id -u)" = 0 ]; then
+  rm -rf p0 && mkdir -p p0/in && printf 'x' >p0/in/f && chmod 000 p0/in/f &&
+    (cd p0 && "$FZ7" a z.7z in/f >/dev/null 2>&1 && umask 022 && "$FZ7" x -oo z.7z >/dev/null 2>&1) ||
+    bad "a/x of a chmod 000 file failed"
+  same "chmod 000 file" "$(stat -c %a p0/o/in/f)" 0
+else
+  echo "extract_safety.sh: not root: the chmod 000 round trip is skipped"
+fi
 
 t_summary extract_safety.sh
