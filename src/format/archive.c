@@ -138,6 +138,27 @@ fz7_status fz7_grow(void **items, size_t count, size_t *cap, size_t size, size_t
     return FZ7_OK;
 }
 
+bool fz7_utf8_valid(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        unsigned c = *p, n = c < 0x80 ? 0 : c >= 0xC2 && c < 0xE0 ? 1 : c >= 0xE0 && c < 0xF0 ? 2
+                                             : c >= 0xF0 && c < 0xF5 ? 3 : 4;
+        if (n == 4)
+            return false;
+        uint32_t v = c & (0x7Fu >> n);
+        for (unsigned i = 1; i <= n; i++) {
+            if ((p[i] & 0xC0) != 0x80)
+                return false;
+            v = v << 6 | (p[i] & 0x3F);
+        }
+        if ((n == 2 && (v < 0x800 || (v >= 0xD800 && v < 0xE000))) || (n == 3 && (v < 0x10000 || v > 0x10FFFF)))
+            return false;
+        p += n + 1;
+    }
+    return true;
+}
+
 uint32_t fz7_max_code_point(const char *s)
 {
     uint32_t max = 0;

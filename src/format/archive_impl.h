@@ -335,6 +335,9 @@ fz7_status fz7_grow(void **items, size_t count, size_t *cap, size_t size, size_t
 /* The largest code point of UTF-8 text s (a byte that starts no sequence
  * counts as itself): 7-Zip's MaxUnicode of a tar. */
 uint32_t fz7_max_code_point(const char *s);
+/* Whether s (NUL-terminated) is well-formed UTF-8: no overlong forms,
+ * surrogates or code points past U+10FFFF (RFC 3629). */
+bool fz7_utf8_valid(const char *s);
 
 /* Helpers of the formats' fz7_archive_entry_props. fz7_prop_put appends
  * a formatted value to buf (cap bytes, *used of them taken) and returns

@@ -77,6 +77,7 @@ typedef struct {
  * list their keys there, which libarchive does not show: no line then. */
 typedef struct tar_traits {
     bool gnu, ustar, pax, long_name, long_link, prefix, utf8;
+    bool bad_utf8;         /* a name that is not UTF-8 (7-Zip: "UTF8-ERROR non-UTF8") */
     bool walked;           /* the headers were read (pax_keys known) */
     uint8_t pax_keys;      /* FZ7_TAR_PAX_* of all entries */
     uint32_t max_unicode;
@@ -99,7 +100,9 @@ static void tar_traits_take(tar_traits *t, struct archive *ar, struct archive_en
     } else {
         t->pax = true;
     }
-    uint32_t m = raw ? fz7_max_code_point(raw) : 0;
+    bool valid = !raw || fz7_utf8_valid(raw);
+    t->bad_utf8 |= !valid;
+    uint32_t m = raw && valid ? fz7_max_code_point(raw) : 0;
     t->utf8 |= m > 0x7F;
     if (m > t->max_unicode)
         t->max_unicode = m;
@@ -127,7 +130,7 @@ static void tar_traits_put(const tar_traits *t, fz7_archive *a, la_priv *p)
              k & FZ7_TAR_PAX_HEADER ? "PAX " : "", k & FZ7_TAR_PAX_PATH ? "path " : "",
              k & FZ7_TAR_PAX_LINKPATH ? "linkpath " : "", k & FZ7_TAR_PAX_MTIME ? "mtime " : "",
              k & FZ7_TAR_PAX_ATIME ? "atime " : "", k & FZ7_TAR_PAX_CTIME ? "ctime " : "",
-             t->utf8 ? "UTF8" : "ASCII", max);
+             t->bad_utf8 ? "UTF8-ERROR non-UTF8" : t->utf8 ? "UTF8" : "ASCII", max);
     a->info.characteristics = p->traits;
 }
 

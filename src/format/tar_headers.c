@@ -468,9 +468,12 @@ size_t fz7_tar_props(const fz7_entry *e, const fz7_tar_hdr *h, const char *link,
     fz7_prop_text(pr, &n, "Group ID", fz7_prop_put(buf, cap, &used, "%llu", (unsigned long long)h->gid));
     fz7_prop_text(pr, &n, "Symbolic Link", h->type == '2' ? link : "");
     fz7_prop_text(pr, &n, "Hard Link", h->type == '1' ? link : "");
-    uint32_t max = fz7_max_code_point(e->path);
+    bool valid = fz7_utf8_valid(e->path);
+    uint32_t max = valid ? fz7_max_code_point(e->path) : 0;
     char uni[32] = "ASCII";
-    if (max > 0x7f)
+    if (!valid)
+        snprintf(uni, sizeof uni, "UTF8-ERROR non-UTF8");
+    else if (max > 0x7f)
         snprintf(uni, sizeof uni, "UTF8 MaxUnicode=%u", (unsigned)max);
     uint8_t k = h->pax;
     /* the typeflag, and the magic of a header neither GNU nor POSIX, as

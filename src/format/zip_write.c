@@ -670,26 +670,6 @@ static bool has_high_byte(const char *s)
 /* Whether s is well-formed UTF-8 (no overlong forms, surrogates or code
  * points past U+10FFFF): only such a name gets the UTF-8 flag; other
  * bytes are stored as they are without it, as 7zz stores them. */
-static bool utf8_valid(const char *s)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
-        unsigned c = *p, n = c < 0x80 ? 0 : c >= 0xC2 && c < 0xE0 ? 1 : c >= 0xE0 && c < 0xF0 ? 2
-                                             : c >= 0xF0 && c < 0xF5 ? 3 : 4;
-        if (n == 4)
-            return false;
-        uint32_t v = c & (0x7Fu >> n);
-        for (unsigned i = 1; i <= n; i++) {
-            if ((p[i] & 0xC0) != 0x80)
-                return false;
-            v = v << 6 | (p[i] & 0x3F);
-        }
-        if ((n == 2 && (v < 0x800 || (v >= 0xD800 && v < 0xE000))) || (n == 3 && (v < 0x10000 || v > 0x10FFFF)))
-            return false;
-        p += n + 1;
-    }
-    return true;
-}
 
 fz7_status fz7_zip_writer_begin(fz7_zip_writer *w, const fz7_la_entry *le)
 {
@@ -714,10 +694,10 @@ fz7_status fz7_zip_writer_begin(fz7_zip_writer *w, const fz7_la_entry *le)
     if (dir)
         e->name[n++] = '/';
     e->name_len = n;
-    if (has_high_byte(le->name) && !w->opts.zip_local_names && utf8_valid(le->name))
+    if (has_high_byte(le->name) && !w->opts.zip_local_names && fz7_utf8_valid(le->name))
         e->flags |= ZIP_FLAG_UTF8;
     /* (a name too long for the field beside the others goes without it) */
-    e->upath = has_high_byte(le->name) && w->opts.zip_local_names && utf8_valid(le->name) &&
+    e->upath = has_high_byte(le->name) && w->opts.zip_local_names && fz7_utf8_valid(le->name) &&
                n <= 0xffff - 9 - (CENTRAL_EXTRAS_MAX > LOCAL_EXTRAS_MAX ? CENTRAL_EXTRAS_MAX : LOCAL_EXTRAS_MAX);
     e->size = dir ? 0 : link ? (le->link_target ? strlen(le->link_target) : 0) : le->size;
     if (link && !(e->data_mem = (uint8_t *)strdup(le->link_target ? le->link_target : "")))
@@ -956,7 +936,7 @@ static fz7_status copy_entry(fz7_zip_writer *w, const fz7_volumes *v, uint64_t v
     if (name_len > 0xffff)
         return fail(w, FZ7_E_ARG, "a name longer than a zip holds (65535 bytes)");
     uint16_t nflags = (uint16_t)(flags & ~ZIP_FLAG_UTF8);
-    if (has_high_byte(new_name) && ((flags & ZIP_FLAG_UTF8) || !w->opts.zip_local_names) && utf8_valid(new_name))
+    if (has_high_byte(new_name) && ((flags & ZIP_FLAG_UTF8) || !w->opts.zip_local_names) && fz7_utf8_valid(new_name))
         nflags |= ZIP_FLAG_UTF8;
     uint64_t offset = w->out.pos;
     /* the local header with the new name */

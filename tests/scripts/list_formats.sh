@@ -39,6 +39,10 @@ tar("gnu.tar", tarfile.GNU_FORMAT, [
     {"name": "d/hard", "type": tarfile.LNKTYPE, "link": "d/f.txt"},
     {"name": "d/dev", "type": tarfile.CHRTYPE, "dev": (1, 3)},
 ])
+tar("badname.tar", tarfile.GNU_FORMAT, [   # a name that is no UTF-8 (byte 0xFF)
+    {"name": "b/bad\udcff.txt", "data": b"a"},
+    {"name": "b/\u00e9.txt", "data": b"b"},
+])
 tar("ustar.tar", tarfile.USTAR_FORMAT, [
     {"name": "dir/" * 30 + "x", "data": b"abc"},
     {"name": "fifo", "type": tarfile.FIFOTYPE},
@@ -84,6 +88,12 @@ slt gnu.tar
 same "gnu archive Characteristics" "$(grep -m1 '^Characteristics' gnu.tar.slt)" \
     "Characteristics = GNU LongName LongLink ASCII"
 same "gnu Headers Size" "$(grep -m1 '^Headers Size' gnu.tar.slt)" "Headers Size = 8704"
+# a name that is not UTF-8: 7zz's words, in the archive and the entry
+slt badname.tar
+same "non-UTF-8 name: archive Characteristics" "$(grep -a -m1 '^Characteristics' badname.tar.slt)" \
+    "Characteristics = GNU UTF8-ERROR non-UTF8 MaxUnicode=233"
+same "non-UTF-8 name: its entry's Characteristics" "$(grep -a -A16 '^Path = b/bad' badname.tar.slt | grep -a '^Characteristics')" \
+    "Characteristics = 0 GNU UTF8-ERROR non-UTF8"
 same "gnu file Packed Size" "$(slt_field gnu.tar.slt d/f.txt 'Packed Size')" 512
 same "gnu long file Packed Size" "$(slt_field gnu.tar.slt "d/$(printf 'n%.0s' $(seq 110))" 'Packed Size')" 1024
 same "gnu long file Characteristics" "$(slt_field gnu.tar.slt "d/$(printf 'n%.0s' $(seq 110))" Characteristics)" \
