@@ -284,10 +284,12 @@ text_lines 3000 5 > stdin.txt
 "$FZ7" a -bd -si -so any.xz < stdin.txt 2> log | xz -dc | cmp - stdin.txt || fail "-si -so .xz"
 # -si stores what fstat says of stdin, as 7zz: a redirected file's mode and
 # mtime, /dev/null's (a character device) for empty input; the counts line
-# has no byte size (7zz does not know it before the read).
+# gives a redirected file's size (fstat's, as 7zz), none for a pipe.
 chmod 640 stdin.txt && touch -d '2020-01-02 03:04:05.123456789' stdin.txt
 "$FZ7" a -si sim.7z < stdin.txt > log 2>&1 || { cat log; fail "-si from a file"; }
-grep -qx 'Add new data to archive: 1 file' log || { cat log; fail "-si counts line"; }
+grep -qx "Add new data to archive: 1 file, $(stat -c %s stdin.txt) bytes (167 KiB)" log || { cat log; fail "-si counts line"; }
+cat stdin.txt | "$FZ7" a -si sip.7z > log 2>&1 || { cat log; fail "-si from a pipe"; }
+grep -qx 'Add new data to archive: 1 file' log || { cat log; fail "-si counts line (a pipe)"; }
 [ "$(7zz l -slt sim.7z | grep -E '^(Modified|Attributes) = ' | tr '\n' '|')" = \
   "Modified = 2020-01-02 03:04:05.1234567|Attributes = A -rw-r-----|" ] || fail "-si: the file's mode and mtime"
 devnull="$(stat -c %A /dev/null)|$(date -u -d "@$(stat -c %.9Y /dev/null)" '+%Y-%m-%d %H:%M:%S.%N' | cut -c1-27)"
