@@ -459,7 +459,7 @@ bool fz7_volume_set_sizes(const char *path, const fz7_archive *a, uint64_t *firs
         return false;
     struct stat sb;
     *first = stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
-    *total = in->offset + in->phy_size + in->tail_size;
+    *total = in->file_size;
     return true;
 }
 
@@ -497,6 +497,8 @@ void fz7_print_archive_block(FILE *out, const char *path, const fz7_archive *a, 
     if (expected)
         fprintf(out, "Open WARNING: Cannot open the file as [%s] archive\n", expected);
     fprintf(out, "Type = %s\n", fz7_archive_type_name(a));
+    if (in->open_error)
+        fprintf(out, "ERRORS:\n%s\n", in->open_error);
     if (fz7_archive_warning(a))
         fprintf(out, "WARNINGS:\n%s\n", fz7_archive_warning(a));
     if (in->offset)

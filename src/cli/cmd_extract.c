@@ -581,6 +581,7 @@ static fz7_status on_end(void *ctx, size_t index, fz7_status result, const char 
 typedef struct totals {
     uint64_t files, folders, size, compressed;
     unsigned long archives, ok, cant_open, with_errors, with_warnings, open_warnings, sub_errors;
+    unsigned long open_errors;   /* opened, but cut short (fz7_archive_info.open_error) */
     unsigned long failed;    /* did not open for a read or memory failure */
     char *password;          /* the one asked for, used for the archives after */
     fz7_hash_sums *sums;     /* -scrc; NULL without it */
@@ -651,6 +652,15 @@ static int extract_one(const struct fz7_options *o, const char *path, totals *t)
                        "The file is open as [%s] archive\n\n", path, expected, fz7_archive_type_name(a));
     if (tail) /* 7-Zip 26 says it before the block and in it; exit code 0 */
         fprintf(r.out, "\nWARNINGS:\n%s\n\n", arc_warning);
+    const char *open_error = fz7_archive_get_info(a)->open_error;
+    if (open_error) { /* cut short: what is there is extracted, exit code 2 */
+        fflush(r.out);
+        uint64_t first, all;   /* a volume set: 7-Zip names the archive in it */
+        const char *vol = fz7_volume_set_sizes(path, a, &first, &all) ? strrchr(path, '.') : NULL;
+        const char *detail = fz7_archive_get_info(a)->open_detail;
+        fprintf(stderr, "\n%.*s%sERRORS:\n%s\n%s%s\n", vol ? (int)(vol - path) : 0, path, vol ? "\n" : "",
+                open_error, detail ? detail : "", detail ? "\n" : "");
+    }
     fz7_print_archive_block(r.out, piped ? "" : path, a, expected);
     fputc('\n', r.out);
 
@@ -816,9 +826,15 @@ static int extract_one(const struct fz7_options *o, const char *path, totals *t)
     t->folders += r.folders;
     t->size += r.size;
     t->compressed += phy_size;
+    t->open_errors += open_error != NULL;
     if (r.errors) {
         fprintf(r.out, "\nSub items Errors: %lu\n", r.errors);
         t->sub_errors += r.errors;
+        t->with_errors++;
+        return FZ7_EXIT_FATAL;
+    }
+    if (open_error) {
+        fputc('\n', r.out);
         t->with_errors++;
         return FZ7_EXIT_FATAL;
     }
@@ -848,6 +864,8 @@ static void print_summary(FILE *out, const totals *t, bool several)
         fprintf(out, "Can't open as archive: %lu\n", t->cant_open);
     if (t->with_errors)
         fprintf(out, "Archives with Errors: %lu\n", t->with_errors);
+    if (t->open_errors)   /* (an empty line after it when no item failed, as 7zz) */
+        fprintf(out, "\nOpen Errors: %lu\n%s", t->open_errors, t->sub_errors ? "" : "\n");
     if (t->with_warnings)
         fprintf(out, "Archives with Warnings: %lu\n", t->with_warnings);
     if (t->open_warnings)   /* the tail warnings; 7-Zip counts no type warning here */

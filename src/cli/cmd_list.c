@@ -312,10 +312,12 @@ static int list_one(const struct fz7_options *o, const char *path, list_totals *
     }
     if (fz7_archive_warning(a) || fz7_unexpected_type(o, path, a)) /* exit code 0 (7-Zip 26), after the totals */
         lt->warnings++;
+    bool open_error = fz7_archive_get_info(a)->open_error != NULL;
+    lt->errors += open_error;   /* listed, but cut short: exit 2, as 7-Zip */
     free(in_blocks);
     fz7_archive_close(a);
     fz7_keep_password(NULL, &password);
-    return FZ7_EXIT_OK;
+    return open_error ? FZ7_EXIT_FATAL : FZ7_EXIT_OK;
 }
 
 int fz7_cmd_list(const struct fz7_options *o)
@@ -345,7 +347,7 @@ int fz7_cmd_list(const struct fz7_options *o)
     bool several = list.n > 1 || lt.volumes > 1;
     uint64_t bytes = list.bytes + lt.more_bytes;
     fz7_archive_list_free(&list);
-    if (rc == FZ7_EXIT_BREAK || (!several && !cant_open && !lt.warnings) || o->ba)
+    if (rc == FZ7_EXIT_BREAK || (!several && !cant_open && !lt.warnings && !lt.errors) || o->ba)
         return rc;
     if (several && !o->slt) {
         char tsize[24] = "", tpacked[24] = "";

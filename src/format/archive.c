@@ -83,7 +83,14 @@ fz7_status fz7_archive_open(const char *path, const fz7_open_opts *opts, fz7_arc
             continue;
         fz7_status s = readers[i].open(a, err, errlen);
         if (s == FZ7_OK) {
-            a->info.phy_size = a->file_size - a->info.offset - a->info.tail_size;
+            if (!a->info.phy_size)   /* (a tar cut short: where it would end) */
+                a->info.phy_size = a->file_size - a->info.offset - a->info.tail_size;
+            a->info.file_size = a->file_size;
+            const char *missing;
+            if (a->info.open_error && fz7_volumes_missing(a->vol, &missing)) {
+                snprintf(a->open_detail, sizeof a->open_detail, "Missing volume: %s", missing);
+                a->info.open_detail = a->open_detail;
+            }
             a->info.volumes = fz7_volumes_count(a->vol);
             *out = a;
             return FZ7_OK;

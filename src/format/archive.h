@@ -123,6 +123,14 @@ typedef struct fz7_archive_info {
     const char *characteristics; /* 7-Zip's "Characteristics = " value, or
                                NULL (xz: "BlockPackSize BlockUnpackSize"
                                when first block headers carry sizes) */
+    const char *open_error; /* opened with the entries before damage that
+                               ends the archive (a tar or zip cut short:
+                               "Unexpected end of archive"), else NULL;
+                               7-Zip lists them under an ERRORS line, and
+                               t/x extract them and exit 2 ("Open Errors") */
+    const char *open_detail; /* fz7's own words on it ("Missing volume:
+                               x.tar.003"), or NULL */
+    uint64_t file_size;     /* bytes of the file, of all its volumes */
     bool headers_error;     /* opened in spite of a damaged header (7z: a
                                zeroed start header); 7-Zip warns "Headers
                                Error" and exits 0 */

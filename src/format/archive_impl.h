@@ -6,6 +6,7 @@
 #include "format/archive.h"
 #include "format/file_io.h"
 
+#include <limits.h>
 #include <locale.h>
 #include <stdio.h>
 
@@ -37,6 +38,7 @@ struct fz7_archive {
                               readers of split archives read through it */
     fz7_open_opts opts;    /* mem_limit filled in; password not copied */
     const char *path;      /* as given to fz7_archive_open */
+    char open_detail[PATH_MAX + 32]; /* info.open_detail's text */
     void *priv;            /* the format's own data */
 };
 
@@ -243,7 +245,8 @@ typedef struct fz7_tar_headers {
     size_t raw_count;
     uint64_t *span;         /* every kept level: per entry header, where its
                                headers begin and where its data's last
-                               block ends (2 x count offsets) */
+                               block ends, past size for an entry cut short
+                               (2 x count offsets) */
 } fz7_tar_headers;
 
 /* Reads the headers of the plain tar of size bytes in v (POSIX.1-2001

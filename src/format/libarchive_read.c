@@ -82,6 +82,7 @@ typedef struct tar_traits {
     uint8_t pax_keys;      /* FZ7_TAR_PAX_* of all entries */
     uint32_t max_unicode;
     uint64_t data_bytes;   /* entries' data, padded to 512-byte blocks */
+    uint64_t extent;       /* where the last entry's data ends (walked) */
 } tar_traits;
 
 static void tar_traits_take(tar_traits *t, struct archive *ar, struct archive_entry *ae)
@@ -115,7 +116,11 @@ static void tar_traits_take(tar_traits *t, struct archive *ar, struct archive_en
 /* The tar's Characteristics and Headers Size, as 7-Zip shows them. */
 static void tar_traits_put(const tar_traits *t, fz7_archive *a, la_priv *p)
 {
-    if (a->file_size >= t->data_bytes)
+    /* cut short: 7-Zip's Physical Size is where the last entry would end */
+    if (a->info.open_error && t->extent != UINT64_MAX && t->extent > a->file_size) {
+        a->info.phy_size = t->extent;
+        a->info.headers_size = t->extent - t->data_bytes;
+    } else if (a->file_size >= t->data_bytes)
         a->info.headers_size = a->file_size - t->data_bytes;
     a->info.code_page = "UTF-8";
     if (t->pax && !t->walked)
@@ -193,6 +198,7 @@ static void tar_headers_take(fz7_archive *a, la_priv *p, size_t headers, tar_tra
     }
     raw_names_take(a, p, &th);
     t->walked = true;
+    t->extent = th.count && th.span ? th.span[2 * (th.count - 1) + 1] : 0;
     t->pax_keys = th.pax_union;
     t->gnu = th.flags_union & FZ7_TAR_GNU;
     t->ustar = th.flags_union & FZ7_TAR_POSIX;
@@ -1149,6 +1155,10 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
             est = read_file_data(ar, e, p->raw, check, cb, &cb_st, &fatal, &produced, detail, sizeof detail);
             if (e->encrypted && (est == FZ7_E_DATA || est == FZ7_E_CRC))
                 est = strstr(detail, "Incorrect passphrase") ? FZ7_E_WRONG_PASSWORD : FZ7_E_PASSWORD;
+            /* the entry the cut went through, in 7-Zip's words: its zip
+             * reader finds the CRC wrong, its tar reader the data short */
+            if (a->info.open_error && est == FZ7_E_TRUNCATED)
+                est = strcmp(p->type_name, "zip") == 0 ? FZ7_E_CRC : FZ7_E_DATA;
             if (cb_st == FZ7_OK && fatal) {
                 /* libarchive cannot go on after a fatal data error. */
                 broken = est;
@@ -1322,6 +1332,13 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
             break;
         if (r < ARCHIVE_WARN) {
             st = la_failure(ar);
+            if (st == FZ7_E_TRUNCATED && a->count && !raw) {
+                /* a tar or zip cut short: the entries before the cut are
+                 * there to save (7zz lists and extracts them) */
+                a->info.open_error = "Unexpected end of archive";
+                st = FZ7_OK;
+                break;
+            }
             if (st == FZ7_E_TRUNCATED)
                 snprintf(err, errlen, "Unexpected end of archive: %s", la_message(ar));
             else if (st != FZ7_E_IO)
@@ -1387,6 +1404,11 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
         a->info.comment = p->comment;
         if (a->listed)
             a->info.characteristics = "Unsorted_CD";   /* 7-Zip's word for it */
+        bool central = false;
+        for (size_t i = 0; p->zip && i < a->count && !central; i++)
+            central = p->zip[i].matched;
+        if (a->info.open_error && !central)
+            a->info.characteristics = "Local";   /* read from local headers alone, as 7-Zip says */
     }
     if (tar) {
         tar_headers_take(a, p, headers, &traits);

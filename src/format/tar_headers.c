@@ -413,10 +413,12 @@ fz7_status fz7_tar_headers_read(const fz7_volumes *v, uint64_t size, uint64_t me
                 break;
             more = hb[504];
         }
-        if (st != FZ7_OK || data_at > size || dsize > size - data_at)
+        bool cut = st != FZ7_OK || data_at > size || dsize > size - data_at;
+        if (st == FZ7_OK && dsize <= UINT64_MAX - BLOCK - data_at)   /* a cut entry: where it would end */
+            out->span[2 * (out->count - 1) + 1] = data_at + ((dsize + BLOCK - 1) & ~(uint64_t)(BLOCK - 1));
+        if (cut)
             break;   /* truncated: libarchive says so */
-        at = data_at + ((dsize + BLOCK - 1) & ~(uint64_t)(BLOCK - 1));
-        out->span[2 * (out->count - 1) + 1] = at;
+        at = out->span[2 * (out->count - 1) + 1];
     }
     free(comment);
     hdr_free(&cur);   /* what records gave no entry: comment is not in it */

@@ -9,7 +9,10 @@
 #  - xz files whose index or block header sizes are impossible: `l` fails
 #    as `t` does;
 #  - a file whose CRC fails keeps its decoded bytes, never over a good file;
-#  - a Data Error mid-stream keeps every byte decoded before it, as 7zz.
+#  - a Data Error mid-stream keeps every byte decoded before it, as 7zz;
+#  - a tar or zip cut short (a download or a backup that stopped): the
+#    entries before the cut are listed and extracted, the cut one keeps
+#    its bytes, with 7zz's lines and exit 2 (fz7 opened nothing before).
 set -u
 . "$(dirname "$0")/lib.sh"
 HERE=${FZ7_TESTS_DIR:-$(cd "$(dirname "$0")/.." && pwd)}/scripts
@@ -124,5 +127,34 @@ kept=$(stat -c %s o/words.txt 2>/dev/null || echo none)
 good=$(cmp o/words.txt words.txt 2>/dev/null | sed -n 's/.* byte \([0-9]*\),.*/\1/p')
 [ $rc = 2 ] && [ $r7 = 2 ] && cmp -s o/words.txt o7/words.txt && [ "${good:-0}" -gt 100000 ] && ok ||
   bad "x of a Data Error mid-stream: exit $rc (7zz $r7), kept $kept bytes, good up to ${good:-?}, 7zz kept $(stat -c %s o7/words.txt 2>/dev/null)"
+
+# ---- a tar and a zip cut short ----
+# Three 20,000-byte files (and their folder) by fz7, cut at 50,000 bytes:
+# f1 and f2 whole, f3's first bytes (tar 6,992: after 4 headers and two
+# 20,480-byte data blocks; zip 9,846: stored, after two local headers,
+# data and f3's header), as 7zz 26.02 saves them.
+rm -rf cs && mkdir -p cs/src && for i in 1 2 3; do python3 -c "import random, sys; random.seed($i); sys.stdout.buffer.write(random.randbytes(20000))" >cs/src/f$i.bin; done
+for k in tar zip; do
+  (cd cs && "$FZ7" a -mx0 -bd whole.$k src >/dev/null 2>&1 && head -c 50000 whole.$k >cut.$k) ||
+    bad "making the $k to cut"
+  want=6992 word="Data Error"
+  [ $k = zip ] && want=9846 word="CRC Failed"
+  rm -rf o && "$FZ7" x -oo cs/cut.$k >out 2>err; rc=$?
+  same "x of a $k cut short: exit, files" "$rc $(cmp cs/src/f1.bin o/src/f1.bin && cmp cs/src/f2.bin o/src/f2.bin && echo whole) $(stat -c %s o/src/f3.bin)" "2 whole $want"
+  same "x of a $k cut short: f3's first bytes" "$(head -c $want cs/src/f3.bin | sha256sum)" "$(sha256sum <o/src/f3.bin)"
+  same "x of a $k cut short: stderr" "$(head -5 err | tr '\n' '|')" "|ERRORS:|Unexpected end of archive||ERROR: $word : src/f3.bin|"
+  same "x of a $k cut short: the end" "$(tail -7 out | tr '\n' '|')" "Sub items Errors: 1||Archives with Errors: 1||Open Errors: 1||Sub items Errors: 1|"
+  rm -rf o7 && 7zz x -oo7 cs/cut.$k >out7 2>err7; r7=$?
+  same "x of a $k cut short: stdout as 7zz's" "$rc $(body out | sed 1,2d)" "$r7 $(body out7 | sed 1,2d)"
+  "$FZ7" l cs/cut.$k >out 2>err; rc=$?
+  7zz l cs/cut.$k >out7 2>err7; r7=$?
+  # (the block and the end: a zip read from its local headers lists no
+  # packed sizes in fz7, 7zz lists the local headers' ones)
+  lblock() { body "$1" | sed -n '/^--$/,/^$/p'; tail -2 "$1"; }
+  same "l of a $k cut short: as 7zz's (exit 2, ERRORS in the block, Errors: 1)" "$rc $(lblock out)" "$r7 $(lblock out7)"
+done
+# Only f1 asked for: no item fails, the archive still has its error
+rm -rf o && "$FZ7" x -oo cs/cut.tar src/f1.bin >out 2>err; rc=$?
+same "x of one whole file of a cut tar" "$rc $(tail -5 out | tr '\n' '|')" "2 |Archives with Errors: 1||Open Errors: 1||"
 
 t_summary recover.sh
