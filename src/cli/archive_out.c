@@ -655,25 +655,53 @@ fz7_status fz7_temp_commit_volumes(int fd, const char *path, const uint64_t *siz
     return FZ7_OK;
 }
 
-/* Whether path is one of the files sw's open warnings name (their lines
- * are "path : errno=N : text"). */
-static bool was_unread(const fz7_scan_warnings *sw, const char *path)
+static int cmp_str(const void *a, const void *b)
 {
-    size_t n = strlen(path);
-    for (size_t k = 0; k < sw->n_open; k++)
-        if (!strncmp(sw->open_lines[k], path, n) && !strncmp(sw->open_lines[k] + n, " : errno=", 9))
-            return true;
-    return false;
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The files sw's open warnings name (their lines are "path : errno=N :
+ * text", the last " : errno=" ends the path), sorted for bsearch: a backup
+ * may hold thousands of unreadable files. NULL when there are none or
+ * memory ran out (*failed then). */
+static char **unread_paths(const fz7_scan_warnings *sw, bool *failed)
+{
+    *failed = false;
+    char **v = sw->n_open ? calloc(sw->n_open, sizeof *v) : NULL;
+    if (!v) {
+        *failed = sw->n_open != 0;
+        return NULL;
+    }
+    for (size_t k = 0; k < sw->n_open; k++) {
+        const char *line = sw->open_lines[k], *end = NULL;
+        for (const char *p = strstr(line, " : errno="); p; p = strstr(p + 1, " : errno="))
+            end = p;
+        if (!(v[k] = strndup(line, end ? (size_t)(end - line) : strlen(line)))) {
+            for (size_t j = 0; j < k; j++)
+                free(v[j]);
+            free(v);
+            *failed = true;
+            return NULL;
+        }
+    }
+    qsort(v, sw->n_open, sizeof *v, cmp_str);
+    return v;
 }
 
 void fz7_delete_inputs(const fz7_tree *tree, const bool *keep, const fz7_scan_warnings *sw, FILE *list)
 {
+    bool failed;
+    char **unread = unread_paths(sw, &failed);
+    if (failed)   /* which files went in is not known: none is removed */
+        return;
     if (list)
         fprintf(list, ": Removing files after including to archive\n");
     for (int dirs = 0; dirs < 2; dirs++)
         for (size_t i = tree->count; i-- > 0;) {
             const fz7_tree_item *it = &tree->items[i];
-            if ((it->kind == FZ7_ITEM_DIR) != dirs || (keep && keep[i]) || (!dirs && was_unread(sw, it->disk_path)))
+            const char *path = it->disk_path;
+            if ((it->kind == FZ7_ITEM_DIR) != dirs || (keep && keep[i]) ||
+                (!dirs && unread && bsearch(&path, unread, sw->n_open, sizeof *unread, cmp_str)))
                 continue;
             if (list)
                 fz7_print_item(list, "Removing", it->disk_path, "");
@@ -684,6 +712,9 @@ void fz7_delete_inputs(const fz7_tree *tree, const bool *keep, const fz7_scan_wa
         }
     if (list)
         fputc('\n', list);
+    for (size_t k = 0; unread && k < sw->n_open; k++)
+        free(unread[k]);
+    free(unread);
 }
 
 void fz7_newest_take(fz7_newest *n, int64_t sec, uint32_t nsec)

@@ -125,7 +125,8 @@ fz7_status fz7_temp_commit(int fd, const char *path, const struct stat *old_sb, 
 /* -sdel once the archive is complete (scan warnings or not, as 7-Zip):
  * removes the files of tree, then its folders deepest first (a folder that
  * is not empty stays); items whose keep[i] is true (keep may be NULL) and
- * files that could not be read (sw's open warnings) are left alone. With
+ * files that could not be read (sw's open warnings) are left alone; out of
+ * memory for that list, nothing is removed. With
  * list (-bb1), 7-Zip's lines: a heading, then "Removing NAME" for each. */
 void fz7_delete_inputs(const fz7_tree *tree, const bool *keep, const fz7_scan_warnings *sw, FILE *list);
 
