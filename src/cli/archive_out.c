@@ -934,13 +934,18 @@ int fz7_sfx_load(const char *name, FILE *out, uint8_t **stub, size_t *len, char 
     return FZ7_EXIT_FATAL;
 }
 
-int fz7_lead_load(const char *path, uint64_t len, uint8_t **lead)
+int fz7_lead_load(const char *path, const fz7_archive *old, uint8_t **lead, size_t *lead_len)
 {
+    uint64_t len = fz7_archive_get_info(old)->offset;
+    *lead_len = 0;
+    if (!len)
+        return 0;
     *lead = len <= SFX_MAX ? malloc((size_t)len) : NULL;
     int fd = *lead ? open(path, O_RDONLY | O_CLOEXEC) : -1;
     errno = 0;
     if (fd >= 0 && fz7_pread_full(fd, *lead, (size_t)len, 0) == FZ7_OK) {
         close(fd);
+        *lead_len = (size_t)len;
         return 0;
     }
     int err = *lead ? (errno ? errno : EIO) : ENOMEM;

@@ -7,6 +7,7 @@
 #define FZ7_CLI_ARCHIVE_OUT_H
 
 #include "cli/options.h"
+#include "format/archive.h"
 #include "format/la_write.h"
 #include "fsio/read_tree.h"
 
@@ -199,11 +200,12 @@ void fz7_temp_drop(int fd);
  * then stderr) and returns FZ7_EXIT_FATAL. */
 int fz7_sfx_load(const char *name, FILE *out, uint8_t **stub, size_t *len, char *shown, size_t cap);
 
-/* The len bytes that stand before the archive in path (a self-extractor's
+/* The bytes that stand before the archive old in path (a self-extractor's
  * stub, or anything else: 7zz keeps them when it rewrites the archive;
- * the 7z reader looks at most 16 MiB in), into *lead (malloc'd). 0, or
+ * the 7z reader looks at most 16 MiB in), into *lead (malloc'd) and their
+ * count into *lead_len (0 and *lead untouched when there are none). 0, or
  * the exit code after printing the error on stderr. */
-int fz7_lead_load(const char *path, uint64_t len, uint8_t **lead);
+int fz7_lead_load(const char *path, const fz7_archive *old, uint8_t **lead, size_t *lead_len);
 
 /* Puts len bytes of stub before the archive in the temporary file fd,
  * moving its bytes up in place (from the end, so nothing is overwritten

@@ -981,12 +981,10 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
     /* An existing .7z: keep the entries not replaced by new ones, and what
      * stands before it (as in cmd_update.c; -sfx replaces that). */
     if (exists && !one_stream) {
-        uint64_t lead = fz7_archive_get_info(old)->offset;
-        if (!o->sfx && !n_vols && lead > 0) {
-            if ((rc = fz7_lead_load(path, lead, &sfx)) != 0)
+        if (!o->sfx && !n_vols) {
+            if ((rc = fz7_lead_load(path, old, &sfx, &sfx_len)) != 0)
                 goto done;
-            sfx_len = (size_t)lead;
-            sfx_kept = true;
+            sfx_kept = sfx_len > 0;
         }
         size_t n = fz7_archive_count(old);
         keep = calloc(n ? n : 1, sizeof *keep);

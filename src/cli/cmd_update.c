@@ -1154,12 +1154,10 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
         /* What stands before a 7z archive (a self-extractor's stub, or
          * whatever else) stays before it, as 7zz keeps it; -sfx replaces
          * it. (The reader looks at most 16 MiB in for the archive.) */
-        uint64_t lead = fz7_archive_get_info(r.old)->offset;
-        if (!la && !o->sfx && !n_vols && lead > 0) {
-            if ((rc = fz7_lead_load(path, lead, &r.sfx)) != 0)
+        if (!la && !o->sfx && !n_vols) {
+            if ((rc = fz7_lead_load(path, r.old, &r.sfx, &r.sfx_len)) != 0)
                 goto done;
-            r.sfx_len = (size_t)lead;
-            r.sfx_kept = true;
+            r.sfx_kept = r.sfx_len > 0;
         }
         if (!la)
             fz7_settings_times_from(&r.set, r.old);
