@@ -81,6 +81,11 @@ void fz7_membuf_free(fz7_membuf *m);
  * allocation failure. */
 fz7_istream *fz7_istream_from_memory(const uint8_t *buf, size_t n);
 
+/* Writes code point cp (at most 0x10FFFF; surrogates too, in their
+ * three-byte form) as UTF-8 at out (RFC 3629 section 3); returns the bytes
+ * written, 1 to 4. */
+size_t fz7_utf8_put(uint8_t *out, uint32_t cp);
+
 /* Default decoder memory limit in bytes (dictionaries, header buffers). */
 #define FZ7_DEFAULT_MEM_LIMIT ((uint64_t)4 << 30)
 

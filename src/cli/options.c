@@ -111,21 +111,7 @@ static size_t utf16_to_utf8(uint8_t *buf, size_t n, bool big_endian)
             c = 0x10000 + ((c - 0xD800) << 10) + (u[++k] - 0xDC00);
         else if (c >= 0xD800 && c < 0xE000)
             c = 0xFFFD;
-        if (c < 0x80) {
-            buf[o++] = (uint8_t)c;
-        } else if (c < 0x800) {
-            buf[o++] = (uint8_t)(0xC0 | c >> 6);
-            buf[o++] = (uint8_t)(0x80 | (c & 63));
-        } else if (c < 0x10000) {
-            buf[o++] = (uint8_t)(0xE0 | c >> 12);
-            buf[o++] = (uint8_t)(0x80 | (c >> 6 & 63));
-            buf[o++] = (uint8_t)(0x80 | (c & 63));
-        } else {
-            buf[o++] = (uint8_t)(0xF0 | c >> 18);
-            buf[o++] = (uint8_t)(0x80 | (c >> 12 & 63));
-            buf[o++] = (uint8_t)(0x80 | (c >> 6 & 63));
-            buf[o++] = (uint8_t)(0x80 | (c & 63));
-        }
+        o += fz7_utf8_put(buf + o, c);
     }
     free(u);
     return o;

@@ -562,22 +562,9 @@ static char *put_name_unit(char *o, uint32_t u)
 {
     if (u >= 0xEF80 && u <= 0xEFFF) {
         *o++ = (char)(u - 0xEF00);
-    } else if (u < 0x80) {
-        *o++ = (char)u;
-    } else if (u < 0x800) {
-        *o++ = (char)(0xC0 | (u >> 6));
-        *o++ = (char)(0x80 | (u & 0x3F));
-    } else if (u < 0x10000) {
-        *o++ = (char)(0xE0 | (u >> 12));
-        *o++ = (char)(0x80 | ((u >> 6) & 0x3F));
-        *o++ = (char)(0x80 | (u & 0x3F));
-    } else {
-        *o++ = (char)(0xF0 | (u >> 18));
-        *o++ = (char)(0x80 | ((u >> 12) & 0x3F));
-        *o++ = (char)(0x80 | ((u >> 6) & 0x3F));
-        *o++ = (char)(0x80 | (u & 0x3F));
+        return o;
     }
-    return o;
+    return o + fz7_utf8_put((uint8_t *)o, u);
 }
 
 /* Forgets the entries' paths (a second kName replaces the first). A block
