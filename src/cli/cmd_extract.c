@@ -165,14 +165,16 @@ static void disk_error(run *r, const char *what, int err, const char *path)
 /* Permission bits to create an entry with: the stored ones less the
  * umask, as 7-Zip does, and never setuid, setgid or sticky (an archive from
  * a stranger must not plant a setuid file, least of all when run as root).
- * A Unix mode with its file type is taken as it is, 000 too (a chmod 000
- * file comes back so, as from 7zz and tar); without one (Windows entries,
- * a zip mode without a type) the umask's defaults. */
+ * A regular file's or folder's Unix mode is taken as it is, 000 too (a
+ * chmod 000 file comes back so, as from 7zz and tar); a FIFO's, socket's or
+ * device's (written as a file) and a mode without a type (Windows entries,
+ * a zip's from Python) get the umask's defaults, as from 7zz. */
 static uint32_t perm_of(const run *r, const fz7_entry *e)
 {
     uint32_t perm = e->mode & 0777 & ~(uint32_t)r->umask_bits;
-    bool unix_mode = e->has_attrib && (e->attrib & 0x8000u) && ((e->attrib >> 16) & S_IFMT);
-    if (!unix_mode && (e->mode & 0777) == 0) {
+    uint32_t type = e->has_attrib && (e->attrib & 0x8000u) ? (e->attrib >> 16) & S_IFMT : 0;
+    bool literal = type == S_IFREG || type == S_IFDIR || type == S_IFLNK;
+    if (!literal && (type || (e->mode & 0777) == 0)) {
         perm = (e->is_dir ? 0777u : 0666u) & ~(uint32_t)r->umask_bits;
         if (e->has_attrib && (e->attrib & 1) && !e->is_dir)
             perm &= ~0222u;

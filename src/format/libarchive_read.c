@@ -483,6 +483,7 @@ static fz7_status fill_entry(struct archive_entry *ae, fz7_entry *e, la_kind *ki
     if (!sym)
         sym = archive_entry_symlink(ae);
     int64_t size = archive_entry_size_is_set(ae) ? archive_entry_size(ae) : -1;
+    bool odd_type = false;   /* listed with its own type, extracted as a file */
     if (type == AE_IFDIR) {
         *kind = LA_DIR;
         e->is_dir = true;
@@ -506,6 +507,12 @@ static fz7_status fill_entry(struct archive_entry *ae, fz7_entry *e, la_kind *ki
         e->mode = S_IFREG | perm;
         if (hard && !(*target = strdup(hard)))   /* a link carrying the data */
             return FZ7_E_MEM;
+    } else if (size > 0) {
+        /* a type with data (a zip's mode says device, or all bits set):
+         * the data are the entry's, as 7-Zip extracts them */
+        *kind = LA_FILE;
+        e->mode = S_IFREG | perm;
+        odd_type = true;
     } else {
         *kind = LA_SPECIAL;   /* devices, FIFOs, sockets */
         e->mode = (uint32_t)type | perm;
@@ -516,7 +523,8 @@ static fz7_status fill_entry(struct archive_entry *ae, fz7_entry *e, la_kind *ki
     /* Attributes as 7-Zip gives them for Unix archives: the mode in the
      * high 16 bits, 0x8000 to say so, 0x10 for directories. */
     e->has_attrib = true;
-    e->attrib = 0x8000u | ((e->mode & 0xFFFFu) << 16) | (e->is_dir ? 0x10u : 0);
+    uint32_t shown_type = odd_type ? (uint32_t)type : e->mode & S_IFMT;
+    e->attrib = 0x8000u | ((shown_type | perm) << 16) | (e->is_dir ? 0x10u : 0);
     if (archive_entry_mtime_is_set(ae)) {
         e->has_mtime = true;
         e->mtime = (int64_t)archive_entry_mtime(ae);
@@ -675,12 +683,18 @@ static int la_next_header(struct archive *ar, struct archive_entry **ae)
  * whose end marker libarchive does not require where the flag says it is;
  * encrypted BZip2, LZMA and xz, which libarchive reads undecrypted; and
  * an encrypted symbolic link, whose target libarchive hands over still
- * encrypted. */
-static bool zip_own(const la_priv *p, size_t i)
+ * encrypted; and a file whose mode says device or socket (libarchive hands
+ * over no data for it). */
+static bool zip_own(const fz7_archive *a, size_t i)
 {
+    const la_priv *p = a->priv;
     const fz7_zip_rec *r = p->zip ? &p->zip[i] : NULL;
     if (!r || !r->matched)
         return false;
+    /* a file whose mode says device or socket: libarchive gives no data */
+    uint32_t type = (a->entries[i].attrib >> 16) & S_IFMT;
+    if (p->kinds[i] == LA_FILE && type && type != S_IFREG && type != S_IFIFO)
+        return true;
     uint16_t method = r->aes ? r->aes_method : r->method;
     bool enc = r->flags & ZIP_FLAG_ENCRYPTED;
     return method == ZIP_METHOD_DEFLATE64 || method == ZIP_METHOD_PPMD || method == ZIP_METHOD_LZMA ||
@@ -1136,7 +1150,7 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
         char detail[256] = "";
         if (est != FZ7_OK) {
             snprintf(detail, sizeof detail, "%s", broken_detail);
-        } else if (p->kinds[i] == LA_SYMLINK && zip_own(p, i)) {
+        } else if (p->kinds[i] == LA_SYMLINK && zip_own(a, i)) {
             est = zip_own_data(a, i, cb, &cb_st, detail, sizeof detail);
         } else if (p->kinds[i] == LA_SYMLINK) {
             const char *t = p->link_targets[i];
@@ -1147,7 +1161,7 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
         } else if (p->kinds[i] == LA_SPECIAL) {
             /* A device, FIFO or socket has no data: written as an empty
              * file with its permissions, exit 0, as 7-Zip writes it. */
-        } else if (p->kinds[i] == LA_FILE && zip_own(p, i)) {
+        } else if (p->kinds[i] == LA_FILE && zip_own(a, i)) {
             est = zip_own_data(a, i, cb, &cb_st, detail, sizeof detail);
         } else if (p->kinds[i] == LA_FILE) {
             bool fatal = false;

@@ -76,6 +76,30 @@ PY
   bad "x p.zip (Python modes) failed"
 same "zip modes without a file type" "$(cd pz/o && stat -c '%n %a' f.txt x.sh d typed.txt none.txt d0 | tr '\n' ' ')" \
   "f.txt 644 x.sh 644 d 755 typed.txt 600 none.txt 0 d0 700 "
+# A zip entry whose mode says device, FIFO or socket, or has every bit set,
+# holds data all the same: written as a file with its bytes and the
+# umask's permissions, as 7zz (fz7 wrote 0-byte files, exit 0)
+rm -rf oz && mkdir oz && (cd oz && python3 - <<'PY'
+import zipfile
+z = zipfile.ZipFile("odd.zip", "w")
+for name, mode, how in (("chr.txt", 0o020644, zipfile.ZIP_STORED), ("blk.txt", 0o060644, zipfile.ZIP_DEFLATED),
+                        ("fifo.txt", 0o010600, zipfile.ZIP_STORED), ("sock.txt", 0o140755, zipfile.ZIP_DEFLATED),
+                        ("all.txt", None, zipfile.ZIP_STORED)):
+    i = zipfile.ZipInfo(name)
+    i.create_system, i.compress_type = 3, how
+    i.external_attr = 0xFFFFFFFF if mode is None else mode << 16
+    z.writestr(i, b"important data\n")
+z.close()
+PY
+) && (cd oz && umask 022 && "$FZ7" x -oo odd.zip >out 2>&1) || bad "x odd.zip failed: $(cat oz/out)"
+same "zip entries of odd modes: sizes and permissions" "$(cd oz/o && stat -c '%n %s %a' chr.txt blk.txt fifo.txt sock.txt all.txt | tr '\n' ' ')" \
+  "chr.txt 15 644 blk.txt 15 644 fifo.txt 15 644 sock.txt 15 644 all.txt 15 644 "
+# a tar's FIFO (mode 0700) comes out as an empty file with the umask's
+# permissions, as from 7zz
+rm -rf ot && mkdir -p ot/s && mkfifo -m 0700 ot/s/ff && (cd ot && tar cf f.tar s && rm -rf s &&
+  umask 022 && "$FZ7" x -oo f.tar >/dev/null 2>&1) || bad "x of a tar with a FIFO failed"
+same "tar FIFO: an empty file, umask's permissions" "$(stat -c '%F %a' ot/o/s/ff)" "regular empty file 644"
+
 # A 7z of a chmod 000 file: 000 again (fz7 gave it the umask's 444);
 # only root can read such a file to store it
 if [ "$(id -u)" = 0 ]; then
