@@ -61,6 +61,7 @@ typedef struct {
     char method[16];
     char traits[160];      /* a tar's Characteristics (tar_traits) */
     size_t *hdr_of;        /* per entry: its header's index in the tar */
+    uint64_t *hdr_pos;     /* per entry: where libarchive read its header */
     fz7_tar_headers tar;   /* a plain tar's headers (FZ7_DETAIL_PROPS) */
     fz7_zip_rec *zip;      /* a zip's records, per entry */
     char **tar_la_path;    /* a tar's entries whose pax name was taken as
@@ -466,6 +467,24 @@ bool fz7_la_is_root_folder(struct archive *ar, struct archive_entry *ae)
     return *p == 0;
 }
 
+/* A zip without its central directory: each entry's packed size from its
+ * local header (APPNOTE 4.3.7), as 7-Zip lists them; left unknown where
+ * the sizes are in a data descriptor or a zip64 field. */
+static void zip_local_sizes(fz7_archive *a, const la_priv *p)
+{
+    for (size_t i = 0; i < a->count; i++) {
+        uint8_t h[ZIP_LFH_LEN];
+        if (p->hdr_pos[i] == UINT64_MAX || fz7_volumes_pread(a->vol, h, sizeof h, p->hdr_pos[i]) != FZ7_OK ||
+            fz7_get32le(h) != ZIP_LFH_SIG || (fz7_get16le(h + 6) & ZIP_FLAG_DESCRIPTOR))
+            continue;
+        uint32_t packed = fz7_get32le(h + 18);
+        if (packed != UINT32_MAX) {
+            a->entries[i].packed_size = packed;
+            a->entries[i].packed_known = true;
+        }
+    }
+}
+
 /* Fills e from a libarchive header; kind and link target for extraction. */
 static fz7_status fill_entry(struct archive_entry *ae, fz7_entry *e, la_kind *kind, char **target)
 {
@@ -553,6 +572,7 @@ static void la_close(fz7_archive *a)
     free(p->link_index);
     free(p->kinds);
     free(p->hdr_of);
+    free(p->hdr_pos);
     free(p->cpio.h);
     free(p->cpio_check);
     fz7_tar_headers_free(&p->tar);
@@ -1229,7 +1249,7 @@ static fz7_status grow(fz7_archive *a, la_priv *p, size_t *cap)
         return FZ7_OK;
     size_t ncap = *cap ? 2 * *cap : 64;
     uint64_t bytes = (uint64_t)ncap * (sizeof(fz7_entry) + sizeof(la_kind) + sizeof(char *) +
-                                       2 * sizeof(size_t));
+                                       2 * sizeof(size_t) + sizeof(uint64_t));
     if (bytes > a->opts.mem_limit)
         return FZ7_E_MEMLIMIT;
     fz7_entry *e = realloc(a->entries, ncap * sizeof *e);
@@ -1252,6 +1272,10 @@ static fz7_status grow(fz7_archive *a, la_priv *p, size_t *cap)
     if (!ho)
         return FZ7_E_MEM;
     p->hdr_of = ho;
+    uint64_t *hp = realloc(p->hdr_pos, ncap * sizeof *hp);
+    if (!hp)
+        return FZ7_E_MEM;
+    p->hdr_pos = hp;
     *cap = ncap;
     return FZ7_OK;
 }
@@ -1346,9 +1370,11 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
             break;
         if (r < ARCHIVE_WARN) {
             st = la_failure(ar);
-            if (st == FZ7_E_TRUNCATED && a->count && !raw) {
-                /* a tar or zip cut short: the entries before the cut are
-                 * there to save (7zz lists and extracts them) */
+            bool zip = strcmp(p->type_name, "zip") == 0;
+            if ((st == FZ7_E_TRUNCATED || (zip && (st == FZ7_E_DATA || st == FZ7_E_FORMAT))) && a->count && !raw) {
+                /* a tar or zip cut short, a zip whose central directory
+                 * is gone: the entries before are there to save (7zz
+                 * lists and extracts them) */
                 a->info.open_error = "Unexpected end of archive";
                 st = FZ7_OK;
                 break;
@@ -1380,6 +1406,8 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
             break;
         }
         p->hdr_of[a->count] = headers - 1;
+        la_int64_t at = archive_read_header_position(ar);
+        p->hdr_pos[a->count] = at >= 0 ? (uint64_t)at : UINT64_MAX;
         a->count++;
         if (raw) {
             free(e->path);
@@ -1421,8 +1449,11 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
         bool central = false;
         for (size_t i = 0; p->zip && i < a->count && !central; i++)
             central = p->zip[i].matched;
-        if (a->info.open_error && !central)
-            a->info.characteristics = "Local";   /* read from local headers alone, as 7-Zip says */
+        if (a->count && !central) {   /* read from local headers alone: 7-Zip's words */
+            a->info.open_error = "Unexpected end of archive";
+            a->info.characteristics = "Local";
+            zip_local_sizes(a, p);
+        }
     }
     if (tar) {
         tar_headers_take(a, p, headers, &traits);
