@@ -56,6 +56,7 @@ struct fz7_disk {
     int dir_fd;              /* root_fd, another open folder, or -1 */
     int file_fd;             /* the file item being written this way, or -1 */
     const char *temp_base;   /* its temporary name inside dir_fd (in temp_path) */
+    uint64_t data_bytes;     /* the item's bytes handed to fz7_disk_data */
     size_t made_len;         /* the file's folders made for it: final_path's first
                                 made_len bytes name the shallowest (0: none made);
                                 removed again if the file is not kept */
@@ -529,6 +530,7 @@ static void clear_item(fz7_disk *d)
     d->file_fd = -1;
     d->temp_base = NULL;
     d->made_len = 0;
+    d->data_bytes = 0;
     d->fill = 0;
     d->link_len = 0;
     d->link_too_long = false;
@@ -766,6 +768,7 @@ fz7_status fz7_disk_data(fz7_disk *d, const uint8_t *p, size_t n, char *err, siz
         return FZ7_E_ARG;
     if (d->item.kind == FZ7_DISK_DIR)
         return FZ7_OK;
+    d->data_bytes += n;
     if (d->item.kind == FZ7_DISK_SYMLINK) {
         if (n > LINK_MAX_TARGET - d->link_len) {
             d->link_too_long = true;
@@ -1135,7 +1138,7 @@ fz7_status fz7_disk_end(fz7_disk *d, bool keep, char *err, size_t errlen)
 fz7_status fz7_disk_end_damaged(fz7_disk *d, char **kept_as, char *err, size_t errlen)
 {
     *kept_as = NULL;
-    if (!d->active || d->item.kind != FZ7_DISK_FILE || !d->header_written || d->linked)
+    if (!d->active || d->item.kind != FZ7_DISK_FILE || !d->header_written || d->linked || !d->data_bytes)
         return fz7_disk_end(d, false, err, errlen);
     fz7_status s = FZ7_OK;
     if (d->file_fd >= 0) {

@@ -118,7 +118,9 @@ fz7_status fz7_disk_end(fz7_disk *d, bool keep, char *err, size_t errlen);
  * file too): under its final name when nothing is there, else beside what
  * is there as "NAME.damaged" (or "NAME_1.damaged", ...), so a file already
  * on disk is never replaced by a damaged one; *kept_as (malloc'ed) then
- * names it, else it is NULL. Other items end as with keep == false.
+ * names it, else it is NULL. A file of which no byte was decoded (one
+ * after the damage in a solid block) is not kept, as 7-Zip makes none;
+ * other items end as with keep == false.
  * FZ7_E_IO with a reason in err, FZ7_E_MEM. */
 fz7_status fz7_disk_end_damaged(fz7_disk *d, char **kept_as, char *err, size_t errlen);
 

@@ -9,7 +9,8 @@
 #  - xz files whose index or block header sizes are impossible: `l` fails
 #    as `t` does;
 #  - a file whose CRC fails keeps its decoded bytes, never over a good file;
-#  - a Data Error mid-stream keeps every byte decoded before it, as 7zz;
+#  - a Data Error mid-stream keeps every byte decoded before it, as 7zz,
+#    and a file of which nothing was decoded is not made;
 #  - a tar or zip cut short (a download or a backup that stopped): the
 #    entries before the cut are listed and extracted, the cut one keeps
 #    its bytes, with 7zz's lines and exit 2 (fz7 opened nothing before).
@@ -170,6 +171,16 @@ for z in nocd cdcut; do
   "$FZ7" t cs/$z.zip >out 2>err; rc=$?
   same "t of $z.zip: exit, Open Errors" "$rc $(grep -c '^Open Errors: 1$' out)" "2 1"
 done
+
+# A solid 7z damaged near its start: the files after the damage were never
+# decoded, and 7zz leaves none of them; fz7 left each as a 0-byte file
+rm -rf sd && mkdir -p sd/tree && printf 'a\n' >sd/tree/a.txt && seq 100000 >sd/tree/big.txt &&
+  seq 5000 >sd/tree/nums.txt && printf 'h\n' >sd/tree/h.txt
+(cd sd && 7zz a -bd t.7z tree >/dev/null && cp t.7z c.7z && printf '\x5a\xa5' | dd of=c.7z bs=1 seek=40 conv=notrunc 2>/dev/null)
+rm -rf o && "$FZ7" x -y -oo sd/c.7z >out 2>err; rc=$?
+rm -rf o7 && 7zz x -y -oo7 sd/c.7z >out7 2>err7; r7=$?
+same "x of a damaged solid 7z: files left (name:size) as 7zz" "$rc $(cd o 2>/dev/null && find . -type f -printf '%p:%s ' | sort)" \
+  "$r7 $(cd o7 2>/dev/null && find . -type f -printf '%p:%s ' | sort)"
 
 # Only f1 asked for: no item fails, the archive still has its error
 rm -rf o && "$FZ7" x -oo cs/cut.tar src/f1.bin >out 2>err; rc=$?
