@@ -25,6 +25,9 @@ typedef struct lzma2_istream {
     bool need_dict_reset;   /* no dictionary yet: the next chunk must reset it */
     bool need_props;        /* the next LZMA chunk must carry lc/lp/pb */
     bool finished;          /* the end byte 0x00 was read */
+    bool cut;               /* the input ended inside the current chunk: what
+                               its bytes decode to is given, then
+                               FZ7_E_TRUNCATED (a salvage wants every byte) */
     fz7_status err;         /* sticky error, reported after delivered bytes */
     uint8_t buf[CHUNK_PACKED_MAX + FZ7_LZMA_IN_MARGIN];
 } lzma2_istream;
@@ -44,6 +47,7 @@ static fz7_status read_chunk_header(lzma2_istream *s)
 {
     fz7_lzma_dec *d = s->dec;
     uint8_t h[6];
+    s->cut = false;
     fz7_status st = fz7_istream_read_full(s->src, h, 1);
     if (st != FZ7_OK)
         return st;
@@ -94,16 +98,20 @@ static fz7_status read_chunk_header(lzma2_istream *s)
     }
     if (packed < FZ7_LZMA_RC_INIT_BYTES)
         return FZ7_E_DATA;
-    st = fz7_istream_read_full(s->src, s->buf, packed);
+    size_t got = 0;
+    st = fz7_istream_read_upto(s->src, s->buf, packed, &got);
     if (st != FZ7_OK)
         return st;
-    memset(s->buf + packed, 0, FZ7_LZMA_IN_MARGIN);
+    if (got < FZ7_LZMA_RC_INIT_BYTES)
+        return FZ7_E_TRUNCATED;
+    s->cut = got < packed;
+    memset(s->buf + got, 0, FZ7_LZMA_IN_MARGIN);
     st = fz7_lzma_dec_rc_init(d, s->buf);
     if (st != FZ7_OK)
         return st;
     d->end_marker = false;
     s->in_pos = FZ7_LZMA_RC_INIT_BYTES;
-    s->in_end = packed;
+    s->in_end = got;
     s->kind = CHUNK_LZMA;
     s->chunk_left = unpacked;
     return FZ7_OK;
@@ -126,11 +134,14 @@ static fz7_status decode_more(lzma2_istream *s, size_t want)
         room = s->chunk_left;
 
     if (s->kind == CHUNK_STORED) {
-        st = fz7_istream_read_full(s->src, d->dict + d->pos, room);
+        size_t got = 0;
+        st = fz7_istream_read_upto(s->src, d->dict + d->pos, room, &got);
+        d->pos += got;   /* the bytes that came, when the input ends early */
+        s->chunk_left -= (uint32_t)got;
         if (st != FZ7_OK)
             return st;
-        d->pos += room;
-        s->chunk_left -= (uint32_t)room;
+        if (got < room)
+            return FZ7_E_TRUNCATED;
         if (s->chunk_left == 0)
             s->kind = CHUNK_NONE;
         return FZ7_OK;
@@ -138,7 +149,15 @@ static fz7_status decode_more(lzma2_istream *s, size_t want)
 
     size_t before = d->pos;
     const uint8_t *in = s->buf + s->in_pos;
-    st = fz7_lzma_dec_run(d, &in, s->buf + s->in_end, before + room);
+    /* A cut chunk: only symbols whose bytes all came (a symbol reads at
+     * most FZ7_LZMA_IN_MARGIN bytes past where it starts). */
+    const uint8_t *stop = s->buf + s->in_end;
+    if (s->cut)
+        stop = s->in_end > FZ7_LZMA_RC_INIT_BYTES + FZ7_LZMA_IN_MARGIN ? stop - FZ7_LZMA_IN_MARGIN
+                                                                        : s->buf + s->in_pos - 1;
+    if (s->cut && in > stop)
+        return FZ7_E_TRUNCATED;
+    st = fz7_lzma_dec_run(d, &in, stop, before + room);
     s->in_pos = (size_t)(in - s->buf);
     s->chunk_left -= (uint32_t)(d->pos - before);
     /* Reading past the chunk's packed size, or an end marker (never
@@ -147,6 +166,8 @@ static fz7_status decode_more(lzma2_istream *s, size_t want)
         return FZ7_E_DATA;
     if (st != FZ7_OK)
         return st;
+    if (s->cut && (d->pos == before || s->chunk_left == 0))
+        return FZ7_E_TRUNCATED;   /* all that the bytes that came hold */
     if (s->chunk_left == 0) {
         /* The chunk must end exactly: no match running on, range decoder
          * finished, all packed bytes used. */
@@ -206,6 +227,7 @@ fz7_status fz7_lzma2_istream_new_sized(fz7_istream *src, uint8_t dict_prop, uint
     s->need_dict_reset = true;
     s->need_props = true;
     s->finished = false;
+    s->cut = false;
     s->err = FZ7_OK;
     *out = &s->base;
     return FZ7_OK;

@@ -14,11 +14,12 @@
 #  - a tar or zip cut short (a download or a backup that stopped): the
 #    entries before the cut are listed and extracted, the cut one keeps
 #    its bytes, with 7zz's lines and exit 2 (fz7 opened nothing before).
+#  - an .xz cut inside an LZMA2 chunk gives what the chunk's bytes decode to.
 set -u
 . "$(dirname "$0")/lib.sh"
 HERE=${FZ7_TESTS_DIR:-$(cd "$(dirname "$0")/.." && pwd)}/scripts
 MK7Z="python3 $HERE/mk7z.py"
-t_init 7zz python3 sha256sum
+t_init 7zz python3 sha256sum xz
 umask 022
 # stdout without the banner line (the second), as fz7 and 7zz differ there
 body() { grep -v '^ 64-bit \|^fz7 .*archiver\|^7-Zip (z)' "$1"; }
@@ -181,6 +182,20 @@ rm -rf o && "$FZ7" x -y -oo sd/c.7z >out 2>err; rc=$?
 rm -rf o7 && 7zz x -y -oo7 sd/c.7z >out7 2>err7; r7=$?
 same "x of a damaged solid 7z: files left (name:size) as 7zz" "$rc $(cd o 2>/dev/null && find . -type f -printf '%p:%s ' | sort)" \
   "$r7 $(cd o7 2>/dev/null && find . -type f -printf '%p:%s ' | sort)"
+
+# An .xz cut inside an LZMA2 chunk: the bytes its first part decodes to
+# are given (fz7 dropped the whole chunk, up to 2 MiB: nothing at all from
+# a 20,000-byte cut where xz and 7zz give 25,692), a prefix of the file,
+# at most one symbol's input (64 bytes) short of xz's
+python3 -c "import random, base64, sys; random.seed(9); sys.stdout.buffer.write(base64.encodebytes(random.randbytes(600000)))" >xc.txt
+xz -k -c xc.txt >xc.txt.xz
+for n in 1000 20000 200000; do
+  head -c $n xc.txt.xz >xc.xz
+  "$FZ7" x -so xc.xz >xo 2>/dev/null; rc=$?
+  got=$(stat -c %s xo) want=$(xz -dc xc.xz 2>/dev/null | wc -c)
+  same "x -so of an .xz cut at $n: exit, a prefix, near xz's $want bytes" \
+    "$rc $(head -c "$got" xc.txt | cmp -s - xo && echo prefix) $([ "$got" -le "$want" ] && [ $((want - got)) -lt 200 ] && echo near)" "2 prefix near"
+done
 
 # Only f1 asked for: no item fails, the archive still has its error
 rm -rf o && "$FZ7" x -oo cs/cut.tar src/f1.bin >out 2>err; rc=$?
