@@ -926,6 +926,17 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
     fz7_tree_counts(&r.tree, &n_dirs, &n_files, &n_bytes);
     if (!o->from_stdin)
         fz7_print_scan_counts(out, &r.tree);
+    /* u -si: u's rules for the one item (x1, z1): the archive's entry of
+     * its name stays when it is newer or the same, as in 7zz */
+    for (size_t i = 0; o->command == FZ7_CMD_UPDATE && old && r.tree.count && i < fz7_archive_count(old); i++) {
+        const fz7_entry *e = fz7_archive_entry(old, i);
+        fz7_pair_state ps = strcmp(e->path, r.tree.items[0].name) || e->is_dir ? FZ7_PAIR_DISK_ONLY
+                            : fz7_pair_state_of(e, &r.tree.items[0]);
+        if (ps == FZ7_PAIR_ARCHIVE_NEWER || ps == FZ7_PAIR_SAME) {
+            fz7_tree_free(&r.tree);
+            n_files = n_bytes = 0;
+        }
+    }
     if (refuse_existing) {
         rc = fz7_print_exists(out, path);
         goto done;
@@ -1025,7 +1036,7 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
         rc = fz7_invalid_arg(path, refused ? why : NULL);
         goto done;
     }
-    if (o->from_stdin && !r.stdin_sized)   /* the size is not known before the read: 7-Zip's line has none */
+    if (o->from_stdin && !r.stdin_sized && r.tree.count)   /* the size is not known before the read: 7-Zip's line has none */
         fputs("Add new data to archive: 1 file\n", out);
     else
         fz7_print_counts(out, "Add new data to archive: ", n_dirs, n_files, n_bytes);

@@ -966,6 +966,10 @@ int fz7_cmd_update(const struct fz7_options *o)
                 return fz7_cmd_add_ruled(o);
         }
     }
+    /* u -si: a's way with one item from standard input, u's rules for it
+     * (cmd_add.c) */
+    if (o->command == FZ7_CMD_UPDATE && o->from_stdin && !o->to_stdout && !fz7_has_update_rules(o))
+        return fz7_cmd_add(o);
     FILE *out = fz7_msg_stream(o);
     fz7_print_banner(out);
     if (!o->archive) {

@@ -579,6 +579,9 @@ irow one.txt same a -si -tzip new.zip
 irow one.txt same a -sinamed.txt -tzip new.zip
 irow one.txt same a -si -tzip -mm=LZMA new.zip
 irow one.txt same a -si -ttar new.tar
+# u -si: u's rules for the one item (7zz keeps an entry that is newer)
+irow one.txt same u -sinamed.txt arc.7z
+irow one.txt same u -sisrc/a.txt arc.7z
 row same a -slp new.7z one.txt
 row same l -slt arc.7z
 row same a -snh new.7z src

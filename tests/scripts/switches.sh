@@ -278,4 +278,16 @@ same "a -si -ttar from a pipe: message" "$(sed -n 3,4p err.txt)" "$(printf 'Syst
 "$FZ7" a -si -ttar sifile.tar <si.txt >out.txt 2>err.txt
 same "a -si -ttar from a file" "$? $(tar tvf sifile.tar | awk '{print $3, $NF}')" "0 108894 sifile"
 
+# --- u -si: u's rules for the one item (7zz: an entry newer than the data
+# stays, "Add new data to archive: 0 files"); refused with E_NOTIMPL before
+for ext in 7z zip; do
+  rm -f usi.$ext && printf 'NEW\n' >usi_new.txt && "$FZ7" a usi.$ext usi_new.txt >/dev/null 2>&1
+  printf 'OLD\n' >usi_old.txt && touch -d '2000-01-01' usi_old.txt
+  "$FZ7" u -siusi_new.txt usi.$ext <usi_old.txt >out.txt 2>err.txt
+  same "u -si ($ext) of older data: exit, kept, Add line" "$? $("$FZ7" x -so usi.$ext usi_new.txt 2>/dev/null) $(grep '^Add new' out.txt)" \
+    "0 NEW Add new data to archive: 0 files, 0 bytes"
+  printf 'PIPE\n' | "$FZ7" u -siusi_two.txt usi.$ext >out.txt 2>err.txt
+  same "u -si ($ext) of a new name from a pipe" "$? $("$FZ7" x -so usi.$ext usi_two.txt 2>/dev/null) $("$FZ7" x -so usi.$ext usi_new.txt 2>/dev/null)" "0 PIPE NEW"
+done
+
 t_summary switches
