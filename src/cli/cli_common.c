@@ -643,6 +643,11 @@ static int open_error(const struct fz7_options *o, FILE *out, const char *path, 
         type = expected_type(o, inner);
     }
     const char *name = inner[0] && type ? inner : path;
+    /* An empty file is no archive of any type to 7-Zip (no [type] block) */
+    struct stat sb;
+    bool empty = !o->from_stdin && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0;
+    if (empty)
+        type = NULL;
     if (cant_open)
         *cant_open = st != FZ7_E_MEM && st != FZ7_E_IO; /* damaged headers, wrong password too */
     if (listing && !o->ba)   /* l's empty line comes before the error, as 7zz's */
@@ -657,9 +662,13 @@ static int open_error(const struct fz7_options *o, FILE *out, const char *path, 
             fprintf(stderr, "ERROR: %s\n%s\n\n%s", path, m, he);
     } else if (type && st != FZ7_E_MEM && st != FZ7_E_IO && st != FZ7_E_MEMLIMIT &&
                st != FZ7_E_UNSUPPORTED) {
-        /* 7-Zip's xz reader calls any bad start "Is not archive". */
-        const char *why = st == FZ7_E_TRUNCATED ? "Unexpected end of archive"
-                          : st == FZ7_E_FORMAT || !strcmp(type, "xz") ? "Is not archive"
+        /* 7-Zip's xz reader calls any bad start "Is not archive", and so
+         * a zip cut before its first entry or a 7z before its 32-byte
+         * signature header (fz7's readers: FZ7_E_TRUNCATED) */
+        bool short_start = st == FZ7_E_TRUNCATED && !inner[0] &&
+                           (!strcmp(type, "zip") || (!strcmp(type, "7z") && stat(path, &sb) == 0 && sb.st_size < 32));
+        const char *why = st == FZ7_E_TRUNCATED && !short_start ? "Unexpected end of archive"
+                          : short_start || st == FZ7_E_FORMAT || !strcmp(type, "xz") ? "Is not archive"
                           : "Headers Error";
         fprintf(stderr, "%sERROR: %s%s%s\nOpen ERROR: Cannot open the file as [%s] archive\n\n\n",
                 listing ? "\n" : "", path, listing ? " : " : "\n", name, type);
@@ -668,7 +677,8 @@ static int open_error(const struct fz7_options *o, FILE *out, const char *path, 
             fprintf(stderr, "ERRORS:\n%s\n", why);
         /* the reader's own reason (which header, which offset) unless it is
          * only the generic "not this format" */
-        if (err[0] && strcmp(err, why) && strcmp(err, "Cannot open the file as archive"))
+        if (err[0] && strcmp(err, why) && strcmp(err, "Cannot open the file as archive") &&
+            strcmp(err, "Unexpected end of archive"))
             fprintf(stderr, "%s\n", err);
         if (listing)
             fputc('\n', stderr);

@@ -290,4 +290,15 @@ for ext in 7z zip; do
   same "u -si ($ext) of a new name from a pipe" "$? $("$FZ7" x -so usi.$ext usi_two.txt 2>/dev/null) $("$FZ7" x -so usi.$ext usi_new.txt 2>/dev/null)" "0 PIPE NEW"
 done
 
+# --- an empty file, a 7z shorter than its signature header, a zip cut
+# before its first entry: 7zz's words (no [type] block for the empty one;
+# "Is not archive", not "Unexpected end of archive")
+: >empty.7z && head -c 20 spf.7z >c20.7z && printf 'PK\003\004\024\000' >c6.zip
+"$FZ7" t empty.7z >out.txt 2>err.txt
+same "t of an empty .7z" "$? $(tr '\n' '|' <err.txt)" "2 ERROR: empty.7z|Cannot open the file as archive||"
+"$FZ7" t c20.7z >out.txt 2>err.txt
+same "t of a 20-byte .7z" "$? $(sed -n 6,7p err.txt | tr '\n' '|')" "2 ERRORS:|Is not archive|"
+"$FZ7" t c6.zip >out.txt 2>err.txt
+same "t of a zip cut in its first header" "$? $(sed -n 6,7p err.txt | tr '\n' '|')" "2 ERRORS:|Is not archive|"
+
 t_summary switches
