@@ -636,17 +636,16 @@ static int open_error(const struct fz7_options *o, FILE *out, const char *path, 
      * the archive inside the set, x.7z, and its type. */
     char inner[PATH_MAX] = "";
     const char *vol = strrchr(path, '.');
-    if (!type && !excluded_type && st == FZ7_E_TRUNCATED && vol && strlen(vol) >= 4 &&
-        strspn(vol + 1, "0123456789") == strlen(vol + 1) && (size_t)(vol - path) < sizeof inner) {
+    if (!type && !excluded_type && st == FZ7_E_TRUNCATED && fz7_archive_is_volume_name(path) &&
+        (size_t)(vol - path) < sizeof inner) {
         memcpy(inner, path, (size_t)(vol - path));
         inner[vol - path] = 0;
         type = expected_type(o, inner);
     }
     const char *name = inner[0] && type ? inner : path;
-    /* An empty file is no archive of any type to 7-Zip (no [type] block) */
     struct stat sb;
-    bool empty = !o->from_stdin && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 0;
-    if (empty)
+    int64_t size = !o->from_stdin && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) ? (int64_t)sb.st_size : -1;
+    if (size == 0)   /* an empty file is no archive of any type to 7-Zip (no [type] block) */
         type = NULL;
     if (cant_open)
         *cant_open = st != FZ7_E_MEM && st != FZ7_E_IO; /* damaged headers, wrong password too */
@@ -666,7 +665,7 @@ static int open_error(const struct fz7_options *o, FILE *out, const char *path, 
          * a zip cut before its first entry or a 7z before its 32-byte
          * signature header (fz7's readers: FZ7_E_TRUNCATED) */
         bool short_start = st == FZ7_E_TRUNCATED && !inner[0] &&
-                           (!strcmp(type, "zip") || (!strcmp(type, "7z") && stat(path, &sb) == 0 && sb.st_size < 32));
+                           (!strcmp(type, "zip") || (!strcmp(type, "7z") && size >= 0 && size < 32));
         const char *why = st == FZ7_E_TRUNCATED && !short_start ? "Unexpected end of archive"
                           : short_start || st == FZ7_E_FORMAT || !strcmp(type, "xz") ? "Is not archive"
                           : "Headers Error";

@@ -1180,7 +1180,7 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
             est = link_entry(a, i, cb, &cb_st, detail, sizeof detail);
         } else if (p->kinds[i] == LA_SPECIAL) {
             /* A device, FIFO or socket has no data: written as an empty
-             * file with its permissions, exit 0, as 7-Zip writes it. */
+             * file (the umask's permissions), exit 0, as 7-Zip writes it. */
         } else if (p->kinds[i] == LA_FILE && zip_own(a, i)) {
             est = zip_own_data(a, i, cb, &cb_st, detail, sizeof detail);
         } else if (p->kinds[i] == LA_FILE) {

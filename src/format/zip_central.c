@@ -227,10 +227,9 @@ static void apply_record(const uint8_t *h, fz7_entry *entries, size_t k, fz7_zip
         entries[k].mode &= ~(uint32_t)07777;
     } else if (((ext >> 16) & S_IFMT) == S_IFIFO) {
         /* a FIFO (7zz's -si entry, a stored FIFO): libarchive made it a
-         * regular file; listed as a FIFO and extracted as a file with the
-         * umask's permissions, as 7zz does */
+         * regular file; listed as a FIFO (extracted as a file, with the
+         * umask's permissions for its type) */
         entries[k].attrib = (ext & 0xffff0000u) | ZIP_ATTR_UNIX_EXTENSION;
-        entries[k].mode &= ~(uint32_t)07777;
     }
     if (r) {
         r->matched = true;
