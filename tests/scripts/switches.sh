@@ -301,4 +301,12 @@ same "t of a 20-byte .7z" "$? $(sed -n 6,7p err.txt | tr '\n' '|')" "2 ERRORS:|I
 "$FZ7" t c6.zip >out.txt 2>err.txt
 same "t of a zip cut in its first header" "$? $(sed -n 6,7p err.txt | tr '\n' '|')" "2 ERRORS:|Is not archive|"
 
+# --- t -o: 7zz makes the folder (and its parents) though it writes nothing
+# in it, and makes none when nothing is selected
+rm -rf tout tout2
+"$FZ7" t spf.7z -otout/deep >/dev/null 2>&1
+same "t -o makes the folder" "$? $([ -d tout/deep ] && echo made) $(find tout -type f | wc -l)" "0 made 0"
+"$FZ7" t spf.7z -otout2 nomatch >/dev/null 2>&1
+[ ! -e tout2 ] && ok || bad "t -o of nothing selected made the folder"
+
 t_summary switches
