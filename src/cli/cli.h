@@ -217,6 +217,13 @@ const char *fz7_entry_path(const fz7_entry *e);
  * salvaged header), or NULL; it counts as one warning, exit code 0. */
 const char *fz7_archive_warning(const fz7_archive *a);
 
+/* a, about to be updated (a, u, d, rn), has bytes after its end: 7zz's
+ * open block with its warnings and its refusal ("There is some data block
+ * after the end of the archive", E_NOTIMPL), so the archive and what
+ * follows it stay as they are. FZ7_EXIT_FATAL then, else 0 (nothing
+ * printed). */
+int fz7_refuse_tail(FILE *out, const char *path, const fz7_archive *a);
+
 /* For path naming a first volume ("x.7z.001") that a was opened from:
  * true, *first = that volume's bytes, *total = the bytes of all volumes.
  * False for an archive of one file. */

@@ -451,6 +451,18 @@ const char *fz7_archive_warning(const fz7_archive *a)
     return in->tail_size ? FZ7_TAIL_WARNING : NULL;
 }
 
+int fz7_refuse_tail(FILE *out, const char *path, const fz7_archive *a)
+{
+    if (!fz7_archive_get_info(a)->tail_size)
+        return 0;
+    fprintf(out, "\nWARNINGS:\n%s\n\n", FZ7_TAIL_WARNING);
+    fz7_print_archive_block(out, path, a, NULL);
+    fprintf(out, "\n\nError:\nThere is some data block after the end of the archive\n");
+    fflush(out);
+    fprintf(stderr, "\n\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
+    return FZ7_EXIT_FATAL;
+}
+
 bool fz7_volume_set_sizes(const char *path, const fz7_archive *a, uint64_t *first,
                           uint64_t *total)
 {

@@ -138,9 +138,12 @@ typedef struct fz7_zip_rec {
  * v, from the end records (zip64's when the classic ones overflow), the
  * archive's comment (malloc'd, or NULL; comment may be NULL), and in
  * *shift (may be NULL) what to add to the offsets the records give: the
- * bytes before the zip (a self-extractor's). False when there is none. */
+ * bytes before the zip (a self-extractor's), and in *tail_size (may be
+ * NULL) the bytes after its end record and comment (7-Zip's tail: a
+ * record is taken there only when its directory starts with a directory
+ * record). False when there is none. */
 bool fz7_zip_find_directory(const fz7_volumes *v, uint64_t size, uint64_t *cd_off, uint64_t *cd_len,
-                            char **comment, uint64_t *shift);
+                            char **comment, uint64_t *shift, uint64_t *tail_size);
 
 /* The zip64 extra field's data (n bytes at x): the sizes and offset it
  * holds, each present only where the record's own field is all ones
@@ -247,6 +250,10 @@ typedef struct fz7_tar_headers {
                                headers begin and where its data's last
                                block ends, past size for an entry cut short
                                (2 x count offsets) */
+    uint64_t end;           /* past the end blocks and the whole zero
+                               blocks after them (7-Zip's Physical Size:
+                               what follows is a tail); 0 when the walk
+                               did not reach the end blocks */
 } fz7_tar_headers;
 
 /* Reads the headers of the plain tar of size bytes in v (POSIX.1-2001

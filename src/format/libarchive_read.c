@@ -84,6 +84,7 @@ typedef struct tar_traits {
     uint32_t max_unicode;
     uint64_t data_bytes;   /* entries' data, padded to 512-byte blocks */
     uint64_t extent;       /* where the last entry's data ends (walked) */
+    uint64_t end;          /* past the end blocks and zeros after them (walked; 0: not reached) */
 } tar_traits;
 
 static void tar_traits_take(tar_traits *t, struct archive *ar, struct archive_entry *ae)
@@ -121,6 +122,11 @@ static void tar_traits_put(const tar_traits *t, fz7_archive *a, la_priv *p)
     if (a->info.open_error && t->extent != UINT64_MAX && t->extent > a->file_size) {
         a->info.phy_size = t->extent;
         a->info.headers_size = t->extent - t->data_bytes;
+    } else if (!a->info.open_error && t->end && t->end < a->file_size && t->end >= t->data_bytes) {
+        /* bytes after the end blocks: 7-Zip's tail, with its warning */
+        a->info.phy_size = t->end;
+        a->info.tail_size = a->file_size - t->end;
+        a->info.headers_size = t->end - t->data_bytes;
     } else if (a->file_size >= t->data_bytes)
         a->info.headers_size = a->file_size - t->data_bytes;
     a->info.code_page = "UTF-8";
@@ -200,6 +206,7 @@ static void tar_headers_take(fz7_archive *a, la_priv *p, size_t headers, tar_tra
     raw_names_take(a, p, &th);
     t->walked = true;
     t->extent = th.count && th.span ? th.span[2 * (th.count - 1) + 1] : 0;
+    t->end = th.end;
     t->pax_keys = th.pax_union;
     t->gnu = th.flags_union & FZ7_TAR_GNU;
     t->ustar = th.flags_union & FZ7_TAR_POSIX;
@@ -1453,6 +1460,10 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
             a->info.open_error = "Unexpected end of archive";
             a->info.characteristics = "Local";
             zip_local_sizes(a, p);
+        } else if (central) {   /* bytes after the end record: 7-Zip's tail */
+            uint64_t cd_off, cd_len, tail;
+            if (fz7_zip_find_directory(a->vol, a->file_size, &cd_off, &cd_len, NULL, NULL, &tail))
+                a->info.tail_size = tail;
         }
     }
     if (tar) {

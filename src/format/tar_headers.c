@@ -263,6 +263,26 @@ static fz7_status read_meta(const fz7_volumes *v, uint64_t off, uint64_t size, c
     return FZ7_OK;
 }
 
+/* Past the whole 512-byte blocks of zeros from at (the end blocks and the
+ * padding to the record size). */
+static uint64_t zero_blocks_end(const fz7_volumes *v, uint64_t at, uint64_t size)
+{
+    uint8_t buf[64 * BLOCK];
+    while (size - at >= BLOCK) {
+        uint64_t want = (size - at) / BLOCK * BLOCK;
+        size_t n = want < sizeof buf ? (size_t)want : sizeof buf;
+        if (fz7_volumes_pread(v, buf, n, at) != FZ7_OK)
+            return at;
+        for (size_t b = 0; b < n; b += BLOCK) {
+            for (size_t i = 0; i < BLOCK; i++)
+                if (buf[b + i])
+                    return at + b;
+        }
+        at += n;
+    }
+    return at;
+}
+
 fz7_status fz7_tar_headers_read(const fz7_volumes *v, uint64_t size, uint64_t mem_limit,
                                 fz7_detail keep, fz7_tar_headers *out)
 {
@@ -282,8 +302,10 @@ fz7_status fz7_tar_headers_read(const fz7_volumes *v, uint64_t size, uint64_t me
         bool zero = true;
         for (size_t i = 0; i < BLOCK && zero; i++)
             zero = hb[i] == 0;
-        if (zero)
+        if (zero) {
+            out->end = zero_blocks_end(v, at, size);
             break;   /* the end blocks */
+        }
         uint64_t dsize;
         if (!header_checksum_ok(hb) || !header_number(hb + 124, 12, &dsize)) {
             st = FZ7_E_FORMAT;

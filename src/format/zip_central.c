@@ -16,59 +16,88 @@
 
 #define FILETIME_UNIX_EPOCH 11644473600LL
 
+/* The end record at i of the last n bytes of the file (tail holds them):
+ * the directory it gives, as fz7_zip_find_directory says. */
+static bool directory_of(const fz7_volumes *v, uint64_t size, const uint8_t *tail, size_t n, size_t i,
+                         uint64_t *cd_off, uint64_t *cd_len, uint64_t *shift)
+{
+    const uint8_t *e = tail + i;
+    uint64_t off = fz7_get32le(e + 16), len = fz7_get32le(e + 12);
+    uint64_t at = size - n + i;
+    /* A zip64 end record (and its locator) sits between the directory
+     * and this one whenever a writer made one: for more than 65,534
+     * entries too, where the fields here need not overflow. */
+    bool overflow = off == 0xffffffffu || len == 0xffffffffu;
+    uint8_t loc[ZIP_EOCD64_LOC_LEN], rec[ZIP_EOCD64_LEN];
+    bool has_loc = at >= sizeof loc && fz7_volumes_pread(v, loc, sizeof loc, at - sizeof loc) == FZ7_OK &&
+                   fz7_get32le(loc) == ZIP_EOCD64_LOC_SIG;
+    if (overflow && !has_loc)
+        return false;
+    if (has_loc) {
+        /* the record right before the locator (where a prefix moves
+         * it), else where the locator says */
+        uint64_t pos[2] = {at - sizeof loc >= sizeof rec ? at - sizeof loc - sizeof rec : UINT64_MAX,
+                           fz7_get64le(loc + 8)};
+        bool ok = false;
+        for (int k = 0; k < 2 && !ok; k++) {
+            ok = pos[k] <= size - sizeof rec && fz7_volumes_pread(v, rec, sizeof rec, pos[k]) == FZ7_OK &&
+                 fz7_get32le(rec) == ZIP_EOCD64_SIG;
+            if (ok)
+                at = pos[k];
+        }
+        if (!ok && overflow)
+            return false;
+        if (ok) {
+            len = fz7_get64le(rec + 40);
+            off = fz7_get64le(rec + 48);
+        }
+    }
+    if (len > at)
+        return false;
+    /* Bytes before the zip (a self-extractor) move the directory:
+     * it ends where the end record begins. */
+    *cd_off = off + len == at ? off : at - len;
+    *cd_len = len;
+    if (shift)
+        *shift = *cd_off - off;   /* (modulo 2^64: a zip cut short moves back) */
+    return true;
+}
+
 bool fz7_zip_find_directory(const fz7_volumes *v, uint64_t size, uint64_t *cd_off, uint64_t *cd_len,
-                            char **comment, uint64_t *shift)
+                            char **comment, uint64_t *shift, uint64_t *tail_size)
 {
     uint8_t tail[ZIP_EOCD_LEN + 0xffff];
     size_t n = size < sizeof tail ? (size_t)size : sizeof tail;
+    if (tail_size)
+        *tail_size = 0;
     if (n < ZIP_EOCD_LEN || fz7_volumes_pread(v, tail, n, size - n) != FZ7_OK)
         return false;
-    for (size_t i = n - ZIP_EOCD_LEN + 1; i-- > 0;) {
-        const uint8_t *e = tail + i;
-        /* the record whose comment reaches the end of the file */
-        if (fz7_get32le(e) != ZIP_EOCD_SIG || i + ZIP_EOCD_LEN + fz7_get16le(e + 20) != n)
-            continue;
-        if (comment && fz7_get16le(e + 20))
-            *comment = strndup((const char *)e + ZIP_EOCD_LEN, fz7_get16le(e + 20));
-        uint64_t off = fz7_get32le(e + 16), len = fz7_get32le(e + 12);
-        uint64_t at = size - n + i;
-        /* A zip64 end record (and its locator) sits between the directory
-         * and this one whenever a writer made one: for more than 65,534
-         * entries too, where the fields here need not overflow. */
-        bool overflow = off == 0xffffffffu || len == 0xffffffffu;
-        uint8_t loc[ZIP_EOCD64_LOC_LEN], rec[ZIP_EOCD64_LEN];
-        bool has_loc = at >= sizeof loc && fz7_volumes_pread(v, loc, sizeof loc, at - sizeof loc) == FZ7_OK &&
-                       fz7_get32le(loc) == ZIP_EOCD64_LOC_SIG;
-        if (overflow && !has_loc)
-            return false;
-        if (has_loc) {
-            /* the record right before the locator (where a prefix moves
-             * it), else where the locator says */
-            uint64_t pos[2] = {at - sizeof loc >= sizeof rec ? at - sizeof loc - sizeof rec : UINT64_MAX,
-                               fz7_get64le(loc + 8)};
-            bool ok = false;
-            for (int k = 0; k < 2 && !ok; k++) {
-                ok = pos[k] <= size - sizeof rec && fz7_volumes_pread(v, rec, sizeof rec, pos[k]) == FZ7_OK &&
-                     fz7_get32le(rec) == ZIP_EOCD64_SIG;
-                if (ok)
-                    at = pos[k];
-            }
-            if (!ok && overflow)
-                return false;
-            if (ok) {
-                len = fz7_get64le(rec + 40);
-                off = fz7_get64le(rec + 48);
-            }
+    /* The record whose comment reaches the end of the file; else (bytes
+     * appended after the zip: 7-Zip's tail) the last record whose
+     * comment fits and whose directory starts with a directory record. */
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = n - ZIP_EOCD_LEN + 1; i-- > 0;) {
+            const uint8_t *e = tail + i;
+            size_t end = i + ZIP_EOCD_LEN + fz7_get16le(e + 20);
+            if (fz7_get32le(e) != ZIP_EOCD_SIG || (pass == 0 ? end != n : end >= n))
+                continue;
+            uint64_t off, len, sh;
+            if (!directory_of(v, size, tail, n, i, &off, &len, &sh))
+                continue;
+            uint8_t sig[4];
+            if (pass == 1 && (len < 4 || off > size - 4 || fz7_volumes_pread(v, sig, 4, off) != FZ7_OK ||
+                              fz7_get32le(sig) != ZIP_CDH_SIG))
+                continue;
+            *cd_off = off;
+            *cd_len = len;
+            if (shift)
+                *shift = sh;
+            if (comment && fz7_get16le(e + 20))
+                *comment = strndup((const char *)e + ZIP_EOCD_LEN, fz7_get16le(e + 20));
+            if (tail_size)
+                *tail_size = n - end;
+            return true;
         }
-        if (len > at)
-            return false;
-        /* Bytes before the zip (a self-extractor) move the directory:
-         * it ends where the end record begins. */
-        *cd_off = off + len == at ? off : at - len;
-        *cd_len = len;
-        if (shift)
-            *shift = *cd_off - off;   /* (modulo 2^64: a zip cut short moves back) */
-        return true;
     }
     return false;
 }
@@ -314,7 +343,7 @@ void fz7_zip_central(const fz7_volumes *v, uint64_t size, fz7_entry *entries, si
     *comment = NULL;
     uint64_t off, len;
     uint64_t shift = 0;
-    if (!fz7_zip_find_directory(v, size, &off, &len, comment, &shift) || !count || len > mem_limit || len > SIZE_MAX ||
+    if (!fz7_zip_find_directory(v, size, &off, &len, comment, &shift, NULL) || !count || len > mem_limit || len > SIZE_MAX ||
         off > size || len > size - off)
         return;
     uint8_t *cd = malloc(len ? (size_t)len : 1);

@@ -1040,7 +1040,7 @@ fz7_status fz7_zip_writer_copy(fz7_zip_writer *w, fz7_la_writer *outer, const ch
     uint64_t shift = 0;
     free(w->comment);
     w->comment = NULL;
-    if (!fz7_zip_find_directory(v, vsize, &off, &len, &w->comment, &shift) || off > vsize || len > vsize - off) {
+    if (!fz7_zip_find_directory(v, vsize, &off, &len, &w->comment, &shift, NULL) || off > vsize || len > vsize - off) {
         st = fail(w, FZ7_E_FORMAT, "no central directory");
         goto out;
     }

@@ -281,4 +281,34 @@ mkdir -p bs && printf 'x' >'bs/back\slash.txt' && rm -f bs.zip && (cd bs && 7zz 
 rm -rf bsx && mkdir bsx && (cd bsx && "$FZ7" x -bd ../bs.zip >/dev/null 2>&1); rc=$?
 check "x of a Unix zip's name with a backslash: exit $rc, one file of that name" "[ $rc -eq 0 ] && [ -f 'bsx/back\slash.txt' ]"
 
+# Bytes after the end of a 7z, tar or zip (its end blocks' zeros, a last
+# part block, a download's junk): l/t/x warn ("There are data after the end
+# of archive", Tail Size), and a, u, d, rn refuse as 7zz does (E_NOTIMPL,
+# exit 2), leaving the archive and its tail as they were (fz7 wrote the
+# archive without the tail before). stdout and stderr as 7zz's.
+mkdir -p tl && printf 'tail test\n' >tl/f.txt && printf 'new\n' >tl/n.txt
+(cd tl && rm -f t0.7z t0.tar t0.zip && 7zz a -bd t0.7z f.txt >/dev/null && tar cf t0.tar f.txt && 7zz a -bd t0.zip f.txt >/dev/null)
+head -c 100 /dev/urandom >tl/junk && head -c 512 /dev/zero >tl/zeros && printf 'PK\005\006junk' >tl/eocd
+for T in 7z tar zip; do
+    for tail in junk zeros+junk eocd; do
+        [ "$T" != zip ] && [ "$tail" = eocd ] && continue
+        (cd tl && cat t0.$T ${tail/+/ } >tt.$T)
+        for cmd in "l ARC" "t ARC" "x -oo ARC" "a ARC n.txt" "u ARC n.txt" "d ARC f.txt" "rn ARC f.txt g.txt"; do
+            for tool in 7zz "$FZ7"; do
+                rm -rf tl/o && cp tl/tt.$T tl/w.$T
+                (cd tl && $tool ${cmd/ARC/w.$T} >"../$(basename "$tool").out" 2>"../$(basename "$tool").err"; echo $? >"../$(basename "$tool").rc")
+                cmp -s tl/w.$T tl/tt.$T && echo kept >>"$(basename "$tool").rc"
+                [ -d tl/o ] && (cd tl/o && sha256sum f.txt) >>"$(basename "$tool").rc"
+            done
+            F=$(basename "$FZ7")
+            check "$cmd on a $T with $tail after it: exit, archive kept, output as 7zz's" \
+                "cmp -s 7zz.rc $F.rc && diff -q <(sed 1,3d 7zz.out | grep -v '^20[0-9][0-9]-') <(sed 1,3d $F.out | grep -v '^20[0-9][0-9]-') >/dev/null && cmp -s 7zz.err $F.err"
+        done
+    done
+done
+(cd tl && cat t0.tar zeros junk >tt.tar && "$FZ7" l tt.tar >../l.out 2>&1)
+check "l of a tar with a zero block and 100 bytes after it: the zero block is the tar's, the 100 bytes its tail" \
+    "[ \"\$(grep -E '^(Physical|Tail) Size' l.out | tr '\n' ' ')\" = 'Physical Size = 10752 Tail Size = 100 ' ]"
+rm -rf tl
+
 t_summary update_tar_zip
