@@ -684,6 +684,28 @@ static fz7_status read_file_data(struct archive *ar, const fz7_entry *e, bool ra
 }
 
 
+/* Bytes after a bzip2 file's last stream, which libarchive stops at
+ * without a word: how many (from a pipe, at least how many); 0 none. */
+static uint64_t bzip2_tail(struct archive *ar, const la_source *src)
+{
+    int nf = archive_filter_count(ar);
+    if (nf < 2 || archive_filter_code(ar, 0) != ARCHIVE_FILTER_BZIP2)
+        return 0;
+    la_int64_t used = archive_filter_bytes(ar, nf - 1);
+    if (used < 0)
+        return 0;
+    if (src->fd < 0)
+        return src->size > (uint64_t)used ? src->size - (uint64_t)used : 0;
+    if (src->pos > (uint64_t)used)
+        return src->pos - (uint64_t)used;
+    uint8_t b;
+    ssize_t n;
+    do
+        n = read(src->fd, &b, 1);
+    while (n < 0 && errno == EINTR);
+    return n > 0;
+}
+
 /* libarchive fails the header of a zip's encrypted symbolic link whose
  * target it cannot decode (an AES one): the name and mode are there, and fz7
  * decodes the target itself (zip_own). r: the header's result. */
@@ -1200,6 +1222,12 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
              * reader finds the CRC wrong, its tar reader the data short */
             if (a->info.open_error && est == FZ7_E_TRUNCATED)
                 est = strcmp(p->type_name, "zip") == 0 ? FZ7_E_CRC : FZ7_E_DATA;
+            uint64_t tail = est == FZ7_OK && p->raw ? bzip2_tail(ar, src) : 0;
+            if (tail) {   /* 7-Zip's error for them */
+                est = FZ7_E_TAIL;
+                snprintf(detail, sizeof detail, "%s%llu bytes after the bzip2 stream's end",
+                         src->fd >= 0 ? "at least " : "", (unsigned long long)tail);
+            }
             if (cb_st == FZ7_OK && fatal) {
                 /* libarchive cannot go on after a fatal data error. */
                 broken = est;

@@ -336,6 +336,23 @@ for c in "crc:CRC Failed" "tail:There are some data after the end of the payload
     "$FZ7" t "gz_$n.gz" >/dev/null 2>&1; same "gzip $n: t exit" "$?" 2
 done
 "$FZ7" t gz_empty.gz >out.txt 2>&1; same "empty gzip: t" "$? $(grep -c 'Everything is Ok' out.txt)" "0 1"
+# bzip2 and xz with bytes after their last stream (a zero block, junk):
+# 7zz's tail error, exit 2, the data kept (libarchive's bzip2 reader stops
+# at them without a word: fz7 passed such a file with exit 0); two
+# bzip2 streams in a row are one file, no error
+printf 'bzip2 then a tail\n' >bt.txt && bzip2 -c bt.txt >bt0.bz2 && xz -c bt.txt >bt0.xz
+head -c 512 /dev/zero >bt.zeros && printf 'not a stream, junk after it' >bt.junk
+cat bt0.bz2 bt.zeros >bt_zeros.bz2 && cat bt0.bz2 bt.junk >bt_junk.bz2 && cat bt0.xz bt.junk >bt_junk.xz
+cat bt0.bz2 bt0.bz2 >bt_two.bz2
+for f in bt_zeros.bz2 bt_junk.bz2 bt_junk.xz; do
+    rm -rf bt_out && "$FZ7" x -obt_out $f >out.txt 2>err.txt
+    same "$f: x exit, 7-Zip's line, data kept" "$? $(head -n 1 err.txt) $(cat bt_out/${f%.*})" \
+        "2 ERROR: There are some data after the end of the payload data : ${f%.*} bzip2 then a tail"
+    ty=${f##*.} && ty=${ty/bz2/bzip2}
+    "$FZ7" t -si -t$ty <$f >out.txt 2>&1; same "$f: t -si from the file" "$? $(grep -c 'after the end of the payload' out.txt)" "2 1"
+    cat $f | "$FZ7" t -si -t$ty >out.txt 2>&1; same "$f: t -si from a pipe" "$? $(grep -c 'after the end of the payload' out.txt)" "2 1"
+done
+"$FZ7" t bt_two.bz2 >out.txt 2>&1; same "two bzip2 streams: t" "$? $(grep '^Size:' out.txt)" "0 Size:       36"
 # From a pipe: gzip by our reader, bzip2 and zstd through libarchive, forward.
 cat gz_two.gz | "$FZ7" x -si -so -tgzip 2>/dev/null | cmp -s - gz_src.bin && ok || bad "gzip from a pipe: x -si -so"
 cat gz_fields.gz | "$FZ7" t -si -tgzip >out.txt 2>&1
