@@ -102,8 +102,10 @@ static void list_technical(FILE *out, const fz7_archive *a, size_t i, slt_lines 
                 fz7_print_time_prop(out, &props[k]);
                 continue;
             }
+            /* a name stored empty: the archive's base name, as 7-Zip shows it */
+            bool noname = strcmp(props[k].name, "Path") == 0 && !props[k].value[0];
             fprintf(out, "%s = ", props[k].name);
-            fz7_print_name(out, props[k].value);
+            fz7_print_name(out, noname ? fz7_entry_path(e) : props[k].value);
             fputc('\n', out);
         }
         fputc('\n', out);

@@ -266,6 +266,16 @@ same "a -si -tzip from a pipe: data" "$("$FZ7" x -so sipipe.zip 2>/dev/null | md
 same "a -si -tzip: local header version, zip64 extra id" "$(od -An -tu2 -j4 -N2 sipipe.zip | tr -d ' ') $(od -An -tx1 -j36 -N2 sipipe.zip | tr -d ' ')" "45 0100"
 same "a -si -tzip: entry" "$("$FZ7" l -slt sipipe.zip | grep -E '^(Path|Size|Attributes|Version) = ' | sed -n "2,\$p" | tr '\n' '|')" \
     "Path = sipipe|Size = 108894|Attributes =  prw-------|Version = 20|"
+# 7zz's -si zip stores no name: l -slt shows the archive's base name, as 7zz
+python3 - <<'PY'
+import struct, zlib
+d = b"data"; c = zlib.crc32(d)
+loc = struct.pack("<IHHHHHIIIHH", 0x04034b50, 10, 0, 0, 0, 0x21, c, 4, 4, 0, 0) + d
+cen = struct.pack("<IHHHHHHIIIHHHHHII", 0x02014b50, 10, 10, 0, 0, 0, 0x21, c, 4, 4, 0, 0, 0, 0, 0, 0, 0)
+end = struct.pack("<IHHHHIIH", 0x06054b50, 0, 0, 1, 1, len(cen), len(loc), 0)
+open("noname.zip", "wb").write(loc + cen + end)
+PY
+same "l -slt of a zip entry stored without a name" "$("$FZ7" l -slt noname.zip | grep '^Path = ' | tr '\n' '|')" "Path = noname.zip|Path = noname|"
 cat si.txt | "$FZ7" a -si -tzip -mm=LZMA -mx9 silzma.zip >out.txt 2>err.txt
 same "a -si -tzip -mm=LZMA from a pipe (dictionary not shrunk to nothing)" "$?/$("$FZ7" x -so silzma.zip 2>/dev/null | md5sum)" "0/$(md5sum <si.txt)"
 "$FZ7" a -si -tzip sifile.zip <si.txt >out.txt 2>err.txt
