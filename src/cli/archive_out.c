@@ -107,9 +107,16 @@ fz7_status fz7_scan_inputs_ordered(const struct fz7_options *o, fz7_tree *tree,
         st = FZ7_OK;   /* reported as a warning already */
     if (st != FZ7_OK)
         return st;
-    if (sort)
-        fz7_tree_sort(tree);
-    return FZ7_OK;
+    return sort ? fz7_tree_sort(tree) : FZ7_OK;
+}
+
+int fz7_refuse_duplicate(FILE *out, const fz7_tree *t)
+{
+    if (!t->dup_name)
+        return 0;
+    fflush(out);
+    fprintf(stderr, "\n\nERROR:\nDuplicate filename on disk:\n%s\n%s\n", t->dup_name, t->dup_name);
+    return FZ7_EXIT_FATAL;
 }
 
 void fz7_scan_warnings_print(const fz7_scan_warnings *sw, FILE *out)

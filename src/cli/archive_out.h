@@ -225,4 +225,9 @@ int fz7_not_implemented(const char *path, const char *why);
  * for a folder or a symbolic link, whose target is link_target), mtime. */
 fz7_la_entry fz7_la_entry_of_item(const fz7_tree_item *it);
 
+/* The scan named two different files alike (t->dup_name): 7zz's
+ * "Duplicate filename on disk" after the Creating/Updating line, nothing
+ * written. FZ7_EXIT_FATAL then, else 0. */
+int fz7_refuse_duplicate(FILE *out, const fz7_tree *t);
+
 #endif

@@ -1021,6 +1021,8 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
             }
         }
         fprintf(out, "Updating archive: %s\n\n", path);
+        if ((rc = fz7_refuse_duplicate(out, &r.tree)) != 0)
+            goto done;
         if (kept_dirs || kept_files)   /* as 7zz: no line when nothing is kept */
             fz7_print_counts(out, "Keep old data in archive: ", kept_dirs, kept_files, kept_bytes);
     } else {
@@ -1028,6 +1030,8 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
         if (dropped)
             fz7_print_counts(out, "\nDelete data from archive: ", 0, 1, gz_entry.has_size ? gz_entry.size : 0);
     }
+    if ((rc = fz7_refuse_duplicate(out, &r.tree)) != 0)
+        goto done;
     if (o->nt_streams) {   /* -sns, -sni: 7zz's writer refuses them on Linux */
         fflush(out);
         rc = fz7_not_implemented(path, "-sns and -sni are Windows's (NTFS streams, NT security)");

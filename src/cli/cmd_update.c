@@ -1261,11 +1261,13 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
         r.path = t->path ? ts_paths[k] : path;
         r.extra = t->path != NULL;
         r.files_read = 0;
-        if (refuse_at_creating || o->nt_streams)
-            fprintf(out, "%s archive: %s\n\n", o->nt_streams && !t->path && exists ? "Updating" : "Creating",
-                    r.path);
+        if (refuse_at_creating || o->nt_streams || r.tree.dup_name)
+            fprintf(out, "%s archive: %s\n\n",
+                    (o->nt_streams || r.tree.dup_name) && !t->path && exists ? "Updating" : "Creating", r.path);
         else
             print_plan(&r, !t->path && exists, !t->path);
+        if ((rc = fz7_refuse_duplicate(out, &r.tree)) != 0)
+            goto done;
         if (o->nt_streams) {   /* as in cmd_add.c */
             fflush(out);
             rc = fz7_not_implemented(r.path, "-sns and -sni are Windows's (NTFS streams, NT security)");

@@ -446,20 +446,31 @@ static int cmp_items(const void *x, const void *y)
     return cmp_path(a->name, b->name);
 }
 
-void fz7_tree_sort(fz7_tree *t)
+fz7_status fz7_tree_sort(fz7_tree *t)
 {
     if (t->count < 2)
-        return;
+        return FZ7_OK;
     qsort(t->items, t->count, sizeof *t->items, cmp_items);
     size_t w = 1;
+    fz7_status st = FZ7_OK;
     for (size_t i = 1; i < t->count; i++) {
         if (strcmp(t->items[i].name, t->items[w - 1].name) == 0) {
+            const fz7_tree_item *a = &t->items[w - 1], *b = &t->items[i];
+            bool same = a->dev == b->dev && a->ino == b->ino;
+            bool folders = a->kind == FZ7_ITEM_DIR && b->kind == FZ7_ITEM_DIR;
+            if (!same && !folders) {   /* both stay: the caller refuses them */
+                if (!t->dup_name && !(t->dup_name = strdup(a->name)))
+                    st = FZ7_E_MEM;
+                t->items[w++] = t->items[i];
+                continue;
+            }
             free_item(&t->items[i]);
             continue;
         }
         t->items[w++] = t->items[i];
     }
     t->count = w;
+    return st;
 }
 
 static const fz7_tree *g_link_tree; /* for the qsort comparator */
@@ -520,6 +531,8 @@ void fz7_tree_free(fz7_tree *t)
     for (size_t i = 0; i < t->count; i++)
         free_item(&t->items[i]);
     free(t->items);
+    free(t->dup_name);
     t->items = NULL;
+    t->dup_name = NULL;
     t->count = t->cap = 0;
 }

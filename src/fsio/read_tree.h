@@ -37,6 +37,9 @@ typedef struct fz7_tree_item {
 typedef struct fz7_tree {
     fz7_tree_item *items;
     size_t count, cap;
+    char *dup_name;     /* fz7_tree_sort: a name that two different files
+                           (not one reached twice, not two folders) stood
+                           for, or NULL */
 } fz7_tree;
 
 /* A 7-Zip wildcard rule (-i!, -x!, or a wildcard file name). */
@@ -71,8 +74,11 @@ fz7_status fz7_tree_add(fz7_tree *t, const char *arg, bool recursive_wildcard,
                         const fz7_tree_opts *o);
 
 /* Sorts by archive path (component by component) and drops repeated names,
- * keeping one of them. */
-void fz7_tree_sort(fz7_tree *t);
+ * keeping one of them: the same file or folder reached by two arguments,
+ * and folders (their contents merge). Two different files of one name
+ * both stay and set t->dup_name: 7-Zip's "Duplicate filename on disk",
+ * which the caller refuses (keeping one would lose the other). FZ7_E_MEM. */
+fz7_status fz7_tree_sort(fz7_tree *t);
 
 /* True when path (archive form) matches rule w: the rule's parts match the
  * path's leading parts (so a folder's contents match too), or for a

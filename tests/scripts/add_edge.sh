@@ -420,4 +420,23 @@ want='d0 sp/|p0 sp/fifo|-5 sp/file|'
 [ "$got" = "$want" ] || fail "special files: tar tv [$got], want [$want]"
 timeout 60 "$FZ7" h sp > log 2>&1 || { cat log; fail "h of FIFO/socket/devices"; }
 grep -q '^00000000             0  sp/fifo$' log || { cat log; fail "h: the FIFO is not hashed as empty"; }
+# Two different files under one archive name (absolute paths keep only the
+# last part): 7zz's "Duplicate filename on disk", exit 2, nothing written
+# (fz7 kept the first and lost the second, exit 0). The same file or
+# folder given twice, and two folders whose contents merge, stay allowed.
+rm -rf dup && mkdir -p dup/d1 dup/d2 dup/p/d dup/q/d && echo one >dup/d1/f && echo two >dup/d2/f
+echo 1 >dup/p/d/a && echo 2 >dup/q/d/b
+for T in 7z zip tar; do
+    rm -f dup.$T
+    "$FZ7" a dup.$T "$PWD/dup/d1/f" "$PWD/dup/d2/f" >log 2>err; rc=$?
+    [ $rc = 2 ] && [ ! -e dup.$T ] && [ "$(tr '\n' '|' <err)" = "||ERROR:|Duplicate filename on disk:|f|f|" ] ||
+        { cat log err; fail "two files named f into a $T: exit $rc"; }
+done
+rm -f dup.7z && echo z >z1 && "$FZ7" a dup.7z z1 >/dev/null 2>&1 && cp dup.7z dup0.7z
+"$FZ7" u dup.7z "$PWD/dup/d1/f" "$PWD/dup/d2/f" >log 2>&1; rc=$?
+[ $rc = 2 ] && cmp -s dup.7z dup0.7z || { cat log; fail "u with two files named f: exit $rc, archive changed"; }
+rm -f dup2.7z && "$FZ7" a dup2.7z dup/d1 dup/d1 "$PWD/dup/p/d" "$PWD/dup/q/d" >log 2>&1 || { cat log; fail "a folder twice, two folders d"; }
+[ "$("$FZ7" l -ba dup2.7z | awk '{print $NF}' | sort | tr '\n' ' ')" = "d d/a d/b dup/d1 dup/d1/f " ] ||
+    { "$FZ7" l dup2.7z; fail "a folder twice, two folders d: entries"; }
+
 echo PASS
