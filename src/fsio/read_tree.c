@@ -176,33 +176,66 @@ static void warn(const fz7_tree_opts *o, const char *path, int e)
         o->warn(o->warn_ctx, path, e ? e : EIO);
 }
 
-/* True when rel's first part (or with recursive, any part) matches. */
-static bool parts_match(const char *rel, const char *pattern, bool recursive, bool literal)
+/* Splits s at '/' into at most max parts (start, length); the count, or
+ * max + 1 when there are more. */
+static size_t split_parts(const char *s, const char **start, size_t *len, size_t max)
 {
-    char part[4096];
-    const char *p = rel;
-    while (*p) {
-        const char *s = p;
-        while (*p && *p != '/')
-            p++;
-        size_t n = (size_t)(p - s);
-        if (n < sizeof part) {
-            memcpy(part, s, n);
-            part[n] = 0;
-            if (literal ? strcmp(pattern, part) == 0 : fnmatch(pattern, part, 0) == 0)
-                return true;
-        }
-        if (!recursive)
-            return false;
-        while (*p == '/')
-            p++;
+    size_t n = 0;
+    while (*s) {
+        while (*s == '/')
+            s++;
+        if (!*s)
+            break;
+        const char *b = s;
+        while (*s && *s != '/')
+            s++;
+        if (n == max)
+            return max + 1;
+        start[n] = b;
+        len[n++] = (size_t)(s - b);
+    }
+    return n;
+}
+
+static bool part_matches(const char *pat, size_t plen, const char *part, size_t n, bool literal)
+{
+    char p[4096], q[4096];
+    if (plen >= sizeof p || n >= sizeof q)
+        return false;
+    memcpy(p, pat, plen);
+    p[plen] = 0;
+    memcpy(q, part, n);
+    q[n] = 0;
+    return literal ? strcmp(p, q) == 0 : fnmatch(p, q, 0) == 0;
+}
+
+#define MAX_PARTS 256
+
+/* rel against pattern's parts (one or more: "x*", "src/x*", a wildcard
+ * folder and a name after it): wanted when they
+ * match rel's first parts (with recursive, any run of its parts), so a
+ * matched folder's contents are wanted too. *on_way: rel (a folder)
+ * matches the pattern's first parts and the rest may match inside it. */
+static bool parts_match(const char *rel, const char *pattern, bool recursive, bool literal, bool *on_way)
+{
+    const char *rs[MAX_PARTS], *ps[MAX_PARTS];
+    size_t rl[MAX_PARTS], pl[MAX_PARTS];
+    size_t nr = split_parts(rel, rs, rl, MAX_PARTS), np = split_parts(pattern, ps, pl, MAX_PARTS);
+    *on_way = false;
+    if (nr > MAX_PARTS || np > MAX_PARTS || np == 0)
+        return false;
+    for (size_t s = 0; s == 0 || (recursive && s < nr); s++) {
+        size_t k = 0;
+        while (k < np && s + k < nr && part_matches(ps[k], pl[k], rs[s + k], rl[s + k], literal))
+            k++;
+        if (k == np)
+            return true;
+        if (s == 0 && s + k == nr)
+            *on_way = true;   /* every part of rel matched: the rest may match below */
     }
     return false;
 }
 
-/* Walks root. pattern == NULL: root and everything below it are wanted,
- * named base_name/...; otherwise entries below root whose last part matches
- * pattern (at depth 1, or any depth when recursive), with their contents. */
 /* A folder libarchive could not enter: its message is "PATH: Couldn't
  * visit directory" with no errno. Warns as 7-Zip does, with the folder's
  * name and a '/' and the real errno (opendir's); false when the message
@@ -227,6 +260,10 @@ static bool warn_unvisited(const fz7_tree_opts *o, const char *msg)
     return true;
 }
 
+/* Walks root. pattern == NULL: root and everything below it are wanted,
+ * named base_name/...; otherwise entries below root that pattern's parts
+ * match (parts_match: from depth 1, or any depth when recursive), with
+ * their contents. */
 static fz7_status walk(fz7_tree *t, const char *root, const char *base_name, const char *pattern,
                        bool recursive, const fz7_tree_opts *o)
 {
@@ -319,8 +356,9 @@ static fz7_status walk(fz7_tree *t, const char *root, const char *base_name, con
             /* Wanted when some part of rel matches: the first part, or
              * any part when recursive (then it is inside a matched folder
              * or matches itself). */
-            want = parts_match(rel, pattern, recursive, o->no_wildcards);
-            descend = is_dir && (want || recursive);
+            bool on_way;
+            want = parts_match(rel, pattern, recursive, o->no_wildcards, &on_way);
+            descend = is_dir && (want || recursive || on_way);
         }
         char *name = join_name(base_name, rel);
         if (!name) {
@@ -397,7 +435,18 @@ fz7_status fz7_tree_add(fz7_tree *t, const char *arg, bool recursive_wildcard,
         free(name);
         return st;
     }
-    const char *slash = strrchr(arg, '/');
+    /* The folder is the parts before the first one with a wildcard (for
+     * src/su?/s, src), the pattern the parts from it on, as 7-Zip splits
+     * it; without a wildcard, the last part is the pattern (-r). */
+    const char *slash = NULL;
+    for (const char *p = arg; *p; p++) {
+        if (*p == '*' || *p == '?')
+            break;
+        if (*p == '/')
+            slash = p;
+    }
+    if (!fz7_has_wildcard(arg))
+        slash = strrchr(arg, '/');
     char *dir = slash ? dup_range(arg, (size_t)(slash - arg) + (slash == arg)) : strdup(".");
     if (!dir)
         return FZ7_E_MEM;

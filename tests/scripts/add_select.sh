@@ -1,7 +1,8 @@
 #!/bin/bash
 # add_select.sh - which files `fz7 a` takes and how it names them, checked
 # against 7zz on the same command lines: plain names, "./" and ".."
-# paths, wildcards with and without -r, -i!/-x! (and -ir!/-xr!), @listfile
+# paths, wildcards with and without -r (in folder parts too: */d,
+# t/*/z.txt), -i!/-x! (and -ir!/-xr!), @listfile
 # (with a byte order mark, blanks, quotes, UTF-16),
 # no names at all, and symlinks followed or kept (-snl).
 set -u
@@ -67,7 +68,19 @@ t -snl
 t -xr@ex.txt
 -scsUTF-16LE @list16.txt
 t -xr!sub
+*/*.c
+t/*/z.txt
+-r s*/*.c
+*/d
+-r */z.txt
 ARGS
+
+# An absolute path with a wildcard folder: named from the wildcard on
+rm -f ../za.7z ../fa.7z
+7zz a -bd ../za.7z "$PWD/*/o.txt" "$PWD/t/*/z.txt" > /dev/null 2>&1
+"$FZ7" a -bd ../fa.7z "$PWD/*/o.txt" "$PWD/t/*/z.txt" > /dev/null 2>&1
+[ "$(names_of ../fa.7z | tr '\n' ' ')" = "d/z.txt|A other/o.txt|A " ] && [ "$(names_of ../za.7z)" = "$(names_of ../fa.7z)" ] ||
+    { names_of ../za.7z; names_of ../fa.7z; fail "absolute paths with a wildcard folder"; }
 
 # No names: everything in the current folder.
 mkdir -p ../none && cp -r t other top.txt ../none/ && cd ../none
