@@ -217,6 +217,11 @@ const char *fz7_entry_path(const fz7_entry *e);
  * salvaged header), or NULL; it counts as one warning, exit code 0. */
 const char *fz7_archive_warning(const fz7_archive *a);
 
+/* path names an existing file without a write bit (chmod a-w, 7-Zip's
+ * read-only attribute): a, u, d and rn leave it as it is, with 7zz's
+ * "The file is read-only" (as root too). FZ7_EXIT_FATAL then, else 0. */
+int fz7_refuse_read_only(FILE *out, const char *path);
+
 /* a, about to be updated (a, u, d, rn), has bytes after its end: 7zz's
  * open block with its warnings and its refusal ("There is some data block
  * after the end of the archive", E_NOTIMPL), so the archive and what

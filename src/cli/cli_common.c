@@ -451,6 +451,17 @@ const char *fz7_archive_warning(const fz7_archive *a)
     return in->tail_size ? FZ7_TAIL_WARNING : NULL;
 }
 
+int fz7_refuse_read_only(FILE *out, const char *path)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || (sb.st_mode & 0222))
+        return 0;
+    fprintf(out, "\nError:\nThe file is read-only\n%s\nerrno=13 : Permission denied\n", path);
+    fflush(out);
+    fprintf(stderr, "\n\nSystem ERROR:\nerrno=13 : Permission denied\n");
+    return FZ7_EXIT_FATAL;
+}
+
 int fz7_refuse_tail(FILE *out, const char *path, const fz7_archive *a)
 {
     if (!fz7_archive_get_info(a)->tail_size)

@@ -836,6 +836,8 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
         goto done;
     }
 
+    if (!o->to_stdout && (rc = fz7_refuse_read_only(out, path)) != 0)
+        goto done;
     struct stat old_sb;
     bool exists = stat(path, &old_sb) == 0;
     /* With -v an existing archive is not updated: 7zz stops after the scan. */

@@ -1109,6 +1109,11 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
      * coder's refusal (a method or value) once the plan is printed. */
     bool refused = st == FZ7_E_ARG || st == FZ7_E_UNSUPPORTED;
     bool notimpl = la && st == FZ7_E_UNSUPPORTED;   /* a zip method 7zz does not know */
+    bool writes_itself = false;   /* -u- leaves the archive itself alone */
+    for (size_t k = 0; k < ts.n; k++)
+        writes_itself |= !ts.t[k].path;
+    if (!o->to_stdout && writes_itself && (rc = fz7_refuse_read_only(out, path)) != 0)
+        goto done;
     struct stat pre_sb;
     /* With no archive there is none to open: 7zz then refuses after
      * "Creating archive:", as a does. */

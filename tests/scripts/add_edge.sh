@@ -439,4 +439,18 @@ rm -f dup2.7z && "$FZ7" a dup2.7z dup/d1 dup/d1 "$PWD/dup/p/d" "$PWD/dup/q/d" >l
 [ "$("$FZ7" l -ba dup2.7z | awk '{print $NF}' | sort | tr '\n' ' ')" = "d d/a d/b dup/d1 dup/d1/f " ] ||
     { "$FZ7" l dup2.7z; fail "a folder twice, two folders d: entries"; }
 
+# An archive without a write bit (chmod a-w to keep it): a, u, d and rn
+# leave it, with 7zz's "The file is read-only", exit 2, as root too (fz7
+# replaced it); -u- with !other writes only the other archive.
+rm -f ro.7z ro0.7z ro_new.7z && echo r >r1 && "$FZ7" a ro.7z r1 >/dev/null 2>&1 && chmod 444 ro.7z && cp -p ro.7z ro0.7z
+for cmd in "a ro.7z z1" "u ro.7z z1" "d ro.7z r1" "rn ro.7z r1 r2"; do
+    # shellcheck disable=SC2086
+    "$FZ7" $cmd >log 2>err; rc=$?
+    [ $rc = 2 ] && cmp -s ro.7z ro0.7z && [ "$(sed -n '4,9p' log | tr '\n' '|')" = "||Error:|The file is read-only|ro.7z|errno=13 : Permission denied|" ] ||
+        { cat log err; fail "$cmd on a read-only archive: exit $rc"; }
+done
+"$FZ7" a -u- '-up0q0!ro_new.7z' ro.7z z1 >log 2>&1 && cmp -s ro.7z ro0.7z && [ -f ro_new.7z ] ||
+    { cat log; fail "-u- !other on a read-only archive"; }
+chmod 644 ro.7z
+
 echo PASS
