@@ -524,7 +524,16 @@ int fz7_print_update_open_error(FILE *out, const char *path, const char *type, c
         fprintf(stderr, "ERROR: %s\n%s\nOpen ERROR: Cannot open the file as [%s] archive\n\n\n"
                         "ERRORS:\nIs not archive\n\n\nSystem ERROR:\nerrno=%d : %s\n",
                 path, path, type, EPERM, strerror(EPERM));
-    else
+    else if (type && st != FZ7_E_MEM && st != FZ7_E_IO && st != FZ7_E_MEMLIMIT && st != FZ7_E_UNSUPPORTED) {
+        /* 7zz's block with its reason; the reader's own words after it */
+        const char *why = st == FZ7_E_TRUNCATED ? "Unexpected end of archive"
+                          : st == FZ7_E_FORMAT ? "Is not archive" : "Headers Error";
+        fprintf(stderr, "ERROR: %s\n%s\nOpen ERROR: Cannot open the file as [%s] archive\n\n\nERRORS:\n%s\n",
+                path, path, type, why);
+        if (err[0] && strcmp(err, why) != 0)
+            fprintf(stderr, "%s\n", err);
+        fprintf(stderr, "\n\nSystem ERROR:\nerrno=%d : %s\n", EPERM, strerror(EPERM));
+    } else
         fprintf(stderr, "ERROR: %s\n%s\nOpen ERROR: %s\n", path, path,
                 err[0] ? err : fz7_status_str(st));
     return FZ7_EXIT_FATAL;

@@ -109,6 +109,15 @@ cp work/arc.7z work/bad2.7z &&
 side -out t bad1.7z
 side -out t bad2.7z
 side -out l bad1.7z
+# ... and their stderr: "Is not archive" for a bad start header, 7zz's
+# block for u/d on a 7z that does not open (fz7's reason on a line after)
+head -c 100 work/arc.7z >work/cut1.7z
+for c in "t bad1.7z" "u bad1.7z src/a.txt" "d cut1.7z src/a.txt" "rn cut1.7z src/a.txt x"; do
+    # shellcheck disable=SC2086
+    (cd work && 7zz $c >/dev/null 2>../a.err; echo $? >../a.rc; "$FZ7" $c >/dev/null 2>../b.err; echo $? >../b.rc)
+    [ "$(cat a.rc)" = "$(cat b.rc)" ] && diff a.err <(grep -v '^start header CRC mismatch$' b.err) >/dev/null && ok ||
+        bad "$c: stderr or exit differs from 7zz's: $(diff a.err b.err | grep '^[<>]' | head -4 | tr '\n' '|')"
+done
 side t -psecret enc.7z
 # No password and nothing on stdin: "Break signaled" (255), as 7zz.
 (cd work && "$FZ7" t enc.7z >../p.out 2>../p.err </dev/null; echo $? >../p.rc)

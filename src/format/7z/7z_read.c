@@ -1130,7 +1130,7 @@ static fz7_status check_start_header(const fz7_archive *a, cursor *c, const uint
     if (sh[6] != 0)   /* 7-Zip treats other major versions as not 7z */
         return fail(c, FZ7_E_FORMAT, "Cannot open the file as archive: 7z version %u.%u", sh[6], sh[7]);
     if (fz7_crc32(0, sh + 12, 20) != fz7_get32le(sh + 8))
-        return fail(c, FZ7_E_CRC, "Headers Error: start header CRC mismatch");
+        return fail(c, FZ7_E_FORMAT, "start header CRC mismatch");   /* 7-Zip: "Is not archive" */
     *nh_offset = fz7_get64le(sh + 12);
     *nh_size = fz7_get64le(sh + 20);
     *nh_crc = fz7_get32le(sh + 28);
