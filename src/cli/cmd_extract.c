@@ -533,9 +533,10 @@ static fz7_status on_end(void *ctx, size_t index, fz7_status result, const char 
     /* Decoded bytes that failed their check are kept for salvage (7-Zip
      * keeps them too), never over a file that is already there. Not after
      * a wrong password (7-Zip keeps those): nothing to salvage, and the
-     * file would stand in the way of the retry. */
-    bool damaged = result == FZ7_E_CRC || result == FZ7_E_DATA || result == FZ7_E_TRUNCATED ||
-                   result == FZ7_E_TAIL;
+     * file would stand in the way of the retry. An encrypted entry's CRC
+     * mismatch is most likely that (a stored one has no other check). */
+    bool damaged = (result == FZ7_E_CRC && !e->encrypted) || result == FZ7_E_DATA ||
+                   result == FZ7_E_TRUNCATED || result == FZ7_E_TAIL;
     if (r->writing && damaged && !e->is_symlink && r->fatal == FZ7_OK) {
         char err[600], *kept_as = NULL;
         fz7_status s = fz7_disk_end_damaged(r->disk, &kept_as, err, sizeof err);

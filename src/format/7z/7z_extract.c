@@ -267,13 +267,14 @@ static void folder_close(folder_state *fs)
     fs->mem = NULL;
 }
 
-/* 7-Zip reports data and CRC errors inside encrypted folders as a
- * probable wrong password; a stream that decodes past its packed bytes
- * there is the same garbage of a wrong key (which error a wrong key gives
- * depends on the salt). */
+/* 7-Zip reports data errors inside encrypted folders as a probable wrong
+ * password; a stream that decodes past its packed bytes there is the same
+ * garbage of a wrong key (which error a wrong key gives depends on the
+ * salt). A CRC mismatch stays one: 7-Zip's "CRC Failed in encrypted file"
+ * (a stored entry's, where nothing else checks the bytes). */
 static fz7_status password_hint(const fz7_7z_folder *f, fz7_status st, char *detail, size_t len)
 {
-    if (f->encrypted && (st == FZ7_E_DATA || st == FZ7_E_CRC || st == FZ7_E_TRUNCATED)) {
+    if (f->encrypted && (st == FZ7_E_DATA || st == FZ7_E_TRUNCATED)) {
         snprintf(detail, len, "%s", fz7_status_str(FZ7_E_PASSWORD));
         return FZ7_E_PASSWORD;
     }
