@@ -209,9 +209,14 @@ fz7_status fz7_disk_open(const char *out_dir, fz7_disk **out, char *err, size_t 
     sigaction(SIGXFSZ, &sa, &g_old_xfsz);
     d->handlers_set = true;
     if (out_dir && out_dir[0]) {
-        if (make_dirs(out_dir) != 0) {
-            snprintf(err, errlen, "Cannot create output directory : errno=%d : %s : %s/", errno,
-                     strerror(errno), out_dir);
+        struct stat sb;
+        /* a file in the folder's place or on the way to it: 7-Zip's mkdir
+         * reports it as EEXIST */
+        int e = make_dirs(out_dir) != 0 ? errno : stat(out_dir, &sb) != 0 ? errno : S_ISDIR(sb.st_mode) ? 0 : EEXIST;
+        if (e == ENOTDIR)
+            e = EEXIST;
+        if (e != 0) {
+            snprintf(err, errlen, "Cannot create output directory : errno=%d : %s : %s/", e, strerror(e), out_dir);
             fz7_disk_close(d, NULL, 0);
             return FZ7_E_IO;
         }

@@ -318,5 +318,12 @@ rm -rf tout tout2
 same "t -o makes the folder" "$? $([ -d tout/deep ] && echo made) $(find tout -type f | wc -l)" "0 made 0"
 "$FZ7" t spf.7z -otout2 nomatch >/dev/null 2>&1
 [ ! -e tout2 ] && ok || bad "t -o of nothing selected made the folder"
+# a file where the -o folder goes (or on the way to it): 7zz's EEXIST block
+rm -rf ofile && echo f >ofile
+for od in ofile ofile/sub; do
+    "$FZ7" x spf.7z -o$od >out.txt 2>err.txt
+    same "x -o$od over a file" "$? $(tr '\n' '|' <err.txt)" \
+        "2 |ERROR:|Cannot create output directory : errno=17 : File exists : $od/|||System ERROR:|errno=17 : File exists|"
+done
 
 t_summary switches
