@@ -71,6 +71,7 @@ typedef struct update_run {
     fz7_la_opts la_opts;          /* its -m switches */
     fz7_la_kind la_kind;
     const char *old_path;         /* the archive read (r->path is the one written) */
+    bool entry_failed;            /* an old entry did not decode (why holds 7zz's lines) */
 } update_run;
 
 /* ---- deciding each entry's fate ------------------------------------------ */
@@ -449,8 +450,9 @@ static fz7_status write_archive(update_run *r, int fd, char *why, size_t whylen)
             const fz7_entry *e = fz7_archive_entry(r->old, res.failed_index);
             const char *words = fz7_entry_error_words(res.failed, e->encrypted);
             bool same = strcmp(words, res.detail) == 0 || !res.detail[0];
-            snprintf(why, whylen, "%s : %s%s%s", e->path, words, same ? "" : " : ",
-                     same ? "" : res.detail);
+            /* 7zz's lines: the words, the item on a line of its own */
+            snprintf(why, whylen, "%s : \n%s%s%s", words, e->path, same ? "" : "\n", same ? "" : res.detail);
+            r->entry_failed = true;
         }
     }
 
@@ -788,6 +790,11 @@ static int commit_archive(update_run *r, bool exists, const struct stat *old_sb)
     if (r->sse_errno) { /* -sse: 7-Zip's end, the archive left as it was */
         fflush(r->out);
         fprintf(stderr, "\n\nSystem ERROR:\nerrno=%d : %s\n", r->sse_errno, strerror(r->sse_errno));
+        return FZ7_EXIT_FATAL;
+    }
+    if (st != FZ7_OK && r->entry_failed) {   /* a kept entry that does not decode: 7zz's E_FAIL */
+        fflush(r->out);
+        fprintf(stderr, "ERROR: %s\n\n\n\nSystem ERROR:\nE_FAIL : Unspecified error\n", why);
         return FZ7_EXIT_FATAL;
     }
     if (st != FZ7_OK) {

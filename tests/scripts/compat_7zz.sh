@@ -131,6 +131,14 @@ for c in "t -pwrong cenc.7z" "x -pwrong -oo cenc.7z"; do
     [ "$(cat b.rc)" = "$want" ] && [ "$(head -n 1 a.err)" = "$(head -n 1 b.err)" ] && ok ||
         bad "$c: $(cat b.rc) $(head -n 1 b.err), want $want $(head -n 1 a.err)"
 done
+# d with a wrong password, where a kept entry must be decoded again: 7zz's
+# lines (the words, the item, E_FAIL), the archive as it was. The item
+# named is the one being kept (7zz names the block's first).
+(cd work && 7zz a -bd -pright sol.7z src >/dev/null && cp sol.7z sol0.7z)
+(cd work && "$FZ7" d -pwrong sol.7z src/a.txt >/dev/null 2>../b.err; echo $? >../b.rc)
+[ "$(cat b.rc)" = 2 ] && cmp -s work/sol.7z work/sol0.7z && [ "$(sed '2d' b.err | tr '\n' '|')" = \
+    "ERROR: Data Error in encrypted file. Wrong password? : ||||System ERROR:|E_FAIL : Unspecified error|" ] && ok ||
+    bad "d -pwrong of a solid encrypted 7z: exit $(cat b.rc), $(tr '\n' '|' <b.err)"
 side t -psecret enc.7z
 # No password and nothing on stdin: "Break signaled" (255), as 7zz.
 (cd work && "$FZ7" t enc.7z >../p.out 2>../p.err </dev/null; echo $? >../p.rc)
