@@ -110,6 +110,17 @@ fz7_status fz7_scan_inputs_ordered(const struct fz7_options *o, fz7_tree *tree,
     return sort ? fz7_tree_sort(tree) : FZ7_OK;
 }
 
+bool fz7_replacement_unreadable(const struct fz7_options *o, const fz7_tree_item *it)
+{
+    if (it->kind != FZ7_ITEM_FILE || o->stop_on_open_error)
+        return false;
+    int fd = fz7_open_input(it->disk_path, o->no_atime);
+    if (fd < 0)
+        return true;
+    close(fd);
+    return false;
+}
+
 int fz7_refuse_duplicate(FILE *out, const fz7_tree *t)
 {
     if (!t->dup_name)

@@ -230,4 +230,10 @@ fz7_la_entry fz7_la_entry_of_item(const fz7_tree_item *it);
  * written. FZ7_EXIT_FATAL then, else 0. */
 int fz7_refuse_duplicate(FILE *out, const fz7_tree *t);
 
+/* Whether the file on disk that is to replace an archive entry cannot be
+ * opened (chmod 000 since last night): then a and u keep the old entry,
+ * the last copy there is, and warn about the file as 7zz does (7zz drops
+ * the entry). False for other kinds and with -sse (the command stops). */
+bool fz7_replacement_unreadable(const struct fz7_options *o, const fz7_tree_item *it);
+
 #endif

@@ -643,6 +643,17 @@ static int exit_code_of(fz7_status st)
     return st == FZ7_E_UNSUPPORTED ? FZ7_EXIT_USAGE : fz7_write_exit_code(st);
 }
 
+/* An item's name and index, sorted by name (strcmp) for bsearch. */
+typedef struct named_item {
+    const char *name;
+    size_t k;
+} named_item;
+
+static int cmp_named_item(const void *a, const void *b)
+{
+    return strcmp(((const named_item *)a)->name, ((const named_item *)b)->name);
+}
+
 static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *vols,
                        size_t n_vols);
 
@@ -1008,13 +1019,26 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
             rc = FZ7_EXIT_MEMORY;
             goto done;
         }
+        /* the items by name, so that each old entry finds its file in
+         * log time (a nightly a of 100,000 files into last night's) */
+        named_item *by_name = malloc((r.tree.count ? r.tree.count : 1) * sizeof *by_name);
+        if (!by_name) {
+            rc = FZ7_EXIT_MEMORY;
+            goto done;
+        }
+        for (size_t k = 0; k < r.tree.count; k++)
+            by_name[k] = (named_item){r.tree.items[k].name, k};
+        qsort(by_name, r.tree.count, sizeof *by_name, cmp_named_item);
         uint64_t kept_files = 0, kept_dirs = 0, kept_bytes = 0;
         for (size_t i = 0; i < n; i++) {
             const fz7_entry *e = fz7_archive_entry(old, i);
             keep[i] = !e->is_anti;
-            for (size_t k = 0; keep[i] && k < r.tree.count; k++)
-                if (strcmp(r.tree.items[k].name, e->path) == 0)
-                    keep[i] = false, r.replaces[k] = true;
+            named_item key = {e->path, 0};
+            const named_item *hit = keep[i] && r.tree.count
+                                        ? bsearch(&key, by_name, r.tree.count, sizeof *by_name, cmp_named_item)
+                                        : NULL;
+            if (hit && !fz7_replacement_unreadable(o, &r.tree.items[hit->k]))
+                keep[i] = false, r.replaces[hit->k] = true;
             if (keep[i]) {
                 if (e->is_dir)
                     kept_dirs++;
@@ -1022,6 +1046,7 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
                     kept_files++, kept_bytes += e->size;
             }
         }
+        free(by_name);
         fprintf(out, "Updating archive: %s\n\n", path);
         if ((rc = fz7_refuse_duplicate(out, &r.tree)) != 0)
             goto done;

@@ -208,6 +208,10 @@ static void plan_target(update_run *r, const fz7_update_target *t)
         r->add[k] = a == FZ7_ACT_COMPRESS;
         r->anti_new[k] = a == FZ7_ACT_ANTI;   /* a pair's anti-item is its entry's */
         r->replaces[k] = pair >= 0 && r->add[k];
+        if (r->replaces[k] && fz7_replacement_unreadable(r->o, &r->tree.items[k])) {
+            r->fate[pair] = FATE_KEEP;   /* the old copy stays; the write warns of the file */
+            r->replaces[k] = false;
+        }
     }
 }
 

@@ -110,6 +110,19 @@ if [ "$(id -u)" != 0 ] || command -v setpriv >/dev/null; then
     as_user "$FZ7" u -sse old.7z d secret >out.txt 2>err.txt
     same "u -sse exit" "$?" 2
     cmp -s old.7z keep.7z && ok || bad "u -sse changed the archive"
+    # last night's copy of a file that cannot be read tonight stays (7zz
+    # drops it: u and a replace it by nothing); the warning and exit 1 stay
+    for T in 7z zip tar; do
+        rm -rf nt && mkdir nt && chmod 777 nt && printf 'v1\n' >nt/f && printf 'p\n' >nt/p && chmod -R a+rwX nt
+        touch -d 2020-01-01 nt/f && as_user "$FZ7" a nt.$T nt >/dev/null 2>&1
+        for cmd in u a; do
+            cp nt.$T nt_$cmd.$T && printf 'v2\n' >nt/f && chmod 000 nt/f
+            as_user "$FZ7" $cmd nt_$cmd.$T nt >out.txt 2>err.txt; rc=$?
+            chmod 644 nt/f
+            same "$cmd of a $T whose file became unreadable: exit, old copy kept, warning" \
+                "$rc $("$FZ7" x -so nt_$cmd.$T nt/f 2>/dev/null) $(grep -c '^nt/f : errno=13 : Permission denied$' out.txt)" "1 v1 1"
+        done
+    done
     "$FZ7" a miss.7z d missing >out.txt 2>err.txt
     same "missing name exit" "$?" 1
     same "missing name: Scan WARNINGS on stdout" "$(tail -6 out.txt)" "$(printf '\nScan WARNINGS for files and folders:\n\nmissing : errno=2 : No such file or directory\n----------------\nScan WARNINGS: 1')"
