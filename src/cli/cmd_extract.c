@@ -94,9 +94,12 @@ static void entry_error(run *r, fz7_status st, const fz7_entry *e, const char *d
 }
 
 /* A path below the output folder as 7-Zip shows it: below the current
- * directory (malloc'ed; NULL when out of memory). */
+ * directory, an absolute one (-spf) as it is (malloc'ed; NULL when out of
+ * memory). */
 static char *shown_path(const run *r, const char *path)
 {
+    if (path[0] == '/')
+        return strdup(path);   /* -spf: written where it says, not below -o */
     const char *od = r->o->out_dir && r->o->out_dir[0] ? r->o->out_dir : "./"; /* as 7-Zip */
     size_t odl = strlen(od);
     size_t cap = odl + strlen(path) + 2;

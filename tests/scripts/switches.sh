@@ -38,6 +38,8 @@ same "x of /name exit" "$?" 0
 "$FZ7" x -spf -oout2 abs.7z >out.txt 2>err.txt
 same "x -spf exit" "$?" 0
 same "x -spf: written at the absolute path" "$(cat abs/g 2>&1)" "abs"
+echo n | "$FZ7" x -spf -oout2 abs.7z >out.txt 2>err.txt
+same "x -spf: the overwrite prompt shows the absolute path" "$(grep '^  Path:' out.txt | tr '\n' '|')" "  Path:     $S/abs/g|  Path:     $S/abs/g|"
 same "x -spf: nothing below -o" "$(ls -A out2 2>/dev/null | wc -l)" 0
 # -spf2: below -o with the full path (fz7 wrote it at the absolute path);
 # e with -spf or -spf2 keeps the paths as x does, as 7zz.
