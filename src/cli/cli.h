@@ -218,8 +218,9 @@ const char *fz7_entry_path(const fz7_entry *e);
 const char *fz7_archive_warning(const fz7_archive *a);
 
 /* path names an existing file without a write bit (chmod a-w, 7-Zip's
- * read-only attribute): a, u, d and rn leave it as it is, with 7zz's
- * "The file is read-only" (as root too). FZ7_EXIT_FATAL then, else 0. */
+ * read-only attribute) or a folder: a, u, d and rn leave it as it is,
+ * with 7zz's "The file is read-only" (as root too) or "There is a folder
+ * with the name of archive". FZ7_EXIT_FATAL then, else 0. */
 int fz7_refuse_read_only(FILE *out, const char *path);
 
 /* a, about to be updated (a, u, d, rn), has bytes after its end: 7zz's

@@ -454,11 +454,15 @@ const char *fz7_archive_warning(const fz7_archive *a)
 int fz7_refuse_read_only(FILE *out, const char *path)
 {
     struct stat sb;
-    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || (sb.st_mode & 0222))
+    if (stat(path, &sb) != 0)
         return 0;
-    fprintf(out, "\nError:\nThe file is read-only\n%s\nerrno=13 : Permission denied\n", path);
+    int e = S_ISDIR(sb.st_mode) ? EISDIR : S_ISREG(sb.st_mode) && !(sb.st_mode & 0222) ? EACCES : 0;
+    if (!e)
+        return 0;
+    fprintf(out, "\nError:\n%s\n%s\nerrno=%d : %s\n",
+            e == EISDIR ? "There is a folder with the name of archive" : "The file is read-only", path, e, strerror(e));
     fflush(out);
-    fprintf(stderr, "\n\nSystem ERROR:\nerrno=13 : Permission denied\n");
+    fprintf(stderr, "\n\nSystem ERROR:\nerrno=%d : %s\n", e, strerror(e));
     return FZ7_EXIT_FATAL;
 }
 

@@ -452,5 +452,11 @@ done
 "$FZ7" a -u- '-up0q0!ro_new.7z' ro.7z z1 >log 2>&1 && cmp -s ro.7z ro0.7z && [ -f ro_new.7z ] ||
     { cat log; fail "-u- !other on a read-only archive"; }
 chmod 644 ro.7z
+# a folder where the archive goes: 7zz's "There is a folder with the name
+# of archive", exit 2
+rm -rf dirarc.7z && mkdir dirarc.7z
+"$FZ7" a dirarc.7z z1 >log 2>err; rc=$?
+[ $rc = 2 ] && grep -qx 'There is a folder with the name of archive' log && grep -qx 'errno=21 : Is a directory' err ||
+    { cat log err; fail "a into a folder's name: exit $rc"; }
 
 echo PASS
