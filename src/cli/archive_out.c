@@ -112,8 +112,8 @@ fz7_status fz7_scan_inputs_ordered(const struct fz7_options *o, fz7_tree *tree,
 
 bool fz7_replacement_unreadable(const struct fz7_options *o, const fz7_tree_item *it)
 {
-    if (it->kind != FZ7_ITEM_FILE || o->stop_on_open_error)
-        return false;
+    if (it->kind != FZ7_ITEM_FILE || o->stop_on_open_error || o->from_stdin)
+        return false;   /* (-si: the data is standard input's) */
     int fd = fz7_open_input(it->disk_path, o->no_atime);
     if (fd < 0)
         return true;
