@@ -6,6 +6,7 @@
  * size; and for `l -slt` its CRC, method, flags, extra fields, host and
  * offset. */
 #include "format/archive_impl.h"
+#include "check/check.h"
 #include "cpu/bytes.h"
 #include "format/zip_format.h"
 
@@ -128,11 +129,44 @@ static void filetime_split(uint64_t ft, int64_t *sec, uint32_t *nsec)
 
 /* Whether central directory name nm (n bytes, a folder's with its '/')
  * is entry path p. */
-static bool same_name(const uint8_t *nm, size_t n, const char *p)
+/* Whether the name in central record h (or nm, n bytes, given instead)
+ * is entry path p: a folder's last '/' dropped, and a backslash of a
+ * non-Unix host's record matching libarchive's '/' (it makes those
+ * backslashes separators; a Unix host's it keeps). */
+static bool same_name_bs(const uint8_t *nm, size_t n, const char *p, bool bs_sep)
 {
     while (n > 1 && nm[n - 1] == '/')
         n--;
-    return strlen(p) == n && memcmp(p, nm, n) == 0;
+    if (strlen(p) != n)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if ((uint8_t)p[i] != nm[i] && !(bs_sep && nm[i] == '\\' && p[i] == '/'))
+            return false;
+    return true;
+}
+
+static bool same_name(const uint8_t *h, const char *p)
+{
+    return same_name_bs(h + ZIP_CDH_LEN, fz7_get16le(h + 28), p, (fz7_get16le(h + 4) >> 8) != ZIP_HOST_UNIX);
+}
+
+/* The Info-ZIP Unicode Path (APPNOTE 4.6.9) of central record h, when its
+ * CRC says it belongs to the record's name: the UTF-8 name, in *n bytes. */
+static const uint8_t *unicode_path(const uint8_t *h, size_t *n)
+{
+    size_t nlen = fz7_get16le(h + 28), xlen = fz7_get16le(h + 30);
+    const uint8_t *nm = h + ZIP_CDH_LEN, *x = nm + nlen;
+    for (size_t i = 0; i + 4 <= xlen;) {
+        size_t id = fz7_get16le(x + i), len = fz7_get16le(x + i + 2);
+        if (len > xlen - i - 4)
+            break;
+        if (id == ZIP_EXTRA_UPATH && len > 5 && x[i + 4] == 1 && fz7_get32le(x + i + 5) == fz7_crc32(0, nm, nlen)) {
+            *n = len - 5;
+            return x + i + 9;
+        }
+        i += 4 + len;
+    }
+    return NULL;
 }
 
 void fz7_zip64_fields(const uint8_t *x, size_t n, uint64_t *size, uint64_t *packed,
@@ -385,12 +419,19 @@ void fz7_zip_central(const fz7_volumes *v, uint64_t size, fz7_entry *entries, si
             const uint8_t *nm = h + ZIP_CDH_LEN;
             size_t nlen = fz7_get16le(h + 28);
             /* the record's bytes where libarchive changed a UTF-8 name, or
-             * made a Unix name's backslash a separator (7zz keeps it) */
+             * made a Unix name's backslash a separator (7zz keeps it); a
+             * Unicode Path that only the record has names the entry (as
+             * 7zz names it; libarchive reads the local header's) */
             bool unix_bs = (fz7_get16le(h + 4) >> 8) == ZIP_HOST_UNIX && memchr(nm, '\\', nlen);
-            if (!same_name(nm, nlen, entries[k].path) &&
+            size_t ulen = 0;
+            const uint8_t *un = unicode_path(h, &ulen);
+            bool by_upath = un && same_name_bs(un, ulen, entries[k].path, false);
+            if (!by_upath && !same_name(h, entries[k].path) &&
                 (!((fz7_get16le(h + 8) & ZIP_FLAG_UTF8) || unix_bs) || !recs ||
                  !take_name(&entries[k], nm, nlen, &recs[k])))
                 continue;   /* not this entry after all */
+            if (un && !by_upath && recs && !recs[k].la_path && !take_name(&entries[k], un, ulen, &recs[k]))
+                continue;
             apply_record(h, entries, k, recs ? &recs[k] : NULL, shift);
         }
         free(place);
@@ -408,11 +449,10 @@ void fz7_zip_central(const fz7_volumes *v, uint64_t size, fz7_entry *entries, si
         size_t nlen = fz7_get16le(h + 28), xlen = fz7_get16le(h + 30), clen = fz7_get16le(h + 32);
         if (ZIP_CDH_LEN + nlen + xlen + clen > len - at)
             break;
-        const uint8_t *nm = h + ZIP_CDH_LEN;
         at += ZIP_CDH_LEN + nlen + xlen + clen;
-        size_t k = same_name(nm, nlen, entries[i].path)                              ? i
-                   : i + 1 < count && same_name(nm, nlen, entries[i + 1].path) ? i + 1
-                                                                                 : SIZE_MAX;
+        size_t k = same_name(h, entries[i].path)                              ? i
+                   : i + 1 < count && same_name(h, entries[i + 1].path) ? i + 1
+                                                                         : SIZE_MAX;
         if (k == SIZE_MAX)
             continue;
         apply_record(h, entries, k, recs ? &recs[k] : NULL, shift);

@@ -269,6 +269,30 @@ bsdtar -cf bs.tar -C bsrc 'a\b.txt'
 rm -rf out_bstar
 "$FZ7" x -bd -oout_bstar bs.tar >/dev/null 2>&1
 [ -f 'out_bstar/a\b.txt' ] && ok || bad "tar backslash name: $(ls out_bstar)"
+# A one-entry zip from a Windows host with a backslash, and a zip whose
+# Unicode Path (0x7075) renames its entry (in both headers, or only in the
+# central one, where 7zz reads it): t passes (fz7 read them as having no
+# central directory, exit 2), the names as 7zz gives them (the Windows
+# backslash a folder, by design)
+python3 - <<'PY'
+import zipfile, struct, zlib
+z = zipfile.ZipFile('win1.zip', 'w'); i = zipfile.ZipInfo('Folder\\Report.txt'); i.create_system = 0
+z.writestr(i, 'x' * 10); z.close()
+def upath(raw, uni):
+    d = b'\x01' + struct.pack('<I', zlib.crc32(raw)) + uni.encode()
+    return struct.pack('<HH', 0x7075, len(d)) + d
+for name, local in (('up_both.zip', True), ('up_cd.zip', False)):
+    data, raw = b'hello\n', b'old.txt'
+    crc, lx, cx = zlib.crc32(data), upath(raw, 'nouveau-\u00e9.txt') if local else b'', upath(raw, 'nouveau-\u00e9.txt')
+    loc = struct.pack('<IHHHHHIIIHH', 0x04034b50, 20, 0, 0, 0, 0x21, crc, 6, 6, len(raw), len(lx)) + raw + lx + data
+    cen = struct.pack('<IHHHHHHIIIHHHHHII', 0x02014b50, 20, 20, 0, 0, 0, 0x21, crc, 6, 6, len(raw), len(cx), 0, 0, 0, 0, 0) + raw + cx
+    open(name, 'wb').write(loc + cen + struct.pack('<IHHHHIIH', 0x06054b50, 0, 0, 1, 1, len(cen), len(loc), 0))
+PY
+for z in win1:Folder/Report.txt up_both:nouveau-é.txt up_cd:nouveau-é.txt; do
+    "$FZ7" t "${z%%:*}.zip" >/dev/null 2>&1; rc=$?
+    rm -rf out_z && "$FZ7" x -oout_z "${z%%:*}.zip" >/dev/null 2>&1
+    same "zip ${z%%:*}: t exit, the file x writes" "$rc $(cd out_z && find . -type f | sed 's|^\./||')" "0 ${z#*:}"
+done
 
 # A tar's archive block (`l`): Headers Size, Code Page and Characteristics
 # as 7zz 26.02 prints them, for GNU, ustar, long names and links, UTF-8
