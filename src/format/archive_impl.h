@@ -145,6 +145,11 @@ typedef struct fz7_zip_rec {
 bool fz7_zip_find_directory(const fz7_volumes *v, uint64_t size, uint64_t *cd_off, uint64_t *cd_len,
                             char **comment, uint64_t *shift, uint64_t *tail_size);
 
+/* Whether the zip of size bytes in v is the last part of a set split
+ * across disks (.z01, .z02, ..., .zip: its end record's disk numbers are
+ * not 0), which fz7 does not read. */
+bool fz7_zip_spans_disks(const fz7_volumes *v, uint64_t size);
+
 /* The zip64 extra field's data (n bytes at x): the sizes and offset it
  * holds, each present only where the record's own field is all ones
  * (APPNOTE 4.5.3); the others are left as they are. */

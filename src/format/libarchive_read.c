@@ -1470,6 +1470,12 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
     st = resolve_links(a);
     if (st != FZ7_OK)
         return st;
+    if (strcmp(p->type_name, "zip") == 0 && fz7_zip_spans_disks(a->vol, a->file_size)) {
+        /* its entries' offsets count from other files: never "0 files, Ok" */
+        snprintf(err, errlen, "%s is the last part of a zip split into .z01, .z02, ... volumes, which fz7 "
+                 "does not read; join them first (zip -s 0 %s --out whole.zip)", a->path, a->path);
+        return FZ7_E_UNSUPPORTED;
+    }
     if (strcmp(p->type_name, "zip") == 0 && !p->method[0]) {
         for (size_t i = 0; i < a->count; i++)
             if (a->entries[i].has_mtime && !a->entries[i].mtime_nsec)

@@ -103,6 +103,20 @@ bool fz7_zip_find_directory(const fz7_volumes *v, uint64_t size, uint64_t *cd_of
     return false;
 }
 
+bool fz7_zip_spans_disks(const fz7_volumes *v, uint64_t size)
+{
+    uint8_t tail[ZIP_EOCD_LEN + 0xffff];
+    size_t n = size < sizeof tail ? (size_t)size : sizeof tail;
+    if (n < ZIP_EOCD_LEN || fz7_volumes_pread(v, tail, n, size - n) != FZ7_OK)
+        return false;
+    for (size_t i = n - ZIP_EOCD_LEN + 1; i-- > 0;) {
+        const uint8_t *e = tail + i;
+        if (fz7_get32le(e) == ZIP_EOCD_SIG && i + ZIP_EOCD_LEN + fz7_get16le(e + 20) <= n)
+            return fz7_get16le(e + 4) != 0 || fz7_get16le(e + 6) != 0;
+    }
+    return false;
+}
+
 /* The times of an NTFS extra field's data (modified, accessed, created:
  * 0 where absent), as FILETIME values. False without its attribute 1. */
 static bool ntfs_times(const uint8_t *x, size_t n, uint64_t ft[3])
