@@ -117,6 +117,30 @@ static fz7_status read_chunk_header(lzma2_istream *s)
     return FZ7_OK;
 }
 
+/* The last bytes of a cut chunk (fewer than FZ7_LZMA_IN_MARGIN to go):
+ * one symbol at a time, each kept only when it read no byte past the end
+ * (the buffer's zero padding): then every bit of it came from the input,
+ * as a prefix of the stream decodes. Always FZ7_E_TRUNCATED at the end. */
+static fz7_status cut_tail(lzma2_istream *s, size_t limit)
+{
+    fz7_lzma_dec *d = s->dec;
+    const uint8_t *in = s->buf + s->in_pos, *end = s->buf + s->in_end;
+    while (d->pos < limit && s->chunk_left > 0) {
+        size_t p0 = d->pos;
+        fz7_status st = fz7_lzma_dec_run(d, &in, end, p0 + 1);
+        if (in > end || st != FZ7_OK || d->end_marker) {
+            d->pos = p0;   /* a symbol that read padding, or garbage */
+            d->pending = 0;
+            break;
+        }
+        if (d->pos == p0)
+            break;
+        s->in_pos = (size_t)(in - s->buf);
+        s->chunk_left -= (uint32_t)(d->pos - p0);
+    }
+    return FZ7_E_TRUNCATED;
+}
+
 /* Produces the next bytes of the stream into the dictionary (at most want). */
 static fz7_status decode_more(lzma2_istream *s, size_t want)
 {
@@ -156,7 +180,7 @@ static fz7_status decode_more(lzma2_istream *s, size_t want)
         stop = s->in_end > FZ7_LZMA_RC_INIT_BYTES + FZ7_LZMA_IN_MARGIN ? stop - FZ7_LZMA_IN_MARGIN
                                                                         : s->buf + s->in_pos - 1;
     if (s->cut && in > stop)
-        return FZ7_E_TRUNCATED;
+        return cut_tail(s, before + room);
     st = fz7_lzma_dec_run(d, &in, stop, before + room);
     s->in_pos = (size_t)(in - s->buf);
     s->chunk_left -= (uint32_t)(d->pos - before);

@@ -336,8 +336,8 @@ static fz7_status read_streams(run *r)
     for (;;) {
         if (st == FZ7_OK)
             st = check_stream_header(h, x->detail, sizeof x->detail);
-        if (st == FZ7_E_FORMAT)   /* after a whole stream: 7-Zip's tail error */
-            st = x->total_streams > 0 ? FZ7_E_TAIL : FZ7_E_DATA;
+        if (st == FZ7_E_FORMAT)   /* after a whole stream with data: 7-Zip's tail error */
+            st = x->total_streams > 0 && x->total_blocks > 0 ? FZ7_E_TAIL : FZ7_E_DATA;
         if (st != FZ7_OK)
             return st;
         x->nblocks = 0;
