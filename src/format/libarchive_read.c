@@ -615,6 +615,15 @@ static fz7_status send_zeros(const fz7_extract_cb *cb, uint64_t n)
     return FZ7_OK;
 }
 
+/* A libarchive message as an error's detail: one line (some end in '\n'). */
+static void detail_set(char *detail, size_t dlen, const char *m)
+{
+    snprintf(detail, dlen, "%s", m);
+    size_t n = strlen(detail);
+    while (n > 0 && (detail[n - 1] == '\n' || detail[n - 1] == ' '))
+        detail[--n] = 0;
+}
+
 /* Decodes the current entry's data into cb. *cb_st gets a callback's
  * failure; *fatal says libarchive cannot read on (a failed read, not a
  * warning such as a CRC mismatch); the result is the entry's status,
@@ -624,7 +633,7 @@ static fz7_status read_file_data(struct archive *ar, const fz7_entry *e, bool ra
                                  uint64_t *produced, char *detail, size_t dlen)
 {
     uint32_t sum = 0;
-    uint64_t here = 0, *done = produced ? produced : &here;   /* bytes delivered */
+    uint64_t here = 0, *done = produced ? produced : &here;   /* bytes decoded (delivered up to the size) */
     *done = 0;
     fz7_status warned = FZ7_OK;
     for (;;) {
@@ -639,19 +648,24 @@ static fz7_status read_file_data(struct archive *ar, const fz7_entry *e, bool ra
              * but the archive can go on. */
             const char *m = la_message(ar);
             warned = strstr(m, "CRC") ? FZ7_E_CRC : FZ7_E_DATA;
-            snprintf(detail, dlen, "%s", m);
+            detail_set(detail, dlen, m);
         }
         if (r == ARCHIVE_WARN && (n == 0 || !blk))
             continue;
         if (r < ARCHIVE_WARN || off < 0 || (uint64_t)off < *done) {
             *fatal = r == ARCHIVE_FATAL;   /* FAILED: this entry alone (a zip's wrong password) */
-            snprintf(detail, dlen, "%s", r < ARCHIVE_WARN ? la_message(ar) : "data out of order");
+            detail_set(detail, dlen, r < ARCHIVE_WARN ? la_message(ar) : "data out of order");
             return r < ARCHIVE_WARN ? la_failure(ar) : FZ7_E_DATA;
         }
         if ((uint64_t)off > *done && (*cb_st = send_zeros(cb, (uint64_t)off - *done)) != FZ7_OK)
             return *cb_st;
         *done = (uint64_t)off;
-        if (n > 0 && (*cb_st = cb->data(cb->ctx, blk, n)) != FZ7_OK)
+        /* never more than the header's size: what damaged data decodes
+         * to past it is not the file's (7-Zip stops there too) */
+        size_t keep = n;
+        if (!raw && e->has_size && (*done >= e->size || n > e->size - *done))
+            keep = *done >= e->size ? 0 : (size_t)(e->size - *done);
+        if (keep > 0 && (*cb_st = cb->data(cb->ctx, blk, keep)) != FZ7_OK)
             return *cb_st;
         for (size_t k = 0; check && k < n; k++)
             sum += ((const uint8_t *)blk)[k];
