@@ -549,10 +549,12 @@ size_t fz7_zip_props(const fz7_entry *e, const fz7_zip_rec *r, fz7_prop *pr, cha
         snprintf(crypt, sizeof crypt, "ZipCrypto ");
     fz7_prop_text(pr, &n, "Method", fz7_prop_put(buf, cap, &used, "%s%s%s", crypt, name, suffix));
     bool enc = r->flags & 1, desc = r->flags & 8, utf8 = r->flags & 0x800;
+    /* "NTFS : Descriptor UTF8"; without extra fields the flags alone */
+    char flags[40];
+    snprintf(flags, sizeof flags, "%s%s%s", enc ? " Encrypt" : "", desc ? " Descriptor" : "", utf8 ? " UTF8" : "");
     fz7_prop_text(pr, &n, "Characteristics",
-                  fz7_prop_put(buf, cap, &used, "%s%s%s%s%s", r->extras,
-                               enc || desc || utf8 ? (r->extras[0] ? " :" : ":") : "",
-                               enc ? " Encrypt" : "", desc ? " Descriptor" : "", utf8 ? " UTF8" : ""));
+                  fz7_prop_put(buf, cap, &used, "%s%s%s", r->extras, r->extras[0] && flags[0] ? " :" : "",
+                               r->extras[0] || !flags[0] ? flags : flags + 1));
     unsigned host = r->made_by >> 8;
     const char *hn = fz7_host_os_name(host);
     fz7_prop_text(pr, &n, "Host OS", hn ? hn : fz7_prop_put(buf, cap, &used, "%u", host));

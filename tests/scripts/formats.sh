@@ -308,6 +308,18 @@ PY
 rm -rf out_span && "$FZ7" x -oout_span span.zip >out.txt 2>err.txt
 same "a zip split across disks: x exit, the reason, nothing written" \
     "$? $(grep -c 'split into .z01' err.txt) $(find out_span -type f 2>/dev/null | wc -l)" "2 1 0"
+# A zip written to a pipe (data descriptors, no extra fields): l -slt as 7zz's
+python3 - <<'PY'
+import zipfile, io
+class Pipe(io.RawIOBase):
+    def __init__(self): self.b = bytearray()
+    def writable(self): return True
+    def write(self, d): self.b += d; return len(d)
+z = zipfile.ZipFile(w := Pipe(), 'w', zipfile.ZIP_DEFLATED); z.writestr('a.txt', 'hello ' * 100); z.writestr('\u00fc.txt', 'x'); z.close()
+open('desc.zip', 'wb').write(bytes(w.b))
+PY
+same "l -slt of a zip with data descriptors: Characteristics" "$("$FZ7" l -slt desc.zip | grep '^Characteristics' | tr '\n' '|')" \
+    "Characteristics = Descriptor|Characteristics = Descriptor UTF8|"
 for z in win1:Folder/Report.txt up_both:nouveau-é.txt up_cd:nouveau-é.txt; do
     "$FZ7" t "${z%%:*}.zip" >/dev/null 2>&1; rc=$?
     rm -rf out_z && "$FZ7" x -oout_z "${z%%:*}.zip" >/dev/null 2>&1
