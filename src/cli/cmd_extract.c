@@ -705,11 +705,11 @@ static int extract_one(const struct fz7_options *o, const char *path, totals *t)
     char *real_path = locked < n ? realpath(path, NULL) : NULL;
     char err[600] = "";
     fz7_status s = FZ7_OK;
-    /* As 7-Zip: no -o folder for nothing; t makes the folder too. */
-    bool test_out = r.mode == RUN_TEST && o->out_dir && o->out_dir[0];
+    /* As 7-Zip: no -o folder for nothing; t and -so make the folder too. */
+    bool test_out = (r.mode == RUN_TEST || r.mode == RUN_STDOUT) && o->out_dir && o->out_dir[0];
     if ((r.mode == RUN_DISK || test_out) && n_selected > 0)
         s = fz7_disk_open(o->out_dir, &r.disk, err, sizeof err);
-    if (r.mode == RUN_TEST && r.disk) {
+    if (r.mode != RUN_DISK && r.disk) {
         s = fz7_disk_close(r.disk, err, sizeof err);
         r.disk = NULL;
     }

@@ -333,6 +333,8 @@ rm -rf tout tout2
 same "t -o makes the folder" "$? $([ -d tout/deep ] && echo made) $(find tout -type f | wc -l)" "0 made 0"
 "$FZ7" t spf.7z -otout2 nomatch >/dev/null 2>&1
 [ ! -e tout2 ] && ok || bad "t -o of nothing selected made the folder"
+rm -rf tout3 && "$FZ7" x -so spf.7z -otout3 >/dev/null 2>&1
+same "x -so -o makes the folder too" "$? $([ -d tout3 ] && echo made) $(find tout3 -type f | wc -l)" "0 made 0"
 # a file where the -o folder goes (or on the way to it): 7zz's EEXIST block
 rm -rf ofile && echo f >ofile
 for od in ofile ofile/sub; do
