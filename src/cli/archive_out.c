@@ -531,17 +531,15 @@ int fz7_print_update_open_error(FILE *out, const char *path, const char *type, c
     else if (strcmp(err, "Cannot open the file as archive") == 0 && !type)
         fprintf(stderr, "ERROR: %s\nCannot open the file as archive\n\n\n\nSystem ERROR:\nerrno=%d : %s\n", path,
                 EPERM, strerror(EPERM));
-    else if (strcmp(err, "Cannot open the file as archive") == 0)
-        fprintf(stderr, "ERROR: %s\n%s\nOpen ERROR: Cannot open the file as [%s] archive\n\n\n"
-                        "ERRORS:\nIs not archive\n\n\nSystem ERROR:\nerrno=%d : %s\n",
-                path, path, type, EPERM, strerror(EPERM));
     else if (type && st != FZ7_E_MEM && st != FZ7_E_IO && st != FZ7_E_MEMLIMIT && st != FZ7_E_UNSUPPORTED) {
-        /* 7zz's block with its reason; the reader's own words after it */
+        /* 7zz's block with its reason; the reader's own words after it
+         * (not the generic "not this format") */
+        bool generic = strcmp(err, "Cannot open the file as archive") == 0;
         const char *why = st == FZ7_E_TRUNCATED ? "Unexpected end of archive"
-                          : st == FZ7_E_FORMAT ? "Is not archive" : "Headers Error";
+                          : st == FZ7_E_FORMAT || generic ? "Is not archive" : "Headers Error";
         fprintf(stderr, "ERROR: %s\n%s\nOpen ERROR: Cannot open the file as [%s] archive\n\n\nERRORS:\n%s\n",
                 path, path, type, why);
-        if (err[0] && strcmp(err, why) != 0)
+        if (err[0] && !generic && strcmp(err, why) != 0)
             fprintf(stderr, "%s\n", err);
         fprintf(stderr, "\n\nSystem ERROR:\nerrno=%d : %s\n", EPERM, strerror(EPERM));
     } else

@@ -153,9 +153,10 @@ void fz7_volume_name(const char *path, size_t k, char *buf, size_t cap);
 
 /* a/u/d/rn: the archive to update cannot be opened (err: the reader's
  * reason, or ""). As 7zz 26.02 on stderr: "ERROR: path", path, "Open ERROR:
- * ..."; a file no reader knows gets the "[type] archive" words and 7zz's
- * "ERRORS: Is not archive" and "System ERROR:" block too; with type NULL
- * (neither -t nor the name asked for one) 7zz's shorter lines. Returns 2. */
+ * Cannot open the file as [type] archive", an "ERRORS:" block with 7zz's
+ * reason (Is not archive, Unexpected end of archive, Headers Error) and the
+ * reader's own on a line after, "System ERROR:"; with type NULL (neither
+ * -t nor the name asked for one) 7zz's shorter lines. Returns 2. */
 int fz7_print_update_open_error(FILE *out, const char *path, const char *type, const char *err,
                                 fz7_status st);
 

@@ -180,11 +180,13 @@ void fz7_zip_places_sort(fz7_zip_place *p, size_t n);
  * 7-Zip keeps its times to 100 ns, with its mtime_prec (entries come with
  * FZ7_MTIME_DOS): EXACT with an NTFS time, SECONDS with a UT one. With
  * recs_out, *recs_out gets count records (calloc'd; each comment malloc'd)
- * or NULL; *comment gets the archive's comment (malloc'd) or NULL. A
+ * or NULL; *comment gets the archive's comment (malloc'd) or NULL;
+ * *tail_size the bytes after the end record (fz7_zip_find_directory). A
  * directory over mem_limit bytes, or one that cannot be read, is passed
  * over (libarchive reports what is wrong with it). */
 void fz7_zip_central(const fz7_volumes *v, uint64_t size, fz7_entry *entries, size_t count,
-                     uint64_t mem_limit, fz7_zip_rec **recs_out, char **comment, uint32_t **listed);
+                     uint64_t mem_limit, fz7_zip_rec **recs_out, char **comment, uint32_t **listed,
+                     uint64_t *tail_size);
 
 /* A time of a pax record: seconds since 1970-01-01 UTC, nanoseconds, and
  * the fraction's digits as stored (0-9; 7-Zip lists that many). */

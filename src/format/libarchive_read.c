@@ -1496,8 +1496,9 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
                 a->entries[i].mtime_prec = FZ7_MTIME_DOS;
         /* the records always: they also say which entries libarchive
          * cannot decode (zip_own_data) */
+        uint64_t tail = 0;
         fz7_zip_central(a->vol, a->file_size, a->entries, a->count, a->opts.mem_limit, &p->zip,
-                        &p->comment, &a->listed);
+                        &p->comment, &a->listed, &tail);
         a->info.comment = p->comment;
         if (a->listed)
             a->info.characteristics = "Unsorted_CD";   /* 7-Zip's word for it */
@@ -1508,10 +1509,8 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
             a->info.open_error = "Unexpected end of archive";
             a->info.characteristics = "Local";
             zip_local_sizes(a, p);
-        } else if (central) {   /* bytes after the end record: 7-Zip's tail */
-            uint64_t cd_off, cd_len, tail;
-            if (fz7_zip_find_directory(a->vol, a->file_size, &cd_off, &cd_len, NULL, NULL, &tail))
-                a->info.tail_size = tail;
+        } else if (central) {
+            a->info.tail_size = tail;   /* bytes after the end record: 7-Zip's tail */
         }
     }
     if (tar) {

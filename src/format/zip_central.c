@@ -383,7 +383,8 @@ static uint32_t *directory_order(const fz7_zip_place *place, size_t count)
 }
 
 void fz7_zip_central(const fz7_volumes *v, uint64_t size, fz7_entry *entries, size_t count,
-                     uint64_t mem_limit, fz7_zip_rec **recs_out, char **comment, uint32_t **listed)
+                     uint64_t mem_limit, fz7_zip_rec **recs_out, char **comment, uint32_t **listed,
+                     uint64_t *tail_size)
 {
     *listed = NULL;
     if (recs_out)
@@ -391,7 +392,7 @@ void fz7_zip_central(const fz7_volumes *v, uint64_t size, fz7_entry *entries, si
     *comment = NULL;
     uint64_t off, len;
     uint64_t shift = 0;
-    if (!fz7_zip_find_directory(v, size, &off, &len, comment, &shift, NULL) || !count || len > mem_limit || len > SIZE_MAX ||
+    if (!fz7_zip_find_directory(v, size, &off, &len, comment, &shift, tail_size) || !count || len > mem_limit || len > SIZE_MAX ||
         off > size || len > size - off)
         return;
     uint8_t *cd = malloc(len ? (size_t)len : 1);
