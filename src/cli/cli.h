@@ -223,12 +223,13 @@ const char *fz7_archive_warning(const fz7_archive *a);
  * with the name of archive". FZ7_EXIT_FATAL then, else 0. */
 int fz7_refuse_read_only(FILE *out, const char *path);
 
-/* a, about to be updated (a, u, d, rn), has bytes after its end: 7zz's
- * open block with its warnings and its refusal ("There is some data block
- * after the end of the archive", E_NOTIMPL), so the archive and what
- * follows it stay as they are. FZ7_EXIT_FATAL then, else 0 (nothing
- * printed). */
-int fz7_refuse_tail(FILE *out, const char *path, const fz7_archive *a);
+/* a, about to be updated (a, u, d, rn), is one fz7 cannot rewrite as it
+ * is: bytes after its end, or a zip split across files. 7zz's open block
+ * (with its warnings) and its refusal ("There is some data block after the
+ * end of the archive"; "Updating for multivolume archives is not
+ * implemented"), E_NOTIMPL, so the archive and what follows it stay as
+ * they are. FZ7_EXIT_FATAL then, else 0 (nothing printed). */
+int fz7_refuse_rewrite(FILE *out, const char *path, const fz7_archive *a);
 
 /* For path naming a first volume ("x.7z.001") that a was opened from:
  * true, *first = that volume's bytes, *total = the bytes of all volumes.

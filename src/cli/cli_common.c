@@ -466,13 +466,19 @@ int fz7_refuse_read_only(FILE *out, const char *path)
     return FZ7_EXIT_FATAL;
 }
 
-int fz7_refuse_tail(FILE *out, const char *path, const fz7_archive *a)
+int fz7_refuse_rewrite(FILE *out, const char *path, const fz7_archive *a)
 {
-    if (!fz7_archive_get_info(a)->tail_size)
+    bool multivolume = fz7_archive_get_info(a)->multivolume;
+    if (!fz7_archive_get_info(a)->tail_size && !multivolume)
         return 0;
-    fprintf(out, "\nWARNINGS:\n%s\n\n", FZ7_TAIL_WARNING);
-    fz7_print_archive_block(out, path, a, NULL);
-    fprintf(out, "\n\nError:\nThere is some data block after the end of the archive\n");
+    if (multivolume) {
+        fz7_print_archive_block(out, path, a, NULL);
+        fprintf(out, "\n\nError:\nUpdating for multivolume archives is not implemented\n");
+    } else {
+        fprintf(out, "\nWARNINGS:\n%s\n\n", FZ7_TAIL_WARNING);
+        fz7_print_archive_block(out, path, a, NULL);
+        fprintf(out, "\n\nError:\nThere is some data block after the end of the archive\n");
+    }
     fflush(out);
     fprintf(stderr, "\n\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
     return FZ7_EXIT_FATAL;
@@ -530,8 +536,16 @@ void fz7_print_archive_block(FILE *out, const char *path, const fz7_archive *a, 
         fprintf(out, "WARNINGS:\n%s\n", fz7_archive_warning(a));
     if (in->offset)
         fprintf(out, "Offset = %llu\n", (unsigned long long)in->offset);
-    if (!in->sizes_unknown)
+    if (in->multivolume) {
+        fprintf(out, "Physical Size = %llu\n", (unsigned long long)in->volume_size);
+        if (in->stub_size)
+            fprintf(out, "Embedded Stub Size = %llu\n", (unsigned long long)in->stub_size);
+        fprintf(out, "Total Physical Size = %llu\nMultivolume = +\nVolume Index = %llu\nVolumes = %llu\n",
+                (unsigned long long)in->file_size, (unsigned long long)in->volume_index,
+                (unsigned long long)in->volumes);
+    } else if (!in->sizes_unknown) {
         fprintf(out, "Physical Size = %llu\n", (unsigned long long)in->phy_size);
+    }
     if (in->tail_size)
         fprintf(out, "Tail Size = %llu\n", (unsigned long long)in->tail_size);
     if (in->format == FZ7_FORMAT_7Z || in->headers_size)

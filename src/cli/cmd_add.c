@@ -888,7 +888,7 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
                                              "Cannot open the file as archive", FZ7_E_FORMAT);
             goto done;
         }
-        if ((rc = fz7_refuse_tail(out, path, old)) != 0)
+        if ((rc = fz7_refuse_rewrite(out, path, old)) != 0)
             goto done;
         fz7_print_archive_block(out, path, old, NULL);
         fputc('\n', out);

@@ -309,6 +309,9 @@ static int list_one(const struct fz7_options *o, const char *path, list_totals *
     if (fz7_volume_set_sizes(path, a, &first, &all)) {
         lt->volumes += fz7_archive_get_info(a)->volumes;
         lt->more_bytes += all > first ? all - first : 0;
+    } else if (fz7_archive_get_info(a)->multivolume) {
+        lt->volumes += fz7_archive_get_info(a)->volumes;
+        lt->more_bytes += fz7_archive_get_info(a)->file_size - fz7_archive_get_info(a)->volume_size;
     } else {
         lt->volumes++;
     }

@@ -1168,7 +1168,7 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
             rc = fz7_print_update_open_error(out, path, want, err, st);
             goto done;
         }
-        if ((rc = fz7_refuse_tail(out, path, r.old)) != 0)
+        if ((rc = fz7_refuse_rewrite(out, path, r.old)) != 0)
             goto done;
         fz7_print_archive_block(out, path, r.old, NULL);
         fputc('\n', out);

@@ -57,6 +57,19 @@ fz7_status fz7_archive_open(const char *path, const fz7_open_opts *opts, fz7_arc
         free(a);
         return vs;
     }
+    /* A zip split across files is read as the one byte space its disks
+     * make, which is what its offsets count in. */
+    fz7_volumes *disks = NULL;
+    size_t named = 0;
+    vs = opts && opts->split ? FZ7_E_FORMAT : fz7_zip_open_disks(path, a->vol, &disks, &named, err, errlen);
+    if (vs == FZ7_OK) {
+        fz7_volumes_close(a->vol);
+        a->vol = disks;
+    } else if (vs != FZ7_E_FORMAT) {
+        fz7_volumes_close(a->vol);
+        free(a);
+        return vs;
+    }
     a->fd = fz7_volumes_first_fd(a->vol);
     a->file_size = fz7_volumes_size(a->vol);
     if (opts)
@@ -85,13 +98,18 @@ fz7_status fz7_archive_open(const char *path, const fz7_open_opts *opts, fz7_arc
         if (s == FZ7_OK) {
             if (!a->info.phy_size)   /* (a tar cut short: where it would end) */
                 a->info.phy_size = a->file_size - a->info.offset - a->info.tail_size;
-            a->info.file_size = a->file_size;
+            a->info.file_size = a->file_size - fz7_volumes_missing_bytes(a->vol);
             const char *missing;
             if (a->info.open_error && fz7_volumes_missing(a->vol, &missing)) {
                 snprintf(a->open_detail, sizeof a->open_detail, "Missing volume: %s", missing);
                 a->info.open_detail = a->open_detail;
             }
             a->info.volumes = fz7_volumes_count(a->vol);
+            if (fz7_volumes_are_disks(a->vol)) {
+                a->info.multivolume = true;
+                a->info.volume_index = named;
+                a->info.volume_size = fz7_volumes_start(a->vol, named + 1) - fz7_volumes_start(a->vol, named);
+            }
             *out = a;
             return FZ7_OK;
         }

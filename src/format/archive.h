@@ -107,6 +107,12 @@ typedef struct fz7_archive_info {
     uint64_t offset;        /* where the archive starts in the file (behind
                                a self-extractor stub), else 0 */
     uint64_t volumes;       /* files read: 1, or the volumes of x.7z.001... */
+    bool multivolume;       /* a zip split across files (x.z01, ..., x.zip),
+                               read as one: 7-Zip's Multivolume lines */
+    uint64_t volume_index;  /* with multivolume: the named file's disk */
+    uint64_t volume_size;   /* with multivolume: the named file's bytes */
+    uint64_t stub_size;     /* with multivolume: bytes before the first
+                               entry (the split zip's marker), or 0 */
     uint64_t tail_size;     /* bytes after the end of the archive (7z: past
                                its header), not part of phy_size; 7-Zip
                                warns "There are data after the end of

@@ -116,7 +116,9 @@ bool fz7_la_is_root_folder(struct archive *ar, struct archive_entry *ae);
  * (APPNOTE.TXT 4.3.12). */
 typedef struct fz7_zip_rec {
     uint64_t size, offset;  /* unpacked bytes; the local header's offset in
-                               the file (a prefix's bytes counted) */
+                               the file (a prefix's bytes counted; in its
+                               disk when the zip spans files) */
+    uint64_t at;            /* where the local header is in the byte space */
     char *comment;          /* the entry's comment, or NULL */
     int64_t ctime, atime;   /* an NTFS field's, when has_ctime / has_atime */
     uint32_t ctime_nsec, atime_nsec;
@@ -147,8 +149,18 @@ bool fz7_zip_find_directory(const fz7_volumes *v, uint64_t size, uint64_t *cd_of
 
 /* Whether the zip of size bytes in v is the last part of a set split
  * across disks (.z01, .z02, ..., .zip: its end record's disk numbers are
- * not 0), which fz7 does not read. */
+ * not 0) that was opened alone. */
 bool fz7_zip_spans_disks(const fz7_volumes *v, uint64_t size);
+
+/* The disks of a zip split across files (Info-ZIP's and WinZip's x.z01,
+ * x.z02, ..., x.zip; APPNOTE.TXT 8.0) that path names by its last part
+ * (v: its bytes) or by x.z01, opened in order as one byte space in
+ * *disks; *named: the disk path is. The last part's end record gives
+ * their number. FZ7_E_FORMAT
+ * when path is no such zip; FZ7_E_TRUNCATED ("Missing volume: x.z03" in
+ * err), FZ7_E_IO, FZ7_E_MEM as fz7_volumes_open_disks. */
+fz7_status fz7_zip_open_disks(const char *path, const fz7_volumes *v, fz7_volumes **disks, size_t *named,
+                              char *err, size_t errlen);
 
 /* The zip64 extra field's data (n bytes at x): the sizes and offset it
  * holds, each present only where the record's own field is all ones

@@ -1,6 +1,7 @@
 /* file_io.c - pread-based istreams over byte ranges of an archive file, and
- * the volume set that makes a split archive (x.7z.001, .002, ...) one byte
- * space for the readers above it. */
+ * the volume set that makes a split archive (x.7z.001, .002, ...) or a zip
+ * split across disks (x.z01, ..., x.zip) one byte space for the readers
+ * above it. */
 #include "format/file_io.h"
 
 #include <errno.h>
@@ -25,6 +26,7 @@ struct fz7_volumes {
     uint64_t *starts;      /* count + 1 entries: where each volume begins in
                               the byte space; starts[count] is the total */
     bool split;
+    bool disks;            /* opened by fz7_volumes_open_disks */
     char *missing_name;    /* the first absent volume's path, when split */
 };
 
@@ -294,6 +296,68 @@ fz7_status fz7_volumes_open(const char *path, fz7_volumes **out, char *err, size
     return FZ7_OK;
 }
 
+fz7_status fz7_volumes_open_disks(const char *const *paths, size_t n, fz7_volumes **out, char *err,
+                                  size_t errlen)
+{
+    *out = NULL;
+    if (n == 0 || n > MAX_VOLUMES)
+        return FZ7_E_ARG;
+    fz7_volumes *v = calloc(1, sizeof *v);
+    int *fds = malloc(n * sizeof *fds);
+    uint64_t *sizes = malloc(n * sizeof *sizes);
+    fz7_status st = v && fds && sizes ? FZ7_OK : FZ7_E_MEM;
+    if (v) {
+        v->dir_fd = -1;
+        v->disks = true;
+    }
+    /* Every disk but the last has the split's size: a missing one is a
+     * hole of that size, so that the disks after it keep their offsets. */
+    uint64_t hole = 0;
+    size_t opened = 0;
+    for (; opened < n && st == FZ7_OK; opened++) {
+        fds[opened] = open_volume(paths[opened], &sizes[opened]);
+        if (fds[opened] == -1 && errno == ENOENT && opened + 1 < n) {
+            if (!v->missing_name && !(v->missing_name = strdup(paths[opened])))
+                st = FZ7_E_MEM;
+        } else if (fds[opened] < 0) {
+            bool absent = fds[opened] == -1 && errno == ENOENT;
+            if (absent)
+                snprintf(err, errlen, "Missing volume: %s", paths[opened]);
+            else
+                snprintf(err, errlen, "Cannot open the volume %s: %s", paths[opened],
+                         fds[opened] == -2 ? "not a regular file" : strerror(errno));
+            st = absent ? FZ7_E_TRUNCATED : FZ7_E_IO;
+        } else if (opened + 1 < n && sizes[opened] > hole) {
+            hole = sizes[opened];
+        }
+    }
+    for (size_t i = 0; i < opened && st == FZ7_OK; i++) {
+        bool absent = fds[i] < 0;
+        st = add_volume(v, absent ? -1 : fds[i], absent ? hole : sizes[i], paths[i]);
+        if (st == FZ7_OK) {
+            fds[i] = -1;   /* v has it */
+            if (absent) {
+                free(v->names[v->count - 1]);
+                v->names[v->count - 1] = NULL;   /* reads there fail */
+            }
+        } else if (st == FZ7_E_ARG) {
+            snprintf(err, errlen, "Volumes too large");
+            st = FZ7_E_IO;
+        }
+    }
+    for (size_t i = 0; fds && i < opened; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    free(fds);
+    free(sizes);
+    if (st != FZ7_OK) {
+        fz7_volumes_close(v);
+        return st;
+    }
+    *out = v;
+    return FZ7_OK;
+}
+
 void fz7_volumes_close(fz7_volumes *v)
 {
     if (!v)
@@ -316,9 +380,32 @@ uint64_t fz7_volumes_size(const fz7_volumes *v) { return v->starts[v->count]; }
 size_t fz7_volumes_count(const fz7_volumes *v) { return v->count; }
 int fz7_volumes_first_fd(const fz7_volumes *v) { return v->fds[0]; }
 bool fz7_volumes_is_split(const fz7_volumes *v) { return v->split; }
+bool fz7_volumes_are_disks(const fz7_volumes *v) { return v->disks; }
+uint64_t fz7_volumes_start(const fz7_volumes *v, size_t i) { return v->starts[i]; }
+
+uint64_t fz7_volumes_missing_bytes(const fz7_volumes *v)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; v->disks && i < v->count; i++)
+        if (v->fds[i] < 0 && !v->names[i])
+            n += v->starts[i + 1] - v->starts[i];
+    return n;
+}
+
+uint64_t fz7_volumes_present(const fz7_volumes *v)
+{
+    for (size_t i = 0; v->disks && i < v->count; i++)
+        if (v->fds[i] < 0 && !v->names[i])
+            return v->starts[i];
+    return v->starts[v->count];
+}
 
 bool fz7_volumes_missing(const fz7_volumes *v, const char **name)
 {
+    if (v->disks && v->missing_name) {
+        *name = v->missing_name;
+        return true;
+    }
     if (!v->split || !v->missing_name)
         return false;
     uint64_t first = v->starts[1] - v->starts[0];
@@ -348,6 +435,8 @@ fz7_status fz7_volumes_pread(const fz7_volumes *v, void *buf, size_t n, uint64_t
             continue;   /* an empty volume */
         uint64_t room = v->starts[i + 1] - offset;
         size_t take = room < n ? (size_t)room : n;
+        if (v->fds[i] < 0 && !v->names[i])
+            return FZ7_E_TRUNCATED;   /* a missing disk */
         int fd = v->fds[i] >= 0 ? v->fds[i] : openat(v->dir_fd, v->names[i], O_RDONLY | O_CLOEXEC);
         if (fd < 0)
             return FZ7_E_IO;

@@ -39,6 +39,29 @@ fz7_status fz7_volumes_open(const char *path, fz7_volumes **out, char *err, size
  * fz7_volumes_open reads as a volume set. */
 bool fz7_volumes_is_first_name(const char *path);
 
+/* Opens the n files at paths (n >= 1) as one byte space in that order:
+ * the disks of a zip split across files (x.z01, x.z02, ..., x.zip). A
+ * missing disk but the last is a hole as long as the longest other disk
+ * but the last (a split's size), where reads fail with FZ7_E_TRUNCATED;
+ * fz7_volumes_missing names the first. FZ7_E_TRUNCATED with "Missing
+ * volume: <path>" in err when the last is missing, FZ7_E_IO when one
+ * cannot be opened, FZ7_E_MEM. */
+fz7_status fz7_volumes_open_disks(const char *const *paths, size_t n, fz7_volumes **out, char *err,
+                                  size_t errlen);
+
+/* True when v was opened by fz7_volumes_open_disks: volume i is disk i. */
+bool fz7_volumes_are_disks(const fz7_volumes *v);
+
+/* Bytes of the byte space before its first missing disk (all of them
+ * when none is missing). */
+uint64_t fz7_volumes_present(const fz7_volumes *v);
+
+/* Bytes of the holes that missing disks leave. */
+uint64_t fz7_volumes_missing_bytes(const fz7_volumes *v);
+
+/* Where volume i (< fz7_volumes_count) begins in the byte space. */
+uint64_t fz7_volumes_start(const fz7_volumes *v, size_t i);
+
 /* Closes every volume and frees v (NULL is allowed). */
 void fz7_volumes_close(fz7_volumes *v);
 

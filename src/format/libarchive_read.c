@@ -342,7 +342,7 @@ static fz7_status la_start(fz7_archive *a, la_source *src, bool raw, struct arch
     bool pipe = src->fd >= 0;
     if (!pipe) {
         src->vol = a->vol;
-        src->size = a->file_size;
+        src->size = fz7_volumes_present(a->vol);   /* a split zip with a disk missing: a zip cut short */
     }
     src->pos = 0;
     struct archive *ar = archive_read_new();
@@ -866,12 +866,12 @@ static fz7_status zip_own_data(fz7_archive *a, size_t i, const fz7_extract_cb *c
         return FZ7_E_UNSUPPORTED;
     }
     uint8_t lh[ZIP_LFH_LEN];
-    if (a->file_size < ZIP_LFH_LEN || r->offset > a->file_size - ZIP_LFH_LEN ||
-        fz7_volumes_pread(a->vol, lh, sizeof lh, r->offset) != FZ7_OK || fz7_get32le(lh) != ZIP_LFH_SIG) {
+    if (a->file_size < ZIP_LFH_LEN || r->at > a->file_size - ZIP_LFH_LEN ||
+        fz7_volumes_pread(a->vol, lh, sizeof lh, r->at) != FZ7_OK || fz7_get32le(lh) != ZIP_LFH_SIG) {
         snprintf(detail, dlen, "no local header where the central directory says");
         return FZ7_E_DATA;
     }
-    uint64_t at = r->offset + ZIP_LFH_LEN + fz7_get16le(lh + 26) + fz7_get16le(lh + 28), len = e->packed_size;
+    uint64_t at = r->at + ZIP_LFH_LEN + fz7_get16le(lh + 26) + fz7_get16le(lh + 28), len = e->packed_size;
     if (at > a->file_size || len > a->file_size - at) {
         snprintf(detail, dlen, "the data reaches past the archive's end");
         return FZ7_E_TRUNCATED;
@@ -1500,6 +1500,10 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
         fz7_zip_central(a->vol, a->file_size, a->entries, a->count, a->opts.mem_limit, &p->zip,
                         &p->comment, &a->listed, &tail);
         a->info.comment = p->comment;
+        uint8_t mark[4];
+        if (fz7_volumes_are_disks(a->vol) && fz7_volumes_pread(a->vol, mark, 4, 0) == FZ7_OK &&
+            fz7_get32le(mark) == ZIP_SPAN_SIG)
+            a->info.stub_size = 4;
         if (a->listed)
             a->info.characteristics = "Unsorted_CD";   /* 7-Zip's word for it */
         bool central = false;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #define FILETIME_UNIX_EPOCH 11644473600LL
@@ -103,18 +104,97 @@ bool fz7_zip_find_directory(const fz7_volumes *v, uint64_t size, uint64_t *cd_of
     return false;
 }
 
-bool fz7_zip_spans_disks(const fz7_volumes *v, uint64_t size)
+/* The number of the disk the zip of size bytes in v ends on (its end
+ * record's; 0 for a zip in one file). */
+static unsigned last_disk(const fz7_volumes *v, uint64_t size)
 {
     uint8_t tail[ZIP_EOCD_LEN + 0xffff];
     size_t n = size < sizeof tail ? (size_t)size : sizeof tail;
     if (n < ZIP_EOCD_LEN || fz7_volumes_pread(v, tail, n, size - n) != FZ7_OK)
-        return false;
+        return 0;
     for (size_t i = n - ZIP_EOCD_LEN + 1; i-- > 0;) {
         const uint8_t *e = tail + i;
         if (fz7_get32le(e) == ZIP_EOCD_SIG && i + ZIP_EOCD_LEN + fz7_get16le(e + 20) <= n)
-            return fz7_get16le(e + 4) != 0 || fz7_get16le(e + 6) != 0;
+            return fz7_get16le(e + 4) ? fz7_get16le(e + 4) : fz7_get16le(e + 6);
     }
-    return false;
+    return 0;
+}
+
+bool fz7_zip_spans_disks(const fz7_volumes *v, uint64_t size)
+{
+    return !fz7_volumes_are_disks(v) && last_disk(v, size) != 0;
+}
+
+/* Whether name's extension is ".zip" (any case), or ".z01": then *z01. */
+static bool disk_name(const char *name, size_t *stem, bool *z01)
+{
+    const char *base = strrchr(name, '/');
+    base = base ? base + 1 : name;
+    const char *dot = strrchr(base, '.');
+    if (!dot || dot == base)
+        return false;
+    *stem = (size_t)(dot - name);
+    *z01 = (dot[1] == 'z' || dot[1] == 'Z') && strcmp(dot + 2, "01") == 0;
+    return *z01 || strcasecmp(dot + 1, "zip") == 0;
+}
+
+fz7_status fz7_zip_open_disks(const char *path, const fz7_volumes *v, fz7_volumes **disks, size_t *named,
+                              char *err, size_t errlen)
+{
+    *disks = NULL;
+    size_t stem;
+    bool z01;
+    if (!disk_name(path, &stem, &z01))
+        return FZ7_E_FORMAT;
+    /* the last disk's end record says how many there are: x.z01 is
+     * opened by way of x.zip */
+    char *last = z01 ? malloc(stem + 5) : strdup(path);
+    if (!last)
+        return FZ7_E_MEM;
+    if (z01) {
+        memcpy(last, path, stem);
+        snprintf(last + stem, 5, ".%s", path[stem + 1] == 'Z' ? "ZIP" : "zip");
+    }
+    fz7_volumes *lv = NULL;
+    char lerr[8];
+    unsigned n = 0;
+    if (!z01 || fz7_volumes_open(last, &lv, lerr, sizeof lerr) == FZ7_OK)
+        n = last_disk(z01 ? lv : v, fz7_volumes_size(z01 ? lv : v));
+    fz7_volumes_close(lv);
+    if (n == 0) {
+        free(last);
+        return FZ7_E_FORMAT;
+    }
+    char **names = calloc((size_t)n + 1, sizeof *names);
+    fz7_status st = names ? FZ7_OK : FZ7_E_MEM;
+    char letter = path[stem + 1] == 'Z' || path[stem + 1] == 'z' ? path[stem + 1] : 'z';
+    for (unsigned k = 1; k <= n && st == FZ7_OK; k++) {
+        if (!(names[k - 1] = malloc(stem + 16)))
+            st = FZ7_E_MEM;
+        else
+            snprintf(names[k - 1], stem + 16, "%.*s.%c%02u", (int)stem, path, letter, k);
+    }
+    if (st == FZ7_OK) {
+        names[n] = last;
+        last = NULL;
+        st = fz7_volumes_open_disks((const char *const *)names, (size_t)n + 1, disks, err, errlen);
+        *named = z01 ? 0 : n;
+    }
+    for (unsigned k = 0; names && k <= n; k++)
+        free(names[k]);
+    free(names);
+    free(last);
+    return st;
+}
+
+/* Where the local header offsets of record h count from: the start of
+ * its disk in a zip split across files, else shift (a stub's bytes). */
+static uint64_t record_base(const fz7_volumes *v, const uint8_t *h, uint64_t shift)
+{
+    size_t disk = fz7_get16le(h + 34);
+    if (fz7_volumes_are_disks(v))
+        return disk < fz7_volumes_count(v) ? fz7_volumes_start(v, disk) : fz7_volumes_size(v);
+    return shift;
 }
 
 /* The times of an NTFS extra field's data (modified, accessed, created:
@@ -233,7 +313,8 @@ static void word_add(char *s, size_t cap, const char *word)
 /* Entry k takes what record h (its fields checked to fit) says: packed
  * size, NTFS times, attributes, and into r (when kept) what `l -slt`
  * lists. */
-static void apply_record(const uint8_t *h, fz7_entry *entries, size_t k, fz7_zip_rec *r, uint64_t shift)
+static void apply_record(const uint8_t *h, fz7_entry *entries, size_t k, fz7_zip_rec *r, const fz7_volumes *v,
+                         uint64_t shift)
 {
     size_t nlen = fz7_get16le(h + 28), xlen = fz7_get16le(h + 30), clen = fz7_get16le(h + 32);
     const uint8_t *x = h + ZIP_CDH_LEN + nlen;
@@ -298,6 +379,11 @@ static void apply_record(const uint8_t *h, fz7_entry *entries, size_t k, fz7_zip
     unsigned host = fz7_get16le(h + 4) >> 8;
     if (host != ZIP_HOST_UNIX) {
         entries[k].attrib = ext;
+    } else if ((ext >> 16) && ((ext >> 16) & S_IFMT) == (entries[k].mode & S_IFMT)) {
+        /* the record's mode: libarchive reads a split zip from its local
+         * headers, which have none */
+        entries[k].mode = ext >> 16;
+        entries[k].attrib = (entries[k].attrib & 0xffffu) | (ext & 0xffff0000u);
     } else if ((ext >> 16) && !((ext >> 16) & S_IFMT)) {
         entries[k].attrib = (ext & 0xffff0000u) | ZIP_ATTR_UNIX_EXTENSION |
                             (entries[k].is_dir ? ZIP_ATTR_DIRECTORY : 0);
@@ -311,7 +397,8 @@ static void apply_record(const uint8_t *h, fz7_entry *entries, size_t k, fz7_zip
     if (r) {
         r->matched = true;
         r->size = usize;
-        r->offset = local + shift;
+        r->at = record_base(v, h, shift) + local;
+        r->offset = fz7_volumes_are_disks(v) ? local : r->at;   /* 7-Zip's: in its disk */
         r->crc = fz7_get32le(h + 16);
         r->disk = fz7_get16le(h + 34);
         r->flags = fz7_get16le(h + 8);
@@ -422,7 +509,7 @@ void fz7_zip_central(const fz7_volumes *v, uint64_t size, fz7_entry *entries, si
                 records++;   /* more records than entries */
                 break;
             }
-            place[records++] = (fz7_zip_place){fz7_zip_record_local(h) + shift, at};
+            place[records++] = (fz7_zip_place){record_base(v, h, shift) + fz7_zip_record_local(h), at};
         }
         at += rlen;
     }
@@ -447,7 +534,7 @@ void fz7_zip_central(const fz7_volumes *v, uint64_t size, fz7_entry *entries, si
                 continue;   /* not this entry after all */
             if (un && !by_upath && recs && !recs[k].la_path && !take_name(&entries[k], un, ulen, &recs[k]))
                 continue;
-            apply_record(h, entries, k, recs ? &recs[k] : NULL, shift);
+            apply_record(h, entries, k, recs ? &recs[k] : NULL, v, shift);
         }
         free(place);
         free(cd);
@@ -470,7 +557,7 @@ void fz7_zip_central(const fz7_volumes *v, uint64_t size, fz7_entry *entries, si
                                                                          : SIZE_MAX;
         if (k == SIZE_MAX)
             continue;
-        apply_record(h, entries, k, recs ? &recs[k] : NULL, shift);
+        apply_record(h, entries, k, recs ? &recs[k] : NULL, v, shift);
         i = k + 1;
     }
     free(cd);

@@ -9,6 +9,7 @@
 #define ZIP_LFH_SIG 0x04034b50u         /* local file header */
 #define ZIP_CDH_SIG 0x02014b50u         /* central directory header */
 #define ZIP_DD_SIG 0x08074b50u          /* data descriptor (optional) */
+#define ZIP_SPAN_SIG 0x08074b50u        /* the same at the start of a split zip (APPNOTE 8.5.3) */
 #define ZIP_EOCD_SIG 0x06054b50u        /* end of central directory */
 #define ZIP_EOCD64_SIG 0x06064b50u      /* zip64 end of central directory */
 #define ZIP_EOCD64_LOC_SIG 0x07064b50u  /* its locator */
