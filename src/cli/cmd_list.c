@@ -36,7 +36,7 @@ static bool packed_blank(const fz7_archive *a, const fz7_entry *e, bool in_block
 {
     if (e->packed_known)
         return false;
-    return (e->has_stream && e->packed_size == 0) || (!e->has_stream && in_block)
+    return (e->is_dir && !e->has_size) || (e->has_stream && e->packed_size == 0) || (!e->has_stream && in_block)
            || fz7_archive_get_info(a)->sizes_unknown;
 }
 
@@ -261,7 +261,8 @@ static int list_one(const struct fz7_options *o, const char *path, list_totals *
             total_packed += e->packed_size;
             any_packed = true;
         }
-        size_blank |= !e->has_size && fz7_archive_get_info(a)->format != FZ7_FORMAT_7Z;
+        /* (a folder without a size: an ISO's, which 7-Zip counts as 0) */
+        size_blank |= !e->has_size && !e->is_dir && fz7_archive_get_info(a)->format != FZ7_FORMAT_7Z;
         if (e->has_mtime && (!have_newest || e->mtime > newest)) {
             newest = e->mtime;
             have_newest = true;

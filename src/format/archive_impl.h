@@ -350,10 +350,25 @@ bool fz7_gzip_header(const fz7_volumes *v, uint64_t size, fz7_gzip_info *out);
 void fz7_zstd_method(const uint8_t *h, size_t n, char *out, size_t cap);
 
 /* An ISO 9660 image's primary volume descriptor (size bytes in v) as
- * 7-Zip's archive block shows it: the Comment (its sizes) into comment
- * (cap bytes), its Created and Modified times into times. False when
- * sector 16 holds none. */
-bool fz7_iso_volume(const fz7_volumes *v, uint64_t size, char *comment, size_t cap, fz7_prop times[2]);
+ * 7-Zip's archive block shows it: the Comment (its identifiers unless
+ * the image has Joliet names, and its sizes) into comment (cap bytes),
+ * its Created and Modified times into times; *joliet: it has them (then
+ * 7-Zip reads those, and no Rock Ridge). False when sector 16 holds none. */
+bool fz7_iso_volume(const fz7_volumes *v, uint64_t size, char *comment, size_t cap, fz7_prop times[2],
+                    bool *joliet);
+
+/* An ISO 9660 image's entries (count of them) in the order 7-Zip lists
+ * them: each folder's records sorted by name, a folder's contents right
+ * after it (ECMA-119 9.3; Joliet's names sort by their code points, as
+ * UTF-8 bytes do). A malloc'd array of count indices, NULL when that is
+ * the order they are in or memory is short. */
+uint32_t *fz7_iso_order(const fz7_entry *entries, size_t count);
+
+/* What `l -slt` lists of an ISO 9660 entry, as 7-Zip does: Folder, Size
+ * and Packed Size (blank for a folder), Modified to the second, Mode and
+ * Symbolic Link (Rock Ridge's; blank without rr). link: a symlink's
+ * target or NULL. */
+size_t fz7_iso_props(const fz7_entry *e, const char *link, bool rr, fz7_prop *pr, char *buf, size_t cap);
 
 /* Makes room for one more item in *items (count of them, *cap allocated,
  * each size bytes): doubles *cap from first. FZ7_E_MEMLIMIT when the

@@ -1,7 +1,7 @@
 /* file_headers.c - the headers 7-Zip lists of a file that libarchive
  * reads without telling them: one compressed file's (gzip, RFC 1952 2.3;
  * zstd, RFC 8878 3.1.1.1) and an ISO 9660 image's primary volume
- * descriptor (ECMA-119 8.4). */
+ * descriptor (ECMA-119 8.4), its entries' order and their lines. */
 #include "format/archive_impl.h"
 #include "check/check.h"
 #include "cpu/bytes.h"
@@ -38,15 +38,56 @@ static bool iso_time(const uint8_t *t, int64_t *sec, uint32_t *cs)
     return true;
 }
 
-bool fz7_iso_volume(const fz7_volumes *v, uint64_t size, char *comment, size_t cap, fz7_prop times[2])
+/* Whether the volume descriptors after the primary one (size bytes in v)
+ * hold a Joliet one: a supplementary descriptor with a UCS-2 escape
+ * sequence ("%/@", "%/C", "%/E"). */
+static bool iso_joliet(const fz7_volumes *v, uint64_t size)
+{
+    uint8_t d[2048];
+    for (uint64_t s = 17; s < 17 + 32 && (s + 1) * 2048 <= size; s++) {
+        if (fz7_volumes_pread(v, d, sizeof d, s * 2048) != FZ7_OK || memcmp(d + 1, "CD001", 5) != 0 || d[0] == 255)
+            return false;
+        if (d[0] == 2 && d[88] == '%' && d[89] == '/' && (d[90] == '@' || d[90] == 'C' || d[90] == 'E'))
+            return true;
+    }
+    return false;
+}
+
+bool fz7_iso_volume(const fz7_volumes *v, uint64_t size, char *comment, size_t cap, fz7_prop times[2],
+                    bool *joliet)
 {
     uint8_t d[2048];
     if (size < 17 * 2048 || fz7_volumes_pread(v, d, sizeof d, 16 * 2048) != FZ7_OK || d[0] != 1 ||
         memcmp(d + 1, "CD001", 5) != 0)
         return false;
-    snprintf(comment, cap, "{\nVolumeSpaceSize: %llu\nVolumeSetSize: %u\nVolumeSequenceNumber: %u\n}",
-             (unsigned long long)fz7_get32le(d + 80) * fz7_get16le(d + 128),
-             (unsigned)fz7_get16le(d + 120), (unsigned)fz7_get16le(d + 124));
+    size_t used = (size_t)snprintf(comment, cap, "{\n");
+    *joliet = iso_joliet(v, size);
+    if (!*joliet) {
+        /* the identifiers, when the primary descriptor is the one read
+         * (7-Zip shows none of a Joliet image's) */
+        static const struct { const char *name; unsigned at, len; } ids[] = {
+            {"System", 8, 32},         {"Volume", 40, 32},    {"Publisher", 318, 128},
+            {"Application", 574, 128}, {"Copyright", 702, 37}, {"Abstract", 739, 37},
+            {"Bib", 776, 37}};
+        for (size_t k = 0; k < sizeof ids / sizeof ids[0] && used < cap; k++) {
+            unsigned n = ids[k].len;
+            while (n && (d[ids[k].at + n - 1] == ' ' || d[ids[k].at + n - 1] == 0))
+                n--;
+            if (!n)
+                continue;
+            char text[129];
+            for (unsigned j = 0; j < n; j++) {
+                uint8_t c = d[ids[k].at + j];
+                text[j] = c >= 0x20 && c < 0x7f ? (char)c : '?';   /* a-characters, ECMA-119 7.4.1 */
+            }
+            text[n] = 0;
+            used += (size_t)snprintf(comment + used, cap - used, "%s: %s\n", ids[k].name, text);
+        }
+    }
+    if (used < cap)
+        snprintf(comment + used, cap - used, "VolumeSpaceSize: %llu\nVolumeSetSize: %u\nVolumeSequenceNumber: %u\n}",
+                 (unsigned long long)fz7_get32le(d + 80) * fz7_get16le(d + 128),
+                 (unsigned)fz7_get16le(d + 120), (unsigned)fz7_get16le(d + 124));
     static const char *const names[2] = {"Created", "Modified"};
     for (int k = 0, n = 0; k < 2; k++) {
         int64_t sec;
@@ -55,6 +96,75 @@ bool fz7_iso_volume(const fz7_volumes *v, uint64_t size, char *comment, size_t c
             times[n++] = (fz7_prop){.name = names[k], .sec = sec, .nsec = cs * 10000000u, .digits = 2};
     }
     return true;
+}
+
+/* strcmp on paths with '/' sorting before any other byte: a folder's
+ * contents come right after it, before a name that extends the folder's
+ * ("d", "d/b", "d.txt"). */
+static int tree_cmp(const char *x, const char *y)
+{
+    for (;; x++, y++) {
+        unsigned cx = *x == '/' ? 1u : (unsigned char)*x, cy = *y == '/' ? 1u : (unsigned char)*y;
+        if (cx != cy)
+            return cx < cy ? -1 : 1;
+        if (!cx)
+            return 0;
+    }
+}
+
+typedef struct {
+    const char *path;
+    uint32_t index;
+} iso_place;
+
+static int cmp_iso_place(const void *x, const void *y)
+{
+    const iso_place *a = x, *b = y;
+    int c = tree_cmp(a->path, b->path);
+    return c ? c : (a->index > b->index) - (a->index < b->index);
+}
+
+uint32_t *fz7_iso_order(const fz7_entry *entries, size_t count)
+{
+    if (count < 2 || count > UINT32_MAX)
+        return NULL;
+    iso_place *pl = malloc(count * sizeof *pl);
+    uint32_t *order = pl ? malloc(count * sizeof *order) : NULL;
+    if (!order) {
+        free(pl);
+        return NULL;
+    }
+    for (size_t i = 0; i < count; i++)
+        pl[i] = (iso_place){entries[i].path, (uint32_t)i};
+    qsort(pl, count, sizeof *pl, cmp_iso_place);
+    bool moved = false;
+    for (size_t i = 0; i < count; i++) {
+        order[i] = pl[i].index;
+        moved |= order[i] != i;
+    }
+    free(pl);
+    if (!moved) {
+        free(order);
+        return NULL;
+    }
+    return order;
+}
+
+size_t fz7_iso_props(const fz7_entry *e, const char *link, bool rr, fz7_prop *pr, char *buf, size_t cap)
+{
+    size_t n = 0, used = 0;
+    fz7_prop_text(pr, &n, "Path", e->path);
+    fz7_prop_text(pr, &n, "Folder", e->is_dir ? "+" : "-");
+    const char *size = e->is_dir ? "" : fz7_prop_put(buf, cap, &used, "%llu", (unsigned long long)e->size);
+    fz7_prop_text(pr, &n, "Size", size);
+    fz7_prop_text(pr, &n, "Packed Size", size);
+    fz7_prop_time(pr, &n, "Modified", e->has_mtime, e->mtime, 0, 0);
+    char mode[11] = "";
+    if (rr)
+        fz7_mode_string(e->mode, mode);
+    fz7_prop_text(pr, &n, "Mode", fz7_prop_put(buf, cap, &used, "%s", mode));
+    fz7_prop_text(pr, &n, "Symbolic Link", rr && link && e->is_symlink ? link : "");
+    return n;
 }
 
 /* UTF-8 of a gzip header's name (n bytes): as it is when it is UTF-8,

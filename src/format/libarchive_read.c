@@ -52,7 +52,9 @@ typedef struct {
                               extracted (fz7_libarchive_open_pipe) */
     la_source *pipe_src;   /* a pipe's source, with its head bytes */
     char raw_method[256];  /* 7-Zip's Method line of a zstd frame */
-    char iso_comment[128]; /* an ISO's volume numbers (info.comment) */
+    char iso_comment[1024]; /* an ISO's identifiers and volume numbers
+                              (info.comment) */
+    bool iso_rr;           /* an ISO's names and modes are Rock Ridge's */
     la_kind *kinds;        /* per entry */
     char **link_targets;   /* per entry: symlink or hard link target, or NULL */
     size_t *link_index;    /* per entry: the entry holding a link's data, or
@@ -247,6 +249,8 @@ static size_t la_props(const fz7_archive *a, size_t i, fz7_prop *pr, char *buf, 
                              cap);
     if (p->zip && p->zip[i].matched)
         return fz7_zip_props(&a->entries[i], &p->zip[i], pr, buf, cap);
+    if (strcmp(p->type_name, "Iso") == 0)
+        return fz7_iso_props(&a->entries[i], p->link_targets[i], p->iso_rr, pr, buf, cap);
     return 0;
 }
 
@@ -427,6 +431,7 @@ static void name_format(struct archive *ar, la_priv *p)
     case ARCHIVE_FORMAT_RAR_V5: t = "Rar5"; break;
     }
     snprintf(p->type_name, sizeof p->type_name, "%s", t);
+    p->iso_rr = archive_format_name(ar) && strstr(archive_format_name(ar), "Rockridge");
     const char *m = "";
     switch (archive_filter_code(ar, 0)) {
     case ARCHIVE_FILTER_GZIP: m = "gzip"; break;
@@ -1361,8 +1366,26 @@ static void cpio_headers_take(fz7_archive *a, la_priv *p, size_t headers)
  * it (file_headers.c). */
 static void iso_take(fz7_archive *a, la_priv *p)
 {
-    if (fz7_iso_volume(a->vol, a->file_size, p->iso_comment, sizeof p->iso_comment, a->info.times))
+    bool joliet = false;
+    if (fz7_iso_volume(a->vol, a->file_size, p->iso_comment, sizeof p->iso_comment, a->info.times, &joliet))
         a->info.comment = p->iso_comment;
+    /* a file's extent is stored as it is; a folder has no size (7-Zip) */
+    for (size_t i = 0; i < a->count; i++) {
+        fz7_entry *e = &a->entries[i];
+        if (e->is_dir) {
+            e->has_size = false;
+        } else if (e->is_symlink) {
+            e->size = 0;   /* Rock Ridge's target has no extent */
+            e->packed_known = true;
+            /* a link 7-Zip makes too (it reads Rock Ridge without Joliet)
+             * is left out of its Files line, as a tar's */
+            e->link_named = !joliet;
+        } else {
+            e->packed_size = e->size;
+            e->packed_known = true;
+        }
+    }
+    a->listed = fz7_iso_order(a->entries, a->count);
 }
 
 /* A compressed file's type as 7-Zip names it, and zstd's frame header
