@@ -174,7 +174,8 @@ typedef struct fz7_open_opts {
                                the one file it joins to, whatever it holds */
 } fz7_open_opts;
 
-/* Opens path, recognising the format by content: 7z, xz, lzma, then what
+/* Opens path, recognising the format by content: 7z, xz, lzma, ar (a .deb:
+ * the archive in its data.tar.*, fz7_archive_outer), then what
  * libarchive reads (zip, tar and compressed tar, cpio, iso9660, rar), then a
  * 7z archive behind a self-extractor stub. A path naming a first volume
  * ("x.7z.001") is read together with x.7z.002, ... as one archive; when
