@@ -6,6 +6,7 @@ pkgs=(build-essential cmake nasm pkg-config libarchive-dev libbz2-dev libcmocka-
       7zip xz-utils libarchive-tools python3 bc libzstd-dev liblz4-dev libbrotli-dev
       libssl-dev libxxhash-dev nettle-dev lzip strace gnuplot-nox
       bzip2 zstd zip  # oracles of the format tests (formats.sh, list_formats.sh, fuzz seeds)
+      binutils  # ar: the archives of ar_deb.sh (dpkg-deb comes with dpkg)
       liblzma-dev)  # liblzma: the fuzz harnesses' independent decoder (test binaries only)
 missing=()
 for p in "${pkgs[@]}"; do

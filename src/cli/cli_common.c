@@ -445,7 +445,10 @@ static const char *type_name(fz7_format f)
 
 const char *fz7_archive_warning(const fz7_archive *a)
 {
-    const fz7_archive_info *in = fz7_archive_get_info(a);
+    const fz7_archive *outer = fz7_archive_outer(a, NULL);
+    const fz7_archive_info *in = fz7_archive_get_info(outer ? outer : a);
+    if (in->warning)
+        return in->warning;
     if (in->headers_error)
         return "Headers Error";
     return in->tail_size ? FZ7_TAIL_WARNING : NULL;
@@ -502,6 +505,9 @@ const char *fz7_archive_type_name(const fz7_archive *a)
     return in->type_name ? in->type_name : type_name(in->format);
 }
 
+static void print_one_block(FILE *out, const char *path, const fz7_archive *a, const char *expected);
+static void print_member_props(FILE *out, const fz7_archive *a, size_t i);
+
 void fz7_print_archive_block(FILE *out, const char *path, const fz7_archive *a, const char *expected)
 {
     const fz7_archive_info *in = fz7_archive_get_info(a);
@@ -526,13 +532,32 @@ void fz7_print_archive_block(FILE *out, const char *path, const fz7_archive *a, 
                 (unsigned long long)total, joined, (unsigned long long)total);
         path = joined;
     }
+    size_t member;
+    const fz7_archive *outer = fz7_archive_outer(a, &member);
+    if (outer) {
+        /* a .deb: the ar archive's block, the member, then what is in it */
+        print_one_block(out, path, outer, expected);
+        fprintf(out, "----\n");
+        print_member_props(out, outer, member);
+        path = fz7_archive_entry(outer, member)->path;
+        expected = NULL;
+    }
+    print_one_block(out, path, a, expected);
+}
+
+/* The "Path = " ... lines of one archive (not of the archive around it). */
+static void print_one_block(FILE *out, const char *path, const fz7_archive *a, const char *expected)
+{
+    const fz7_archive_info *in = fz7_archive_get_info(a);
     fprintf(out, "--\nPath = %s\n", path);
     if (expected)
         fprintf(out, "Open WARNING: Cannot open the file as [%s] archive\n", expected);
     fprintf(out, "Type = %s\n", fz7_archive_type_name(a));
     if (in->open_error)
         fprintf(out, "ERRORS:\n%s\n", in->open_error);
-    if (fz7_archive_warning(a))
+    if (in->warning)   /* the format's own: 7-Zip's property line */
+        fprintf(out, "WARNING = %s\n", in->warning);
+    else if (fz7_archive_warning(a))
         fprintf(out, "WARNINGS:\n%s\n", fz7_archive_warning(a));
     if (in->offset)
         fprintf(out, "Offset = %llu\n", (unsigned long long)in->offset);
@@ -574,6 +599,23 @@ void fz7_print_archive_block(FILE *out, const char *path, const fz7_archive *a, 
         fprintf(out, "Comment = %s%s\n", strchr(in->comment, '\n') ? "\n" : "", in->comment);
     for (size_t k = 0; k < 2 && in->times[k].name; k++)
         fz7_print_time_prop(out, &in->times[k]);
+}
+
+/* The lines of an entry of `l -slt` that have a value: 7-Zip's lines for
+ * the member that holds the archive it opened in its place. */
+static void print_member_props(FILE *out, const fz7_archive *a, size_t i)
+{
+    fz7_prop props[FZ7_PROPS_MAX];
+    char buf[512];
+    size_t np = fz7_archive_entry_props(a, i, props, buf, sizeof buf);
+    for (size_t k = 0; k < np; k++) {
+        if (!props[k].value ? props[k].digits < 0 : !props[k].value[0])
+            continue;
+        if (!props[k].value)
+            fz7_print_time_prop(out, &props[k]);
+        else
+            fprintf(out, "%s = %s\n", props[k].name, props[k].value);
+    }
 }
 
 void fz7_print_time_prop(FILE *out, const fz7_prop *p)
@@ -647,7 +689,8 @@ static const char *expected_type(const struct fz7_options *o, const char *path)
     static const struct { const char *ext, *type; } by_ext[] = {
         {".7z", "7z"}, {".xz", "xz"}, {".txz", "xz"}, {".lzma", "lzma"}, {".gz", "gzip"},
         {".tgz", "gzip"}, {".bz2", "bzip2"}, {".tbz2", "bzip2"}, {".tbz", "bzip2"},
-        {".zst", "zstd"}, {".tzst", "zstd"}, {".zip", "zip"}, {".tar", "tar"}, {".cpio", "Cpio"}};
+        {".zst", "zstd"}, {".tzst", "zstd"}, {".zip", "zip"}, {".tar", "tar"}, {".cpio", "Cpio"},
+        {".ar", "Ar"}, {".deb", "Ar"}};
     for (size_t i = 0; i < sizeof by_ext / sizeof by_ext[0]; i++)
         if (!strcasecmp(dot, by_ext[i].ext))
             return by_ext[i].type;
@@ -659,7 +702,8 @@ const char *fz7_unexpected_type(const struct fz7_options *o, const char *path, c
     if (o->type != FZ7_TYPE_AUTO || o->from_stdin)
         return NULL;
     const char *want = expected_type(o, path);
-    return want && strcmp(want, fz7_archive_type_name(a)) != 0 ? want : NULL;
+    const fz7_archive *outer = fz7_archive_outer(a, NULL);   /* a .deb: its ar archive's */
+    return want && strcmp(want, fz7_archive_type_name(outer ? outer : a)) != 0 ? want : NULL;
 }
 
 /* An archive that does not open, in 7-Zip 26's lines: "ERROR: <arc>" and

@@ -40,7 +40,69 @@ static void free_archive(fz7_archive *a)
         a->ops->close(a);
     fz7_archive_free_entries(a);
     fz7_volumes_close(a->vol);
+    free_archive(a->outer);
     free(a);
+}
+
+/* Tries the readers on a->vol in turn: FZ7_OK when one opened it, else
+ * the status to return (err says why; FZ7_E_FORMAT with err empty: no
+ * reader knows it). */
+static fz7_status open_by_content(fz7_archive *a, char *err, size_t errlen)
+{
+    /* Signatures at offset 0 first, the search for a stub's end last (as
+     * 7-Zip does), so an archive stored inside a tar or zip opens as that
+     * tar or zip. The lzip and lzma readers read one file only. */
+    bool one_file = fz7_volumes_count(a->vol) == 1 && !fz7_volumes_is_window(a->vol);
+    struct {
+        fz7_status (*open)(fz7_archive *, char *, size_t);
+        bool any_volumes;
+    } readers[] = {{fz7_7z_open, true}, {fz7_xz_open, true}, {fz7_gzip_open, true}, {fz7_lzip_open, false},
+                   {fz7_lzma_alone_open, false}, {fz7_ar_open, true},
+                   {fz7_libarchive_open, true}, {fz7_7z_sfx_open, true}, {fz7_split_open, true}};
+    size_t n_readers = sizeof readers / sizeof readers[0];
+    for (size_t i = a->opts.split ? n_readers - 1 : 0; i < n_readers; i++) {
+        if (errlen)
+            err[0] = 0;
+        if (!one_file && !readers[i].any_volumes)
+            continue;
+        fz7_status s = readers[i].open(a, err, errlen);
+        if (s == FZ7_OK) {
+            if (!a->info.phy_size)   /* (a tar cut short: where it would end) */
+                a->info.phy_size = a->file_size - a->info.offset - a->info.tail_size;
+            a->info.file_size = a->file_size - fz7_volumes_missing_bytes(a->vol);
+            return FZ7_OK;
+        }
+        if (s != FZ7_E_FORMAT || (errlen && err[0]))
+            return s;
+    }
+    return FZ7_E_FORMAT;
+}
+
+/* The archive in outer's main subfile (a .deb's data.tar.xz), opened over
+ * that member's bytes, or NULL when none opens: then outer is listed as
+ * it is, as 7-Zip does. */
+static fz7_archive *open_main_subfile(fz7_archive *outer)
+{
+    size_t i = outer->main_subfile - 1;
+    const fz7_entry *e = &outer->entries[i];
+    if (e->is_symlink || (outer->info.open_error && i + 1 == outer->count))
+        return NULL;
+    fz7_archive *a = calloc(1, sizeof *a);
+    if (!a)
+        return NULL;
+    a->opts = outer->opts;
+    a->opts.split = false;
+    a->fd = -1;
+    a->path = e->path;   /* names the one entry of an .xz or .gz */
+    char err[256];
+    if (fz7_volumes_window(outer->vol, fz7_ar_member_offset(outer, i), e->size, &a->vol) != FZ7_OK ||
+        (a->file_size = e->size, open_by_content(a, err, sizeof err)) != FZ7_OK) {
+        free_archive(a);
+        return NULL;
+    }
+    a->info.volumes = 1;
+    a->outer = outer;
+    return a;
 }
 
 fz7_status fz7_archive_open(const char *path, const fz7_open_opts *opts, fz7_archive **out,
@@ -78,51 +140,33 @@ fz7_status fz7_archive_open(const char *path, const fz7_open_opts *opts, fz7_arc
         a->opts.mem_limit = FZ7_DEFAULT_MEM_LIMIT;
     a->path = path;
 
-    /* Signatures at offset 0 first, the search for a stub's end last (as
-     * 7-Zip does), so an archive stored inside a tar or zip opens as that
-     * tar or zip. The lzip and lzma readers read one file only. */
-    bool one_file = fz7_volumes_count(a->vol) == 1;
-    struct {
-        fz7_status (*open)(fz7_archive *, char *, size_t);
-        bool any_volumes;
-    } readers[] = {{fz7_7z_open, true}, {fz7_xz_open, true}, {fz7_gzip_open, true}, {fz7_lzip_open, false},
-                   {fz7_lzma_alone_open, false},
-                   {fz7_libarchive_open, true}, {fz7_7z_sfx_open, true}, {fz7_split_open, true}};
-    size_t n_readers = sizeof readers / sizeof readers[0];
-    for (size_t i = a->opts.split ? n_readers - 1 : 0; i < n_readers; i++) {
-        if (errlen)
-            err[0] = 0;
-        if (!one_file && !readers[i].any_volumes)
-            continue;
-        fz7_status s = readers[i].open(a, err, errlen);
-        if (s == FZ7_OK) {
-            if (!a->info.phy_size)   /* (a tar cut short: where it would end) */
-                a->info.phy_size = a->file_size - a->info.offset - a->info.tail_size;
-            a->info.file_size = a->file_size - fz7_volumes_missing_bytes(a->vol);
-            const char *missing;
-            if (a->info.open_error && fz7_volumes_missing(a->vol, &missing)) {
-                snprintf(a->open_detail, sizeof a->open_detail, "Missing volume: %s", missing);
-                a->info.open_detail = a->open_detail;
-            }
-            a->info.volumes = fz7_volumes_count(a->vol);
-            if (fz7_volumes_are_disks(a->vol)) {
-                a->info.multivolume = true;
-                a->info.volume_index = named;
-                a->info.volume_size = fz7_volumes_start(a->vol, named + 1) - fz7_volumes_start(a->vol, named);
-            }
-            *out = a;
-            return FZ7_OK;
+    fz7_status s = open_by_content(a, err, errlen);
+    if (s == FZ7_OK) {
+        const char *missing;
+        if (a->info.open_error && fz7_volumes_missing(a->vol, &missing)) {
+            snprintf(a->open_detail, sizeof a->open_detail, "Missing volume: %s", missing);
+            a->info.open_detail = a->open_detail;
         }
-        if (s != FZ7_E_FORMAT || (errlen && err[0])) {
-            /* Bytes that end early in a split archive whose last volume
-             * is full-sized: the next volume is what is missing. */
-            const char *missing;
-            if (s == FZ7_E_TRUNCATED && fz7_volumes_missing(a->vol, &missing))
-                snprintf(err, errlen, "Missing volume: %s", missing);
-            free_archive(a);
-            return s;
+        a->info.volumes = fz7_volumes_count(a->vol);
+        if (fz7_volumes_are_disks(a->vol)) {
+            a->info.multivolume = true;
+            a->info.volume_index = named;
+            a->info.volume_size = fz7_volumes_start(a->vol, named + 1) - fz7_volumes_start(a->vol, named);
         }
+        fz7_archive *inner = a->main_subfile ? open_main_subfile(a) : NULL;
+        *out = inner ? inner : a;
+        return FZ7_OK;
     }
+    if (s != FZ7_E_FORMAT || (errlen && err[0])) {
+        /* Bytes that end early in a split archive whose last volume
+         * is full-sized: the next volume is what is missing. */
+        const char *missing;
+        if (s == FZ7_E_TRUNCATED && fz7_volumes_missing(a->vol, &missing))
+            snprintf(err, errlen, "Missing volume: %s", missing);
+        free_archive(a);
+        return s;
+    }
+    bool one_file = fz7_volumes_count(a->vol) == 1;
     const char *missing;
     if (!one_file && fz7_volumes_missing(a->vol, &missing)) {
         snprintf(err, errlen, "Missing volume: %s", missing);
@@ -135,6 +179,13 @@ fz7_status fz7_archive_open(const char *path, const fz7_open_opts *opts, fz7_arc
 }
 
 void fz7_archive_close(fz7_archive *a) { free_archive(a); }
+
+const fz7_archive *fz7_archive_outer(const fz7_archive *a, size_t *entry)
+{
+    if (a->outer && entry)
+        *entry = a->outer->main_subfile - 1;
+    return a->outer;
+}
 
 const fz7_archive_info *fz7_archive_get_info(const fz7_archive *a) { return &a->info; }
 size_t fz7_archive_count(const fz7_archive *a) { return a->count; }

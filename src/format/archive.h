@@ -136,6 +136,9 @@ typedef struct fz7_archive_info {
                                t/x extract them and exit 2 ("Open Errors") */
     const char *open_detail; /* fz7's own words on it ("Missing volume:
                                x.tar.003"), or NULL */
+    const char *warning;    /* a warning of the format's own (7-Zip's
+                               "WARNING = " line: an ar library's symbol
+                               table that does not read), or NULL */
     uint64_t file_size;     /* bytes of the file, of all its volumes */
     bool headers_error;     /* opened in spite of a damaged header (7z: a
                                zeroed start header); 7-Zip warns "Headers
@@ -177,7 +180,8 @@ typedef struct fz7_open_opts {
                                the one file it joins to, whatever it holds */
 } fz7_open_opts;
 
-/* Opens path, recognising the format by content: 7z, xz, lzma, then what
+/* Opens path, recognising the format by content: 7z, xz, lzma, ar (a .deb:
+ * the archive in its data.tar.*, fz7_archive_outer), then what
  * libarchive reads (zip, tar and compressed tar, cpio, iso9660, rar), then a
  * 7z archive behind a self-extractor stub. A path naming a first volume
  * ("x.7z.001") is read together with x.7z.002, ... as one archive; when
@@ -210,6 +214,12 @@ fz7_status fz7_archive_open_fd(int fd, const char *name, const fz7_open_opts *op
                                fz7_archive **out, char *err, size_t errlen);
 
 void fz7_archive_close(fz7_archive *a);
+
+/* The archive a was found inside, or NULL: fz7_archive_open opens a
+ * .deb's data.tar.* member in place of the ar archive, as 7-Zip does, and
+ * the ar archive stays readable here (owned by a) for its archive block
+ * and, in *entry, the member's index. */
+const fz7_archive *fz7_archive_outer(const fz7_archive *a, size_t *entry);
 
 const fz7_archive_info *fz7_archive_get_info(const fz7_archive *a);
 

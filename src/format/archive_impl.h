@@ -40,6 +40,10 @@ struct fz7_archive {
     const char *path;      /* as given to fz7_archive_open */
     char open_detail[PATH_MAX + 32]; /* info.open_detail's text */
     void *priv;            /* the format's own data */
+    size_t main_subfile;   /* 1 + the entry holding the archive 7-Zip opens
+                              in its place (a .deb's data.tar.xz), or 0 */
+    fz7_archive *outer;    /* the archive this one was opened inside (the
+                              .deb's ar), freed with this one; else NULL */
 };
 
 /* Frees the entries, their paths (those outside a->names one by one),
@@ -58,6 +62,12 @@ fz7_status fz7_lzip_open(fz7_archive *a, char *err, size_t errlen);
  * start header CRC checks and whose next header lies in the file. */
 fz7_status fz7_7z_sfx_open(fz7_archive *a, char *err, size_t errlen);
 fz7_status fz7_split_open(fz7_archive *a, char *err, size_t errlen);
+/* An ar archive (ar_read.c): a static library or a .deb, whose data.tar.*
+ * member it names in a->main_subfile. A header number that does not read
+ * is FZ7_E_FORMAT with "Is not archive" in err. */
+fz7_status fz7_ar_open(fz7_archive *a, char *err, size_t errlen);
+/* Where the data of the ar archive's entry i starts in its file. */
+uint64_t fz7_ar_member_offset(const fz7_archive *a, size_t i);
 /* Decodes the .xz stream(s) read from src to its end, forward as a pipe
  * is read (xz_stream.c): each block's check and each index verified, the
  * data handed to cb->data (only). A zip entry's xz data comes this way.

@@ -28,6 +28,9 @@ struct fz7_volumes {
     bool split;
     bool disks;            /* opened by fz7_volumes_open_disks */
     char *missing_name;    /* the first absent volume's path, when split */
+    const fz7_volumes *parent; /* a window: these bytes are parent's from
+                              base on (count 1, no descriptors of its own) */
+    uint64_t base;
 };
 
 #define FD_BUF_BYTES (1u << 16)
@@ -358,11 +361,36 @@ fz7_status fz7_volumes_open_disks(const char *const *paths, size_t n, fz7_volume
     return FZ7_OK;
 }
 
+fz7_status fz7_volumes_window(const fz7_volumes *parent, uint64_t offset, uint64_t length,
+                              fz7_volumes **out)
+{
+    *out = NULL;
+    uint64_t size = fz7_volumes_size(parent);
+    if (offset > size || length > size - offset)
+        return FZ7_E_ARG;
+    fz7_volumes *v = calloc(1, sizeof *v);
+    uint64_t *starts = malloc(2 * sizeof *starts);
+    if (!v || !starts) {
+        free(v);
+        free(starts);
+        return FZ7_E_MEM;
+    }
+    starts[0] = 0;
+    starts[1] = length;
+    v->starts = starts;
+    v->count = 1;
+    v->dir_fd = -1;
+    v->parent = parent;
+    v->base = offset;
+    *out = v;
+    return FZ7_OK;
+}
+
 void fz7_volumes_close(fz7_volumes *v)
 {
     if (!v)
         return;
-    for (size_t i = 0; i < v->count; i++) {
+    for (size_t i = 0; i < v->count && !v->parent; i++) {
         if (v->fds[i] >= 0)
             close(v->fds[i]);
         free(v->names[i]);
@@ -378,7 +406,8 @@ void fz7_volumes_close(fz7_volumes *v)
 
 uint64_t fz7_volumes_size(const fz7_volumes *v) { return v->starts[v->count]; }
 size_t fz7_volumes_count(const fz7_volumes *v) { return v->count; }
-int fz7_volumes_first_fd(const fz7_volumes *v) { return v->fds[0]; }
+int fz7_volumes_first_fd(const fz7_volumes *v) { return v->parent ? -1 : v->fds[0]; }
+bool fz7_volumes_is_window(const fz7_volumes *v) { return v->parent != NULL; }
 bool fz7_volumes_is_split(const fz7_volumes *v) { return v->split; }
 bool fz7_volumes_are_disks(const fz7_volumes *v) { return v->disks; }
 uint64_t fz7_volumes_start(const fz7_volumes *v, size_t i) { return v->starts[i]; }
@@ -418,6 +447,11 @@ bool fz7_volumes_missing(const fz7_volumes *v, const char **name)
 
 fz7_status fz7_volumes_pread(const fz7_volumes *v, void *buf, size_t n, uint64_t offset)
 {
+    if (v->parent) {
+        if (offset > v->starts[1] || n > v->starts[1] - offset)
+            return FZ7_E_TRUNCATED;
+        return fz7_volumes_pread(v->parent, buf, n, v->base + offset);
+    }
     uint8_t *p = buf;
     /* The last volume whose start is <= offset. */
     size_t lo = 0, hi = v->count;

@@ -62,6 +62,17 @@ uint64_t fz7_volumes_missing_bytes(const fz7_volumes *v);
 /* Where volume i (< fz7_volumes_count) begins in the byte space. */
 uint64_t fz7_volumes_start(const fz7_volumes *v, size_t i);
 
+/* A byte space that is bytes [offset, offset + length) of parent (an ar
+ * member, which is stored in one piece), for opening the archive inside
+ * it; parent must outlive *out, which fz7_volumes_close frees (parent's
+ * files stay open). It has no descriptor of its own: first_fd gives -1.
+ * FZ7_E_ARG when the range passes parent's end, FZ7_E_MEM. */
+fz7_status fz7_volumes_window(const fz7_volumes *parent, uint64_t offset, uint64_t length,
+                              fz7_volumes **out);
+
+/* True for a window made by fz7_volumes_window. */
+bool fz7_volumes_is_window(const fz7_volumes *v);
+
 /* Closes every volume and frees v (NULL is allowed). */
 void fz7_volumes_close(fz7_volumes *v);
 
@@ -71,7 +82,8 @@ uint64_t fz7_volumes_size(const fz7_volumes *v);
 /* Volumes opened (1 for a plain file). */
 size_t fz7_volumes_count(const fz7_volumes *v);
 
-/* The descriptor of the first volume (the whole file when count is 1). */
+/* The descriptor of the first volume (the whole file when count is 1), or
+ * -1 for a window. */
 int fz7_volumes_first_fd(const fz7_volumes *v);
 
 /* True when the name was a first volume ("x.7z.001"), even if no second
