@@ -690,7 +690,7 @@ static const char *expected_type(const struct fz7_options *o, const char *path)
         {".7z", "7z"}, {".xz", "xz"}, {".txz", "xz"}, {".lzma", "lzma"}, {".gz", "gzip"},
         {".tgz", "gzip"}, {".bz2", "bzip2"}, {".tbz2", "bzip2"}, {".tbz", "bzip2"},
         {".zst", "zstd"}, {".tzst", "zstd"}, {".zip", "zip"}, {".tar", "tar"}, {".cpio", "Cpio"},
-        {".ar", "Ar"}, {".deb", "Ar"}};
+        {".ar", "Ar"}, {".a", "Ar"}, {".lib", "Ar"}, {".deb", "Ar"}, {".udeb", "Ar"}, {".z01", "zip"}};
     for (size_t i = 0; i < sizeof by_ext / sizeof by_ext[0]; i++)
         if (!strcasecmp(dot, by_ext[i].ext))
             return by_ext[i].type;
@@ -756,8 +756,10 @@ static int open_error(const struct fz7_options *o, FILE *out, const char *path, 
                           : "Headers Error";
         fprintf(stderr, "%sERROR: %s%s%s\nOpen ERROR: Cannot open the file as [%s] archive\n\n\n",
                 listing ? "\n" : "", path, listing ? " : " : "\n", name, type);
-        /* (7zz's Split handler gives no reason: a file that is no first volume) */
-        if (strcmp(type, "Split") != 0)
+        /* (7zz gives no reason for a file its Split handler or its zip
+         * one for a first disk, x.z01, turns down) */
+        bool no_reason = !strcmp(type, "Split") || (vol && !strcasecmp(vol, ".z01"));
+        if (!no_reason)
             fprintf(stderr, "ERRORS:\n%s\n", why);
         /* the reader's own reason (which header, which offset) unless it is
          * only the generic "not this format" */

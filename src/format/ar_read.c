@@ -125,11 +125,15 @@ static long member_at(const ar_priv *p, size_t count, uint64_t offset)
     return lo < count && p->m[lo].header == offset ? (long)lo : -1;
 }
 
-/* Appends "member    symbol\n" to *out (a growing buffer). */
+/* Appends "member    symbol\n" to *out (a growing buffer of at most
+ * limit bytes: each line repeats a member's name, so the text can be far
+ * longer than the table). */
 static bool text_line(char **out, size_t *len, size_t *cap, const char *member, const char *sym,
-                      size_t sym_len)
+                      size_t sym_len, uint64_t limit)
 {
     size_t ml = strlen(member), need = *len + ml + 4 + sym_len + 1;
+    if (need > limit)
+        return false;
     if (need > *cap) {
         size_t c = need > 2 * *cap ? need : 2 * *cap;
         char *n = realloc(*out, c);
@@ -144,6 +148,15 @@ static bool text_line(char **out, size_t *len, size_t *cap, const char *member, 
     (*out)[need - 1] = '\n';
     *len = need;
     return true;
+}
+
+/* The most text a symbol table of n bytes may become: a real one's lines
+ * are a few times its entries (short member names), a crafted one's could
+ * repeat a 4 KiB name for every 5-byte entry. */
+static uint64_t text_limit(const fz7_archive *a, uint64_t n)
+{
+    uint64_t cap = a->opts.mem_limit / 4, t = n < (UINT64_MAX - 65536) / 16 ? 16 * n + 65536 : UINT64_MAX;
+    return t < cap ? t : cap;
 }
 
 /* The symbol table t (n bytes) of the first member as 7-Zip's text into
@@ -182,7 +195,8 @@ static int symbols_text(fz7_archive *a, const uint8_t *t, uint64_t n, bool bsd)
             free(out);
             return -1;
         }
-        if (!text_line(&out, &len, &cap, a->entries[k].path, (const char *)t + at, (size_t)(end - (t + at)))) {
+        if (!text_line(&out, &len, &cap, a->entries[k].path, (const char *)t + at, (size_t)(end - (t + at)),
+                       text_limit(a, n))) {
             free(out);
             return -1;
         }
