@@ -332,6 +332,11 @@ if command -v zip >/dev/null && command -v 7zz >/dev/null; then
     kept=0; for f in $(cd zsm && find . -type f); do cmp -s "zsm/$f" "zs7/$f" && kept=$((kept + 1)); done
     same "split zip, a disk missing: exit, named, some files whole" \
         "$(cat zrc.txt) $(grep -c 'Missing volume: sp.z04' af.txt) $([ "$kept" -gt 0 ] && echo some)" "2 1 some"
+    printf 'no zip here\n' >junk.z01   # a first disk that is none: 7zz's block, no reason
+    for c in l t; do
+        7zz $c junk.z01 >a7.txt 2>&1; echo "rc $?" >>a7.txt; "$FZ7" $c junk.z01 >af.txt 2>&1; echo "rc $?" >>af.txt
+        same "fz7 $c junk.z01 as 7zz" "$(tail -n +4 af.txt | cksum)" "$(tail -n +4 a7.txt | cksum)"
+    done
 else
     echo "SKIP: split zip against 7zz (zip or 7zz missing)"
 fi
