@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 typedef struct type_row {
     const char *name;   /* 7-Zip's spelling */
@@ -130,6 +131,29 @@ fz7_type fz7_type_for_writing(const char *path, const char **canon)
         *canon = NULL;   /* a self-extractor's name: 7-Zip writes 7z under it */
         return FZ7_TYPE_7Z;
     }
+    return t;
+}
+
+fz7_type fz7_type_to_write(const struct fz7_options *o, const char **canon)
+{
+    *canon = NULL;
+    if (o->type != FZ7_TYPE_AUTO)
+        return o->type;
+    fz7_type t = fz7_type_for_writing(o->archive, canon);
+    struct stat sb;
+    if (t != FZ7_TYPE_AUTO || o->from_stdin || stat(o->archive, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return t;
+    fz7_archive *a = NULL;
+    char err[256];
+    fz7_open_opts oo = {0};
+    if (fz7_archive_open(o->archive, &oo, &a, err, sizeof err) != FZ7_OK)
+        return t;
+    const fz7_archive_info *in = fz7_archive_get_info(a);
+    if (fz7_type_matches(FZ7_TYPE_ZIP, NULL, in))
+        t = FZ7_TYPE_ZIP;
+    else if (fz7_type_matches(FZ7_TYPE_TAR, NULL, in))
+        t = FZ7_TYPE_TAR;
+    fz7_archive_close(a);
     return t;
 }
 

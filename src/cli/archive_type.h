@@ -24,6 +24,12 @@ fz7_type fz7_type_of_archive_name(const char *path, const char **canon);
  * 7-Zip writes it (the name of a self-extractor, -sfx). */
 fz7_type fz7_type_for_writing(const char *path, const char **canon);
 
+/* The type a, u, d or rn writes o->archive as: -t's, else the name's
+ * (fz7_type_for_writing), else, for a name no type claims (x.bin), what
+ * the existing file holds, as 7zz opens it by content: FZ7_TYPE_ZIP,
+ * FZ7_TYPE_TAR, or FZ7_TYPE_AUTO (7z) for anything else or no file. */
+fz7_type fz7_type_to_write(const struct fz7_options *o, const char **canon);
+
 const char *fz7_type_extension(fz7_type t);
 
 /* True when the opened archive is of the type -t asked for (canon: the

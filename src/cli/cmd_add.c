@@ -664,7 +664,7 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
 static bool adds_to_tar_or_zip(const struct fz7_options *o)
 {
     const char *canon = NULL;
-    fz7_type type = o->type != FZ7_TYPE_AUTO ? o->type : fz7_type_for_writing(o->archive, &canon);
+    fz7_type type = fz7_type_to_write(o, &canon);
     if ((type != FZ7_TYPE_TAR && type != FZ7_TYPE_ZIP) || o->from_stdin || o->to_stdout ||
         o->n_volume_sizes)
         return false;
@@ -761,7 +761,7 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
         return FZ7_EXIT_FATAL;
     }
     const char *canon = NULL;
-    fz7_type type = o->type != FZ7_TYPE_AUTO ? o->type : fz7_type_for_writing(o->archive, &canon);
+    fz7_type type = fz7_type_to_write(o, &canon);
     if (type == FZ7_TYPE_LZMA || type == FZ7_TYPE_OTHER) {
         /* Formats 7-Zip (lzma, cab, iso, ...) or fz7 (wim) cannot create. */
         fprintf(stderr, "\n\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");

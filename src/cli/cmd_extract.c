@@ -800,10 +800,10 @@ static int extract_one(const struct fz7_options *o, const char *path, totals *t)
         fflush(stdout);
     if (piped) /* sizes of a piped archive are known only now */
         r.size = n ? fz7_archive_entry(a, 0)->size : 0;
-    /* "Compressed:" counts the whole file, a tail too (as 7-Zip). */
+    /* "Compressed:" counts the whole file, a stub and a tail too (as 7-Zip). */
     const fz7_archive *outer = fz7_archive_outer(a, NULL);   /* a .deb: the whole file counts */
     const fz7_archive_info *whole = fz7_archive_get_info(outer ? outer : a);
-    uint64_t phy_size = whole->phy_size + whole->tail_size;
+    uint64_t phy_size = whole->offset + whole->phy_size + whole->tail_size;
     free(select);
     fz7_archive_close(a);
     fz7_keep_password(&t->password, &password);

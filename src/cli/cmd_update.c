@@ -966,7 +966,7 @@ int fz7_cmd_update(const struct fz7_options *o)
          * file of its name and refuses others, as 7zz does; with -u rules
          * for the file itself, a keeps or writes it when they leave one. */
         const char *canon = NULL;
-        fz7_type t = o->type != FZ7_TYPE_AUTO ? o->type : fz7_type_for_writing(o->archive, &canon);
+        fz7_type t = fz7_type_to_write(o, &canon);
         if (t == FZ7_TYPE_XZ || t == FZ7_TYPE_GZIP || t == FZ7_TYPE_BZIP2) {
             if (!fz7_has_update_rules(o))
                 return fz7_cmd_add(o);
@@ -1035,7 +1035,7 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
         return FZ7_EXIT_FATAL;
     }
     const char *canon = NULL;
-    fz7_type type = o->type != FZ7_TYPE_AUTO ? o->type : fz7_type_for_writing(o->archive, &canon);
+    fz7_type type = fz7_type_to_write(o, &canon);
     bool la = type == FZ7_TYPE_TAR || type == FZ7_TYPE_ZIP;
     if (type == FZ7_TYPE_LZMA || type == FZ7_TYPE_OTHER) {   /* as in cmd_add.c */
         fprintf(stderr, "\n\nSystem ERROR:\nE_NOTIMPL : Not implemented\n");
@@ -1173,10 +1173,10 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
         fz7_print_archive_block(out, path, r.old, NULL);
         fputc('\n', out);
         r.n_old = fz7_archive_count(r.old);
-        /* What stands before a 7z archive (a self-extractor's stub, or
-         * whatever else) stays before it, as 7zz keeps it; -sfx replaces
-         * it. (The reader looks at most 16 MiB in for the archive.) */
-        if (!la && !o->sfx && !n_vols) {
+        /* What stands before a 7z or zip archive (a self-extractor's
+         * stub, or whatever else) stays before it, as 7zz keeps it; -sfx
+         * replaces it. (The reader looks at most 16 MiB in for a 7z.) */
+        if (!o->sfx && !n_vols) {
             if ((rc = fz7_lead_load(path, r.old, &r.sfx, &r.sfx_len)) != 0)
                 goto done;
             r.sfx_kept = r.sfx_len > 0;

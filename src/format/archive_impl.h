@@ -203,12 +203,14 @@ void fz7_zip_places_sort(fz7_zip_place *p, size_t n);
  * FZ7_MTIME_DOS): EXACT with an NTFS time, SECONDS with a UT one. With
  * recs_out, *recs_out gets count records (calloc'd; each comment malloc'd)
  * or NULL; *comment gets the archive's comment (malloc'd) or NULL;
- * *tail_size the bytes after the end record (fz7_zip_find_directory). A
+ * *tail_size the bytes after the end record (fz7_zip_find_directory);
+ * *stub the bytes before the zip that its offsets do not count (a
+ * self-extractor's, 7-Zip's Offset; 0 for a zip split across files). A
  * directory over mem_limit bytes, or one that cannot be read, is passed
  * over (libarchive reports what is wrong with it). */
 void fz7_zip_central(const fz7_volumes *v, uint64_t size, fz7_entry *entries, size_t count,
                      uint64_t mem_limit, fz7_zip_rec **recs_out, char **comment, uint32_t **listed,
-                     uint64_t *tail_size);
+                     uint64_t *tail_size, uint64_t *stub);
 
 /* A time of a pax record: seconds since 1970-01-01 UTC, nanoseconds, and
  * the fraction's digits as stored (0-9; 7-Zip lists that many). */

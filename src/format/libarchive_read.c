@@ -1500,6 +1500,14 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
         name_format(ar, p);
     archive_read_free(ar);
     free(src);
+    if (st == FZ7_OK && headers == 0 && !raw && strcmp(p->type_name, "tar") == 0) {
+        /* zero blocks alone (a disk image's first sector, padding before
+         * a 7z) are no tar to 7-Zip: the next readers look further */
+        la_close(a);
+        a->ops = NULL;
+        a->priv = NULL;
+        return FZ7_E_FORMAT;
+    }
     if (st == FZ7_E_MEMLIMIT && errlen && !err[0])
         snprintf(err, errlen, "The list of entries exceeds the memory limit");
     if (st != FZ7_OK)
@@ -1519,9 +1527,9 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
                 a->entries[i].mtime_prec = FZ7_MTIME_DOS;
         /* the records always: they also say which entries libarchive
          * cannot decode (zip_own_data) */
-        uint64_t tail = 0;
+        uint64_t tail = 0, stub = 0;
         fz7_zip_central(a->vol, a->file_size, a->entries, a->count, a->opts.mem_limit, &p->zip,
-                        &p->comment, &a->listed, &tail);
+                        &p->comment, &a->listed, &tail, &stub);
         a->info.comment = p->comment;
         uint8_t mark[4];
         if (fz7_volumes_are_disks(a->vol) && fz7_volumes_pread(a->vol, mark, 4, 0) == FZ7_OK &&
@@ -1538,6 +1546,7 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
             zip_local_sizes(a, p);
         } else if (central) {
             a->info.tail_size = tail;   /* bytes after the end record: 7-Zip's tail */
+            a->info.offset = stub;
         }
     }
     if (tar) {

@@ -398,7 +398,7 @@ static void apply_record(const uint8_t *h, fz7_entry *entries, size_t k, fz7_zip
         r->matched = true;
         r->size = usize;
         r->at = record_base(v, h, shift) + local;
-        r->offset = fz7_volumes_are_disks(v) ? local : r->at;   /* 7-Zip's: in its disk */
+        r->offset = local;   /* 7-Zip's: in the zip (a stub not counted), in its disk */
         r->crc = fz7_get32le(h + 16);
         r->disk = fz7_get16le(h + 34);
         r->flags = fz7_get16le(h + 8);
@@ -471,17 +471,20 @@ static uint32_t *directory_order(const fz7_zip_place *place, size_t count)
 
 void fz7_zip_central(const fz7_volumes *v, uint64_t size, fz7_entry *entries, size_t count,
                      uint64_t mem_limit, fz7_zip_rec **recs_out, char **comment, uint32_t **listed,
-                     uint64_t *tail_size)
+                     uint64_t *tail_size, uint64_t *stub)
 {
     *listed = NULL;
     if (recs_out)
         *recs_out = NULL;
     *comment = NULL;
+    *stub = 0;
     uint64_t off, len;
     uint64_t shift = 0;
     if (!fz7_zip_find_directory(v, size, &off, &len, comment, &shift, tail_size) || !count || len > mem_limit || len > SIZE_MAX ||
         off > size || len > size - off)
         return;
+    if (shift < size && !fz7_volumes_are_disks(v))
+        *stub = shift;
     uint8_t *cd = malloc(len ? (size_t)len : 1);
     fz7_zip_rec *recs = recs_out ? calloc(count, sizeof *recs) : NULL;
     if (!cd || (recs_out && !recs) || fz7_volumes_pread(v, cd, (size_t)len, off) != FZ7_OK) {
