@@ -41,7 +41,13 @@ struct fz7_archive {
     char open_detail[PATH_MAX + 32]; /* info.open_detail's text */
     void *priv;            /* the format's own data */
     size_t main_subfile;   /* 1 + the entry holding the archive 7-Zip opens
-                              in its place (a .deb's data.tar.xz), or 0 */
+                              in its place (a .deb's data.tar.xz, an rpm's
+                              payload), or 0 */
+    uint64_t main_offset;  /* with main_subfile: where that entry's bytes
+                              start in vol (they are e->size long) */
+    const char *main_type; /* with main_subfile: 7-Zip's type of it by its
+                              name ("gzip" for an rpm's .cpio.gz), when 7-Zip
+                              requires it to open; else NULL */
     fz7_archive *outer;    /* the archive this one was opened inside (the
                               .deb's ar), freed with this one; else NULL */
 };
@@ -66,8 +72,9 @@ fz7_status fz7_split_open(fz7_archive *a, char *err, size_t errlen);
  * member it names in a->main_subfile. A header number that does not read
  * is FZ7_E_FORMAT with "Is not archive" in err. */
 fz7_status fz7_ar_open(fz7_archive *a, char *err, size_t errlen);
-/* Where the data of the ar archive's entry i starts in its file. */
-uint64_t fz7_ar_member_offset(const fz7_archive *a, size_t i);
+/* An rpm package (rpm_read.c): its lead and headers, listed as one entry,
+ * the compressed payload, which it names in a->main_subfile. */
+fz7_status fz7_rpm_open(fz7_archive *a, char *err, size_t errlen);
 /* Decodes the .xz stream(s) read from src to its end, forward as a pipe
  * is read (xz_stream.c): each block's check and each index verified, the
  * data handed to cb->data (only). A zip entry's xz data comes this way.
