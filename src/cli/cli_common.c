@@ -580,8 +580,6 @@ static void print_one_block(FILE *out, const char *path, const fz7_archive *a, c
         fprintf(out, "Tail Size = %llu\n", (unsigned long long)in->tail_size);
     if (in->format == FZ7_FORMAT_7Z || in->headers_size)
         fprintf(out, "Headers Size = %llu\n", (unsigned long long)in->headers_size);
-    for (size_t k = 0; k < 2 && in->lines[k].name; k++)
-        fprintf(out, "%s = %s\n", in->lines[k].name, in->lines[k].value);
     if (in->sub_type)
         fprintf(out, "SubType = %s\n", in->sub_type);
     if (in->code_page)
@@ -591,6 +589,8 @@ static void print_one_block(FILE *out, const char *path, const fz7_archive *a, c
         fprintf(out, "Method = %s%s%s\n", m, m[0] ? " " : "", in->check);
     else if (m[0])
         fprintf(out, "Method = %s\n", m);
+    for (size_t k = 0; k < 4 && in->lines[k].name; k++)
+        fprintf(out, "%s = %s\n", in->lines[k].name, in->lines[k].value);
     if (in->format == FZ7_FORMAT_7Z) {
         fprintf(out, "Solid = %c\n", in->solid ? '+' : '-');
         fprintf(out, "Blocks = %llu\n", (unsigned long long)in->num_blocks);
@@ -697,7 +697,8 @@ static const char *expected_type(const struct fz7_options *o, const char *path)
         {".7z", "7z"}, {".xz", "xz"}, {".txz", "xz"}, {".lzma", "lzma"}, {".gz", "gzip"},
         {".tgz", "gzip"}, {".bz2", "bzip2"}, {".tbz2", "bzip2"}, {".tbz", "bzip2"},
         {".zst", "zstd"}, {".tzst", "zstd"}, {".zip", "zip"}, {".tar", "tar"}, {".cpio", "Cpio"},
-        {".ar", "Ar"}, {".deb", "Ar"}, {".rpm", "Rpm"}};
+        {".ar", "Ar"}, {".deb", "Ar"}, {".rpm", "Rpm"},
+        {".cab", "Cab"}};
     for (size_t i = 0; i < sizeof by_ext / sizeof by_ext[0]; i++)
         if (!strcasecmp(dot, by_ext[i].ext))
             return by_ext[i].type;

@@ -122,9 +122,10 @@ typedef struct fz7_archive_info {
                                else 0 */
     const char *code_page;  /* 7-Zip's "Code Page = " value (tar), or NULL */
     const char *sub_type;   /* 7-Zip's "SubType = " value (cpio), or NULL */
-    fz7_prop lines[2];      /* the format's own lines after Headers Size
-                               (an rpm's CPU and Host OS, each a value);
-                               name NULL: none */
+    fz7_prop lines[4];      /* the format's own lines after Method (an rpm's
+                               CPU and Host OS, a cabinet's Blocks, Volumes,
+                               Volume Index, ID), each a value; name NULL:
+                               none */
     fz7_prop times[2];      /* the volume's Created and Modified lines
                                after Comment (ISO 9660); name NULL: none */
     const char *comment;    /* the archive's comment (a tar's pax global

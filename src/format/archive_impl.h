@@ -98,8 +98,8 @@ fz7_status fz7_gzip_open(fz7_archive *a, char *err, size_t errlen);
  * (info.piped). fd is not closed. FZ7_E_FORMAT (not gzip), FZ7_E_MEM. */
 fz7_status fz7_gzip_open_pipe(int fd, const uint8_t *head, size_t head_len, const char *name,
                               const fz7_open_opts *opts, fz7_archive **out, char *err, size_t errlen);
-/* Zip, tar (plain or gz/bz2/xz/zstd/lz4-compressed), cpio, iso9660, rar
- * and rar5 through libarchive (read only). */
+/* Zip, tar (plain or gz/bz2/xz/zstd/lz4-compressed), cpio, iso9660, rar,
+ * rar5 and cab through libarchive (read only). */
 fz7_status fz7_libarchive_open(fz7_archive *a, char *err, size_t errlen);
 /* One bzip2, zstd, lz4 or compress file arriving on fd, which need not
  * seek (a pipe: -si), for one forward pass: head (head_len bytes) was read
@@ -302,6 +302,33 @@ typedef struct fz7_tar_headers {
 fz7_status fz7_tar_headers_read(const fz7_volumes *v, uint64_t size, uint64_t mem_limit,
                                 fz7_detail keep, fz7_tar_headers *out);
 void fz7_tar_headers_free(fz7_tar_headers *t);
+
+/* What a cabinet's own headers say beyond libarchive's entries
+ * (cab_headers.c). */
+typedef struct fz7_cab_file {
+    uint16_t folder;        /* iFolder: the folder (7-Zip's Block) holding it */
+    uint16_t attribs;       /* its attributes (read-only, hidden, system, archive...) */
+} fz7_cab_file;
+
+typedef struct fz7_cab_headers {
+    uint16_t *folder_type;  /* per folder its typeCompress */
+    size_t folders;
+    fz7_cab_file *files;    /* per CFFILE record, in the file's order */
+    size_t count;
+    uint32_t cabinet_size;  /* cbCabinet: the cabinet's bytes as its header says */
+    uint16_t set_id, cabinet_index;
+    char method[64];        /* the folders' methods as 7-Zip's Method line */
+} fz7_cab_headers;
+
+/* Reads the CFHEADER, CFFOLDER and CFFILE records of the cabinet of size
+ * bytes in v. FZ7_E_FORMAT when they do not read (then *out is empty),
+ * FZ7_E_MEM. Free with fz7_cab_headers_free. */
+fz7_status fz7_cab_headers_read(const fz7_volumes *v, uint64_t size, fz7_cab_headers *out);
+void fz7_cab_headers_free(fz7_cab_headers *c);
+
+/* A cabinet entry's `l -slt` lines in 7-Zip's order (e the entry
+ * libarchive listed, c's record i its CFFILE). */
+size_t fz7_cab_props(const fz7_entry *e, const fz7_cab_headers *c, size_t i, fz7_prop *pr, char *buf, size_t cap);
 
 /* One entry header of a cpio archive as stored (cpio_headers.c). */
 typedef struct fz7_cpio_hdr {

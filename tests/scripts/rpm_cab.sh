@@ -6,7 +6,9 @@
 # payload (name-version-release.arch.cpio.gz, .xz, .zst), then the
 # payload's own block; the cases edit the lead and header tags 7zz reads
 # (name, arch, os, build time, compressor, the signature's size) and cut
-# or damage the file.
+# or damage the file. A cabinet (MSZip and stored, an empty file, nested
+# names, one cut in its data) lists 7zz's Method, Blocks, Volumes, Volume
+# Index and ID, and per file its Attributes, Method and Block.
 set -u
 . "$(dirname "$0")/lib.sh"
 t_init 7zz python3
@@ -137,6 +139,26 @@ PY
     fi
 else
     echo "SKIP: rpmbuild not installed: the rpm cases"
+fi
+
+# --- cab ---
+if command -v gcab >/dev/null; then
+    ran=1
+    mkdir -p c/sub c/deep/er
+    printf 'hello\n' >c/a.txt
+    seq 1 3000 >c/sub/b.txt
+    : >c/empty.txt
+    printf 'x\n' >c/deep/er/x.bin
+    touch -d '2024-01-02 03:04:06' c/a.txt c/sub/b.txt c/empty.txt c/deep/er/x.bin
+    (cd c && gcab -c -z ../mszip.cab a.txt sub/b.txt empty.txt deep/er/x.bin &&
+        gcab -c ../stored.cab a.txt sub/b.txt)
+    head -c 3000 mszip.cab >cut.cab   # cut in its data: 7zz's open error
+    for arc in mszip.cab stored.cab cut.cab; do
+        vs_7zz l -slt "$arc"
+        [ "$arc" = cut.cab ] || { vs_7zz l "$arc"; vs_7zz t "$arc"; same_files "$arc"; }
+    done
+else
+    echo "SKIP: gcab not installed: the cab cases"
 fi
 
 [ "$ran" = 1 ] || { echo "SKIP: neither rpmbuild nor gcab installed"; exit 77; }
