@@ -443,15 +443,20 @@ static const char *type_name(fz7_format f)
     return "?";
 }
 
-const char *fz7_archive_warning(const fz7_archive *a)
+/* The warning of one archive's block (not of the archive around it). */
+static const char *block_warning(const fz7_archive_info *in)
 {
-    const fz7_archive *outer = fz7_archive_outer(a, NULL);
-    const fz7_archive_info *in = fz7_archive_get_info(outer ? outer : a);
     if (in->warning)
         return in->warning;
     if (in->headers_error)
         return "Headers Error";
     return in->tail_size ? FZ7_TAIL_WARNING : NULL;
+}
+
+const char *fz7_archive_warning(const fz7_archive *a)
+{
+    const fz7_archive *outer = fz7_archive_outer(a, NULL);
+    return block_warning(fz7_archive_get_info(outer ? outer : a));
 }
 
 int fz7_refuse_read_only(FILE *out, const char *path)
@@ -557,8 +562,8 @@ static void print_one_block(FILE *out, const char *path, const fz7_archive *a, c
         fprintf(out, "ERRORS:\n%s\n", in->open_error);
     if (in->warning)   /* the format's own: 7-Zip's property line */
         fprintf(out, "WARNING = %s\n", in->warning);
-    else if (fz7_archive_warning(a))
-        fprintf(out, "WARNINGS:\n%s\n", fz7_archive_warning(a));
+    else if (block_warning(in))
+        fprintf(out, "WARNINGS:\n%s\n", block_warning(in));
     if (in->offset)
         fprintf(out, "Offset = %llu\n", (unsigned long long)in->offset);
     if (in->multivolume) {
@@ -584,6 +589,8 @@ static void print_one_block(FILE *out, const char *path, const fz7_archive *a, c
         fprintf(out, "Method = %s%s%s\n", m, m[0] ? " " : "", in->check);
     else if (m[0])
         fprintf(out, "Method = %s\n", m);
+    for (size_t k = 0; k < 4 && in->lines[k].name; k++)
+        fprintf(out, "%s = %s\n", in->lines[k].name, in->lines[k].value);
     if (in->format == FZ7_FORMAT_7Z) {
         fprintf(out, "Solid = %c\n", in->solid ? '+' : '-');
         fprintf(out, "Blocks = %llu\n", (unsigned long long)in->num_blocks);
@@ -690,7 +697,8 @@ static const char *expected_type(const struct fz7_options *o, const char *path)
         {".7z", "7z"}, {".xz", "xz"}, {".txz", "xz"}, {".lzma", "lzma"}, {".gz", "gzip"},
         {".tgz", "gzip"}, {".bz2", "bzip2"}, {".tbz2", "bzip2"}, {".tbz", "bzip2"},
         {".zst", "zstd"}, {".tzst", "zstd"}, {".zip", "zip"}, {".tar", "tar"}, {".cpio", "Cpio"},
-        {".ar", "Ar"}, {".a", "Ar"}, {".lib", "Ar"}, {".deb", "Ar"}, {".udeb", "Ar"}, {".z01", "zip"}};
+        {".ar", "Ar"}, {".a", "Ar"}, {".lib", "Ar"}, {".deb", "Ar"}, {".udeb", "Ar"}, {".z01", "zip"},
+        {".rpm", "Rpm"}, {".cab", "Cab"}};
     for (size_t i = 0; i < sizeof by_ext / sizeof by_ext[0]; i++)
         if (!strcasecmp(dot, by_ext[i].ext))
             return by_ext[i].type;
@@ -756,9 +764,9 @@ static int open_error(const struct fz7_options *o, FILE *out, const char *path, 
                           : "Headers Error";
         fprintf(stderr, "%sERROR: %s%s%s\nOpen ERROR: Cannot open the file as [%s] archive\n\n\n",
                 listing ? "\n" : "", path, listing ? " : " : "\n", name, type);
-        /* (7zz gives no reason for a file its Split handler or its zip
-         * one for a first disk, x.z01, turns down) */
-        bool no_reason = !strcmp(type, "Split") || (vol && !strcasecmp(vol, ".z01"));
+        /* (7zz gives no reason for a file its Split or Rpm handler, or
+         * its zip one for a first disk, x.z01, turns down) */
+        bool no_reason = !strcmp(type, "Split") || !strcmp(type, "Rpm") || (vol && !strcasecmp(vol, ".z01"));
         if (!no_reason)
             fprintf(stderr, "ERRORS:\n%s\n", why);
         /* the reader's own reason (which header, which offset) unless it is
@@ -777,6 +785,26 @@ static int open_error(const struct fz7_options *o, FILE *out, const char *path, 
             fprintf(stderr, "ERROR: %s\n%s\n\n", path, m);
     }
     return st == FZ7_E_MEM ? FZ7_EXIT_MEMORY : FZ7_EXIT_FATAL;
+}
+
+/* A package whose payload does not open as its name says (an rpm's
+ * .cpio.gz that is no gzip): 7-Zip 26 names the payload and its type as
+ * for an archive that does not open, without a reason, after the
+ * package's own error when it is cut short. */
+static int payload_error(const struct fz7_options *o, FILE *out, const char *path, const fz7_archive_info *in,
+                         bool *cant_open)
+{
+    bool listing = o->command == FZ7_CMD_LIST;
+    *cant_open = true;
+    if (listing && !o->ba)
+        fputc('\n', out);
+    fflush(out);
+    if (!listing && in->open_error)
+        fprintf(stderr, "\nERRORS:\n%s\n\n", in->open_error);
+    fprintf(stderr, "%sERROR: %s%s%s\nOpen ERROR: Cannot open the file as [%s] archive\n\n\n%s",
+            listing ? "\n" : "", path, listing ? " : " : "\n", in->unopened_name, in->unopened_type,
+            listing ? "\n" : "");
+    return FZ7_EXIT_FATAL;
 }
 
 void fz7_print_cant_open_summary(const struct fz7_options *o, FILE *out)
@@ -925,6 +953,11 @@ int fz7_open_for_read(const struct fz7_options *o, const char *path, FILE *out, 
     }
     if (s != FZ7_OK)
         return open_error(o, out, path, s, err, false, cant_open);
+    if (fz7_archive_get_info(a)->unopened_type) {
+        int rc = payload_error(o, out, path, fz7_archive_get_info(a), cant_open);
+        fz7_archive_close(a);
+        return rc;
+    }
     if (type_excluded(o, a)) { /* -stx: as a file of no known type */
         fz7_archive_close(a);
         fflush(out);

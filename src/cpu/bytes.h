@@ -1,4 +1,5 @@
-/* bytes.h - little-endian loads and stores of 16-, 32- and 64-bit values.
+/* bytes.h - little-endian loads and stores of 16-, 32- and 64-bit values
+ * (and the big-endian loads of formats that store numbers so: ar, rpm).
  *
  * Every value that reaches the output (header fields, CRC words, and the
  * match finders' hashes, which choose the matches) is read through these,
@@ -17,6 +18,11 @@ static inline uint32_t fz7_get32le(const uint8_t *p)
 static inline uint64_t fz7_get64le(const uint8_t *p)
 {
     return (uint64_t)fz7_get32le(p) | ((uint64_t)fz7_get32le(p + 4) << 32);
+}
+static inline uint16_t fz7_get16be(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+static inline uint32_t fz7_get32be(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 static inline void fz7_put16le(uint8_t *p, uint16_t v)
 {

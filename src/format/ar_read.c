@@ -106,11 +106,6 @@ static char *gnu_long_name(const char *names, size_t len, uint64_t at)
     return strndup(s, n);
 }
 
-static uint32_t get32be(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 /* The index of the member whose header is at offset, or -1. */
 static long member_at(const ar_priv *p, size_t count, uint64_t offset)
 {
@@ -178,7 +173,7 @@ static int symbols_text(fz7_archive *a, const uint8_t *t, uint64_t n, bool bsd)
         if (str_len > n - strings)
             return -1;
     } else {
-        if (n < 4 || (count = get32be(t)) > (n - 4) / 4)
+        if (n < 4 || (count = fz7_get32be(t)) > (n - 4) / 4)
             return -1;
         strings = 4 + 4 * count;
         str_len = n - strings;
@@ -187,7 +182,7 @@ static int symbols_text(fz7_archive *a, const uint8_t *t, uint64_t n, bool bsd)
     size_t len = 0, cap = 0;
     pos = strings;
     for (uint64_t i = 0; i < count; i++) {
-        uint64_t off = bsd ? fz7_get32le(t + 4 + 8 * i + 4) : get32be(t + 4 + 4 * i);
+        uint64_t off = bsd ? fz7_get32le(t + 4 + 8 * i + 4) : fz7_get32be(t + 4 + 4 * i);
         uint64_t at = bsd ? strings + fz7_get32le(t + 4 + 8 * i) : pos;
         long k = member_at(p, a->count, off);
         const uint8_t *end = at < strings + str_len ? memchr(t + at, 0, strings + str_len - at) : NULL;
@@ -512,13 +507,9 @@ fz7_status fz7_ar_open(fz7_archive *a, char *err, size_t errlen)
     /* a package's files are in its data.tar.xz (.gz, .zst...), which
      * 7-Zip opens in turn; a plain data.tar it leaves as a member */
     for (size_t i = 0; deb && i < a->count && !a->main_subfile; i++)
-        if (!strncmp(a->entries[i].path, "data.tar.", 9))
+        if (!strncmp(a->entries[i].path, "data.tar.", 9)) {
             a->main_subfile = i + 1;
+            a->main_offset = p->m[i].data;
+        }
     return FZ7_OK;
-}
-
-uint64_t fz7_ar_member_offset(const fz7_archive *a, size_t i)
-{
-    const ar_priv *p = a->priv;
-    return p->m[i].data;
 }

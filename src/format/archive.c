@@ -57,7 +57,7 @@ static fz7_status open_by_content(fz7_archive *a, char *err, size_t errlen)
         fz7_status (*open)(fz7_archive *, char *, size_t);
         bool any_volumes;
     } readers[] = {{fz7_7z_open, true}, {fz7_xz_open, true}, {fz7_gzip_open, true}, {fz7_lzip_open, false},
-                   {fz7_lzma_alone_open, false}, {fz7_ar_open, true},
+                   {fz7_lzma_alone_open, false}, {fz7_ar_open, true}, {fz7_rpm_open, true},
                    {fz7_libarchive_open, true}, {fz7_7z_sfx_open, true}, {fz7_split_open, true}};
     size_t n_readers = sizeof readers / sizeof readers[0];
     for (size_t i = a->opts.split ? n_readers - 1 : 0; i < n_readers; i++) {
@@ -78,9 +78,9 @@ static fz7_status open_by_content(fz7_archive *a, char *err, size_t errlen)
     return FZ7_E_FORMAT;
 }
 
-/* The archive in outer's main subfile (a .deb's data.tar.xz), opened over
- * that member's bytes, or NULL when none opens: then outer is listed as
- * it is, as 7-Zip does. */
+/* The archive in outer's main subfile (a .deb's data.tar.xz, an rpm's
+ * payload), opened over that member's bytes, or NULL when none opens:
+ * then outer is listed as it is, as 7-Zip does. */
 static fz7_archive *open_main_subfile(fz7_archive *outer)
 {
     size_t i = outer->main_subfile - 1;
@@ -95,7 +95,7 @@ static fz7_archive *open_main_subfile(fz7_archive *outer)
     a->fd = -1;
     a->path = e->path;   /* names the one entry of an .xz or .gz */
     char err[256];
-    if (fz7_volumes_window(outer->vol, fz7_ar_member_offset(outer, i), e->size, &a->vol) != FZ7_OK ||
+    if (fz7_volumes_window(outer->vol, outer->main_offset, e->size, &a->vol) != FZ7_OK ||
         (a->file_size = e->size, open_by_content(a, err, sizeof err)) != FZ7_OK) {
         free_archive(a);
         return NULL;
@@ -154,6 +154,10 @@ fz7_status fz7_archive_open(const char *path, const fz7_open_opts *opts, fz7_arc
             a->info.volume_size = fz7_volumes_start(a->vol, named + 1) - fz7_volumes_start(a->vol, named);
         }
         fz7_archive *inner = a->main_subfile ? open_main_subfile(a) : NULL;
+        if (a->main_subfile && !inner && a->main_type) {
+            a->info.unopened_name = a->entries[a->main_subfile - 1].path;
+            a->info.unopened_type = a->main_type;
+        }
         *out = inner ? inner : a;
         return FZ7_OK;
     }

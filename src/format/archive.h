@@ -122,6 +122,10 @@ typedef struct fz7_archive_info {
                                else 0 */
     const char *code_page;  /* 7-Zip's "Code Page = " value (tar), or NULL */
     const char *sub_type;   /* 7-Zip's "SubType = " value (cpio), or NULL */
+    fz7_prop lines[4];      /* the format's own lines after Method (an rpm's
+                               CPU and Host OS, a cabinet's Blocks, Volumes,
+                               Volume Index, ID), each a value; name NULL:
+                               none */
     fz7_prop times[2];      /* the volume's Created and Modified lines
                                after Comment (ISO 9660); name NULL: none */
     const char *comment;    /* the archive's comment (a tar's pax global
@@ -146,6 +150,11 @@ typedef struct fz7_archive_info {
     bool sizes_unknown;     /* the archive's extent is known only after
                                decoding (.lzma, a salvaged .xz): 7-Zip shows
                                no Physical Size and no packed sizes */
+    const char *unopened_name, *unopened_type; /* a package whose payload
+                               (an rpm's) does not open as the type its
+                               name says ("gzip"): the payload's name and
+                               that type; 7-Zip cannot open the package
+                               then. Else NULL */
     bool piped;             /* read from a pipe in one forward pass (-si):
                                sizes and phy_size are known only after
                                fz7_archive_extract, which runs once */
@@ -181,7 +190,9 @@ typedef struct fz7_open_opts {
 } fz7_open_opts;
 
 /* Opens path, recognising the format by content: 7z, xz, lzma, ar (a .deb:
- * the archive in its data.tar.*, fz7_archive_outer), then what
+ * the archive in its data.tar.*, fz7_archive_outer), rpm (likewise its
+ * payload; when that does not open, the package itself, with
+ * info.unopened_name and unopened_type set), then what
  * libarchive reads (zip, tar and compressed tar, cpio, iso9660, rar), then a
  * 7z archive behind a self-extractor stub. A path naming a first volume
  * ("x.7z.001") is read together with x.7z.002, ... as one archive; when

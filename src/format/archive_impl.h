@@ -41,7 +41,13 @@ struct fz7_archive {
     char open_detail[PATH_MAX + 32]; /* info.open_detail's text */
     void *priv;            /* the format's own data */
     size_t main_subfile;   /* 1 + the entry holding the archive 7-Zip opens
-                              in its place (a .deb's data.tar.xz), or 0 */
+                              in its place (a .deb's data.tar.xz, an rpm's
+                              payload), or 0 */
+    uint64_t main_offset;  /* with main_subfile: where that entry's bytes
+                              start in vol (they are e->size long) */
+    const char *main_type; /* with main_subfile: 7-Zip's type of it by its
+                              name ("gzip" for an rpm's .cpio.gz), when 7-Zip
+                              requires it to open; else NULL */
     fz7_archive *outer;    /* the archive this one was opened inside (the
                               .deb's ar), freed with this one; else NULL */
 };
@@ -66,8 +72,9 @@ fz7_status fz7_split_open(fz7_archive *a, char *err, size_t errlen);
  * member it names in a->main_subfile. A header number that does not read
  * is FZ7_E_FORMAT with "Is not archive" in err. */
 fz7_status fz7_ar_open(fz7_archive *a, char *err, size_t errlen);
-/* Where the data of the ar archive's entry i starts in its file. */
-uint64_t fz7_ar_member_offset(const fz7_archive *a, size_t i);
+/* An rpm package (rpm_read.c): its lead and headers, listed as one entry,
+ * the compressed payload, which it names in a->main_subfile. */
+fz7_status fz7_rpm_open(fz7_archive *a, char *err, size_t errlen);
 /* Decodes the .xz stream(s) read from src to its end, forward as a pipe
  * is read (xz_stream.c): each block's check and each index verified, the
  * data handed to cb->data (only). A zip entry's xz data comes this way.
@@ -91,8 +98,8 @@ fz7_status fz7_gzip_open(fz7_archive *a, char *err, size_t errlen);
  * (info.piped). fd is not closed. FZ7_E_FORMAT (not gzip), FZ7_E_MEM. */
 fz7_status fz7_gzip_open_pipe(int fd, const uint8_t *head, size_t head_len, const char *name,
                               const fz7_open_opts *opts, fz7_archive **out, char *err, size_t errlen);
-/* Zip, tar (plain or gz/bz2/xz/zstd/lz4-compressed), cpio, iso9660, rar
- * and rar5 through libarchive (read only). */
+/* Zip, tar (plain or gz/bz2/xz/zstd/lz4-compressed), cpio, iso9660, rar,
+ * rar5 and cab through libarchive (read only). */
 fz7_status fz7_libarchive_open(fz7_archive *a, char *err, size_t errlen);
 /* One bzip2, zstd, lz4 or compress file arriving on fd, which need not
  * seek (a pipe: -si), for one forward pass: head (head_len bytes) was read
@@ -297,6 +304,33 @@ typedef struct fz7_tar_headers {
 fz7_status fz7_tar_headers_read(const fz7_volumes *v, uint64_t size, uint64_t mem_limit,
                                 fz7_detail keep, fz7_tar_headers *out);
 void fz7_tar_headers_free(fz7_tar_headers *t);
+
+/* What a cabinet's own headers say beyond libarchive's entries
+ * (cab_headers.c). */
+typedef struct fz7_cab_file {
+    uint16_t folder;        /* iFolder: the folder (7-Zip's Block) holding it */
+    uint16_t attribs;       /* its attributes (read-only, hidden, system, archive...) */
+} fz7_cab_file;
+
+typedef struct fz7_cab_headers {
+    uint16_t *folder_type;  /* per folder its typeCompress */
+    size_t folders;
+    fz7_cab_file *files;    /* per CFFILE record, in the file's order */
+    size_t count;
+    uint32_t cabinet_size;  /* cbCabinet: the cabinet's bytes as its header says */
+    uint16_t set_id, cabinet_index;
+    char method[64];        /* the folders' methods as 7-Zip's Method line */
+} fz7_cab_headers;
+
+/* Reads the CFHEADER, CFFOLDER and CFFILE records of the cabinet of size
+ * bytes in v. FZ7_E_FORMAT when they do not read (then *out is empty),
+ * FZ7_E_MEM. Free with fz7_cab_headers_free. */
+fz7_status fz7_cab_headers_read(const fz7_volumes *v, uint64_t size, fz7_cab_headers *out);
+void fz7_cab_headers_free(fz7_cab_headers *c);
+
+/* A cabinet entry's `l -slt` lines in 7-Zip's order (e the entry
+ * libarchive listed, c's record i its CFFILE). */
+size_t fz7_cab_props(const fz7_entry *e, const fz7_cab_headers *c, size_t i, fz7_prop *pr, char *buf, size_t cap);
 
 /* One entry header of a cpio archive as stored (cpio_headers.c). */
 typedef struct fz7_cpio_hdr {

@@ -1,4 +1,4 @@
-/* libarchive_read.c - zip, tar, cpio, iso9660, rar and rar5, and one
+/* libarchive_read.c - zip, tar, cpio, iso9660, rar, rar5 and cab, and one
  * bzip2, zstd, lz4 or compress file (a compressed tar too, as 7-Zip opens
  * it), read through libarchive behind the fz7_archive interface, so `l`,
  * `t`, `x` and `e` treat them like 7z archives (the same safe extraction in
@@ -72,6 +72,8 @@ typedef struct {
     fz7_cpio_headers cpio; /* a cpio's headers (FZ7_DETAIL_PROPS) */
     uint32_t *cpio_check;  /* per header a "crc" cpio's byte sum, or NULL */
     char *comment;         /* the archive's Comment (info.comment) */
+    fz7_cab_headers cab;   /* a cabinet's records, one per entry, or none */
+    char cab_lines[3][8];  /* its Blocks, Volume Index and ID values */
 } la_priv;
 
 /* What 7-Zip's Characteristics line says of a tar: the header kinds met
@@ -251,6 +253,8 @@ static size_t la_props(const fz7_archive *a, size_t i, fz7_prop *pr, char *buf, 
         return fz7_zip_props(&a->entries[i], &p->zip[i], pr, buf, cap);
     if (strcmp(p->type_name, "Iso") == 0)
         return fz7_iso_props(&a->entries[i], p->link_targets[i], p->iso_rr, pr, buf, cap);
+    if (p->cab.count)
+        return fz7_cab_props(&a->entries[i], &p->cab, i, pr, buf, cap);
     return 0;
 }
 
@@ -369,6 +373,7 @@ static fz7_status la_start(fz7_archive *a, la_source *src, bool raw, struct arch
         archive_read_support_format_iso9660(ar);
         archive_read_support_format_rar(ar);
         archive_read_support_format_rar5(ar);
+        archive_read_support_format_cab(ar);
     }
     if (a->opts.password)
         archive_read_add_passphrase(ar, a->opts.password);
@@ -429,6 +434,7 @@ static void name_format(struct archive *ar, la_priv *p)
     case ARCHIVE_FORMAT_ISO9660: t = "Iso"; break;
     case ARCHIVE_FORMAT_RAR: t = "Rar"; break;
     case ARCHIVE_FORMAT_RAR_V5: t = "Rar5"; break;
+    case ARCHIVE_FORMAT_CAB: t = "Cab"; break;
     }
     snprintf(p->type_name, sizeof p->type_name, "%s", t);
     p->iso_rr = archive_format_name(ar) && strstr(archive_format_name(ar), "Rockridge");
@@ -587,6 +593,7 @@ static void la_close(fz7_archive *a)
     free(p->hdr_pos);
     free(p->cpio.h);
     free(p->cpio_check);
+    fz7_cab_headers_free(&p->cab);
     fz7_tar_headers_free(&p->tar);
     for (size_t i = 0; p->zip && i < a->count; i++) {
         free(p->zip[i].comment);
@@ -1388,6 +1395,43 @@ static void iso_take(fz7_archive *a, la_priv *p)
     a->listed = fz7_iso_order(a->entries, a->count);
 }
 
+/* A cabinet's own records (cab_headers.c): the archive's Method, Blocks,
+ * Volumes, Volume Index and ID lines, and each file's attributes, method
+ * and folder, when there is one record per entry libarchive listed (in
+ * the records' order, which is libarchive's). */
+static void cab_take(fz7_archive *a, la_priv *p)
+{
+    if (fz7_cab_headers_read(a->vol, a->file_size, &p->cab) != FZ7_OK)
+        return;
+    if (p->cab.count != a->count) {
+        fz7_cab_headers_free(&p->cab);
+        return;
+    }
+    snprintf(p->cab_lines[0], sizeof p->cab_lines[0], "%zu", p->cab.folders);
+    snprintf(p->cab_lines[1], sizeof p->cab_lines[1], "%u", (unsigned)p->cab.cabinet_index);
+    snprintf(p->cab_lines[2], sizeof p->cab_lines[2], "%u", (unsigned)p->cab.set_id);
+    /* the size its header gives is 7-Zip's Physical Size, cut short or not */
+    if (p->cab.cabinet_size > a->file_size)
+        a->info.open_error = "Unexpected end of archive";
+    else
+        a->info.tail_size = a->file_size - p->cab.cabinet_size;
+    a->info.phy_size = p->cab.cabinet_size;
+    const char *names[] = {"Blocks", "Volumes", "Volume Index", "ID"};
+    const char *values[] = {p->cab_lines[0], "1", p->cab_lines[1], p->cab_lines[2]};
+    for (size_t k = 0; k < 4; k++)
+        a->info.lines[k] = (fz7_prop){.name = names[k], .value = values[k], .digits = -1};
+    for (size_t i = 0; i < a->count; i++) {
+        /* (0x80: the name is UTF-8, no attribute) */
+        a->entries[i].attrib = p->cab.files[i].attribs & 0x7Fu;
+        a->entries[i].has_attrib = true;
+        /* a folder's files share its packed bytes, an empty one too:
+         * 7-Zip lists none */
+        a->entries[i].packed_known = false;
+        a->entries[i].packed_size = 0;
+        a->entries[i].has_stream = true;
+    }
+}
+
 /* A compressed file's type as 7-Zip names it, and zstd's frame header
  * as its Method line (file_headers.c). */
 static void raw_take(fz7_archive *a, la_priv *p)
@@ -1560,9 +1604,11 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
         cpio_headers_take(a, p, headers);
     if (!raw && strcmp(p->type_name, "Iso") == 0)
         iso_take(a, p);
+    if (!raw && strcmp(p->type_name, "Cab") == 0)
+        cab_take(a, p);
     a->info.format = FZ7_FORMAT_OTHER;
     a->info.type_name = p->type_name;
-    a->info.method = p->method;
+    a->info.method = p->cab.count ? p->cab.method : p->method;
     if (raw)
         raw_take(a, p);
     return FZ7_OK;

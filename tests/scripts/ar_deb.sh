@@ -14,14 +14,6 @@ t_init 7zz ar python3
 
 export LC_ALL=C.UTF-8 TZ=UTC
 
-# Compares one fz7 command line with 7zz's: output after the banner, exit code.
-vs_7zz() {
-    local want got
-    want=$(7zz "$@" 2>&1 | tail -n +4; echo "rc=${PIPESTATUS[0]}")
-    got=$("$FZ7" "$@" 2>&1 | tail -n +4; echo "rc=${PIPESTATUS[0]}")
-    if [ "$want" = "$got" ]; then ok; else bad "$*: differs from 7zz"; diff <(echo "$want") <(echo "$got") | head -8; fi
-}
-
 # Every file under a folder with mode, size, mtime and SHA-256, sorted.
 tree_sig() {
     (cd "$1" && find . -mindepth 1 -printf '%y %m %s %T@ %p %l\n' | sort &&

@@ -8,6 +8,9 @@
 # same NAME GOT WANT  ok when GOT is WANT, else bad.
 # expect_rc WANT NAME CMD...  runs CMD (stdout out.txt, stderr err.txt,
 #                     stdin /dev/null), ok when it exits WANT.
+# vs_7zz ARGS...      runs 7zz and fz7 with ARGS: ok when their output after
+#                     the banner and their exit codes are the same, else bad
+#                     and the first lines of the diff.
 # t_passed            true when nothing failed and something passed: a
 #                     test that passes no check cannot fail, so it fails.
 # t_summary NAME [NOTE]  prints "NAME: P passed, F failed [NOTE]", then
@@ -37,6 +40,13 @@ expect_rc() {
     "$@" >out.txt 2>err.txt </dev/null
     local rc=$?
     if [ "$rc" = "$want" ]; then ok; else bad "$name: exit $rc, want $want"; sed 's/^/    /' err.txt | head -5; fi
+}
+
+vs_7zz() {
+    local want got
+    want=$(7zz "$@" 2>&1 | tail -n +4; echo "rc=${PIPESTATUS[0]}")
+    got=$("$FZ7" "$@" 2>&1 | tail -n +4; echo "rc=${PIPESTATUS[0]}")
+    if [ "$want" = "$got" ]; then ok; else bad "$*: differs from 7zz"; diff <(echo "$want") <(echo "$got") | head -8; fi
 }
 
 t_passed() { [ "$fail" = 0 ] && [ "$pass" -gt 0 ]; }
