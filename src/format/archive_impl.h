@@ -354,13 +354,18 @@ typedef struct fz7_cpio_headers {
     size_t count;
     const char *sub_type;   /* 7-Zip's SubType: "New ASCII", "New CRC",
                                "Portable ASCII" */
+    uint64_t cut_end;       /* the file ends inside an entry's data: where
+                               that entry would end (7-Zip's Physical
+                               Size), else 0 */
 } fz7_cpio_headers;
 
 /* Reads the headers of the cpio archive of size bytes in v (newc, crc or
  * odc; up to its TRAILER!!! entry), kept as keep says (as
- * fz7_tar_headers_read). FZ7_E_FORMAT for a binary cpio or a bad header,
- * FZ7_E_TRUNCATED, FZ7_E_MEMLIMIT past mem_limit bytes of headers; on
- * error *out is empty. Free out->h, out->packed and out->check. */
+ * fz7_tar_headers_read). A file cut short gives the headers before the
+ * cut, an entry whose data it cuts among them (then out->cut_end).
+ * FZ7_E_FORMAT for a binary cpio or a bad header, FZ7_E_MEMLIMIT past
+ * mem_limit bytes of headers; on error *out is empty. Free out->h,
+ * out->packed and out->check. */
 fz7_status fz7_cpio_headers_read(const fz7_volumes *v, uint64_t size, uint64_t mem_limit,
                                  fz7_detail keep, fz7_cpio_headers *out);
 

@@ -40,7 +40,9 @@ fz7_status fz7_cpio_headers_read(const fz7_volumes *v, uint64_t size, uint64_t m
     char h[NEWC_LEN];
     fz7_status st = FZ7_OK;
     for (uint64_t at = 0;;) {
-        if (size - at < ODC_LEN || (st = fz7_volumes_pread(v, h, 6, at)) != FZ7_OK)
+        if (size - at < ODC_LEN)
+            break;   /* (a header cut: 7-Zip's Physical Size is the file's) */
+        if ((st = fz7_volumes_pread(v, h, 6, at)) != FZ7_OK)
             break;
         bool newc = memcmp(h, "070701", 6) == 0 || memcmp(h, "070702", 6) == 0;
         bool odc = memcmp(h, "070707", 6) == 0;
@@ -49,7 +51,9 @@ fz7_status fz7_cpio_headers_read(const fz7_volumes *v, uint64_t size, uint64_t m
             break;
         }
         size_t hl = newc ? NEWC_LEN : ODC_LEN;
-        if (size - at < hl || (st = fz7_volumes_pread(v, h, hl, at)) != FZ7_OK)
+        if (size - at < hl)
+            break;
+        if ((st = fz7_volumes_pread(v, h, hl, at)) != FZ7_OK)
             break;
         fz7_cpio_hdr c = {0};
         uint64_t name_len, data_len, mode, dev = 0, rdev = 0;
@@ -73,19 +77,18 @@ fz7_status fz7_cpio_headers_read(const fz7_volumes *v, uint64_t size, uint64_t m
             c.dev_minor = dev;   /* one number: 7-Zip shows it as the minor */
             c.rdev_minor = rdev;
         }
-        if (!ok || name_len == 0 || name_len > NAME_MAX_LEN || name_len > size - at - hl) {
+        if (!ok || name_len == 0 || name_len > NAME_MAX_LEN) {
             st = FZ7_E_FORMAT;
             break;
         }
+        if (name_len > size - at - hl)
+            break;   /* a name cut (the trailer's too) */
         /* newc pads the header and name, and the data, to 4 bytes */
         uint64_t data_at = at + hl + name_len;
         if (newc)
             data_at = (data_at + 3) & ~(uint64_t)3;
         uint64_t packed = newc ? (data_len + 3) & ~(uint64_t)3 : data_len;
-        if (data_at > size || packed > size - data_at) {
-            st = FZ7_E_TRUNCATED;
-            break;
-        }
+        bool cut = data_at > size || packed > size - data_at;
         char tail[11];
         if (name_len == 11 && (st = fz7_volumes_pread(v, tail, 11, at + hl)) == FZ7_OK &&
             memcmp(tail, "TRAILER!!!", 11) == 0)
@@ -119,6 +122,10 @@ fz7_status fz7_cpio_headers_read(const fz7_volumes *v, uint64_t size, uint64_t m
         out->count++;
         out->sub_type = newc ? (h[5] == '2' ? "New CRC" : "New ASCII") : "Portable ASCII";
         at = data_at + packed;
+        if (cut) {   /* its data cut: listed, and the archive would end after it */
+            out->cut_end = at;
+            break;
+        }
     }
     if (st != FZ7_OK) {
         free(out->h);

@@ -407,10 +407,12 @@ static fz7_status la_start(fz7_archive *a, la_source *src, bool raw, struct arch
     return FZ7_OK;
 }
 
+#define LA_NO_MESSAGE "unknown libarchive error"
+
 static const char *la_message(struct archive *ar)
 {
     const char *m = archive_error_string(ar);
-    return m ? m : "unknown libarchive error";
+    return m ? m : LA_NO_MESSAGE;
 }
 
 /* The status a failed header or data read stands for. */
@@ -630,6 +632,10 @@ static fz7_status send_zeros(const fz7_extract_cb *cb, uint64_t n)
 /* A libarchive message as an error's detail: one line (some end in '\n'). */
 static void detail_set(char *detail, size_t dlen, const char *m)
 {
+    /* libarchive's newc reader fails some cuts without a reason: no
+     * line then, rather than "unknown libarchive error" */
+    if (!strcmp(m, LA_NO_MESSAGE))
+        m = "";
     snprintf(detail, dlen, "%s", m);
     size_t n = strlen(detail);
     while (n > 0 && (detail[n - 1] == '\n' || detail[n - 1] == ' '))
@@ -1004,7 +1010,7 @@ static fz7_status copy_link_target(fz7_archive *a, size_t t, const fz7_extract_c
                fz7_la_is_root_folder(ar, ae))
             ;
         if (r < ARCHIVE_WARN || r == ARCHIVE_EOF) {
-            snprintf(detail, dlen, "%s", r == ARCHIVE_EOF ? "the archive ends early" : la_message(ar));
+            detail_set(detail, dlen, r == ARCHIVE_EOF ? "the archive ends early" : la_message(ar));
             st = r == ARCHIVE_EOF ? FZ7_E_TRUNCATED : la_failure(ar);
         }
     }
@@ -1199,8 +1205,8 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
                 ;
             if (r < ARCHIVE_WARN || r == ARCHIVE_EOF) {
                 broken = r == ARCHIVE_EOF ? FZ7_E_TRUNCATED : la_failure(ar);
-                snprintf(broken_detail, sizeof broken_detail, "%s",
-                         r == ARCHIVE_EOF ? "the archive ends early" : la_message(ar));
+                detail_set(broken_detail, sizeof broken_detail,
+                           r == ARCHIVE_EOF ? "the archive ends early" : la_message(ar));
             } else {
                 char *path = fz7_la_entry_path(ae);
                 if (!path) {
@@ -1356,6 +1362,8 @@ static void cpio_headers_take(fz7_archive *a, la_priv *p, size_t headers)
             a->entries[i].packed_known = true;
         }
         a->info.sub_type = ch.sub_type;
+        if (ch.cut_end && a->info.open_error)
+            a->info.phy_size = ch.cut_end;   /* where it would end (7-Zip's) */
     }
     free(ch.packed);
     if (ch.count == headers) {
@@ -1486,11 +1494,13 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
             break;
         if (r < ARCHIVE_WARN) {
             st = la_failure(ar);
-            bool zip = strcmp(p->type_name, "zip") == 0;
+            /* (libarchive's newc reader fails a cut trailer without a
+             * word: as zip's, such a failure after entries is the end) */
+            bool zip = strcmp(p->type_name, "zip") == 0 || strcmp(p->type_name, "Cpio") == 0;
             if ((st == FZ7_E_TRUNCATED || (zip && (st == FZ7_E_DATA || st == FZ7_E_FORMAT))) && a->count && !raw) {
-                /* a tar or zip cut short, a zip whose central directory
-                 * is gone: the entries before are there to save (7zz
-                 * lists and extracts them) */
+                /* a tar, cpio or zip cut short, a zip whose central
+                 * directory is gone: the entries before are there to save
+                 * (7zz lists and extracts them) */
                 a->info.open_error = "Unexpected end of archive";
                 st = FZ7_OK;
                 break;
