@@ -404,9 +404,10 @@ void fz7_zstd_method(const uint8_t *h, size_t n, char *out, size_t cap);
  * 7-Zip's archive block shows it: the Comment (its identifiers unless
  * the image has Joliet names, and its sizes) into comment (cap bytes),
  * its Created and Modified times into times; *joliet: it has them (then
- * 7-Zip reads those, and no Rock Ridge). False when sector 16 holds none. */
+ * 7-Zip reads those, and no Rock Ridge); *space: the volume's bytes as its
+ * descriptor counts them. False when sector 16 holds none. */
 bool fz7_iso_volume(const fz7_volumes *v, uint64_t size, char *comment, size_t cap, fz7_prop times[2],
-                    bool *joliet);
+                    bool *joliet, uint64_t *space);
 
 /* An ISO 9660 image's entries (count of them) in the order 7-Zip lists
  * them: each folder's records sorted by name, a folder's contents right

@@ -54,12 +54,13 @@ static bool iso_joliet(const fz7_volumes *v, uint64_t size)
 }
 
 bool fz7_iso_volume(const fz7_volumes *v, uint64_t size, char *comment, size_t cap, fz7_prop times[2],
-                    bool *joliet)
+                    bool *joliet, uint64_t *space)
 {
     uint8_t d[2048];
     if (size < 17 * 2048 || fz7_volumes_pread(v, d, sizeof d, 16 * 2048) != FZ7_OK || d[0] != 1 ||
         memcmp(d + 1, "CD001", 5) != 0)
         return false;
+    *space = (uint64_t)fz7_get32le(d + 80) * fz7_get16le(d + 128);
     size_t used = (size_t)snprintf(comment, cap, "{\n");
     *joliet = iso_joliet(v, size);
     if (!*joliet) {
@@ -86,8 +87,7 @@ bool fz7_iso_volume(const fz7_volumes *v, uint64_t size, char *comment, size_t c
     }
     if (used < cap)
         snprintf(comment + used, cap - used, "VolumeSpaceSize: %llu\nVolumeSetSize: %u\nVolumeSequenceNumber: %u\n}",
-                 (unsigned long long)fz7_get32le(d + 80) * fz7_get16le(d + 128),
-                 (unsigned)fz7_get16le(d + 120), (unsigned)fz7_get16le(d + 124));
+                 (unsigned long long)*space, (unsigned)fz7_get16le(d + 120), (unsigned)fz7_get16le(d + 124));
     static const char *const names[2] = {"Created", "Modified"};
     for (int k = 0, n = 0; k < 2; k++) {
         int64_t sec;

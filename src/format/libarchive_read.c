@@ -262,7 +262,7 @@ static la_ssize_t src_read(struct archive *ar, void *ctx, const void **out)
 {
     la_source *s = ctx;
     *out = s->buf;
-    uint64_t left = s->size - s->pos;
+    uint64_t left = s->pos < s->size ? s->size - s->pos : 0;   /* (an ISO's skip may pass the end) */
     size_t n = left < LA_READ_BYTES ? (size_t)left : LA_READ_BYTES;
     if (n == 0)
         return 0;
@@ -277,10 +277,15 @@ static la_ssize_t src_read(struct archive *ar, void *ctx, const void **out)
 
 static la_int64_t src_skip(struct archive *ar, void *ctx, la_int64_t request)
 {
-    (void)ar;
     la_source *s = ctx;
-    uint64_t left = s->size - s->pos;
+    uint64_t left = s->pos < s->size ? s->size - s->pos : 0;
     uint64_t n = request < 0 ? 0 : (uint64_t)request < left ? (uint64_t)request : left;
+    /* An ISO image's directory records are read before any data: a skip
+     * past a cut lets the entries after it be listed as 7-Zip lists them
+     * (their data fails when it is read) */
+    if (request > 0 && (archive_format(ar) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_ISO9660 &&
+        (uint64_t)request <= UINT64_MAX - s->pos)
+        n = (uint64_t)request;
     s->pos += n;
     return (la_int64_t)n;
 }
@@ -1227,10 +1232,18 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
             continue;   /* libarchive skips its data at the next header */
         if ((ret = cb->begin(cb->ctx, i, e)) != FZ7_OK)
             break;
-        fz7_status est = broken, cb_st = FZ7_OK;
+        fz7_status est = FZ7_OK, cb_st = FZ7_OK;
         char detail[256] = "";
-        if (est != FZ7_OK) {
+        /* what the listing holds whole (a folder, a link's target, an
+         * empty file) is made even when the stream is broken before it */
+        bool listed_whole = !zip_own(a, i) && (p->kinds[i] == LA_DIR || p->kinds[i] == LA_SYMLINK ||
+                                               p->kinds[i] == LA_SPECIAL ||
+                                               (p->kinds[i] == LA_FILE && e->has_size && e->size == 0));
+        if (broken != FZ7_OK && !listed_whole) {
+            est = broken;
             snprintf(detail, sizeof detail, "%s", broken_detail);
+        } else if (broken != FZ7_OK && p->kinds[i] != LA_SYMLINK) {
+            /* nothing to read */
         } else if (p->kinds[i] == LA_SYMLINK && zip_own(a, i)) {
             est = zip_own_data(a, i, cb, &cb_st, detail, sizeof detail);
         } else if (p->kinds[i] == LA_SYMLINK) {
@@ -1382,8 +1395,15 @@ static void cpio_headers_take(fz7_archive *a, la_priv *p, size_t headers)
 static void iso_take(fz7_archive *a, la_priv *p)
 {
     bool joliet = false;
-    if (fz7_iso_volume(a->vol, a->file_size, p->iso_comment, sizeof p->iso_comment, a->info.times, &joliet))
+    uint64_t space = 0;
+    if (fz7_iso_volume(a->vol, a->file_size, p->iso_comment, sizeof p->iso_comment, a->info.times, &joliet,
+                       &space)) {
         a->info.comment = p->iso_comment;
+        if (space > a->file_size) {   /* cut short: libarchive reads on without a word */
+            a->info.open_error = "Unexpected end of archive";
+            a->info.phy_size = space;
+        }
+    }
     /* a file's extent is stored as it is; a folder has no size (7-Zip) */
     for (size_t i = 0; i < a->count; i++) {
         fz7_entry *e = &a->entries[i];
