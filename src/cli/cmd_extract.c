@@ -417,6 +417,14 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
             if (r->quit || r->broken)
                 return FZ7_E_ARG;
             if (!path) { /* skipped: from -bb2 listed as ". name", as 7-Zip */
+                /* and left out of Files and Size, but for a 7z's files,
+                 * which 7-Zip decodes all the same */
+                if (!e->is_dir && !(e->link_named && r->mode == RUN_DISK) &&
+                    fz7_archive_get_info(r->a)->format != FZ7_FORMAT_7Z) {
+                    r->files--;
+                    if (!counts_decoded(r, e))
+                        r->size -= e->size;
+                }
                 if (r->o->bb >= 2) {
                     fz7_progress_clear(r->progress);
                     fz7_print_item(r->out, ".", fz7_entry_path(e), "");

@@ -69,6 +69,8 @@ printf 'junk\n' >junk.7z
 cp old.7z anti.7z && 7zz u -bd -uq3 anti.7z src >/dev/null
 mkdir -p prev/src prevflat && printf 'x\n' >prev/src/gone.txt && printf 'k\n' >prev/keep.txt &&
     printf 'x\n' >prevflat/gone.txt
+# A folder holding one of the archives' files already (-aos rows).
+mkdir -p have/src && printf 'old\n' >have/src/a.txt && printf 'old\n' >have/one.txt
 # Two archives, the second with a damaged stored entry (a CRC error).
 mkdir two && cp arc.7z two/arc.7z && 7zz a -bd -mx0 two/bad.7z one.txt >/dev/null &&
     printf '\377' | dd of=two/bad.7z bs=1 seek=32 conv=notrunc 2>/dev/null
@@ -474,6 +476,10 @@ row same x -so anti.7z src/a.txt
 row same t -bb1 anti.7z
 row same l anti.7z
 row same x arc.7z -oout -aos
+# a skipped file is left out of Files and Size, but for a 7z's
+for a in arc.7z arc.zip arc.tar one.xz; do
+    row same x $a -ohave -aos
+done
 row same t -bb0 arc.7z
 row same t -bb1 arc.7z
 row same a -bb1 new.7z src
