@@ -635,6 +635,21 @@ static fz7_status send_zeros(const fz7_extract_cb *cb, uint64_t n)
 }
 
 /* A libarchive message as an error's detail: one line (some end in '\n'). */
+/* An entry's damaged data in 7-Zip's words, by libarchive's message m: a
+ * check that fails (a zip's CRC, a zstd frame's checksum) is "CRC
+ * Failed", data that end before the size the header gives (a zip's "read
+ * 600, expected 4294967280") "Unexpected end of data", else "Data Error". */
+static fz7_status data_failure(const char *m)
+{
+    if (strstr(m, "CRC") || strstr(m, "checksum"))
+        return FZ7_E_CRC;
+    unsigned long long got, want;
+    const char *w = strstr(m, "wrong size (read ");
+    if (w && sscanf(w, "wrong size (read %llu, expected %llu)", &got, &want) == 2 && got < want)
+        return FZ7_E_TRUNCATED;
+    return FZ7_E_DATA;
+}
+
 static void detail_set(char *detail, size_t dlen, const char *m)
 {
     /* libarchive's newc reader fails some cuts without a reason: no
@@ -670,7 +685,7 @@ static fz7_status read_file_data(struct archive *ar, const fz7_entry *e, bool ra
             /* The entry is damaged (a zip CRC mismatch comes this way)
              * but the archive can go on. */
             const char *m = la_message(ar);
-            warned = strstr(m, "CRC") ? FZ7_E_CRC : FZ7_E_DATA;
+            warned = data_failure(m);
             detail_set(detail, dlen, m);
         }
         if (r == ARCHIVE_WARN && (n == 0 || !blk))
@@ -678,6 +693,8 @@ static fz7_status read_file_data(struct archive *ar, const fz7_entry *e, bool ra
         if (r < ARCHIVE_WARN || off < 0 || (uint64_t)off < *done) {
             *fatal = r == ARCHIVE_FATAL;   /* FAILED: this entry alone (a zip's wrong password) */
             detail_set(detail, dlen, r < ARCHIVE_WARN ? la_message(ar) : "data out of order");
+            if (r < ARCHIVE_WARN && la_failure(ar) == FZ7_E_DATA)
+                return data_failure(la_message(ar));
             return r < ARCHIVE_WARN ? la_failure(ar) : FZ7_E_DATA;
         }
         if ((uint64_t)off > *done && (*cb_st = send_zeros(cb, (uint64_t)off - *done)) != FZ7_OK)
