@@ -528,8 +528,10 @@ void fz7_print_archive_block(FILE *out, const char *path, const fz7_archive *a, 
     }
     if (fz7_volume_set_sizes(path, a, &first, &total) && strlen(path) < sizeof joined) {
         /* A volume set (x.7z.001...): 7-Zip's Split block, its joined
-         * stream, then the archive in it named without the volume number. */
-        strcpy(joined, path);
+         * stream, then the archive in it named without the volume number
+         * (and without the folder: 7-Zip names the stream, not a file). */
+        const char *base = strrchr(path, '/');
+        strcpy(joined, base ? base + 1 : path);
         *strrchr(joined, '.') = 0;
         fprintf(out, "--\nPath = %s\nType = Split\nPhysical Size = %llu\nVolumes = %llu\n"
                      "Total Physical Size = %llu\n----\nPath = %s\nSize = %llu\n",
@@ -731,8 +733,10 @@ static int open_error(const struct fz7_options *o, FILE *out, const char *path, 
     const char *vol = strrchr(path, '.');
     if (!type && !excluded_type && st == FZ7_E_TRUNCATED && fz7_archive_is_volume_name(path) &&
         (size_t)(vol - path) < sizeof inner) {
-        memcpy(inner, path, (size_t)(vol - path));
-        inner[vol - path] = 0;
+        const char *base = strrchr(path, '/');   /* (the stream's name: no folder) */
+        base = base && base < vol ? base + 1 : path;
+        memcpy(inner, base, (size_t)(vol - base));
+        inner[vol - base] = 0;
         type = expected_type(o, inner);
     }
     const char *name = inner[0] && type ? inner : path;

@@ -553,6 +553,11 @@ d[c + 24:c + 28] = struct.pack('<I', 0xFFFFFFF0)    # the directory's
 open('huge.zip', 'wb').write(d)
 PY
     vs7 t huge.zip
+    # a volume set named with its folder: the joined stream is named
+    # without it, as 7zz names it (fz7 printed the folder)
+    rm -f vs.7z.0* && 7zz a -bd -mx0 -v20k vs.7z src/docs >/dev/null
+    vs7 l "$PWD/vs.7z.001"
+    vs7 t "$PWD/vs.7z.001"
 else
     echo "SKIP: stubs and typeless names against 7zz (no 7zz)"
 fi
