@@ -561,7 +561,7 @@ static void print_one_block(FILE *out, const char *path, const fz7_archive *a, c
         fprintf(out, "Open WARNING: Cannot open the file as [%s] archive\n", expected);
     fprintf(out, "Type = %s\n", fz7_archive_type_name(a));
     if (in->open_error)
-        fprintf(out, "ERRORS:\n%s\n", in->open_error);
+        fprintf(out, in->open_error_prop ? "ERROR = %s\n" : "ERRORS:\n%s\n", in->open_error);
     if (in->warning)   /* the format's own: 7-Zip's property line */
         fprintf(out, "WARNING = %s\n", in->warning);
     else if (block_warning(in))

@@ -312,7 +312,7 @@ static int list_one(const struct fz7_options *o, const char *path, list_totals *
         lt->volumes += fz7_archive_get_info(a)->volumes;
         lt->more_bytes += all > first ? all - first : 0;
     } else if (fz7_archive_get_info(a)->multivolume) {
-        lt->volumes += fz7_archive_get_info(a)->volumes;
+        lt->volumes += fz7_archive_get_info(a)->volumes - fz7_archive_get_info(a)->volumes_missing;
         lt->more_bytes += fz7_archive_get_info(a)->file_size - fz7_archive_get_info(a)->volume_size;
     } else {
         lt->volumes++;

@@ -143,7 +143,7 @@ fz7_status fz7_archive_open(const char *path, const fz7_open_opts *opts, fz7_arc
     fz7_status s = open_by_content(a, err, errlen);
     if (s == FZ7_OK) {
         const char *missing;
-        if (a->info.open_error && fz7_volumes_missing(a->vol, &missing)) {
+        if (a->info.open_error && !a->info.open_error_prop && fz7_volumes_missing(a->vol, &missing)) {
             snprintf(a->open_detail, sizeof a->open_detail, "Missing volume: %s", missing);
             a->info.open_detail = a->open_detail;
         }
@@ -152,6 +152,9 @@ fz7_status fz7_archive_open(const char *path, const fz7_open_opts *opts, fz7_arc
             a->info.multivolume = true;
             a->info.volume_index = named;
             a->info.volume_size = fz7_volumes_start(a->vol, named + 1) - fz7_volumes_start(a->vol, named);
+            a->info.volumes_missing = fz7_volumes_missing_count(a->vol);
+            if (a->info.volumes_missing && named)
+                a->info.stub_size = 0;   /* 7-Zip shows it then only when opened by the first part */
         }
         fz7_archive *inner = a->main_subfile ? open_main_subfile(a) : NULL;
         if (a->main_subfile && !inner && a->main_type) {

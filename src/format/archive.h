@@ -113,6 +113,10 @@ typedef struct fz7_archive_info {
     uint64_t volume_size;   /* with multivolume: the named file's bytes */
     uint64_t stub_size;     /* with multivolume: bytes before the first
                                entry (the split zip's marker), or 0 */
+    uint64_t volumes_missing; /* with multivolume: the parts not there */
+    bool open_error_prop;   /* open_error is 7-Zip's one-line "ERROR = "
+                               property ("Missing volume : x.z02"), not
+                               an "ERRORS:" block in the archive's lines */
     uint64_t tail_size;     /* bytes after the end of the archive (7z: past
                                its header), not part of phy_size; 7-Zip
                                warns "There are data after the end of

@@ -179,6 +179,16 @@ bool fz7_zip_spans_disks(const fz7_volumes *v, uint64_t size);
 fz7_status fz7_zip_open_disks(const char *path, const fz7_volumes *v, fz7_volumes **disks, size_t *named,
                               char *err, size_t errlen);
 
+/* The entries of the zip of size bytes in v that the central directory
+ * alone can list: its records whose local header lies at or past from
+ * (libarchive, reading the local headers one after another, stopped
+ * before them: a split zip's missing disk). *out gets *n_out entries
+ * (paths malloc'd) and *recs_out their records (each matched, comments
+ * malloc'd), both malloc'd; none when the directory cannot be read.
+ * FZ7_E_MEM, FZ7_E_MEMLIMIT past mem_limit bytes. */
+fz7_status fz7_zip_unlisted(const fz7_volumes *v, uint64_t size, uint64_t from, uint64_t mem_limit,
+                            fz7_entry **out, fz7_zip_rec **recs_out, size_t *n_out);
+
 /* The zip64 extra field's data (n bytes at x): the sizes and offset it
  * holds, each present only where the record's own field is all ones
  * (APPNOTE 4.5.3); the others are left as they are. */

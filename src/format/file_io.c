@@ -412,6 +412,14 @@ bool fz7_volumes_is_split(const fz7_volumes *v) { return v->split; }
 bool fz7_volumes_are_disks(const fz7_volumes *v) { return v->disks; }
 uint64_t fz7_volumes_start(const fz7_volumes *v, size_t i) { return v->starts[i]; }
 
+size_t fz7_volumes_missing_count(const fz7_volumes *v)
+{
+    size_t n = 0;
+    for (size_t i = 0; v->disks && i < v->count; i++)
+        n += v->fds[i] < 0 && !v->names[i];
+    return n;
+}
+
 uint64_t fz7_volumes_missing_bytes(const fz7_volumes *v)
 {
     uint64_t n = 0;

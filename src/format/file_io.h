@@ -56,6 +56,9 @@ bool fz7_volumes_are_disks(const fz7_volumes *v);
  * when none is missing). */
 uint64_t fz7_volumes_present(const fz7_volumes *v);
 
+/* Disks missing (holes). */
+size_t fz7_volumes_missing_count(const fz7_volumes *v);
+
 /* Bytes of the holes that missing disks leave. */
 uint64_t fz7_volumes_missing_bytes(const fz7_volumes *v);
 

@@ -55,6 +55,10 @@ typedef struct {
     char iso_comment[1024]; /* an ISO's identifiers and volume numbers
                               (info.comment) */
     bool iso_rr;           /* an ISO's names and modes are Rock Ridge's */
+    char missing_error[PATH_MAX + 32]; /* a split zip's "Missing volume : x.z02" */
+    size_t la_count;       /* entries libarchive listed; those after them
+                              (a split zip's past a missing disk) come from
+                              the central directory alone, 0: none do */
     la_kind *kinds;        /* per entry */
     char **link_targets;   /* per entry: symlink or hard link target, or NULL */
     size_t *link_index;    /* per entry: the entry holding a link's data, or
@@ -794,6 +798,8 @@ static bool zip_own(const fz7_archive *a, size_t i)
     const fz7_zip_rec *r = p->zip ? &p->zip[i] : NULL;
     if (!r || !r->matched)
         return false;
+    if (p->la_count && i >= p->la_count)
+        return p->kinds[i] != LA_DIR;   /* libarchive never reaches it */
     /* a file whose mode says device or socket: libarchive gives no data */
     uint32_t type = (a->entries[i].attrib >> 16) & S_IFMT;
     if (p->kinds[i] == LA_FILE && type && type != S_IFREG && type != S_IFIFO)
@@ -1218,8 +1224,11 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
         const fz7_entry *e = &a->entries[i];
         bool wanted = !select || select[i];
         struct archive_entry *ae = NULL;
+        bool cd_only = p->la_count && i >= p->la_count;
         if (header_read) {
             header_read = false;
+        } else if (cd_only) {
+            /* no header of libarchive's: the record says it all */
         } else if (broken == FZ7_OK) {
             int r;
             while ((r = la_next_header(ar, &ae)) >= ARCHIVE_WARN && r != ARCHIVE_EOF &&
@@ -1256,7 +1265,11 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
         bool listed_whole = !zip_own(a, i) && (p->kinds[i] == LA_DIR || p->kinds[i] == LA_SYMLINK ||
                                                p->kinds[i] == LA_SPECIAL ||
                                                (p->kinds[i] == LA_FILE && e->has_size && e->size == 0));
-        if (broken != FZ7_OK && !listed_whole) {
+        if (cd_only && p->kinds[i] == LA_DIR) {
+            /* a folder: nothing to read */
+        } else if (cd_only) {
+            est = zip_own_data(a, i, cb, &cb_st, detail, sizeof detail);
+        } else if (broken != FZ7_OK && !listed_whole) {
             est = broken;
             snprintf(detail, sizeof detail, "%s", broken_detail);
         } else if (broken != FZ7_OK && p->kinds[i] != LA_SYMLINK) {
@@ -1375,6 +1388,48 @@ static fz7_status grow(fz7_archive *a, la_priv *p, size_t *cap)
     p->hdr_pos = hp;
     *cap = ncap;
     return FZ7_OK;
+}
+
+/* A split zip with a disk missing: the entries whose local headers lie
+ * past the hole, which libarchive never reached, from the central
+ * directory (fz7_zip_unlisted), their data for fz7's own decoder. */
+static fz7_status append_unlisted(fz7_archive *a, la_priv *p, size_t *cap)
+{
+    fz7_entry *ex;
+    fz7_zip_rec *rx;
+    size_t n;
+    fz7_status st = fz7_zip_unlisted(a->vol, a->file_size, fz7_volumes_present(a->vol), a->opts.mem_limit,
+                                     &ex, &rx, &n);
+    if (st != FZ7_OK || n == 0)
+        return st;
+    fz7_zip_rec *z = realloc(p->zip, (a->count + n) * sizeof *z);
+    if (!z)
+        st = FZ7_E_MEM;
+    else if (!p->zip)
+        memset(z, 0, a->count * sizeof *z);
+    if (z)
+        p->zip = z;
+    size_t k = 0;
+    p->la_count = a->count;
+    for (; st == FZ7_OK && k < n; k++) {
+        if ((st = grow(a, p, cap)) != FZ7_OK)
+            break;
+        size_t i = a->count++;
+        a->entries[i] = ex[k];
+        p->zip[i] = rx[k];
+        p->kinds[i] = ex[k].is_dir ? LA_DIR : ex[k].is_symlink ? LA_SYMLINK : LA_FILE;
+        p->link_targets[i] = NULL;
+        p->link_index[i] = SIZE_MAX;
+        p->hdr_of[i] = SIZE_MAX;
+        p->hdr_pos[i] = UINT64_MAX;
+    }
+    for (; k < n; k++) {   /* (not taken: memory ran out) */
+        free(ex[k].path);
+        free(rx[k].comment);
+    }
+    free(ex);
+    free(rx);
+    return st;
 }
 
 /* A cpio's own headers (cpio_headers.c): the SubType and, as the
@@ -1622,6 +1677,10 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
         fz7_zip_central(a->vol, a->file_size, a->entries, a->count, a->opts.mem_limit, &p->zip,
                         &p->comment, &a->listed, &tail, &stub);
         a->info.comment = p->comment;
+        const char *missing;
+        if (fz7_volumes_are_disks(a->vol) && fz7_volumes_missing(a->vol, &missing) &&
+            (st = append_unlisted(a, p, &cap)) != FZ7_OK)
+            return st;
         uint8_t mark[4];
         if (fz7_volumes_are_disks(a->vol) && fz7_volumes_pread(a->vol, mark, 4, 0) == FZ7_OK &&
             fz7_get32le(mark) == ZIP_SPAN_SIG)
@@ -1631,7 +1690,12 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
         bool central = false;
         for (size_t i = 0; p->zip && i < a->count && !central; i++)
             central = p->zip[i].matched;
-        if (a->count && !central) {   /* read from local headers alone: 7-Zip's words */
+        if (a->count && fz7_volumes_are_disks(a->vol) && fz7_volumes_missing(a->vol, &missing)) {
+            /* 7-Zip's one line for it, its name as the set was opened */
+            snprintf(p->missing_error, sizeof p->missing_error, "Missing volume : %s", missing);
+            a->info.open_error = p->missing_error;
+            a->info.open_error_prop = true;
+        } else if (a->count && !central) {   /* read from local headers alone: 7-Zip's words */
             a->info.open_error = "Unexpected end of archive";
             a->info.characteristics = "Local";
             zip_local_sizes(a, p);

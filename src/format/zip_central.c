@@ -15,8 +15,20 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #define FILETIME_UNIX_EPOCH 11644473600LL
+
+/* How many of the last bytes of the zip of size bytes in v to search for
+ * its end record: at most cap, and of a split zip the last disk's alone
+ * (the one before it may be missing). */
+static size_t tail_bytes(const fz7_volumes *v, uint64_t size, size_t cap)
+{
+    uint64_t n = size;
+    if (fz7_volumes_are_disks(v) && fz7_volumes_count(v) > 1)
+        n = size - fz7_volumes_start(v, fz7_volumes_count(v) - 1);
+    return n < cap ? (size_t)n : cap;
+}
 
 /* The end record at i of the last n bytes of the file (tail holds them):
  * the directory it gives, as fz7_zip_find_directory says. */
@@ -69,7 +81,7 @@ bool fz7_zip_find_directory(const fz7_volumes *v, uint64_t size, uint64_t *cd_of
                             char **comment, uint64_t *shift, uint64_t *tail_size)
 {
     uint8_t tail[ZIP_EOCD_LEN + 0xffff];
-    size_t n = size < sizeof tail ? (size_t)size : sizeof tail;
+    size_t n = tail_bytes(v, size, sizeof tail);
     if (tail_size)
         *tail_size = 0;
     if (n < ZIP_EOCD_LEN || fz7_volumes_pread(v, tail, n, size - n) != FZ7_OK)
@@ -109,7 +121,7 @@ bool fz7_zip_find_directory(const fz7_volumes *v, uint64_t size, uint64_t *cd_of
 static unsigned last_disk(const fz7_volumes *v, uint64_t size)
 {
     uint8_t tail[ZIP_EOCD_LEN + 0xffff];
-    size_t n = size < sizeof tail ? (size_t)size : sizeof tail;
+    size_t n = tail_bytes(v, size, sizeof tail);
     if (n < ZIP_EOCD_LEN || fz7_volumes_pread(v, tail, n, size - n) != FZ7_OK)
         return 0;
     for (size_t i = n - ZIP_EOCD_LEN + 1; i-- > 0;) {
@@ -653,4 +665,115 @@ size_t fz7_zip_props(const fz7_entry *e, const fz7_zip_rec *r, fz7_prop *pr, cha
     fz7_prop_text(pr, &n, "Volume Index", fz7_prop_put(buf, cap, &used, "%u", (unsigned)r->disk));
     fz7_prop_text(pr, &n, "Offset", fz7_prop_put(buf, cap, &used, "%llu", (unsigned long long)r->offset));
     return n;
+}
+
+/* A DOS date and time (APPNOTE 4.4.6), local time as libarchive reads it. */
+static int64_t dos_time_to_unix(uint32_t dt)
+{
+    struct tm tm = {0};
+    tm.tm_year = (int)((dt >> 25) & 0x7f) + 80;
+    tm.tm_mon = (int)((dt >> 21) & 0x0f) - 1;
+    tm.tm_mday = (int)((dt >> 16) & 0x1f);
+    tm.tm_hour = (int)((dt >> 11) & 0x1f);
+    tm.tm_min = (int)((dt >> 5) & 0x3f);
+    tm.tm_sec = (int)((dt << 1) & 0x3e);
+    tm.tm_isdst = -1;
+    return (int64_t)mktime(&tm);
+}
+
+/* The modification time of a UT extra field's data (n bytes at x), when
+ * its flags say it is there. */
+static bool ut_mtime(const uint8_t *x, size_t n, int64_t *sec)
+{
+    for (size_t j = 0; j + 4 <= n;) {
+        uint16_t id = fz7_get16le(x + j), len = fz7_get16le(x + j + 2);
+        if (len > n - j - 4)
+            return false;
+        if (id == ZIP_EXTRA_UT && len >= 5 && (x[j + 4] & 1)) {
+            *sec = (int32_t)fz7_get32le(x + j + 5);
+            return true;
+        }
+        j += 4u + len;
+    }
+    return false;
+}
+
+fz7_status fz7_zip_unlisted(const fz7_volumes *v, uint64_t size, uint64_t from, uint64_t mem_limit,
+                            fz7_entry **out, fz7_zip_rec **recs_out, size_t *n_out)
+{
+    *out = NULL;
+    *recs_out = NULL;
+    *n_out = 0;
+    uint64_t off, len, shift = 0;
+    if (!fz7_zip_find_directory(v, size, &off, &len, NULL, &shift, NULL) || len > mem_limit / 4 ||
+        len > SIZE_MAX || off > size || len > size - off)
+        return FZ7_OK;
+    uint8_t *cd = malloc(len ? (size_t)len : 1);
+    if (!cd)
+        return FZ7_E_MEM;
+    fz7_status st = fz7_volumes_pread(v, cd, (size_t)len, off);
+    fz7_entry *e = NULL;
+    fz7_zip_rec *r = NULL;
+    size_t n = 0, cap = 0, rcap = 0;
+    for (size_t at = 0; st == FZ7_OK && at + ZIP_CDH_LEN <= len;) {
+        const uint8_t *h = cd + at;
+        size_t nlen = fz7_get16le(h + 28), xlen = fz7_get16le(h + 30);
+        size_t rlen = ZIP_CDH_LEN + nlen + xlen + fz7_get16le(h + 32);
+        if (fz7_get32le(h) != ZIP_CDH_SIG || rlen > len - at)
+            break;
+        at += rlen;
+        if (record_base(v, h, shift) + fz7_zip_record_local(h) < from || nlen == 0 || is_root(h + ZIP_CDH_LEN, nlen))
+            continue;
+        if ((st = fz7_grow((void **)&e, n, &cap, sizeof *e, 16, mem_limit)) != FZ7_OK ||
+            (st = fz7_grow((void **)&r, n, &rcap, sizeof *r, 16, mem_limit)) != FZ7_OK)
+            break;
+        fz7_entry *x = &e[n];
+        memset(x, 0, sizeof *x);
+        memset(&r[n], 0, sizeof r[n]);
+        const uint8_t *nm = h + ZIP_CDH_LEN;
+        x->is_dir = nm[nlen - 1] == '/';
+        while (nlen > 1 && nm[nlen - 1] == '/')
+            nlen--;
+        if (!(x->path = strndup((const char *)nm, nlen))) {
+            st = FZ7_E_MEM;
+            break;
+        }
+        n++;
+        uint32_t ext = fz7_get32le(h + 38);
+        bool unix_host = (fz7_get16le(h + 4) >> 8) == ZIP_HOST_UNIX;
+        uint32_t type = unix_host ? (ext >> 16) & S_IFMT : 0;
+        x->is_symlink = !x->is_dir && type == S_IFLNK;
+        uint32_t perm = unix_host && (ext >> 16) ? (ext >> 16) & 07777 : x->is_dir ? 0755 : 0644;
+        x->mode = (x->is_dir ? S_IFDIR : x->is_symlink ? S_IFLNK : S_IFREG) | perm;
+        x->has_attrib = true;
+        x->attrib = 0x8000u | (x->mode << 16) | (x->is_dir ? ZIP_ATTR_DIRECTORY : 0);
+        x->has_size = true;
+        x->has_mtime = true;
+        if (!ut_mtime(nm + fz7_get16le(h + 28), xlen, &x->mtime)) {
+            x->mtime = dos_time_to_unix(fz7_get32le(h + 12));
+            x->mtime_prec = FZ7_MTIME_DOS;
+        } else {
+            x->mtime_prec = FZ7_MTIME_SECONDS;
+        }
+        x->encrypted = fz7_get16le(h + 8) & 1;
+        x->folder = -1;
+        x->method = "";
+        apply_record(h, e, n - 1, &r[n - 1], v, shift);
+        x->size = x->is_dir ? 0 : r[n - 1].size;
+        x->has_stream = !x->is_dir && x->size != 0;
+    }
+    free(cd);
+    if (st != FZ7_OK) {
+        for (size_t k = 0; k < n; k++) {
+            free(e[k].path);
+            free(r[k].comment);
+        }
+        free(e);
+        free(r);
+        return st;
+    }
+    *out = e;
+    *recs_out = r;
+    *n_out = n;
+    return FZ7_OK;
 }
