@@ -55,6 +55,8 @@ typedef struct {
     char iso_comment[1024]; /* an ISO's identifiers and volume numbers
                               (info.comment) */
     bool iso_rr;           /* an ISO's names and modes are Rock Ridge's */
+    bool bad_start;        /* a bzip2 file whose first block does not
+                              decode: listed, its one entry a Data Error */
     char missing_error[PATH_MAX + 32]; /* a split zip's "Missing volume : x.z02" */
     size_t la_count;       /* entries libarchive listed; those after them
                               (a split zip's past a missing disk) come from
@@ -1192,6 +1194,15 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
     la_priv *p = a->priv;
     la_source *src;
     struct archive *ar;
+    if (p->bad_start) {
+        fz7_status ret = FZ7_OK;
+        if (!select || select[0]) {
+            ret = cb->begin(cb->ctx, 0, &a->entries[0]);
+            if (ret == FZ7_OK)
+                ret = cb->end(cb->ctx, 0, FZ7_E_DATA, "the first bzip2 block does not decode");
+        }
+        return ret;
+    }
     /* A pipe's reader is open at its one entry, and cannot start over. */
     bool header_read = p->pipe_src != NULL;
     if (header_read) {
@@ -1549,6 +1560,51 @@ static void raw_take(fz7_archive *a, la_priv *p)
     }
 }
 
+/* A bzip2 file whose first block does not decode: libarchive cannot open
+ * it at all, 7-Zip lists it and fails its one entry (Data Error). True
+ * when the file starts with a stream header and a block's magic
+ * (0x314159265359). */
+static bool bzip2_bad_start(fz7_archive *a)
+{
+    uint8_t h[10];
+    return a->file_size >= sizeof h && fz7_volumes_pread(a->vol, h, sizeof h, 0) == FZ7_OK &&
+           memcmp(h, "BZh", 3) == 0 && h[3] >= '1' && h[3] <= '9' && memcmp(h + 4, "1AY&SY", 6) == 0;
+}
+
+static fz7_status open_bad_bzip2(fz7_archive *a)
+{
+    la_priv *p = calloc(1, sizeof *p);
+    if (!p)
+        return FZ7_E_MEM;
+    a->priv = p;
+    a->ops = &la_ops;
+    p->raw = p->bad_start = true;
+    size_t cap = 0;
+    fz7_status st = grow(a, p, &cap);
+    if (st != FZ7_OK)
+        return st;
+    fz7_entry *e = &a->entries[0];
+    memset(e, 0, sizeof *e);
+    if (!(e->path = fz7_strip_compressed_suffix(a->path)))
+        return FZ7_E_MEM;
+    e->has_stream = true;
+    e->folder = -1;
+    e->method = "";
+    e->mode = S_IFREG | 0644;
+    p->kinds[0] = LA_FILE;
+    p->link_targets[0] = NULL;
+    p->link_index[0] = SIZE_MAX;
+    p->hdr_of[0] = 0;
+    p->hdr_pos[0] = UINT64_MAX;
+    a->count = 1;
+    snprintf(p->method, sizeof p->method, "bzip2");
+    raw_take(a, p);
+    a->info.format = FZ7_FORMAT_OTHER;
+    a->info.type_name = p->type_name;
+    a->info.method = p->method;
+    return FZ7_OK;
+}
+
 static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
 {
     la_source *src = source_new();
@@ -1560,6 +1616,10 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
     if (st == FZ7_E_FORMAT && !(errlen && err[0])) {
         raw = true;
         st = la_start(a, src, true, &ar, err, errlen);
+    }
+    if (st == FZ7_E_FORMAT && !(errlen && err[0]) && bzip2_bad_start(a)) {
+        free(src);
+        return open_bad_bzip2(a);
     }
     if (st != FZ7_OK) {
         free(src);
