@@ -280,10 +280,11 @@ static void list_written(run *r, const fz7_entry *e)
 }
 
 /* True when the Size line counts e's decoded bytes: it has no size, or
- * (x, e) a gzip trailer's, which 7-Zip's t takes and x does not. */
+ * (x, e) a gzip trailer's, which 7-Zip's t takes and x does not. A
+ * symbolic link without a size (a xar's) counts nothing, as in 7-Zip. */
 static bool counts_decoded(const run *r, const fz7_entry *e)
 {
-    return !e->has_size || (e->size_from_trailer && r->mode != RUN_TEST);
+    return (!e->has_size && !e->is_symlink) || (e->size_from_trailer && r->mode != RUN_TEST);
 }
 
 static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
@@ -853,6 +854,7 @@ static int extract_one(const struct fz7_options *o, const char *path, totals *t)
         fprintf(r.out, "\nSub items Errors: %lu\n", r.errors);
         t->sub_errors += r.errors;
         t->with_errors++;
+        t->open_warnings += tail;   /* 7-Zip still counts the tail's warning */
         return FZ7_EXIT_FATAL;
     }
     if (open_error) {

@@ -262,7 +262,8 @@ static int list_one(const struct fz7_options *o, const char *path, list_totals *
             any_packed = true;
         }
         /* (a folder without a size: an ISO's, which 7-Zip counts as 0) */
-        size_blank |= !e->has_size && !e->is_dir && fz7_archive_get_info(a)->format != FZ7_FORMAT_7Z;
+        size_blank |= !e->has_size && !e->is_dir && fz7_archive_get_info(a)->format != FZ7_FORMAT_7Z &&
+                      !fz7_archive_get_info(a)->no_size_is_empty;
         if (e->has_mtime && (!have_newest || e->mtime > newest)) {
             newest = e->mtime;
             have_newest = true;

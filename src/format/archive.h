@@ -159,6 +159,9 @@ typedef struct fz7_archive_info {
                                name says ("gzip"): the payload's name and
                                that type; 7-Zip cannot open the package
                                then. Else NULL */
+    bool no_size_is_empty;  /* an entry listed without a size holds no data
+                               (a xar <file> without <data>): the totals
+                               count it 0 rather than blank, as 7-Zip */
     bool piped;             /* read from a pipe in one forward pass (-si):
                                sizes and phy_size are known only after
                                fz7_archive_extract, which runs once */

@@ -342,6 +342,58 @@ void fz7_cab_headers_free(fz7_cab_headers *c);
  * libarchive listed, c's record i its CFFILE). */
 size_t fz7_cab_props(const fz7_entry *e, const fz7_cab_headers *c, size_t i, fz7_prop *pr, char *buf, size_t cap);
 
+/* A span of a xar TOC's XML (xar_headers.c): the text as stored,
+ * entities not decoded; len 0: none. */
+typedef struct fz7_xar_text {
+    uint32_t at, len;
+} fz7_xar_text;
+
+/* One <file> of a xar TOC, in the TOC's order (a folder before its files). */
+typedef struct fz7_xar_file {
+    size_t parent;          /* its folder's index, or SIZE_MAX */
+    char *path;             /* the names from the top, '/'-separated, decoded */
+    fz7_xar_text id, name, type, link, mode, uid, gid, user, group, inode;
+    fz7_xar_text time[3];   /* mtime, ctime, atime */
+    fz7_xar_text encoding, archived_style, extracted_style, extracted_sum;
+    uint64_t length, offset, size;   /* <data>: packed bytes, where in the
+                               heap, unpacked bytes */
+    bool has_data;          /* it has a <data> element */
+} fz7_xar_file;
+
+typedef struct fz7_xar_headers {
+    uint8_t *toc;           /* the TOC's XML, inflated (7-Zip's [TOC].xml) */
+    size_t toc_size;
+    fz7_xar_file *files;
+    size_t count;
+    uint16_t header_size;
+    uint64_t toc_packed;    /* the TOC's zlib bytes after the header */
+    uint32_t checksum_alg;  /* the header's: 0 none, 1 SHA-1, 2 MD5 */
+    uint64_t heap_end;      /* past the last data (or the TOC's checksum) in
+                               the heap, which follows the TOC */
+    fz7_xar_text created;   /* <creation-time> */
+    char method[8];         /* 7-Zip's Method line: NONE, SHA1, MD5 or "" */
+} fz7_xar_headers;
+
+/* Reads the header and TOC of the xar archive of size bytes in v (the TOC
+ * up to mem_limit bytes inflated). FZ7_E_FORMAT when it is not one or its
+ * TOC does not inflate or parse, FZ7_E_MEMLIMIT, FZ7_E_MEM; then *out is
+ * empty. Free with fz7_xar_headers_free. */
+fz7_status fz7_xar_headers_read(const fz7_volumes *v, uint64_t size, uint64_t mem_limit, fz7_xar_headers *out);
+void fz7_xar_headers_free(fz7_xar_headers *x);
+
+/* A TOC time s as seconds since 1970-01-01 UTC: only the form 7-Zip
+ * takes, "YYYY-MM-DDThh:mm:ssZ". False for any other text. */
+bool fz7_xar_time(const fz7_xar_headers *x, fz7_xar_text s, int64_t *sec);
+
+/* Whether the data of x's file i can be read: its encoding one libarchive
+ * decodes and its checksums' styles known, with digests of their length
+ * (7-Zip's "Unsupported Method" otherwise). */
+bool fz7_xar_supported(const fz7_xar_headers *x, size_t i);
+
+/* A xar entry's `l -slt` lines in 7-Zip's order (e the entry, x's file i
+ * its <file>; i past x->count: the [TOC].xml entry, blank lines). */
+size_t fz7_xar_props(const fz7_entry *e, const fz7_xar_headers *x, size_t i, fz7_prop *pr, char *buf, size_t cap);
+
 /* One entry header of a cpio archive as stored (cpio_headers.c). */
 typedef struct fz7_cpio_hdr {
     uint64_t packed;        /* its data in the archive, with newc's padding */

@@ -1,4 +1,4 @@
-/* libarchive_read.c - zip, tar, cpio, iso9660, rar, rar5 and cab, and one
+/* libarchive_read.c - zip, tar, cpio, iso9660, rar, rar5, cab and xar, and one
  * bzip2, zstd, lz4 or compress file (a compressed tar too, as 7-Zip opens
  * it), read through libarchive behind the fz7_archive interface, so `l`,
  * `t`, `x` and `e` treat them like 7z archives (the same safe extraction in
@@ -30,8 +30,9 @@
 /* What extraction does with an entry. LA_HARDLINK: a hard link (tar)
  * whose data is an earlier file's; LA_LINK_LATER: an empty first name of
  * a file whose data comes with a later link (cpio). Both are written as a
- * copy of the entry at link_index. */
-typedef enum { LA_FILE, LA_DIR, LA_SYMLINK, LA_HARDLINK, LA_LINK_LATER, LA_SPECIAL } la_kind;
+ * copy of the entry at link_index. LA_XAR_TOC: a xar's TOC, which fz7
+ * holds (no header of libarchive's). */
+typedef enum { LA_FILE, LA_DIR, LA_SYMLINK, LA_HARDLINK, LA_LINK_LATER, LA_SPECIAL, LA_XAR_TOC } la_kind;
 
 /* The archive's byte space as libarchive sees it: a read position and the
  * buffer the last read callback filled. */
@@ -80,6 +81,10 @@ typedef struct {
     char *comment;         /* the archive's Comment (info.comment) */
     fz7_cab_headers cab;   /* a cabinet's records, one per entry, or none */
     char cab_lines[3][8];  /* its Blocks, Volume Index and ID values */
+    fz7_xar_headers xar;   /* a xar's header and TOC, or none (toc NULL) */
+    size_t *xar_file;      /* per entry its <file> in xar.files (the TOC's
+                              entry: xar.count) */
+    char xar_created[40];  /* its creation-time as stored */
 } la_priv;
 
 /* What 7-Zip's Characteristics line says of a tar: the header kinds met
@@ -261,6 +266,8 @@ static size_t la_props(const fz7_archive *a, size_t i, fz7_prop *pr, char *buf, 
         return fz7_iso_props(&a->entries[i], p->link_targets[i], p->iso_rr, pr, buf, cap);
     if (p->cab.count)
         return fz7_cab_props(&a->entries[i], &p->cab, i, pr, buf, cap);
+    if (p->xar.toc)
+        return fz7_xar_props(&a->entries[i], &p->xar, p->xar_file[i], pr, buf, cap);
     return 0;
 }
 
@@ -385,6 +392,7 @@ static fz7_status la_start(fz7_archive *a, la_source *src, bool raw, struct arch
         archive_read_support_format_rar(ar);
         archive_read_support_format_rar5(ar);
         archive_read_support_format_cab(ar);
+        archive_read_support_format_xar(ar);
     }
     if (a->opts.password)
         archive_read_add_passphrase(ar, a->opts.password);
@@ -448,6 +456,7 @@ static void name_format(struct archive *ar, la_priv *p)
     case ARCHIVE_FORMAT_RAR: t = "Rar"; break;
     case ARCHIVE_FORMAT_RAR_V5: t = "Rar5"; break;
     case ARCHIVE_FORMAT_CAB: t = "Cab"; break;
+    case ARCHIVE_FORMAT_XAR: t = "Xar"; break;
     }
     snprintf(p->type_name, sizeof p->type_name, "%s", t);
     p->iso_rr = archive_format_name(ar) && strstr(archive_format_name(ar), "Rockridge");
@@ -607,6 +616,8 @@ static void la_close(fz7_archive *a)
     free(p->cpio.h);
     free(p->cpio_check);
     fz7_cab_headers_free(&p->cab);
+    fz7_xar_headers_free(&p->xar);
+    free(p->xar_file);
     fz7_tar_headers_free(&p->tar);
     for (size_t i = 0; p->zip && i < a->count; i++) {
         free(p->zip[i].comment);
@@ -642,12 +653,12 @@ static fz7_status send_zeros(const fz7_extract_cb *cb, uint64_t n)
 
 /* A libarchive message as an error's detail: one line (some end in '\n'). */
 /* An entry's damaged data in 7-Zip's words, by libarchive's message m: a
- * check that fails (a zip's CRC, a zstd frame's checksum) is "CRC
- * Failed", data that end before the size the header gives (a zip's "read
+ * check that fails (a zip's CRC, a zstd frame's checksum, a xar's
+ * "Sumcheck") is "CRC Failed", data that end before the size the header gives (a zip's "read
  * 600, expected 4294967280") "Unexpected end of data", else "Data Error". */
 static fz7_status data_failure(const char *m)
 {
-    if (strstr(m, "CRC") || strstr(m, "checksum"))
+    if (strstr(m, "CRC") || strstr(m, "checksum") || strstr(m, "Sumcheck"))
         return FZ7_E_CRC;
     unsigned long long got, want;
     const char *w = strstr(m, "wrong size (read ");
@@ -1240,7 +1251,7 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
             header_read = false;
         } else if (cd_only) {
             /* no header of libarchive's: the record says it all */
-        } else if (broken == FZ7_OK) {
+        } else if (broken == FZ7_OK && p->kinds[i] != LA_XAR_TOC) {
             int r;
             while ((r = la_next_header(ar, &ae)) >= ARCHIVE_WARN && r != ARCHIVE_EOF &&
                    fz7_la_is_root_folder(ar, ae))
@@ -1274,7 +1285,7 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
         /* what the listing holds whole (a folder, a link's target, an
          * empty file) is made even when the stream is broken before it */
         bool listed_whole = !zip_own(a, i) && (p->kinds[i] == LA_DIR || p->kinds[i] == LA_SYMLINK ||
-                                               p->kinds[i] == LA_SPECIAL ||
+                                               p->kinds[i] == LA_SPECIAL || p->kinds[i] == LA_XAR_TOC ||
                                                (p->kinds[i] == LA_FILE && e->has_size && e->size == 0));
         if (cd_only && p->kinds[i] == LA_DIR) {
             /* a folder: nothing to read */
@@ -1283,7 +1294,7 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
         } else if (broken != FZ7_OK && !listed_whole) {
             est = broken;
             snprintf(detail, sizeof detail, "%s", broken_detail);
-        } else if (broken != FZ7_OK && p->kinds[i] != LA_SYMLINK) {
+        } else if (broken != FZ7_OK && p->kinds[i] != LA_SYMLINK && p->kinds[i] != LA_XAR_TOC) {
             /* nothing to read */
         } else if (p->kinds[i] == LA_SYMLINK && zip_own(a, i)) {
             est = zip_own_data(a, i, cb, &cb_st, detail, sizeof detail);
@@ -1293,9 +1304,13 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
                 cb_st = cb->data(cb->ctx, (const uint8_t *)t, strlen(t));
         } else if (p->kinds[i] == LA_HARDLINK || p->kinds[i] == LA_LINK_LATER) {
             est = link_entry(a, i, cb, &cb_st, detail, sizeof detail);
+        } else if (p->kinds[i] == LA_XAR_TOC) {
+            cb_st = cb->data(cb->ctx, p->xar.toc, p->xar.toc_size);
         } else if (p->kinds[i] == LA_SPECIAL) {
             /* A device, FIFO or socket has no data: written as an empty
              * file (the umask's permissions), exit 0, as 7-Zip writes it. */
+        } else if (p->kinds[i] == LA_FILE && p->xar_file && !fz7_xar_supported(&p->xar, p->xar_file[i])) {
+            est = FZ7_E_UNSUPPORTED;   /* libarchive skips its data at the next header */
         } else if (p->kinds[i] == LA_FILE && zip_own(a, i)) {
             est = zip_own_data(a, i, cb, &cb_st, detail, sizeof detail);
         } else if (p->kinds[i] == LA_FILE) {
@@ -1543,6 +1558,124 @@ static void cab_take(fz7_archive *a, la_priv *p)
     }
 }
 
+/* A TOC file's path and place, sorted by path then place. */
+typedef struct xar_named {
+    const char *path;
+    size_t file;
+} xar_named;
+
+static int xar_named_cmp(const void *l, const void *r)
+{
+    const xar_named *a = l, *b = r;
+    int c = strcmp(a->path, b->path);
+    return c ? c : a->file < b->file ? -1 : a->file > b->file;
+}
+
+/* A xar's header and TOC (xar_headers.c), when each entry libarchive
+ * listed (in the order of their data) is one <file> of it by path: 7-Zip's
+ * order (the TOC's), Method and Created lines, each file's sizes as the
+ * TOC has them (none without <data>) and times as 7-Zip reads them, and
+ * the TOC itself as the last entry, [TOC].xml. */
+static fz7_status xar_take(fz7_archive *a, la_priv *p, size_t *cap)
+{
+    fz7_xar_headers *x = &p->xar;
+    fz7_status st = fz7_xar_headers_read(a->vol, a->file_size, a->opts.mem_limit, x);
+    if (st != FZ7_OK)
+        return st == FZ7_E_MEM ? st : FZ7_OK;   /* libarchive's entries as they are */
+    xar_named *by_path = x->count == a->count ? malloc((x->count ? x->count : 1) * sizeof *by_path) : NULL;
+    bool *taken = by_path ? calloc(x->count ? x->count : 1, 1) : NULL;
+    size_t *file_of = taken ? malloc((a->count + 1) * sizeof *file_of) : NULL;
+    uint32_t *listed = file_of ? malloc((a->count + 1) * sizeof *listed) : NULL;
+    st = x->count != a->count ? FZ7_E_FORMAT : listed ? FZ7_OK : FZ7_E_MEM;
+    for (size_t k = 0; st == FZ7_OK && k < x->count; k++)
+        by_path[k] = (xar_named){x->files[k].path, k};
+    if (st == FZ7_OK)
+        qsort(by_path, x->count, sizeof *by_path, xar_named_cmp);
+    for (size_t i = 0; st == FZ7_OK && i < a->count; i++) {
+        size_t lo = 0, hi = x->count;   /* the first file of that path */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (strcmp(by_path[mid].path, a->entries[i].path) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        while (lo < x->count && taken[lo] && strcmp(by_path[lo].path, a->entries[i].path) == 0)
+            lo++;
+        if (lo == x->count || strcmp(by_path[lo].path, a->entries[i].path) != 0) {
+            st = FZ7_E_FORMAT;
+            break;
+        }
+        taken[lo] = true;
+        file_of[i] = by_path[lo].file;
+        listed[by_path[lo].file] = (uint32_t)i;
+    }
+    free(by_path);
+    free(taken);
+    if (st == FZ7_OK)
+        st = grow(a, p, cap);
+    if (st != FZ7_OK) {
+        free(file_of);
+        free(listed);
+        fz7_xar_headers_free(x);
+        return st == FZ7_E_MEM ? st : FZ7_OK;
+    }
+    for (size_t i = 0; i < a->count; i++) {
+        fz7_entry *e = &a->entries[i];
+        const fz7_xar_file *f = &x->files[file_of[i]];
+        e->has_size = f->has_data;
+        e->size = f->has_data ? f->size : 0;
+        e->packed_known = f->has_data;
+        e->packed_size = f->has_data ? f->length : 0;
+        int64_t t;
+        e->has_mtime = fz7_xar_time(x, f->time[0], &t);
+        e->mtime = e->has_mtime ? t : 0;
+        e->mtime_nsec = 0;
+        e->mtime_prec = FZ7_MTIME_SECONDS;
+        e->link_named = p->kinds[i] == LA_SYMLINK;   /* 7-Zip's x leaves it out of Files */
+        e->has_stream = !e->is_dir;   /* no <data>: a blank packed size, not 0 */
+    }
+    /* the TOC, [TOC].xml */
+    size_t t = a->count;
+    fz7_entry *e = &a->entries[t];
+    memset(e, 0, sizeof *e);
+    if (!(e->path = strdup("[TOC].xml"))) {
+        free(file_of);
+        free(listed);
+        return FZ7_E_MEM;
+    }
+    e->size = e->packed_size = x->toc_size;
+    e->has_size = e->packed_known = e->has_stream = true;
+    e->mode = S_IFREG | 0644;
+    e->folder = -1;
+    e->method = "";
+    p->kinds[t] = LA_XAR_TOC;
+    p->link_targets[t] = NULL;
+    p->link_index[t] = SIZE_MAX;
+    p->hdr_of[t] = 0;
+    p->hdr_pos[t] = UINT64_MAX;
+    file_of[t] = x->count;
+    listed[t] = (uint32_t)t;
+    a->count++;
+    p->xar_file = file_of;
+    a->listed = listed;
+    a->info.no_size_is_empty = true;
+    /* the archive ends where its last data does; bytes after it are a tail */
+    uint64_t base = (uint64_t)x->header_size + x->toc_packed, end = base + x->heap_end;
+    if (end < base || end > a->file_size) {
+        a->info.open_error = "Unexpected end of archive";
+        a->info.phy_size = end < base ? UINT64_MAX : end;
+    } else {
+        a->info.phy_size = end;
+        a->info.tail_size = a->file_size - end;
+    }
+    snprintf(p->xar_created, sizeof p->xar_created, "%.*s", x->created.len < 39 ? (int)x->created.len : 39,
+             (const char *)x->toc + x->created.at);
+    if (x->created.len)
+        a->info.lines[0] = (fz7_prop){.name = "Created", .value = p->xar_created, .digits = -1};
+    return FZ7_OK;
+}
+
 /* A compressed file's type as 7-Zip names it, and zstd's frame header
  * as its Method line (file_headers.c). */
 static void raw_take(fz7_archive *a, la_priv *p)
@@ -1777,9 +1910,11 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
         iso_take(a, p);
     if (!raw && strcmp(p->type_name, "Cab") == 0)
         cab_take(a, p);
+    if (!raw && strcmp(p->type_name, "Xar") == 0 && (st = xar_take(a, p, &cap)) != FZ7_OK)
+        return st;
     a->info.format = FZ7_FORMAT_OTHER;
     a->info.type_name = p->type_name;
-    a->info.method = p->cab.count ? p->cab.method : p->method;
+    a->info.method = p->cab.count ? p->cab.method : p->xar.toc ? p->xar.method : p->method;
     if (raw)
         raw_take(a, p);
     return FZ7_OK;

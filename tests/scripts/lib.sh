@@ -49,6 +49,26 @@ vs_7zz() {
     if [ "$want" = "$got" ]; then ok; else bad "$*: differs from 7zz"; diff <(echo "$want") <(echo "$got") | head -8; fi
 }
 
+# Every file under a folder with type, mode, size and SHA-256, sorted.
+tree_sig() {
+    (cd "$1" && find . -mindepth 1 -printf '%y %m %s %p %l\n' | sort &&
+        find . -type f -exec sha256sum {} + | sort -k2)
+}
+
+# x and e of one archive into folders of their own, from 7zz and fz7 (its
+# tree_sig, which a script may redefine):
+# the same messages (folder names aside) and the same files.
+same_files() {
+    local arc=$1 cmd want got
+    for cmd in x e; do
+        rm -rf w7 wf
+        want=$(7zz "$cmd" "$arc" -ow7 2>&1 | tail -n +4 | sed 's/w7/OUT/g'; echo "rc=${PIPESTATUS[0]}")
+        got=$("$FZ7" "$cmd" "$arc" -owf 2>&1 | tail -n +4 | sed 's/wf/OUT/g'; echo "rc=${PIPESTATUS[0]}")
+        same "$cmd $arc: output" "$got" "$want"
+        same "$cmd $arc: files" "$(tree_sig wf)" "$(tree_sig w7)"
+    done
+}
+
 t_passed() { [ "$fail" = 0 ] && [ "$pass" -gt 0 ]; }
 
 t_summary() {

@@ -15,25 +15,6 @@ t_init 7zz python3
 
 export LC_ALL=C.UTF-8 TZ=UTC
 
-# Every file under a folder with type, mode, size and SHA-256, sorted.
-tree_sig() {
-    (cd "$1" && find . -mindepth 1 -printf '%y %m %s %p %l\n' | sort &&
-        find . -type f -exec sha256sum {} + | sort -k2)
-}
-
-# x and e of one archive into folders of their own, from both programs:
-# the same messages (folder names aside) and the same files.
-same_files() {
-    local arc=$1 cmd want got
-    for cmd in x e; do
-        rm -rf w7 wf
-        want=$(7zz "$cmd" "$arc" -ow7 2>&1 | tail -n +4 | sed 's/w7/OUT/g'; echo "rc=${PIPESTATUS[0]}")
-        got=$("$FZ7" "$cmd" "$arc" -owf 2>&1 | tail -n +4 | sed 's/wf/OUT/g'; echo "rc=${PIPESTATUS[0]}")
-        same "$cmd $arc: output" "$got" "$want"
-        same "$cmd $arc: files" "$(tree_sig wf)" "$(tree_sig w7)"
-    done
-}
-
 ran=0
 # --- rpm ---
 if command -v rpmbuild >/dev/null; then
