@@ -65,6 +65,7 @@ typedef struct run {
     int reopen_rc;           /* the archive did not open again with it */
     fz7_status fatal;
     char fatal_msg[600];
+    int stdout_errno;        /* -so: a write to standard output failed so */
 } run;
 
 /* fz7's detail after a line of 7-Zip's (which scripts match whole): on a
@@ -489,6 +490,7 @@ static fz7_status on_data(void *ctx, const uint8_t *p, size_t n)
         fz7_hash_sums_data(r->sums, p, n);
     if (r->mode == RUN_STDOUT) {
         if (r->cur && !r->cur->is_dir && fwrite(p, 1, n, stdout) != n) {
+            r->stdout_errno = errno ? errno : EIO;
             snprintf(r->fatal_msg, sizeof r->fatal_msg, "Cannot write to stdout");
             r->fatal = FZ7_E_IO;
             return FZ7_E_IO;
@@ -805,8 +807,10 @@ static int extract_one(const struct fz7_options *o, const char *path, totals *t)
     }
     fz7_progress_end(r.progress);
     r.progress = NULL;
-    if (r.mode == RUN_STDOUT)
-        fflush(stdout);
+    /* (what is still buffered fails only here: a small file to a full
+     * disk or a closed descriptor) */
+    if (r.mode == RUN_STDOUT && fflush(stdout) != 0 && !r.stdout_errno)
+        r.stdout_errno = errno ? errno : EIO;
     if (piped) /* sizes of a piped archive are known only now */
         r.size = n ? fz7_archive_entry(a, 0)->size : 0;
     /* "Compressed:" counts the whole file, a stub and a tail too (as 7-Zip). */
@@ -838,6 +842,10 @@ static int extract_one(const struct fz7_options *o, const char *path, totals *t)
         fprintf(stderr, "\nERROR:\n%s\n\n\nSystem ERROR:\nerrno=%d : %s\n", err, en, strerror(en));
         fputc('\n', r.out);
         return -FZ7_EXIT_FATAL; /* the end: no summary */
+    }
+    if (r.stdout_errno) {   /* 7zz's words, and no summary */
+        fprintf(stderr, "\n\nSystem ERROR:\nerrno=%d : %s\n", r.stdout_errno, strerror(r.stdout_errno));
+        return -FZ7_EXIT_FATAL;
     }
     if (s != FZ7_OK) {
         const char *why = r.fatal != FZ7_OK ? r.fatal_msg : err[0] ? err : fz7_status_str(s);

@@ -221,4 +221,18 @@ expect_rc 0 "t -bso2" "$FZ7" t -bso2 cp.7z
 same "-bso2: nothing on stdout" "$(wc -c < out.txt)" 0
 grep -q "Everything is Ok" err.txt && ok || bad "-bso2: messages on stderr"
 
+# -so to a full disk: exit 2 and 7zz's "System ERROR" lines, for a file
+# small enough to sit in the output buffer too (that one said exit 0)
+if [ -w /dev/full ] && command -v 7zz >/dev/null; then
+    printf 'small\n' >small.txt && "$FZ7" a -bd small.7z small.txt >/dev/null
+    head -c 100000 /dev/urandom >big.bin && "$FZ7" a -bd big.7z big.bin >/dev/null
+    for a in small.7z big.7z; do
+        "$FZ7" e -so $a >/dev/full 2>so_err.txt; rc=$?
+        7zz e -so $a >/dev/full 2>so_err7.txt
+        same "e -so $a to a full disk: exit, the lines" "$rc $(cat so_err.txt)" "2 $(cat so_err7.txt)"
+    done
+else
+    echo "SKIP: -so to a full disk (no /dev/full or no 7zz)"
+fi
+
 t_summary cli.sh
