@@ -869,7 +869,7 @@ static int open_stdin(const struct fz7_options *o, FILE *out, const char *verb,
                      "--password-file={file}; stdin carries the archive)");
     }
     if (s != FZ7_OK)
-        return open_error(o, out, "stdin", s, err, false, cant_open);
+        return open_error(o, out, "", s, err, false, cant_open);   /* 7zz names no file */
     return 0;
 }
 

@@ -457,6 +457,8 @@ static fz7_status write_la(add_run *r, int fd, fz7_la_kind kind, const char *old
     for (size_t i = first; i < end && st == FZ7_OK; i++) {
         const fz7_tree_item *it = &r->tree.items[i];
         fz7_la_entry e = fz7_la_entry_of_item(it);
+        if (kind == FZ7_LA_GZIP && r->stdin_mode && !(r->o->stdin_name && r->o->stdin_name[0]))
+            e.name = "";   /* -si without a name: a gzip header without one, as 7zz writes it */
         size_t group = link_first ? link_first[i] : i;
         if (group != i && holder[group] != SIZE_MAX) {
             e.mode = S_IFREG | (it->mode & 07777);
@@ -1169,6 +1171,12 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
         fflush(out);
         fprintf(stderr, "\n\nSystem ERROR:\nerrno=%d : %s\n", werr, strerror(werr));
         rc = FZ7_EXIT_FATAL;
+        goto done;
+    }
+    if (st != FZ7_OK && !strncmp(why, "E_INVALIDARG : ", 15)) {
+        /* 7zz's words for inputs the format cannot hold; fz7's why after */
+        fflush(out);
+        rc = fz7_invalid_arg(path, why + 15);
         goto done;
     }
     if (st != FZ7_OK) {

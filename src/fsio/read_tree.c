@@ -264,8 +264,15 @@ static bool warn_unvisited(const fz7_tree_opts *o, const char *msg)
  * named base_name/...; otherwise entries below root that pattern's parts
  * match (parts_match: from depth 1, or any depth when recursive), with
  * their contents. */
+/* A walked path as 7-Zip shows it: under a wildcard given without a
+ * folder (bare: the walk starts at "."), without libarchive's "./". */
+static const char *walked(const char *p, bool bare)
+{
+    return bare && p[0] == '.' && p[1] == '/' ? p + 2 : p;
+}
+
 static fz7_status walk(fz7_tree *t, const char *root, const char *base_name, const char *pattern,
-                       bool recursive, const fz7_tree_opts *o)
+                       bool recursive, bool bare, const fz7_tree_opts *o)
 {
     struct archive *ad = archive_read_disk_new();
     if (!ad)
@@ -300,14 +307,14 @@ static fz7_status walk(fz7_tree *t, const char *root, const char *base_name, con
         if (!src)
             src = archive_entry_pathname(e);
         if (r == ARCHIVE_FATAL) {
-            warn(o, src ? src : root, archive_errno(ad));
+            warn(o, src ? walked(src, bare) : root, archive_errno(ad));
             st = first ? FZ7_E_IO : FZ7_OK;
             break;
         }
         if (r < ARCHIVE_WARN || !src) {   /* FAILED / RETRY: this entry is unusable */
             if (!src && archive_errno(ad) <= 0 && warn_unvisited(o, archive_error_string(ad)))
                 continue;
-            warn(o, src ? src : root, archive_errno(ad));
+            warn(o, src ? walked(src, bare) : root, archive_errno(ad));
             if (first) {
                 st = FZ7_E_IO;
                 break;
@@ -315,7 +322,7 @@ static fz7_status walk(fz7_tree *t, const char *root, const char *base_name, con
             continue;
         }
         if (r == ARCHIVE_WARN)
-            warn(o, src, archive_errno(ad));
+            warn(o, walked(src, bare), archive_errno(ad));
         bool is_root = first;
         first = false;
         /* rel: the path below root ("" for root itself). */
@@ -337,7 +344,7 @@ static fz7_status walk(fz7_tree *t, const char *root, const char *base_name, con
              * when its target cannot be reached: 7-Zip warns and skips it. */
             struct stat tsb;
             int e = stat(src, &tsb) == 0 ? ELOOP : errno;
-            warn(o, src, e);
+            warn(o, walked(src, bare), e);
             if (is_root) {
                 st = FZ7_E_IO;
                 break;
@@ -377,7 +384,7 @@ static fz7_status walk(fz7_tree *t, const char *root, const char *base_name, con
         }
         fz7_tree_item it = {0};
         it.name = name;
-        it.disk_path = strdup(src);
+        it.disk_path = strdup(walked(src, bare));
         bool special = !is_dir && !is_link && fmt != S_IFREG;
         it.kind = is_dir ? FZ7_ITEM_DIR : is_link ? FZ7_ITEM_SYMLINK : special ? FZ7_ITEM_SPECIAL : FZ7_ITEM_FILE;
         it.mode = (uint32_t)sb->st_mode;
@@ -431,7 +438,7 @@ fz7_status fz7_tree_add(fz7_tree *t, const char *arg, bool recursive_wildcard,
         char *name = fz7_archive_name_full(arg, o->full_paths);
         if (!name)
             return FZ7_E_MEM;
-        fz7_status st = walk(t, arg, name, NULL, false, o);
+        fz7_status st = walk(t, arg, name, NULL, false, false, o);
         free(name);
         return st;
     }
@@ -463,7 +470,7 @@ fz7_status fz7_tree_add(fz7_tree *t, const char *arg, bool recursive_wildcard,
         else
             base[0] = 0;
     }
-    fz7_status st = base ? walk(t, dir, base, pattern, recursive_wildcard || o->recurse, o)
+    fz7_status st = base ? walk(t, dir, base, pattern, recursive_wildcard || o->recurse, !slash, o)
                          : FZ7_E_MEM;
     free(base);
     free(dir);

@@ -87,4 +87,10 @@ mkdir -p ../none && cp -r t other top.txt ../none/ && cd ../none
 7zz a -bd ../zn.7z > /dev/null 2>&1
 "$FZ7" a -bd ../fn.7z > /dev/null 2>&1
 [ "$(names_of ../zn.7z)" = "$(names_of ../fn.7z)" ] || { diff <(names_of ../zn.7z) <(names_of ../fn.7z); fail "no names: differs from 7zz"; }
+# a wildcard without a folder walks ".": its warnings name a dangling
+# link as 7zz does, without libarchive's "./" (fz7 wrote "./dangling")
+mkdir -p ../wc/sub && cd ../wc && printf 'int x;\n' >a.c && printf 'int y;\n' >sub/b.c && ln -s nothere dangling
+7zz a -bd ../w.7z '*.c' -r 2>&1 | tail -n +4 | grep -v '^Creating archive' >../w7.txt
+"$FZ7" a -bd ../w2.7z '*.c' -r 2>&1 | tail -n +4 | grep -v '^Creating archive' >../wf.txt
+cmp -s ../w7.txt ../wf.txt || { diff ../w7.txt ../wf.txt; fail "wildcard walk's warnings: differ from 7zz"; }
 echo PASS

@@ -221,6 +221,12 @@ expect_rc 0 "t -bso2" "$FZ7" t -bso2 cp.7z
 same "-bso2: nothing on stdout" "$(wc -c < out.txt)" 0
 grep -q "Everything is Ok" err.txt && ok || bad "-bso2: messages on stderr"
 
+# a -si to gzip: no name in the header unless -si names one, as 7zz
+printf 'hi\n' | "$FZ7" a -si -tgzip si_none.gz >/dev/null 2>&1
+printf 'hi\n' | "$FZ7" a -sifoo.txt -tgzip si_named.gz >/dev/null 2>&1
+same "a -si -tgzip: FLG (no FNAME), -sifoo.txt: FNAME foo.txt" \
+    "$(od -An -tx1 -j3 -N1 si_none.gz | tr -d ' ') $(head -c 18 si_named.gz | tail -c 8)" "00 foo.txt"
+
 # -so to a full disk: exit 2 and 7zz's "System ERROR" lines, for a file
 # small enough to sit in the output buffer too (that one said exit 0)
 if [ -w /dev/full ] && command -v 7zz >/dev/null; then

@@ -486,6 +486,10 @@ row same a -bb1 new.7z src
 row same a -bb1 -tzip new.zip src
 row same a -bb1 -ttar new.tar src
 row same a -bb1 -tgzip new.gz one.txt
+# a folder into a one-file format: 7zz's E_INVALIDARG after the plan
+for t in gzip xz bzip2; do
+    row same a -t$t new.$t src
+done
 row same t -bd arc.7z
 row same t -bso0 arc.7z
 # -bso0: the scan warnings' block goes to standard error instead

@@ -566,6 +566,8 @@ PY
     python3 -c 'd = bytearray(open("bb.bz2", "rb").read()); d[200] ^= 0x55; open("bbf.bz2", "wb").write(d)'
     vs7 l bbf.bz2
     vs7 t bbf.bz2
+    # an empty pipe that is no gzip: 7zz names no file in its error block
+    vs7 x -si -tgzip </dev/null
     # a volume set named with its folder: the joined stream is named
     # without it, as 7zz names it (fz7 printed the folder)
     rm -f vs.7z.0* && 7zz a -bd -mx0 -v20k vs.7z src/docs >/dev/null
