@@ -314,6 +314,17 @@ void fz7_attrib_string(const fz7_entry *e, char *out, size_t cap)
     }
 }
 
+int fz7_path_cmp(const char *a, const char *b)
+{
+    for (;; a++, b++) {
+        unsigned ca = *a == '/' ? 1u : (unsigned char)*a, cb = *b == '/' ? 1u : (unsigned char)*b;
+        if (ca != cb)
+            return ca < cb ? -1 : 1;
+        if (!ca)
+            return 0;
+    }
+}
+
 void fz7_mode_string(uint32_t mode, char out[11])
 {
     char t = S_ISDIR(mode) ? 'd' : S_ISLNK(mode) ? 'l' : S_ISFIFO(mode) ? 'p' : S_ISCHR(mode) ? 'c'

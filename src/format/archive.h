@@ -269,6 +269,11 @@ void fz7_attrib_string(const fz7_entry *e, char *out, size_t cap);
 /* "drwxr-xr-x" (or p, c, b, s, l, - first) from st_mode bits. */
 void fz7_mode_string(uint32_t mode, char out[11]);
 
+/* 7-Zip's order of paths: byte by byte with '/' before every other byte,
+ * so a folder's contents come right after it ("d", "d/b", "d.txt");
+ * negative, 0 or positive as strcmp. */
+int fz7_path_cmp(const char *a, const char *b);
+
 /* Callbacks of fz7_archive_extract. Returning anything but FZ7_OK from a
  * callback stops extraction with that status. */
 typedef struct fz7_extract_cb {

@@ -98,20 +98,6 @@ bool fz7_iso_volume(const fz7_volumes *v, uint64_t size, char *comment, size_t c
     return true;
 }
 
-/* strcmp on paths with '/' sorting before any other byte: a folder's
- * contents come right after it, before a name that extends the folder's
- * ("d", "d/b", "d.txt"). */
-static int tree_cmp(const char *x, const char *y)
-{
-    for (;; x++, y++) {
-        unsigned cx = *x == '/' ? 1u : (unsigned char)*x, cy = *y == '/' ? 1u : (unsigned char)*y;
-        if (cx != cy)
-            return cx < cy ? -1 : 1;
-        if (!cx)
-            return 0;
-    }
-}
-
 typedef struct {
     const char *path;
     uint32_t index;
@@ -120,7 +106,7 @@ typedef struct {
 static int cmp_iso_place(const void *x, const void *y)
 {
     const iso_place *a = x, *b = y;
-    int c = tree_cmp(a->path, b->path);
+    int c = fz7_path_cmp(a->path, b->path);
     return c ? c : (a->index > b->index) - (a->index < b->index);
 }
 

@@ -3,6 +3,7 @@
  * policy (physical for -snl, logical otherwise) and the stat; this file does
  * the 7-Zip naming and wildcard rules. */
 #include "fsio/read_tree.h"
+#include "format/archive.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -477,29 +478,10 @@ fz7_status fz7_tree_add(fz7_tree *t, const char *arg, bool recursive_wildcard,
     return st;
 }
 
-/* Path order with '/' below every other byte, so a folder's contents come
- * right after it ("a/b" < "a.c"). */
-static int cmp_path(const char *a, const char *b)
-{
-    for (;; a++, b++) {
-        unsigned ca = (unsigned char)*a, cb = (unsigned char)*b;
-        if (ca == cb) {
-            if (!ca)
-                return 0;
-            continue;
-        }
-        if (ca == '/')
-            ca = 1;
-        if (cb == '/')
-            cb = 1;
-        return ca < cb ? -1 : 1;
-    }
-}
-
 static int cmp_items(const void *x, const void *y)
 {
     const fz7_tree_item *a = x, *b = y;
-    return cmp_path(a->name, b->name);
+    return fz7_path_cmp(a->name, b->name);
 }
 
 fz7_status fz7_tree_sort(fz7_tree *t)

@@ -227,17 +227,6 @@ static void put_vector_head(bytebuf *b, uint8_t id, size_t n, const bool *define
     bb_byte(b, 0);   /* not external */
 }
 
-/* 7-Zip's order of the path compare: byte by byte, '/' before every other
- * byte, so a folder's entries follow it directly. */
-static int cmp_path(const char *a, const char *b)
-{
-    for (;; a++, b++) {
-        int ca = *a == '/' ? 1 : (unsigned char)*a, cb = *b == '/' ? 1 : (unsigned char)*b;
-        if (ca != cb || ca == 0)
-            return ca - cb;
-    }
-}
-
 static int cmp_empty_entry(const void *x, const void *y)
 {
     const entry_rec *a = *(const entry_rec *const *)x, *b = *(const entry_rec *const *)y;
@@ -245,7 +234,7 @@ static int cmp_empty_entry(const void *x, const void *y)
         return a->is_anti ? 1 : -1;
     if (a->is_dir != b->is_dir) /* folders first; anti-folders last */
         return a->is_dir != a->is_anti ? -1 : 1;
-    int c = cmp_path(a->name, b->name);
+    int c = fz7_path_cmp(a->name, b->name);
     if (a->is_anti && a->is_dir) /* deepest first: a folder is removed once empty */
         c = -c;
     return c ? c : a < b ? -1 : a > b;   /* the same name: the order added */
