@@ -150,7 +150,8 @@ static bool after_switches(const char *kind)
                                        "Cannot find command",
                                        "There is no second file name for rename pair:",
                                        "Unsupported -spf:", "Incorrect wildcard type marker",
-                                       "The file operation error for listfile"};
+                                       "The file operation error for listfile", "Unsupported -snz:",
+                                       "Unsupported switch postfix -snld"};
     for (size_t i = 0; i < sizeof late / sizeof *late; i++)
         if (!strcmp(kind, late[i]))
             return true;

@@ -33,41 +33,85 @@ typedef struct parser {
     size_t kind_len, arg_len;
     uint64_t seen;     /* the single-instance switches met (switch_key) */
     int list_charset;  /* LIST_UTF8 etc.: -scs, read before any list file */
+    const char *zone;  /* -snz's postfix, checked once the command is known */
+    const char *links; /* -snld's, likewise */
 } parser;
 
-/* 7zz's switch names (the longest one a switch starts with is its name)
- * and whether it may be given more than once. */
-static const struct { const char *name; bool multi; } switch_names[] = {
-    {"ai", true}, {"ax", true}, {"an", false}, {"ao", false}, {"ba", false}, {"bb", false},
-    {"bd", false}, {"bse", false}, {"bso", false}, {"bsp", false}, {"bt", false},
-    {"i", true}, {"m", true}, {"o", false}, {"p", false}, {"r", false}, {"sa", false},
-    {"scc", false}, {"scrc", true}, {"scs", false}, {"sdel", false}, {"seml", false},
-    {"sfx", false}, {"si", false}, {"slp", false}, {"slt", false}, {"snh", false},
-    {"sni", false}, {"snl", false}, {"snld", false}, {"sns", false}, {"so", false},
-    {"spd", false}, {"spe", false}, {"spf", false}, {"spm", false}, {"ssc", false},
-    {"sse", false}, {"ssp", false}, {"ssw", false}, {"stl", false}, {"stm", false},
-    {"stx", true}, {"t", false}, {"u", true}, {"v", true}, {"w", false}, {"x", true},
-    {"y", false},
+/* 7zz's switch names (the longest one a switch starts with is its name),
+ * whether it may be given more than once, and what 7zz says of a postfix
+ * it does not take: 's' a switch with none ("Too long switch:"), 'm' one
+ * that takes only '-' ("Incorrect switch postfix:"), 0 one parsed here. */
+static const struct { const char *name; bool multi; char form; } switch_names[] = {
+    {"ai", true, 0}, {"ax", true, 0}, {"an", false, 's'}, {"ao", false, 0}, {"ba", false, 's'},
+    {"bb", false, 0}, {"bd", false, 's'}, {"bse", false, 0}, {"bso", false, 0}, {"bsp", false, 0},
+    {"bt", false, 's'}, {"i", true, 0}, {"m", true, 0}, {"o", false, 0}, {"p", false, 0},
+    {"r", false, 0}, {"sa", false, 0}, {"scc", false, 0}, {"scrc", true, 0}, {"scs", false, 0},
+    {"sdel", false, 's'}, {"seml", false, 0}, {"sfx", false, 0}, {"si", false, 0},
+    {"slp", false, 0}, {"slt", false, 's'}, {"snc", false, 's'}, {"snh", false, 'm'},
+    {"sni", false, 's'}, {"snl", false, 'm'}, {"snld", false, 0}, {"snr", false, 's'},
+    {"sns", false, 'm'}, {"snt", false, 'm'}, {"snz", false, 0}, {"so", false, 's'},
+    {"spd", false, 's'}, {"spe", false, 'm'}, {"spf", false, 0}, {"spm", false, 0},
+    {"ssc", false, 'm'}, {"sse", false, 's'}, {"ssp", false, 's'}, {"ssw", false, 's'},
+    {"stl", false, 's'}, {"stm", false, 0}, {"stx", true, 0}, {"t", false, 0}, {"u", true, 0},
+    {"v", true, 0}, {"w", false, 0}, {"x", true, 0}, {"y", false, 's'},
 };
+
+/* The entry of switch_names whose name s (after its '-') starts with,
+ * the longest one; -1 for none. */
+static int switch_index(const char *s)
+{
+    int best = -1;
+    size_t best_len = 0;
+    for (size_t i = 0; i < sizeof switch_names / sizeof switch_names[0]; i++) {
+        size_t n = strlen(switch_names[i].name);
+        if (n > best_len && strncasecmp(s, switch_names[i].name, n) == 0)
+            best = (int)i, best_len = n;
+    }
+    return best;
+}
 
 /* The bit of a single-instance switch s (after its '-'), 0 for one that
  * may repeat or that 7zz does not know. */
 static uint64_t switch_key(const char *s)
 {
-    size_t best = SIZE_MAX, best_len = 0;
-    for (size_t i = 0; i < sizeof switch_names / sizeof switch_names[0]; i++) {
-        size_t n = strlen(switch_names[i].name);
-        if (n > best_len && strncasecmp(s, switch_names[i].name, n) == 0)
-            best = i, best_len = n;
-    }
-    return best == SIZE_MAX || switch_names[best].multi ? 0 : (uint64_t)1 << best;
+    int i = switch_index(s);
+    return i < 0 || switch_names[i].multi ? 0 : (uint64_t)1 << i;
 }
+_Static_assert(sizeof switch_names / sizeof switch_names[0] <= 64, "switch_key's bits are a uint64_t");
 
 static int usage_error(parser *p, int code, const char *kind, const char *arg)
 {
     snprintf(p->kind, p->kind_len, "%s", kind);
     snprintf(p->arg, p->arg_len, "%s", arg ? arg : "");
     return code;
+}
+
+/* True when d is empty or a decimal number below 2^32 (7zz's numbered
+ * postfixes). */
+static bool digits_u32(const char *d)
+{
+    uint64_t v = 0;
+    for (; *d; d++) {
+        if (*d < '0' || *d > '9')
+            return false;
+        v = v * 10 + (uint64_t)(*d - '0');
+        if (v > UINT32_MAX)
+            return false;
+    }
+    return true;
+}
+
+/* 7zz's error for switch s (after its '-') that nothing here took: a
+ * postfix on a known switch that takes none or only '-', else unknown. */
+static int not_taken(parser *p, const char *s, const char *arg)
+{
+    int i = switch_index(s);
+    char form = i < 0 ? 0 : switch_names[i].form;
+    if (form == 's')
+        return usage_error(p, 7, "Too long switch:", arg);
+    if (form == 'm')
+        return usage_error(p, 7, "Incorrect switch postfix:", arg);
+    return usage_error(p, 7, "Unknown switch:", arg);
 }
 
 /* Adds a wildcard with how's recursion, target and modes. */
@@ -448,7 +492,7 @@ static int parse_switch(parser *p, const char *arg)
         return 0;
     case 'y':
         if (s[1])
-            return usage_error(p, 7, "Unknown switch:", arg);
+            return not_taken(p, s, arg);
         o->yes = true;
         return 0;
     case 'a':
@@ -551,7 +595,7 @@ static int parse_switch(parser *p, const char *arg)
         }
         if (!strcasecmp(s, "bd"))
             return 0; /* no progress bar: fz7 draws one only on a terminal (-bsp) */
-        return usage_error(p, 7, "Unknown switch:", arg);
+        return not_taken(p, s, arg);
     case 's':
         if (!strncasecmp(s, "spf", 3)) {
             /* -spf: fully qualified paths; -spf2: the same without the
@@ -561,8 +605,8 @@ static int parse_switch(parser *p, const char *arg)
             o->full_paths = s[3] ? 2 : 1;
             return 0;
         }
-        if (!strcasecmp(s, "spe")) {
-            o->eliminate_root = true;
+        if (!strcasecmp(s, "spe") || !strcasecmp(s, "spe-")) {
+            o->eliminate_root = s[3] == 0;
             return 0;
         }
         if (!strncasecmp(s, "stx", 3)) {
@@ -591,8 +635,12 @@ static int parse_switch(parser *p, const char *arg)
             o->slt = true;
             return 0;
         }
-        if (!strcasecmp(s, "snl")) {
-            o->store_symlinks = true;
+        if (!strcasecmp(s, "snl") || !strcasecmp(s, "snl-")) {
+            o->store_symlinks = s[3] == 0;
+            return 0;
+        }
+        if (!strcasecmp(s, "snh-")) {
+            o->store_hardlinks = false;
             return 0;
         }
         if (!strcasecmp(s, "snh")) {
@@ -602,7 +650,11 @@ static int parse_switch(parser *p, const char *arg)
             o->store_hardlinks = true;
             return 0;
         }
-        if (!strcasecmp(s, "snld")) {
+        if (!strncasecmp(s, "snld", 4)) {
+            /* -snld{N}: 7zz 26 makes a link out of the output folder with
+             * -snld20; fz7 never does (EXTRACTION in the man page), so the
+             * number (32 bits, as 7zz reads it) changes nothing. */
+            p->links = s + 4;
             o->allow_dangerous_links = true;
             return 0;
         }
@@ -643,10 +695,13 @@ static int parse_switch(parser *p, const char *arg)
             o->no_atime = true;
             return 0;
         }
-        /* -slp/-slp-: large pages. fz7 offers its big tables as huge pages
+        /* -slp, -slp-, -slp{N}: large pages. fz7 offers its big tables as huge pages
          * (THP) either way, so there is nothing to change. */
-        if (!strcasecmp(s, "slp") || !strcasecmp(s, "slp-"))
+        if (!strncasecmp(s, "slp", 3)) {
+            if (strcmp(s + 3, "-") && !digits_u32(s + 3))
+                return usage_error(p, 7, "Unsupported switch postfix for -slp", s + 3);
             return 0;
+        }
         if (!strncasecmp(s, "stm", 3)) {
             /* -stm{HexMask}: as 7zz, one to 16 hex digits. */
             const char *h = s + 3;
@@ -669,6 +724,17 @@ static int parse_switch(parser *p, const char *arg)
         }
         if (!strcasecmp(s, "sns-"))
             return 0;
+        /* More of Windows's, which 7zz 26 on Linux takes and does nothing
+         * with (x/a give the same output with and without them): -snc and
+         * -snr (a ':' in a name as an alternate stream, or replaced), -snt
+         * and -snt-, -spm-, and -snz (Zone.Identifier streams). */
+        if (!strcasecmp(s, "snc") || !strcasecmp(s, "snr") || !strcasecmp(s, "snt") || !strcasecmp(s, "snt-")
+            || !strcasecmp(s, "spm-"))
+            return 0;
+        if (!strncasecmp(s, "snz", 3)) {
+            p->zone = s + 3;
+            return 0;
+        }
         if (!strncasecmp(s, "sns", 3))
             return usage_error(p, 7, "Incorrect switch postfix:", arg);
         if (!strncasecmp(s, "seml", 4)) {
@@ -712,9 +778,9 @@ static int parse_switch(parser *p, const char *arg)
         }
         if (!strcasecmp(s, "ssw"))
             return 0;
-        return usage_error(p, 7, "Unknown switch:", arg);
+        return not_taken(p, s, arg);
     }
-    return usage_error(p, 7, "Unknown switch:", arg);
+    return not_taken(p, s, arg);
 }
 
 static fz7_command command_of(const char *s)
@@ -852,18 +918,17 @@ int fz7_options_parse(int argc, char **argv, struct fz7_options *o, char *err_ki
         o->overwrite = FZ7_OVERWRITE_ALL;
     if (!have_command)
         return usage_error(&p, 7, "Cannot find command", NULL);
+    bool extracts = o->command == FZ7_CMD_EXTRACT || o->command == FZ7_CMD_EXTRACT_FLAT ||
+                    o->command == FZ7_CMD_TEST || o->command == FZ7_CMD_LIST;
     /* x, e, t and l read the archive itself from stdin with -si (it then
      * has no name: "" in messages, as 7-Zip prints it). */
-    bool reads_stdin = o->from_stdin && (o->command == FZ7_CMD_EXTRACT ||
-                                         o->command == FZ7_CMD_EXTRACT_FLAT ||
-                                         o->command == FZ7_CMD_TEST || o->command == FZ7_CMD_LIST);
+    bool reads_stdin = o->from_stdin && extracts;
     if (reads_stdin && !o->archive)
         o->archive = "";
     /* x, e, t and l take -p alone as the empty password and never ask, as
      * 7zz does (a script's `7zz x -p` fails at once on an encrypted
      * archive instead of waiting for a terminal); a, u, d and rn ask. */
-    if (o->ask_password && (o->command == FZ7_CMD_EXTRACT || o->command == FZ7_CMD_EXTRACT_FLAT ||
-                            o->command == FZ7_CMD_TEST || o->command == FZ7_CMD_LIST)) {
+    if (o->ask_password && extracts) {
         o->password = "";
         o->ask_password = false;
     }
@@ -873,20 +938,22 @@ int fz7_options_parse(int argc, char **argv, struct fz7_options *o, char *err_ki
         o->command != FZ7_CMD_BENCH && !o->archive
         && o->command != FZ7_CMD_HASH && o->command != FZ7_CMD_INFO && !o->no_archive_name)
         return usage_error(&p, 7, "Cannot find archive name", NULL);
+    /* Where files are extracted or tested, -snld takes a number and -snz
+     * 0, 1 or 2 (or nothing); a/u/d/rn take anything, as 7zz. */
+    if (p.links && extracts && !digits_u32(p.links))
+        return usage_error(&p, 7, "Unsupported switch postfix -snld", p.links);
+    if (p.zone && extracts && strcmp(p.zone, "") && strcmp(p.zone, "0") && strcmp(p.zone, "1")
+        && strcmp(p.zone, "2"))
+        return usage_error(&p, 7, "Unsupported -snz:", p.zone);
     /* a, u, d, rn, x, e, t, l refuse it as 7zz does, as they open or
      * write the archive; the others at once */
-    bool opens = o->command == FZ7_CMD_ADD || o->command == FZ7_CMD_UPDATE ||
-                 o->command == FZ7_CMD_DELETE || o->command == FZ7_CMD_RENAME ||
-                 o->command == FZ7_CMD_EXTRACT || o->command == FZ7_CMD_EXTRACT_FLAT ||
-                 o->command == FZ7_CMD_TEST || o->command == FZ7_CMD_LIST;
-    if (o->bad_method && !opens)
-        return usage_error(&p, 2, "E_INVALIDARG : One or more arguments are invalid", o->bad_method);
     bool writes = o->command == FZ7_CMD_ADD || o->command == FZ7_CMD_UPDATE || o->command == FZ7_CMD_DELETE ||
                   o->command == FZ7_CMD_RENAME;
+    if (o->bad_method && !writes && !extracts)
+        return usage_error(&p, 2, "E_INVALIDARG : One or more arguments are invalid", o->bad_method);
     if (writes && o->to_stdout && o->bso && o->bso[0] == '1')
         return usage_error(&p, 7, "I won't write data and program's messages to same stream", NULL);
-    if (o->email && o->to_stdout && (o->command == FZ7_CMD_ADD || o->command == FZ7_CMD_UPDATE ||
-                                     o->command == FZ7_CMD_DELETE || o->command == FZ7_CMD_RENAME))
+    if (o->email && o->to_stdout && writes)
         return usage_error(&p, 7, "stdout mode and email mode cannot be combined", NULL);
     /* rn: the names come in old/new pairs, as 7-Zip requires. */
     if (o->command == FZ7_CMD_RENAME && o->n_names % 2)

@@ -568,6 +568,17 @@ for c in "x -oout -sns arc.7z" "t -sni arc.7z" "l -sns -sni arc.7z" "u -sns arc.
     # shellcheck disable=SC2086
     row same $c
 done
+# More of Windows's that 7zz on Linux takes and ignores (-snc, -snr, -snt,
+# -snz, -spm-), the '-' forms of -snl/-snh/-spe, -snld's and -slp's
+# numbers, and 7zz's words for a postfix a switch does not take
+for c in "a -snc -snr -snt new.7z src" "x -oout -snc -snr arc.7z" "x -oout -snz1 arc.7z" "a -snzx new.7z one.txt" \
+         "a -snt- -spm- new.7z one.txt" "a -snl- -snh- new.7z src" "x -oout -spe- arc.7z" "x -oout -snld20 arc.7z" \
+         "a -slp2 new.7z one.txt" "t -snz3 arc.7z" "x -oout -snldx arc.7z" "a -snldx new.7z one.txt" \
+         "t -snld4294967296 arc.7z" "t -slpx arc.7z" "t -slt1 arc.7z" "t -snr- arc.7z" "t -y1 arc.7z" \
+         "t -snl1 arc.7z" "t -spex arc.7z" "t -sntx arc.7z" "t -snr -snr arc.7z"; do
+    # shellcheck disable=SC2086
+    row same $c
+done
 row same a -sfx new.exe one.txt
 row same a -sfxmod.sfx new.exe one.txt
 row same a -sfxmod.sfx new one.txt
