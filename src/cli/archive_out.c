@@ -1065,3 +1065,9 @@ fz7_la_entry fz7_la_entry_of_item(const fz7_tree_item *it)
         e.mode = it->mode, e.size = 0, e.rdev = it->rdev;
     return e;
 }
+
+bool fz7_la_lists_item(fz7_la_kind kind, const fz7_tree_item *it)
+{
+    return it->kind == FZ7_ITEM_FILE || (kind == FZ7_LA_ZIP && it->kind == FZ7_ITEM_SYMLINK)
+           || (kind == FZ7_LA_TAR && it->kind == FZ7_ITEM_DIR);
+}

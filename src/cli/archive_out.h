@@ -72,6 +72,10 @@ void fz7_print_name(FILE *f, const char *name);
  * (such as "/" after a folder) and the line's end. */
 void fz7_print_item(FILE *f, const char *mark, const char *name, const char *tail);
 
+/* Whether 7zz's -bb1 lists item it written into a tar or zip: every
+ * file, and of the items without data a tar's folders and a zip's links. */
+bool fz7_la_lists_item(fz7_la_kind kind, const fz7_tree_item *it);
+
 /* what, then "2 folders, 3 files, 119 bytes (1 KiB)\n" (folders only when
  * there are some). */
 void fz7_print_counts(FILE *f, const char *what, uint64_t dirs, uint64_t files, uint64_t bytes);

@@ -78,13 +78,6 @@ static void list_added(add_run *r, const fz7_tree_item *it)
     fz7_print_item(r->out, u ? "U" : "+", it->name, it->kind == FZ7_ITEM_DIR ? "/" : "");
 }
 
-/* Whether 7-Zip's -bb1 lists an item without data written by libarchive:
- * a zip's links, a tar's folders. */
-static bool la_listed(fz7_la_kind kind, const fz7_tree_item *it)
-{
-    return (kind == FZ7_LA_ZIP && it->kind == FZ7_ITEM_SYMLINK) || (kind == FZ7_LA_TAR && it->kind == FZ7_ITEM_DIR);
-}
-
 static fz7_status scan_inputs(add_run *r, dev_t skip_dev, ino_t skip_ino, bool have_skip)
 {
     fz7_status st = fz7_scan_inputs(r->o, &r->tree, &r->scan);
@@ -465,11 +458,14 @@ static fz7_status write_la(add_run *r, int fd, fz7_la_kind kind, const char *old
             e.size = 0;
             e.hardlink = r->tree.items[holder[group]].name;
             st = fz7_la_writer_begin(w, &e);
+            if (st == FZ7_OK)
+                list_added(r, it);
+            r->files_read++;   /* as 7zz lists and counts a link's name */
             continue;
         }
         if (it->kind != FZ7_ITEM_FILE) {
             st = fz7_la_writer_begin(w, &e);
-            if (st == FZ7_OK && la_listed(kind, it))
+            if (st == FZ7_OK && fz7_la_lists_item(kind, it))
                 list_added(r, it);
             /* 7zz's tar writer counts every item, its zip writer links too */
             r->files_read += kind == FZ7_LA_TAR || (kind == FZ7_LA_ZIP && it->kind == FZ7_ITEM_SYMLINK);

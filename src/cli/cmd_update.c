@@ -268,10 +268,10 @@ static fz7_status write_empty_entries(update_run *r, fz7_7z_writer *w)
 }
 
 /* -bb1: "+" a new file, "U" one that replaces an entry, as 7-Zip lists them. */
-static void list_item(const update_run *r, const fz7_tree_item *it)
+static void list_item(const update_run *r, const fz7_tree_item *it, const char *tail)
 {
     if (r->o->bb >= 1)
-        fz7_print_item(r->out, r->replaces && r->replaces[it - r->tree.items] ? "U" : "+", it->name, "");
+        fz7_print_item(r->out, r->replaces && r->replaces[it - r->tree.items] ? "U" : "+", it->name, tail);
 }
 
 /* Opens item it's file. On failure warns and returns -1 with *st FZ7_OK
@@ -319,7 +319,7 @@ static fz7_status sink_7z(void *w, const uint8_t *p, size_t n)
 /* Pushes one file from disk into the open folder. */
 static fz7_status write_item(update_run *r, fz7_7z_writer *w, const fz7_tree_item *it)
 {
-    list_item(r, it);
+    list_item(r, it, "");
     int fd = -1;
     fz7_status st;
     if (it->kind != FZ7_ITEM_SYMLINK && (fd = open_item(r, it, &st)) < 0)
@@ -521,13 +521,15 @@ static fz7_status write_la_item(la_merge *m, fz7_la_writer *w, size_t k)
 {
     update_run *r = m->r;
     const fz7_tree_item *it = &r->tree.items[k];
-    list_item(r, it);
+    if (fz7_la_lists_item(r->la_kind, it))
+        list_item(r, it, it->kind == FZ7_ITEM_DIR ? "/" : "");
     fz7_la_entry e = fz7_la_entry_of_item(it);
     size_t group = m->link_first ? m->link_first[k] : k;
     if (m->holder && m->holder[group] != SIZE_MAX) {
         e.mode = S_IFREG | (it->mode & 07777);
         e.size = 0;
         e.hardlink = r->tree.items[m->holder[group]].name;
+        r->files_read++;   /* as 7zz counts a link's name */
         return fz7_la_writer_begin(w, &e);
     }
     if (it->kind != FZ7_ITEM_FILE) {

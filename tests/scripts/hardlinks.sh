@@ -35,6 +35,23 @@ got=$(7zz l -slt f.tar | awk -F' = ' '/^Path = d/{p=$2} /^Size = /{s=$2} /^Hard 
 # 7z: -snh changes nothing (7zz's 7z archives are the same with and without it).
 "$FZ7" a -snh -bso0 h.7z d && "$FZ7" a -bso0 p.7z d && cmp -s h.7z p.7z && ok || bad "a -snh of a 7z differs from a"
 
+# The lines of a/u -bb1 -snh as 7zz prints them: each link's name listed
+# ("+ d/b") and counted in "Files read from disk", a tar's folder with
+# its '/', a zip's folder not listed (u). Each run writes out.FMT afresh
+# (u: into an archive holding one other file).
+echo other > other
+for fmt in tar zip; do
+  for cmd in a u; do
+    for sw in -snh "-snh -snl" ""; do
+      # shellcheck disable=SC2086
+      want=$(rm -f out.$fmt; [ $cmd = a ] || 7zz a -bso0 out.$fmt other; 7zz $cmd $sw -bb1 out.$fmt d 2>&1 | tail -n +4; echo "rc=${PIPESTATUS[0]}")
+      # shellcheck disable=SC2086
+      got=$(rm -f out.$fmt; [ $cmd = a ] || 7zz a -bso0 out.$fmt other; "$FZ7" $cmd $sw -bb1 out.$fmt d 2>&1 | tail -n +4; echo "rc=${PIPESTATUS[0]}")
+      same "$cmd $sw -bb1 out.$fmt d" "$got" "$want"
+    done
+  done
+done
+
 # fz7 x of fz7's tar, 7zz x of fz7's tar, fz7 x of 7zz's tar.
 "$FZ7" x -bso0 -oo1 f.tar; rc=$?
 [ $rc = 0 ] && same_file o1 && ok || bad "fz7 x f.tar: exit $rc, not one inode: $(stat -c '%i %h %n' o1/d/a o1/d/b o1/d/s/c 2>&1 | tr '\n' ' ')"
