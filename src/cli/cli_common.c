@@ -2,6 +2,7 @@
  * terminal questions (password with echo off, overwrite), opening an
  * archive with a password, and the archive block of the output. */
 #include "cli/cli.h"
+#include "cli/archive_out.h"
 #include "cli/settings.h"
 #include "cli/archive_type.h"
 
@@ -309,17 +310,23 @@ fz7_answer fz7_ask_overwrite(FILE *out, const char *disk_path, uint64_t disk_siz
     fz7_format_time(t1, sizeof t1, disk_mtime);
     if (entry_has_mtime)
         fz7_format_time(t2, sizeof t2, entry_mtime);
-    fprintf(out, "\nWould you like to replace the existing file:\n  Path:     %s\n  Size:     ",
-            disk_path);
+    /* A newline in a name printed as '_', as in 7zz's listings. */
+    fprintf(out, "\nWould you like to replace the existing file:\n  Path:     ");
+    fz7_print_name(out, disk_path);
+    fprintf(out, "\n  Size:     ");
     fz7_print_bytes(out, disk_size);
-    fprintf(out, "\n  Modified: %s\nwith the file from archive:\n  Path:     %s\n  Size:     ", t1,
-            entry_path);
+    fprintf(out, "\n  Modified: %s\nwith the file from archive:\n  Path:     ", t1);
+    fz7_print_name(out, entry_path);
+    fprintf(out, "\n  Size:     ");
     fz7_print_bytes(out, entry_size);
     fputc('\n', out);
     if (entry_has_mtime)   /* 7-Zip leaves the line out for an entry without a time */
         fprintf(out, "  Modified: %s\n", t2);
+    /* 7zz's "? " once, the choices again after each answer it does not
+     * know, and a newline after one it takes. */
+    fputs("? ", out);
     for (;;) {
-        fprintf(out, "? (Y)es / (N)o / (A)lways / (S)kip all / A(u)to rename all / (Q)uit? ");
+        fprintf(out, "(Y)es / (N)o / (A)lways / (S)kip all / A(u)to rename all / (Q)uit? ");
         fflush(out);
         char *line = read_line(stdin);
         if (!line)
@@ -327,15 +334,20 @@ fz7_answer fz7_ask_overwrite(FILE *out, const char *disk_path, uint64_t disk_siz
         char c = (char)tolower((unsigned char)line[0]);
         bool one = line[0] && !line[1];
         free(line);
+        fz7_answer a = FZ7_ANSWER_EOF;
         if (one) {
             switch (c) {
-            case 'y': return FZ7_ANSWER_YES;
-            case 'n': return FZ7_ANSWER_NO;
-            case 'a': return FZ7_ANSWER_ALWAYS;
-            case 's': return FZ7_ANSWER_SKIP_ALL;
-            case 'u': return FZ7_ANSWER_RENAME_ALL;
-            case 'q': return FZ7_ANSWER_QUIT;
+            case 'y': a = FZ7_ANSWER_YES; break;
+            case 'n': a = FZ7_ANSWER_NO; break;
+            case 'a': a = FZ7_ANSWER_ALWAYS; break;
+            case 's': a = FZ7_ANSWER_SKIP_ALL; break;
+            case 'u': a = FZ7_ANSWER_RENAME_ALL; break;
+            case 'q': a = FZ7_ANSWER_QUIT; break;
             }
+        }
+        if (a != FZ7_ANSWER_EOF) {
+            fputc('\n', out);
+            return a;
         }
     }
 }

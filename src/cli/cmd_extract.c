@@ -827,10 +827,8 @@ static int extract_one(const struct fz7_options *o, const char *path, totals *t)
         fflush(r.out);
         return fz7_break_signaled();
     }
-    if (r.quit) {
-        fprintf(stderr, "\nBreak signaled\n");
-        return FZ7_EXIT_BREAK;
-    }
+    if (r.quit)   /* (Q)uit: the answer's newline is out, then 7zz's lines */
+        return fz7_break_signaled();
     if (r.reopen_rc) {
         t->with_errors++;
         return r.reopen_rc;

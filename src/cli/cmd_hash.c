@@ -575,10 +575,8 @@ int fz7_cmd_hash(const struct fz7_options *o)
     }
     uint64_t n_dirs, n_files, n_bytes;
     fz7_tree_counts(&tree, &n_dirs, &n_files, &n_bytes);
-    if (!o->ba) {
-        fz7_print_counts(out, "", n_dirs, n_files, n_bytes);
-        fputc('\n', out);
-    }
+    if (!o->ba)
+        fz7_print_scan_counts(out, &tree);   /* links' bytes left out, as 7zz */
     rc = fz7_hash_sums_new(o, out, &sums);
     if (rc)
         goto done;

@@ -25,6 +25,8 @@ printf 'nested\n' >src/sub/c.txt
 printf 'one\n' >one.txt
 touch -d '2024-01-02 03:04:05' src/a.txt src/b.bin src/sub/c.txt src/sub/empty.txt src/sub src/empty_dir src one.txt
 printf 'pw\n' >pw.txt
+printf 'y\nn\nwhat\na\n' >ans_yna.txt   # overwrite prompts' answers (one 7zz does not know)
+printf 'n\nq\n' >ans_nq.txt
 printf 'MZ stub' >mod.sfx   # a self-extractor module for -sfx
 printf 'src/a.txt\n' >list.txt
 mkdir lnk && printf 'linked\n' >lnk/f && ln -s f lnk/l   # a folder with a link (-snl rows)
@@ -419,6 +421,12 @@ row same a -so -an src/a.txt
 # a stored link: no bytes in the scan's count, read from disk (7zz's zip)
 row same a -snl new.zip lnk
 row same a -snl new.7z lnk
+row same h -snl lnk
+# x over the fixture's own src/: 7zz's overwrite prompt, its lines after
+# an answer it takes or does not, and (Q)uit's Break
+irow ans_yna.txt same x arc.7z
+irow ans_nq.txt same x arc.zip
+irow ans_yna.txt same x -aou arc.tar
 # An archive whose name asks for another type: opened, with 7zz's warnings
 # (exit 0).
 row same t xz.7z
