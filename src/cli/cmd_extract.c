@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -629,9 +630,70 @@ static const char *root_to_drop(const struct fz7_options *o, fz7_archive *a, siz
     return od + start;
 }
 
+/* The -o folder for archive path when -o holds '*': each '*' becomes the
+ * archive's file name without its extension, as 7zz names it (a.7z: a,
+ * v.7z.001: v, a.tgz: a.tar, a name without one: itself and '~', so that
+ * the folder is not the archive). malloc'ed; NULL when out of memory. */
+static char *out_dir_for(const char *out_dir, const char *path)
+{
+    static const char *const inner_tar[] = {"tgz", "tpz", "apk", "tbz", "tbz2", "txz", "tzst", "taz", "tlz"};
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t len = strlen(base);
+    /* a volume's number (.001) first: the set is named without it */
+    const char *dot = memrchr(base, '.', len);
+    if (dot && dot > base && base + len - dot >= 4 && strspn(dot + 1, "0123456789") == (size_t)(base + len - dot - 1))
+        len = (size_t)(dot - base);
+    dot = memrchr(base, '.', len);
+    const char *tail = "~";
+    if (dot && dot > base) {
+        size_t ext_len = len - (size_t)(dot + 1 - base);
+        tail = "";
+        for (size_t i = 0; i < sizeof inner_tar / sizeof inner_tar[0]; i++)
+            if (strlen(inner_tar[i]) == ext_len && !strncasecmp(dot + 1, inner_tar[i], ext_len))
+                tail = ".tar";
+        len = (size_t)(dot - base);
+    }
+    size_t stars = 0;
+    for (const char *c = out_dir; *c; c++)
+        stars += *c == '*';
+    size_t cap = strlen(out_dir) + stars * (len + strlen(tail)) + 1;
+    char *dir = malloc(cap), *w = dir;
+    if (!dir)
+        return NULL;
+    for (const char *c = out_dir; *c; c++) {
+        if (*c != '*') {
+            *w++ = *c;
+            continue;
+        }
+        memcpy(w, base, len);
+        w += len;
+        w = stpcpy(w, tail);
+    }
+    *w = 0;
+    return dir;
+}
+
+static int extract_into(const struct fz7_options *o, const char *path, totals *t);
+
 /* One archive: its block, its entries, its own result lines; the counts go
  * to *t. Returns the archive's exit code (255: stop here). */
 static int extract_one(const struct fz7_options *o, const char *path, totals *t)
+{
+    if (!o->out_dir || !strchr(o->out_dir, '*'))
+        return extract_into(o, path, t);
+    struct fz7_options own = *o;
+    char *dir = out_dir_for(o->out_dir, path);
+    if (!dir)
+        return FZ7_EXIT_MEMORY;
+    own.out_dir = dir;
+    int rc = extract_into(&own, path, t);
+    free(dir);
+    return rc;
+}
+
+/* extract_one with -o's '*' replaced. */
+static int extract_into(const struct fz7_options *o, const char *path, totals *t)
 {
     run r = {.o = o, .overwrite = o->overwrite, .sums = t->sums};
     r.mode = o->command == FZ7_CMD_TEST ? RUN_TEST : o->to_stdout ? RUN_STDOUT : RUN_DISK;

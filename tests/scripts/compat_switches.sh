@@ -427,6 +427,12 @@ row same h -snl lnk
 irow ans_yna.txt same x arc.7z
 irow ans_nq.txt same x arc.zip
 irow ans_yna.txt same x -aou arc.tar
+# '*' in -o: each archive's name without its extension (v.7z.001: v,
+# a.tgz: a.tar, no extension: name~)
+row same x "-oout/*" arc.7z
+row same x "-oout/*/x*" -an "-ai!arc*.t*" arc.7z
+row same t "-oout/*" vol.7z.001
+row same e "-o*" ru.gz
 # An archive whose name asks for another type: opened, with 7zz's warnings
 # (exit 0).
 row same t xz.7z
