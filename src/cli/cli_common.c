@@ -7,6 +7,7 @@
 #include "cli/archive_type.h"
 
 #include "cpu/cpu.h"
+#include "fsio/wildcard.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -58,29 +59,6 @@ static bool char_eq(char a, char b, bool cs)
     return cs ? a == b : tolower((unsigned char)a) == tolower((unsigned char)b);
 }
 
-/* Glob of one component [p, pe) against [s, se): '*' any run, '?' one byte. */
-static bool glob_component(const char *p, const char *pe, const char *s, const char *se, bool cs)
-{
-    const char *star_p = NULL, *star_s = NULL;
-    while (s < se) {
-        if (p < pe && *p == '*') {
-            star_p = ++p;
-            star_s = s;
-        } else if (p < pe && (*p == '?' || char_eq(*p, *s, cs))) {
-            p++;
-            s++;
-        } else if (star_p) {
-            p = star_p;
-            s = ++star_s;
-        } else {
-            return false;
-        }
-    }
-    while (p < pe && *p == '*')
-        p++;
-    return p == pe;
-}
-
 #define MAX_COMPONENTS 512
 
 /* Splits a path into components, skipping empty and "." ones. */
@@ -107,7 +85,7 @@ static bool component_match(const char *p, const char *pe, const char *s, const 
                             bool cs, bool literal)
 {
     if (!literal)
-        return glob_component(p, pe, s, se, cs);
+        return fz7_glob_part(p, (size_t)(pe - p), s, (size_t)(se - s), cs);
     if (pe - p != se - s)
         return false;
     for (; p < pe; p++, s++)

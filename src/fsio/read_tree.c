@@ -3,13 +3,13 @@
  * policy (physical for -snl, logical otherwise) and the stat; this file does
  * the 7-Zip naming and wildcard rules. */
 #include "fsio/read_tree.h"
+#include "fsio/wildcard.h"
 #include "format/archive.h"
 
 #include <archive.h>
 #include <archive_entry.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -90,7 +90,6 @@ bool fz7_match_rule_test(const fz7_match_rule *w, const char *path)
 {
     const char *pp = w->pattern;
     const char *cp = path;
-    char pbuf[4096], cbuf[4096];
     for (;;) {
         while (*pp == '/')
             pp++;
@@ -102,10 +101,6 @@ bool fz7_match_rule_test(const fz7_match_rule *w, const char *path)
         size_t pn = (size_t)(pp - ps);
         if (pn == 0)
             return true;   /* every part of the pattern matched */
-        if (pn >= sizeof pbuf)
-            return false;
-        memcpy(pbuf, ps, pn);
-        pbuf[pn] = 0;
         bool last_part = (*pp == 0) || (pp[strspn(pp, "/")] == 0);
         /* A recursive rule's last part may match any later path part. */
         for (;;) {
@@ -115,11 +110,9 @@ bool fz7_match_rule_test(const fz7_match_rule *w, const char *path)
             while (*cp && *cp != '/')
                 cp++;
             size_t cn = (size_t)(cp - cs);
-            if (cn == 0 || cn >= sizeof cbuf)
+            if (cn == 0)
                 return false;
-            memcpy(cbuf, cs, cn);
-            cbuf[cn] = 0;
-            if (fnmatch(pbuf, cbuf, 0) == 0)
+            if (fz7_glob_part(ps, pn, cs, cn, true))
                 break;
             if (!(last_part && w->recursive))
                 return false;
@@ -200,14 +193,9 @@ static size_t split_parts(const char *s, const char **start, size_t *len, size_t
 
 static bool part_matches(const char *pat, size_t plen, const char *part, size_t n, bool literal)
 {
-    char p[4096], q[4096];
-    if (plen >= sizeof p || n >= sizeof q)
-        return false;
-    memcpy(p, pat, plen);
-    p[plen] = 0;
-    memcpy(q, part, n);
-    q[n] = 0;
-    return literal ? strcmp(p, q) == 0 : fnmatch(p, q, 0) == 0;
+    if (literal)
+        return plen == n && memcmp(pat, part, n) == 0;
+    return fz7_glob_part(pat, plen, part, n, true);
 }
 
 #define MAX_PARTS 256

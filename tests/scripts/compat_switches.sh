@@ -30,6 +30,7 @@ printf 'n\nq\n' >ans_nq.txt
 printf 'MZ stub' >mod.sfx   # a self-extractor module for -sfx
 printf 'src/a.txt\n' >list.txt
 mkdir lnk && printf 'linked\n' >lnk/f && ln -s f lnk/l   # a folder with a link (-snl rows)
+mkdir brk && printf '1\n' >'brk/r[1].txt' && printf 'x\n' >brk/r1.txt   # '[' is no class in 7-Zip
 mkdir -p uni/dé && printf 'u\n' >uni/é.txt   # non-ASCII names (zip's UTF-8 flag, -mcl)
 # a file cut by split(1): no format in the joined bytes (7-Zip's Split type)
 head -c 5000 /dev/urandom >cut.bin && split -b 2000 -d -a 3 --numeric-suffixes=1 cut.bin cut.bin. && rm cut.bin
@@ -422,6 +423,11 @@ row same a -so -an src/a.txt
 row same a -snl new.zip lnk
 row same a -snl new.7z lnk
 row same h -snl lnk
+# '[' and ']' stand for themselves in names, -i/-x rules and on disk
+row same a new.7z brk "-xr!r[1].txt"
+row same a new.7z "brk/*[1]*"
+row same a new.7z brk "-ir!*[1]*"
+row same x -oout arc.7z "-xr!*[a]*"
 # x over the fixture's own src/: 7zz's overwrite prompt, its lines after
 # an answer it takes or does not, and (Q)uit's Break
 irow ans_yna.txt same x arc.7z
