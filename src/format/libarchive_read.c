@@ -93,6 +93,8 @@ typedef struct {
                               (an lzh's: lzh_take says what 7-Zip says) */
 } la_priv;
 
+static void lzh_raw_name(char *s);
+
 /* What 7-Zip's Characteristics line says of a tar: the header kinds met
  * (GNU with LongName/LongLink records, POSIX ustar with PREFIX), then
  * ASCII or UTF8 with the largest code point of the names. pax headers
@@ -410,6 +412,10 @@ static fz7_status la_start(fz7_archive *a, la_source *src, bool raw, struct arch
         archive_read_support_format_cab(ar);
         archive_read_support_format_xar(ar);
         archive_read_support_format_lha(ar);
+        /* an lzh's names as stored, as 7-Zip shows them (libarchive's
+         * default, CP932, fails the header on any byte past ASCII): each
+         * byte comes as U+0000-U+00FF, lzh_raw_name makes it a byte again */
+        archive_read_set_format_option(ar, "lha", "hdrcharset", "ISO-8859-1");
     }
     if (a->opts.password)
         archive_read_add_passphrase(ar, a->opts.password);
@@ -1286,6 +1292,8 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
                     ret = FZ7_E_MEM;
                     break;
                 }
+                if (p->lzh.h)
+                    lzh_raw_name(path);
                 const char *listed = p->zip && p->zip[i].la_path                   ? p->zip[i].la_path
                                      : p->tar_la_path && p->tar_la_path[i] ? p->tar_la_path[i]
                                                                            : e->path;
@@ -1696,6 +1704,22 @@ static fz7_status xar_take(fz7_archive *a, la_priv *p, size_t *cap)
     return FZ7_OK;
 }
 
+/* An lzh name libarchive gave as ISO-8859-1 read into UTF-8 (la_start):
+ * back to the stored bytes, in place (never longer). */
+static void lzh_raw_name(char *s)
+{
+    uint8_t *w = (uint8_t *)s;
+    for (const uint8_t *r = (const uint8_t *)s; *r; r++) {
+        if ((r[0] == 0xC2 || r[0] == 0xC3) && (r[1] & 0xC0) == 0x80) {
+            *w++ = (uint8_t)(((r[0] & 0x03) << 6) | (r[1] & 0x3F));
+            r++;
+        } else {
+            *w++ = *r;
+        }
+    }
+    *w = 0;
+}
+
 /* An lzh's own headers (lzh_headers.c): each entry's packed size, CRC,
  * method and host OS, and where 7-Zip says the archive ends (its tail, a
  * header that does not read, a cut). 7-Zip lists the entries up to the
@@ -1720,6 +1744,12 @@ static fz7_status lzh_take(fz7_archive *a, la_priv *p, char *err, size_t errlen)
     for (size_t i = 0; i < a->count; i++) {
         a->entries[i].packed_size = p->lzh.h[i].packed;
         a->entries[i].packed_known = true;
+        lzh_raw_name(a->entries[i].path);
+        if (p->link_targets[i]) {
+            lzh_raw_name(p->link_targets[i]);
+            if (a->entries[i].is_symlink)
+                a->entries[i].size = strlen(p->link_targets[i]);
+        }
     }
     a->info.phy_size = p->lzh.end;
     a->info.tail_size = a->file_size - p->lzh.end;

@@ -20,7 +20,7 @@ export LC_ALL=C.UTF-8 TZ=UTC
 vs_7zz_in() {
     local want got
     want=$(7zz "$@" 2>&1 | tail -n +4; echo "rc=${PIPESTATUS[0]}")
-    got=$("$FZ7" "$@" 2>&1 | tail -n +4 | grep -v '^  (in '; echo "rc=${PIPESTATUS[0]}")
+    got=$("$FZ7" "$@" 2>&1 | tail -n +4 | grep -av '^  (in '; echo "rc=${PIPESTATUS[0]}")
     if [ "$want" = "$got" ]; then ok; else bad "$*: differs from 7zz"; diff <(echo "$want") <(echo "$got") | head -8; fi
 }
 
@@ -38,7 +38,7 @@ same_files_in() {
     for cmd in x e; do
         rm -rf w7 wf
         want=$(7zz "$cmd" "$arc" -ow7 2>&1 </dev/null | tail -n +4 | sed 's/w7/OUT/g'; echo "rc=${PIPESTATUS[0]}")
-        got=$("$FZ7" "$cmd" "$arc" -owf 2>&1 </dev/null | tail -n +4 | grep -v '^  (in ' | sed 's/wf/OUT/g'; echo "rc=${PIPESTATUS[0]}")
+        got=$("$FZ7" "$cmd" "$arc" -owf 2>&1 </dev/null | tail -n +4 | grep -av '^  (in ' | sed 's/wf/OUT/g'; echo "rc=${PIPESTATUS[0]}")
         same "$cmd $arc: output" "$got" "$want"
         [ -n "${2:-}" ] || same "$cmd $arc: files" "$(tree_sig wf)" "$(tree_sig w7)"
     done
@@ -166,6 +166,15 @@ archive('h2u.lzh', 2, b'U')
 archive('h2j.lzh', 2, b'J')
 archive('h2n.lzh', 2, b'A')                # a letter 7zz names by number
 archive('h3.lzh', 3, b'U')                 # 7zz reads no level 3
+# names as stored bytes, listed and written so: Shift-JIS (a Japanese
+# MS-DOS archive's), Latin-1, UTF-8, a folder of Shift-JIS under one
+def raw0(name, data):
+    base = b'-lh0-' + struct.pack('<IIIBBB', len(data), len(data), DOS, 0x20, 0, len(name)) + name + \
+        struct.pack('<H', crc16(data))
+    return bytes([len(base), sum(base) & 0xFF]) + base + data
+names = ['日本.txt'.encode('cp932'), 'café.txt'.encode('latin-1'), 'ü.txt'.encode(),
+         'sub\\'.encode() + 'ソ.txt'.encode('cp932')]
+open('names.lzh', 'wb').write(b''.join(raw0(n, b'x\n') for n in names) + b'\0')
 d = bytearray(open('h0.lzh', 'rb').read())
 d[1] ^= 0x55
 open('sum0.lzh', 'wb').write(d)            # a first header's checksum wrong
@@ -173,7 +182,7 @@ d = bytearray(open('h1w.lzh', 'rb').read())
 d[1] ^= 0x55
 open('sum1.lzh', 'wb').write(d)
 EOF
-for arc in h0.lzh h1u.lzh h1w.lzh h2u.lzh h2j.lzh h2n.lzh; do
+for arc in h0.lzh h1u.lzh h1w.lzh h2u.lzh h2j.lzh h2n.lzh names.lzh; do
     for args in "l" "l -slt" "l -ba" "t"; do vs_7zz $args "$arc"; done
     same_files_in "$arc"
 done
@@ -183,6 +192,8 @@ for arc in h3.lzh sum0.lzh sum1.lzh; do
 done
 same "h2n Host OS" "$("$FZ7" l -slt h2n.lzh | grep -m1 '^Host OS')" "Host OS = 65"
 same "h1u a.txt time" "$("$FZ7" l -slt h1u.lzh | grep -m1 '^Modified')" "Modified = 2024-01-02 03:20:46"
+"$FZ7" l -ba names.lzh | cut -c54- >n.txt
+same "names.lzh: Shift-JIS name as stored" "$(head -1 n.txt | od -An -tx1 | tr -d ' ')" "93fa967b2e7478740a"
 same "h0 CRC" "$("$FZ7" l -slt h0.lzh | grep -m1 '^CRC')" "CRC = 00005A34"
 expect_rc 2 "t h3.lzh" "$FZ7" t h3.lzh
 
