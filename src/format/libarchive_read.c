@@ -94,6 +94,7 @@ typedef struct {
 } la_priv;
 
 static void lzh_raw_name(char *s);
+static char *lzh_join(char *path, const char *target);
 
 /* What 7-Zip's Characteristics line says of a tar: the header kinds met
  * (GNU with LongName/LongLink records, POSIX ustar with PREFIX), then
@@ -1292,8 +1293,15 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
                     ret = FZ7_E_MEM;
                     break;
                 }
-                if (p->lzh.h)
+                if (p->lzh.h) {
                     lzh_raw_name(path);
+                    const char *t = archive_entry_symlink_utf8(ae);
+                    if (p->kinds[i] == LA_DIR && archive_entry_filetype(ae) == AE_IFLNK && t &&
+                        !(path = lzh_join(path, t))) {
+                        ret = FZ7_E_MEM;
+                        break;
+                    }
+                }
                 const char *listed = p->zip && p->zip[i].la_path                   ? p->zip[i].la_path
                                      : p->tar_la_path && p->tar_la_path[i] ? p->tar_la_path[i]
                                                                            : e->path;
@@ -1720,6 +1728,22 @@ static void lzh_raw_name(char *s)
     *w = 0;
 }
 
+/* path (malloc'ed, freed here) and "|" and target back in its stored
+ * bytes: an lzh's Unix symlink as 7-Zip names it. NULL: out of memory. */
+static char *lzh_join(char *path, const char *target)
+{
+    size_t n = strlen(path), m = strlen(target);
+    char *j = realloc(path, n + m + 2);
+    if (!j) {
+        free(path);
+        return NULL;
+    }
+    j[n] = '|';
+    memcpy(j + n + 1, target, m + 1);
+    lzh_raw_name(j + n + 1);
+    return j;
+}
+
 /* An lzh's own headers (lzh_headers.c): each entry's packed size, CRC,
  * method and host OS, and where 7-Zip says the archive ends (its tail, a
  * header that does not read, a cut). 7-Zip lists the entries up to the
@@ -1745,6 +1769,28 @@ static fz7_status lzh_take(fz7_archive *a, la_priv *p, char *err, size_t errlen)
         a->entries[i].packed_size = p->lzh.h[i].packed;
         a->entries[i].packed_known = true;
         lzh_raw_name(a->entries[i].path);
+        if (p->kinds[i] == LA_SYMLINK && !memcmp(p->lzh.h[i].method, "-lhd-", 5)) {
+            /* a Unix symlink, stored as a folder named "link|target": 7-Zip
+             * lists and makes that folder (the target still as libarchive
+             * gave it: lzh_join makes it bytes) */
+            fz7_entry *e = &a->entries[i];
+            if (!(e->path = lzh_join(e->path, p->link_targets[i])))
+                return FZ7_E_MEM;
+            free(p->link_targets[i]);
+            p->link_targets[i] = NULL;
+            p->kinds[i] = LA_DIR;
+            e->is_symlink = false;
+            e->is_dir = true;
+            e->size = 0;
+            e->has_stream = false;
+        }
+        /* 7-Zip takes no Unix mode or DOS attribute from an lzh: a folder
+         * is a folder, files get the umask's defaults */
+        if (!a->entries[i].is_symlink) {
+            fz7_entry *e = &a->entries[i];
+            e->attrib = e->is_dir ? 0x10u : 0;
+            e->mode = e->is_dir ? S_IFDIR | 0777u : (e->mode & S_IFMT) | 0666u;
+        }
         if (p->link_targets[i]) {
             lzh_raw_name(p->link_targets[i]);
             if (a->entries[i].is_symlink)

@@ -5,7 +5,8 @@
 # -lh5-, -lh6-, -lh7- and stored archives at header levels 0, 1 and 2
 # (folders, an empty file, nested names); python3 writes stored ones by
 # hand for what jlha does not vary (host OS, level 3, a Unix time
-# extension); the damage cases cut, extend and edit them: no end mark,
+# extension, stored name bytes, Unix modes and a symlink, which 7zz
+# leaves: umask modes, a folder named "link|target"); the damage cases cut, extend and edit them: no end mark,
 # tails of zeros and of other bytes, a cut in data and in a header, bad
 # header checksums, a header that does not read after entries, a bad
 # data CRC, an unknown method.
@@ -175,6 +176,20 @@ def raw0(name, data):
 names = ['日本.txt'.encode('cp932'), 'café.txt'.encode('latin-1'), 'ü.txt'.encode(),
          'sub\\'.encode() + 'ソ.txt'.encode('cp932')]
 open('names.lzh', 'wb').write(b''.join(raw0(n, b'x\n') for n in names) + b'\0')
+# Unix modes (extension 0x50), which 7zz does not apply: files 0755 and
+# 0400, a folder 0700, and a symlink, stored as the folder "ln|a.txt"
+def unix2(method, name, dirname, data, mode):
+    items = [(0, b'\0\0')] + ([(1, name)] if name else []) + ([(2, dirname + b'\xff')] if dirname else []) + \
+        [(0x50, struct.pack('<H', mode))]
+    first, body, _ = exts(items, 2)
+    fixed = method + struct.pack('<IIIBB', len(data), len(data), T, 0x20, 2) + struct.pack('<H', crc16(data)) + b'U'
+    h = bytearray(struct.pack('<H', 2 + len(fixed) + len(first) + len(body)) + fixed + first + body)
+    h[len(h) - len(body) + 1:len(h) - len(body) + 3] = struct.pack('<H', crc16(h))
+    return bytes(h) + data
+open('unix.lzh', 'wb').write(unix2(b'-lh0-', b'run.sh', b'', b'#!/bin/sh\n', 0o100755) +
+                             unix2(b'-lh0-', b'ro.txt', b'', b'r\n', 0o100400) +
+                             unix2(b'-lhd-', b'', b'priv', b'', 0o40700) +
+                             unix2(b'-lhd-', b'ln|run.sh', b'', b'', 0o120777) + b'\0')
 d = bytearray(open('h0.lzh', 'rb').read())
 d[1] ^= 0x55
 open('sum0.lzh', 'wb').write(d)            # a first header's checksum wrong
@@ -182,7 +197,7 @@ d = bytearray(open('h1w.lzh', 'rb').read())
 d[1] ^= 0x55
 open('sum1.lzh', 'wb').write(d)
 EOF
-for arc in h0.lzh h1u.lzh h1w.lzh h2u.lzh h2j.lzh h2n.lzh names.lzh; do
+for arc in h0.lzh h1u.lzh h1w.lzh h2u.lzh h2j.lzh h2n.lzh names.lzh unix.lzh; do
     for args in "l" "l -slt" "l -ba" "t"; do vs_7zz $args "$arc"; done
     same_files_in "$arc"
 done
@@ -194,6 +209,7 @@ same "h2n Host OS" "$("$FZ7" l -slt h2n.lzh | grep -m1 '^Host OS')" "Host OS = 6
 same "h1u a.txt time" "$("$FZ7" l -slt h1u.lzh | grep -m1 '^Modified')" "Modified = 2024-01-02 03:20:46"
 "$FZ7" l -ba names.lzh | cut -c54- >n.txt
 same "names.lzh: Shift-JIS name as stored" "$(head -1 n.txt | od -An -tx1 | tr -d ' ')" "93fa967b2e7478740a"
+same "unix.lzh: the symlink's folder" "$("$FZ7" l -ba unix.lzh | grep -c ' D\.\.\.\. .*ln|run\.sh$')" 1
 same "h0 CRC" "$("$FZ7" l -slt h0.lzh | grep -m1 '^CRC')" "CRC = 00005A34"
 expect_rc 2 "t h3.lzh" "$FZ7" t h3.lzh
 
