@@ -729,8 +729,8 @@ static int extract_into(const struct fz7_options *o, const char *path, totals *t
     if (expected) /* opened all the same, as 7-Zip does; exit code 0 */
         fprintf(r.out, "WARNING:\n%s\nCannot open the file as [%s] archive\n"
                        "The file is open as [%s] archive\n\n", path, expected, fz7_archive_type_name(a));
-    if (tail) /* 7-Zip 26 says it before the block and in it; exit code 0 */
-        fprintf(r.out, "\nWARNINGS:\n%s\n\n", arc_warning);
+    /* an open error first, then a tail's warning (an lzh's bad header
+     * with bytes after it), in 7-Zip 26's order */
     const char *open_error = fz7_archive_get_info(a)->open_error;
     if (open_error) { /* cut short: what is there is extracted, exit code 2 */
         fflush(r.out);
@@ -740,6 +740,8 @@ static int extract_into(const struct fz7_options *o, const char *path, totals *t
         fprintf(stderr, "\n%.*s%sERRORS:\n%s\n%s%s\n", vol ? (int)(vol - path) : 0, path, vol ? "\n" : "",
                 open_error, detail ? detail : "", detail ? "\n" : "");
     }
+    if (tail) /* 7-Zip 26 says it before the block and in it; exit code 0 */
+        fprintf(r.out, "\nWARNINGS:\n%s\n\n", arc_warning);
     fz7_print_archive_block(r.out, piped ? "" : path, a, expected);
     fputc('\n', r.out);
 
@@ -928,6 +930,7 @@ static int extract_into(const struct fz7_options *o, const char *path, totals *t
     if (open_error) {
         fputc('\n', r.out);
         t->with_errors++;
+        t->open_warnings += tail;
         return FZ7_EXIT_FATAL;
     }
     if (r.warnings) {
@@ -956,11 +959,13 @@ static void print_summary(FILE *out, const totals *t, bool several)
         fprintf(out, "Can't open as archive: %lu\n", t->cant_open);
     if (t->with_errors)
         fprintf(out, "Archives with Errors: %lu\n", t->with_errors);
+    if (t->open_warnings && t->open_errors)   /* (before them, as 7zz) */
+        fprintf(out, "\nWarnings: %lu\n", t->open_warnings);
     if (t->open_errors)   /* (an empty line after it when no item failed, as 7zz) */
         fprintf(out, "\nOpen Errors: %lu\n%s", t->open_errors, t->sub_errors ? "" : "\n");
     if (t->with_warnings)
         fprintf(out, "Archives with Warnings: %lu\n", t->with_warnings);
-    if (t->open_warnings)   /* the tail warnings; 7-Zip counts no type warning here */
+    if (t->open_warnings && !t->open_errors)   /* the tail warnings; 7-Zip counts no type warning here */
         fprintf(out, "\nWarnings: %lu\n", t->open_warnings);
     if (t->sub_errors)
         fprintf(out, "\nSub items Errors: %lu\n", t->sub_errors);

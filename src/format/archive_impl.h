@@ -99,7 +99,7 @@ fz7_status fz7_gzip_open(fz7_archive *a, char *err, size_t errlen);
 fz7_status fz7_gzip_open_pipe(int fd, const uint8_t *head, size_t head_len, const char *name,
                               const fz7_open_opts *opts, fz7_archive **out, char *err, size_t errlen);
 /* Zip, tar (plain or gz/bz2/xz/zstd/lz4-compressed), cpio, iso9660, rar,
- * rar5 and cab through libarchive (read only). */
+ * rar5, cab, xar and lzh through libarchive (read only). */
 fz7_status fz7_libarchive_open(fz7_archive *a, char *err, size_t errlen);
 /* One bzip2, zstd, lz4 or compress file arriving on fd, which need not
  * seek (a pipe: -si), for one forward pass: head (head_len bytes) was read
@@ -393,6 +393,44 @@ bool fz7_xar_supported(const fz7_xar_headers *x, size_t i);
 /* A xar entry's `l -slt` lines in 7-Zip's order (e the entry, x's file i
  * its <file>; i past x->count: the [TOC].xml entry, blank lines). */
 size_t fz7_xar_props(const fz7_entry *e, const fz7_xar_headers *x, size_t i, fz7_prop *pr, char *buf, size_t cap);
+
+/* One LHA entry header as stored (lzh_headers.c). */
+typedef struct fz7_lzh_header {
+    uint64_t offset;        /* where the header starts in the file */
+    uint64_t packed;        /* its data's bytes (level 1: without the
+                               extension headers its skip size counts) */
+    uint64_t size;          /* the original size field */
+    uint16_t crc;           /* CRC-16 of the original data */
+    uint8_t os;             /* host OS byte (level 0 has none: 0) */
+    uint8_t level;          /* header level, 0 to 2 */
+    char method[6];         /* its five method bytes ("-lh5-"), NUL-ended */
+} fz7_lzh_header;
+
+typedef struct fz7_lzh_headers {
+    fz7_lzh_header *h;      /* in the file's order */
+    size_t count;
+    uint64_t end;           /* 7-Zip's Physical Size: past the end mark (and
+                               what 7-Zip takes after it), the file's end
+                               when it has none or is cut, else the header
+                               that did not read */
+    bool end_mark;          /* the walk ended on the 0 end mark */
+    bool cut;               /* the last header or its data runs past the file */
+    bool headers_error;     /* a header that does not read ended the walk */
+} fz7_lzh_headers;
+
+/* Walks the LHA headers (levels 0-2) of the size bytes in v from offset
+ * 0. FZ7_OK with at least one header; FZ7_E_FORMAT when the first is no
+ * LHA header (headers_error set when it looked like one but did not read,
+ * level 3 too, which 7-Zip does not read), FZ7_E_MEMLIMIT when the list
+ * passes mem_limit bytes, FZ7_E_MEM, FZ7_E_IO; on error *out is empty but
+ * for headers_error. Free with fz7_lzh_headers_free. */
+fz7_status fz7_lzh_headers_read(const fz7_volumes *v, uint64_t size, uint64_t mem_limit, fz7_lzh_headers *out);
+void fz7_lzh_headers_free(fz7_lzh_headers *l);
+
+/* An LHA entry's `l -slt` lines in 7-Zip's order (e the entry libarchive
+ * listed, h its header): Path, Folder, Size, Packed Size, Modified, CRC,
+ * Method, Host OS. */
+size_t fz7_lzh_props(const fz7_entry *e, const fz7_lzh_header *h, fz7_prop *pr, char *buf, size_t cap);
 
 /* One entry header of a cpio archive as stored (cpio_headers.c). */
 typedef struct fz7_cpio_hdr {

@@ -1,4 +1,4 @@
-/* libarchive_read.c - zip, tar, cpio, iso9660, rar, rar5, cab and xar, and one
+/* libarchive_read.c - zip, tar, cpio, iso9660, rar, rar5, cab, xar and lzh, and one
  * bzip2, zstd, lz4 or compress file (a compressed tar too, as 7-Zip opens
  * it), read through libarchive behind the fz7_archive interface, so `l`,
  * `t`, `x` and `e` treat them like 7z archives (the same safe extraction in
@@ -43,6 +43,9 @@ typedef struct {
     int fd;                /* a pipe (pipe_read), else -1 */
     const uint8_t *head;   /* a pipe's first head_len bytes, read before */
     size_t head_len;
+    uint64_t pad;          /* zero bytes served after size: an lzh without
+                              its end mark gets one, as its decoder reads
+                              past the last entry's data */
     uint8_t buf[LA_READ_BYTES];
 } la_source;
 
@@ -85,7 +88,13 @@ typedef struct {
     size_t *xar_file;      /* per entry its <file> in xar.files (the TOC's
                               entry: xar.count) */
     char xar_created[40];  /* its creation-time as stored */
+    fz7_lzh_headers lzh;   /* an lzh's headers, one per entry, or none */
+    bool la_stopped;       /* libarchive failed on a header after entries
+                              (an lzh's: lzh_take says what 7-Zip says) */
 } la_priv;
+
+static void lzh_raw_name(char *s);
+static char *lzh_join(char *path, const char *target);
 
 /* What 7-Zip's Characteristics line says of a tar: the header kinds met
  * (GNU with LongName/LongLink records, POSIX ustar with PREFIX), then
@@ -268,6 +277,8 @@ static size_t la_props(const fz7_archive *a, size_t i, fz7_prop *pr, char *buf, 
         return fz7_cab_props(&a->entries[i], &p->cab, i, pr, buf, cap);
     if (p->xar.toc)
         return fz7_xar_props(&a->entries[i], &p->xar, p->xar_file[i], pr, buf, cap);
+    if (p->lzh.h && i < p->lzh.count)
+        return fz7_lzh_props(&a->entries[i], &p->lzh.h[i], pr, buf, cap);
     return 0;
 }
 
@@ -277,6 +288,13 @@ static la_ssize_t src_read(struct archive *ar, void *ctx, const void **out)
     *out = s->buf;
     uint64_t left = s->pos < s->size ? s->size - s->pos : 0;   /* (an ISO's skip may pass the end) */
     size_t n = left < LA_READ_BYTES ? (size_t)left : LA_READ_BYTES;
+    if (n == 0 && s->pos >= s->size && s->pos - s->size < s->pad) {
+        n = (size_t)(s->size + s->pad - s->pos);
+        n = n < LA_READ_BYTES ? n : LA_READ_BYTES;
+        memset(s->buf, 0, n);
+        s->pos += n;
+        return (la_ssize_t)n;
+    }
     if (n == 0)
         return 0;
     fz7_status st = fz7_volumes_pread(s->vol, s->buf, n, s->pos);
@@ -328,6 +346,7 @@ static la_source *source_new(void)
         src->fd = -1;
         src->head = NULL;
         src->head_len = 0;
+        src->pad = 0;
     }
     return src;
 }
@@ -393,6 +412,11 @@ static fz7_status la_start(fz7_archive *a, la_source *src, bool raw, struct arch
         archive_read_support_format_rar5(ar);
         archive_read_support_format_cab(ar);
         archive_read_support_format_xar(ar);
+        archive_read_support_format_lha(ar);
+        /* an lzh's names as stored, as 7-Zip shows them (libarchive's
+         * default, CP932, fails the header on any byte past ASCII): each
+         * byte comes as U+0000-U+00FF, lzh_raw_name makes it a byte again */
+        archive_read_set_format_option(ar, "lha", "hdrcharset", "ISO-8859-1");
     }
     if (a->opts.password)
         archive_read_add_passphrase(ar, a->opts.password);
@@ -457,6 +481,7 @@ static void name_format(struct archive *ar, la_priv *p)
     case ARCHIVE_FORMAT_RAR_V5: t = "Rar5"; break;
     case ARCHIVE_FORMAT_CAB: t = "Cab"; break;
     case ARCHIVE_FORMAT_XAR: t = "Xar"; break;
+    case ARCHIVE_FORMAT_LHA: t = "Lzh"; break;
     }
     snprintf(p->type_name, sizeof p->type_name, "%s", t);
     p->iso_rr = archive_format_name(ar) && strstr(archive_format_name(ar), "Rockridge");
@@ -617,6 +642,7 @@ static void la_close(fz7_archive *a)
     free(p->cpio_check);
     fz7_cab_headers_free(&p->cab);
     fz7_xar_headers_free(&p->xar);
+    fz7_lzh_headers_free(&p->lzh);
     free(p->xar_file);
     fz7_tar_headers_free(&p->tar);
     for (size_t i = 0; p->zip && i < a->count; i++) {
@@ -1228,6 +1254,7 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
     } else {
         if (!(src = source_new()))
             return FZ7_E_MEM;
+        src->pad = p->lzh.h && !p->lzh.end_mark && !p->lzh.cut ? 1 : 0;
         fz7_status st = la_start(a, src, p->raw, &ar, err, errlen);
         if (st == FZ7_E_FORMAT && errlen && !err[0])
             snprintf(err, errlen, "Cannot open the file as archive (it changed since it was opened)");
@@ -1265,6 +1292,15 @@ static fz7_status extract_in_locale(fz7_archive *a, const bool *select, const fz
                 if (!path) {
                     ret = FZ7_E_MEM;
                     break;
+                }
+                if (p->lzh.h) {
+                    lzh_raw_name(path);
+                    const char *t = archive_entry_symlink_utf8(ae);
+                    if (p->kinds[i] == LA_DIR && archive_entry_filetype(ae) == AE_IFLNK && t &&
+                        !(path = lzh_join(path, t))) {
+                        ret = FZ7_E_MEM;
+                        break;
+                    }
                 }
                 const char *listed = p->zip && p->zip[i].la_path                   ? p->zip[i].la_path
                                      : p->tar_la_path && p->tar_la_path[i] ? p->tar_la_path[i]
@@ -1676,6 +1712,116 @@ static fz7_status xar_take(fz7_archive *a, la_priv *p, size_t *cap)
     return FZ7_OK;
 }
 
+/* An lzh name libarchive gave as ISO-8859-1 read into UTF-8 (la_start):
+ * back to the stored bytes, in place (never longer). */
+static void lzh_raw_name(char *s)
+{
+    uint8_t *w = (uint8_t *)s;
+    for (const uint8_t *r = (const uint8_t *)s; *r; r++) {
+        if ((r[0] == 0xC2 || r[0] == 0xC3) && (r[1] & 0xC0) == 0x80) {
+            *w++ = (uint8_t)(((r[0] & 0x03) << 6) | (r[1] & 0x3F));
+            r++;
+        } else {
+            *w++ = *r;
+        }
+    }
+    *w = 0;
+}
+
+/* path (malloc'ed, freed here) and "|" and target back in its stored
+ * bytes: an lzh's Unix symlink as 7-Zip names it. NULL: out of memory. */
+static char *lzh_join(char *path, const char *target)
+{
+    size_t n = strlen(path), m = strlen(target);
+    char *j = realloc(path, n + m + 2);
+    if (!j) {
+        free(path);
+        return NULL;
+    }
+    j[n] = '|';
+    memcpy(j + n + 1, target, m + 1);
+    lzh_raw_name(j + n + 1);
+    return j;
+}
+
+/* An lzh's own headers (lzh_headers.c): each entry's packed size, CRC,
+ * method and host OS, and where 7-Zip says the archive ends (its tail, a
+ * header that does not read, a cut). 7-Zip lists the entries up to the
+ * first header that does not read: libarchive's after it are dropped. */
+static fz7_status lzh_take(fz7_archive *a, la_priv *p, char *err, size_t errlen)
+{
+    fz7_status st = fz7_lzh_headers_read(a->vol, a->file_size, a->opts.mem_limit, &p->lzh);
+    if (st == FZ7_E_FORMAT) {
+        /* 7-Zip's words for a first header that does not read */
+        if (p->lzh.headers_error)
+            snprintf(err, errlen, "Headers Error");
+        return FZ7_E_FORMAT;
+    }
+    if (st != FZ7_OK)
+        return st;
+    while (a->count > p->lzh.count) {
+        a->count--;
+        free(a->entries[a->count].path);
+        free(p->link_targets[a->count]);
+        p->link_targets[a->count] = NULL;
+    }
+    for (size_t i = 0; i < a->count; i++) {
+        a->entries[i].packed_size = p->lzh.h[i].packed;
+        a->entries[i].packed_known = true;
+        lzh_raw_name(a->entries[i].path);
+        if (p->kinds[i] == LA_SYMLINK && !memcmp(p->lzh.h[i].method, "-lhd-", 5)) {
+            /* a Unix symlink, stored as a folder named "link|target": 7-Zip
+             * lists and makes that folder (the target still as libarchive
+             * gave it: lzh_join makes it bytes) */
+            fz7_entry *e = &a->entries[i];
+            if (!(e->path = lzh_join(e->path, p->link_targets[i])))
+                return FZ7_E_MEM;
+            free(p->link_targets[i]);
+            p->link_targets[i] = NULL;
+            p->kinds[i] = LA_DIR;
+            e->is_symlink = false;
+            e->is_dir = true;
+            e->size = 0;
+            e->has_stream = false;
+        }
+        /* 7-Zip takes no Unix mode or DOS attribute from an lzh: a folder
+         * is a folder, files get the umask's defaults */
+        if (!a->entries[i].is_symlink) {
+            fz7_entry *e = &a->entries[i];
+            e->attrib = e->is_dir ? 0x10u : 0;
+            e->mode = e->is_dir ? S_IFDIR | 0777u : (e->mode & S_IFMT) | 0666u;
+        }
+        if (p->link_targets[i]) {
+            lzh_raw_name(p->link_targets[i]);
+            if (a->entries[i].is_symlink)
+                a->entries[i].size = strlen(p->link_targets[i]);
+        }
+    }
+    a->info.phy_size = p->lzh.end;
+    a->info.tail_size = a->file_size - p->lzh.end;
+    a->info.open_error = p->lzh.cut ? "Unexpected end of archive" : p->lzh.headers_error ? "Headers Error" : NULL;
+    if (p->la_stopped && a->count < p->lzh.count && !a->info.open_error) {
+        /* a header 7-Zip reads and libarchive does not (an unknown method,
+         * a level 2 header CRC): the entries from it on are not listed */
+        a->info.open_error = "Headers Error";
+        snprintf(a->open_detail, sizeof a->open_detail, "libarchive read %zu of the %zu headers",
+                 a->count, p->lzh.count);
+        a->info.open_detail = a->open_detail;
+    }
+    return FZ7_OK;
+}
+
+/* An lzh whose first header starts as one but does not read (cut, a bad
+ * checksum), which libarchive does not take: 7-Zip's Headers Error. */
+static bool lzh_bad_start(fz7_archive *a)
+{
+    fz7_lzh_headers l;
+    fz7_status st = fz7_lzh_headers_read(a->vol, a->file_size, a->opts.mem_limit, &l);
+    bool bad = st == FZ7_E_FORMAT && l.headers_error;
+    fz7_lzh_headers_free(&l);
+    return bad;
+}
+
 /* A compressed file's type as 7-Zip names it, and zstd's frame header
  * as its Method line (file_headers.c). */
 static void raw_take(fz7_archive *a, la_priv *p)
@@ -1746,6 +1892,11 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
     struct archive *ar;
     bool raw = false;
     fz7_status st = la_start(a, src, false, &ar, err, errlen);
+    if (st == FZ7_E_FORMAT && !(errlen && err[0]) && lzh_bad_start(a)) {
+        snprintf(err, errlen, "Headers Error");
+        free(src);
+        return FZ7_E_FORMAT;
+    }
     if (st == FZ7_E_FORMAT && !(errlen && err[0])) {
         raw = true;
         st = la_start(a, src, true, &ar, err, errlen);
@@ -1782,6 +1933,18 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
             /* (libarchive's newc reader fails a cut trailer without a
              * word: as zip's, such a failure after entries is the end) */
             bool zip = strcmp(p->type_name, "zip") == 0 || strcmp(p->type_name, "Cpio") == 0;
+            if ((archive_format(ar) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_LHA && st != FZ7_E_IO) {
+                /* where it ends, and in what words: lzh_take; a first
+                 * header that does not read is 7-Zip's bare Headers Error */
+                if (a->count) {
+                    st = FZ7_OK;
+                    p->la_stopped = true;
+                } else {
+                    snprintf(err, errlen, "Headers Error");
+                    st = FZ7_E_FORMAT;
+                }
+                break;
+            }
             if ((st == FZ7_E_TRUNCATED || (zip && (st == FZ7_E_DATA || st == FZ7_E_FORMAT))) && a->count && !raw) {
                 /* a tar, cpio or zip cut short, a zip whose central
                  * directory is gone: the entries before are there to save
@@ -1912,6 +2075,17 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
         cab_take(a, p);
     if (!raw && strcmp(p->type_name, "Xar") == 0 && (st = xar_take(a, p, &cap)) != FZ7_OK)
         return st;
+    if (!raw && strcmp(p->type_name, "Lzh") == 0 && (st = lzh_take(a, p, err, errlen)) != FZ7_OK) {
+        if (st == FZ7_E_FORMAT && !(errlen && err[0])) {
+            /* no LHA header at offset 0 (libarchive found one further on,
+             * in a self-extractor): not an lzh to 7-Zip, the next readers
+             * look */
+            fz7_archive_free_entries(a);
+            la_close(a);
+            a->ops = NULL;
+        }
+        return st;
+    }
     a->info.format = FZ7_FORMAT_OTHER;
     a->info.type_name = p->type_name;
     a->info.method = p->cab.count ? p->cab.method : p->xar.toc ? p->xar.method : p->method;
