@@ -313,7 +313,7 @@ static fz7_status write_7z(add_run *r, int fd, fz7_archive *old, const bool *kee
     fz7_folder_plan_free(&plan);
     if (st == FZ7_OK) {
         fz7_7z_header_opts ho = {r->set.header_compress,
-                                 r->o->header_encrypt == FZ7_ON ? r->key : NULL};
+                                 fz7_settings_header_encrypted(r->o, old) ? r->key : NULL};
         st = fz7_7z_writer_finish(w, &ho);
     }
     fz7_7z_writer_free(w);

@@ -478,10 +478,7 @@ static fz7_status write_archive(update_run *r, int fd, char *why, size_t whylen)
     fz7_folder_plan_free(&plan);
 
     if (st == FZ7_OK) {
-        /* Headers stay encrypted when they were (and -mhe asks for it). */
-        bool he = r->o->header_encrypt == FZ7_ON ||
-                  (r->o->header_encrypt != FZ7_OFF && r->old &&
-                   fz7_archive_get_info(r->old)->header_encrypted);
+        bool he = fz7_settings_header_encrypted(r->o, r->old);
         fz7_7z_header_opts ho = {r->set.header_compress, he ? r->key : NULL};
         st = fz7_7z_writer_finish(w, &ho);
     }

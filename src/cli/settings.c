@@ -638,6 +638,13 @@ void fz7_settings_times_from(fz7_settings *s, const fz7_archive *old)
     }
 }
 
+bool fz7_settings_header_encrypted(const struct fz7_options *o, const fz7_archive *old)
+{
+    if (o->header_encrypt != FZ7_UNSET)
+        return o->header_encrypt == FZ7_ON;
+    return old && fz7_archive_get_info(old)->header_encrypted;
+}
+
 void fz7_settings_item_times(const fz7_settings *s, const fz7_tree_item *it, fz7_7z_entry_meta *m)
 {
     m->has_ctime = s->store_time[FZ7_TIME_C];

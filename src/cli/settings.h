@@ -108,6 +108,12 @@ fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings 
  * entries when some entry of old has it, else not, as 7-Zip does. */
 void fz7_settings_times_from(fz7_settings *s, const struct fz7_archive *old);
 
+/* Whether the header of an archive written from old (NULL: a new one) is
+ * encrypted with -p's key: -mhe=on asks for it, -mhe=off not, and without
+ * -mhe it stays as old's was, as in 7-Zip (an `a` or `u -p` to a -mhe=on
+ * archive keeps its names hidden). */
+bool fz7_settings_header_encrypted(const struct fz7_options *o, const struct fz7_archive *old);
+
 /* Sets m's creation, access and modification times from the disk item it,
  * each present as s->store_time says. Other fields of m are left alone. */
 void fz7_settings_item_times(const fz7_settings *s, const fz7_tree_item *it, fz7_7z_entry_meta *m);

@@ -34,6 +34,17 @@ mkdir -p up && printf 'new file\n' > up/new.txt
 7zz t -psecret hid.7z > log 2>&1 || { cat log; fail "7zz t after update"; }
 [ "$(7zz x -so -psecret hid.7z up/new.txt)" = "new file" ] || fail "updated entry"
 7zz x -so -psecret hid.7z tree/docs/words.txt | cmp - tree/docs/words.txt || fail "kept entry after update"
+# Without -mhe, `a` and `u` with -p keep a -mhe archive's names hidden, as
+# 7zz does; -mhe=off shows them.
+for cmd in a u; do
+  printf '%s\n' "$cmd" > up/$cmd.txt
+  "$FZ7" $cmd -bd -psecret hid.7z up/$cmd.txt > log 2>&1 || { cat log; fail "$cmd -p of a -mhe archive"; }
+  7zz l -p- hid.7z > log 2>&1 && fail "$cmd -p without -mhe showed a -mhe archive's names"
+  [ "$(7zz x -so -psecret hid.7z up/$cmd.txt)" = "$cmd" ] || fail "$cmd -p of a -mhe archive: new entry"
+done
+cp hid.7z shown.7z
+"$FZ7" a -bd -psecret -mhe=off shown.7z up/new.txt > log 2>&1 || { cat log; fail "a -mhe=off"; }
+7zz l -p- shown.7z | grep -q 'up/new.txt' || fail "a -mhe=off of a -mhe archive: names still hidden"
 
 # xz has no encryption: refused.
 "$FZ7" a -bd -psecret x.xz tree/one_byte > log 2>&1 && fail "fz7 a -p on .xz succeeded"
