@@ -363,7 +363,7 @@ static void on_signal(int sig)
     _exit(255);
 }
 
-static void install_signals(void)
+void fz7_catch_signals(void)
 {
     static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
@@ -440,7 +440,6 @@ int fz7_temp_create(const char *path, const char *work_dir, FILE *out, int *fd)
         fprintf(stderr, "\nERROR: archive name too long\n");
         return FZ7_EXIT_USAGE;
     }
-    install_signals();
     char tdir[sizeof g_temp_path];
     const char *slash = strrchr(path, '/');
     temp_dir_of(g_temp_path, tdir, sizeof tdir);

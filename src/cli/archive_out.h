@@ -108,13 +108,19 @@ bool fz7_archive_name(const char *archive, const char *ext, char *path, size_t c
  * path: dir is work_dir (-w{dir}; "" = $TMPDIR or /tmp, as 7-Zip's -w
  * alone), or path's own folder when work_dir is NULL. It is held flock()ed
  * while it lives; temporary files of that pattern for the same archive
- * name that no process holds (left by a crash) are removed first. Installs handlers
- * that remove it on SIGINT/SIGTERM/SIGHUP/SIGQUIT (SIGXFSZ is ignored, so
- * ulimit -f gives EFBIG). Returns 0 with *fd set, or an exit code after
+ * name that no process holds (left by a crash) are removed first; the
+ * handlers of fz7_catch_signals remove it. Returns 0 with *fd set, or an exit code after
  * printing the error (name too long: 7; cannot create: 2, with 7-Zip's
  * "cannot open file" block on out and its System ERROR line). One temporary
  * file at a time per process. */
 int fz7_temp_create(const char *path, const char *work_dir, FILE *out, int *fd);
+
+/* Every command, as 7zz: SIGINT, SIGTERM, SIGHUP and SIGQUIT remove the
+ * temporary archive and the volumes being cut (if any), print "Break
+ * signaled" and exit 255 — also when the signal came in ignored (a
+ * script's background job), as 7zz stops then too. SIGXFSZ is ignored, so
+ * that ulimit -f gives EFBIG. Called once, at the start. */
+void fz7_catch_signals(void);
 
 /* Completes the temporary file fd: gives it old_sb's permissions (or
  * 0666 minus the umask when old_sb is NULL), fsyncs, closes and renames it

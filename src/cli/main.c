@@ -1,5 +1,6 @@
 /* main.c - fz7's entry point: parses the 7-Zip-style command line, prints
  * "Command Line Error:" messages (exit 7) and runs the command. */
+#include "cli/archive_out.h"
 #include "cli/archive_type.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
@@ -167,6 +168,7 @@ int main(int argc, char **argv)
         print_usage();
         return 0;
     }
+    fz7_catch_signals();
     struct fz7_options o;
     char kind[300], arg[4200];
     int rc = fz7_options_parse(argc, argv, &o, kind, sizeof kind, arg, sizeof arg);

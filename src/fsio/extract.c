@@ -200,11 +200,10 @@ fz7_status fz7_disk_open(const char *out_dir, fz7_disk **out, char *err, size_t 
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_fatal_signal;
     sigemptyset(&sa.sa_mask);
-    for (int i = 0; i < 3; i++) {
+    /* Also a signal that came in ignored (a script's background job):
+     * 7zz stops on it then too. */
+    for (int i = 0; i < 3; i++)
         sigaction(g_signals[i], &sa, &g_old_actions[i]);
-        if (g_old_actions[i].sa_handler == SIG_IGN) /* keep an ignored signal ignored */
-            sigaction(g_signals[i], &g_old_actions[i], NULL);
-    }
     sa.sa_handler = SIG_IGN;
     sigaction(SIGXFSZ, &sa, &g_old_xfsz);
     d->handlers_set = true;

@@ -101,4 +101,20 @@ for sig in INT TERM; do
 done
 set +m
 
+# --- 4. x and t stopped by a SIGINT that came in ignored (a script's
+# background job: bash ignores SIGINT there), as 7zz stops: each waits
+# on a pipe that gives a part of the stream, then nothing for 5 s ---
+for cmd in "x -ox3" t; do
+    rm -rf x3 && mkdir x3
+    (head -c 100000 zeros.xz; sleep 5) |
+        bash -c "trap '' INT; exec \"$FZ7\" $cmd -si -txz" >out.txt 2>err.txt &
+    pid=$!
+    sleep 1
+    kill -s INT "$pid"
+    { wait "$pid"; } 2>/dev/null
+    rc=$?
+    [ "$rc" = 255 ] && ok || bad "$cmd -si with SIGINT ignored, then sent: exit $rc, want 255 as 7zz"
+    grep -qx 'Break signaled' err.txt && ok || bad "$cmd -si with SIGINT ignored, then sent: no 'Break signaled' line"
+done
+
 t_summary robust_interrupt.sh
