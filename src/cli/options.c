@@ -959,6 +959,16 @@ int fz7_options_parse(int argc, char **argv, struct fz7_options *o, char *err_ki
     if (o->command == FZ7_CMD_RENAME && o->n_names % 2)
         return usage_error(&p, 7, "There is no second file name for rename pair:",
                            o->names[o->n_names - 1].pattern);
+    /* An old name with a wildcard is 7zz's command line error (the new
+     * one may hold '*' and '?' as plain characters). */
+    for (size_t i = 0; o->command == FZ7_CMD_RENAME && i + 1 < o->n_names; i += 2) {
+        const char *from = o->names[i].pattern;
+        if (strpbrk(from, "*?")) {
+            usage_error(&p, 7, "Unsupported rename command:", NULL);
+            snprintf(p.arg, p.arg_len, "%s\n%s\n", from, o->names[i + 1].pattern);   /* the pair, a line each, and 7zz's blank line */
+            return 7;
+        }
+    }
     return 0;
 }
 

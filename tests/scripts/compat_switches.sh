@@ -423,6 +423,10 @@ row same a -so -an src/a.txt
 row same a -snl new.zip lnk
 row same a -snl new.7z lnk
 row same h -snl lnk
+# rn: a wildcard in an old name is 7zz's command line error, in a new one a
+# plain character
+row same rn arc.7z "src/*.txt" x
+row same rn arc.7z src/a.txt "x*"
 # '[' and ']' stand for themselves in names, -i/-x rules and on disk
 row same a new.7z brk "-xr!r[1].txt"
 row same a new.7z "brk/*[1]*"
