@@ -35,6 +35,17 @@ int fz7_write_exit_code(fz7_status st)
     return FZ7_EXIT_FATAL;
 }
 
+void fz7_print_write_error(FILE *out, const char *path, fz7_status st, int werr, const char *why)
+{
+    fflush(out);
+    /* the writer's why may be the system's words (libarchive's) */
+    if (st == FZ7_E_IO && werr && (!why[0] || strstr(why, strerror(werr))))
+        fprintf(stderr, "\n\nSystem ERROR:\nerrno=%d : %s\n", werr, strerror(werr));
+    else
+        fprintf(stderr, "\nERROR: %s : %s\n", path,
+                why[0] ? why : st == FZ7_E_IO && werr ? strerror(werr) : st == FZ7_E_IO ? "write error" : fz7_status_str(st));
+}
+
 /* ---- input scanning ----------------------------------------------------- */
 
 /* 7-Zip's immediate form of a warning, on stderr, and its line kept for

@@ -23,6 +23,13 @@ bool fz7_ends_with(const char *s, const char *suffix);
  * 2 anything else. */
 int fz7_write_exit_code(fz7_status st);
 
+/* The error line of a/u/d/rn whose archive could not be written (st, with
+ * why from the writer, "" if none, and werr the errno of the failed write,
+ * 0 if none), on stderr after out is flushed: a write the system refused
+ * (a full disk, a file size limit) as 7zz's "System ERROR:" and errno
+ * lines, anything else as "ERROR: path : why". */
+void fz7_print_write_error(FILE *out, const char *path, fz7_status st, int werr, const char *why);
+
 /* Warnings met while scanning the inputs, kept to be printed after the
  * archive is written, as 7-Zip prints them. */
 typedef struct fz7_scan_warnings {

@@ -1176,12 +1176,7 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
         goto done;
     }
     if (st != FZ7_OK) {
-        fflush(out);
-        if (st == FZ7_E_IO)
-            fprintf(stderr, "\nERROR: %s : %s\n", path,
-                    why[0] ? why : werr ? strerror(werr) : "write error");
-        else
-            fprintf(stderr, "\nERROR: %s : %s\n", path, why[0] ? why : fz7_status_str(st));
+        fz7_print_write_error(out, path, st, werr, why);
         rc = exit_code_of(st);
         goto done;
     }

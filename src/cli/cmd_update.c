@@ -801,9 +801,7 @@ static int commit_archive(update_run *r, bool exists, const struct stat *old_sb)
         return FZ7_EXIT_FATAL;
     }
     if (st != FZ7_OK) {
-        fflush(r->out);
-        fprintf(stderr, "\nERROR: %s : %s\n", path,
-                why[0] ? why : st == FZ7_E_IO && werr ? strerror(werr) : fz7_status_str(st));
+        fz7_print_write_error(r->out, path, st, werr, why);
         return fz7_write_exit_code(st);
     }
     if (r->sfx && !r->extra && !r->sfx_kept) {

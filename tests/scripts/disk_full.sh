@@ -15,11 +15,15 @@ trap 'umount "$S/full" 2>/dev/null' EXIT
 head -c 3000000 /dev/urandom > big
 printf 'small\n' > small
 
-# full_fails NAME CMD...: exit 2 with "No space left on device" on stderr.
+# full_fails NAME CMD...: exit 2 with "No space left on device" on stderr;
+# a, u: exactly 7zz's lines there (System ERROR and the errno).
 full_fails() {
   local name=$1; shift
   expect_rc 2 "$name" "$@"
   grep -q "No space left on device" err.txt && ok || bad "$name: no ENOSPC message: $(head -c 300 err.txt)"
+  case $name in
+    a\ *|u\ *) same "$name: 7zz's lines" "$(cat err.txt)" "$(printf '\n\nSystem ERROR:\nerrno=28 : No space left on device')" ;;
+  esac
 }
 
 full_fails "a 7z" "$FZ7" a -mx0 full/a.7z big
