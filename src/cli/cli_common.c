@@ -582,6 +582,14 @@ static void print_one_block(FILE *out, const char *path, const fz7_archive *a, c
         fprintf(out, "Tail Size = %llu\n", (unsigned long long)in->tail_size);
     if (in->format == FZ7_FORMAT_7Z || in->headers_size)
         fprintf(out, "Headers Size = %llu\n", (unsigned long long)in->headers_size);
+    if (in->block_lines) {   /* the format's order, not the one below */
+        for (size_t k = 0; k < in->n_block_lines; k++)
+            if (in->block_lines[k].value)
+                fprintf(out, "%s = %s\n", in->block_lines[k].name, in->block_lines[k].value);
+            else
+                fz7_print_time_prop(out, &in->block_lines[k]);
+        return;
+    }
     if (in->sub_type)
         fprintf(out, "SubType = %s\n", in->sub_type);
     if (in->code_page)
@@ -716,6 +724,18 @@ const char *fz7_unexpected_type(const struct fz7_options *o, const char *path, c
     return want && strcmp(want, fz7_archive_type_name(outer ? outer : a)) != 0 ? want : NULL;
 }
 
+/* A reader that refused the file with a COM error (7-Zip's handler
+ * returned it from Open): l names it as the error "opening" gave and
+ * again as the System ERROR, t and x after "Cannot open the file as
+ * archive". */
+static void system_open_error(const struct fz7_options *o, const char *path, const char *what)
+{
+    if (o->command == FZ7_CMD_LIST)
+        fprintf(stderr, "\nERROR: %s : opening : %s\n\n\nSystem ERROR:\n%s\n", path, what, what);
+    else
+        fprintf(stderr, "ERROR: %s\nCannot open the file as archive\n\n%s\n", path, what);
+}
+
 /* An archive that does not open, in 7-Zip 26's lines: "ERROR: <arc>" and
  * the reason (l: on one line with " : "), for a file of the expected
  * type "Open ERROR: Cannot open the file as [7z] archive" and an
@@ -749,7 +769,9 @@ static int open_error(const struct fz7_options *o, FILE *out, const char *path, 
     if (listing && !o->ba)   /* l's empty line comes before the error, as 7zz's */
         fputc('\n', out);
     fflush(out);
-    if (st == FZ7_E_NEED_PASSWORD || st == FZ7_E_PASSWORD) {
+    if (st == FZ7_E_UNSUPPORTED && !strcmp(err, FZ7_E_NOTIMPL_TEXT)) {
+        system_open_error(o, path, err);   /* (a SquashFS compressor fz7 lacks) */
+    } else if (st == FZ7_E_NEED_PASSWORD || st == FZ7_E_PASSWORD) {
         const char *m = fz7_entry_error_words(FZ7_E_NEED_PASSWORD, true);
         const char *he = strstr(err, "(Headers Error)") ? "ERRORS:\nHeaders Error\n" : "";
         if (listing)
@@ -978,12 +1000,7 @@ int fz7_open_for_read(const struct fz7_options *o, const char *path, FILE *out, 
             fputc('\n', out);
         fflush(out);
         *cant_open = true;
-        if (o->command == FZ7_CMD_LIST)
-            fprintf(stderr, "\nERROR: %s : opening : E_INVALIDARG : One or more arguments are invalid\n"
-                            "\n\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n", path);
-        else
-            fprintf(stderr, "ERROR: %s\nCannot open the file as archive\n\n"
-                            "E_INVALIDARG : One or more arguments are invalid\n", path);
+        system_open_error(o, path, "E_INVALIDARG : One or more arguments are invalid");
         return FZ7_EXIT_FATAL;
     }
     if (need_data && !password) {
