@@ -8,6 +8,7 @@ pkgs=(build-essential cmake nasm pkg-config libarchive-dev libbz2-dev libcmocka-
       bzip2 zstd zip  # oracles of the format tests (formats.sh, list_formats.sh, fuzz seeds)
       binutils  # ar: the archives of ar_deb.sh (dpkg-deb comes with dpkg)
       rpm gcab  # rpmbuild and gcab: the .rpm and .cab samples of rpm_cab.sh
+      squashfs-tools  # mksquashfs: the SquashFS images of squashfs.sh
       liblzma-dev)  # liblzma: the fuzz harnesses' independent decoder (test binaries only)
 missing=()
 for p in "${pkgs[@]}"; do

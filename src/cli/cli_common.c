@@ -708,7 +708,7 @@ static const char *expected_type(const struct fz7_options *o, const char *path)
         {".tgz", "gzip"}, {".bz2", "bzip2"}, {".tbz2", "bzip2"}, {".tbz", "bzip2"},
         {".zst", "zstd"}, {".tzst", "zstd"}, {".zip", "zip"}, {".tar", "tar"}, {".cpio", "Cpio"},
         {".ar", "Ar"}, {".a", "Ar"}, {".lib", "Ar"}, {".deb", "Ar"}, {".udeb", "Ar"}, {".z01", "zip"},
-        {".rpm", "Rpm"}, {".cab", "Cab"}};
+        {".rpm", "Rpm"}, {".cab", "Cab"}, {".squashfs", "SquashFS"}};
     for (size_t i = 0; i < sizeof by_ext / sizeof by_ext[0]; i++)
         if (!strcasecmp(dot, by_ext[i].ext))
             return by_ext[i].type;
@@ -728,12 +728,24 @@ const char *fz7_unexpected_type(const struct fz7_options *o, const char *path, c
  * returned it from Open): l names it as the error "opening" gave and
  * again as the System ERROR, t and x after "Cannot open the file as
  * archive". */
+static const char *g_system_error;   /* l's System ERROR, after its Errors line */
+
 static void system_open_error(const struct fz7_options *o, const char *path, const char *what)
 {
-    if (o->command == FZ7_CMD_LIST)
-        fprintf(stderr, "\nERROR: %s : opening : %s\n\n\nSystem ERROR:\n%s\n", path, what, what);
-    else
+    if (o->command == FZ7_CMD_LIST) {
+        fprintf(stderr, "\nERROR: %s : opening : %s\n", path, what);
+        g_system_error = what;   /* (a literal, or FZ7_E_NOTIMPL_TEXT) */
+    } else
         fprintf(stderr, "ERROR: %s\nCannot open the file as archive\n\n%s\n", path, what);
+}
+
+void fz7_flush_system_error(FILE *out)
+{
+    if (!g_system_error)
+        return;
+    fflush(out);
+    fprintf(stderr, "\n\nSystem ERROR:\n%s\n", g_system_error);
+    g_system_error = NULL;
 }
 
 /* An archive that does not open, in 7-Zip 26's lines: "ERROR: <arc>" and
@@ -770,7 +782,7 @@ static int open_error(const struct fz7_options *o, FILE *out, const char *path, 
         fputc('\n', out);
     fflush(out);
     if (st == FZ7_E_UNSUPPORTED && !strcmp(err, FZ7_E_NOTIMPL_TEXT)) {
-        system_open_error(o, path, err);   /* (a SquashFS compressor fz7 lacks) */
+        system_open_error(o, path, FZ7_E_NOTIMPL_TEXT);   /* (a SquashFS compressor fz7 lacks) */
     } else if (st == FZ7_E_NEED_PASSWORD || st == FZ7_E_PASSWORD) {
         const char *m = fz7_entry_error_words(FZ7_E_NEED_PASSWORD, true);
         const char *he = strstr(err, "(Headers Error)") ? "ERRORS:\nHeaders Error\n" : "";
@@ -790,9 +802,9 @@ static int open_error(const struct fz7_options *o, FILE *out, const char *path, 
                           : "Headers Error";
         fprintf(stderr, "%sERROR: %s%s%s\nOpen ERROR: Cannot open the file as [%s] archive\n\n\n",
                 listing ? "\n" : "", path, listing ? " : " : "\n", name, type);
-        /* (7zz gives no reason for a file its Split or Rpm handler, or
+        /* (7zz gives no reason for a file its Split, Rpm or SquashFS handler, or
          * its zip one for a first disk, x.z01, turns down) */
-        bool no_reason = !strcmp(type, "Split") || !strcmp(type, "Rpm") || (vol && !strcasecmp(vol, ".z01"));
+        bool no_reason = !strcmp(type, "Split") || !strcmp(type, "Rpm") || !strcmp(type, "SquashFS") || (vol && !strcasecmp(vol, ".z01"));
         if (!no_reason)
             fprintf(stderr, "ERRORS:\n%s\n", why);
         /* the reader's own reason (which header, which offset) unless it is

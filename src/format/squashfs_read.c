@@ -720,7 +720,7 @@ static fz7_status sq_extract(fz7_archive *a, const bool *select, const fz7_extra
             st = r;
             break;
         }
-        st = cb->end(cb->ctx, i, r, NULL);
+        st = cb->end(cb->ctx, i, r, r == FZ7_E_DATA ? "a block does not unpack to the file's bytes" : NULL);
     }
     free(pack);
     free(blk);
