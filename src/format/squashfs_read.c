@@ -614,7 +614,11 @@ static void block_lines(fz7_archive *a, uint32_t mkfs_time, unsigned flags)
     if (mkfs_time)
         p->lines[k++] = (fz7_prop){.name = "Created", .sec = mkfs_time, .digits = 0};
     p->lines[k++] = (fz7_prop){.name = "Characteristics", .value = p->characts};
-    p->lines[k++] = (fz7_prop){.name = "Code Page", .value = "UTF-8"};
+    /* a name that is no UTF-8 makes 7-Zip read every name in the OEM code page */
+    bool utf8 = true;
+    for (size_t i = 0; i < a->count && utf8; i++)
+        utf8 = fz7_utf8_valid(a->entries[i].path);
+    p->lines[k++] = (fz7_prop){.name = "Code Page", .value = utf8 ? "UTF-8" : "OEM"};
     a->info.block_lines = p->lines;
     a->info.n_block_lines = k;
 }

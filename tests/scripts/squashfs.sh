@@ -14,9 +14,11 @@ t_init 7zz mksquashfs python3
 
 export LC_ALL=C.UTF-8 TZ=UTC
 
-# Every file under a folder with type, mode, size, mtime and SHA-256.
+# Every file under a folder with type, mode, size, mtime and SHA-256 (a
+# folder's size, which depends on how its names were made, left out).
 tree_sig() {
-    (cd "$1" && find . -mindepth 1 -printf '%y %m %s %T@ %p %l\n' | sort &&
+    (cd "$1" && { find . -mindepth 1 -type d -printf '%y %m %T@ %p\n'
+                  find . -mindepth 1 ! -type d -printf '%y %m %s %T@ %p %l\n'; } | sort &&
         find . -type f -exec sha256sum {} + | sort -k2)
 }
 
@@ -91,6 +93,30 @@ for f in "${good[@]}"; do
 done
 vs_7zz l -tSquashFS gz.squashfs
 vs_7zz t -tSquashFS ids.squashfs
+
+# Many files: inode and folder tables of several metadata blocks, a
+# folder listing past 8 KiB (an extended folder inode with an index), 8 KiB
+# data blocks; and a name that is no UTF-8 (7zz: Code Page = OEM).
+mkdir -p many/big many/n1
+python3 - <<'PY'
+import os
+for i in range(2500):
+    open('many/big/file_%05d_with_a_longer_name.txt' % i, 'w').write('x' * (i % 300))
+for i in range(50):
+    os.makedirs('many/n1/d%02d/sub' % i, exist_ok=True)
+    open('many/n1/d%02d/sub/f' % i, 'w').write(str(i))
+os.makedirs('nonutf8')
+open(b'nonutf8/bad\xffname', 'w').write('a\n')
+PY
+mksquashfs many many.squashfs -noappend -quiet >/dev/null 2>&1
+mksquashfs many many_xz.squashfs -noappend -quiet -comp xz -b 8192 >/dev/null 2>&1
+mksquashfs nonutf8 nonutf8.squashfs -noappend -quiet >/dev/null 2>&1
+for f in many.squashfs many_xz.squashfs nonutf8.squashfs; do
+    vs_7zz l -slt "$f"
+    vs_7zz t "$f"
+    same_files "$f"
+done
+same "nonutf8 code page" "$("$FZ7" l -slt nonutf8.squashfs | grep '^Code Page')" "Code Page = OEM"
 
 # An exact check of a few values beside the comparison.
 "$FZ7" l -slt gz.squashfs >out.txt 2>&1
