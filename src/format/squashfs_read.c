@@ -170,10 +170,15 @@ static fz7_status read_table(fz7_archive *a, uint64_t start, uint64_t end, sq_ta
     if (end < start || end - start >= ((uint64_t)1 << 32) || end > a->file_size)
         return FZ7_E_FORMAT;
     size_t size = (size_t)(end - start);
-    /* each block takes at least 3 bytes and gives at most 8 KiB */
+    if (size > a->opts.mem_limit / 4)
+        return FZ7_E_MEMLIMIT;
+    /* each block takes at least 3 bytes and gives at most 8 KiB; the
+     * positions are 32-bit, as 7-Zip keeps them */
     uint64_t most = (uint64_t)(size / 3 + 1) * SQ_META;
     if (most > a->opts.mem_limit / 2)
         most = a->opts.mem_limit / 2;
+    if (most > UINT32_MAX)
+        most = UINT32_MAX;
     uint8_t *raw = malloc(size ? size : 1);
     t->pack = malloc((size / 3 + 1) * sizeof *t->pack);
     t->unpack = malloc((size / 3 + 2) * sizeof *t->unpack);
@@ -651,8 +656,18 @@ static fz7_status read_data_block(fz7_archive *a, uint64_t offset, uint32_t w, u
 
 /* Hands a file's data to cb->data: its blocks, then its fragment's part.
  * FZ7_E_DATA / FZ7_E_UNSUPPORTED for the entry; else the callback's. */
-static fz7_status file_data(fz7_archive *a, const sq_node *n, uint8_t *pack, uint8_t *blk, uint8_t *frag_buf,
-                            uint64_t *frag_at, size_t *frag_len, const fz7_extract_cb *cb, bool *cb_failed)
+/* The fragment block last unpacked (files share them): where, its size
+ * word, its bytes. */
+typedef struct sq_frag_cache {
+    uint8_t *buf;
+    size_t len;
+    uint64_t start;
+    uint32_t size;
+    bool valid;
+} sq_frag_cache;
+
+static fz7_status file_data(fz7_archive *a, const sq_node *n, uint8_t *pack, uint8_t *blk, sq_frag_cache *fc,
+                            const fz7_extract_cb *cb, bool *cb_failed)
 {
     sq_priv *p = a->priv;
     uint64_t dummy;
@@ -681,17 +696,16 @@ static fz7_status file_data(fz7_archive *a, const sq_node *n, uint8_t *pack, uin
     if (n->frag == SQ_NO_FRAG)
         return FZ7_E_DATA;
     const sq_frag *f = &p->frags[n->frag];
-    uint64_t key = f->start ^ ((uint64_t)f->size << 40);
-    if (*frag_at != key) {   /* fragments are shared: keep the last one */
-        *frag_at = UINT64_MAX;
-        fz7_status st = read_data_block(a, f->start, f->size, pack, frag_buf, frag_len);
+    if (!fc->valid || fc->start != f->start || fc->size != f->size) {
+        fc->valid = false;
+        fz7_status st = read_data_block(a, f->start, f->size, pack, fc->buf, &fc->len);
         if (st != FZ7_OK)
             return st;
-        *frag_at = key;
+        *fc = (sq_frag_cache){fc->buf, fc->len, f->start, f->size, true};
     }
-    if (n->offset > *frag_len || left > *frag_len - n->offset)
+    if (n->offset > fc->len || left > fc->len - n->offset)
         return FZ7_E_DATA;
-    fz7_status st = cb->data(cb->ctx, frag_buf + n->offset, (size_t)left);
+    fz7_status st = cb->data(cb->ctx, fc->buf + n->offset, (size_t)left);
     *cb_failed = st != FZ7_OK;
     return st;
 }
@@ -699,10 +713,9 @@ static fz7_status file_data(fz7_archive *a, const sq_node *n, uint8_t *pack, uin
 static fz7_status sq_extract(fz7_archive *a, const bool *select, const fz7_extract_cb *cb, char *err, size_t errlen)
 {
     sq_priv *p = a->priv;
-    uint8_t *pack = malloc(p->block_size), *blk = malloc(p->block_size), *frag = malloc(p->block_size);
-    fz7_status st = pack && blk && frag ? FZ7_OK : FZ7_E_MEM;
-    uint64_t frag_at = UINT64_MAX;
-    size_t frag_len = 0;
+    uint8_t *pack = malloc(p->block_size), *blk = malloc(p->block_size);
+    sq_frag_cache fc = {.buf = malloc(p->block_size)};
+    fz7_status st = pack && blk && fc.buf ? FZ7_OK : FZ7_E_MEM;
     for (size_t i = 0; i < a->count && st == FZ7_OK; i++) {
         if (select && !select[i])
             continue;
@@ -716,7 +729,7 @@ static fz7_status sq_extract(fz7_archive *a, const bool *select, const fz7_extra
             r = cb->data(cb->ctx, p->inodes.data + n->pos + 24, (size_t)n->size);
             cb_failed = r != FZ7_OK;
         } else if (!e->is_dir && e->size) {
-            r = file_data(a, n, pack, blk, frag, &frag_at, &frag_len, cb, &cb_failed);
+            r = file_data(a, n, pack, blk, &fc, cb, &cb_failed);
         }
         if (cb_failed || r == FZ7_E_MEM || r == FZ7_E_IO) {
             if (r == FZ7_E_IO)
@@ -728,7 +741,7 @@ static fz7_status sq_extract(fz7_archive *a, const bool *select, const fz7_extra
     }
     free(pack);
     free(blk);
-    free(frag);
+    free(fc.buf);
     return st;
 }
 
