@@ -29,6 +29,11 @@
 
 enum { SQ_ZLIB = 1, SQ_LZMA, SQ_LZO, SQ_XZ, SQ_LZ4, SQ_ZSTD };
 
+/* A zlib block that unpacks to more than a block: 7-Zip's output buffer
+ * refuses it with E_FAIL, which ends the extraction (not a Data Error). */
+#define SQ_OVERFLOW FZ7_E_ARG
+#define SQ_E_FAIL_TEXT "E_FAIL : Unspecified error"
+
 /* One metadata table read whole: its data, and where each block starts
  * packed (from the table's start) and unpacked. */
 typedef struct sq_table {
@@ -127,7 +132,7 @@ static fz7_status zlib_block(const uint8_t *in, size_t n, uint8_t *out, size_t c
         if (st == FZ7_OK && k == cap)   /* anything past cap is too much */
             st = fz7_istream_read_upto(d, &extra, 1, &more);
         if (st == FZ7_OK && more)
-            st = FZ7_E_DATA;
+            st = SQ_OVERFLOW;
         if (st == FZ7_OK && (fz7_deflate_istream_tail(d, tail, sizeof tail) != 4 || fz7_get32be(tail) != adler32(out, k)))
             st = FZ7_E_DATA;
     }
@@ -651,7 +656,7 @@ static fz7_status read_data_block(fz7_archive *a, uint64_t offset, uint32_t w, u
         return FZ7_OK;
     }
     st = sq_unpack(a, pack, n, out, p->block_size, got);
-    return st == FZ7_OK || st == FZ7_E_MEM ? st : FZ7_E_DATA;
+    return st == FZ7_OK || st == FZ7_E_MEM || st == SQ_OVERFLOW ? st : FZ7_E_DATA;
 }
 
 /* Hands a file's data to cb->data: its blocks, then its fragment's part.
@@ -730,6 +735,11 @@ static fz7_status sq_extract(fz7_archive *a, const bool *select, const fz7_extra
             cb_failed = r != FZ7_OK;
         } else if (!e->is_dir && e->size) {
             r = file_data(a, n, pack, blk, &fc, cb, &cb_failed);
+        }
+        if (r == SQ_OVERFLOW) {
+            snprintf(err, errlen, "%s", SQ_E_FAIL_TEXT);
+            st = FZ7_E_DATA;
+            break;
         }
         if (cb_failed || r == FZ7_E_MEM || r == FZ7_E_IO) {
             if (r == FZ7_E_IO)

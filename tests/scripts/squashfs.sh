@@ -178,6 +178,34 @@ open('bad_$f.squashfs', 'wb').write(d)"
     same "x bad_$f: files" "$(tree_sig wf)" "$(tree_sig w7)"
 done
 
+# A zlib block that unpacks to more than a block (4 KiB file, 8 KiB
+# stream; uncompressed tables so the block's size word can be set): 7zz's
+# E_FAIL, which ends the archive: the same lines and exit code (7zz keeps
+# the 4 KiB it wrote before the failure; fz7 keeps nothing).
+mkdir -p over && head -c 4096 /dev/zero | tr '\0' a >over/f
+mksquashfs over over.squashfs -noappend -quiet -b 4096 -noI -noD -noF -noX -no-fragments >/dev/null 2>&1
+python3 - <<'PY'
+import struct, zlib
+d = bytearray(open('over.squashfs', 'rb').read())
+ino = struct.unpack('<Q', d[64:72])[0] + 2      # the inode table's one stored block
+new = zlib.compress(b'a' * 8192)
+for pos in range(ino, len(d) - 36):             # the file's inode: type 2, one block
+    if struct.unpack('<H', d[pos:pos + 2])[0] == 2 and struct.unpack('<I', d[pos + 28:pos + 32])[0] == 4096:
+        start = struct.unpack('<I', d[pos + 16:pos + 20])[0]
+        old = struct.unpack('<I', d[pos + 32:pos + 36])[0] & 0xFFFFFF
+        assert len(new) <= old
+        d[start:start + len(new)] = new
+        d[pos + 32:pos + 36] = struct.pack('<I', len(new))
+        break
+open('over.squashfs', 'wb').write(d)
+PY
+vs_7zz t over.squashfs
+vs_7zz_d x over.squashfs -ow7
+"$FZ7" t over.squashfs >out.txt 2>err.txt
+same "over.squashfs: E_FAIL" "$(grep -c '^ERROR: E_FAIL : Unspecified error$' err.txt)" "1"
+cp over.squashfs over_tail.squashfs && printf 'tail' >>over_tail.squashfs
+vs_7zz t over_tail.squashfs
+
 # lz4: neither reads it (E_NOTIMPL at open, exit 2).
 for c in l t x; do vs_7zz "$c" lz4.squashfs -ow7; done
 # lzo: 7zz reads it; fz7 has no LZO decoder and says so as for lz4.
