@@ -724,12 +724,12 @@ const char *fz7_unexpected_type(const struct fz7_options *o, const char *path, c
     return want && strcmp(want, fz7_archive_type_name(outer ? outer : a)) != 0 ? want : NULL;
 }
 
+static const char *g_system_error;   /* l's System ERROR, after its Errors line */
+
 /* A reader that refused the file with a COM error (7-Zip's handler
  * returned it from Open): l names it as the error "opening" gave and
  * again as the System ERROR, t and x after "Cannot open the file as
  * archive". */
-static const char *g_system_error;   /* l's System ERROR, after its Errors line */
-
 static void system_open_error(const struct fz7_options *o, const char *path, const char *what)
 {
     if (o->command == FZ7_CMD_LIST) {
@@ -804,7 +804,8 @@ static int open_error(const struct fz7_options *o, FILE *out, const char *path, 
                 listing ? "\n" : "", path, listing ? " : " : "\n", name, type);
         /* (7zz gives no reason for a file its Split, Rpm or SquashFS handler, or
          * its zip one for a first disk, x.z01, turns down) */
-        bool no_reason = !strcmp(type, "Split") || !strcmp(type, "Rpm") || !strcmp(type, "SquashFS") || (vol && !strcasecmp(vol, ".z01"));
+        bool no_reason = !strcmp(type, "Split") || !strcmp(type, "Rpm") || !strcmp(type, "SquashFS") ||
+                         (vol && !strcasecmp(vol, ".z01"));
         if (!no_reason)
             fprintf(stderr, "ERRORS:\n%s\n", why);
         /* the reader's own reason (which header, which offset) unless it is

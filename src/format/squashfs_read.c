@@ -133,7 +133,8 @@ static fz7_status zlib_block(const uint8_t *in, size_t n, uint8_t *out, size_t c
             st = fz7_istream_read_upto(d, &extra, 1, &more);
         if (st == FZ7_OK && more)
             st = SQ_OVERFLOW;
-        if (st == FZ7_OK && (fz7_deflate_istream_tail(d, tail, sizeof tail) != 4 || fz7_get32be(tail) != adler32(out, k)))
+        if (st == FZ7_OK &&
+            (fz7_deflate_istream_tail(d, tail, sizeof tail) != 4 || fz7_get32be(tail) != adler32(out, k)))
             st = FZ7_E_DATA;
     }
     if (st == FZ7_E_TRUNCATED)
@@ -864,7 +865,8 @@ static fz7_status read_image(fz7_archive *a, const uint8_t *h)
     /* the image is padded to 4 KiB with zeros: those count when present */
     uint64_t phy = bytes_used, pad = (0 - bytes_used) & 4095;
     uint8_t zeros[4096];
-    if (pad && a->file_size - bytes_used >= pad && fz7_volumes_pread(a->vol, zeros, (size_t)pad, bytes_used) == FZ7_OK) {
+    if (pad && a->file_size - bytes_used >= pad &&
+        fz7_volumes_pread(a->vol, zeros, (size_t)pad, bytes_used) == FZ7_OK) {
         size_t i = 0;
         while (i < pad && !zeros[i])
             i++;
