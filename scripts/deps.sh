@@ -9,6 +9,7 @@ pkgs=(build-essential cmake nasm pkg-config libarchive-dev libbz2-dev libcmocka-
       binutils  # ar: the archives of ar_deb.sh (dpkg-deb comes with dpkg)
       rpm gcab  # rpmbuild and gcab: the .rpm and .cab samples of rpm_cab.sh
       jlha-utils  # jlha (Java): the -lh5-/-lh6-/-lh7- samples of lzh.sh
+      squashfs-tools  # mksquashfs: the SquashFS images of squashfs.sh
       liblzma-dev)  # liblzma: the fuzz harnesses' independent decoder (test binaries only)
 missing=()
 for p in "${pkgs[@]}"; do

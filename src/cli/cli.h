@@ -201,6 +201,11 @@ int fz7_reopen_with_password(const struct fz7_options *o, const char *path, FILE
  * once); otherwise it is wiped and freed. kept NULL: only wipe *asked. */
 void fz7_keep_password(char **kept, char **asked);
 
+/* l: the "System ERROR" of an archive refused with a COM error (E_NOTIMPL,
+ * E_INVALIDARG), which 7zz prints after its "Errors: 1" line; nothing
+ * when there was none. */
+void fz7_flush_system_error(FILE *out);
+
 /* The summary after the one archive of a command did not open ("Can't
  * open as archive: 1" and zero counts; l: "Errors: 1"). */
 void fz7_print_cant_open_summary(const struct fz7_options *o, FILE *out);

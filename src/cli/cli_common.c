@@ -572,6 +572,14 @@ static void print_one_block(FILE *out, const char *path, const fz7_archive *a, c
         fprintf(out, "Tail Size = %llu\n", (unsigned long long)in->tail_size);
     if (in->format == FZ7_FORMAT_7Z || in->headers_size)
         fprintf(out, "Headers Size = %llu\n", (unsigned long long)in->headers_size);
+    if (in->block_lines) {   /* the format's order, not the one below */
+        for (size_t k = 0; k < in->n_block_lines; k++)
+            if (in->block_lines[k].value)
+                fprintf(out, "%s = %s\n", in->block_lines[k].name, in->block_lines[k].value);
+            else
+                fz7_print_time_prop(out, &in->block_lines[k]);
+        return;
+    }
     if (in->sub_type)
         fprintf(out, "SubType = %s\n", in->sub_type);
     if (in->code_page)
@@ -690,7 +698,7 @@ static const char *expected_type(const struct fz7_options *o, const char *path)
         {".tgz", "gzip"}, {".bz2", "bzip2"}, {".tbz2", "bzip2"}, {".tbz", "bzip2"},
         {".zst", "zstd"}, {".tzst", "zstd"}, {".zip", "zip"}, {".tar", "tar"}, {".cpio", "Cpio"},
         {".ar", "Ar"}, {".a", "Ar"}, {".lib", "Ar"}, {".deb", "Ar"}, {".udeb", "Ar"}, {".z01", "zip"},
-        {".rpm", "Rpm"}, {".cab", "Cab"}, {".lzh", "Lzh"}, {".lha", "Lzh"}};
+        {".rpm", "Rpm"}, {".cab", "Cab"}, {".lzh", "Lzh"}, {".lha", "Lzh"}, {".squashfs", "SquashFS"}};
     for (size_t i = 0; i < sizeof by_ext / sizeof by_ext[0]; i++)
         if (!strcasecmp(dot, by_ext[i].ext))
             return by_ext[i].type;
@@ -704,6 +712,30 @@ const char *fz7_unexpected_type(const struct fz7_options *o, const char *path, c
     const char *want = expected_type(o, path);
     const fz7_archive *outer = fz7_archive_outer(a, NULL);   /* a .deb: its ar archive's */
     return want && strcmp(want, fz7_archive_type_name(outer ? outer : a)) != 0 ? want : NULL;
+}
+
+static const char *g_system_error;   /* l's System ERROR, after its Errors line */
+
+/* A reader that refused the file with a COM error (7-Zip's handler
+ * returned it from Open): l names it as the error "opening" gave and
+ * again as the System ERROR, t and x after "Cannot open the file as
+ * archive". */
+static void system_open_error(const struct fz7_options *o, const char *path, const char *what)
+{
+    if (o->command == FZ7_CMD_LIST) {
+        fprintf(stderr, "\nERROR: %s : opening : %s\n", path, what);
+        g_system_error = what;   /* (a literal, or FZ7_E_NOTIMPL_TEXT) */
+    } else
+        fprintf(stderr, "ERROR: %s\nCannot open the file as archive\n\n%s\n", path, what);
+}
+
+void fz7_flush_system_error(FILE *out)
+{
+    if (!g_system_error)
+        return;
+    fflush(out);
+    fprintf(stderr, "\n\nSystem ERROR:\n%s\n", g_system_error);
+    g_system_error = NULL;
 }
 
 /* An archive that does not open, in 7-Zip 26's lines: "ERROR: <arc>" and
@@ -739,7 +771,9 @@ static int open_error(const struct fz7_options *o, FILE *out, const char *path, 
     if (listing && !o->ba)   /* l's empty line comes before the error, as 7zz's */
         fputc('\n', out);
     fflush(out);
-    if (st == FZ7_E_NEED_PASSWORD || st == FZ7_E_PASSWORD) {
+    if (st == FZ7_E_UNSUPPORTED && !strcmp(err, FZ7_E_NOTIMPL_TEXT)) {
+        system_open_error(o, path, FZ7_E_NOTIMPL_TEXT);   /* (a SquashFS compressor fz7 lacks) */
+    } else if (st == FZ7_E_NEED_PASSWORD || st == FZ7_E_PASSWORD) {
         const char *m = fz7_entry_error_words(FZ7_E_NEED_PASSWORD, true);
         const char *he = strstr(err, "(Headers Error)") ? "ERRORS:\nHeaders Error\n" : "";
         if (listing)
@@ -758,9 +792,10 @@ static int open_error(const struct fz7_options *o, FILE *out, const char *path, 
                           : "Headers Error";
         fprintf(stderr, "%sERROR: %s%s%s\nOpen ERROR: Cannot open the file as [%s] archive\n\n\n",
                 listing ? "\n" : "", path, listing ? " : " : "\n", name, type);
-        /* (7zz gives no reason for a file its Split or Rpm handler, or
+        /* (7zz gives no reason for a file its Split, Rpm or SquashFS handler, or
          * its zip one for a first disk, x.z01, turns down) */
-        bool no_reason = !strcmp(type, "Split") || !strcmp(type, "Rpm") || (vol && !strcasecmp(vol, ".z01"));
+        bool no_reason = !strcmp(type, "Split") || !strcmp(type, "Rpm") || !strcmp(type, "SquashFS") ||
+                         (vol && !strcasecmp(vol, ".z01"));
         if (!no_reason)
             fprintf(stderr, "ERRORS:\n%s\n", why);
         /* the reader's own reason (which header, which offset) unless it is
@@ -968,12 +1003,7 @@ int fz7_open_for_read(const struct fz7_options *o, const char *path, FILE *out, 
             fputc('\n', out);
         fflush(out);
         *cant_open = true;
-        if (o->command == FZ7_CMD_LIST)
-            fprintf(stderr, "\nERROR: %s : opening : E_INVALIDARG : One or more arguments are invalid\n"
-                            "\n\nSystem ERROR:\nE_INVALIDARG : One or more arguments are invalid\n", path);
-        else
-            fprintf(stderr, "ERROR: %s\nCannot open the file as archive\n\n"
-                            "E_INVALIDARG : One or more arguments are invalid\n", path);
+        system_open_error(o, path, "E_INVALIDARG : One or more arguments are invalid");
         return FZ7_EXIT_FATAL;
     }
     if (need_data && !password) {

@@ -601,6 +601,8 @@ typedef struct totals {
     unsigned long archives, ok, cant_open, with_errors, with_warnings, open_warnings, sub_errors;
     unsigned long open_errors;   /* opened, but cut short (fz7_archive_info.open_error) */
     unsigned long failed;    /* did not open for a read or memory failure */
+    unsigned long com_errors; /* ended by a reader's COM error (E_FAIL): 7zz's
+                                 summary then ends with an empty line */
     char *password;          /* the one asked for, used for the archives after */
     fz7_hash_sums *sums;     /* -scrc; NULL without it */
 } totals;
@@ -911,7 +913,12 @@ static int extract_into(const struct fz7_options *o, const char *path, totals *t
     }
     if (s != FZ7_OK) {
         const char *why = r.fatal != FZ7_OK ? r.fatal_msg : err[0] ? err : fz7_status_str(s);
-        fprintf(stderr, "ERROR: %s : %s\n", path, why);
+        if (!strncmp(why, "E_FAIL : ", 9)) {   /* a COM error of the reader's: 7zz names no */
+            fprintf(stderr, "\nERROR: %s\n", why);   /* file, and still counts the tail */
+            t->open_warnings += tail;
+            t->com_errors++;
+        } else
+            fprintf(stderr, "ERROR: %s : %s\n", path, why);
         t->with_errors++;
         return s == FZ7_E_MEM ? FZ7_EXIT_MEMORY : FZ7_EXIT_FATAL;
     }
@@ -969,8 +976,11 @@ static void print_summary(FILE *out, const totals *t, bool several)
         fprintf(out, "\nWarnings: %lu\n", t->open_warnings);
     if (t->sub_errors)
         fprintf(out, "\nSub items Errors: %lu\n", t->sub_errors);
-    if (t->with_errors)
+    if (t->with_errors) {
+        if (t->com_errors)
+            fputc('\n', out);
         return;
+    }
     if (t->folders)
         fprintf(out, "Folders: %llu\n", (unsigned long long)t->folders);
     if (t->folders || t->files != 1) /* 7-Zip leaves out "Files: 1" alone */

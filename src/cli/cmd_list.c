@@ -355,8 +355,10 @@ int fz7_cmd_list(const struct fz7_options *o)
     bool several = list.n > 1 || lt.volumes > 1;
     uint64_t bytes = list.bytes + lt.more_bytes;
     fz7_archive_list_free(&list);
-    if (rc == FZ7_EXIT_BREAK || (!several && !cant_open && !lt.warnings && !lt.errors) || o->ba)
+    if (rc == FZ7_EXIT_BREAK || (!several && !cant_open && !lt.warnings && !lt.errors) || o->ba) {
+        fz7_flush_system_error(out);
         return rc;
+    }
     if (several && !o->slt) {
         char tsize[24] = "", tpacked[24] = "";
         if (!lt.size_blank && lt.ok) /* none listed: both columns blank */
@@ -372,5 +374,6 @@ int fz7_cmd_list(const struct fz7_options *o)
         fprintf(out, "\nWarnings: %lu\n", lt.warnings);
     if (lt.errors)
         fprintf(out, "\nErrors: %lu\n", lt.errors);
+    fz7_flush_system_error(out);
     return rc;
 }

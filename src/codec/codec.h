@@ -218,6 +218,12 @@ bool fz7_zstd_supported(void);
 fz7_status fz7_zstd_istream_new(fz7_istream *src, const uint8_t *props, size_t props_len,
                                 uint64_t out_size, uint64_t mem_limit, fz7_istream **out);
 
+/* Decodes the zstd frames of in (n bytes) at once into out (cap bytes):
+ * a SquashFS block, whose unpacked size is known only as a bound. *got:
+ * the bytes decoded. FZ7_E_DATA when the frames are corrupt, end inside
+ * or would pass cap; FZ7_E_UNSUPPORTED without libzstd; FZ7_E_MEM. */
+fz7_status fz7_zstd_decode_block(const uint8_t *in, size_t n, uint8_t *out, size_t cap, size_t *got);
+
 /* LZ4 frames (the LZ4 frame format, not the legacy one) back to back;
  * skippable frames are skipped. Memory: at most about 8.3 MiB (4 MiB
  * blocks); FZ7_E_MEMLIMIT from _new when mem_limit is below 9 MiB. */

@@ -114,6 +114,16 @@ fz7_status fz7_zstd_istream_new(fz7_istream *src, const uint8_t *props, size_t p
     return FZ7_OK;
 }
 
+fz7_status fz7_zstd_decode_block(const uint8_t *in, size_t n, uint8_t *out, size_t cap, size_t *got)
+{
+    *got = 0;
+    size_t r = ZSTD_decompress(out, cap, in, n);
+    if (ZSTD_isError(r))
+        return ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation ? FZ7_E_MEM : FZ7_E_DATA;
+    *got = r;
+    return FZ7_OK;
+}
+
 #else /* !FZ7_HAVE_ZSTD */
 
 bool fz7_zstd_supported(void) { return false; }
@@ -123,6 +133,13 @@ fz7_status fz7_zstd_istream_new(fz7_istream *src, const uint8_t *props, size_t p
 {
     (void)src, (void)props, (void)props_len, (void)out_size, (void)mem_limit;
     *out = NULL;
+    return FZ7_E_UNSUPPORTED;
+}
+
+fz7_status fz7_zstd_decode_block(const uint8_t *in, size_t n, uint8_t *out, size_t cap, size_t *got)
+{
+    (void)in, (void)n, (void)out, (void)cap;
+    *got = 0;
     return FZ7_E_UNSUPPORTED;
 }
 

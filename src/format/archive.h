@@ -130,6 +130,12 @@ typedef struct fz7_archive_info {
                                CPU and Host OS, a cabinet's Blocks, Volumes,
                                Volume Index, ID), each a value; name NULL:
                                none */
+    const fz7_prop *block_lines; /* n_block_lines lines (owned by the
+                               archive) that replace every line after
+                               Headers Size, in the format's own order
+                               (SquashFS: File System ... Code Page); else
+                               NULL */
+    size_t n_block_lines;
     fz7_prop times[2];      /* the volume's Created and Modified lines
                                after Comment (ISO 9660); name NULL: none */
     const char *comment;    /* the archive's comment (a tar's pax global
@@ -168,6 +174,10 @@ typedef struct fz7_archive_info {
 } fz7_archive_info;
 
 typedef struct fz7_archive fz7_archive;
+
+/* err of fz7_archive_open with FZ7_E_UNSUPPORTED when the format is known
+ * but not what it needs (a SquashFS compressor): 7-Zip's words for it. */
+#define FZ7_E_NOTIMPL_TEXT "E_NOTIMPL : Not implemented"
 
 /* What fz7_archive_open reads beyond the entries, for a listing. */
 typedef enum fz7_detail {
