@@ -16,10 +16,16 @@ typedef struct info_format {
 
 static const info_format k_formats[] = {
     {true, false, "7z", "7z", "7 z BC AF ' 1C"},
+    {false, false, "Ar", "ar a deb udeb lib", "! < a r c h > 0A"},
+    {false, false, "Cab", "cab", "M S C F 00 00 00 00"},
     {false, false, "Cpio", "cpio", "0 7 0 7 0  ||  C7 q  ||  q C7"},
     {false, false, "Iso", "iso img", "offset=32769 C D 0 0 1"},
+    {false, false, "Lzh", "lzh lha", "offset=2 - l h"},
     {false, false, "Rar", "rar r00", "R a r ! 1A 07 00"},
     {false, false, "Rar5", "rar r00", "R a r ! 1A 07 01 00"},
+    {false, false, "Rpm", "rpm", "ED AB EE DB"},
+    {false, false, "SquashFS", "squashfs", "h s q s"},
+    {false, false, "Xar", "xar pkg xip", "x a r ! 00"},
     {false, true, "Z", "z taz (.tar)", "1F 9D"},
     {true, true, "bzip2", "bz2 bzip2 tbz2 (.tar) tbz (.tar)", "B Z h"},
     {true, true, "gzip", "gz gzip tgz (.tar) tpz (.tar)", "1F 8B 08"},

@@ -388,4 +388,14 @@ else
     echo "note: 7zz not installed: the listings beside 7zz's are skipped"
 fi
 
+# `i`: each format fz7 reads and does not write is listed with 7zz's name,
+# extensions and signature (the flag column is fz7's own).
+if command -v 7zz >/dev/null; then
+    for f in Ar Cab Cpio Iso Lzh Rpm Xar; do
+        want=$(7zz i | awk -v f="$f" '/^Formats:/{on=1; next} /^$/{on=0} on && $2 == f {$1=""; print}')
+        got=$("$FZ7" i | awk -v f="$f" '/^Formats:/{on=1; next} /^$/{on=0} on && $2 == f {$1=""; print}')
+        same "i: the $f line" "$got" "$want"
+    done
+fi
+
 t_summary list_formats
