@@ -155,6 +155,14 @@ void fz7_scan_warnings_print(const fz7_scan_warnings *sw, FILE *out)
     fprintf(out, "----------------\nScan WARNINGS: %zu\n", sw->n);
 }
 
+int fz7_sse_stop(const fz7_scan_warnings *sw, FILE *out, int err)
+{
+    fz7_scan_warnings_print(sw, out);
+    fflush(out);
+    fprintf(stderr, "\n\nSystem ERROR:\nerrno=%d : %s\n", err, strerror(err));
+    return FZ7_EXIT_FATAL;
+}
+
 void fz7_scan_warnings_free(fz7_scan_warnings *sw)
 {
     for (size_t i = 0; i < sw->n; i++)

@@ -60,6 +60,11 @@ fz7_status fz7_scan_inputs_ordered(const struct fz7_options *o, fz7_tree *tree,
  * 7-Zip does (nothing when there are none). */
 void fz7_scan_warnings_print(const fz7_scan_warnings *sw, FILE *out);
 
+/* -sse's end of a/u, as 7zz's: sw's Scan WARNINGS block on out, then
+ * "System ERROR:" and the errno err of the file that could not be opened
+ * on stderr. Returns the exit code, 2. */
+int fz7_sse_stop(const fz7_scan_warnings *sw, FILE *out, int err);
+
 /* Frees sw's lines. */
 void fz7_scan_warnings_free(fz7_scan_warnings *sw);
 

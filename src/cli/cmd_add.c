@@ -1158,9 +1158,7 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
         (rc = write_sfx_beside(path, o->work_dir, out, sfx, sfx_len, n_volumes)) != 0)
         goto done;
     if (r.sse_errno) { /* -sse: 7-Zip's end, nothing written */
-        fflush(out);
-        fprintf(stderr, "\n\nSystem ERROR:\nerrno=%d : %s\n", r.sse_errno, strerror(r.sse_errno));
-        rc = FZ7_EXIT_FATAL;
+        rc = fz7_sse_stop(&r.scan, out, r.sse_errno);
         goto done;
     }
     if (st != FZ7_OK && cutting) {   /* a volume that exists, a full disk: as 7zz */

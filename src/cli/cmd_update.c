@@ -790,11 +790,8 @@ static int commit_archive(update_run *r, bool exists, const struct stat *old_sb)
         fprintf(stderr, "\n\nSystem ERROR:\nerrno=%d : %s\n", werr, strerror(werr));
         return FZ7_EXIT_FATAL;
     }
-    if (r->sse_errno) { /* -sse: 7-Zip's end, the archive left as it was */
-        fflush(r->out);
-        fprintf(stderr, "\n\nSystem ERROR:\nerrno=%d : %s\n", r->sse_errno, strerror(r->sse_errno));
-        return FZ7_EXIT_FATAL;
-    }
+    if (r->sse_errno) /* -sse: 7-Zip's end, the archive left as it was */
+        return fz7_sse_stop(&r->scan, r->out, r->sse_errno);
     if (st != FZ7_OK && r->entry_failed) {   /* a kept entry that does not decode: 7zz's E_FAIL */
         fflush(r->out);
         fprintf(stderr, "ERROR: %s\n\n\n\nSystem ERROR:\nE_FAIL : Unspecified error\n", why);

@@ -107,6 +107,11 @@ if [ "$(id -u)" != 0 ] || command -v setpriv >/dev/null; then
     [ ! -e x.7z ] && ok || bad "-sse wrote an archive"
     same "-sse stderr" "$(cat err.txt)" "$(printf '\nWARNING: errno=13 : Permission denied\nsecret\n\n\n\nSystem ERROR:\nerrno=13 : Permission denied')"
     same "-sse stdout ends after the counts" "$(tail -2 out.txt | tr "\n" "|")" "Add new data to archive: 1 folder, 2 files, 4 bytes (1 KiB)||"
+    # a name missing at the scan before: its Scan WARNINGS block comes
+    # before the System ERROR, as 7zz prints it
+    as_user "$FZ7" a -sse x.7z missing d secret >out.txt 2>err.txt
+    same "-sse after a scan warning: exit" "$?" 2
+    same "-sse after a scan warning: the block" "$(tail -5 out.txt)" "$(printf 'Scan WARNINGS for files and folders:\n\nmissing : errno=2 : No such file or directory\n----------------\nScan WARNINGS: 1')"
     "$FZ7" a old.7z d >/dev/null 2>&1
     cp old.7z keep.7z
     as_user "$FZ7" u -sse old.7z d secret >out.txt 2>err.txt
