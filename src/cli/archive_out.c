@@ -54,9 +54,14 @@ static void keep_warning(fz7_scan_warnings *sw, char ***lines, size_t *n, const 
 {
     (*sw->count)++;
     fflush(stdout);
-    fprintf(stderr, "\nWARNING: errno=%d : %s\n%s\n\n", err, strerror(err), path);
+    fprintf(stderr, "\nWARNING: errno=%d : %s\n", err, strerror(err));
+    fz7_print_name(stderr, path);   /* a newline in it as '_', as 7zz */
+    fputs("\n\n", stderr);
     char line[PATH_MAX + 128];
     snprintf(line, sizeof line, "%s : errno=%d : %s", path, err, strerror(err));
+    for (char *c = line; *c; c++)
+        if (*c == '\n' || *c == '\r')
+            *c = '_';
     char **grown = realloc(*lines, (*n + 1) * sizeof *grown);
     if (!grown)
         return;

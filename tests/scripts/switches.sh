@@ -90,6 +90,12 @@ same "the file's line is the password" "$?" 0
 "$FZ7" t --password-file= pf.7z >out.txt 2>err.txt
 same "--password-file= empty exit" "$?" 7
 
+# --- a missing name holding a newline: printed with '_', as 7zz ------------
+"$FZ7" a nlw.7z t "$(printf 'mi\nss')" >out.txt 2>err.txt
+same "missing name with a newline: exit" "$?" 1
+same "missing name with a newline: stderr" "$(cat err.txt)" "$(printf '\nWARNING: errno=2 : No such file or directory\nmi_ss')"
+same "missing name with a newline: block" "$(grep -c '^mi_ss : errno=2 : No such file or directory$' out.txt)" 1
+
 # --- an input that cannot be opened: 7zz's lines; -sse ends the command ----
 # As root every file opens: the checks then run as nobody (setpriv).
 as_user() { if [ "$(id -u)" = 0 ]; then setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; else "$@"; fi; }
