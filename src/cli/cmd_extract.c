@@ -225,7 +225,8 @@ static char *resolve_existing(run *r, const fz7_entry *e, char *path, const stru
             char *shown = shown_path(r, path);
             fz7_answer ans = fz7_ask_overwrite(r->out, shown ? shown : path, (uint64_t)st->st_size,
                                                st->st_mtime, fz7_entry_path(e), e->size,
-                                               e->has_mtime, e->mtime);
+                                               e->has_mtime || fz7_archive_get_info(r->a)->zero_mtime_1601,
+                                               e->has_mtime ? e->mtime : FZ7_FILETIME_ZERO_UNIX);
             free(shown);
             switch (ans) {
             case FZ7_ANSWER_YES: return path;

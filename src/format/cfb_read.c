@@ -388,9 +388,7 @@ static size_t item_name(const cfb_item *it, char *out)
         if (c >= 0xD800 && c < 0xDC00 && i + 1 < 32 && it->name[i + 1] >= 0xDC00 && it->name[i + 1] < 0xE000) {
             c = 0x10000 + ((c - 0xD800) << 10) + (it->name[i + 1] - 0xDC00u);
             i++;
-        } else if (c >= 0xD800 && c < 0xE000) {
-            c = 0xFFFD;   /* a lone surrogate has no UTF-8 */
-        }
+        }   /* (a lone surrogate goes out as its own 3 bytes, as 7-Zip's) */
         if (c == '/')
             c = '_';
         n += put_utf8(c, out + n);
@@ -852,15 +850,22 @@ fz7_status fz7_cfb_open(fz7_archive *a, char *err, size_t errlen)
         a->info.zero_mtime_1601 = true;
         a->info.method = "";
         a->info.tail_size = a->file_size > a->info.phy_size ? a->file_size - a->info.phy_size : 0;
+        if (a->info.phy_size > a->file_size)   /* streams' sectors past the end */
+            a->info.open_error = "Unexpected end of archive";
         return FZ7_OK;
     }
+    bool cut = a->info.phy_size > a->file_size, tail = a->info.phy_size < a->file_size;
     fz7_archive_free_entries(a);
     cfb_close(a);
     a->ops = NULL;
     a->main_subfile = 0;
     a->info.phy_size = a->info.tail_size = 0;
     if (st == FZ7_E_FORMAT) {   /* the signature was right: no other reader's */
-        snprintf(err, errlen, "Cannot open the file as archive");
+        /* 7-Zip also calls it cut short when the FAT, read by then, reaches
+         * past the file, and warns of a tail when it ends before */
+        snprintf(err, errlen, "%s", cut    ? "Unexpected end of archive"
+                                    : tail ? "WARNINGS:\nThere are data after the end of archive"
+                                           : "Cannot open the file as archive");
         return FZ7_E_DATA;
     }
     return st;

@@ -233,6 +233,40 @@ def spec(name):
     if name == 'many':   # a FAT past the header's 109 entries: DIFAT sectors
         return build([Node('f%03d' % i, rb(4096 * 3)) for i in range(60)] + [Node('s', b's')],
                      extra_fat_sectors=14000)
+    if name == 'names':   # names 7-Zip rewrites, and ones that try to leave the folder
+        return build([Node('..', b'dotdot\n'), Node('.', b'dot\n'), Node([], b'no name\n'),
+                      Node('a\\b', b'backslash\n'), Node([7, 0x41, 0x1F], b'controls\n'),
+                      Node('x' * 31, b'longest name\n'),
+                      Node('..', None, [Node('esc', b'inside a storage named ..\n')]),
+                      Node([0xD83D, 0xDE00], b'emoji\n'), Node([0xD800, 0x41], b'lone surrogate\n')])
+    if name == 'deep':   # storages 300 deep: 7-Zip's [LONG_PATH] names
+        n = Node('leaf', b'at the bottom\n')
+        for i in range(300):
+            n = Node('d%d' % (299 - i), None, [n])
+        return build([n, Node('top', b'top\n')])
+    if name in ('cycle', 'selfson', 'rootlink', 'orphan', 'twice'):
+        def hook(out):
+            b = bytearray(out)
+            ss = 512
+            dir_off = (struct.unpack_from('<I', b, 48)[0] + 1) * ss
+            def ent(i):
+                return dir_off + 128 * i
+            if name == 'cycle':      # entry 1's left leads back to entry 1's parent tree root
+                root_son = struct.unpack_from('<I', b, ent(0) + 76)[0]
+                struct.pack_into('<I', b, ent(3) + 68, root_son)
+            elif name == 'selfson':  # a storage that holds itself
+                struct.pack_into('<I', b, ent(4) + 76, 4)
+            elif name == 'rootlink':  # a link to the root entry
+                struct.pack_into('<I', b, ent(2) + 72, 0)
+            elif name == 'orphan':   # an entry in use that no tree reaches
+                root_son = struct.unpack_from('<I', b, ent(0) + 76)[0]
+                for k in (68, 72):
+                    struct.pack_into('<I', b, ent(root_son) + k, 0xFFFFFFFF)
+            elif name == 'twice':    # one entry in two trees
+                struct.pack_into('<I', b, ent(5) + 76, 1)
+            return bytes(b)
+        return build([Node('a', b'1'), Node('b', b'2'), Node('c', b'3'),
+                      Node('S', None, [Node('in', b'4')]), Node('T', None, [])], hook=hook)
     if name == 'empty':
         return build([])
     raise SystemExit('unknown spec ' + name)
