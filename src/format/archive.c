@@ -40,6 +40,7 @@ static void free_archive(fz7_archive *a)
         a->ops->close(a);
     fz7_archive_free_entries(a);
     fz7_volumes_close(a->vol);
+    free(a->main_blocks);
     free_archive(a->outer);
     free(a);
 }
@@ -96,7 +97,12 @@ static fz7_archive *open_main_subfile(fz7_archive *outer)
     a->fd = -1;
     a->path = e->path;   /* names the one entry of an .xz or .gz */
     char err[256];
-    if (fz7_volumes_window(outer->vol, outer->main_offset, e->size, &a->vol) != FZ7_OK ||
+    fz7_status ws = outer->main_blocks ? fz7_volumes_blocks(outer->vol, outer->main_blocks,
+                                                            (size_t)((e->size + ((uint64_t)1 << outer->main_bits) - 1) >>
+                                                                     outer->main_bits),
+                                                            outer->main_bits, e->size, &a->vol)
+                                       : fz7_volumes_window(outer->vol, outer->main_offset, e->size, &a->vol);
+    if (ws != FZ7_OK ||
         (a->file_size = e->size, open_by_content(a, err, sizeof err)) != FZ7_OK) {
         free_archive(a);
         return NULL;

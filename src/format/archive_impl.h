@@ -45,6 +45,12 @@ struct fz7_archive {
                               payload), or 0 */
     uint64_t main_offset;  /* with main_subfile: where that entry's bytes
                               start in vol (they are e->size long) */
+    uint64_t *main_blocks; /* with main_subfile: where each 2^main_bits
+                              block of that entry lies in vol, when its
+                              bytes are scattered (a Compound file's
+                              stream; main_offset unused); else NULL.
+                              Freed by archive.c */
+    unsigned main_bits;
     const char *main_type; /* with main_subfile: 7-Zip's type of it by its
                               name ("gzip" for an rpm's .cpio.gz), when 7-Zip
                               requires it to open; else NULL */

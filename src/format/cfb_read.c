@@ -597,18 +597,40 @@ static unsigned kind_of(fz7_archive *a, const uint8_t *h)
     return kind;
 }
 
-/* The sectors of a regular stream as one run of the file, when they are
- * in order (then *at: where it starts), so its bytes can be opened as an
- * archive in place. */
-static bool contiguous(const cfb_priv *p, const cfb_item *it, uint64_t *at)
+/* Where each sector of a stream (64-byte mini sectors for a short one)
+ * lies in the file, so the archive it holds can be opened in place: a
+ * malloc'd array in *out, *bits the sectors' size. False when its chain
+ * leaves the file's sectors (or memory is short). */
+static bool stream_blocks(const fz7_archive *a, size_t index, uint64_t **out, unsigned *bits)
 {
-    uint32_t sid = it->sid;
-    uint64_t n = ceil_div(it->size, p->bits);
-    *at = ((uint64_t)sid + 1) << p->bits;
-    for (uint64_t i = 1; i < n; i++, sid = p->fat[sid])
-        if (sid >= p->n_fat || p->fat[sid] != sid + 1)
-            return false;
-    return true;
+    const cfb_priv *p = a->priv;
+    const cfb_item *it = &p->items[index];
+    bool large = is_large(index, it->size);
+    *bits = large ? p->bits : CFB_MINI_BITS;
+    uint64_t n = ceil_div(it->size, *bits);
+    if (n > (large ? p->n_fat : p->n_mat) || !(*out = malloc((n ? (size_t)n : 1) * sizeof **out)))
+        return false;
+    uint32_t sid = it->sid, sub = p->bits - CFB_MINI_BITS;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t at;
+        if (large && sid < p->n_fat) {
+            at = ((uint64_t)sid + 1) << p->bits;
+            sid = p->fat[sid];
+        } else if (!large && sid < p->n_mat && (sid >> sub) < p->n_mini) {
+            at = (((uint64_t)p->mini[sid >> sub] + 1) << p->bits) + ((uint64_t)(sid & ((1u << sub) - 1)) << CFB_MINI_BITS);
+            sid = p->mat[sid];
+        } else {
+            break;
+        }
+        if (at > a->file_size || a->file_size - at < ((uint64_t)1 << *bits))
+            break;
+        (*out)[i] = at;
+        if (i + 1 == n)
+            return true;
+    }
+    free(*out);
+    *out = NULL;
+    return n == 0;
 }
 
 static fz7_status cfb_extract(fz7_archive *a, const bool *select, const fz7_extract_cb *cb, char *err,
@@ -828,17 +850,14 @@ fz7_status fz7_cfb_open(fz7_archive *a, char *err, size_t errlen)
             e->packed_size = pack_size(p, it->size);
             e->has_stream = it->size > 0;
         }
-        uint64_t at;
         if (a->main_subfile) {
-            const cfb_item *it = &p->items[p->item_of[a->main_subfile - 1]];
             const char *path = a->entries[a->main_subfile - 1].path;
             size_t pl = strlen(path);
-            if (it->size >= CFB_MINI_CUTOFF && contiguous(p, it, &at) && at + it->size <= a->file_size) {
-                a->main_offset = at;
+            if (a->entries[a->main_subfile - 1].size &&
+                stream_blocks(a, p->item_of[a->main_subfile - 1], &a->main_blocks, &a->main_bits))
                 a->main_type = pl >= 4 && !strcasecmp(path + pl - 4, ".cab") ? "Cab" : NULL;
-            } else {
-                a->main_subfile = 0;   /* (fz7 opens a subfile only over a run of the file) */
-            }
+            else
+                a->main_subfile = 0;   /* (fz7 opens a subfile only over the file's bytes) */
         }
         snprintf(p->cluster, sizeof p->cluster, "%u", 1u << bits);
         p->lines[0] = (fz7_prop){.name = "Extension", .value = kind_ext[kind]};
@@ -859,6 +878,8 @@ fz7_status fz7_cfb_open(fz7_archive *a, char *err, size_t errlen)
     cfb_close(a);
     a->ops = NULL;
     a->main_subfile = 0;
+    free(a->main_blocks);
+    a->main_blocks = NULL;
     a->info.phy_size = a->info.tail_size = 0;
     if (st == FZ7_E_FORMAT) {   /* the signature was right: no other reader's */
         /* 7-Zip also calls it cut short when the FAT, read by then, reaches

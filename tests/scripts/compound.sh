@@ -125,9 +125,14 @@ if command -v msibuild >/dev/null && command -v gcab >/dev/null; then
         msibuild a.msi -a Binary.data big.bin && msibuild a.msi -a hello h.txt || bad "msibuild a.msi"
     msibuild c.msi -s "Cab" "fz7" "Intel;1033" "{11111111-2222-3333-4444-555555555555}" &&
         msibuild c.msi -a disk1.cab t.cab || bad "msibuild c.msi"
-    all_vs a.msi c.msi
+    # the .cab in scattered sectors, in the mini stream, and empty
+    CAB=t.cab python3 "$MK" frag.msi msicabfrag && (cd cabsrc && gcab -c ../small.cab one.txt) &&
+        CAB=small.cab python3 "$MK" mini.msi msicabmini && python3 "$MK" nocab0.msi msicabempty || bad "mkcfb.py cab"
+    all_vs a.msi c.msi frag.msi mini.msi nocab0.msi
     "$FZ7" l c.msi >out.txt 2>&1
     same "c.msi: the cab's files" "$(grep -c -E ' (one.txt|two.bin)$' out.txt)" 2
+    "$FZ7" l frag.msi >out.txt 2>&1
+    same "frag.msi: the cab's files" "$(grep -c -E ' (one.txt|two.bin)$' out.txt)" 2
     note=""
 else
     echo "SKIP: msibuild or gcab not installed: the msibuild .msi checks"

@@ -43,7 +43,7 @@ class Node:
         self.ctime, self.mtime = ctime, mtime
 
 
-def build(root_children, bits=9, root_times=(0, 0), hook=None, extra_fat_sectors=0):
+def build(root_children, bits=9, root_times=(0, 0), hook=None, extra_fat_sectors=0, interleave=False):
     ss = 1 << bits
     ids_per = ss // 4
     # flatten the directory: entry 0 root, then in order
@@ -138,7 +138,21 @@ def build(root_children, bits=9, root_times=(0, 0), hook=None, extra_fat_sectors
     dir_start = chain(ndir)
     minifat_start = chain(nminifat)
     mini_start = chain(nmini)
-    big_start = {i: chain(nsec(len(entries[i].data))) for i in big}
+    if interleave:   # the big streams' sectors taken in turn: scattered chains
+        todo = {i: nsec(len(entries[i].data)) for i in big}
+        secs = {i: [] for i in big}
+        while any(todo.values()):
+            for i in big:
+                if todo[i]:
+                    secs[i].append(pos)
+                    pos += 1
+                    todo[i] -= 1
+        for i in big:
+            for a, b in zip(secs[i], secs[i][1:] + [END]):
+                fat[a] = b
+        big_start = {i: secs[i][0] for i in big}
+    else:
+        big_start = {i: chain(nsec(len(entries[i].data))) for i in big}
     nsectors = pos
     body = bytearray(nsectors * ss)
     # directory
@@ -170,8 +184,10 @@ def build(root_children, bits=9, root_times=(0, 0), hook=None, extra_fat_sectors
     if nmini:
         body[mini_start * ss:mini_start * ss + len(mini)] = mini
     for i in big:
-        o = big_start[i] * ss
-        body[o:o + len(entries[i].data)] = entries[i].data
+        data = entries[i].data
+        for k, sec in enumerate(secs[i] if interleave else range(big_start[i], big_start[i] + nsec(len(data)))):
+            part = data[k * ss:(k + 1) * ss]
+            body[sec * ss:sec * ss + len(part)] = part
     # FAT and DIFAT
     fb = b''.join(struct.pack('<I', x) for x in fat)
     for k, s in enumerate(fat_secs):
@@ -223,6 +239,11 @@ def spec(name):
     if name == 'msi2cab':
         return build([Node(msi_encode('!_Tables'), b'\x01\x00'),
                       Node(msi_encode('a.cab'), rb(100)), Node(msi_encode('b.cab'), rb(100))])
+    if name in ('msicabfrag', 'msicabmini', 'msicabempty'):
+        import os
+        cab = open(os.environ['CAB'], 'rb').read() if name != 'msicabempty' else b''
+        return build([Node(msi_encode('!_Tables'), b'\x01\x00'), Node(msi_encode('Other.bin'), rb(9000)),
+                      Node(msi_encode('disk1.cab'), cab)], interleave=True)
     if name == 'doc':
         return build([Node('WordDocument', rb(4500)), Node([1] + [ord(c) for c in 'CompObj'], rb(100)),
                       Node('1Table', rb(700))])
