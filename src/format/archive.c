@@ -97,9 +97,8 @@ static fz7_archive *open_main_subfile(fz7_archive *outer)
     a->fd = -1;
     a->path = e->path;   /* names the one entry of an .xz or .gz */
     char err[256];
-    fz7_status ws = outer->main_blocks ? fz7_volumes_blocks(outer->vol, outer->main_blocks,
-                                                            (size_t)((e->size + ((uint64_t)1 << outer->main_bits) - 1) >>
-                                                                     outer->main_bits),
+    size_t n_blocks = (size_t)((e->size + ((uint64_t)1 << outer->main_bits) - 1) >> outer->main_bits);
+    fz7_status ws = outer->main_blocks ? fz7_volumes_blocks(outer->vol, outer->main_blocks, n_blocks,
                                                             outer->main_bits, e->size, &a->vol)
                                        : fz7_volumes_window(outer->vol, outer->main_offset, e->size, &a->vol);
     if (ws != FZ7_OK ||

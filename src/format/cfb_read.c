@@ -617,7 +617,8 @@ static bool stream_blocks(const fz7_archive *a, size_t index, uint64_t **out, un
             at = ((uint64_t)sid + 1) << p->bits;
             sid = p->fat[sid];
         } else if (!large && sid < p->n_mat && (sid >> sub) < p->n_mini) {
-            at = (((uint64_t)p->mini[sid >> sub] + 1) << p->bits) + ((uint64_t)(sid & ((1u << sub) - 1)) << CFB_MINI_BITS);
+            at = (((uint64_t)p->mini[sid >> sub] + 1) << p->bits) +
+                 ((uint64_t)(sid & ((1u << sub) - 1)) << CFB_MINI_BITS);
             sid = p->mat[sid];
         } else {
             break;
@@ -692,6 +693,13 @@ static fz7_status cfb_extract(fz7_archive *a, const bool *select, const fz7_extr
                 }
                 uint64_t off = ((uint64_t)sid + 1) << p->bits;
                 size_t k = left < sect ? (size_t)left : (size_t)sect;
+                uint32_t last = sid;
+                /* sectors in a row are read at once */
+                while (k < left && k + sect <= CFB_COPY && last < p->n_fat && p->fat[last] == last + 1 &&
+                       off + k + sect <= a->file_size) {
+                    last++;
+                    k += left - k < sect ? (size_t)(left - k) : (size_t)sect;
+                }
                 if (off > a->file_size || a->file_size - off < k) {
                     bad = true;   /* the file ends in it: what is there goes out */
                     size_t have = off < a->file_size ? (size_t)(a->file_size - off) : 0;
@@ -706,7 +714,7 @@ static fz7_status cfb_extract(fz7_archive *a, const bool *select, const fz7_extr
                 r = cb->data(cb->ctx, buf, k);
                 cb_failed = r != FZ7_OK;
                 left -= k;
-                sid = p->fat[sid];
+                sid = p->fat[last];
             }
             if (!bad && r == FZ7_OK && sid != CFB_END)
                 bad = true;
