@@ -698,7 +698,9 @@ static const char *expected_type(const struct fz7_options *o, const char *path)
         {".tgz", "gzip"}, {".bz2", "bzip2"}, {".tbz2", "bzip2"}, {".tbz", "bzip2"},
         {".zst", "zstd"}, {".tzst", "zstd"}, {".zip", "zip"}, {".tar", "tar"}, {".cpio", "Cpio"},
         {".ar", "Ar"}, {".a", "Ar"}, {".lib", "Ar"}, {".deb", "Ar"}, {".udeb", "Ar"}, {".z01", "zip"},
-        {".rpm", "Rpm"}, {".cab", "Cab"}, {".lzh", "Lzh"}, {".lha", "Lzh"}, {".squashfs", "SquashFS"}};
+        {".rpm", "Rpm"}, {".cab", "Cab"}, {".lzh", "Lzh"}, {".lha", "Lzh"}, {".squashfs", "SquashFS"},
+        {".msi", "Compound"}, {".msp", "Compound"}, {".msm", "Compound"}, {".doc", "Compound"},
+        {".xls", "Compound"}, {".ppt", "Compound"}, {".aaf", "Compound"}};
     for (size_t i = 0; i < sizeof by_ext / sizeof by_ext[0]; i++)
         if (!strcasecmp(dot, by_ext[i].ext))
             return by_ext[i].type;
@@ -801,12 +803,16 @@ static int open_error(const struct fz7_options *o, FILE *out, const char *path, 
         /* the reader's own reason (which header, which offset) unless it is
          * only the generic "not this format" */
         if (err[0] && strcmp(err, why) && strcmp(err, "Cannot open the file as archive") &&
-            strcmp(err, "Unexpected end of archive"))
+            (strcmp(err, "Unexpected end of archive") || st != FZ7_E_TRUNCATED))   /* (a Compound file's 2nd line) */
             fprintf(stderr, "%s\n", err);
         if (listing)
             fputc('\n', stderr);
     } else {
-        const char *m = st == FZ7_E_FORMAT ? "Cannot open the file as archive"
+        /* (a damaged Compound file's "Unexpected end of archive" or tail
+         * warning goes in the ERRORS block above only) */
+        bool cut_headers = st == FZ7_E_DATA && (!strcmp(err, "Unexpected end of archive") ||
+                                                !strncmp(err, "WARNINGS:\n", 10));
+        const char *m = st == FZ7_E_FORMAT || cut_headers ? "Cannot open the file as archive"
                         : err[0] ? err : fz7_status_str(st);
         if (listing)
             fprintf(stderr, "\nERROR: %s : %s\n\n\n", path, m);

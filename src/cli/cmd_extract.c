@@ -225,7 +225,8 @@ static char *resolve_existing(run *r, const fz7_entry *e, char *path, const stru
             char *shown = shown_path(r, path);
             fz7_answer ans = fz7_ask_overwrite(r->out, shown ? shown : path, (uint64_t)st->st_size,
                                                st->st_mtime, fz7_entry_path(e), e->size,
-                                               e->has_mtime, e->mtime);
+                                               e->has_mtime || fz7_archive_get_info(r->a)->zero_mtime_1601,
+                                               e->has_mtime ? e->mtime : FZ7_FILETIME_ZERO_UNIX);
             free(shown);
             switch (ans) {
             case FZ7_ANSWER_YES: return path;
@@ -449,7 +450,11 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
         it.atime = e->more->atime;
         it.atime_nsec = e->more->atime_nsec;
     }
-    if (!e->has_mtime && r->has_arc_mtime) { /* as 7-Zip: .xz, .lzma, 7z without times */
+    if (!e->has_mtime && fz7_archive_get_info(r->a)->zero_mtime_1601) {
+        it.has_mtime = true;   /* 7-Zip sets the zero FILETIME it was given */
+        it.mtime = FZ7_FILETIME_ZERO_UNIX;
+        it.mtime_nsec = 0;
+    } else if (!e->has_mtime && r->has_arc_mtime) { /* as 7-Zip: .xz, .lzma, 7z without times */
         it.has_mtime = true;
         it.mtime = (int64_t)r->arc_mtime.tv_sec;
         it.mtime_nsec = (uint32_t)r->arc_mtime.tv_nsec;

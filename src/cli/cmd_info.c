@@ -18,6 +18,7 @@ static const info_format k_formats[] = {
     {true, false, "7z", "7z", "7 z BC AF ' 1C"},
     {false, false, "Ar", "ar a deb udeb lib", "! < a r c h > 0A"},
     {false, false, "Cab", "cab", "M S C F 00 00 00 00"},
+    {false, false, "Compound", "msi msp msm doc xls ppt aaf", "D0 CF 11 E0 A1 B1 1A E1"},
     {false, false, "Cpio", "cpio", "0 7 0 7 0  ||  C7 q  ||  q C7"},
     {false, false, "Iso", "iso img", "offset=32769 C D 0 0 1"},
     {false, false, "Lzh", "lzh lha", "offset=2 - l h"},

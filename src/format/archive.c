@@ -40,6 +40,7 @@ static void free_archive(fz7_archive *a)
         a->ops->close(a);
     fz7_archive_free_entries(a);
     fz7_volumes_close(a->vol);
+    free(a->main_blocks);
     free_archive(a->outer);
     free(a);
 }
@@ -58,7 +59,7 @@ static fz7_status open_by_content(fz7_archive *a, char *err, size_t errlen)
         bool any_volumes;
     } readers[] = {{fz7_7z_open, true}, {fz7_xz_open, true}, {fz7_gzip_open, true}, {fz7_lzip_open, false},
                    {fz7_lzma_alone_open, false}, {fz7_ar_open, true}, {fz7_rpm_open, true},
-                   {fz7_squashfs_open, true},
+                   {fz7_squashfs_open, true}, {fz7_cfb_open, true},
                    {fz7_libarchive_open, true}, {fz7_7z_sfx_open, true}, {fz7_split_open, true}};
     size_t n_readers = sizeof readers / sizeof readers[0];
     for (size_t i = a->opts.split ? n_readers - 1 : 0; i < n_readers; i++) {
@@ -96,7 +97,11 @@ static fz7_archive *open_main_subfile(fz7_archive *outer)
     a->fd = -1;
     a->path = e->path;   /* names the one entry of an .xz or .gz */
     char err[256];
-    if (fz7_volumes_window(outer->vol, outer->main_offset, e->size, &a->vol) != FZ7_OK ||
+    size_t n_blocks = (size_t)((e->size + ((uint64_t)1 << outer->main_bits) - 1) >> outer->main_bits);
+    fz7_status ws = outer->main_blocks ? fz7_volumes_blocks(outer->vol, outer->main_blocks, n_blocks,
+                                                            outer->main_bits, e->size, &a->vol)
+                                       : fz7_volumes_window(outer->vol, outer->main_offset, e->size, &a->vol);
+    if (ws != FZ7_OK ||
         (a->file_size = e->size, open_by_content(a, err, sizeof err)) != FZ7_OK) {
         free_archive(a);
         return NULL;

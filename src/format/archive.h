@@ -168,12 +168,18 @@ typedef struct fz7_archive_info {
     bool no_size_is_empty;  /* an entry listed without a size holds no data
                                (a xar <file> without <data>): the totals
                                count it 0 rather than blank, as 7-Zip */
+    bool zero_mtime_1601;   /* an entry without a time (a Compound file's
+                               zero FILETIME) is extracted with that time,
+                               1601-01-01, as 7-Zip does, not the archive's */
     bool piped;             /* read from a pipe in one forward pass (-si):
                                sizes and phy_size are known only after
                                fz7_archive_extract, which runs once */
 } fz7_archive_info;
 
 typedef struct fz7_archive fz7_archive;
+
+/* FILETIME 0 (1601-01-01 00:00:00 UTC) in Unix seconds. */
+#define FZ7_FILETIME_ZERO_UNIX (-11644473600LL)
 
 /* err of fz7_archive_open with FZ7_E_UNSUPPORTED when the format is known
  * but not what it needs (a SquashFS compressor): 7-Zip's words for it. */

@@ -45,6 +45,12 @@ struct fz7_archive {
                               payload), or 0 */
     uint64_t main_offset;  /* with main_subfile: where that entry's bytes
                               start in vol (they are e->size long) */
+    uint64_t *main_blocks; /* with main_subfile: where each 2^main_bits
+                              block of that entry lies in vol, when its
+                              bytes are scattered (a Compound file's
+                              stream; main_offset unused); else NULL.
+                              Freed by archive.c */
+    unsigned main_bits;
     const char *main_type; /* with main_subfile: 7-Zip's type of it by its
                               name ("gzip" for an rpm's .cpio.gz), when 7-Zip
                               requires it to open; else NULL */
@@ -79,6 +85,12 @@ fz7_status fz7_rpm_open(fz7_archive *a, char *err, size_t errlen);
  * it. A compressor fz7 has no decoder for is FZ7_E_UNSUPPORTED with
  * FZ7_E_NOTIMPL_TEXT in err; a damaged image is FZ7_E_FORMAT. */
 fz7_status fz7_squashfs_open(fz7_archive *a, char *err, size_t errlen);
+/* A Compound File Binary file (cfb_read.c: .msi, .doc, .xls...): its
+ * storages as folders, its streams as files, as 7-Zip lists them; an MSI
+ * package's one .cab stream in a->main_subfile. A file with the signature
+ * that 7-Zip would refuse is FZ7_E_DATA ("Cannot open the file as
+ * archive" in err: 7-Zip's Headers Error). */
+fz7_status fz7_cfb_open(fz7_archive *a, char *err, size_t errlen);
 /* Decodes the .xz stream(s) read from src to its end, forward as a pipe
  * is read (xz_stream.c): each block's check and each index verified, the
  * data handed to cb->data (only). A zip entry's xz data comes this way.

@@ -31,6 +31,10 @@ struct fz7_volumes {
     const fz7_volumes *parent; /* a window: these bytes are parent's from
                               base on (count 1, no descriptors of its own) */
     uint64_t base;
+    uint64_t *blocks;      /* a window of scattered blocks: where each
+                              2^block_bits-byte block lies in parent (base
+                              unused); else NULL */
+    unsigned block_bits;
 };
 
 #define FD_BUF_BYTES (1u << 16)
@@ -386,10 +390,36 @@ fz7_status fz7_volumes_window(const fz7_volumes *parent, uint64_t offset, uint64
     return FZ7_OK;
 }
 
+fz7_status fz7_volumes_blocks(const fz7_volumes *parent, const uint64_t *blocks, size_t n, unsigned bits,
+                              uint64_t length, fz7_volumes **out)
+{
+    *out = NULL;
+    uint64_t size = fz7_volumes_size(parent), bs = (uint64_t)1 << bits;
+    if (bits >= 32 || length > (uint64_t)n << bits || n > (length + bs - 1) >> bits)
+        return FZ7_E_ARG;
+    for (size_t i = 0; i < n; i++)
+        if (blocks[i] > size || bs > size - blocks[i])
+            return FZ7_E_ARG;
+    fz7_status st = fz7_volumes_window(parent, 0, 0, out);
+    if (st != FZ7_OK)
+        return st;
+    (*out)->blocks = malloc((n ? n : 1) * sizeof *blocks);
+    if (!(*out)->blocks) {
+        fz7_volumes_close(*out);
+        *out = NULL;
+        return FZ7_E_MEM;
+    }
+    memcpy((*out)->blocks, blocks, n * sizeof *blocks);
+    (*out)->block_bits = bits;
+    (*out)->starts[1] = length;
+    return FZ7_OK;
+}
+
 void fz7_volumes_close(fz7_volumes *v)
 {
     if (!v)
         return;
+    free(v->blocks);
     for (size_t i = 0; i < v->count && !v->parent; i++) {
         if (v->fds[i] >= 0)
             close(v->fds[i]);
@@ -458,7 +488,19 @@ fz7_status fz7_volumes_pread(const fz7_volumes *v, void *buf, size_t n, uint64_t
     if (v->parent) {
         if (offset > v->starts[1] || n > v->starts[1] - offset)
             return FZ7_E_TRUNCATED;
-        return fz7_volumes_pread(v->parent, buf, n, v->base + offset);
+        if (!v->blocks)
+            return fz7_volumes_pread(v->parent, buf, n, v->base + offset);
+        for (uint8_t *p = buf; n;) {   /* block by block */
+            uint64_t in = offset & (((uint64_t)1 << v->block_bits) - 1);
+            size_t k = ((uint64_t)1 << v->block_bits) - in < n ? (size_t)(((uint64_t)1 << v->block_bits) - in) : n;
+            fz7_status st = fz7_volumes_pread(v->parent, p, k, v->blocks[offset >> v->block_bits] + in);
+            if (st != FZ7_OK)
+                return st;
+            p += k;
+            offset += k;
+            n -= k;
+        }
+        return FZ7_OK;
     }
     uint8_t *p = buf;
     /* The last volume whose start is <= offset. */

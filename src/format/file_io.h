@@ -73,6 +73,14 @@ uint64_t fz7_volumes_start(const fz7_volumes *v, size_t i);
 fz7_status fz7_volumes_window(const fz7_volumes *parent, uint64_t offset, uint64_t length,
                               fz7_volumes **out);
 
+/* A byte space of length bytes made of n blocks of 2^bits bytes of
+ * parent, block i at parent offset blocks[i] (copied): a stream stored in
+ * scattered sectors (a Compound file's), for opening the archive inside
+ * it. As fz7_volumes_window otherwise; FZ7_E_ARG when a block passes
+ * parent's end or n does not fit length. */
+fz7_status fz7_volumes_blocks(const fz7_volumes *parent, const uint64_t *blocks, size_t n, unsigned bits,
+                              uint64_t length, fz7_volumes **out);
+
 /* True for a window made by fz7_volumes_window. */
 bool fz7_volumes_is_window(const fz7_volumes *v);
 
