@@ -150,6 +150,7 @@ static bool after_switches(const char *kind)
     static const char *const late[] = {"Cannot find archive name", "Unsupported command:",
                                        "Cannot find command",
                                        "There is no second file name for rename pair:", "Unsupported rename command:",
+                                       "-ai switch is not supported for this command",
                                        "Unsupported -spf:", "Incorrect wildcard type marker",
                                        "The file operation error for listfile", "Unsupported -snz:",
                                        "Unsupported switch postfix -snld"};

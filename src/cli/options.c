@@ -938,6 +938,11 @@ int fz7_options_parse(int argc, char **argv, struct fz7_options *o, char *err_ki
         o->command != FZ7_CMD_BENCH && !o->archive
         && o->command != FZ7_CMD_HASH && o->command != FZ7_CMD_INFO && !o->no_archive_name)
         return usage_error(&p, 7, "Cannot find archive name", NULL);
+    /* a, u, d and rn work on one archive: -ai is 7zz's command line error
+     * there (-ax it takes, and nothing comes of it). */
+    if (o->n_archive_names && (o->command == FZ7_CMD_ADD || o->command == FZ7_CMD_UPDATE ||
+                               o->command == FZ7_CMD_DELETE || o->command == FZ7_CMD_RENAME))
+        return usage_error(&p, 7, "-ai switch is not supported for this command", NULL);
     /* Where files are extracted or tested, -snld takes a number and -snz
      * 0, 1 or 2 (or nothing); a/u/d/rn take anything, as 7zz. */
     if (p.links && extracts && !digits_u32(p.links))

@@ -442,6 +442,12 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder
             snprintf(why, whylen, "bad value: -m%s (a number)", m);
             return FZ7_E_ARG;
         }
+        /* -mhcf: full header compression, which 7zz takes only as on
+         * (on, +, nothing) and fz7 always does. */
+        if (method_named(m, klen, "hcf") && val[0] && strcasecmp(val, "on") && strcmp(val, "+")) {
+            snprintf(why, whylen, "bad value: -m%s (only on)", m);
+            return FZ7_E_ARG;
+        }
         static const char *const ignored[] = {"yx", "mt", "mtf", "hcf", "ba"};
         for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++)
             if (method_named(m, klen, ignored[i]))

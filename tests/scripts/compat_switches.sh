@@ -423,6 +423,13 @@ row same a -so -an src/a.txt
 row same a -snl new.zip lnk
 row same a -snl new.7z lnk
 row same h -snl lnk
+# -ai on a command of one archive: 7zz's command line error; -ax taken
+row same a "-ai!*.txt" new.7z one.txt
+row same d "-ai!*.7z" arc2.7z src/a.txt
+row same d "-ax!*.7z" arc2.7z src/a.txt
+# -mhcf (full header compression): on only
+row same a -mhcf new.7z one.txt
+row same a -mhcf=off new.7z one.txt
 # rn: a wildcard in an old name is 7zz's command line error, in a new one a
 # plain character
 row same rn arc.7z "src/*.txt" x
