@@ -535,6 +535,100 @@ static bool drop_repeats(fz7_tree *t)
     return true;
 }
 
+/* A folder of the names given, in 7-Zip's tree of them: its own names
+ * (indexes into the list, in their order) and its subfolders (in the order
+ * they were first named). */
+typedef struct name_node {
+    const char *part;
+    size_t len;
+    size_t first_child, next_sibling, last_child;   /* SIZE_MAX: none */
+    size_t first_name, last_name;
+} name_node;
+
+/* The subfolder part[0..len) of node `at`, made (as nodes[*count]) when
+ * it is not there yet. */
+static size_t child_of(name_node *nodes, size_t *count, size_t at, const char *part, size_t len)
+{
+    size_t c = nodes[at].first_child;
+    while (c != SIZE_MAX && !(nodes[c].len == len && !memcmp(nodes[c].part, part, len)))
+        c = nodes[c].next_sibling;
+    if (c != SIZE_MAX)
+        return c;
+    c = (*count)++;
+    nodes[c] = (name_node){part, len, SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX};
+    if (nodes[at].last_child == SIZE_MAX)
+        nodes[at].first_child = c;
+    else
+        nodes[nodes[at].last_child].next_sibling = c;
+    nodes[at].last_child = c;
+    return c;
+}
+
+/* Orders names (n of them) as 7zz hashes them: the
+ * names of the current folder first, in the order given, then each folder
+ * named, in the order it was first named, with its names and folders the
+ * same way ("d0/e0/f x.c d0/z" gives x.c, d0/z, d0/e0/f). False when out of
+ * memory (names are left as given). */
+static bool order_as_named(fz7_wildcard *names, size_t n)
+{
+    size_t cap = 2, count = 1;
+    for (size_t i = 0; i < n; i++)
+        for (const char *c = names[i].pattern; *c; c++)
+            cap += *c == '/';
+    cap += n;
+    name_node *nodes = malloc(cap * sizeof *nodes);
+    size_t *next = malloc((n ? n : 1) * sizeof *next);
+    fz7_wildcard *sorted = malloc((n ? n : 1) * sizeof *sorted);
+    size_t *stack = malloc(cap * sizeof *stack);
+    if (!nodes || !next || !sorted || !stack) {
+        free(nodes), free(next), free(sorted), free(stack);
+        return false;
+    }
+    /* Node 0 holds, in the order first named, the tree of the relative
+     * names (a node named "") and for each folder of absolute names one
+     * node named by its whole path (7zz keeps those apart, unnested). */
+    nodes[0] = (name_node){"", 0, SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX};
+    for (size_t i = 0; i < n; i++) {
+        const char *p = names[i].pattern, *last = strrchr(p, '/');
+        bool absolute = *p == '/';
+        size_t at = child_of(nodes, &count, 0, p, absolute ? (size_t)(last - p + 1) : 0);
+        for (; !absolute;) {
+            const char *end = strchr(p, '/');
+            if (!end)
+                break;   /* the last part: a name of folder `at` */
+            size_t len = (size_t)(end - p);
+            if (len && !(len == 1 && p[0] == '.'))
+                at = child_of(nodes, &count, at, p, len);
+            p = end + 1;
+        }
+        next[i] = SIZE_MAX;
+        if (nodes[at].last_name == SIZE_MAX)
+            nodes[at].first_name = i;
+        else
+            next[nodes[at].last_name] = i;
+        nodes[at].last_name = i;
+    }
+    /* Depth first: a folder's names, then its subfolders, first named first. */
+    size_t w = 0, depth = 0;
+    stack[depth++] = 0;
+    while (depth) {
+        size_t at = stack[--depth];
+        for (size_t i = nodes[at].first_name; i != SIZE_MAX; i = next[i])
+            sorted[w++] = names[i];
+        size_t first = depth;
+        for (size_t c = nodes[at].first_child; c != SIZE_MAX; c = nodes[c].next_sibling)
+            stack[depth++] = c;
+        for (size_t a = first, b = depth; a + 1 < b; a++, b--) {   /* first named on top */
+            size_t t = stack[a];
+            stack[a] = stack[b - 1];
+            stack[b - 1] = t;
+        }
+    }
+    memcpy(names, sorted, n * sizeof *names);
+    free(nodes), free(next), free(sorted), free(stack);
+    return true;
+}
+
 int fz7_cmd_hash(const struct fz7_options *o)
 {
     FILE *out = fz7_msg_stream(o);
@@ -542,16 +636,19 @@ int fz7_cmd_hash(const struct fz7_options *o)
 
     /* The first name sits in the archive's place of the command line. */
     struct fz7_options so = *o;
-    fz7_wildcard *names = NULL;
-    if (o->archive) {
-        names = malloc((o->n_names + 1) * sizeof *names);
-        if (!names)
-            return FZ7_EXIT_MEMORY;
+    size_t first = o->archive ? 1 : 0;
+    fz7_wildcard *names = malloc((o->n_names + first + 1) * sizeof *names);
+    if (!names)
+        return FZ7_EXIT_MEMORY;
+    if (o->archive)
         names[0] = (fz7_wildcard){.pattern = (char *)o->archive,
                                   .recursive = fz7_options_name_recursive(o, o->archive, false)};
-        memcpy(names + 1, o->names, o->n_names * sizeof *names);
-        so.names = names;
-        so.n_names = o->n_names + 1;
+    memcpy(names + first, o->names, o->n_names * sizeof *names);
+    so.names = names;
+    so.n_names = o->n_names + first;
+    if (!order_as_named(names, so.n_names)) {
+        free(names);
+        return FZ7_EXIT_MEMORY;
     }
     size_t warnings = 0;
     fz7_scan_warnings sw = {.count = &warnings};

@@ -423,6 +423,9 @@ row same a -so -an src/a.txt
 row same a -snl new.zip lnk
 row same a -snl new.7z lnk
 row same h -snl lnk
+# h's order: the current folder's names first, then each folder as first named
+row same h -ba src/sub/c.txt one.txt src/a.txt pw.txt
+row same h -scrcSHA256 src/sub/c.txt one.txt src/b.bin
 # -ai on a command of one archive: 7zz's command line error; -ax taken
 row same a "-ai!*.txt" new.7z one.txt
 row same d "-ai!*.7z" arc2.7z src/a.txt
