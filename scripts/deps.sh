@@ -10,6 +10,7 @@ pkgs=(build-essential cmake nasm pkg-config libarchive-dev libbz2-dev libcmocka-
       rpm gcab  # rpmbuild and gcab: the .rpm and .cab samples of rpm_cab.sh
       jlha-utils  # jlha (Java): the -lh5-/-lh6-/-lh7- samples of lzh.sh
       squashfs-tools  # mksquashfs: the SquashFS images of squashfs.sh
+      dosfstools mtools  # mkfs.fat and mcopy/mmd/mdel: the FAT images of fat.sh (no mount)
       liblzma-dev)  # liblzma: the fuzz harnesses' independent decoder (test binaries only)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -19,6 +19,7 @@ static const info_format k_formats[] = {
     {false, false, "Ar", "ar a deb udeb lib", "! < a r c h > 0A"},
     {false, false, "Cab", "cab", "M S C F 00 00 00 00"},
     {false, false, "Cpio", "cpio", "0 7 0 7 0  ||  C7 q  ||  q C7"},
+    {false, false, "FAT", "fat img", "offset=510 U AA"},
     {false, false, "Iso", "iso img", "offset=32769 C D 0 0 1"},
     {false, false, "Lzh", "lzh lha", "offset=2 - l h"},
     {false, false, "Rar", "rar r00", "R a r ! 1A 07 00"},

@@ -79,6 +79,10 @@ fz7_status fz7_rpm_open(fz7_archive *a, char *err, size_t errlen);
  * it. A compressor fz7 has no decoder for is FZ7_E_UNSUPPORTED with
  * FZ7_E_NOTIMPL_TEXT in err; a damaged image is FZ7_E_FORMAT. */
 fz7_status fz7_squashfs_open(fz7_archive *a, char *err, size_t errlen);
+/* A FAT12, FAT16 or FAT32 image (fat_read.c): its folder tree as 7-Zip
+ * lists it, long names included. A damaged boot sector, FAT or folder is
+ * FZ7_E_FORMAT. */
+fz7_status fz7_fat_open(fz7_archive *a, char *err, size_t errlen);
 /* Decodes the .xz stream(s) read from src to its end, forward as a pipe
  * is read (xz_stream.c): each block's check and each index verified, the
  * data handed to cb->data (only). A zip entry's xz data comes this way.
