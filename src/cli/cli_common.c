@@ -793,9 +793,10 @@ static int open_error(const struct fz7_options *o, FILE *out, const char *path, 
                           : "Headers Error";
         fprintf(stderr, "%sERROR: %s%s%s\nOpen ERROR: Cannot open the file as [%s] archive\n\n\n",
                 listing ? "\n" : "", path, listing ? " : " : "\n", name, type);
-        /* (7zz gives no reason for a file its Split, Rpm or SquashFS handler, or
+        /* (7zz gives no reason for a file its Split, Rpm, SquashFS or FAT handler, or
          * its zip one for a first disk, x.z01, turns down) */
         bool no_reason = !strcmp(type, "Split") || !strcmp(type, "Rpm") || !strcmp(type, "SquashFS") ||
+                         !strcmp(type, "FAT") ||
                          (vol && !strcasecmp(vol, ".z01"));
         if (!no_reason)
             fprintf(stderr, "ERRORS:\n%s\n", why);

@@ -42,6 +42,8 @@ typedef struct fat_priv {
     uint64_t dir_clusters;    /* clusters that hold folders (Headers Size) */
     fat_item label;
     bool has_label, has_id;
+    bool bad_lfn;             /* a long name did not fit its entries: 7-Zip's
+                                 Headers Error (the 8.3 name is listed) */
     uint32_t id;
     fz7_prop lines[10];
     char fs[8], cluster[16], free_space[24], headers[24], label_text[16], sector[8], id_text[16];
@@ -96,7 +98,8 @@ static uint8_t lfn_checksum(const uint8_t *p)
 }
 
 /* UTF-16 units (up to a 0 unit) as UTF-8 into out (4 bytes per unit and
- * one more); a lone surrogate becomes U+FFFD. Returns the length. */
+ * one more); a lone surrogate is written as its own 3 bytes, as 7-Zip
+ * writes it. Returns the length. */
 static size_t utf16_to_utf8(const uint16_t *u, size_t n, char *out)
 {
     size_t o = 0;
@@ -104,8 +107,6 @@ static size_t utf16_to_utf8(const uint16_t *u, size_t n, char *out)
         uint32_t c = u[i];
         if (c >= 0xD800 && c < 0xDC00 && i + 1 < n && u[i + 1] >= 0xDC00 && u[i + 1] < 0xE000)
             c = 0x10000 + ((c - 0xD800) << 10) + (u[++i] - 0xDC00);
-        else if (c >= 0xD800 && c < 0xE000)
-            c = 0xFFFD;
         if (c < 0x80) {
             out[o++] = (char)c;
         } else if (c < 0x800) {
@@ -291,6 +292,7 @@ static fz7_status open_dir(fz7_archive *a, size_t *cap, long self, uint32_t clus
             unsigned seq = q[0] & 0x1F;
             if (q[0] & 0x40) {   /* the last part comes first */
                 if (seq == 0 || seq > FAT_LFN_SLOTS) {
+                    p->bad_lfn = true;
                     want = parts = 0;
                     continue;
                 }
@@ -298,6 +300,7 @@ static fz7_status open_dir(fz7_archive *a, size_t *cap, long self, uint32_t clus
                 sum = q[13];
                 lfn[seq * 13] = 0;
             } else if (!want || seq != want || q[13] != sum) {
+                p->bad_lfn = true;
                 want = parts = 0;
                 continue;
             }
@@ -309,6 +312,8 @@ static fz7_status open_dir(fz7_archive *a, size_t *cap, long self, uint32_t clus
             continue;
         }
         bool long_ok = parts && want == 0 && lfn_checksum(q) == sum;
+        if (parts && !long_ok)
+            p->bad_lfn = true;
         unsigned had = parts;
         parts = 0;
         want = 0;
@@ -333,6 +338,9 @@ static fz7_status open_dir(fz7_archive *a, size_t *cap, long self, uint32_t clus
         }
         if (q[0] == '.' && (!strcmp(name, ".") || !strcmp(name, "..")))
             continue;
+        for (size_t i = 0; i < nl; i++)   /* a name is one level, as 7-Zip keeps it */
+            if (name[i] == '/')
+                name[i] = '_';
         st = add_entry(a, cap, self, name, nl, q);
     }
     free(d);
@@ -534,7 +542,7 @@ static bool parse_bpb(const uint8_t *h, fat_bpb *b)
     b->fat_sectors = fz7_get16le(h + 22);
     const uint8_t *ext = h + 36;
     if (!b->root_entries) {   /* FAT32: its own fields first */
-        if (b->fat_sectors || fz7_get16le(h + 19))
+        if (b->fat_sectors)
             return false;
         b->fat_sectors = fz7_get32le(h + 36);
         if (b->fat_sectors >= (1u << 24) || fz7_get16le(h + 42) != 0)
@@ -556,11 +564,13 @@ static bool parse_bpb(const uint8_t *h, fat_bpb *b)
     if (b->sectors < b->data_sector)
         return false;
     uint32_t clusters = (uint32_t)((b->sectors - b->data_sector) >> spc);
-    if (clusters < 0xFFF5) {
-        if (b->bits == 32)
+    /* FAT32 by its fields (as 7-Zip takes it, however few its clusters);
+     * else FAT12 or FAT16 by the count, as the spec says */
+    if (b->bits != 32) {
+        if (clusters >= 0xFFF5)
             return false;
         b->bits = clusters < 0xFF5 ? 12 : 16;
-    } else if (b->bits != 32) {
+    } else if (clusters >= 0x0FFFFFF5) {
         return false;
     }
     b->clusters = clusters;
@@ -687,6 +697,7 @@ fz7_status fz7_fat_open(fz7_archive *a, char *err, size_t errlen)
             a->info.open_error = "Unexpected end of archive";
         a->info.format = FZ7_FORMAT_OTHER;
         a->info.type_name = "FAT";
+        a->info.headers_error = p->bad_lfn;
         a->info.method = "";
         return FZ7_OK;
     }
