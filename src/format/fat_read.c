@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #define FAT_MAX_LEVELS 1024   /* folders within folders */
 #define FAT_ATTR_LFN 0x0F
@@ -49,19 +50,26 @@ typedef struct fat_priv {
     char fs[8], cluster[16], free_space[24], headers[24], label_text[16], sector[8], id_text[16];
 } fat_priv;
 
-/* Seconds since 1970 of a DOS date and time (local time, taken as it is,
- * as 7-Zip lists it); false when the date is no date. */
+/* Seconds since 1970 of a DOS date and time, which FAT keeps in local
+ * time (7-Zip converts it as local time too); false when the date is no
+ * date. */
 static bool dos_time(uint16_t d, uint16_t t, int64_t *out)
 {
-    unsigned y = 1980 + (d >> 9), m = (d >> 5) & 15, day = d & 31;
+    unsigned m = (d >> 5) & 15, day = d & 31;
     if (m < 1 || m > 12 || day < 1)
         return false;
-    /* days from 1970-01-01 of a proleptic Gregorian date */
-    int64_t yy = (int64_t)y - (m <= 2);
-    int64_t era = yy / 400, yoe = yy - era * 400;
-    int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + day - 1;
-    int64_t days = era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
-    *out = days * 86400 + (int64_t)(t >> 11) * 3600 + ((t >> 5) & 63) * 60 + (t & 31) * 2;
+    struct tm tm = {0};
+    tm.tm_year = (int)(d >> 9) + 80;
+    tm.tm_mon = (int)m - 1;
+    tm.tm_mday = (int)day;
+    tm.tm_hour = (int)(t >> 11);
+    tm.tm_min = (int)((t >> 5) & 63);
+    tm.tm_sec = (int)(t & 31) * 2;
+    tm.tm_isdst = -1;
+    time_t v = mktime(&tm);
+    if (v == (time_t)-1)
+        return false;
+    *out = (int64_t)v;
     return true;
 }
 

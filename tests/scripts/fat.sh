@@ -118,6 +118,10 @@ for f in f12.img f16.img f32.img f16_2k.img f32_4k.img f12_bigcl.img nolabel.img
     all_vs "$f"
 done
 vs_7zz l -tFAT f16.img
+# FAT keeps local time: listed as stored and set on the files as local
+# time, as 7zz does, in a zone other than UTC.
+TZ=America/New_York vs_7zz l -slt f12.img
+TZ=America/New_York same_files f12.img
 vs_7zz t -tFAT f32.img
 
 # Exact values beside the comparison.
