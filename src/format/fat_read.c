@@ -46,6 +46,8 @@ typedef struct fat_priv {
     bool bad_lfn;             /* a long name did not fit its entries: 7-Zip's
                                  Headers Error (the 8.3 name is listed) */
     uint32_t id;
+    uint16_t lfn[FAT_LFN_SLOTS * 13 + 1];        /* the long name being read */
+    char name[FAT_LFN_SLOTS * 13 * 3 + 1];       /* an entry's name in UTF-8 */
     fz7_prop lines[10];
     char fs[8], cluster[16], free_space[24], headers[24], label_text[16], sector[8], id_text[16];
 } fat_priv;
@@ -105,7 +107,7 @@ static uint8_t lfn_checksum(const uint8_t *p)
     return s;
 }
 
-/* UTF-16 units (up to a 0 unit) as UTF-8 into out (4 bytes per unit and
+/* UTF-16 units (up to a 0 unit) as UTF-8 into out (3 bytes per unit and
  * one more); a lone surrogate is written as its own 3 bytes, as 7-Zip
  * writes it. Returns the length. */
 static size_t utf16_to_utf8(const uint16_t *u, size_t n, char *out)
@@ -283,11 +285,11 @@ static fz7_status open_dir(fz7_archive *a, size_t *cap, long self, uint32_t clus
     if (st != FZ7_OK)
         return st;
     size_t first = a->count;
-    uint16_t lfn[FAT_LFN_SLOTS * 13 + 1];
+    uint16_t *lfn = p->lfn;   /* (shared: a folder is parsed before its subfolders) */
+    char *name = p->name;
     unsigned want = 0;        /* the long name's next sequence number; 0: none */
     uint8_t sum = 0;
     unsigned parts = 0;
-    char name[FAT_LFN_SLOTS * 13 * 4 + 1];
     for (size_t pos = 0; pos + 32 <= len && st == FZ7_OK; pos += 32) {
         const uint8_t *q = d + pos;
         if (q[0] == 0)   /* no entries after this one */
