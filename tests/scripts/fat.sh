@@ -6,8 +6,8 @@
 # beyond ASCII, 255 units), lower-case 8.3 names, a label and none, deleted
 # files and folders, folders of many clusters, 4 KiB sectors, big
 # clusters, attributes, a tail, images cut short, and damaged chains and
-# folders (loops, free or out-of-range clusters), and a long name "../x"
-# that must not leave the output folder.
+# folders (loops, free or out-of-range clusters), a long name "../x"
+# that must not leave the output folder, and FAT partitions of MBR disks.
 set -u
 . "$(dirname "$0")/lib.sh"
 t_init 7zz mkfs.fat mcopy mmd mdel mattrib python3
@@ -252,5 +252,80 @@ open('bad_sector.img', 'wb').write(d)"
 vs_7zz l sig_only.img
 vs_7zz t bad_sector.img
 vs_7zz l -tFAT src/a.txt
+
+# MBR disks (7zz's Type = MBR), their tables written here: one FAT
+# partition (opened in the disk's place, as 7zz opens it) of a type 7zz
+# names and one it does not, with the bytes after it; partitions it lists
+# (named by type: 0.fat, 1.img, 2); a primary FAT16-LBA and an extended
+# chain of two logical ones; a disk signature 0; an extended partition
+# holding a FAT boot sector (no chain: listed as it is); tables 7zz
+# refuses (out of order, a bad status byte, a start or length of 0); a
+# partition past the end of the file (Unexpected end of data).
+rm -f part.img && mkfs.fat -C -F 12 -n PART1 part.img 2048 >/dev/null 2>&1 && mcopy -i part.img -s src/a.txt src/sub ::/
+python3 - <<'PY'
+import struct
+p = open('part.img', 'rb').read()
+n = len(p) // 512
+def disk(name, parts, sig=b'\x12\x34\x56\x78', tail=65536, edit=None):
+    mbr = bytearray(512); mbr[440:444] = sig; mbr[510:512] = b'\x55\xaa'
+    end, blobs = 1 << 20, []
+    for i, (t, start, blob) in enumerate(parts):
+        if isinstance(blob, int):
+            blob = bytes(blob * 512)
+        struct.pack_into('<B3sB3sII', mbr, 446 + 16 * i, 0x80 if i == 0 else 0, b'\x20\x21\x00', t,
+                         b'\xfe\xff\xff', start, len(blob) // 512)
+        blobs.append((start * 512, blob))
+        end = max(end, start * 512 + len(blob))
+    d = bytearray(end + tail); d[0:512] = mbr
+    for o, b in blobs:
+        d[o:o + len(b)] = b
+    if edit:
+        edit(d)
+    open(name, 'wb').write(d)
+disk('mbr_fat.img', [(0x01, 2048, p)])
+disk('mbr_linux.img', [(0x83, 2048, p)], tail=0)
+disk('mbr_two.img', [(0x06, 2048, p), (0x83, 2048 + n + 100, 16), (0x07, 2048 + n + 200, 8)])
+disk('mbr_zeros.img', [(0xA6, 2048, 16)])
+disk('mbr_sig0.img', [(0x0B, 2048, p), (0x8E, 2048 + n, 8)], sig=bytes(4))
+disk('mbr_extfat.img', [(0x05, 2048, p)])
+disk('mbr_order.img', [(0x83, 4096, 8), (0x06, 2048, 8)])
+disk('mbr_status.img', [(0x83, 2048, 8)], edit=lambda d: d.__setitem__(446, 0x12))
+disk('mbr_lba0.img', [(0x83, 2048, 8)], edit=lambda d: struct.pack_into('<I', d, 446 + 8, 0))
+disk('mbr_len0.img', [(0x83, 2048, 8)], edit=lambda d: struct.pack_into('<I', d, 446 + 12, 0))
+disk('mbr_past.img', [(0x83, 2048, 8)], edit=lambda d: struct.pack_into('<I', d, 446 + 12, 100000))
+# A primary FAT16-LBA, then an extended partition whose first record holds
+# the FAT image and points to a second record, which holds 8 KiB.
+def ent(buf, i, status, t, lba, cnt):
+    struct.pack_into('<B3sB3sII', buf, 446 + 16 * i, status, b'\x01\x01\x00', t, b'\xfe\x3f\x10', lba, cnt)
+ext, ext_len = 2048 + n + 2048, 2048 + n + 2048 + 16
+mbr = bytearray(512); mbr[510:512] = b'\x55\xaa'; mbr[440:444] = b'\xde\xad\xbe\xef'
+ent(mbr, 0, 0x80, 0x0E, 2048, n)
+ent(mbr, 1, 0, 0x0F, ext, ext_len)
+e1 = bytearray(512); e1[510:512] = b'\x55\xaa'
+ent(e1, 0, 0, 0x01, 2048, n)
+ent(e1, 1, 0, 0x05, 2048 + n, 2048 + 16)
+e2 = bytearray(512); e2[510:512] = b'\x55\xaa'
+ent(e2, 0, 0, 0x83, 2048, 16)
+d = bytearray((ext + ext_len) * 512 + 4096); d[0:512] = mbr
+d[2048 * 512:2048 * 512 + len(p)] = p
+d[ext * 512:ext * 512 + 512] = e1
+d[(ext + 2048) * 512:(ext + 2048) * 512 + len(p)] = p
+d[(ext + 2048 + n) * 512:(ext + 2048 + n) * 512 + 512] = e2
+open('mbr_logical.img', 'wb').write(d)
+PY
+for f in mbr_fat mbr_linux mbr_two mbr_zeros mbr_sig0 mbr_extfat mbr_logical; do
+    all_vs "$f.img"
+done
+for f in mbr_order mbr_status mbr_lba0 mbr_len0 mbr_past; do
+    vs_7zz l "$f.img"
+    vs_7zz_d t "$f.img"
+done
+vs_7zz_d x -y mbr_past.img -ow7
+vs_7zz l -tMBR mbr_two.img
+"$FZ7" l -slt mbr_two.img >out.txt 2>&1
+same "mbr_two names" "$(grep '^Path = ' out.txt | tail -n +2 | tr '\n' ' ')" \
+    "Path = 0.fat Path = 1.img Path = 2.img Path = 3 "
+same "mbr_two 7" "$(grep -A2 '^Path = 2.img' out.txt | grep '^File System')" "File System = 7"
+same "mbr_fat opens FAT" "$("$FZ7" l -ba mbr_fat.img | grep -c ' sub/rand.bin$')" "1"
 
 t_summary fat.sh
