@@ -53,12 +53,13 @@ typedef struct fat_priv {
 } fat_priv;
 
 /* Seconds since 1970 of a DOS date and time, which FAT keeps in local
- * time (7-Zip converts it as local time too); false when the date is no
- * date. */
+ * time (7-Zip converts it as local time too); false when the date or
+ * the time is none (7-Zip lists no time then). */
 static bool dos_time(uint16_t d, uint16_t t, int64_t *out)
 {
     unsigned m = (d >> 5) & 15, day = d & 31;
-    if (m < 1 || m > 12 || day < 1)
+    /* (a day past its month's end rolls over, as 7-Zip lets it) */
+    if (m < 1 || m > 12 || day < 1 || (t >> 11) > 23 || ((t >> 5) & 63) > 59 || (t & 31) > 29)
         return false;
     struct tm tm = {0};
     tm.tm_year = (int)(d >> 9) + 80;

@@ -188,12 +188,34 @@ w('dir_cycle.img', lambda d: struct.pack_into('<H', d, deeper + 26, d_cl))
 w('nosig.img', lambda d: d.__setitem__(510, 0))
 w('bad_lfn_sum.img', lambda d: d.__setitem__(root + 32 + 13, src[root + 32 + 13] ^ 1))
 w('no_times.img', lambda d: d.__setitem__(slice(f_at + 13, f_at + 26), bytes(13)))
+# times 7zz lists blank (second 60, minute 60, hour 24, all bits set) or
+# rolls over (February 31st, 2107), hundredths past a second (150, 250)
+def when(t=None, dt=None, tenth=None):
+    def edit(d):
+        if t is not None:
+            struct.pack_into('<H', d, f_at + 22, t)
+        if dt is not None:
+            struct.pack_into('<H', d, f_at + 24, dt)
+        if tenth is not None:
+            d[f_at + 13] = tenth
+    return edit
+w('t_sec60.img', when(t=10 << 11 | 5 << 5 | 30))
+w('t_min60.img', when(t=10 << 11 | 60 << 5 | 1))
+w('t_hour24.img', when(t=24 << 11 | 5 << 5 | 1))
+w('t_ones.img', when(t=0xFFFF))
+w('t_feb31.img', when(dt=40 << 9 | 2 << 5 | 31))
+w('t_2107.img', when(dt=127 << 9 | 12 << 5 | 31, t=23 << 11 | 59 << 5 | 29))
+w('t_tenth150.img', when(tenth=150))
+w('t_tenth250.img', when(tenth=250))
 open('tail.img', 'wb').write(src + b'tail bytes')
 open('cut_half.img', 'wb').write(src[:len(src) // 2])
 open('cut_fat.img', 'wb').write(src[:root - 100])
 open('cut_root.img', 'wb').write(src[:data + 10])
 open('cut_file.img', 'wb').write(src[:coff(r_cl) + 3000])
 PY
+for f in t_sec60 t_min60 t_hour24 t_ones t_feb31 t_2107 t_tenth150 t_tenth250; do
+    vs_7zz l -slt "$f.img"
+done
 for f in chain_free chain_loop chain_short size_big start_oor start_zero dir_loop dir_free dir_zero dir_oor \
          dir_cycle nosig bad_lfn_sum no_times tail cut_half cut_fat cut_root cut_file; do
     vs_7zz l "$f.img"
