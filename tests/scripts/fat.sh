@@ -346,6 +346,9 @@ for f in mbr_order mbr_status mbr_lba0 mbr_len0 mbr_past; do
 done
 vs_7zz_d x -y mbr_past.img -ow7
 vs_7zz l -tMBR mbr_two.img
+# .fat names the type 7zz tries first, .mbr does not (7zz: no [MBR] lines)
+cp src/a.txt not.fat && cp src/a.txt not.mbr && cp f12.img f12.mbr && cp mbr_two.img two.fat
+for f in not.fat not.mbr f12.mbr two.fat; do vs_7zz l "$f"; vs_7zz t "$f"; done
 "$FZ7" l -slt mbr_two.img >out.txt 2>&1
 same "mbr_two names" "$(grep '^Path = ' out.txt | tail -n +2 | tr '\n' ' ')" \
     "Path = 0.fat Path = 1.img Path = 2.img Path = 3 "
