@@ -700,7 +700,7 @@ static const char *expected_type(const struct fz7_options *o, const char *path)
         {".ar", "Ar"}, {".a", "Ar"}, {".lib", "Ar"}, {".deb", "Ar"}, {".udeb", "Ar"}, {".z01", "zip"},
         {".rpm", "Rpm"}, {".cab", "Cab"}, {".lzh", "Lzh"}, {".lha", "Lzh"}, {".squashfs", "SquashFS"},
         {".msi", "Compound"}, {".msp", "Compound"}, {".msm", "Compound"}, {".doc", "Compound"},
-        {".xls", "Compound"}, {".ppt", "Compound"}, {".aaf", "Compound"}};
+        {".xls", "Compound"}, {".ppt", "Compound"}, {".aaf", "Compound"}, {".fat", "FAT"}};
     for (size_t i = 0; i < sizeof by_ext / sizeof by_ext[0]; i++)
         if (!strcasecmp(dot, by_ext[i].ext))
             return by_ext[i].type;
@@ -794,9 +794,10 @@ static int open_error(const struct fz7_options *o, FILE *out, const char *path, 
                           : "Headers Error";
         fprintf(stderr, "%sERROR: %s%s%s\nOpen ERROR: Cannot open the file as [%s] archive\n\n\n",
                 listing ? "\n" : "", path, listing ? " : " : "\n", name, type);
-        /* (7zz gives no reason for a file its Split, Rpm or SquashFS handler, or
+        /* (7zz gives no reason for a file its Split, Rpm, SquashFS or FAT handler, or
          * its zip one for a first disk, x.z01, turns down) */
         bool no_reason = !strcmp(type, "Split") || !strcmp(type, "Rpm") || !strcmp(type, "SquashFS") ||
+                         !strcmp(type, "FAT") ||
                          (vol && !strcasecmp(vol, ".z01"));
         if (!no_reason)
             fprintf(stderr, "ERRORS:\n%s\n", why);

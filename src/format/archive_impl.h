@@ -91,6 +91,16 @@ fz7_status fz7_squashfs_open(fz7_archive *a, char *err, size_t errlen);
  * that 7-Zip would refuse is FZ7_E_DATA ("Cannot open the file as
  * archive" in err: 7-Zip's Headers Error). */
 fz7_status fz7_cfb_open(fz7_archive *a, char *err, size_t errlen);
+/* A FAT12, FAT16 or FAT32 image (fat_read.c): its folder tree as 7-Zip
+ * lists it, long names included. A damaged boot sector, FAT or folder is
+ * FZ7_E_FORMAT. */
+fz7_status fz7_fat_open(fz7_archive *a, char *err, size_t errlen);
+/* A disk image with an MBR partition table (mbr_read.c): its partitions
+ * as entries; one partition alone is named in a->main_subfile. Tried
+ * after FAT (whose boot sector has the same 0x55AA) and after libarchive
+ * (a hybrid ISO's table is no reason to list it as a disk), as 7-Zip
+ * tries a format without a signature after those with one. */
+fz7_status fz7_mbr_open(fz7_archive *a, char *err, size_t errlen);
 /* Decodes the .xz stream(s) read from src to its end, forward as a pipe
  * is read (xz_stream.c): each block's check and each index verified, the
  * data handed to cb->data (only). A zip entry's xz data comes this way.

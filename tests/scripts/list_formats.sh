@@ -391,7 +391,7 @@ fi
 # `i`: each format fz7 reads and does not write is listed with 7zz's name,
 # extensions and signature (the flag column is fz7's own).
 if command -v 7zz >/dev/null; then
-    for f in Ar Cab Cpio Iso Lzh Rpm Xar; do
+    for f in Ar Cab Cpio FAT Iso Lzh MBR Rpm Xar; do
         want=$(7zz i | awk -v f="$f" '/^Formats:/{on=1; next} /^$/{on=0} on && $2 == f {$1=""; print}')
         got=$("$FZ7" i | awk -v f="$f" '/^Formats:/{on=1; next} /^$/{on=0} on && $2 == f {$1=""; print}')
         same "i: the $f line" "$got" "$want"
