@@ -212,6 +212,27 @@ size_t fz7_archive_entry_props(const fz7_archive *a, size_t i, fz7_prop *props, 
     return a->ops && a->ops->props && i < a->count ? a->ops->props(a, i, props, buf, cap) : 0;
 }
 
+fz7_status fz7_child_path(const fz7_archive *a, long parent, const void *name, size_t len, uint64_t *budget,
+                          char **path)
+{
+    const char *pp = parent >= 0 ? a->entries[parent].path : NULL;
+    size_t pl = pp ? strlen(pp) + 1 : 0;
+    *budget += pl + len + 1;
+    if (*budget > a->opts.mem_limit / 4)
+        return FZ7_E_MEMLIMIT;
+    char *p = malloc(pl + len + 1);
+    if (!p)
+        return FZ7_E_MEM;
+    if (pp) {
+        memcpy(p, pp, pl - 1);
+        p[pl - 1] = '/';
+    }
+    memcpy(p + pl, name, len);
+    p[pl + len] = 0;
+    *path = p;
+    return FZ7_OK;
+}
+
 fz7_status fz7_grow(void **items, size_t count, size_t *cap, size_t size, size_t first,
                     uint64_t mem_limit)
 {

@@ -554,6 +554,14 @@ size_t fz7_iso_props(const fz7_entry *e, const char *link, bool rr, fz7_prop *pr
 fz7_status fz7_grow(void **items, size_t count, size_t *cap, size_t size, size_t first,
                     uint64_t mem_limit);
 
+/* The path of a new entry name (len bytes) in folder parent (an index
+ * into a->entries, -1: the root): "parent's path/name", malloc'ed into
+ * *path. *budget counts the bytes of the paths made so far: past a
+ * quarter of the memory limit FZ7_E_MEMLIMIT (a crafted tree of deep
+ * folders must not take the memory); FZ7_E_MEM. */
+fz7_status fz7_child_path(const fz7_archive *a, long parent, const void *name, size_t len, uint64_t *budget,
+                          char **path);
+
 /* The largest code point of UTF-8 text s (a byte that starts no sequence
  * counts as itself): 7-Zip's MaxUnicode of a tar. */
 uint32_t fz7_max_code_point(const char *s);

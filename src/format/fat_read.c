@@ -230,13 +230,11 @@ static fz7_status read_dir(fz7_archive *a, uint32_t cluster, uint64_t root_off, 
 static fz7_status add_entry(fz7_archive *a, size_t *cap, long parent, const char *name, size_t len, const uint8_t *q)
 {
     fat_priv *p = a->priv;
-    const char *pp = parent >= 0 ? a->entries[parent].path : NULL;
-    size_t pl = pp ? strlen(pp) + 1 : 0;
-    p->path_bytes += pl + len + 1;
-    if (p->path_bytes > a->opts.mem_limit / 4)
-        return FZ7_E_MEMLIMIT;
+    char *path = NULL;
+    fz7_status st = fz7_child_path(a, parent, name, len, &p->path_bytes, &path);
     size_t was = *cap;
-    fz7_status st = fz7_grow((void **)&a->entries, a->count, cap, sizeof *a->entries, 64, a->opts.mem_limit);
+    if (st == FZ7_OK)
+        st = fz7_grow((void **)&a->entries, a->count, cap, sizeof *a->entries, 64, a->opts.mem_limit);
     if (st == FZ7_OK && *cap != was) {
         fat_item *ni = realloc(p->items, *cap * sizeof *ni);
         if (ni)
@@ -244,15 +242,10 @@ static fz7_status add_entry(fz7_archive *a, size_t *cap, long parent, const char
         else
             st = FZ7_E_MEM;
     }
-    char *path = st == FZ7_OK ? malloc(pl + len + 1) : NULL;
-    if (!path)
-        return st == FZ7_OK ? FZ7_E_MEM : st;
-    if (pp) {
-        memcpy(path, pp, pl - 1);
-        path[pl - 1] = '/';
+    if (st != FZ7_OK) {
+        free(path);
+        return st;
     }
-    memcpy(path + pl, name, len);
-    path[pl + len] = 0;
     fat_item *it = &p->items[a->count];
     it->attr = q[11];
     it->ctenth = q[13];

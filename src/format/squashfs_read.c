@@ -416,13 +416,11 @@ static long node_at(const sq_priv *p, uint32_t block, uint32_t offset)
 static fz7_status add_entry(fz7_archive *a, size_t *cap, long parent, const uint8_t *name, size_t len)
 {
     sq_priv *p = a->priv;
-    const char *pp = parent >= 0 ? a->entries[parent].path : NULL;
-    size_t pl = pp ? strlen(pp) + 1 : 0;
-    p->path_bytes += pl + len + 1;
-    if (p->path_bytes > a->opts.mem_limit / 4)
-        return FZ7_E_MEMLIMIT;
+    char *path = NULL;
+    fz7_status st = fz7_child_path(a, parent, name, len, &p->path_bytes, &path);
     size_t was = *cap;
-    fz7_status st = fz7_grow((void **)&a->entries, a->count, cap, sizeof *a->entries, 64, a->opts.mem_limit);
+    if (st == FZ7_OK)
+        st = fz7_grow((void **)&a->entries, a->count, cap, sizeof *a->entries, 64, a->opts.mem_limit);
     if (st == FZ7_OK && *cap != was) {
         uint32_t *no = realloc(p->node_of, *cap * sizeof *no);
         if (no)
@@ -430,15 +428,10 @@ static fz7_status add_entry(fz7_archive *a, size_t *cap, long parent, const uint
         else
             st = FZ7_E_MEM;
     }
-    char *path = st == FZ7_OK ? malloc(pl + len + 1) : NULL;
-    if (!path)
-        return st == FZ7_OK ? FZ7_E_MEM : st;
-    if (pp) {
-        memcpy(path, pp, pl - 1);
-        path[pl - 1] = '/';
+    if (st != FZ7_OK) {
+        free(path);
+        return st;
     }
-    memcpy(path + pl, name, len);
-    path[pl + len] = 0;
     fz7_entry *e = &a->entries[a->count];
     memset(e, 0, sizeof *e);
     e->path = path;
