@@ -387,6 +387,17 @@ static void on_signal(int sig)
     _exit(255);
 }
 
+int fz7_refuse_dangling_link(FILE *out, const char *path)
+{
+    struct stat sb;
+    if (lstat(path, &sb) != 0 || !S_ISLNK(sb.st_mode) || stat(path, &sb) == 0)
+        return 0;
+    fprintf(out, "\nError:\nThe file already exists\n%s\nerrno=%d : %s\n", path, EEXIST, strerror(EEXIST));
+    fflush(out);
+    fprintf(stderr, "\n\nSystem ERROR:\nerrno=%d : %s\n", EEXIST, strerror(EEXIST));
+    return FZ7_EXIT_FATAL;
+}
+
 void fz7_catch_signals(void)
 {
     static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};

@@ -127,6 +127,12 @@ bool fz7_archive_name(const char *archive, const char *ext, char *path, size_t c
  * file at a time per process. */
 int fz7_temp_create(const char *path, const char *work_dir, FILE *out, int *fd);
 
+/* For a new archive at path: when path is a symbolic link to nothing,
+ * 7zz's block ("The file already exists", errno=17) on out and its System
+ * ERROR on stderr, returning 2 (7zz opens a new archive's name with
+ * O_EXCL, and replacing the link would lose where it pointed); else 0. */
+int fz7_refuse_dangling_link(FILE *out, const char *path);
+
 /* Every command, as 7zz: SIGINT, SIGTERM, SIGHUP and SIGQUIT remove the
  * temporary archive and the volumes being cut (if any), print "Break
  * signaled" and exit 255 — also when the signal came in ignored (a

@@ -1051,6 +1051,8 @@ static int add_archive(const struct fz7_options *o, FILE *out, const uint64_t *v
         if (kept_dirs || kept_files)   /* as 7zz: no line when nothing is kept */
             fz7_print_counts(out, "Keep old data in archive: ", kept_dirs, kept_files, kept_bytes);
     } else {
+        if (!o->to_stdout && !replacing && (rc = fz7_refuse_dangling_link(out, path)) != 0)
+            goto done;
         fprintf(out, "%s archive: %s\n\n", replacing ? "Updating" : "Creating", o->to_stdout ? "stdout" : path);
         if (dropped)
             fz7_print_counts(out, "\nDelete data from archive: ", 0, 1, gz_entry.has_size ? gz_entry.size : 0);

@@ -1263,6 +1263,8 @@ static int update_targets(const struct fz7_options *o, FILE *out, const fz7_upda
         }
     }
 
+    if (!exists && !o->to_stdout && (rc = fz7_refuse_dangling_link(out, path)) != 0)
+        goto done;
     /* Each archive in turn: the archive itself first, then each -u...!name. */
     for (size_t k = 0; k < ts.n && rc == 0; k++) {
         const fz7_update_target *t = &ts.t[k];

@@ -470,5 +470,15 @@ rm -rf dirarc.7z && mkdir dirarc.7z
 "$FZ7" a dirarc.7z z1 >log 2>err; rc=$?
 [ $rc = 2 ] && grep -qx 'There is a folder with the name of archive' log && grep -qx 'errno=21 : Is a directory' err ||
     { cat log err; fail "a into a folder's name: exit $rc"; }
+# a symbolic link to nothing where a new archive goes: 7zz's "The file
+# already exists", exit 2, and the link left as it was (a and u)
+for cmd in a u; do
+  rm -f dang.7z && ln -s nowhere.7z dang.7z
+  "$FZ7" $cmd dang.7z z1 >log 2>err; rc=$?
+  [ $rc = 2 ] && grep -qx 'The file already exists' log && grep -qx 'errno=17 : File exists' err &&
+    [ -L dang.7z ] && [ "$(readlink dang.7z)" = nowhere.7z ] && [ ! -e nowhere.7z ] ||
+    { cat log err; fail "$cmd to a dangling link: exit $rc"; }
+done
+rm -f dang.7z
 
 echo PASS
