@@ -212,6 +212,19 @@ size_t fz7_archive_entry_props(const fz7_archive *a, size_t i, fz7_prop *props, 
     return a->ops && a->ops->props && i < a->count ? a->ops->props(a, i, props, buf, cap) : 0;
 }
 
+bool fz7_entry_done(const fz7_extract_cb *cb, size_t i, fz7_status r, bool cb_failed, const char *why, char *err,
+                    size_t errlen, fz7_status *st)
+{
+    if (cb_failed || r == FZ7_E_MEM || r == FZ7_E_IO) {
+        if (r == FZ7_E_IO)
+            snprintf(err, errlen, "Read error");
+        *st = r;
+        return true;
+    }
+    *st = cb->end(cb->ctx, i, r, why);
+    return false;
+}
+
 fz7_status fz7_child_path(const fz7_archive *a, long parent, const void *name, size_t len, uint64_t *budget,
                           char **path)
 {

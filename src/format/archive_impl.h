@@ -554,6 +554,13 @@ size_t fz7_iso_props(const fz7_entry *e, const char *link, bool rr, fz7_prop *pr
 fz7_status fz7_grow(void **items, size_t count, size_t *cap, size_t size, size_t first,
                     uint64_t mem_limit);
 
+/* An own reader's end of entry i in extract: r is what reading its data
+ * gave, cb_failed whether a callback of cb failed. True when extraction
+ * stops there (*st = r; FZ7_E_IO also puts "Read error" in err); else
+ * *st is cb->end's answer, told `why` r failed (NULL: no reason). */
+bool fz7_entry_done(const fz7_extract_cb *cb, size_t i, fz7_status r, bool cb_failed, const char *why, char *err,
+                    size_t errlen, fz7_status *st);
+
 /* The path of a new entry name (len bytes) in folder parent (an index
  * into a->entries, -1: the root): "parent's path/name", malloc'ed into
  * *path. *budget counts the bytes of the paths made so far: past a

@@ -447,14 +447,10 @@ static fz7_status fat_extract(fz7_archive *a, const bool *select, const fz7_extr
         bool cb_failed = false;
         if (!e->is_dir && e->size)
             r = file_data(a, &p->items[i], buf, cb, &cb_failed);
-        if (cb_failed || r == FZ7_E_MEM || r == FZ7_E_IO) {
-            if (r == FZ7_E_IO)
-                snprintf(err, errlen, "Read error");
-            st = r;
+        if (fz7_entry_done(cb, i, r, cb_failed,
+                           r == FZ7_E_DATA ? "its cluster chain does not fit its size, or the image ends first" : NULL,
+                           err, errlen, &st))
             break;
-        }
-        st = cb->end(cb->ctx, i, r,
-                     r == FZ7_E_DATA ? "its cluster chain does not fit its size, or the image ends first" : NULL);
     }
     free(buf);
     return st;

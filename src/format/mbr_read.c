@@ -88,13 +88,9 @@ static fz7_status mbr_extract(fz7_archive *a, const bool *select, const fz7_extr
             at += n;
             left -= n;
         }
-        if (cb_failed || r == FZ7_E_IO || r == FZ7_E_MEM) {
-            if (r == FZ7_E_IO)
-                snprintf(err, errlen, "Read error");
-            st = r;
+        if (fz7_entry_done(cb, i, r, cb_failed, r == FZ7_E_TRUNCATED ? "the partition ends past the end of the file" : NULL,
+                           err, errlen, &st))
             break;
-        }
-        st = cb->end(cb->ctx, i, r, r == FZ7_E_TRUNCATED ? "the partition ends past the end of the file" : NULL);
     }
     free(buf);
     return st;

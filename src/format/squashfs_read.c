@@ -735,13 +735,9 @@ static fz7_status sq_extract(fz7_archive *a, const bool *select, const fz7_extra
             st = FZ7_E_DATA;
             break;
         }
-        if (cb_failed || r == FZ7_E_MEM || r == FZ7_E_IO) {
-            if (r == FZ7_E_IO)
-                snprintf(err, errlen, "Read error");
-            st = r;
+        if (fz7_entry_done(cb, i, r, cb_failed, r == FZ7_E_DATA ? "a block does not unpack to the file's bytes" : NULL,
+                           err, errlen, &st))
             break;
-        }
-        st = cb->end(cb->ctx, i, r, r == FZ7_E_DATA ? "a block does not unpack to the file's bytes" : NULL);
     }
     free(pack);
     free(blk);
