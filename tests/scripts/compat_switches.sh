@@ -426,6 +426,9 @@ row same h -snl lnk
 # h's order: the current folder's names first, then each folder as first named
 row same h -ba src/sub/c.txt one.txt src/a.txt pw.txt
 row same h -scrcSHA256 src/sub/c.txt one.txt src/b.bin
+# a name given again in one folder is hashed again, not one under a folder named
+row same h one.txt one.txt
+row same h src src/a.txt src
 # -ai on a command of one archive: 7zz's command line error; -ax taken
 row same a "-ai!*.txt" new.7z one.txt
 row same d "-ai!*.7z" arc2.7z src/a.txt
