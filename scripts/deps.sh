@@ -12,6 +12,7 @@ pkgs=(build-essential cmake nasm pkg-config libarchive-dev libbz2-dev libcmocka-
       squashfs-tools  # mksquashfs: the SquashFS images of squashfs.sh
       msitools  # msibuild: the .msi packages of compound.sh (with gcab for the .cab in one)
       dosfstools mtools  # mkfs.fat and mcopy/mmd/mdel: the FAT images of fat.sh (no mount)
+      gdisk  # sgdisk: the GPT disks of gpt.sh
       liblzma-dev)  # liblzma: the fuzz harnesses' independent decoder (test binaries only)
 missing=()
 for p in "${pkgs[@]}"; do
