@@ -59,13 +59,14 @@ mk plain.squashfs -noI -noD -noF -noX
 mk ids.squashfs -force-uid 1000 -force-gid 1001 -nopad
 mk lz4.squashfs -comp lz4
 mk lzo.squashfs -comp lzo
+mk lzo999.squashfs -comp lzo -Xalgorithm lzo1x_999 -Xcompression-level 5   # (a compressor options block)
 mk lzma.squashfs -comp lzma
 mk lzma_small.squashfs -comp lzma -b 4096 -always-use-fragments
 pkg-config --exists lzo2 2>/dev/null && have_lzo=1 || have_lzo=0
 
 good=(gz.squashfs xz.squashfs zst.squashfs small.squashfs nofrag.squashfs allfrag.squashfs plain.squashfs ids.squashfs
       lzma.squashfs lzma_small.squashfs)
-[ "$have_lzo" = 1 ] && good+=(lzo.squashfs)
+[ "$have_lzo" = 1 ] && good+=(lzo.squashfs lzo999.squashfs)
 for f in "${good[@]}"; do
     [ -s "$f" ] || { bad "mksquashfs did not make $f"; continue; }
     vs_7zz l "$f"
