@@ -10,7 +10,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1107,7 +1109,35 @@ int fz7_invalid_arg(const char *path, const char *why)
     return FZ7_EXIT_FATAL;
 }
 
-fz7_la_entry fz7_la_entry_of_item(const fz7_tree_item *it)
+/* The name of user (group: true) id, "" when it has none; the last one
+ * looked up is kept, as the files of a tree mostly share their owner. */
+static const char *owner_name(uint32_t id, bool group)
+{
+    static struct {
+        bool known;
+        uint32_t id;
+        char name[256];
+    } last[2];
+    if (last[group].known && last[group].id == id)
+        return last[group].name;
+    char buf[4096];
+    const char *name = NULL;
+    if (group) {
+        struct group g, *res = NULL;
+        if (getgrgid_r((gid_t)id, &g, buf, sizeof buf, &res) == 0 && res)
+            name = res->gr_name;
+    } else {
+        struct passwd pw, *res = NULL;
+        if (getpwuid_r((uid_t)id, &pw, buf, sizeof buf, &res) == 0 && res)
+            name = res->pw_name;
+    }
+    snprintf(last[group].name, sizeof last[group].name, "%s", name ? name : "");
+    last[group].id = id;
+    last[group].known = true;
+    return last[group].name;
+}
+
+fz7_la_entry fz7_la_entry_of_item(const fz7_tree_item *it, const struct fz7_options *o)
 {
     fz7_la_entry e = {.name = it->name, .mode = S_IFREG | (it->mode & 07777), .size = it->size,
                       .mtime = it->mtime, .mtime_nsec = it->mtime_nsec,
@@ -1119,6 +1149,12 @@ fz7_la_entry fz7_la_entry_of_item(const fz7_tree_item *it)
         e.mode = S_IFLNK | (it->mode & 07777), e.size = 0;
     else if (it->kind == FZ7_ITEM_SPECIAL)
         e.mode = it->mode, e.size = 0, e.rdev = it->rdev;
+    if (o->store_owner_id)
+        e.owner_ids = true, e.uid = it->uid, e.gid = it->gid;
+    if (o->store_owner_name) {
+        e.uname = owner_name(it->uid, false);
+        e.gname = owner_name(it->gid, true);
+    }
     return e;
 }
 

@@ -251,8 +251,10 @@ int fz7_invalid_arg(const char *path, const char *why);
 int fz7_not_implemented(const char *path, const char *why);
 
 /* The tar or zip header of item it: its kind's S_IFMT bits, its size (0
- * for a folder or a symbolic link, whose target is link_target), mtime. */
-fz7_la_entry fz7_la_entry_of_item(const fz7_tree_item *it);
+ * for a folder or a symbolic link, whose target is link_target), mtime;
+ * the owner's ids with o's -snoi, names with -snon (the names live until
+ * the next call). */
+fz7_la_entry fz7_la_entry_of_item(const fz7_tree_item *it, const struct fz7_options *o);
 
 /* The scan named two different files alike (t->dup_name): 7zz's
  * "Duplicate filename on disk" after the Creating/Updating line, nothing

@@ -1010,6 +1010,7 @@ int fz7_open_for_read(const struct fz7_options *o, const char *path, FILE *out, 
     fz7_open_opts opts = {.mem_limit = mem_limit_of(o), .threads = decode_threads_of(o),
                           .xz_salvage = true, .detail = detail_of(o),
                           .split = o->type == FZ7_TYPE_OTHER && o->type_name && !strcasecmp(o->type_name, "Split")};
+    opts.owners = o->store_owner_id && (o->command == FZ7_CMD_EXTRACT || o->command == FZ7_CMD_EXTRACT_FLAT);
     static char cp_buf[16];   /* the open archive's info points at it */
     opts.code_page = code_page_label(o, cp_buf, sizeof cp_buf);
     fz7_status s = FZ7_E_NEED_PASSWORD;

@@ -449,7 +449,7 @@ static fz7_status write_la(add_run *r, int fd, fz7_la_kind kind, const char *old
     }
     for (size_t i = first; i < end && st == FZ7_OK; i++) {
         const fz7_tree_item *it = &r->tree.items[i];
-        fz7_la_entry e = fz7_la_entry_of_item(it);
+        fz7_la_entry e = fz7_la_entry_of_item(it, r->o);
         if (kind == FZ7_LA_GZIP && r->stdin_mode && !(r->o->stdin_name && r->o->stdin_name[0]))
             e.name = "";   /* -si without a name: a gzip header without one, as 7zz writes it */
         size_t group = link_first ? link_first[i] : i;

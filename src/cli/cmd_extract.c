@@ -446,6 +446,8 @@ static fz7_status on_begin(void *ctx, size_t index, const fz7_entry *e)
     fz7_disk_item it = {.path = path, .name = fz7_entry_path(e), .kind = kind, .perm = perm_of(r, e),
                         .has_mtime = e->has_mtime, .mtime = e->mtime, .mtime_nsec = e->mtime_nsec,
                         .has_atime = e->has_atime && e->more};
+    if (r->o->store_owner_id)   /* -snoi: the stored owner, as 7zz gives it */
+        it.has_owner = fz7_archive_entry_owner(r->a, index, &it.uid, &it.gid);
     if (it.has_atime) {
         it.atime = e->more->atime;
         it.atime_nsec = e->more->atime_nsec;

@@ -520,7 +520,7 @@ static fz7_status write_la_item(la_merge *m, fz7_la_writer *w, size_t k)
     const fz7_tree_item *it = &r->tree.items[k];
     if (fz7_la_lists_item(r->la_kind, it))
         list_item(r, it, it->kind == FZ7_ITEM_DIR ? "/" : "");
-    fz7_la_entry e = fz7_la_entry_of_item(it);
+    fz7_la_entry e = fz7_la_entry_of_item(it, r->o);
     size_t group = m->link_first ? m->link_first[k] : k;
     if (m->holder && m->holder[group] != SIZE_MAX) {
         e.mode = S_IFREG | (it->mode & 07777);

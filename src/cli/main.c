@@ -153,7 +153,7 @@ static bool after_switches(const char *kind)
                                        "-ai switch is not supported for this command",
                                        "Unsupported -spf:", "Incorrect wildcard type marker",
                                        "The file operation error for listfile", "Unsupported -snz:",
-                                       "Unsupported switch postfix -snld"};
+                                       "Unsupported switch postfix -snld", "Unsupported -spm:"};
     for (size_t i = 0; i < sizeof late / sizeof *late; i++)
         if (!strcmp(kind, late[i]))
             return true;

@@ -35,6 +35,7 @@ typedef struct parser {
     int list_charset;  /* LIST_UTF8 etc.: -scs, read before any list file */
     const char *zone;  /* -snz's postfix, checked once the command is known */
     const char *links; /* -snld's, likewise */
+    const char *path_mode; /* -spm's, checked once every switch is read */
 } parser;
 
 /* 7zz's switch names (the longest one a switch starts with is its name),
@@ -48,7 +49,8 @@ static const struct { const char *name; bool multi; char form; } switch_names[] 
     {"r", false, 0}, {"sa", false, 0}, {"scc", false, 0}, {"scrc", true, 0}, {"scs", false, 0},
     {"sdel", false, 's'}, {"seml", false, 0}, {"sfx", false, 0}, {"si", false, 0},
     {"slp", false, 0}, {"slt", false, 's'}, {"snc", false, 's'}, {"snh", false, 'm'},
-    {"sni", false, 's'}, {"snl", false, 'm'}, {"snld", false, 0}, {"snr", false, 's'},
+    {"sni", false, 's'}, {"snl", false, 'm'}, {"snld", false, 0}, {"snoi", false, 'm'},
+    {"snon", false, 'm'}, {"snr", false, 's'},
     {"sns", false, 'm'}, {"snt", false, 'm'}, {"snz", false, 0}, {"so", false, 's'},
     {"spd", false, 's'}, {"spe", false, 'm'}, {"spf", false, 0}, {"spm", false, 0},
     {"ssc", false, 'm'}, {"sse", false, 's'}, {"ssp", false, 's'}, {"ssw", false, 's'},
@@ -109,8 +111,8 @@ static int not_taken(parser *p, const char *s, const char *arg)
     char form = i < 0 ? 0 : switch_names[i].form;
     if (form == 's')
         return usage_error(p, 7, "Too long switch:", arg);
-    if (form == 'm')
-        return usage_error(p, 7, "Incorrect switch postfix:", arg);
+    if (form == 'm')   /* "-snl--": the '-' taken, the rest too long */
+        return usage_error(p, 7, s[strlen(switch_names[i].name)] == '-' ? "Too long switch:" : "Incorrect switch postfix:", arg);
     return usage_error(p, 7, "Unknown switch:", arg);
 }
 
@@ -639,6 +641,14 @@ static int parse_switch(parser *p, const char *arg)
             o->store_symlinks = s[3] == 0;
             return 0;
         }
+        if (!strcasecmp(s, "snoi") || !strcasecmp(s, "snoi-")) {
+            o->store_owner_id = s[4] == 0;
+            return 0;
+        }
+        if (!strcasecmp(s, "snon") || !strcasecmp(s, "snon-")) {
+            o->store_owner_name = s[4] == 0;
+            return 0;
+        }
         if (!strcasecmp(s, "snh-")) {
             o->store_hardlinks = false;
             return 0;
@@ -728,15 +738,18 @@ static int parse_switch(parser *p, const char *arg)
          * with (x/a give the same output with and without them): -snc and
          * -snr (a ':' in a name as an alternate stream, or replaced), -snt
          * and -snt-, -spm-, and -snz (Zone.Identifier streams). */
-        if (!strcasecmp(s, "snc") || !strcasecmp(s, "snr") || !strcasecmp(s, "snt") || !strcasecmp(s, "snt-")
-            || !strcasecmp(s, "spm-"))
+        if (!strcasecmp(s, "snc") || !strcasecmp(s, "snr") || !strcasecmp(s, "snt") || !strcasecmp(s, "snt-"))
             return 0;
+        /* -spm (7zz's undocumented path mode: 2, nothing or '-'; on Linux
+         * 7zz then refuses a folder named with errno=22, fz7 adds it) */
+        if (!strncasecmp(s, "spm", 3)) {
+            p->path_mode = s + 3;
+            return 0;
+        }
         if (!strncasecmp(s, "snz", 3)) {
             p->zone = s + 3;
             return 0;
         }
-        if (!strncasecmp(s, "sns", 3))
-            return usage_error(p, 7, "Incorrect switch postfix:", arg);
         if (!strncasecmp(s, "seml", 4)) {
             o->email = true;
             return 0;
@@ -947,6 +960,8 @@ int fz7_options_parse(int argc, char **argv, struct fz7_options *o, char *err_ki
      * 0, 1 or 2 (or nothing); a/u/d/rn take anything, as 7zz. */
     if (p.links && extracts && !digits_u32(p.links))
         return usage_error(&p, 7, "Unsupported switch postfix -snld", p.links);
+    if (p.path_mode && p.path_mode[0] && strcmp(p.path_mode, "-") && strcmp(p.path_mode, "2"))
+        return usage_error(&p, 7, "Unsupported -spm:", p.path_mode);
     if (p.zone && extracts && strcmp(p.zone, "") && strcmp(p.zone, "0") && strcmp(p.zone, "1")
         && strcmp(p.zone, "2"))
         return usage_error(&p, 7, "Unsupported -snz:", p.zone);

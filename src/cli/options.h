@@ -144,6 +144,8 @@ struct fz7_options {
                                   -spf2: 2, absolute without the '/'; 0 */
     bool store_symlinks;       /* -snl: store symlinks as links */
     bool store_hardlinks;      /* -snh: store hard links as links (tar) */
+    bool store_owner_id;       /* -snoi: a tar's uid/gid from disk; x: restore them */
+    bool store_owner_name;     /* -snon: a tar's user and group names from disk */
     bool allow_dangerous_links; /* -snld: extract symlinks climbing with leading ".." */
     bool to_stdout;            /* -so: write data to stdout */
     bool from_stdin;           /* -si[{name}]: read data from stdin */

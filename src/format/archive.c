@@ -22,6 +22,9 @@ void fz7_archive_free_entries(fz7_archive *a)
     }
     free(a->entries);
     free(a->more);
+    free(a->owners);
+    a->owners = NULL;
+    a->owners_cap = 0;
     free(a->names);
     free(a->listed);
     a->listed = NULL;
@@ -449,6 +452,16 @@ void fz7_mode_string(uint32_t mode, char out[11])
     if (mode & S_ISVTX)
         out[9] = (mode & 0001) ? 't' : 'T';
     out[10] = 0;
+}
+
+bool fz7_archive_entry_owner(const fz7_archive *a, size_t i, uint32_t *uid, uint32_t *gid)
+{
+    if (!a->owners || i >= a->owners_cap || i >= a->count ||
+        (a->owners[2 * i] == UINT32_MAX && a->owners[2 * i + 1] == UINT32_MAX))
+        return false;
+    *uid = a->owners[2 * i];
+    *gid = a->owners[2 * i + 1];
+    return true;
 }
 
 fz7_status fz7_archive_extract(fz7_archive *a, const bool *select, const fz7_extract_cb *cb,

@@ -211,6 +211,8 @@ typedef struct fz7_open_opts {
     bool split;             /* -tsplit: a first volume's set (x.001...) is
                                the one file it joins to, whatever it holds */
     const char *code_page;  /* a tar's info.code_page (-mcp), NULL: UTF-8 */
+    bool owners;            /* keep each entry's owner ids where the format
+                               has them (x -snoi): fz7_archive_entry_owner */
 } fz7_open_opts;
 
 /* Opens path, recognising the format by content: 7z, xz, lzma, ar (a .deb:
@@ -317,6 +319,10 @@ typedef struct fz7_extract_cb {
  * (I/O, memory, or a callback's) with a reason in err. */
 fz7_status fz7_archive_extract(fz7_archive *a, const bool *select, const fz7_extract_cb *cb,
                                char *err, size_t errlen);
+
+/* Entry i's owner (uid, gid) as the archive stores it (tar, cpio), when
+ * the archive was opened with opts.owners; false when it has none. */
+bool fz7_archive_entry_owner(const fz7_archive *a, size_t i, uint32_t *uid, uint32_t *gid);
 
 /* rn of a gzip file's one entry: copies the gzip file in_fd (size bytes)
  * to out_fd with its first member's stored name (FNAME, RFC 1952 2.3.1)

@@ -29,6 +29,9 @@ struct fz7_archive {
                               (one block instead of a malloc each), or
                               NULL; paths outside it are each their own */
     size_t names_len;
+    uint32_t *owners;      /* 2 x count items (uid, gid) or NULL: kept when
+                              opts.owners asks and the format has them */
+    size_t owners_cap;     /* entries owners has room for */
     uint32_t *listed;      /* count items or NULL: the entries in the order
                               7-Zip lists them where that is not theirs (a
                               zip's directory order); freed by archive.c */

@@ -259,6 +259,14 @@ fz7_status fz7_la_writer_begin(fz7_la_writer *w, const fz7_la_entry *e)
         archive_entry_set_size(ae, 0);
     if (S_ISLNK(e->mode) && e->link_target)
         archive_entry_copy_symlink(ae, e->link_target);
+    if (e->owner_ids) {
+        archive_entry_set_uid(ae, e->uid);
+        archive_entry_set_gid(ae, e->gid);
+    }
+    if (e->uname)
+        archive_entry_copy_uname(ae, e->uname);
+    if (e->gname)
+        archive_entry_copy_gname(ae, e->gname);
     /* the header libarchive writes last is the entry's own (a long name's
      * records come before it) */
     bool fix = w->kind == FZ7_LA_TAR && !w->opts.tar_posix && !w->opts.no_mtime && e->mtime < 0;

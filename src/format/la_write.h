@@ -24,6 +24,10 @@ typedef struct fz7_la_entry {
     int64_t mtime;
     uint32_t mtime_nsec;
     const char *link_target;
+    bool owner_ids;         /* tar: uid and gid below go into the header
+                               (else 0, as 7zz writes without -snoi) */
+    uint32_t uid, gid;
+    const char *uname, *gname;   /* tar: the owner's names, or NULL for none */
     const char *hardlink;   /* tar: the name of an earlier entry this regular
                                file is a hard link of (no data follows,
                                size 0), else NULL */

@@ -1414,6 +1414,26 @@ static fz7_status la_extract(fz7_archive *a, const bool *select, const fz7_extra
 
 static const fz7_archive_ops la_ops = {la_extract, la_close, la_props};
 
+/* Keeps entry i's owner ids from its header (opts.owners); the entries
+ * between without one get none (UINT32_MAX twice). */
+static fz7_status keep_owner(fz7_archive *a, size_t i, struct archive_entry *ae)
+{
+    if (i >= a->owners_cap) {
+        size_t ncap = a->owners_cap ? 2 * a->owners_cap : 64;
+        while (ncap <= i)
+            ncap *= 2;
+        uint32_t *o = realloc(a->owners, ncap * 2 * sizeof *o);
+        if (!o)
+            return FZ7_E_MEM;
+        memset(o + 2 * a->owners_cap, 0xff, (ncap - a->owners_cap) * 2 * sizeof *o);
+        a->owners = o;
+        a->owners_cap = ncap;
+    }
+    a->owners[2 * i] = (uint32_t)archive_entry_uid(ae);
+    a->owners[2 * i + 1] = (uint32_t)archive_entry_gid(ae);
+    return FZ7_OK;
+}
+
 /* Grows the per-entry arrays to hold n + 1 items. */
 static fz7_status grow(fz7_archive *a, la_priv *p, size_t *cap)
 {
@@ -1975,6 +1995,11 @@ static fz7_status open_in_locale(fz7_archive *a, char *err, size_t errlen)
         fz7_entry *e = &a->entries[a->count];
         st = fill_entry(ae, e, &p->kinds[a->count], &p->link_targets[a->count]);
         if (st != FZ7_OK) {
+            free(e->path);
+            free(p->link_targets[a->count]);
+            break;
+        }
+        if (a->opts.owners && (st = keep_owner(a, a->count, ae)) != FZ7_OK) {
             free(e->path);
             free(p->link_targets[a->count]);
             break;

@@ -33,6 +33,7 @@
 #define LINK_MAX_TARGET 4096
 
 struct fz7_disk {
+    int options;           /* archive_write_disk's flags as set */
     struct archive *aw;
     int old_cwd;             /* the previous current directory, or -1 */
     unsigned long counter;   /* for temporary names */
@@ -195,7 +196,8 @@ fz7_status fz7_disk_open(const char *out_dir, fz7_disk **out, char *err, size_t 
         fz7_disk_close(d, NULL, 0);
         return FZ7_E_MEM;
     }
-    archive_write_disk_set_options(d->aw, SECURE_FLAGS);
+    d->options = SECURE_FLAGS;
+    archive_write_disk_set_options(d->aw, d->options);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_fatal_signal;
@@ -245,8 +247,8 @@ void fz7_disk_allow_dangerous_links(fz7_disk *d, bool allow)
 
 void fz7_disk_allow_absolute(fz7_disk *d, bool allow)
 {
-    archive_write_disk_set_options(d->aw, allow ? SECURE_FLAGS & ~ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS
-                                                : SECURE_FLAGS);
+    d->options = allow ? SECURE_FLAGS & ~ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS : SECURE_FLAGS;
+    archive_write_disk_set_options(d->aw, d->options);
 }
 
 /* Drops the kept folder descriptor: called before anything that may
@@ -501,6 +503,10 @@ static struct archive_entry *make_entry(const fz7_disk_item *it, const char *pat
         archive_entry_set_mtime(e, (time_t)it->mtime, (long)it->mtime_nsec);
     if (it->has_atime)
         archive_entry_set_atime(e, (time_t)it->atime, (long)it->atime_nsec);
+    if (it->has_owner) {
+        archive_entry_set_uid(e, it->uid);
+        archive_entry_set_gid(e, it->gid);
+    }
     return e;
 }
 
@@ -582,6 +588,9 @@ static fz7_status begin_file(fz7_disk *d, char *err, size_t errlen)
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return FZ7_E_IO;
     }
+    /* the owner first: a chown may clear mode bits the fchmod sets */
+    if (d->item.has_owner && fchown(fd, (uid_t)d->item.uid, (gid_t)d->item.gid) != 0)
+        d->item.has_owner = false;   /* not root: the extracting user's, as 7zz leaves it */
     if ((perm & (d->umask_bits | 07000)) && fchmod(fd, perm) != 0) {
         d->last_errno = errno;
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -685,6 +694,8 @@ static int finish_folders(fz7_disk *d)
             if (futimens(fd, ts) != 0 && !first)
                 first = errno;
         }
+        if (f->has_owner)   /* refused when not root: left as it is */
+            (void)!fchown(fd, (uid_t)f->uid, (gid_t)f->gid);
         if (fchmod(fd, (mode_t)(f->perm & 07777)) != 0 && !first)
             first = errno;
         forget_dir(d);
@@ -1001,7 +1012,11 @@ static fz7_status write_link(fz7_disk *d, char *err, size_t errlen)
     }
     archive_entry_set_symlink(e, text);
     free(text);
+    if (d->item.has_owner)   /* (lchown: the link's own owner) */
+        archive_write_disk_set_options(d->aw, d->options | ARCHIVE_EXTRACT_OWNER);
     fz7_status s = write_header(d, e, d->final_path, err, errlen);
+    if (d->item.has_owner)
+        archive_write_disk_set_options(d->aw, d->options);
     archive_entry_free(e);
     if (s == FZ7_OK && archive_write_finish_entry(d->aw) < ARCHIVE_WARN) {
         snprintf(err, errlen, "%s: %s", d->final_path, archive_error_string(d->aw));

@@ -35,6 +35,9 @@ typedef struct fz7_disk_item {
                               does; else the kernel's time of writing */
     int64_t atime;
     uint32_t atime_nsec;
+    bool has_owner;        /* x -snoi: the owner ids to give it (as root;
+                              a refused chown leaves the extracting user's) */
+    uint32_t uid, gid;
 } fz7_disk_item;
 
 /* Makes an archive path safe to write below the output folder, renaming as

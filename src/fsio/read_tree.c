@@ -388,6 +388,8 @@ static fz7_status walk(fz7_tree *t, const char *root, const char *base_name, con
         it.dev = (uint64_t)sb->st_dev;
         it.ino = (uint64_t)sb->st_ino;
         it.nlink = (uint64_t)sb->st_nlink;
+        it.uid = (uint32_t)sb->st_uid;
+        it.gid = (uint32_t)sb->st_gid;
         if (is_link) {
             const char *tgt = archive_entry_symlink(e);
             it.link_target = strdup(tgt ? tgt : "");

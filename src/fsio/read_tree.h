@@ -30,6 +30,7 @@ typedef struct fz7_tree_item {
     uint64_t dev, ino;  /* st_dev/st_ino, to recognise the archive being written
                            and the names of one hard-linked file */
     uint64_t nlink;     /* st_nlink: more than 1 for a file with other hard links */
+    uint32_t uid, gid;  /* st_uid, st_gid: a tar's owner with -snoi/-snon */
     uint64_t rdev;      /* FZ7_ITEM_SPECIAL: st_rdev, a device's number (tar keeps it) */
 } fz7_tree_item;
 

@@ -447,6 +447,16 @@ row same a -tbzip2 -mcheck=4 new.bz2 one.txt
 row same a -ttar -mmtf=on new.tar one.txt
 row same a -tzip -md=abc new.zip one.txt
 row same a -tzip "-mm=Deflate" -mfb= new.zip one.txt
+# -snoi/-snon (a tar's owner ids and names; taken by 7z and zip), -spm
+row same a -ttar -snoi -snon new.tar src
+row same a -snoi new.7z one.txt
+row same a -snon- new.zip one.txt
+row same x -snoi -oout arc.tar
+row same a -snoi1 new.7z one.txt
+row same a -snoi-- new.7z one.txt
+row same a -spm new.7z one.txt
+row same a -spm2 new.7z one.txt
+row same a -spm1 new.7z one.txt
 # a name given again in one folder is hashed again, not one under a folder named
 row same h one.txt one.txt
 row same h src src/a.txt src

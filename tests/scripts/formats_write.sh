@@ -223,6 +223,43 @@ done
 "$FZ7" l -tfoo z1.tar >/dev/null 2>fz.err; a=$?
 check "l -tfoo rc=$a" "[ $a -eq 2 ] && grep -qx 'Unsupported archive type' fz.err"
 
+# --- a tar's owner: none by default, ids with -snoi, names with -snon (7zz 26) ---
+mkdir -p own/sub && printf 'q\n' >own/sub/q.txt
+owners=("" -snoi -snon "-snoi -snon" -snoi-)
+[ "$(id -u)" = 0 ] && chown 1234:5678 own/sub/q.txt && chown daemon:daemon own/sub ||
+    { echo "SKIP: tar owner checks (chown needs root)"; owners=(); }
+for sw in "${owners[@]}"; do
+    rm -f own.tar
+    # shellcheck disable=SC2086
+    (cd own && "$FZ7" a -bd -ttar ../own.tar sub $sw >/dev/null 2>&1)
+    got=$(python3 -c 'import tarfile,sys; print(" ".join("%s:%d:%d:%s:%s" % (m.name, m.uid, m.gid, m.uname, m.gname) for m in tarfile.open(sys.argv[1])))' own.tar)
+    case "$sw" in
+    "" | -snoi-) want="sub:0:0:: sub/q.txt:0:0::" ;;
+    -snoi) want="sub:1:1:: sub/q.txt:1234:5678::" ;;
+    -snon) want="sub:0:0:daemon:daemon sub/q.txt:0:0::" ;;
+    *) want="sub:1:1:daemon:daemon sub/q.txt:1234:5678::" ;;
+    esac
+    check "tar owner with [$sw]: got $got" "[ \"$got\" = \"$want\" ]"
+    if command -v 7zz >/dev/null; then
+        rm -f own7.tar
+        # shellcheck disable=SC2086
+        (cd own && 7zz a -bd -ttar ../own7.tar sub $sw >/dev/null 2>&1)
+        check "tar with [$sw]: 7zz's bytes" "cmp -s own.tar own7.tar"
+    fi
+done
+# x -snoi gives the stored owner ids back (as 7zz, to files and folders;
+# fz7 to a symbolic link too), plain x the extracting user's
+if [ ${#owners[@]} -gt 0 ]; then
+    ln -s q.txt own/sub/ql && chown -h 4321:8765 own/sub/ql && (cd own && tar cf ../ownx.tar sub)
+    for sw in "" -snoi; do
+        rm -rf ownx && "$FZ7" x -bd -oownx ownx.tar $sw >/dev/null 2>&1
+        got=$(cd ownx && find sub -printf '%p:%U:%G ' | tr ' ' '\n' | sort | tr '\n' ' ')
+        want="sub/q.txt:0:0 sub/ql:0:0 sub:0:0 "
+        [ -n "$sw" ] && want="sub/q.txt:1234:5678 sub/ql:4321:8765 sub:1:1 "
+        check "x $sw: owners $got" "[ \"$got\" = \"$want\" ]"
+    done
+fi
+
 # --- updating a tar ---
 cp t1.tar up.tar
 echo new >new.txt
