@@ -153,7 +153,8 @@ static bool after_switches(const char *kind)
                                        "-ai switch is not supported for this command",
                                        "Unsupported -spf:", "Incorrect wildcard type marker",
                                        "The file operation error for listfile", "Unsupported -snz:",
-                                       "Unsupported switch postfix -snld", "Unsupported -spm:"};
+                                       "Unsupported switch postfix -snld", "Unsupported -spm:",
+                                       "Incorrect item in listfile.\nCheck charset encoding and -scs switch."};
     for (size_t i = 0; i < sizeof late / sizeof *late; i++)
         if (!strcmp(kind, late[i]))
             return true;

@@ -36,6 +36,8 @@ typedef struct parser {
     const char *zone;  /* -snz's postfix, checked once the command is known */
     const char *links; /* -snld's, likewise */
     const char *path_mode; /* -spm's, checked once every switch is read */
+    const char *archive_list;  /* an -ai@/-ax@ list file that did not open, */
+    int archive_list_errno;    /* reported after the archive name checks */
 } parser;
 
 /* 7zz's switch names (the longest one a switch starts with is its name),
@@ -198,7 +200,12 @@ static int read_listfile(parser *p, const char *path, const pending_wildcard *ho
         len += k;
         more = k > 0;
     }
+    bool unread = ferror(f);   /* a folder named as the list: 7zz's words for it */
     fclose(f);
+    if (unread) {
+        free(buf);
+        return usage_error(p, 7, "Incorrect item in listfile.\nCheck charset encoding and -scs switch.", path);
+    }
     if (p->list_charset != LIST_UTF8) {
         len = utf16_to_utf8(buf, len, p->list_charset == LIST_UTF16BE);
         if (len == SIZE_MAX) {
@@ -300,6 +307,14 @@ static int parse_selection(parser *p, const char *arg, const char *rest, bool ex
         return usage_error(p, 7, "Too short switch:", arg);
     if (rest[0] == '!')
         return add_wildcard(p, rest + 1, &how) ? usage_error(p, 8, "Can't allocate required memory", NULL) : 0;
+    if (rest[0] == '@' && archive && access(rest + 1, F_OK) != 0) {
+        /* 7zz reads -ai's list files once the command's archive is known */
+        if (!p->archive_list) {
+            p->archive_list = rest + 1;
+            p->archive_list_errno = errno;
+        }
+        return 0;
+    }
     if (rest[0] == '@')
         return read_listfile(p, rest + 1, &how);
     return usage_error(p, 7, "Incorrect wildcard type marker", postfix);
@@ -953,9 +968,15 @@ int fz7_options_parse(int argc, char **argv, struct fz7_options *o, char *err_ki
         return usage_error(&p, 7, "Cannot find archive name", NULL);
     /* a, u, d and rn work on one archive: -ai is 7zz's command line error
      * there (-ax it takes, and nothing comes of it). */
-    if (o->n_archive_names && (o->command == FZ7_CMD_ADD || o->command == FZ7_CMD_UPDATE ||
+    if ((o->n_archive_names || p.archive_list) && (o->command == FZ7_CMD_ADD || o->command == FZ7_CMD_UPDATE ||
                                o->command == FZ7_CMD_DELETE || o->command == FZ7_CMD_RENAME))
         return usage_error(&p, 7, "-ai switch is not supported for this command", NULL);
+    if (p.archive_list) {
+        char msg[4200];
+        snprintf(msg, sizeof msg, "errno=%d : %s\n%s", p.archive_list_errno, strerror(p.archive_list_errno),
+                 p.archive_list);
+        return usage_error(&p, 7, "The file operation error for listfile", msg);
+    }
     /* Where files are extracted or tested, -snld takes a number and -snz
      * 0, 1 or 2 (or nothing); a/u/d/rn take anything, as 7zz. */
     if (p.links && extracts && !digits_u32(p.links))

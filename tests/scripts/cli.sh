@@ -103,6 +103,18 @@ same "case sensitive" "$(sel A.TXT)" ""
 same "-ssc-" "$(sel -ssc- A.TXT)" "./a.txt "
 printf 'd1/d2/c.txt\nlink\n' >list.txt
 same "@listfile" "$(sel @list.txt)" "./d1 ./d1/d2 ./d1/d2/c.txt ./link "
+# a folder named as the list file is 7zz's command line error, not an empty
+# list (fz7 took it as none: 'a x.7z @dir' then archived everything here)
+mkdir -p listdir
+expect_rc 7 "a folder as @listfile" "$FZ7" a lst.7z @listdir
+same "a folder as @listfile: the error" "$(tail -3 err.txt)" "Incorrect item in listfile.
+Check charset encoding and -scs switch.
+listdir"
+same "a folder as @listfile: no archive" "$(ls lst.7z 2>&1 >/dev/null | wc -l)" "1"
+expect_rc 7 "a folder as -x@listfile" "$FZ7" a lst.7z a.txt -x@listdir
+# an -ai list file is read once the command's archive is known (7zz's order)
+expect_rc 7 "a -ai@missing" "$FZ7" a -ai@missing lst.7z a.txt
+same "a -ai@missing: the error" "$(tail -1 err.txt)" "-ai switch is not supported for this command"
 
 # --- -so ---
 same "-so" "$("$FZ7" x -so cp.7z d1/d2/c.txt 2>/dev/null)" "two"

@@ -447,6 +447,12 @@ row same a -tbzip2 -mcheck=4 new.bz2 one.txt
 row same a -ttar -mmtf=on new.tar one.txt
 row same a -tzip -md=abc new.zip one.txt
 row same a -tzip "-mm=Deflate" -mfb= new.zip one.txt
+# a folder as the list file; -ai's list files read after the archive name checks
+row same a new.7z @src
+row same a new.7z one.txt -x@src
+row same a -ai@missing new.7z one.txt
+row same x -ai@missing
+row same x -an -ai@missing
 # -snoi/-snon (a tar's owner ids and names; taken by 7z and zip), -spm
 row same a -ttar -snoi -snon new.tar src
 row same a -snoi new.7z one.txt
