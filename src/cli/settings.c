@@ -10,6 +10,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -687,6 +688,69 @@ int fz7_settings_fail(fz7_status st, const char *why)
 
 static void method_coder_opts(const fz7_settings *s, uint64_t size_hint, fz7_7z_coder_opts *c);
 
+/* 7zz's -mb bind pairs as they are read: -mbA[sN]:B[s0], coder numbers
+ * as in -mA= and -mB=. */
+#define BONDS_MAX 64
+typedef struct bond_list {
+    uint32_t from[BONDS_MAX], stream[BONDS_MAX], to[BONDS_MAX];
+    unsigned n;
+    bool over;   /* more than BONDS_MAX: a coder bound twice */
+} bond_list;
+
+/* True when m is a -mb bind pair: "b", digits, then ':' or 's' (7zz
+ * reads -mb5 and -mb1m as b=5 and b=1m, parameters of coder 0). */
+static bool bond_entry(const char *m)
+{
+    if ((m[0] | 0x20) != 'b' || !isdigit((unsigned char)m[1]))
+        return false;
+    size_t n = 1;
+    while (isdigit((unsigned char)m[n]))
+        n++;
+    return m[n] == ':' || (m[n] | 0x20) == 's';
+}
+
+/* A number of 32 bits at *p (digits only), *p moved past it. */
+static bool bond_number(const char **p, uint32_t *v)
+{
+    const char *q = *p;
+    uint64_t x = 0;
+    while (isdigit((unsigned char)*q) && x <= UINT32_MAX)
+        x = x * 10 + (uint64_t)(*q++ - '0');
+    if (q == *p || x > UINT32_MAX)
+        return false;
+    *p = q;
+    *v = (uint32_t)x;
+    return true;
+}
+
+/* Reads the bind pair m (bond_entry) into l; false when 7zz refuses its
+ * spelling as it reads the switch: an in stream other than 0, text after
+ * it other than an empty "=". */
+static bool parse_bond(const char *m, bond_list *l)
+{
+    const char *p = m + 1;
+    uint32_t from, stream = 0, to, in = 0;
+    if (!bond_number(&p, &from))
+        return false;
+    if ((*p | 0x20) == 's' && (p++, !bond_number(&p, &stream)))
+        return false;
+    if (*p++ != ':' || !bond_number(&p, &to))
+        return false;
+    if ((*p | 0x20) == 's' && (p++, !bond_number(&p, &in)))
+        return false;
+    if (in != 0 || (*p && strcmp(p, "=") != 0))
+        return false;
+    if (l->n == BONDS_MAX) {
+        l->over = true;
+        return true;
+    }
+    l->from[l->n] = from;
+    l->stream[l->n] = stream;
+    l->to[l->n++] = to;
+    return true;
+}
+
+
 /* The coder of chain slot `at` (-mN=, N = at) as 7zz builds it: fresh
  * settings at s's level, then the switches without a number when at is 0
  * (7zz gives them to -m0 alone), then the slot's own -mN= switches; an
@@ -737,11 +801,12 @@ static fz7_status chain_coder(const fz7_settings *s, const struct fz7_options *o
 }
 
 /* A chain the single-method fields cannot hold (coder_at: 1 method, 2
- * filter at -mN=; mf: -mf=) goes into s->chain, from the first slot
- * named to the last, as 7zz fills it: a gap is LZMA2, a gap before the
- * first named slot is nothing. */
+ * filter at -mN=; mf: -mf=; bonds: -mb) goes into s->chain, from the
+ * first slot named to the last, as 7zz fills it: a gap is LZMA2, a gap
+ * before the first named slot is nothing. A refusal is 7zz's as it
+ * starts the folder, unless *early says as it reads the switches. */
 static fz7_status build_chain(fz7_settings *s, const struct fz7_options *o, const uint8_t coder_at[100],
-                              char *why, size_t whylen)
+                              const bond_list *bonds, bool *early, char *why, size_t whylen)
 {
     int methods = 0, filters = 0, first = -1, last = -1, gaps = 0;
     for (int i = 0; i < 100; i++) {
@@ -753,10 +818,21 @@ static fz7_status build_chain(fz7_settings *s, const struct fz7_options *o, cons
         first = first < 0 ? i : first;
         last = i;
     }
+    /* A bind pair is refused as 7zz reads it (*early) when it names a
+     * coder the chain does not have (from its first -mN= to its last),
+     * and in xz. */
+    for (unsigned b = 0; b < bonds->n; b++)
+        if (s->xz || first < 0 || bonds->from[b] < (uint32_t)first || bonds->from[b] > (uint32_t)last ||
+            bonds->to[b] < (uint32_t)first || bonds->to[b] > (uint32_t)last) {
+            snprintf(why, whylen, "bind pair -mb%" PRIu32 ":%" PRIu32 " names no coder of the chain%s",
+                     bonds->from[b], bonds->to[b], s->xz ? " (xz has none)" : "");
+            *early = true;
+            return FZ7_E_ARG;
+        }
     const char *mf = o->filters;
     bool mf_filter = mf && mf[0] && strcasecmp(mf, "on") && strcmp(mf, "+") && strcasecmp(mf, "off") &&
                      strcmp(mf, "-");
-    if (!gaps && methods <= 1 && filters <= 1 && !(filters && mf_filter))
+    if (!gaps && methods <= 1 && filters <= 1 && !(filters && mf_filter) && !bonds->n)
         return FZ7_OK;
     if (s->xz) {
         snprintf(why, whylen, "an xz file takes one method and one filter");
@@ -770,6 +846,17 @@ static fz7_status build_chain(fz7_settings *s, const struct fz7_options *o, cons
         fz7_status st = chain_coder(s, o, i, &s->chain[s->chain_len++], why, whylen);
         if (st != FZ7_OK)
             return st;
+    }
+    /* -mb: the coders as the bind pairs join them (numbers checked in
+     * range by the caller), else one after the other. */
+    for (unsigned b = 0; b < bonds->n && b < FZ7_7Z_CHAIN_MAX; b++)
+        s->bonds[s->n_bonds++] = (fz7_7z_bond){(uint8_t)(bonds->from[b] - (uint32_t)first),
+                                               (uint8_t)(bonds->stream[b] < 255 ? bonds->stream[b] : 255),
+                                               (uint8_t)(bonds->to[b] - (uint32_t)first)};
+    if (bonds->n && (bonds->over || bonds->n > FZ7_7Z_CHAIN_MAX ||
+                     fz7_7z_bonds_check(s->chain, s->chain_len, s->bonds, s->n_bonds) != FZ7_OK)) {
+        snprintf(why, whylen, "the bind pairs (-mb) do not join the chain's coders into one folder");
+        return FZ7_E_ARG;
     }
     /* The multi-thread plan and the solid blocks follow the chain's first
      * LZMA2 (the one on the pool of threads), else its first method. */
@@ -861,7 +948,8 @@ static void free_entries(char **e, size_t n)
     free(e);
 }
 
-/* o's -m entries with 7zz's numbered parameters folded in: -mN<param>=<value>
+/* o's -m entries with 7zz's numbered parameters folded in and -mb's bind
+ * pairs left out: -mN<param>=<value>
  * becomes :<param>=<value> after the last N=METHOD, wherever either stands;
  * a coder named by such parameters alone is LZMA2, as in 7zz (-m2d=1m
  * alone writes one LZMA2:20). *n: the entries; NULL when out of memory. */
@@ -894,7 +982,8 @@ static char **fold_numbered(const struct fz7_options *o, bool xz, size_t *n)
     *n = 0;
     const char *param;
     for (size_t i = 0; e && i < o->n_methods; i++)
-        if (numbered_param(o->methods[i], &param) < 0 && !(e[(*n)++] = canonical_entry(o->methods[i], xz)))
+        if (numbered_param(o->methods[i], &param) < 0 && !bond_entry(o->methods[i]) &&
+            !(e[(*n)++] = canonical_entry(o->methods[i], xz)))
             goto fail;
     for (size_t i = 0; e && i < o->n_methods; i++) {
         long k = numbered_param(o->methods[i], &param);
@@ -924,24 +1013,34 @@ fail:
     return NULL;
 }
 
-static fz7_status settings_make(const struct fz7_options *o, bool xz, fz7_settings *s, char *why, size_t whylen);
+static fz7_status settings_make(const struct fz7_options *o, const bond_list *bonds, bool xz,
+                                fz7_settings *s, char *why, size_t whylen);
 
 fz7_status fz7_settings_make(const struct fz7_options *o, bool xz, fz7_settings *s, char *why,
                              size_t whylen)
 {
+    bond_list bonds = {.n = 0};
+    for (size_t i = 0; i < o->n_methods; i++)
+        if (bond_entry(o->methods[i]) && !parse_bond(o->methods[i], &bonds)) {
+            memset(s, 0, sizeof *s);
+            snprintf(why, whylen, "bad bind pair: -m%s", o->methods[i]);
+            return FZ7_E_ARG;
+        }
     struct fz7_options folded = *o;
     folded.methods = fold_numbered(o, xz, &folded.n_methods);
     if (!folded.methods) {
         snprintf(why, whylen, "out of memory");
         return FZ7_E_MEM;
     }
-    fz7_status st = settings_make(&folded, xz, s, why, whylen);
+    fz7_status st = settings_make(&folded, &bonds, xz, s, why, whylen);
     free_entries(folded.methods, folded.n_methods);
     return st;
 }
 
-/* fz7_settings_make once 7zz's numbered parameters are folded in. */
-static fz7_status settings_make(const struct fz7_options *o, bool xz, fz7_settings *s, char *why, size_t whylen)
+/* fz7_settings_make once 7zz's numbered parameters are folded in and its
+ * bind pairs read. */
+static fz7_status settings_make(const struct fz7_options *o, const bond_list *bonds, bool xz,
+                                fz7_settings *s, char *why, size_t whylen)
 {
     memset(s, 0, sizeof *s);
     s->xz = xz;
@@ -1030,9 +1129,10 @@ static fz7_status settings_make(const struct fz7_options *o, bool xz, fz7_settin
         snprintf(why, whylen, "an xz file takes its filter from -mf=, not from -m0=, -m1=...");
         return FZ7_E_ARG;
     }
-    st = build_chain(s, o, coder_at, why, whylen);
+    bool early = false;
+    st = build_chain(s, o, coder_at, bonds, &early, why, whylen);
     if (st != FZ7_OK) {
-        s->refuse_late = true;
+        s->refuse_late = !early;
         return st;
     }
     if (s->chain_len) {
@@ -1346,6 +1446,11 @@ void fz7_settings_folder_opts(const fz7_settings *s, const fz7_7zaes_key *key, u
         if (bcj)
             fo->chain[n++] = s->chain_front;
         fo->bcj2_lzma_sides = bcj && s->chain_front.kind == FZ7_7Z_CODER_BCJ2;
+        fo->front = bcj;
+        for (unsigned b = 0; b < s->n_bonds; b++)   /* after the front filter */
+            fo->bonds[b] = (fz7_7z_bond){(uint8_t)(s->bonds[b].from + n), s->bonds[b].stream,
+                                         (uint8_t)(s->bonds[b].to + n)};
+        fo->n_bonds = s->n_bonds;
         for (unsigned k = 0; k < s->chain_len; k++) {
             fo->chain[n] = s->chain[k];
             if (fo->chain[n].kind == FZ7_7Z_CODER_METHOD)

@@ -76,6 +76,10 @@ typedef struct fz7_settings {
     fz7_7z_coder_opts chain[FZ7_7Z_CHAIN_MAX];
     unsigned chain_len;
     fz7_7z_coder_opts chain_front;
+    /* -mb's bind pairs (n_bonds > 0): indices into chain, in the order
+     * given; they make a chain of any coders. */
+    fz7_7z_bond bonds[FZ7_7Z_CHAIN_MAX];
+    unsigned n_bonds;
     fz7_xz_check check;       /* xz block check (-mcrc=); CRC32
                                  by default, as 7zz writes xz */
     bool check_refused;       /* xz: -mcrc= gave a size no check has (7zz

@@ -771,10 +771,18 @@ for m in -m0=LZMA2:c=1m -mc=1m "-mx0 -mc=1m" -mc=abc -m0=LZMA2:c=x "-m0=LZMA -mc
 done
 mrow same a -txz -mc=1m new.xz one.txt
 # b=: every coder but Copy takes it and writes the same bytes (PPMd's stream
-# is 7zz's byte for byte with it); -mb is no switch
+# is 7zz's byte for byte with it); -mb=1m is no bind pair
 for m in -m0=LZMA2:b=1m -m0=LZMA:b=0 -m0=Deflate:b=64k -m0=Copy:b=1m -mb=1m -m0=LZMA2:b=x -m0=LZMA2:b; do
     mrow same a $m new.7z src
 done
+# -mbA[sN]:B: bind pairs joining the chain's coders (add_chain.sh checks the
+# folders); one that names no coder refused as 7zz reads it, a graph that is
+# no single tree once the folder starts
+for m in "-m0=BCJ2 -m1=LZMA -m2=LZMA -m3=LZMA -mb0:1 -mb0s1:2 -mb0s2:3" "-m0=LZMA -m1=BCJ2 -mb1:0" \
+         "-m0=BCJ -m1=LZMA -mb0:2" "-m0=BCJ -m1=LZMA -mb0:1 -mb1:0" "-m0=BCJ -m1=LZMA -mb0s1:1" "-m0=BCJ -m1=LZMA -mb0:1s1"; do
+    mrow same a $m new.7z src
+done
+brow same a -mhc=off -m0=BCJ2 -m1=Copy -m2=Copy -mb0s3:2 -mb0:1 new.7z src
 brow same a -mhc=off -m0=PPMd:b=1m new.7z src
 # 7zz's numbered parameters (-m0d=1m: d=1m of coder 0; add_chain.sh has them
 # on a larger input): taken as 7zz takes them, refused as it refuses them

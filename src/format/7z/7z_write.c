@@ -271,6 +271,8 @@ static fz7_status chain_of(const fz7_7z_folder_opts *o, fz7_7z_coder_opts *c, un
                            bool *lzma_sides)
 {
     *lzma_sides = false;
+    if (o->n_bonds && !o->chain_len)
+        return FZ7_E_ARG;   /* bonds join the coders of a chain */
     if (o->chain_len) {
         if (o->chain_len > FZ7_7Z_CHAIN_MAX)
             return FZ7_E_ARG;
@@ -313,13 +315,20 @@ static fz7_status chain_of(const fz7_7z_folder_opts *o, fz7_7z_coder_opts *c, un
     return FZ7_OK;
 }
 
+/* The index of coder k's first out stream in g. */
+static unsigned graph_first_out(const folder_graph *g, unsigned k)
+{
+    unsigned first = 0;
+    for (unsigned j = 0; j < k; j++)
+        first += g->c[j].n_out;
+    return first;
+}
+
 /* Adds a coder to the open folder's graph; its out streams start at the
  * returned index. */
 static unsigned graph_add(folder_graph *g, uint32_t id, unsigned n_out)
 {
-    unsigned first = 0;
-    for (unsigned k = 0; k < g->n; k++)
-        first += g->c[k].n_out;
+    unsigned first = graph_first_out(g, g->n);
     g->c[g->n] = (graph_coder){.id = id, .n_out = (uint8_t)n_out};
     g->n++;
     return first;
@@ -414,13 +423,84 @@ static fz7_status stage_new(fz7_7z_writer *w, unsigned k, const fz7_7z_coder_opt
     return fz7_filter_ostream_init(&s->filt, &f, s->dst);
 }
 
-/* The graph of a folder's chain, as 7-Zip makes it: the chain's coders
- * (a BCJ2 in front with LZMA sides: its LZMA coders for call and jump
- * after them), bonds along the chain (BCJ2's own after the others'), the
- * last coder's output as the first pack stream, then the streams no coder
- * reads in the order of the coders that make them; with a password a
- * 7zAES after each pack stream, in the same order. */
-static void plan_graph(folder_graph *g, const fz7_7z_coder_opts *c, unsigned n, bool lzma_sides, bool aes)
+/* Out streams of a chain coder. */
+static unsigned coder_streams(const fz7_7z_coder_opts *c)
+{
+    return c->kind == FZ7_7Z_CODER_BCJ2 ? FZ7_BCJ2_STREAMS : 1;
+}
+
+fz7_status fz7_7z_bonds_check(const fz7_7z_coder_opts *chain, unsigned n, const fz7_7z_bond *bonds,
+                              unsigned n_bonds)
+{
+    bool bound[FZ7_7Z_CHAIN_MAX][FZ7_BCJ2_STREAMS] = {{false}};
+    int feeder[FZ7_7Z_CHAIN_MAX];
+    if (n == 0 || n > FZ7_7Z_CHAIN_MAX)
+        return FZ7_E_ARG;
+    for (unsigned k = 0; k < n; k++)
+        feeder[k] = -1;
+    for (unsigned b = 0; b < n_bonds; b++) {
+        const fz7_7z_bond *d = &bonds[b];
+        if (d->from >= n || d->to >= n || d->stream >= coder_streams(&chain[d->from]) ||
+            bound[d->from][d->stream] || feeder[d->to] >= 0)
+            return FZ7_E_ARG;
+        bound[d->from][d->stream] = true;
+        feeder[d->to] = d->from;
+    }
+    unsigned unfed = 0;
+    for (unsigned k = 0; k < n; k++)
+        unfed += feeder[k] < 0;
+    if (unfed != 1)
+        return FZ7_E_ARG;
+    /* Each coder's feeders lead back to that one unless they loop. */
+    for (unsigned k = 0; k < n; k++) {
+        unsigned c = k, steps = 0;
+        while (feeder[c] >= 0 && steps++ < n)
+            c = (unsigned)feeder[c];
+        if (feeder[c] >= 0)
+            return FZ7_E_ARG;
+    }
+    return FZ7_OK;
+}
+
+/* The coder out stream `out` feeds, or -1 when it is a pack stream. */
+static int bonded_to(const folder_graph *g, unsigned out)
+{
+    for (unsigned b = 0; b < g->n_bonds; b++)
+        if (g->bond[b].out == out)
+            return g->bond[b].coder;
+    return -1;
+}
+
+/* The first of coders from..g->n - 1 that no bond feeds (from when none). */
+static unsigned first_unfed(const folder_graph *g, unsigned from)
+{
+    for (unsigned k = from; k < g->n; k++) {
+        bool fed = false;
+        for (unsigned b = 0; b < g->n_bonds; b++)
+            fed |= g->bond[b].coder == k;
+        if (!fed)
+            return k;
+    }
+    return from;
+}
+
+/* A folder's plan, as 7-Zip makes it from a chain: its graph, the coder
+ * that reads the entries, the chain coder that writes the first pack
+ * stream, and the order in which its coders end (each after the coders
+ * that write to it). */
+typedef struct folder_plan {
+    unsigned entry, last;
+    uint8_t flow[GRAPH_CODERS_MAX];
+} folder_plan;
+
+/* Plans g for chain c[0..n): its coders (a BCJ2 in front with LZMA sides:
+ * its LZMA coders for call and jump after them); the bonds, o's when it
+ * has them, else one coder after the other, and then those of a filter in
+ * front (BCJ2's main, call, jump) when it comes after them; the pack
+ * streams (see fz7_7z_folder_opts); with a password a 7zAES after each
+ * pack stream, in the same order. */
+static void plan_graph(folder_graph *g, folder_plan *plan, const fz7_7z_coder_opts *c, unsigned n,
+                       const fz7_7z_folder_opts *o, bool lzma_sides)
 {
     memset(g, 0, sizeof *g);
     unsigned first_out[FZ7_7Z_CHAIN_MAX];
@@ -430,31 +510,50 @@ static void plan_graph(folder_graph *g, const fz7_7z_coder_opts *c, unsigned n, 
                     : c[k].kind == FZ7_7Z_CODER_DELTA    ? ID_DELTA
                     : c[k].kind == FZ7_7Z_CODER_BRANCH   ? c[k].branch_id
                                                          : method_id(c[k].method);
-        first_out[k] = graph_add(g, id, c[k].kind == FZ7_7Z_CODER_BCJ2 ? FZ7_BCJ2_STREAMS : 1);
+        first_out[k] = graph_add(g, id, coder_streams(&c[k]));
     }
-    for (unsigned k = lzma_sides; k + 1 < n; k++)
-        graph_bond(g, first_out[k], k + 1);
+    /* The front filter's bonds come last with LZMA sides or -mb. */
+    unsigned late_front = lzma_sides || (o->n_bonds && o->front);
+    if (o->n_bonds)
+        for (unsigned b = 0; b < o->n_bonds; b++)
+            graph_bond(g, first_out[o->bonds[b].from] + o->bonds[b].stream, o->bonds[b].to);
+    else
+        for (unsigned k = late_front; k + 1 < n; k++)
+            graph_bond(g, first_out[k], k + 1);
+    if (late_front)   /* into the coder the others leave unfed */
+        graph_bond(g, first_out[0] + FZ7_BCJ2_MAIN, first_unfed(g, 1));
     if (lzma_sides) {
-        graph_bond(g, first_out[0] + FZ7_BCJ2_MAIN, 1);
         graph_bond(g, first_out[0] + FZ7_BCJ2_CALL, g->n);
         graph_add(g, ID_LZMA, 1);
         graph_bond(g, first_out[0] + FZ7_BCJ2_JUMP, g->n);
         graph_add(g, ID_LZMA, 1);
     }
-    unsigned n_out = 0;
-    for (unsigned k = 0; k < g->n; k++)
-        n_out += g->c[k].n_out;
-    g->pack[g->n_packs++] = (uint8_t)first_out[n - 1];
-    for (unsigned out = 0; out < n_out; out++) {
-        bool bound = out == first_out[n - 1];
-        for (unsigned b = 0; b < g->n_bonds; b++)
-            bound |= g->bond[b].out == out;
-        if (!bound)
+    unsigned n_out = graph_first_out(g, g->n);
+    /* The coder that reads the entries: the one no bond feeds. */
+    plan->entry = first_unfed(g, 0);
+    /* The first pack stream: first out streams followed from there. */
+    plan->last = plan->entry;
+    for (int to; (to = bonded_to(g, graph_first_out(g, plan->last))) >= 0;)
+        plan->last = (unsigned)to;
+    unsigned first_pack = graph_first_out(g, plan->last);
+    g->pack[g->n_packs++] = (uint8_t)first_pack;
+    for (unsigned out = 0; out < n_out; out++)
+        if (out != first_pack && bonded_to(g, out) < 0)
             g->pack[g->n_packs++] = (uint8_t)out;
-    }
-    for (unsigned p = 0; aes && p < g->n_packs; p++) {
+    for (unsigned p = 0; o->key && p < g->n_packs; p++) {
         graph_bond(g, g->pack[p], g->n);
         g->pack[p] = (uint8_t)graph_add(g, ID_AES, 1);
+    }
+    /* The order coders end in: breadth first from the entry coder. */
+    unsigned done = 0, len = 0;
+    plan->flow[len++] = (uint8_t)plan->entry;
+    while (done < len) {
+        unsigned k = plan->flow[done++];
+        for (unsigned s = 0; s < g->c[k].n_out; s++) {
+            int to = bonded_to(g, graph_first_out(g, k) + s);
+            if (to >= 0 && len < GRAPH_CODERS_MAX)
+                plan->flow[len++] = (uint8_t)to;
+        }
     }
 }
 
@@ -475,14 +574,34 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
     for (unsigned k = 0; k < n; k++)
         if (chain[k].kind == FZ7_7Z_CODER_METHOD && chain[k].method == FZ7_7Z_NONE)
             return FZ7_E_ARG;
+    if (o->n_bonds) {   /* the bonds among the coders after the front filter */
+        fz7_7z_bond b[FZ7_7Z_CHAIN_MAX];
+        unsigned front = o->front || lzma_sides;
+        if (o->n_bonds > FZ7_7Z_CHAIN_MAX || n <= front)
+            return FZ7_E_ARG;
+        for (unsigned i = 0; i < o->n_bonds; i++) {
+            if (o->bonds[i].from < front || o->bonds[i].to < front)
+                return FZ7_E_ARG;
+            b[i] = (fz7_7z_bond){(uint8_t)(o->bonds[i].from - front), o->bonds[i].stream,
+                                 (uint8_t)(o->bonds[i].to - front)};
+        }
+        if ((st = fz7_7z_bonds_check(chain + front, n - front, b, o->n_bonds)) != FZ7_OK)
+            return st;
+    }
+    folder_graph *g = &w->graph;
+    folder_plan plan;
+    plan_graph(g, &plan, chain, n, o, lzma_sides);
+    if (g->n > GRAPH_CODERS_MAX)
+        return FZ7_E_ARG;
     /* BCJ2's main stream is x86 code without branch operands: lc=4
-     * mostly compresses it better than LZMA's default lc=3 lp=0. Other
-     * lc/lp values are the caller's and stay, and so do the defaults of a
-     * chain that keeps BCJ2's other streams raw. */
-    if (lzma_sides && chain[1].kind == FZ7_7Z_CODER_METHOD &&
-        (chain[1].method == FZ7_7Z_LZMA || chain[1].method == FZ7_7Z_LZMA2) &&
-        chain[1].lzma.lc == 3 && chain[1].lzma.lp == 0)
-        chain[1].lzma.lc = 4;
+     * mostly compresses it better than LZMA's default lc=3 lp=0 in the
+     * coder it feeds. Other lc/lp values are the caller's and stay, and so
+     * do the defaults of a chain that keeps BCJ2's other streams raw. */
+    int main_to = lzma_sides ? bonded_to(g, FZ7_BCJ2_MAIN) : -1;
+    fz7_7z_coder_opts *fed = main_to >= 0 ? &chain[main_to] : NULL;
+    if (fed && fed->kind == FZ7_7Z_CODER_METHOD && (fed->method == FZ7_7Z_LZMA || fed->method == FZ7_7Z_LZMA2) &&
+        fed->lzma.lc == 3 && fed->lzma.lp == 0)
+        fed->lzma.lc = 4;
     /* The first LZMA2 of the chain runs on the writer's pool of threads
      * (of one thread when blocks were asked for: c=). */
     unsigned pooled_at = n;
@@ -511,10 +630,6 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
     pack_sink *sink = &w->sinks[w->cur_sink];
     *sink = (pack_sink){.os = {pack_sink_write}, .w = w, .holding = w->pend_enc != NULL};
 
-    folder_graph *g = &w->graph;
-    plan_graph(g, chain, n, lzma_sides, o->key != NULL);
-    if (g->n > GRAPH_CODERS_MAX)
-        return FZ7_E_ARG;
     /* Every out stream's reader: the coder a bond names, or a pack stream
      * (the first to the archive, the others to memory). */
     fz7_ostream *dst_of[GRAPH_CODERS_MAX * FZ7_BCJ2_STREAMS];
@@ -524,7 +639,9 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
         w->packs[p].sink = (mem_sink){{mem_write}, &w->packs[p].b};
         dst_of[g->pack[p]] = p ? &w->packs[p].sink.os : &sink->os;
     }
-    w->n_chain = n;
+    w->entry = plan.entry;
+    w->last = plan.last;
+    memcpy(w->flow, plan.flow, sizeof w->flow);
     w->pooled = pooled ? pooled_at : g->n;
     w->pooled_aes = g->n;
     w->n_stages = g->n;
@@ -538,7 +655,7 @@ fz7_status fz7_7z_writer_begin_folder(fz7_7z_writer *w, const fz7_7z_folder_opts
     /* Last to first, so that a coder's reader exists when it is made. */
     for (unsigned k = g->n; st == FZ7_OK && k-- > 0;) {
         fz7_ostream **dst = dst_of + first_out[k];
-        if (k == pooled_at && k + 1 == n && o->key) {
+        if (k == pooled_at && k == plan.last && o->key) {
             /* A pending folder's coder outlives the stages: it writes to
              * its 7zAES itself (whose input is counted when it ends). */
             stage *aes = (stage *)dst[0];
@@ -593,11 +710,12 @@ fz7_status fz7_7z_writer_begin_file_sized(fz7_7z_writer *w, const fz7_7z_entry_m
     fz7_status st = fz7_7z_writer_push_entry(w, m, true);
     if (st != FZ7_OK)
         return st;
-    if (w->stages[0].kind == ST_BCJ2) {
+    stage *entry = &w->stages[w->entry];
+    if (entry->kind == ST_BCJ2) {
         /* Without its size, an entry is taken to fill the folder's rest. */
         if (!size && w->folder_bytes > w->folder_in)
             size = w->folder_bytes - w->folder_in;
-        if ((st = fz7_bcj2_enc_file(w->stages[0].bcj2, size)) != FZ7_OK)
+        if ((st = fz7_bcj2_enc_file(entry->bcj2, size)) != FZ7_OK)
             return w->failed = st;
     }
     w->in_file = true;
@@ -617,7 +735,8 @@ fz7_status fz7_7z_writer_write(fz7_7z_writer *w, const uint8_t *p, size_t n)
     /* The pending folder's pack stream goes out as soon as it is whole. */
     if (w->pend_enc && fz7_lzma2_mt_blocks_done(w->pend_enc) && fz7_7z_writer_settle(w) != FZ7_OK)
         return w->failed;
-    fz7_status st = w->stages[0].os.write(&w->stages[0].os, p, n);
+    stage *entry = &w->stages[w->entry];
+    fz7_status st = entry->os.write(&entry->os, p, n);
     if (st != FZ7_OK)
         w->failed = st;
     return st;
@@ -706,10 +825,11 @@ fz7_status fz7_7z_writer_end_folder(fz7_7z_writer *w)
      * that writes the folder's only pack stream becomes the pending
      * folder instead: the next folder's blocks start while its last ones
      * are coded. fz7_7z_writer_settle() ends it. */
-    bool pend = w->pooled + 1 == w->n_chain && g->n_packs == 1 && w->folder_mem;
-    unsigned stop = pend ? w->pooled : w->n_stages;
-    for (unsigned k = 0; st == FZ7_OK && k < stop; k++)
-        st = end_stage(w, k);
+    bool pend = w->pooled == w->last && g->n_packs == 1 && w->folder_mem;
+    unsigned at = 0;   /* in w->flow */
+    for (; st == FZ7_OK && at < w->n_stages && !(pend && w->flow[at] == w->pooled); at++)
+        st = end_stage(w, w->flow[at]);
+    unsigned stop = w->pooled;
     if (st == FZ7_OK && pend && fz7_lzma2_mt_end_input(w->stages[stop].enc) == FZ7_OK) {
         stage *aes = w->pooled_aes < w->n_stages ? &w->stages[w->pooled_aes] : NULL;
         w->pend_enc = w->stages[stop].enc;
@@ -726,8 +846,8 @@ fz7_status fz7_7z_writer_end_folder(fz7_7z_writer *w)
         w->n_folders++;
         return FZ7_OK;
     }
-    for (unsigned k = stop; st == FZ7_OK && k < w->n_stages; k++)
-        st = end_stage(w, k);
+    for (; st == FZ7_OK && at < w->n_stages; at++)
+        st = end_stage(w, w->flow[at]);
     g->pack_size[0] = w->out.pos - w->folder_start;
     for (unsigned p = 1; st == FZ7_OK && p < g->n_packs; p++) {
         const bytebuf *b = &w->packs[p].b;

@@ -76,6 +76,20 @@ typedef struct fz7_7z_coder_opts {
 /* The longest chain a folder takes. */
 #define FZ7_7Z_CHAIN_MAX 16
 
+/* A bind pair of a folder's coders as 7-Zip's -mb names them (-mbA[sN]:B):
+ * out stream `stream` of coder `from` (BCJ2's: 0 main, 1 call, 2 jump, 3
+ * rc) feeds the input of coder `to`; indices into fz7_7z_folder_opts.chain. */
+typedef struct fz7_7z_bond {
+    uint8_t from, stream, to;
+} fz7_7z_bond;
+
+/* Checks that bonds join chain[0..n) into one folder as 7zz takes it:
+ * each stream a coder has, each bound once, each coder fed once, no
+ * cycle, exactly one coder fed by none (the one that reads the entries;
+ * the streams no bond names become pack streams). FZ7_E_ARG otherwise. */
+fz7_status fz7_7z_bonds_check(const fz7_7z_coder_opts *chain, unsigned n, const fz7_7z_bond *bonds,
+                              unsigned n_bonds);
+
 /* Coders of one folder. Either chain (chain_len > 0): any linear chain,
  * chain[0] seeing the entries' bytes, each coder's (main) output the next
  * one's input, as 7-Zip builds -m0=... -m1=...; a BCJ2 in it keeps call,
@@ -87,11 +101,22 @@ typedef struct fz7_7z_coder_opts {
  * streams through LZMA (1 MiB dictionary, lc0 lp2), its range-coded stream
  * as it is. Every pack stream goes through a 7zAES of its own when key is
  * set. The folder is written as 7zz writes the same chain: coders last to
- * first, the last coder's output the first pack stream, then the other
- * streams no coder reads, in the order of the coders that make them. */
+ * first; the first pack stream is the one reached from the coder that
+ * reads the entries by following each coder's first out stream (for a
+ * chain, the last coder's output), then come the other streams no coder
+ * reads, in the order of the coders that make them. */
 typedef struct fz7_7z_folder_opts {
     fz7_7z_coder_opts chain[FZ7_7Z_CHAIN_MAX];
     unsigned chain_len;
+    /* With n_bonds > 0 the chain's coders are joined by these bind pairs
+     * instead of one after another (7-Zip's -mb; see fz7_7z_bonds_check).
+     * When front is set, chain[0] is the filter put in front of the
+     * coder no bond feeds (-mf=, or the automatic one) and no bond names
+     * it. The bind pairs are written in reverse order, the front's after
+     * the others, as 7zz writes them. */
+    fz7_7z_bond bonds[FZ7_7Z_CHAIN_MAX];
+    unsigned n_bonds;
+    bool front;
     bool bcj2_lzma_sides;
     fz7_7z_method method;
     fz7_lzma_enc_opts lzma;   /* LZMA/LZMA2 only */

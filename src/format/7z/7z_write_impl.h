@@ -221,7 +221,10 @@ struct fz7_7z_writer {
     folder_graph graph;
     stage stages[GRAPH_CODERS_MAX];
     unsigned n_stages;
-    unsigned n_chain;             /* the chain's coders, stages[0 .. n_chain) */
+    unsigned entry;               /* the stage that reads the entries' bytes */
+    unsigned last;                /* the chain's stage that writes the first
+                                     pack stream (or its 7zAES) */
+    uint8_t flow[GRAPH_CODERS_MAX];   /* the stages in the order they end */
     unsigned pooled;              /* the stage of the multi-threaded LZMA2, or n_stages */
     unsigned pooled_aes;          /* the 7zAES it writes to itself, or n_stages */
     mem_pack packs[GRAPH_CODERS_MAX];   /* [k] for pack stream k >= 1 */
