@@ -72,6 +72,7 @@ typedef struct udf_priv {
     uint64_t *dirs;               /* folders' file entries read (loops) */
     size_t n_dirs, dirs_cap;
     uint64_t path_bytes, dir_budget;
+    uint64_t vol_end;             /* past the last sector the descriptors name */
     uint8_t *blk;                 /* one block */
     char *comment;
     fz7_prop lines[8];
@@ -761,6 +762,66 @@ static fz7_status read_maps(udf_priv *p, const uint8_t *lvd)
     return FZ7_OK;
 }
 
+/* Widens p->vol_end to an extent of len bytes at sector loc. */
+static void note_extent(udf_priv *p, uint32_t loc, uint32_t len)
+{
+    uint64_t end = (uint64_t)loc + (len + (uint64_t)p->ss - 1) / p->ss;
+    if (len && end > p->vol_end)
+        p->vol_end = end;
+}
+
+/* Where the image ends, as 7-Zip takes it: past the volume's extent,
+ * zero sectors and anchors (the end-of-volume anchors a writer pads
+ * with) still belong to it; the first other sector starts a tail. Bytes
+ * to the file's end that are all zero belong to it too. *anchor: an
+ * anchor was found there (without one, 7-Zip reports Headers Error). */
+static fz7_status image_end(fz7_archive *a, uint64_t *end, bool *anchor)
+{
+    udf_priv *p = a->priv;
+    uint64_t s = p->vol_end, last = p->vol_end * p->ss;
+    bool stopped = false;
+    *anchor = false;
+    for (; (s + 1) * p->ss <= a->file_size; s++) {
+        fz7_status st = rd(a, p->blk, p->ss, s * p->ss);
+        if (st != FZ7_OK)
+            return st;
+        if (tag_ok(p->blk, p->ss, TAG_AVDP, (uint32_t)s) && s <= UINT32_MAX) {
+            last = (s + 1) * p->ss;
+            *anchor = true;
+            continue;
+        }
+        size_t z = 0;
+        while (z < p->ss && !p->blk[z])
+            z++;
+        if (z < p->ss) {
+            stopped = true;
+            break;
+        }
+    }
+    if (!stopped && s * p->ss < a->file_size) {   /* a part sector at the end */
+        size_t n = (size_t)(a->file_size - s * p->ss);
+        fz7_status st = rd(a, p->blk, n, s * p->ss);
+        if (st != FZ7_OK)
+            return st;
+        for (size_t z = 0; z < n && !stopped; z++)
+            stopped = p->blk[z] != 0;
+    }
+    if (!stopped) {   /* zeros from the last anchor on: all the image's */
+        for (uint64_t t = last / p->ss; t * p->ss < a->file_size && !stopped; t++) {
+            size_t n = a->file_size - t * p->ss < p->ss ? (size_t)(a->file_size - t * p->ss) : p->ss;
+            fz7_status st = rd(a, p->blk, n, t * p->ss);
+            if (st != FZ7_OK)
+                return st;
+            for (size_t z = 0; z < n && !stopped; z++)
+                stopped = p->blk[z] != 0;
+        }
+        if (!stopped)
+            last = a->file_size > last ? a->file_size : last;
+    }
+    *end = last;
+    return FZ7_OK;
+}
+
 /* Opens the image with sectors of p->ss bytes whose anchor is good. */
 static fz7_status open_volume(fz7_archive *a, size_t *cap)
 {
@@ -772,12 +833,21 @@ static fz7_status open_volume(fz7_archive *a, size_t *cap)
     if (!tag_ok(p->blk, p->ss, TAG_AVDP, 256))
         return FZ7_E_FORMAT;
     memcpy(avdp, p->blk, sizeof avdp);
+    /* the volume's extent: the anchor, both descriptor sequences, the
+     * integrity sequence and the partitions (checked after them) */
+    p->vol_end = 257;
+    for (int k = 0; k < 2; k++)
+        note_extent(p, fz7_get32le(avdp + 20 + 8 * k), fz7_get32le(avdp + 16 + 8 * k));
     if ((st = read_vds(a, fz7_get32le(avdp + 20), fz7_get32le(avdp + 16), pvd, lvd)) != FZ7_OK)
         return st;
     if (fz7_get32le(lvd + 212) != p->ss)
         return FZ7_E_UNSUPPORTED;
     if ((st = read_maps(p, lvd)) != FZ7_OK)
         return st;
+    note_extent(p, fz7_get32le(lvd + 436), fz7_get32le(lvd + 432));
+    for (size_t i = 0; i < p->n_parts; i++)
+        if ((uint64_t)p->parts[i].start + p->parts[i].length > p->vol_end)
+            p->vol_end = (uint64_t)p->parts[i].start + p->parts[i].length;
     /* the file set descriptor at the contents use's long_ad */
     uint32_t fsd_lbn = fz7_get32le(lvd + 248 + 4);
     uint16_t fsd_ref = fz7_get16le(lvd + 248 + 8);
@@ -852,7 +922,20 @@ fz7_status fz7_udf_open(fz7_archive *a, char *err, size_t errlen)
     if (st != FZ7_OK)
         return st == FZ7_E_MEM ? st : FZ7_E_FORMAT;
     fill_entries(a);
-    a->info.phy_size = a->file_size;
+    uint64_t end;
+    bool anchor;
+    if ((st = image_end(a, &end, &anchor)) != FZ7_OK) {
+        fz7_archive_free_entries(a);
+        udf_close(a);
+        a->ops = NULL;
+        return st;
+    }
+    a->info.phy_size = end;
+    a->info.tail_size = a->file_size > end ? a->file_size - end : 0;
+    if (a->file_size < end)
+        a->info.open_error = "Headers Error\nUnexpected end of archive";
+    else if (!anchor)
+        a->info.open_error = "Headers Error";
     a->info.format = FZ7_FORMAT_OTHER;
     a->info.type_name = "Udf";
     a->info.method = "";
