@@ -10,8 +10,10 @@ pkgs=(build-essential cmake nasm pkg-config libarchive-dev libbz2-dev libcmocka-
       rpm gcab  # rpmbuild and gcab: the .rpm and .cab samples of rpm_cab.sh
       jlha-utils  # jlha (Java): the -lh5-/-lh6-/-lh7- samples of lzh.sh
       squashfs-tools  # mksquashfs: the SquashFS images of squashfs.sh
+      liblzo2-dev  # LZO1X for SquashFS lzo images (optional in CMake; squashfs.sh reads them when present)
       msitools  # msibuild: the .msi packages of compound.sh (with gcab for the .cab in one)
       dosfstools mtools  # mkfs.fat and mcopy/mmd/mdel: the FAT images of fat.sh (no mount)
+      gdisk  # sgdisk: the GPT disks of gpt.sh
       liblzma-dev)  # liblzma: the fuzz harnesses' independent decoder (test binaries only)
 missing=()
 for p in "${pkgs[@]}"; do

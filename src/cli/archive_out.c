@@ -751,16 +751,36 @@ static char **unread_paths(const fz7_scan_warnings *sw, bool *failed)
  * or given another link since (its size, times, inode or status change
  * time differ): removing it then could lose what the archive does not
  * hold (an editor's save, a log's new lines). */
+/* True when sb (of it's path now) is not what the scan saw. */
+static bool differs(const struct stat *sb, const fz7_tree_item *it)
+{
+    return (uint64_t)sb->st_dev != it->dev || (uint64_t)sb->st_ino != it->ino ||
+           (uint32_t)sb->st_mode != it->mode ||
+           (it->kind != FZ7_ITEM_SYMLINK && (uint64_t)sb->st_size != it->size) ||
+           (int64_t)sb->st_mtim.tv_sec != it->mtime || (uint32_t)sb->st_mtim.tv_nsec != it->mtime_nsec ||
+           (int64_t)sb->st_ctim.tv_sec != it->ctime || (uint32_t)sb->st_ctim.tv_nsec != it->ctime_nsec;
+}
+
 static bool changed_since_scan(const fz7_tree_item *it)
 {
     struct stat sb;
-    if (lstat(it->disk_path, &sb) != 0)
-        return true;
-    return (uint64_t)sb.st_dev != it->dev || (uint64_t)sb.st_ino != it->ino ||
-           (uint32_t)sb.st_mode != it->mode ||
-           (it->kind != FZ7_ITEM_SYMLINK && (uint64_t)sb.st_size != it->size) ||
-           (int64_t)sb.st_mtim.tv_sec != it->mtime || (uint32_t)sb.st_mtim.tv_nsec != it->mtime_nsec ||
-           (int64_t)sb.st_ctim.tv_sec != it->ctime || (uint32_t)sb.st_ctim.tv_nsec != it->ctime_nsec;
+    return lstat(it->disk_path, &sb) != 0 || differs(&sb, it);
+}
+
+/* A file read through a symbolic link (no -snl) whose target is still
+ * what went in: the link goes, as 7zz removes it (a link to a folder
+ * stays, as in 7zz). */
+static bool followed_link_unchanged(const fz7_tree_item *it)
+{
+    struct stat lsb, sb;
+    return it->kind != FZ7_ITEM_DIR && it->kind != FZ7_ITEM_SYMLINK && lstat(it->disk_path, &lsb) == 0 &&
+           S_ISLNK(lsb.st_mode) && stat(it->disk_path, &sb) == 0 && !differs(&sb, it);
+}
+
+static bool still_folder(const char *path)
+{
+    struct stat sb;
+    return lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
 void fz7_delete_inputs(const fz7_tree *tree, const bool *keep, const fz7_scan_warnings *sw, FILE *list)
@@ -771,18 +791,20 @@ void fz7_delete_inputs(const fz7_tree *tree, const bool *keep, const fz7_scan_wa
         return;
     if (list)
         fprintf(list, ": Removing files after including to archive\n");
-    /* files in the scan's order (7zz's: of two names of a file the first
-     * goes, and the second, its status changed, stays), then folders
-     * from the deepest */
-    for (int dirs = 0; dirs < 2; dirs++)
+    /* links read through first (while what they point at is there to
+     * compare), then files in the scan's order (7zz's: of two names of a
+     * file the first goes, and the second, its status changed, stays),
+     * then folders from the deepest */
+    for (int pass = 0; pass < 3; pass++)
         for (size_t k = 0; k < tree->count; k++) {
+            bool dirs = pass == 2;
             const fz7_tree_item *it = &tree->items[dirs ? tree->count - 1 - k : k];
             size_t i = (size_t)(it - tree->items);
             const char *path = it->disk_path;
             if ((it->kind == FZ7_ITEM_DIR) != dirs || (keep && keep[i]) ||
                 (!dirs && unread && bsearch(&path, unread, sw->n_open, sizeof *unread, cmp_str)))
                 continue;
-            if (!dirs && changed_since_scan(it))
+            if (pass == 0 ? !followed_link_unchanged(it) : pass == 1 ? changed_since_scan(it) : !still_folder(path))
                 continue;   /* what is there now is not what went in: kept, as 7zz keeps it */
             if (list)
                 fz7_print_item(list, "Removing", it->disk_path, "");

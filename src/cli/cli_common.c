@@ -876,6 +876,30 @@ static unsigned decode_threads_of(const struct fz7_options *o)
  * (redirected), through its /dev/stdin name. */
 /* What the command shows beyond the entries: l a packed size per entry,
  * l -slt every field. */
+/* -mcp=N as 7zz's tar shows it in "Code Page = ": OEM for 1 (or
+ * nothing), UTF-8 for 65001, else the number; NULL without -mcp. The
+ * names are read as they are either way (7zz on Linux converts none). */
+static const char *code_page_label(const struct fz7_options *o, char *buf, size_t n)
+{
+    const char *label = NULL;
+    for (size_t i = 0; i < o->n_methods; i++) {
+        const char *m = o->methods[i];
+        if (strncasecmp(m, "cp", 2) || isalpha((unsigned char)m[2]))
+            continue;
+        const char *v = m + 2 + (m[2] == '=');
+        unsigned long cp = strtoul(v, NULL, 10);
+        if (!v[0] || cp == 1)
+            label = "OEM";
+        else if (cp == 65001)
+            label = "UTF-8";
+        else {
+            snprintf(buf, n, "%lu", cp);
+            label = buf;
+        }
+    }
+    return label;
+}
+
 static fz7_detail detail_of(const struct fz7_options *o)
 {
     return o->command != FZ7_CMD_LIST ? FZ7_DETAIL_NONE : o->slt ? FZ7_DETAIL_PROPS : FZ7_DETAIL_PACKED;
@@ -938,10 +962,23 @@ static bool method_switches_refused(const struct fz7_options *o, const fz7_archi
     if (!o->n_methods && !o->bad_method && !o->solid && !o->filters && o->level < 0 &&
         o->header_compress == FZ7_UNSET && o->header_encrypt == FZ7_UNSET)
         return false;
-    fz7_settings s;
     char why[256];
-    bool xz = fz7_archive_get_info(a)->format == FZ7_FORMAT_XZ;
-    fz7_status st = fz7_settings_make(o, xz, &s, why, sizeof why);
+    const fz7_archive_info *info = fz7_archive_get_info(a);
+    /* tar and zip take -mcp, zip -mem: each format's handler its own */
+    static const struct {
+        fz7_type type;
+        fz7_la_kind kind;
+    } la[] = {{FZ7_TYPE_TAR, FZ7_LA_TAR}, {FZ7_TYPE_ZIP, FZ7_LA_ZIP},
+              {FZ7_TYPE_GZIP, FZ7_LA_GZIP}, {FZ7_TYPE_BZIP2, FZ7_LA_BZIP2}};
+    for (size_t i = 0; i < sizeof la / sizeof la[0]; i++)
+        if (fz7_type_matches(la[i].type, NULL, info)) {
+            fz7_la_opts w;
+            bool late = false;
+            fz7_status st = fz7_la_settings_make(o, la[i].kind, &w, &late, why, sizeof why);
+            return (st == FZ7_E_ARG || st == FZ7_E_UNSUPPORTED) && !late;
+        }
+    fz7_settings s;
+    fz7_status st = fz7_settings_make(o, info->format == FZ7_FORMAT_XZ, &s, why, sizeof why);
     return (st == FZ7_E_ARG || st == FZ7_E_UNSUPPORTED) && !s.refuse_late;
 }
 
@@ -973,6 +1010,8 @@ int fz7_open_for_read(const struct fz7_options *o, const char *path, FILE *out, 
     fz7_open_opts opts = {.mem_limit = mem_limit_of(o), .threads = decode_threads_of(o),
                           .xz_salvage = true, .detail = detail_of(o),
                           .split = o->type == FZ7_TYPE_OTHER && o->type_name && !strcasecmp(o->type_name, "Split")};
+    static char cp_buf[16];   /* the open archive's info points at it */
+    opts.code_page = code_page_label(o, cp_buf, sizeof cp_buf);
     fz7_status s = FZ7_E_NEED_PASSWORD;
     if (o->command == FZ7_CMD_LIST && !password) {
         /* l: 7-Zip's empty line comes before the question, not after it. */

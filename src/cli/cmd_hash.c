@@ -17,6 +17,7 @@
 #include "cli/options.h"
 #include "format/7z/7z_write.h"
 #include "fsio/read_tree.h"
+#include "fsio/wildcard.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -399,6 +400,7 @@ void fz7_hash_sums_free(fz7_hash_sums *h)
 typedef struct order_key {
     const char *name;
     size_t parent_len;   /* bytes of the parent's path; 0 at the top */
+    size_t copy;         /* which naming of a name given again; 0: the first */
     size_t index;
 } order_key;
 
@@ -411,11 +413,14 @@ static int cmp_key(const void *a, const void *b)
         return c;
     if (x->parent_len != y->parent_len)
         return x->parent_len < y->parent_len ? -1 : 1;
+    if (x->copy != y->copy)
+        return x->copy < y->copy ? -1 : 1;
     return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* Appends item k and, for a folder, its descendants to order. */
-static void emit_dfs(const fz7_tree *t, const order_key *keys, size_t n, size_t k,
+/* Appends item k and, for a folder, its descendants (of the same naming,
+ * copy) to order. */
+static void emit_dfs(const fz7_tree *t, const order_key *keys, size_t n, size_t k, size_t copy,
                      size_t *order, size_t *used, unsigned depth)
 {
     order[(*used)++] = k;
@@ -423,20 +428,21 @@ static void emit_dfs(const fz7_tree *t, const order_key *keys, size_t n, size_t 
     if (it->kind != FZ7_ITEM_DIR || depth > 4096)
         return;
     size_t len = strlen(it->name);
-    /* First key whose parent is this folder. */
+    /* First key whose parent is this folder, of this naming. */
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
         const order_key *m = &keys[mid];
         size_t pn = m->parent_len < len ? m->parent_len : len;
         int c = memcmp(m->name, it->name, pn);
-        if (c < 0 || (c == 0 && m->parent_len < len))
+        if (c < 0 || (c == 0 && (m->parent_len < len || (m->parent_len == len && m->copy < copy))))
             lo = mid + 1;
         else
             hi = mid;
     }
-    for (; lo < n && keys[lo].parent_len == len && memcmp(keys[lo].name, it->name, len) == 0; lo++)
-        emit_dfs(t, keys, n, keys[lo].index, order, used, depth + 1);
+    for (; lo < n && keys[lo].parent_len == len && keys[lo].copy == copy && memcmp(keys[lo].name, it->name, len) == 0;
+         lo++)
+        emit_dfs(t, keys, n, keys[lo].index, copy, order, used, depth + 1);
 }
 
 typedef struct dir_name {
@@ -452,8 +458,9 @@ static int cmp_dir(const void *a, const void *b)
     return c ? c : x->len < y->len ? -1 : x->len > y->len;
 }
 
-/* The tree's indices in 7-Zip's order; NULL when out of memory. */
-static size_t *listing_order(const fz7_tree *t)
+/* The tree's indices in 7-Zip's order; NULL when out of memory. copy[i]
+ * tells item i's naming (0, or the name given again that made it). */
+static size_t *listing_order(const fz7_tree *t, const size_t *copy)
 {
     size_t n = t->count;
     order_key *keys = malloc((n ? n : 1) * sizeof *keys);
@@ -469,7 +476,7 @@ static size_t *listing_order(const fz7_tree *t)
     for (size_t i = 0; i < n; i++) {
         const char *nm = t->items[i].name;
         const char *slash = strrchr(nm, '/');
-        keys[i] = (order_key){nm, slash ? (size_t)(slash - nm) : 0, i};
+        keys[i] = (order_key){nm, slash ? (size_t)(slash - nm) : 0, copy[i], i};
         if (t->items[i].kind == FZ7_ITEM_DIR)
             dirs[nd++] = (dir_name){nm, strlen(nm)};
     }
@@ -482,7 +489,7 @@ static size_t *listing_order(const fz7_tree *t)
         const char *slash = strrchr(nm, '/');
         dir_name parent = {nm, slash ? (size_t)(slash - nm) : 0};
         if (!slash || !bsearch(&parent, dirs, nd, sizeof *dirs, cmp_dir))
-            emit_dfs(t, keys, n, i, order, &used, 0);
+            emit_dfs(t, keys, n, i, copy[i], order, &used, 0);
     }
     free(keys);
     free(dirs);
@@ -493,17 +500,26 @@ static size_t *listing_order(const fz7_tree *t)
     return order;
 }
 
-/* Drops repeated names (a file named twice on the command line), keeping
- * the first, as 7-Zip hashes each item once; the order stays. */
+/* Drops repeated names (a folder's file reached again through a name
+ * inside it, or through a wildcard), keeping the first, as 7-Zip hashes
+ * each item once in a naming; the order stays. copy[i] is item i's
+ * naming (order_as_named); it is compacted with the tree. */
+typedef struct named_items {
+    const fz7_tree *t;
+    const size_t *copy;
+} named_items;
+
 static int cmp_name_idx(const void *a, const void *b, void *ctx)
 {
-    const fz7_tree *t = ctx;
+    const named_items *ni = ctx;
     size_t x = *(const size_t *)a, y = *(const size_t *)b;
-    int c = strcmp(t->items[x].name, t->items[y].name);
+    int c = strcmp(ni->t->items[x].name, ni->t->items[y].name);
+    if (!c && ni->copy[x] != ni->copy[y])
+        c = ni->copy[x] < ni->copy[y] ? -1 : 1;
     return c ? c : x < y ? -1 : x > y;
 }
 
-static bool drop_repeats(fz7_tree *t)
+static bool drop_repeats(fz7_tree *t, size_t *copy)
 {
     size_t n = t->count;
     size_t *idx = malloc((n ? n : 1) * sizeof *idx);
@@ -515,9 +531,10 @@ static bool drop_repeats(fz7_tree *t)
     }
     for (size_t i = 0; i < n; i++)
         idx[i] = i;
-    qsort_r(idx, n, sizeof *idx, cmp_name_idx, t);
+    named_items ni = {t, copy};
+    qsort_r(idx, n, sizeof *idx, cmp_name_idx, &ni);
     for (size_t i = 1; i < n; i++)
-        if (!strcmp(t->items[idx[i]].name, t->items[idx[i - 1]].name))
+        if (copy[idx[i]] == copy[idx[i - 1]] && !strcmp(t->items[idx[i]].name, t->items[idx[i - 1]].name))
             drop[idx[i]] = true;
     size_t w = 0;
     for (size_t i = 0; i < n; i++) {
@@ -527,6 +544,7 @@ static bool drop_repeats(fz7_tree *t)
             free(t->items[i].link_target);
             continue;
         }
+        copy[w] = copy[i];
         t->items[w++] = t->items[i];
     }
     t->count = w;
@@ -564,12 +582,49 @@ static size_t child_of(name_node *nodes, size_t *count, size_t at, const char *p
     return c;
 }
 
+/* The last part of a name ("c" of "a/b/c"). */
+static const char *last_part(const char *name)
+{
+    const char *slash = strrchr(name, '/');
+    return slash ? slash + 1 : name;
+}
+
+/* True when name i is one 7-Zip hashes again: a plain name given before
+ * in the same folder of the names' tree, where no name is a wildcard, and
+ * no folder above it is named or matched by a wildcard (that folder's walk
+ * takes it once). */
+static bool named_again(const fz7_wildcard *names, const size_t *next, const name_node *nodes,
+                        const size_t *parent, size_t at, size_t i, bool no_wildcards)
+{
+    const char *last = last_part(names[i].pattern);
+    bool again = false;
+    for (size_t j = nodes[at].first_name; j != SIZE_MAX; j = next[j]) {
+        if (names[j].recursive || (!no_wildcards && fz7_has_wildcard(names[j].pattern)))
+            return false;
+        if (j < i && !strcmp(last_part(names[j].pattern), last))
+            again = true;
+    }
+    for (size_t c = at, p = parent[c]; again && p != SIZE_MAX && p != 0; c = p, p = parent[c])
+        for (size_t j = nodes[p].first_name; j != SIZE_MAX; j = next[j]) {
+            const char *lj = last_part(names[j].pattern);
+            if (names[j].recursive ||
+                (no_wildcards ? strlen(lj) == nodes[c].len && !memcmp(lj, nodes[c].part, nodes[c].len)
+                              : fz7_glob_part(lj, strlen(lj), nodes[c].part, nodes[c].len, true)))
+                return false;
+        }
+    return again;
+}
+
 /* Orders names (n of them) as 7zz hashes them: the
  * names of the current folder first, in the order given, then each folder
  * named, in the order it was first named, with its names and folders the
- * same way ("d0/e0/f x.c d0/z" gives x.c, d0/z, d0/e0/f). False when out of
- * memory (names are left as given). */
-static bool order_as_named(fz7_wildcard *names, size_t n)
+ * same way ("d0/e0/f x.c d0/z" gives x.c, d0/z, d0/e0/f). copy[i] gets the
+ * i-th name's (in the new order) naming: one number for each tree 7zz
+ * walks apart (the relative names, each folder of absolute ones), and a
+ * number of its own for a name 7-Zip hashes again (named_again); items of
+ * one naming are hashed once. False when out of memory (names are left as
+ * given). */
+static bool order_as_named(fz7_wildcard *names, size_t n, bool no_wildcards, size_t *copy)
 {
     size_t cap = 2, count = 1;
     for (size_t i = 0; i < n; i++)
@@ -578,30 +633,37 @@ static bool order_as_named(fz7_wildcard *names, size_t n)
     cap += n;
     name_node *nodes = malloc(cap * sizeof *nodes);
     size_t *next = malloc((n ? n : 1) * sizeof *next);
+    size_t *node_of = malloc((n ? n : 1) * sizeof *node_of);
     fz7_wildcard *sorted = malloc((n ? n : 1) * sizeof *sorted);
     size_t *stack = malloc(cap * sizeof *stack);
-    if (!nodes || !next || !sorted || !stack) {
-        free(nodes), free(next), free(sorted), free(stack);
-        return false;
-    }
+    size_t *parent = malloc(cap * sizeof *parent);
+    bool ok = nodes && next && node_of && sorted && stack && parent;
+    if (!ok)
+        goto out;
     /* Node 0 holds, in the order first named, the tree of the relative
      * names (a node named "") and for each folder of absolute names one
      * node named by its whole path (7zz keeps those apart, unnested). */
     nodes[0] = (name_node){"", 0, SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX};
+    parent[0] = SIZE_MAX;
     for (size_t i = 0; i < n; i++) {
         const char *p = names[i].pattern, *last = strrchr(p, '/');
         bool absolute = *p == '/';
         size_t at = child_of(nodes, &count, 0, p, absolute ? (size_t)(last - p + 1) : 0);
+        parent[at] = 0;
         for (; !absolute;) {
             const char *end = strchr(p, '/');
             if (!end)
                 break;   /* the last part: a name of folder `at` */
             size_t len = (size_t)(end - p);
-            if (len && !(len == 1 && p[0] == '.'))
-                at = child_of(nodes, &count, at, p, len);
+            if (len && !(len == 1 && p[0] == '.')) {
+                size_t c = child_of(nodes, &count, at, p, len);
+                parent[c] = at;
+                at = c;
+            }
             p = end + 1;
         }
         next[i] = SIZE_MAX;
+        node_of[i] = at;
         if (nodes[at].last_name == SIZE_MAX)
             nodes[at].first_name = i;
         else
@@ -613,8 +675,13 @@ static bool order_as_named(fz7_wildcard *names, size_t n)
     stack[depth++] = 0;
     while (depth) {
         size_t at = stack[--depth];
-        for (size_t i = nodes[at].first_name; i != SIZE_MAX; i = next[i])
+        for (size_t i = nodes[at].first_name; i != SIZE_MAX; i = next[i]) {
+            size_t top = node_of[i];
+            while (parent[top] != 0)
+                top = parent[top];
+            copy[w] = named_again(names, next, nodes, parent, node_of[i], i, no_wildcards) ? n + 1 + w : 1 + top;
             sorted[w++] = names[i];
+        }
         size_t first = depth;
         for (size_t c = nodes[at].first_child; c != SIZE_MAX; c = nodes[c].next_sibling)
             stack[depth++] = c;
@@ -625,8 +692,9 @@ static bool order_as_named(fz7_wildcard *names, size_t n)
         }
     }
     memcpy(names, sorted, n * sizeof *names);
-    free(nodes), free(next), free(sorted), free(stack);
-    return true;
+out:
+    free(nodes), free(next), free(node_of), free(sorted), free(stack), free(parent);
+    return ok;
 }
 
 int fz7_cmd_hash(const struct fz7_options *o)
@@ -646,7 +714,9 @@ int fz7_cmd_hash(const struct fz7_options *o)
     memcpy(names + first, o->names, o->n_names * sizeof *names);
     so.names = names;
     so.n_names = o->n_names + first;
-    if (!order_as_named(names, so.n_names)) {
+    size_t *naming = malloc((so.n_names + 1) * sizeof *naming);
+    if (!naming || !order_as_named(names, so.n_names, o->no_wildcards, naming)) {
+        free(naming);
         free(names);
         return FZ7_EXIT_MEMORY;
     }
@@ -655,7 +725,24 @@ int fz7_cmd_hash(const struct fz7_options *o)
     fz7_tree tree = {0};
     if (!o->ba)
         fprintf(out, "Scanning\n");
-    fz7_status st = fz7_scan_inputs_ordered(&so, &tree, &sw, false);
+    /* One name at a time, to know each item's naming. */
+    fz7_status st = FZ7_OK;
+    size_t *copy = NULL, ncopy = 0;
+    for (size_t i = 0; i < (so.n_names ? so.n_names : 1) && st == FZ7_OK; i++) {
+        struct fz7_options one = so;
+        one.names = names + i;
+        one.n_names = so.n_names ? 1 : 0;
+        st = fz7_scan_inputs_ordered(&one, &tree, &sw, false);
+        size_t *grown = realloc(copy, (tree.count ? tree.count : 1) * sizeof *copy);
+        if (!grown) {
+            st = FZ7_E_MEM;
+            break;
+        }
+        copy = grown;
+        for (; ncopy < tree.count; ncopy++)
+            copy[ncopy] = so.n_names ? naming[i] : 0;
+    }
+    free(naming);
     free(names);
     fz7_hash_sums *sums = NULL;
     hasher *hs = NULL;
@@ -663,7 +750,7 @@ int fz7_cmd_hash(const struct fz7_options *o)
     uint8_t *buf = NULL;
     size_t *order = NULL;
     int rc = 0;
-    if (st == FZ7_OK && !drop_repeats(&tree))
+    if (st == FZ7_OK && !drop_repeats(&tree, copy))
         st = FZ7_E_MEM;
     if (st != FZ7_OK) {
         fprintf(stderr, "\nERROR: %s\n", fz7_status_str(st));
@@ -701,7 +788,7 @@ int fz7_cmd_hash(const struct fz7_options *o)
         }
         fprintf(out, "-------------  ------------\n");
     }
-    order = listing_order(&tree);
+    order = listing_order(&tree, copy);
     if (!order) {
         rc = FZ7_EXIT_MEMORY;
         goto done;
@@ -788,6 +875,7 @@ done:
     fz7_hash_sums_free(sums);
     free(buf);
     free(order);
+    free(copy);
     fz7_scan_warnings_free(&sw);
     fz7_tree_free(&tree);
     return rc;

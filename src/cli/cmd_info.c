@@ -21,6 +21,7 @@ static const info_format k_formats[] = {
     {false, false, "Compound", "msi msp msm doc xls ppt aaf", "D0 CF 11 E0 A1 B1 1A E1"},
     {false, false, "Cpio", "cpio", "0 7 0 7 0  ||  C7 q  ||  q C7"},
     {false, false, "FAT", "fat img", "offset=510 U AA"},
+    {false, false, "GPT", "gpt mbr", "offset=512 E F I 20 P A R T 00 00 01 00"},
     {false, false, "Iso", "iso img", "offset=32769 C D 0 0 1"},
     {false, false, "Lzh", "lzh lha", "offset=2 - l h"},
     {false, false, "MBR", "mbr", ""},

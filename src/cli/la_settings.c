@@ -50,6 +50,35 @@ static fz7_status refuse(char *why, size_t whylen, const char *fmt, const char *
     return FZ7_E_ARG;
 }
 
+/* A coder's parameter as 7zz reads its value: 's' a size, 'n' a number or nothing,
+ * 'b' on/off, 't' any text; 0 for a name that is no coder's parameter. */
+static char coder_param_type(const char *name)
+{
+    static const struct {
+        const char *name;
+        char type;
+    } params[] = {{"d", 's'},  {"mem", 's'}, {"c", 's'},  {"o", 'n'}, {"pb", 'n'},  {"lc", 'n'},
+                  {"lp", 'n'}, {"fb", 'n'},  {"mc", 'n'}, {"a", 'n'}, {"eos", 'b'}, {"mf", 't'}};
+    for (size_t k = 0; k < sizeof params / sizeof params[0]; k++)
+        if (!strcasecmp(name, params[k].name))
+            return params[k].type;
+    return 0;
+}
+
+/* True when p is a coder's parameter with a value 7zz refuses as it reads
+ * the switch (before any coder sees it). */
+static bool coder_value_bad(const la_param *p)
+{
+    uint64_t bytes;
+    uint32_t n;
+    switch (coder_param_type(p->name)) {
+    case 's': return !fz7_settings_parse_size(p->value, &bytes);
+    case 'n': return p->value[0] && !fz7_settings_parse_u32(p->value, &n);   /* empty: the default */
+    case 'b': return onoff(p->value) < 0;
+    default: return false;
+    }
+}
+
 /* A time switch: tm, tc, ta take on/off, tp a number. gzip stores only
  * an mtime: 7zz refuses tc and ta turned on there; a zip keeps tc and ta
  * in its NTFS field. */
@@ -176,6 +205,7 @@ static fz7_status settings_make(const struct fz7_options *o, fz7_la_kind kind, f
     uint32_t ppmd_order = 0;
     uint64_t ppmd_mem = 0;
     const char *deflate_bad = NULL;   /* a zip's Deflate parameter Deflate cannot take */
+    bool deflate_bad_empty = false;   /* ... given with no value */
     for (size_t i = 0; i < o->n_methods; i++) {
         la_param p;
         if (!split_param(o->methods[i], &p)) {
@@ -226,20 +256,27 @@ static fz7_status settings_make(const struct fz7_options *o, fz7_la_kind kind, f
             eos_given = true;
             continue;
         }
-        if (kind == FZ7_LA_ZIP && zip_lzma_param(&p, w) && strcasecmp(p.name, "fb") != 0 &&
-            strcasecmp(p.name, "mc") != 0 && strcasecmp(p.name, "a") != 0)
-            continue;   /* (fb, mc and a are Deflate's too: read for it below) */
+        if (kind == FZ7_LA_ZIP && zip_lzma_param(&p, w)) {
+            if (coder_value_bad(&p))
+                return refuse(why, whylen, "unsupported value: -m%s", o->methods[i]);
+            if (strcasecmp(p.name, "fb") != 0 && strcasecmp(p.name, "mc") != 0 && strcasecmp(p.name, "a") != 0)
+                continue;   /* (fb, mc and a are Deflate's too: read for it below) */
+        }
         if ((kind == FZ7_LA_GZIP || kind == FZ7_LA_ZIP) && deflate_param(&p, &w->deflate, &st)) {
             if (kind == FZ7_LA_ZIP) {
                 /* whether the method takes it is known at the end */
                 if (!strcasecmp(p.name, "pass"))
                     pass_given = true;
-                if (st != FZ7_OK && !deflate_bad)
+                if (st != FZ7_OK && !deflate_bad) {
                     deflate_bad = o->methods[i];
+                    deflate_bad_empty = !p.value[0];
+                }
                 continue;
             }
-            if (st != FZ7_OK)
+            if (st != FZ7_OK) {
+                *late = !p.value[0];   /* empty: read as the default, which Deflate refuses */
                 return refuse(why, whylen, "unsupported value: -m%s", o->methods[i]);
+            }
             continue;
         }
         if (kind == FZ7_LA_BZIP2 && !strcasecmp(p.name, "pass")) {
@@ -270,8 +307,8 @@ static fz7_status settings_make(const struct fz7_options *o, fz7_la_kind kind, f
         }
         if ((kind == FZ7_LA_TAR || kind == FZ7_LA_ZIP) && !strcasecmp(p.name, "cp")) {
             /* 7zz on Linux writes names in UTF-8 whatever the code page (it
-             * converts to none other), and so does fz7 */
-            if (!fz7_settings_parse_u32(p.value, &n))
+             * converts to none other), and so does fz7; nothing is OEM's */
+            if (p.value[0] && !fz7_settings_parse_u32(p.value, &n))
                 return refuse(why, whylen, "unsupported value: -m%s", o->methods[i]);
             continue;
         }
@@ -304,8 +341,22 @@ static fz7_status settings_make(const struct fz7_options *o, fz7_la_kind kind, f
             dict = o->methods[i];   /* the method's, once it is known */
             continue;
         }
-        /* d= is the Deflate encoder's to refuse, as it starts */
-        *late = kind == FZ7_LA_GZIP && !strcasecmp(p.name, "d");
+        /* Taken and unused, as 7zz takes them: xz's check (a number) by
+         * zip, gzip and bzip2, and mtf (any value) by tar, gzip and bzip2. */
+        if (kind != FZ7_LA_TAR && !strcasecmp(p.name, "check")) {
+            if (p.value[0] && !fz7_settings_parse_u32(p.value, &n))
+                return refuse(why, whylen, "unsupported value: -m%s", o->methods[i]);
+            continue;
+        }
+        if (kind != FZ7_LA_ZIP && !strcasecmp(p.name, "mtf"))
+            continue;
+        /* A coder's parameter that gzip's, bzip2's or zip's coder does not
+         * take: 7zz reads its value, and the coder refuses it as it starts. */
+        if (kind != FZ7_LA_TAR && coder_param_type(p.name)) {
+            if (coder_value_bad(&p))
+                return refuse(why, whylen, "unsupported value: -m%s", o->methods[i]);
+            *late = true;
+        }
         return refuse(why, whylen, "unsupported parameter: -m%s", o->methods[i]);
     }
     if (method) {
@@ -335,12 +386,12 @@ static fz7_status settings_make(const struct fz7_options *o, fz7_la_kind kind, f
         /* a zip's d=: LZMA's and xz's dictionary, BZip2's block; Deflate
          * has none (7zz refuses it as its encoder starts) */
         uint64_t bytes;
+        if (!fz7_settings_parse_size(dict + 1 + (dict[1] == '='), &bytes) || bytes > UINT32_MAX)
+            return refuse(why, whylen, "unsupported value: -m%s", dict);
         if (w->zip_method != FZ7_ZIP_LZMA && w->zip_method != FZ7_ZIP_XZ && w->zip_method != FZ7_ZIP_BZIP2) {
             *late = true;
             return refuse(why, whylen, "unsupported parameter: -m%s", dict);
         }
-        if (!fz7_settings_parse_size(dict + 1 + (dict[1] == '='), &bytes) || bytes > UINT32_MAX)
-            return refuse(why, whylen, "unsupported value: -m%s", dict);
         if (w->zip_method == FZ7_ZIP_BZIP2)
             w->bzip2_block = fz7_settings_bzip2_block(bytes);
         else
@@ -348,8 +399,10 @@ static fz7_status settings_make(const struct fz7_options *o, fz7_la_kind kind, f
     }
     if (kind == FZ7_LA_ZIP) {
         bool deflate = w->zip_method == FZ7_ZIP_DEFLATE || w->zip_method == FZ7_ZIP_DEFLATE64;
-        if (deflate && deflate_bad)
+        if (deflate && deflate_bad) {
+            *late = deflate_bad_empty;   /* empty: as in gzip */
             return refuse(why, whylen, "unsupported value: -m%s", deflate_bad);
+        }
         if (pass_given && w->level != 0 && (w->zip_method == FZ7_ZIP_LZMA || w->zip_method == FZ7_ZIP_XZ)) {
             *late = true;
             return refuse(why, whylen, "%s", "unsupported parameter: -mpass (LZMA has no passes)");

@@ -409,6 +409,16 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder
         const char *val = eq ? eq + 1 : "";
         if (method_named(m, klen, "crc"))
             return parse_crc_size(s, val, why, whylen);
+        /* -mcheck=N: the same size, but nothing is no size at all there */
+        if (method_named(m, klen, "check"))
+            return parse_crc_size(s, val[0] ? val : "1", why, whylen);
+        /* -mmtf: 7z's filters on threads of their own, on or off; fz7
+         * runs a folder's filter in the coder's thread either way. */
+        if (method_named(m, klen, "mtf") &&
+            (s->xz || (val[0] && strcasecmp(val, "on") && strcasecmp(val, "off") && strcmp(val, "+") && strcmp(val, "-")))) {
+            snprintf(why, whylen, "bad value: -m%s (7z's on or off)", m);
+            return FZ7_E_ARG;
+        }
         /* An xz file keeps no names, times or attributes: 7zz refuses
          * the 7z archive's switches for them. */
         static const char *const not_xz[] = {"tp", "tc", "ta", "tm", "tr", "qs"};
@@ -448,7 +458,7 @@ static fz7_status apply_method_switch(fz7_settings *s, const char *m, int *coder
             snprintf(why, whylen, "bad value: -m%s (only on)", m);
             return FZ7_E_ARG;
         }
-        static const char *const ignored[] = {"yx", "mt", "mtf", "hcf", "ba"};
+        static const char *const ignored[] = {"yx", "mt", "mtf", "hcf", "ba"};   /* (mtf: checked above) */
         for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++)
             if (method_named(m, klen, ignored[i]))
                 return FZ7_OK;

@@ -61,7 +61,7 @@ static fz7_status open_by_content(fz7_archive *a, char *err, size_t errlen)
                    {fz7_lzma_alone_open, false}, {fz7_ar_open, true}, {fz7_rpm_open, true},
                    {fz7_squashfs_open, true}, {fz7_cfb_open, true}, {fz7_fat_open, true},
                    {fz7_udf_open, true},
-                   {fz7_libarchive_open, true}, {fz7_mbr_open, true}, {fz7_7z_sfx_open, true},
+                   {fz7_libarchive_open, true}, {fz7_gpt_open, true}, {fz7_mbr_open, true}, {fz7_7z_sfx_open, true},
                    {fz7_split_open, true}};
     size_t n_readers = sizeof readers / sizeof readers[0];
     for (size_t i = a->opts.split ? n_readers - 1 : 0; i < n_readers; i++) {
@@ -261,6 +261,74 @@ fz7_status fz7_grow(void **items, size_t count, size_t *cap, size_t size, size_t
     *items = n;
     *cap = ncap;
     return FZ7_OK;
+}
+
+size_t fz7_utf16_to_utf8(const uint16_t *u, size_t n, char *out)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n && u[i]; i++) {
+        uint32_t c = u[i];
+        if (c >= 0xD800 && c < 0xDC00 && i + 1 < n && u[i + 1] >= 0xDC00 && u[i + 1] < 0xE000)
+            c = 0x10000 + ((c - 0xD800) << 10) + (u[++i] - 0xDC00);
+        if (c < 0x80) {
+            out[o++] = (char)c;
+        } else if (c < 0x800) {
+            out[o++] = (char)(0xC0 | c >> 6);
+            out[o++] = (char)(0x80 | (c & 63));
+        } else if (c < 0x10000) {
+            out[o++] = (char)(0xE0 | c >> 12);
+            out[o++] = (char)(0x80 | ((c >> 6) & 63));
+            out[o++] = (char)(0x80 | (c & 63));
+        } else {
+            out[o++] = (char)(0xF0 | c >> 18);
+            out[o++] = (char)(0x80 | ((c >> 12) & 63));
+            out[o++] = (char)(0x80 | ((c >> 6) & 63));
+            out[o++] = (char)(0x80 | (c & 63));
+        }
+    }
+    out[o] = 0;
+    return o;
+}
+
+fz7_status fz7_extract_slices(fz7_archive *a, const bool *select, const fz7_extract_cb *cb,
+                              uint64_t (*offset_of)(const fz7_archive *a, size_t i), char *err, size_t errlen)
+{
+    enum { CHUNK = 1 << 16 };
+    uint8_t *buf = malloc(CHUNK);
+    fz7_status st = buf ? FZ7_OK : FZ7_E_MEM;
+    for (size_t i = 0; i < a->count && st == FZ7_OK; i++) {
+        if (select && !select[i])
+            continue;
+        const fz7_entry *e = &a->entries[i];
+        if ((st = cb->begin(cb->ctx, i, e)) != FZ7_OK)
+            break;
+        fz7_status r = FZ7_OK;
+        bool cb_failed = false;
+        uint64_t at = offset_of(a, i), left = e->size;
+        while (left && r == FZ7_OK) {
+            /* a slice past the end of the file gives what is there */
+            size_t n = left < CHUNK ? (size_t)left : CHUNK;
+            if (at >= a->file_size) {
+                r = FZ7_E_TRUNCATED;   /* 7-Zip: Unexpected end of data */
+                break;
+            }
+            if (a->file_size - at < n)
+                n = (size_t)(a->file_size - at);
+            if ((r = fz7_volumes_pread(a->vol, buf, n, at)) != FZ7_OK)
+                break;
+            if ((r = cb->data(cb->ctx, buf, n)) != FZ7_OK) {
+                cb_failed = true;
+                break;
+            }
+            at += n;
+            left -= n;
+        }
+        if (fz7_entry_done(cb, i, r, cb_failed, r == FZ7_E_TRUNCATED ? "the partition ends past the end of the file" : NULL,
+                           err, errlen, &st))
+            break;
+    }
+    free(buf);
+    return st;
 }
 
 bool fz7_utf8_valid(const char *s)

@@ -210,6 +210,7 @@ typedef struct fz7_open_opts {
                                entry that x and t do not spend) */
     bool split;             /* -tsplit: a first volume's set (x.001...) is
                                the one file it joins to, whatever it holds */
+    const char *code_page;  /* a tar's info.code_page (-mcp), NULL: UTF-8 */
 } fz7_open_opts;
 
 /* Opens path, recognising the format by content: 7z, xz, lzma, ar (a .deb:

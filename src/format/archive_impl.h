@@ -106,6 +106,12 @@ fz7_status fz7_udf_open(fz7_archive *a, char *err, size_t errlen);
  * (a hybrid ISO's table is no reason to list it as a disk), as 7-Zip
  * tries a format without a signature after those with one. */
 fz7_status fz7_mbr_open(fz7_archive *a, char *err, size_t errlen);
+/* A disk image with a GUID partition table (gpt_read.c: UEFI 2.x, 512-byte
+ * sectors): its partitions as entries, the header's and the entry array's
+ * CRC-32 checked (a bad one: FZ7_E_FORMAT, so the protective MBR is read
+ * instead, as 7-Zip does); one partition alone is named in
+ * a->main_subfile. */
+fz7_status fz7_gpt_open(fz7_archive *a, char *err, size_t errlen);
 /* Decodes the .xz stream(s) read from src to its end, forward as a pipe
  * is read (xz_stream.c): each block's check and each index verified, the
  * data handed to cb->data (only). A zip entry's xz data comes this way.
@@ -573,6 +579,22 @@ bool fz7_entry_done(const fz7_extract_cb *cb, size_t i, fz7_status r, bool cb_fa
  * folders must not take the memory); FZ7_E_MEM. */
 fz7_status fz7_child_path(const fz7_archive *a, long parent, const void *name, size_t len, uint64_t *budget,
                           char **path);
+
+/* UTF-16 units (up to a 0 unit, at most n) as UTF-8 into out (room for 3
+ * bytes per unit and one more); a lone surrogate is written as its own 3
+ * bytes, as 7-Zip writes it. Returns the length. */
+size_t fz7_utf16_to_utf8(const uint16_t *u, size_t n, char *out);
+
+/* Extract for readers whose entries are each one run of the file's bytes
+ * (partitions of a disk image): entry i's e->size bytes from
+ * offset_of(a, i). Bytes past the end of the file end that entry with
+ * FZ7_E_TRUNCATED (7-Zip's "Unexpected end of data"). */
+fz7_status fz7_extract_slices(fz7_archive *a, const bool *select, const fz7_extract_cb *cb,
+                              uint64_t (*offset_of)(const fz7_archive *a, size_t i), char *err, size_t errlen);
+
+/* Whether h (512 bytes) is a FAT boot sector fz7_fat_open would take:
+ * what 7-Zip checks to name a partition ".fat". */
+bool fz7_fat_boot_sector(const uint8_t *h);
 
 /* The largest code point of UTF-8 text s (a byte that starts no sequence
  * counts as itself): 7-Zip's MaxUnicode of a tar. */

@@ -108,36 +108,6 @@ static uint8_t lfn_checksum(const uint8_t *p)
     return s;
 }
 
-/* UTF-16 units (up to a 0 unit) as UTF-8 into out (3 bytes per unit and
- * one more); a lone surrogate is written as its own 3 bytes, as 7-Zip
- * writes it. Returns the length. */
-static size_t utf16_to_utf8(const uint16_t *u, size_t n, char *out)
-{
-    size_t o = 0;
-    for (size_t i = 0; i < n && u[i]; i++) {
-        uint32_t c = u[i];
-        if (c >= 0xD800 && c < 0xDC00 && i + 1 < n && u[i + 1] >= 0xDC00 && u[i + 1] < 0xE000)
-            c = 0x10000 + ((c - 0xD800) << 10) + (u[++i] - 0xDC00);
-        if (c < 0x80) {
-            out[o++] = (char)c;
-        } else if (c < 0x800) {
-            out[o++] = (char)(0xC0 | c >> 6);
-            out[o++] = (char)(0x80 | (c & 63));
-        } else if (c < 0x10000) {
-            out[o++] = (char)(0xE0 | c >> 12);
-            out[o++] = (char)(0x80 | ((c >> 6) & 63));
-            out[o++] = (char)(0x80 | (c & 63));
-        } else {
-            out[o++] = (char)(0xF0 | c >> 18);
-            out[o++] = (char)(0x80 | ((c >> 12) & 63));
-            out[o++] = (char)(0x80 | ((c >> 6) & 63));
-            out[o++] = (char)(0x80 | (c & 63));
-        }
-    }
-    out[o] = 0;
-    return o;
-}
-
 /* The cluster after c in its chain: 0 at the chain's end, UINT32_MAX
  * when c or its successor is no cluster of the image (free, bad, past
  * the last). */
@@ -333,7 +303,7 @@ static fz7_status open_dir(fz7_archive *a, size_t *cap, long self, uint32_t clus
         }
         size_t nl;
         if (long_ok && had) {
-            nl = utf16_to_utf8(lfn, (size_t)had * 13, name);
+            nl = fz7_utf16_to_utf8(lfn, (size_t)had * 13, name);
         } else {
             char sn[13];
             short_name(q, sn);
@@ -581,6 +551,12 @@ static bool parse_bpb(const uint8_t *h, fat_bpb *b)
     if (b->bits == 32 && (b->root_cluster < 2 || b->root_cluster >= clusters + 2))
         return false;
     return true;
+}
+
+bool fz7_fat_boot_sector(const uint8_t *h)
+{
+    fat_bpb b;
+    return parse_bpb(h, &b);
 }
 
 /* Reads the first FAT into p->fat (one 32-bit value per cluster), and

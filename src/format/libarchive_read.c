@@ -153,7 +153,7 @@ static void tar_traits_put(const tar_traits *t, fz7_archive *a, la_priv *p)
         a->info.headers_size = t->end - t->data_bytes;
     } else if (a->file_size >= t->data_bytes)
         a->info.headers_size = a->file_size - t->data_bytes;
-    a->info.code_page = "UTF-8";
+    a->info.code_page = a->opts.code_page ? a->opts.code_page : "UTF-8";
     if (t->pax && !t->walked)
         return;   /* which pax records there are is not known */
     char max[24] = "";

@@ -55,45 +55,11 @@ static int type_index(uint8_t type)
     return -1;
 }
 
+static uint64_t item_offset(const fz7_archive *a, size_t i) { return ((const mbr_priv *)a->priv)->items[i].offset; }
+
 static fz7_status mbr_extract(fz7_archive *a, const bool *select, const fz7_extract_cb *cb, char *err, size_t errlen)
 {
-    enum { CHUNK = 1 << 16 };
-    uint8_t *buf = malloc(CHUNK);
-    fz7_status st = buf ? FZ7_OK : FZ7_E_MEM;
-    const mbr_priv *p = a->priv;
-    for (size_t i = 0; i < a->count && st == FZ7_OK; i++) {
-        if (select && !select[i])
-            continue;
-        const fz7_entry *e = &a->entries[i];
-        if ((st = cb->begin(cb->ctx, i, e)) != FZ7_OK)
-            break;
-        fz7_status r = FZ7_OK;
-        bool cb_failed = false;
-        uint64_t at = p->items[i].offset, left = e->size;
-        while (left && r == FZ7_OK) {
-            /* a partition past the end of the file gives what is there */
-            size_t n = left < CHUNK ? (size_t)left : CHUNK;
-            if (at >= a->file_size) {
-                r = FZ7_E_TRUNCATED;   /* 7-Zip: Unexpected end of data */
-                break;
-            }
-            if (a->file_size - at < n)
-                n = (size_t)(a->file_size - at);
-            if ((r = fz7_volumes_pread(a->vol, buf, n, at)) != FZ7_OK)
-                break;
-            if ((r = cb->data(cb->ctx, buf, n)) != FZ7_OK) {
-                cb_failed = true;
-                break;
-            }
-            at += n;
-            left -= n;
-        }
-        if (fz7_entry_done(cb, i, r, cb_failed, r == FZ7_E_TRUNCATED ? "the partition ends past the end of the file" : NULL,
-                           err, errlen, &st))
-            break;
-    }
-    free(buf);
-    return st;
+    return fz7_extract_slices(a, select, cb, item_offset, err, errlen);
 }
 
 static size_t mbr_props(const fz7_archive *a, size_t i, fz7_prop *pr, char *buf, size_t cap)

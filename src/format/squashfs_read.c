@@ -5,13 +5,18 @@
  * most 8 KiB of data), the fragment table, export table and id table
  * (each an array of 64-bit pointers to metadata blocks). Entries are
  * listed as 7-Zip lists them: a folder's entries together, then each
- * one's own, in turn. Compressors: zlib, xz and zstd through fz7's
- * decoders; the others (lzma, lzo, lz4) are refused at open, as 7-Zip
- * refuses lz4 (E_NOTIMPL). Extended attributes are not read (7-Zip lists
+ * one's own, in turn. Compressors: zlib, lzma, xz and zstd through
+ * fz7's decoders, lzo through liblzo2 when fz7 was built with it; lz4 is
+ * refused at open, as 7-Zip refuses it (E_NOTIMPL). Extended attributes are not read (7-Zip lists
  * none). */
 #include "format/archive_impl.h"
 
 #include "codec/codec.h"
+#include "lzma/lzma_dec.h"
+
+#ifdef FZ7_HAVE_LZO
+#include <lzo/lzo1x.h>
+#endif
 
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +149,71 @@ static fz7_status zlib_block(const uint8_t *in, size_t n, uint8_t *out, size_t c
     return st;
 }
 
+/* A block of mksquashfs's lzma: a whole .lzma file (the 13-byte header of
+ * lzma-file-format.txt: properties, dictionary size, unpacked size, which
+ * mksquashfs fills in; all ones: unknown, the data then ends with the end
+ * marker). */
+static fz7_status lzma_block(const uint8_t *in, size_t n, uint8_t *out, size_t cap, size_t *got, uint64_t mem_limit)
+{
+    if (n < 13)
+        return FZ7_E_DATA;
+    uint64_t size = fz7_get64le(in + 5);
+    if (size != UINT64_MAX && size > cap)
+        return SQ_OVERFLOW;
+    fz7_istream *src = fz7_istream_from_memory(in + 13, n - 13), *d = NULL;
+    if (!src)
+        return FZ7_E_MEM;
+    /* no distance can pass the block's own bytes: a larger dictionary
+     * than cap would take memory for nothing */
+    uint8_t props[5];
+    memcpy(props, in, 5);
+    if (fz7_get32le(props + 1) > cap)
+        fz7_put32le(props + 1, (uint32_t)cap);
+    fz7_status st = fz7_lzma_istream_new(src, props, size, mem_limit, &d);
+    if (st == FZ7_OK) {
+        size_t k = 0, more = 0;
+        uint8_t extra;
+        st = fz7_istream_read_upto(d, out, cap, &k);
+        *got = k;
+        if (st == FZ7_OK && k == cap && size == UINT64_MAX)   /* anything past cap is too much */
+            st = fz7_istream_read_upto(d, &extra, 1, &more);
+        if (st == FZ7_OK && (more || (size != UINT64_MAX && k != size)))
+            st = more ? SQ_OVERFLOW : FZ7_E_DATA;
+    }
+    fz7_istream_free(d);
+    fz7_istream_free(src);
+    return st == FZ7_OK || st == FZ7_E_MEM || st == SQ_OVERFLOW ? st : FZ7_E_DATA;
+}
+
+#ifdef FZ7_HAVE_LZO
+/* A block of LZO1X data (mksquashfs's lzo, of any of its levels: they
+ * all decode as LZO1X), checked not to read or write out of bounds. */
+static fz7_status lzo_block(const uint8_t *in, size_t n, uint8_t *out, size_t cap, size_t *got)
+{
+    lzo_uint len = cap;
+    int r = lzo1x_decompress_safe(in, n, out, &len, NULL);
+    *got = len;
+    return r == LZO_E_OK ? FZ7_OK : r == LZO_E_OUTPUT_OVERRUN ? SQ_OVERFLOW : FZ7_E_DATA;
+}
+#endif
+
+/* Whether fz7 has a decoder for SquashFS compressor id method. */
+static bool have_decoder(unsigned method)
+{
+    switch (method) {
+    case SQ_ZLIB: case SQ_LZMA: case SQ_XZ:
+        return true;
+    case SQ_ZSTD:
+        return fz7_zstd_supported();
+#ifdef FZ7_HAVE_LZO
+    case SQ_LZO:
+        return lzo_init() == LZO_E_OK;
+#endif
+    default:
+        return false;
+    }
+}
+
 /* Unpacks one block (n bytes at in) by the image's method into out, at
  * most cap bytes; *got the bytes it gave. */
 static fz7_status sq_unpack(const fz7_archive *a, const uint8_t *in, size_t n, uint8_t *out, size_t cap, size_t *got)
@@ -154,6 +224,13 @@ static fz7_status sq_unpack(const fz7_archive *a, const uint8_t *in, size_t n, u
         return zlib_block(in, n, out, cap, got);
     if (p->method == SQ_ZSTD)
         return fz7_zstd_decode_block(in, n, out, cap, got);
+    uint64_t lim = a->opts.mem_limit < ((uint64_t)64 << 20) ? a->opts.mem_limit : (uint64_t)64 << 20;
+    if (p->method == SQ_LZMA)
+        return lzma_block(in, n, out, cap, got, lim);
+#ifdef FZ7_HAVE_LZO
+    if (p->method == SQ_LZO)
+        return lzo_block(in, n, out, cap, got);
+#endif
     /* xz: the whole input is one or more streams */
     fz7_istream *src = fz7_istream_from_memory(in, n);
     if (!src)
@@ -162,7 +239,6 @@ static fz7_status sq_unpack(const fz7_archive *a, const uint8_t *in, size_t n, u
     fz7_extract_cb cb = {.ctx = &s, .data = sink_data};
     bool cb_failed = false;
     char detail[128];
-    uint64_t lim = a->opts.mem_limit < ((uint64_t)64 << 20) ? a->opts.mem_limit : (uint64_t)64 << 20;
     fz7_status st = fz7_xz_decode_istream(src, lim, &cb, &cb_failed, detail, sizeof detail);
     fz7_istream_free(src);
     *got = s.got;
@@ -882,8 +958,7 @@ fz7_status fz7_squashfs_open(fz7_archive *a, char *err, size_t errlen)
     if (!(inode_table < dir_table && dir_table <= frag_table && frag_table <= bytes_used && id_table <= bytes_used &&
           log >= 12 && log < 31 && bs == (1u << log)))
         return FZ7_E_FORMAT;
-    if (major > 4 || log > 23 || (method != SQ_ZLIB && method != SQ_XZ && method != SQ_ZSTD) ||
-        (method == SQ_ZSTD && !fz7_zstd_supported())) {
+    if (major > 4 || log > 23 || !have_decoder(method)) {
         /* a compressor fz7 has no decoder for: 7-Zip's word for lz4 */
         snprintf(err, errlen, "%s", FZ7_E_NOTIMPL_TEXT);
         return FZ7_E_UNSUPPORTED;

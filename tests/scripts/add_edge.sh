@@ -287,6 +287,17 @@ for t in 7zz fz7; do
     rm -f hl.7z
 done
 [ "$(cat hl_fz7.txt)" = "$(cat hl_7zz.txt)" ] || { cat hl_fz7.txt hl_7zz.txt; fail "-sdel of two names of one file: not as 7zz"; }
+# Links read through (no -snl) go as 7zz removes them: a link to a file
+# whose target is unchanged (the target itself stays when outside), not a
+# link to a folder, not a link to nothing (not read); then the folders
+# they leave empty. fz7 kept every link, and the folders holding them.
+rm -rf sl ext && mkdir -p sl/b2/sub ext && printf 'a\n' >sl/b2/a.txt && printf 'o\n' >ext/o.txt &&
+    ln -s a.txt sl/b2/link_a && ln -s ../a.txt sl/b2/sub/link_up && ln -s /nonexistent sl/b2/dangling &&
+    ln -s sub sl/b2/link_dir && ln -s ../../ext/o.txt sl/b2/out
+(cd sl && "$FZ7" a -bd -sdel ../sl.7z b2 >/dev/null 2>&1; echo "$? $(find . | sort | tr '\n' ' ')") >sl.txt
+[ "$(cat sl.txt)" = "1 . ./b2 ./b2/dangling ./b2/link_dir " ] || { cat sl.txt; fail "-sdel of links read through"; }
+[ "$(cat ext/o.txt)" = o ] || fail "-sdel removed a link's target outside the inputs"
+[ "$(7zz x -so sl.7z b2/out)" = o ] || fail "-sdel: a link read through is archived as its file"
 
 # -si and -so.
 text_lines 3000 5 > stdin.txt

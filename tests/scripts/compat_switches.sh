@@ -426,6 +426,30 @@ row same h -snl lnk
 # h's order: the current folder's names first, then each folder as first named
 row same h -ba src/sub/c.txt one.txt src/a.txt pw.txt
 row same h -scrcSHA256 src/sub/c.txt one.txt src/b.bin
+# -m switches on x, t and l go to the opened format's handler: tar and zip
+# take -mcp, zip -mem, 7z and xz -mcheck; gzip's and bzip2's coders refuse
+# a coder's parameter after "Add new data" (its value read before)
+row same l -mcp=866 arc.tar
+row same t -mcp=1251 arc.zip
+row same x -mcp=437 -oout arc.zip
+row same t -mem=AES256 arc.zip
+row same t -mfb=64 arc.tar
+row same t -mfb=64 arc.tar.bz2
+row same t -mcheck=1 one.xz
+row same t -mmtf=on one.xz
+row same a -mcheck=8 -txz new.xz one.txt
+row same a -mcheck=1 new.7z one.txt
+row same a -mmtf=3 new.7z one.txt
+row same a -tgzip -mlc=3 new.gz one.txt
+row same a -tgzip -mo=abc new.gz one.txt
+row same a -tbzip2 -mfb=64 new.bz2 one.txt
+row same a -tbzip2 -mcheck=4 new.bz2 one.txt
+row same a -ttar -mmtf=on new.tar one.txt
+row same a -tzip -md=abc new.zip one.txt
+row same a -tzip "-mm=Deflate" -mfb= new.zip one.txt
+# a name given again in one folder is hashed again, not one under a folder named
+row same h one.txt one.txt
+row same h src src/a.txt src
 # -ai on a command of one archive: 7zz's command line error; -ax taken
 row same a "-ai!*.txt" new.7z one.txt
 row same d "-ai!*.7z" arc2.7z src/a.txt

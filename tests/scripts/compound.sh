@@ -25,14 +25,6 @@ tree_sig() {
         find . -type f -exec sha256sum {} + | sort -k2)
 }
 
-# vs_7zz without fz7's own detail lines ("  (in ARCHIVE: why)").
-vs_7zz_d() {
-    local want got
-    want=$(7zz "$@" 2>&1 | tail -n +4; echo "rc=${PIPESTATUS[0]}")
-    got=$("$FZ7" "$@" 2>&1 | tail -n +4 | sed -e '/^  (in .*)$/d'; echo "rc=${PIPESTATUS[0]}")
-    if [ "$want" = "$got" ]; then ok; else bad "$*: differs from 7zz"; diff <(echo "$want") <(echo "$got") | head -8; fi
-}
-
 same_files() {
     local arc=$1 cmd want got
     for cmd in x e; do

@@ -23,29 +23,6 @@ tree_sig() {
         find . -type f -exec sha256sum {} + | sort -k2)
 }
 
-# vs_7zz without fz7's own detail lines ("  (in ARCHIVE: why)").
-vs_7zz_d() {
-    local want got
-    rm -rf w7 wf
-    want=$(7zz "$@" 2>&1 | tail -n +4 | sed 's/w7/OUT/g'; echo "rc=${PIPESTATUS[0]}")
-    rm -rf w7 wf
-    got=$("$FZ7" "$@" 2>&1 | tail -n +4 | sed -e '/^  (in .*)$/d' -e 's/wf/OUT/g'; echo "rc=${PIPESTATUS[0]}")
-    if [ "$want" = "$got" ]; then ok; else bad "$*: differs from 7zz"; diff <(echo "$want") <(echo "$got") | head -8; fi
-}
-
-# x and e into folders of their own: the same messages and the same files.
-same_files() {
-    local arc=$1 cmd want got
-    for cmd in x e; do
-        rm -rf w7 wf
-        want=$(7zz "$cmd" "$arc" -ow7 2>&1 | tail -n +4 | sed 's/w7/OUT/g'; echo "rc=${PIPESTATUS[0]}")
-        got=$("$FZ7" "$cmd" "$arc" -owf 2>&1 | tail -n +4 | sed -e '/^  (in .*)$/d' -e 's/wf/OUT/g'
-              echo "rc=${PIPESTATUS[0]}")
-        same "$cmd $arc: output" "$got" "$want"
-        same "$cmd $arc: files" "$(tree_sig wf)" "$(tree_sig w7)"
-    done
-}
-
 all_vs() {
     local f=$1
     [ -s "$f" ] || { bad "$f was not made"; return; }

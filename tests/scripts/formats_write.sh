@@ -245,6 +245,13 @@ hcmp -scrcSHA3-256 -scrcSHA512 -scrcSHA384 $f
 hcmp dir/empty
 hcmp -ba -scrcCRC32 dir
 hcmp -scrcBLAKE2SP $f
+# A name given again in one folder is hashed again; one under a folder named
+# is not; absolute names are a tree of their own (7zz's rules).
+hcmp -ba $f $f
+hcmp dir/sub dir/empty dir/sub
+hcmp $f dir/sub $f
+hcmp "$PWD/$f" "$PWD/$f" $f
+check "h -ba of a name given twice: two lines" "[ \"\$(\"$FZ7\" h -ba $f $f | cut -c1-8 | uniq -c | awk '{print \$1}')\" = 2 ]"
 check "h CRC32 of numbers.txt" "\"$FZ7\" h -ba $f | grep -q \"^\$(python3 -c 'import zlib;print(\"%08X\"%zlib.crc32(open(\"$f\",\"rb\").read()))') \""
 
 # --- lzip ---
