@@ -22,7 +22,6 @@
 #define UDF_MAX_LEVELS 1024     /* folders within folders */
 #define UDF_MAX_PARTS 8         /* partition descriptors kept */
 #define UDF_MAX_VDS 1024        /* sectors of a volume descriptor sequence read */
-#define UDF_MAX_AED 4096        /* allocation extent descriptors chained per file */
 
 /* Descriptor tag identifiers (ECMA-167 3/7.2.1, 4/7.2.1). */
 enum {
@@ -52,6 +51,8 @@ typedef struct udf_item {
     size_t ext_first, ext_count;   /* in priv->ext */
     uint16_t links;
     bool embedded;
+    bool unrecorded;   /* an extent allocated but not recorded: 7-Zip reads no such file */
+    bool chained;      /* extents past an allocation extent descriptor: nor such a file */
 } udf_item;
 
 typedef struct udf_part {
@@ -69,10 +70,12 @@ typedef struct udf_priv {
     udf_item *items;
     udf_extent *ext;
     size_t n_ext, ext_cap;
-    uint64_t *dirs;               /* folders' file entries read (loops) */
+    uint64_t *dirs;               /* folders' file entries read (loops): a hash set of offset + 1 */
     size_t n_dirs, dirs_cap;
     uint64_t path_bytes, dir_budget;
+    uint64_t ext_budget;          /* extents still to keep, all files */
     uint64_t vol_end;             /* past the last sector the descriptors name */
+    uint64_t used_end;            /* past the last sector a file entry or recorded extent uses */
     uint8_t *blk;                 /* one block */
     char *comment;
     fz7_prop lines[8];
@@ -227,6 +230,13 @@ static void regid(const uint8_t *r, char *out, size_t cap)
         snprintf(out, cap, "%s", id);
 }
 
+/* Widens p->used_end to sector end (exclusive). */
+static void note_used(udf_priv *p, uint64_t end)
+{
+    if (end > p->used_end)
+        p->used_end = end;
+}
+
 /* Adds n extents to p->ext (bounded by the memory limit). */
 static fz7_status add_extent(fz7_archive *a, udf_extent x)
 {
@@ -261,6 +271,10 @@ static fz7_status read_fe(fz7_archive *a, uint16_t ref, uint32_t lbn, udf_item *
     *is_dir = ftype == 4;
     it->links = fz7_get16le(b + 48);
     it->size = fz7_get64le(b + 56);
+    /* Packed Size as 7-Zip shows it: the entry's logical blocks recorded
+     * (4/14.9.11), not a sum of the extents read (wraps as 7-Zip's does) */
+    it->packed = fz7_get64le(b + (ext ? 72 : 64)) * p->ss;
+    note_used(p, off / p->ss + 1);
     size_t base = ext ? 216 : 176;
     it->atime = ts(b + (ext ? 80 : 72));
     it->mtime = ts(b + (ext ? 92 : 84));
@@ -282,9 +296,7 @@ static fz7_status read_fe(fz7_archive *a, uint16_t ref, uint32_t lbn, udf_item *
     if (ad_kind > 1)
         return FZ7_E_FORMAT;   /* extended_ad is not recorded by UDF */
     size_t step = ad_kind ? 16 : 8;
-    uint64_t total = 0;
-    unsigned chained = 0;
-    uint8_t *aed = NULL;
+    uint64_t total = 0, data_end = 0;
     for (size_t pos = 0; pos + step <= l_ad;) {
         uint32_t len = fz7_get32le(ad + pos), where = fz7_get32le(ad + pos + 4);
         uint16_t r = ad_kind ? fz7_get16le(ad + pos + 8) : ref;
@@ -293,67 +305,81 @@ static fz7_status read_fe(fz7_archive *a, uint16_t ref, uint32_t lbn, udf_item *
         len &= 0x3FFFFFFF;
         if (!len)
             break;   /* the descriptors end here */
-        if (type == 3) {   /* the next allocation extent descriptor */
-            uint64_t ao;
-            if (++chained > UDF_MAX_AED || !block_off(p, r, where, &ao) || len < 24 || len > p->ss) {
-                st = FZ7_E_FORMAT;
-                break;
-            }
-            if (!aed && !(aed = malloc(p->ss))) {
-                st = FZ7_E_MEM;
-                break;
-            }
-            if ((st = rd(a, aed, len, ao)) != FZ7_OK)
-                break;
-            uint32_t n = fz7_get32le(aed + 20);
-            if (!tag_ok(aed, len, TAG_AED, where) || n > len - 24) {
-                st = FZ7_E_FORMAT;
-                break;
-            }
-            ad = aed + 24;
-            l_ad = n;
-            pos = 0;
-            continue;
+        if (type == 3) {
+            /* the rest in an allocation extent descriptor (4/14.5): 7-Zip
+             * does not follow one, lists the file and reads none of it */
+            it->chained = true;
+            break;
         }
         if (total >= it->size)
             continue;
-        uint64_t o;
-        if (type == 0 && (!block_off(p, r, where, &o) || (uint64_t)len > p->parts[p->map_part[r]].length * (uint64_t)p->ss)) {
+        uint64_t o = 0;
+        if (type == 0 && (!block_off(p, r, where, &o) ||
+                          (uint64_t)where + ((uint64_t)len + p->ss - 1) / p->ss > p->parts[p->map_part[r]].length)) {
+            st = FZ7_E_FORMAT;
+            break;
+        }
+        if (!p->ext_budget--) {
             st = FZ7_E_FORMAT;
             break;
         }
         if ((st = add_extent(a, (udf_extent){where, len, r, type})) != FZ7_OK)
             break;
-        if (type == 0)
-            it->packed += ((uint64_t)len + p->ss - 1) / p->ss * p->ss;
+        if (type == 0) {
+            uint64_t e = o / p->ss + ((uint64_t)len + p->ss - 1) / p->ss;
+            data_end = e > data_end ? e : data_end;
+        } else {
+            it->unrecorded = true;
+        }
         total += len;
     }
-    free(aed);
     if (st != FZ7_OK)
         return st;
     it->ext_count = p->n_ext - it->ext_first;
-    if (total < it->size)
+    if (total < it->size && !it->chained)
         return FZ7_E_FORMAT;
+    if (!it->unrecorded && !it->chained)   /* (7-Zip leaves a file it cannot read out of the image's end) */
+        note_used(p, data_end);
     return FZ7_OK;
 }
 
 static fz7_status open_dir(fz7_archive *a, size_t *cap, long self, const udf_item *dir, unsigned level);
 
-/* Whether the folder whose entry is at off was read already (a loop); if
- * not, notes it. */
+/* Whether the folder whose entry is at off was read already (a loop, or
+ * a folder linked twice: the image is taken as damaged); if not, notes it. An
+ * open-addressing hash set, so a volume of many folders stays linear. */
 static fz7_status seen_dir(fz7_archive *a, uint64_t off, bool *seen)
 {
     udf_priv *p = a->priv;
-    for (size_t i = 0; i < p->n_dirs; i++)
-        if (p->dirs[i] == off) {
+    uint64_t key = off + 1;   /* 0: an empty slot */
+    if (2 * (p->n_dirs + 1) > p->dirs_cap) {
+        size_t ncap = p->dirs_cap ? 2 * p->dirs_cap : 64;
+        if (ncap > a->opts.mem_limit / 4 / sizeof *p->dirs)
+            return FZ7_E_MEMLIMIT;
+        uint64_t *nd = calloc(ncap, sizeof *nd);
+        if (!nd)
+            return FZ7_E_MEM;
+        for (size_t i = 0; i < p->dirs_cap; i++)
+            if (p->dirs[i])
+                for (size_t h = (size_t)(p->dirs[i] * 0x9E3779B97F4A7C15u >> 20) & (ncap - 1);; h = (h + 1) & (ncap - 1))
+                    if (!nd[h]) {
+                        nd[h] = p->dirs[i];
+                        break;
+                    }
+        free(p->dirs);
+        p->dirs = nd;
+        p->dirs_cap = ncap;
+    }
+    size_t h = (size_t)(key * 0x9E3779B97F4A7C15u >> 20) & (p->dirs_cap - 1);
+    for (; p->dirs[h]; h = (h + 1) & (p->dirs_cap - 1))
+        if (p->dirs[h] == key) {
             *seen = true;
             return FZ7_OK;
         }
     *seen = false;
-    fz7_status st = fz7_grow((void **)&p->dirs, p->n_dirs, &p->dirs_cap, sizeof *p->dirs, 16, a->opts.mem_limit);
-    if (st == FZ7_OK)
-        p->dirs[p->n_dirs++] = off;
-    return st;
+    p->dirs[h] = key;
+    p->n_dirs++;
+    return FZ7_OK;
 }
 
 /* The bytes of a file (a folder's FIDs), malloc'd into *out: at most
@@ -385,6 +411,8 @@ static fz7_status read_all(fz7_archive *a, const udf_item *it, uint8_t **out)
                 st = rd(a, d + done, n, o);
             done += n;
         }
+        if (st == FZ7_OK && done < it->size)   /* (extents chained on: not read) */
+            st = FZ7_E_FORMAT;
     }
     if (st != FZ7_OK) {
         free(d);
@@ -549,7 +577,9 @@ static fz7_status udf_extract(fz7_archive *a, const bool *select, const fz7_extr
             break;
         fz7_status r = FZ7_OK;
         bool cb_failed = false;
-        if (!e->is_dir && e->size)
+        if (!e->is_dir && (p->items[i].unrecorded || p->items[i].chained))
+            r = FZ7_E_UNSUPPORTED;
+        else if (!e->is_dir && e->size)
             r = file_data(a, &p->items[i], cb, &cb_failed);
         if (fz7_entry_done(cb, i, r, cb_failed, r == FZ7_E_DATA ? "its extents lie past the image's end" : NULL,
                            err, errlen, &st))
@@ -717,7 +747,7 @@ static fz7_status read_vds(fz7_archive *a, uint32_t loc, uint32_t len, uint8_t *
             memcpy(pvd, b, 512);
             have_pvd = true;
         } else if (id == TAG_LVD && !have_lvd) {
-            memcpy(lvd, b, 512);
+            memcpy(lvd, b, p->ss);
             have_lvd = true;
         } else if (id == TAG_PD && p->n_parts < UDF_MAX_PARTS) {
             bool dup = false;
@@ -826,7 +856,9 @@ static fz7_status image_end(fz7_archive *a, uint64_t *end, bool *anchor)
 static fz7_status open_volume(fz7_archive *a, size_t *cap)
 {
     udf_priv *p = a->priv;
-    uint8_t avdp[512], pvd[512], lvd[512], fsd[512];
+    /* the logical volume descriptor whole: its partition maps run to the
+     * block's end (3/10.6); the others are 512 bytes */
+    uint8_t avdp[512], pvd[512], lvd[4096], fsd[512];
     fz7_status st = rd(a, p->blk, p->ss, 256 * (uint64_t)p->ss);
     if (st != FZ7_OK)
         return st;
@@ -845,9 +877,6 @@ static fz7_status open_volume(fz7_archive *a, size_t *cap)
     if ((st = read_maps(p, lvd)) != FZ7_OK)
         return st;
     note_extent(p, fz7_get32le(lvd + 436), fz7_get32le(lvd + 432));
-    for (size_t i = 0; i < p->n_parts; i++)
-        if ((uint64_t)p->parts[i].start + p->parts[i].length > p->vol_end)
-            p->vol_end = (uint64_t)p->parts[i].start + p->parts[i].length;
     /* the file set descriptor at the contents use's long_ad */
     uint32_t fsd_lbn = fz7_get32le(lvd + 248 + 4);
     uint16_t fsd_ref = fz7_get16le(lvd + 248 + 8);
@@ -871,6 +900,11 @@ static fz7_status open_volume(fz7_archive *a, size_t *cap)
     p->n_ext = root.ext_first + root.ext_count;
     if ((st = open_dir(a, cap, -1, &root, 0)) != FZ7_OK)
         return st;
+    /* 7-Zip's image ends past the blocks its files use, not at the
+     * partition's end: the end scan (image_end) starts there */
+    note_used(p, off / p->ss + 1);
+    if (p->used_end > p->vol_end)
+        p->vol_end = p->used_end;
     p->comment = volume_comment(p, pvd, lvd, fsd);
     if (!p->comment)
         return FZ7_E_MEM;
@@ -908,6 +942,9 @@ fz7_status fz7_udf_open(fz7_archive *a, char *err, size_t errlen)
         a->ops = &udf_ops;
         p->ss = sizes[s];
         p->dir_budget = a->file_size;
+        /* a sound image records each extent once: many names for one
+         * entry stop at the image's size */
+        p->ext_budget = a->file_size / 8 + 1024;
         size_t cap = 0;
         if (!(p->blk = malloc(p->ss)))
             st = FZ7_E_MEM;
