@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# udf.sh - UDF images read as 7zz reads them (Type = Udf): `l`, `l -slt`,
+# `l -ba`, `t`, `x` and `e` give 7zz's lines (after the banner) and exit
+# code, and `x`/`e` the same files (bytes, mtimes). The images come from
+# mkudf.py (a UDF cannot be mounted here, and mkudffs makes only empty
+# ones): 512- and 2048-byte blocks, file entries and extended ones, short
+# and long allocation descriptors, UDF 1.02, 2.01 and 2.50; names in 8-
+# and 16-bit compressed Unicode (a surrogate pair among them), nested and
+# empty folders, an empty file, data embedded in its entry, a file in four
+# extents out of disc order, a deleted name, time zones; files 7zz does not
+# read (an unrecorded extent, an allocation extent descriptor: Unsupported
+# Method), a folder naming itself, descriptors with a bad checksum or CRC,
+# an image cut short and one with bytes after it. Also an empty mkudffs
+# image, a genisoimage -udf hybrid (7zz opens its UDF side; so must fz7)
+# and a plain ISO 9660 image (still Iso), and the Udf row of `fz7 i`.
+# Without 7zz the fixed expectations below still run.
+set -u
+. "$(dirname "$0")/lib.sh"
+t_init python3
+
+export LC_ALL=C.UTF-8 TZ=UTC
+MK=$FZ7_TESTS_DIR/scripts/mkudf.py
+have7=$(command -v 7zz >/dev/null && echo 1)
+[ -n "$have7" ] || echo "note: no 7zz, only the fixed expectations checked"
+
+# Files and folders under a folder: type, size, mtime, SHA-256.
+tree_sig() {
+    [ -d "$1" ] || return 0
+    (cd "$1" && { find . -mindepth 1 -type d -printf '%y %p\n'
+                  find . -mindepth 1 ! -type d -printf '%y %s %T@ %p\n'; } | sort &&
+        find . -type f -exec sha256sum {} + | sort -k2)
+}
+
+all_vs() {
+    local f=$1
+    [ -s "$f" ] || { bad "$f was not made"; return; }
+    [ -n "$have7" ] || return 0
+    vs_7zz l "$f"
+    vs_7zz l -slt "$f"
+    vs_7zz l -ba "$f"
+    vs_7zz_d t "$f"
+    same_files "$f"
+}
+
+mk() { python3 "$MK" "$1.json" "$1.img" || bad "mkudf.py $1 failed"; }
+
+# The main tree (its spec reused below with other layouts).
+python3 - <<'PY'
+import json
+lines = "".join("line %05d\n" % i for i in range(1500))
+tree = [
+    {"name": "a.txt", "data": "hello udf\n", "time": [2021, 2, 3, 4, 5, 6, 7, 8, 9, 0]},
+    {"name": "empty.txt", "data": ""},
+    {"name": "emptydir", "dir": []},
+    {"name": "sub", "time": [1999, 12, 31, 23, 59, 58, 0, 0, 0, -300], "dir": [
+        {"name": "caf\u00e9 \u00fc\u00df.txt", "data": "eight-bit name\n"},
+        {"name": "\u65e5\u672c\u8a9e \U0001F600.txt", "wide": True, "data": "sixteen-bit name\n"},
+        {"name": "deeper", "dir": [{"name": "Three", "dir": [{"name": "z.txt", "data": "deep\n",
+                                                              "time": [2030, 6, 7, 8, 9, 10, 0, 0, 0, 120]}]}]},
+    ]},
+    {"name": "emb.txt", "data": "embedded in its entry\n", "embed": True},
+    {"name": "four.bin", "data": lines, "pieces": 4},
+    {"name": "kept.txt", "data": "after a deleted name\n", "deleted": True},
+]
+json.dump({"ss": 2048, "rev": 0x0201, "vol": "MAIN", "tree": tree}, open("main.json", "w"))
+json.dump({"ss": 512, "rev": 0x0250, "efe": True, "long_ad": True, "vol": "EFE", "tree": tree},
+          open("efe.json", "w"))
+json.dump({"efe": True, "root_embed": True, "tree": [{"name": "r.txt", "data": "root folder embedded\n"}]},
+          open("rootemb.json", "w"))
+json.dump({"ss": 2048, "rev": 0x0102, "vol": "OLD", "tree": tree[:4]}, open("old.json", "w"))
+json.dump({"tree": [{"name": "a.txt", "data": "x\n"}, {"name": "sp.bin", "data": "S" * 5000, "sparse": 4096},
+                    {"name": "b.txt", "data": "y\n"}]}, open("sparse.json", "w"))
+json.dump({"ss": 512, "tree": [{"name": "a.txt", "data": "x\n"}, {"name": "aed.bin", "data": lines, "split": 2},
+                               {"name": "b.txt", "data": "y\n"}]}, open("aed.json", "w"))
+json.dump({"tree": [{"name": "d", "self": True, "dir": [{"name": "f", "data": "z"}]}]}, open("self.json", "w"))
+PY
+for f in main efe rootemb old sparse aed self; do mk $f; done
+
+# Damage, tag CRCs and checksums fixed or not (ECMA-167 3/7.2): a file
+# entry with a bad checksum, one with a bad CRC, a FID with a bad CRC, the
+# file set descriptor's tag identifier changed; the image cut short
+# inside its files, cut in its closing zeros, with data after it.
+python3 - <<'PY'
+import struct
+img = open("main.img", "rb").read()
+ss = 2048
+def blocks(ident):
+    return [o for o in range(0, len(img), ss) if struct.unpack_from("<H", img, o)[0] == ident
+            and sum(img[o + i] for i in range(16) if i != 4) & 0xFF == img[o + 4]]
+def save(name, d):
+    open(name + ".img", "wb").write(d)
+fe = blocks(261)[2]
+d = bytearray(img); d[fe + 4] ^= 1; save("fe_sum", d)
+d = bytearray(img); d[fe + 60] ^= 1; save("fe_crc", d)
+# the root folder's FIDs: its first data block after the entries
+fid = img.index(b"\x01\x01", blocks(261)[0] + ss)
+d = bytearray(img)
+while struct.unpack_from("<H", d, fid)[0] != 257: fid += 4
+d[fid + 40] ^= 0x20; save("fid_crc", d)
+fsd = blocks(256)[0]
+d = bytearray(img); struct.pack_into("<H", d, fsd, 8)
+d[fsd + 4] = sum(d[fsd + i] for i in range(16) if i != 4) & 0xFF; save("fsd_id", d)
+save("cut_files", img[:len(img) * 3 // 4])
+save("cut_zeros", img[:len(img) - 2 * ss - 100])
+save("tail", img + b"tail data\n")
+save("zeros_after", img + bytes(3000))
+PY
+
+for f in main efe rootemb old self fe_sum fe_crc fid_crc fsd_id cut_files cut_zeros tail zeros_after; do
+    all_vs "$f.img"
+done
+
+# Files 7zz does not read: the same messages and exit code, the other
+# files the same (7zz leaves an empty file for the one it does not read,
+# fz7 none: its extraction keeps no file an entry failed to give).
+for f in sparse aed; do
+    [ -n "$have7" ] || continue
+    vs_7zz l -slt "$f.img"
+    vs_7zz_d t "$f.img"
+    vs_7zz_d x -y "$f.img" -ow7
+    rm -rf w7 wf && 7zz x "$f.img" -ow7 >/dev/null 2>&1
+    "$FZ7" x "$f.img" -owf >/dev/null 2>&1
+    rm -f w7/sp.bin w7/aed.bin
+    same "$f: other files" "$(tree_sig wf)" "$(tree_sig w7)"
+done
+
+# mkudffs: an empty volume as udftools writes it.
+if command -v mkudffs >/dev/null; then
+    truncate -s 2M mkudffs.img
+    mkudffs -b 2048 --label=EMPTYVOL mkudffs.img >/dev/null 2>&1 || bad "mkudffs failed"
+    all_vs mkudffs.img
+    expect_rc 0 "mkudffs: t" "$FZ7" t mkudffs.img
+else
+    echo "note: no mkudffs, the udftools image skipped"
+fi
+
+# ISO 9660 + UDF (genisoimage -udf; xorriso makes no UDF): 7zz lists the
+# UDF side, and so must fz7. A plain ISO 9660 image stays Iso.
+mkdir -p isotree/sub && printf 'in the iso\n' >isotree/a.txt && printf 'below\n' >isotree/sub/b.txt
+if command -v genisoimage >/dev/null; then
+    genisoimage -quiet -udf -R -J -o hybrid.iso isotree 2>/dev/null || bad "genisoimage -udf failed"
+    genisoimage -quiet -R -J -o plain.iso isotree 2>/dev/null || bad "genisoimage failed"
+    all_vs hybrid.iso
+    # (plain: l -slt aside, whose Mode lines differ from 7zz's as before)
+    [ -z "$have7" ] || { vs_7zz l plain.iso; vs_7zz_d t plain.iso; same_files plain.iso; }
+    "$FZ7" l -slt hybrid.iso >out.txt 2>&1
+    same "hybrid: Udf" "$(grep -m1 '^Type = ' out.txt)" "Type = Udf"
+    "$FZ7" l -slt plain.iso >out.txt 2>&1
+    same "plain ISO: Iso" "$(grep -m1 '^Type = ' out.txt)" "Type = Iso"
+else
+    echo "note: no genisoimage, the hybrid ISO skipped"
+fi
+
+# Fixed values, so a missing or changed 7zz does not pass unnoticed.
+"$FZ7" l -slt main.img >out.txt 2>&1
+same "main: type" "$(grep -m1 '^Type = ' out.txt)" "Type = Udf"
+same "main: paths" "$(grep '^Path = ' out.txt | tail -n +2 | cut -c8- | tr '\n' '|')" \
+    "a.txt|empty.txt|emptydir|sub|sub/café üß.txt|sub/日本語 😀.txt|sub/deeper|sub/deeper/Three|sub/deeper/Three/z.txt|emb.txt|four.bin|kept.txt|"
+same "main: a.txt mtime" "$(grep -A4 '^Path = a.txt$' out.txt | grep '^Modified')" \
+    "Modified = 2021-02-03 04:05:06.070809"
+same "main: UTC-5 folder" "$(grep -A4 '^Path = sub$' out.txt | grep '^Modified')" \
+    "Modified = 2000-01-01 04:59:58.000000"
+same "main: four extents" "$(grep -A3 '^Path = four.bin$' out.txt | grep -E '^(Size|Packed)' | tr '\n' ' ')" \
+    "Size = 16500 Packed Size = 18432 "
+same "main: version" "$(grep -m1 '^Version = ' out.txt)" "Version = 2.01"
+expect_rc 0 "main: t" "$FZ7" t main.img
+rm -rf fx && "$FZ7" x main.img -ofx >/dev/null 2>&1
+same "main: four.bin bytes" "$(sha256sum <fx/four.bin)" \
+    "$(python3 -c 'import sys; sys.stdout.write("".join("line %05d\n" % i for i in range(1500)))' | sha256sum)"
+same "main: wide name" "$(cat "fx/sub/日本語 😀.txt")" "sixteen-bit name"
+same "main: embedded" "$(cat fx/emb.txt)" "embedded in its entry"
+same "main: empty file" "$(stat -c %s fx/empty.txt)" "0"
+same "main: z.txt mtime" "$(stat -c %y fx/sub/deeper/Three/z.txt)" "2030-06-07 06:09:10.000000000 +0000"
+"$FZ7" l -slt efe.img >out.txt 2>&1
+same "efe: Created" "$(grep -A7 '^Path = a.txt$' out.txt | grep '^Created')" "Created = 2021-02-03 04:05:06.070809"
+same "efe: block size" "$(grep -m1 '^Cluster Size = ' out.txt)" "Cluster Size = 512"
+expect_rc 2 "sparse: t" "$FZ7" t sparse.img
+same "sparse: unsupported" "$(cat out.txt err.txt | grep -c 'Unsupported Method : sp.bin')" "1"
+expect_rc 2 "aed: t" "$FZ7" t aed.img
+same "aed: unsupported" "$(cat out.txt err.txt | grep -c 'Unsupported Method : aed.bin')" "1"
+"$FZ7" l -slt rootemb.img >out.txt 2>&1
+same "rootemb: listed" "$(grep '^Path = r.txt$' out.txt)" "Path = r.txt"
+expect_rc 2 "self: l" "$FZ7" l self.img
+expect_rc 2 "fe_crc: l" "$FZ7" l fe_crc.img
+expect_rc 0 "tail: l" "$FZ7" l tail.img
+same "tail: size" "$(grep -m1 '^Tail Size = ' out.txt)" "Tail Size = 10"
+expect_rc 2 "cut_files: t" "$FZ7" t cut_files.img
+# (the flags column aside, as list_formats.sh compares it)
+same "fz7 i: Udf" "$("$FZ7" i | awk '$2 == "Udf" {$1 = ""; print}')" \
+    " Udf udf iso img offset=32768 00 B E A 0 1 01 00 || 01 C D 0 0 1"
+if [ -n "$have7" ]; then
+    same "fz7 i: Udf as 7zz" "$("$FZ7" i | awk '$2 == "Udf" {$1 = ""; print}')" \
+        "$(7zz i | awk '$2 == "Udf" {$1 = ""; print}')"
+fi
+
+t_summary udf.sh
