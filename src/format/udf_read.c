@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#define UDF_MAX_LEVELS 1024     /* folders within folders */
+#define UDF_MAX_DEPTH 1023      /* names in a path: 7-Zip opens no image with a deeper one */
 #define UDF_MAX_PARTS 8         /* partition descriptors kept */
 #define UDF_MAX_VDS 1024        /* sectors of a volume descriptor sequence read */
 
@@ -428,8 +428,6 @@ static fz7_status read_all(fz7_archive *a, const udf_item *it, uint8_t **out)
 static fz7_status open_dir(fz7_archive *a, size_t *cap, long self, const udf_item *dir, unsigned level)
 {
     udf_priv *p = a->priv;
-    if (level > UDF_MAX_LEVELS)
-        return FZ7_E_FORMAT;
     uint8_t *d;
     fz7_status st = read_all(a, dir, &d);
     if (st != FZ7_OK)
@@ -453,6 +451,10 @@ static fz7_status open_dir(fz7_archive *a, size_t *cap, long self, const udf_ite
         pos += flen;
         if (chars & (4 | 8))   /* deleted, or the parent */
             continue;
+        if (level >= UDF_MAX_DEPTH) {
+            st = FZ7_E_FORMAT;
+            break;
+        }
         size_t nl = cs0_to_utf8(f + 38 + l_iu, l_fi, name);
         for (size_t i = 0; i < nl; i++)   /* a name is one level */
             if (name[i] == '/')

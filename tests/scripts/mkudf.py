@@ -56,6 +56,7 @@ def dstring(s, n):
 
 
 def main():
+    sys.setrecursionlimit(20000)   # (deeply nested test trees)
     spec = json.load(open(sys.argv[1]))
     ss = spec.get("ss", 2048)
     rev = spec.get("rev", 0x0201)
@@ -168,7 +169,9 @@ def main():
         if node.get("self"):
             entries.append((0x02, lbn, "loop", False))
         embed = node.get("embed", False)
-        dlbn = None if embed else alloc(64)
+        # the FIDs' size does not depend on their tag locations
+        need = sum(len(fid(c, il, nm, w, 0)) for c, il, nm, w in entries)
+        dlbn = None if embed else alloc((need + ss - 1) // ss)
         for chars, il, nm, wide in entries:
             loc = lbn if embed else dlbn + len(fids) // ss
             fids += fid(chars, il, nm, wide, loc)

@@ -124,6 +124,19 @@ for f in sparse aed; do
     same "$f: other files" "$(tree_sig wf)" "$(tree_sig w7)"
 done
 
+# Folders 1023 deep open, 1024 deep do not (7zz's bound, and the
+# reader's recursion bound).
+for n in 1023 1024; do
+    python3 -c "
+s = '{\"name\": \"d\", \"dir\": []}'
+for i in range($n - 1): s = '{\"name\": \"d\", \"dir\": [' + s + ']}'
+open('deep$n.json', 'w').write('{\"ss\": 512, \"tree\": [' + s + ']}')"
+    mk deep$n
+    [ -z "$have7" ] || { vs_7zz l "deep$n.img"; vs_7zz_d t "deep$n.img"; }
+done
+expect_rc 0 "deep1023: l" "$FZ7" l deep1023.img
+expect_rc 2 "deep1024: l" "$FZ7" l deep1024.img
+
 # mkudffs: an empty volume as udftools writes it.
 if command -v mkudffs >/dev/null; then
     truncate -s 2M mkudffs.img
