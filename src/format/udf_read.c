@@ -51,8 +51,11 @@ typedef struct udf_item {
     size_t ext_first, ext_count;   /* in priv->ext */
     uint16_t links;
     bool embedded;
-    bool unrecorded;   /* an extent allocated but not recorded: 7-Zip reads no such file */
-    bool chained;      /* extents past an allocation extent descriptor: nor such a file */
+    /* 7-Zip lists and reads none of a file with an extent allocated but
+     * not recorded, or past an allocation extent descriptor, or outside
+     * its partition, or extents that do not cover its size: Unsupported
+     * Method when extracted */
+    bool unread;
 } udf_item;
 
 typedef struct udf_part {
@@ -66,6 +69,7 @@ typedef struct udf_priv {
     udf_part parts[UDF_MAX_PARTS];
     size_t n_parts;
     uint16_t map_part[UDF_MAX_PARTS];   /* partition reference -> parts[] */
+    uint16_t map_vsn[UDF_MAX_PARTS];    /* each map's volume sequence number */
     size_t n_maps;
     udf_item *items;
     udf_extent *ext;
@@ -96,8 +100,8 @@ static uint16_t crc_itu(const uint8_t *p, size_t n)
 }
 
 /* Whether the len bytes at d start with a sound tag of identifier id
- * (0: any) recorded at location loc: its checksum, and its CRC over the
- * bytes that follow (ECMA-167 3/7.2). */
+ * (0: any) recorded at location loc: its version, checksum, and its CRC
+ * over the bytes that follow (ECMA-167 3/7.2). */
 static bool tag_ok(const uint8_t *d, size_t len, unsigned id, uint32_t loc)
 {
     if (len < 16)
@@ -106,7 +110,9 @@ static bool tag_ok(const uint8_t *d, size_t len, unsigned id, uint32_t loc)
     for (int i = 0; i < 16; i++)
         if (i != 4)
             sum = (uint8_t)(sum + d[i]);
-    if (sum != d[4] || (id && fz7_get16le(d) != id) || fz7_get32le(d + 12) != loc)
+    /* descriptor version 2 (NSR02) or 3 (NSR03): 7-Zip reads no other */
+    unsigned ver = fz7_get16le(d + 2);
+    if (sum != d[4] || (ver != 2 && ver != 3) || (id && fz7_get16le(d) != id) || fz7_get32le(d + 12) != loc)
         return false;
     size_t crc_len = fz7_get16le(d + 10);
     return crc_len <= len - 16 && crc_itu(d + 16, crc_len) == fz7_get16le(d + 8);
@@ -144,7 +150,8 @@ static udf_time ts(const uint8_t *t)
     unsigned mon = t[4], day = t[5], h = t[6], mi = t[7], s = t[8];
     if (year == 0 && mon == 0 && day == 0)
         return r;
-    if (mon < 1 || mon > 12 || day < 1 || day > 31 || h > 23 || mi > 59 || s > 60)
+    /* (7-Zip shows no time outside the years 1601-9999) */
+    if (year < 1601 || year > 9999 || mon < 1 || mon > 12 || day < 1 || day > 31 || h > 23 || mi > 59 || s > 60)
         return r;
     /* days from 1970 to the date, by the civil calendar */
     int y = year - (mon <= 2);
@@ -201,9 +208,10 @@ static void dstring(const uint8_t *d, size_t n, char *out)
 }
 
 /* An entity identifier (ECMA-167 1/7.4, UDF 2.1.5) as 7-Zip shows it:
- * the identifier, then for a domain identifier its UDF revision, for an
- * implementation identifier the OS class and OS it names. */
-static void regid(const uint8_t *r, char *out, size_t cap)
+ * the identifier, then for a domain identifier (domain: the field is
+ * one) its UDF revision, for an implementation identifier the OS class
+ * and OS it names. */
+static void regid(const uint8_t *r, bool domain, char *out, size_t cap)
 {
     char id[24];
     size_t n = 0;
@@ -213,7 +221,7 @@ static void regid(const uint8_t *r, char *out, size_t cap)
     }
     id[n] = 0;
     const uint8_t *sfx = r + 24;
-    if (!strcmp(id, "*OSTA UDF Compliant")) {
+    if (domain) {
         unsigned rev = fz7_get16le(sfx);
         snprintf(out, cap, "%s::%x.%02x", id, rev >> 8, rev & 0xFF);
         return;
@@ -247,15 +255,20 @@ static fz7_status add_extent(fz7_archive *a, udf_extent x)
     return st;
 }
 
-/* Reads the file entry (or extended file entry) of ICB ref:lbn into it,
- * its data's extents appended to p->ext, *is_dir its file type's. A bad
- * tag or layout is FZ7_E_FORMAT. ECMA-167 4/14.9, 4/14.17, 4/14.14. */
-static fz7_status read_fe(fz7_archive *a, uint16_t ref, uint32_t lbn, udf_item *it, bool *is_dir, uint64_t *fe_off)
+/* Reads the file entry (or extended file entry) of the ICB whose long_ad
+ * is at icb into it, its data's extents appended to p->ext, *is_dir its
+ * file type's. A bad tag or layout, or an ICB extent (icb_len bytes) not
+ * inside its partition, is FZ7_E_FORMAT (as 7-Zip fails the image).
+ * ECMA-167 4/14.9, 4/14.17, 4/14.14, 4/14.6. */
+static fz7_status read_fe(fz7_archive *a, const uint8_t *icb, udf_item *it, bool *is_dir, uint64_t *fe_off)
 {
     udf_priv *p = a->priv;
     uint8_t *b = p->blk;
     uint64_t off;
-    if (!block_off(p, ref, lbn, &off))
+    uint32_t icb_len = fz7_get32le(icb) & 0x3FFFFFFF, lbn = fz7_get32le(icb + 4);
+    uint16_t ref = fz7_get16le(icb + 8);
+    if (!block_off(p, ref, lbn, &off) ||
+        (uint64_t)lbn + ((uint64_t)icb_len + p->ss - 1) / p->ss > p->parts[p->map_part[ref]].length)
         return FZ7_E_FORMAT;
     fz7_status st = rd(a, b, p->ss, off);
     if (st != FZ7_OK)
@@ -307,8 +320,8 @@ static fz7_status read_fe(fz7_archive *a, uint16_t ref, uint32_t lbn, udf_item *
             break;   /* the descriptors end here */
         if (type == 3) {
             /* the rest in an allocation extent descriptor (4/14.5): 7-Zip
-             * does not follow one, lists the file and reads none of it */
-            it->chained = true;
+             * does not follow one */
+            it->unread = true;
             break;
         }
         if (total >= it->size)
@@ -316,7 +329,7 @@ static fz7_status read_fe(fz7_archive *a, uint16_t ref, uint32_t lbn, udf_item *
         uint64_t o = 0;
         if (type == 0 && (!block_off(p, r, where, &o) ||
                           (uint64_t)where + ((uint64_t)len + p->ss - 1) / p->ss > p->parts[p->map_part[r]].length)) {
-            st = FZ7_E_FORMAT;
+            it->unread = true;
             break;
         }
         if (!p->ext_budget--) {
@@ -329,16 +342,18 @@ static fz7_status read_fe(fz7_archive *a, uint16_t ref, uint32_t lbn, udf_item *
             uint64_t e = o / p->ss + ((uint64_t)len + p->ss - 1) / p->ss;
             data_end = e > data_end ? e : data_end;
         } else {
-            it->unrecorded = true;
+            it->unread = true;
         }
         total += len;
     }
     if (st != FZ7_OK)
         return st;
     it->ext_count = p->n_ext - it->ext_first;
-    if (total < it->size && !it->chained)
-        return FZ7_E_FORMAT;
-    if (!it->unrecorded && !it->chained)   /* (7-Zip leaves a file it cannot read out of the image's end) */
+    if (total < it->size)
+        it->unread = true;
+    if (it->unread && *is_dir)
+        return FZ7_E_FORMAT;   /* a folder's FIDs must all be read */
+    if (!it->unread)   /* (7-Zip leaves a file it cannot read out of the image's end) */
         note_used(p, data_end);
     return FZ7_OK;
 }
@@ -463,7 +478,7 @@ static fz7_status open_dir(fz7_archive *a, size_t *cap, long self, const udf_ite
         bool is_dir;
         uint64_t fe_off;
         size_t ext_was = p->n_ext;
-        if ((st = read_fe(a, fz7_get16le(f + 28), fz7_get32le(f + 24), &it, &is_dir, &fe_off)) != FZ7_OK)
+        if ((st = read_fe(a, f + 20, &it, &is_dir, &fe_off)) != FZ7_OK)
             break;
         char *path = NULL;
         size_t was = *cap;
@@ -579,7 +594,7 @@ static fz7_status udf_extract(fz7_archive *a, const bool *select, const fz7_extr
             break;
         fz7_status r = FZ7_OK;
         bool cb_failed = false;
-        if (!e->is_dir && (p->items[i].unrecorded || p->items[i].chained))
+        if (!e->is_dir && p->items[i].unread)
             r = FZ7_E_UNSUPPORTED;
         else if (!e->is_dir && e->size)
             r = file_data(a, &p->items[i], cb, &cb_failed);
@@ -681,17 +696,17 @@ static char *volume_comment(const udf_priv *p, const uint8_t *pvd, const uint8_t
     cat(&s, &n, "  VolumeId: %s\n", t);
     dstring(pvd + 72, 128, t);
     cat(&s, &n, "  VolumeSetId: %s\n", t);
-    regid(pvd + 344, r, sizeof r);
+    regid(pvd + 344, false, r, sizeof r);
     cat(&s, &n, "  ApplicationId: %s\n", r);
-    regid(pvd + 388, r, sizeof r);
+    regid(pvd + 388, false, r, sizeof r);
     cat(&s, &n, "  ImplementationId: %s\n", r);
     cat(&s, &n, "Partitions:\n");
     for (size_t i = 0; i < p->n_parts; i++) {
         const udf_part *pt = &p->parts[i];
         cat(&s, &n, "  PartitionIndex: %u\n  PartitionNumber: %u\n", (unsigned)i, (unsigned)pt->number);
-        regid(pt->contents, r, sizeof r);
+        regid(pt->contents, false, r, sizeof r);
         cat(&s, &n, "  ContentsId: %s\n", r);
-        regid(pt->impl, r, sizeof r);
+        regid(pt->impl, false, r, sizeof r);
         cat(&s, &n, "  ImplementationId: %s\n", r);
         if (pt->access < 5)
             cat(&s, &n, "  AccessType: %s\n", access[pt->access]);
@@ -703,13 +718,13 @@ static char *volume_comment(const udf_priv *p, const uint8_t *pvd, const uint8_t
     cat(&s, &n, "Logical Volumes:\n");
     dstring(lvd + 84, 128, t);
     cat(&s, &n, "  Id: %s\n  BlockSize: %u\n", t, (unsigned)p->ss);
-    regid(lvd + 216, r, sizeof r);
+    regid(lvd + 216, true, r, sizeof r);
     cat(&s, &n, "  DomainId: %s\n", r);
-    regid(lvd + 272, r, sizeof r);
+    regid(lvd + 272, false, r, sizeof r);
     cat(&s, &n, "  ImplementationId: %s\n  Partition Maps:\n", r);
     for (size_t i = 0; i < p->n_maps; i++)
-        cat(&s, &n, "    PartitionMap: %u\n    Type: 1\n    VolumeSequenceNumber: 1\n    PartitionNumber: %u\n",
-            (unsigned)i, (unsigned)p->parts[p->map_part[i]].number);
+        cat(&s, &n, "    PartitionMap: %u\n    Type: 1\n    VolumeSequenceNumber: %u\n    PartitionNumber: %u\n",
+            (unsigned)i, (unsigned)p->map_vsn[i], (unsigned)p->parts[p->map_part[i]].number);
     cat(&s, &n, "  File Sets:\n");
     cat(&s, &n, "    FileSetNumber: %u\n    FileSetDescNumber: %u\n", (unsigned)fz7_get32le(fsd + 40),
         (unsigned)fz7_get32le(fsd + 44));
@@ -721,7 +736,7 @@ static char *volume_comment(const udf_priv *p, const uint8_t *pvd, const uint8_t
     cat(&s, &n, "    CopyrightId: %s\n", t);
     dstring(fsd + 368, 32, t);
     cat(&s, &n, "    AbstractId: %s\n", t);
-    regid(fsd + 416, r, sizeof r);
+    regid(fsd + 416, true, r, sizeof r);
     cat(&s, &n, "    DomainId: %s\n}", r);
     return s;
 }
@@ -788,6 +803,7 @@ static fz7_status read_maps(udf_priv *p, const uint8_t *lvd)
             k++;
         if (k == p->n_parts)
             return FZ7_E_FORMAT;
+        p->map_vsn[p->n_maps] = fz7_get16le(m + pos + 2);
         p->map_part[p->n_maps++] = (uint16_t)k;
         pos += m[pos + 1];
     }
@@ -891,7 +907,7 @@ static fz7_status open_volume(fz7_archive *a, size_t *cap)
     udf_item root;
     bool is_dir;
     uint64_t fe_off;
-    st = read_fe(a, fz7_get16le(fsd + 400 + 8), fz7_get32le(fsd + 400 + 4), &root, &is_dir, &fe_off);
+    st = read_fe(a, fsd + 400, &root, &is_dir, &fe_off);
     if (st != FZ7_OK)
         return st;
     if (!is_dir)
@@ -913,7 +929,9 @@ static fz7_status open_volume(fz7_archive *a, size_t *cap)
     unsigned rev = fz7_get16le(lvd + 216 + 24);
     snprintf(p->version, sizeof p->version, "%x.%02x", rev >> 8, rev & 0xFF);
     snprintf(p->cluster, sizeof p->cluster, "%u", (unsigned)p->ss);
-    udf_time created = ts(pvd + 376), modified = root.mtime;
+    /* 7-Zip shows the file set's recording time as Created, the primary
+     * volume's as Modified */
+    udf_time created = ts(fsd + 16), modified = ts(pvd + 376);
     size_t k = 0;
     p->lines[k++] = (fz7_prop){.name = "Version", .value = p->version};
     p->lines[k++] = (fz7_prop){.name = "Cluster Size", .value = p->cluster};

@@ -80,8 +80,8 @@ for f in main efe rootemb old sparse aed self; do mk $f; done
 # entry with a bad checksum, one with a bad CRC, a FID with a bad CRC, the
 # file set descriptor's tag identifier changed; the image cut short
 # inside its files, cut in its closing zeros, with data after it.
-python3 - <<'PY'
-import struct
+MKDIR=$(dirname "$MK") python3 - <<'PY'
+import os, struct, sys
 img = open("main.img", "rb").read()
 ss = 2048
 def blocks(ident):
@@ -100,27 +100,56 @@ d[fid + 40] ^= 0x20; save("fid_crc", d)
 fsd = blocks(256)[0]
 d = bytearray(img); struct.pack_into("<H", d, fsd, 8)
 d[fsd + 4] = sum(d[fsd + i] for i in range(16) if i != 4) & 0xFF; save("fsd_id", d)
+# Damage behind sound tags (checksum and CRC recomputed), each as 7zz
+# takes it: a descriptor version other than 2 or 3 (not read); a FID's ICB
+# extent past its partition (not opened); a file's extent past its
+# partition, or its size past its extents (Unsupported Method); years
+# 1600 and 10000 (no time); the volume's and file set's recording times
+# (Modified, Created), a partition map's volume sequence number and an
+# odd domain identifier (the Comment).
+sys.path.insert(0, os.environ["MKDIR"])
+from mkudf import crc_itu
+def retag(d, o):
+    n = struct.unpack_from("<H", d, o + 10)[0]
+    struct.pack_into("<H", d, o + 8, crc_itu(bytes(d[o + 16:o + 16 + n])))
+    d[o + 4] = sum(d[o + i] for i in range(16) if i != 4) & 0xFF
+def fixed(name, o, at, fmt, val, tag_at=None):
+    d = bytearray(img); struct.pack_into(fmt, d, o + at, val); retag(d, o if tag_at is None else tag_at); save(name, d)
+a_fe = [o for o in blocks(261) if struct.unpack_from("<Q", img, o + 56)[0] == 10][0]
+fixed("version", a_fe, 2, "<H", 4)
+fixed("icb_len", fid + 40, 20, "<I", 0x100000)   # (a.txt's, past the parent's)
+fixed("ext_past", a_fe, 180, "<I", 0x7FFFFFF)
+fixed("size_past", a_fe, 56, "<Q", 1 << 40)
+fixed("year1600", a_fe, 86, "<h", 1600)
+fixed("year10000", a_fe, 86, "<h", 10000)
+fixed("pvd_time", blocks(1)[0], 383, "<B", 33)
+fixed("fsd_time", fsd, 23, "<B", 55)
+lvd = blocks(6)[0]
+fixed("map_vsn", lvd, 442, "<H", 513)
+fixed("domain", lvd, 219, "<B", ord("W"))
 save("cut_files", img[:len(img) * 3 // 4])
 save("cut_zeros", img[:len(img) - 2 * ss - 100])
 save("tail", img + b"tail data\n")
 save("zeros_after", img + bytes(3000))
 PY
 
-for f in main efe rootemb old self fe_sum fe_crc fid_crc fsd_id cut_files cut_zeros tail zeros_after; do
+for f in main efe rootemb old self fe_sum fe_crc fid_crc fsd_id cut_files cut_zeros tail zeros_after version icb_len \
+         year1600 year10000 pvd_time fsd_time map_vsn domain; do
     all_vs "$f.img"
 done
 
 # Files 7zz does not read: the same messages and exit code, the other
 # files the same (7zz leaves an empty file for the one it does not read,
 # fz7 none: its extraction keeps no file an entry failed to give).
-for f in sparse aed; do
+for fn in sparse:sp.bin aed:aed.bin ext_past:a.txt size_past:a.txt; do
     [ -n "$have7" ] || continue
+    f=${fn%%:*}
     vs_7zz l -slt "$f.img"
     vs_7zz_d t "$f.img"
     vs_7zz_d x -y "$f.img" -ow7
     rm -rf w7 wf && 7zz x "$f.img" -ow7 >/dev/null 2>&1
     "$FZ7" x "$f.img" -owf >/dev/null 2>&1
-    rm -f w7/sp.bin w7/aed.bin
+    rm -f "w7/${fn#*:}"
     same "$f: other files" "$(tree_sig wf)" "$(tree_sig w7)"
 done
 
@@ -198,6 +227,16 @@ expect_rc 2 "fe_crc: l" "$FZ7" l fe_crc.img
 expect_rc 0 "tail: l" "$FZ7" l tail.img
 same "tail: size" "$(grep -m1 '^Tail Size = ' out.txt)" "Tail Size = 10"
 expect_rc 2 "cut_files: t" "$FZ7" t cut_files.img
+expect_rc 2 "version: l" "$FZ7" l version.img
+expect_rc 2 "icb_len: l" "$FZ7" l icb_len.img
+expect_rc 2 "ext_past: t" "$FZ7" t ext_past.img
+same "ext_past: unsupported" "$(cat out.txt err.txt | grep -c 'Unsupported Method : a.txt')" "1"
+"$FZ7" l -slt year10000.img >out.txt 2>&1
+same "year 10000: no time" "$(grep -A4 '^Path = a.txt$' out.txt | grep '^Modified')" "Modified = "
+"$FZ7" l -slt pvd_time.img >out.txt 2>&1
+same "PVD time: Modified" "$(grep -m1 '^Modified = ' out.txt)" "Modified = 2024-05-06 07:33:09.123456"
+"$FZ7" l -slt map_vsn.img >out.txt 2>&1
+same "map volume sequence number" "$(grep -c 'VolumeSequenceNumber: 513' out.txt)" "1"
 # (the flags column aside, as list_formats.sh compares it)
 same "fz7 i: Udf" "$("$FZ7" i | awk '$2 == "Udf" {$1 = ""; print}')" \
     " Udf udf iso img offset=32768 00 B E A 0 1 01 00 || 01 C D 0 0 1"
