@@ -74,8 +74,8 @@ typedef struct udf_priv {
     udf_item *items;
     udf_extent *ext;
     size_t n_ext, ext_cap;
-    uint64_t *dirs;               /* folders' file entries read (loops): a hash set of offset + 1 */
-    size_t n_dirs, dirs_cap;
+    uint64_t *dirs;               /* the entries of the folders being read: a hash set of offset + 1 */
+    size_t n_dirs, n_tombs, dirs_cap;
     uint64_t path_bytes, dir_budget;
     uint64_t ext_budget;          /* extents still to keep, all files */
     uint64_t vol_end;             /* past the last sector the descriptors name */
@@ -360,45 +360,78 @@ static fz7_status read_fe(fz7_archive *a, const uint8_t *icb, udf_item *it, bool
 
 static fz7_status open_dir(fz7_archive *a, size_t *cap, long self, const udf_item *dir, unsigned level);
 
-/* Whether the folder whose entry is at off was read already (a loop, or
- * a folder linked twice: the image is taken as damaged); if not, notes it. An
- * open-addressing hash set, so a volume of many folders stays linear. */
-static fz7_status seen_dir(fz7_archive *a, uint64_t off, bool *seen)
+#define DIR_BYTES_PER_ENTRY 256
+#define EXTENTS_PER_ENTRY 2       /* (p->ext_budget) */
+#define DIR_TOMB UINT64_MAX   /* a slot whose folder was left */
+
+/* Puts key into the hash set p->dirs (capacity a power of two), whose
+ * slot for it is free. */
+static void dirs_put(uint64_t *set, size_t cap, uint64_t key)
+{
+    size_t h = (size_t)(key * 0x9E3779B97F4A7C15u >> 20) & (cap - 1);
+    while (set[h] && set[h] != DIR_TOMB)
+        h = (h + 1) & (cap - 1);
+    set[h] = key;
+}
+
+/* Enters the folder whose entry is at off: *loop when it is one of the
+ * folders being read (its own ancestor: 7-Zip opens no such image); a
+ * folder named twice elsewhere is read twice, as 7-Zip lists it. The
+ * folders being read are a hash set (leave_dir takes one out), so a deep
+ * and wide tree stays linear. */
+static fz7_status enter_dir(fz7_archive *a, uint64_t off, bool *loop)
 {
     udf_priv *p = a->priv;
     uint64_t key = off + 1;   /* 0: an empty slot */
-    if (2 * (p->n_dirs + 1) > p->dirs_cap) {
-        size_t ncap = p->dirs_cap ? 2 * p->dirs_cap : 64;
+    size_t cap = p->dirs_cap;
+    for (size_t h = cap ? (size_t)(key * 0x9E3779B97F4A7C15u >> 20) & (cap - 1) : 0; cap && p->dirs[h];
+         h = (h + 1) & (cap - 1))
+        if (p->dirs[h] == key) {
+            *loop = true;
+            return FZ7_OK;
+        }
+    *loop = false;
+    if (2 * (p->n_dirs + p->n_tombs + 1) > cap) {   /* rehash, tombstones dropped */
+        size_t ncap = 64;
+        while (ncap < 4 * (p->n_dirs + 1))
+            ncap *= 2;
         if (ncap > a->opts.mem_limit / 4 / sizeof *p->dirs)
             return FZ7_E_MEMLIMIT;
         uint64_t *nd = calloc(ncap, sizeof *nd);
         if (!nd)
             return FZ7_E_MEM;
-        for (size_t i = 0; i < p->dirs_cap; i++)
-            if (p->dirs[i])
-                for (size_t h = (size_t)(p->dirs[i] * 0x9E3779B97F4A7C15u >> 20) & (ncap - 1);; h = (h + 1) & (ncap - 1))
-                    if (!nd[h]) {
-                        nd[h] = p->dirs[i];
-                        break;
-                    }
+        for (size_t i = 0; i < cap; i++)
+            if (p->dirs[i] && p->dirs[i] != DIR_TOMB)
+                dirs_put(nd, ncap, p->dirs[i]);
         free(p->dirs);
         p->dirs = nd;
         p->dirs_cap = ncap;
+        p->n_tombs = 0;
     }
-    size_t h = (size_t)(key * 0x9E3779B97F4A7C15u >> 20) & (p->dirs_cap - 1);
-    for (; p->dirs[h]; h = (h + 1) & (p->dirs_cap - 1))
-        if (p->dirs[h] == key) {
-            *seen = true;
-            return FZ7_OK;
-        }
-    *seen = false;
-    p->dirs[h] = key;
+    dirs_put(p->dirs, p->dirs_cap, key);
     p->n_dirs++;
     return FZ7_OK;
 }
 
+/* Leaves the folder enter_dir entered at off. */
+static void leave_dir(udf_priv *p, uint64_t off)
+{
+    uint64_t key = off + 1;
+    for (size_t h = (size_t)(key * 0x9E3779B97F4A7C15u >> 20) & (p->dirs_cap - 1); p->dirs[h];
+         h = (h + 1) & (p->dirs_cap - 1))
+        if (p->dirs[h] == key) {
+            p->dirs[h] = DIR_TOMB;
+            p->n_dirs--;
+            p->n_tombs++;
+            return;
+        }
+}
+
 /* The bytes of a file (a folder's FIDs), malloc'd into *out: at most
- * the image's size in all (p->dir_budget). */
+ * the image's size in all, and DIR_BYTES_PER_ENTRY more for each entry
+ * listed (p->dir_budget): a folder named in many places is read in each,
+ * as 7-Zip lists it there, but the reading stays in proportion to the
+ * entries, which the memory limit bounds. */
 static fz7_status read_all(fz7_archive *a, const udf_item *it, uint8_t **out)
 {
     udf_priv *p = a->priv;
@@ -497,6 +530,8 @@ static fz7_status open_dir(fz7_archive *a, size_t *cap, long self, const udf_ite
             break;
         }
         size_t idx = a->count++;
+        p->dir_budget += DIR_BYTES_PER_ENTRY;
+        p->ext_budget += EXTENTS_PER_ENTRY;
         p->items[idx] = it;
         fz7_entry *e = &a->entries[idx];
         memset(e, 0, sizeof *e);
@@ -505,15 +540,16 @@ static fz7_status open_dir(fz7_archive *a, size_t *cap, long self, const udf_ite
         e->method = "";
         e->is_dir = is_dir;
         if (is_dir) {
-            bool seen;
+            bool loop;
             p->n_ext = ext_was;   /* a folder's extents are read now, not kept */
             p->items[idx].ext_first = ext_was;
-            st = seen_dir(a, fe_off, &seen);
-            if (st == FZ7_OK && seen)
+            st = enter_dir(a, fe_off, &loop);
+            if (st == FZ7_OK && loop)
                 st = FZ7_E_FORMAT;
             if (st == FZ7_OK) {
                 udf_item copy = it;
                 st = open_dir(a, cap, (long)idx, &copy, level + 1);
+                leave_dir(p, fe_off);
             }
         }
     }
@@ -912,8 +948,8 @@ static fz7_status open_volume(fz7_archive *a, size_t *cap)
         return st;
     if (!is_dir)
         return FZ7_E_FORMAT;
-    bool seen;
-    if ((st = seen_dir(a, fe_off, &seen)) != FZ7_OK)
+    bool loop;
+    if ((st = enter_dir(a, fe_off, &loop)) != FZ7_OK)
         return st;
     p->n_ext = root.ext_first + root.ext_count;
     if ((st = open_dir(a, cap, -1, &root, 0)) != FZ7_OK)
@@ -963,7 +999,8 @@ fz7_status fz7_udf_open(fz7_archive *a, char *err, size_t errlen)
         p->ss = sizes[s];
         p->dir_budget = a->file_size;
         /* a sound image records each extent once: many names for one
-         * entry stop at the image's size */
+         * entry of many extents stop at the image's size (and a few
+         * extents for each entry listed) */
         p->ext_budget = a->file_size / 8 + 1024;
         size_t cap = 0;
         if (!(p->blk = malloc(p->ss)))

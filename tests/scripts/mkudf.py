@@ -12,7 +12,8 @@ many bytes), split (data extents of that many blocks, the rest through an
 allocation extent descriptor), pieces (data in that many extents of the
 entry itself, apart, the last first on the disc), time [y, mo, d, h, mi,
 s, cs, hus, us, tz minutes], links, deleted (a deleted FID before it),
-self (a folder: a FID named "loop" naming the folder's own entry)."""
+self (a folder: a FID named "loop" naming the folder's own entry), link
+(the name of an earlier sibling whose entry this name names too)."""
 import json
 import struct
 import sys
@@ -157,8 +158,11 @@ def main():
     def build_dir(nodes, lbn, parent_lbn, node):
         kids = []
         for k in nodes:
-            kl = alloc(1)
-            kids.append((k, kl))
+            if "link" in k:   # another name for a sibling's entry
+                sib = [(j, jl) for j, jl in kids if j["name"] == k["link"]][0]
+                kids.append((dict(k, dir=sib[0]["dir"]) if "dir" in sib[0] else k, sib[1]))
+            else:
+                kids.append((k, alloc(1)))
         # FIDs (parent first); their tag location: the block they start in
         fids = b""
         entries = [(0x0A, parent_lbn, None, False)]
@@ -183,6 +187,8 @@ def main():
                 blocks[dlbn + i] = fids[i * ss:(i + 1) * ss]
             write_fe(lbn, 4, len(fids), None, [(len(fids), dlbn, 0)], node, parent_lbn)
         for k, kl in kids:
+            if "link" in k:
+                continue
             if "dir" in k:
                 build_dir(k["dir"], kl, lbn, k)
             else:

@@ -73,8 +73,18 @@ json.dump({"tree": [{"name": "a.txt", "data": "x\n"}, {"name": "sp.bin", "data":
 json.dump({"ss": 512, "tree": [{"name": "a.txt", "data": "x\n"}, {"name": "aed.bin", "data": lines, "split": 2},
                                {"name": "b.txt", "data": "y\n"}]}, open("aed.json", "w"))
 json.dump({"tree": [{"name": "d", "self": True, "dir": [{"name": "f", "data": "z"}]}]}, open("self.json", "w"))
+# names for entries named already: a file (a hard link), a folder (listed
+# twice, its files too), and a folder in each of 10 folders named twice
+# (2^10 paths to its file)
+json.dump({"tree": [{"name": "a.txt", "data": "linked\n"}, {"name": "b.txt", "link": "a.txt"},
+                    {"name": "d", "dir": [{"name": "in.txt", "data": "in d\n"}]}, {"name": "e", "link": "d"}]},
+          open("links.json", "w"))
+fan = {"name": "f", "data": "x"}
+for i in range(10):
+    fan = {"name": "a", "dir": [fan, {"name": "b", "link": "f" if i == 0 else "a"}]}
+json.dump({"tree": [fan]}, open("fan.json", "w"))
 PY
-for f in main efe rootemb old sparse aed self; do mk $f; done
+for f in main efe rootemb old sparse aed self links fan; do mk $f; done
 
 # Damage, tag CRCs and checksums fixed or not (ECMA-167 3/7.2): a file
 # entry with a bad checksum, one with a bad CRC, a FID with a bad CRC, the
@@ -133,7 +143,7 @@ save("tail", img + b"tail data\n")
 save("zeros_after", img + bytes(3000))
 PY
 
-for f in main efe rootemb old self fe_sum fe_crc fid_crc fsd_id cut_files cut_zeros tail zeros_after version icb_len \
+for f in main efe rootemb old self links fe_sum fe_crc fid_crc fsd_id cut_files cut_zeros tail zeros_after version icb_len \
          year1600 year10000 pvd_time fsd_time map_vsn domain; do
     all_vs "$f.img"
 done
@@ -223,6 +233,12 @@ same "aed: unsupported" "$(cat out.txt err.txt | grep -c 'Unsupported Method : a
 "$FZ7" l -slt rootemb.img >out.txt 2>&1
 same "rootemb: listed" "$(grep '^Path = r.txt$' out.txt)" "Path = r.txt"
 expect_rc 2 "self: l" "$FZ7" l self.img
+"$FZ7" l -ba links.img >out.txt 2>&1
+same "links: paths" "$(awk '{print $NF}' out.txt | tr '\n' ' ')" "a.txt b.txt d d/in.txt e e/in.txt "
+"$FZ7" l fan.img >out.txt 2>&1
+same "fan: every path" "$(tail -1 out.txt | grep -c ' 1024 files, 1023 folders$')" "1"
+# (x only: e would write 1024 files named f into one folder)
+[ -z "$have7" ] || { vs_7zz l fan.img; vs_7zz l -slt fan.img; vs_7zz_d t fan.img; vs_7zz_d x -y fan.img -ow7; }
 expect_rc 2 "fe_crc: l" "$FZ7" l fe_crc.img
 expect_rc 0 "tail: l" "$FZ7" l tail.img
 same "tail: size" "$(grep -m1 '^Tail Size = ' out.txt)" "Tail Size = 10"
