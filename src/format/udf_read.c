@@ -507,6 +507,8 @@ static fz7_status open_dir(fz7_archive *a, size_t *cap, long self, const udf_ite
         for (size_t i = 0; i < nl; i++)   /* a name is one level */
             if (name[i] == '/')
                 name[i] = '_';
+        if (!nl)   /* an empty name: "[]", as 7-Zip names it */
+            nl = (size_t)snprintf(name, sizeof name, "[]");
         udf_item it;
         bool is_dir;
         uint64_t fe_off;

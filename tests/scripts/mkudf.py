@@ -47,7 +47,7 @@ def regid(ident, suffix=b""):
 
 def cs0(name, wide):
     if wide:
-        return b"\x10" + name.encode("utf-16-be")
+        return b"\x10" + name.encode("utf-16-be", "surrogatepass")   # (lone surrogates too)
     return b"\x08" + name.encode("latin-1")
 
 

@@ -9,8 +9,10 @@
 # empty folders, an empty file, data embedded in its entry, a file in four
 # extents out of disc order, a deleted name, time zones; files 7zz does not
 # read (an unrecorded extent, an allocation extent descriptor: Unsupported
-# Method), a folder naming itself, descriptors with a bad checksum or CRC,
-# an image cut short and one with bytes after it. Also an empty mkudffs
+# Method), a folder naming itself, a folder and a file with two names, odd
+# names (empty, "..", a lone surrogate), folders 1023 and 1024 deep,
+# descriptors with a bad checksum or CRC or damage behind sound tags, an
+# image cut short and one with bytes after it. Also an empty mkudffs
 # image, a genisoimage -udf hybrid (7zz opens its UDF side; so must fz7)
 # and a plain ISO 9660 image (still Iso), and the Udf row of `fz7 i`.
 # Without 7zz the fixed expectations below still run.
@@ -79,12 +81,18 @@ json.dump({"tree": [{"name": "d", "self": True, "dir": [{"name": "f", "data": "z
 json.dump({"tree": [{"name": "a.txt", "data": "linked\n"}, {"name": "b.txt", "link": "a.txt"},
                     {"name": "d", "dir": [{"name": "in.txt", "data": "in d\n"}]}, {"name": "e", "link": "d"}]},
           open("links.json", "w"))
+# odd names: a lone surrogate, C1 controls, "..", empty ones ("[]", as 7zz
+# names them)
+json.dump({"tree": [{"name": "lone\ud800x.txt", "wide": True, "data": "a"}, {"name": "ctl\u0085\u00a0.txt", "data": "c"},
+                    {"name": "..", "data": "d"}, {"name": "", "data": "e"},
+                    {"name": "d", "dir": [{"name": "", "dir": [{"name": "z", "data": "z"}]}]}]},
+          open("names.json", "w"))
 fan = {"name": "f", "data": "x"}
 for i in range(10):
     fan = {"name": "a", "dir": [fan, {"name": "b", "link": "f" if i == 0 else "a"}]}
 json.dump({"tree": [fan]}, open("fan.json", "w"))
 PY
-for f in main efe rootemb old sparse aed self links fan; do mk $f; done
+for f in main efe rootemb old sparse aed self links fan names; do mk $f; done
 
 # Damage, tag CRCs and checksums fixed or not (ECMA-167 3/7.2): a file
 # entry with a bad checksum, one with a bad CRC, a FID with a bad CRC, the
@@ -143,7 +151,7 @@ save("tail", img + b"tail data\n")
 save("zeros_after", img + bytes(3000))
 PY
 
-for f in main efe rootemb old self links fe_sum fe_crc fid_crc fsd_id cut_files cut_zeros tail zeros_after version icb_len \
+for f in main efe rootemb old self links names fe_sum fe_crc fid_crc fsd_id cut_files cut_zeros tail zeros_after version icb_len \
          year1600 year10000 pvd_time fsd_time map_vsn domain; do
     all_vs "$f.img"
 done
@@ -235,6 +243,8 @@ same "rootemb: listed" "$(grep '^Path = r.txt$' out.txt)" "Path = r.txt"
 expect_rc 2 "self: l" "$FZ7" l self.img
 "$FZ7" l -ba links.img >out.txt 2>&1
 same "links: paths" "$(awk '{print $NF}' out.txt | tr '\n' ' ')" "a.txt b.txt d d/in.txt e e/in.txt "
+"$FZ7" l -ba names.img >out.txt 2>&1
+same "names: empty ones" "$(grep -c -e ' \[\]$' -e ' d/\[\]$' -e ' d/\[\]/z$' out.txt)" "3"
 "$FZ7" l fan.img >out.txt 2>&1
 same "fan: every path" "$(tail -1 out.txt | grep -c ' 1024 files, 1023 folders$')" "1"
 # (x only: e would write 1024 files named f into one folder)
