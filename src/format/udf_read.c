@@ -53,7 +53,7 @@ typedef struct udf_item {
     bool embedded;
     /* 7-Zip lists and reads none of a file with an extent allocated but
      * not recorded, or past an allocation extent descriptor, or outside
-     * its partition, or extents that do not cover its size: Unsupported
+     * its partition, or extents that do not sum to its size: Unsupported
      * Method when extracted */
     bool unread;
 } udf_item;
@@ -257,8 +257,8 @@ static fz7_status add_extent(fz7_archive *a, udf_extent x)
 
 /* Reads the file entry (or extended file entry) of the ICB whose long_ad
  * is at icb into it, its data's extents appended to p->ext, *is_dir its
- * file type's. A bad tag or layout, or an ICB extent (icb_len bytes) not
- * inside its partition, is FZ7_E_FORMAT (as 7-Zip fails the image).
+ * file type's. A bad tag or layout, or an ICB extent other than one
+ * block, is FZ7_E_FORMAT (as 7-Zip fails the image).
  * ECMA-167 4/14.9, 4/14.17, 4/14.14, 4/14.6. */
 static fz7_status read_fe(fz7_archive *a, const uint8_t *icb, udf_item *it, bool *is_dir, uint64_t *fe_off)
 {
@@ -267,8 +267,7 @@ static fz7_status read_fe(fz7_archive *a, const uint8_t *icb, udf_item *it, bool
     uint64_t off;
     uint32_t icb_len = fz7_get32le(icb) & 0x3FFFFFFF, lbn = fz7_get32le(icb + 4);
     uint16_t ref = fz7_get16le(icb + 8);
-    if (!block_off(p, ref, lbn, &off) ||
-        (uint64_t)lbn + ((uint64_t)icb_len + p->ss - 1) / p->ss > p->parts[p->map_part[ref]].length)
+    if (icb_len != p->ss || !block_off(p, ref, lbn, &off))
         return FZ7_E_FORMAT;
     fz7_status st = rd(a, b, p->ss, off);
     if (st != FZ7_OK)
@@ -280,7 +279,7 @@ static fz7_status read_fe(fz7_archive *a, const uint8_t *icb, udf_item *it, bool
     bool ext = id == TAG_EFE;
     memset(it, 0, sizeof *it);
     uint8_t ftype = b[27];
-    unsigned ad_kind = fz7_get16le(b + 34) & 7;
+    unsigned ad_kind = fz7_get16le(b + 34) & 3;   /* (bit 2 is not read by 7-Zip either) */
     *is_dir = ftype == 4;
     it->links = fz7_get16le(b + 48);
     it->size = fz7_get64le(b + 56);
@@ -300,15 +299,18 @@ static fz7_status read_fe(fz7_archive *a, const uint8_t *icb, udf_item *it, bool
     const uint8_t *ad = b + base + l_ea;
     it->ext_first = p->n_ext;
     if (ad_kind == 3) {   /* the data is in the entry itself */
-        if (it->size > l_ad)
-            return FZ7_E_FORMAT;
+        if (it->size != l_ad) {   /* (as for extents: 7-Zip wants the size exactly) */
+            if (*is_dir)
+                return FZ7_E_FORMAT;
+            it->unread = true;
+        }
         it->embedded = true;
         it->embed_off = off + base + l_ea;
         return FZ7_OK;
     }
-    if (ad_kind > 1)
-        return FZ7_E_FORMAT;   /* extended_ad is not recorded by UDF */
     size_t step = ad_kind ? 16 : 8;
+    if (ad_kind > 1 || l_ad % step)   /* (extended_ad is not recorded by UDF) */
+        return FZ7_E_FORMAT;
     uint64_t total = 0, data_end = 0;
     for (size_t pos = 0; pos + step <= l_ad;) {
         uint32_t len = fz7_get32le(ad + pos), where = fz7_get32le(ad + pos + 4);
@@ -324,8 +326,6 @@ static fz7_status read_fe(fz7_archive *a, const uint8_t *icb, udf_item *it, bool
             it->unread = true;
             break;
         }
-        if (total >= it->size)
-            continue;
         uint64_t o = 0;
         if (type == 0 && (!block_off(p, r, where, &o) ||
                           (uint64_t)where + ((uint64_t)len + p->ss - 1) / p->ss > p->parts[p->map_part[r]].length)) {
@@ -349,7 +349,7 @@ static fz7_status read_fe(fz7_archive *a, const uint8_t *icb, udf_item *it, bool
     if (st != FZ7_OK)
         return st;
     it->ext_count = p->n_ext - it->ext_first;
-    if (total < it->size)
+    if (total != it->size)   /* (7-Zip wants them to sum to the size exactly) */
         it->unread = true;
     if (it->unread && *is_dir)
         return FZ7_E_FORMAT;   /* a folder's FIDs must all be read */
@@ -496,6 +496,11 @@ static fz7_status open_dir(fz7_archive *a, size_t *cap, long self, const udf_ite
             st = FZ7_E_FORMAT;
             break;
         }
+        for (size_t k = 38u + l_fi + l_iu; k < flen; k++)
+            if (f[k])   /* padding that is not zeros: 7-Zip fails the image */
+                st = FZ7_E_FORMAT;
+        if (st != FZ7_OK)
+            break;
         pos += flen;
         if (chars & (4 | 8))   /* deleted, or the parent */
             continue;

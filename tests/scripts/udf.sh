@@ -145,6 +145,22 @@ fixed("fsd_time", fsd, 23, "<B", 55)
 lvd = blocks(6)[0]
 fixed("map_vsn", lvd, 442, "<H", 513)
 fixed("domain", lvd, 219, "<B", ord("W"))
+# more that 7zz fails the image for: a FID's padding not zeros (emptydir's,
+# past the parent, a.txt and empty.txt FIDs), a FID's ICB extent other
+# than one block, a folder's extents not summing to its size, allocation
+# descriptors not a whole number of them; and makes Unsupported Method of:
+# a file's extents summing past its size, embedded data not its size. AD
+# flags 4 (bit 2) are read as 0 (short_ad), as 7zz reads them.
+fixed("fid_pad", fid + 132, 47, "<B", 0x40)
+fixed("icb_one_less", fid + 40, 20, "<I", ss - 1)
+fixed("icb_type", fid + 40, 20, "<I", 0x40000000 | ss)
+root_fe = blocks(261)[0]
+fixed("dir_ext", root_fe, 176, "<I", struct.unpack_from("<I", img, root_fe + 176)[0] + 1)
+fixed("ext_over", a_fe, 176, "<I", 11)
+emb = [o for o in blocks(261) if struct.unpack_from("<Q", img, o + 56)[0] == 22][0]
+fixed("emb_size", emb, 56, "<Q", 21)
+fixed("ad_flags4", a_fe, 34, "<H", 4)
+fixed("ad_long_odd", a_fe, 34, "<H", 1)
 save("cut_files", img[:len(img) * 3 // 4])
 save("cut_zeros", img[:len(img) - 2 * ss - 100])
 save("tail", img + b"tail data\n")
@@ -152,14 +168,14 @@ save("zeros_after", img + bytes(3000))
 PY
 
 for f in main efe rootemb old self links names fe_sum fe_crc fid_crc fsd_id cut_files cut_zeros tail zeros_after version icb_len \
-         year1600 year10000 pvd_time fsd_time map_vsn domain; do
+         year1600 year10000 pvd_time fsd_time map_vsn domain fid_pad icb_one_less icb_type dir_ext ad_flags4 ad_long_odd; do
     all_vs "$f.img"
 done
 
 # Files 7zz does not read: the same messages and exit code, the other
 # files the same (7zz leaves an empty file for the one it does not read,
 # fz7 none: its extraction keeps no file an entry failed to give).
-for fn in sparse:sp.bin aed:aed.bin ext_past:a.txt size_past:a.txt; do
+for fn in sparse:sp.bin aed:aed.bin ext_past:a.txt size_past:a.txt ext_over:a.txt emb_size:emb.txt; do
     [ -n "$have7" ] || continue
     f=${fn%%:*}
     vs_7zz l -slt "$f.img"
@@ -255,6 +271,11 @@ same "tail: size" "$(grep -m1 '^Tail Size = ' out.txt)" "Tail Size = 10"
 expect_rc 2 "cut_files: t" "$FZ7" t cut_files.img
 expect_rc 2 "version: l" "$FZ7" l version.img
 expect_rc 2 "icb_len: l" "$FZ7" l icb_len.img
+expect_rc 2 "fid_pad: l" "$FZ7" l fid_pad.img
+expect_rc 0 "icb_type: t" "$FZ7" t icb_type.img
+expect_rc 2 "dir_ext: l" "$FZ7" l dir_ext.img
+expect_rc 0 "ad_flags4: t" "$FZ7" t ad_flags4.img
+expect_rc 2 "ext_over: t" "$FZ7" t ext_over.img
 expect_rc 2 "ext_past: t" "$FZ7" t ext_past.img
 same "ext_past: unsupported" "$(cat out.txt err.txt | grep -c 'Unsupported Method : a.txt')" "1"
 "$FZ7" l -slt year10000.img >out.txt 2>&1
