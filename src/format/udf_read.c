@@ -459,7 +459,7 @@ static fz7_status read_all(fz7_archive *a, const udf_item *it, uint8_t **out)
                 st = rd(a, d + done, n, o);
             done += n;
         }
-        if (st == FZ7_OK && done < it->size)   /* (extents chained on: not read) */
+        if (st == FZ7_OK && done < it->size)   /* (never, as read_fe checked the sum: kept as a bound) */
             st = FZ7_E_FORMAT;
     }
     if (st != FZ7_OK) {
