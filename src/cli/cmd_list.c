@@ -286,10 +286,11 @@ static int list_one(const struct fz7_options *o, const char *path, list_totals *
     }
     if (!o->slt && !bare) {
         /* When no listed entry shows a packed size (later files of a solid
-         * block, .lzma, a salvaged .xz), 7-Zip totals the whole archive. */
+         * block, .lzma, a salvaged .xz), 7-Zip totals the whole archive; folders
+         * alone (an ISO or UDF image of folders) total 0, as in 7-Zip. */
         const fz7_archive_info *in = fz7_archive_get_info(a);
         const fz7_archive *outer = fz7_archive_outer(a, NULL);   /* a .deb: the whole package */
-        if (!any_packed && files + dirs > 0)
+        if (!any_packed && files > 0)
             total_packed = fz7_archive_get_info(outer ? outer : a)->phy_size;
         char tsize[24] = "", tpacked[24] = "";
         if (!size_blank)

@@ -98,6 +98,13 @@ fz7_status fz7_cfb_open(fz7_archive *a, char *err, size_t errlen);
  * lists it, long names included. A damaged boot sector, FAT or folder is
  * FZ7_E_FORMAT. */
 fz7_status fz7_fat_open(fz7_archive *a, char *err, size_t errlen);
+/* A UDF image (udf_read.c): its folder tree as 7-Zip lists it, the
+ * volume's descriptors as the archive's Comment. Tried before libarchive:
+ * a hybrid ISO 9660 + UDF image opens as UDF, as 7-Zip opens it. A
+ * damaged descriptor is FZ7_E_FORMAT; a file whose extents 7-Zip does not
+ * read (unrecorded, chained, past its partition, not its size) is listed
+ * and extracts as FZ7_E_UNSUPPORTED. ECMA-167, OSTA UDF 1.02-2.60. */
+fz7_status fz7_udf_open(fz7_archive *a, char *err, size_t errlen);
 /* A disk image with an MBR partition table (mbr_read.c): its partitions
  * as entries; one partition alone is named in a->main_subfile. Tried
  * after FAT (whose boot sector has the same 0x55AA) and after libarchive
