@@ -29,6 +29,7 @@ static const info_format k_formats[] = {
     {false, false, "Rar5", "rar r00", "R a r ! 1A 07 01 00"},
     {false, false, "Rpm", "rpm", "ED AB EE DB"},
     {false, false, "SquashFS", "squashfs", "h s q s"},
+    {false, false, "VDI", "vdi", "offset=64 \x7F 10 DA BE"},   /* (7-Zip shows the byte 7F as it is) */
     {false, false, "VHD", "vhd", "c o n e c t i x 00 00"},
     {false, false, "Xar", "xar pkg xip", "x a r ! 00"},
     {false, true, "Z", "z taz (.tar)", "1F 9D"},

@@ -102,12 +102,14 @@ fz7_status fz7_cfb_open(fz7_archive *a, char *err, size_t errlen);
  * lists it, long names included. A damaged boot sector, FAT or folder is
  * FZ7_E_FORMAT. */
 fz7_status fz7_fat_open(fz7_archive *a, char *err, size_t errlen);
-/* A virtual machine's disk image (vmdisk_read.c): VHD (fixed, dynamic).
+/* A virtual machine's disk image (vmdisk_read.c): VHD (fixed, dynamic),
+ * VDI (normal, fixed).
  * The disk is one entry, named after the file; a->main_subfile names it,
  * with main_blocks where its blocks are scattered. Not the format:
  * FZ7_E_FORMAT, err empty; a disk whose blocks pass the file's end opens
  * with info.open_error. */
 fz7_status fz7_vhd_open(fz7_archive *a, char *err, size_t errlen);
+fz7_status fz7_vdi_open(fz7_archive *a, char *err, size_t errlen);
 /* A disk image with an MBR partition table (mbr_read.c): its partitions
  * as entries; one partition alone is named in a->main_subfile. Tried
  * after FAT (whose boot sector has the same 0x55AA) and after libarchive

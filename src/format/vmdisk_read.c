@@ -7,7 +7,9 @@
  *
  * Formats: VHD (Microsoft's "Virtual Hard Disk Image Format
  * Specification" 1.0: fixed and dynamic disks; a differencing disk is
- * refused).
+ * refused) and VDI (VirtualBox's image: a text line, the signature and
+ * version 1.1's header, a block map of 32-bit block numbers, the blocks;
+ * a disk linked to a parent image is listed, not read, as in 7-Zip).
  * Every table is bounded by the file's size and opts.mem_limit. */
 #include "format/archive_impl.h"
 
@@ -30,6 +32,8 @@ typedef struct vd_priv {
                           bytes from base on (a fixed VHD) */
     uint64_t n_blocks, base;
     unsigned bits;     /* blocks are 2^bits bytes */
+    bool parent;       /* some of the disk is in a parent image fz7 does
+                          not read: the entry does not extract */
     fz7_prop lines[12];
     fz7_prop item[4];  /* the entry's -slt lines after Size and Packed Size */
     size_t n_item;
@@ -60,8 +64,8 @@ static fz7_status vd_extract(fz7_archive *a, const bool *select, const fz7_extra
     fz7_status st = cb->begin(cb->ctx, 0, e);
     if (st != FZ7_OK)
         return st;
-    uint8_t *buf = malloc(VD_CHUNK);
-    fz7_status r = buf ? FZ7_OK : FZ7_E_MEM;
+    uint8_t *buf = p->parent ? NULL : malloc(VD_CHUNK);
+    fz7_status r = p->parent ? FZ7_E_UNSUPPORTED : buf ? FZ7_OK : FZ7_E_MEM;
     bool cb_failed = false;
     for (uint64_t off = 0; r == FZ7_OK && off < e->size;) {
         uint64_t left = e->size - off;
@@ -130,7 +134,9 @@ static fz7_status vd_finish(fz7_archive *a, vd_priv *p, uint64_t size, uint64_t 
 {
     const char *ext = "img";
     uint8_t s[VD_SECTOR];   /* (a sector never straddles blocks: they are whole sectors) */
-    if (size >= 2 * VD_SECTOR && disk_read(a, p, s, VD_SECTOR, VD_SECTOR) == FZ7_OK && !memcmp(s, "EFI PART", 8))
+    if (p->parent)
+        ;   /* (not read) */
+    else if (size >= 2 * VD_SECTOR && disk_read(a, p, s, VD_SECTOR, VD_SECTOR) == FZ7_OK && !memcmp(s, "EFI PART", 8))
         ext = "gpt";
     else if (size >= VD_SECTOR && disk_read(a, p, s, VD_SECTOR, 0) == FZ7_OK && s[510] == 0x55 && s[511] == 0xAA)
         ext = "mbr";
@@ -165,7 +171,7 @@ static fz7_status vd_finish(fz7_archive *a, vd_priv *p, uint64_t size, uint64_t 
     a->info.format = FZ7_FORMAT_OTHER;
     a->info.method = "";
     a->info.block_lines = p->lines;
-    if (size > 0 && (!p->map || p->bits < 32)) {
+    if (size > 0 && !p->parent && (!p->map || p->bits < 32)) {
         a->main_subfile = 1;
         a->main_offset = p->base;
         if (p->map) {
@@ -177,6 +183,35 @@ static fz7_status vd_finish(fz7_archive *a, vd_priv *p, uint64_t size, uint64_t 
                 a->main_subfile = 0;
         }
     }
+    return FZ7_OK;
+}
+
+/* Sets p up for a disk of size bytes in blocks of block bytes (a power
+ * of two) and allocates its map; *chunk: a buffer for reading the
+ * image's table. FZ7_E_MEM. */
+static fz7_status map_alloc(vd_priv *p, uint64_t size, uint32_t block, uint8_t **chunk)
+{
+    p->bits = 0;
+    while (((uint32_t)1 << p->bits) < block)
+        p->bits++;
+    p->n_blocks = (size + block - 1) / block;
+    p->map = malloc((p->n_blocks ? p->n_blocks : 1) * sizeof *p->map);
+    *chunk = malloc(VD_CHUNK);
+    return p->map && *chunk ? FZ7_OK : FZ7_E_MEM;
+}
+
+/* Entry i of a table of 32-bit entries at table_at, n of them, read a
+ * chunk at a time into chunk (entry 0 of each chunk reads it). */
+static fz7_status table_entry(const fz7_archive *a, uint8_t *chunk, uint64_t table_at, uint64_t n, uint64_t i,
+                              bool big_endian, uint32_t *out)
+{
+    const uint64_t per = VD_CHUNK / 4;
+    if (i % per == 0) {
+        fz7_status st = fz7_volumes_pread(a->vol, chunk, (size_t)(n - i < per ? n - i : per) * 4, table_at + i * 4);
+        if (st != FZ7_OK)
+            return st;
+    }
+    *out = big_endian ? fz7_get32be(chunk + (i % per) * 4) : fz7_get32le(chunk + (i % per) * 4);
     return FZ7_OK;
 }
 
@@ -256,24 +291,17 @@ fz7_status fz7_vhd_open(fz7_archive *a, char *err, size_t errlen)
             (a->file_size - bat) / 4 < entries || (uint64_t)entries * block < size ||
             (uint64_t)entries * sizeof *p->map > a->opts.mem_limit / 2)
             goto not_vhd;
-        p->bits = 0;
-        while (((uint32_t)1 << p->bits) < block)
-            p->bits++;
-        p->n_blocks = (size + block - 1) / block;
-        p->map = malloc((p->n_blocks ? p->n_blocks : 1) * sizeof *p->map);
-        uint8_t *chunk = malloc(VD_CHUNK);
-        fz7_status st = p->map && chunk ? FZ7_OK : FZ7_E_MEM;
+        uint8_t *chunk;
+        fz7_status st = map_alloc(p, size, block, &chunk);
         /* each block's data follows its sector bitmap: a bit a sector,
          * in whole sectors (spec: Block Allocation Table) */
         uint64_t bitmap = ((uint64_t)block / VD_SECTOR + 8 * VD_SECTOR - 1) / (8 * VD_SECTOR) * VD_SECTOR;
         packed = 0;
         end = bat + (uint64_t)entries * 4 > data_offset + sizeof h ? bat + (uint64_t)entries * 4 : data_offset + sizeof h;
         for (uint64_t i = 0; st == FZ7_OK && i < p->n_blocks; i++) {
-            if (i % (VD_CHUNK / 4) == 0) {
-                uint64_t m = p->n_blocks - i < VD_CHUNK / 4 ? p->n_blocks - i : VD_CHUNK / 4;
-                st = fz7_volumes_pread(a->vol, chunk, (size_t)m * 4, bat + i * 4);
-            }
-            uint32_t sector = st == FZ7_OK ? fz7_get32be(chunk + (i % (VD_CHUNK / 4)) * 4) : 0;
+            uint32_t sector;
+            if ((st = table_entry(a, chunk, bat, p->n_blocks, i, true, &sector)) != FZ7_OK)
+                break;
             if (sector == 0xFFFFFFFFu) {
                 p->map[i] = FZ7_BLOCK_ZEROS;
                 continue;
@@ -339,4 +367,109 @@ not_vhd_map:
 not_vhd:
     free(p);
     return FZ7_E_FORMAT;
+}
+
+/* ---- VDI ---- */
+
+#define VDI_SIGNATURE 0xBEDA107Fu
+#define VDI_HEADER_AT 64    /* the signature; a text line before it */
+#define VDI_V11_SIZE 384    /* header bytes from VDI_HEADER_AT + 8 on (to the UUIDs' end) */
+#define VDI_FREE 0xFFFFFFFEu   /* block map values of no stored block */
+
+/* A VirtualBox UUID as text: the first three fields are little-endian. */
+static const char *vdi_uuid(vd_priv *p, const uint8_t *g)
+{
+    return vd_put(p, "{%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x}", (unsigned)fz7_get32le(g),
+                  (unsigned)fz7_get16le(g + 4), (unsigned)fz7_get16le(g + 6), g[8], g[9], g[10], g[11], g[12], g[13],
+                  g[14], g[15]);
+}
+
+fz7_status fz7_vdi_open(fz7_archive *a, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    /* the pre-header (a text line, the signature, the version), then the
+     * version 1.1 header (offsets from the file's start) */
+    uint8_t h[VDI_HEADER_AT + 8 + VDI_V11_SIZE];
+    if (a->file_size < sizeof h || fz7_volumes_pread(a->vol, h, sizeof h, 0) != FZ7_OK ||
+        fz7_get32le(h + 64) != VDI_SIGNATURE || fz7_get32le(h + 68) >> 16 != 1 || fz7_get32le(h + 72) < VDI_V11_SIZE)
+        return FZ7_E_FORMAT;
+    uint32_t type = fz7_get32le(h + 76), map_at = fz7_get32le(h + 340), data_at = fz7_get32le(h + 344);
+    uint64_t size = fz7_get64le(h + 368);
+    uint32_t block = fz7_get32le(h + 376), n_map = fz7_get32le(h + 384);
+    /* normal (dynamic), fixed, undo and differencing images; blocks of a power of two bytes
+     * from a sector up, the map in the file and covering the disk */
+    if (type < 1 || type > 4 || block < VD_SECTOR || (block & (block - 1)) ||
+        map_at > a->file_size || (a->file_size - map_at) / 4 < n_map || (uint64_t)n_map * block < size ||
+        (uint64_t)n_map * sizeof(uint64_t) > a->opts.mem_limit / 2)
+        return FZ7_E_FORMAT;
+    vd_priv *p = calloc(1, sizeof *p);
+    if (!p)
+        return FZ7_E_MEM;
+    uint8_t *chunk;
+    fz7_status st = map_alloc(p, size, block, &chunk);
+    /* (7-Zip places blocks a block apart whatever the extra data's size
+     * says; every writer leaves it 0) */
+    uint64_t stride = block, end = data_at + (uint64_t)fz7_get32le(h + 388) * stride, packed = 0;
+    for (uint64_t i = 0; st == FZ7_OK && i < p->n_blocks; i++) {
+        uint32_t at;
+        if ((st = table_entry(a, chunk, map_at, p->n_blocks, i, false, &at)) != FZ7_OK)
+            break;
+        if (at >= VDI_FREE) {   /* (7-Zip counts a "zero" block, FFFFFFFE, as stored) */
+            p->map[i] = FZ7_BLOCK_ZEROS;
+            packed += at == VDI_FREE ? block : 0;
+            continue;
+        }
+        if (at >= n_map) {   /* more blocks stored than the disk has: 7-Zip refuses it */
+            st = FZ7_E_FORMAT;
+            break;
+        }
+        p->map[i] = data_at + at * stride;
+        packed += block;
+        if (data_at + (at + 1) * stride > end)
+            end = data_at + (at + 1) * stride;
+    }
+    free(chunk);
+    if (st != FZ7_OK) {
+        free(p->map);
+        free(p);
+        return st == FZ7_E_MEM ? st : FZ7_E_FORMAT;
+    }
+    a->info.phy_size = end;
+    if (end > a->file_size)
+        a->info.open_error = "Unexpected end of archive";
+    else
+        a->info.tail_size = a->file_size - end;
+    a->info.headers_size = data_at;
+    size_t k = 0;
+    static const char *const methods[4] = {"Dynamic", "Static", "Undo", "Diff"};
+    p->lines[k++] = (fz7_prop){.name = "Method", .value = methods[type - 1]};
+    /* the image's UUIDs that are set, as 7-Zip puts them in its Comment
+     * (after an empty line, where the description is not shown) */
+    static const uint8_t none[16];
+    static const char *const uuid_names[4] = {"Creat  : ", "Modif  : ", "Link   : ", "PModif : "};
+    char comment[512];
+    size_t cl = (size_t)snprintf(comment, sizeof comment, "\n{\n\n");
+    for (int j = 0; j < 4 && cl < sizeof comment; j++)
+        if (memcmp(h + 392 + 16 * j, none, 16))
+            cl += (size_t)snprintf(comment + cl, sizeof comment - cl, "%s%s\n", uuid_names[j],
+                                   vdi_uuid(p, h + 392 + 16 * j));
+    if (cl < sizeof comment)
+        snprintf(comment + cl, sizeof comment - cl, "}");
+    p->lines[k++] = (fz7_prop){.name = "Comment", .value = vd_put(p, "%s", comment)};
+    p->lines[k++] = (fz7_prop){.name = "Name", .value = vd_put(p, "%s.vdi", vdi_uuid(p, h + 392))};
+    a->info.n_block_lines = k;
+    a->info.type_name = "VDI";
+    /* a disk linked to a parent image (its blocks partly there): 7-Zip
+     * lists it but reads none of it */
+    p->parent = memcmp(h + 424, none, 16) != 0;
+    if (p->parent)
+        a->info.open_error = "Unsupported method";
+    st = vd_finish(a, p, size, packed);
+    a->main_cut = true;
+    if (st != FZ7_OK) {
+        free(p->map);
+        free(p);
+    }
+    return st;
 }

@@ -10,7 +10,8 @@
 # by Python with their checksums redone (creator, host OS, saved state),
 # a block past the end of the file, the file cut short (listed with
 # 7zz's "Unexpected end of archive"), a fixed disk with bytes after it.
-# And the rows of `fz7 i`. Needs 7zz and qemu-img: without them it is
+# VDI: normal and fixed, headers edited (types, a linked disk, a cut
+# file). And the rows of `fz7 i`. Needs 7zz and qemu-img: without them it is
 # skipped (exit 77), as it proves nothing then.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -26,6 +27,17 @@ all_vs() {
     vs_7zz l -ba "$f"
     vs_7zz_d t "$f"
     same_files "$f"
+}
+# raw_vs_qemu FORMAT IMAGE...: x of each image writes qemu-img's raw disk
+raw_vs_qemu() {
+    local fmt=$1 f
+    shift
+    for f in "$@"; do
+        rm -rf wf
+        "$FZ7" x "$f" -owf >/dev/null 2>&1
+        qemu-img convert -f "$fmt" -O raw "$f" want.raw
+        if cmp -s want.raw "wf/${f%.*}.img"; then ok; else bad "x $f: not qemu-img's raw disk"; fi
+    done
 }
 list_vs() {
     vs_7zz l "$1"
@@ -65,12 +77,7 @@ done
 
 # The disk's bytes are qemu-img's: x of the random disk against its raw
 # conversion (the VHD disk is rounded up to whole CHS cylinders).
-for f in holes-dyn.vhd holes-fix.vhd; do
-    rm -rf wf
-    "$FZ7" x "$f" -owf >/dev/null 2>&1
-    qemu-img convert -f vpc -O raw "$f" want.raw
-    if cmp -s want.raw "wf/${f%.vhd}.img"; then ok; else bad "x $f: not qemu-img's raw disk"; fi
-done
+raw_vs_qemu vpc holes-dyn.vhd holes-fix.vhd
 
 # Footers and headers changed here, checksums redone (VHD spec: Checksum).
 python3 - <<'PY'
@@ -131,7 +138,47 @@ for f in cut.vhd cut-footer.vhd block-past.vhd; do
 done
 vs_7zz_d t block-past.vhd
 
-# `fz7 i`: the VHD row is 7zz's (flags aside)
-same "fz7 i: VHD" "$("$FZ7" i | awk '$2 == "VHD" {$1 = ""; print}')" "$(7zz i | awk '$2 == "VHD" {$1 = ""; print}')"
+# VDI: normal (dynamic) and fixed images of the same disks, x of the
+# random one against qemu-img's raw disk; the header's image types, the
+# UUIDs of a linked disk (7zz: "Unsupported method", no data), a "zero"
+# block, the file cut short, a block stored past the disk's block count.
+for d in mbr gpt zeros holes; do
+    qemu-img convert -f raw -O vdi "$d.raw" "$d-dyn.vdi" || bad "qemu-img vdi $d"
+    qemu-img convert -f raw -O vdi -o static=on "$d.raw" "$d-fix.vdi" || bad "qemu-img vdi static $d"
+done
+for f in mbr-dyn.vdi mbr-fix.vdi gpt-dyn.vdi gpt-fix.vdi zeros-dyn.vdi zeros-fix.vdi holes-dyn.vdi holes-fix.vdi; do
+    all_vs "$f"
+done
+raw_vs_qemu vdi holes-dyn.vdi holes-fix.vdi
+python3 - <<'PY'
+import struct
+d = open("mbr-dyn.vdi", "rb").read()
+def mk(name, edits):
+    b = bytearray(d)
+    for at, v in edits:
+        b[at:at + len(v)] = v
+    open(name, "wb").write(b)
+mk("undo.vdi", [(76, struct.pack("<I", 3))])
+mk("diff.vdi", [(76, struct.pack("<I", 4))])
+mk("linked.vdi", [(424, bytes(range(1, 17))), (440, bytes(range(17, 33)))])
+mk("zero-block.vdi", [(512, struct.pack("<I", 0xFFFFFFFE))])
+mk("tail.vdi", [])
+open("tail.vdi", "ab").write(b"junk" * 100)
+open("cut.vdi", "wb").write(d[:len(d) // 2])
+mk("block-past.vdi", [(512 + 8, struct.pack("<I", 100))])
+PY
+for f in undo.vdi diff.vdi zero-block.vdi tail.vdi; do
+    all_vs "$f"
+done
+list_vs linked.vdi
+vs_7zz_d t linked.vdi
+list_vs cut.vdi
+"$FZ7" l block-past.vdi >out.txt 2>&1
+same "block-past.vdi: refused" "$(grep -c 'Type = VDI' out.txt)" 0
+
+# `fz7 i`: the VHD and VDI rows are 7zz's (flags aside)
+for t in VHD VDI; do
+    same "fz7 i: $t" "$("$FZ7" i | awk -v t=$t '$2 == t {$1 = ""; print}')" "$(7zz i | awk -v t=$t '$2 == t {$1 = ""; print}')"
+done
 
 t_summary vmdisk.sh
