@@ -738,7 +738,7 @@ static const char *expected_type(const struct fz7_options *o, const char *path)
         {".ar", "Ar"}, {".a", "Ar"}, {".lib", "Ar"}, {".deb", "Ar"}, {".udeb", "Ar"}, {".z01", "zip"},
         {".rpm", "Rpm"}, {".cab", "Cab"}, {".lzh", "Lzh"}, {".lha", "Lzh"}, {".squashfs", "SquashFS"},
         {".msi", "Compound"}, {".msp", "Compound"}, {".msm", "Compound"}, {".doc", "Compound"},
-        {".xls", "Compound"}, {".ppt", "Compound"}, {".aaf", "Compound"}, {".fat", "FAT"}};
+        {".xls", "Compound"}, {".ppt", "Compound"}, {".aaf", "Compound"}, {".fat", "FAT"}, {".vhd", "VHD"}, {".vdi", "VDI"}};
     for (size_t i = 0; i < sizeof by_ext / sizeof by_ext[0]; i++)
         if (!strcasecmp(dot, by_ext[i].ext))
             return by_ext[i].type;
@@ -751,7 +751,12 @@ const char *fz7_unexpected_type(const struct fz7_options *o, const char *path, c
         return NULL;
     const char *want = expected_type(o, path);
     /* a .deb: its ar archive's */
-    return want && strcmp(want, fz7_archive_type_name(fz7_archive_outermost(a))) != 0 ? want : NULL;
+    const char *got = fz7_archive_type_name(fz7_archive_outermost(a));
+    /* (a disk image that is no VHD or VDI but an MBR disk: 7zz does not
+     * say it, found by trying) */
+    if (want && !strcmp(got, "MBR") && (!strcmp(want, "VHD") || !strcmp(want, "VDI")))
+        return NULL;
+    return want && strcmp(want, got) != 0 ? want : NULL;
 }
 
 static const char *g_system_error;   /* l's System ERROR, after its Errors line */
@@ -832,10 +837,10 @@ static int open_error(const struct fz7_options *o, FILE *out, const char *path, 
                           : "Headers Error";
         fprintf(stderr, "%sERROR: %s%s%s\nOpen ERROR: Cannot open the file as [%s] archive\n\n\n",
                 listing ? "\n" : "", path, listing ? " : " : "\n", name, type);
-        /* (7zz gives no reason for a file its Split, Rpm, SquashFS or FAT handler, or
+        /* (7zz gives no reason for a file its Split, Rpm, SquashFS, FAT, VHD or VDI handler, or
          * its zip one for a first disk, x.z01, turns down) */
         bool no_reason = !strcmp(type, "Split") || !strcmp(type, "Rpm") || !strcmp(type, "SquashFS") ||
-                         !strcmp(type, "FAT") ||
+                         !strcmp(type, "FAT") || !strcmp(type, "VHD") || !strcmp(type, "VDI") ||
                          (vol && !strcasecmp(vol, ".z01"));
         if (!no_reason)
             fprintf(stderr, "ERRORS:\n%s\n", why);

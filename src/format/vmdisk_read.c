@@ -229,8 +229,13 @@ static uint32_t vhd_checksum(const uint8_t *b, size_t n, size_t skip)
     return ~sum;
 }
 
+/* A footer: its cookie, its checksum, and (as 7-Zip wants) its
+ * reserved bytes after Saved State all zero. */
 static bool vhd_footer_ok(const uint8_t *f)
 {
+    for (size_t i = 85; i < VD_SECTOR; i++)
+        if (f[i])
+            return false;
     return !memcmp(f, "conectix", 8) && vhd_checksum(f, VD_SECTOR, 64) == fz7_get32be(f + 64);
 }
 
@@ -287,8 +292,11 @@ fz7_status fz7_vhd_open(fz7_archive *a, char *err, size_t errlen)
         block = fz7_get32be(h + 32);
         /* blocks of a power of two sectors (2 MiB as a rule); the BAT in
          * the file and covering the disk */
+        /* (the BAT is read in whole sectors: 7-Zip refuses a file that
+         * ends inside its last one) */
         if (block < VD_SECTOR || (block & (block - 1)) || bat > a->file_size ||
-            (a->file_size - bat) / 4 < entries || (uint64_t)entries * block < size ||
+            (a->file_size - bat) / VD_SECTOR < ((uint64_t)entries * 4 + VD_SECTOR - 1) / VD_SECTOR ||
+            (uint64_t)entries * block < size ||
             (uint64_t)entries * sizeof *p->map > a->opts.mem_limit / 2)
             goto not_vhd;
         uint8_t *chunk;

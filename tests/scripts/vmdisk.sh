@@ -109,6 +109,9 @@ footer("version.vhd", d, lambda f: put(f, 12, b"\0\2\0\0"))
 footer("copy-differs.vhd", d, lambda f: put(f, 36, b"Mac "), both=False)
 footer("fix-size.vhd", x, lambda f: put(f, 48, struct.pack(">Q", len(x) - 612)))
 open("fix-tail.vhd", "wb").write(x[:-512] + b"t" * 1000 + x[-512:])
+z = open("zeros-fix.vhd", "rb").read()
+footer("reserved.vhd", z, lambda f: put(f, 454, b"\2"))   # 7zz wants the reserved bytes zero
+open("bat-cut.vhd", "wb").write(open("zeros-dyn.vhd", "rb").read()[:1700])   # inside the BAT's sector
 open("cut.vhd", "wb").write(d[:len(d) // 2])
 open("cut-footer.vhd", "wb").write(d[:len(d) // 2] + d[-512:])
 bat = struct.unpack(">Q", d[512 + 16:512 + 24])[0]
@@ -124,7 +127,7 @@ for f in app.vhd app-nul.vhd mac.vhd os.vhd saved.vhd version.vhd; do
 done
 # not VHD for 7zz: the two footers differ, a fixed disk with bytes after
 # it or not of the file's size (then the MBR in it is what opens)
-for f in fix-size.vhd fix-tail.vhd; do
+for f in fix-size.vhd fix-tail.vhd reserved.vhd bat-cut.vhd; do
     all_vs "$f"
 done
 # (7zz then finds the FAT 1 MiB in by a search fz7 does not make)
