@@ -15,6 +15,7 @@ pkgs=(build-essential cmake nasm pkg-config libarchive-dev libbz2-dev libcmocka-
       dosfstools mtools  # mkfs.fat and mcopy/mmd/mdel: the FAT images of fat.sh (no mount)
       gdisk  # sgdisk: the GPT disks of gpt.sh
       udftools genisoimage  # mkudffs and genisoimage -udf: the empty and hybrid UDF images of udf.sh
+      qemu-utils  # qemu-img: the VHD images of vmdisk.sh
       liblzma-dev)  # liblzma: the fuzz harnesses' independent decoder (test binaries only)
 missing=()
 for p in "${pkgs[@]}"; do

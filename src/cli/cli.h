@@ -221,6 +221,18 @@ const char *fz7_entry_path(const fz7_entry *e);
 /* The archive-level warning 7-Zip prints in "WARNINGS:" (a tail, a
  * salvaged header), or NULL; it counts as one warning, exit code 0. */
 const char *fz7_archive_warning(const fz7_archive *a);
+/* fz7_archive_warning, and in *name (may be NULL) the path of the member
+ * the warned archive was opened as, when 7-Zip names it before its
+ * WARNINGS (an archive two levels in: a VHD's disk's FAT), else NULL. */
+const char *fz7_archive_warning_in(const fz7_archive *a, const char **name);
+/* The open error (info.open_error) of a or of an archive a was opened
+ * inside (a VHD cut short around its disk's FAT), innermost first, or
+ * NULL; *name (may be NULL) as fz7_archive_opened_as of the archive that
+ * has it. */
+const char *fz7_archive_open_error_in(const fz7_archive *a, const char **name);
+/* The path of the member of the archive around a that a was opened as,
+ * or NULL when a is the file's own. */
+const char *fz7_archive_opened_as(const fz7_archive *a);
 
 /* path names an existing file without a write bit (chmod a-w, 7-Zip's
  * read-only attribute) or a folder: a, u, d and rn leave it as it is,

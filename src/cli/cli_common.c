@@ -443,10 +443,40 @@ static const char *block_warning(const fz7_archive_info *in)
     return in->tail_size ? FZ7_TAIL_WARNING : NULL;
 }
 
-const char *fz7_archive_warning(const fz7_archive *a)
+const char *fz7_archive_warning(const fz7_archive *a) { return fz7_archive_warning_in(a, NULL); }
+
+const char *fz7_archive_open_error_in(const fz7_archive *a, const char **name)
 {
-    const fz7_archive *outer = fz7_archive_outer(a, NULL);
-    return block_warning(fz7_archive_get_info(outer ? outer : a));
+    for (const fz7_archive *in = a; in; in = fz7_archive_outer(in, NULL))
+        if (fz7_archive_get_info(in)->open_error) {
+            if (name)
+                *name = fz7_archive_opened_as(in);
+            return fz7_archive_get_info(in)->open_error;
+        }
+    if (name)
+        *name = NULL;
+    return NULL;
+}
+
+const char *fz7_archive_opened_as(const fz7_archive *a)
+{
+    size_t member;
+    const fz7_archive *outer = fz7_archive_outer(a, &member);
+    return outer ? fz7_archive_entry(outer, member)->path : NULL;
+}
+
+const char *fz7_archive_warning_in(const fz7_archive *a, const char **name)
+{
+    /* the file's own block's, else one of the archives opened inside it
+     * (a FAT volume shorter than its VHD's disk) */
+    const fz7_archive *top = fz7_archive_outermost(a);
+    const char *w = block_warning(fz7_archive_get_info(top));
+    if (name)
+        *name = NULL;
+    for (const fz7_archive *in = a; !w && in != top; in = fz7_archive_outer(in, NULL))
+        if ((w = block_warning(fz7_archive_get_info(in))) && name)
+            *name = fz7_archive_opened_as(in);
+    return w;
 }
 
 int fz7_refuse_read_only(FILE *out, const char *path)
@@ -502,6 +532,7 @@ const char *fz7_archive_type_name(const fz7_archive *a)
 
 static void print_one_block(FILE *out, const char *path, const fz7_archive *a, const char *expected);
 static void print_member_props(FILE *out, const fz7_archive *a, size_t i);
+static void print_chain(FILE *out, const char *path, const fz7_archive *a, const char *expected);
 
 void fz7_print_archive_block(FILE *out, const char *path, const fz7_archive *a, const char *expected)
 {
@@ -529,11 +560,18 @@ void fz7_print_archive_block(FILE *out, const char *path, const fz7_archive *a, 
                 (unsigned long long)total, joined, (unsigned long long)total);
         path = joined;
     }
+    print_chain(out, path, a, expected);
+}
+
+/* The blocks of the archives a was opened inside, outermost first (a
+ * .deb's ar; a virtual disk's image, its partition table), each with the
+ * member that holds the next, then a's own block. */
+static void print_chain(FILE *out, const char *path, const fz7_archive *a, const char *expected)
+{
     size_t member;
     const fz7_archive *outer = fz7_archive_outer(a, &member);
     if (outer) {
-        /* a .deb: the ar archive's block, the member, then what is in it */
-        print_one_block(out, path, outer, expected);
+        print_chain(out, path, outer, expected);
         fprintf(out, "----\n");
         print_member_props(out, outer, member);
         path = fz7_archive_entry(outer, member)->path;
@@ -700,7 +738,7 @@ static const char *expected_type(const struct fz7_options *o, const char *path)
         {".ar", "Ar"}, {".a", "Ar"}, {".lib", "Ar"}, {".deb", "Ar"}, {".udeb", "Ar"}, {".z01", "zip"},
         {".rpm", "Rpm"}, {".cab", "Cab"}, {".lzh", "Lzh"}, {".lha", "Lzh"}, {".squashfs", "SquashFS"},
         {".msi", "Compound"}, {".msp", "Compound"}, {".msm", "Compound"}, {".doc", "Compound"},
-        {".xls", "Compound"}, {".ppt", "Compound"}, {".aaf", "Compound"}, {".fat", "FAT"}};
+        {".xls", "Compound"}, {".ppt", "Compound"}, {".aaf", "Compound"}, {".fat", "FAT"}, {".vhd", "VHD"}, {".vdi", "VDI"}};
     for (size_t i = 0; i < sizeof by_ext / sizeof by_ext[0]; i++)
         if (!strcasecmp(dot, by_ext[i].ext))
             return by_ext[i].type;
@@ -712,8 +750,13 @@ const char *fz7_unexpected_type(const struct fz7_options *o, const char *path, c
     if (o->type != FZ7_TYPE_AUTO || o->from_stdin)
         return NULL;
     const char *want = expected_type(o, path);
-    const fz7_archive *outer = fz7_archive_outer(a, NULL);   /* a .deb: its ar archive's */
-    return want && strcmp(want, fz7_archive_type_name(outer ? outer : a)) != 0 ? want : NULL;
+    /* a .deb: its ar archive's */
+    const char *got = fz7_archive_type_name(fz7_archive_outermost(a));
+    /* (a disk image that is no VHD or VDI but an MBR disk: 7zz does not
+     * say it, found by trying) */
+    if (want && !strcmp(got, "MBR") && (!strcmp(want, "VHD") || !strcmp(want, "VDI")))
+        return NULL;
+    return want && strcmp(want, got) != 0 ? want : NULL;
 }
 
 static const char *g_system_error;   /* l's System ERROR, after its Errors line */
@@ -794,10 +837,10 @@ static int open_error(const struct fz7_options *o, FILE *out, const char *path, 
                           : "Headers Error";
         fprintf(stderr, "%sERROR: %s%s%s\nOpen ERROR: Cannot open the file as [%s] archive\n\n\n",
                 listing ? "\n" : "", path, listing ? " : " : "\n", name, type);
-        /* (7zz gives no reason for a file its Split, Rpm, SquashFS or FAT handler, or
+        /* (7zz gives no reason for a file its Split, Rpm, SquashFS, FAT, VHD or VDI handler, or
          * its zip one for a first disk, x.z01, turns down) */
         bool no_reason = !strcmp(type, "Split") || !strcmp(type, "Rpm") || !strcmp(type, "SquashFS") ||
-                         !strcmp(type, "FAT") ||
+                         !strcmp(type, "FAT") || !strcmp(type, "VHD") || !strcmp(type, "VDI") ||
                          (vol && !strcasecmp(vol, ".z01"));
         if (!no_reason)
             fprintf(stderr, "ERRORS:\n%s\n", why);

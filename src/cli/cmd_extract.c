@@ -732,7 +732,8 @@ static int extract_into(const struct fz7_options *o, const char *path, totals *t
     }
     r.a = a;
     bool piped = fz7_archive_get_info(a)->piped;
-    const char *arc_warning = fz7_archive_warning(a);
+    const char *warned_in;   /* an archive opened inside another: 7-Zip names it */
+    const char *arc_warning = fz7_archive_warning_in(a, &warned_in);
     bool tail = arc_warning != NULL;
     const char *expected = fz7_unexpected_type(o, path, a);
     if (expected) /* opened all the same, as 7-Zip does; exit code 0 */
@@ -740,17 +741,21 @@ static int extract_into(const struct fz7_options *o, const char *path, totals *t
                        "The file is open as [%s] archive\n\n", path, expected, fz7_archive_type_name(a));
     /* an open error first, then a tail's warning (an lzh's bad header
      * with bytes after it), in 7-Zip 26's order */
-    const char *open_error = fz7_archive_get_info(a)->open_error;
+    const char *inner;   /* (the member a level that is cut short was opened as) */
+    const char *open_error = fz7_archive_open_error_in(a, &inner);
     if (open_error) { /* cut short: what is there is extracted, exit code 2 */
         fflush(r.out);
         uint64_t first, all;   /* a volume set: 7-Zip names the archive in it */
         const char *vol = fz7_volume_set_sizes(path, a, &first, &all) ? strrchr(path, '.') : NULL;
         const char *detail = fz7_archive_get_info(a)->open_detail;
-        fprintf(stderr, "\n%.*s%sERRORS:\n%s\n%s%s\n", vol ? (int)(vol - path) : 0, path, vol ? "\n" : "",
-                open_error, detail ? detail : "", detail ? "\n" : "");
+        if (inner)
+            fprintf(stderr, "\n%s\nERRORS:\n%s\n%s%s\n", inner, open_error, detail ? detail : "", detail ? "\n" : "");
+        else
+            fprintf(stderr, "\n%.*s%sERRORS:\n%s\n%s%s\n", vol ? (int)(vol - path) : 0, path, vol ? "\n" : "",
+                    open_error, detail ? detail : "", detail ? "\n" : "");
     }
     if (tail) /* 7-Zip 26 says it before the block and in it; exit code 0 */
-        fprintf(r.out, "\nWARNINGS:\n%s\n\n", arc_warning);
+        fprintf(r.out, "\n%s%sWARNINGS:\n%s\n\n", warned_in ? warned_in : "", warned_in ? "\n" : "", arc_warning);
     fz7_print_archive_block(r.out, piped ? "" : path, a, expected);
     fputc('\n', r.out);
 
@@ -887,8 +892,8 @@ static int extract_into(const struct fz7_options *o, const char *path, totals *t
     if (piped) /* sizes of a piped archive are known only now */
         r.size = n ? fz7_archive_entry(a, 0)->size : 0;
     /* "Compressed:" counts the whole file, a stub and a tail too (as 7-Zip). */
-    const fz7_archive *outer = fz7_archive_outer(a, NULL);   /* a .deb: the whole file counts */
-    const fz7_archive_info *whole = fz7_archive_get_info(outer ? outer : a);
+    /* a .deb: the whole file counts */
+    const fz7_archive_info *whole = fz7_archive_get_info(fz7_archive_outermost(a));
     uint64_t phy_size = whole->offset + whole->phy_size + whole->tail_size;
     free(select);
     fz7_archive_close(a);

@@ -289,9 +289,8 @@ static int list_one(const struct fz7_options *o, const char *path, list_totals *
          * block, .lzma, a salvaged .xz), 7-Zip totals the whole archive; folders
          * alone (an ISO or UDF image of folders) total 0, as in 7-Zip. */
         const fz7_archive_info *in = fz7_archive_get_info(a);
-        const fz7_archive *outer = fz7_archive_outer(a, NULL);   /* a .deb: the whole package */
-        if (!any_packed && files > 0)
-            total_packed = fz7_archive_get_info(outer ? outer : a)->phy_size;
+        if (!any_packed && files > 0)   /* a .deb: the whole package */
+            total_packed = fz7_archive_get_info(fz7_archive_outermost(a))->phy_size;
         char tsize[24] = "", tpacked[24] = "";
         if (!size_blank)
             snprintf(tsize, sizeof tsize, "%llu", (unsigned long long)total_size);
@@ -321,7 +320,7 @@ static int list_one(const struct fz7_options *o, const char *path, list_totals *
     }
     if (fz7_archive_warning(a) || fz7_unexpected_type(o, path, a)) /* exit code 0 (7-Zip 26), after the totals */
         lt->warnings++;
-    bool open_error = fz7_archive_get_info(a)->open_error != NULL;
+    bool open_error = fz7_archive_open_error_in(a, NULL) != NULL;
     lt->errors += open_error;   /* listed, but cut short: exit 2, as 7-Zip */
     free(in_blocks);
     fz7_archive_close(a);

@@ -61,7 +61,7 @@ static fz7_status open_by_content(fz7_archive *a, char *err, size_t errlen)
         fz7_status (*open)(fz7_archive *, char *, size_t);
         bool any_volumes;
     } readers[] = {{fz7_7z_open, true}, {fz7_xz_open, true}, {fz7_gzip_open, true}, {fz7_lzip_open, false},
-                   {fz7_lzma_alone_open, false}, {fz7_ar_open, true}, {fz7_rpm_open, true},
+                   {fz7_lzma_alone_open, false}, {fz7_ar_open, true}, {fz7_rpm_open, true}, {fz7_vhd_open, true}, {fz7_vdi_open, true},
                    {fz7_squashfs_open, true}, {fz7_cfb_open, true}, {fz7_fat_open, true},
                    {fz7_udf_open, true},
                    {fz7_libarchive_open, true}, {fz7_gpt_open, true}, {fz7_mbr_open, true}, {fz7_7z_sfx_open, true},
@@ -88,11 +88,16 @@ static fz7_status open_by_content(fz7_archive *a, char *err, size_t errlen)
 /* The archive in outer's main subfile (a .deb's data.tar.xz, an rpm's
  * payload), opened over that member's bytes, or NULL when none opens:
  * then outer is listed as it is, as 7-Zip does. */
-static fz7_archive *open_main_subfile(fz7_archive *outer)
+/* Levels of archives opened one inside another's main subfile: a
+ * virtual disk, its partition table, the file system (a crafted image
+ * whose disk holds the image itself must not recurse for ever). */
+#define MAIN_SUBFILE_DEPTH 3
+
+static fz7_archive *open_main_subfile(fz7_archive *outer, unsigned depth)
 {
     size_t i = outer->main_subfile - 1;
     const fz7_entry *e = &outer->entries[i];
-    if (e->is_symlink || (outer->info.open_error && i + 1 == outer->count))
+    if (e->is_symlink || (outer->info.open_error && i + 1 == outer->count && !outer->main_cut))
         return NULL;
     fz7_archive *a = calloc(1, sizeof *a);
     if (!a)
@@ -104,7 +109,7 @@ static fz7_archive *open_main_subfile(fz7_archive *outer)
     char err[256];
     size_t n_blocks = (size_t)((e->size + ((uint64_t)1 << outer->main_bits) - 1) >> outer->main_bits);
     fz7_status ws = outer->main_blocks ? fz7_volumes_blocks(outer->vol, outer->main_blocks, n_blocks,
-                                                            outer->main_bits, e->size, &a->vol)
+                                                            outer->main_bits, e->size, outer->main_cut, &a->vol)
                                        : fz7_volumes_window(outer->vol, outer->main_offset, e->size, &a->vol);
     if (ws != FZ7_OK ||
         (a->file_size = e->size, open_by_content(a, err, sizeof err)) != FZ7_OK) {
@@ -113,7 +118,8 @@ static fz7_archive *open_main_subfile(fz7_archive *outer)
     }
     a->info.volumes = 1;
     a->outer = outer;
-    return a;
+    fz7_archive *inner = a->main_subfile && depth + 1 < MAIN_SUBFILE_DEPTH ? open_main_subfile(a, depth + 1) : NULL;
+    return inner ? inner : a;
 }
 
 fz7_status fz7_archive_open(const char *path, const fz7_open_opts *opts, fz7_archive **out,
@@ -167,7 +173,7 @@ fz7_status fz7_archive_open(const char *path, const fz7_open_opts *opts, fz7_arc
             if (a->info.volumes_missing && named)
                 a->info.stub_size = 0;   /* 7-Zip shows it then only when opened by the first part */
         }
-        fz7_archive *inner = a->main_subfile ? open_main_subfile(a) : NULL;
+        fz7_archive *inner = a->main_subfile ? open_main_subfile(a, 0) : NULL;
         if (a->main_subfile && !inner && a->main_type) {
             a->info.unopened_name = a->entries[a->main_subfile - 1].path;
             a->info.unopened_type = a->main_type;
@@ -203,6 +209,13 @@ const fz7_archive *fz7_archive_outer(const fz7_archive *a, size_t *entry)
     if (a->outer && entry)
         *entry = a->outer->main_subfile - 1;
     return a->outer;
+}
+
+const fz7_archive *fz7_archive_outermost(const fz7_archive *a)
+{
+    while (a->outer)
+        a = a->outer;
+    return a;
 }
 
 const fz7_archive_info *fz7_archive_get_info(const fz7_archive *a) { return &a->info; }

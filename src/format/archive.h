@@ -257,6 +257,10 @@ void fz7_archive_close(fz7_archive *a);
  * the ar archive stays readable here (owned by a) for its archive block
  * and, in *entry, the member's index. */
 const fz7_archive *fz7_archive_outer(const fz7_archive *a, size_t *entry);
+/* The archive the file itself is (a itself when a was not opened inside
+ * another): a virtual disk's image around its partition table around a
+ * file system. */
+const fz7_archive *fz7_archive_outermost(const fz7_archive *a);
 
 const fz7_archive_info *fz7_archive_get_info(const fz7_archive *a);
 

@@ -54,6 +54,10 @@ struct fz7_archive {
                               stream; main_offset unused); else NULL.
                               Freed by archive.c */
     unsigned main_bits;
+    bool main_cut;         /* with main_blocks: blocks may lie past the
+                              file's end (a virtual disk cut short: reads
+                              there fail), and the subfile opens in spite
+                              of info.open_error, as 7-Zip does */
     const char *main_type; /* with main_subfile: 7-Zip's type of it by its
                               name ("gzip" for an rpm's .cpio.gz), when 7-Zip
                               requires it to open; else NULL */
@@ -105,6 +109,14 @@ fz7_status fz7_fat_open(fz7_archive *a, char *err, size_t errlen);
  * read (unrecorded, chained, past its partition, not its size) is listed
  * and extracts as FZ7_E_UNSUPPORTED. ECMA-167, OSTA UDF 1.02-2.60. */
 fz7_status fz7_udf_open(fz7_archive *a, char *err, size_t errlen);
+/* A virtual machine's disk image (vmdisk_read.c): VHD (fixed, dynamic),
+ * VDI (normal, fixed).
+ * The disk is one entry, named after the file; a->main_subfile names it,
+ * with main_blocks where its blocks are scattered. Not the format:
+ * FZ7_E_FORMAT, err empty; a disk whose blocks pass the file's end opens
+ * with info.open_error. */
+fz7_status fz7_vhd_open(fz7_archive *a, char *err, size_t errlen);
+fz7_status fz7_vdi_open(fz7_archive *a, char *err, size_t errlen);
 /* A disk image with an MBR partition table (mbr_read.c): its partitions
  * as entries; one partition alone is named in a->main_subfile. Tried
  * after FAT (whose boot sector has the same 0x55AA) and after libarchive

@@ -391,14 +391,14 @@ fz7_status fz7_volumes_window(const fz7_volumes *parent, uint64_t offset, uint64
 }
 
 fz7_status fz7_volumes_blocks(const fz7_volumes *parent, const uint64_t *blocks, size_t n, unsigned bits,
-                              uint64_t length, fz7_volumes **out)
+                              uint64_t length, bool past_end, fz7_volumes **out)
 {
     *out = NULL;
     uint64_t size = fz7_volumes_size(parent), bs = (uint64_t)1 << bits;
     if (bits >= 32 || length > (uint64_t)n << bits || n > (length + bs - 1) >> bits)
         return FZ7_E_ARG;
     for (size_t i = 0; i < n; i++)
-        if (blocks[i] > size || bs > size - blocks[i])
+        if (blocks[i] != FZ7_BLOCK_ZEROS && (past_end ? blocks[i] > UINT64_MAX - 2 * bs : blocks[i] > size || bs > size - blocks[i]))
             return FZ7_E_ARG;
     fz7_status st = fz7_volumes_window(parent, 0, 0, out);
     if (st != FZ7_OK)
@@ -493,7 +493,12 @@ fz7_status fz7_volumes_pread(const fz7_volumes *v, void *buf, size_t n, uint64_t
         for (uint8_t *p = buf; n;) {   /* block by block */
             uint64_t in = offset & (((uint64_t)1 << v->block_bits) - 1);
             size_t k = ((uint64_t)1 << v->block_bits) - in < n ? (size_t)(((uint64_t)1 << v->block_bits) - in) : n;
-            fz7_status st = fz7_volumes_pread(v->parent, p, k, v->blocks[offset >> v->block_bits] + in);
+            uint64_t at = v->blocks[offset >> v->block_bits];
+            fz7_status st = FZ7_OK;
+            if (at == FZ7_BLOCK_ZEROS)   /* a block a virtual disk leaves unallocated */
+                memset(p, 0, k);
+            else
+                st = fz7_volumes_pread(v->parent, p, k, at + in);
             if (st != FZ7_OK)
                 return st;
             p += k;

@@ -73,13 +73,19 @@ uint64_t fz7_volumes_start(const fz7_volumes *v, size_t i);
 fz7_status fz7_volumes_window(const fz7_volumes *parent, uint64_t offset, uint64_t length,
                               fz7_volumes **out);
 
+/* A block offset that stands for a block of zeros, not stored in parent
+ * (a sparse virtual disk's unallocated block). */
+#define FZ7_BLOCK_ZEROS UINT64_MAX
+
 /* A byte space of length bytes made of n blocks of 2^bits bytes of
- * parent, block i at parent offset blocks[i] (copied): a stream stored in
- * scattered sectors (a Compound file's), for opening the archive inside
- * it. As fz7_volumes_window otherwise; FZ7_E_ARG when a block passes
- * parent's end or n does not fit length. */
+ * parent, block i at parent offset blocks[i] (copied; FZ7_BLOCK_ZEROS:
+ * zeros): a stream stored in scattered sectors (a Compound file's, a
+ * virtual disk's), for opening the archive inside it. As
+ * fz7_volumes_window otherwise; FZ7_E_ARG when n does not fit length, or
+ * a block passes parent's end (past_end: allowed, reads there give
+ * FZ7_E_TRUNCATED, as in a virtual disk cut short). */
 fz7_status fz7_volumes_blocks(const fz7_volumes *parent, const uint64_t *blocks, size_t n, unsigned bits,
-                              uint64_t length, fz7_volumes **out);
+                              uint64_t length, bool past_end, fz7_volumes **out);
 
 /* True for a window made by fz7_volumes_window. */
 bool fz7_volumes_is_window(const fz7_volumes *v);

@@ -1,0 +1,483 @@
+/* vmdisk_read.c - virtual machine disk images read as 7-Zip reads them:
+ * the virtual disk's bytes as one entry (blocks the image leaves
+ * unallocated read as zeros), named after the image file with an
+ * extension by what the disk starts with ("d.mbr", "d.gpt", "d.img").
+ * The disk's partition table (and through it the one partition's file
+ * system) opens in the image's place, as 7-Zip does.
+ *
+ * Formats: VHD (Microsoft's "Virtual Hard Disk Image Format
+ * Specification" 1.0: fixed and dynamic disks; a differencing disk is
+ * refused) and VDI (VirtualBox's image: a text line, the signature and
+ * version 1.1's header, a block map of 32-bit block numbers, the blocks;
+ * a disk linked to a parent image is listed, not read, as in 7-Zip).
+ * Every table is bounded by the file's size and opts.mem_limit. */
+#include "format/archive_impl.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define VD_SECTOR 512
+#define VD_CHUNK (1u << 16)   /* bytes read at a time */
+/* VHD times count seconds from 2000-01-01 00:00:00 UTC (spec: Time Stamp) */
+#define VHD_EPOCH 946684800
+#define VD_NAME_MAX 4096
+
+static uint64_t get64be(const uint8_t *p) { return (uint64_t)fz7_get32be(p) << 32 | fz7_get32be(p + 4); }
+
+typedef struct vd_priv {
+    uint64_t *map;     /* block i of the disk at map[i] in the file, or
+                          FZ7_BLOCK_ZEROS; NULL: the disk is the file's
+                          bytes from base on (a fixed VHD) */
+    uint64_t n_blocks, base;
+    unsigned bits;     /* blocks are 2^bits bytes */
+    bool parent;       /* some of the disk is in a parent image fz7 does
+                          not read: the entry does not extract */
+    fz7_prop lines[12];
+    fz7_prop item[4];  /* the entry's -slt lines after Size and Packed Size */
+    size_t n_item;
+    char text[1024];   /* the lines' values */
+    size_t used;
+} vd_priv;
+
+/* Bytes [off, off + n) of the virtual disk into buf; n stays in one
+ * block. FZ7_E_TRUNCATED when a block lies past the end of the file. */
+static fz7_status disk_read(const fz7_archive *a, const vd_priv *p, uint8_t *buf, size_t n, uint64_t off)
+{
+    if (!p->map)
+        return fz7_volumes_pread(a->vol, buf, n, p->base + off);
+    uint64_t at = p->map[off >> p->bits];
+    if (at == FZ7_BLOCK_ZEROS) {
+        memset(buf, 0, n);
+        return FZ7_OK;
+    }
+    return fz7_volumes_pread(a->vol, buf, n, at + (off & (((uint64_t)1 << p->bits) - 1)));
+}
+
+static fz7_status vd_extract(fz7_archive *a, const bool *select, const fz7_extract_cb *cb, char *err, size_t errlen)
+{
+    const vd_priv *p = a->priv;
+    if (!a->count || (select && !select[0]))
+        return FZ7_OK;
+    const fz7_entry *e = &a->entries[0];
+    fz7_status st = cb->begin(cb->ctx, 0, e);
+    if (st != FZ7_OK)
+        return st;
+    uint8_t *buf = p->parent ? NULL : malloc(VD_CHUNK);
+    fz7_status r = p->parent ? FZ7_E_UNSUPPORTED : buf ? FZ7_OK : FZ7_E_MEM;
+    bool cb_failed = false;
+    for (uint64_t off = 0; r == FZ7_OK && off < e->size;) {
+        uint64_t left = e->size - off;
+        size_t n = left < VD_CHUNK ? (size_t)left : VD_CHUNK;
+        if (p->map) {   /* (blocks are at least a chunk, or a chunk is whole blocks) */
+            uint64_t room = ((uint64_t)1 << p->bits) - (off & (((uint64_t)1 << p->bits) - 1));
+            if (room < n)
+                n = (size_t)room;
+        }
+        if ((r = disk_read(a, p, buf, n, off)) != FZ7_OK)
+            break;
+        if ((r = cb->data(cb->ctx, buf, n)) != FZ7_OK)
+            cb_failed = true;
+        off += n;
+    }
+    free(buf);
+    fz7_entry_done(cb, 0, r, cb_failed, r == FZ7_E_TRUNCATED ? "a block lies past the end of the file" : NULL, err,
+                   errlen, &st);
+    return st;
+}
+
+static size_t vd_props(const fz7_archive *a, size_t i, fz7_prop *pr, char *buf, size_t cap)
+{
+    const vd_priv *p = a->priv;
+    const fz7_entry *e = &a->entries[i];
+    size_t k = 0, used = 0;
+    /* 7-Zip's item has no Path line: its name is made up from the file's */
+    fz7_prop_text(pr, &k, "Size", fz7_prop_put(buf, cap, &used, "%llu", (unsigned long long)e->size));
+    fz7_prop_text(pr, &k, "Packed Size", fz7_prop_put(buf, cap, &used, "%llu", (unsigned long long)e->packed_size));
+    for (size_t j = 0; j < p->n_item; j++)
+        pr[k++] = p->item[j];
+    return k;
+}
+
+static void vd_close(fz7_archive *a)
+{
+    vd_priv *p = a->priv;
+    if (p)
+        free(p->map);
+    free(p);
+    a->priv = NULL;
+}
+
+static const fz7_archive_ops vd_ops = {vd_extract, vd_close, vd_props};
+
+static const char *vd_put(vd_priv *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static const char *vd_put(vd_priv *p, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    size_t room = sizeof p->text - p->used;
+    int n = vsnprintf(p->text + p->used, room, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= room)
+        return "";
+    const char *r = p->text + p->used;
+    p->used += (size_t)n + 1;
+    return r;
+}
+
+/* Ends the open of an image whose disk is size bytes (packed of them
+ * stored): the one entry, named after the file ("base.ext", the
+ * extension by the disk's first sectors: a GPT header, an MBR's 0x55AA,
+ * else "img"), the disk opened in the image's place. */
+static fz7_status vd_finish(fz7_archive *a, vd_priv *p, uint64_t size, uint64_t packed)
+{
+    const char *ext = "img";
+    uint8_t s[VD_SECTOR];   /* (a sector never straddles blocks: they are whole sectors) */
+    if (p->parent)
+        ;   /* (not read) */
+    else if (size >= 2 * VD_SECTOR && disk_read(a, p, s, VD_SECTOR, VD_SECTOR) == FZ7_OK && !memcmp(s, "EFI PART", 8))
+        ext = "gpt";
+    else if (size >= VD_SECTOR && disk_read(a, p, s, VD_SECTOR, 0) == FZ7_OK && s[510] == 0x55 && s[511] == 0xAA)
+        ext = "mbr";
+    const char *base = strrchr(a->path, '/');
+    base = base ? base + 1 : a->path;
+    const char *dot = strrchr(base, '.');
+    size_t bl = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+    if (bl > VD_NAME_MAX)
+        bl = VD_NAME_MAX;
+    fz7_entry *e = calloc(1, sizeof *e);
+    char *name = malloc(bl + 5);
+    if (!e || !name) {
+        free(e);
+        free(name);
+        return FZ7_E_MEM;
+    }
+    memcpy(name, base, bl);
+    snprintf(name + bl, 5, ".%s", ext);
+    e->path = name;
+    e->folder = -1;
+    e->method = "";
+    e->size = size;
+    e->has_size = true;
+    e->has_stream = size > 0;
+    e->packed_size = packed;
+    e->packed_known = true;
+    e->mode = S_IFREG;
+    a->entries = e;
+    a->count = 1;
+    a->priv = p;
+    a->ops = &vd_ops;
+    a->info.format = FZ7_FORMAT_OTHER;
+    a->info.method = "";
+    a->info.block_lines = p->lines;
+    if (size > 0 && !p->parent && (!p->map || p->bits < 32)) {
+        a->main_subfile = 1;
+        a->main_offset = p->base;
+        if (p->map) {
+            a->main_blocks = malloc((size_t)p->n_blocks * sizeof *p->map);
+            if (a->main_blocks) {
+                memcpy(a->main_blocks, p->map, (size_t)p->n_blocks * sizeof *p->map);
+                a->main_bits = p->bits;
+            } else
+                a->main_subfile = 0;
+        }
+    }
+    return FZ7_OK;
+}
+
+/* Sets p up for a disk of size bytes in blocks of block bytes (a power
+ * of two) and allocates its map; *chunk: a buffer for reading the
+ * image's table. FZ7_E_MEM. */
+static fz7_status map_alloc(vd_priv *p, uint64_t size, uint32_t block, uint8_t **chunk)
+{
+    p->bits = 0;
+    while (((uint32_t)1 << p->bits) < block)
+        p->bits++;
+    p->n_blocks = (size + block - 1) / block;
+    p->map = malloc((p->n_blocks ? p->n_blocks : 1) * sizeof *p->map);
+    *chunk = malloc(VD_CHUNK);
+    return p->map && *chunk ? FZ7_OK : FZ7_E_MEM;
+}
+
+/* Entry i of a table of 32-bit entries at table_at, n of them, read a
+ * chunk at a time into chunk (entry 0 of each chunk reads it). */
+static fz7_status table_entry(const fz7_archive *a, uint8_t *chunk, uint64_t table_at, uint64_t n, uint64_t i,
+                              bool big_endian, uint32_t *out)
+{
+    const uint64_t per = VD_CHUNK / 4;
+    if (i % per == 0) {
+        fz7_status st = fz7_volumes_pread(a->vol, chunk, (size_t)(n - i < per ? n - i : per) * 4, table_at + i * 4);
+        if (st != FZ7_OK)
+            return st;
+    }
+    *out = big_endian ? fz7_get32be(chunk + (i % per) * 4) : fz7_get32le(chunk + (i % per) * 4);
+    return FZ7_OK;
+}
+
+/* ---- VHD ---- */
+
+/* The checksum of a VHD footer or dynamic header (spec: Checksum): the
+ * one's complement of the sum of its bytes, the checksum field (at
+ * skip) not counted. */
+static uint32_t vhd_checksum(const uint8_t *b, size_t n, size_t skip)
+{
+    uint32_t sum = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i < skip || i >= skip + 4)
+            sum += b[i];
+    return ~sum;
+}
+
+/* A footer: its cookie, its checksum, and (as 7-Zip wants) its
+ * reserved bytes after Saved State all zero. */
+static bool vhd_footer_ok(const uint8_t *f)
+{
+    for (size_t i = 85; i < VD_SECTOR; i++)
+        if (f[i])
+            return false;
+    return !memcmp(f, "conectix", 8) && vhd_checksum(f, VD_SECTOR, 64) == fz7_get32be(f + 64);
+}
+
+/* The footer's facts as 7-Zip lists them. */
+static void vhd_lines(vd_priv *p, const uint8_t *f, size_t *k)
+{
+    int64_t t = (int64_t)fz7_get32be(f + 24) + VHD_EPOCH;
+    p->lines[(*k)++] = (fz7_prop){.name = "Offset", .value = "0"};
+    p->lines[(*k)++] = (fz7_prop){.name = "Created", .sec = t, .digits = 7};
+    p->item[p->n_item++] = (fz7_prop){.name = "Created", .sec = t, .digits = 7};
+}
+
+fz7_status fz7_vhd_open(fz7_archive *a, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    uint8_t f[VD_SECTOR];
+    /* The footer is the file's last sector (spec 3.1); a dynamic disk
+     * keeps a copy in its first, which 7-Zip reads when the last is not
+     * a footer (the file was cut). */
+    if (a->file_size < VD_SECTOR)
+        return FZ7_E_FORMAT;
+    /* A dynamic disk's two footers must be the same (7-Zip refuses the
+     * image otherwise). */
+    bool copy = false;
+    uint8_t c[VD_SECTOR];
+    if (fz7_volumes_pread(a->vol, f, VD_SECTOR, a->file_size - VD_SECTOR) != FZ7_OK || !vhd_footer_ok(f)) {
+        if (fz7_volumes_pread(a->vol, f, VD_SECTOR, 0) != FZ7_OK || !vhd_footer_ok(f) || fz7_get32be(f + 60) != 3)
+            return FZ7_E_FORMAT;
+        copy = true;
+    } else if (fz7_get32be(f + 60) == 3 &&
+               (fz7_volumes_pread(a->vol, c, VD_SECTOR, 0) != FZ7_OK || memcmp(c, f, VD_SECTOR)))
+        return FZ7_E_FORMAT;
+    uint32_t type = fz7_get32be(f + 60);
+    uint64_t size = get64be(f + 48), data_offset = get64be(f + 16);
+    vd_priv *p = calloc(1, sizeof *p);
+    if (!p)
+        return FZ7_E_MEM;
+    uint64_t packed = size, end = 0;   /* end: of the last block */
+    uint32_t block = 0;
+    if (type == 2) {   /* fixed: the disk, then the footer */
+        /* (7-Zip takes a fixed disk only when the file is the disk and
+         * its footer) */
+        if (size != a->file_size - VD_SECTOR)
+            goto not_vhd;
+    } else if (type == 3) {   /* dynamic: a header, the BAT, the blocks */
+        uint8_t h[1024];
+        if (data_offset > a->file_size || a->file_size - data_offset < sizeof h ||
+            fz7_volumes_pread(a->vol, h, sizeof h, data_offset) != FZ7_OK || memcmp(h, "cxsparse", 8) ||
+            vhd_checksum(h, sizeof h, 36) != fz7_get32be(h + 36))
+            goto not_vhd;
+        uint64_t bat = get64be(h + 16);
+        uint32_t entries = fz7_get32be(h + 28);
+        block = fz7_get32be(h + 32);
+        /* blocks of a power of two sectors (2 MiB as a rule); the BAT in
+         * the file and covering the disk */
+        /* (the BAT is read in whole sectors: 7-Zip refuses a file that
+         * ends inside its last one) */
+        if (block < VD_SECTOR || (block & (block - 1)) || bat > a->file_size ||
+            (a->file_size - bat) / VD_SECTOR < ((uint64_t)entries * 4 + VD_SECTOR - 1) / VD_SECTOR ||
+            (uint64_t)entries * block < size ||
+            (uint64_t)entries * sizeof *p->map > a->opts.mem_limit / 2)
+            goto not_vhd;
+        uint8_t *chunk;
+        fz7_status st = map_alloc(p, size, block, &chunk);
+        /* each block's data follows its sector bitmap: a bit a sector,
+         * in whole sectors (spec: Block Allocation Table) */
+        uint64_t bitmap = ((uint64_t)block / VD_SECTOR + 8 * VD_SECTOR - 1) / (8 * VD_SECTOR) * VD_SECTOR;
+        packed = 0;
+        end = bat + (uint64_t)entries * 4 > data_offset + sizeof h ? bat + (uint64_t)entries * 4 : data_offset + sizeof h;
+        for (uint64_t i = 0; st == FZ7_OK && i < p->n_blocks; i++) {
+            uint32_t sector;
+            if ((st = table_entry(a, chunk, bat, p->n_blocks, i, true, &sector)) != FZ7_OK)
+                break;
+            if (sector == 0xFFFFFFFFu) {
+                p->map[i] = FZ7_BLOCK_ZEROS;
+                continue;
+            }
+            p->map[i] = (uint64_t)sector * VD_SECTOR + bitmap;
+            packed += block;
+            if (p->map[i] + block > end)
+                end = p->map[i] + block;
+        }
+        free(chunk);
+        if (st != FZ7_OK) {
+            free(p->map);
+            free(p);
+            return st == FZ7_E_MEM ? st : FZ7_E_FORMAT;
+        }
+    } else
+        goto not_vhd;
+    /* The image ends with its footer, or at its last block's end when
+     * that is later (a block past the end of a cut file); with the
+     * footer lost, a footer after the last block. */
+    a->info.phy_size = copy ? end + VD_SECTOR : end > a->file_size ? end : a->file_size;
+    if (copy && a->info.phy_size <= a->file_size)   /* (not cut: 7-Zip refuses it) */
+        goto not_vhd_map;
+    if (a->info.phy_size > a->file_size) {
+        a->info.open_error = "Unexpected end of archive";
+    }
+    size_t k = 0;
+    vhd_lines(p, f, &k);
+    if (type == 3)
+        p->lines[k++] = (fz7_prop){.name = "Cluster Size", .value = vd_put(p, "%u", (unsigned)block)};
+    p->lines[k++] = (fz7_prop){.name = "Method", .value = type == 2 ? "Fixed" : "Dynamic"};
+    p->lines[k++] =
+        (fz7_prop){.name = "Total Physical Size", .value = vd_put(p, "%llu", (unsigned long long)a->info.phy_size)};
+    /* "qemu 5.3": the creator's four characters (spaces and NULs at
+     * their end dropped), its version as major.minor */
+    char app[5], os[5];
+    memcpy(app, f + 28, 4);
+    memcpy(os, f + 36, 4);
+    app[4] = os[4] = 0;
+    for (int j = (int)strlen(app) - 1; j >= 0 && app[j] == ' '; j--)
+        app[j] = 0;
+    uint32_t ver = fz7_get32be(f + 32);
+    p->lines[k++] = (fz7_prop){.name = "Creator Application",
+                               .value = vd_put(p, "%s %u.%u", app, (unsigned)(ver >> 16), (unsigned)(ver & 0xFFFF))};
+    /* "Wi2k" is Windows; 7-Zip shows any other code as it is */
+    p->lines[k++] = (fz7_prop){.name = "Host OS", .value = !strcmp(os, "Wi2k") ? "Windows" : vd_put(p, "%s", os)};
+    p->lines[k++] = (fz7_prop){.name = "Saved State", .value = f[84] ? "+" : "-"};
+    char id[33];
+    for (int j = 0; j < 16; j++)
+        snprintf(id + 2 * j, 3, "%02X", f[68 + j]);
+    p->lines[k++] = (fz7_prop){.name = "ID", .value = vd_put(p, "%s", id)};
+    a->info.n_block_lines = k;
+    a->info.type_name = "VHD";
+    fz7_status st = vd_finish(a, p, size, packed);
+    a->main_cut = true;
+    if (st != FZ7_OK) {
+        free(p->map);
+        free(p);
+    }
+    return st;
+not_vhd_map:
+    free(p->map);
+not_vhd:
+    free(p);
+    return FZ7_E_FORMAT;
+}
+
+/* ---- VDI ---- */
+
+#define VDI_SIGNATURE 0xBEDA107Fu
+#define VDI_HEADER_AT 64    /* the signature; a text line before it */
+#define VDI_V11_SIZE 384    /* header bytes from VDI_HEADER_AT + 8 on (to the UUIDs' end) */
+#define VDI_FREE 0xFFFFFFFEu   /* block map values of no stored block */
+
+/* A VirtualBox UUID as text: the first three fields are little-endian. */
+static const char *vdi_uuid(vd_priv *p, const uint8_t *g)
+{
+    return vd_put(p, "{%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x}", (unsigned)fz7_get32le(g),
+                  (unsigned)fz7_get16le(g + 4), (unsigned)fz7_get16le(g + 6), g[8], g[9], g[10], g[11], g[12], g[13],
+                  g[14], g[15]);
+}
+
+fz7_status fz7_vdi_open(fz7_archive *a, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    /* the pre-header (a text line, the signature, the version), then the
+     * version 1.1 header (offsets from the file's start) */
+    uint8_t h[VDI_HEADER_AT + 8 + VDI_V11_SIZE];
+    if (a->file_size < sizeof h || fz7_volumes_pread(a->vol, h, sizeof h, 0) != FZ7_OK ||
+        fz7_get32le(h + 64) != VDI_SIGNATURE || fz7_get32le(h + 68) >> 16 != 1 || fz7_get32le(h + 72) < VDI_V11_SIZE)
+        return FZ7_E_FORMAT;
+    uint32_t type = fz7_get32le(h + 76), map_at = fz7_get32le(h + 340), data_at = fz7_get32le(h + 344);
+    uint64_t size = fz7_get64le(h + 368);
+    uint32_t block = fz7_get32le(h + 376), n_map = fz7_get32le(h + 384);
+    /* normal (dynamic), fixed, undo and differencing images; blocks of a power of two bytes
+     * from a sector up, the map in the file and covering the disk */
+    if (type < 1 || type > 4 || block < VD_SECTOR || (block & (block - 1)) ||
+        map_at > a->file_size || (a->file_size - map_at) / 4 < n_map || (uint64_t)n_map * block < size ||
+        (uint64_t)n_map * sizeof(uint64_t) > a->opts.mem_limit / 2)
+        return FZ7_E_FORMAT;
+    vd_priv *p = calloc(1, sizeof *p);
+    if (!p)
+        return FZ7_E_MEM;
+    uint8_t *chunk;
+    fz7_status st = map_alloc(p, size, block, &chunk);
+    /* (7-Zip places blocks a block apart whatever the extra data's size
+     * says; every writer leaves it 0) */
+    uint64_t stride = block, end = data_at + (uint64_t)fz7_get32le(h + 388) * stride, packed = 0;
+    for (uint64_t i = 0; st == FZ7_OK && i < p->n_blocks; i++) {
+        uint32_t at;
+        if ((st = table_entry(a, chunk, map_at, p->n_blocks, i, false, &at)) != FZ7_OK)
+            break;
+        if (at >= VDI_FREE) {   /* (7-Zip counts a "zero" block, FFFFFFFE, as stored) */
+            p->map[i] = FZ7_BLOCK_ZEROS;
+            packed += at == VDI_FREE ? block : 0;
+            continue;
+        }
+        if (at >= n_map) {   /* more blocks stored than the disk has: 7-Zip refuses it */
+            st = FZ7_E_FORMAT;
+            break;
+        }
+        p->map[i] = data_at + at * stride;
+        packed += block;
+        if (data_at + (at + 1) * stride > end)
+            end = data_at + (at + 1) * stride;
+    }
+    free(chunk);
+    if (st != FZ7_OK) {
+        free(p->map);
+        free(p);
+        return st == FZ7_E_MEM ? st : FZ7_E_FORMAT;
+    }
+    a->info.phy_size = end;
+    if (end > a->file_size)
+        a->info.open_error = "Unexpected end of archive";
+    else
+        a->info.tail_size = a->file_size - end;
+    a->info.headers_size = data_at;
+    size_t k = 0;
+    static const char *const methods[4] = {"Dynamic", "Static", "Undo", "Diff"};
+    p->lines[k++] = (fz7_prop){.name = "Method", .value = methods[type - 1]};
+    /* the image's UUIDs that are set, as 7-Zip puts them in its Comment
+     * (after an empty line, where the description is not shown) */
+    static const uint8_t none[16];
+    static const char *const uuid_names[4] = {"Creat  : ", "Modif  : ", "Link   : ", "PModif : "};
+    char comment[512];
+    size_t cl = (size_t)snprintf(comment, sizeof comment, "\n{\n\n");
+    for (int j = 0; j < 4 && cl < sizeof comment; j++)
+        if (memcmp(h + 392 + 16 * j, none, 16))
+            cl += (size_t)snprintf(comment + cl, sizeof comment - cl, "%s%s\n", uuid_names[j],
+                                   vdi_uuid(p, h + 392 + 16 * j));
+    if (cl < sizeof comment)
+        snprintf(comment + cl, sizeof comment - cl, "}");
+    p->lines[k++] = (fz7_prop){.name = "Comment", .value = vd_put(p, "%s", comment)};
+    p->lines[k++] = (fz7_prop){.name = "Name", .value = vd_put(p, "%s.vdi", vdi_uuid(p, h + 392))};
+    a->info.n_block_lines = k;
+    a->info.type_name = "VDI";
+    /* a disk linked to a parent image (its blocks partly there): 7-Zip
+     * lists it but reads none of it */
+    p->parent = memcmp(h + 424, none, 16) != 0;
+    if (p->parent)
+        a->info.open_error = "Unsupported method";
+    st = vd_finish(a, p, size, packed);
+    a->main_cut = true;
+    if (st != FZ7_OK) {
+        free(p->map);
+        free(p);
+    }
+    return st;
+}
