@@ -25,6 +25,7 @@ static const info_format k_formats[] = {
     {false, false, "Iso", "iso img", "offset=32769 C D 0 0 1"},
     {false, false, "Lzh", "lzh lha", "offset=2 - l h"},
     {false, false, "MBR", "mbr", ""},
+    {false, false, "QCOW", "qcow qcow2 qcow2c", "Q F I FB 00 00 00"},
     {false, false, "Rar", "rar r00", "R a r ! 1A 07 00"},
     {false, false, "Rar5", "rar r00", "R a r ! 1A 07 01 00"},
     {false, false, "Rpm", "rpm", "ED AB EE DB"},

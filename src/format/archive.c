@@ -61,7 +61,7 @@ static fz7_status open_by_content(fz7_archive *a, char *err, size_t errlen)
         fz7_status (*open)(fz7_archive *, char *, size_t);
         bool any_volumes;
     } readers[] = {{fz7_7z_open, true}, {fz7_xz_open, true}, {fz7_gzip_open, true}, {fz7_lzip_open, false},
-                   {fz7_lzma_alone_open, false}, {fz7_ar_open, true}, {fz7_rpm_open, true}, {fz7_vhd_open, true}, {fz7_vdi_open, true},
+                   {fz7_lzma_alone_open, false}, {fz7_ar_open, true}, {fz7_rpm_open, true}, {fz7_vhd_open, true}, {fz7_vdi_open, true}, {fz7_qcow_open, true},
                    {fz7_squashfs_open, true}, {fz7_cfb_open, true}, {fz7_fat_open, true},
                    {fz7_udf_open, true},
                    {fz7_libarchive_open, true}, {fz7_gpt_open, true}, {fz7_mbr_open, true}, {fz7_7z_sfx_open, true},
@@ -111,6 +111,8 @@ static fz7_archive *open_main_subfile(fz7_archive *outer, unsigned depth)
     fz7_status ws = outer->main_blocks ? fz7_volumes_blocks(outer->vol, outer->main_blocks, n_blocks,
                                                             outer->main_bits, e->size, outer->main_cut, &a->vol)
                                        : fz7_volumes_window(outer->vol, outer->main_offset, e->size, &a->vol);
+    if (ws == FZ7_OK && outer->main_blocks && outer->main_block_read)
+        fz7_volumes_block_reader(a->vol, outer->main_block_read, outer);
     if (ws != FZ7_OK ||
         (a->file_size = e->size, open_by_content(a, err, sizeof err)) != FZ7_OK) {
         free_archive(a);

@@ -54,6 +54,8 @@ struct fz7_archive {
                               stream; main_offset unused); else NULL.
                               Freed by archive.c */
     unsigned main_bits;
+    fz7_block_reader main_block_read; /* with main_blocks: reads their
+                              FZ7_BLOCK_CODED blocks, given this archive */
     bool main_cut;         /* with main_blocks: blocks may lie past the
                               file's end (a virtual disk cut short: reads
                               there fail), and the subfile opens in spite
@@ -117,6 +119,11 @@ fz7_status fz7_udf_open(fz7_archive *a, char *err, size_t errlen);
  * with info.open_error. */
 fz7_status fz7_vhd_open(fz7_archive *a, char *err, size_t errlen);
 fz7_status fz7_vdi_open(fz7_archive *a, char *err, size_t errlen);
+/* A QCOW image (QEMU's qcow2.txt, versions 1 to 3), as the VHD above; a
+ * compressed cluster is inflated as it is read. FZ7_E_DATA with 7-Zip's
+ * "ERRORS:" block in err for a table past the end of the file or a disk
+ * in a backing file; an image with a cipher is listed, not read. */
+fz7_status fz7_qcow_open(fz7_archive *a, char *err, size_t errlen);
 /* A disk image with an MBR partition table (mbr_read.c): its partitions
  * as entries; one partition alone is named in a->main_subfile. Tried
  * after FAT (whose boot sector has the same 0x55AA) and after libarchive

@@ -35,6 +35,8 @@ struct fz7_volumes {
                               2^block_bits-byte block lies in parent (base
                               unused); else NULL */
     unsigned block_bits;
+    fz7_block_reader block_read;   /* FZ7_BLOCK_CODED blocks: decoded */
+    void *block_ctx;
 };
 
 #define FD_BUF_BYTES (1u << 16)
@@ -398,7 +400,7 @@ fz7_status fz7_volumes_blocks(const fz7_volumes *parent, const uint64_t *blocks,
     if (bits >= 32 || length > (uint64_t)n << bits || n > (length + bs - 1) >> bits)
         return FZ7_E_ARG;
     for (size_t i = 0; i < n; i++)
-        if (blocks[i] != FZ7_BLOCK_ZEROS && (past_end ? blocks[i] > UINT64_MAX - 2 * bs : blocks[i] > size || bs > size - blocks[i]))
+        if (blocks[i] != FZ7_BLOCK_ZEROS && !(blocks[i] & FZ7_BLOCK_CODED) && (past_end ? blocks[i] > UINT64_MAX - 2 * bs : blocks[i] > size || bs > size - blocks[i]))
             return FZ7_E_ARG;
     fz7_status st = fz7_volumes_window(parent, 0, 0, out);
     if (st != FZ7_OK)
@@ -413,6 +415,12 @@ fz7_status fz7_volumes_blocks(const fz7_volumes *parent, const uint64_t *blocks,
     (*out)->block_bits = bits;
     (*out)->starts[1] = length;
     return FZ7_OK;
+}
+
+void fz7_volumes_block_reader(fz7_volumes *v, fz7_block_reader fn, void *ctx)
+{
+    v->block_read = fn;
+    v->block_ctx = ctx;
 }
 
 void fz7_volumes_close(fz7_volumes *v)
@@ -497,6 +505,8 @@ fz7_status fz7_volumes_pread(const fz7_volumes *v, void *buf, size_t n, uint64_t
             fz7_status st = FZ7_OK;
             if (at == FZ7_BLOCK_ZEROS)   /* a block a virtual disk leaves unallocated */
                 memset(p, 0, k);
+            else if (at & FZ7_BLOCK_CODED)
+                st = v->block_read ? v->block_read(v->block_ctx, offset >> v->block_bits, in, p, k) : FZ7_E_UNSUPPORTED;
             else
                 st = fz7_volumes_pread(v->parent, p, k, at + in);
             if (st != FZ7_OK)

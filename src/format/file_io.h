@@ -87,6 +87,19 @@ fz7_status fz7_volumes_window(const fz7_volumes *parent, uint64_t offset, uint64
 fz7_status fz7_volumes_blocks(const fz7_volumes *parent, const uint64_t *blocks, size_t n, unsigned bits,
                               uint64_t length, bool past_end, fz7_volumes **out);
 
+/* Reads bytes [in, in + n) of block i of a fz7_volumes_blocks window
+ * whose offset has FZ7_BLOCK_CODED set (n stays in the block), from
+ * state ctx (a virtual disk's compressed cluster). Its own errors. */
+typedef fz7_status (*fz7_block_reader)(void *ctx, uint64_t i, uint64_t in, uint8_t *buf, size_t n);
+
+/* A block offset flag: the block is not parent's bytes but decoded by
+ * the window's fz7_block_reader (below 2^62: offsets never reach it). */
+#define FZ7_BLOCK_CODED ((uint64_t)1 << 62)
+
+/* Makes v (from fz7_volumes_blocks) read its FZ7_BLOCK_CODED blocks
+ * through fn with ctx, which must outlive v. */
+void fz7_volumes_block_reader(fz7_volumes *v, fz7_block_reader fn, void *ctx);
+
 /* True for a window made by fz7_volumes_window. */
 bool fz7_volumes_is_window(const fz7_volumes *v);
 

@@ -9,8 +9,12 @@
  * Specification" 1.0: fixed and dynamic disks; a differencing disk is
  * refused) and VDI (VirtualBox's image: a text line, the signature and
  * version 1.1's header, a block map of 32-bit block numbers, the blocks;
- * a disk linked to a parent image is listed, not read, as in 7-Zip).
+ * a disk linked to a parent image is listed, not read, as in 7-Zip) and
+ * QCOW (QEMU's qcow2 specification, docs/interop/qcow2.txt, versions 2
+ * and 3, and the older version 1: a big-endian header, an L1 table of L2
+ * tables of cluster offsets; deflate-compressed version 2/3 clusters).
  * Every table is bounded by the file's size and opts.mem_limit. */
+#include "codec/codec.h"
 #include "format/archive_impl.h"
 
 #include <stdarg.h>
@@ -33,7 +37,12 @@ typedef struct vd_priv {
     uint64_t n_blocks, base;
     unsigned bits;     /* blocks are 2^bits bytes */
     bool parent;       /* some of the disk is in a parent image fz7 does
-                          not read: the entry does not extract */
+                          not read (or in a way it cannot read: a QCOW
+                          cipher): the entry does not extract */
+    uint32_t *clen;    /* QCOW: with map[i] & VD_DEFLATE, the bytes of
+                          block i's raw deflate stream; else NULL */
+    uint8_t *cache;    /* the last compressed block, inflated */
+    uint64_t cached;   /* its number + 1; 0: none */
     fz7_prop lines[12];
     fz7_prop item[4];  /* the entry's -slt lines after Size and Packed Size */
     size_t n_item;
@@ -41,9 +50,66 @@ typedef struct vd_priv {
     size_t used;
 } vd_priv;
 
+/* A map value's flag: the block is a raw deflate stream (QCOW) at the
+ * offset in the bits below, clen[i] bytes of it. */
+#define VD_DEFLATE FZ7_BLOCK_CODED
+
+/* Block i, a compressed one, into p->cache (kept: a sector at a time
+ * reads the same block again). FZ7_E_DATA when the stream is damaged or
+ * inflates to other than a block, FZ7_E_TRUNCATED, FZ7_E_MEM. */
+static fz7_status block_inflate(const fz7_archive *a, vd_priv *p, uint64_t i)
+{
+    if (p->cached == i + 1)
+        return FZ7_OK;
+    size_t bs = (size_t)1 << p->bits;
+    uint64_t at = p->map[i] & ~VD_DEFLATE;
+    size_t n = p->clen[i];
+    /* (the stream's last sector may pass the file's end: it is counted
+     * in whole sectors, the file is not padded) */
+    if (at >= a->file_size)
+        return FZ7_E_TRUNCATED;
+    if (n > a->file_size - at)
+        n = (size_t)(a->file_size - at);
+    if (!p->cache && !(p->cache = malloc(bs)))
+        return FZ7_E_MEM;
+    uint8_t *in = malloc(n ? n : 1);
+    fz7_istream *m = NULL, *z = NULL;
+    fz7_status st = !in ? FZ7_E_MEM : fz7_volumes_pread(a->vol, in, n, at);
+    if (st == FZ7_OK && !(m = fz7_istream_from_memory(in, n)))
+        st = FZ7_E_MEM;
+    if (st == FZ7_OK)
+        st = fz7_deflate_istream_new(m, false, &z);
+    p->cached = 0;
+    size_t got = 0;
+    if (st == FZ7_OK)
+        st = fz7_istream_read_upto(z, p->cache, bs, &got);
+    if (st == FZ7_OK && got != bs)
+        st = FZ7_E_DATA;
+    fz7_istream_free(z);
+    fz7_istream_free(m);
+    free(in);
+    if (st == FZ7_E_TRUNCATED)   /* (the stream ends early: bad data, not a cut file) */
+        st = FZ7_E_DATA;
+    if (st == FZ7_OK)
+        p->cached = i + 1;
+    return st;
+}
+
+/* The disk's compressed blocks for the archive opened inside it
+ * (fz7_block_reader; ctx: the image's archive). */
+static fz7_status coded_read(void *ctx, uint64_t i, uint64_t in, uint8_t *buf, size_t n)
+{
+    const fz7_archive *a = ctx;
+    vd_priv *p = a->priv;
+    fz7_status st = block_inflate(a, p, i);
+    if (st == FZ7_OK)
+        memcpy(buf, p->cache + in, n);
+    return st;
+}
+
 /* Bytes [off, off + n) of the virtual disk into buf; n stays in one
  * block. FZ7_E_TRUNCATED when a block lies past the end of the file. */
-static fz7_status disk_read(const fz7_archive *a, const vd_priv *p, uint8_t *buf, size_t n, uint64_t off)
+static fz7_status disk_read(const fz7_archive *a, vd_priv *p, uint8_t *buf, size_t n, uint64_t off)
 {
     if (!p->map)
         return fz7_volumes_pread(a->vol, buf, n, p->base + off);
@@ -52,12 +118,18 @@ static fz7_status disk_read(const fz7_archive *a, const vd_priv *p, uint8_t *buf
         memset(buf, 0, n);
         return FZ7_OK;
     }
+    if (at & VD_DEFLATE) {
+        fz7_status st = block_inflate(a, p, off >> p->bits);
+        if (st == FZ7_OK)
+            memcpy(buf, p->cache + (off & (((uint64_t)1 << p->bits) - 1)), n);
+        return st;
+    }
     return fz7_volumes_pread(a->vol, buf, n, at + (off & (((uint64_t)1 << p->bits) - 1)));
 }
 
 static fz7_status vd_extract(fz7_archive *a, const bool *select, const fz7_extract_cb *cb, char *err, size_t errlen)
 {
-    const vd_priv *p = a->priv;
+    vd_priv *p = a->priv;
     if (!a->count || (select && !select[0]))
         return FZ7_OK;
     const fz7_entry *e = &a->entries[0];
@@ -82,7 +154,8 @@ static fz7_status vd_extract(fz7_archive *a, const bool *select, const fz7_extra
         off += n;
     }
     free(buf);
-    fz7_entry_done(cb, 0, r, cb_failed, r == FZ7_E_TRUNCATED ? "a block lies past the end of the file" : NULL, err,
+    fz7_entry_done(cb, 0, r, cb_failed, r == FZ7_E_TRUNCATED ? "a block lies past the end of the file"
+                                        : r == FZ7_E_DATA ? "a compressed block does not inflate" : NULL, err,
                    errlen, &st);
     return st;
 }
@@ -103,8 +176,11 @@ static size_t vd_props(const fz7_archive *a, size_t i, fz7_prop *pr, char *buf, 
 static void vd_close(fz7_archive *a)
 {
     vd_priv *p = a->priv;
-    if (p)
+    if (p) {
         free(p->map);
+        free(p->clen);
+        free(p->cache);
+    }
     free(p);
     a->priv = NULL;
 }
@@ -179,6 +255,7 @@ static fz7_status vd_finish(fz7_archive *a, vd_priv *p, uint64_t size, uint64_t 
             if (a->main_blocks) {
                 memcpy(a->main_blocks, p->map, (size_t)p->n_blocks * sizeof *p->map);
                 a->main_bits = p->bits;
+                a->main_block_read = p->clen ? coded_read : NULL;
             } else
                 a->main_subfile = 0;
         }
@@ -477,6 +554,197 @@ fz7_status fz7_vdi_open(fz7_archive *a, char *err, size_t errlen)
     a->main_cut = true;
     if (st != FZ7_OK) {
         free(p->map);
+        free(p);
+    }
+    return st;
+}
+
+/* ---- QCOW ---- */
+
+#define QCOW_MAGIC 0x514649FBu   /* "QFI\xfb" */
+#define QCOW2_OFFSET_MASK 0x00FFFFFFFFFFFE00ull   /* L1/L2 entry bits 9-55 */
+#define QCOW_COMPRESSED2 ((uint64_t)1 << 62)      /* version 2/3 L2 entry */
+#define QCOW_COMPRESSED1 ((uint64_t)1 << 63)      /* version 1 L2 entry */
+/* 7-Zip's names of the version 3 incompatible feature bits, low bit first */
+static const char *const qcow_incompat[5] = {"Dirty", "Corrupt", "External_Data_File", "Compression", "Extended_L2"};
+
+/* A refusal in the words 7-Zip gives it (its "ERRORS:" block, in err). */
+static fz7_status qcow_refuse(vd_priv *p, char *err, size_t errlen, const char *why)
+{
+    if (p) {
+        free(p->map);
+        free(p->clen);
+        free(p);
+    }
+    snprintf(err, errlen, "%s", why);
+    return FZ7_E_DATA;
+}
+
+fz7_status fz7_qcow_open(fz7_archive *a, char *err, size_t errlen)
+{
+    uint8_t h[104];
+    if (a->file_size < 48 || fz7_volumes_pread(a->vol, h, a->file_size < sizeof h ? 48 : sizeof h, 0) != FZ7_OK ||
+        fz7_get32be(h) != QCOW_MAGIC)
+        return FZ7_E_FORMAT;
+    uint32_t version = fz7_get32be(h + 4);
+    if (version < 1 || version > 3 || (version > 1 && a->file_size < 72) || (version == 3 && a->file_size < 104))
+        return FZ7_E_FORMAT;
+    uint64_t size = get64be(h + 24), l1_at;
+    unsigned cbits, l2bits;   /* clusters of 2^cbits bytes, L2 tables of 2^l2bits entries */
+    uint32_t crypt;
+    uint64_t l1_n;
+    if (version == 1) {   /* (qcow.c's header: mtime at 20, bit counts at 32 and 33) */
+        cbits = h[32];
+        l2bits = h[33];
+        crypt = fz7_get32be(h + 36);
+        l1_at = get64be(h + 40);
+        if (cbits < 9 || cbits > 24 || l2bits < 6 || l2bits > 24)
+            return FZ7_E_FORMAT;
+    } else {   /* (qcow2.txt: Header) */
+        cbits = fz7_get32be(h + 20);
+        if (cbits < 9 || cbits > 24)
+            return FZ7_E_FORMAT;
+        l2bits = cbits - 3;   /* an L2 table is one cluster of 8-byte entries */
+        crypt = fz7_get32be(h + 32);
+        l1_at = get64be(h + 40);
+    }
+    uint64_t span = (uint64_t)1 << (cbits + l2bits);   /* disk bytes an L2 table maps */
+    l1_n = size / span + (size % span != 0);
+    if (version > 1 && fz7_get32be(h + 36) < l1_n)
+        return FZ7_E_FORMAT;
+    if (version > 1)
+        l1_n = fz7_get32be(h + 36);   /* (7-Zip reads the whole table the header gives) */
+    /* A disk in a backing file: 7-Zip refuses it as of a method it lacks. */
+    if (get64be(h + 8))
+        return qcow_refuse(NULL, err, errlen,
+                           "ERRORS:\nUnsupported method\nWARNINGS:\nThere are data after the end of archive");
+    /* the L1 table whole in the file, the map within memory */
+    uint64_t l2_bytes = (uint64_t)8 << l2bits, cluster = (uint64_t)1 << cbits;
+    if (l1_at > a->file_size || (a->file_size - l1_at) / 8 < l1_n)
+        return qcow_refuse(NULL, err, errlen, "ERRORS:\nHeaders Error\nUnexpected end of archive");
+    if ((size >> cbits) > a->opts.mem_limit / 2 / sizeof(uint64_t) || l2_bytes > a->opts.mem_limit / 4)
+        return FZ7_E_MEMLIMIT;
+    vd_priv *p = calloc(1, sizeof *p);
+    if (!p)
+        return FZ7_E_MEM;
+    uint8_t *chunk, *l2 = NULL;
+    fz7_status st = map_alloc(p, size, (uint32_t)cluster, &chunk);
+    uint64_t end = l1_at + l1_n * 8, tables = 0;   /* end: of the last table or cluster */
+    bool deflate = false, qcow1_compressed = false;
+    if (st == FZ7_OK && !(l2 = malloc((size_t)l2_bytes)))
+        st = FZ7_E_MEM;
+    uint64_t l2_at = 0;
+    for (uint64_t c = 0; st == FZ7_OK && c < p->n_blocks; c++) {
+        uint64_t j = c & ((l2_bytes >> 3) - 1);
+        if (j == 0) {   /* the next L2 table */
+            uint32_t hi, lo;
+            uint64_t i = c >> l2bits;
+            if ((st = table_entry(a, chunk, l1_at, 2 * l1_n, 2 * i, true, &hi)) != FZ7_OK ||
+                (st = table_entry(a, chunk, l1_at, 2 * l1_n, 2 * i + 1, true, &lo)) != FZ7_OK)
+                break;
+            l2_at = ((uint64_t)hi << 32 | lo) & (version == 1 ? ~QCOW_COMPRESSED1 : QCOW2_OFFSET_MASK);
+            if (l2_at) {
+                if (l2_at > a->file_size || a->file_size - l2_at < l2_bytes) {
+                    st = FZ7_E_TRUNCATED;
+                    break;
+                }
+                if ((st = fz7_volumes_pread(a->vol, l2, (size_t)l2_bytes, l2_at)) != FZ7_OK)
+                    break;
+                tables++;
+                if (l2_at + l2_bytes > end)
+                    end = l2_at + l2_bytes;
+            }
+        }
+        uint64_t e = l2_at ? get64be(l2 + 8 * j) : 0, at, n = cluster;
+        if (version == 1 && (e & QCOW_COMPRESSED1)) {
+            qcow1_compressed = true;   /* (7-Zip does not read these) */
+            p->map[c] = FZ7_BLOCK_ZEROS;
+            continue;
+        }
+        if (version > 1 && (e & QCOW_COMPRESSED2)) {
+            /* (qcow2.txt: Compressed Clusters Descriptor: the offset in
+             * its low 62 - (cbits - 8) bits, then the additional
+             * 512-byte sectors the stream runs into) */
+            unsigned x = 62 - (cbits - 8);
+            at = e & (((uint64_t)1 << x) - 1);
+            n = (((e >> x) & (((uint64_t)1 << (62 - x)) - 1)) + 1) * VD_SECTOR - (at & (VD_SECTOR - 1));
+            if (!p->clen && !(p->clen = calloc((size_t)p->n_blocks, sizeof *p->clen))) {
+                st = FZ7_E_MEM;
+                break;
+            }
+            p->clen[c] = (uint32_t)n;
+            p->map[c] = at | VD_DEFLATE;
+            deflate = true;
+        } else {
+            at = e & (version == 1 ? ~QCOW_COMPRESSED1 : QCOW2_OFFSET_MASK);
+            /* version 3's bit 0: the cluster reads as zeros, whatever
+             * is stored (its place still counts in the image's size) */
+            p->map[c] = at && !(version == 3 && (e & 1)) ? at : FZ7_BLOCK_ZEROS;
+        }
+        if (at && at + n > end)
+            end = at + n;
+    }
+    free(chunk);
+    free(l2);
+    if (st != FZ7_OK) {
+        if (st == FZ7_E_MEM) {
+            free(p->map);
+            free(p->clen);
+            free(p);
+            return st;
+        }
+        return qcow_refuse(p, err, errlen, "ERRORS:\nHeaders Error\nUnexpected end of archive");
+    }
+    /* (7-Zip counts a file padded to whole sectors after the last table
+     * or cluster, as qemu-img leaves some, as all image) */
+    if (end < a->file_size && (end + VD_SECTOR - 1) / VD_SECTOR * VD_SECTOR == a->file_size)
+        end = a->file_size;
+    a->info.phy_size = end;
+    if (end > a->file_size)
+        a->info.open_error = "Unexpected end of archive";
+    else
+        a->info.tail_size = a->file_size - end;
+    size_t k = 0;
+    p->lines[k++] = (fz7_prop){.name = "Cluster Size", .value = vd_put(p, "%llu", (unsigned long long)cluster)};
+    /* (7-Zip gives the cluster as the sector too) */
+    p->lines[k++] = (fz7_prop){.name = "Sector Size", .value = vd_put(p, "%llu", (unsigned long long)cluster)};
+    p->lines[k++] = (fz7_prop){.name = "Headers Size",
+                               .value = vd_put(p, "%llu", (unsigned long long)(l1_n * 8 + tables * l2_bytes))};
+    p->lines[k++] = (fz7_prop){.name = "Version", .value = vd_put(p, "%u", (unsigned)version)};
+    /* the methods: Deflate when a cluster is compressed, the cipher */
+    char m[64] = "";
+    if (deflate || qcow1_compressed)
+        snprintf(m, sizeof m, "Deflate");
+    if (crypt) {
+        size_t ml = strlen(m);
+        snprintf(m + ml, sizeof m - ml, "%s%s", ml ? " " : "",
+                 crypt == 1 ? "AESEncryption:1" : crypt == 2 ? "LUKS" : vd_put(p, "Encryption:%u", (unsigned)crypt));
+    }
+    if (m[0])
+        p->lines[k++] = (fz7_prop){.name = "Method", .value = vd_put(p, "%s", m)};
+    uint64_t incompat = version == 3 ? get64be(h + 72) : 0;
+    if (incompat) {   /* "incompatible: Dirty 0x20": the bits 7-Zip names, then the rest in hex */
+        char c[160];
+        size_t cl = (size_t)snprintf(c, sizeof c, "incompatible:");
+        for (unsigned b = 0; b < 5; b++)
+            if (incompat & ((uint64_t)1 << b))
+                cl += (size_t)snprintf(c + cl, sizeof c - cl, " %s", qcow_incompat[b]);
+        if (incompat >> 5)
+            snprintf(c + cl, sizeof c - cl, " 0x%llx", (unsigned long long)(incompat & ~(uint64_t)0x1F));
+        p->lines[k++] = (fz7_prop){.name = "Characteristics", .value = vd_put(p, "%s", c)};
+    }
+    a->info.n_block_lines = k;
+    a->info.type_name = "QCOW";
+    /* a cipher or version 1's compression: listed, not read */
+    if (crypt || qcow1_compressed) {
+        p->parent = true;
+        a->info.open_error = "Unsupported method";
+    }
+    st = vd_finish(a, p, size, end);
+    a->main_cut = true;
+    if (st != FZ7_OK) {
+        free(p->map);
+        free(p->clen);
         free(p);
     }
     return st;

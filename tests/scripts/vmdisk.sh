@@ -11,7 +11,8 @@
 # a block past the end of the file, the file cut short (listed with
 # 7zz's "Unexpected end of archive"), a fixed disk with bytes after it.
 # VDI: normal and fixed, headers edited (types, a linked disk, a cut
-# file). And the rows of `fz7 i`. Needs 7zz and qemu-img: without them it is
+# file). QCOW versions 1 to 3, compressed or not, and damaged (see
+# below). And the rows of `fz7 i`. Needs 7zz and qemu-img: without them it is
 # skipped (exit 77), as it proves nothing then.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -179,8 +180,77 @@ list_vs cut.vdi
 "$FZ7" l block-past.vdi >out.txt 2>&1
 same "block-past.vdi: refused" "$(grep -c 'Type = VDI' out.txt)" 0
 
-# `fz7 i`: the VHD and VDI rows are 7zz's (flags aside)
-for t in VHD VDI; do
+# QCOW: qcow2 (version 3 and, edited, 2), its compressed form (clusters
+# of raw deflate, inflated by fz7's own decoder, the disk inside opened
+# through them) and version 1 of the same disks; x of the random disk
+# against qemu-img's raw one. Headers edited: bytes after the image, the
+# file cut (listed, "Unexpected end of archive"), a data cluster or an
+# L2 table past the end, an L1 table longer than the file, a backing
+# file, the ciphers, the incompatible feature bits, version 3's
+# all-zeros cluster flag; the file padded to a whole sector.
+for d in mbr gpt zeros holes; do
+    qemu-img convert -f raw -O qcow2 "$d.raw" "$d.qcow2" || bad "qemu-img qcow2 $d"
+    qemu-img convert -f raw -O qcow2 -c "$d.raw" "$d-c.qcow2" || bad "qemu-img qcow2 -c $d"
+    qemu-img convert -f raw -O qcow "$d.raw" "$d.qcow" || bad "qemu-img qcow $d"
+done
+qemu-img create -q -f qcow2 -o cluster_size=4096 big.qcow2 3G || bad "qemu-img create qcow2"
+qemu-img create -q -f qcow2 empty.qcow2 10M || bad "qemu-img create qcow2"
+for f in mbr.qcow2 mbr-c.qcow2 gpt.qcow2 gpt-c.qcow2 zeros.qcow2 zeros-c.qcow2 holes.qcow2 holes-c.qcow2 \
+         mbr.qcow gpt.qcow zeros.qcow holes.qcow big.qcow2; do
+    all_vs "$f"
+done
+raw_vs_qemu qcow2 holes.qcow2 holes-c.qcow2
+raw_vs_qemu qcow holes.qcow
+python3 - <<'PY'
+import struct
+d = open("mbr.qcow2", "rb").read()
+def mk(name, edits, src=d):
+    b = bytearray(src)
+    for at, v in edits:
+        b[at:at + len(v)] = v
+    open(name, "wb").write(b)
+l1 = struct.unpack(">Q", d[40:48])[0]
+l2 = struct.unpack(">Q", d[l1:l1 + 8])[0] & 0x00FFFFFFFFFFFE00
+copied = 1 << 63
+mk("v2.qcow2", [(4, struct.pack(">I", 2))])
+mk("tail.qcow2", [])
+open("tail.qcow2", "ab").write(b"j" * 5000)
+open("cut.qcow2", "wb").write(d[:len(d) // 2])
+z = open("empty.qcow2", "rb").read()   # (it ends 8 bytes into a sector)
+open("pad.qcow2", "wb").write(z + b"\0" * (-len(z) % 512))   # 7zz: the pad is the image's
+open("pad-more.qcow2", "wb").write(z + b"\0" * (-len(z) % 512 + 1))   # (but not this)
+mk("data-past.qcow2", [(l2, struct.pack(">Q", copied | 0x10000000))])
+mk("l2-past.qcow2", [(l1, struct.pack(">Q", copied | 0x10000000))])
+mk("l1-long.qcow2", [(36, struct.pack(">I", 100000))])
+mk("backing.qcow2", [(8, struct.pack(">Q", 0x200)), (16, struct.pack(">I", 8)), (0x200, b"base.raw")])
+for c in (1, 2, 3):
+    mk("crypt%d.qcow2" % c, [(32, struct.pack(">I", c))])
+for bits in (1, 2, 4, 8, 16, 0x21):
+    mk("incompat%d.qcow2" % bits, [(72, struct.pack(">Q", bits))])
+mk("zero-flag.qcow2", [(l2, struct.pack(">Q", copied | 0x50000 | 1))])
+mk("magic.qcow2", [(0, b"QFI\xfa")])
+mk("v4.qcow2", [(4, struct.pack(">I", 4))])
+mk("cbits8.qcow2", [(20, struct.pack(">I", 8))])
+PY
+for f in v2.qcow2 tail.qcow2 pad.qcow2 pad-more.qcow2 crypt1.qcow2 crypt2.qcow2 crypt3.qcow2 incompat1.qcow2 incompat2.qcow2 incompat4.qcow2 \
+         incompat8.qcow2 incompat16.qcow2 incompat33.qcow2 zero-flag.qcow2; do
+    list_vs "$f"
+    vs_7zz_d t "$f"
+done
+same_files zero-flag.qcow2
+for f in cut.qcow2 data-past.qcow2 l2-past.qcow2 l1-long.qcow2 backing.qcow2; do
+    list_vs "$f"
+    vs_7zz_d t "$f"
+done
+# not QCOW for 7zz (a bad magic, version or cluster size; 7zz then finds
+# the FAT inside by a search fz7 does not make)
+for f in magic.qcow2 v4.qcow2 cbits8.qcow2; do
+    "$FZ7" l "$f" >out.txt 2>&1
+    same "$f: not a QCOW" "$(grep -c 'Type = QCOW' out.txt)" 0
+done
+
+# `fz7 i`: the VHD, VDI and QCOW rows are 7zz's (flags aside)
+for t in VHD VDI QCOW; do
     same "fz7 i: $t" "$("$FZ7" i | awk -v t=$t '$2 == t {$1 = ""; print}')" "$(7zz i | awk -v t=$t '$2 == t {$1 = ""; print}')"
 done
 
