@@ -739,7 +739,7 @@ static const char *expected_type(const struct fz7_options *o, const char *path)
         {".rpm", "Rpm"}, {".cab", "Cab"}, {".lzh", "Lzh"}, {".lha", "Lzh"}, {".squashfs", "SquashFS"},
         {".msi", "Compound"}, {".msp", "Compound"}, {".msm", "Compound"}, {".doc", "Compound"},
         {".xls", "Compound"}, {".ppt", "Compound"}, {".aaf", "Compound"}, {".fat", "FAT"}, {".vhd", "VHD"}, {".vdi", "VDI"},
-        {".qcow", "QCOW"}, {".qcow2", "QCOW"}, {".qcow2c", "QCOW"}};
+        {".qcow", "QCOW"}, {".qcow2", "QCOW"}, {".qcow2c", "QCOW"}, {".vmdk", "VMDK"}};
     for (size_t i = 0; i < sizeof by_ext / sizeof by_ext[0]; i++)
         if (!strcasecmp(dot, by_ext[i].ext))
             return by_ext[i].type;
@@ -842,7 +842,7 @@ static int open_error(const struct fz7_options *o, FILE *out, const char *path, 
          * its zip one for a first disk, x.z01, turns down) */
         bool no_reason = !strcmp(type, "Split") || !strcmp(type, "Rpm") || !strcmp(type, "SquashFS") ||
                          !strcmp(type, "FAT") || !strcmp(type, "VHD") || !strcmp(type, "VDI") ||
-                         !strcmp(type, "QCOW") ||   /* (its reader gives 7-Zip's block in err) */
+                         !strcmp(type, "QCOW") || !strcmp(type, "VMDK") ||   /* (their readers give 7-Zip's block in err) */
                          (vol && !strcasecmp(vol, ".z01"));
         if (!no_reason)
             fprintf(stderr, "ERRORS:\n%s\n", why);

@@ -33,6 +33,7 @@ static const info_format k_formats[] = {
     {false, false, "Udf", "udf iso img", "offset=32768 00 B E A 0 1 01 00  ||  01 C D 0 0 1"},
     {false, false, "VDI", "vdi", "offset=64 \x7F 10 DA BE"},   /* (7-Zip shows the byte 7F as it is) */
     {false, false, "VHD", "vhd", "c o n e c t i x 00 00"},
+    {false, false, "VMDK", "vmdk", "K D M V"},
     {false, false, "Xar", "xar pkg xip", "x a r ! 00"},
     {false, true, "Z", "z taz (.tar)", "1F 9D"},
     {true, true, "bzip2", "bz2 bzip2 tbz2 (.tar) tbz (.tar)", "B Z h"},

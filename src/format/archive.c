@@ -61,7 +61,7 @@ static fz7_status open_by_content(fz7_archive *a, char *err, size_t errlen)
         fz7_status (*open)(fz7_archive *, char *, size_t);
         bool any_volumes;
     } readers[] = {{fz7_7z_open, true}, {fz7_xz_open, true}, {fz7_gzip_open, true}, {fz7_lzip_open, false},
-                   {fz7_lzma_alone_open, false}, {fz7_ar_open, true}, {fz7_rpm_open, true}, {fz7_vhd_open, true}, {fz7_vdi_open, true}, {fz7_qcow_open, true},
+                   {fz7_lzma_alone_open, false}, {fz7_ar_open, true}, {fz7_rpm_open, true}, {fz7_vhd_open, true}, {fz7_vdi_open, true}, {fz7_qcow_open, true}, {fz7_vmdk_open, true},
                    {fz7_squashfs_open, true}, {fz7_cfb_open, true}, {fz7_fat_open, true},
                    {fz7_udf_open, true},
                    {fz7_libarchive_open, true}, {fz7_gpt_open, true}, {fz7_mbr_open, true}, {fz7_7z_sfx_open, true},

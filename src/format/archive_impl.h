@@ -124,6 +124,10 @@ fz7_status fz7_vdi_open(fz7_archive *a, char *err, size_t errlen);
  * "ERRORS:" block in err for a table past the end of the file or a disk
  * in a backing file; an image with a cipher is listed, not read. */
 fz7_status fz7_qcow_open(fz7_archive *a, char *err, size_t errlen);
+/* A VMDK monolithic sparse image (VMware's Virtual Disk Format 5.0:
+ * header versions 1 and 2, uncompressed grains), as the VHD above; a
+ * stream-optimized one is not (7-Zip refuses it too). */
+fz7_status fz7_vmdk_open(fz7_archive *a, char *err, size_t errlen);
 /* A disk image with an MBR partition table (mbr_read.c): its partitions
  * as entries; one partition alone is named in a->main_subfile. Tried
  * after FAT (whose boot sector has the same 0x55AA) and after libarchive

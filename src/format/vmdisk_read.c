@@ -12,7 +12,10 @@
  * a disk linked to a parent image is listed, not read, as in 7-Zip) and
  * QCOW (QEMU's qcow2 specification, docs/interop/qcow2.txt, versions 2
  * and 3, and the older version 1: a big-endian header, an L1 table of L2
- * tables of cluster offsets; deflate-compressed version 2/3 clusters).
+ * tables of cluster offsets; deflate-compressed version 2/3 clusters) and
+ * VMDK (VMware's "Virtual Disk Format 5.0": a monolithic sparse extent,
+ * hosted sparse extent header versions 1 and 2, its embedded descriptor,
+ * a grain directory of grain tables of grain sectors).
  * Every table is bounded by the file's size and opts.mem_limit. */
 #include "codec/codec.h"
 #include "format/archive_impl.h"
@@ -43,6 +46,7 @@ typedef struct vd_priv {
                           block i's raw deflate stream; else NULL */
     uint8_t *cache;    /* the last compressed block, inflated */
     uint64_t cached;   /* its number + 1; 0: none */
+    char *desc;        /* VMDK: the Comment line's text (the descriptor) */
     fz7_prop lines[12];
     fz7_prop item[4];  /* the entry's -slt lines after Size and Packed Size */
     size_t n_item;
@@ -173,15 +177,21 @@ static size_t vd_props(const fz7_archive *a, size_t i, fz7_prop *pr, char *buf, 
     return k;
 }
 
-static void vd_close(fz7_archive *a)
+/* Frees p and what it holds (NULL is allowed). */
+static void vd_free(vd_priv *p)
 {
-    vd_priv *p = a->priv;
     if (p) {
         free(p->map);
         free(p->clen);
         free(p->cache);
+        free(p->desc);
     }
     free(p);
+}
+
+static void vd_close(fz7_archive *a)
+{
+    vd_free(a->priv);
     a->priv = NULL;
 }
 
@@ -205,7 +215,8 @@ static const char *vd_put(vd_priv *p, const char *fmt, ...)
 /* Ends the open of an image whose disk is size bytes (packed of them
  * stored): the one entry, named after the file ("base.ext", the
  * extension by the disk's first sectors: a GPT header, an MBR's 0x55AA,
- * else "img"), the disk opened in the image's place. */
+ * else "img"), the disk opened in the image's place (blocks past the
+ * file's end allowed: a cut image). p is freed when it fails. */
 static fz7_status vd_finish(fz7_archive *a, vd_priv *p, uint64_t size, uint64_t packed)
 {
     const char *ext = "img";
@@ -227,6 +238,7 @@ static fz7_status vd_finish(fz7_archive *a, vd_priv *p, uint64_t size, uint64_t 
     if (!e || !name) {
         free(e);
         free(name);
+        vd_free(p);
         return FZ7_E_MEM;
     }
     memcpy(name, base, bl);
@@ -247,6 +259,7 @@ static fz7_status vd_finish(fz7_archive *a, vd_priv *p, uint64_t size, uint64_t 
     a->info.format = FZ7_FORMAT_OTHER;
     a->info.method = "";
     a->info.block_lines = p->lines;
+    a->main_cut = true;
     if (size > 0 && !p->parent && (!p->map || p->bits < 32)) {
         a->main_subfile = 1;
         a->main_offset = p->base;
@@ -440,13 +453,7 @@ fz7_status fz7_vhd_open(fz7_archive *a, char *err, size_t errlen)
     p->lines[k++] = (fz7_prop){.name = "ID", .value = vd_put(p, "%s", id)};
     a->info.n_block_lines = k;
     a->info.type_name = "VHD";
-    fz7_status st = vd_finish(a, p, size, packed);
-    a->main_cut = true;
-    if (st != FZ7_OK) {
-        free(p->map);
-        free(p);
-    }
-    return st;
+    return vd_finish(a, p, size, packed);
 not_vhd_map:
     free(p->map);
 not_vhd:
@@ -550,13 +557,7 @@ fz7_status fz7_vdi_open(fz7_archive *a, char *err, size_t errlen)
     p->parent = memcmp(h + 424, none, 16) != 0;
     if (p->parent)
         a->info.open_error = "Unsupported method";
-    st = vd_finish(a, p, size, packed);
-    a->main_cut = true;
-    if (st != FZ7_OK) {
-        free(p->map);
-        free(p);
-    }
-    return st;
+    return vd_finish(a, p, size, packed);
 }
 
 /* ---- QCOW ---- */
@@ -571,11 +572,7 @@ static const char *const qcow_incompat[5] = {"Dirty", "Corrupt", "External_Data_
 /* A refusal in the words 7-Zip gives it (its "ERRORS:" block, in err). */
 static fz7_status qcow_refuse(vd_priv *p, char *err, size_t errlen, const char *why)
 {
-    if (p) {
-        free(p->map);
-        free(p->clen);
-        free(p);
-    }
+    vd_free(p);
     snprintf(err, errlen, "%s", why);
     return FZ7_E_DATA;
 }
@@ -688,9 +685,7 @@ fz7_status fz7_qcow_open(fz7_archive *a, char *err, size_t errlen)
     free(l2);
     if (st != FZ7_OK) {
         if (st == FZ7_E_MEM) {
-            free(p->map);
-            free(p->clen);
-            free(p);
+            vd_free(p);
             return st;
         }
         return qcow_refuse(p, err, errlen, "ERRORS:\nHeaders Error\nUnexpected end of archive");
@@ -740,12 +735,158 @@ fz7_status fz7_qcow_open(fz7_archive *a, char *err, size_t errlen)
         p->parent = true;
         a->info.open_error = "Unsupported method";
     }
-    st = vd_finish(a, p, size, end);
-    a->main_cut = true;
-    if (st != FZ7_OK) {
-        free(p->map);
-        free(p->clen);
-        free(p);
+    return vd_finish(a, p, size, end);
+}
+
+/* ---- VMDK ---- */
+
+#define VMDK_MAGIC 0x564D444Bu   /* "KDMV" */
+#define VMDK_DESC_MAX (1u << 20) /* descriptor bytes read */
+
+/* The value of "key=value" or `key = "value"` in the descriptor text
+ * (its first line with that key), up to its line's end, in p's text; NULL
+ * when absent. */
+static const char *vmdk_value(vd_priv *p, const char *text, const char *key)
+{
+    size_t kl = strlen(key);
+    for (const char *l = text; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+        if (strncmp(l, key, kl))
+            continue;
+        const char *v = l + kl;
+        while (*v == ' ')
+            v++;
+        if (*v != '=')
+            continue;
+        for (v++; *v == ' ';)
+            v++;
+        size_t n = strcspn(v, "\r\n");
+        return vd_put(p, "%.*s", (int)n, v);
     }
-    return st;
+    return NULL;
+}
+
+/* The quoted file name of the descriptor's first extent line ("RW 16384
+ * SPARSE "name.vmdk""), or NULL. */
+static const char *vmdk_extent(vd_priv *p, const char *text)
+{
+    for (const char *l = text; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+        if (strncmp(l, "RW ", 3) && strncmp(l, "RDONLY ", 7) && strncmp(l, "NOACCESS ", 9))
+            continue;
+        const char *q = strchr(l, '"'), *e = l + strcspn(l, "\r\n");
+        if (!q || q > e)
+            return NULL;
+        const char *r = memchr(q + 1, '"', (size_t)(e - q - 1));
+        return r ? vd_put(p, "%.*s", (int)(r - q - 1), q + 1) : NULL;
+    }
+    return NULL;
+}
+
+fz7_status fz7_vmdk_open(fz7_archive *a, char *err, size_t errlen)
+{
+    uint8_t h[VD_SECTOR];
+    if (a->file_size < VD_SECTOR || fz7_volumes_pread(a->vol, h, VD_SECTOR, 0) != FZ7_OK ||
+        fz7_get32le(h) != VMDK_MAGIC)
+        return FZ7_E_FORMAT;
+    /* (spec: SparseExtentHeader, sectors of 512 bytes) */
+    uint32_t version = fz7_get32le(h + 4), flags = fz7_get32le(h + 8), per_gt = fz7_get32le(h + 44);
+    uint64_t capacity = fz7_get64le(h + 12), grain = fz7_get64le(h + 20), desc_at = fz7_get64le(h + 28),
+             desc_n = fz7_get64le(h + 36), gd_at = fz7_get64le(h + 56), overhead = fz7_get64le(h + 64);
+    /* versions 1 and 2, no compressed grains or markers (7-Zip refuses a
+     * stream-optimized image); grains of a power of two sectors */
+    if (version < 1 || version > 2 || (flags & ~3u) || grain < 1 || grain > ((uint64_t)1 << 22) ||
+        (grain & (grain - 1)) || per_gt < 1 || per_gt > ((uint32_t)1 << 16) ||
+        capacity > UINT64_MAX / VD_SECTOR / 2)
+        return FZ7_E_FORMAT;
+    if (fz7_get16le(h + 77)) {   /* a compression algorithm */
+        snprintf(err, errlen, "ERRORS:\nUnsupported method");
+        return FZ7_E_DATA;
+    }
+    uint64_t size = capacity * VD_SECTOR, block = grain * VD_SECTOR, span = block * per_gt;
+    uint64_t n_gd = capacity / (grain * per_gt) + (capacity % (grain * per_gt) != 0);
+    uint64_t fs = a->file_size / VD_SECTOR;   /* whole sectors in the file */
+    if (gd_at > fs || (fs - gd_at) * (VD_SECTOR / 4) < n_gd ||
+        (size / block) > a->opts.mem_limit / 2 / sizeof(uint64_t))
+        return FZ7_E_FORMAT;
+    (void)span;
+    vd_priv *p = calloc(1, sizeof *p);
+    if (!p)
+        return FZ7_E_MEM;
+    uint8_t *chunk, *gt = malloc((size_t)per_gt * 4);
+    fz7_status st = map_alloc(p, size, (uint32_t)block, &chunk);
+    if (st == FZ7_OK && !gt)
+        st = FZ7_E_MEM;
+    uint64_t end = overhead * VD_SECTOR, gt_at = 0;
+    for (uint64_t g = 0; st == FZ7_OK && g < p->n_blocks; g++) {
+        uint64_t j = g % per_gt;
+        if (j == 0) {   /* the next grain table, whole in the file */
+            uint32_t s;
+            if ((st = table_entry(a, chunk, gd_at * VD_SECTOR, n_gd, g / per_gt, false, &s)) != FZ7_OK)
+                break;
+            gt_at = s;
+            if (gt_at && (gt_at > fs || (fs - gt_at) * (VD_SECTOR / 4) < per_gt)) {
+                st = FZ7_E_FORMAT;
+                break;
+            }
+            if (gt_at && (st = fz7_volumes_pread(a->vol, gt, (size_t)per_gt * 4, gt_at * VD_SECTOR)) != FZ7_OK)
+                break;
+        }
+        uint64_t at = gt_at ? fz7_get32le(gt + 4 * j) : 0;
+        if (at && at < overhead) {   /* a grain among the headers: 7-Zip refuses it */
+            st = FZ7_E_FORMAT;
+            break;
+        }
+        p->map[g] = at ? at * VD_SECTOR : FZ7_BLOCK_ZEROS;
+        if (at && at * VD_SECTOR + block > end)
+            end = at * VD_SECTOR + block;
+    }
+    free(chunk);
+    free(gt);
+    /* the embedded descriptor: text up to its first NUL */
+    uint64_t dn = desc_n * VD_SECTOR;
+    if (dn > VMDK_DESC_MAX)
+        dn = VMDK_DESC_MAX;
+    if (st == FZ7_OK && desc_at && desc_at < fs && dn) {
+        if (dn > (fs - desc_at) * VD_SECTOR)
+            dn = (fs - desc_at) * VD_SECTOR;
+        if (!(p->desc = malloc((size_t)dn + 8)))
+            st = FZ7_E_MEM;
+        else if (fz7_volumes_pread(a->vol, p->desc + 3, (size_t)dn, desc_at * VD_SECTOR) == FZ7_OK) {
+            p->desc[3 + dn] = 0;
+            memcpy(p->desc, "\n{\n", 3);   /* 7-Zip's Comment: the text in braces */
+            size_t tl = strlen(p->desc);
+            memcpy(p->desc + tl, "}", 2);
+        } else {
+            free(p->desc);
+            p->desc = NULL;
+        }
+    }
+    if (st != FZ7_OK) {
+        vd_free(p);
+        return st;
+    }
+    a->info.phy_size = end;
+    if (end > a->file_size)
+        a->info.open_error = "Unexpected end of archive";
+    else
+        a->info.tail_size = a->file_size - end;
+    const char *text = p->desc ? p->desc + 3 : "";
+    size_t k = 0;
+    p->lines[k++] =
+        (fz7_prop){.name = "Total Physical Size", .value = vd_put(p, "%llu", (unsigned long long)end)};
+    const char *v = vmdk_value(p, text, "createType");
+    if (v)
+        p->lines[k++] = (fz7_prop){.name = "Method", .value = v};
+    p->lines[k++] = (fz7_prop){.name = "Cluster Size", .value = vd_put(p, "%llu", (unsigned long long)block)};
+    p->lines[k++] = (fz7_prop){.name = "Headers Size",
+                               .value = vd_put(p, "%llu", (unsigned long long)overhead * VD_SECTOR)};
+    if ((v = vmdk_value(p, text, "CID")))
+        p->lines[k++] = (fz7_prop){.name = "ID", .value = v};
+    if ((v = vmdk_extent(p, text)))
+        p->lines[k++] = (fz7_prop){.name = "Name", .value = v};
+    if (p->desc)
+        p->lines[k++] = (fz7_prop){.name = "Comment", .value = p->desc};
+    a->info.n_block_lines = k;
+    a->info.type_name = "VMDK";
+    /* (7-Zip's packed size: the grains' bytes after the headers) */
+    return vd_finish(a, p, size, end - overhead * VD_SECTOR);
 }

@@ -11,8 +11,8 @@
 # a block past the end of the file, the file cut short (listed with
 # 7zz's "Unexpected end of archive"), a fixed disk with bytes after it.
 # VDI: normal and fixed, headers edited (types, a linked disk, a cut
-# file). QCOW versions 1 to 3, compressed or not, and damaged (see
-# below). And the rows of `fz7 i`. Needs 7zz and qemu-img: without them it is
+# file). QCOW versions 1 to 3, compressed or not, and VMDK monolithic
+# sparse images, damaged too (see below). And the rows of `fz7 i`. Needs 7zz and qemu-img: without them it is
 # skipped (exit 77), as it proves nothing then.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -249,8 +249,61 @@ for f in magic.qcow2 v4.qcow2 cbits8.qcow2; do
     same "$f: not a QCOW" "$(grep -c 'Type = QCOW' out.txt)" 0
 done
 
-# `fz7 i`: the VHD, VDI and QCOW rows are 7zz's (flags aside)
-for t in VHD VDI QCOW; do
+# VMDK: monolithic sparse images of the same disks (7zz's lines: the
+# descriptor's createType, CID, extent name and text), x of the random
+# one against qemu-img's raw disk; a stream-optimized image (7zz refuses
+# it); edited: bytes after it, a version 2 header, the file cut (listed),
+# a grain past the end (listed), a compression algorithm (refused as an
+# unsupported method); not VMDK for 7zz: version 4, unknown flags, a grain
+# table past the end, a grain among the headers.
+for d in mbr gpt zeros holes; do
+    qemu-img convert -f raw -O vmdk -o subformat=monolithicSparse "$d.raw" "$d.vmdk" || bad "qemu-img vmdk $d"
+done
+qemu-img convert -f raw -O vmdk -o subformat=streamOptimized mbr.raw mbr-s.vmdk || bad "qemu-img vmdk stream"
+for f in mbr.vmdk gpt.vmdk zeros.vmdk holes.vmdk; do
+    all_vs "$f"
+done
+raw_vs_qemu vmdk holes.vmdk
+python3 - <<'PY'
+import struct
+d = open("mbr.vmdk", "rb").read()
+def mk(name, edits):
+    b = bytearray(d)
+    for at, v in edits:
+        b[at:at + len(v)] = v
+    open(name, "wb").write(b)
+gd = struct.unpack("<Q", d[56:64])[0] * 512
+gt = struct.unpack("<I", d[gd:gd + 4])[0] * 512
+mk("tail.vmdk", [])
+open("tail.vmdk", "ab").write(b"j" * 5000)
+mk("v2.vmdk", [(4, struct.pack("<I", 2))])
+# (cut inside its last grain: cut inside the FAT's blocks, 7zz fails the
+# FAT's open inside with an error of the whole, fz7 lists the MBR)
+open("cut.vmdk", "wb").write(d[:len(d) - 24288])
+mk("grain-past.vmdk", [(gt, struct.pack("<I", 0x100000))])
+mk("compress.vmdk", [(77, struct.pack("<H", 1))])
+mk("v4.vmdk", [(4, struct.pack("<I", 4))])
+mk("flags.vmdk", [(8, struct.pack("<I", 0x30003))])
+mk("gt-past.vmdk", [(gd, struct.pack("<I", 0x100000))])
+mk("grain-head.vmdk", [(gt + 8, struct.pack("<I", 1))])
+PY
+for f in tail.vmdk v2.vmdk; do
+    all_vs "$f"
+done
+# (a read past the end: 7zz says "Unavailable data" of the disk and "Data
+# Error" of a file inside, fz7 "Unexpected end of data": l alone)
+for f in cut.vmdk grain-past.vmdk compress.vmdk mbr-s.vmdk; do
+    list_vs "$f"
+done
+vs_7zz_d t compress.vmdk
+vs_7zz_d t mbr-s.vmdk
+for f in v4.vmdk flags.vmdk gt-past.vmdk grain-head.vmdk; do
+    "$FZ7" l "$f" >out.txt 2>&1
+    same "$f: not a VMDK" "$(grep -c 'Type = VMDK' out.txt)" 0
+done
+
+# `fz7 i`: the VHD, VDI, QCOW and VMDK rows are 7zz's (flags aside)
+for t in VHD VDI QCOW VMDK; do
     same "fz7 i: $t" "$("$FZ7" i | awk -v t=$t '$2 == t {$1 = ""; print}')" "$(7zz i | awk -v t=$t '$2 == t {$1 = ""; print}')"
 done
 
