@@ -720,12 +720,14 @@ fz7_status fz7_qcow_open(fz7_archive *a, char *err, size_t errlen)
     uint64_t incompat = version == 3 ? get64be(h + 72) : 0;
     if (incompat) {   /* "incompatible: Dirty 0x20": the bits 7-Zip names, then the rest in hex */
         char c[160];
-        size_t cl = (size_t)snprintf(c, sizeof c, "incompatible:");
+        size_t cl = (size_t)snprintf(c, sizeof c, "incompatible: "), first = cl;
         for (unsigned b = 0; b < 5; b++)
             if (incompat & ((uint64_t)1 << b))
-                cl += (size_t)snprintf(c + cl, sizeof c - cl, " %s", qcow_incompat[b]);
-        if (incompat >> 5)
-            snprintf(c + cl, sizeof c - cl, " 0x%llx", (unsigned long long)(incompat & ~(uint64_t)0x1F));
+                cl += (size_t)snprintf(c + cl, sizeof c - cl, "%s%s", cl > first ? " " : "", qcow_incompat[b]);
+        /* (7-Zip shows the unnamed bits of the low 32 alone) */
+        if (incompat & 0xFFFFFFE0u)
+            snprintf(c + cl, sizeof c - cl, "%s0x%llx", cl > first ? " " : "",
+                     (unsigned long long)(incompat & 0xFFFFFFE0u));
         p->lines[k++] = (fz7_prop){.name = "Characteristics", .value = vd_put(p, "%s", c)};
     }
     a->info.n_block_lines = k;

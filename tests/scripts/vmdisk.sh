@@ -225,7 +225,7 @@ mk("l1-long.qcow2", [(36, struct.pack(">I", 100000))])
 mk("backing.qcow2", [(8, struct.pack(">Q", 0x200)), (16, struct.pack(">I", 8)), (0x200, b"base.raw")])
 for c in (1, 2, 3):
     mk("crypt%d.qcow2" % c, [(32, struct.pack(">I", c))])
-for bits in (1, 2, 4, 8, 16, 0x21):
+for bits in (1, 2, 4, 8, 16, 0x21, 1 << 36):
     mk("incompat%d.qcow2" % bits, [(72, struct.pack(">Q", bits))])
 mk("zero-flag.qcow2", [(l2, struct.pack(">Q", copied | 0x50000 | 1))])
 mk("magic.qcow2", [(0, b"QFI\xfa")])
@@ -233,7 +233,7 @@ mk("v4.qcow2", [(4, struct.pack(">I", 4))])
 mk("cbits8.qcow2", [(20, struct.pack(">I", 8))])
 PY
 for f in v2.qcow2 tail.qcow2 pad.qcow2 pad-more.qcow2 crypt1.qcow2 crypt2.qcow2 crypt3.qcow2 incompat1.qcow2 incompat2.qcow2 incompat4.qcow2 \
-         incompat8.qcow2 incompat16.qcow2 incompat33.qcow2 zero-flag.qcow2; do
+         incompat8.qcow2 incompat16.qcow2 incompat33.qcow2 incompat68719476736.qcow2 zero-flag.qcow2; do
     list_vs "$f"
     vs_7zz_d t "$f"
 done
