@@ -627,12 +627,16 @@ fz7_status fz7_qcow_open(fz7_archive *a, char *err, size_t errlen)
     uint8_t *chunk, *l2 = NULL;
     fz7_status st = map_alloc(p, size, (uint32_t)cluster, &chunk);
     uint64_t end = l1_at + l1_n * 8, tables = 0;   /* end: of the last table or cluster */
-    bool deflate = false, qcow1_compressed = false;
+    bool deflate = false, qcow1_compressed = false, reserved = false;
     if (st == FZ7_OK && !(l2 = malloc((size_t)l2_bytes)))
         st = FZ7_E_MEM;
-    uint64_t l2_at = 0;
-    for (uint64_t c = 0; st == FZ7_OK && c < p->n_blocks; c++) {
-        uint64_t j = c & ((l2_bytes >> 3) - 1);
+    uint64_t l2_at = 0, per = l2_bytes >> 3;
+    /* every entry of the L2 tables the disk uses, the last one's past the
+     * disk's end too: 7-Zip counts their clusters in the image's size */
+    uint64_t n_entries = (p->n_blocks + per - 1) / per * per;
+    for (uint64_t c = 0; st == FZ7_OK && c < n_entries; c++) {
+        uint64_t j = c & (per - 1);
+        bool in_disk = c < p->n_blocks;
         if (j == 0) {   /* the next L2 table */
             uint32_t hi, lo;
             uint64_t i = c >> l2bits;
@@ -655,7 +659,8 @@ fz7_status fz7_qcow_open(fz7_archive *a, char *err, size_t errlen)
         uint64_t e = l2_at ? get64be(l2 + 8 * j) : 0, at, n = cluster;
         if (version == 1 && (e & QCOW_COMPRESSED1)) {
             qcow1_compressed = true;   /* (7-Zip does not read these) */
-            p->map[c] = FZ7_BLOCK_ZEROS;
+            if (in_disk)
+                p->map[c] = FZ7_BLOCK_ZEROS;
             continue;
         }
         if (version > 1 && (e & QCOW_COMPRESSED2)) {
@@ -665,18 +670,25 @@ fz7_status fz7_qcow_open(fz7_archive *a, char *err, size_t errlen)
             unsigned x = 62 - (cbits - 8);
             at = e & (((uint64_t)1 << x) - 1);
             n = (((e >> x) & (((uint64_t)1 << (62 - x)) - 1)) + 1) * VD_SECTOR - (at & (VD_SECTOR - 1));
-            if (!p->clen && !(p->clen = calloc((size_t)p->n_blocks, sizeof *p->clen))) {
-                st = FZ7_E_MEM;
-                break;
-            }
-            p->clen[c] = (uint32_t)n;
-            p->map[c] = at | VD_DEFLATE;
             deflate = true;
+            if (in_disk) {
+                if (!p->clen && !(p->clen = calloc((size_t)p->n_blocks, sizeof *p->clen))) {
+                    st = FZ7_E_MEM;
+                    break;
+                }
+                p->clen[c] = (uint32_t)n;
+                p->map[c] = at | VD_DEFLATE;
+            }
         } else {
+            /* bits 1-8 of a stored cluster's entry are reserved: 7-Zip
+             * refuses the image as of a method it lacks */
+            if (version > 1 && (e & 0x1FE))
+                reserved = true;
             at = e & (version == 1 ? ~QCOW_COMPRESSED1 : QCOW2_OFFSET_MASK);
             /* version 3's bit 0: the cluster reads as zeros, whatever
              * is stored (its place still counts in the image's size) */
-            p->map[c] = at && !(version == 3 && (e & 1)) ? at : FZ7_BLOCK_ZEROS;
+            if (in_disk)
+                p->map[c] = at && !(version == 3 && (e & 1)) ? at : FZ7_BLOCK_ZEROS;
         }
         if (at && at + n > end)
             end = at + n;
@@ -690,6 +702,10 @@ fz7_status fz7_qcow_open(fz7_archive *a, char *err, size_t errlen)
         }
         return qcow_refuse(p, err, errlen, "ERRORS:\nHeaders Error\nUnexpected end of archive");
     }
+    if (reserved)
+        return qcow_refuse(p, err, errlen,
+                           end > a->file_size ? "ERRORS:\nUnexpected end of archive\nUnsupported method"
+                                              : "ERRORS:\nUnsupported method");
     /* (7-Zip counts a file padded to whole sectors after the last table
      * or cluster, as qemu-img leaves some, as all image) */
     if (end < a->file_size && (end + VD_SECTOR - 1) / VD_SECTOR * VD_SECTOR == a->file_size)
@@ -794,9 +810,10 @@ fz7_status fz7_vmdk_open(fz7_archive *a, char *err, size_t errlen)
     uint64_t capacity = fz7_get64le(h + 12), grain = fz7_get64le(h + 20), desc_at = fz7_get64le(h + 28),
              desc_n = fz7_get64le(h + 36), gd_at = fz7_get64le(h + 56), overhead = fz7_get64le(h + 64);
     /* versions 1 and 2, no compressed grains or markers (7-Zip refuses a
-     * stream-optimized image); grains of a power of two sectors */
+     * stream-optimized image); grains of a power of two sectors, grain
+     * tables of a power of two entries (7-Zip refuses 520) */
     if (version < 1 || version > 2 || (flags & ~3u) || grain < 1 || grain > ((uint64_t)1 << 22) ||
-        (grain & (grain - 1)) || per_gt < 1 || per_gt > ((uint32_t)1 << 16) ||
+        (grain & (grain - 1)) || per_gt < 1 || per_gt > ((uint32_t)1 << 16) || (per_gt & (per_gt - 1)) ||
         capacity > UINT64_MAX / VD_SECTOR / 2)
         return FZ7_E_FORMAT;
     if (fz7_get16le(h + 77)) {   /* a compression algorithm */
