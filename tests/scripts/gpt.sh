@@ -17,16 +17,6 @@ t_init 7zz sgdisk mkfs.fat mcopy python3
 
 export LC_ALL=C.UTF-8 TZ=UTC MTOOLS_SKIP_CHECK=1
 
-all_vs() {
-    local f=$1
-    [ -s "$f" ] || { bad "$f was not made"; return; }
-    vs_7zz l "$f"
-    vs_7zz l -slt "$f"
-    vs_7zz l -ba "$f"
-    vs_7zz_d t "$f"
-    same_files "$f"
-}
-
 # A FAT image of one file, the content of the basic data partitions.
 printf 'hello gpt\n' >a.txt
 touch -d '2021-02-03 04:05:06' a.txt
@@ -152,7 +142,7 @@ PY
 for f in three types bdp one ok empty hdr_crc arr_crc no55aa cut tail past backwards order names esize127 \
          esize129 esize4096 esize8192 n0 n65536 n65537 hsize0 hsize512 hsize513 bk_max bk_over last_over \
          arr_lba0 arr_cut mylba type_field1 tail_data sector4k; do
-    all_vs "$f.img"
+    image_vs_7zz "$f.img"
 done
 
 # An ISO 9660 image with a GPT (xorriso's appended partition): 7zz opens

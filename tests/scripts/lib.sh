@@ -83,6 +83,18 @@ same_files() {
     done
 }
 
+# l, l -slt, l -ba and t of a disk or file-system image against 7zz (t's
+# damage lines allowed to differ in wording: vs_7zz_d), then same_files.
+image_vs_7zz() {
+    local f=$1
+    [ -s "$f" ] || { bad "$f was not made"; return; }
+    vs_7zz l "$f"
+    vs_7zz l -slt "$f"
+    vs_7zz l -ba "$f"
+    vs_7zz_d t "$f"
+    same_files "$f"
+}
+
 t_passed() { [ "$fail" = 0 ] && [ "$pass" -gt 0 ]; }
 
 t_summary() {

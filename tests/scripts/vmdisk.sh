@@ -20,15 +20,6 @@ t_init 7zz qemu-img sfdisk sgdisk mkfs.fat mcopy python3
 
 export LC_ALL=C.UTF-8 TZ=UTC MTOOLS_SKIP_CHECK=1
 
-all_vs() {
-    local f=$1
-    [ -s "$f" ] || { bad "$f was not made"; return; }
-    vs_7zz l "$f"
-    vs_7zz l -slt "$f"
-    vs_7zz l -ba "$f"
-    vs_7zz_d t "$f"
-    same_files "$f"
-}
 # raw_vs_qemu FORMAT IMAGE...: x of each image writes qemu-img's raw disk
 raw_vs_qemu() {
     local fmt=$1 f
@@ -73,7 +64,7 @@ qemu-img convert -f raw -O vpc part.fat fat.vhd || bad "qemu-img vpc fat"
 
 for f in mbr-dyn.vhd mbr-fix.vhd gpt-dyn.vhd gpt-fix.vhd zeros-dyn.vhd zeros-fix.vhd holes-dyn.vhd holes-fix.vhd \
          fat.vhd; do
-    all_vs "$f"
+    image_vs_7zz "$f"
 done
 
 # The disk's bytes are qemu-img's: x of the random disk against its raw
@@ -124,12 +115,12 @@ b[-512 + 70] ^= 1                                 # a bad footer checksum
 open("bad-footer.vhd", "wb").write(b)
 PY
 for f in app.vhd app-nul.vhd mac.vhd os.vhd saved.vhd version.vhd; do
-    all_vs "$f"
+    image_vs_7zz "$f"
 done
 # not VHD for 7zz: the two footers differ, a fixed disk with bytes after
 # it or not of the file's size (then the MBR in it is what opens)
 for f in fix-size.vhd fix-tail.vhd reserved.vhd bat-cut.vhd; do
-    all_vs "$f"
+    image_vs_7zz "$f"
 done
 # (7zz then finds the FAT 1 MiB in by a search fz7 does not make)
 for f in copy-differs.vhd bad-footer.vhd; do
@@ -151,7 +142,7 @@ for d in mbr gpt zeros holes; do
     qemu-img convert -f raw -O vdi -o static=on "$d.raw" "$d-fix.vdi" || bad "qemu-img vdi static $d"
 done
 for f in mbr-dyn.vdi mbr-fix.vdi gpt-dyn.vdi gpt-fix.vdi zeros-dyn.vdi zeros-fix.vdi holes-dyn.vdi holes-fix.vdi; do
-    all_vs "$f"
+    image_vs_7zz "$f"
 done
 raw_vs_qemu vdi holes-dyn.vdi holes-fix.vdi
 python3 - <<'PY'
@@ -172,7 +163,7 @@ open("cut.vdi", "wb").write(d[:len(d) // 2])
 mk("block-past.vdi", [(512 + 8, struct.pack("<I", 100))])
 PY
 for f in undo.vdi diff.vdi zero-block.vdi tail.vdi; do
-    all_vs "$f"
+    image_vs_7zz "$f"
 done
 list_vs linked.vdi
 vs_7zz_d t linked.vdi
@@ -197,7 +188,7 @@ qemu-img create -q -f qcow2 -o cluster_size=4096 big.qcow2 3G || bad "qemu-img c
 qemu-img create -q -f qcow2 empty.qcow2 10M || bad "qemu-img create qcow2"
 for f in mbr.qcow2 mbr-c.qcow2 gpt.qcow2 gpt-c.qcow2 zeros.qcow2 zeros-c.qcow2 holes.qcow2 holes-c.qcow2 \
          mbr.qcow gpt.qcow zeros.qcow holes.qcow big.qcow2; do
-    all_vs "$f"
+    image_vs_7zz "$f"
 done
 raw_vs_qemu qcow2 holes.qcow2 holes-c.qcow2
 raw_vs_qemu qcow holes.qcow
@@ -261,7 +252,7 @@ for d in mbr gpt zeros holes; do
 done
 qemu-img convert -f raw -O vmdk -o subformat=streamOptimized mbr.raw mbr-s.vmdk || bad "qemu-img vmdk stream"
 for f in mbr.vmdk gpt.vmdk zeros.vmdk holes.vmdk; do
-    all_vs "$f"
+    image_vs_7zz "$f"
 done
 raw_vs_qemu vmdk holes.vmdk
 python3 - <<'PY'
@@ -288,7 +279,7 @@ mk("gt-past.vmdk", [(gd, struct.pack("<I", 0x100000))])
 mk("grain-head.vmdk", [(gt + 8, struct.pack("<I", 1))])
 PY
 for f in tail.vmdk v2.vmdk; do
-    all_vs "$f"
+    image_vs_7zz "$f"
 done
 # (a read past the end: 7zz says "Unavailable data" of the disk and "Data
 # Error" of a file inside, fz7 "Unexpected end of data": l alone)
