@@ -1759,11 +1759,22 @@ static uint32_t rdx_find(fz7_lz_mf *mf, fz7_lz_match *m)
 
 static void rdx_skip(fz7_lz_mf *mf, uint32_t count)
 {
-    while (count-- > 0) {
-        if (mf->end - mf->pos >= 6)
-            rdx_heads_set(mf, mf->buf + mf->pos, mf->pos + mf->offset, rdx_anchor_slot(mf, mf->buf + mf->pos));
-        advance(mf);
+    /* Positions with 6 bytes ahead, with the tables in locals: the stores
+     * below could alias mf's fields, so the compiler would reload them at
+     * every position (long matches skip most of a repeat here). */
+    uint32_t have = mf->end - mf->pos >= 6 ? mf->end - mf->pos - 5 : 0;
+    uint32_t n = count < have ? count : have;
+    const uint8_t *p = mf->buf + mf->pos;
+    uint32_t stored = mf->pos + mf->offset;
+    uint32_t *hash2 = mf->hash2, *hash3 = mf->hash3;
+    for (uint32_t k = 0; k < n; k++, p++, stored++) {
+        hash2[bt_hash2_of(p)] = stored;
+        hash3[hash3_of(p)] = stored;
+        if (fz7_lz_anchor_hash(p) >> (32 - RDX_ANCHOR_BITS) == 0)
+            hash3[HASH3_SIZE + hash6_of(p, 32 - RDX_FAR_BITS)] = stored;
     }
+    mf->pos += count;
+    mf->cyclic_pos = (uint32_t)(((uint64_t)mf->cyclic_pos + count) % mf->cyclic_size);
 }
 
 uint32_t fz7_lz_mf_wanted(const fz7_lz_mf *mf, uint32_t ahead)

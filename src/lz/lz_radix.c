@@ -221,6 +221,26 @@ static uint32_t run_end(const uint8_t *data, uint32_t i, uint32_t stop)
     return j + equal_run(data + j, data[i], stop - j);
 }
 
+/* The first position from i below last where a run of two or more
+ * equal bytes starts, or last (every position below last has its next
+ * byte before stop): 8 positions a test, since most runs are one byte. */
+static uint32_t run_start(const uint8_t *data, uint32_t i, uint32_t last, uint32_t stop)
+{
+    const uint64_t ones = 0x0101010101010101ull;
+    for (; i < last && i + 9 <= stop; i += 8) {
+        uint64_t z = fz7_get64le(data + i) ^ fz7_get64le(data + i + 1);
+        uint64_t zero = (z - ones) & ~z & (ones << 7);   /* exact at the lowest zero byte */
+        if (zero) {
+            uint32_t j = i + (uint32_t)__builtin_ctzll(zero) / 8;
+            return j < last ? j : last;
+        }
+    }
+    for (; i < last; i++)
+        if (data[i + 1] == data[i])
+            return i;
+    return last;
+}
+
 /* The first position from p below end that skip does not leave out. */
 static inline uint32_t next_kept(const uint8_t *skip, uint32_t lo, uint32_t p, uint32_t end)
 {
@@ -289,8 +309,8 @@ static void find_repeats(const uint8_t *data, uint32_t len, uint32_t lo, uint32_
         }
         last_d = d;
         uint32_t b = p + max_len + 1;
-        while (b < stop && data[b] == data[b - d])
-            b++;
+        if (b < stop)
+            b += lcp_from(data, b, b - d, 0, stop - b);
         if (out->n == out->cap) {
             size_t cap = out->cap ? out->cap * 2 : 64;
             repeat *r = realloc(out->r, cap * sizeof(*r));
@@ -301,8 +321,11 @@ static void find_repeats(const uint8_t *data, uint32_t len, uint32_t lo, uint32_
         }
         out->r[out->n++] = (repeat){p, b, d};
         uint32_t tail = max_len + 2 * d;   /* kept in the sort */
-        for (uint32_t x = p; b - x > tail && x < to; x++)
-            skip[x - lo] = 1;
+        if (b > tail) {
+            uint32_t e = b - tail < to ? b - tail : to;
+            if (e > p)
+                memset(skip + (p - lo), 1, e - p);
+        }
         /* No later position of the stretch starts one (fewer than
          * max_len + 1 to go): the search goes on after it. */
         p = b - max_len;
@@ -386,13 +409,13 @@ fz7_lz_radix_job *fz7_lz_radix_begin(fz7_lz_radix_work *w, const uint8_t *data, 
     j->stop = stop;
     uint8_t *skip = w->keys;   /* 1: left out of the sort (the keys come later) */
     memset(skip, 0, to - lo);
-    for (uint32_t i = lo; i < last;) {
+    for (uint32_t i = run_start(data, lo, last, stop); i < last;) {
         uint32_t e = run_end(data, i, stop);
         uint32_t end = e > max_len ? e - max_len : 0;   /* one past the last with more than max_len to go */
         end = end < last ? end : last;
         if (end > i + 1)
             memset(skip + (i + 1 - lo), 1, end - (i + 1));
-        i = e;
+        i = run_start(data, e, last, stop);
     }
     find_repeats(data, len, lo, to, stop, dict, max_len, skip, &j->reps);
     /* Entries start empty where the sort may set them; those it leaves
@@ -454,14 +477,14 @@ void fz7_lz_radix_end(fz7_lz_radix_job *j)
     const uint8_t *data = c->data;
     const uint32_t from = c->from, max_len = c->max_len, last = j->last, stop = j->stop;
     fz7_lz_radix_entry *out = c->out;
-    for (uint32_t i = j->lo; i < last;) {
+    for (uint32_t i = run_start(data, j->lo, last, stop); i < last;) {
         uint32_t e = run_end(data, i, stop);
         for (uint32_t p = i + 1 > from ? i + 1 : from; p < e && p < last && e - p >= max_len; p++) {
             out[p - from].longest = max_len;   /* dist 1 */
             for (uint32_t t = 0; t < NEARS; t++)
                 out[p - from].near[t] = 1;
         }
-        i = e;
+        i = run_start(data, e, last, stop);
     }
     for (size_t r = 0; r < j->reps.n; r++) {
         const repeat *x = &j->reps.r[r];
