@@ -1680,16 +1680,22 @@ static inline uint32_t rdx_keep(fz7_lz_match *m, uint32_t n, uint32_t len, uint3
 #define RDX_ANCHOR_BITS 4u
 _Static_assert(RDX_ANCHOR_BITS <= FZ7_LZ_ANCHOR_BITS, "the store test's anchors are rdx anchors");
 
-/* The slot of the head of anchors for the 6 bytes at p. */
-static inline uint32_t *rdx_far_slot(const fz7_lz_mf *mf, const uint8_t *p)
+/* The index in hash3 of the head of anchors' slot for the 6 bytes at p. */
+static inline uint32_t rdx_far_index(const uint8_t *p)
 {
-    return &mf->hash3[HASH3_SIZE + hash6_of(p, 32 - RDX_FAR_BITS)];
+    return HASH3_SIZE + hash6_of(p, 32 - RDX_FAR_BITS);
 }
 
-/* rdx_far_slot when p is an anchor, else NULL. */
+/* True when the position of the bytes at p is one of rdx's anchors. */
+static inline int rdx_anchor(const uint8_t *p)
+{
+    return fz7_lz_anchor_hash(p) >> (32 - RDX_ANCHOR_BITS) == 0;
+}
+
+/* The head of anchors' slot for p when p is an anchor, else NULL. */
 static inline uint32_t *rdx_anchor_slot(const fz7_lz_mf *mf, const uint8_t *p)
 {
-    return fz7_lz_anchor_hash(p) >> (32 - RDX_ANCHOR_BITS) == 0 ? rdx_far_slot(mf, p) : NULL;
+    return rdx_anchor(p) ? &mf->hash3[rdx_far_index(p)] : NULL;
 }
 
 /* rdx's heads: bt4's 2- and 3-byte ones (the longer near matches come
@@ -1770,8 +1776,8 @@ static void rdx_skip(fz7_lz_mf *mf, uint32_t count)
     for (uint32_t k = 0; k < n; k++, p++, stored++) {
         hash2[bt_hash2_of(p)] = stored;
         hash3[hash3_of(p)] = stored;
-        if (fz7_lz_anchor_hash(p) >> (32 - RDX_ANCHOR_BITS) == 0)
-            hash3[HASH3_SIZE + hash6_of(p, 32 - RDX_FAR_BITS)] = stored;
+        if (rdx_anchor(p))
+            hash3[rdx_far_index(p)] = stored;
     }
     mf->pos += count;
     mf->cyclic_pos = (uint32_t)(((uint64_t)mf->cyclic_pos + count) % mf->cyclic_size);
@@ -1918,7 +1924,7 @@ uint32_t fz7_lz_mf_probe(const fz7_lz_mf *mf, uint32_t idx, uint32_t lim)
     if (mf->kind == FZ7_LZ_HB5)
         return fz7_lz_hb_probe(mf, idx, lim);
     const uint8_t *p = mf->buf + idx;
-    uint32_t head = mf->kind == FZ7_LZ_RDX ? *rdx_far_slot(mf, p) : mf->hash4[root_of(mf, p)];
+    uint32_t head = mf->kind == FZ7_LZ_RDX ? mf->hash3[rdx_far_index(p)] : mf->hash4[root_of(mf, p)];
     uint32_t delta = idx + mf->offset - head;
     if (delta - 1 >= mf->dict_size || delta > idx)
         return 0;
