@@ -13,7 +13,8 @@ pkgs=(build-essential cmake nasm pkg-config libarchive-dev libbz2-dev libcmocka-
       liblzo2-dev  # LZO1X for SquashFS lzo images (optional in CMake; squashfs.sh reads them when present)
       msitools  # msibuild: the .msi packages of compound.sh (with gcab for the .cab in one)
       dosfstools mtools  # mkfs.fat and mcopy/mmd/mdel: the FAT images of fat.sh (no mount)
-      gdisk  # sgdisk: the GPT disks of gpt.sh
+      gdisk fdisk  # sgdisk: the GPT disks of gpt.sh and vmdisk.sh; sfdisk: vmdisk.sh's MBR disks
+      xorriso  # the hybrid ISO with an appended GPT of gpt.sh
       udftools genisoimage  # mkudffs and genisoimage -udf: the empty and hybrid UDF images of udf.sh
       qemu-utils  # qemu-img: the VHD images of vmdisk.sh
       liblzma-dev)  # liblzma: the fuzz harnesses' independent decoder (test binaries only)
