@@ -23,16 +23,6 @@ tree_sig() {
         find . -type f -exec sha256sum {} + | sort -k2)
 }
 
-all_vs() {
-    local f=$1
-    [ -s "$f" ] || { bad "$f was not made"; return; }
-    vs_7zz l "$f"
-    vs_7zz l -slt "$f"
-    vs_7zz l -ba "$f"
-    vs_7zz t "$f"
-    same_files "$f"
-}
-
 # The tree: long names beyond ASCII, a name of 255 characters, an 8.3
 # name in lower case, nested folders, an empty file and folder, a file of
 # exactly one cluster and one of several, old mtimes.
@@ -92,7 +82,7 @@ mkfs.fat -C -F 32 -s 1 many32.img 40000 >/dev/null 2>&1 && mcopy -i many32.img -
 mkfs.fat -C -F 16 -r 224 many16.img 20000 >/dev/null 2>&1 && mcopy -i many16.img -s many/r1* ::/ 2>/dev/null
 
 for f in f12.img f16.img f32.img f16_2k.img f32_4k.img f12_bigcl.img nolabel.img del.img many32.img many16.img; do
-    all_vs "$f"
+    image_vs_7zz "$f" vs_7zz
 done
 vs_7zz l -tFAT f16.img
 # FAT keeps local time: listed as stored and set on the files as local
@@ -315,7 +305,7 @@ d[(ext + 2048 + n) * 512:(ext + 2048 + n) * 512 + 512] = e2
 open('mbr_logical.img', 'wb').write(d)
 PY
 for f in mbr_fat mbr_linux mbr_two mbr_zeros mbr_sig0 mbr_extfat mbr_logical; do
-    all_vs "$f.img"
+    image_vs_7zz "$f.img" vs_7zz
 done
 for f in mbr_order mbr_status mbr_lba0 mbr_len0 mbr_past; do
     vs_7zz l "$f.img"

@@ -83,15 +83,16 @@ same_files() {
     done
 }
 
-# l, l -slt, l -ba and t of a disk or file-system image against 7zz (t's
-# damage lines allowed to differ in wording: vs_7zz_d), then same_files.
+# l, l -slt, l -ba and t of a disk or file-system image against 7zz, then
+# same_files. t goes through vs_7zz_d (its damage lines may differ in
+# wording) unless the second argument names vs_7zz (every line equal).
 image_vs_7zz() {
-    local f=$1
+    local f=$1 t_cmp=${2:-vs_7zz_d}
     [ -s "$f" ] || { bad "$f was not made"; return; }
     vs_7zz l "$f"
     vs_7zz l -slt "$f"
     vs_7zz l -ba "$f"
-    vs_7zz_d t "$f"
+    "$t_cmp" t "$f"
     same_files "$f"
 }
 
